@@ -1,0 +1,411 @@
+import { assign, fromPromise, setup } from 'xstate'
+import {
+  endingStatuses,
+  parkingStatuses,
+  type EffectInput,
+  type ErrandContext,
+  type ErrandEvent,
+  type ErrandFailure,
+  type ErrandInput,
+  type OpenedContext,
+  type ParkCause,
+  type ParkInput,
+  type Parked,
+  type RestoreInput,
+  type SnapshotTaken,
+} from './types.ts'
+
+/**
+ * Effects are named here and provided from outside (`machine.provide({ actors })`), by the
+ * supervisor or a test. The defaults fail loudly so a missing implementation is never silent.
+ */
+const notProvided = <I, O>(name: string) =>
+  fromPromise<O, I>(() => Promise.reject(new Error(`the errand machine's "${name}" effect was not provided`)))
+
+/** Turns whatever an effect rejected with into the few fields the machine keeps (no secrets). */
+export const toFailure = (error: unknown): ErrandFailure => {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>
+  const str = (v: unknown, fallback: string) => (typeof v === 'string' ? v : fallback)
+  return {
+    tag: str(e._tag, error instanceof Error ? error.name : 'Error'),
+    reason: str(e.reason, 'unknown'),
+    message: str(e.message, String(error)),
+  }
+}
+
+const effectInput = (context: ErrandContext): EffectInput => ({
+  errandId: context.errandId,
+  conversationId: context.conversationId,
+  kind: context.kind,
+  reason: context.reason,
+  lentSites: context.lentSites,
+  contextId: context.contextId,
+})
+
+const at = (event: ErrandEvent | { type: string }) => ('at' in event && typeof event.at === 'number' ? event.at : undefined)
+
+/**
+ * The errand machine: one actor per conversation that browses in a context of its own.
+ *
+ * `seeding` opens a fresh context (seeded with the always-allowed sites by the supervisor);
+ * `active` tracks, in parallel regions, who drives it, who watches it and whether a snapshot is
+ * due; `parked` holds no context (its state is sealed at rest); `healing` brings a crashed
+ * context back from its last snapshot; `closed` is final and means forgotten.
+ *
+ * @example
+ * const actor = createActor(errandMachine.provide({ actors: { openContext, restoreSnapshot, takeSnapshot, sealAndPark, closeContext } }), {
+ *   input: { errandId: 'e1', conversationId: 'c1', kind: 'task', reason: 'task', now: 0 },
+ * }).start()
+ * actor.send({ type: 'task.changed', status: 'interrupted', at: 10 }) // → parking → parked
+ */
+export const errandMachine = setup({
+  types: {
+    context: {} as ErrandContext,
+    events: {} as ErrandEvent,
+    input: {} as ErrandInput,
+    tags: {} as 'holds-context' | 'busy' | 'settling',
+  },
+  actors: {
+    openContext: notProvided<EffectInput, OpenedContext>('openContext'),
+    restoreSnapshot: notProvided<RestoreInput, OpenedContext>('restoreSnapshot'),
+    takeSnapshot: notProvided<EffectInput, SnapshotTaken>('takeSnapshot'),
+    sealAndPark: notProvided<ParkInput, Parked>('sealAndPark'),
+    closeContext: notProvided<EffectInput, void>('closeContext'),
+  },
+  delays: {
+    snapshotDebounce: ({ context }) => context.snapshotDebounceMs,
+    healBackoff: ({ context }) => context.healBackoffMs * 2 ** Math.max(0, context.heals - 1),
+  },
+  guards: {
+    startsParked: ({ context }) => context.parkedAt !== null,
+    isEnding: ({ event }) => event.type === 'task.changed' && endingStatuses.includes(event.status),
+    isParkingStatus: ({ event }) => event.type === 'task.changed' && parkingStatuses.includes(event.status),
+    isRunning: ({ event }) => event.type === 'task.changed' && event.status === 'running',
+    isDriven: ({ context }) => context.drivers > 0,
+    isWatched: ({ context }) => context.watchers > 0,
+    isLastDriver: ({ context }) => context.drivers <= 1,
+    isLastWatcher: ({ context }) => context.watchers <= 1,
+    isIdle: ({ context }) => context.drivers === 0 && context.watchers === 0,
+    isUndriven: ({ context }) => context.drivers === 0,
+    closeRequested: ({ context }) => context.pending?.kind === 'close',
+    parkRequested: ({ context }) => context.pending?.kind === 'park',
+    needsCooling: ({ context }) => context.heals > 0,
+    canHeal: ({ context }) => context.heals < context.maxHeals,
+    isRecordLost: ({ event }) => toFailure((event as { error?: unknown }).error).tag === 'RecordUnreadable',
+  },
+  actions: {
+    touch: assign({ lastUsedAt: ({ context, event }) => Math.max(context.lastUsedAt, at(event) ?? context.lastUsedAt) }),
+    addDriver: assign({ drivers: ({ context }) => context.drivers + 1 }),
+    dropDriver: assign({ drivers: ({ context }) => Math.max(0, context.drivers - 1) }),
+    addWatcher: assign({ watchers: ({ context }) => context.watchers + 1 }),
+    dropWatcher: assign({ watchers: ({ context }) => Math.max(0, context.watchers - 1) }),
+    setSites: assign({
+      lentSites: ({ context, event }) => (event.type === 'sites.changed' ? [...event.lentSites] : context.lentSites),
+    }),
+    forgetContext: assign({ contextId: null }),
+    requestClose: assign({ pending: { kind: 'close' } as const }),
+    requestPark: assign({
+      pending: ({ context, event }) =>
+        context.pending?.kind === 'close'
+          ? context.pending
+          : ({ kind: 'park', cause: parkCauseOf(event) } as const),
+    }),
+    clearPending: assign({ pending: null }),
+    countHeal: assign({ heals: ({ context }) => context.heals + 1 }),
+  },
+}).createMachine({
+  id: 'errand',
+  context: ({ input }) => ({
+    errandId: input.errandId,
+    conversationId: input.conversationId,
+    kind: input.kind,
+    reason: input.reason,
+    contextId: null,
+    drivers: 0,
+    watchers: 0,
+    lastUsedAt: input.parkedAt ?? input.now,
+    snapshotAt: null,
+    parkedAt: input.parkedAt ?? null,
+    parkCause: input.parkedAt === undefined ? null : 'shutdown',
+    heals: 0,
+    lentSites: [...(input.lentSites ?? [])],
+    lastError: null,
+    pending: null,
+    snapshotDebounceMs: input.snapshotDebounceMs ?? 3_000,
+    maxHeals: input.maxHeals ?? 3,
+    healBackoffMs: input.healBackoffMs ?? 1_000,
+  }),
+  initial: 'starting',
+  // Counting drivers and watchers is the same in every state; states that care re-handle the
+  // events (the deepest handler wins in XState, so those repeat the counting action).
+  on: {
+    'driver.attached': { actions: ['addDriver', 'touch'] },
+    'driver.detached': { actions: ['dropDriver', 'touch'] },
+    'watcher.attached': { actions: 'addWatcher' },
+    'watcher.detached': { actions: 'dropWatcher' },
+    'sites.changed': { actions: 'setSites' },
+  },
+  states: {
+    starting: {
+      always: [{ guard: 'startsParked', target: 'parked' }, { target: 'seeding' }],
+    },
+
+    seeding: {
+      tags: ['holds-context', 'busy'],
+      invoke: {
+        src: 'openContext',
+        input: ({ context }) => effectInput(context),
+        onDone: [
+          { guard: 'closeRequested', target: 'closing', actions: [assign({ contextId: ({ event }) => event.output.contextId }), 'clearPending'] },
+          { guard: 'parkRequested', target: 'parking', actions: assign({ contextId: ({ event }) => event.output.contextId }) },
+          { target: 'active', actions: assign({ contextId: ({ event }) => event.output.contextId, lentSites: ({ context, event }) => [...(event.output.lentSites ?? context.lentSites)], lastError: null }) },
+        ],
+        onError: { target: 'closed', actions: assign({ lastError: ({ event }) => toFailure(event.error) }) },
+      },
+      on: {
+        'task.changed': [
+          { guard: 'isEnding', actions: 'requestClose' },
+          { guard: 'isParkingStatus', actions: 'requestPark' },
+        ],
+        'chat.deleted': { actions: 'requestClose' },
+        'errand.close': { actions: 'requestClose' },
+        'system.shutdown': { actions: 'requestPark' },
+      },
+    },
+
+    active: {
+      type: 'parallel',
+      tags: ['holds-context'],
+      entry: assign({ parkedAt: null, parkCause: null }),
+      on: {
+        'task.changed': [
+          { guard: 'isEnding', target: 'closing' },
+          { guard: 'isParkingStatus', target: 'parking', actions: assign({ parkCause: ({ event }) => parkCauseOf(event) }) },
+          { actions: 'touch' },
+        ],
+        'chat.deleted': { target: 'closing' },
+        'errand.close': { target: 'closing' },
+        'errand.used': { actions: 'touch' },
+        'errand.park': { guard: 'isUndriven', target: 'parking', actions: assign({ parkCause: 'requested' }) },
+        'errand.evict': {
+          guard: 'isIdle',
+          target: 'parking',
+          actions: assign({ parkCause: ({ event }) => parkCauseOf(event) }),
+        },
+        'system.shutdown': { target: 'parking', actions: assign({ parkCause: 'shutdown' }) },
+        'context.crashed': { target: 'healing', actions: 'forgetContext' },
+        'browser.crashed': { target: 'healing', actions: 'forgetContext' },
+      },
+      states: {
+        driver: {
+          initial: 'deciding',
+          states: {
+            deciding: { always: [{ guard: 'isDriven', target: 'driven' }, { target: 'free' }] },
+            free: { on: { 'driver.attached': { target: 'driven', actions: ['addDriver', 'touch'] } } },
+            driven: {
+              on: {
+                'driver.attached': { actions: ['addDriver', 'touch'] },
+                'driver.detached': [
+                  { guard: 'isLastDriver', target: 'free', actions: ['dropDriver', 'touch'] },
+                  { actions: ['dropDriver', 'touch'] },
+                ],
+              },
+            },
+          },
+        },
+        watcher: {
+          initial: 'deciding',
+          states: {
+            deciding: { always: [{ guard: 'isWatched', target: 'watched' }, { target: 'unwatched' }] },
+            unwatched: { on: { 'watcher.attached': { target: 'watched', actions: 'addWatcher' } } },
+            watched: {
+              on: {
+                'watcher.attached': { actions: 'addWatcher' },
+                'watcher.detached': [
+                  { guard: 'isLastWatcher', target: 'unwatched', actions: 'dropWatcher' },
+                  { actions: 'dropWatcher' },
+                ],
+              },
+            },
+          },
+        },
+        snapshot: {
+          initial: 'clean',
+          states: {
+            clean: { on: { 'page.loaded': { target: 'due' } } },
+            // Each load restarts the wait: one snapshot a few seconds after the last of a burst (H1).
+            due: {
+              on: { 'page.loaded': { target: 'due', reenter: true } },
+              after: { snapshotDebounce: { target: 'taking' } },
+            },
+            taking: {
+              tags: ['settling'],
+              invoke: {
+                src: 'takeSnapshot',
+                input: ({ context }) => effectInput(context),
+                onDone: {
+                  target: 'clean',
+                  actions: assign({ snapshotAt: ({ event }) => event.output.takenAt, heals: 0 }),
+                },
+                // A failed snapshot keeps the previous one; a crash arrives as its own event.
+                onError: { target: 'clean', actions: assign({ lastError: ({ event }) => toFailure(event.error) }) },
+              },
+              on: { 'page.loaded': { target: 'due' } },
+            },
+          },
+        },
+      },
+    },
+
+    parking: {
+      tags: ['holds-context', 'busy'],
+      invoke: {
+        src: 'sealAndPark',
+        input: ({ context }): ParkInput => ({ ...effectInput(context), cause: context.pending?.kind === 'park' ? context.pending.cause : (context.parkCause ?? 'requested') }),
+        onDone: [
+          { guard: 'closeRequested', target: 'closing', actions: ['forgetContext', 'clearPending'] },
+          {
+            target: 'parked',
+            actions: [
+              'forgetContext',
+              assign({
+                parkedAt: ({ event }) => event.output.parkedAt,
+                parkCause: ({ context }) => (context.pending?.kind === 'park' ? context.pending.cause : context.parkCause),
+                lastError: null,
+              }),
+              'clearPending',
+            ],
+          },
+        ],
+        // Sealing failed (a full disk, say): the context is still open, so nothing is lost.
+        onError: [
+          { guard: ({ context }) => context.contextId === null, target: '#errand.healing.waiting', actions: [assign({ lastError: ({ event }) => toFailure(event.error) }), 'clearPending'] },
+          { target: 'active', actions: [assign({ lastError: ({ event }) => toFailure(event.error) }), 'clearPending'] },
+        ],
+      },
+      on: {
+        'task.changed': { guard: 'isEnding', actions: 'requestClose' },
+        'chat.deleted': { actions: 'requestClose' },
+        'errand.close': { actions: 'requestClose' },
+      },
+    },
+
+    parked: {
+      on: {
+        'task.changed': [
+          { guard: 'isEnding', target: 'closing' },
+          { guard: 'isRunning', target: 'resuming', actions: 'touch' },
+        ],
+        'chat.deleted': { target: 'closing' },
+        'errand.close': { target: 'closing' },
+        'errand.resume': { target: 'resuming', actions: 'touch' },
+        'errand.used': { target: 'resuming', actions: 'touch' },
+      },
+    },
+
+    resuming: {
+      tags: ['holds-context', 'busy'],
+      invoke: {
+        src: 'restoreSnapshot',
+        input: ({ context }): RestoreInput => ({ ...effectInput(context), source: 'parked' }),
+        onDone: [
+          { guard: 'closeRequested', target: 'closing', actions: [assign({ contextId: ({ event }) => event.output.contextId }), 'clearPending'] },
+          { guard: 'parkRequested', target: 'parking', actions: assign({ contextId: ({ event }) => event.output.contextId }) },
+          { target: 'active', actions: assign({ contextId: ({ event }) => event.output.contextId, lentSites: ({ context, event }) => [...(event.output.lentSites ?? context.lentSites)], lastError: null }) },
+        ],
+        onError: [
+          // The sealed record could not be read: it is dropped (health says so) and the errand ends.
+          { guard: 'isRecordLost', target: 'closed', actions: assign({ lastError: ({ event }) => toFailure(event.error) }) },
+          { target: 'parked', actions: [assign({ lastError: ({ event }) => toFailure(event.error) }), 'clearPending'] },
+        ],
+      },
+      on: {
+        'task.changed': [
+          { guard: 'isEnding', actions: 'requestClose' },
+          { guard: 'isParkingStatus', actions: 'requestPark' },
+        ],
+        'chat.deleted': { actions: 'requestClose' },
+        'errand.close': { actions: 'requestClose' },
+        'system.shutdown': { actions: 'requestPark' },
+      },
+    },
+
+    healing: {
+      initial: 'deciding',
+      on: {
+        'task.changed': [
+          { guard: 'isEnding', target: 'closing' },
+          { guard: 'isParkingStatus', target: 'parking', actions: assign({ parkCause: ({ event }) => parkCauseOf(event) }) },
+          { actions: 'touch' },
+        ],
+        'chat.deleted': { target: 'closing' },
+        'errand.close': { target: 'closing' },
+        'system.shutdown': { target: 'parking', actions: assign({ parkCause: 'shutdown' }) },
+      },
+      states: {
+        deciding: {
+          always: [
+            { guard: ({ context }) => context.heals >= context.maxHeals, target: '#errand.parking', actions: assign({ parkCause: 'heal-exhausted' }) },
+            { guard: 'needsCooling', target: 'cooling' },
+            { target: 'waiting' },
+          ],
+        },
+        // Crashing again right after a heal: wait before the next try, longer each time.
+        cooling: { after: { healBackoff: { target: 'waiting' } } },
+        // Relaunch on next use, or at once when someone is watching (H2).
+        waiting: {
+          always: { guard: 'isWatched', target: 'restoring' },
+          on: {
+            'errand.used': { target: 'restoring', actions: 'touch' },
+            'errand.resume': { target: 'restoring', actions: 'touch' },
+            'watcher.attached': { target: 'restoring', actions: 'addWatcher' },
+          },
+        },
+        restoring: {
+          tags: ['holds-context', 'busy'],
+          entry: 'countHeal',
+          invoke: {
+            src: 'restoreSnapshot',
+            input: ({ context }): RestoreInput => ({ ...effectInput(context), source: 'snapshot' }),
+            onDone: { target: '#errand.active', actions: assign({ contextId: ({ event }) => event.output.contextId, lentSites: ({ context, event }) => [...(event.output.lentSites ?? context.lentSites)], lastError: null }) },
+            onError: { target: 'deciding', actions: assign({ lastError: ({ event }) => toFailure(event.error) }) },
+          },
+          on: {
+            // The browser died again while we were reopening: try again (bounded by maxHeals).
+            'browser.crashed': { target: 'deciding', reenter: true },
+            'context.crashed': { target: 'deciding', reenter: true },
+          },
+        },
+      },
+    },
+
+    closing: {
+      tags: ['holds-context', 'busy'],
+      invoke: {
+        src: 'closeContext',
+        input: ({ context }) => effectInput(context),
+        // Closing is best effort and idempotent: whatever happens, the errand is forgotten.
+        onDone: { target: 'closed', actions: 'forgetContext' },
+        onError: { target: 'closed', actions: ['forgetContext', assign({ lastError: ({ event }) => toFailure(event.error) })] },
+      },
+    },
+
+    closed: { type: 'final' },
+  },
+})
+
+function parkCauseOf(event: ErrandEvent): ParkCause {
+  switch (event.type) {
+    case 'task.changed':
+      return event.status === 'failed' ? 'failed' : 'interrupted'
+    case 'errand.evict':
+      return event.cause
+    case 'system.shutdown':
+      return 'shutdown'
+    default:
+      return 'requested'
+  }
+}
+
+/** The errand machine's type, for `ActorRefFrom<ErrandMachine>` and friends. */
+export type ErrandMachine = typeof errandMachine

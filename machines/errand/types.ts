@@ -1,0 +1,126 @@
+/**
+ * Types of the errand machine: its input, context, events and the inputs/outputs of the
+ * effects it names. Only names, ids, counts and times live here — never a cookie, a storage
+ * value or a URL, because the machine's snapshots and events are shown to the XState inspector
+ * and written to journals (L7).
+ */
+
+/** What a task reports about itself (E3, E4). */
+export type TaskStatus = 'running' | 'done' | 'unverified' | 'stopped' | 'interrupted' | 'failed'
+
+/** Statuses after which the errand's context closes and its session is forgotten (E3). */
+export const endingStatuses: ReadonlyArray<TaskStatus> = ['done', 'unverified', 'stopped']
+/** Statuses after which the errand is parked, resumable (E4). */
+export const parkingStatuses: ReadonlyArray<TaskStatus> = ['interrupted', 'failed']
+
+/** Why an errand was parked. */
+export type ParkCause = 'interrupted' | 'failed' | 'capacity' | 'idle' | 'shutdown' | 'requested' | 'heal-exhausted'
+
+/** Why a conversation has a context of its own (E1, E2). */
+export type ErrandReason = 'task' | 'helper' | 'own-browser'
+
+/** A failure of an effect, as the machine keeps it: a tag, a reason and words — nothing secret. */
+export interface ErrandFailure {
+  readonly tag: string
+  readonly reason: string
+  readonly message: string
+}
+
+/** Everything needed to start an errand actor. */
+export interface ErrandInput {
+  readonly errandId: string
+  readonly conversationId: string
+  readonly kind: 'task' | 'chat'
+  readonly reason: ErrandReason
+  /** The time the errand is created, from the supervisor's clock. */
+  readonly now: number
+  /** Set when the errand starts as a parked one (after a restart): it was parked at this time. */
+  readonly parkedAt?: number | undefined
+  readonly lentSites?: ReadonlyArray<string> | undefined
+  /** H1's debounce; a few seconds by default. */
+  readonly snapshotDebounceMs?: number | undefined
+  /** How many heals in a row (without a snapshot in between) before the errand is parked instead. */
+  readonly maxHeals?: number | undefined
+  /** The pause before the n-th heal in a row is `healBackoffMs * 2^(n-2)` (the first is immediate). */
+  readonly healBackoffMs?: number | undefined
+}
+
+/** What the errand actor remembers. */
+export interface ErrandContext {
+  readonly errandId: string
+  readonly conversationId: string
+  readonly kind: 'task' | 'chat'
+  readonly reason: ErrandReason
+  readonly contextId: string | null
+  readonly drivers: number
+  readonly watchers: number
+  readonly lastUsedAt: number
+  readonly snapshotAt: number | null
+  readonly parkedAt: number | null
+  readonly parkCause: ParkCause | null
+  readonly heals: number
+  readonly lentSites: ReadonlyArray<string>
+  readonly lastError: ErrandFailure | null
+  /** An ending or parking asked for while a context was being opened or parked, applied after. */
+  readonly pending: { readonly kind: 'close' } | { readonly kind: 'park'; readonly cause: ParkCause } | null
+  readonly snapshotDebounceMs: number
+  readonly maxHeals: number
+  readonly healBackoffMs: number
+}
+
+/** Events the errand machine understands. `at` is the supervisor's clock time of the input. */
+export type ErrandEvent =
+  | { readonly type: 'task.changed'; readonly status: TaskStatus; readonly at: number }
+  | { readonly type: 'chat.deleted'; readonly at: number }
+  | { readonly type: 'errand.resume'; readonly at: number }
+  | { readonly type: 'errand.used'; readonly at: number }
+  | { readonly type: 'errand.close'; readonly at: number }
+  | { readonly type: 'errand.park'; readonly at: number }
+  | { readonly type: 'errand.evict'; readonly cause: 'capacity' | 'idle'; readonly at: number }
+  | { readonly type: 'page.loaded'; readonly at: number }
+  | { readonly type: 'driver.attached'; readonly at: number }
+  | { readonly type: 'driver.detached'; readonly at: number }
+  | { readonly type: 'watcher.attached'; readonly at: number }
+  | { readonly type: 'watcher.detached'; readonly at: number }
+  | { readonly type: 'context.crashed'; readonly at: number }
+  | { readonly type: 'browser.crashed'; readonly at: number }
+  | { readonly type: 'sites.changed'; readonly lentSites: ReadonlyArray<string>; readonly at: number }
+  | { readonly type: 'system.shutdown'; readonly at: number }
+
+/** The errand as its effects see it (ids and names only). */
+export interface EffectInput {
+  readonly errandId: string
+  readonly conversationId: string
+  readonly kind: 'task' | 'chat'
+  readonly reason: ErrandReason
+  readonly lentSites: ReadonlyArray<string>
+  /** The open context, when there is one. */
+  readonly contextId: string | null
+}
+
+/** `restoreSnapshot` input: from the sealed store (`parked`) or the last in-memory snapshot (`snapshot`, healing). */
+export interface RestoreInput extends EffectInput {
+  readonly source: 'parked' | 'snapshot'
+}
+
+/** `sealAndPark` input: seals a fresh snapshot of `contextId`, or the last snapshot when it is null. */
+export interface ParkInput extends EffectInput {
+  readonly cause: ParkCause
+}
+
+/** What `openContext` and `restoreSnapshot` return. */
+export interface OpenedContext {
+  readonly contextId: string
+  /** The sites whose sign-ins the new context holds (seeded or restored), when known. */
+  readonly lentSites?: ReadonlyArray<string> | undefined
+}
+
+/** What `takeSnapshot` returns: when the snapshot was taken. */
+export interface SnapshotTaken {
+  readonly takenAt: number
+}
+
+/** What `sealAndPark` returns: when the errand was parked. */
+export interface Parked {
+  readonly parkedAt: number
+}

@@ -1,0 +1,2 @@
+export * from './errand/types.ts'
+export * from './errand/machine.ts'

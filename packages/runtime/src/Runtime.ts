@@ -1,0 +1,58 @@
+import { Context, type Effect } from 'effect'
+import type { ContextNotFound, RuntimeError } from './errors.ts'
+import type {
+  ContextId, Cookie, OpenContextSpec, RuntimeEvent, SessionLabel, Snapshot, StorageState, TabInfo,
+} from './types.ts'
+
+/** Errors every context-scoped call can fail with. */
+export type ContextError = RuntimeError | ContextNotFound
+
+/**
+ * The seam between the supervisor and a browser. A runtime holds browser handles and nothing
+ * about policy: who may see what is decided above it.
+ *
+ * Contract every implementation keeps (tested in each runtime's suite):
+ * - `openContext` returns a context that shares nothing with any other context.
+ * - `closeContext` is idempotent: closing a closed or unknown context succeeds.
+ * - `snapshot` never includes IndexedDB or passkeys.
+ * - Events are delivered to every subscriber in the order they happened.
+ */
+export interface RuntimeShape {
+  /** `"memory"`, `"chromium"`, `"cdp"` … — shown in health. */
+  readonly kind: string
+  /** The person's main context id (always open while the runtime is). */
+  readonly mainContext: ContextId
+  readonly openContext: (spec: OpenContextSpec) => Effect.Effect<ContextId, RuntimeError>
+  readonly closeContext: (contextId: ContextId) => Effect.Effect<void>
+  readonly isOpen: (contextId: ContextId) => Effect.Effect<boolean>
+  readonly storageState: (contextId: ContextId) => Effect.Effect<StorageState, ContextError>
+  readonly addCookies: (contextId: ContextId, cookies: ReadonlyArray<Cookie>) => Effect.Effect<void, ContextError>
+  /** Removes every cookie the predicate accepts; returns how many were removed. */
+  readonly removeCookies: (contextId: ContextId, which: (cookie: Cookie) => boolean) => Effect.Effect<number, ContextError>
+  /** Removes localStorage of every origin the predicate accepts. */
+  readonly clearOrigins: (contextId: ContextId, which: (origin: string) => boolean) => Effect.Effect<void, ContextError>
+  readonly tabs: (contextId: ContextId) => Effect.Effect<ReadonlyArray<TabInfo>, ContextError>
+  readonly openTab: (contextId: ContextId, url: string) => Effect.Effect<TabInfo, ContextError>
+  readonly activateTab: (contextId: ContextId, tabId: string) => Effect.Effect<void, ContextError>
+  readonly closeTab: (contextId: ContextId, tabId: string) => Effect.Effect<void, ContextError>
+  readonly navigate: (contextId: ContextId, tabId: string, url: string) => Effect.Effect<TabInfo, ContextError>
+  readonly setLabel: (contextId: ContextId, label: SessionLabel) => Effect.Effect<void, ContextError>
+  /** Storage (no IndexedDB) and the tabs' URLs in order; `takenAt` is filled in by the caller's clock. */
+  readonly snapshot: (contextId: ContextId) => Effect.Effect<Omit<Snapshot, 'takenAt'>, ContextError>
+  /** Listens to runtime events; returns the way to stop listening. */
+  readonly subscribe: (listener: (event: RuntimeEvent) => void) => Effect.Effect<() => void>
+  /** Closes every context and the browsers behind them. Idempotent. */
+  readonly shutdown: Effect.Effect<void>
+}
+
+/**
+ * The runtime service.
+ *
+ * @example
+ * const program = Effect.gen(function* () {
+ *   const runtime = yield* Runtime
+ *   const id = yield* runtime.openContext({ errandId: 'e1', label: { reason: 'task', lentSites: [] } })
+ *   return yield* runtime.tabs(id)
+ * })
+ */
+export class Runtime extends Context.Tag('@errands/runtime/Runtime')<Runtime, RuntimeShape>() {}

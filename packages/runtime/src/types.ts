@@ -1,0 +1,94 @@
+/**
+ * The data a runtime holds for a context, in the shapes Playwright's `storageState()` uses,
+ * so a real browser's state and the deterministic runtime's state compare field by field.
+ *
+ * @example
+ * const empty: StorageState = { cookies: [], origins: [] }
+ */
+
+/** A cookie as Playwright reports it (`expires` is seconds since the epoch, `-1` for a session cookie). */
+export interface Cookie {
+  readonly name: string
+  readonly value: string
+  readonly domain: string
+  readonly path: string
+  readonly expires: number
+  readonly httpOnly: boolean
+  readonly secure: boolean
+  readonly sameSite: 'Strict' | 'Lax' | 'None'
+}
+
+/** One origin's localStorage. IndexedDB is never carried (L4). */
+export interface OriginStorage {
+  readonly origin: string
+  readonly localStorage: ReadonlyArray<{ readonly name: string; readonly value: string }>
+}
+
+/** Cookies and localStorage of a context, without IndexedDB and without passkeys (L4). */
+export interface StorageState {
+  readonly cookies: ReadonlyArray<Cookie>
+  readonly origins: ReadonlyArray<OriginStorage>
+}
+
+/** The empty storage state. */
+export const emptyStorage: StorageState = { cookies: [], origins: [] }
+
+/** Identifies a browser context inside one runtime. `"main"` is the person's signed-in context. */
+export type ContextId = string
+
+/** The id of the person's main context in every runtime. */
+export const MAIN_CONTEXT: ContextId = 'main'
+
+/** Why a context is isolated — carried by every tab so the live view can say so (E6). */
+export type IsolationReason = 'task' | 'helper' | 'own-browser' | 'main'
+
+/** What each tab of a context carries about its session (E6). Names and sites only: never secrets. */
+export interface SessionLabel {
+  readonly reason: IsolationReason
+  /** Registrable domains whose sign-ins were lent to this context, sorted. */
+  readonly lentSites: ReadonlyArray<string>
+}
+
+/** A tab as the runtime sees it. `id` is unique within its context only. */
+export interface TabInfo {
+  readonly id: string
+  readonly url: string
+  readonly title: string
+  readonly active: boolean
+  readonly session: SessionLabel
+}
+
+/** A tab to (re)open: its URL and whether it is the active one. */
+export interface TabSpec {
+  readonly url: string
+  readonly active: boolean
+}
+
+/**
+ * What an errand holds: enough to bring it back as it was (H1, E4).
+ * `takenAt` is stamped by the supervisor from its clock, never by a runtime.
+ */
+export interface Snapshot {
+  readonly storage: StorageState
+  readonly tabs: ReadonlyArray<TabSpec>
+  readonly takenAt: number
+}
+
+/** What `openContext` needs: who it is for, its label and, for resume/heal/seed, what to restore. */
+export interface OpenContextSpec {
+  readonly errandId: string
+  readonly label: SessionLabel
+  /** Storage to put into the fresh context before any page runs (seed, resume, heal). */
+  readonly storage?: StorageState | undefined
+  /** Tabs to reopen, in order. With none, the context starts with one blank tab. */
+  readonly tabs?: ReadonlyArray<TabSpec> | undefined
+}
+
+/**
+ * What a runtime reports on its own. Adapters turn browser failures into these three kinds
+ * (plus page loads); the errand machine decides what to do.
+ */
+export type RuntimeEvent =
+  | { readonly _tag: 'PageLoaded'; readonly contextId: ContextId; readonly tabId: string }
+  | { readonly _tag: 'ContextCrashed'; readonly contextId: ContextId }
+  | { readonly _tag: 'BrowserCrashed'; readonly contextIds: ReadonlyArray<ContextId> }

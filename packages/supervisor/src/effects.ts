@@ -1,0 +1,157 @@
+import type { EffectInput, OpenedContext, ParkInput, Parked, RestoreInput, SnapshotTaken } from '@errands/machines'
+import { emptyStorage, type RuntimeShape, type SessionLabel, type Snapshot } from '@errands/runtime'
+import type { ParkedRecord, SealedStoreShape } from '@errands/store'
+import { Cause, Clock, Effect, Exit, Option, Runtime as EffectRuntime, Schema } from 'effect'
+import { fromPromise } from 'xstate'
+import { words, type HealthLog } from './health.ts'
+import type { Conversation, Seed } from './types.ts'
+
+/** A parked errand's record vanished (dropped by retention, or removed): it cannot be resumed. */
+export class RecordMissing extends Schema.TaggedError<RecordMissing>()('RecordUnreadable', {
+  reason: Schema.Literal('missing'),
+  errandId: Schema.String,
+  message: Schema.String,
+}) {}
+
+/** What the errand machine's effects need from the supervisor. */
+export interface EffectDeps {
+  readonly runtime: RuntimeShape
+  readonly store: SealedStoreShape
+  /** The last snapshot of each open errand, for healing (H2). Never shown anywhere. */
+  readonly snapshots: Map<string, Snapshot>
+  readonly health: HealthLog
+  readonly seed: (conversation: Conversation) => Effect.Effect<Seed>
+  readonly conversationOf: (conversationId: string) => Conversation
+  readonly effectRuntime: EffectRuntime.Runtime<never>
+}
+
+const label = (input: EffectInput, lentSites: ReadonlyArray<string>): SessionLabel => ({
+  reason: input.reason,
+  lentSites: [...lentSites].sort(),
+})
+
+/**
+ * Runs an Effect for an invoked actor: the actor's abort signal interrupts it (STYLE §8), and a
+ * failure rejects with the typed error itself, so the machine can read its tag and reason.
+ */
+const runFor = <A, E>(rt: EffectRuntime.Runtime<never>, effect: Effect.Effect<A, E>, signal: AbortSignal): Promise<A> =>
+  EffectRuntime.runPromiseExit(rt)(effect, { signal }).then((exit) =>
+    Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause)),
+  )
+
+/**
+ * The five effects the errand machine names, implemented on a runtime and the sealed store.
+ *
+ * @example
+ * const machine = errandMachine.provide({ actors: makeErrandEffects(deps) })
+ */
+export const makeErrandEffects = (deps: EffectDeps) => {
+  const { runtime, store, snapshots, health } = deps
+
+  const openContext = (input: EffectInput) =>
+    Effect.gen(function* () {
+      const seed = yield* deps.seed(deps.conversationOf(input.conversationId))
+      const contextId = yield* runtime.openContext({
+        errandId: input.errandId,
+        label: label(input, seed.lentSites),
+        storage: seed.storage,
+      })
+      return { contextId, lentSites: [...seed.lentSites].sort() } satisfies OpenedContext
+    })
+
+  const restoreSnapshot = (input: RestoreInput) =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      let snapshot: Snapshot
+      let lentSites = input.lentSites
+      if (input.source === 'parked') {
+        const found = yield* store.get(input.errandId).pipe(
+          Effect.tapErrorTag('RecordUnreadable', (e) =>
+            Effect.zipRight(
+              Effect.sync(() => health.add({ at: now, level: 'warning', text: words.recordDropped(e.reason), conversationId: input.conversationId })),
+              Effect.ignore(store.remove(input.errandId)),
+            ),
+          ),
+        )
+        if (Option.isNone(found)) {
+          health.add({ at: now, level: 'warning', text: words.recordDropped('missing'), conversationId: input.conversationId })
+          return yield* new RecordMissing({ reason: 'missing', errandId: input.errandId, message: 'the parked record is gone' })
+        }
+        snapshot = found.value.snapshot
+        lentSites = found.value.lentSites
+      } else {
+        snapshot = snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: 0 }
+      }
+      const contextId = yield* runtime.openContext({
+        errandId: input.errandId,
+        label: label(input, lentSites),
+        storage: snapshot.storage,
+        tabs: snapshot.tabs,
+      })
+      snapshots.set(input.errandId, snapshot)
+      if (input.source === 'parked') {
+        // The record has served; from now on the open context is the truth (and heals from memory).
+        yield* Effect.ignore(store.remove(input.errandId))
+      } else {
+        health.add({ at: now, level: 'info', text: words.healed, conversationId: input.conversationId })
+      }
+      return { contextId, lentSites: [...lentSites].sort() } satisfies OpenedContext
+    })
+
+  const takeSnapshot = (input: EffectInput) =>
+    Effect.gen(function* () {
+      if (input.contextId === null) return { takenAt: yield* Clock.currentTimeMillis } satisfies SnapshotTaken
+      const taken = yield* runtime.snapshot(input.contextId)
+      const takenAt = yield* Clock.currentTimeMillis
+      snapshots.set(input.errandId, { ...taken, takenAt })
+      return { takenAt } satisfies SnapshotTaken
+    })
+
+  const sealAndPark = (input: ParkInput) =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      // A fresh snapshot when the context is alive; the last one when it crashed meanwhile.
+      const fresh =
+        input.contextId === null
+          ? Option.none()
+          : yield* Effect.option(runtime.snapshot(input.contextId))
+      const snapshot: Snapshot = Option.isSome(fresh)
+        ? { ...fresh.value, takenAt: now }
+        : (snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: now })
+      const record: ParkedRecord = {
+        errandId: input.errandId,
+        conversationId: input.conversationId,
+        kind: input.kind,
+        reason: input.reason,
+        lentSites: input.lentSites,
+        snapshot,
+        parkedAt: now,
+      }
+      yield* store.put(record).pipe(
+        Effect.tapError((e) =>
+          Effect.sync(() => health.add({ at: now, level: 'warning', text: words.parkFailed(e.reason), conversationId: input.conversationId })),
+        ),
+      )
+      if (input.contextId !== null) yield* runtime.closeContext(input.contextId)
+      // A parked errand holds no browser and no copy in memory: the sealed record is the truth.
+      snapshots.delete(input.errandId)
+      health.add({ at: now, level: 'info', text: words.parked(input.cause), conversationId: input.conversationId })
+      return { parkedAt: now } satisfies Parked
+    })
+
+  const closeContext = (input: EffectInput) =>
+    Effect.gen(function* () {
+      if (input.contextId !== null) yield* runtime.closeContext(input.contextId)
+      snapshots.delete(input.errandId)
+      yield* store.remove(input.errandId)
+    })
+
+  const rt = deps.effectRuntime
+  return {
+    openContext: fromPromise<OpenedContext, EffectInput>(({ input, signal }) => runFor(rt, openContext(input), signal)),
+    restoreSnapshot: fromPromise<OpenedContext, RestoreInput>(({ input, signal }) => runFor(rt, restoreSnapshot(input), signal)),
+    takeSnapshot: fromPromise<SnapshotTaken, EffectInput>(({ input, signal }) => runFor(rt, takeSnapshot(input), signal)),
+    sealAndPark: fromPromise<Parked, ParkInput>(({ input, signal }) => runFor(rt, sealAndPark(input), signal)),
+    closeContext: fromPromise<void, EffectInput>(({ input, signal }) => runFor(rt, closeContext(input), signal)),
+  }
+}

@@ -1,0 +1,53 @@
+import { Schema } from 'effect'
+
+/**
+ * Every open-context slot is taken by an errand someone is driving or watching (C3).
+ * The message is written for a model: it says what to do next.
+ *
+ * @example
+ * supervisor.use('c1', f).pipe(Effect.catchTag('AllBusy', (e) => Effect.logWarning(e.message)))
+ */
+export class AllBusy extends Schema.TaggedError<AllBusy>()('AllBusy', {
+  reason: Schema.Literal('all-busy'),
+  limit: Schema.Number,
+  message: Schema.String,
+}) {
+  /** HTTP status for the host: the service is temporarily full. */
+  readonly status = 503
+  static of(limit: number): AllBusy {
+    return new AllBusy({
+      reason: 'all-busy',
+      limit,
+      message: `All ${limit} browser slots are busy with errands that are being driven or watched; wait a minute and try again.`,
+    })
+  }
+}
+
+/** The conversation has no errand, or its errand has ended. */
+export class UnknownConversation extends Schema.TaggedError<UnknownConversation>()('UnknownConversation', {
+  reason: Schema.Literal('unknown-conversation', 'errand-closed'),
+  conversationId: Schema.String,
+  message: Schema.String,
+}) {
+  readonly status = 404
+}
+
+/** The errand's browser could not be opened, resumed or healed this time. */
+export class ErrandUnavailable extends Schema.TaggedError<ErrandUnavailable>()('ErrandUnavailable', {
+  reason: Schema.Literal('open-failed', 'resume-failed', 'heal-failed', 'shutting-down'),
+  conversationId: Schema.String,
+  message: Schema.String,
+}) {
+  readonly status = 503
+}
+
+/** A request the supervisor cannot take as it is (e.g. toggling a task's isolation). */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()('InvalidRequest', {
+  reason: Schema.Literal('tasks-always-isolated', 'invalid-input'),
+  message: Schema.String,
+}) {
+  readonly status = 400
+}
+
+/** Errors of the supervisor's public operations. */
+export type SupervisorError = AllBusy | UnknownConversation | ErrandUnavailable | InvalidRequest

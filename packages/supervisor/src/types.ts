@@ -1,0 +1,87 @@
+import type { ErrandReason, TaskStatus } from '@errands/machines'
+import type { ContextId, StorageState } from '@errands/runtime'
+import type { Effect } from 'effect'
+import type { InspectionEvent, Observer } from 'xstate'
+import type { SupervisorSettings } from './config.ts'
+
+/**
+ * A conversation: a chat a person talks in, or a task (helpers are tasks too, E1).
+ *
+ * @example
+ * const task: Conversation = { id: 'research-42', kind: 'task' }
+ * const helper: Conversation = { id: 'research-42/h1', kind: 'task', helper: true }
+ */
+export interface Conversation {
+  readonly id: string
+  readonly kind: 'task' | 'chat'
+  readonly helper?: boolean | undefined
+}
+
+/** Which context a conversation browses in right now. */
+export interface Binding {
+  readonly conversationId: string
+  readonly contextId: ContextId
+  /** False for a chat on the person's main context. */
+  readonly isolated: boolean
+}
+
+/** What the supervisor shows about one conversation's errand (no secrets: names, ids, times). */
+export interface ErrandView {
+  readonly conversationId: string
+  readonly kind: 'task' | 'chat'
+  readonly reason: ErrandReason | 'main'
+  /** `seeding`, `active`, `parking`, `parked`, `resuming`, `healing`, `closing`, `closed`, or `main`. */
+  readonly state: string
+  /** The full state value, e.g. `active(driver=driven,watcher=unwatched,snapshot=clean)`. */
+  readonly detail: string
+  readonly driven: boolean
+  readonly watched: boolean
+  readonly lastUsedAt: number
+  readonly parkedAt: number | null
+  readonly lentSites: ReadonlyArray<string>
+  readonly contextId: ContextId | null
+  readonly lastError: string | null
+}
+
+/** A new errand's seed: a copy of the main context's storage for the always-allowed sites (L1). */
+export interface Seed {
+  readonly storage: StorageState
+  readonly lentSites: ReadonlyArray<string>
+}
+
+/** One line of a state trace: at time `t`, conversation `conversationId`'s errand entered `state`. */
+export interface TraceLine {
+  readonly t: number
+  readonly conversationId: string
+  readonly state: string
+}
+
+/** One recorded input of the supervisor (T1). Times are the supervisor clock's milliseconds. */
+export type JournalEntry =
+  | { readonly t: number; readonly op: 'open'; readonly conversation: Conversation }
+  | { readonly t: number; readonly op: 'drive' | 'undrive' | 'watch' | 'unwatch'; readonly conversationId: string }
+  | { readonly t: number; readonly op: 'task'; readonly conversationId: string; readonly status: TaskStatus }
+  | { readonly t: number; readonly op: 'chat.deleted' | 'park' | 'resume' | 'release'; readonly conversationId: string }
+  | { readonly t: number; readonly op: 'own-browser'; readonly conversationId: string; readonly on: boolean }
+  | { readonly t: number; readonly op: 'page.loaded' | 'context.crashed'; readonly conversationId: string }
+  | { readonly t: number; readonly op: 'browser.crashed' }
+  | { readonly t: number; readonly op: 'shutdown' }
+  | { readonly t: number; readonly op: 'advance' }
+
+/** How the supervisor is set up. */
+export interface SupervisorOptions {
+  readonly settings: SupervisorSettings
+  /** Receives every errand actor's inspection events (V3), e.g. `createInspector(...).inspect`. */
+  readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined
+  /** Receives every input as it happens, for a JSON-lines journal (T1). */
+  readonly journal?: ((entry: JournalEntry) => void) | undefined
+  /** Receives every state change of every errand. */
+  readonly trace?: ((line: TraceLine) => void) | undefined
+  /** Seeds a new errand (L1). Default: nothing — an errand starts signed in nowhere. */
+  readonly seed?: ((conversation: Conversation) => Effect.Effect<Seed>) | undefined
+  /** Runs the idle sweep on the clock (default true). Replay and some tests drive it by hand. */
+  readonly sweep?: boolean | undefined
+  /** Heals in a row before giving up and parking (default 3) and the base backoff (default 1 s). */
+  readonly maxHeals?: number | undefined
+  readonly healBackoffMs?: number | undefined
+}

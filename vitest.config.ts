@@ -1,0 +1,27 @@
+import { defineConfig } from 'vitest/config'
+
+// Two projects: fast unit tests beside the code, and real-Chromium tests in test/ with bounded
+// concurrency — this machine has 2 cores and each Chromium wants one.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['machines/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          maxWorkers: 2,
+          fileParallelism: true,
+        },
+      },
+    ],
+  },
+})
