@@ -153,6 +153,7 @@ export const errandMachine = setup({
     seeding: {
       tags: ['holds-context', 'busy'],
       invoke: {
+        id: 'openContext',
         src: 'openContext',
         input: ({ context }) => effectInput(context),
         onDone: [
@@ -241,6 +242,7 @@ export const errandMachine = setup({
             taking: {
               tags: ['settling'],
               invoke: {
+                id: 'takeSnapshot',
                 src: 'takeSnapshot',
                 input: ({ context }) => effectInput(context),
                 onDone: {
@@ -260,6 +262,7 @@ export const errandMachine = setup({
     parking: {
       tags: ['holds-context', 'busy'],
       invoke: {
+        id: 'sealAndPark',
         src: 'sealAndPark',
         input: ({ context }): ParkInput => ({ ...effectInput(context), cause: context.pending?.kind === 'park' ? context.pending.cause : (context.parkCause ?? 'requested') }),
         onDone: [
@@ -306,6 +309,7 @@ export const errandMachine = setup({
     resuming: {
       tags: ['holds-context', 'busy'],
       invoke: {
+        id: 'restoreParked',
         src: 'restoreSnapshot',
         input: ({ context }): RestoreInput => ({ ...effectInput(context), source: 'parked' }),
         onDone: [
@@ -365,6 +369,7 @@ export const errandMachine = setup({
           tags: ['holds-context', 'busy'],
           entry: 'countHeal',
           invoke: {
+            id: 'restoreSnapshot',
             src: 'restoreSnapshot',
             input: ({ context }): RestoreInput => ({ ...effectInput(context), source: 'snapshot' }),
             onDone: { target: '#errand.active', actions: assign({ contextId: ({ event }) => event.output.contextId, lentSites: ({ context, event }) => [...(event.output.lentSites ?? context.lentSites)], lastError: null }) },
@@ -382,6 +387,7 @@ export const errandMachine = setup({
     closing: {
       tags: ['holds-context', 'busy'],
       invoke: {
+        id: 'closeContext',
         src: 'closeContext',
         input: ({ context }) => effectInput(context),
         // Closing is best effort and idempotent: whatever happens, the errand is forgotten.

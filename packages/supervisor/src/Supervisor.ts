@@ -210,6 +210,9 @@ export const makeSupervisor = (
           const actor = entry.actor
           const snapshot = actor?.getSnapshot()
           if (actor === undefined || snapshot === undefined || snapshot.status === 'done') {
+            // A resume whose sealed record was unreadable ends the errand: say so rather than
+            // quietly handing back an empty one (the next use starts fresh).
+            if (resumed) return yield* unavailable(entry, 'resume-failed')
             if (spawned) return yield* unavailable(entry, 'open-failed')
             yield* admit(entry, () => attach(spawn(entry)))
             spawned = true
@@ -226,8 +229,12 @@ export const makeSupervisor = (
             yield* admit(entry, () => actor.send({ type: 'errand.used', at: now() }))
             healed = true
           } else {
-            // healing.cooling: the backoff between heals in a row runs out on the clock.
-            yield* waitUntil(actor, (s) => !s.matches({ healing: 'cooling' }))
+            // healing.cooling: it crashed again right after a heal. Rather than hold the caller
+            // for the backoff, say when to come back (the backoff runs out on the clock).
+            return yield* new ErrandUnavailable({
+              reason: 'heal-failed', conversationId: entry.conversation.id,
+              message: "This conversation's browser crashed again right after reopening; wait a few seconds and try again.",
+            })
           }
         }
         return yield* unavailable(entry, 'open-failed')

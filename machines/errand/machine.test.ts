@@ -1,0 +1,275 @@
+import { getShortestPaths, getStateNodes } from '@xstate/graph'
+import { describe, expect, it } from 'vitest'
+import { createActor, fromPromise, initialTransition, SimulatedClock, transition, type SnapshotFrom } from 'xstate'
+import { errandMachine } from './machine.ts'
+import type { EffectInput, ErrandEvent, ErrandInput } from './types.ts'
+
+type Snap = SnapshotFrom<typeof errandMachine>
+type AnyEvent = ErrandEvent | { type: string; [k: string]: unknown }
+
+const input: ErrandInput = { errandId: 'e1', conversationId: 'c1', kind: 'task', reason: 'task', now: 0 }
+const start = (extra: Partial<ErrandInput> = {}) => initialTransition(errandMachine, { ...input, ...extra })[0]
+const step = (s: Snap, ...events: AnyEvent[]) => events.reduce((acc, e) => transition(errandMachine, acc, e as ErrandEvent)[0], s)
+const done = (id: string, output: unknown = undefined) => ({ type: `xstate.done.actor.${id}`, output })
+const fail = (id: string, error: unknown = { _tag: 'RuntimeError', reason: 'crashed', message: 'gone' }) => ({ type: `xstate.error.actor.${id}`, error })
+const opened = (contextId = 'ctx-1') => done('openContext', { contextId })
+const active = () => step(start(), opened())
+const value = (s: Snap) => JSON.stringify(s.value)
+
+describe('errand machine — pure stepping', () => {
+  it('seeds a context, then is active, free, unwatched and clean', () => {
+    const s0 = start()
+    expect(s0.value).toBe('seeding')
+    expect(s0.hasTag('holds-context')).toBe(true)
+    const s1 = step(s0, opened('ctx-9'))
+    expect(s1.value).toEqual({ active: { driver: 'free', watcher: 'unwatched', snapshot: 'clean' } })
+    expect(s1.context.contextId).toBe('ctx-9')
+  })
+
+  it('starts parked when it was parked before a restart (E5)', () => {
+    const s = start({ parkedAt: 5 })
+    expect(s.value).toBe('parked')
+    expect(s.hasTag('holds-context')).toBe(false)
+    expect(step(s, { type: 'errand.used', at: 6 }).value).toBe('resuming')
+  })
+
+  it.each(['done', 'unverified', 'stopped'] as const)('task %s closes and forgets (E3)', (status) => {
+    const s = step(active(), { type: 'task.changed', status, at: 1 })
+    expect(s.value).toBe('closing')
+    const closed = step(s, done('closeContext'))
+    expect(closed.status).toBe('done')
+    expect(closed.value).toBe('closed')
+    expect(closed.context.contextId).toBeNull()
+  })
+
+  it.each(['interrupted', 'failed'] as const)('task %s parks, resumable (E4)', (status) => {
+    const s = step(active(), { type: 'task.changed', status, at: 1 })
+    expect(s.value).toBe('parking')
+    const parked = step(s, done('sealAndPark', { parkedAt: 1 }))
+    expect(parked.value).toBe('parked')
+    expect(parked.context).toMatchObject({ contextId: null, parkedAt: 1, parkCause: status })
+    const resumed = step(parked, { type: 'errand.resume', at: 2 }, done('restoreParked', { contextId: 'ctx-2' }))
+    expect(resumed.matches('active')).toBe(true)
+    expect(resumed.context.contextId).toBe('ctx-2')
+  })
+
+  it('deleting the chat closes it, from any state that has a context or a record', () => {
+    for (const s of [active(), step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, done('sealAndPark', { parkedAt: 1 }))]) {
+      expect(step(s, { type: 'chat.deleted', at: 2 }).value).toBe('closing')
+    }
+  })
+
+  it('is never evicted while driven or watched (C2), but is when idle', () => {
+    const driven = step(active(), { type: 'driver.attached', at: 1 })
+    expect(step(driven, { type: 'errand.evict', cause: 'capacity', at: 2 }).matches('active')).toBe(true)
+    const watched = step(active(), { type: 'watcher.attached', at: 1 })
+    expect(step(watched, { type: 'errand.evict', cause: 'capacity', at: 2 }).matches('active')).toBe(true)
+    const idle = step(driven, { type: 'driver.detached', at: 3 })
+    const evicted = step(idle, { type: 'errand.evict', cause: 'idle', at: 4 })
+    expect(evicted.value).toBe('parking')
+    expect(step(evicted, done('sealAndPark', { parkedAt: 4 })).context.parkCause).toBe('idle')
+  })
+
+  it('counts drivers and watchers across nested attaches', () => {
+    const s = step(active(), { type: 'driver.attached', at: 1 }, { type: 'driver.attached', at: 2 }, { type: 'driver.detached', at: 3 })
+    expect(s.matches({ active: { driver: 'driven' } })).toBe(true)
+    expect(step(s, { type: 'driver.detached', at: 4 }).matches({ active: { driver: 'free' } })).toBe(true)
+    expect(s.context.lastUsedAt).toBe(3)
+  })
+
+  it('a crash heals on next use (H2), from the last snapshot', () => {
+    const crashed = step(active(), { type: 'browser.crashed', at: 1 })
+    expect(crashed.value).toEqual({ healing: 'waiting' })
+    expect(crashed.context.contextId).toBeNull()
+    expect(crashed.hasTag('holds-context')).toBe(false)
+    const restoring = step(crashed, { type: 'errand.used', at: 2 })
+    expect(restoring.value).toEqual({ healing: 'restoring' })
+    expect(restoring.context.heals).toBe(1)
+    const healed = step(restoring, done('restoreSnapshot', { contextId: 'ctx-3' }))
+    expect(healed.matches('active')).toBe(true)
+  })
+
+  it('a crash heals at once when someone is watching (H2)', () => {
+    const s = step(active(), { type: 'watcher.attached', at: 1 }, { type: 'context.crashed', at: 2 })
+    expect(s.value).toEqual({ healing: 'restoring' })
+    const healed = step(s, done('restoreSnapshot', { contextId: 'ctx-4' }))
+    expect(healed.matches({ active: { watcher: 'watched' } })).toBe(true)
+  })
+
+  it('heals in a row back off, and too many park the errand instead', () => {
+    let s = step(active(), { type: 'browser.crashed', at: 1 }, { type: 'errand.used', at: 2 }, done('restoreSnapshot', { contextId: 'a' }))
+    s = step(s, { type: 'browser.crashed', at: 3 })
+    expect(s.value).toEqual({ healing: 'cooling' })
+    s = step(s, { type: 'xstate.after.healBackoff.errand.healing.cooling' }, { type: 'errand.used', at: 4 }, done('restoreSnapshot', { contextId: 'b' }))
+    s = step(s, { type: 'browser.crashed', at: 5 }, { type: 'xstate.after.healBackoff.errand.healing.cooling' }, { type: 'errand.used', at: 6 }, done('restoreSnapshot', { contextId: 'c' }))
+    expect(s.context.heals).toBe(3)
+    s = step(s, { type: 'browser.crashed', at: 7 })
+    expect(s.value).toBe('parking')
+    expect(s.context.parkCause).toBe('heal-exhausted')
+  })
+
+  it('a snapshot between crashes resets the heal count', () => {
+    let s = step(active(), { type: 'browser.crashed', at: 1 }, { type: 'errand.used', at: 2 }, done('restoreSnapshot', { contextId: 'a' }))
+    s = step(s, { type: 'page.loaded', at: 3 }, { type: 'xstate.after.snapshotDebounce.errand.active.snapshot.due' }, done('takeSnapshot', { takenAt: 6 }))
+    expect(s.context).toMatchObject({ heals: 0, snapshotAt: 6 })
+    expect(step(s, { type: 'browser.crashed', at: 7 }).value).toEqual({ healing: 'waiting' })
+  })
+
+  it('shutdown parks an open errand and a crashed one (E5)', () => {
+    expect(step(active(), { type: 'system.shutdown', at: 1 }).value).toBe('parking')
+    expect(step(active(), { type: 'browser.crashed', at: 1 }, { type: 'system.shutdown', at: 2 }).value).toBe('parking')
+  })
+
+  it('an ending that arrives while seeding closes right after the context opens', () => {
+    const s = step(start(), { type: 'task.changed', status: 'done', at: 1 }, opened())
+    expect(s.value).toBe('closing')
+    expect(s.context.contextId).toBe('ctx-1')
+  })
+
+  it('a park asked for while resuming parks right after', () => {
+    const parked = step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, done('sealAndPark', { parkedAt: 1 }))
+    const s = step(parked, { type: 'errand.resume', at: 2 }, { type: 'system.shutdown', at: 3 }, done('restoreParked', { contextId: 'x' }))
+    expect(s.value).toBe('parking')
+  })
+
+  it('a failed seal leaves the context open (nothing lost)', () => {
+    const s = step(active(), { type: 'task.changed', status: 'failed', at: 1 }, fail('sealAndPark', { _tag: 'StoreError', reason: 'disk-full', message: 'no space' }))
+    expect(s.matches('active')).toBe(true)
+    expect(s.context.contextId).toBe('ctx-1')
+    expect(s.context.lastError).toEqual({ tag: 'StoreError', reason: 'disk-full', message: 'no space' })
+  })
+
+  it('an unreadable parked record ends the errand; a passing failure keeps it parked', () => {
+    const parked = step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, done('sealAndPark', { parkedAt: 1 }))
+    const resuming = step(parked, { type: 'errand.resume', at: 2 })
+    expect(step(resuming, fail('restoreParked', { _tag: 'RecordUnreadable', reason: 'tampered', message: 'x' })).value).toBe('closed')
+    expect(step(resuming, fail('restoreParked')).value).toBe('parked')
+  })
+
+  it('a failed open ends the errand with the reason kept', () => {
+    const s = step(start(), fail('openContext', { _tag: 'RuntimeError', reason: 'unavailable', message: 'no browser' }))
+    expect(s.status).toBe('done')
+    expect(s.context.lastError?.reason).toBe('unavailable')
+  })
+
+  it('keeps lent sites from the opened context and from sites.changed', () => {
+    const s = step(start(), done('openContext', { contextId: 'x', lentSites: ['shop.example'] }))
+    expect(s.context.lentSites).toEqual(['shop.example'])
+    expect(step(s, { type: 'sites.changed', lentSites: [], at: 1 }).context.lentSites).toEqual([])
+  })
+})
+
+describe('errand machine — simulated clock', () => {
+  const provided = (log: string[]) =>
+    errandMachine.provide({
+      actors: {
+        openContext: fromPromise(async () => ({ contextId: 'ctx-1' })),
+        restoreSnapshot: fromPromise(async () => ({ contextId: 'ctx-2' })),
+        takeSnapshot: fromPromise(async () => {
+          log.push('snapshot')
+          return { takenAt: 0 }
+        }),
+        sealAndPark: fromPromise(async () => ({ parkedAt: 0 })),
+        closeContext: fromPromise<void, EffectInput>(async () => {}),
+      },
+    })
+  const tick = () => new Promise((r) => setTimeout(r, 0))
+
+  it('takes one snapshot a few seconds after the last of a burst of loads (H1)', async () => {
+    const clock = new SimulatedClock()
+    const log: string[] = []
+    const actor = createActor(provided(log), { clock, input }).start()
+    await tick()
+    actor.send({ type: 'page.loaded', at: 0 })
+    clock.increment(2_000)
+    actor.send({ type: 'page.loaded', at: 2_000 })
+    clock.increment(2_000)
+    actor.send({ type: 'page.loaded', at: 4_000 })
+    clock.increment(2_999)
+    await tick()
+    expect(log).toEqual([])
+    clock.increment(1)
+    await tick()
+    expect(log).toEqual(['snapshot'])
+    expect(actor.getSnapshot().matches({ active: { snapshot: 'clean' } })).toBe(true)
+  })
+
+  it('waits the heal backoff on the clock before a second heal in a row', async () => {
+    const clock = new SimulatedClock()
+    const actor = createActor(provided([]), { clock, input: { ...input, healBackoffMs: 1_000 } }).start()
+    await tick()
+    actor.send({ type: 'watcher.attached', at: 0 })
+    actor.send({ type: 'browser.crashed', at: 0 })
+    await tick()
+    expect(actor.getSnapshot().matches('active')).toBe(true)
+    actor.send({ type: 'browser.crashed', at: 0 })
+    expect(actor.getSnapshot().value).toEqual({ healing: 'cooling' })
+    clock.increment(999)
+    expect(actor.getSnapshot().value).toEqual({ healing: 'cooling' })
+    clock.increment(1)
+    await tick()
+    expect(actor.getSnapshot().matches('active')).toBe(true)
+  })
+})
+
+describe('errand machine — model-based paths', () => {
+  const events = (s: Snap): AnyEvent[] => {
+    const domain: AnyEvent[] = [
+      ...(['running', 'done', 'interrupted', 'failed'] as const).map((status) => ({ type: 'task.changed', status, at: 1 })),
+      ...(['chat.deleted', 'errand.resume', 'errand.used', 'errand.close', 'errand.park', 'page.loaded', 'context.crashed', 'browser.crashed', 'system.shutdown'] as const).map((type) => ({ type, at: 1 })),
+      { type: 'errand.evict', cause: 'capacity', at: 1 },
+      ...(s.context.drivers < 2 ? [{ type: 'driver.attached', at: 1 }] : []),
+      { type: 'driver.detached', at: 1 },
+      ...(s.context.watchers < 1 ? [{ type: 'watcher.attached', at: 1 }] : []),
+      { type: 'watcher.detached', at: 1 },
+    ]
+    const effects: AnyEvent[] = [
+      opened('ctx'), fail('openContext'),
+      done('restoreParked', { contextId: 'ctx' }), fail('restoreParked'), fail('restoreParked', { _tag: 'RecordUnreadable', reason: 'tampered', message: '' }),
+      done('restoreSnapshot', { contextId: 'ctx' }), fail('restoreSnapshot'),
+      done('takeSnapshot', { takenAt: 1 }), fail('takeSnapshot'),
+      done('sealAndPark', { parkedAt: 1 }), fail('sealAndPark'),
+      done('closeContext'),
+      { type: 'xstate.after.snapshotDebounce.errand.active.snapshot.due' },
+      { type: 'xstate.after.healBackoff.errand.healing.cooling' },
+    ]
+    return [...domain, ...effects]
+  }
+  const serializeState = (s: Snap) =>
+    JSON.stringify([s.value, s.context.drivers, s.context.watchers, s.context.pending, Math.min(s.context.heals, 3), s.context.contextId !== null])
+  const paths = getShortestPaths(errandMachine, {
+    input,
+    events: events as never,
+    serializeState: serializeState as never,
+  })
+  const reached = paths.map((p) => p.state as Snap)
+
+  it('reaches every state node of the machine', () => {
+    const seen = new Set<string>()
+    for (const s of reached) for (const node of s._nodes) seen.add(node.id)
+    const all = getStateNodes(errandMachine).map((n) => n.id)
+    // Transient deciding states are passed through within a step, never rested in.
+    const missing = all.filter((id) => !seen.has(id) && !id.endsWith('.deciding') && id !== 'errand.starting')
+    expect(missing).toEqual([])
+    expect(reached.length).toBeGreaterThan(40)
+  })
+
+  it('keeps its invariants for every event in every reachable state', () => {
+    let checked = 0
+    for (const s of reached) {
+      for (const event of events(s)) {
+        const next = step(s, event)
+        checked++
+        expect(next.context.drivers).toBeGreaterThanOrEqual(0)
+        expect(next.context.watchers).toBeGreaterThanOrEqual(0)
+        if (s.status === 'done') expect(value(next)).toBe(value(s))
+        if (next.status === 'done') expect(next.value).toBe('closed')
+        // At rest (no effect in flight), holding a context and having its id go together.
+        if (!next.hasTag('busy') && next.status !== 'done') expect(next.hasTag('holds-context')).toBe(next.context.contextId !== null)
+        // A driven or watched errand is never parked to make room (C2).
+        if (event.type === 'errand.evict' && s.matches('active') && (s.context.drivers > 0 || s.context.watchers > 0)) expect(next.matches('active')).toBe(true)
+      }
+    }
+    expect(checked).toBeGreaterThan(1000)
+  })
+})

@@ -1,0 +1,162 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Context, Effect, Layer, Option } from 'effect'
+import { build } from 'esbuild'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SealedStore } from '../../packages/store/src/index.ts'
+import { CRASH_ERRAND, versionOf } from './crash-record.ts'
+
+/*
+ * S4, with real processes: a child parks one errand over and over and is killed with SIGKILL
+ * at a random moment; a fresh store must then read the old or the new version, never an error,
+ * never nothing once something was written.
+ *
+ * Why a bundle: `node --import tsx crash-writer.ts` works but spends ~2 s per start on this
+ * machine loading effect through the loader hooks, which makes 50 kills take ~100 s. esbuild
+ * (the compiler tsx itself uses) bundles the same source once into one file that starts in
+ * ~0.3 s.
+ */
+
+const here = dirname(fileURLToPath(import.meta.url))
+let work = ''
+let writer = ''
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'errands-crash-'))
+  writer = join(work, 'crash-writer.mjs')
+  await build({
+    entryPoints: [join(here, 'crash-writer.ts')],
+    bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: writer, logLevel: 'warning',
+  })
+})
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+/** A small seeded PRNG (mulberry32), so a failing run can be replayed with CRASH_SEED. */
+const prng = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+interface Run {
+  readonly child: ChildProcess
+  /** Versions the child started putting ("w n") and finished putting ("d n"), in order. */
+  readonly started: Array<number>
+  readonly done: Array<number>
+  readonly stderr: Array<string>
+  readonly closed: Promise<void>
+}
+
+const startWriter = (dir: string, from: number): Run => {
+  const child = spawn(process.execPath, [writer, dir, String(from)], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const run: Run = {
+    child, started: [], done: [], stderr: [],
+    // 'close' fires after the pipes are drained, so every line the child wrote has been seen.
+    closed: new Promise((resolve) => child.on('close', () => resolve())),
+  }
+  let pending = ''
+  child.stdout?.on('data', (chunk: Buffer) => {
+    pending += chunk.toString('utf8')
+    const lines = pending.split('\n')
+    pending = lines.pop() ?? ''
+    for (const line of lines) {
+      const [kind, n] = line.split(' ')
+      ;(kind === 'w' ? run.started : run.done).push(Number(n))
+    }
+  })
+  child.stderr?.on('data', (chunk: Buffer) => run.stderr.push(chunk.toString('utf8')))
+  return run
+}
+
+const waitUntil = async (condition: () => boolean, ms: number, what: string): Promise<void> => {
+  const deadline = Date.now() + ms
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 2))
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Opens a fresh store on `dir` (as a restarted engine would) and reads what it holds. */
+const inspect = (dir: string) =>
+  Effect.runPromise(Effect.scoped(Effect.gen(function* () {
+    const store = yield* Layer.build(SealedStore.layer({ dir })).pipe(Effect.map(Context.get(SealedStore)))
+    const record = yield* Effect.either(store.get(CRASH_ERRAND))
+    return {
+      record,
+      listed: yield* store.list(),
+      problems: yield* store.problems(),
+      temps: [dir, join(dir, 'errands')].flatMap((d) => readdirSync(d).filter((n) => n.endsWith('.tmp'))),
+    }
+  })))
+
+describe('sealed store under SIGKILL', () => {
+  it('50 kills at random moments: a fresh store reads the old or the new version, never an error', async () => {
+    const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000)
+    const random = prng(seed)
+    const dir = join(work, 'store')
+    let stored: number | undefined
+    let killedMidPut = 0
+    for (let i = 0; i < 50; i++) {
+      const at = `seed ${seed}, kill ${i}`
+      const run = startWriter(dir, stored === undefined ? 0 : stored + 1)
+      // Every fifth kill lands anywhere, start-up included; the others once writing is under way.
+      if (stored === undefined || i % 5 !== 4) {
+        await waitUntil(() => run.done.length > 0 || run.child.exitCode !== null, 15_000, `the first put (${at})`)
+        expect(run.child.exitCode, `${at}: ${run.stderr.join('')}`).toBeNull()
+        await sleep(random() * 40)
+      } else {
+        await sleep(random() * 400)
+      }
+      run.child.kill('SIGKILL')
+      await run.closed
+      expect(run.stderr.join(''), at).toBe('')
+
+      const lastDone = run.done.at(-1)
+      const lastStarted = run.started.at(-1)
+      if (lastStarted !== undefined && lastStarted !== lastDone) killedMidPut++
+      // Old or new: the last finished put (or, with none, what was there before) or the one in flight.
+      const allowed = [lastDone ?? stored, lastStarted].filter((n): n is number => n !== undefined)
+
+      const seen = await inspect(dir)
+      if (seen.record._tag === 'Left') expect.fail(`${at}: ${seen.record.left.message}`)
+      const record = seen.record.right
+      expect(Option.isSome(record), `${at}: the record is missing`).toBe(true)
+      if (Option.isNone(record)) return
+      const version = versionOf(record.value)
+      expect(version, `${at}: a torn or mixed record`).toBeDefined()
+      expect(allowed, `${at}: read ${version}`).toContain(version)
+      expect(seen.listed.map((e) => e.errandId), at).toEqual([CRASH_ERRAND])
+      expect(seen.problems, at).toEqual([])
+      expect(seen.temps, `${at}: temp files survive a reopen`).toEqual([])
+      stored = version
+    }
+    // The random delays must actually have hit the write window, or this test proves nothing.
+    expect(killedMidPut, `seed ${seed}`).toBeGreaterThan(0)
+  }, 90_000)
+
+  it('a kill while a new store is being created leaves a store that opens (key whole or absent)', async () => {
+    const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000)
+    const random = prng(seed + 1)
+    for (let i = 0; i < 10; i++) {
+      const dir = join(work, `fresh-${i}`)
+      const run = startWriter(dir, 0)
+      await sleep(150 + random() * 250)
+      run.child.kill('SIGKILL')
+      await run.closed
+      const keyPath = join(dir, 'device.key')
+      // Before anyone reopens it: the key file is absent or whole, never a torn write.
+      if (existsSync(keyPath)) expect(readFileSync(keyPath).length, `seed ${seed}, fresh ${i}`).toBe(32)
+      const seen = await inspect(dir)
+      if (seen.record._tag === 'Left') expect.fail(`seed ${seed}, fresh ${i}: ${seen.record.left.message}`)
+      if (run.done.length > 0) expect(Option.isSome(seen.record.right), `seed ${seed}, fresh ${i}`).toBe(true)
+      expect(seen.problems).toEqual([])
+      expect(seen.temps).toEqual([])
+    }
+  }, 60_000)
+})
