@@ -36,6 +36,8 @@ export interface SupervisorShape {
   readonly resume: (conversationId: string) => Effect.Effect<Binding, SupervisorError>
   /** Closes and forgets the conversation's errand. Idempotent. */
   readonly release: (conversationId: string) => Effect.Effect<void>
+  /** Records which sites' sign-ins the conversation's errand now holds (after a lend or a revoke, E6). */
+  readonly setLentSites: (conversationId: string, lentSites: ReadonlyArray<string>) => Effect.Effect<void>
   /** A page of the conversation's context finished loading (normally reported by the runtime). */
   readonly pageLoaded: (conversationId: string) => Effect.Effect<void>
   /** Parks every errand idle for longer than the idle limit (C4). Runs on the clock by itself. */
@@ -451,6 +453,18 @@ export const makeSupervisor = (
           if (entry !== undefined) yield* closeEntry(entry)
           // Idempotent, and thorough: a record left by an earlier run goes too.
           yield* Effect.ignore(store.remove(conversationId))
+        }),
+      setLentSites: (conversationId, lentSites) =>
+        Effect.gen(function* () {
+          const entry = entries.get(conversationId)
+          if (entry === undefined) return
+          const sorted = [...new Set(lentSites)].sort()
+          send(entry, { type: 'sites.changed', lentSites: sorted, at: now() })
+          const contextId = supervisor.contextOf(conversationId)
+          // The tabs carry the lent sites too (E6); a context that just closed has no label to change.
+          if (contextId !== undefined) {
+            yield* Effect.ignore(runtime.setLabel(contextId, { reason: entry.actor!.getSnapshot().context.reason, lentSites: sorted }))
+          }
         }),
       pageLoaded: (conversationId) =>
         Effect.sync(() => {

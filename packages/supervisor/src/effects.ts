@@ -135,7 +135,11 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       if (input.contextId !== null) yield* runtime.closeContext(input.contextId)
       // A parked errand holds no browser and no copy in memory: the sealed record is the truth.
       snapshots.delete(input.errandId)
-      health.add({ at: now, level: 'info', text: words.parked(input.cause), conversationId: input.conversationId })
+      health.add(
+        input.cause === 'heal-exhausted'
+          ? { at: now, level: 'warning', text: words.healGaveUp, conversationId: input.conversationId }
+          : { at: now, level: 'info', text: words.parked(input.cause), conversationId: input.conversationId },
+      )
       return { parkedAt: now } satisfies Parked
     })
 

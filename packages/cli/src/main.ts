@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+import { explainConfigError, settingsFrom } from '@errands/supervisor'
+import { Effect, Either } from 'effect'
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { replayFile } from './replay.ts'
+
+// The `errands` command. Kept to argument handling; each verb is a function of its own module.
+const usage = `errands — a browser of its own for every AI-agent errand
+
+  errands demo               replay the bundled journals and print their state traces
+  errands replay <journal>   replay a JSON-lines journal on the deterministic runtime; print the trace
+  errands config             decode ERRANDS_* settings and print them (exit 2 when invalid)
+`
+
+const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..')
+
+const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  const [verb, ...rest] = argv
+  switch (verb) {
+    case 'replay': {
+      if (rest[0] === undefined) {
+        process.stderr.write('errands replay: give the journal file to replay\n')
+        return 2
+      }
+      const result = await Effect.runPromise(Effect.either(replayFile(rest[0])))
+      if (Either.isLeft(result)) {
+        process.stderr.write(`errands replay: ${result.left.message}\n`)
+        return 1
+      }
+      process.stdout.write(result.right)
+      return 0
+    }
+    case 'demo': {
+      const dir = path.join(repoRoot, 'journals')
+      for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()) {
+        process.stdout.write(`\n== ${name} (t, conversation, state) ==\n`)
+        process.stdout.write(await Effect.runPromise(Effect.orDie(replayFile(path.join(dir, name)))))
+      }
+      return 0
+    }
+    case 'config': {
+      const result = Effect.runSync(Effect.either(settingsFrom(process.env)))
+      if (Either.isLeft(result)) {
+        process.stderr.write(`Invalid configuration:\n${explainConfigError(result.left)}\n`)
+        return 2
+      }
+      process.stdout.write(JSON.stringify(result.right, null, 2) + '\n')
+      return 0
+    }
+    default:
+      process.stdout.write(usage)
+      return verb === undefined || verb === 'help' || verb === '--help' ? 0 : 2
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2))

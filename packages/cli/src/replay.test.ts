@@ -1,0 +1,89 @@
+import { cookie } from '@errands/runtime'
+import { journalRecorder, parseJournal, replay, formatTrace, services, testSupervisor, defaultSettings, type TraceLine } from '@errands/supervisor'
+import { Effect, TestClock, TestContext } from 'effect'
+import { execFileSync } from 'node:child_process'
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { replayFile } from './replay.ts'
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..')
+const journals = fs.readdirSync(path.join(root, 'journals')).filter((f) => f.endsWith('.jsonl')).sort()
+
+describe('golden journals (T1)', () => {
+  it('has journals that cover park, heal and the cap', () => {
+    expect(journals).toEqual(['cap.jsonl', 'heal.jsonl', 'park.jsonl'])
+  })
+
+  it.each(journals)('%s replays to its golden trace, byte for byte, twice', async (name) => {
+    const file = path.join(root, 'journals', name)
+    const golden = fs.readFileSync(file.replace(/\.jsonl$/, '.trace'), 'utf8')
+    const first = await Effect.runPromise(replayFile(file))
+    const second = await Effect.runPromise(replayFile(file))
+    expect(first).toBe(golden)
+    expect(second).toBe(first)
+  })
+
+  it('the CLI prints the same trace', () => {
+    const out = execFileSync(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'packages/cli/src/main.ts'), 'replay', path.join(root, 'journals/heal.jsonl')], { encoding: 'utf8' })
+    expect(out).toBe(fs.readFileSync(path.join(root, 'journals/heal.trace'), 'utf8'))
+  }, 30_000)
+
+  it('covers what it claims: parking, healing with backoff and giving up, all-busy refusal, idle parking', () => {
+    const all = journals.map((j) => fs.readFileSync(path.join(root, 'journals', j.replace('.jsonl', '.trace')), 'utf8')).join('')
+    for (const state of ['parked', 'resuming', 'healing.waiting', 'healing.restoring', 'healing.cooling', 'refused(AllBusy)', 'closed']) {
+      expect(all).toContain(`\t${state}\n`)
+    }
+  })
+})
+
+describe('recording (T1)', () => {
+  it('a run recorded as a journal replays to the trace the run itself produced', async () => {
+    const live: TraceLine[] = []
+    const settings = defaultSettings({ maxErrands: 2, idleMs: 60_000, dataDir: '/nonexistent' })
+    const recorder = journalRecorder(settings, 0)
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const { supervisor, memory } = yield* services
+        const a = yield* supervisor.open({ id: 'a', kind: 'task' })
+        memory.visit(a.contextId, 'https://shop.test/a', { setCookies: [cookie('basket', 'secret', 'shop.test')] })
+        yield* TestClock.adjust(4_000)
+        yield* supervisor.settle
+        yield* supervisor.open({ id: 'b', kind: 'task' })
+        yield* supervisor.drive('b')
+        yield* TestClock.adjust(1_000)
+        yield* supervisor.open({ id: 'c', kind: 'task' })
+        memory.crashBrowser()
+        yield* supervisor.settle
+        yield* supervisor.undrive('b')
+        yield* supervisor.use('c', () => Effect.void)
+        yield* supervisor.taskChanged('b', 'failed')
+        yield* TestClock.adjust(90_000)
+        yield* supervisor.settle
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(testSupervisor(settings, { journal: recorder.record, trace: (l) => void live.push(l) })),
+        Effect.provide(TestContext.TestContext),
+      ),
+    )
+    const journal = await Effect.runPromise(parseJournal(recorder.text()))
+    expect(journal.some((e) => e.op === 'browser.crashed')).toBe(true)
+    expect(journal.some((e) => e.op === 'page.loaded')).toBe(true)
+    const replayed = await Effect.runPromise(replay(journal))
+    expect(formatTrace(replayed)).toBe(formatTrace(live))
+    // L7: a journal holds ids, times and states — never a cookie value or URL.
+    expect(recorder.text()).not.toContain('secret')
+    expect(recorder.text()).not.toContain('shop.test')
+  })
+
+  it.each([
+    ['not JSON', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{nope', 'not-json'],
+    ['no settings', '{"t":0,"op":"shutdown"}', 'no-settings'],
+    ['an unknown op', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"explode"}', 'invalid-entry'],
+    ['an extra field', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"shutdown","x":1}', 'invalid-entry'],
+    ['time going back', '{"t":5,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"shutdown"}', 'time-goes-back'],
+  ])('a journal with %s is a typed error naming the line', async (_, text, reason) => {
+    const result = await Effect.runPromise(Effect.either(parseJournal(text)))
+    expect(result._tag === 'Left' && result.left.reason).toBe(reason)
+  })
+})

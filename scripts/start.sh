@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# The main job (README): sets everything up, then runs the engine's command line.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/setup.sh
+exec node_modules/.bin/tsx packages/cli/src/main.ts "${@:-demo}"
