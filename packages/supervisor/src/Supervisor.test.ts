@@ -246,6 +246,24 @@ describe('Supervisor', () => {
     ),
   )
 
+  it.scoped('regression (issue 2, found by the property): a parked task that runs again is admitted, never over the cap', () =>
+    Effect.gen(function* () {
+      const { supervisor, memory } = yield* services
+      yield* supervisor.open(task('a'))
+      yield* supervisor.taskChanged('a', 'interrupted')
+      yield* supervisor.open(task('b'))
+      yield* supervisor.drive('b')
+      yield* supervisor.taskChanged('a', 'running') // every slot busy: a stays parked
+      expect((yield* supervisor.view('a')).state).toBe('parked')
+      expect(memory.openContexts().length - 1).toBe(1)
+      yield* supervisor.undrive('b')
+      yield* supervisor.taskChanged('a', 'running') // b is idle now: it makes room
+      expect((yield* supervisor.view('a')).state).toBe('active')
+      expect((yield* supervisor.view('b')).state).toBe('parked')
+      expect(memory.openContexts().length - 1).toBe(1)
+    }).pipe(Effect.provide(testSupervisor({ maxErrands: 1 }))),
+  )
+
   it.scoped('unknown conversations are a typed error', () =>
     Effect.gen(function* () {
       const { supervisor } = yield* services

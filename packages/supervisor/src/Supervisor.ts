@@ -385,7 +385,12 @@ export const makeSupervisor = (
         Effect.gen(function* () {
           const entry = yield* entryOf(conversationId)
           journal({ t: now(), op: 'task', conversationId, status })
-          send(entry, { type: 'task.changed', status, at: now() })
+          const event = { type: 'task.changed', status, at: now() } as const
+          if (status === 'running' && entry.actor?.getSnapshot().matches('parked')) {
+            // A parked task that runs again resumes — which takes a slot, so it is admitted like
+            // any other resume. When every slot is busy it stays parked until its next use.
+            yield* Effect.ignore(admit(entry, () => send(entry, event)))
+          } else send(entry, event)
           if (entry.actor) yield* waitUntil(entry.actor, notBusy)
           return viewOf(entry, runtime.mainContext)
         }),

@@ -182,7 +182,7 @@ describe('supervisor properties (T3, deterministic runtime)', () => {
           ),
         ),
       ),
-      { numRuns: 150 },
+      { numRuns: 150, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {}) },
     )
   }, 120_000)
 
