@@ -1,0 +1,64 @@
+import { Runtime, type RuntimeError } from '@errands/runtime'
+import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
+import { SealedStore, type StoreConfigError, type StoreError } from '@errands/store'
+import { Supervisor, supervisorConfig, type SupervisorOptions, type SupervisorSettings } from '@errands/supervisor'
+import { Context, Effect, Layer, type ConfigError, type Redacted } from 'effect'
+import * as path from 'node:path'
+
+/**
+ * The Chromium runtime itself, for adapters that need more than the `Runtime` interface
+ * (the host's page verbs, tests that SIGKILL the errands' browser).
+ *
+ * @example
+ * const chromium = yield* Chromium
+ * chromium.pageOf(contextId, 't1')
+ */
+export class Chromium extends Context.Tag('@errands/engine/Chromium')<Chromium, ChromiumRuntime>() {}
+
+/** How to assemble the engine. */
+export interface EngineOptions {
+  readonly settings: SupervisorSettings
+  /** Passed to the Chromium runtime (policy, binary, mode, log …); `dataDir` comes from settings. */
+  readonly chromium?: Partial<ChromiumRuntimeOptions> | undefined
+  /** The embedder's 32-byte device key; without it one is kept in `<dataDir>/store/device.key` (0600). */
+  readonly storeKey?: Redacted.Redacted<Uint8Array> | undefined
+  /** Inspector, journal, trace, seed … */
+  readonly supervisor?: Omit<SupervisorOptions, 'settings'> | undefined
+}
+
+/** Everything the engine provides. */
+export type EngineServices = Supervisor | Runtime | Chromium | SealedStore
+
+/** Ways the engine can fail to start. */
+export type EngineError = RuntimeError | StoreError | StoreConfigError
+
+/**
+ * The engine: local Chromium (R1), the sealed store under `<dataDir>/store` (S1) and the
+ * supervisor. Layers release in reverse order, so closing the scope first parks every open
+ * errand (E5), then closes the store, then the browsers — no Chromium process outlives it.
+ *
+ * @example
+ * const program = Effect.gen(function* () {
+ *   const supervisor = yield* Supervisor
+ *   yield* supervisor.open({ id: 'task-1', kind: 'task' })
+ * })
+ * await Effect.runPromise(program.pipe(Effect.provide(engineLayer({ settings: defaultSettings({ dataDir }) })), Effect.scoped))
+ */
+export const engineLayer = (options: EngineOptions): Layer.Layer<EngineServices, EngineError> => {
+  const { settings } = options
+  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir: settings.dataDir }))
+  const runtime = Layer.effect(Runtime, Chromium).pipe(Layer.provideMerge(chromium))
+  const store = SealedStore.layer({ dir: path.join(settings.dataDir, 'store'), key: options.storeKey })
+  return Supervisor.layer({ ...options.supervisor, settings }).pipe(Layer.provideMerge(Layer.merge(runtime, store)))
+}
+
+/**
+ * The engine with settings decoded from `ERRANDS_*` variables (an invalid value fails start-up).
+ *
+ * @example
+ * Effect.provide(program, engineLayerConfig({ chromium: { log: console.log } }))
+ */
+export const engineLayerConfig = (
+  options: Omit<EngineOptions, 'settings'> = {},
+): Layer.Layer<EngineServices, EngineError | ConfigError.ConfigError> =>
+  Layer.unwrapEffect(Effect.map(supervisorConfig, (settings) => engineLayer({ ...options, settings })))
