@@ -1,0 +1,308 @@
+/**
+ * Starting and stopping the two Chromiums of a runtime (R1):
+ *
+ * - the **main browser**: the person's persistent profile in `<dataDir>/profile`
+ *   (`launchPersistentContext`), started with the runtime;
+ * - the **errands' browser**: non-persistent, started on the first errand, one context per
+ *   errand; relaunched on next use after it died. It runs as a `launchServer()` (so we know its
+ *   pid and can watch it) reached with `chromium.connect()`, which made contexts and pages as fast
+ *   as an in-process launch and faster than `--remote-debugging-port` + `connectOverCDP`
+ *   (docs/runtime-chromium.md, "Measurements").
+ *
+ * Each Chromium gets its own `TMPDIR` (a fresh `/tmp/errands-chromium-*` folder), so the
+ * `org.chromium.Chromium.*` folders it makes — left behind when it is killed — are exactly ours
+ * to remove, and never another Chromium's.
+ *
+ * @example
+ * const errands = new ErrandsBrowser({ executablePath, policy, log, onCrash: (g) => forget(g) })
+ * const { browser, generation } = await errands.ensure()
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { GuardPolicy } from '@errands/guard'
+import { chromium, type Browser, type BrowserContext, type BrowserServer } from 'playwright-core'
+import { guardBrowserRequests, type Log } from './containment.ts'
+import { within } from './failures.ts'
+import { CHROMIUM_ARGS } from './options.ts'
+
+/**
+ * What both browsers are started with.
+ *
+ * @example
+ * const settings: LaunchSettings = { executablePath, policy, log: console.log, deadlineMs: 30_000, warmSpare: true }
+ */
+export interface LaunchSettings {
+  readonly executablePath: string
+  readonly policy: GuardPolicy
+  readonly log: Log
+  readonly deadlineMs: number
+  /** Keep one fresh context with a blank page ready in the errands' browser (see `ErrandsBrowser`). */
+  readonly warmSpare: boolean
+}
+
+const NO_SIGNAL_HANDLERS = { handleSIGTERM: false, handleSIGINT: false, handleSIGHUP: false } as const
+
+/** A fresh private TMPDIR for one Chromium process tree. */
+const freshTmpDir = (): string => mkdtempSync(join(tmpdir(), 'errands-chromium-'))
+
+const removeDir = (dir: string | undefined): void => {
+  if (dir) rmSync(dir, { recursive: true, force: true })
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return !/^\d+ \(.*\) [ZX]/.test(stat)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Pids of live processes whose command line contains `needle` (Linux `/proc`). Used to make
+ * sure nothing of ours survives a shutdown — the needle is a path only we use.
+ *
+ * @example
+ * pidsWithCmdline(`--user-data-dir=${profileDir}`)
+ */
+export const pidsWithCmdline = (needle: string): Array<number> => {
+  const pids: Array<number> = []
+  let names: Array<string> = []
+  try {
+    names = readdirSync('/proc')
+  } catch {
+    return pids
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(needle) && alive(Number(name))) pids.push(Number(name))
+    } catch {
+      // exited while we looked
+    }
+  }
+  return pids
+}
+
+const killAll = (pids: ReadonlyArray<number>): void => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Launches the main browser on the person's profile and guards it.
+ *
+ * @example
+ * const main = await launchMain(settings, '/var/lib/errands/profile')
+ */
+export const launchMain = async (
+  settings: LaunchSettings,
+  profileDir: string,
+): Promise<{ readonly context: BrowserContext; readonly tmpDir: string }> => {
+  const tmpDir = freshTmpDir()
+  try {
+    const context = await chromium.launchPersistentContext(profileDir, {
+      executablePath: settings.executablePath,
+      args: [...CHROMIUM_ARGS],
+      headless: true,
+      timeout: settings.deadlineMs,
+      env: { ...process.env, TMPDIR: tmpDir },
+      ...NO_SIGNAL_HANDLERS,
+    })
+    const browser = context.browser()
+    if (browser) await guardBrowserRequests(browser, settings.policy, settings.log, 'main')
+    return { context, tmpDir }
+  } catch (error) {
+    removeDir(tmpDir)
+    throw error
+  }
+}
+
+/**
+ * Closes the main browser (if given), then kills whatever still runs on that profile (if given)
+ * and removes its TMPDIR.
+ *
+ * @example
+ * await closeMain(context, tmpDir, profileDir)
+ */
+export const closeMain = async (
+  context: BrowserContext | undefined,
+  tmpDir: string | undefined,
+  profileDir: string | undefined,
+): Promise<void> => {
+  if (context) await within(10_000, context.close())
+  if (profileDir) killAll(pidsWithCmdline(`--user-data-dir=${profileDir}`))
+  removeDir(tmpDir)
+}
+
+/** A context made ahead of time, with one blank page (its renderer is what costs). */
+interface Spare {
+  readonly generation: number
+  context: BrowserContext | undefined
+}
+
+interface Running {
+  readonly server: BrowserServer
+  readonly browser: Browser
+  readonly pid: number | undefined
+  readonly generation: number
+  readonly tmpDir: string
+  expectedClose: boolean
+}
+
+/**
+ * The errands' browser: started lazily, relaunched after it died, never taking the main
+ * browser with it.
+ *
+ * @example
+ * const errands = new ErrandsBrowser(settings, (generation) => console.log('crashed', generation))
+ */
+export class ErrandsBrowser {
+  private running: Running | undefined
+  private starting: Promise<Running> | undefined
+  private generations = 0
+  private spare: Spare | undefined
+
+  constructor(
+    private readonly settings: LaunchSettings,
+    private readonly onCrash: (generation: number) => void,
+  ) {}
+
+  /** The browser process id while it runs (tests SIGKILL it). @example errands.pid() */
+  pid(): number | undefined {
+    return this.running?.pid
+  }
+
+  /**
+   * The running browser, launching it first when needed.
+   *
+   * @example
+   * const { browser, generation } = await errands.ensure()
+   */
+  async ensure(): Promise<{ readonly browser: Browser; readonly generation: number }> {
+    const running = this.running?.browser.isConnected() ? this.running : await (this.starting ??= this.launch())
+    return { browser: running.browser, generation: running.generation }
+  }
+
+  /**
+   * A fresh context for an errand. When a warm spare is ready (a context nobody used, with one
+   * `about:blank` page whose renderer already runs) it is handed out instead of a new one: a
+   * page's renderer is most of what opening a context costs.
+   *
+   * @example
+   * const { context, generation } = await errands.newContext()
+   */
+  async newContext(): Promise<{ readonly context: BrowserContext; readonly generation: number }> {
+    const { browser, generation } = await this.ensure()
+    const spare = this.spare
+    if (spare?.context && spare.generation === generation) {
+      this.spare = undefined
+      const pages = spare.context.pages()
+      if (pages.length === 1 && !pages[0]!.isClosed()) return { context: spare.context, generation }
+      void within(5_000, spare.context.close())
+    }
+    return { context: await browser.newContext(), generation }
+  }
+
+  /** Whether a warm spare context is ready to be handed out. @example await until(() => errands.spareReady()) */
+  spareReady(): boolean {
+    return this.spare?.context !== undefined && this.spare.generation === this.running?.generation
+  }
+
+  /**
+   * Makes the next spare context in the background (no-op when one exists or is being made, or
+   * when the browser does not run or spares are switched off).
+   *
+   * @example
+   * errands.prepareSpare()
+   */
+  prepareSpare(): void {
+    const running = this.running
+    if (!this.settings.warmSpare || !running || (this.spare && this.spare.generation === running.generation)) return
+    const spare: Spare = { generation: running.generation, context: undefined }
+    this.spare = spare
+    void (async () => {
+      const context = await running.browser.newContext()
+      await context.newPage()
+      if (this.spare === spare && this.running === running) spare.context = context
+      else await context.close()
+    })().catch(() => {
+      if (this.spare === spare) this.spare = undefined
+    })
+  }
+
+  private async launch(): Promise<Running> {
+    const tmpDir = freshTmpDir()
+    let server: BrowserServer | undefined
+    try {
+      server = await chromium.launchServer({
+        executablePath: this.settings.executablePath,
+        args: [...CHROMIUM_ARGS],
+        headless: true,
+        timeout: this.settings.deadlineMs,
+        env: { ...process.env, TMPDIR: tmpDir },
+        ...NO_SIGNAL_HANDLERS,
+      })
+      const browser = await chromium.connect(server.wsEndpoint(), { timeout: this.settings.deadlineMs })
+      const running: Running = {
+        server, browser, pid: server.process().pid, generation: ++this.generations, tmpDir, expectedClose: false,
+      }
+      browser.on('disconnected', () => this.onDisconnected(running))
+      await guardBrowserRequests(browser, this.settings.policy, this.settings.log, 'errands')
+      this.running = running
+      this.settings.log(`errands browser started (pid ${running.pid}, generation ${running.generation})`)
+      return running
+    } catch (error) {
+      if (server) {
+        const pid = server.process().pid
+        await within(5_000, server.kill())
+        if (pid !== undefined) killAll([pid])
+      }
+      removeDir(tmpDir)
+      throw error
+    } finally {
+      this.starting = undefined
+    }
+  }
+
+  private onDisconnected(running: Running): void {
+    if (this.running === running) this.running = undefined
+    if (this.spare?.generation === running.generation) this.spare = undefined
+    if (running.expectedClose) return
+    this.settings.log(`errands browser disconnected unexpectedly (pid ${running.pid}, generation ${running.generation})`)
+    // Whatever is left of the process tree goes, and so do the temp folders it made.
+    void within(5_000, running.server.kill()).then(() => {
+      if (running.pid !== undefined && alive(running.pid)) killAll([running.pid])
+      removeDir(running.tmpDir)
+    })
+    this.onCrash(running.generation)
+  }
+
+  /**
+   * Closes the browser (if it runs) and removes its temp folders. Idempotent.
+   *
+   * @example
+   * await errands.close()
+   */
+  async close(): Promise<void> {
+    const running = this.running ?? (this.starting ? await this.starting.catch(() => undefined) : undefined)
+    this.running = undefined
+    this.spare = undefined
+    if (!running) return
+    running.expectedClose = true
+    await within(10_000, running.browser.close())
+    await within(10_000, running.server.close())
+    if (running.pid !== undefined && alive(running.pid)) {
+      await within(5_000, running.server.kill())
+      if (alive(running.pid)) killAll([running.pid])
+    }
+    removeDir(running.tmpDir)
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Wiring the guard (G1) into Chromium: every request of every context, every WebSocket, and
+ * every navigation the runtime itself starts.
+ *
+ * - **Requests**: one browser-level CDP session per browser with `Fetch.enable` at the request
+ *   stage. Browser-level interception sees the requests of every context, page, frame, dedicated
+ *   and service worker of that browser — including cache hits — and, unlike Playwright's
+ *   `context.route`, does not switch the HTTP cache off (Playwright sends
+ *   `Network.setCacheDisabled(true)` while routing; T5 needs the cache). Only URLs that the
+ *   policy might block are paused (`interceptPatterns`, an over-approximation checked by a
+ *   property test); each paused one is judged by `decide`. Blocked requests fail with
+ *   `BlockedByClient` (`net::ERR_BLOCKED_BY_CLIENT` in the page).
+ * - **WebSockets**: Chromium's Fetch domain never pauses a WebSocket handshake (measured), so each
+ *   context also routes WebSockets with `context.routeWebSocket`: an allowed socket is connected
+ *   to its server, a blocked one is closed with code 1008 before any connection is made.
+ *   Playwright does this with a script in every frame, which workers do not get; a WebSocket that
+ *   escapes that way still shows up in the page's `websocket` event, and then its tab is closed
+ *   (see `ChromiumRuntime`).
+ * - **Navigations** the runtime starts (`openTab`, `navigate`, restored tabs) are decided before
+ *   `goto`, which also covers `file:`, `chrome:` and other URLs that never reach the network.
+ *
+ * @example
+ * const session = await guardBrowserRequests(browser, policy, log, 'errands')
+ */
+import { decide, formatDecision, interceptPatterns, type Decision, type GuardPolicy } from '@errands/guard'
+import type { Browser, BrowserContext, CDPSession } from 'playwright-core'
+
+/** Writes one log line. @example const log: Log = (line) => console.error(line) */
+export type Log = (line: string) => void
+
+interface RequestPausedEvent {
+  readonly requestId: string
+  readonly request: { readonly url: string }
+  readonly resourceType?: string
+}
+
+/**
+ * Pauses the requests of `browser` (all its contexts) that match `patterns` (by default those the
+ * policy might block) and fails those the guard blocks. Returns the CDP session; detaching it
+ * ends the interception.
+ *
+ * @example
+ * await guardBrowserRequests(context.browser()!, policy, console.log, 'main')
+ */
+export const guardBrowserRequests = async (
+  browser: Browser,
+  policy: GuardPolicy,
+  log: Log,
+  which: string,
+  patterns: ReadonlyArray<string> = interceptPatterns(policy),
+): Promise<CDPSession> => {
+  const session = await browser.newBrowserCDPSession()
+  session.on('Fetch.requestPaused', (event: RequestPausedEvent) => {
+    const decision = decide(event.request.url, policy)
+    if (decision.allow) {
+      session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreGone)
+    } else {
+      log(`${formatDecision(event.request.url, decision, `${(event.resourceType ?? 'request').toLowerCase()} in ${which} browser`)}`)
+      session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(ignoreGone)
+    }
+  })
+  await session.send('Fetch.enable', { patterns: patterns.map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const })) })
+  return session
+}
+
+/** The request or the browser went away while we decided: nothing left to answer. */
+const ignoreGone = (): void => undefined
+
+/**
+ * Routes every WebSocket of `context` through the guard.
+ *
+ * @example
+ * await guardContextWebSockets(context, policy, log, 'main')
+ */
+export const guardContextWebSockets = async (
+  context: BrowserContext,
+  policy: GuardPolicy,
+  log: Log,
+  contextId: string,
+): Promise<void> => {
+  await context.routeWebSocket(/.*/, (ws) => {
+    const url = ws.url()
+    const decision = decide(url, policy)
+    if (decision.allow) {
+      ws.connectToServer()
+      return
+    }
+    log(formatDecision(url, decision, `websocket in context ${contextId}`))
+    return ws.close({ code: 1008, reason: 'blocked by policy' }).catch(ignoreGone)
+  })
+}
+
+/**
+ * Decides a navigation the runtime is asked to start; logs it when blocked.
+ *
+ * @example
+ * if (!checkNavigation(url, policy, log, id).allow) return yield* new RuntimeError({ reason: 'invalid', message })
+ */
+export const checkNavigation = (url: string, policy: GuardPolicy, log: Log, contextId: string): Decision => {
+  const decision = decide(url, policy)
+  if (!decision.allow) log(formatDecision(url, decision, `navigation in context ${contextId}`))
+  return decision
+}

@@ -1,0 +1,14 @@
+/**
+ * `@errands/runtime-chromium` — the `Runtime` over local Chromium (R1): the person's main
+ * context in a persistent profile, one fresh context per errand in a second Chromium, every
+ * request and WebSocket through the guard (G1).
+ *
+ * @example
+ * import { ChromiumRuntime } from '@errands/runtime-chromium'
+ * const layer = ChromiumRuntime.layer({ dataDir: '/var/lib/errands' })
+ */
+export * from './ChromiumRuntime.ts'
+export * from './options.ts'
+export { redactUrls, toRuntimeError } from './failures.ts'
+export { restoreScript } from './localStorageRestore.ts'
+export { TabBook } from './tabs.ts'
