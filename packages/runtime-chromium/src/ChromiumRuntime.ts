@@ -10,7 +10,7 @@
  * }).pipe(Effect.provide(ChromiumRuntime.layer({ dataDir: '/tmp/errands' })))
  */
 import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve as resolvePath } from 'node:path'
 import { decide, defaultPolicy, formatDecision, type GuardPolicy } from '@errands/guard'
 import {
   ContextNotFound, MAIN_CONTEXT, Runtime, RuntimeError,
@@ -19,7 +19,7 @@ import {
 } from '@errands/runtime'
 import { Effect, Layer, type Scope } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
-import { closeMain, ErrandsBrowser, launchMain, type LaunchSettings } from './browsers.ts'
+import { closeMain, ErrandsBrowser, launchMain, reapOrphans, type LaunchSettings } from './browsers.ts'
 import { checkNavigation, guardContextWebSockets } from './containment.ts'
 import { call, toRuntimeError, within } from './failures.ts'
 import { PendingLocalStorage } from './localStorageRestore.ts'
@@ -98,12 +98,16 @@ export class ChromiumRuntime implements RuntimeShape {
         log,
         deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
         warmSpare: options.warmSpare ?? true,
+        owner: resolvePath(options.dataDir),
+        extraArgs: options.extraArgs ?? [],
       }
       if (options.mode === 'your-chrome') {
         // R3/L6: nothing is read from the person's own Chrome; errands run in our browser, signed in nowhere.
         log('mode your-chrome: errands run in our own Chromium, signed in nowhere; no cookie is copied from your Chrome')
       }
       const runtime = new ChromiumRuntime(settings, options)
+      const reaped = reapOrphans(settings.owner, runtime.profileDir)
+      if (reaped > 0) log(`stopped ${reaped} Chromium processes an earlier run on this data dir left behind`)
       yield* call('launch main browser', settings.deadlineMs + 5_000, () => runtime.startMain())
       return runtime
     })

@@ -39,7 +39,16 @@ export interface LaunchSettings {
   readonly deadlineMs: number
   /** Keep one fresh context with a blank page ready in the errands' browser (see `ErrandsBrowser`). */
   readonly warmSpare: boolean
+  /**
+   * Marks every Chromium we start (`ERRANDS_OWNER=<owner>` in its environment, inherited by its
+   * children), so the next engine on the same data dir can find what a killed one left behind.
+   */
+  readonly owner: string
+  /** Extra Chromium switches (e.g. `--host-resolver-rules=…` for tests with real host names). */
+  readonly extraArgs: ReadonlyArray<string>
 }
+
+const OWNER_VARIABLE = 'ERRANDS_OWNER'
 
 const NO_SIGNAL_HANDLERS = { handleSIGTERM: false, handleSIGINT: false, handleSIGHUP: false } as const
 
@@ -86,6 +95,49 @@ export const pidsWithCmdline = (needle: string): Array<number> => {
   return pids
 }
 
+/**
+ * Pids of live processes whose environment holds exactly `entry` (`NAME=value`).
+ *
+ * @example
+ * pidsWithEnv('ERRANDS_OWNER=/var/lib/errands')
+ */
+export const pidsWithEnv = (entry: string): Array<number> => {
+  const pids: Array<number> = []
+  let names: Array<string> = []
+  try {
+    names = readdirSync('/proc')
+  } catch {
+    return pids
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(entry) && alive(Number(name))) pids.push(Number(name))
+    } catch {
+      // exited while we looked, or not ours to read
+    }
+  }
+  return pids
+}
+
+/**
+ * Kills the Chromium processes an earlier engine on the same data dir left behind when it was
+ * killed (kill -9 gives it no chance to close them): they would hold the profile's lock and
+ * memory forever. One engine owns a data dir at a time, so whatever carries its mark is stale.
+ *
+ * @example
+ * const reaped = reapOrphans(settings.owner, profileDir) // number of processes killed
+ */
+export const reapOrphans = (owner: string, profileDir: string): number => {
+  const pids = [...new Set([...pidsWithEnv(`${OWNER_VARIABLE}=${owner}`), ...pidsWithCmdline(`--user-data-dir=${profileDir}`)])]
+  killAll(pids)
+  if (pids.length > 0) {
+    // The profile's singleton files name the dead browser; Chromium refuses to start while they do.
+    for (const name of ['SingletonLock', 'SingletonSocket', 'SingletonCookie']) rmSync(join(profileDir, name), { force: true })
+  }
+  return pids.length
+}
+
 const killAll = (pids: ReadonlyArray<number>): void => {
   for (const pid of pids) {
     try {
@@ -110,10 +162,10 @@ export const launchMain = async (
   try {
     const context = await chromium.launchPersistentContext(profileDir, {
       executablePath: settings.executablePath,
-      args: [...CHROMIUM_ARGS],
+      args: [...CHROMIUM_ARGS, ...settings.extraArgs],
       headless: true,
       timeout: settings.deadlineMs,
-      env: { ...process.env, TMPDIR: tmpDir },
+      env: { ...process.env, TMPDIR: tmpDir, [OWNER_VARIABLE]: settings.owner },
       ...NO_SIGNAL_HANDLERS,
     })
     const browser = context.browser()
@@ -244,10 +296,10 @@ export class ErrandsBrowser {
     try {
       server = await chromium.launchServer({
         executablePath: this.settings.executablePath,
-        args: [...CHROMIUM_ARGS],
+        args: [...CHROMIUM_ARGS, ...this.settings.extraArgs],
         headless: true,
         timeout: this.settings.deadlineMs,
-        env: { ...process.env, TMPDIR: tmpDir },
+        env: { ...process.env, TMPDIR: tmpDir, [OWNER_VARIABLE]: this.settings.owner },
         ...NO_SIGNAL_HANDLERS,
       })
       const browser = await chromium.connect(server.wsEndpoint(), { timeout: this.settings.deadlineMs })

@@ -10,5 +10,6 @@
 export * from './ChromiumRuntime.ts'
 export * from './options.ts'
 export { redactUrls, toRuntimeError } from './failures.ts'
+export { pidsWithEnv, reapOrphans } from './browsers.ts'
 export { restoreScript } from './localStorageRestore.ts'
 export { TabBook } from './tabs.ts'

@@ -32,6 +32,8 @@ export interface ChromiumRuntimeOptions {
   readonly log?: ((line: string) => void) | undefined
   readonly deadlineMs?: number | undefined
   readonly warmSpare?: boolean | undefined
+  /** Extra Chromium switches, after the required ones (e.g. `--host-resolver-rules=MAP *.example 127.0.0.1`). */
+  readonly extraArgs?: ReadonlyArray<string> | undefined
 }
 
 /** The default deadline of one browser call. @example ChromiumRuntime.make({ dataDir, deadlineMs: DEFAULT_DEADLINE_MS * 2 }) */

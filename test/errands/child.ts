@@ -1,0 +1,45 @@
+/**
+ * Drives `engine-child.ts` in a child process: one request line, one reply line.
+ *
+ * @example
+ * const engine = await spawnEngine(dataDir)
+ * await engine.call({ op: 'open', id: 't' })
+ * await engine.exit()
+ */
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+
+const root = join(import.meta.dirname, '../..')
+
+export const spawnEngine = async (dataDir: string) => {
+  const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(import.meta.dirname, 'engine-child.ts')], {
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+  const next = async (): Promise<Record<string, unknown>> => {
+    const { value, done } = await lines.next()
+    if (done) throw new Error('the engine process ended')
+    return JSON.parse(value as string) as Record<string, unknown>
+  }
+  await next() // ready
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return {
+    pid: child.pid!,
+    call: async <T = unknown>(cmd: Record<string, unknown>): Promise<T> => {
+      child.stdin!.write(JSON.stringify(cmd) + '\n')
+      const reply = await next()
+      if ('error' in reply) throw new Error(String(reply['error']))
+      return reply['ok'] as T
+    },
+    exit: async () => {
+      child.stdin!.write(JSON.stringify({ op: 'exit' }) + '\n')
+      return exited
+    },
+    kill: async () => {
+      child.kill('SIGKILL')
+      return exited
+    },
+  }
+}

@@ -1,0 +1,144 @@
+import { pidsWithEnv } from '@errands/runtime-chromium'
+import { SealedStore } from '@errands/store'
+import { Effect } from 'effect'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromiumProcesses, eventually } from '../fixtures/processes.ts'
+import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
+import { spawnEngine } from './child.ts'
+
+// Issue 4 (E4, E5, S1, S4) with the real engine process, real Chromium and the real store on disk.
+interface State {
+  open: boolean
+  tabs: Array<{ url: string; active: boolean }>
+  storage: { cookies: Array<{ name: string; value: string }>; origins: Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }> }
+}
+
+let sites: Site[]
+const dirs: string[] = []
+const freshDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'errands-restart-'))
+  dirs.push(d)
+  return d
+}
+beforeAll(async () => {
+  sites = await serveSites(3)
+})
+afterAll(async () => {
+  await closeSites(sites)
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+const SECRET = 'cookie-secret-7f3a'
+const LOCAL = 'local-secret-91bc'
+
+/** An errand with one tab per site (a cookie and a localStorage item on each), in the engine process. */
+const fill = async (engine: Awaited<ReturnType<typeof spawnEngine>>, id: string) => {
+  await engine.call({ op: 'open', id })
+  for (const [i, site] of sites.entries()) {
+    const tab = await engine.call<{ id: string }>({ op: 'tab', id, url: site.url(`/add?item=${SECRET}-${id}-${i}`) })
+    await engine.call({ op: 'local', id, tab: tab.id, key: 'basket', value: `${LOCAL}-${id}-${i}` })
+  }
+  return engine.call<State>({ op: 'state', id })
+}
+
+const comparable = (s: State) => ({
+  tabs: s.tabs,
+  cookies: s.storage.cookies.map((c) => `${c.name}=${c.value}`).sort(),
+  local: s.storage.origins.map((o) => `${o.origin} ${o.localStorage.map((i) => `${i.name}=${i.value}`).join(',')}`).sort(),
+})
+
+describe('park, restart, resume (issue 4)', () => {
+  it('an errand parked with 3 tabs on 3 sites comes back after the process restarts: same cookies, localStorage and tab URLs, in order; the store holds no plaintext', async () => {
+    const dataDir = freshDir()
+    const first = await spawnEngine(dataDir)
+    const before = await fill(first, 'trip')
+    expect(before.tabs.filter((t) => t.url !== 'about:blank')).toHaveLength(3)
+    await first.call({ op: 'task', id: 'trip', status: 'interrupted' })
+    expect(await first.exit()).toBe(0)
+
+    // S1: what is on disk never shows a cookie value, a storage value or a URL.
+    const storeDir = join(dataDir, 'store')
+    const files = readdirSync(join(storeDir, 'errands')).map((f) => join(storeDir, 'errands', f))
+    expect(files).toHaveLength(1)
+    for (const f of files) {
+      const bytes = readFileSync(f).toString('latin1')
+      for (const needle of [SECRET, LOCAL, sites[0]!.origin, '127.0.0.', '/add?item']) expect(bytes).not.toContain(needle)
+    }
+    expect(statSync(join(storeDir, 'device.key')).mode & 0o777).toBe(0o600)
+
+    const second = await spawnEngine(dataDir)
+    const list = await second.call<Array<{ conversationId: string; state: string }>>({ op: 'list' })
+    expect(list).toEqual([expect.objectContaining({ conversationId: 'trip', state: 'parked' })])
+    const after = await second.call<State>({ op: 'resume', id: 'trip' })
+    expect(comparable(after)).toEqual(comparable(before))
+    expect(await second.exit()).toBe(0)
+  })
+
+  it('shutdown with open errands parks them all; after a restart every one resumes (E5)', async () => {
+    const dataDir = freshDir()
+    const first = await spawnEngine(dataDir)
+    const before = { a: await fill(first, 'a'), b: await fill(first, 'b') }
+    expect(await first.exit()).toBe(0) // no task status: shutdown parks what is open
+    expect(chromiumProcesses({ cmdlineContains: dataDir })).toEqual([])
+
+    const second = await spawnEngine(dataDir)
+    expect((await second.call<Array<{ state: string }>>({ op: 'list' })).map((v) => v.state)).toEqual(['parked', 'parked'])
+    expect(comparable(await second.call<State>({ op: 'resume', id: 'a' }))).toEqual(comparable(before.a))
+    expect(comparable(await second.call<State>({ op: 'resume', id: 'b' }))).toEqual(comparable(before.b))
+    await second.exit()
+  })
+
+  it('a tampered record is a typed error for that errand (dropped, health says so); the others still resume (S4)', async () => {
+    const dataDir = freshDir()
+    const first = await spawnEngine(dataDir)
+    await fill(first, 'good')
+    await fill(first, 'bad')
+    await first.exit()
+    // Flip one byte of the bad errand's sealed file.
+    const victim = await Effect.runPromise(
+      Effect.scoped(Effect.gen(function* () {
+        const store = yield* SealedStore
+        return (store.dir ? join(store.dir, 'errands') : '') + '/'
+      })).pipe(Effect.provide(SealedStore.layer({ dir: join(dataDir, 'store') }))),
+    )
+    const { fileNameFor } = await import('@errands/store')
+    const file = join(victim, fileNameFor('bad'))
+    const bytes = readFileSync(file)
+    bytes[bytes.length - 5] = bytes[bytes.length - 5]! ^ 0xff
+    const { writeFileSync } = await import('node:fs')
+    writeFileSync(file, bytes)
+
+    const second = await spawnEngine(dataDir)
+    const list = await second.call<Array<{ conversationId: string; state: string }>>({ op: 'list' })
+    expect(list.find((v) => v.conversationId === 'good')?.state).toBe('parked')
+    const bad = list.find((v) => v.conversationId === 'bad')
+    if (bad !== undefined) await expect(second.call({ op: 'resume', id: 'bad' })).rejects.toThrow(/ErrandUnavailable/)
+    const health = await second.call<Array<{ text: string }>>({ op: 'health' })
+    expect(health.some((m) => /could not be read \(tampered\)/.test(m.text))).toBe(true)
+    expect((await second.call<State>({ op: 'resume', id: 'good' })).open).toBe(true)
+    await second.exit()
+  })
+
+  it('kill -9 of the engine leaves the store readable, and no orphaned Chromium once the next engine starts', async () => {
+    const dataDir = freshDir()
+    const first = await spawnEngine(dataDir)
+    await fill(first, 'k')
+    await first.call({ op: 'task', id: 'k', status: 'interrupted' })
+    await first.call({ op: 'open', id: 'k2' })
+    await first.kill()
+    // kill -9 gives the engine no chance to close its browsers: they are orphans now…
+    const orphans = pidsWithEnv(`ERRANDS_OWNER=${dataDir}`)
+    expect(orphans.length).toBeGreaterThan(0)
+    const second = await spawnEngine(dataDir)
+    // …and the next engine on the same data dir stops them before it starts its own.
+    for (const pid of orphans) expect(pidsWithEnv(`ERRANDS_OWNER=${dataDir}`)).not.toContain(pid)
+    const list = await second.call<Array<{ conversationId: string; state: string }>>({ op: 'list' })
+    expect(list).toEqual([expect.objectContaining({ conversationId: 'k', state: 'parked' })])
+    expect((await second.call<State>({ op: 'resume', id: 'k' })).open).toBe(true)
+    await second.exit()
+    expect(await eventually(() => pidsWithEnv(`ERRANDS_OWNER=${dataDir}`).length === 0, 10_000)).toBe(true)
+  })
+})
