@@ -1,0 +1,364 @@
+/**
+ * Sign-ins are lent, never shared (SPEC L1–L7). The `Lending` service answers the permission
+ * question for a site in an errand, lends a site's sign-in when the person presses Allow, takes
+ * sites back when the person revokes them, and signs every errand out of everything.
+ *
+ * Direction is one-way: from the main context **into** one errand, and **out of** errands. No
+ * function here writes to the main context (L4).
+ *
+ * @example
+ * const lending = yield* Lending
+ * const card = yield* lending.ask('task-1', 'shop.example') // { decision: 'ask', lendsSignIn: true, ... }
+ * yield* lending.allow('task-1', 'shop.example')             // the person pressed Allow
+ * yield* lending.revoke('shop.example')                      // taken back from every errand, open or parked
+ */
+import { Runtime } from '@errands/runtime'
+import { SealedStore, type StoreError } from '@errands/store'
+import {
+  Supervisor, type Conversation, type ErrandView, type Seed, type SupervisorError, type SupervisorOptions,
+} from '@errands/supervisor'
+import { Context, Effect, FiberSet, Layer, type Scope } from 'effect'
+import { LendFailed, LendRefused, type LendingError, type SettingsError } from './errors.ts'
+import {
+  lendIntoContext, lendIntoRecord, mainStorageFor, sitesWithout, takeFromContext, takeFromRecord,
+  type MoveDeps, type Moved, type Reach,
+} from './moves.ts'
+import { seeder, seedFrom } from './seed.ts'
+import { parseSite, Settings } from './Settings.ts'
+import { StaleSnapshots } from './staleSnapshots.ts'
+import { mergeMoves, takeBackLine } from './report.ts'
+
+/**
+ * What the permission card for a site in an errand says (L2, L3).
+ *
+ * - `allowed-always`: the site is always allowed and this errand holds its sign-in (seeded); no card.
+ * - `ask`: trust mode `ask` — the person is asked, and the card says Allow **lends sign-in**.
+ * - `not-lent`: trust `auto`/`full` — nobody is asked and nothing is lent; the errand acts signed out.
+ *
+ * @example
+ * const p: Permission = { site: 'shop.example', lendsSignIn: true, decision: 'ask' }
+ */
+export interface Permission {
+  readonly site: string
+  readonly lendsSignIn: boolean
+  readonly decision: 'allowed-always' | 'ask' | 'not-lent'
+}
+
+/**
+ * What an Allow moved into which errand (names and sites only).
+ *
+ * @example
+ * const r: LendReport = { site: 'shop.example', conversationId: 't1', where: 'open', cookies: ['sid@shop.example'], origins: [] }
+ */
+export interface LendReport extends Moved {
+  readonly site: string
+}
+
+/**
+ * What a revocation or a sign-out took back: per errand, by names and sites only; `dropped`
+ * lists parked errands whose sealed record was unreadable and was removed instead of cleaned.
+ *
+ * @example
+ * const r: TakeBackReport = { sites: ['shop.example'], errands: [], dropped: [] }
+ */
+export interface TakeBackReport {
+  readonly sites: ReadonlyArray<string> | 'all'
+  readonly errands: ReadonlyArray<Moved>
+  readonly dropped: ReadonlyArray<string>
+}
+
+/**
+ * What lending does. `allow` is the person's press: wire it to the permission card's button,
+ * never to an agent tool.
+ *
+ * @example
+ * const lending: LendingShape = yield* Lending
+ */
+export interface LendingShape {
+  /** The seed for new errands (L1); the same function as `seedFrom(runtime, settings)`. */
+  readonly seed: (conversation: Conversation) => Effect.Effect<Seed>
+  /** The permission card for `site` in the conversation's errand (L2, L3). Changes nothing. */
+  readonly ask: (conversationId: string, site: string) => Effect.Effect<Permission, LendRefused | SettingsError>
+  /** The person pressed Allow: lends the site's sign-in to this errand only, open or parked (L2). */
+  readonly allow: (conversationId: string, site: string) => Effect.Effect<LendReport, LendingError>
+  /** Removes the site from the always-allowed sites and takes it back from every errand, open or parked (L5). */
+  readonly revoke: (site: string) => Effect.Effect<TakeBackReport, LendingError>
+  /** Wipes every errand's cookies and localStorage, open and parked (L5). Main and settings stay. */
+  readonly signOutEverywhere: Effect.Effect<TakeBackReport, LendFailed>
+  /** Waits until background take-backs (after a heal from a stale snapshot) are done. */
+  readonly settle: Effect.Effect<void>
+}
+
+const refuse = (reason: LendRefused['reason'], conversationId: string, site: string): LendRefused =>
+  new LendRefused({
+    reason, conversationId, site,
+    message:
+      reason === 'unknown-conversation'
+        ? `No conversation "${conversationId}" is known; nothing was lent.`
+        : reason === 'main-context'
+          ? `Conversation "${conversationId}" browses in your main browser, which is already signed in where you are; nothing is lent to it.`
+          : `The errand of "${conversationId}" has ended; nothing was lent to it.`,
+  })
+
+/** Supervisor failures while lending, as lending errors with the supervisor's (secret-free) words. */
+const fromSupervisor = (site: string) => (e: SupervisorError | LendingError): LendingError => {
+  switch (e._tag) {
+    case 'UnknownConversation':
+      return refuse(e.reason, e.conversationId, site)
+    case 'AllBusy':
+    case 'ErrandUnavailable':
+    case 'InvalidRequest':
+      return new LendFailed({ reason: 'unavailable', message: e.message })
+    default:
+      return e
+  }
+}
+
+/**
+ * Builds lending on the runtime, the supervisor, the sealed store and the settings. Scoped: it
+ * listens to the supervisor's errand changes (for the stale-snapshot guard) until the scope closes.
+ *
+ * @example
+ * const lending = yield* makeLending
+ */
+export const makeLending: Effect.Effect<LendingShape, never, Runtime | Supervisor | SealedStore | Settings | Scope.Scope> =
+  Effect.gen(function* () {
+    const runtime = yield* Runtime
+    const supervisor = yield* Supervisor
+    const store = yield* SealedStore
+    const settings = yield* Settings
+    const deps: MoveDeps = { runtime, store }
+    const lock = yield* Effect.makeSemaphore(1)
+    const serial = lock.withPermits(1)
+    const stale = new StaleSnapshots()
+    const background = yield* FiberSet.make<void, never>()
+    const runInBackground = yield* FiberSet.runtime(background)<never>()
+
+    /** The conversation's errand view, refusing unknown conversations and chats on main. */
+    const errandView = (conversationId: string, site: string): Effect.Effect<ErrandView, LendRefused> =>
+      supervisor.view(conversationId).pipe(
+        Effect.mapError((e) => refuse(e.reason, conversationId, site)),
+        Effect.filterOrFail(
+          (view) => view.reason !== 'main' && view.contextId !== runtime.mainContext,
+          () => refuse('main-context', conversationId, site),
+        ),
+        Effect.filterOrFail((view) => view.state !== 'closed', () => refuse('errand-closed', conversationId, site)),
+      )
+
+    /** Lends `sites` again after a guard clean-up took everything (sign-out) or a re-allowed site. */
+    const relendSites = (view: ErrandView, reach: Reach) =>
+      reach === 'all' ? view.lentSites : view.lentSites.filter((s) => reach.has(s))
+
+    const guardAction = (conversationId: string, run: () => Effect.Effect<void, LendingError>) =>
+      serial(run()).pipe(
+        Effect.catchAll((e) => Effect.logWarning(`could not take sign-ins back from errand ${conversationId} after it reopened: ${e.message}`)),
+        Effect.annotateLogs({ conversationId }),
+      )
+
+    const unsubscribe = supervisor.onChange((view) => {
+      const action = stale.onChange(view, supervisor.lastSnapshot(view.conversationId))
+      if (action === undefined) return
+      const id = action.conversationId
+      runInBackground(guardAction(id, () =>
+        Effect.gen(function* () {
+          const now = yield* supervisor.view(id).pipe(Effect.orElseSucceed(() => undefined))
+          const again = now === undefined ? [] : relendSites(now, action.reach)
+          const lent = yield* mainStorageFor(runtime, new Set(again))
+          if (action.kind === 'context') {
+            const moved = yield* takeFromContext(deps, id, action.contextId, action.reach)
+            if (again.length > 0) yield* lendIntoContext(deps, id, action.contextId, lent)
+            if (moved) yield* Effect.logInfo(takeBackLine('after a heal from an older snapshot', moved))
+          } else {
+            const moved = yield* takeFromRecord(deps, id, action.reach)
+            if (again.length > 0) yield* lendIntoRecord(deps, id, lent, again)
+            if (moved !== undefined && moved !== 'dropped') yield* Effect.logInfo(takeBackLine('after it was set aside', moved))
+          }
+        })))
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+
+    /** One pass over every parked record and every errand (see `takeBack`). */
+    const takeBackPass = (reach: Reach) =>
+      Effect.gen(function* () {
+        const moved: Array<Moved> = []
+        const dropped: Array<string> = []
+        const failures: Array<{ readonly id: string; readonly error: LendFailed }> = []
+        const entries = yield* store.list().pipe(
+          Effect.mapError((e) => new LendFailed({ reason: 'store', message: `could not list set-aside errands (${e.reason}); try again in a moment` })),
+        )
+        for (const entry of entries) {
+          const r = yield* Effect.either(takeFromRecord(deps, entry.errandId, reach))
+          if (r._tag === 'Left') failures.push({ id: entry.errandId, error: r.left })
+          else if (r.right === 'dropped') dropped.push(entry.errandId)
+          else if (r.right !== undefined) moved.push(r.right)
+        }
+        for (const view of yield* supervisor.list) {
+          if (view.reason === 'main' || view.state === 'closed' || view.state === 'main') continue
+          const id = view.conversationId
+          const contextId = supervisor.contextOf(id)
+          const open = contextId !== undefined && contextId !== runtime.mainContext ? contextId : undefined
+          stale.mark(id, supervisor.lastSnapshot(id), reach, open)
+          if (open !== undefined) {
+            const r = yield* Effect.either(takeFromContext(deps, id, open, reach))
+            if (r._tag === 'Left') failures.push({ id, error: r.left })
+            else if (r.right !== undefined) moved.push(r.right)
+          }
+          const remaining = sitesWithout(view.lentSites, reach)
+          if (remaining.length !== view.lentSites.length) yield* supervisor.setLentSites(id, remaining)
+        }
+        return { moved, dropped, failures }
+      })
+
+    /**
+     * Takes `reach` back from every errand. Two passes with a settle before each: an errand that
+     * was parking, resuming or healing during the first pass is caught by the second; both are
+     * idempotent.
+     */
+    const takeBack = (reach: Reach): Effect.Effect<TakeBackReport, LendFailed> =>
+      Effect.gen(function* () {
+        yield* supervisor.settle
+        const first = yield* takeBackPass(reach)
+        yield* supervisor.settle
+        const second = yield* takeBackPass(reach)
+        const report: TakeBackReport = {
+          sites: reach === 'all' ? 'all' : [...reach].sort(),
+          errands: mergeMoves([...first.moved, ...second.moved]),
+          dropped: [...new Set([...first.dropped, ...second.dropped])].sort(),
+        }
+        for (const m of report.errands) yield* Effect.logInfo(takeBackLine(reach === 'all' ? 'signed out of every site' : 'revoked', m))
+        for (const id of report.dropped) {
+          yield* Effect.logWarning(`errand ${id}: its set-aside session could not be read, so it was removed instead of cleaned`)
+        }
+        // A failure in the first pass that the second pass got past is no failure.
+        const failures = second.failures
+        if (failures.length > 0) {
+          return yield* new LendFailed({
+            reason: failures[0]!.error.reason,
+            message: `took sign-ins back from every other errand, but not from ${failures.map((f) => f.id).join(', ')}: ${failures[0]!.error.message}`,
+          })
+        }
+        return report
+      })
+
+    const allow = (conversationId: string, input: string): Effect.Effect<LendReport, LendingError> =>
+      Effect.gen(function* () {
+        const site = yield* parseSite(input)
+        yield* errandView(conversationId, site)
+        return yield* serial(
+          Effect.gen(function* () {
+            yield* supervisor.settle
+            const view = yield* errandView(conversationId, site)
+            const lent = yield* mainStorageFor(runtime, new Set([site]))
+            if (view.state === 'parked') {
+              const done = yield* lendIntoRecord(deps, conversationId, lent, [site])
+              if (done === undefined) return yield* refuse('errand-closed', conversationId, site)
+              yield* supervisor.setLentSites(conversationId, done.record.lentSites)
+              return { site, ...done.moved }
+            }
+            // Driving it keeps it from being parked while the cookies go in, and heals a crashed one first.
+            const moved = yield* supervisor.use(conversationId, (binding) =>
+              Effect.gen(function* () {
+                if (!binding.isolated || binding.contextId === runtime.mainContext) {
+                  return yield* refuse('main-context', conversationId, site)
+                }
+                const m = yield* lendIntoContext(deps, conversationId, binding.contextId, lent)
+                if (m === undefined) {
+                  return yield* new LendFailed({ reason: 'browser', message: `the errand's browser closed while ${site} was lent; try again` })
+                }
+                const current = yield* supervisor.view(conversationId).pipe(Effect.orElseSucceed(() => view))
+                yield* supervisor.setLentSites(conversationId, [...current.lentSites, site])
+                return m
+              }),
+            )
+            return { site, ...moved }
+          }),
+        ).pipe(
+          Effect.mapError(fromSupervisor(site)),
+          Effect.tap((r) =>
+            Effect.logInfo(
+              `lent sign-in for ${site} to errand ${conversationId} (${r.where}): cookies ${r.cookies.join(', ') || '(none)'}${r.origins.length > 0 ? `; localStorage of ${r.origins.join(', ')}` : ''}`,
+            ),
+          ),
+        )
+      }).pipe(Effect.annotateLogs({ conversationId }))
+
+    return {
+      seed: seedFrom(runtime, settings),
+      ask: (conversationId, input) =>
+        Effect.gen(function* () {
+          const site = yield* parseSite(input)
+          const view = yield* errandView(conversationId, site)
+          const { alwaysAllowed, trust } = yield* settings.get
+          if (alwaysAllowed.includes(site) && view.lentSites.includes(site)) {
+            return { site, lendsSignIn: true, decision: 'allowed-always' } satisfies Permission
+          }
+          // L3: auto and full never ask about an ordinary site, so they never lend by themselves.
+          return trust === 'ask'
+            ? ({ site, lendsSignIn: true, decision: 'ask' } satisfies Permission)
+            : ({ site, lendsSignIn: false, decision: 'not-lent' } satisfies Permission)
+        }),
+      allow,
+      revoke: (input) =>
+        Effect.gen(function* () {
+          const site = yield* parseSite(input)
+          return yield* serial(
+            Effect.gen(function* () {
+              // Settings first, so that no errand opened from now on is seeded with it.
+              yield* settings.removeAlways(site)
+              return yield* takeBack(new Set([site]))
+            }),
+          ).pipe(Effect.annotateLogs({ site }))
+        }),
+      signOutEverywhere: serial(takeBack('all')),
+      settle: FiberSet.awaitEmpty(background),
+    }
+  })
+
+/**
+ * The lending service (`@errands/lending/Lending`).
+ *
+ * @example
+ * const app = Lending.layer.pipe(
+ *   Layer.provideMerge(Lending.supervisorLayer({ settings: supervisorSettings })),
+ *   Layer.provideMerge(Layer.mergeAll(runtimeLayer, storeLayer, Settings.layer(dataDir))),
+ * )
+ */
+export class Lending extends Context.Tag('@errands/lending/Lending')<Lending, LendingShape>() {
+  /**
+   * Lending on the `Runtime`, `Supervisor`, `SealedStore` and `Settings` services.
+   *
+   * @example
+   * Effect.provide(program, Lending.layer.pipe(Layer.provideMerge(Lending.supervisorLayer({ settings })), Layer.provideMerge(base)))
+   */
+  static readonly layer: Layer.Layer<Lending, never, Runtime | Supervisor | SealedStore | Settings> = Layer.scoped(Lending, makeLending)
+
+  /**
+   * The supervisor with lending's seed wired in (L1): the way out of the chicken-and-egg (the
+   * supervisor needs the seed when it is built; the rest of lending needs the supervisor).
+   *
+   * @example
+   * Lending.supervisorLayer({ settings: defaultSettings() }) // Layer<Supervisor, StoreError, Runtime | SealedStore | Settings>
+   */
+  static supervisorLayer(options: Omit<SupervisorOptions, 'seed'>): Layer.Layer<Supervisor, StoreError, Runtime | SealedStore | Settings> {
+    return Layer.unwrapEffect(Effect.map(seeder, (seed) => Supervisor.layer({ ...options, seed })))
+  }
+
+  /**
+   * A stand-in whose missing methods die loudly, naming the method.
+   *
+   * @example
+   * Lending.layerTest({ ask: () => Effect.succeed({ site: 'shop.example', lendsSignIn: true, decision: 'ask' }) })
+   */
+  static layerTest(partial: Partial<LendingShape>): Layer.Layer<Lending> {
+    const missing = (name: string) => Effect.dieMessage(`Lending.layerTest: "${name}" was not provided`)
+    return Layer.succeed(Lending, {
+      seed: () => missing('seed'),
+      ask: () => missing('ask'),
+      allow: () => missing('allow'),
+      revoke: () => missing('revoke'),
+      signOutEverywhere: missing('signOutEverywhere'),
+      settle: missing('settle'),
+      ...partial,
+    })
+  }
+}
