@@ -1,7 +1,8 @@
+import { Lending, Settings, type SettingsError } from '@errands/lending'
 import { Runtime, type RuntimeError } from '@errands/runtime'
 import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import { SealedStore, type StoreConfigError, type StoreError } from '@errands/store'
-import { Supervisor, supervisorConfig, type SupervisorOptions, type SupervisorSettings } from '@errands/supervisor'
+import { supervisorConfig, type Supervisor, type SupervisorOptions, type SupervisorSettings } from '@errands/supervisor'
 import { Context, Effect, Layer, type ConfigError, type Redacted } from 'effect'
 import * as path from 'node:path'
 
@@ -27,15 +28,17 @@ export interface EngineOptions {
 }
 
 /** Everything the engine provides. */
-export type EngineServices = Supervisor | Runtime | Chromium | SealedStore
+export type EngineServices = Supervisor | Runtime | Chromium | SealedStore | Settings | Lending
 
 /** Ways the engine can fail to start. */
-export type EngineError = RuntimeError | StoreError | StoreConfigError
+export type EngineError = RuntimeError | StoreError | StoreConfigError | SettingsError
 
 /**
- * The engine: local Chromium (R1), the sealed store under `<dataDir>/store` (S1) and the
- * supervisor. Layers release in reverse order, so closing the scope first parks every open
- * errand (E5), then closes the store, then the browsers — no Chromium process outlives it.
+ * The engine: local Chromium (R1), the sealed store under `<dataDir>/store` (S1), the person's
+ * settings (`<dataDir>/settings.json`), the supervisor seeded with the always-allowed sites'
+ * sign-ins (L1), and lending (Allow, revoke, sign out everywhere). Layers release in reverse
+ * order, so closing the scope first parks every open errand (E5), then closes the store, then
+ * the browsers — no Chromium process outlives it.
  *
  * @example
  * const program = Effect.gen(function* () {
@@ -49,7 +52,9 @@ export const engineLayer = (options: EngineOptions): Layer.Layer<EngineServices,
   const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir: settings.dataDir }))
   const runtime = Layer.effect(Runtime, Chromium).pipe(Layer.provideMerge(chromium))
   const store = SealedStore.layer({ dir: path.join(settings.dataDir, 'store'), key: options.storeKey })
-  return Supervisor.layer({ ...options.supervisor, settings }).pipe(Layer.provideMerge(Layer.merge(runtime, store)))
+  const base = Layer.mergeAll(runtime, store, Settings.layer(settings.dataDir))
+  const supervisor = Lending.supervisorLayer({ ...options.supervisor, settings }).pipe(Layer.provideMerge(base))
+  return Lending.layer.pipe(Layer.provideMerge(supervisor))
 }
 
 /**
