@@ -10,6 +10,8 @@ export default defineConfig({
           name: 'unit',
           include: ['machines/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
           testTimeout: 20_000,
+          // Unit tests first: they fail fast and cheaply before any Chromium starts.
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -20,6 +22,7 @@ export default defineConfig({
           hookTimeout: 120_000,
           maxWorkers: 2,
           fileParallelism: true,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
