@@ -1,0 +1,51 @@
+/**
+ * `errands host` — the HTTP browser host (B1–B7), the product's main job: `npm start` runs it.
+ * Runs until SIGTERM or SIGINT, then parks every open session and closes every Chromium.
+ *
+ * Wire it as one verb of `main.ts`:
+ *
+ * ```ts
+ * case 'host':
+ *   return runHost(rest)
+ * ```
+ *
+ * @example
+ * process.exitCode = await runHost([]) // prints "errands host listening on http://127.0.0.1:7777"
+ */
+import { runHost as runHostProgram } from '@errands/host'
+
+/** The verb's line for the CLI's usage text. @example process.stdout.write(usage + hostUsage) */
+export const hostUsage = '  errands host               run the browser host on 127.0.0.1:$ERRANDS_PORT (default 7777) until SIGTERM/SIGINT\n'
+
+const help = `errands host — the local browser host: one isolated browser context per X-Browser-Session key
+
+  Listens on 127.0.0.1:$ERRANDS_PORT and prints its URL when ready; SIGTERM/SIGINT park every
+  open session and stop. Configuration (invalid values stop start-up, exit 2):
+    ERRANDS_PORT              1..65535, default 7777
+    ERRANDS_DATA_DIR          where sessions, the profile and the host token live
+    ERRANDS_MAX_SESSIONS      1..32, default about one per 2 GB of memory (2..6)
+    ERRANDS_SESSION_IDLE_MS   60000..86400000, default 900000
+    ERRANDS_PAGE_DEADLINE_MS  1000..300000, default 30000
+    ERRANDS_CDP_URL           a DevTools browser elsewhere for errand contexts (optional)
+    ERRANDS_LOCALHOST_PORTS   ports GET /v1/localhosts looks at (comma-separated)
+  See docs/host.md for the endpoints.
+`
+
+/**
+ * Runs the host; resolves with the exit code (0 after a clean shutdown, 1 when it could not
+ * start, 2 for invalid configuration or arguments).
+ *
+ * @example
+ * process.exitCode = await runHost(process.argv.slice(3))
+ */
+export const runHost = async (argv: ReadonlyArray<string> = []): Promise<number> => {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(help)
+    return 0
+  }
+  if (argv.length > 0) {
+    process.stderr.write(`errands host: takes no arguments (got ${argv.join(' ')}); configure it with ERRANDS_* variables.\n${help}`)
+    return 2
+  }
+  return runHostProgram({ env: process.env })
+}

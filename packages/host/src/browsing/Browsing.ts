@@ -1,0 +1,191 @@
+/**
+ * What the host does with pages: every stateful verb of the HTTP API (B3), keyed by a
+ * {@link Target} — a session key (an errand context through the supervisor) or the person's main
+ * context (only the person's endpoints, with the token, ever name it).
+ *
+ * The HTTP layer depends on this interface only, so the router is tested in-process against a
+ * recording fake ({@link Browsing.layerRecording}) with no browser at all.
+ *
+ * @example
+ * const browsing = yield* Browsing
+ * yield* browsing.navigate(sessionTarget(key), 'https://example.com/')
+ */
+import type { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/supervisor'
+import { Context, Effect, Layer } from 'effect'
+import type { BlockedByPolicy, PageError, TabNotFound } from '../errors.ts'
+import type { ClickBody, FillBody, InputEvent, ScrollBody, TaskBody, ViewportBody } from '../schemas.ts'
+import type { SessionKey } from '../sessionKey.ts'
+
+/**
+ * Whose page a call drives: one host session, or the person's main (signed-in) context.
+ *
+ * @example
+ * const t: Target = { _tag: 'session', key }
+ */
+export type Target = { readonly _tag: 'session'; readonly key: SessionKey } | { readonly _tag: 'main' }
+
+/**
+ * The target of a session key.
+ *
+ * @example
+ * sessionTarget(key) // { _tag: 'session', key }
+ */
+export const sessionTarget = (key: SessionKey): Target => ({ _tag: 'session', key })
+
+/** The person's main context (only the person's endpoints name it). @example browsing.url(mainTarget) */
+export const mainTarget: Target = { _tag: 'main' }
+
+/** A tab as the API shows it. `id` is only meaningful with the session that listed it. */
+export interface TabView {
+  readonly id: string
+  readonly url: string
+  readonly title: string
+  readonly active: boolean
+  /** Why the context is isolated (E6): `task`, `own-browser`, `main` … */
+  readonly reason: string
+  /** Sites whose sign-ins were lent to this context (E6). */
+  readonly lentSites: ReadonlyArray<string>
+}
+
+/** Where a page is after a call. */
+export interface PageSummary {
+  readonly url: string
+  readonly title: string
+  readonly tab: string
+}
+
+/** A frame of the live view. */
+export interface Frame {
+  readonly data: Uint8Array
+  readonly mime: 'image/jpeg' | 'image/png'
+  /** Frames of this session so far (0 for a screenshot taken because no frame had come yet). */
+  readonly seq: number
+  /** When the frame was painted (ms since the epoch). */
+  readonly at: number
+  readonly source: 'screencast' | 'screenshot'
+}
+
+/** What `GET /v1/state` reports. */
+export interface SessionState {
+  /** `none` (never used or released), `active`, `parked`, `seeding`, `resuming`, `healing`, `closing`, `closed`, `main`. */
+  readonly lifecycle: string
+  readonly url: string | null
+  readonly title: string | null
+  readonly tabs: ReadonlyArray<TabView>
+  readonly viewport: { readonly width: number; readonly height: number } | null
+  readonly input: { readonly events: number }
+  readonly frame: { readonly seq: number; readonly at: number | null }
+  readonly lentSites: ReadonlyArray<string>
+  readonly lastUsedAt: number | null
+}
+
+/** Every way a page call can fail. */
+export type BrowsingError =
+  | AllBusy | ErrandUnavailable | InvalidRequest | UnknownConversation | BlockedByPolicy | PageError | TabNotFound
+
+/** The stateful verbs. Each call has a deadline; a call in flight keeps its session from being parked (B5). */
+export interface BrowsingShape {
+  readonly navigate: (target: Target, url: string) => Effect.Effect<PageSummary, BrowsingError>
+  readonly url: (target: Target) => Effect.Effect<{ readonly url: string }, BrowsingError>
+  readonly text: (target: Target) => Effect.Effect<{ readonly url: string; readonly text: string; readonly truncated: boolean }, BrowsingError>
+  readonly html: (target: Target) => Effect.Effect<{ readonly url: string; readonly html: string; readonly truncated: boolean }, BrowsingError>
+  readonly screenshot: (target: Target, options: { readonly fullPage: boolean }) => Effect.Effect<Uint8Array, BrowsingError>
+  readonly click: (target: Target, body: ClickBody) => Effect.Effect<PageSummary, BrowsingError>
+  readonly fill: (target: Target, body: FillBody) => Effect.Effect<PageSummary, BrowsingError>
+  readonly scroll: (target: Target, body: ScrollBody) => Effect.Effect<{ readonly scrollX: number; readonly scrollY: number }, BrowsingError>
+  readonly back: (target: Target) => Effect.Effect<PageSummary, BrowsingError>
+  readonly forward: (target: Target) => Effect.Effect<PageSummary, BrowsingError>
+  readonly reload: (target: Target) => Effect.Effect<PageSummary, BrowsingError>
+  readonly frame: (target: Target) => Effect.Effect<Frame, BrowsingError>
+  /** Reads what is; never opens, resumes or creates anything (a parked session stays parked). */
+  readonly state: (target: Target) => Effect.Effect<SessionState, BrowsingError>
+  readonly input: (target: Target, events: ReadonlyArray<InputEvent>) => Effect.Effect<{ readonly applied: number }, BrowsingError>
+  readonly viewport: (target: Target, body: ViewportBody) => Effect.Effect<{ readonly width: number; readonly height: number }, BrowsingError>
+  readonly tabs: (target: Target) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
+  readonly openTab: (target: Target, url: string) => Effect.Effect<TabView, BrowsingError>
+  readonly activateTab: (target: Target, tabId: string) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
+  readonly closeTab: (target: Target, tabId: string) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
+  /** The task's status changed (E3/E4): done/unverified/stopped forget it, interrupted/failed park it. */
+  readonly task: (key: SessionKey, status: TaskBody['status']) => Effect.Effect<{ readonly lifecycle: string }, UnknownConversation>
+  /** Closes and forgets the session (idempotent). */
+  readonly release: (key: SessionKey) => Effect.Effect<void>
+}
+
+/** One call the recording fake saw. */
+export interface RecordedCall {
+  readonly method: keyof BrowsingShape
+  readonly args: ReadonlyArray<unknown>
+}
+
+/**
+ * The host's page verbs (`@errands/host/Browsing`).
+ *
+ * @example
+ * const program = Effect.flatMap(Browsing, (b) => b.url(sessionTarget(key)))
+ */
+export class Browsing extends Context.Tag('@errands/host/Browsing')<Browsing, BrowsingShape>() {
+  /**
+   * A stand-in whose given methods answer and every other one dies loudly, naming the method.
+   *
+   * @example
+   * Browsing.layerTest({ url: () => Effect.succeed({ url: 'about:blank' }) })
+   */
+  static layerTest(partial: Partial<BrowsingShape>): Layer.Layer<Browsing> {
+    return Layer.succeed(Browsing, Browsing.fake(partial, () => undefined))
+  }
+
+  /**
+   * A fake that records every call into `calls` (the router tests prove bad input reaches none)
+   * and answers each with a plausible value.
+   *
+   * @example
+   * const calls: RecordedCall[] = []
+   * Effect.provide(program, Browsing.layerRecording(calls))
+   */
+  static layerRecording(calls: Array<RecordedCall>, overrides: Partial<BrowsingShape> = {}): Layer.Layer<Browsing> {
+    const summary: PageSummary = { url: 'about:blank', title: '', tab: 'fake-t1' }
+    const tab: TabView = { id: 'fake-t1', url: 'about:blank', title: '', active: true, reason: 'task', lentSites: [] }
+    const answers: BrowsingShape = {
+      navigate: (_t, url) => Effect.succeed({ ...summary, url }),
+      url: () => Effect.succeed({ url: 'about:blank' }),
+      text: () => Effect.succeed({ url: 'about:blank', text: '', truncated: false }),
+      html: () => Effect.succeed({ url: 'about:blank', html: '<html></html>', truncated: false }),
+      screenshot: () => Effect.succeed(new Uint8Array([0x89, 0x50, 0x4e, 0x47])),
+      click: () => Effect.succeed(summary),
+      fill: () => Effect.succeed(summary),
+      scroll: (_t, b) => Effect.succeed({ scrollX: b.dx, scrollY: b.dy }),
+      back: () => Effect.succeed(summary),
+      forward: () => Effect.succeed(summary),
+      reload: () => Effect.succeed(summary),
+      frame: () => Effect.succeed({ data: new Uint8Array([0xff, 0xd8]), mime: 'image/jpeg', seq: 1, at: 0, source: 'screencast' }),
+      state: () => Effect.succeed({
+        lifecycle: 'active', url: 'about:blank', title: '', tabs: [tab], viewport: { width: 1280, height: 720 },
+        input: { events: 0 }, frame: { seq: 0, at: null }, lentSites: [], lastUsedAt: 0,
+      }),
+      input: (_t, events) => Effect.succeed({ applied: events.length }),
+      viewport: (_t, b) => Effect.succeed(b),
+      tabs: () => Effect.succeed([tab]),
+      openTab: (_t, url) => Effect.succeed({ ...tab, url }),
+      activateTab: () => Effect.succeed([tab]),
+      closeTab: () => Effect.succeed([]),
+      task: (_k, status) => Effect.succeed({ lifecycle: status === 'running' ? 'active' : 'closed' }),
+      release: () => Effect.void,
+      ...overrides,
+    }
+    return Layer.succeed(Browsing, Browsing.fake(answers, (method, args) => calls.push({ method, args })))
+  }
+
+  private static fake(impl: Partial<BrowsingShape>, record: (method: keyof BrowsingShape, args: ReadonlyArray<unknown>) => void): BrowsingShape {
+    return new Proxy({} as BrowsingShape, {
+      get: (_target, key: string) => {
+        const method = key as keyof BrowsingShape
+        const f = impl[method] as ((...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown>) | undefined
+        return (...args: ReadonlyArray<unknown>) =>
+          Effect.suspend(() => {
+            record(method, args)
+            return f ? f(...args) : Effect.dieMessage(`Browsing fake: "${method}" was not provided`)
+          })
+      },
+    })
+  }
+}

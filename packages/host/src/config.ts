@@ -1,0 +1,155 @@
+/**
+ * The host's settings (B4, R2), decoded once at start-up from `ERRANDS_*` variables with Effect
+ * Schema. Unset → defaults; an explicit invalid value fails start-up with a line naming the
+ * variable and its accepted range — never clamped. The supervisor's own variables
+ * (`ERRANDS_MAX_SESSIONS`, `ERRANDS_SESSION_IDLE_MS`, …, `ERRANDS_DATA_DIR`) are decoded by
+ * `supervisorConfig` in the same pass, so every problem is reported at once.
+ *
+ * @example
+ * const settings = Effect.runSync(hostSettingsFrom({ ERRANDS_PORT: '7070' }))
+ * settings.port // 7070
+ */
+import { describeTarget } from '@errands/guard'
+import { explainConfigError, supervisorConfig, type SupervisorSettings } from '@errands/supervisor'
+import { Config, ConfigError, ConfigProvider, Effect, Option, ParseResult, Schema } from 'effect'
+
+/** Common local dev-server ports `GET /v1/localhosts` looks at by default. @example DEFAULT_LOCALHOST_PORTS.includes(5173) // true */
+export const DEFAULT_LOCALHOST_PORTS: ReadonlyArray<number> = [
+  1234, 3000, 3001, 3002, 4000, 4200, 4321, 5000, 5173, 5174, 5500, 8000, 8008, 8080, 8081, 8787, 8888, 9000,
+]
+
+/** The variables the host reads (besides the supervisor's), with their ranges (see docs/host.md). @example hostVariables.ERRANDS_PORT.max // 65535 */
+export const hostVariables = {
+  ERRANDS_PORT: { min: 1, max: 65535, default: 7777, text: 'must be a whole number from 1 to 65535' },
+  ERRANDS_PAGE_DEADLINE_MS: { min: 1_000, max: 300_000, default: 30_000, text: 'must be a whole number from 1000 to 300000' },
+  ERRANDS_CDP_URL: { text: 'must be a ws://, wss://, http:// or https:// DevTools address' },
+  ERRANDS_LOCALHOST_PORTS: { text: 'must be a comma-separated list of 1 to 64 port numbers from 1 to 65535' },
+} as const
+
+/** The host's settings. */
+export interface HostSettings {
+  /** Port on 127.0.0.1 (B7: never another interface). */
+  readonly port: number
+  /** A DevTools endpoint elsewhere for errand contexts (R2), if any. */
+  readonly cdpUrl: string | undefined
+  /** Ports `GET /v1/localhosts` probes (the host's own port is always left out). */
+  readonly localhostPorts: ReadonlyArray<number>
+  /** Deadline of one page call (STYLE §8). */
+  readonly pageDeadlineMs: number
+  /** Cap, idle limit, debounce, data dir. */
+  readonly supervisor: SupervisorSettings
+}
+
+const intBetween = (min: number, max: number, text: string) =>
+  Schema.NumberFromString.pipe(
+    Schema.annotations({ message: () => text }),
+    Schema.int({ message: () => text }),
+    Schema.between(min, max, { message: () => text }),
+  )
+
+/**
+ * A DevTools address: `ws(s)://host:port/devtools/browser/<id>` or `http(s)://host:port` (whose
+ * `/json/version` names the WebSocket).
+ *
+ * @example
+ * Schema.decodeUnknownSync(CdpUrl)('http://127.0.0.1:9222')
+ */
+export const CdpUrl = Schema.String.pipe(
+  Schema.filter((s) => {
+    try {
+      return ['ws:', 'wss:', 'http:', 'https:'].includes(new URL(s).protocol)
+    } catch {
+      return false
+    }
+  }, { message: () => hostVariables.ERRANDS_CDP_URL.text }),
+)
+
+/**
+ * A comma-separated list of ports.
+ *
+ * @example
+ * Schema.decodeUnknownSync(PortList)('3000, 5173') // [3000, 5173]
+ */
+export const PortList = Schema.transformOrFail(Schema.String, Schema.Array(Schema.Int), {
+  strict: true,
+  decode: (s, _, ast) => {
+    const parts = s.split(',').map((p) => p.trim()).filter((p) => p !== '')
+    const ports = parts.map(Number)
+    const ok = parts.length >= 1 && parts.length <= 64 && ports.every((p, i) => /^\d+$/.test(parts[i]!) && p >= 1 && p <= 65535)
+    return ok
+      ? Effect.succeed([...new Set(ports)])
+      : Effect.fail(new ParseResult.Type(ast, s, hostVariables.ERRANDS_LOCALHOST_PORTS.text))
+  },
+  encode: (ports) => Effect.succeed(ports.join(',')),
+})
+
+/**
+ * The host's settings from the environment (`Effect<HostSettings, ConfigError>`).
+ *
+ * @example
+ * const settings = yield* hostConfig
+ */
+export const hostConfig: Config.Config<HostSettings> = Config.all({
+  port: Schema.Config('ERRANDS_PORT', intBetween(1, 65535, hostVariables.ERRANDS_PORT.text)).pipe(Config.withDefault(7777)),
+  pageDeadlineMs: Schema.Config('ERRANDS_PAGE_DEADLINE_MS', intBetween(1_000, 300_000, hostVariables.ERRANDS_PAGE_DEADLINE_MS.text)).pipe(
+    Config.withDefault(30_000),
+  ),
+  cdpUrl: Config.option(Schema.Config('ERRANDS_CDP_URL', CdpUrl)).pipe(Config.map(Option.getOrUndefined)),
+  localhostPorts: Schema.Config('ERRANDS_LOCALHOST_PORTS', PortList).pipe(Config.withDefault(DEFAULT_LOCALHOST_PORTS)),
+  supervisor: supervisorConfig,
+})
+
+/**
+ * Decodes the settings from a plain record of variables (tests, the CLI); unset or `undefined`
+ * entries take their defaults.
+ *
+ * @example
+ * Effect.runSync(hostSettingsFrom(process.env))
+ */
+export const hostSettingsFrom = (env: Record<string, string | undefined>): Effect.Effect<HostSettings, ConfigError.ConfigError> => {
+  const defined = new Map<string, string>()
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) defined.set(k, v)
+  return Effect.withConfigProvider(Effect.flatMap(Effect.void, () => hostConfig), ConfigProvider.fromMap(defined))
+}
+
+/**
+ * One line per invalid variable, each naming the variable and its accepted range.
+ *
+ * @example
+ * explainHostConfigError(error) // "ERRANDS_PORT: invalid value — must be a whole number from 1 to 65535"
+ */
+export const explainHostConfigError = (error: ConfigError.ConfigError): string => {
+  const lines: string[] = []
+  const walk = (e: ConfigError.ConfigError): void => {
+    switch (e._op) {
+      case 'And':
+      case 'Or':
+        walk(e.left)
+        walk(e.right)
+        return
+      default: {
+        const name = e.path.join('.')
+        const known = (hostVariables as Record<string, { text: string }>)[name]
+        lines.push(known ? `${name}: invalid value — ${known.text}` : explainConfigError(e))
+      }
+    }
+  }
+  walk(error)
+  return [...new Set(lines)].join('\n')
+}
+
+/**
+ * The settings as one log line (no secrets; the DevTools address as scheme/host/port only).
+ *
+ * @example
+ * describeSettings(settings) // "port 7777, 4 sessions at most, idle 900000 ms, …"
+ */
+export const describeSettings = (s: HostSettings): string =>
+  [
+    `port ${s.port}`,
+    `${s.supervisor.maxErrands} sessions at most`,
+    `idle ${s.supervisor.idleMs} ms`,
+    `page deadline ${s.pageDeadlineMs} ms`,
+    `data in ${s.supervisor.dataDir}`,
+    s.cdpUrl ? `errands on the DevTools browser at ${describeTarget(s.cdpUrl)}` : 'errands in our own Chromium',
+  ].join(', ')

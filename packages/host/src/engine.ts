@@ -1,0 +1,117 @@
+/**
+ * The host's engine: the same parts as `@errands/engine`'s `engineLayer` (local Chromium, the
+ * sealed store under `<dataDir>/store`, the supervisor), plus what the host adds — lending and
+ * the person's settings (the supervisor is built with lending's seed, L1), a remote DevTools
+ * browser when one is configured (R2), and the host's own services (page verbs, the person's
+ * calls, health, the stateless endpoints).
+ *
+ * The containment policy blocks the host's own port for every context (G2).
+ *
+ * Layers release in reverse order: the host's services first (screencasts stop), then lending,
+ * then the supervisor (every open errand parked, E5), then the store and the browsers — no
+ * Chromium process outlives the scope.
+ *
+ * @example
+ * const layer = hostEngineLayer({ settings, port: 7777, log: console.error, notes: new HealthLog(50) })
+ */
+import { Chromium } from '@errands/engine'
+import { defaultPolicy, type GuardPolicy } from '@errands/guard'
+import { Lending, Settings } from '@errands/lending'
+import { Runtime, type RuntimeShape } from '@errands/runtime'
+import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
+import { SealedStore } from '@errands/store'
+import { type HealthLog, Supervisor } from '@errands/supervisor'
+import { Context, Effect, Layer } from 'effect'
+import * as path from 'node:path'
+import { Browsing } from './browsing/Browsing.ts'
+import { makeBrowsing } from './browsing/make.ts'
+import { Pages, type PageAccess } from './browsing/Pages.ts'
+import type { HostSettings } from './config.ts'
+import { HostHealth, makeHostHealth, type RuntimeReport } from './health.ts'
+import { makePerson } from './person/make.ts'
+import { Person } from './person/Person.ts'
+import { makeRoutedRuntime } from './remote/RoutedRuntime.ts'
+import { Stateless } from './stateless/Stateless.ts'
+
+/** The runtime errands use, its pages, and where it runs. */
+export interface HostBrowserShape {
+  readonly runtime: RuntimeShape
+  readonly pages: PageAccess
+  readonly describe: () => RuntimeReport
+}
+
+/**
+ * The host's browser (`@errands/host/HostBrowser`): our own Chromium, or the routed runtime
+ * over a remote DevTools browser.
+ *
+ * @example
+ * const { describe } = yield* HostBrowser
+ */
+export class HostBrowser extends Context.Tag('@errands/host/HostBrowser')<HostBrowser, HostBrowserShape>() {}
+
+/** How to assemble the host's engine. */
+export interface HostEngineOptions {
+  readonly settings: HostSettings
+  /** The port actually listened on (the policy blocks it for every context). */
+  readonly port: number
+  /** Other ports of ours no context may reach (a live view, the Daily Browser door …). */
+  readonly extraOwnPorts?: ReadonlyArray<number> | undefined
+  readonly log: (line: string) => void
+  /** The host's own health messages (the remote fallback is said here). */
+  readonly notes: HealthLog
+  /** Extra options for our own Chromium (tests: a binary, no warm spare …). */
+  readonly chromium?: Partial<Omit<ChromiumRuntimeOptions, 'dataDir' | 'policy'>> | undefined
+}
+
+/** Everything the host's engine provides. */
+export type HostServices =
+  | Browsing | Person | HostHealth | Stateless | HostBrowser | Pages | Runtime | Chromium | Supervisor | SealedStore | Lending | Settings
+
+/**
+ * The containment policy of a host on `port` (plus other ports of its own).
+ *
+ * @example
+ * hostPolicy(7777).ownPorts // [{ host: '127.0.0.1', port: 7777 }]
+ */
+export const hostPolicy = (port: number, extra: ReadonlyArray<number> = []): GuardPolicy =>
+  defaultPolicy([port, ...extra].map((p) => ({ host: '127.0.0.1', port: p })))
+
+/**
+ * The host's engine as one layer.
+ *
+ * @example
+ * Effect.provide(program, hostEngineLayer(options))
+ */
+export const hostEngineLayer = (options: HostEngineOptions) => {
+  const { settings, log, notes } = options
+  const dataDir = settings.supervisor.dataDir
+  const policy = hostPolicy(options.port, options.extraOwnPorts)
+  const deadlineMs = settings.pageDeadlineMs
+
+  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir, policy, log, deadlineMs }))
+  const local: RuntimeReport = { kind: 'chromium', where: 'local' }
+  const cdpUrl = settings.cdpUrl
+  const browser = cdpUrl === undefined
+    ? Layer.effect(HostBrowser, Effect.map(Chromium, (c): HostBrowserShape => ({ runtime: c, pages: c, describe: () => local })))
+    : Layer.scoped(
+        HostBrowser,
+        Effect.flatMap(Chromium, (c) =>
+          Effect.map(makeRoutedRuntime(c, { cdpUrl, policy, log, deadlineMs, notes }), (r): HostBrowserShape => ({ runtime: r, pages: r, describe: r.describe }))),
+      )
+  const runtime = Layer.mergeAll(
+    Layer.effect(Runtime, Effect.map(HostBrowser, (b) => b.runtime)),
+    Layer.effect(Pages, Effect.map(HostBrowser, (b) => b.pages)),
+  ).pipe(Layer.provideMerge(browser), Layer.provideMerge(chromium))
+
+  const store = SealedStore.layer({ dir: path.join(dataDir, 'store') })
+  const base = Layer.mergeAll(runtime, store, Settings.layer(dataDir))
+  const supervisor = Lending.supervisorLayer({ settings: settings.supervisor })
+
+  const services = Layer.mergeAll(
+    Layer.scoped(Browsing, makeBrowsing({ policy, deadlineMs })),
+    Layer.effect(Person, makePerson),
+    Layer.effect(HostHealth, Effect.flatMap(HostBrowser, (b) => makeHostHealth(b.describe, notes))),
+    Stateless.layer({ policy, localhostPorts: settings.localhostPorts, deadlineMs }),
+  )
+  return services.pipe(Layer.provideMerge(Lending.layer), Layer.provideMerge(supervisor), Layer.provideMerge(base))
+}

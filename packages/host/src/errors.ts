@@ -1,0 +1,208 @@
+/**
+ * The errors of `@errands/host` (STYLE §5). Each knows its HTTP status, and its message is
+ * written for a model: it says what went wrong and what to do next. Messages carry no secrets:
+ * URLs appear as scheme/host/port only (L7).
+ *
+ * The JSON body of every error is `{"error":{"code":"<_tag>","message":"…"}}`.
+ *
+ * @example
+ * Effect.fail(new InvalidSessionKey({ reason: 'missing', message: 'Send X-Browser-Session …' }))
+ */
+import { Schema } from 'effect'
+
+/**
+ * The `X-Browser-Session` header is missing, empty, too long or has a character outside
+ * `A–Z a–z 0–9 . _ : -` (B1). Refused before anything touches Chromium.
+ *
+ * @example
+ * new InvalidSessionKey({ reason: 'too-long', message: '…' }).status // 400
+ */
+export class InvalidSessionKey extends Schema.TaggedError<InvalidSessionKey>()('InvalidSessionKey', {
+  reason: Schema.Literal('missing', 'empty', 'too-long', 'bad-character'),
+  message: Schema.String,
+}) {
+  readonly status = 400
+}
+
+/**
+ * The request itself is malformed: not JSON, a body that does not match the endpoint's schema
+ * (unknown fields, wrong types), a bad path parameter or a request line we do not take.
+ *
+ * @example
+ * new BadRequest({ reason: 'invalid-body', message: 'url: is missing' }).status // 400
+ */
+export class BadRequest extends Schema.TaggedError<BadRequest>()('BadRequest', {
+  reason: Schema.Literal('invalid-json', 'invalid-body', 'invalid-parameter', 'malformed-request'),
+  message: Schema.String,
+}) {
+  readonly status = 400
+}
+
+/**
+ * A body in a media type a plain web form can send (`text/plain`, form encodings) or anything
+ * else that is not `application/json` (B7).
+ *
+ * @example
+ * new UnsupportedMediaType({ reason: 'not-json', message: '…' }).status // 415
+ */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()('UnsupportedMediaType', {
+  reason: Schema.Literal('not-json'),
+  message: Schema.String,
+}) {
+  readonly status = 415
+}
+
+/**
+ * The body is larger than the host takes.
+ *
+ * @example
+ * new PayloadTooLarge({ reason: 'body-too-large', message: '…' }).status // 413
+ */
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()('PayloadTooLarge', {
+  reason: Schema.Literal('body-too-large', 'headers-too-large'),
+  message: Schema.String,
+}) {
+  get status(): number {
+    return this.reason === 'headers-too-large' ? 431 : 413
+  }
+}
+
+/**
+ * The `Host` header does not name the host's own loopback address and port (DNS rebinding, B7).
+ *
+ * @example
+ * new WrongHost({ reason: 'foreign-host', message: '…' }).status // 421
+ */
+export class WrongHost extends Schema.TaggedError<WrongHost>()('WrongHost', {
+  reason: Schema.Literal('foreign-host', 'absolute-form'),
+  message: Schema.String,
+}) {
+  readonly status = 421
+}
+
+/**
+ * A browser request from another origin (CSRF to localhost, B7).
+ *
+ * @example
+ * new ForeignOrigin({ reason: 'origin', message: '…' }).status // 403
+ */
+export class ForeignOrigin extends Schema.TaggedError<ForeignOrigin>()('ForeignOrigin', {
+  reason: Schema.Literal('origin', 'fetch-site'),
+  message: Schema.String,
+}) {
+  readonly status = 403
+}
+
+/**
+ * The person's endpoints need `Authorization: Bearer <token>` (the token file in the data dir).
+ *
+ * @example
+ * new Unauthorized({ reason: 'missing-token', message: '…' }).status // 401
+ */
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()('Unauthorized', {
+  reason: Schema.Literal('missing-token', 'wrong-token'),
+  message: Schema.String,
+}) {
+  readonly status = 401
+}
+
+/**
+ * No such endpoint, or the method is not one the endpoint takes.
+ *
+ * @example
+ * new NotFound({ reason: 'no-route', message: '…' }).status // 404
+ */
+export class NotFound extends Schema.TaggedError<NotFound>()('NotFound', {
+  reason: Schema.Literal('no-route', 'method-not-allowed'),
+  message: Schema.String,
+  allow: Schema.optional(Schema.String),
+}) {
+  get status(): number {
+    return this.reason === 'method-not-allowed' ? 405 : 404
+  }
+}
+
+/**
+ * The containment policy refuses the URL (G1, G2); `rule` names the rule that matched.
+ *
+ * @example
+ * new BlockedByPolicy({ reason: 'blocked', rule: 'own-port', message: '…' }).status // 403
+ */
+export class BlockedByPolicy extends Schema.TaggedError<BlockedByPolicy>()('BlockedByPolicy', {
+  reason: Schema.Literal('blocked'),
+  rule: Schema.String,
+  message: Schema.String,
+}) {
+  readonly status = 403
+}
+
+/**
+ * A tab id that this session does not have (closed, or another session's — never accepted, B3).
+ *
+ * @example
+ * new TabNotFound({ reason: 'unknown-tab', message: '…' }).status // 404
+ */
+export class TabNotFound extends Schema.TaggedError<TabNotFound>()('TabNotFound', {
+  reason: Schema.Literal('unknown-tab'),
+  message: Schema.String,
+}) {
+  readonly status = 404
+}
+
+/**
+ * A page call failed in one of the browser's few ways (STYLE §6): the deadline passed
+ * (`timeout`), the page or context went away (`target-closed`, `crashed`), the site could not be
+ * reached (`unavailable`), or the page refused the action (`invalid`: no such element …).
+ *
+ * @example
+ * new PageError({ reason: 'timeout', message: 'click: no answer within 10000 ms' }).status // 504
+ */
+export class PageError extends Schema.TaggedError<PageError>()('PageError', {
+  reason: Schema.Literal('timeout', 'target-closed', 'crashed', 'unavailable', 'invalid'),
+  message: Schema.String,
+}) {
+  get status(): number {
+    switch (this.reason) {
+      case 'timeout':
+        return 504
+      case 'unavailable':
+        return 502
+      case 'invalid':
+        return 422
+      default:
+        return 503
+    }
+  }
+}
+
+/**
+ * The host is starting or shutting down.
+ *
+ * @example
+ * new HostUnavailable({ reason: 'starting', message: '…' }).status // 503
+ */
+export class HostUnavailable extends Schema.TaggedError<HostUnavailable>()('HostUnavailable', {
+  reason: Schema.Literal('starting', 'shutting-down', 'not-wired'),
+  message: Schema.String,
+}) {
+  get status(): number {
+    return this.reason === 'not-wired' ? 501 : 503
+  }
+}
+
+/**
+ * The host could not start: its port is taken, the data dir is unusable, the browser would not
+ * launch. The message says which and what to do.
+ *
+ * @example
+ * new HostStartError({ reason: 'port-in-use', message: 'port 7777 is in use; set ERRANDS_PORT' })
+ */
+export class HostStartError extends Schema.TaggedError<HostStartError>()('HostStartError', {
+  reason: Schema.Literal('port-in-use', 'listen-failed', 'data-dir', 'engine'),
+  message: Schema.String,
+}) {}
+
+/** Every error the host's own edge produces (the rest come from the supervisor, runtime and lending). */
+export type HostError =
+  | InvalidSessionKey | BadRequest | UnsupportedMediaType | PayloadTooLarge | WrongHost | ForeignOrigin
+  | Unauthorized | NotFound | BlockedByPolicy | TabNotFound | PageError | HostUnavailable

@@ -1,0 +1,168 @@
+/**
+ * The host as a web-standard `fetch(Request) → Response` (Hono-style): tested in-process with
+ * `app.request(path, init)`, no port, and served by `node.ts`. Every request passes, in order:
+ *
+ * 1. the Host check (421) and the Origin / Sec-Fetch-Site check (403) — B7;
+ * 2. routing (404, 405);
+ * 3. the media type of a body (415);
+ * 4. access: the session key (400, B1) or the person's token (401);
+ * 5. the query and the body, decoded strictly with Effect Schema (400);
+ * 6. the route's one service call.
+ *
+ * Steps 1–5 touch nothing: a refused request never reaches a service, let alone Chromium.
+ *
+ * @example
+ * const app = yield* makeApp({ port: 7777, token })
+ * const res = await app.request('/v1/url', { headers: { 'x-browser-session': 'k1' } })
+ */
+import { Cause, Effect, Either, Exit, Redacted, Runtime } from 'effect'
+import { timingSafeEqual } from 'node:crypto'
+import { Browsing } from '../browsing/Browsing.ts'
+import { BadRequest, HostUnavailable, NotFound, Unauthorized } from '../errors.ts'
+import { HostHealth } from '../health.ts'
+import { Person } from '../person/Person.ts'
+import { parseSessionKey, SESSION_HEADER, type SessionKey } from '../sessionKey.ts'
+import { Stateless } from '../stateless/Stateless.ts'
+import { decodeBody, decodeQuery, readText } from './body.ts'
+import { checkHost, checkMediaType, checkOrigin, ownHost, type Identity } from './defences.ts'
+import { errorResponse, json } from './respond.ts'
+import { Router } from './router.ts'
+import { routes, type Route } from './routes.ts'
+
+/** How the app is set up. */
+export interface AppOptions extends Identity {
+  /** The person's bearer token (see `token.ts`). */
+  readonly token: Redacted.Redacted<string>
+  /** Receives one line per failed request (5xx) and per defect; never headers, bodies or keys. */
+  readonly log?: ((line: string) => void) | undefined
+}
+
+/** The host app. */
+export interface App {
+  /** Answers one request. Never rejects: every failure is a JSON error response. */
+  readonly fetch: (request: Request) => Promise<Response>
+  /**
+   * A request against the app in-process (tests): `path` is relative to the host's origin and
+   * `Host` defaults to the host's own.
+   */
+  readonly request: (path: string, init?: RequestInit) => Promise<Response>
+  /** Refuses every further request with 503 (shutdown). */
+  readonly close: () => void
+}
+
+const hasBody = (request: Request): boolean =>
+  request.body !== null || Number(request.headers.get('content-length') ?? '0') > 0 || request.headers.has('transfer-encoding')
+
+const sameToken = (given: string, token: Redacted.Redacted<string>): boolean => {
+  const a = Buffer.from(given)
+  const b = Buffer.from(Redacted.value(token))
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+const checkToken = (headers: Headers, token: Redacted.Redacted<string>): Unauthorized | undefined => {
+  const auth = headers.get('authorization')
+  if (auth === null) {
+    return new Unauthorized({ reason: 'missing-token', message: "The person's endpoints need Authorization: Bearer <token> (the host-token file in the data directory)." })
+  }
+  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(auth)
+  if (!match || !sameToken(match[1]!, token)) {
+    return new Unauthorized({ reason: 'wrong-token', message: 'The bearer token is not this host\'s; read it from the host-token file in the data directory.' })
+  }
+  return undefined
+}
+
+/**
+ * Builds the app on the host's services.
+ *
+ * @example
+ * const app = await Effect.runPromise(makeApp(options).pipe(Effect.provide(layers)))
+ */
+export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing | Person | HostHealth | Stateless> =>
+  Effect.gen(function* () {
+    const router = new Router<Route>(routes({
+      browsing: yield* Browsing,
+      person: yield* Person,
+      health: yield* HostHealth,
+      stateless: yield* Stateless,
+    }))
+    const runtime = yield* Effect.runtime<never>()
+    const log = options.log ?? (() => undefined)
+    let closed = false
+
+    const handle = (request: Request): Effect.Effect<Response, unknown> =>
+      Effect.gen(function* () {
+        if (closed) {
+          return yield* new HostUnavailable({ reason: 'shutting-down', message: 'The host is shutting down; try again after it restarts.' })
+        }
+        const headers = request.headers
+        const refusal = checkHost(headers, options) ?? checkOrigin(headers, options)
+        if (refusal) return yield* refusal
+        const url = new URL(request.url)
+        const match = router.match(request.method, url.pathname)
+        switch (match._tag) {
+          case 'not-found':
+            return yield* new NotFound({ reason: 'no-route', message: `There is no endpoint ${request.method} ${url.pathname.slice(0, 200)}; see docs/host.md for the list.` })
+          case 'method-not-allowed':
+            return yield* new NotFound({
+              reason: 'method-not-allowed', allow: match.allow.join(', '),
+              message: `${url.pathname.slice(0, 200)} takes ${match.allow.join(', ')}, not ${request.method}.`,
+            })
+          case 'bad-path':
+            return yield* new BadRequest({ reason: 'invalid-parameter', message: 'A path parameter is not valid percent-encoding.' })
+        }
+        const route = match.value
+        const mediaRefusal = checkMediaType(headers, hasBody(request))
+        if (mediaRefusal) return yield* mediaRefusal
+        // Only `session` routes read the key, and for them it is set just below.
+        let key = undefined as unknown as SessionKey
+        if (route.access === 'session') {
+          key = yield* Either.match(parseSessionKey(headers.get(SESSION_HEADER)), { onLeft: Effect.fail, onRight: Effect.succeed })
+        } else if (route.access === 'person') {
+          const unauthorized = checkToken(headers, options.token)
+          if (unauthorized) return yield* unauthorized
+        }
+        const query = route.query
+          ? yield* decodeQuery(route.query, url.searchParams)
+          : url.search.length > 1
+            ? yield* new BadRequest({ reason: 'invalid-parameter', message: `${url.pathname.slice(0, 200)} takes no query parameters.` })
+            : {}
+        const text = yield* readText(request)
+        const body = route.body
+          ? yield* decodeBody(route.body, text)
+          : text.trim() === ''
+            ? {}
+            : yield* new BadRequest({ reason: 'invalid-body', message: `${request.method} ${url.pathname.slice(0, 200)} takes no body.` })
+        const result = yield* route.run({ key, params: match.params, body, query })
+        return result instanceof Response ? result : json(200, result)
+      })
+
+    const respond = (exit: Exit.Exit<Response, unknown>, request: Request): Response => {
+      if (Exit.isSuccess(exit)) return exit.value
+      const failure = Cause.failureOption(exit.cause)
+      if (failure._tag === 'Some') {
+        const response = errorResponse(failure.value)
+        if (response.status >= 500) log(`${request.method} ${new URL(request.url).pathname} → ${response.status} ${(failure.value as { _tag?: string })._tag ?? ''}`)
+        return response
+      }
+      if (Cause.isInterruptedOnly(exit.cause)) {
+        return errorResponse(new HostUnavailable({ reason: 'shutting-down', message: 'The call was cancelled (the client left or the host is stopping).' }))
+      }
+      log(`${request.method} ${new URL(request.url).pathname} → 500 defect: ${Cause.pretty(exit.cause).split('\n')[0]}`)
+      return errorResponse(undefined)
+    }
+
+    const fetch = (request: Request): Promise<Response> =>
+      Runtime.runPromiseExit(runtime)(handle(request), { signal: request.signal }).then((exit) => respond(exit, request))
+
+    return {
+      fetch,
+      request: (path, init = {}) => {
+        const headers = new Headers(init.headers)
+        if (!headers.has('host')) headers.set('host', ownHost(options))
+        return fetch(new Request(`http://${ownHost(options)}${path}`, { ...init, headers }))
+      },
+      close: () => {
+        closed = true
+      },
+    }
+  })

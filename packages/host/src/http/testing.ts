@@ -1,0 +1,66 @@
+/**
+ * The app in-process on fakes, for router tests (and for embedders testing their client): no
+ * port, no browser. Every service call is recorded, so a test can prove that a refused request
+ * reached nothing.
+ *
+ * @example
+ * const t = testApp()
+ * const res = await t.app.request('/v1/url', { headers: { 'x-browser-session': 'k1' } })
+ * expect(t.calls).toHaveLength(1)
+ */
+import { Effect, Layer, Redacted } from 'effect'
+import { Browsing, type BrowsingShape, type RecordedCall } from '../browsing/Browsing.ts'
+import { HostHealth } from '../health.ts'
+import { Person, type PersonShape } from '../person/Person.ts'
+import { Stateless } from '../stateless/Stateless.ts'
+import { makeApp, type App } from './app.ts'
+
+/** A test token (64 hex characters). @example headers: { authorization: `Bearer ${TEST_TOKEN}` } */
+export const TEST_TOKEN = 'ab'.repeat(32)
+
+/** What {@link testApp} returns. */
+export interface TestApp {
+  readonly app: App
+  /** Every call that reached a service (browsing, person, stateless). */
+  readonly calls: Array<RecordedCall | { readonly method: string; readonly args: ReadonlyArray<unknown> }>
+}
+
+/**
+ * The app on recording fakes, as the host on `port` (default 7777).
+ *
+ * @example
+ * const { app, calls } = testApp({ browsing: { url: () => Effect.fail(AllBusy.of(2)) } })
+ */
+export const testApp = (overrides: { readonly browsing?: Partial<BrowsingShape>; readonly port?: number } = {}): TestApp => {
+  const calls: TestApp['calls'] = []
+  const record = (method: string) => (...args: ReadonlyArray<unknown>) => {
+    calls.push({ method, args })
+  }
+  const person: PersonShape = {
+    settings: Effect.sync(() => (record('settings')(), { version: 1 as const, alwaysAllowed: [], trust: 'ask' as const })),
+    allowAlways: (site) => Effect.sync(() => (record('allowAlways')(site), { version: 1 as const, alwaysAllowed: [site], trust: 'ask' as const })),
+    revoke: (site) => Effect.sync(() => (record('revoke')(site), { sites: [site], errands: [], dropped: [] })),
+    setTrust: (mode) => Effect.sync(() => (record('setTrust')(mode), { version: 1 as const, alwaysAllowed: [], trust: mode })),
+    signOutEverywhere: Effect.sync(() => (record('signOutEverywhere')(), { sites: 'all' as const, errands: [], dropped: [] })),
+    ask: (id, site) => Effect.sync(() => (record('ask')(id, site), { site, lendsSignIn: true, decision: 'ask' as const })),
+    allow: (id, site) => Effect.sync(() => (record('allow')(id, site), { site, conversationId: id, where: 'open' as const, cookies: [], origins: [] })),
+    ownBrowser: (id, on) => Effect.sync(() => (record('ownBrowser')(id, on), {
+      conversationId: id, kind: 'chat' as const, reason: on ? 'own-browser' as const : 'main' as const, state: on ? 'active' : 'main', detail: '',
+      driven: false, watched: false, lastUsedAt: 0, parkedAt: null, lentSites: [], contextId: null, lastError: null,
+    })),
+    deleteChat: (id) => Effect.sync(() => record('deleteChat')(id)),
+    sessions: Effect.sync(() => (record('sessions')(), [])),
+    release: (id) => Effect.sync(() => record('release')(id)),
+  }
+  const layer = Layer.mergeAll(
+    Browsing.layerRecording(calls as Array<RecordedCall>, overrides.browsing),
+    Layer.succeed(Person, person),
+    HostHealth.layerTest({ ok: true, runtime: { kind: 'memory', where: 'local' }, open: 0, parked: 0, cap: 2, sessions: 0, messages: [] }),
+    Stateless.layerTest({
+      fetch: (url) => Effect.sync(() => (record('fetch')(url), { url, status: 200, headers: {}, body: '', encoding: 'utf-8' as const, truncated: false, redirects: 0 })),
+      localhosts: Effect.sync(() => (record('localhosts')(), [])),
+    }),
+  )
+  const app = Effect.runSync(makeApp({ port: overrides.port ?? 7777, token: Redacted.make(TEST_TOKEN) }).pipe(Effect.provide(layer)))
+  return { app, calls }
+}

@@ -1,0 +1,31 @@
+/**
+ * `@errands/host` — the local browser host (B1–B7): an HTTP API on 127.0.0.1 that gives every
+ * agent session key its own errand context, the person's endpoints behind a token, health, and
+ * errands on a remote DevTools browser when one is configured (R2).
+ *
+ * @example
+ * import { runHost } from '@errands/host'
+ * process.exitCode = await runHost() // prints "errands host listening on http://127.0.0.1:7777"
+ */
+export * from './errors.ts'
+export * from './sessionKey.ts'
+export * from './config.ts'
+export * from './schemas.ts'
+export * from './browsing/Browsing.ts'
+export { Pages, type PageAccess } from './browsing/Pages.ts'
+export { makeBrowsing, type BrowsingOptions } from './browsing/make.ts'
+export * from './person/Person.ts'
+export { makePerson } from './person/make.ts'
+export * from './health.ts'
+export * from './stateless/Stateless.ts'
+export type { FetchResult } from './stateless/fetch.ts'
+export type { LocalService } from './stateless/localhosts.ts'
+export { makeApp, type App, type AppOptions } from './http/app.ts'
+export { ownHost, ownOrigin } from './http/defences.ts'
+export * from './engine.ts'
+export * from './serve.ts'
+export * from './run.ts'
+export { loadToken, TOKEN_FILE } from './token.ts'
+export { RemoteRuntime } from './remote/RemoteRuntime.ts'
+export { makeRoutedRuntime, type RoutedRuntime } from './remote/RoutedRuntime.ts'
+export { testApp, TEST_TOKEN, type TestApp } from './http/testing.ts'

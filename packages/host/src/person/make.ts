@@ -1,0 +1,45 @@
+/**
+ * The person's service over the supervisor and, when they are provided, lending and settings.
+ *
+ * @example
+ * Layer.effect(Person, makePerson) // needs Supervisor; uses Lending and Settings when present
+ */
+import { Lending, Settings } from '@errands/lending'
+import { Supervisor } from '@errands/supervisor'
+import { Effect, Option } from 'effect'
+import { HostUnavailable } from '../errors.ts'
+import type { PersonShape } from './Person.ts'
+
+const notWired = (what: string) =>
+  Effect.fail(new HostUnavailable({ reason: 'not-wired', message: `${what} is not available in this host (lending is not wired in).` }))
+
+/**
+ * Builds the person's service.
+ *
+ * @example
+ * const person = yield* makePerson
+ */
+export const makePerson: Effect.Effect<PersonShape, never, Supervisor> = Effect.gen(function* () {
+  const supervisor = yield* Supervisor
+  const lending = yield* Effect.serviceOption(Lending)
+  const settings = yield* Effect.serviceOption(Settings)
+  const withSettings = <A, E>(what: string, f: (s: Settings['Type']) => Effect.Effect<A, E>) =>
+    Option.match(settings, { onNone: () => notWired(what), onSome: f })
+  const withLending = <A, E>(what: string, f: (l: Lending['Type']) => Effect.Effect<A, E>) =>
+    Option.match(lending, { onNone: () => notWired(what), onSome: f })
+  return {
+    settings: withSettings('Browser settings', (s) => s.get),
+    allowAlways: (site) => withSettings('Always-allowed sites', (s) => s.allowAlways(site)),
+    revoke: (site) => withLending('Revoking a site', (l) => l.revoke(site)),
+    setTrust: (mode) => withSettings('The trust mode', (s) => s.setTrust(mode)),
+    signOutEverywhere: withLending('Signing out everywhere', (l) => l.signOutEverywhere),
+    ask: (conversationId, site) => withLending('The permission card', (l) => l.ask(conversationId, site)),
+    allow: (conversationId, site) => withLending('Lending a sign-in', (l) => l.allow(conversationId, site)),
+    ownBrowser: (conversationId, on) =>
+      // A chat the host has not seen yet is registered (on the main context) before the toggle.
+      Effect.zipRight(supervisor.open({ id: conversationId, kind: 'chat' }), supervisor.setOwnBrowser(conversationId, on)),
+    deleteChat: (conversationId) => supervisor.chatDeleted(conversationId),
+    sessions: supervisor.list,
+    release: (conversationId) => supervisor.release(conversationId),
+  }
+})

@@ -1,0 +1,134 @@
+/**
+ * The JSON bodies the host takes, as Effect Schemas (B3). Bodies are decoded strictly: an unknown
+ * field or a wrong type is a 400 that names the field. Nothing here touches a browser.
+ *
+ * @example
+ * Schema.decodeUnknownSync(NavigateBody, { onExcessProperty: 'error' })({ url: 'https://example.com' })
+ */
+import { Schema } from 'effect'
+
+/**
+ * No body, or `{}` (a struct without fields would let any field through: every field is refused).
+ *
+ * @example
+ * Schema.decodeUnknownSync(EmptyBody)({}) // {}
+ */
+export const EmptyBody = Schema.Record({ key: Schema.String, value: Schema.Never }).annotations({
+  message: () => 'this endpoint takes no fields; send {} or nothing',
+})
+
+/** A URL string as given (the guard decides it later; here only its shape). @example Schema.is(UrlText)('https://a.example/') // true */
+export const UrlText = Schema.String.pipe(
+  Schema.minLength(1, { message: () => 'must be a non-empty URL' }),
+  Schema.maxLength(8192, { message: () => 'must be a URL of at most 8192 characters' }),
+  Schema.filter((s) => URL.canParse(s), { message: () => 'must be an absolute URL such as https://example.com/' }),
+)
+
+/** A CSS/Playwright selector. @example Schema.is(Selector)('#buy') // true */
+export const Selector = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000))
+
+/** An optional per-call deadline for actions that wait for an element (ms). */
+const ActionTimeout = Schema.optional(Schema.Int.pipe(Schema.between(100, 120_000)))
+
+/** `POST /v1/navigate`, `POST /v1/tabs`, `POST /v1/fetch`, `POST /v1/person/main/navigate`. @example { url: 'https://example.com' } */
+export const NavigateBody = Schema.Struct({ url: UrlText })
+/** @see NavigateBody */
+export type NavigateBody = typeof NavigateBody.Type
+
+/** `POST /v1/click`. @example { selector: '#buy', timeoutMs: 5000 } */
+export const ClickBody = Schema.Struct({ selector: Selector, timeoutMs: ActionTimeout })
+/** @see ClickBody */
+export type ClickBody = typeof ClickBody.Type
+
+/** `POST /v1/fill`. @example { selector: 'input[name=q]', value: 'shoes' } */
+export const FillBody = Schema.Struct({ selector: Selector, value: Schema.String.pipe(Schema.maxLength(100_000)), timeoutMs: ActionTimeout })
+/** @see FillBody */
+export type FillBody = typeof FillBody.Type
+
+const Delta = Schema.Number.pipe(Schema.finite(), Schema.between(-1_000_000, 1_000_000))
+
+/** `POST /v1/scroll` (CSS pixels). @example { dx: 0, dy: 600 } */
+export const ScrollBody = Schema.Struct({ dx: Delta, dy: Delta })
+/** @see ScrollBody */
+export type ScrollBody = typeof ScrollBody.Type
+
+/** `POST /v1/viewport`. @example { width: 1280, height: 720 } */
+export const ViewportBody = Schema.Struct({
+  width: Schema.Int.pipe(Schema.between(100, 4096)),
+  height: Schema.Int.pipe(Schema.between(100, 4096)),
+})
+/** @see ViewportBody */
+export type ViewportBody = typeof ViewportBody.Type
+
+const Coord = Schema.Number.pipe(Schema.finite(), Schema.between(-100_000, 100_000))
+
+/** One mouse event at viewport coordinates. @example { type: 'mouse', action: 'click', x: 10, y: 20 } */
+export const MouseEvent = Schema.Struct({
+  type: Schema.Literal('mouse'),
+  action: Schema.Literal('move', 'down', 'up', 'click', 'dblclick'),
+  x: Coord,
+  y: Coord,
+  button: Schema.optional(Schema.Literal('left', 'right', 'middle')),
+})
+
+/** A wheel turn (at the mouse's position, or at `x`,`y`). @example { type: 'wheel', dx: 0, dy: 300 } */
+export const WheelEvent = Schema.Struct({
+  type: Schema.Literal('wheel'),
+  x: Schema.optional(Coord),
+  y: Schema.optional(Coord),
+  dx: Coord,
+  dy: Coord,
+})
+
+/** A key by its name (`Enter`, `a`, `Shift`, `Control+A` for `press`). @example { type: 'key', action: 'press', key: 'Enter' } */
+export const KeyEvent = Schema.Struct({
+  type: Schema.Literal('key'),
+  action: Schema.Literal('down', 'up', 'press'),
+  key: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)),
+})
+
+/** Text typed into the focused element. @example { type: 'text', text: 'hello' } */
+export const TextEvent = Schema.Struct({
+  type: Schema.Literal('text'),
+  text: Schema.String.pipe(Schema.maxLength(10_000)),
+})
+
+/** One input event. @example { type: 'key', action: 'press', key: 'Tab' } */
+export const InputEvent = Schema.Union(MouseEvent, WheelEvent, KeyEvent, TextEvent)
+/** @see InputEvent */
+export type InputEvent = typeof InputEvent.Type
+
+/** `POST /v1/input`: events applied in order, never interleaved with another call's. @example { events: [{ type: 'text', text: 'hi' }] } */
+export const InputBody = Schema.Struct({ events: Schema.Array(InputEvent).pipe(Schema.minItems(1), Schema.maxItems(200)) })
+/** @see InputBody */
+export type InputBody = typeof InputBody.Type
+
+/** Task statuses (the errand machine's). @example Schema.is(TaskStatus)('interrupted') // true */
+export const TaskStatus = Schema.Literal('running', 'done', 'unverified', 'stopped', 'interrupted', 'failed')
+
+/** `POST /v1/session/task`. @example { status: 'interrupted' } */
+export const TaskBody = Schema.Struct({ status: TaskStatus })
+/** @see TaskBody */
+export type TaskBody = typeof TaskBody.Type
+
+/** `GET /v1/screenshot?fullPage=true`. @example { fullPage: 'true' } */
+export const ScreenshotQuery = Schema.Struct({ fullPage: Schema.optional(Schema.Literal('true', 'false')) })
+
+// ---- the person's endpoints ----
+
+/** A site given by the person (any host of it). @example { site: 'www.shop.example' } */
+export const SiteBody = Schema.Struct({ site: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(253)) })
+
+/** `PUT /v1/person/settings/trust`. @example { mode: 'ask' } */
+export const TrustBody = Schema.Struct({ mode: Schema.Literal('ask', 'auto', 'full') })
+
+/** `POST /v1/person/own-browser/:chat`. @example { on: true } */
+export const OwnBrowserBody = Schema.Struct({ on: Schema.Boolean })
+
+/** Which conversation a lend is for: a host session key or a raw conversation id (an embedder's). @example { session: 'agent-7', site: 'shop.example' } */
+export const LendTarget = Schema.Union(
+  Schema.Struct({ session: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)), site: SiteBody.fields.site }),
+  Schema.Struct({ conversationId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)), site: SiteBody.fields.site }),
+)
+/** @see LendTarget */
+export type LendTarget = typeof LendTarget.Type

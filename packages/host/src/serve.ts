@@ -1,0 +1,149 @@
+/**
+ * Starting the host as a scoped resource: the token, the listening socket on 127.0.0.1 (first,
+ * so a taken port fails before any Chromium starts, and so the policy knows the real port), the
+ * engine, then the app. Until the engine is up, requests get 503 `HostUnavailable('starting')`.
+ *
+ * Closing the scope shuts down in this order: new requests are refused (503) and the socket
+ * stops accepting; requests in flight get up to 2 s; the engine parks every open session (E5)
+ * and closes every Chromium; the last connections close.
+ *
+ * @example
+ * const host = yield* startHost({ settings, port: 0 }) // any free port (tests)
+ * host.url // 'http://127.0.0.1:41234'
+ */
+import { DailyBrowser, makeDailyDoor } from '@errands/daily'
+import { HealthLog } from '@errands/supervisor'
+import { Context, Effect, Layer, Logger, Redacted, type Scope } from 'effect'
+import * as http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { HostSettings } from './config.ts'
+import { hostEngineLayer, type HostEngineOptions, type HostServices } from './engine.ts'
+import { HostStartError, HostUnavailable } from './errors.ts'
+import { makeApp, type App } from './http/app.ts'
+import { InFlight, nodeHandler, onClientError, type Fetcher } from './http/node.ts'
+import { errorResponse, rawErrorResponse } from './http/respond.ts'
+import { loadToken } from './token.ts'
+
+/**
+ * A handler mounted under a loopback-only prefix (the Daily Browser door, `@errands/daily`):
+ * it answers `true` when it handled the request, `false` to let the host's routes try. The door
+ * checks the peer address, the Host header and its paired extension's Origin itself (B7).
+ *
+ * @example
+ * const route: NodeRoute = async (req, res) => false
+ */
+export type NodeRoute = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<boolean>
+
+/** The prefix the Daily Browser door is mounted under. @example `${host.url}${DAILY_PREFIX}/redeem` */
+export const DAILY_PREFIX = '/daily'
+
+/** How to start the host. */
+export interface StartOptions {
+  readonly settings: HostSettings
+  /** Listen here instead of `settings.port` (`0`: any free port, for tests). */
+  readonly port?: number | undefined
+  /** Receives log lines (Chromium, guard, lending); default stderr. */
+  readonly log?: ((line: string) => void) | undefined
+  readonly chromium?: HostEngineOptions['chromium']
+  /**
+   * The Daily Browser door under `/daily` (D2): by default `@errands/daily`'s door on a fresh
+   * `DailyBrowser` with the person's token as its admin credential; `false` leaves it out; a
+   * handler replaces it.
+   */
+  readonly daily?: NodeRoute | false | undefined
+}
+
+/** A running host. */
+export interface RunningHost {
+  readonly url: string
+  readonly port: number
+  readonly token: Redacted.Redacted<string>
+  readonly app: App
+  /** The engine's services (tests reach the supervisor and the runtime through these). */
+  readonly services: Context.Context<HostServices>
+  /** The host's own health messages. */
+  readonly notes: HealthLog
+}
+
+const starting: Fetcher = {
+  fetch: async () => errorResponse(new HostUnavailable({ reason: 'starting', message: 'The host is starting; try again in a second.' })),
+}
+
+const listen = (server: http.Server, port: number): Effect.Effect<number, HostStartError> =>
+  Effect.async<number, HostStartError>((resume) => {
+    const onError = (error: NodeJS.ErrnoException) =>
+      resume(Effect.fail(new HostStartError({
+        reason: error.code === 'EADDRINUSE' ? 'port-in-use' : 'listen-failed',
+        message: error.code === 'EADDRINUSE'
+          ? `Port ${port} on 127.0.0.1 is in use (another errands host?); stop it or set ERRANDS_PORT to a free port.`
+          : `Could not listen on 127.0.0.1:${port} (${error.code ?? error.message}).`,
+      })))
+    server.once('error', onError)
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', onError)
+      resume(Effect.succeed((server.address() as AddressInfo).port))
+    })
+  })
+
+/** Any start-up failure of the engine, in its own words (the errors carry no secrets). */
+const engineFailed = (e: unknown): HostStartError =>
+  new HostStartError({
+    reason: 'engine',
+    message: `The engine could not start: ${typeof e === 'object' && e !== null && 'message' in e ? String((e as { message: unknown }).message) : String(e)}`,
+  })
+
+/**
+ * Starts the host; it runs until the scope closes.
+ *
+ * @example
+ * await Effect.runPromise(Effect.scoped(Effect.flatMap(startHost({ settings }), () => Effect.never)))
+ */
+export const startHost = (options: StartOptions): Effect.Effect<RunningHost, HostStartError, Scope.Scope> => {
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`))
+  const logger = Logger.replace(Logger.defaultLogger, Logger.make((o) => log(Logger.stringLogger.log(o))))
+  return Effect.gen(function* () {
+    const settings = options.settings
+    const token = yield* loadToken(settings.supervisor.dataDir)
+    const inFlight = new InFlight()
+    let current: Fetcher = starting
+    let door: NodeRoute | undefined
+    let port = 0
+    const handler = nodeHandler(() => current, inFlight, () => port)
+    const server = http.createServer({ requestTimeout: 300_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
+      const daily = door
+      if (daily && (req.url ?? '').startsWith(DAILY_PREFIX)) {
+        void daily(req, res).then((handled) => {
+          if (!handled) handler(req, res)
+        }, () => {
+          if (!res.headersSent) res.socket?.end(rawErrorResponse(400, 'BadRequest', 'The Daily Browser door failed.'))
+        })
+        return
+      }
+      handler(req, res)
+    })
+    server.on('clientError', onClientError)
+    port = yield* Effect.acquireRelease(listen(server, options.port ?? settings.port), () =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      }))
+
+    const notes = new HealthLog(50)
+    const services = yield* Layer.build(hostEngineLayer({ settings, port, log, notes, chromium: options.chromium })).pipe(Effect.mapError(engineFailed))
+    const app = yield* makeApp({ port, token, log }).pipe(Effect.provide(services))
+    if (options.daily === undefined) {
+      // The Daily Browser lives as long as the host; its leases vanish with it (D6).
+      const daily = yield* Layer.build(DailyBrowser.layer()).pipe(Effect.mapError(engineFailed))
+      door = yield* makeDailyDoor({ prefix: DAILY_PREFIX, adminToken: Redacted.value(token), log }).pipe(Effect.provide(daily))
+    } else if (options.daily !== false) door = options.daily
+    current = app
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        app.close()
+        server.close()
+        server.closeIdleConnections()
+        await inFlight.drain(2_000)
+      }))
+    return { url: `http://127.0.0.1:${port}`, port, token, app, services, notes } satisfies RunningHost
+  }).pipe(Effect.provide(logger))
+}

@@ -1,0 +1,207 @@
+/**
+ * Starting the host for real-Chromium tests: in-process on a random port (`startTestHost`), or
+ * as a child process the way `npm start` runs it (`spawnHost`), plus a small HTTP client.
+ *
+ * @example
+ * const host = await startTestHost({ ERRANDS_MAX_SESSIONS: '2' })
+ * const res = await host.call('k1', 'POST', '/v1/navigate', { url: site.url('/page?t=a') })
+ * await host.stop()
+ */
+import { Chromium } from '@errands/engine'
+import { hostSettingsFrom, startHost, type RunningHost } from '@errands/host'
+import { Runtime } from '@errands/runtime'
+import { Supervisor } from '@errands/supervisor'
+import { Context, Effect, Exit, Redacted, Scope } from 'effect'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import * as http from 'node:http'
+import * as net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+/** A response, read. */
+export interface Reply {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: any
+  readonly bytes: Buffer
+}
+
+const read = async (res: Response): Promise<Reply> => {
+  const bytes = Buffer.from(await res.arrayBuffer())
+  const type = res.headers.get('content-type') ?? ''
+  return { status: res.status, headers: res.headers, bytes, body: type.includes('json') ? JSON.parse(bytes.toString('utf8')) : undefined }
+}
+
+/**
+ * A client for a host at `base`.
+ *
+ * @example
+ * const call = client('http://127.0.0.1:7777', token)
+ * await call('k1', 'GET', '/v1/url')
+ */
+export const client = (base: string, token?: string) =>
+  async (key: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> =>
+    read(await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...(key !== undefined ? { 'x-browser-session': key } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(path.startsWith('/v1/person/') && token ? { authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    }))
+
+/**
+ * A raw request with any headers (Host, control characters …) — what `fetch` will not send.
+ *
+ * @example
+ * await raw(port, 'GET /health HTTP/1.1\r\nHost: evil.example\r\n\r\n')
+ */
+export const raw = (port: number, request: string | Buffer): Promise<{ readonly status: number; readonly text: string }> =>
+  new Promise((resolvePromise, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.end(request))
+    let out = ''
+    socket.on('data', (d) => (out += d.toString('latin1')))
+    socket.on('error', reject)
+    socket.on('close', () => {
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(out)?.[1] ?? 0)
+      resolvePromise({ status, text: out.slice(out.indexOf('\r\n\r\n') + 4) })
+    })
+  })
+
+/**
+ * A request through `node:http` with headers `fetch` would not let us choose.
+ *
+ * @example
+ * await request(port, { path: '/health', headers: { host: 'evil.example:7777' } })
+ */
+export const request = (port: number, o: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> =>
+  new Promise((resolvePromise, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: o.method ?? 'GET', path: o.path, headers: o.headers ?? {}, agent: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8')
+        let body: unknown = text
+        try {
+          body = JSON.parse(text)
+        } catch {
+          // not JSON
+        }
+        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body })
+      })
+    })
+    req.on('error', reject)
+    req.end(o.body)
+  })
+
+/**
+ * Starts the host in-process on a random port with a fresh data dir (or the given one).
+ *
+ * @example
+ * const host = await startTestHost({ ERRANDS_MAX_SESSIONS: '2' })
+ */
+export const startTestHost = async (env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'errands-host-')), port = 0) => {
+  const logs: string[] = []
+  const settings = Effect.runSync(hostSettingsFrom({ ERRANDS_DATA_DIR: dataDir, ERRANDS_SNAPSHOT_DEBOUNCE_MS: '300', ...env }))
+  const scope = Effect.runSync(Scope.make())
+  const host: RunningHost = await Effect.runPromise(
+    startHost({ settings, port, log: (line) => logs.push(line), chromium: { warmSpare: false } }).pipe(Scope.extend(scope)),
+  )
+  const token = Redacted.value(host.token)
+  const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
+  return {
+    ...host,
+    dataDir,
+    logs,
+    tokenText: token,
+    supervisor: Context.get(host.services, Supervisor),
+    chromium: Context.get(host.services, Chromium),
+    runtime: Context.get(host.services, Runtime),
+    call: client(host.url, token),
+    run: <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect),
+    /** Closes the host (parks every open session) and keeps the data dir. */
+    close,
+    /** Closes the host and removes the data dir. */
+    stop: async () => {
+      await close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A host started in-process. */
+export type TestHost = Awaited<ReturnType<typeof startTestHost>>
+
+const repo = resolve(import.meta.dirname, '../..')
+
+/** A host running as a child process. */
+export interface HostProcess {
+  readonly child: ChildProcess
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** Resolves with the URL line's URL, or rejects when the process exits first. */
+  readonly ready: Promise<string>
+  readonly exited: Promise<number | null>
+}
+
+/**
+ * Runs `packages/host/src/main.ts` the way a service manager does (`node --import tsx …`).
+ *
+ * @example
+ * const p = spawnHost({ ERRANDS_PORT: '0' })
+ */
+export const spawnHost = (env: Record<string, string>): HostProcess => {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repo, 'packages/host/src/main.ts')], {
+    cwd: repo,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout!.on('data', (d) => (out += d))
+  child.stderr!.on('data', (d) => (err += d))
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+  const ready = new Promise<string>((resolvePromise, reject) => {
+    const check = () => {
+      const m = /errands host listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      if (m) resolvePromise(m[1]!)
+    }
+    child.stdout!.on('data', check)
+    void exited.then((code) => reject(new Error(`host exited (${code}) before it was ready:\n${err}`)))
+  })
+  ready.catch(() => undefined)
+  return { child, stdout: () => out, stderr: () => err, ready, exited }
+}
+
+/**
+ * A free port on 127.0.0.1 (bound, then released).
+ *
+ * @example
+ * const port = await freePort()
+ */
+export const freePort = (): Promise<number> =>
+  new Promise((resolvePromise) => {
+    const server = http.createServer()
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port
+      server.close(() => resolvePromise(port))
+    })
+  })
+
+/**
+ * Polls until `check` holds (or times out).
+ *
+ * @example
+ * await until(async () => (await host.call('k', 'GET', '/v1/frame')).status === 200)
+ */
+export const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 10_000, stepMs = 100): Promise<boolean> => {
+  const end = Date.now() + timeoutMs
+  while (Date.now() < end) {
+    if (await check()) return true
+    await new Promise((r) => setTimeout(r, stepMs))
+  }
+  return check()
+}

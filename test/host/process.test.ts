@@ -1,0 +1,108 @@
+import { statSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
+import * as http from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromiumProcesses, processes } from '../fixtures/processes.ts'
+import { serveFixture, type Fixture } from './fixtures.ts'
+import { client, freePort, spawnHost, type HostProcess } from './harness.ts'
+
+// The host as `npm start` runs it (a child process): configuration is checked before anything
+// listens; SIGTERM parks every open session and leaves no Chromium behind (E5); a restarted host
+// on the same data dir resumes them.
+
+let site: Fixture
+const dirs: string[] = []
+const children: HostProcess[] = []
+
+beforeAll(async () => {
+  site = await serveFixture('127.0.0.1')
+})
+afterAll(async () => {
+  for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGKILL')
+  await site?.close()
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+const dataDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'errands-hostproc-'))
+  dirs.push(d)
+  return d
+}
+
+const spawnTracked = (env: Record<string, string>) => {
+  const p = spawnHost(env)
+  children.push(p)
+  return p
+}
+
+const alive = (pids: ReadonlyArray<number>) => {
+  const live = new Set(processes().map((p) => p.pid))
+  return pids.filter((pid) => live.has(pid))
+}
+
+// Each refusal is its own process and needs no browser: they run side by side.
+describe.concurrent('start-up configuration (B4)', () => {
+  it.each([
+    ['ERRANDS_PORT', '0', '1 to 65535'],
+    ['ERRANDS_PORT', '65536', '1 to 65535'],
+    ['ERRANDS_MAX_SESSIONS', '0', '1 to 32'],
+    ['ERRANDS_MAX_SESSIONS', '33', '1 to 32'],
+    ['ERRANDS_SESSION_IDLE_MS', '59999', '60000 to 86400000'],
+    ['ERRANDS_SESSION_IDLE_MS', '86400001', '60000 to 86400000'],
+  ])('%s=%s stops start-up before anything listens, naming the variable and the range', async (name, value, range) => {
+    const p = spawnTracked({ ERRANDS_DATA_DIR: dataDir(), ERRANDS_PORT: String(await freePort()), [name]: value })
+    expect(await p.exited).toBe(2)
+    expect(p.stderr()).toContain(`${name}: invalid value — must be a whole number from ${range}`)
+    expect(p.stdout()).not.toContain('listening')
+  })
+
+  it('a port in use stops start-up with words to act on', async () => {
+    const taken = http.createServer()
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r))
+    const port = (taken.address() as { port: number }).port
+    const p = spawnTracked({ ERRANDS_DATA_DIR: dataDir(), ERRANDS_PORT: String(port) })
+    expect(await p.exited).toBe(1)
+    expect(p.stderr()).toMatch(new RegExp(`Port ${port} on 127.0.0.1 is in use.*ERRANDS_PORT`))
+    await new Promise<void>((r) => taken.close(() => r()))
+  })
+})
+
+describe('shutdown and restart (E5)', () => {
+  it('SIGTERM parks every open session, leaves no Chromium, exits 0; a restarted host resumes them (bounds 32/86400000, then 1/60000)', async () => {
+    const dir = dataDir()
+    const port = String(await freePort())
+    const first = spawnTracked({ ERRANDS_DATA_DIR: dir, ERRANDS_PORT: port, ERRANDS_MAX_SESSIONS: '32', ERRANDS_SESSION_IDLE_MS: '86400000' })
+    const url = await first.ready
+    expect(url).toBe(`http://127.0.0.1:${port}`)
+    expect(first.stdout()).toBe(`errands host listening on ${url}\n`)
+    expect(statSync(join(dir, 'host-token')).mode & 0o777).toBe(0o600)
+    const call = client(url)
+    expect((await call(undefined, 'GET', '/health')).body).toMatchObject({ ok: true, cap: 32, open: 0 })
+    await call('keep', 'POST', '/v1/navigate', { url: site.url('/store?v=apple') })
+    await call('keep', 'POST', '/v1/navigate', { url: site.url('/show') })
+    await call('other', 'POST', '/v1/navigate', { url: site.url('/page?t=other') })
+    expect((await call(undefined, 'GET', '/health')).body).toMatchObject({ open: 2, parked: 0 })
+
+    const browsers = chromiumProcesses({ descendantsOf: [first.child.pid!] }).map((p) => p.pid)
+    expect(browsers.length).toBeGreaterThan(0)
+    first.child.kill('SIGTERM')
+    expect(await first.exited).toBe(0)
+    expect(first.stderr()).toContain('errands host: stopped')
+    expect(alive(browsers)).toEqual([])
+
+    const second = spawnTracked({ ERRANDS_DATA_DIR: dir, ERRANDS_PORT: port, ERRANDS_MAX_SESSIONS: '1', ERRANDS_SESSION_IDLE_MS: '60000' })
+    const again = client(await second.ready)
+    expect((await again(undefined, 'GET', '/health')).body).toMatchObject({ cap: 1, open: 0, parked: 2 })
+    expect((await again('keep', 'GET', '/v1/state')).body).toMatchObject({ lifecycle: 'parked', url: site.url('/show') })
+    const text = (await again('keep', 'GET', '/v1/text')).body.text as string
+    expect(text).toContain('cookie=basket=apple storage=apple')
+    expect((await again('other', 'GET', '/v1/url')).body.url).toBe(site.url('/page?t=other'))
+    expect((await again(undefined, 'GET', '/health')).body).toMatchObject({ open: 1, parked: 1 })
+    const browsers2 = chromiumProcesses({ descendantsOf: [second.child.pid!] }).map((p) => p.pid)
+    second.child.kill('SIGINT')
+    expect(await second.exited).toBe(0)
+    expect(alive(browsers2)).toEqual([])
+  })
+})

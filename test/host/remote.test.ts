@@ -1,0 +1,105 @@
+import { chromium, type Browser, type CDPSession } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { serveFakeCdp, type FakeCdp } from './fakeCdp.ts'
+import { serveFixture, type Fixture } from './fixtures.ts'
+import { startTestHost, type TestHost } from './harness.ts'
+import { launchRemoteChromium, type RemoteChromium } from './remoteBrowser.ts'
+
+// R2: with ERRANDS_CDP_URL each session gets a new browser context of the DevTools browser there
+// (checked from that browser's side with Target.getBrowserContexts); when the endpoint cannot
+// make contexts, sessions run in our own browser here and health says so once.
+
+let site: Fixture
+let remote: RemoteChromium
+let fake: FakeCdp
+
+beforeAll(async () => {
+  ;[site, remote, fake] = await Promise.all([serveFixture('127.0.0.1'), launchRemoteChromium(), serveFakeCdp()])
+})
+afterAll(async () => {
+  await Promise.all([site?.close(), remote?.close(), fake?.close()])
+})
+
+describe('a DevTools browser elsewhere (R2)', () => {
+  let host: TestHost
+  let observer: Browser
+  let cdp: CDPSession
+  const contexts = async () => ((await cdp.send('Target.getBrowserContexts')) as { browserContextIds: string[] }).browserContextIds
+  const pages = async () =>
+    ((await cdp.send('Target.getTargets')) as { targetInfos: Array<{ type: string; url: string; browserContextId?: string }> }).targetInfos.filter((t) => t.type === 'page')
+
+  beforeAll(async () => {
+    observer = await chromium.connectOverCDP(remote.wsUrl)
+    cdp = await observer.newBrowserCDPSession()
+    host = await startTestHost({ ERRANDS_CDP_URL: remote.httpUrl })
+  })
+  afterAll(async () => {
+    await host?.stop()
+    await observer?.close()
+  })
+
+  it('gives each session a new, real browser context there; ours stays unstarted', async () => {
+    expect((await host.call(undefined, 'GET', '/health')).body.runtime).toEqual({
+      kind: 'cdp', where: 'remote', remote: { endpoint: remote.httpUrl.replace(/\/$/, ''), state: 'connected' },
+    })
+    const before = await contexts()
+    await Promise.all([
+      host.call('east', 'POST', '/v1/navigate', { url: site.url('/store?v=east') }),
+      host.call('west', 'POST', '/v1/navigate', { url: site.url('/store?v=west') }),
+    ])
+    const made = (await contexts()).filter((id) => !before.includes(id))
+    expect(made).toHaveLength(2)
+    const there = (await pages()).filter((p) => p.url.startsWith(site.origin))
+    expect(new Set(there.map((p) => p.browserContextId))).toEqual(new Set(made))
+    expect(host.chromium.errandsBrowserPid()).toBeUndefined()
+  })
+
+  it('keeps the sessions apart there too, and guards them', async () => {
+    await host.call('east', 'POST', '/v1/navigate', { url: site.url('/show') })
+    await host.call('west', 'POST', '/v1/navigate', { url: site.url('/show') })
+    expect((await host.call('east', 'GET', '/v1/text')).body.text).toContain('cookie=basket=east storage=east')
+    expect((await host.call('west', 'GET', '/v1/text')).body.text).toContain('cookie=basket=west storage=west')
+    expect((await host.call('east', 'POST', '/v1/navigate', { url: `${host.url}/health` })).status).toBe(403)
+    const frame = await host.call('east', 'GET', '/v1/frame')
+    expect(frame.headers.get('content-type')).toBe('image/jpeg')
+  })
+
+  it('releasing a session disposes of its context there', async () => {
+    const before = await contexts()
+    expect((await host.call('west', 'DELETE', '/v1/session')).status).toBe(200)
+    expect(await contexts()).toHaveLength(before.length - 1)
+  })
+})
+
+// Two hosts of their own, side by side.
+describe.concurrent('an endpoint that cannot make contexts (R2 fallback)', () => {
+  it('runs sessions in our own browser and says so once in health', async () => {
+    const host = await startTestHost({ ERRANDS_CDP_URL: fake.wsUrl })
+    try {
+      const health = (await host.call(undefined, 'GET', '/health')).body
+      expect(health.runtime).toMatchObject({ kind: 'chromium', where: 'local', remote: { state: 'fallback' } })
+      expect(fake.methods).toContain('Target.createBrowserContext')
+      for (const key of ['one', 'two']) {
+        expect((await host.call(key, 'POST', '/v1/navigate', { url: site.url(`/store?v=${key}`) })).status).toBe(200)
+      }
+      expect(host.chromium.errandsBrowserPid()).toBeGreaterThan(0)
+      const messages = ((await host.call(undefined, 'GET', '/health')).body.messages as Array<{ level: string; text: string }>)
+        .filter((m) => m.text.includes('cannot make browser contexts'))
+      expect(messages).toHaveLength(1)
+      expect(messages[0]!.text).toMatch(/^The DevTools browser at ws:\/\/127\.0\.0\.1:\d+ cannot make browser contexts \(.*not allowed.*\); errands run in our own browser here\.$/)
+      expect(messages[0]!.text).not.toContain('/devtools/browser/fake')
+    } finally {
+      await host.stop()
+    }
+  })
+
+  it('falls back the same way when the endpoint cannot be reached at all', async () => {
+    const host = await startTestHost({ ERRANDS_CDP_URL: 'http://127.0.0.1:1' })
+    try {
+      expect((await host.call(undefined, 'GET', '/health')).body.runtime).toMatchObject({ where: 'local', remote: { state: 'fallback' } })
+      expect((await host.call('solo', 'GET', '/v1/url')).status).toBe(200)
+    } finally {
+      await host.stop()
+    }
+  })
+})
