@@ -89,10 +89,12 @@ describe('errand machine — pure stepping', () => {
     expect(healed.matches('active')).toBe(true)
   })
 
-  it('a crash heals at once when someone is watching (H2)', () => {
+  it('a watched errand waits for the supervisor to admit its heal (the slot is the supervisor\'s call), then stays watched', () => {
     const s = step(active(), { type: 'watcher.attached', at: 1 }, { type: 'context.crashed', at: 2 })
-    expect(s.value).toEqual({ healing: 'restoring' })
-    const healed = step(s, done('restoreSnapshot', { contextId: 'ctx-4' }))
+    expect(s.value).toEqual({ healing: 'waiting' })
+    expect(s.context.watchers).toBe(1)
+    expect(s.hasTag('holds-context')).toBe(false)
+    const healed = step(s, { type: 'errand.used', at: 3 }, done('restoreSnapshot', { contextId: 'ctx-4' }))
     expect(healed.matches({ active: { watcher: 'watched' } })).toBe(true)
   })
 
@@ -198,15 +200,18 @@ describe('errand machine — simulated clock', () => {
     const clock = new SimulatedClock()
     const actor = createActor(provided([]), { clock, input: { ...input, healBackoffMs: 1_000 } }).start()
     await tick()
-    actor.send({ type: 'watcher.attached', at: 0 })
     actor.send({ type: 'browser.crashed', at: 0 })
+    actor.send({ type: 'errand.used', at: 0 })
     await tick()
     expect(actor.getSnapshot().matches('active')).toBe(true)
     actor.send({ type: 'browser.crashed', at: 0 })
     expect(actor.getSnapshot().value).toEqual({ healing: 'cooling' })
+    actor.send({ type: 'errand.used', at: 0 }) // too soon: cooling ignores it
     clock.increment(999)
     expect(actor.getSnapshot().value).toEqual({ healing: 'cooling' })
     clock.increment(1)
+    expect(actor.getSnapshot().value).toEqual({ healing: 'waiting' })
+    actor.send({ type: 'errand.used', at: 1_000 })
     await tick()
     expect(actor.getSnapshot().matches('active')).toBe(true)
   })

@@ -356,13 +356,12 @@ export const errandMachine = setup({
         },
         // Crashing again right after a heal: wait before the next try, longer each time.
         cooling: { after: { healBackoff: { target: 'waiting' } } },
-        // Relaunch on next use, or at once when someone is watching (H2).
+        // Relaunch on next use (H2). "At once when someone is watching" is the supervisor's
+        // move: reopening takes a slot, so it goes through admission like every other open.
         waiting: {
-          always: { guard: 'isWatched', target: 'restoring' },
           on: {
             'errand.used': { target: 'restoring', actions: 'touch' },
             'errand.resume': { target: 'restoring', actions: 'touch' },
-            'watcher.attached': { target: 'restoring', actions: 'addWatcher' },
           },
         },
         restoring: {

@@ -118,25 +118,8 @@ export const hostSettingsFrom = (env: Record<string, string | undefined>): Effec
  * @example
  * explainHostConfigError(error) // "ERRANDS_PORT: invalid value — must be a whole number from 1 to 65535"
  */
-export const explainHostConfigError = (error: ConfigError.ConfigError): string => {
-  const lines: string[] = []
-  const walk = (e: ConfigError.ConfigError): void => {
-    switch (e._op) {
-      case 'And':
-      case 'Or':
-        walk(e.left)
-        walk(e.right)
-        return
-      default: {
-        const name = e.path.join('.')
-        const known = (hostVariables as Record<string, { text: string }>)[name]
-        lines.push(known ? `${name}: invalid value — ${known.text}` : explainConfigError(e))
-      }
-    }
-  }
-  walk(error)
-  return [...new Set(lines)].join('\n')
-}
+export const explainHostConfigError = (error: ConfigError.ConfigError): string =>
+  explainConfigError(error, Object.fromEntries(Object.entries(hostVariables).map(([name, v]) => [name, v.text])))
 
 /**
  * The settings as one log line (no secrets; the DevTools address as scheme/host/port only).

@@ -69,6 +69,26 @@ const alive = (pid: number): boolean => {
   }
 }
 
+/** Pids of live processes (not this one) whose `/proc/<pid>/<file>` satisfies `test`. */
+const pidsWhere = (file: 'cmdline' | 'environ', test: (text: string) => boolean): Array<number> => {
+  let names: Array<string> = []
+  try {
+    names = readdirSync('/proc')
+  } catch {
+    return []
+  }
+  const pids: Array<number> = []
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+    try {
+      if (test(readFileSync(`/proc/${name}/${file}`, 'latin1')) && alive(Number(name))) pids.push(Number(name))
+    } catch {
+      // exited while we looked, or not ours to read
+    }
+  }
+  return pids
+}
+
 /**
  * Pids of live processes whose command line contains `needle` (Linux `/proc`). Used to make
  * sure nothing of ours survives a shutdown — the needle is a path only we use.
@@ -76,24 +96,7 @@ const alive = (pid: number): boolean => {
  * @example
  * pidsWithCmdline(`--user-data-dir=${profileDir}`)
  */
-export const pidsWithCmdline = (needle: string): Array<number> => {
-  const pids: Array<number> = []
-  let names: Array<string> = []
-  try {
-    names = readdirSync('/proc')
-  } catch {
-    return pids
-  }
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(needle) && alive(Number(name))) pids.push(Number(name))
-    } catch {
-      // exited while we looked
-    }
-  }
-  return pids
-}
+export const pidsWithCmdline = (needle: string): Array<number> => pidsWhere('cmdline', (text) => text.includes(needle))
 
 /**
  * Pids of live processes whose environment holds exactly `entry` (`NAME=value`).
@@ -101,24 +104,7 @@ export const pidsWithCmdline = (needle: string): Array<number> => {
  * @example
  * pidsWithEnv('ERRANDS_OWNER=/var/lib/errands')
  */
-export const pidsWithEnv = (entry: string): Array<number> => {
-  const pids: Array<number> = []
-  let names: Array<string> = []
-  try {
-    names = readdirSync('/proc')
-  } catch {
-    return pids
-  }
-  for (const name of names) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
-    try {
-      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(entry) && alive(Number(name))) pids.push(Number(name))
-    } catch {
-      // exited while we looked, or not ours to read
-    }
-  }
-  return pids
-}
+export const pidsWithEnv = (entry: string): Array<number> => pidsWhere('environ', (text) => text.split('\0').includes(entry))
 
 /**
  * Kills the Chromium processes an earlier engine on the same data dir left behind when it was

@@ -264,6 +264,30 @@ describe('Supervisor', () => {
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 1 }))),
   )
 
+  it.scoped('regression (issue 2, found by the property in CI): a watched errand whose heal backoff ends while the cap is full waits instead of exceeding it', () =>
+    Effect.gen(function* () {
+      const { supervisor, memory } = yield* services
+      const first = yield* supervisor.open(task('w'))
+      memory.crashContext(first.contextId)
+      yield* supervisor.use('w', () => Effect.void) // first heal
+      memory.crashContext(supervisor.contextOf('w')!) // crashes again: cooling, 500 ms backoff
+      yield* supervisor.watch('w')
+      expect((yield* supervisor.view('w')).detail).toBe('healing.cooling')
+      yield* supervisor.open(task('x'))
+      yield* supervisor.drive('x') // the only slot is taken and busy
+      yield* TestClock.adjust(500)
+      yield* supervisor.settle
+      expect((yield* supervisor.view('w')).detail).toBe('healing.waiting')
+      expect(memory.openContexts().length - 1).toBe(1)
+      yield* supervisor.undrive('x')
+      yield* supervisor.unwatch('w')
+      yield* supervisor.watch('w') // watching again once a slot can be made: heals at once
+      yield* supervisor.settle
+      expect((yield* supervisor.view('w')).state).toBe('active')
+      expect(memory.openContexts().length - 1).toBe(1)
+    }).pipe(Effect.provide(testSupervisor({ maxErrands: 1 }, { healBackoffMs: 500 }))),
+  )
+
   it.scoped('unknown conversations are a typed error', () =>
     Effect.gen(function* () {
       const { supervisor } = yield* services

@@ -1,7 +1,7 @@
 import { errandMachine, type ErrandEvent, type TaskStatus } from '@errands/machines'
 import { emptyStorage, Runtime, type ContextId, type RuntimeEvent, type Snapshot } from '@errands/runtime'
 import { SealedStore, type StoreError } from '@errands/store'
-import { Clock, Context, Effect, Layer, Option, Runtime as EffectRuntime, type Scope } from 'effect'
+import { Clock, Context, Effect, Fiber, Layer, Option, Runtime as EffectRuntime, type Scope } from 'effect'
 import { createActor } from 'xstate'
 import { makeEffectClock } from './clock.ts'
 import { supervisorConfig } from './config.ts'
@@ -103,6 +103,8 @@ export const makeSupervisor = (
     const snapshots = new Map<string, Snapshot>()
     const changeListeners = new Set<(view: ErrandView) => void>()
     const admission = yield* Effect.makeSemaphore(1)
+    /** Heals started because someone watches a crashed errand; `settle` waits for them. */
+    const pendingHeals = new Set<Fiber.RuntimeFiber<void>>()
     const now = () => EffectRuntime.runSync(effectRuntime)(Clock.currentTimeMillis)
     const journal = (entry: JournalEntry) => options.journal?.(entry)
     const seed = options.seed ?? (() => Effect.succeed({ storage: emptyStorage, lentSites: [] }))
@@ -122,6 +124,7 @@ export const makeSupervisor = (
       const state = snapshot.status === 'done' ? 'closed' : stateString(snapshot.value)
       if (state === entry.lastState) return
       entry.lastState = state
+      if (state === 'healing.waiting' && snapshot.context.watchers > 0) healWatched(entry, actor)
       options.trace?.({ t: now(), conversationId: entry.conversation.id, state })
       const view = viewOf(entry, runtime.mainContext)
       for (const listener of changeListeners) listener(view)
@@ -186,6 +189,26 @@ export const makeSupervisor = (
           trigger()
         }),
       )
+
+    /**
+     * A watched errand that crashed is reopened at once (H2) — through admission, so the cap
+     * holds; when every slot is busy it waits for its next use. Runs after the current
+     * transition (never inside the actor's own notification).
+     */
+    const healWatched = (entry: Entry, actor: ErrandActor) => {
+      if (shuttingDown) return
+      const fiber = EffectRuntime.runFork(effectRuntime)(
+        Effect.gen(function* () {
+          yield* Effect.yieldNow()
+          const s = actor.getSnapshot()
+          if (entry.actor !== actor || !s.matches({ healing: 'waiting' }) || s.context.watchers === 0) return
+          yield* Effect.ignore(admit(entry, () => actor.send({ type: 'errand.used', at: now() })))
+          yield* waitUntil(actor, notBusy)
+        }),
+      )
+      pendingHeals.add(fiber)
+      fiber.addObserver(() => pendingHeals.delete(fiber))
+    }
 
     const unavailable = (entry: Entry, reason: ErrandUnavailable['reason']) => {
       const e = entry.actor?.getSnapshot().context.lastError
@@ -296,7 +319,8 @@ export const makeSupervisor = (
     const settle = Effect.gen(function* () {
       for (let round = 0; round < 100; round++) {
         const pending = [...entries.values()].filter((e) => e.actor !== undefined && !quiet(e.actor.getSnapshot()))
-        if (pending.length === 0) return
+        if (pending.length === 0 && pendingHeals.size === 0) return
+        for (const fiber of [...pendingHeals]) yield* Fiber.await(fiber)
         for (const e of pending) yield* waitUntil(e.actor!, quiet)
       }
     })
@@ -425,10 +449,10 @@ export const makeSupervisor = (
           const actor = entry.actor
           if (actor === undefined || actor.getSnapshot().status !== 'active') return
           journal({ t: now(), op: 'watch', conversationId })
-          // Watching a crashed errand reopens it at once (H2): that takes a slot, so admit first.
-          if (actor.getSnapshot().matches({ healing: 'waiting' })) {
-            yield* admit(entry, () => actor.send({ type: 'watcher.attached', at: now() }))
-          } else actor.send({ type: 'watcher.attached', at: now() })
+          // Watching a crashed errand reopens it at once (H2): `healWatched` sees the watcher
+          // arrive in healing.waiting and heals it through admission.
+          actor.send({ type: 'watcher.attached', at: now() })
+          if (actor.getSnapshot().matches({ healing: 'waiting' })) healWatched(entry, actor)
         }),
       unwatch: (conversationId) =>
         Effect.sync(() => {

@@ -79,11 +79,14 @@ export const defaultSettings = (overrides: Partial<SupervisorSettings> = {}): Su
 
 /**
  * Renders a config failure as the lines a person needs: one per variable, with its range.
+ * `ranges` adds the accepted-range words of variables other packages read (the host's).
  *
  * @example
- * Effect.catchAll((e) => Console.error(explainConfigError(e)))
+ * Effect.catchAll((e) => Console.error(explainConfigError(e, { ERRANDS_PORT: 'must be a whole number from 1 to 65535' })))
  */
-export const explainConfigError = (error: ConfigError.ConfigError): string => {
+export const explainConfigError = (error: ConfigError.ConfigError, ranges: Readonly<Record<string, string>> = {}): string => {
+  const known: Record<string, string> = { ...ranges }
+  for (const [name, r] of Object.entries(variables)) known[name] ??= `must be a whole number from ${r.min} to ${r.max}`
   const lines: string[] = []
   const walk = (e: ConfigError.ConfigError): void => {
     switch (e._op) {
@@ -97,9 +100,8 @@ export const explainConfigError = (error: ConfigError.ConfigError): string => {
       case 'SourceUnavailable':
       case 'Unsupported': {
         const name = e.path.join('.')
-        const range = (variables as Record<string, { min: number; max: number }>)[name]
         const detail = e.message.split('\n').filter((l) => l.trim() !== '').pop()?.trim() ?? e.message
-        lines.push(`${name}: invalid value — ${range ? `must be a whole number from ${range.min} to ${range.max}` : detail}`)
+        lines.push(`${name}: invalid value — ${known[name] ?? detail}`)
         return
       }
     }
