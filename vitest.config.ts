@@ -12,17 +12,20 @@ export default defineConfig({
           testTimeout: 20_000,
           // Unit tests first: they fail fast and cheaply before any Chromium starts.
           sequence: { groupOrder: 0 },
+          setupFiles: ['test/setup/fast-check.ts'],
         },
       },
       {
         test: {
           name: 'browser',
           include: ['test/**/*.test.ts'],
+          exclude: ['test/setup/**'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           maxWorkers: 2,
           fileParallelism: true,
           sequence: { groupOrder: 1 },
+          setupFiles: ['test/setup/fast-check.ts'],
         },
       },
     ],
