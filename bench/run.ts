@@ -56,7 +56,12 @@ const launchRaw = async (): Promise<{ browser: Browser; port: number; browserWs:
       const exited = new Promise((r) => child.once('exit', r))
       child.kill('SIGKILL')
       await exited
-      rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
+      // Chromium's helper processes may still be writing for a moment; a leftover temp dir is harmless.
+      try {
+        rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
+      } catch {
+        // left in the temp dir
+      }
     },
   }
 }
@@ -120,10 +125,13 @@ if (sections.includes('resume')) {
   // The errand to park and resume: 3 tabs on 3 sites, cookies and localStorage on each.
   const { contextId } = await run(supervisor.open({ id: 'bench-resume', kind: 'task' }))
   await run(engine.addCookies(contextId, state.cookies))
+  // Exactly 3 tabs, like the Playwright side: the errand's first (blank) tab takes the first site.
+  const [first] = await run(engine.tabs(contextId))
   for (const [i, url] of tabs.entries()) {
-    const tab = await run(engine.openTab(contextId, url))
+    const tab = i === 0 ? await run(engine.navigate(contextId, first!.id, url)) : await run(engine.openTab(contextId, url))
     await engine.pageOf(contextId, tab.id)!.evaluate((items) => { for (const it of items) localStorage.setItem(it.name, it.value) }, state.origins[i]!.localStorage)
   }
+  if ((await run(engine.tabs(contextId))).length !== 3) throw new Error('the resume bench needs exactly 3 tabs on each side')
   const ours: number[] = []
   const oursParkResume: number[] = []
   const playwright: number[] = []
