@@ -206,7 +206,16 @@ export const makeBrowsing = (
               return started
             }),
           )
-          const painted = cast ? (cast.latest ?? (yield* Effect.promise(() => cast.next(options.firstFrameMs ?? 1_500)))) : undefined
+          // A frame painted before a viewport change is stale: the screencast only sends a new one
+          // when the page repaints, which a still page may never do. Wait a moment for a fresh
+          // frame of the current size; otherwise a screenshot (always the current size) stands in.
+          const size = page.viewportSize()
+          const fits = (f: { width: number; height: number }) => size === null || (f.width === size.width && f.height === size.height)
+          let painted = cast?.latest
+          if (cast && (painted === undefined || !fits(painted))) {
+            const next = yield* Effect.promise(() => cast.next(options.firstFrameMs ?? 1_500))
+            painted = next !== undefined && fits(next) ? next : undefined
+          }
           if (painted) return { data: painted.data, mime: 'image/jpeg', seq: session.frameSeq, at: painted.at, source: 'screencast' } satisfies Frame
           // Nothing painted yet (a page that never changes may send no frame): a screenshot stands in.
           const shot = yield* pageCall('screenshot', deadline, () => page.screenshot({ type: 'jpeg', quality: 70, timeout: deadline }))
