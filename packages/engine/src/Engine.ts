@@ -48,9 +48,23 @@ export type EngineError = RuntimeError | StoreError | StoreConfigError | Setting
  * await Effect.runPromise(program.pipe(Effect.provide(engineLayer({ settings: defaultSettings({ dataDir }) })), Effect.scoped))
  */
 export const engineLayer = (options: EngineOptions): Layer.Layer<EngineServices, EngineError> => {
+  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir: options.settings.dataDir }))
+  return engineOver(Layer.effect(Runtime, Chromium).pipe(Layer.provideMerge(chromium)), options)
+}
+
+/**
+ * The engine's part above the browser — the sealed store, the person's settings, the supervisor
+ * seeded by lending, and lending — over any layer that provides the `Runtime` (the host routes
+ * errands to a remote browser this way). `engineLayer` is this over local Chromium.
+ *
+ * @example
+ * engineOver(myRuntimeLayer, { settings: defaultSettings({ dataDir }) })
+ */
+export const engineOver = <ROut, E, RIn>(
+  runtime: Layer.Layer<ROut | Runtime, E, RIn>,
+  options: Omit<EngineOptions, 'chromium'>,
+) => {
   const { settings } = options
-  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir: settings.dataDir }))
-  const runtime = Layer.effect(Runtime, Chromium).pipe(Layer.provideMerge(chromium))
   const store = SealedStore.layer({ dir: path.join(settings.dataDir, 'store'), key: options.storeKey })
   const base = Layer.mergeAll(runtime, store, Settings.layer(settings.dataDir))
   const supervisor = Lending.supervisorLayer({ ...options.supervisor, settings }).pipe(Layer.provideMerge(base))

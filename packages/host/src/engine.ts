@@ -14,15 +14,14 @@
  * @example
  * const layer = hostEngineLayer({ settings, port: 7777, log: console.error, notes: new HealthLog(50) })
  */
-import { Chromium } from '@errands/engine'
+import { Chromium, engineOver } from '@errands/engine'
 import { defaultPolicy, type GuardPolicy } from '@errands/guard'
-import { Lending, Settings } from '@errands/lending'
+import type { Lending, Settings } from '@errands/lending'
 import { Runtime, type RuntimeShape } from '@errands/runtime'
 import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
-import { SealedStore } from '@errands/store'
+import type { SealedStore } from '@errands/store'
 import { type HealthLog, Supervisor } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
-import * as path from 'node:path'
 import { Browsing } from './browsing/Browsing.ts'
 import { makeBrowsing } from './browsing/make.ts'
 import { Pages, type PageAccess } from './browsing/Pages.ts'
@@ -103,9 +102,7 @@ export const hostEngineLayer = (options: HostEngineOptions) => {
     Layer.effect(Pages, Effect.map(HostBrowser, (b) => b.pages)),
   ).pipe(Layer.provideMerge(browser), Layer.provideMerge(chromium))
 
-  const store = SealedStore.layer({ dir: path.join(dataDir, 'store') })
-  const base = Layer.mergeAll(runtime, store, Settings.layer(dataDir))
-  const supervisor = Lending.supervisorLayer({ settings: settings.supervisor })
+  const engine = engineOver(runtime, { settings: settings.supervisor })
 
   const services = Layer.mergeAll(
     Layer.scoped(Browsing, makeBrowsing({ policy, deadlineMs })),
@@ -113,5 +110,5 @@ export const hostEngineLayer = (options: HostEngineOptions) => {
     Layer.effect(HostHealth, Effect.flatMap(HostBrowser, (b) => makeHostHealth(b.describe, notes))),
     Stateless.layer({ policy, localhostPorts: settings.localhostPorts, deadlineMs }),
   )
-  return services.pipe(Layer.provideMerge(Lending.layer), Layer.provideMerge(supervisor), Layer.provideMerge(base))
+  return services.pipe(Layer.provideMerge(engine))
 }
