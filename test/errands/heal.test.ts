@@ -35,10 +35,12 @@ describe('healing on real Chromium', () => {
       before.set(id, (await engine.run(chromium.tabs(contextId))).map((t) => t.url))
     }
     // H1: a snapshot a few hundred ms after the last load holds the cookie and the storage.
+    // Wait for the snapshot that holds what the test recorded: under load an earlier one can
+    // catch a tab still navigating, and a crash loses what came after the last snapshot.
     expect(await eventually(() => ids.every((id) => {
       const s = supervisor.lastSnapshot(id)
-      return s !== undefined && s.tabs.length === 3 && s.storage.origins.length > 0
-    }), 10_000)).toBe(true)
+      return s !== undefined && JSON.stringify(s.tabs.map((t) => t.url)) === JSON.stringify(before.get(id)) && s.storage.origins.length > 0
+    }), 15_000)).toBe(true)
 
     const pid = chromium.errandsBrowserPid()!
     process.kill(pid, 'SIGKILL')
