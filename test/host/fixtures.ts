@@ -3,6 +3,7 @@
  * Everything a test needs to see isolation on the page and on the wire:
  *
  * - `/page?t=T&bg=C` — title `T`, text `page T`, background colour `C`;
+ * - `/big?t=T` — title `T`, text `T` in letters 160 px high (what a screencast must show);
  * - `/store?v=V` — sets cookie `basket=V` and localStorage `basket=V`;
  * - `/show` — text `cookie=<Cookie header the server saw> storage=<localStorage basket>`;
  * - `/input` — an input `#q` and a log `#log` of the key and mouse events the page received;
@@ -53,6 +54,8 @@ export const serveFixture = async (host = '127.0.0.1'): Promise<Fixture> => {
     switch (url.pathname) {
       case '/page':
         return html(page(esc(q('t')), `<h1>page ${esc(q('t'))}</h1>`, /^[a-z]+$/.test(q('bg')) ? q('bg') : 'white'))
+      case '/big':
+        return html(page(esc(q('t')), `<p style="font:bold 160px/1 sans-serif;margin:40px">${esc(q('t'))}</p>`))
       case '/store':
         return html(page('stored', `<p>stored</p><script>localStorage.setItem('basket', ${JSON.stringify(q('v'))})</script>`), {
           'set-cookie': `basket=${encodeURIComponent(q('v'))}; Path=/; SameSite=Lax`,

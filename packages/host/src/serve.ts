@@ -12,6 +12,7 @@
  * host.url // 'http://127.0.0.1:41234'
  */
 import { DailyBrowser, makeDailyDoor } from '@errands/daily'
+import { makeLiveView, type LiveView } from '@errands/liveview'
 import { HealthLog } from '@errands/supervisor'
 import { Context, Effect, Layer, Logger, Redacted, type Scope } from 'effect'
 import * as http from 'node:http'
@@ -22,6 +23,11 @@ import { HostStartError, HostUnavailable } from './errors.ts'
 import { makeApp, type App } from './http/app.ts'
 import { InFlight, nodeHandler, onClientError, type Fetcher } from './http/node.ts'
 import { errorResponse, rawErrorResponse } from './http/respond.ts'
+import { Browsing } from './browsing/Browsing.ts'
+import { Pages } from './browsing/Pages.ts'
+import { HostHealth } from './health.ts'
+import { Person } from './person/Person.ts'
+import { sessionKeyOf } from './sessionKey.ts'
 import { loadToken } from './token.ts'
 
 /**
@@ -107,9 +113,22 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
     const inFlight = new InFlight()
     let current: Fetcher = starting
     let door: NodeRoute | undefined
+    let live: LiveView | undefined
     let port = 0
     const handler = nodeHandler(() => current, inFlight, () => port)
     const server = http.createServer({ requestTimeout: 300_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
+      const view = live
+      if (view) {
+        void view.handle(req, res).then((handled) => {
+          if (!handled) route(req, res)
+        }, () => {
+          if (!res.headersSent) res.socket?.end(rawErrorResponse(500, 'Error', 'The live view failed.'))
+        })
+        return
+      }
+      route(req, res)
+    })
+    const route = (req: http.IncomingMessage, res: http.ServerResponse) => {
       const daily = door
       if (daily && (req.url ?? '').startsWith(DAILY_PREFIX)) {
         void daily(req, res).then((handled) => {
@@ -120,8 +139,12 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
         return
       }
       handler(req, res)
-    })
+    }
     server.on('clientError', onClientError)
+    // The live view's WebSocket is the only upgrade the host takes.
+    server.on('upgrade', (req, socket, head) => {
+      if (!live?.upgrade(req, socket, head)) socket.destroy()
+    })
     port = yield* Effect.acquireRelease(listen(server, options.port ?? settings.port), () =>
       Effect.async<void>((resume) => {
         server.closeAllConnections()
@@ -136,6 +159,22 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       const daily = yield* Layer.build(DailyBrowser.layer()).pipe(Effect.mapError(engineFailed))
       door = yield* makeDailyDoor({ prefix: DAILY_PREFIX, adminToken: Redacted.value(token), log }).pipe(Effect.provide(daily))
     } else if (options.daily !== false) door = options.daily
+    // The live view at `/` (V1): closed before the engine, so its watchers are let go first.
+    live = yield* Effect.gen(function* () {
+      const person = yield* Person
+      const browsing = yield* Browsing
+      const health = yield* HostHealth
+      return yield* makeLiveView({
+        port, token, log,
+        pages: yield* Pages,
+        ownBrowser: person.ownBrowser,
+        release: (id) => {
+          const key = sessionKeyOf(id)
+          return key === undefined ? person.release(id) : browsing.release(key)
+        },
+        health: Effect.map(health.report, (r) => r.messages),
+      })
+    }).pipe(Effect.provide(services), Effect.mapError(engineFailed))
     current = app
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {

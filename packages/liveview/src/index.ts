@@ -1,0 +1,5 @@
+export * from './auth.ts'
+export * from './bundle.ts'
+export * from './cast.ts'
+export * from './protocol.ts'
+export * from './server.ts'

@@ -1,0 +1,106 @@
+/**
+ * The live view's end-to-end harness: a real host (real Chromium for its errands) and a second,
+ * separate headless Chromium that plays the person's browser, driven by Playwright. The viewer
+ * records every WebSocket message the page receives, so tests can judge the stream itself.
+ *
+ * @example
+ * const h = await startLiveHarness({ ERRANDS_MAX_SESSIONS: '3' })
+ * const viewer = await h.signedIn()
+ * await viewer.page.click('tr[data-conversation="session:k1"]')
+ * await h.stop()
+ */
+import { CHROMIUM_ARGS, resolveExecutable } from '@errands/runtime-chromium'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { serveFixture, type Fixture } from '../host/fixtures.ts'
+import { startTestHost, type TestHost } from '../host/harness.ts'
+
+/** One message the viewer's page received on its live socket, with when. */
+export interface Received {
+  readonly at: number
+  readonly type: string
+  readonly conversationId?: string | null
+  readonly seq?: number
+}
+
+/** A viewer page and what its socket received. */
+export interface Viewer {
+  readonly context: BrowserContext
+  readonly page: Page
+  readonly received: Received[]
+}
+
+export const startLiveHarness = async (env: Record<string, string> = {}) => {
+  const host: TestHost = await startTestHost({ ERRANDS_MAX_SESSIONS: '4', ...env })
+  const site: Fixture = await serveFixture('127.0.0.2')
+  const browser: Browser = await chromium.launch({ executablePath: resolveExecutable(), args: [...CHROMIUM_ARGS] })
+
+  /** A fresh viewer context on the live view (not signed in). */
+  const open = async (): Promise<Viewer> => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } })
+    const page = await context.newPage()
+    const received: Received[] = []
+    page.on('websocket', (ws) => {
+      ws.on('framereceived', ({ payload }) => {
+        const m = JSON.parse(String(payload)) as { type: string; conversationId?: string | null; seq?: number }
+        received.push({ at: Date.now(), type: m.type, conversationId: m.conversationId, ...(m.seq !== undefined ? { seq: m.seq } : {}) })
+      })
+    })
+    await page.goto(host.url)
+    return { context, page, received }
+  }
+
+  /** A viewer signed in with the host's token, the conversation list on screen. */
+  const signedIn = async (): Promise<Viewer> => {
+    const viewer = await open()
+    await viewer.page.fill('input[name="token"]', host.tokenText)
+    await viewer.page.click('button[type="submit"]')
+    await viewer.page.waitForSelector('table.conversations')
+    return viewer
+  }
+
+  return {
+    host, site, browser, open, signedIn,
+    /** Drives a host session through the API (as an agent would). */
+    navigate: async (key: string, url: string) => {
+      const reply = await host.call(key, 'POST', '/v1/navigate', { url })
+      if (reply.status !== 200) throw new Error(`navigate ${key} → ${reply.status} ${JSON.stringify(reply.body)}`)
+      return reply
+    },
+    stop: async () => {
+      await browser.close()
+      await site.close()
+      await host.stop()
+    },
+  }
+}
+
+export type LiveHarness = Awaited<ReturnType<typeof startLiveHarness>>
+
+/**
+ * How far the live view's canvas is from a PNG of the page, as the mean absolute difference per
+ * colour channel (0 = identical, 255 = opposite), after scaling the PNG to the canvas.
+ *
+ * @example
+ * const d = await canvasDistance(viewer.page, png)
+ */
+export const canvasDistance = (page: Page, png: Buffer): Promise<number> =>
+  page.evaluate(async (dataUrl) => {
+    const screen = document.getElementById('screen') as HTMLCanvasElement
+    const image = new Image()
+    image.src = dataUrl
+    await image.decode()
+    const other = document.createElement('canvas')
+    other.width = screen.width
+    other.height = screen.height
+    const octx = other.getContext('2d')!
+    octx.drawImage(image, 0, 0, other.width, other.height)
+    const a = screen.getContext('2d')!.getImageData(0, 0, screen.width, screen.height).data
+    const b = octx.getImageData(0, 0, other.width, other.height).data
+    let sum = 0
+    let n = 0
+    for (let i = 0; i < a.length; i += 4) {
+      sum += Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!)
+      n += 3
+    }
+    return sum / n
+  }, `data:image/png;base64,${png.toString('base64')}`)

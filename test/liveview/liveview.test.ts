@@ -1,0 +1,238 @@
+/**
+ * The live view end to end (V1–V3, E2, E6, H3, C1): a real host with real Chromium for its
+ * errands, and the page driven by Playwright in a second headless Chromium — the person's.
+ */
+import { Effect } from 'effect'
+import { request, until } from '../host/harness.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { canvasDistance, startLiveHarness, type LiveHarness } from './harness.ts'
+
+let h: LiveHarness
+
+beforeAll(async () => {
+  h = await startLiveHarness({ ERRANDS_MAX_SESSIONS: '3' })
+})
+afterAll(async () => {
+  await h?.stop()
+})
+
+/** Polls generously: this machine is shared by two test workers and their Chromiums. */
+const poll = <T>(f: () => T | Promise<T>) => expect.poll(f, { timeout: 20_000, interval: 100 })
+const row = (id: string) => `tr[data-conversation="${id}"]`
+const stateOf = (id: string) => h.host.run(h.host.supervisor.view(id))
+
+describe('the live view', () => {
+  it('refuses access without the token: no state, no socket, wrong token refused', async () => {
+    const viewer = await h.open()
+    const page = viewer.page
+    await page.waitForSelector('input[name="token"]')
+    expect(await page.locator('table.conversations').count()).toBe(0)
+    // The API and the socket refuse a page that has not signed in.
+    const api = await page.evaluate(async () => {
+      const r = await fetch('/live/api/state')
+      return { status: r.status, body: await r.json() }
+    })
+    expect(api.status).toBe(401)
+    expect(api.body.error.code).toBe('SignInNeeded')
+    const socket = await page.evaluate(() => new Promise<string>((resolve) => {
+      const ws = new WebSocket(`ws://${location.host}/live/socket`)
+      ws.onopen = () => resolve('open')
+      ws.onerror = () => resolve('refused')
+    }))
+    expect(socket).toBe('refused')
+    // A wrong token is refused in words; nothing is set.
+    await page.fill('input[name="token"]', 'not-the-token')
+    await page.click('button[type="submit"]')
+    await poll(() => page.locator('[role="alert"]').textContent()).toContain("not this host's token")
+    expect(await viewer.context.cookies()).toEqual([])
+    // The right one is exchanged for an HttpOnly, SameSite=Strict cookie that is not the token.
+    await page.fill('input[name="token"]', h.host.tokenText)
+    await page.click('button[type="submit"]')
+    await page.waitForSelector('table.conversations')
+    const cookies = await viewer.context.cookies()
+    expect(cookies).toHaveLength(1)
+    expect(cookies[0]).toMatchObject({ name: 'errands_live', httpOnly: true, sameSite: 'Strict' })
+    expect(cookies[0]!.value).not.toContain(h.host.tokenText)
+    expect(await page.evaluate(() => document.cookie)).toBe('')
+    // Signing out ends it.
+    await page.click('header button.link')
+    await page.waitForSelector('input[name="token"]')
+    expect(await page.evaluate(async () => (await fetch('/live/api/state')).status)).toBe(401)
+    await viewer.context.close()
+  })
+
+  it('refuses other hosts, other origins and form bodies before anything runs', async () => {
+    const port = h.host.port
+    const viewer = await h.signedIn()
+    const cookie = (await viewer.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
+    await viewer.context.close()
+    const own = `127.0.0.1:${port}`
+    const park = '/live/api/conversations/session%3Anobody/park'
+    expect((await request(port, { path: '/', headers: { host: `evil.example:${port}` } })).status).toBe(421)
+    expect((await request(port, { path: '/live/api/state', headers: { host: own, cookie } })).status).toBe(200)
+    expect((await request(port, { path: '/live/api/state', headers: { host: own, cookie, 'sec-fetch-site': 'cross-site' } })).status).toBe(403)
+    const foreign = await request(port, { method: 'POST', path: park, headers: { host: own, cookie, origin: 'http://evil.example', 'content-type': 'application/json' }, body: '{}' })
+    expect(foreign.status).toBe(403)
+    expect(foreign.body.error.code).toBe('ForeignOrigin')
+    const form = await request(port, { method: 'POST', path: park, headers: { host: own, cookie, origin: `http://${own}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' })
+    expect(form.status).toBe(415)
+    const unknown = await request(port, { method: 'POST', path: park, headers: { host: own, cookie, origin: `http://${own}`, 'content-type': 'application/json' }, body: '{}' })
+    expect(unknown.status).toBe(404)
+    expect(unknown.body.error.code).toBe('UnknownConversation')
+    const badToggle = await request(port, {
+      method: 'POST', path: '/live/api/conversations/chat%3Ax/own-browser',
+      headers: { host: own, cookie, origin: `http://${own}`, 'content-type': 'application/json' }, body: '{"on":"yes"}',
+    })
+    expect(badToggle.status).toBe(400)
+    // The person's bearer token on the API is not a way in either: only the cookie is.
+    const bearer = await request(port, { path: '/live/api/state', headers: { host: own, authorization: `Bearer ${h.host.tokenText}` } })
+    expect(bearer.status).toBe(401)
+  })
+
+  it('updates the list when a task parks and resumes, from the API and from its buttons', async () => {
+    await h.navigate('list-a', h.site.url('/page?t=list-a'))
+    const viewer = await h.signedIn()
+    const page = viewer.page
+    const id = 'session:list-a'
+    await page.waitForSelector(`${row(id)}[data-state="active"]`)
+    await poll(() => page.locator(`${row(id)} [data-testid="reason"]`).textContent()).toContain('background task')
+    // Parked by the supervisor (as the cap or the idle sweep would): the page hears it unasked.
+    await h.host.run(h.host.supervisor.park(id))
+    await page.waitForSelector(`${row(id)}[data-state="parked"]`)
+    await poll(() => page.locator('[data-testid="capacity"]').textContent()).toMatch(/set aside/)
+    // Resumed with the page's button.
+    await page.click(row(id))
+    await page.click('button:has-text("Resume")')
+    await page.waitForSelector(`${row(id)}[data-state="active"]`)
+    expect((await stateOf(id)).state).toBe('active')
+    // Its tab is listed (restored from the sealed record).
+    await poll(() => page.locator('section.detail .tab-title').allTextContents()).toContain('list-a')
+    // Parked with the page's button.
+    await page.click('button:has-text("Set aside")')
+    await page.waitForSelector(`${row(id)}[data-state="parked"]`)
+    expect((await stateOf(id)).state).toBe('parked')
+    // And closed.
+    await page.click('button:has-text("Close")')
+    await poll(async () => (await page.locator(row(id)).count()) === 0 || (await page.locator(`${row(id)}[data-state="closed"]`).count()) === 1).toBe(true)
+    expect(await h.host.run(h.host.supervisor.view(id).pipe(Effect.map((v) => v.state), Effect.orElseSucceed(() => 'forgotten')))).toMatch(/closed|forgotten/)
+    await viewer.context.close()
+  })
+
+  it("shows the active tab's screencast after a navigation made through the API, and marks it watched", async () => {
+    await h.navigate('cast', h.site.url('/big?t=ALPHA'))
+    const viewer = await h.signedIn()
+    const page = viewer.page
+    await page.click(row('session:cast'))
+    await poll(async () => (await stateOf('session:cast')).watched).toBe(true)
+    await page.waitForSelector('#screen[data-conversation="session:cast"]')
+    await h.navigate('cast', h.site.url('/big?t=OMEGA'))
+    // The caption follows the page, and the canvas shows its text: it is far closer to a
+    // screenshot of OMEGA than to one of ALPHA.
+    await poll(() => page.locator('figure.screen figcaption').textContent()).toContain('OMEGA')
+    const omega = (await h.host.call('cast', 'GET', '/v1/screenshot')).bytes
+    await h.navigate('shot', h.site.url('/big?t=ALPHA'))
+    const alpha = (await h.host.call('shot', 'GET', '/v1/screenshot')).bytes
+    await poll(async () => {
+      const [toOmega, toAlpha] = [await canvasDistance(page, omega), await canvasDistance(page, alpha)]
+      return toOmega < 4 && toAlpha > toOmega * 2
+    }).toBe(true)
+    // Frames were acknowledged by the page: more than one arrived (Chromium waits for each ack).
+    expect(viewer.received.filter((m) => m.type === 'frame' && m.conversationId === 'session:cast').length).toBeGreaterThan(1)
+    // Closing the page lets go of the errand.
+    await viewer.context.close()
+    await poll(async () => (await stateOf('session:cast')).watched).toBe(false)
+  })
+
+  it('a watched errand is never the one parked to make room (C1)', async () => {
+    for (const k of ['cap-1', 'cap-2', 'cap-3']) await h.host.run(h.host.supervisor.release(`session:${k}`))
+    await h.host.run(h.host.supervisor.release('session:cast'))
+    await h.host.run(h.host.supervisor.release('session:shot'))
+    await h.navigate('cap-1', h.site.url('/page?t=cap-1'))
+    const viewer = await h.signedIn()
+    await viewer.page.click(row('session:cap-1'))
+    await poll(async () => (await stateOf('session:cap-1')).watched).toBe(true)
+    // cap-1 is now the least recently used; two more sessions fill the cap of 3 and a third overflows it.
+    await h.navigate('cap-2', h.site.url('/page?t=cap-2'))
+    await h.navigate('cap-3', h.site.url('/page?t=cap-3'))
+    await h.navigate('cap-4', h.site.url('/page?t=cap-4'))
+    expect((await stateOf('session:cap-1')).state).toBe('active')
+    const states = await Promise.all(['cap-2', 'cap-3', 'cap-4'].map(async (k) => (await stateOf(`session:${k}`)).state))
+    expect(states.filter((s) => s === 'parked').length).toBeGreaterThanOrEqual(1)
+    await viewer.context.close()
+    for (const k of ['cap-1', 'cap-2', 'cap-3', 'cap-4']) await h.host.run(h.host.supervisor.release(`session:${k}`))
+  })
+
+  it('switching the watched conversation stops the old stream: no frame of the old one after the switch', async () => {
+    await h.navigate('one', h.site.url('/big?t=ONE'))
+    await h.navigate('two', h.site.url('/big?t=TWO'))
+    const viewer = await h.signedIn()
+    const page = viewer.page
+    await page.click(row('session:one'))
+    await page.waitForSelector('#screen[data-conversation="session:one"]')
+    await page.click(row('session:two'))
+    await poll(() => viewer.received.some((m) => m.type === 'watching' && m.conversationId === 'session:two')).toBe(true)
+    const switchedAt = viewer.received.findIndex((m) => m.type === 'watching' && m.conversationId === 'session:two')
+    await page.waitForSelector('#screen[data-conversation="session:two"]')
+    // The old conversation keeps painting — and none of it reaches the page.
+    for (const t of ['ONE-a', 'ONE-b', 'ONE-c']) await h.navigate('one', h.site.url(`/big?t=${t}`))
+    await h.navigate('two', h.site.url('/big?t=TWO-b'))
+    await poll(() => page.locator('figure.screen figcaption').textContent()).toContain('TWO-b')
+    const after = viewer.received.slice(switchedAt)
+    expect(after.filter((m) => m.type === 'frame' && m.conversationId === 'session:one')).toEqual([])
+    expect(after.filter((m) => m.type === 'frame' && m.conversationId === 'session:two').length).toBeGreaterThan(0)
+    expect((await stateOf('session:one')).watched).toBe(false)
+    expect((await stateOf('session:two')).watched).toBe(true)
+    // Unwatching (click the selected row again) stops the stream and lets go.
+    await page.click(row('session:two'))
+    await poll(async () => (await stateOf('session:two')).watched).toBe(false)
+    const stoppedAt = viewer.received.length
+    await h.navigate('two', h.site.url('/big?t=TWO-c'))
+    await new Promise((r) => setTimeout(r, 1_000))
+    expect(viewer.received.slice(stoppedAt).filter((m) => m.type === 'frame')).toEqual([])
+    await viewer.context.close()
+  })
+
+  it("the toggle changes what a chat's pages can see (E2), and the badge says why (E6)", async () => {
+    // The person is signed in to the site in their own browser.
+    const signIn = await h.host.call(undefined, 'POST', '/v1/person/main/navigate', { url: h.site.url('/store?v=person') })
+    expect(signIn.status).toBe(200)
+    const chat = 'chat:c1'
+    await h.host.run(h.host.supervisor.open({ id: chat, kind: 'chat' }))
+    const cookieSeen = async () => {
+      const view = await stateOf(chat)
+      const tab = await h.host.run(h.host.runtime.openTab(view.contextId!, h.site.url('/show')))
+      const seen = h.site.cookies.filter((c) => c.path === '/show').at(-1)?.cookie ?? ''
+      await h.host.run(h.host.runtime.closeTab(view.contextId!, tab.id))
+      return seen
+    }
+    expect(await cookieSeen()).toContain('basket=person')
+
+    const viewer = await h.signedIn()
+    const page = viewer.page
+    await page.click(row(chat))
+    const toggle = page.locator('input[name="own-browser"]')
+    expect(await toggle.isChecked()).toBe(false)
+    expect(await page.locator(`${row(chat)} [data-testid="reason"]`).getAttribute('title')).toContain('your own browser')
+    await toggle.click()
+    await poll(async () => { const v = await stateOf(chat); return `${v.reason}/${v.state}` }).toBe('own-browser/active')
+    await poll(() => page.locator(`${row(chat)} [data-testid="reason"]`).textContent()).toContain('switched on for this chat')
+    expect(await page.locator(`${row(chat)} [data-testid="reason"]`).getAttribute('title')).toContain('none of your sign-ins')
+    expect(await cookieSeen()).not.toContain('basket=person')
+    await page.locator('input[name="own-browser"]').click()
+    await poll(async () => (await stateOf(chat)).reason).toBe('main')
+    expect(await cookieSeen()).toContain('basket=person')
+    await viewer.context.close()
+  })
+
+  it('shows health in words, and the list reflects a crash healed', async () => {
+    await h.navigate('healthy', h.site.url('/page?t=healthy'))
+    const viewer = await h.signedIn()
+    const pid = h.host.chromium.errandsBrowserPid()
+    expect(pid).toBeDefined()
+    process.kill(pid!, 'SIGKILL')
+    // Next use heals it.
+    await until(async () => (await h.host.call('healthy', 'GET', '/v1/url')).status === 200, 30_000, 250)
+    await poll(() => viewer.page.locator('aside ul.health').textContent(), { timeout: 20_000 }).toMatch(/crashed|Reopened/)
+    await viewer.context.close()
+  })
+})
