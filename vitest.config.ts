@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['machines/**/*.test.ts', 'packages/*/src/**/*.test.ts'],
+          include: ['machines/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'scripts/**/*.test.ts'],
           testTimeout: 20_000,
           // Unit tests first: they fail fast and cheaply before any Chromium starts.
           sequence: { groupOrder: 0 },

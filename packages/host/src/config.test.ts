@@ -41,6 +41,11 @@ describe('host configuration (B4)', () => {
     ['ERRANDS_CDP_URL', 'not a url', 'DevTools address'],
     ['ERRANDS_LOCALHOST_PORTS', '3000,70000', 'comma-separated list'],
     ['ERRANDS_LOCALHOST_PORTS', ',', 'comma-separated list'],
+    ['ERRANDS_INSPECT', 'yes', 'must be on or off'],
+    ['ERRANDS_INSPECT', 'ON', 'must be on or off'],
+    ['ERRANDS_INSPECT', '', 'must be on or off'],
+    ['ERRANDS_INSPECT_PORT', '0', 'must be a whole number from 1 to 65535'],
+    ['ERRANDS_INSPECT_PORT', '65536', 'must be a whole number from 1 to 65535'],
   ])('refuses %s=%s, naming the variable and the range — never clamps', (name, value, text) => {
     expect(refused({ [name]: value })).toContain(`${name}: invalid value — `)
     expect(refused({ [name]: value })).toContain(text)
@@ -54,5 +59,12 @@ describe('host configuration (B4)', () => {
     const s = Effect.runSync(hostSettingsFrom({ ERRANDS_CDP_URL: 'ws://127.0.0.1:9222/devtools/browser/x', ERRANDS_LOCALHOST_PORTS: '5173, 3000,3000' }))
     expect(s.cdpUrl).toBe('ws://127.0.0.1:9222/devtools/browser/x')
     expect(s.localhostPorts).toEqual([5173, 3000])
+  })
+
+  it('the XState inspector is off by default on port 7778; ERRANDS_INSPECT switches it on at start (V3)', () => {
+    expect(Effect.runSync(hostSettingsFrom({})).inspector).toEqual({ on: false, port: 7778 })
+    for (const on of ['on', 'true', '1']) expect(Effect.runSync(hostSettingsFrom({ ERRANDS_INSPECT: on })).inspector.on).toBe(true)
+    for (const off of ['off', 'false', '0']) expect(Effect.runSync(hostSettingsFrom({ ERRANDS_INSPECT: off })).inspector.on).toBe(false)
+    expect(Effect.runSync(hostSettingsFrom({ ERRANDS_INSPECT: 'on', ERRANDS_INSPECT_PORT: '9229' })).inspector).toEqual({ on: true, port: 9229 })
   })
 })

@@ -24,6 +24,8 @@ export const hostVariables = {
   ERRANDS_PAGE_DEADLINE_MS: { min: 1_000, max: 300_000, default: 30_000, text: 'must be a whole number from 1000 to 300000' },
   ERRANDS_CDP_URL: { text: 'must be a ws://, wss://, http:// or https:// DevTools address' },
   ERRANDS_LOCALHOST_PORTS: { text: 'must be a comma-separated list of 1 to 64 port numbers from 1 to 65535' },
+  ERRANDS_INSPECT: { default: 'off', text: 'must be on or off (also accepted: true/false, 1/0)' },
+  ERRANDS_INSPECT_PORT: { min: 1, max: 65535, default: 7778, text: 'must be a whole number from 1 to 65535' },
 } as const
 
 /** The host's settings. */
@@ -38,6 +40,8 @@ export interface HostSettings {
   readonly pageDeadlineMs: number
   /** Cap, idle limit, debounce, data dir. */
   readonly supervisor: SupervisorSettings
+  /** The XState inspector (V3, docs/inspector.md): on at start or not, and its port on 127.0.0.1. */
+  readonly inspector: { readonly on: boolean; readonly port: number }
 }
 
 const intBetween = (min: number, max: number, text: string) =>
@@ -84,6 +88,18 @@ export const PortList = Schema.transformOrFail(Schema.String, Schema.Array(Schem
 })
 
 /**
+ * An on/off switch: `on`/`off`, `true`/`false`, `1`/`0` (a typo is an error, not "off").
+ *
+ * @example
+ * Schema.decodeUnknownSync(OnOff)('on') // true
+ */
+export const OnOff = Schema.transform(
+  Schema.Literal('on', 'off', 'true', 'false', '1', '0').annotations({ message: () => hostVariables.ERRANDS_INSPECT.text }),
+  Schema.Boolean,
+  { strict: true, decode: (s) => s === 'on' || s === 'true' || s === '1', encode: (b) => (b ? 'on' : 'off') },
+)
+
+/**
  * The host's settings from the environment (`Effect<HostSettings, ConfigError>`).
  *
  * @example
@@ -97,6 +113,10 @@ export const hostConfig: Config.Config<HostSettings> = Config.all({
   cdpUrl: Config.option(Schema.Config('ERRANDS_CDP_URL', CdpUrl)).pipe(Config.map(Option.getOrUndefined)),
   localhostPorts: Schema.Config('ERRANDS_LOCALHOST_PORTS', PortList).pipe(Config.withDefault(DEFAULT_LOCALHOST_PORTS)),
   supervisor: supervisorConfig,
+  inspector: Config.all({
+    on: Schema.Config('ERRANDS_INSPECT', OnOff).pipe(Config.withDefault(false)),
+    port: Schema.Config('ERRANDS_INSPECT_PORT', intBetween(1, 65535, hostVariables.ERRANDS_INSPECT_PORT.text)).pipe(Config.withDefault(7778)),
+  }),
 })
 
 /**
@@ -135,4 +155,5 @@ export const describeSettings = (s: HostSettings): string =>
     `page deadline ${s.pageDeadlineMs} ms`,
     `data in ${s.supervisor.dataDir}`,
     s.cdpUrl ? `errands on the DevTools browser at ${describeTarget(s.cdpUrl)}` : 'errands in our own Chromium',
+    s.inspector.on ? `XState inspector on at http://127.0.0.1:${s.inspector.port}/` : 'XState inspector off',
   ].join(', ')

@@ -20,7 +20,7 @@ import type { Lending, Settings } from '@errands/lending'
 import { Runtime, type RuntimeShape } from '@errands/runtime'
 import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import type { SealedStore } from '@errands/store'
-import { type HealthLog, Supervisor } from '@errands/supervisor'
+import { type HealthLog, InspectorSwitch, openInspectorRelay, Supervisor } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import { Browsing } from './browsing/Browsing.ts'
 import { makeBrowsing } from './browsing/make.ts'
@@ -65,6 +65,7 @@ export interface HostEngineOptions {
 /** Everything the host's engine provides. */
 export type HostServices =
   | Browsing | Person | HostHealth | Stateless | HostBrowser | Pages | Runtime | Chromium | Supervisor | SealedStore | Lending | Settings
+  | InspectorSwitch
 
 /**
  * The containment policy of a host on `port` (plus other ports of its own).
@@ -84,7 +85,8 @@ export const hostPolicy = (port: number, extra: ReadonlyArray<number> = []): Gua
 export const hostEngineLayer = (options: HostEngineOptions) => {
   const { settings, log, notes } = options
   const dataDir = settings.supervisor.dataDir
-  const policy = hostPolicy(options.port, options.extraOwnPorts)
+  // The inspector's port is ours too, on or off (G2): no context may read the errands' states.
+  const policy = hostPolicy(options.port, [...(options.extraOwnPorts ?? []), settings.inspector.port])
   const deadlineMs = settings.pageDeadlineMs
 
   const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir, policy, log, deadlineMs }))
@@ -102,7 +104,16 @@ export const hostEngineLayer = (options: HostEngineOptions) => {
     Layer.effect(Pages, Effect.map(HostBrowser, (b) => b.pages)),
   ).pipe(Layer.provideMerge(browser), Layer.provideMerge(chromium))
 
-  const engine = engineOver(runtime, { settings: settings.supervisor })
+  // The XState inspector switch (V3, docs/inspector.md) sees every errand actor; it outlives the
+  // supervisor, so it still shows the errands being parked at shutdown.
+  const inspector = InspectorSwitch.layer({
+    open: () => openInspectorRelay({ port: settings.inspector.port, frameAncestors: [`http://127.0.0.1:${options.port}`] }),
+    on: settings.inspector.on,
+    log,
+  })
+  const engine = Layer.unwrapEffect(
+    Effect.map(InspectorSwitch, (i) => engineOver(runtime, { settings: settings.supervisor, supervisor: { inspect: i.inspect } })),
+  ).pipe(Layer.provideMerge(inspector))
 
   const services = Layer.mergeAll(
     Layer.scoped(Browsing, makeBrowsing({ policy, deadlineMs })),

@@ -125,6 +125,9 @@ export const TrustBody = Schema.Struct({ mode: Schema.Literal('ask', 'auto', 'fu
 /** `POST /v1/person/own-browser/:chat`. @example { on: true } */
 export const OwnBrowserBody = Schema.Struct({ on: Schema.Boolean })
 
+/** `PUT /v1/person/inspector`: switch the XState inspector on or off (V3). @example { on: true } */
+export const InspectorBody = Schema.Struct({ on: Schema.Boolean })
+
 /** Which conversation a lend is for: a host session key or a raw conversation id (an embedder's). @example { session: 'agent-7', site: 'shop.example' } */
 export const LendTarget = Schema.Union(
   Schema.Struct({ session: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)), site: SiteBody.fields.site }),

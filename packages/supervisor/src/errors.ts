@@ -51,3 +51,17 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()('Invali
 
 /** Errors of the supervisor's public operations. */
 export type SupervisorError = AllBusy | UnknownConversation | ErrandUnavailable | InvalidRequest
+
+/**
+ * The XState inspector could not be switched on (V3): its port is taken, or its page would not
+ * open. Errands are not affected; the switch stays off.
+ *
+ * @example
+ * new InspectorUnavailable({ reason: 'port-in-use', message: 'Port 7778 on 127.0.0.1 is in use; …' }).status // 503
+ */
+export class InspectorUnavailable extends Schema.TaggedError<InspectorUnavailable>()('InspectorUnavailable', {
+  reason: Schema.Literal('port-in-use', 'open-failed'),
+  message: Schema.String,
+}) {
+  readonly status = 503
+}

@@ -1,7 +1,8 @@
-import { AllBusy, UnknownConversation } from '@errands/supervisor'
-import { Effect } from 'effect'
+import { AllBusy, InspectorSwitch, InspectorUnavailable, openInspectorRelay, testSupervisor, UnknownConversation } from '@errands/supervisor'
+import { Effect, Layer } from 'effect'
 import { describe, expect, it } from 'vitest'
-import { PageError } from '../errors.ts'
+import { HostUnavailable, PageError } from '../errors.ts'
+import { makePerson } from '../person/make.ts'
 import { TEST_TOKEN, testApp } from './testing.ts'
 
 // In-process, no port, no browser (B1, B3, B7): every refused request reaches no service.
@@ -295,5 +296,84 @@ describe('routing and errors', () => {
     const res = await app.request('/v1/url', { headers: { 'x-browser-session': 'k1' } })
     expect(res.status).toBe(503)
     expect(calls).toEqual([])
+  })
+})
+
+describe("the XState inspector's switch (V3): GET and PUT /v1/person/inspector", () => {
+  const auth = { authorization: `Bearer ${TEST_TOKEN}` }
+
+  it('needs the bearer token and the host’s own origin; refused requests call nothing', async () => {
+    const { app, calls } = testApp()
+    const attempts: ReadonlyArray<Record<string, string>> = [{}, { 'x-browser-session': 'k1' }, { authorization: 'Bearer nope' }]
+    for (const headers of attempts) {
+      expect((await send(app, ['GET', '/v1/person/inspector'], headers)).status).toBe(401)
+      expect((await send(app, ['PUT', '/v1/person/inspector', { on: true }], headers)).status).toBe(401)
+    }
+    expect((await send(app, ['PUT', '/v1/person/inspector', { on: true }], { ...auth, origin: 'https://evil.example' })).status).toBe(403)
+    expect(calls).toEqual([])
+  })
+
+  it('refuses any body but {"on": boolean} with a 400 naming it, form bodies with 415, other methods with 405', async () => {
+    const { app, calls } = testApp()
+    for (const body of [{}, { on: 'yes' }, { on: 1 }, { on: null }, { on: true, port: 7778 }, [], 'on', null]) {
+      const res = await send(app, ['PUT', '/v1/person/inspector', body], auth)
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      expect(await errorOf(res)).toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/body/) })
+    }
+    const empty = await app.request('/v1/person/inspector', { method: 'PUT', headers: auth })
+    expect(empty.status).toBe(400)
+    const form = await app.request('/v1/person/inspector', { method: 'PUT', headers: { ...auth, 'content-type': 'text/plain' }, body: '{"on":true}' })
+    expect(form.status).toBe(415)
+    const getWithQuery = await app.request('/v1/person/inspector?on=true', { headers: auth })
+    expect(getWithQuery.status).toBe(400)
+    const del = await app.request('/v1/person/inspector', { method: 'DELETE', headers: auth })
+    expect(del.status).toBe(405)
+    expect(del.headers.get('allow')).toBe('GET, PUT')
+    expect(calls).toEqual([])
+  })
+
+  it('switches on and off through the person’s service and answers its status', async () => {
+    const { app, calls } = testApp()
+    const on = await send(app, ['PUT', '/v1/person/inspector', { on: true }], auth)
+    expect(on.status).toBe(200)
+    expect(await on.json()).toMatchObject({ on: true, url: 'http://127.0.0.1:7778/' })
+    expect(await (await send(app, ['GET', '/v1/person/inspector'], auth)).json()).toMatchObject({ on: true })
+    expect(await (await send(app, ['PUT', '/v1/person/inspector', { on: false }], auth)).json()).toMatchObject({ on: false, url: null })
+    expect(calls).toEqual([
+      { method: 'setInspector', args: [true] },
+      { method: 'inspector', args: [] },
+      { method: 'setInspector', args: [false] },
+    ])
+  })
+
+  it('a taken port is a 503 InspectorUnavailable in words; a host without the switch says 501 not wired', async () => {
+    const { app } = testApp({
+      person: {
+        setInspector: () => Effect.fail(new InspectorUnavailable({ reason: 'port-in-use', message: 'Port 7778 on 127.0.0.1 is in use; set ERRANDS_INSPECT_PORT to a free port.' })),
+        inspector: Effect.fail(new HostUnavailable({ reason: 'not-wired', message: 'The XState inspector is not available in this host.' })),
+      },
+    })
+    const taken = await send(app, ['PUT', '/v1/person/inspector', { on: true }], auth)
+    expect(taken.status).toBe(503)
+    expect(await errorOf(taken)).toEqual({ code: 'InspectorUnavailable', message: expect.stringMatching(/ERRANDS_INSPECT_PORT/) })
+    expect((await send(app, ['GET', '/v1/person/inspector'], auth)).status).toBe(501)
+  })
+
+  it('over the real person service and switch: PUT on opens the inspector page on 127.0.0.1, PUT off closes it', async () => {
+    const program = Effect.gen(function* () {
+      const person = yield* makePerson
+      const { app } = testApp({ person })
+      const on = yield* Effect.promise(async () => (await send(app, ['PUT', '/v1/person/inspector', { on: true }], auth)).json() as Promise<{ on: boolean; url: string }>)
+      expect(on).toMatchObject({ on: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/$/) })
+      const page = yield* Effect.promise(() => fetch(on.url))
+      expect(page.status).toBe(200)
+      expect(yield* Effect.promise(() => page.text())).toContain('https://stately.ai/inspect')
+      const off = yield* Effect.promise(async () => (await send(app, ['PUT', '/v1/person/inspector', { on: false }], auth)).json())
+      expect(off).toMatchObject({ on: false, url: null })
+      const closed = yield* Effect.promise(() => fetch(on.url).then(() => false, () => true))
+      expect(closed).toBe(true)
+    })
+    const inspector = InspectorSwitch.layer({ open: () => openInspectorRelay({ port: 0 }) })
+    await Effect.runPromise(program.pipe(Effect.provide(Layer.merge(testSupervisor(), inspector)), Effect.scoped))
   })
 })

@@ -13,7 +13,7 @@ import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../b
 import type { HostHealthShape } from '../health.ts'
 import type { PersonShape } from '../person/Person.ts'
 import {
-  ClickBody, EmptyBody, FillBody, InputBody, LendTarget, NavigateBody, OwnBrowserBody, ScreenshotQuery, ScrollBody,
+  ClickBody, EmptyBody, FillBody, InputBody, InspectorBody, LendTarget, NavigateBody, OwnBrowserBody, ScreenshotQuery, ScrollBody,
   SiteBody, TaskBody, TrustBody, ViewportBody,
 } from '../schemas.ts'
 import { chatConversationId, conversationIdOf, parseSessionKey, SessionKey } from '../sessionKey.ts'
@@ -180,4 +180,7 @@ export const routes = ({ browsing, person, health, stateless }: RouteServices): 
       Effect.flatMap(chatParam(params['key']), (key) => Effect.as(browsing.release(key), { released: true })),
   }),
   ...pageVerbs('/v1/person/main', 'person', browsing),
+  // The XState inspector (V3, docs/inspector.md): its status and its switch.
+  def('GET', '/v1/person/inspector', 'person', { run: () => person.inspector }),
+  def('PUT', '/v1/person/inspector', 'person', { body: InspectorBody, run: ({ body }) => person.setInspector(body.on) }),
 ]

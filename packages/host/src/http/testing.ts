@@ -31,11 +31,18 @@ export interface TestApp {
  * @example
  * const { app, calls } = testApp({ browsing: { url: () => Effect.fail(AllBusy.of(2)) } })
  */
-export const testApp = (overrides: { readonly browsing?: Partial<BrowsingShape>; readonly port?: number } = {}): TestApp => {
+export const testApp = (
+  overrides: { readonly browsing?: Partial<BrowsingShape>; readonly person?: Partial<PersonShape>; readonly port?: number } = {},
+): TestApp => {
   const calls: TestApp['calls'] = []
   const record = (method: string) => (...args: ReadonlyArray<unknown>) => {
     calls.push({ method, args })
   }
+  let inspecting = false
+  const inspectorStatus = () => ({
+    on: inspecting, url: inspecting ? 'http://127.0.0.1:7778/' : null, events: inspecting ? 'ws://127.0.0.1:7778/' : null,
+    viewer: 'https://stately.ai/inspect', actors: 0, how: '', network: '', error: null,
+  })
   const person: PersonShape = {
     settings: Effect.sync(() => (record('settings')(), { version: 1 as const, alwaysAllowed: [], trust: 'ask' as const })),
     allowAlways: (site) => Effect.sync(() => (record('allowAlways')(site), { version: 1 as const, alwaysAllowed: [site], trust: 'ask' as const })),
@@ -51,6 +58,9 @@ export const testApp = (overrides: { readonly browsing?: Partial<BrowsingShape>;
     deleteChat: (id) => Effect.sync(() => record('deleteChat')(id)),
     sessions: Effect.sync(() => (record('sessions')(), [])),
     release: (id) => Effect.sync(() => record('release')(id)),
+    inspector: Effect.sync(() => (record('inspector')(), inspectorStatus())),
+    setInspector: (on) => Effect.sync(() => (record('setInspector')(on), (inspecting = on), inspectorStatus())),
+    ...overrides.person,
   }
   const layer = Layer.mergeAll(
     Browsing.layerRecording(calls as Array<RecordedCall>, overrides.browsing),

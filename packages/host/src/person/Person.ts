@@ -1,7 +1,8 @@
 /**
  * The person's endpoints (`/v1/person/...`, token only): browser settings and always-allowed
  * sites, revoke, sign out everywhere, the permission card and its Allow (L2), a chat's
- * own-browser toggle (E2), the list of sessions and releasing one. The page verbs on the main
+ * own-browser toggle (E2), the list of sessions and releasing one, and the XState inspector's
+ * switch (V3, docs/inspector.md). The page verbs on the main
  * context (for signing in) are `Browsing` with the main target.
  *
  * Lending (`@errands/lending`) is optional: without it the settings and lending calls answer
@@ -12,12 +13,12 @@
  * yield* person.ownBrowser('chat:c1', true)
  */
 import type { BrowserSettings, LendingError, LendReport, Permission, TakeBackReport, TrustMode } from '@errands/lending'
-import type { ErrandView, SupervisorError } from '@errands/supervisor'
+import type { ErrandView, InspectorStatus, InspectorUnavailable, SupervisorError } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import type { HostUnavailable } from '../errors.ts'
 
 /** Every way a person's call can fail. */
-export type PersonError = LendingError | SupervisorError | HostUnavailable
+export type PersonError = LendingError | SupervisorError | HostUnavailable | InspectorUnavailable
 
 /** What the person can do. Conversation ids are the host's (`session:<key>`, `chat:<id>`) or an embedder's. */
 export interface PersonShape {
@@ -38,6 +39,10 @@ export interface PersonShape {
   readonly sessions: Effect.Effect<ReadonlyArray<ErrandView>, PersonError>
   /** Closes and forgets a conversation's errand (idempotent). */
   readonly release: (conversationId: string) => Effect.Effect<void, PersonError>
+  /** The XState inspector: on or off, and the page to open while on (V3). */
+  readonly inspector: Effect.Effect<InspectorStatus, PersonError>
+  /** Switches the XState inspector on or off (idempotent); fails when its port is taken. */
+  readonly setInspector: (on: boolean) => Effect.Effect<InspectorStatus, PersonError>
 }
 
 /**
@@ -67,6 +72,8 @@ export class Person extends Context.Tag('@errands/host/Person')<Person, PersonSh
       deleteChat: () => missing('deleteChat'),
       sessions: missing('sessions'),
       release: () => missing('release'),
+      inspector: missing('inspector'),
+      setInspector: () => missing('setInspector'),
       ...partial,
     })
   }

@@ -2,10 +2,10 @@
  * The person's service over the supervisor and, when they are provided, lending and settings.
  *
  * @example
- * Layer.effect(Person, makePerson) // needs Supervisor; uses Lending and Settings when present
+ * Layer.effect(Person, makePerson) // needs Supervisor; uses Lending, Settings and InspectorSwitch when present
  */
 import { Lending, Settings } from '@errands/lending'
-import { Supervisor } from '@errands/supervisor'
+import { InspectorSwitch, Supervisor } from '@errands/supervisor'
 import { Effect, Option } from 'effect'
 import { HostUnavailable } from '../errors.ts'
 import type { PersonShape } from './Person.ts'
@@ -23,6 +23,12 @@ export const makePerson: Effect.Effect<PersonShape, never, Supervisor> = Effect.
   const supervisor = yield* Supervisor
   const lending = yield* Effect.serviceOption(Lending)
   const settings = yield* Effect.serviceOption(Settings)
+  const inspector = yield* Effect.serviceOption(InspectorSwitch)
+  const withInspector = <A, E>(f: (i: InspectorSwitch['Type']) => Effect.Effect<A, E>) =>
+    Option.match(inspector, {
+      onNone: () => Effect.fail(new HostUnavailable({ reason: 'not-wired', message: 'The XState inspector is not available in this host (no inspector switch is wired in).' })),
+      onSome: f,
+    })
   const withSettings = <A, E>(what: string, f: (s: Settings['Type']) => Effect.Effect<A, E>) =>
     Option.match(settings, { onNone: () => notWired(what), onSome: f })
   const withLending = <A, E>(what: string, f: (l: Lending['Type']) => Effect.Effect<A, E>) =>
@@ -41,5 +47,7 @@ export const makePerson: Effect.Effect<PersonShape, never, Supervisor> = Effect.
     deleteChat: (conversationId) => supervisor.chatDeleted(conversationId),
     sessions: supervisor.list,
     release: (conversationId) => supervisor.release(conversationId),
+    inspector: withInspector((i) => i.status),
+    setInspector: (on) => withInspector((i) => i.set(on)),
   }
 })
