@@ -3,14 +3,14 @@
  * errands, and the page driven by Playwright in a second headless Chromium — the person's.
  */
 import { Effect } from 'effect'
-import { request, until } from '../host/harness.ts'
+import { freePort, request, until } from '../host/harness.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { canvasDistance, startLiveHarness, type LiveHarness } from './harness.ts'
 
 let h: LiveHarness
 
 beforeAll(async () => {
-  h = await startLiveHarness({ ERRANDS_MAX_SESSIONS: '3' })
+  h = await startLiveHarness({ ERRANDS_MAX_SESSIONS: '3', ERRANDS_INSPECT_PORT: String(await freePort()) })
 })
 afterAll(async () => {
   await h?.stop()
@@ -224,6 +224,24 @@ describe('the live view', () => {
     await viewer.context.close()
   })
 
+  it('switches the XState inspector on and off (V3), and links to it while on', async () => {
+    const viewer = await h.signedIn()
+    const page = viewer.page
+    const box = page.locator('input[name="inspector"]')
+    expect(await box.isChecked()).toBe(false)
+    await box.click()
+    await poll(async () => (await h.host.call(undefined, 'GET', '/v1/person/inspector')).body.on).toBe(true)
+    const status = (await h.host.call(undefined, 'GET', '/v1/person/inspector')).body as { url: string }
+    await poll(() => page.locator('header a:has-text("open")').getAttribute('href')).toBe(status.url)
+    const relay = await fetch(status.url)
+    expect(relay.status).toBe(200)
+    expect(relay.headers.get('content-type')).toContain('text/html')
+    await page.locator('input[name="inspector"]').click()
+    await poll(async () => (await h.host.call(undefined, 'GET', '/v1/person/inspector')).body.on).toBe(false)
+    await poll(() => page.locator('header a:has-text("open")').count()).toBe(0)
+    await viewer.context.close()
+  })
+
   it('shows health in words, and the list reflects a crash healed', async () => {
     await h.navigate('healthy', h.site.url('/page?t=healthy'))
     const viewer = await h.signedIn()
@@ -232,7 +250,7 @@ describe('the live view', () => {
     process.kill(pid!, 'SIGKILL')
     // Next use heals it.
     await until(async () => (await h.host.call('healthy', 'GET', '/v1/url')).status === 200, 30_000, 250)
-    await poll(() => viewer.page.locator('aside ul.health').textContent(), { timeout: 20_000 }).toMatch(/crashed|Reopened/)
+    await poll(() => viewer.page.locator('aside ul.health').textContent()).toMatch(/crashed|Reopened/)
     await viewer.context.close()
   })
 })

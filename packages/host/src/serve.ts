@@ -12,8 +12,8 @@
  * host.url // 'http://127.0.0.1:41234'
  */
 import { DailyBrowser, makeDailyDoor } from '@errands/daily'
-import { makeLiveView, type LiveView } from '@errands/liveview'
-import { HealthLog } from '@errands/supervisor'
+import { makeLiveView, type LiveInspector, type LiveView } from '@errands/liveview'
+import { HealthLog, type InspectorStatus } from '@errands/supervisor'
 import { Context, Effect, Layer, Logger, Redacted, type Scope } from 'effect'
 import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -39,6 +39,12 @@ import { loadToken } from './token.ts'
  * const route: NodeRoute = async (req, res) => false
  */
 export type NodeRoute = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<boolean>
+
+/** The inspector's status as the live view shows it. */
+const liveInspector = (s: InspectorStatus | undefined): LiveInspector =>
+  s === undefined
+    ? { on: false, howToOpen: 'This host has no XState inspector switch.' }
+    : { on: s.on, howToOpen: `${s.how} ${s.network}`.trim(), url: s.url ?? undefined }
 
 /** The prefix the Daily Browser door is mounted under. @example `${host.url}${DAILY_PREFIX}/redeem` */
 export const DAILY_PREFIX = '/daily'
@@ -173,6 +179,10 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
           return key === undefined ? person.release(id) : browsing.release(key)
         },
         health: Effect.map(health.report, (r) => r.messages),
+        inspector: {
+          status: Effect.map(Effect.orElseSucceed(person.inspector, () => undefined), liveInspector),
+          set: (on) => Effect.map(person.setInspector(on), liveInspector),
+        },
       })
     }).pipe(Effect.provide(services), Effect.mapError(engineFailed))
     current = app
