@@ -76,7 +76,8 @@ describe('shutdown and restart (E5)', () => {
     const first = spawnTracked({ ERRANDS_DATA_DIR: dir, ERRANDS_PORT: port, ERRANDS_MAX_SESSIONS: '32', ERRANDS_SESSION_IDLE_MS: '86400000' })
     const url = await first.ready
     expect(url).toBe(`http://127.0.0.1:${port}`)
-    expect(first.stdout()).toBe(`errands host listening on ${url}\n`)
+    // One line with the URL, one saying where the live view's token is (the path, never the token).
+    expect(first.stdout()).toBe(`errands host listening on ${url}\nlive view: open ${url}/ and sign in with the token in ${join(dir, 'host-token')}\n`)
     expect(statSync(join(dir, 'host-token')).mode & 0o777).toBe(0o600)
     const call = client(url)
     expect((await call(undefined, 'GET', '/health')).body).toMatchObject({ ok: true, cap: 32, open: 0 })

@@ -9,7 +9,9 @@
  */
 import { Cause, Effect, Either, Exit } from 'effect'
 import { describeSettings, explainHostConfigError, hostSettingsFrom } from './config.ts'
+import { join } from 'node:path'
 import { startHost, type NodeRoute } from './serve.ts'
+import { TOKEN_FILE } from './token.ts'
 
 /** Where the program writes. */
 export interface HostIo {
@@ -67,7 +69,10 @@ export const runHost = async (options: RunHostOptions = {}): Promise<number> => 
     Effect.gen(function* () {
       const host = yield* startHost({ settings, log, daily: options.daily })
       log(`errands host: ${describeSettings({ ...settings, port: host.port })}`)
-      io.stdout.write(`errands host listening on ${host.url}\n`)
+      io.stdout.write(
+        `errands host listening on ${host.url}\n` +
+          `live view: open ${host.url}/ and sign in with the token in ${join(settings.supervisor.dataDir, TOKEN_FILE)}\n`,
+      )
       const signal = yield* waitForSignal(io)
       log(`errands host: ${signal} — parking open sessions and closing the browsers`)
     }),
