@@ -6,7 +6,7 @@
  * @example
  * const hello: ClientMessage = { type: 'watch', conversationId: 'session:k1' }
  */
-import type { Capacity, HealthMessage } from '@errands/supervisor'
+import type { Capacity, ErrandView, HealthMessage } from '@errands/supervisor'
 
 /** One tab of a context, as the person sees it. */
 export interface LiveTab {
@@ -16,27 +16,11 @@ export interface LiveTab {
   readonly active: boolean
 }
 
-/** Why a conversation's browser is its own (E6), or `main` for the person's signed-in browser. */
-export type LiveReason = 'task' | 'helper' | 'own-browser' | 'main'
-
-/** One conversation in the list. */
-export interface LiveConversation {
-  readonly conversationId: string
-  readonly kind: 'task' | 'chat'
-  readonly reason: LiveReason
-  /** `seeding`, `active`, `parking`, `parked`, `resuming`, `healing`, `closing`, `closed`, or `main`. */
-  readonly state: string
-  readonly detail: string
-  readonly driven: boolean
-  readonly watched: boolean
-  /** ms since the epoch; 0 when never used. */
-  readonly lastUsedAt: number
-  readonly parkedAt: number | null
-  /** Sites whose sign-ins were lent to this errand (E6's tooltip). */
-  readonly lentSites: ReadonlyArray<string>
-  /** Its context's tabs (empty when it holds no context; a chat on main shows main's under `main`). */
+/** One conversation in the list: the supervisor's view of it (reason, state, who, last use, lent
+ * sites for E6's tooltip) and its context's tabs (empty when it holds no context; a chat on main
+ * shows main's under `LiveState.main`). */
+export interface LiveConversation extends Omit<ErrandView, 'contextId'> {
   readonly tabs: ReadonlyArray<LiveTab>
-  readonly lastError: string | null
 }
 
 /** The inspector's switch (V3), when the host has one. */

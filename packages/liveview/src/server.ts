@@ -166,11 +166,8 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       const conversations: LiveConversation[] = []
       for (const view of views) {
         const tabs = holdsTabs(view) ? yield* tabsOf(runtime, view.contextId!) : []
-        conversations.push({
-          conversationId: view.conversationId, kind: view.kind, reason: view.reason, state: view.state, detail: view.detail,
-          driven: view.driven, watched: view.watched, lastUsedAt: view.lastUsedAt, parkedAt: view.parkedAt,
-          lentSites: view.lentSites, tabs, lastError: view.lastError,
-        })
+        const { contextId: _, ...seen } = view
+        conversations.push({ ...seen, tabs })
       }
       conversations.sort((a, b) => b.lastUsedAt - a.lastUsedAt || a.conversationId.localeCompare(b.conversationId))
       return {
