@@ -13,7 +13,7 @@ const step = (s: Snap, ...events: AnyEvent[]) => events.reduce((acc, e) => trans
 const done = (id: string, output: unknown = undefined) => ({ type: `xstate.done.actor.${id}`, output })
 const fail = (id: string, error: unknown = { _tag: 'RuntimeError', reason: 'crashed', message: 'gone' }) => ({ type: `xstate.error.actor.${id}`, error })
 const opened = (contextId = 'ctx-1') => done('openContext', { contextId })
-const active = () => step(start(), opened())
+const active = (extra: Partial<ErrandInput> = {}) => step(start(extra), opened())
 const value = (s: Snap) => JSON.stringify(s.value)
 
 describe('errand machine — pure stepping', () => {
@@ -110,11 +110,45 @@ describe('errand machine — pure stepping', () => {
     expect(s.context.parkCause).toBe('heal-exhausted')
   })
 
-  it('a snapshot between crashes resets the heal count', () => {
-    let s = step(active(), { type: 'browser.crashed', at: 1 }, { type: 'errand.used', at: 2 }, done('restoreSnapshot', { contextId: 'a' }))
-    s = step(s, { type: 'page.loaded', at: 3 }, { type: 'xstate.after.snapshotDebounce.errand.active.snapshot.due' }, done('takeSnapshot', { takenAt: 6 }))
-    expect(s.context).toMatchObject({ heals: 0, snapshotAt: 6 })
-    expect(step(s, { type: 'browser.crashed', at: 7 }).value).toEqual({ healing: 'waiting' })
+  it('regression (issue #9): a snapshot between crashes does not reset the heal count, so a browser that keeps crashing is still set aside', () => {
+    // Each heal reloads the tabs, so a snapshot follows every heal: before the fix each crash
+    // started again from zero and an errand whose browser died every few seconds healed forever.
+    const healThenSnapshot = (s: Snap, t: number, id: string) =>
+      step(s, { type: 'errand.used', at: t }, done('restoreSnapshot', { contextId: id }),
+        { type: 'page.loaded', at: t + 1 }, { type: 'xstate.after.snapshotDebounce.errand.active.snapshot.due' }, done('takeSnapshot', { takenAt: t + 4 }))
+    let s = healThenSnapshot(step(active(), { type: 'browser.crashed', at: 1_000 }), 1_001, 'a')
+    expect(s.context).toMatchObject({ heals: 1, snapshotAt: 1_005 })
+    s = step(s, { type: 'browser.crashed', at: 10_000 })
+    expect(s.value).toEqual({ healing: 'cooling' })
+    s = healThenSnapshot(step(s, { type: 'xstate.after.healBackoff.errand.healing.cooling' }), 12_000, 'b')
+    s = step(s, { type: 'browser.crashed', at: 20_000 }, { type: 'xstate.after.healBackoff.errand.healing.cooling' })
+    s = healThenSnapshot(s, 24_000, 'c')
+    expect(s.context.heals).toBe(3)
+    s = step(s, { type: 'browser.crashed', at: 30_000 })
+    expect(s.value).toBe('parking')
+    expect(s.context.parkCause).toBe('heal-exhausted')
+  })
+
+  it('a crash longer than healWindowMs after the previous one starts a new streak (immediate heal, fresh budget)', () => {
+    let s = step(active({ healWindowMs: 60_000 }), { type: 'browser.crashed', at: 1 }, { type: 'errand.used', at: 2 }, done('restoreSnapshot', { contextId: 'a' }))
+    s = step(s, { type: 'context.crashed', at: 60_001 })
+    expect(s.value).toEqual({ healing: 'cooling' }) // exactly the window apart: same streak
+    s = step(s, { type: 'xstate.after.healBackoff.errand.healing.cooling' }, { type: 'errand.used', at: 60_002 }, done('restoreSnapshot', { contextId: 'b' }))
+    expect(s.context.heals).toBe(2)
+    s = step(s, { type: 'browser.crashed', at: 120_002 + 1 })
+    expect(s.value).toEqual({ healing: 'waiting' })
+    expect(s.context).toMatchObject({ heals: 0, lastCrashAt: 120_003 })
+  })
+
+  it('after giving up, a resume within the streak is not healed again: the next crash sets it aside at once', () => {
+    let s = step(active({ maxHeals: 1 }), { type: 'browser.crashed', at: 1 }, { type: 'errand.used', at: 2 }, done('restoreSnapshot', { contextId: 'a' }))
+    s = step(s, { type: 'browser.crashed', at: 3 })
+    expect(s.value).toBe('parking')
+    s = step(s, done('sealAndPark', { parkedAt: 3 }), { type: 'errand.resume', at: 4 }, done('restoreParked', { contextId: 'b' }))
+    expect(s.matches('active')).toBe(true)
+    s = step(s, { type: 'browser.crashed', at: 5 })
+    expect(s.value).toBe('parking')
+    expect(s.context.parkCause).toBe('heal-exhausted')
   })
 
   it('shutdown parks an open errand and a crashed one (E5)', () => {
@@ -214,6 +248,52 @@ describe('errand machine — simulated clock', () => {
     actor.send({ type: 'errand.used', at: 1_000 })
     await tick()
     expect(actor.getSnapshot().matches('active')).toBe(true)
+  })
+})
+
+describe('errand machine — bounded healing on a simulated clock (issue #9)', () => {
+  const provided = errandMachine.provide({
+    actors: {
+      openContext: fromPromise(async () => ({ contextId: 'ctx-1' })),
+      restoreSnapshot: fromPromise(async () => ({ contextId: 'ctx-2' })),
+      takeSnapshot: fromPromise(async () => ({ takenAt: 0 })),
+      sealAndPark: fromPromise(async () => ({ parkedAt: 0 })),
+      closeContext: fromPromise<void, EffectInput>(async () => {}),
+    },
+  })
+  const tick = () => new Promise((r) => setTimeout(r, 0))
+
+  it('the backoff doubles with each crash of a streak, and the crash after maxHeals heals parks it', async () => {
+    const clock = new SimulatedClock()
+    const actor = createActor(provided, { clock, input: { ...input, healBackoffMs: 1_000, maxHeals: 4 } }).start()
+    await tick()
+    let now = 0
+    const cooled: number[] = []
+    for (let crash = 1; crash <= 4; crash++) {
+      actor.send({ type: 'browser.crashed', at: now })
+      if (crash > 1) {
+        // Cooling: a use is ignored until the backoff has run out on the clock.
+        expect(actor.getSnapshot().value).toEqual({ healing: 'cooling' })
+        let waited = 0
+        while (actor.getSnapshot().matches({ healing: 'cooling' })) {
+          actor.send({ type: 'errand.used', at: now })
+          clock.increment(100)
+          waited += 100
+        }
+        cooled.push(waited)
+        now += waited
+      }
+      expect(actor.getSnapshot().value).toEqual({ healing: 'waiting' })
+      actor.send({ type: 'errand.used', at: now })
+      await tick()
+      expect(actor.getSnapshot().matches('active')).toBe(true)
+    }
+    expect(cooled).toEqual([1_000, 2_000, 4_000])
+    actor.send({ type: 'browser.crashed', at: now })
+    await tick()
+    expect(actor.getSnapshot().value).toBe('parked')
+    expect(actor.getSnapshot().context.parkCause).toBe('heal-exhausted')
+    actor.stop()
   })
 })
 

@@ -90,7 +90,7 @@ export const errandMachine = setup({
     closeRequested: ({ context }) => context.pending?.kind === 'close',
     parkRequested: ({ context }) => context.pending?.kind === 'park',
     needsCooling: ({ context }) => context.heals > 0,
-    canHeal: ({ context }) => context.heals < context.maxHeals,
+    healsExhausted: ({ context }) => context.heals >= context.maxHeals,
     isRecordLost: ({ event }) => toFailure((event as { error?: unknown }).error).tag === 'RecordUnreadable',
   },
   actions: {
@@ -112,6 +112,13 @@ export const errandMachine = setup({
     }),
     clearPending: assign({ pending: null }),
     countHeal: assign({ heals: ({ context }) => context.heals + 1 }),
+    // A crash continues the streak when it comes within healWindowMs of the previous one;
+    // otherwise the errand has been well for a while and gets a fresh budget of heals.
+    noteCrash: assign(({ context, event }) => {
+      const t = at(event) ?? context.lastCrashAt ?? 0
+      const continues = context.lastCrashAt !== null && t - context.lastCrashAt <= context.healWindowMs
+      return { heals: continues ? context.heals : 0, lastCrashAt: t }
+    }),
   },
 }).createMachine({
   id: 'errand',
@@ -128,12 +135,14 @@ export const errandMachine = setup({
     parkedAt: input.parkedAt ?? null,
     parkCause: input.parkedAt === undefined ? null : 'shutdown',
     heals: 0,
+    lastCrashAt: null,
     lentSites: [...(input.lentSites ?? [])],
     lastError: null,
     pending: null,
     snapshotDebounceMs: input.snapshotDebounceMs ?? 3_000,
     maxHeals: input.maxHeals ?? 3,
     healBackoffMs: input.healBackoffMs ?? 1_000,
+    healWindowMs: input.healWindowMs ?? 300_000,
   }),
   initial: 'starting',
   // Counting drivers and watchers is the same in every state; states that care re-handle the
@@ -194,8 +203,8 @@ export const errandMachine = setup({
           actions: assign({ parkCause: ({ event }) => parkCauseOf(event) }),
         },
         'system.shutdown': { target: 'parking', actions: assign({ parkCause: 'shutdown' }) },
-        'context.crashed': { target: 'healing', actions: 'forgetContext' },
-        'browser.crashed': { target: 'healing', actions: 'forgetContext' },
+        'context.crashed': { target: 'healing', actions: ['forgetContext', 'noteCrash'] },
+        'browser.crashed': { target: 'healing', actions: ['forgetContext', 'noteCrash'] },
       },
       states: {
         driver: {
@@ -245,9 +254,10 @@ export const errandMachine = setup({
                 id: 'takeSnapshot',
                 src: 'takeSnapshot',
                 input: ({ context }) => effectInput(context),
+                // A snapshot does not reset the heal count: only a quiet healWindowMs does (noteCrash).
                 onDone: {
                   target: 'clean',
-                  actions: assign({ snapshotAt: ({ event }) => event.output.takenAt, heals: 0 }),
+                  actions: assign({ snapshotAt: ({ event }) => event.output.takenAt }),
                 },
                 // A failed snapshot keeps the previous one; a crash arrives as its own event.
                 onError: { target: 'clean', actions: assign({ lastError: ({ event }) => toFailure(event.error) }) },
@@ -349,7 +359,8 @@ export const errandMachine = setup({
       states: {
         deciding: {
           always: [
-            { guard: ({ context }) => context.heals >= context.maxHeals, target: '#errand.parking', actions: assign({ parkCause: 'heal-exhausted' }) },
+            // Bounded (issue #9): this streak has had its heals; set it aside rather than retry.
+            { guard: 'healsExhausted', target: '#errand.parking', actions: assign({ parkCause: 'heal-exhausted' }) },
             { guard: 'needsCooling', target: 'cooling' },
             { target: 'waiting' },
           ],
@@ -376,8 +387,8 @@ export const errandMachine = setup({
           },
           on: {
             // The browser died again while we were reopening: try again (bounded by maxHeals).
-            'browser.crashed': { target: 'deciding', reenter: true },
-            'context.crashed': { target: 'deciding', reenter: true },
+            'browser.crashed': { target: 'deciding', reenter: true, actions: 'noteCrash' },
+            'context.crashed': { target: 'deciding', reenter: true, actions: 'noteCrash' },
           },
         },
       },

@@ -39,10 +39,19 @@ export interface ErrandInput {
   readonly lentSites?: ReadonlyArray<string> | undefined
   /** H1's debounce; a few seconds by default. */
   readonly snapshotDebounceMs?: number | undefined
-  /** How many heals in a row (without a snapshot in between) before the errand is parked instead. */
+  /**
+   * How many heals one crash streak may take: the crash after the last of them parks the errand
+   * instead (`heal-exhausted`), and it is not reopened by itself again within the streak.
+   */
   readonly maxHeals?: number | undefined
-  /** The pause before the n-th heal in a row is `healBackoffMs * 2^(n-2)` (the first is immediate). */
+  /** The pause before the n-th heal of a streak is `healBackoffMs * 2^(n-2)` (the first is immediate). */
   readonly healBackoffMs?: number | undefined
+  /**
+   * Crashes less than this apart (by their events' `at`) belong to one streak; a crash later than
+   * that after the previous one starts a new streak. A snapshot in between does not end a streak:
+   * a browser that dies every minute would otherwise heal forever (issue #9).
+   */
+  readonly healWindowMs?: number | undefined
 }
 
 /** What the errand actor remembers. */
@@ -58,7 +67,10 @@ export interface ErrandContext {
   readonly snapshotAt: number | null
   readonly parkedAt: number | null
   readonly parkCause: ParkCause | null
+  /** Heals started in the current crash streak (see `healWindowMs`). */
   readonly heals: number
+  /** The `at` of the last crash, which decides whether the next one continues the streak. */
+  readonly lastCrashAt: number | null
   readonly lentSites: ReadonlyArray<string>
   readonly lastError: ErrandFailure | null
   /** An ending or parking asked for while a context was being opened or parked, applied after. */
@@ -66,6 +78,7 @@ export interface ErrandContext {
   readonly snapshotDebounceMs: number
   readonly maxHeals: number
   readonly healBackoffMs: number
+  readonly healWindowMs: number
 }
 
 /** Events the errand machine understands. `at` is the supervisor's clock time of the input. */

@@ -125,6 +125,8 @@ export const makeSupervisor = (
       if (state === entry.lastState) return
       entry.lastState = state
       if (state === 'healing.waiting' && snapshot.context.watchers > 0) healWatched(entry, actor)
+      // Crashed again soon after a heal: the machine backs off; say so, so nobody waits blindly.
+      if (state === 'healing.cooling') health.add({ at: now(), level: 'warning', text: words.crashedAgain, conversationId: entry.conversation.id })
       options.trace?.({ t: now(), conversationId: entry.conversation.id, state })
       const view = viewOf(entry, runtime.mainContext)
       for (const listener of changeListeners) listener(view)
@@ -147,6 +149,7 @@ export const makeSupervisor = (
           snapshotDebounceMs: settings.snapshotDebounceMs,
           maxHeals: options.maxHeals,
           healBackoffMs: options.healBackoffMs,
+          healWindowMs: options.healWindowMs,
         },
       })
       entry.actor = actor

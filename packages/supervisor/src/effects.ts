@@ -89,12 +89,11 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         tabs: snapshot.tabs,
       })
       snapshots.set(input.errandId, snapshot)
-      if (input.source === 'parked') {
-        // The record has served; from now on the open context is the truth (and heals from memory).
-        yield* Effect.ignore(store.remove(input.errandId))
-      } else {
-        health.add({ at: now, level: 'info', text: words.healed, conversationId: input.conversationId })
-      }
+      // A resumed errand keeps its sealed record until it is parked again (overwritten) or closed
+      // (removed): the open context lives only in this process, and an engine killed after the
+      // resume would otherwise lose an errand that was safely set aside (issue #9; the kill test
+      // in test/faults/engine-kill.test.ts). After such a kill it comes back as last sealed.
+      if (input.source === 'snapshot') health.add({ at: now, level: 'info', text: words.healed, conversationId: input.conversationId })
       return { contextId, lentSites: [...lentSites].sort() } satisfies OpenedContext
     })
 

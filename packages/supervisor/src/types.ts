@@ -81,7 +81,12 @@ export interface SupervisorOptions {
   readonly seed?: ((conversation: Conversation) => Effect.Effect<Seed>) | undefined
   /** Runs the idle sweep on the clock (default true). Replay and some tests drive it by hand. */
   readonly sweep?: boolean | undefined
-  /** Heals in a row before giving up and parking (default 3) and the base backoff (default 1 s). */
+  /**
+   * Heals per crash streak before giving up and parking (default 3), the base backoff, doubled
+   * for each further heal of a streak (default 1 s), and how far apart two crashes may be to
+   * belong to one streak (default 5 minutes). See docs/faults.md.
+   */
   readonly maxHeals?: number | undefined
   readonly healBackoffMs?: number | undefined
+  readonly healWindowMs?: number | undefined
 }
