@@ -10,10 +10,10 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 
-const root = join(import.meta.dirname, '../..')
-
 export const spawnEngine = async (dataDir: string) => {
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(import.meta.dirname, 'engine-child.ts')], {
+  // `node --import tsx`, not the `tsx` command: that one runs the script in a second process, so a
+  // SIGKILL would reach only the wrapper and the engine would live on.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'engine-child.ts')], {
     env: { ...process.env, DATA_DIR: dataDir },
     stdio: ['pipe', 'pipe', 'inherit'],
   })
