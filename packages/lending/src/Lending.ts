@@ -176,6 +176,13 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
         })))
     })
     yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+    // Finalizers run last-added first, so this runs while the guard still listens: the
+    // supervisor's shutdown parks a crashed errand from its last snapshot, which may predate a
+    // revocation, and only the guard takes the site out of that record. Closing in layer order
+    // would stop the guard first and seal the revoked sign-in (issue #9, found by the model
+    // suite; regression test in revoke.test.ts). `shutdown` is idempotent, so the supervisor's
+    // own finalizer finds nothing left to do.
+    yield* Effect.addFinalizer(() => Effect.zipRight(supervisor.shutdown, FiberSet.awaitEmpty(background)))
 
     /** One pass over every parked record and every errand (see `takeBack`). */
     const takeBackPass = (reach: Reach) =>

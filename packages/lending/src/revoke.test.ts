@@ -1,6 +1,7 @@
 import { it } from '@effect/vitest'
 import { cookie, MAIN_CONTEXT } from '@errands/runtime'
-import { Effect, Either, Logger, Option, TestClock } from 'effect'
+import { SealedStore } from '@errands/store'
+import { Effect, Either, Layer, Logger, Option, TestClock } from 'effect'
 import { describe, expect } from 'vitest'
 import { MAIN_SECRETS, names, origins, signInMain } from './fixtures.ts'
 import { lendingServices, testLending } from './testing.ts'
@@ -93,6 +94,31 @@ describe('revoking a site (L5)', () => {
       const back = yield* supervisor.resume('t')
       expect(names(yield* storageOf(back.contextId))).toEqual(['own@own.example', 'sid@bob.github.io'])
     }).pipe(Effect.provide(testLending({ settings: { alwaysAllowed: ['shop.example'] } }))),
+  )
+
+  it.scoped('issue #9 (found by the model suite): a crashed errand parked at shutdown does not seal a site revoked after its last snapshot', () =>
+    Effect.gen(function* () {
+      // One store outlives both engines, as the disk does across a restart.
+      const store = Layer.succeedContext(yield* Layer.build(SealedStore.layerMemory))
+      const engine = testLending({ settings: { alwaysAllowed: ['shop.example'] }, store })
+      yield* Effect.gen(function* () {
+        const { lending, supervisor, memory } = yield* lendingServices
+        signInMain(memory)
+        const { contextId } = yield* supervisor.open(task('t'))
+        memory.visit(contextId, 'https://own.example/', { setCookies: [cookie('own', 'own-t', 'own.example')] })
+        yield* TestClock.adjust(3_000) // the snapshot (H1) holds shop.example
+        yield* supervisor.settle
+        memory.crashContext(contextId)
+        expect((yield* supervisor.view('t')).detail).toBe('healing.waiting')
+        yield* lending.revoke('shop.example')
+      }).pipe(Effect.provide(engine), Effect.scoped) // shutdown parks the crashed errand from its last snapshot
+      yield* Effect.gen(function* () {
+        const { supervisor, memory, store: sealed } = yield* lendingServices
+        expect(names(Option.getOrThrow(yield* Effect.orDie(sealed.get('t'))).snapshot.storage)).toEqual(['own@own.example'])
+        const back = yield* supervisor.resume('t')
+        expect(names(yield* Effect.orDie(memory.storageState(back.contextId)))).toEqual(['own@own.example'])
+      }).pipe(Effect.provide(engine), Effect.scoped)
+    }),
   )
 
   it.scoped('refuses a non-site, and changes nothing', () =>
