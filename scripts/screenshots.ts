@@ -28,6 +28,8 @@ try {
   await host.run(host.supervisor.park('session:weekly-report'))
   // A chat with a browser of its own, and one on the person's browser.
   await host.call(undefined, 'POST', '/v1/person/chats/trip-chat/own-browser', { on: true })
+  const trip = await host.run(host.supervisor.view('chat:trip-chat'))
+  await host.run(host.runtime.openTab(trip.contextId!, site.url('/page?t=Trip%20ideas&bg=mistyrose')))
   await host.run(host.supervisor.open({ id: 'chat:quick-question', kind: 'chat' }))
 
   const signIn = await h.open()
