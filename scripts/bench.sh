@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh
-exec node --expose-gc node_modules/.bin/tsx bench/run.ts "$@"
+# `--import tsx` keeps one process (the tsx binary starts a child without --expose-gc).
+exec node --expose-gc --import tsx bench/run.ts "$@"

@@ -1,10 +1,11 @@
 /**
  * The host's own overhead: `GET /v1/url` through the real server (HTTP, checks, the supervisor's
  * drive/undrive, the active-tab lookup) against Playwright's `page.url()` on the same pages,
- * 8 sessions in parallel. Run: `node --import tsx packages/host/bench/overhead.ts`.
+ * 8 sessions in parallel. `npm run bench -- host` puts it in the bench's table; alone:
+ * `node --import tsx packages/host/bench/overhead.ts`.
  *
  * @example
- * // node --import tsx packages/host/bench/overhead.ts
+ * const times = await measureHostOverhead({ sessions: 8, rounds: 100 })
  */
 import { Chromium } from '@errands/engine'
 import { Supervisor } from '@errands/supervisor'
@@ -12,19 +13,77 @@ import { Context, Effect, Exit, Scope } from 'effect'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { hostSettingsFrom, startHost } from '../src/index.ts'
 
-const SESSIONS = 8
-const ROUNDS = Number(process.env['ROUNDS'] ?? 100)
+/** Per-call times in ms of each way of asking a session's URL. */
+export interface HostTimes {
+  /** `GET /v1/url`, all sessions at once (each call's own latency). */
+  readonly viaHost: number[]
+  /** A batch of `GET /v1/url`, one per session, divided by the number of sessions. */
+  readonly viaHostPerCall: number[]
+  /** `GET /v1/url`, one session at a time. */
+  readonly single: number[]
+  /** `GET /health`: HTTP and the checks only, no session. */
+  readonly health: number[]
+  /** Playwright's `page.url()` on the same pages, all sessions at once (no round trip). */
+  readonly direct: number[]
+  /** Playwright's `page.evaluate(() => location.href)`, all sessions at once (one CDP trip). */
+  readonly evaluate: number[]
+}
 
-const dataDir = mkdtempSync(join(tmpdir(), 'errands-bench-'))
-const scope = Effect.runSync(Scope.make())
-const settings = Effect.runSync(hostSettingsFrom({ ERRANDS_DATA_DIR: dataDir, ERRANDS_MAX_SESSIONS: String(SESSIONS) }))
-const host = await Effect.runPromise(startHost({ settings, port: 0, log: () => undefined, daily: false }).pipe(Scope.extend(scope)))
-const supervisor = Context.get(host.services, Supervisor)
-const chromium = Context.get(host.services, Chromium)
-const keys = Array.from({ length: SESSIONS }, (_, i) => `bench-${i}`)
-const get = (key: string) => fetch(`${host.url}/v1/url`, { headers: { 'x-browser-session': key } }).then((r) => r.json())
+/**
+ * Starts a host on a temp data dir, opens `sessions` sessions and measures `rounds` rounds of
+ * each way, interleaved round by round (so noise lands on all alike); then stops the host.
+ *
+ * @example
+ * const { viaHost, direct } = await measureHostOverhead({ sessions: 8, rounds: 100 })
+ */
+export const measureHostOverhead = async ({ sessions = 8, rounds = 100 } = {}): Promise<HostTimes> => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'errands-bench-host-'))
+  const scope = Effect.runSync(Scope.make())
+  try {
+    const settings = Effect.runSync(hostSettingsFrom({ ERRANDS_DATA_DIR: dataDir, ERRANDS_MAX_SESSIONS: String(sessions) }))
+    const host = await Effect.runPromise(startHost({ settings, port: 0, log: () => undefined, daily: false }).pipe(Scope.extend(scope)))
+    const supervisor = Context.get(host.services, Supervisor)
+    const chromium = Context.get(host.services, Chromium)
+    const keys = Array.from({ length: sessions }, (_, i) => `bench-${i}`)
+    const get = (key: string) => fetch(`${host.url}/v1/url`, { headers: { 'x-browser-session': key } }).then((r) => r.json())
+
+    await Promise.all(keys.map(get)) // opens the contexts
+    for (let i = 0; i < 10; i++) await Promise.all(keys.map(get)) // warm-up
+    const pages = keys.map((key) => chromium.pageOf(supervisor.contextOf(`session:${key}`)!, 't1')!)
+
+    const t: HostTimes = { viaHost: [], viaHostPerCall: [], single: [], health: [], direct: [], evaluate: [] }
+    for (let round = 0; round < rounds; round++) {
+      const batch = performance.now()
+      await Promise.all(keys.map(async (key) => {
+        const start = performance.now()
+        await get(key)
+        t.viaHost.push(performance.now() - start)
+      }))
+      t.viaHostPerCall.push((performance.now() - batch) / sessions)
+      await Promise.all(pages.map(async (page) => {
+        let start = performance.now()
+        page.url()
+        t.direct.push(performance.now() - start)
+        start = performance.now()
+        await page.evaluate(() => location.href)
+        t.evaluate.push(performance.now() - start)
+      }))
+      let start = performance.now()
+      await fetch(`${host.url}/health`).then((r) => r.json())
+      t.health.push(performance.now() - start)
+      start = performance.now()
+      await get(keys[round % sessions]!)
+      t.single.push(performance.now() - start)
+    }
+    return t
+  } finally {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
 
 const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -32,47 +91,12 @@ const stats = (xs: number[]) => {
   return `p50 ${q(0.5).toFixed(3)} ms, p95 ${q(0.95).toFixed(3)} ms, mean ${(s.reduce((a, b) => a + b, 0) / s.length).toFixed(3)} ms (n=${s.length})`
 }
 
-await Promise.all(keys.map(get)) // opens the 8 contexts
-for (let i = 0; i < 10; i++) await Promise.all(keys.map(get)) // warm-up
-
-const viaHost: number[] = []
-for (let round = 0; round < ROUNDS; round++) {
-  await Promise.all(keys.map(async (key) => {
-    const t = performance.now()
-    await get(key)
-    viaHost.push(performance.now() - t)
-  }))
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const t = await measureHostOverhead({ sessions: 8, rounds: Number(process.env['ROUNDS'] ?? 100) })
+  console.log(`GET /v1/url via the host, 8 sessions in parallel:     ${stats(t.viaHost)}`)
+  console.log(`  the same batch, per call (batch time / 8):         ${stats(t.viaHostPerCall)}`)
+  console.log(`GET /v1/url, one session at a time:                  ${stats(t.single)}`)
+  console.log(`GET /health (HTTP and checks only, no session):      ${stats(t.health)}`)
+  console.log(`Playwright page.url() (no round trip):               ${stats(t.direct)}`)
+  console.log(`Playwright page.evaluate(location.href) (one CDP trip): ${stats(t.evaluate)}`)
 }
-
-const health: number[] = []
-const single: number[] = []
-for (let round = 0; round < ROUNDS; round++) {
-  let t = performance.now()
-  await fetch(`${host.url}/health`).then((r) => r.json())
-  health.push(performance.now() - t)
-  t = performance.now()
-  await get(keys[0]!)
-  single.push(performance.now() - t)
-}
-
-const pages = keys.map((key) => chromium.pageOf(supervisor.contextOf(`session:${key}`)!, 't1')!)
-const direct: number[] = []
-const evaluate: number[] = []
-for (let round = 0; round < ROUNDS; round++) {
-  await Promise.all(pages.map(async (page) => {
-    let t = performance.now()
-    page.url()
-    direct.push(performance.now() - t)
-    t = performance.now()
-    await page.evaluate(() => location.href)
-    evaluate.push(performance.now() - t)
-  }))
-}
-
-console.log(`GET /v1/url via the host, ${SESSIONS} sessions in parallel: ${stats(viaHost)}`)
-console.log(`GET /v1/url, one session at a time:                ${stats(single)}`)
-console.log(`GET /health (HTTP and checks only, no session):   ${stats(health)}`)
-console.log(`Playwright page.url() (no round trip):               ${stats(direct)}`)
-console.log(`Playwright page.evaluate(location.href) (one CDP trip): ${stats(evaluate)}`)
-await Effect.runPromise(Scope.close(scope, Exit.void))
-rmSync(dataDir, { recursive: true, force: true })

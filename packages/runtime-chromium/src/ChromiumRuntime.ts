@@ -359,7 +359,7 @@ export class ChromiumRuntime implements RuntimeShape {
       if (entry.state !== 'open' || this.entries.get(id) !== entry) {
         throw new RuntimeError({ reason: 'crashed', message: `context ${id} died while it was opened` })
       }
-      this.errands.prepareSpare()
+      this.errands.prepareSpareSoon()
       return id
     } catch (error) {
       this.entries.delete(id)

@@ -180,6 +180,14 @@ export const closeMain = async (
   removeDir(tmpDir)
 }
 
+/**
+ * How long after an `openContext` the next warm spare is made (see `ErrandsBrowser.prepareSpareSoon`).
+ *
+ * @example
+ * errands.prepareSpareSoon(SPARE_DELAY_MS)
+ */
+export const SPARE_DELAY_MS = 1_000
+
 /** A context made ahead of time, with one blank page (its renderer is what costs). */
 interface Spare {
   readonly generation: number
@@ -207,6 +215,7 @@ export class ErrandsBrowser {
   private starting: Promise<Running> | undefined
   private generations = 0
   private spare: Spare | undefined
+  private spareTimer: ReturnType<typeof setTimeout> | undefined
 
   constructor(
     private readonly settings: LaunchSettings,
@@ -252,6 +261,26 @@ export class ErrandsBrowser {
   /** Whether a warm spare context is ready to be handed out. @example await until(() => errands.spareReady()) */
   spareReady(): boolean {
     return this.spare?.context !== undefined && this.spare.generation === this.running?.generation
+  }
+
+  /**
+   * Makes the next spare context {@link SPARE_DELAY_MS} from now, off the critical path of the
+   * errand that was just opened: a renderer started at once competes for the CPU with that
+   * errand's first navigation, and on two shared cores that cost the opener more than the spare
+   * saved the next one (docs/performance.md, "Where the open path's time goes"). A later call
+   * before the timer fires changes nothing; `close` cancels it.
+   *
+   * @example
+   * errands.prepareSpareSoon()
+   */
+  prepareSpareSoon(delayMs: number = SPARE_DELAY_MS): void {
+    if (!this.settings.warmSpare || this.spareTimer !== undefined) return
+    this.spareTimer = setTimeout(() => {
+      this.spareTimer = undefined
+      this.prepareSpare()
+    }, delayMs)
+    // A pending spare never keeps the process alive.
+    this.spareTimer.unref()
   }
 
   /**
@@ -330,6 +359,8 @@ export class ErrandsBrowser {
    * await errands.close()
    */
   async close(): Promise<void> {
+    clearTimeout(this.spareTimer)
+    this.spareTimer = undefined
     const running = this.running ?? (this.starting ? await this.starting.catch(() => undefined) : undefined)
     this.running = undefined
     this.spare = undefined
