@@ -11,6 +11,7 @@ import { Effect } from 'effect'
 import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import { verify, InvariantBroken } from './invariants.ts'
+import type { Progress } from './progress.ts'
 import {
   allowSite, closeErrand, crashTo, errandOf, freshValue, idsIn, isLive, openErrand, put, restartAll, revokeSite,
   signOutAll, touch, type Jar, type Model,
@@ -193,6 +194,8 @@ export interface Recorder {
   ran: Step[]
   /** Milliseconds spent per kind of step (the step, then its checks), over every run. */
   readonly ms?: Record<string, { step: number; verify: number }>
+  /** Progress lines (`MODEL_VERBOSE=1`) and the per-step deadline; without it a step may wait forever. */
+  readonly progress?: Progress
 }
 
 /**
@@ -210,15 +213,19 @@ export class StepCommand implements fc.AsyncCommand<Model, ModelSystem, false> {
 
   async run(m: Model, sys: ModelSystem): Promise<void> {
     this.recorder.ran.push(this.step)
+    const progress = this.recorder.progress
+    const what = progress === undefined ? stepText(this.step) : `${progress.where(progress.step())}: ${stepText(this.step)}`
+    const within = <A>(phase: 'step' | 'checks', work: Promise<A>) => (progress === undefined ? work : progress.within(what, phase, work))
     const t0 = Date.now()
     try {
-      await runStep(this.step, m, sys)
+      await within('step', runStep(this.step, m, sys))
     } catch (error) {
       if (error instanceof InvariantBroken || error instanceof SystemFailure) throw error
       throw new SystemFailure(`${stepText(this.step)} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : JSON.stringify(error)}`)
     }
     const t1 = Date.now()
-    await verify(sys, m)
+    await within('checks', verify(sys, m))
+    progress?.log(`${what}: ok (step ${t1 - t0} ms, checks ${Date.now() - t1} ms)`)
     const spent = this.recorder.ms === undefined ? undefined : (this.recorder.ms[this.step.op] ??= { step: 0, verify: 0 })
     if (spent !== undefined) {
       spent.step += t1 - t0

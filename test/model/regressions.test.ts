@@ -32,4 +32,19 @@ describe('regressions found by the model-based suite', () => {
     ]
     await runSteps(server, steps)
   })
+
+  it('issue #9 soak, seed 9001: a heal from a snapshot older than a revocation does not wipe what the errand writes at once (L5)', async () => {
+    // Before the fix the heal handed t2 back from a snapshot taken before alice.github.io was
+    // revoked and lending cleaned the site out of the healed context in the background — after
+    // this very step had written alice.github.io's localStorage, which it wiped.
+    const steps: Step[] = [
+      { op: 'setCookie', id: 't3', tab: 0, site: 'shop.example' },
+      { op: 'setStorage', id: 't2', tab: 0, site: 'shop.example' },
+      { op: 'setCookie', id: 't2', tab: 4, site: 'bob.github.io' },
+      { op: 'revoke', site: 'alice.github.io' }, // marks t2's last snapshot stale for alice.github.io
+      { op: 'crash' },
+      { op: 'setStorage', id: 't2', tab: 2, site: 'alice.github.io' }, // heals t2, writes alice.github.io at once
+    ]
+    await runSteps(server, steps)
+  })
 })

@@ -20,6 +20,7 @@ import fc from 'fast-check'
 import type { NamedSites } from '../lending/server.ts'
 import { StepCommand, type Recorder } from './commands.ts'
 import { initialModel, type Model } from './model.ts'
+import { Progress } from './progress.ts'
 import { ALWAYS, decodeJournal, encodeJournal, stepArbitrary, stepText, type Step } from './steps.ts'
 import { cookiesBySite, ModelSystem, type Fault } from './system.ts'
 
@@ -36,14 +37,35 @@ export const DEFAULT_SEED = 20261202
 export interface ModelRunOptions {
   readonly cap?: number | undefined
   readonly fault?: Fault | undefined
+  /** Progress lines and the step deadline; by default from `MODEL_VERBOSE` and `MODEL_STEP_DEADLINE_MS`. */
+  readonly progress?: Progress | undefined
 }
 
-const setupFor = (server: NamedSites, options: ModelRunOptions, started: ModelSystem[]) => async (): Promise<{ model: Model; real: ModelSystem }> => {
+const setupFor = (server: NamedSites, options: ModelRunOptions, started: ModelSystem[], progress: Progress) => async (): Promise<{ model: Model; real: ModelSystem }> => {
   const cap = options.cap ?? CAP
-  const real = await ModelSystem.start(server, { cap, fault: options.fault })
-  started.push(real)
+  const t0 = Date.now()
+  const real = await progress.within(`${progress.where(0)}: a fresh engine`, 'start', ModelSystem.start(server, { cap, fault: options.fault }, (sys) => started.push(sys)))
+  progress.log(`${progress.where(0)}: engine started in ${Date.now() - t0} ms`)
   const main = cookiesBySite(await real.mainContext().cookies())
   return { model: initialModel({ cap, always: ALWAYS, main }), real }
+}
+
+/**
+ * Stops every engine a run started, each within the deadline (a hung one has its Chromium
+ * killed). Returns the first failure to stop, if any.
+ */
+const stopAll = async (started: ReadonlyArray<ModelSystem>, progress: Progress, failed: boolean): Promise<unknown> => {
+  let failure: unknown
+  for (const sys of started) {
+    // The engine's own log says what it was doing when a run failed or hung.
+    if (failed && progress.verbose) progress.log(`${progress.where()}: the engine's last log lines:\n    ${sys.logs.slice(-40).join('\n    ')}`)
+    try {
+      await progress.within(`${progress.where()}: engine teardown`, 'stop', sys.stop(progress.deadlineMs), progress.deadlineMs + 15_000)
+    } catch (error) {
+      failure ??= error
+    }
+  }
+  return failure
 }
 
 /**
@@ -54,13 +76,19 @@ const setupFor = (server: NamedSites, options: ModelRunOptions, started: ModelSy
  * await runSteps(server, decodeJournal(readFileSync(path, 'utf8')))
  */
 export const runSteps = async (server: NamedSites, steps: ReadonlyArray<Step>, options: ModelRunOptions = {}): Promise<Step[]> => {
-  const recorder: Recorder = { ran: [] }
+  const progress = options.progress ?? new Progress()
+  const recorder: Recorder = { ran: [], progress }
   const started: ModelSystem[] = []
+  progress.run()
+  let failure: unknown
   try {
-    await fc.asyncModelRun(setupFor(server, options, started), steps.map((s) => new StepCommand(s, recorder)))
-  } finally {
-    for (const sys of started) await sys.stop()
+    await fc.asyncModelRun(setupFor(server, options, started, progress), steps.map((s) => new StepCommand(s, recorder)))
+  } catch (error) {
+    failure = error
   }
+  const stopFailure = await stopAll(started, progress, failure !== undefined)
+  failure ??= stopFailure
+  if (failure !== undefined) throw failure
   return recorder.ran
 }
 
@@ -118,11 +146,13 @@ export const checkModel = async (
   budget: { readonly numRuns: number; readonly maxCommands: number; readonly seed?: number | undefined; readonly endOnFailure?: boolean | undefined },
   options: ModelRunOptions = {},
 ): Promise<ModelOutcome> => {
-  const recorder: Recorder = { ran: [], ms: {} }
+  const progress = options.progress ?? new Progress()
+  const recorder: Recorder = { ran: [], ms: {}, progress }
   const tally: Record<string, number> = {}
   let setupMs = 0
   let lastFailing: Step[] | undefined
   let journalPath: string | undefined
+  let failures = 0
   const seed = budget.seed ?? Date.now() % 2 ** 31
   const replayPath = process.env['FC_REPLAY_PATH']
   const commands = fc.commands([stepArbitrary.map((step) => new StepCommand(step, recorder))], {
@@ -133,8 +163,11 @@ export const checkModel = async (
   })
   const property = fc.asyncProperty(commands, async (cmds) => {
     recorder.ran = []
+    progress.run()
+    progress.log(`${progress.where(0)}: seed ${seed}, ${failures > 0 ? `shrinking (${failures} failing so far, the smallest ${lastFailing?.length} steps)` : 'searching'}`)
     const started: ModelSystem[] = []
-    const setup = setupFor(server, options, started)
+    const setup = setupFor(server, options, started, progress)
+    let failure: unknown
     try {
       await fc.asyncModelRun(async () => {
         const t0 = Date.now()
@@ -143,16 +176,24 @@ export const checkModel = async (
         return s
       }, cmds)
     } catch (error) {
-      // Shrinking ends on the smallest failing list: the last failure seen is the counterexample.
-      // Written at once (and rewritten as it shrinks), so an interrupted shrink keeps the smallest so far.
-      lastFailing = [...recorder.ran]
-      journalPath = writeJournal(lastFailing, `model-based suite failure (shrinking), seed ${seed}`, journalPath)
-      console.error(`model-based suite: a run failed (${lastFailing.length} steps); shrinking — journal so far: ${journalPath}`)
-      throw error
-    } finally {
-      for (const step of recorder.ran) tally[step.op] = (tally[step.op] ?? 0) + 1
-      for (const sys of started) await sys.stop()
+      failure = error
     }
+    // A hung engine is stopped within the deadline too; failing to stop is a failure of the run.
+    const stopFailure = await stopAll(started, progress, failure !== undefined)
+    failure ??= stopFailure
+    for (const step of recorder.ran) tally[step.op] = (tally[step.op] ?? 0) + 1
+    if (failure === undefined) {
+      progress.log(`run passed (${recorder.ran.length} steps)`)
+      return
+    }
+    // Shrinking ends on the smallest failing list: the last failure seen is the counterexample.
+    // Written at once (and rewritten as it shrinks), so an interrupted shrink keeps the smallest so far.
+    failures++
+    lastFailing = [...recorder.ran]
+    journalPath = writeJournal(lastFailing, `model-based suite failure (shrinking), seed ${seed}`, journalPath)
+    const why = failure instanceof Error ? failure.message.split('\n').slice(0, 3).join(' | ') : String(failure)
+    console.error(`model-based suite: a run failed (${lastFailing.length} steps: ${why}); shrinking — journal so far: ${journalPath}`)
+    throw failure
   })
   const result = await fc.check(property, {
     numRuns: budget.numRuns,

@@ -12,14 +12,14 @@
  */
 import { Chromium, engineLayer, type EngineServices } from '@errands/engine'
 import { MAIN_CONTEXT, type ContextId, type Snapshot, type StorageState } from '@errands/runtime'
-import type { ChromiumRuntime } from '@errands/runtime-chromium'
+import { pidsWithEnv, type ChromiumRuntime } from '@errands/runtime-chromium'
 import { SealedStore, type ParkedRecord } from '@errands/store'
 import { defaultSettings, Supervisor, type SupervisorShape } from '@errands/supervisor'
 import { Lending, type LendingShape } from '@errands/lending'
 import { Effect, Layer, Logger, ManagedRuntime, Option } from 'effect'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { RESOLVER_RULES } from '../lending/stack.ts'
 import type { NamedSites } from '../lending/server.ts'
@@ -47,7 +47,7 @@ type Managed = ManagedRuntime.ManagedRuntime<EngineServices, unknown>
 
 /** A failure of the real system that the model did not allow. @example throw new SystemFailure('errand t0 has no tab showing about:blank') */
 export class SystemFailure extends Error {
-  override readonly name = 'SystemFailure'
+  override readonly name: string = 'SystemFailure'
 }
 
 /** Cookies by site (a cookie's domain without its leading dot: every fixture host is its own site). @example cookiesBySite(await ctx.cookies()) */
@@ -89,6 +89,17 @@ export const fixtureHost = (url: string): string | undefined => {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Whether `work` settles (either way) within `ms`; the timer never outlives the wait. */
+const settledWithin = async (work: Promise<unknown>, ms: number): Promise<boolean> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<false>((done) => (timer = setTimeout(() => done(false), ms)))
+  try {
+    return await Promise.race([work.then(() => true, () => true), late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
 
 /**
  * Polls `check` until it holds or `timeoutMs` passes.
@@ -136,10 +147,12 @@ export class ModelSystem {
    * @example
    * const sys = await ModelSystem.start(server, { cap: 2 })
    */
-  static async start(server: NamedSites, options: SystemOptions): Promise<ModelSystem> {
+  static async start(server: NamedSites, options: SystemOptions, track?: (sys: ModelSystem) => void): Promise<ModelSystem> {
     const dataDir = mkdtempSync(join(tmpdir(), 'errands-model-'))
     writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ version: 1, alwaysAllowed: ALWAYS, trust: 'ask' }))
     const sys = new ModelSystem(server, options, dataDir)
+    // Handed out before it starts, so a start that hangs past the deadline can still be stopped.
+    track?.(sys)
     try {
       await sys.boot()
       for (const [i, site] of SIGNED_IN.entries()) {
@@ -330,13 +343,38 @@ export class ModelSystem {
     await this.boot()
   }
 
-  /** Stops the engine and removes the data dir. Idempotent enough for a `finally`. */
-  async stop(): Promise<void> {
+  /**
+   * Stops the engine and removes the data dir. Idempotent enough for a `finally`. A stop that
+   * takes longer than `deadlineMs` (a hung step left the engine stuck, or its shutdown hangs)
+   * SIGKILLs the Chromium processes started for this data dir — and only those — and rejects
+   * with a {@link SystemFailure} saying so.
+   */
+  async stop(deadlineMs = 60_000): Promise<void> {
     try {
-      await this.managed?.dispose()
+      // `managed` is unset when the start hung before the engine was built.
+      if (this.managed === undefined) return
+      const disposed = this.managed.dispose()
+      if (await settledWithin(disposed, deadlineMs)) return
+      const killed = this.killChromium()
+      const after = (await settledWithin(disposed, 10_000)) ? 'then it finished' : 'it still did not finish'
+      throw new SystemFailure(`stopping engine ${this.engines} did not finish within ${deadlineMs} ms; killed its ${killed} Chromium processes, ${after}`)
     } finally {
+      this.killChromium()
       rmSync(this.dataDir, { recursive: true, force: true })
     }
+  }
+
+  /** SIGKILLs the Chromium processes started for this data dir (they carry its owner mark); returns how many. */
+  private killChromium(): number {
+    const pids = pidsWithEnv(`ERRANDS_OWNER=${resolve(this.dataDir)}`)
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    return pids.length
   }
 
   // ---- injected faults (see `Fault`) ----

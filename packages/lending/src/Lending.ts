@@ -12,7 +12,7 @@
  * yield* lending.allow('task-1', 'shop.example')             // the person pressed Allow
  * yield* lending.revoke('shop.example')                      // taken back from every errand, open or parked
  */
-import { Runtime } from '@errands/runtime'
+import { emptyStorage, Runtime } from '@errands/runtime'
 import { SealedStore, type StoreError } from '@errands/store'
 import {
   Supervisor, type Conversation, type ErrandView, type Seed, type SupervisorError, type SupervisorOptions,
@@ -20,12 +20,13 @@ import {
 import { Context, Effect, FiberSet, Layer, type Scope } from 'effect'
 import { LendFailed, LendRefused, type LendingError, type SettingsError } from './errors.ts'
 import {
-  lendIntoContext, lendIntoRecord, mainStorageFor, sitesWithout, takeFromContext, takeFromRecord,
+  lendIntoContext, lendIntoRecord, mainStorageFor, mergeStorage, sitesWithout, storageWithout, takeFromContext, takeFromRecord,
   type MoveDeps, type Moved, type Reach,
 } from './moves.ts'
 import { seeder, seedFrom } from './seed.ts'
 import { parseSite, Settings } from './Settings.ts'
 import { StaleSnapshots } from './staleSnapshots.ts'
+import { cookieNames, originSites } from './redact.ts'
 import { mergeMoves, takeBackLine } from './report.ts'
 
 /**
@@ -175,7 +176,31 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
           }
         })))
     })
-    yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+    // A heal from a snapshot older than a take-back opens without those sites (and with the
+    // ones it holds lent now, lent again) — before anyone drives it (found by the model soak, seed 9001). No lending lock
+    // here: a take-back holding it waits in `supervisor.settle` for this very heal.
+    const unhookHeal = supervisor.onHeal((id, snapshot) => {
+      const reach = stale.onHeal(id, snapshot)
+      if (reach === undefined) return Effect.succeed(snapshot)
+      return Effect.gen(function* () {
+        const view = yield* supervisor.view(id).pipe(Effect.orElseSucceed(() => undefined))
+        const again = view === undefined ? [] : relendSites(view, reach)
+        const lent = yield* mainStorageFor(runtime, new Set(again)).pipe(
+          Effect.catchAll((e) => Effect.as(Effect.logWarning(`errand ${id} reopens without the sign-ins lent to it again: ${e.message}`), emptyStorage)),
+        )
+        const cleaned = storageWithout(snapshot.storage, reach)
+        const taken = {
+          cookies: snapshot.storage.cookies.filter((c) => !cleaned.cookies.includes(c)),
+          origins: snapshot.storage.origins.filter((o) => !cleaned.origins.includes(o)),
+        }
+        yield* Effect.logInfo(takeBackLine('before a heal from an older snapshot', { conversationId: id, where: 'open', cookies: cookieNames(taken.cookies), origins: originSites(taken.origins) }))
+        return { ...snapshot, storage: mergeStorage(cleaned, lent) }
+      }).pipe(Effect.annotateLogs({ conversationId: id }))
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(() => {
+      unsubscribe()
+      unhookHeal()
+    }))
     // Finalizers run last-added first, so this runs while the guard still listens: the
     // supervisor's shutdown parks a crashed errand from its last snapshot, which may predate a
     // revocation, and only the guard takes the site out of that record. Closing in layer order

@@ -69,6 +69,17 @@ const originIn = (reach: Reach) => (origin: string) => {
 export const sitesWithout = (sites: ReadonlyArray<string>, reach: Reach): ReadonlyArray<string> =>
   reach === 'all' ? [] : sites.filter((s) => !reach.has(s))
 
+/**
+ * `storage` without the cookies and localStorage origins of `reach`.
+ *
+ * @example
+ * storageWithout(snapshot.storage, new Set(['shop.example']))
+ */
+export const storageWithout = (storage: StorageState, reach: Reach): StorageState => ({
+  cookies: storage.cookies.filter((c) => !cookieIn(reach)(c)),
+  origins: storage.origins.filter((o) => !originIn(reach)(o.origin)),
+})
+
 const cookieKey = (c: Pick<Cookie, 'name' | 'domain' | 'path'>) => `${c.name}\u0000${c.domain}\u0000${c.path}`
 
 /**
@@ -200,13 +211,7 @@ export const takeFromRecord = (
     yield* store.update(errandId, (r) => ({
       ...r,
       lentSites: sitesWithout(r.lentSites, reach),
-      snapshot: {
-        ...r.snapshot,
-        storage: {
-          cookies: r.snapshot.storage.cookies.filter((c) => !cookieIn(reach)(c)),
-          origins: r.snapshot.storage.origins.filter((o) => !originIn(reach)(o.origin)),
-        },
-      },
+      snapshot: { ...r.snapshot, storage: storageWithout(r.snapshot.storage, reach) },
     }))
     return { conversationId: record.conversationId, where: 'parked', cookies: cookieNames(cookies), origins: originSites(origins) } satisfies Moved
   }).pipe(

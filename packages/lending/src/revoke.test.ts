@@ -1,7 +1,7 @@
 import { it } from '@effect/vitest'
 import { cookie, MAIN_CONTEXT } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
-import { Effect, Either, Layer, Logger, Option, TestClock } from 'effect'
+import { Deferred, Effect, Either, Layer, Logger, Option, TestClock } from 'effect'
 import { describe, expect } from 'vitest'
 import { MAIN_SECRETS, names, origins, signInMain } from './fixtures.ts'
 import { lendingServices, testLending } from './testing.ts'
@@ -93,6 +93,51 @@ describe('revoking a site (L5)', () => {
       yield* lending.settle
       const back = yield* supervisor.resume('t')
       expect(names(yield* storageOf(back.contextId))).toEqual(['own@own.example', 'sid@bob.github.io'])
+    }).pipe(Effect.provide(testLending({ settings: { alwaysAllowed: ['shop.example'] } }))),
+  )
+
+  it.scoped('found by the model soak (seed 9001, issue #9): a heal from a snapshot older than a revocation hands the errand back already clean, and keeps what it writes at once', () =>
+    Effect.gen(function* () {
+      // Before the fix the heal opened the context from the stale snapshot and handed it to the
+      // caller at once; lending cleaned the revoked site in the background, racing the caller:
+      // the caller could still see (and send) the revoked sign-in, and whatever it wrote for
+      // that site right after the heal was wiped when the clean-up caught up.
+      const { lending, supervisor, memory } = yield* lendingServices
+      signInMain(memory)
+      const { contextId } = yield* supervisor.open(task('t'))
+      memory.visit(contextId, 'https://own.example/', { setCookies: [cookie('own', 'own-t', 'own.example')] })
+      yield* TestClock.adjust(3_000) // the snapshot (H1) holds shop.example's sign-in
+      yield* supervisor.settle
+      yield* lending.revoke('shop.example')
+      // On Chromium a read of an errand's context is a round trip, during which the caller
+      // already drives the healed errand; here the next such read waits until the test has
+      // driven it (the test's own reads use the original).
+      const read = memory.storageState
+      const gate = yield* Deferred.make<void>()
+      let slow = true
+      Object.assign(memory, {
+        storageState: (id: string) => Effect.suspend(() => {
+          const wait = slow && id !== MAIN_CONTEXT
+          slow &&= !wait
+          return wait ? Effect.zipRight(Deferred.await(gate), read(id)) : read(id)
+        }),
+      })
+      yield* Effect.gen(function* () {
+        memory.crashContext(contextId)
+        const seen = yield* supervisor.use('t', (b) =>
+          Effect.gen(function* () {
+            const first = yield* Effect.orDie(read(b.contextId))
+            // The errand's own visit after the revocation: a cookie and localStorage of its own.
+            memory.visit(b.contextId, 'https://www.shop.example/after', { setCookies: [cookie('mine', 'after', 'shop.example')], localStorage: { k: 'after' } })
+            return { first, contextId: b.contextId }
+          }),
+        )
+        yield* Deferred.succeed(gate, undefined)
+        yield* lending.settle
+        const after = yield* Effect.orDie(read(seen.contextId))
+        expect({ first: names(seen.first), firstOrigins: origins(seen.first) }).toEqual({ first: ['own@own.example'], firstOrigins: [] })
+        expect({ after: names(after), afterOrigins: origins(after) }).toEqual({ after: ['mine@shop.example', 'own@own.example'], afterOrigins: ['https://www.shop.example'] })
+      }).pipe(Effect.ensuring(Deferred.succeed(gate, undefined)))
     }).pipe(Effect.provide(testLending({ settings: { alwaysAllowed: ['shop.example'] } }))),
   )
 

@@ -6,9 +6,11 @@
  * the revoked sign-in back (L5).
  *
  * So a revocation marks each errand's current in-memory snapshot as stale for the sites it took
- * back. When that errand later becomes active **from that same snapshot object** in a context we
- * have not cleaned (a heal), or is parked while such a mark stands, the guard says to take those
- * sites back again. A new snapshot (a new object, taken after the clean-up) clears the mark.
+ * back. When that errand is healed **from that same snapshot object**, the guard says which sites
+ * to take out of the snapshot before its context opens (`onHeal`, found by the model soak: cleaning the healed
+ * context afterwards raced whoever drove it — it could see the revoked sign-in, and what it wrote
+ * for the site at once was wiped); when it is parked while such a mark stands, the guard says to
+ * take those sites out of the record. A new snapshot (a new object, taken after the clean-up) clears the mark.
  *
  * Pure bookkeeping: `Lending` runs the actions this returns. It can go once the supervisor can
  * rewrite its in-memory snapshots (see docs/lending.md, "Open ends").
@@ -72,6 +74,21 @@ export class StaleSnapshots {
   /** Whether a mark stands for the conversation (tests). */
   has(conversationId: string): boolean {
     return this.marks.has(conversationId)
+  }
+
+  /**
+   * A crashed errand is about to be healed from `snapshot`: the sites to take out of it first,
+   * when it is the marked one. The mark goes (the errand's last snapshot becomes the cleaned
+   * copy), so {@link onChange} has nothing left to do for this heal.
+   *
+   * @example
+   * const reach = guard.onHeal('t1', supervisor.lastSnapshot('t1')!) // Set { 'shop.example' } or undefined
+   */
+  onHeal(conversationId: string, snapshot: Snapshot): Reach | undefined {
+    const mark = this.marks.get(conversationId)
+    if (mark === undefined || mark.snapshot !== snapshot) return undefined
+    this.marks.delete(conversationId)
+    return mark.reach
   }
 
   /**

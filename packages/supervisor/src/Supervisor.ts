@@ -57,7 +57,22 @@ export interface SupervisorShape {
   readonly contextOf: (conversationId: string) => ContextId | undefined
   /** The errand's last in-memory snapshot (for the engine's own tools; never shown to an agent). */
   readonly lastSnapshot: (conversationId: string) => Snapshot | undefined
+  /**
+   * Lets `hook` rewrite the in-memory snapshot a crashed errand is about to be healed from,
+   * before its context opens and before anyone gets it back (lending takes sites revoked after
+   * that snapshot out of it, L5 — found by the model soak, seed 9001). The rewritten snapshot
+   * becomes the errand's last one. Returns a function that removes the hook.
+   */
+  readonly onHeal: (hook: HealHook) => () => void
 }
+
+/**
+ * Rewrites the snapshot a crashed errand is healed from (see `SupervisorShape.onHeal`).
+ *
+ * @example
+ * const keep: HealHook = (_conversationId, snapshot) => Effect.succeed(snapshot)
+ */
+export type HealHook = (conversationId: string, snapshot: Snapshot) => Effect.Effect<Snapshot>
 
 const quiet = (s: ErrandSnapshot) => s.status !== 'active' || (!s.hasTag('busy') && !s.hasTag('settling'))
 const notBusy = (s: ErrandSnapshot) => s.status !== 'active' || !s.hasTag('busy')
@@ -102,6 +117,7 @@ export const makeSupervisor = (
     const byContext = new Map<ContextId, Entry>()
     const snapshots = new Map<string, Snapshot>()
     const changeListeners = new Set<(view: ErrandView) => void>()
+    const healHooks = new Set<HealHook>()
     const admission = yield* Effect.makeSemaphore(1)
     /** Heals started because someone watches a crashed errand; `settle` waits for them. */
     const pendingHeals = new Set<Fiber.RuntimeFiber<void>>()
@@ -114,6 +130,7 @@ export const makeSupervisor = (
       actors: makeErrandEffects({
         runtime, store, snapshots, health, seed, effectRuntime,
         conversationOf: (id) => entries.get(id)?.conversation ?? { id, kind: 'task' },
+        beforeHeal: (id, snapshot) => Effect.reduce(healHooks, snapshot, (s, hook) => hook(id, s)),
       }),
     })
 
@@ -529,6 +546,10 @@ export const makeSupervisor = (
         return snapshot?.status === 'active' && snapshot.matches('active') ? (snapshot.context.contextId ?? undefined) : undefined
       },
       lastSnapshot: (conversationId) => snapshots.get(conversationId),
+      onHeal: (hook) => {
+        healHooks.add(hook)
+        return () => void healHooks.delete(hook)
+      },
     }
     return supervisor
   })

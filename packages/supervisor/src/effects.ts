@@ -22,6 +22,8 @@ export interface EffectDeps {
   readonly health: HealthLog
   readonly seed: (conversation: Conversation) => Effect.Effect<Seed>
   readonly conversationOf: (conversationId: string) => Conversation
+  /** Rewrites the snapshot a heal restores from, before the context opens (`SupervisorShape.onHeal`). */
+  readonly beforeHeal: (conversationId: string, snapshot: Snapshot) => Effect.Effect<Snapshot>
   readonly effectRuntime: EffectRuntime.Runtime<never>
 }
 
@@ -80,7 +82,9 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         snapshot = found.value.snapshot
         lentSites = found.value.lentSites
       } else {
-        snapshot = snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: 0 }
+        // Rewritten before the context opens, so nobody ever drives it with what the hooks take
+        // out (found by the model soak, seed 9001: a site revoked after this snapshot was taken).
+        snapshot = yield* deps.beforeHeal(input.conversationId, snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: 0 })
       }
       const contextId = yield* runtime.openContext({
         errandId: input.errandId,
