@@ -40,9 +40,15 @@ const audit = async (sys: ModelSystem, m: Model): Promise<void> => {
     const e = errandOf(m, id)
     for (const site of SITES) {
       const probe = `audit-${++probes}`
-      const page = await live.context.newPage()
+      // Through the runtime, never `context.newPage()` beside it: the runtime keeps a context's
+      // new pages and storage reads (a snapshot may be taking one now) one at a time, and a new
+      // page racing Playwright's storage read turns its hidden storage page into a visible one
+      // that closes under the checks (see test/runtime-chromium/storageRace.test.ts).
+      const tab = await sys.run(sys.chromium.openTab(live.contextId, sys.server.url(site, `/echo?probe=${probe}&o=${id}`)))
+      const page = sys.chromium.pageOf(live.contextId, tab.id)
+      if (page === undefined) throw new SystemFailure(`${id}'s probe tab ${tab.id} has no page`)
       try {
-        await page.goto(sys.server.url(site, `/echo?probe=${probe}&o=${id}`), { waitUntil: 'load' })
+        await page.waitForLoadState('load')
         const header = sys.server.cookieAt(probe) ?? ''
         const cookies: Jar = Object.fromEntries(
           header.split(';').map((p) => p.trim()).filter((p) => p !== '').map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]),
@@ -51,7 +57,7 @@ const audit = async (sys: ModelSystem, m: Model): Promise<void> => {
         if (!isDeepStrictEqual(cookies, e.cookies[site] ?? {})) problems.push(`${id} sent Cookie ${JSON.stringify(cookies)} to ${site}; model ${JSON.stringify(e.cookies[site] ?? {})}`)
         if (!isDeepStrictEqual(storage, e.storage[site] ?? {})) problems.push(`${id}'s page of ${site} sees localStorage ${JSON.stringify(storage)}; model ${JSON.stringify(e.storage[site] ?? {})}`)
       } finally {
-        await page.close()
+        await sys.run(sys.chromium.closeTab(live.contextId, tab.id))
       }
     }
   }
