@@ -11,7 +11,7 @@
  * asserts that truth, so a change in Chromium's behaviour shows up here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startWire, type Who, type Wire } from './harness.ts'
+import { everyone, others, startWire, type Who, type Wire } from './harness.ts'
 import { HOSTS } from './server.ts'
 
 let w: Wire
@@ -22,8 +22,6 @@ afterAll(async () => {
   await w?.stop()
 })
 
-const everyone: ReadonlyArray<Who> = ['a', 'b', 'main']
-const others = (who: Who) => everyone.filter((o) => o !== who)
 /** A host of its own per case and direction, so what one case leaves behind cannot help another. */
 const hostFor = (what: string, who: Who) => `${what}-${who}.wire.test`
 let probes = 0

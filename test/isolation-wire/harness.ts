@@ -25,6 +25,12 @@ import { HOSTS, RESOLVER_RULES, serveWire, type WireServer } from './server.ts'
 /** The three conversations every case compares. @example const who: Who = 'main' */
 export type Who = 'a' | 'b' | 'main'
 
+/** Every conversation of the harness. @example everyone.length // 3 */
+export const everyone: ReadonlyArray<Who> = ['a', 'b', 'main']
+
+/** The conversations other than `who`: where a value set in `who` must not show. @example others('a') // ['b', 'main'] */
+export const others = (who: Who): ReadonlyArray<Who> => everyone.filter((o) => o !== who)
+
 /** A running engine, server and the three conversations' contexts. @example await w.visit('b', w.server.url(HOSTS.shop, '/page')) */
 export interface Wire {
   readonly engine: Engine

@@ -9,7 +9,7 @@
  */
 import type { Cookie } from '@errands/runtime'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { names, startWire, type Who, type Wire } from './harness.ts'
+import { everyone, names, others, startWire, type Who, type Wire } from './harness.ts'
 import { HOSTS } from './server.ts'
 
 let w: Wire
@@ -20,8 +20,6 @@ afterAll(async () => {
   await w?.stop()
 })
 
-const everyone: ReadonlyArray<Who> = ['a', 'b', 'main']
-const others = (who: Who) => everyone.filter((o) => o !== who)
 
 /** How a cookie gets into a context; `maxAge` undefined makes a session cookie. */
 type Setter = (who: Who, name: string, maxAge: number | undefined) => Promise<void>
