@@ -7,7 +7,7 @@ export type XStateClock = NonNullable<ActorOptions<AnyActorLogic>['clock']>
 /**
  * An XState clock whose timers are Effect fibers sleeping on Effect's `Clock`. The errand
  * machines' delays therefore run on the supervisor's clock: real time in production,
- * `TestClock` in tests and replay (T1).
+ * `TestClock` in tests and replay (T1); the Daily Browser's lease deadlines use it too.
  *
  * @example
  * const clock = yield* makeEffectClock

@@ -1,3 +1,4 @@
+export * from './clock.ts'
 export * from './config.ts'
 export * from './errors.ts'
 export * from './health.ts'
