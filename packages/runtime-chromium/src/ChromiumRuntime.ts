@@ -26,6 +26,7 @@ import { PendingLocalStorage } from './localStorageRestore.ts'
 import { goto, tabUrl } from './navigation.ts'
 import { DEFAULT_DEADLINE_MS, resolveExecutable, type ChromiumRuntimeOptions } from './options.ts'
 import { clearOriginsIn, readStorage, removeCookiesFrom, toPlaywrightCookies } from './storage.ts'
+import { PageWork } from './pageWork.ts'
 import { TabBook } from './tabs.ts'
 
 /** One open context and what the runtime keeps about it. */
@@ -40,15 +41,8 @@ interface Entry {
   readonly storage: PendingLocalStorage
   /** While > 0, new pages are the runtime's own (restore, helpers) and registered by it. */
   quietPages: number
-  /**
-   * Page creation and storage reads of this context, one at a time. Playwright's
-   * `storageState()` visits origins without an open page in a page of its own, which it hides by
-   * a flag on the whole context while creating it; a `newPage()` of the same context meanwhile
-   * resets that flag, and the storage page is announced as an ordinary page — it became the
-   * errand's active tab, could land in a snapshot, and closed under whoever read it (found by
-   * the model suite; test/runtime-chromium/storageRace.test.ts).
-   */
-  pageWork: Promise<void>
+  /** Page creation and storage reads of this context, one at a time (see `PageWork`). */
+  readonly pageWork: PageWork
   state: 'open' | 'closing'
 }
 
@@ -188,7 +182,7 @@ export class ChromiumRuntime implements RuntimeShape {
     Effect.sync(() => this.entries.get(contextId)?.state === 'open')
 
   readonly storageState = (contextId: ContextId): Effect.Effect<StorageState, RuntimeError | ContextNotFound> =>
-    this.withEntry(contextId, 'read storage', (entry) => this.oneAtATime(entry, () => readStorage(entry.context, entry.storage)))
+    this.withEntry(contextId, 'read storage', (entry) => entry.pageWork.run(() => readStorage(entry.context, entry.storage)))
 
   readonly addCookies = (contextId: ContextId, cookies: ReadonlyArray<Cookie>) =>
     this.withEntry(contextId, 'add cookies', async (entry) => {
@@ -200,7 +194,7 @@ export class ChromiumRuntime implements RuntimeShape {
 
   readonly clearOrigins = (contextId: ContextId, which: (origin: string) => boolean) =>
     this.withEntry(contextId, 'clear origins', (entry) =>
-      this.oneAtATime(entry, () => clearOriginsIn(entry.context, entry.storage, which, () => this.quietPage(entry))),
+      entry.pageWork.run(() => clearOriginsIn(entry.context, entry.storage, which, () => this.quietPage(entry))),
     )
 
   readonly tabs = (contextId: ContextId) =>
@@ -211,7 +205,7 @@ export class ChromiumRuntime implements RuntimeShape {
   readonly openTab = (contextId: ContextId, url: string) =>
     this.withEntry(contextId, 'open tab', async (entry) => {
       this.assertAllowed(entry, url)
-      const page = await this.oneAtATime(entry, () => entry.context.newPage())
+      const page = await entry.pageWork.run(() => entry.context.newPage())
       const tabId = entry.tabs.idOf(page) ?? this.register(entry, page, true)
       entry.tabs.activate(tabId)
       if (url !== 'about:blank') await goto(page, this.deadlineMs, url)
@@ -249,7 +243,7 @@ export class ChromiumRuntime implements RuntimeShape {
   readonly snapshot = (contextId: ContextId) =>
     this.withEntry(contextId, 'snapshot', async (entry): Promise<Omit<Snapshot, 'takenAt'>> => {
       const tabs = entry.tabs.list().map((t) => ({ url: tabUrl(t.handle), active: t.active }))
-      return { storage: await this.oneAtATime(entry, () => readStorage(entry.context, entry.storage)), tabs }
+      return { storage: await entry.pageWork.run(() => readStorage(entry.context, entry.storage)), tabs }
     })
 
   readonly subscribe = (listener: (event: RuntimeEvent) => void): Effect.Effect<() => void> =>
@@ -315,7 +309,7 @@ export class ChromiumRuntime implements RuntimeShape {
   ): Entry {
     const entry: Entry = {
       id, kind, context, generation, label, tabs: new TabBook<Page>(),
-      storage: new PendingLocalStorage(context, origins), quietPages: 0, pageWork: Promise.resolve(), state: 'open',
+      storage: new PendingLocalStorage(context, origins), quietPages: 0, pageWork: new PageWork(), state: 'open',
     }
     this.entries.set(id, entry)
     // Pages the page itself opens (popups, target=_blank) become tabs, active like in a browser.
@@ -375,13 +369,6 @@ export class ChromiumRuntime implements RuntimeShape {
       await within(5_000, context.close())
       throw error
     }
-  }
-
-  /** Runs `work` after the context's earlier page creations and storage reads (see `Entry.pageWork`). */
-  private oneAtATime<A>(entry: Entry, work: () => Promise<A>): Promise<A> {
-    const run = entry.pageWork.then(work)
-    entry.pageWork = run.then(() => undefined, () => undefined)
-    return run
   }
 
   private register(entry: Entry, page: Page, activate: boolean): string {

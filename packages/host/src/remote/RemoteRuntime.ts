@@ -20,7 +20,7 @@ import {
   type ContextId, type Cookie, type OpenContextSpec, type RuntimeEvent, type RuntimeShape, type SessionLabel,
   type Snapshot, type StorageState, type TabInfo,
 } from '@errands/runtime'
-import { TabBook, toRuntimeError } from '@errands/runtime-chromium'
+import { PageWork, TabBook, toRuntimeError } from '@errands/runtime-chromium'
 import { Duration, Effect } from 'effect'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { checkRemoteNavigation, guardRemoteBrowser, guardRemoteContext, type Log } from './guard.ts'
@@ -39,6 +39,8 @@ interface Entry {
   label: SessionLabel
   /** While > 0, new pages are the runtime's own (restore, helpers). */
   quiet: number
+  /** Page creation and storage reads of this context, one at a time (see `PageWork`). */
+  readonly pageWork: PageWork
   state: 'open' | 'closing'
 }
 
@@ -130,7 +132,7 @@ export class RemoteRuntime implements RuntimeShape {
 
   readonly isOpen = (contextId: ContextId): Effect.Effect<boolean> => Effect.sync(() => this.entries.get(contextId)?.state === 'open')
 
-  readonly storageState = (contextId: ContextId) => this.withEntry(contextId, 'read storage', (e) => this.readStorage(e))
+  readonly storageState = (contextId: ContextId) => this.withEntry(contextId, 'read storage', (e) => e.pageWork.run(() => this.readStorage(e)))
 
   readonly addCookies = (contextId: ContextId, cookies: ReadonlyArray<Cookie>) =>
     this.withEntry(contextId, 'add cookies', async (e) => {
@@ -145,21 +147,22 @@ export class RemoteRuntime implements RuntimeShape {
     })
 
   readonly clearOrigins = (contextId: ContextId, which: (origin: string) => boolean) =>
-    this.withEntry(contextId, 'clear origins', async (e) => {
-      const origins = (await this.readStorage(e)).origins.map((o) => o.origin).filter(which)
-      if (origins.length === 0) return
-      e.quiet++
-      const existing = e.tabs.list()[0]?.handle
-      const page = existing ?? (await e.context.newPage())
-      e.quiet--
-      try {
-        const cdp = await e.context.newCDPSession(page)
-        for (const origin of origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage' })
-        await cdp.detach().catch(() => undefined)
-      } finally {
-        if (!existing) await page.close()
-      }
-    })
+    this.withEntry(contextId, 'clear origins', (e) =>
+      e.pageWork.run(async () => {
+        const origins = (await this.readStorage(e)).origins.map((o) => o.origin).filter(which)
+        if (origins.length === 0) return
+        e.quiet++
+        const existing = e.tabs.list()[0]?.handle
+        const page = existing ?? (await e.context.newPage())
+        e.quiet--
+        try {
+          const cdp = await e.context.newCDPSession(page)
+          for (const origin of origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage' })
+          await cdp.detach().catch(() => undefined)
+        } finally {
+          if (!existing) await page.close()
+        }
+      }))
 
   readonly tabs = (contextId: ContextId) =>
     this.withEntry(contextId, 'list tabs', (e) => Promise.all(e.tabs.list().map((t) => this.tabInfo(e, t.id, t.handle))))
@@ -168,7 +171,7 @@ export class RemoteRuntime implements RuntimeShape {
     this.withEntry(contextId, 'open tab', async (e) => {
       this.assertAllowed(e, url)
       e.quiet++
-      const page = await e.context.newPage().finally(() => e.quiet--)
+      const page = await e.pageWork.run(() => e.context.newPage()).finally(() => e.quiet--)
       const tabId = this.register(e, page, true)
       if (url !== 'about:blank') await this.goto(page, url)
       return this.tabInfo(e, tabId, page)
@@ -204,7 +207,7 @@ export class RemoteRuntime implements RuntimeShape {
 
   readonly snapshot = (contextId: ContextId) =>
     this.withEntry(contextId, 'snapshot', async (e): Promise<Omit<Snapshot, 'takenAt'>> => ({
-      storage: await this.readStorage(e),
+      storage: await e.pageWork.run(() => this.readStorage(e)),
       tabs: e.tabs.list().map((t) => ({ url: this.urlOf(t.handle), active: t.active })),
     }))
 
@@ -271,7 +274,7 @@ export class RemoteRuntime implements RuntimeShape {
         : {},
     )
     const id = `${spec.errandId}.r${++this.counter}`
-    const entry: Entry = { id, context, tabs: new TabBook<Page>(), label: { reason: spec.label.reason, lentSites: [...spec.label.lentSites].sort() }, quiet: 0, state: 'open' }
+    const entry: Entry = { id, context, tabs: new TabBook<Page>(), label: { reason: spec.label.reason, lentSites: [...spec.label.lentSites].sort() }, quiet: 0, pageWork: new PageWork(), state: 'open' }
     this.entries.set(id, entry)
     context.on('page', (page) => {
       if (entry.quiet === 0 && entry.tabs.idOf(page) === undefined) this.register(entry, page, true)

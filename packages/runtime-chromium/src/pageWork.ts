@@ -1,0 +1,28 @@
+/**
+ * One browser context's page creation and storage reads, one at a time. Playwright's
+ * `storageState()` visits origins without an open page in a page of its own, which it hides by a
+ * flag on the whole context while creating it; a `newPage()` of the same context meanwhile resets
+ * that flag, and the storage page is announced as an ordinary page — it became the errand's
+ * active tab, could land in a snapshot, and closed under whoever read it (found by the model
+ * suite; test/runtime-chromium/storageRace.test.ts). Every runtime over Playwright contexts (ours
+ * and the host's remote one) runs those calls through one of these per context.
+ *
+ * @example
+ * const work = new PageWork()
+ * const page = await work.run(() => context.newPage())
+ */
+export class PageWork {
+  private tail: Promise<void> = Promise.resolve()
+
+  /**
+   * Runs `work` after every earlier `run` of this context has finished (failed or not).
+   *
+   * @example
+   * await work.run(() => context.storageState())
+   */
+  run<A>(work: () => Promise<A>): Promise<A> {
+    const result = this.tail.then(work)
+    this.tail = result.then(() => undefined, () => undefined)
+    return result
+  }
+}
