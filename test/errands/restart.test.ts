@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumProcesses, eventually } from '../fixtures/processes.ts'
 import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
-import { spawnEngine } from './child.ts'
+import { spawnEngine } from '../fixtures/engineProcess.ts'
 
 // Issue 4 (E4, E5, S1, S4) with the real engine process, real Chromium and the real store on disk.
 interface State {

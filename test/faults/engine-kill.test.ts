@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { eventually } from '../fixtures/processes.ts'
 import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
-import { spawnFaultEngine, type FaultEngine } from './engineProcess.ts'
+import { spawnEngine, type EngineProcess } from '../fixtures/engineProcess.ts'
 import { prng } from './prng.ts'
 
 /*
@@ -47,7 +47,7 @@ const comparable = (s: State) => ({
 })
 type Comparable = ReturnType<typeof comparable>
 
-const visit = (engine: FaultEngine, id: string, version: number) =>
+const visit = (engine: EngineProcess, id: string, version: number) =>
   engine.call<State>({ op: 'visit', id, url: site.url(`/add?item=${id}${version}`), then: site.url(`/title?t=${id}-v${version}`), local: `${id}-v${version}` })
 
 const debug = (line: string) => {
@@ -56,7 +56,7 @@ const debug = (line: string) => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** How long x's last park and resume took (from its state changes), to aim the kills inside them. */
-const timing = (engine: FaultEngine, took: { park: number; resume: number }) => {
+const timing = (engine: EngineProcess, took: { park: number; resume: number }) => {
   let since = 0
   engine.onEvent((e) => {
     if (e.id !== 'x') return
@@ -71,7 +71,7 @@ const timing = (engine: FaultEngine, took: { park: number; resume: number }) => 
  * Arms a kill at the moment `kind` names plus a random delay — up to 1.2× the operation's last
  * duration, so most kills land inside it and some just after; resolves once the child is dead.
  */
-const killDuring = (engine: FaultEngine, dataDir: string, kind: Kind, random: () => number, took: { park: number; resume: number }) =>
+const killDuring = (engine: EngineProcess, dataDir: string, kind: Kind, random: () => number, took: { park: number; resume: number }) =>
   new Promise<{ delay: number }>((resolve) => {
     const fire = (delay: number) => {
       stop()
@@ -99,7 +99,7 @@ const scenario = async (kind: Kind) => {
   const at = (i: number) => `${kind}, seed ${seed}, kill ${i}`
   const dataDir = mkdtempSync(join(tmpdir(), `errands-fault-${kind}-`))
   dirs.push(dataDir)
-  let engine = await spawnFaultEngine(dataDir)
+  let engine = await spawnEngine(dataDir)
   const took = { park: 300, resume: 300 }
   timing(engine, took)
   const allowed = new Map<string, Comparable[]>()
@@ -138,7 +138,7 @@ const scenario = async (kind: Kind) => {
       if ((await reply) === 'killed') interrupted++
       debug(`${at(i)}: ${await reply} ${JSON.stringify(took)} ${JSON.stringify(await killed)}`)
 
-      engine = await spawnFaultEngine(dataDir)
+      engine = await spawnEngine(dataDir)
       debug(`${at(i)}: respawned`)
       timing(engine, took)
       const list = await engine.call<Array<{ conversationId: string; state: string }>>({ op: 'list' })
@@ -165,7 +165,7 @@ describe('kill -9 of the engine mid-operation (issue #9, S4)', () => {
   it('regression (issue #9): an engine killed after a resume finished still has the errand, as last sealed (the record used to be removed on resume)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'errands-fault-resumed-'))
     dirs.push(dataDir)
-    let engine = await spawnFaultEngine(dataDir)
+    let engine = await spawnEngine(dataDir)
     try {
       await engine.call({ op: 'open', id: 'x' })
       const sealed = comparable(await visit(engine, 'x', 1))
@@ -173,7 +173,7 @@ describe('kill -9 of the engine mid-operation (issue #9, S4)', () => {
       expect(comparable(await engine.call<State>({ op: 'resume', id: 'x' }))).toEqual(sealed)
       await visit(engine, 'x', 2) // open, not sealed yet: a kill now loses this, not the errand
       await engine.kill()
-      engine = await spawnFaultEngine(dataDir)
+      engine = await spawnEngine(dataDir)
       const list = await engine.call<Array<{ conversationId: string; state: string }>>({ op: 'list' })
       expect(list.map((v) => `${v.conversationId}:${v.state}`)).toEqual(['x:parked'])
       expect(comparable(await engine.call<State>({ op: 'resume', id: 'x' }))).toEqual(sealed)
