@@ -1,7 +1,7 @@
 import { Lending, Settings, type SettingsError } from '@errands/lending'
 import { Runtime, type RuntimeError } from '@errands/runtime'
 import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
-import { SealedStore, type StoreConfigError, type StoreError } from '@errands/store'
+import { SealedStore, type StoreConfigError, type StoreError, type StoreFs } from '@errands/store'
 import { supervisorConfig, type Supervisor, type SupervisorOptions, type SupervisorSettings } from '@errands/supervisor'
 import { Context, Effect, Layer, type ConfigError, type Redacted } from 'effect'
 import * as path from 'node:path'
@@ -23,6 +23,8 @@ export interface EngineOptions {
   readonly chromium?: Partial<ChromiumRuntimeOptions> | undefined
   /** The embedder's 32-byte device key; without it one is kept in `<dataDir>/store/device.key` (0600). */
   readonly storeKey?: Redacted.Redacted<Uint8Array> | undefined
+  /** The store's file-system calls; the real disk by default (fault tests inject a slow or full one). */
+  readonly storeFs?: StoreFs | undefined
   /** Inspector, journal, trace, seed … */
   readonly supervisor?: Omit<SupervisorOptions, 'settings'> | undefined
 }
@@ -65,7 +67,7 @@ export const engineOver = <ROut, E, RIn>(
   options: Omit<EngineOptions, 'chromium'>,
 ) => {
   const { settings } = options
-  const store = SealedStore.layer({ dir: path.join(settings.dataDir, 'store'), key: options.storeKey })
+  const store = SealedStore.layer({ dir: path.join(settings.dataDir, 'store'), key: options.storeKey }, options.storeFs)
   const base = Layer.mergeAll(runtime, store, Settings.layer(settings.dataDir))
   const supervisor = Lending.supervisorLayer({ ...options.supervisor, settings }).pipe(Layer.provideMerge(base))
   return Lending.layer.pipe(Layer.provideMerge(supervisor))

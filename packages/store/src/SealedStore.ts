@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from 'effect'
 import { makeDisk } from './disk.ts'
 import type { StoreConfigError, StoreError } from './errors.ts'
+import { nodeFs, type StoreFs } from './fs.ts'
 import { makeMemory } from './memory.ts'
 import type { Retention } from './retention.ts'
 import type { SealedStoreOptions, SealedStoreShape } from './shape.ts'
@@ -22,13 +23,14 @@ export class SealedStore extends Context.Tag('@errands/store/SealedStore')<Seale
   /**
    * Opens a store on disk: creates `dir` (0700), its backup markers and, unless `key` is given,
    * `dir/device.key` (0600); cleans temp files a killed write left; applies retention once.
-   * Scoped because of the optional retention fiber (`pruneIntervalMs`).
+   * Scoped because of the optional retention fiber (`pruneIntervalMs`). `fs` replaces the few
+   * file-system calls it makes (fault tests inject a slow or failing disk); the real one by default.
    *
    * @example
    * Effect.provide(program, SealedStore.layer({ dir, key: Redacted.make(myKey), maxRecords: 40 }))
    */
-  static readonly layer = (options: SealedStoreOptions): Layer.Layer<SealedStore, StoreError | StoreConfigError> =>
-    Layer.scoped(SealedStore, makeDisk(options))
+  static readonly layer = (options: SealedStoreOptions, fs: StoreFs = nodeFs): Layer.Layer<SealedStore, StoreError | StoreConfigError> =>
+    Layer.scoped(SealedStore, makeDisk(options, fs))
 
   /**
    * An in-memory store with the same semantics (including retention by the Effect `Clock`) and
