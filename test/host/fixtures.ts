@@ -5,6 +5,7 @@
  * - `/page?t=T&bg=C` — title `T`, text `page T`, background colour `C`;
  * - `/big?t=T` — title `T`, text `T` in letters 160 px high (what a screencast must show);
  * - `/store?v=V` — sets cookie `basket=V` and localStorage `basket=V`;
+ * - `/paste` — a focused field; the text shows `value:<what the field holds>` after each input;
  * - `/show` — text `cookie=<Cookie header the server saw> storage=<localStorage basket>`;
  * - `/input` — an input `#q` and a log `#log` of the key and mouse events the page received;
  * - `/form` — input `#q` and button `#go` that puts `clicked:<value>` into the title;
@@ -67,6 +68,11 @@ export const serveFixture = async (host = '127.0.0.1'): Promise<Fixture> => {
 const log = document.getElementById('log')
 addEventListener('keydown', (e) => { log.textContent += 'k:' + e.key + ' ' })
 addEventListener('mousedown', (e) => { log.textContent += 'm:' + e.clientX + ',' + e.clientY + ' ' })
+</script>`))
+      case '/paste':
+        return html(page('paste', `<textarea id="q" autofocus></textarea><p id="out">value:</p><script>
+const q = document.getElementById('q')
+q.addEventListener('input', () => { document.getElementById('out').textContent = 'value:' + q.value })
 </script>`))
       case '/form':
         return html(page('form', `<input id="q"><button id="go" onclick="document.title='clicked:' + document.getElementById('q').value">go</button>`))

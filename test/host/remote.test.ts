@@ -64,6 +64,25 @@ describe('a DevTools browser elsewhere (R2)', () => {
     expect(frame.headers.get('content-type')).toBe('image/jpeg')
   })
 
+  it("gives each session a clipboard of its own there (the remote browser has one for all its contexts)", async () => {
+    const keys = (...pressed: string[]) => pressed.map((key) => ({ type: 'key', action: 'press', key }))
+    const field = async (key: string, text: string) => {
+      await host.call(key, 'POST', '/v1/navigate', { url: site.url('/paste') })
+      await host.call(key, 'POST', '/v1/fill', { selector: '#q', value: text })
+    }
+    const pasted = async (key: string) => {
+      await field(key, '')
+      await host.call(key, 'POST', '/v1/input', { events: [{ type: 'mouse', action: 'click', x: 20, y: 20 }, ...keys('Control+V')] })
+      return (await host.call(key, 'GET', '/v1/text')).body.text as string
+    }
+    await field('east', 'from-east')
+    await host.call('east', 'POST', '/v1/input', { events: [{ type: 'mouse', action: 'click', x: 20, y: 20 }, ...keys('Control+A', 'Control+C')] })
+    expect(await pasted('east')).toContain('value:from-east')
+    const west = await pasted('west')
+    expect(west).toContain('value:')
+    expect(west).not.toContain('from-east')
+  })
+
   it('releasing a session disposes of its context there', async () => {
     const before = await contexts()
     expect((await host.call('west', 'DELETE', '/v1/session')).status).toBe(200)

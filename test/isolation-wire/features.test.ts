@@ -6,11 +6,12 @@
  * permissions "should isolate permissions between browser contexts", geolocation "should isolate
  * contexts", the clipboard tests). Each case shows the positive in the context that set it up.
  *
- * The clipboard is **not** isolated between errands: Chromium keeps one clipboard per browser
- * process, and every errand lives in the errands' browser (docs/shared-surfaces.md). The test
- * asserts that truth, so a change in Chromium's behaviour shows up here.
+ * Chromium keeps one clipboard per browser process, and every errand lives in the errands'
+ * browser: the runtime gives each errand a clipboard of its own by marking what it copies
+ * (docs/shared-surfaces.md). These tests copy and paste with real key presses.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
 import { everyone, others, startWire, type Who, type Wire } from './harness.ts'
 import { HOSTS } from './server.ts'
 
@@ -117,6 +118,8 @@ describe('permissions', () => {
 })
 
 describe('the clipboard', () => {
+  // The errands' browser has one clipboard for all its contexts; each errand gets its own through
+  // a mark only its pages can paste (runtime-chromium/src/clipboard.ts). Main is another browser.
   const origin = () => w.server.url(HOSTS.shop, '', 'https')
   const open = async (who: Who) => {
     const page = await w.visit(who, `${origin()}/page?t=clipboard`)
@@ -124,61 +127,124 @@ describe('the clipboard', () => {
     return page
   }
   const write = async (who: Who, text: string) => (await open(who)).evaluate((t) => navigator.clipboard.writeText(t), text)
-  const read = async (who: Who) => (await open(who)).evaluate(() => navigator.clipboard.readText())
+  const read = async (who: Who) => (await open(who)).evaluate(() => navigator.clipboard.readText().catch((e: Error) => `refused: ${e.name}`))
+  /** `who`'s tab (or `page`) with a fresh field holding `text`, focused. */
+  const field = async (who: Who, text: string, page?: Page) => {
+    const tab = page ?? (await w.visit(who, `${origin()}/page?t=field`))
+    await tab.bringToFront()
+    await tab.evaluate((t) => { document.body.innerHTML = '<textarea id="f"></textarea>'; document.querySelector('textarea')!.value = t }, text)
+    await tab.focus('#f')
+    return tab
+  }
+  const paste = async (who: Who, page?: Page) => {
+    const tab = await field(who, '', page)
+    await tab.keyboard.press('Control+V')
+    return tab.inputValue('#f')
+  }
+  const copy = async (who: Who, text: string, key: 'C' | 'X' = 'C') => {
+    const tab = await field(who, text)
+    await tab.keyboard.press('Control+A')
+    await tab.keyboard.press(`Control+${key}`)
+    return tab
+  }
+  const token = (what: string) => `${what}-${Math.random().toString(36).slice(2)}`
 
   beforeAll(async () => {
     for (const who of everyone) await w.browserContext(who).grantPermissions(['clipboard-read', 'clipboard-write'], { origin: origin() })
   })
 
-  it('is SHARED between errands (one clipboard per Chromium process), but not with main', async () => {
-    const text = `from-a-${Math.random().toString(36).slice(2)}`
-    await write('a', text)
-    expect(await read('a')).toBe(text)
-    // The truth about Chromium: b, another errand context of the same browser, reads a's text.
-    expect(await read('b')).toBe(text)
-    expect(await read('main')).not.toBe(text)
-  })
-
-  it('keyboard copy and paste needs no permission: Ctrl+C in one errand, Ctrl+V in another pastes it; main has its own', async () => {
-    // An origin nobody granted anything: pages there may not read the clipboard themselves.
-    const origin = w.server.url(hostFor('clip', 'a'), '', 'https')
-    const field = async (who: Who, text: string) => {
-      const page = await w.visit(who, `${origin}/page?t=field`)
-      await page.evaluate((t) => { document.body.innerHTML = '<textarea id="f"></textarea>'; document.querySelector('textarea')!.value = t }, text)
-      await page.focus('#f')
-      return page
-    }
-    const paste = async (who: Who) => {
-      const page = await field(who, '')
-      await page.keyboard.press('Control+V')
-      return page.inputValue('#f')
-    }
-    const copy = async (who: Who, text: string) => {
-      const page = await field(who, text)
-      await page.keyboard.press('Control+A')
-      await page.keyboard.press('Control+C')
-    }
-    const page = await field('b', '')
-    expect(await page.evaluate(async () => (await navigator.permissions.query({ name: 'clipboard-read' as PermissionName })).state)).toBe('prompt')
-    // Headless Chromium answers the prompt with "no": the page itself cannot read the clipboard.
-    expect(await page.evaluate(() => navigator.clipboard.readText().then(() => 'read', (e: Error) => e.name))).toBe('NotAllowedError')
-
-    const fromA = `keys-a-${Math.random().toString(36).slice(2)}`
+  it('keyboard copy in one errand pastes in its own tabs (another site too) and in no other context; main keeps its own', async () => {
+    const fromA = token('keys-a')
     await copy('a', fromA)
     expect(await paste('a')).toBe(fromA)
-    expect(await paste('b')).toBe(fromA) // shared: same Chromium process
-    expect(await paste('main')).not.toBe(fromA)
+    const other = await w.newTab('a', w.server.url(hostFor('clip', 'a'), '/page?t=second', 'https'))
+    try {
+      expect(await paste('a', other), 'a second tab of a, on another site').toBe(fromA)
+    } finally {
+      await other.close()
+    }
+    for (const who of others('a')) expect(await paste(who), who).toBe('')
 
-    const fromMain = `keys-main-${Math.random().toString(36).slice(2)}`
+    const fromMain = token('keys-main')
     await copy('main', fromMain)
     expect(await paste('main')).toBe(fromMain)
-    for (const errand of ['a', 'b'] as const) expect(await paste(errand), errand).not.toBe(fromMain)
+    // Main's clipboard is another browser's: the errands' one still holds a's text, for a only.
+    expect(await paste('a')).toBe(fromA)
+    expect(await paste('b')).toBe('')
+    // And the other way: b's copy is b's, and a's is gone from the shared clipboard.
+    const fromB = token('keys-b')
+    await copy('b', fromB)
+    expect(await paste('b')).toBe(fromB)
+    expect(await paste('a')).toBe('')
   })
 
-  it("main's clipboard (the main browser's) is not read by any errand", async () => {
-    const text = `from-main-${Math.random().toString(36).slice(2)}`
-    await write('main', text)
-    expect(await read('main')).toBe(text)
-    for (const errand of ['a', 'b'] as const) expect(await read(errand), errand).not.toBe(text)
+  it('cut takes the text out and it pastes only where it was cut; rich text keeps its markup', async () => {
+    const cut = token('cut-a')
+    const tab = await copy('a', cut, 'X')
+    await expect.poll(() => tab.inputValue('#f'), { timeout: 10_000 }).toBe('')
+    expect(await paste('a')).toBe(cut)
+    expect(await paste('b')).toBe('')
+
+    await tab.evaluate(() => { document.body.innerHTML = '<div id="src" contenteditable>plain <b>bold</b></div><div id="dst" contenteditable></div>' })
+    await tab.focus('#src')
+    await tab.keyboard.press('Control+A')
+    await tab.keyboard.press('Control+C')
+    await tab.focus('#dst')
+    await tab.keyboard.press('Control+V')
+    expect(await tab.innerHTML('#dst')).toContain('<b>bold</b>')
+  })
+
+  it("a page's own copy handler is kept, and what it puts pastes in its errand only", async () => {
+    const tab = await field('a', 'what was selected')
+    const chosen = token('handler-a')
+    await tab.evaluate((t) => addEventListener('copy', (e) => { e.clipboardData!.setData('text/plain', t); e.preventDefault() }), chosen)
+    await tab.keyboard.press('Control+A')
+    await tab.keyboard.press('Control+C')
+    expect(await paste('a')).toBe(chosen)
+    expect(await paste('b')).toBe('')
+  })
+
+  it("no page of another errand sees a's text: not its paste handlers, not an iframe of its own", async () => {
+    const secret = token('secret-a')
+    await copy('a', secret)
+    /** Pastes into `who`'s field and into an about:blank iframe, with the page's spies on every paste. */
+    const trap = async (who: Who) => {
+      const tab = await field(who, '')
+      await tab.evaluate(() => {
+        const seen: string[] = []
+        ;(window as unknown as { seen: string[] }).seen = seen
+        const spy = (e: Event) => seen.push((e as ClipboardEvent).clipboardData?.getData('text/plain') ?? '')
+        addEventListener('paste', spy, true)
+        document.addEventListener('paste', spy, true)
+        const frame = document.createElement('iframe')
+        document.body.append(frame)
+        frame.contentDocument!.body.contentEditable = 'true'
+        frame.contentDocument!.addEventListener('paste', spy, true)
+      })
+      await tab.keyboard.press('Control+V')
+      await tab.evaluate(() => document.querySelector('iframe')!.contentDocument!.body.focus())
+      await tab.keyboard.press('Control+V')
+      return tab.evaluate(() => ({
+        seen: (window as unknown as { seen: string[] }).seen,
+        field: document.querySelector('textarea')!.value,
+        frame: document.querySelector('iframe')!.contentDocument!.body.textContent,
+      }))
+    }
+    // The positive: in a, every spy sees it and both places get it.
+    expect(await trap('a')).toEqual({ seen: [secret, secret, secret], field: secret, frame: secret })
+    expect(await trap('b')).toEqual({ seen: [], field: '', frame: '' })
+  })
+
+  it('navigator.clipboard.writeText pastes in its errand only; reading the clipboard is refused in errands, allowed in main', async () => {
+    const text = token('api-a')
+    await write('a', text)
+    expect(await paste('a')).toBe(text)
+    expect(await paste('b')).toBe('')
+    for (const errand of ['a', 'b'] as const) expect(await read(errand), errand).toBe('refused: NotAllowedError')
+
+    const fromMain = token('api-main')
+    await write('main', fromMain)
+    expect(await read('main')).toBe(fromMain)
+    for (const errand of ['a', 'b'] as const) expect(await paste(errand), errand).not.toBe(fromMain)
   })
 })

@@ -20,6 +20,7 @@ import {
 import { Effect, Layer, type Scope } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
 import { closeMain, ErrandsBrowser, launchMain, reapOrphans, type LaunchSettings } from './browsers.ts'
+import { isolateClipboard } from './clipboard.ts'
 import { checkNavigation, guardContextWebSockets } from './containment.ts'
 import { call, toRuntimeError, within } from './failures.ts'
 import { PendingLocalStorage } from './localStorageRestore.ts'
@@ -334,6 +335,7 @@ export class ChromiumRuntime implements RuntimeShape {
         // Storage first (before any page runs), pages in parallel, registered in the given order.
         await Promise.all([
           guardContextWebSockets(context, this.policy, this.log, id),
+          isolateClipboard(context),
           spec.storage && spec.storage.cookies.length > 0
             ? context.addCookies(toPlaywrightCookies(spec.storage.cookies))
             : Promise.resolve(),

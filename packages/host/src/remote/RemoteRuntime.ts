@@ -20,7 +20,7 @@ import {
   type ContextId, type Cookie, type OpenContextSpec, type RuntimeEvent, type RuntimeShape, type SessionLabel,
   type Snapshot, type StorageState, type TabInfo,
 } from '@errands/runtime'
-import { PageWork, TabBook, toRuntimeError } from '@errands/runtime-chromium'
+import { isolateClipboard, PageWork, TabBook, toRuntimeError } from '@errands/runtime-chromium'
 import { Duration, Effect } from 'effect'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { checkRemoteNavigation, guardRemoteBrowser, guardRemoteContext, type Log } from './guard.ts'
@@ -280,7 +280,8 @@ export class RemoteRuntime implements RuntimeShape {
       if (entry.quiet === 0 && entry.tabs.idOf(page) === undefined) this.register(entry, page, true)
     })
     try {
-      await guardRemoteContext(context, this.options.policy, this.options.log, id)
+      // Its sessions share the remote browser's one clipboard too.
+      await Promise.all([guardRemoteContext(context, this.options.policy, this.options.log, id), isolateClipboard(context)])
       const specs = spec.tabs && spec.tabs.length > 0 ? spec.tabs : [{ url: 'about:blank', active: true }]
       const activeIndex = Math.max(0, specs.findIndex((t) => t.active))
       entry.quiet++
