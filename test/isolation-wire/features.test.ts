@@ -10,36 +10,28 @@
  * browser: the runtime gives each errand a clipboard of its own by marking what it copies
  * (docs/shared-surfaces.md). These tests copy and paste with real key presses.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { everyone, others, startWire, type Who, type Wire } from './harness.ts'
+import { everyone, others, useWire, hostFor, type Who } from './harness.ts'
 import { HOSTS } from './server.ts'
 
-let w: Wire
-beforeAll(async () => {
-  w = await startWire()
-})
-afterAll(async () => {
-  await w?.stop()
-})
+const wire = useWire()
 
-/** A host of its own per case and direction, so what one case leaves behind cannot help another. */
-const hostFor = (what: string, who: Who) => `${what}-${who}.wire.test`
 let probes = 0
 
 describe('HSTS', () => {
   /** Navigates `who`'s tab to `http://host/hsts`; returns where it ended and the schemes the server saw. */
   const plainVisit = async (who: Who, host: string) => {
     const probe = `hsts${++probes}`
-    const page = await w.visit(who, w.server.url(host, `/hsts?probe=${probe}`, 'http'))
-    return { url: new URL(page.url()).protocol, title: await page.title(), schemes: w.server.hits.filter((h) => h.probe === probe).map((h) => h.scheme) }
+    const page = await wire().visit(who, wire().server.url(host, `/hsts?probe=${probe}`, 'http'))
+    return { url: new URL(page.url()).protocol, title: await page.title(), schemes: wire().server.hits.filter((h) => h.probe === probe).map((h) => h.scheme) }
   }
 
   it.each(['a', 'main'] as const)('an upgrade learned in %s applies there and in no other context', async (learner) => {
     const host = hostFor('hsts', learner)
     // Before: plain HTTP stays plain (no automatic HTTPS upgrade on this port).
     expect(await plainVisit(learner, host)).toEqual({ url: 'http:', title: 'hsts:http', schemes: ['http'] })
-    await w.visit(learner, w.server.url(host, '/hsts', 'https')) // Strict-Transport-Security: max-age=3600
+    await wire().visit(learner, wire().server.url(host, '/hsts', 'https')) // Strict-Transport-Security: max-age=3600
     // The positive: Chromium upgrades internally — the plain request never reaches the server.
     expect(await plainVisit(learner, host)).toEqual({ url: 'https:', title: 'hsts:https', schemes: ['https'] })
     for (const other of others(learner)) {
@@ -51,10 +43,10 @@ describe('HSTS', () => {
 describe('connections (socket pools)', () => {
   /** Loads a page of `host` in `who` and fetches `/echo` from it; returns the connections (client ports) those requests came on. */
   const requestsOf = async (who: Who, host: string) => {
-    const start = w.server.hits.length
-    const page = await w.visit(who, w.server.url(host, '/page?t=connections'))
+    const start = wire().server.hits.length
+    const page = await wire().visit(who, wire().server.url(host, '/page?t=connections'))
     await page.evaluate(() => fetch('/echo').then((r) => r.text()))
-    return new Set(w.server.hits.slice(start).filter((h) => h.host === host).map((h) => h.connection))
+    return new Set(wire().server.hits.slice(start).filter((h) => h.host === host).map((h) => h.connection))
   }
 
   it.each(['a', 'main'] as const)('keep-alive connections of %s are reused there and by no other context', async (owner) => {
@@ -75,41 +67,41 @@ describe('connections (socket pools)', () => {
 describe('service workers', () => {
   it.each(['a', 'main'] as const)('a worker registered in %s intercepts there only; elsewhere there is no registration and requests reach the network', async (registrant) => {
     const host = hostFor('sw', registrant)
-    const page = await w.visit(registrant, w.server.url(host, '/sw-page', 'https'))
+    const page = await wire().visit(registrant, wire().server.url(host, '/sw-page', 'https'))
     await page.waitForFunction(() => document.title !== 'sw:pending')
     expect(await page.title()).toBe('sw:controlled')
     expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length)).toBe(1)
     expect(await page.evaluate(() => fetch('/sw-probe').then((r) => r.text()))).toBe('from-sw')
-    await w.visit(registrant, w.server.url(host, '/sw-probe', 'https'))
+    await wire().visit(registrant, wire().server.url(host, '/sw-probe', 'https'))
     expect(await page.textContent('body')).toBe('from-sw') // navigations are intercepted too
-    expect(w.server.count('/sw-probe', { host })).toBe(0)
+    expect(wire().server.count('/sw-probe', { host })).toBe(0)
 
     let reached = 0
     for (const other of others(registrant)) {
-      const there = await w.visit(other, w.server.url(host, '/page', 'https'))
+      const there = await wire().visit(other, wire().server.url(host, '/page', 'https'))
       expect(await there.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length), other).toBe(0)
       expect(await there.evaluate(() => fetch('/sw-probe').then((r) => r.text())), other).toBe('from-network')
-      await w.visit(other, w.server.url(host, '/sw-probe', 'https'))
+      await wire().visit(other, wire().server.url(host, '/sw-probe', 'https'))
       expect(await there.textContent('body'), other).toBe('from-network')
       reached += 2
-      expect(w.server.count('/sw-probe', { host })).toBe(reached)
+      expect(wire().server.count('/sw-probe', { host })).toBe(reached)
     }
   })
 })
 
 describe('permissions', () => {
   const state = async (who: Who, origin: string) => {
-    const page = await w.visit(who, `${origin}/page`)
+    const page = await wire().visit(who, `${origin}/page`)
     return page.evaluate(async () => (await navigator.permissions.query({ name: 'geolocation' })).state)
   }
 
   it.each(['a', 'main'] as const)('geolocation granted to %s is granted there only', async (granter) => {
-    const origin = w.server.url(hostFor('geo', granter), '', 'https')
+    const origin = wire().server.url(hostFor('geo', granter), '', 'https')
     for (const who of everyone) expect(await state(who, origin), `${who} before`).toBe('prompt')
-    await w.browserContext(granter).grantPermissions(['geolocation'], { origin })
-    await w.browserContext(granter).setGeolocation({ latitude: 48.8566, longitude: 2.3522 })
+    await wire().browserContext(granter).grantPermissions(['geolocation'], { origin })
+    await wire().browserContext(granter).setGeolocation({ latitude: 48.8566, longitude: 2.3522 })
     expect(await state(granter, origin)).toBe('granted')
-    const page = await w.visit(granter, `${origin}/page`)
+    const page = await wire().visit(granter, `${origin}/page`)
     const where = await page.evaluate(() => new Promise<number>((resolve, reject) =>
       navigator.geolocation.getCurrentPosition((p) => resolve(p.coords.latitude), (e) => reject(new Error(e.message)))))
     expect(where).toBeCloseTo(48.8566, 3)
@@ -120,9 +112,9 @@ describe('permissions', () => {
 describe('the clipboard', () => {
   // The errands' browser has one clipboard for all its contexts; each errand gets its own through
   // a mark only its pages can paste (runtime-chromium/src/clipboard.ts). Main is another browser.
-  const origin = () => w.server.url(HOSTS.shop, '', 'https')
+  const origin = () => wire().server.url(HOSTS.shop, '', 'https')
   const open = async (who: Who) => {
-    const page = await w.visit(who, `${origin()}/page?t=clipboard`)
+    const page = await wire().visit(who, `${origin()}/page?t=clipboard`)
     await page.bringToFront() // the Clipboard API wants a focused document
     return page
   }
@@ -130,7 +122,7 @@ describe('the clipboard', () => {
   const read = async (who: Who) => (await open(who)).evaluate(() => navigator.clipboard.readText().catch((e: Error) => `refused: ${e.name}`))
   /** `who`'s tab (or `page`) with a fresh field holding `text`, focused. */
   const field = async (who: Who, text: string, page?: Page) => {
-    const tab = page ?? (await w.visit(who, `${origin()}/page?t=field`))
+    const tab = page ?? (await wire().visit(who, `${origin()}/page?t=field`))
     await tab.bringToFront()
     await tab.evaluate((t) => { document.body.innerHTML = '<textarea id="f"></textarea>'; document.querySelector('textarea')!.value = t }, text)
     await tab.focus('#f')
@@ -150,14 +142,14 @@ describe('the clipboard', () => {
   const token = (what: string) => `${what}-${Math.random().toString(36).slice(2)}`
 
   beforeAll(async () => {
-    for (const who of everyone) await w.browserContext(who).grantPermissions(['clipboard-read', 'clipboard-write'], { origin: origin() })
+    for (const who of everyone) await wire().browserContext(who).grantPermissions(['clipboard-read', 'clipboard-write'], { origin: origin() })
   })
 
   it('keyboard copy in one errand pastes in its own tabs (another site too) and in no other context; main keeps its own', async () => {
     const fromA = token('keys-a')
     await copy('a', fromA)
     expect(await paste('a')).toBe(fromA)
-    const other = await w.newTab('a', w.server.url(hostFor('clip', 'a'), '/page?t=second', 'https'))
+    const other = await wire().newTab('a', wire().server.url(hostFor('clip', 'a'), '/page?t=second', 'https'))
     try {
       expect(await paste('a', other), 'a second tab of a, on another site').toBe(fromA)
     } finally {

@@ -16,6 +16,7 @@
  * expect(await w.cookieSeenBy('a', HOSTS.shop)).toBe('n=v')
  * await w.stop()
  */
+import { afterAll, beforeAll } from 'vitest'
 import type { ContextId } from '@errands/runtime'
 import type { BrowserContext, Page } from 'playwright-core'
 import { Effect } from 'effect'
@@ -104,6 +105,31 @@ export const startWire = async (): Promise<Wire> => {
     },
   }
 }
+
+/**
+ * Starts the wire before a test file's tests and stops it after them; call it at the top of the
+ * file and use the function it returns inside tests.
+ *
+ * @example
+ * const wire = useWire()
+ * it('…', async () => { await wire().visit('a', url) })
+ */
+export const useWire = (): (() => Wire) => {
+  let w: Wire | undefined
+  beforeAll(async () => {
+    w = await startWire()
+  })
+  afterAll(async () => {
+    await w?.stop()
+  })
+  return () => {
+    if (!w) throw new Error('the wire is not started (useWire() runs it in beforeAll)')
+    return w
+  }
+}
+
+/** A host of its own per case and direction, so what one case leaves behind cannot help another. @example hostFor('hsts', 'a') // 'hsts-a.wire.test' */
+export const hostFor = (what: string, who: Who) => `${what}-${who}.wire.test`
 
 /** The cookie names in a `Cookie` header, sorted. @example names('b=1; a=2') // ['a', 'b'] */
 export const names = (header: string): ReadonlyArray<string> =>

@@ -22,6 +22,8 @@
  * - `/sw.js` — a service worker answering `/sw-probe` itself with `from-sw`.
  * - `/sw-page` — registers `/sw.js`; title `sw:controlled` once it controls the page.
  * - `/sw-probe` — `from-network` (the server's own answer).
+ * - `/shared-worker.js` — a SharedWorker that answers each message with its random id, how many
+ *   pages connected to it and the value last sent to it as `{ set }` (web-storage.test.ts).
  *
  * @example
  * const server = await serveWire()
@@ -80,6 +82,21 @@ self.addEventListener('install', () => self.skipWaiting())
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()))
 self.addEventListener('fetch', (event) => {
   if (new URL(event.request.url).pathname === '/sw-probe') event.respondWith(new Response('from-sw'))
+})`
+
+// A SharedWorker with a random id per instance, so a page can tell whether it got a running worker
+// or a fresh one; `no-store`, so the server counts one fetch per worker started.
+const SHARED_WORKER = `
+const id = Math.random().toString(36).slice(2)
+let connections = 0
+let value = null
+self.addEventListener('connect', (event) => {
+  connections++
+  const port = event.ports[0]
+  port.onmessage = (message) => {
+    if (message.data && 'set' in message.data) value = message.data.set
+    port.postMessage({ id, connections, value })
+  }
 })`
 
 const SW_PAGE = page('sw:pending', `<script>
@@ -151,6 +168,8 @@ export const serveWire = async (): Promise<WireServer> => {
         return send('text/html', SW_PAGE)
       case '/sw-probe':
         return send('text/plain', 'from-network')
+      case '/shared-worker.js':
+        return send('text/javascript', SHARED_WORKER)
       default:
         res.writeHead(404, { 'content-type': 'text/plain' })
         res.end('not found')

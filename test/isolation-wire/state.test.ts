@@ -8,17 +8,11 @@
  * set a value does see it, so a broken setter cannot pass as isolation.
  */
 import type { Cookie } from '@errands/runtime'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { everyone, names, others, startWire, type Who, type Wire } from './harness.ts'
+import { describe, expect, it } from 'vitest'
+import { everyone, names, others, useWire, type Who } from './harness.ts'
 import { HOSTS } from './server.ts'
 
-let w: Wire
-beforeAll(async () => {
-  w = await startWire()
-})
-afterAll(async () => {
-  await w?.stop()
-})
+const wire = useWire()
 
 
 /** How a cookie gets into a context; `maxAge` undefined makes a session cookie. */
@@ -31,14 +25,14 @@ const setters: ReadonlyArray<readonly [string, Setter]> = [
       expires: maxAge === undefined ? -1 : Math.floor(Date.now() / 1000) + maxAge,
       httpOnly: false, secure: false, sameSite: 'Lax',
     }
-    await w.engine.run(w.engine.chromium.addCookies(w.contextOf(who), [cookie]))
+    await wire().engine.run(wire().engine.chromium.addCookies(wire().contextOf(who), [cookie]))
   }],
   ['a Set-Cookie response header', async (who, name, maxAge) => {
     const lifetime = maxAge === undefined ? '' : `&maxAge=${maxAge}`
-    await w.visit(who, w.server.url(HOSTS.shop, `/set-cookie?name=${name}&value=v-${who}${lifetime}`))
+    await wire().visit(who, wire().server.url(HOSTS.shop, `/set-cookie?name=${name}&value=v-${who}${lifetime}`))
   }],
   ['document.cookie', async (who, name, maxAge) => {
-    const page = await w.visit(who, w.server.url(HOSTS.shop, '/page'))
+    const page = await wire().visit(who, wire().server.url(HOSTS.shop, '/page'))
     const line = `${name}=v-${who}; path=/${maxAge === undefined ? '' : `; max-age=${maxAge}`}`
     await page.evaluate((l) => { document.cookie = l }, line)
   }],
@@ -53,15 +47,15 @@ describe.each(setters)('cookies set by %s', (how, set) => {
     await set(setter, lasting, 3600)
 
     // The positive: the setter's own requests carry both, and Chromium holds one of each kind.
-    const own = names(await w.cookieSeenBy(setter))
+    const own = names(await wire().cookieSeenBy(setter))
     expect(own).toContain(session)
     expect(own).toContain(lasting)
-    const jar = await w.browserContext(setter).cookies(w.server.url(HOSTS.shop, '/'))
+    const jar = await wire().browserContext(setter).cookies(wire().server.url(HOSTS.shop, '/'))
     expect(jar.find((c) => c.name === session)?.expires).toBe(-1)
     expect(jar.find((c) => c.name === lasting)?.expires).toBeGreaterThan(Date.now() / 1000 + 3000)
 
     for (const other of others(setter)) {
-      const seen = names(await w.cookieSeenBy(other))
+      const seen = names(await wire().cookieSeenBy(other))
       expect(seen, `${other} must not send ${setter}'s cookies`).not.toContain(session)
       expect(seen, `${other} must not send ${setter}'s cookies`).not.toContain(lasting)
     }
@@ -69,15 +63,15 @@ describe.each(setters)('cookies set by %s', (how, set) => {
 })
 
 describe('Web Storage', () => {
-  const origin = () => w.server.url(HOSTS.shop, '/page')
+  const origin = () => wire().server.url(HOSTS.shop, '/page')
   const read = (who: Who, kind: 'localStorage' | 'sessionStorage', key: string, fresh = false) =>
-    (fresh ? w.newTab(who, origin()) : w.visit(who, origin())).then(async (page) => {
+    (fresh ? wire().newTab(who, origin()) : wire().visit(who, origin())).then(async (page) => {
       const value = await page.evaluate(([k, n]) => window[k as 'localStorage'].getItem(n!), [kind, key])
       if (fresh) await page.close()
       return value
     })
   const write = async (who: Who, kind: 'localStorage' | 'sessionStorage', key: string) => {
-    const page = await w.visit(who, origin())
+    const page = await wire().visit(who, origin())
     await page.evaluate(([k, n, v]) => window[k as 'localStorage'].setItem(n!, v!), [kind, key, `v-${who}`])
   }
 
@@ -93,7 +87,7 @@ describe('Web Storage', () => {
   it.each(['a', 'main'] as const)('sessionStorage written in %s survives a navigation of that tab, goes with a popup it opens, and is seen nowhere else', async (writer) => {
     const key = `ss-${writer}`
     await write(writer, 'sessionStorage', key)
-    const page = await w.visit(writer, w.server.url(HOSTS.shop, '/page?t=elsewhere'))
+    const page = await wire().visit(writer, wire().server.url(HOSTS.shop, '/page?t=elsewhere'))
     expect(await read(writer, 'sessionStorage', key)).toBe(`v-${writer}`)
     const [popup] = await Promise.all([page.waitForEvent('popup'), page.evaluate(() => void window.open('/page?t=popup'))])
     await popup.waitForLoadState()
@@ -106,7 +100,7 @@ describe('Web Storage', () => {
 describe('the HTTP cache', () => {
   /** Fetches `/cached?key=K` from a page of the context; returns the body (`K:<server hit number>`). */
   const load = async (who: Who, key: string) => {
-    const page = await w.visit(who, w.server.url(HOSTS.shop, '/page?t=cache'))
+    const page = await wire().visit(who, wire().server.url(HOSTS.shop, '/page?t=cache'))
     return page.evaluate((k) => fetch(`/cached?key=${k}`).then((r) => r.text()), key)
   }
 
@@ -115,13 +109,13 @@ describe('the HTTP cache', () => {
     expect(await load(first, key)).toBe(`${key}:1`)
     // The positive: the cache works in that context — a second load never reaches the server.
     expect(await load(first, key)).toBe(`${key}:1`)
-    expect(w.server.cacheCount(key)).toBe(1)
+    expect(wire().server.cacheCount(key)).toBe(1)
 
     let expected = 1
     for (const other of others(first)) {
       expected++
       expect(await load(other, key), `${other} must not use ${first}'s cache`).toBe(`${key}:${expected}`)
-      expect(w.server.cacheCount(key)).toBe(expected)
+      expect(wire().server.cacheCount(key)).toBe(expected)
     }
   })
 })
