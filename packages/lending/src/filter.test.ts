@@ -67,7 +67,10 @@ describe('site model', () => {
   })
 
   it('siteOf is idempotent', () => {
-    fc.assert(fc.property(fc.oneof(spelled.map((d) => d.domain), fc.string()), (s) => siteOf(siteOf(s)) === siteOf(s)), runs(500))
+    // '. !' was found by a random run: trimmed of its dot, it still began with a space.
+    fc.assert(fc.property(fc.oneof(spelled.map((d) => d.domain), fc.string()), (s) => siteOf(siteOf(s)) === siteOf(s)), {
+      ...runs(500), examples: [['. !'], [' .a.shop.example. '], ['\t..\n']],
+    })
   })
 })
 

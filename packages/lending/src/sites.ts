@@ -21,9 +21,12 @@ import { getDomain, parse } from 'tldts'
 /** Characters that make a string a URL rather than a host: never canonicalised through `URL`. */
 const NOT_A_HOST = /[/@?#\\%\s]/
 
-/** Lower case, no surrounding whitespace, no leading or trailing dots, no IPv6 brackets. */
+/**
+ * Lower case, no surrounding whitespace or dots (in any mix: `'. x'` loses both, so trimming
+ * twice changes nothing — fast-check found `'. !'`), no IPv6 brackets.
+ */
 const trimHost = (input: string): string => {
-  let host = input.trim().toLowerCase().replace(/^\.+/, '').replace(/\.+$/, '')
+  let host = input.toLowerCase().replace(/^[\s.]+|[\s.]+$/g, '')
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1)
   return host
 }
