@@ -12,12 +12,12 @@
  * yield* lending.allow('task-1', 'shop.example')             // the person pressed Allow
  * yield* lending.revoke('shop.example')                      // taken back from every errand, open or parked
  */
-import { emptyStorage, Runtime } from '@errands/runtime'
+import { Runtime } from '@errands/runtime'
 import { SealedStore, type StoreError } from '@errands/store'
 import {
   Supervisor, type Conversation, type ErrandView, type Seed, type SupervisorError, type SupervisorOptions,
 } from '@errands/supervisor'
-import { Context, Effect, FiberSet, Layer, type Scope } from 'effect'
+import { Context, Effect, Layer } from 'effect'
 import { LendFailed, LendRefused, type LendingError, type SettingsError } from './errors.ts'
 import {
   lendIntoContext, lendIntoRecord, mainStorageFor, mergeStorage, sitesWithout, storageWithout, takeFromContext, takeFromRecord,
@@ -25,8 +25,6 @@ import {
 } from './moves.ts'
 import { seeder, seedFrom } from './seed.ts'
 import { parseSite, Settings } from './Settings.ts'
-import { StaleSnapshots } from './staleSnapshots.ts'
-import { cookieNames, originSites } from './redact.ts'
 import { mergeMoves, takeBackLine } from './report.ts'
 
 /**
@@ -86,7 +84,7 @@ export interface LendingShape {
   readonly revoke: (site: string) => Effect.Effect<TakeBackReport, LendingError>
   /** Wipes every errand's cookies and localStorage, open and parked (L5). Main and settings stay. */
   readonly signOutEverywhere: Effect.Effect<TakeBackReport, LendFailed>
-  /** Waits until background take-backs (after a heal from a stale snapshot) are done. */
+  /** Waits until no errand is in the middle of a change (the supervisor's `settle`); lending runs nothing in the background. */
   readonly settle: Effect.Effect<void>
 }
 
@@ -116,13 +114,12 @@ const fromSupervisor = (site: string) => (e: SupervisorError | LendingError): Le
 }
 
 /**
- * Builds lending on the runtime, the supervisor, the sealed store and the settings. Scoped: it
- * listens to the supervisor's errand changes (for the stale-snapshot guard) until the scope closes.
+ * Builds lending on the runtime, the supervisor, the sealed store and the settings.
  *
  * @example
  * const lending = yield* makeLending
  */
-export const makeLending: Effect.Effect<LendingShape, never, Runtime | Supervisor | SealedStore | Settings | Scope.Scope> =
+export const makeLending: Effect.Effect<LendingShape, never, Runtime | Supervisor | SealedStore | Settings> =
   Effect.gen(function* () {
     const runtime = yield* Runtime
     const supervisor = yield* Supervisor
@@ -131,9 +128,6 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
     const deps: MoveDeps = { runtime, store }
     const lock = yield* Effect.makeSemaphore(1)
     const serial = lock.withPermits(1)
-    const stale = new StaleSnapshots()
-    const background = yield* FiberSet.make<void, never>()
-    const runInBackground = yield* FiberSet.runtime(background)<never>()
 
     /** The conversation's errand view, refusing unknown conversations and chats on main. */
     const errandView = (conversationId: string, site: string): Effect.Effect<ErrandView, LendRefused> =>
@@ -146,68 +140,12 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
         Effect.filterOrFail((view) => view.state !== 'closed', () => refuse('errand-closed', conversationId, site)),
       )
 
-    /** Lends `sites` again after a guard clean-up took everything (sign-out) or a re-allowed site. */
-    const relendSites = (view: ErrandView, reach: Reach) =>
-      reach === 'all' ? view.lentSites : view.lentSites.filter((s) => reach.has(s))
-
-    const guardAction = (conversationId: string, run: () => Effect.Effect<void, LendingError>) =>
-      serial(run()).pipe(
-        Effect.catchAll((e) => Effect.logWarning(`could not take sign-ins back from errand ${conversationId} after it reopened: ${e.message}`)),
-        Effect.annotateLogs({ conversationId }),
-      )
-
-    const unsubscribe = supervisor.onChange((view) => {
-      const action = stale.onChange(view, supervisor.lastSnapshot(view.conversationId))
-      if (action === undefined) return
-      const id = action.conversationId
-      runInBackground(guardAction(id, () =>
-        Effect.gen(function* () {
-          const now = yield* supervisor.view(id).pipe(Effect.orElseSucceed(() => undefined))
-          const again = now === undefined ? [] : relendSites(now, action.reach)
-          const lent = yield* mainStorageFor(runtime, new Set(again))
-          if (action.kind === 'context') {
-            const moved = yield* takeFromContext(deps, id, action.contextId, action.reach)
-            if (again.length > 0) yield* lendIntoContext(deps, id, action.contextId, lent)
-            if (moved) yield* Effect.logInfo(takeBackLine('after a heal from an older snapshot', moved))
-          } else {
-            const moved = yield* takeFromRecord(deps, id, action.reach)
-            if (again.length > 0) yield* lendIntoRecord(deps, id, lent, again)
-            if (moved !== undefined && moved !== 'dropped') yield* Effect.logInfo(takeBackLine('after it was set aside', moved))
-          }
-        })))
-    })
-    // A heal from a snapshot older than a take-back opens without those sites (and with the
-    // ones it holds lent now, lent again) — before anyone drives it (found by the model soak, seed 9001). No lending lock
-    // here: a take-back holding it waits in `supervisor.settle` for this very heal.
-    const unhookHeal = supervisor.onHeal((id, snapshot) => {
-      const reach = stale.onHeal(id, snapshot)
-      if (reach === undefined) return Effect.succeed(snapshot)
-      return Effect.gen(function* () {
-        const view = yield* supervisor.view(id).pipe(Effect.orElseSucceed(() => undefined))
-        const again = view === undefined ? [] : relendSites(view, reach)
-        const lent = yield* mainStorageFor(runtime, new Set(again)).pipe(
-          Effect.catchAll((e) => Effect.as(Effect.logWarning(`errand ${id} reopens without the sign-ins lent to it again: ${e.message}`), emptyStorage)),
-        )
-        const cleaned = storageWithout(snapshot.storage, reach)
-        const taken = {
-          cookies: snapshot.storage.cookies.filter((c) => !cleaned.cookies.includes(c)),
-          origins: snapshot.storage.origins.filter((o) => !cleaned.origins.includes(o)),
-        }
-        yield* Effect.logInfo(takeBackLine('before a heal from an older snapshot', { conversationId: id, where: 'open', cookies: cookieNames(taken.cookies), origins: originSites(taken.origins) }))
-        return { ...snapshot, storage: mergeStorage(cleaned, lent) }
-      }).pipe(Effect.annotateLogs({ conversationId: id }))
-    })
-    yield* Effect.addFinalizer(() => Effect.sync(() => {
-      unsubscribe()
-      unhookHeal()
-    }))
-    // Finalizers run last-added first, so this runs while the guard still listens: the
-    // supervisor's shutdown parks a crashed errand from its last snapshot, which may predate a
-    // revocation, and only the guard takes the site out of that record. Closing in layer order
-    // would stop the guard first and seal the revoked sign-in (issue #9, found by the model
-    // suite; regression test in revoke.test.ts). `shutdown` is idempotent, so the supervisor's
-    // own finalizer finds nothing left to do.
-    yield* Effect.addFinalizer(() => Effect.zipRight(supervisor.shutdown, FiberSet.awaitEmpty(background)))
+    /**
+     * Takes `reach` out of every open errand's in-memory snapshot, and out of every snapshot
+     * being read or restored now, so a heal or a park from one cannot bring it back (L5).
+     */
+    const amendTakeBack = (reach: Reach) =>
+      supervisor.amendSnapshots((_id, snapshot) => ({ ...snapshot, storage: storageWithout(snapshot.storage, reach) }))
 
     /** One pass over every parked record and every errand (see `takeBack`). */
     const takeBackPass = (reach: Reach) =>
@@ -215,6 +153,9 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
         const moved: Array<Moved> = []
         const dropped: Array<string> = []
         const failures: Array<{ readonly id: string; readonly error: LendFailed }> = []
+        // Before the contexts are cleaned, so a heal during this pass starts without `reach`;
+        // and after, for snapshots read while a context still held it.
+        yield* amendTakeBack(reach)
         const entries = yield* store.list().pipe(
           Effect.mapError((e) => new LendFailed({ reason: 'store', message: `could not list set-aside errands (${e.reason}); try again in a moment` })),
         )
@@ -229,7 +170,6 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
           const id = view.conversationId
           const contextId = supervisor.contextOf(id)
           const open = contextId !== undefined && contextId !== runtime.mainContext ? contextId : undefined
-          stale.mark(id, supervisor.lastSnapshot(id), reach, open)
           if (open !== undefined) {
             const r = yield* Effect.either(takeFromContext(deps, id, open, reach))
             if (r._tag === 'Left') failures.push({ id, error: r.left })
@@ -238,6 +178,7 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
           const remaining = sitesWithout(view.lentSites, reach)
           if (remaining.length !== view.lentSites.length) yield* supervisor.setLentSites(id, remaining)
         }
+        yield* amendTakeBack(reach)
         return { moved, dropped, failures }
       })
 
@@ -297,6 +238,10 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
                 if (m === undefined) {
                   return yield* new LendFailed({ reason: 'browser', message: `the errand's browser closed while ${site} was lent; try again` })
                 }
+                // What went into the context goes into its snapshot too: a crash before the next
+                // snapshot heals with the lent sign-in.
+                yield* supervisor.amendSnapshots((id, snapshot) =>
+                  id === conversationId ? { ...snapshot, storage: mergeStorage(snapshot.storage, { cookies: lent.cookies, origins: [] }) } : snapshot)
                 const current = yield* supervisor.view(conversationId).pipe(Effect.orElseSucceed(() => view))
                 yield* supervisor.setLentSites(conversationId, [...current.lentSites, site])
                 return m
@@ -342,7 +287,7 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
           ).pipe(Effect.annotateLogs({ site }))
         }),
       signOutEverywhere: serial(takeBack('all')),
-      settle: FiberSet.awaitEmpty(background),
+      settle: supervisor.settle,
     }
   })
 
@@ -362,7 +307,7 @@ export class Lending extends Context.Tag('@errands/lending/Lending')<Lending, Le
    * @example
    * Effect.provide(program, Lending.layer.pipe(Layer.provideMerge(Lending.supervisorLayer({ settings })), Layer.provideMerge(base)))
    */
-  static readonly layer: Layer.Layer<Lending, never, Runtime | Supervisor | SealedStore | Settings> = Layer.scoped(Lending, makeLending)
+  static readonly layer: Layer.Layer<Lending, never, Runtime | Supervisor | SealedStore | Settings> = Layer.effect(Lending, makeLending)
 
   /**
    * The supervisor with lending's seed wired in (L1): the way out of the chicken-and-egg (the

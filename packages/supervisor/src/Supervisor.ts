@@ -3,6 +3,7 @@ import { emptyStorage, Runtime, type ContextId, type RuntimeEvent, type Snapshot
 import { SealedStore, type StoreError } from '@errands/store'
 import { Clock, Context, Effect, Fiber, Layer, Option, Runtime as EffectRuntime, type Scope } from 'effect'
 import { createActor } from 'xstate'
+import { SnapshotBook, type SnapshotAmendment } from './amendments.ts'
 import { makeEffectClock } from './clock.ts'
 import { supervisorConfig } from './config.ts'
 import { makeErrandEffects } from './effects.ts'
@@ -58,21 +59,14 @@ export interface SupervisorShape {
   /** The errand's last in-memory snapshot (for the engine's own tools; never shown to an agent). */
   readonly lastSnapshot: (conversationId: string) => Snapshot | undefined
   /**
-   * Lets `hook` rewrite the in-memory snapshot a crashed errand is about to be healed from,
-   * before its context opens and before anyone gets it back (lending takes sites revoked after
-   * that snapshot out of it, L5 — found by the model soak, seed 9001). The rewritten snapshot
-   * becomes the errand's last one. Returns a function that removes the hook.
+   * Rewrites the in-memory snapshots of open errands — the ones a crashed errand is healed from
+   * and sealed from (H2) — now, and every snapshot being read or restored at this moment when it
+   * lands, so none brings back what `amend` takes out. Lending takes revoked sites out this way
+   * (L5; a heal from an older snapshot reopened a revoked sign-in — found by the model soak, seed
+   * 9001) and puts a site it lends into an open errand in (L2). Parked records are the store's.
    */
-  readonly onHeal: (hook: HealHook) => () => void
+  readonly amendSnapshots: (amend: SnapshotAmendment) => Effect.Effect<void>
 }
-
-/**
- * Rewrites the snapshot a crashed errand is healed from (see `SupervisorShape.onHeal`).
- *
- * @example
- * const keep: HealHook = (_conversationId, snapshot) => Effect.succeed(snapshot)
- */
-export type HealHook = (conversationId: string, snapshot: Snapshot) => Effect.Effect<Snapshot>
 
 const quiet = (s: ErrandSnapshot) => s.status !== 'active' || (!s.hasTag('busy') && !s.hasTag('settling'))
 const notBusy = (s: ErrandSnapshot) => s.status !== 'active' || !s.hasTag('busy')
@@ -115,9 +109,8 @@ export const makeSupervisor = (
     const health = new HealthLog(100)
     const entries = new Map<string, Entry>()
     const byContext = new Map<ContextId, Entry>()
-    const snapshots = new Map<string, Snapshot>()
+    const snapshots = new SnapshotBook()
     const changeListeners = new Set<(view: ErrandView) => void>()
-    const healHooks = new Set<HealHook>()
     const admission = yield* Effect.makeSemaphore(1)
     /** Heals started because someone watches a crashed errand; `settle` waits for them. */
     const pendingHeals = new Set<Fiber.RuntimeFiber<void>>()
@@ -130,7 +123,6 @@ export const makeSupervisor = (
       actors: makeErrandEffects({
         runtime, store, snapshots, health, seed, effectRuntime,
         conversationOf: (id) => entries.get(id)?.conversation ?? { id, kind: 'task' },
-        beforeHeal: (id, snapshot) => Effect.reduce(healHooks, snapshot, (s, hook) => hook(id, s)),
       }),
     })
 
@@ -546,10 +538,7 @@ export const makeSupervisor = (
         return snapshot?.status === 'active' && snapshot.matches('active') ? (snapshot.context.contextId ?? undefined) : undefined
       },
       lastSnapshot: (conversationId) => snapshots.get(conversationId),
-      onHeal: (hook) => {
-        healHooks.add(hook)
-        return () => void healHooks.delete(hook)
-      },
+      amendSnapshots: (amend) => Effect.sync(() => snapshots.amend(amend)),
     }
     return supervisor
   })

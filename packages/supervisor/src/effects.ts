@@ -1,8 +1,9 @@
 import type { EffectInput, OpenedContext, ParkInput, Parked, RestoreInput, SnapshotTaken } from '@errands/machines'
-import { emptyStorage, type RuntimeShape, type SessionLabel, type Snapshot } from '@errands/runtime'
+import { emptyStorage, type ContextId, type RuntimeShape, type SessionLabel, type Snapshot } from '@errands/runtime'
 import type { ParkedRecord, SealedStoreShape } from '@errands/store'
 import { Cause, Clock, Effect, Exit, Option, Runtime as EffectRuntime, Schema } from 'effect'
 import { fromPromise } from 'xstate'
+import type { SnapshotBook } from './amendments.ts'
 import { words, type HealthLog } from './health.ts'
 import type { Conversation, Seed } from './types.ts'
 
@@ -17,13 +18,11 @@ export class RecordMissing extends Schema.TaggedError<RecordMissing>()('RecordUn
 export interface EffectDeps {
   readonly runtime: RuntimeShape
   readonly store: SealedStoreShape
-  /** The last snapshot of each open errand, for healing (H2). Never shown anywhere. */
-  readonly snapshots: Map<string, Snapshot>
+  /** The last snapshot of each open errand, for healing (H2), amended by lending. Never shown anywhere. */
+  readonly snapshots: SnapshotBook
   readonly health: HealthLog
   readonly seed: (conversation: Conversation) => Effect.Effect<Seed>
   readonly conversationOf: (conversationId: string) => Conversation
-  /** Rewrites the snapshot a heal restores from, before the context opens (`SupervisorShape.onHeal`). */
-  readonly beforeHeal: (conversationId: string, snapshot: Snapshot) => Effect.Effect<Snapshot>
   readonly effectRuntime: EffectRuntime.Runtime<never>
 }
 
@@ -82,32 +81,40 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         snapshot = found.value.snapshot
         lentSites = found.value.lentSites
       } else {
-        // Rewritten before the context opens, so nobody ever drives it with what the hooks take
-        // out (found by the model soak, seed 9001: a site revoked after this snapshot was taken).
-        snapshot = yield* deps.beforeHeal(input.conversationId, snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: 0 })
+        // The held snapshot is amended at once by a take-back (L5), so a heal never reopens a
+        // site revoked after the snapshot was taken (found by the model soak, seed 9001).
+        snapshot = snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: 0 }
       }
-      const contextId = yield* runtime.openContext({
+      let contextId: ContextId | undefined
+      const opening = runtime.openContext({
         errandId: input.errandId,
         label: label(input, lentSites),
         storage: snapshot.storage,
         tabs: snapshot.tabs,
-      })
-      snapshots.set(input.errandId, snapshot)
+      }).pipe(Effect.map((id) => {
+        contextId = id
+        return snapshot
+      }))
+      // What is amended while the context opens is owed to the snapshot kept for it.
+      snapshots.set(input.errandId, yield* snapshots.read(input.errandId, opening))
       // A resumed errand keeps its sealed record until it is parked again (overwritten) or closed
       // (removed): the open context lives only in this process, and an engine killed after the
       // resume would otherwise lose an errand that was safely set aside (issue #9; the kill test
       // in test/faults/engine-kill.test.ts). After such a kill it comes back as last sealed.
       if (input.source === 'snapshot') health.add({ at: now, level: 'info', text: words.healed, conversationId: input.conversationId })
-      return { contextId, lentSites: [...lentSites].sort() } satisfies OpenedContext
+      return { contextId: contextId!, lentSites: [...lentSites].sort() } satisfies OpenedContext
     })
+
+  /** A fresh snapshot of the context, with what was amended while it was read. */
+  const readSnapshot = (errandId: string, contextId: ContextId) =>
+    snapshots.read(errandId, Effect.zipWith(runtime.snapshot(contextId), Clock.currentTimeMillis, (taken, takenAt): Snapshot => ({ ...taken, takenAt })))
 
   const takeSnapshot = (input: EffectInput) =>
     Effect.gen(function* () {
       if (input.contextId === null) return { takenAt: yield* Clock.currentTimeMillis } satisfies SnapshotTaken
-      const taken = yield* runtime.snapshot(input.contextId)
-      const takenAt = yield* Clock.currentTimeMillis
-      snapshots.set(input.errandId, { ...taken, takenAt })
-      return { takenAt } satisfies SnapshotTaken
+      const snapshot = yield* readSnapshot(input.errandId, input.contextId)
+      snapshots.set(input.errandId, snapshot)
+      return { takenAt: snapshot.takenAt } satisfies SnapshotTaken
     })
 
   const sealAndPark = (input: ParkInput) =>
@@ -117,7 +124,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       const fresh =
         input.contextId === null
           ? Option.none()
-          : yield* Effect.option(runtime.snapshot(input.contextId))
+          : yield* Effect.option(readSnapshot(input.errandId, input.contextId))
       const snapshot: Snapshot = Option.isSome(fresh)
         ? { ...fresh.value, takenAt: now }
         : (snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: now })

@@ -1,3 +1,4 @@
+export { SnapshotBook, type SnapshotAmendment } from './amendments.ts'
 export * from './clock.ts'
 export * from './config.ts'
 export * from './errors.ts'
