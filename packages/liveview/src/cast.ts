@@ -1,16 +1,17 @@
 /**
- * The live view's screencast (V1): CDP `Page.startScreencast` on one page, with flow control
- * from the viewer. Chromium sends a frame, the viewer draws it and acknowledges it, and only then
- * is the frame acknowledged to Chromium — so a slow viewer slows the stream instead of piling
- * frames up, and a viewer that left stops it. `stop()` ends it for good: no frame is handed on
- * after `stop()` has begun.
+ * The live view's screencast (V1): a `PageScreencast` (`@errands/runtime-chromium`) of one page,
+ * with flow control from the viewer. Chromium sends a frame, the viewer draws it and acknowledges
+ * it, and only then is the frame acknowledged to Chromium — so a slow viewer slows the stream
+ * instead of piling frames up, and a viewer that left stops it. `stop()` ends it for good: no
+ * frame is handed on after `stop()` has begun.
  *
  * @example
  * const cast = await LiveCast.start(context, page, (frame) => socket.send(JSON.stringify(frame)))
  * cast.ack(frame.seq) // when the viewer has drawn it
  * await cast.stop()
  */
-import type { BrowserContext, CDPSession, Page } from 'playwright-core'
+import { PageScreencast, type ScreencastFrame } from '@errands/runtime-chromium'
+import type { BrowserContext, Page } from 'playwright-core'
 
 /** One frame as the viewer receives it. */
 export interface LiveFrame {
@@ -22,12 +23,6 @@ export interface LiveFrame {
   readonly height: number
 }
 
-interface ScreencastFrameEvent {
-  readonly data: string
-  readonly sessionId: number
-  readonly metadata: { readonly deviceWidth: number; readonly deviceHeight: number }
-}
-
 /**
  * A running screencast of one page.
  *
@@ -37,12 +32,13 @@ interface ScreencastFrameEvent {
 export class LiveCast {
   /** Frames handed to the viewer. */
   frames = 0
-  private stopped = false
+  /** Each unacknowledged frame's Chromium `sessionId`, by `seq`. */
   private readonly unacked = new Map<number, number>()
+  /** Set by `start`, which makes this first: a frame may come before the screencast's start answers. */
+  private screencast: PageScreencast | undefined
 
   private constructor(
     readonly page: Page,
-    private readonly cdp: CDPSession,
     private readonly onFrame: (frame: LiveFrame) => void,
   ) {}
 
@@ -53,16 +49,18 @@ export class LiveCast {
    * const cast = await LiveCast.start(context, page, send)
    */
   static async start(context: BrowserContext, page: Page, onFrame: (frame: LiveFrame) => void): Promise<LiveCast> {
-    const cdp = await context.newCDPSession(page)
-    const cast = new LiveCast(page, cdp, onFrame)
-    cdp.on('Page.screencastFrame', (event: ScreencastFrameEvent) => cast.receive(event))
-    await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 60, maxWidth: 1280, maxHeight: 1280, everyNthFrame: 1 })
+    const cast = new LiveCast(page, onFrame)
+    cast.screencast = await PageScreencast.start(context, page, {
+      format: 'jpeg', quality: 60, maxWidth: 1280, maxHeight: 1280, everyNthFrame: 1,
+      ack: 'deferred',
+      onFrame: (frame) => cast.receive(frame),
+    })
     return cast
   }
 
   /** Whether it still runs. @example cast.running */
   get running(): boolean {
-    return !this.stopped && !this.page.isClosed()
+    return this.screencast?.running ?? false
   }
 
   /**
@@ -75,7 +73,7 @@ export class LiveCast {
     for (const [s, sessionId] of this.unacked) {
       if (s > seq) continue
       this.unacked.delete(s)
-      if (!this.stopped) this.cdp.send('Page.screencastFrameAck', { sessionId }).catch(() => undefined)
+      this.screencast?.ack(sessionId)
     }
   }
 
@@ -86,17 +84,13 @@ export class LiveCast {
    * await cast.stop()
    */
   async stop(): Promise<void> {
-    if (this.stopped) return
-    this.stopped = true
     this.unacked.clear()
-    await this.cdp.send('Page.stopScreencast').catch(() => undefined)
-    await this.cdp.detach().catch(() => undefined)
+    await this.screencast?.stop()
   }
 
-  private receive(event: ScreencastFrameEvent): void {
-    if (this.stopped) return
+  private receive(frame: ScreencastFrame): void {
     const seq = ++this.frames
-    this.unacked.set(seq, event.sessionId)
-    this.onFrame({ seq, data: event.data, width: event.metadata.deviceWidth, height: event.metadata.deviceHeight })
+    this.unacked.set(seq, frame.sessionId)
+    this.onFrame({ seq, data: frame.data, width: frame.metadata.deviceWidth, height: frame.metadata.deviceHeight })
   }
 }

@@ -205,6 +205,10 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       watching: string | undefined
       cast: LiveCast | undefined
       castKey = ''
+      /** The cast being started or running: its frames are the only ones the page gets. */
+      starting: object | undefined
+      /** The highest frame the page acked while its cast was still starting. */
+      earlyAck = 0
       /** The tab's URL and title last told to the page. */
       told = ''
       follow: NodeJS.Timeout | undefined
@@ -225,6 +229,8 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       }
 
       async stopCast(): Promise<void> {
+        this.starting = undefined
+        this.earlyAck = 0
         const cast = this.cast
         this.cast = undefined
         this.castKey = ''
@@ -278,9 +284,11 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
           })
           return
         }
+        // Only the stream of what is watched now reaches the page — including the frames that
+        // come before \`start\` answers (dropped, they would never be acked and could stall it).
+        const starting = (this.starting = {})
         const cast = await LiveCast.start(context, page, (frame) => {
-          // Only the stream of what is watched now reaches the page.
-          if (this.cast !== cast || this.watching !== id) return
+          if (this.starting !== starting || this.watching !== id) return
           this.say({ type: 'frame', conversationId: id, ...frame })
         })
         if (this.watching !== id) {
@@ -289,6 +297,8 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
         }
         this.cast = cast
         this.castKey = key
+        if (this.earlyAck > 0) cast.ack(this.earlyAck)
+        this.earlyAck = 0
         this.told = `${active.url}\n${active.title}`
         this.say({ type: 'watching', conversationId: id, tab: { url: active.url, title: active.title } })
       }
@@ -303,7 +313,9 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
               this.say({ type: 'watching', conversationId: null, tab: null })
             })
           case 'ack':
-            this.cast?.ack(message.seq)
+            // An ack can overtake \`start\`'s answer: kept until the cast is known.
+            if (this.cast) this.cast.ack(message.seq)
+            else if (this.starting) this.earlyAck = Math.max(this.earlyAck, message.seq)
         }
       }
     }

@@ -1,15 +1,16 @@
 /**
- * The live view's frames (V1, B3 `GET /v1/frame`): CDP `Page.startScreencast` on a session's
- * active page, keeping only the latest frame. Each frame is acked with its own `sessionId`
- * number (STACK-NOTES), or Chromium stops sending. A screencast stops by itself after
- * `idleMs` without a reader, so an unwatched session costs no encoding.
+ * The live view's frames (V1, B3 `GET /v1/frame`): a `PageScreencast` (`@errands/runtime-chromium`)
+ * of a session's active page, keeping only the latest frame. Each frame is acked at once with the
+ * `sessionId` it carries (STACK-NOTES), or Chromium stops sending. A screencast stops by itself
+ * after `idleMs` without a reader, so an unwatched session costs no encoding.
  *
  * @example
  * const cast = await Screencast.start(context, page, { idleMs: 30_000 })
  * const frame = cast.latest ?? (await cast.next(1_500))
  * await cast.stop()
  */
-import type { BrowserContext, CDPSession, Page } from 'playwright-core'
+import { PageScreencast, type ScreencastFrame } from '@errands/runtime-chromium'
+import type { BrowserContext, Page } from 'playwright-core'
 
 /** One frame as Chromium painted it. */
 export interface CastFrame {
@@ -18,12 +19,6 @@ export interface CastFrame {
   readonly at: number
   readonly width: number
   readonly height: number
-}
-
-interface ScreencastFrameEvent {
-  readonly data: string
-  readonly sessionId: number
-  readonly metadata: { readonly timestamp?: number; readonly deviceWidth: number; readonly deviceHeight: number }
 }
 
 /**
@@ -38,10 +33,11 @@ export class Screencast {
   private state: 'running' | 'stopped' = 'running'
   private waiters = new Set<(frame: CastFrame | undefined) => void>()
   private idleTimer: NodeJS.Timeout | undefined
+  /** Set by `start`, which makes this first: a frame may come before the screencast's start answers. */
+  private screencast: PageScreencast | undefined
 
   private constructor(
     readonly page: Page,
-    private readonly cdp: CDPSession,
     private readonly idleMs: number,
     private readonly onFrame: (frame: CastFrame) => void,
   ) {}
@@ -57,11 +53,14 @@ export class Screencast {
     page: Page,
     options: { readonly idleMs: number; readonly onFrame?: ((frame: CastFrame) => void) | undefined },
   ): Promise<Screencast> {
-    const cdp = await context.newCDPSession(page)
-    const cast = new Screencast(page, cdp, options.idleMs, options.onFrame ?? (() => undefined))
-    cdp.on('Page.screencastFrame', (event: ScreencastFrameEvent) => cast.receive(event))
-    page.once('close', () => void cast.stop())
-    await cdp.send('Page.startScreencast', { format: 'jpeg', quality: 70, maxWidth: 1920, maxHeight: 1920, everyNthFrame: 1 })
+    const cast = new Screencast(page, options.idleMs, options.onFrame ?? (() => undefined))
+    cast.screencast = await PageScreencast.start(context, page, {
+      format: 'jpeg', quality: 70, maxWidth: 1920, maxHeight: 1920, everyNthFrame: 1,
+      ack: 'immediate',
+      onFrame: (frame) => cast.receive(frame),
+      // The page closed (or its session went): waiters learn it now, not at their timeout.
+      onStop: () => void cast.stop(),
+    })
     cast.touch()
     return cast
   }
@@ -109,19 +108,16 @@ export class Screencast {
     this.state = 'stopped'
     if (this.idleTimer) clearTimeout(this.idleTimer)
     for (const w of [...this.waiters]) w(undefined)
-    await this.cdp.send('Page.stopScreencast').catch(() => undefined)
-    await this.cdp.detach().catch(() => undefined)
+    await this.screencast?.stop()
   }
 
-  private receive(event: ScreencastFrameEvent): void {
-    // Ack first, with the frame's own session id, so Chromium keeps sending.
-    this.cdp.send('Page.screencastFrameAck', { sessionId: event.sessionId }).catch(() => undefined)
+  private receive(painted: ScreencastFrame): void {
     if (!this.running) return
     const frame: CastFrame = {
-      data: Buffer.from(event.data, 'base64'),
-      at: event.metadata.timestamp !== undefined ? event.metadata.timestamp * 1000 : Date.now(),
-      width: event.metadata.deviceWidth,
-      height: event.metadata.deviceHeight,
+      data: Buffer.from(painted.data, 'base64'),
+      at: painted.metadata.timestamp !== undefined ? painted.metadata.timestamp * 1000 : Date.now(),
+      width: painted.metadata.deviceWidth,
+      height: painted.metadata.deviceHeight,
     }
     this.latest = frame
     this.frames++
