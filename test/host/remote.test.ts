@@ -1,8 +1,12 @@
+import { defaultPolicy } from '@errands/guard'
+import { RemoteRuntime } from '@errands/host'
+import { Effect } from 'effect'
 import { chromium, type Browser, type CDPSession } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
 import { serveFakeCdp, type FakeCdp } from './fakeCdp.ts'
 import { serveFixture, type Fixture } from './fixtures.ts'
-import { startTestHost, type TestHost } from './harness.ts'
+import { startTestHost, until, type TestHost } from './harness.ts'
 import { launchRemoteChromium, type RemoteChromium } from './remoteBrowser.ts'
 
 // R2: with ERRANDS_CDP_URL each session gets a new browser context of the DevTools browser there
@@ -87,6 +91,41 @@ describe('a DevTools browser elsewhere (R2)', () => {
     const before = await contexts()
     expect((await host.call('west', 'DELETE', '/v1/session')).status).toBe(200)
     expect(await contexts()).toHaveLength(before.length - 1)
+  })
+})
+
+// G1 there too: Playwright routes WebSockets with a script in every frame, which workers do not
+// get, so a worker's socket to a blocked host escapes routing; the remote runtime closes its tab
+// as our own runtime does (test/runtime-chromium/containment.test.ts). The remote runtime lacked
+// this until both runtimes shared `ContextRuntime`.
+describe('the guard in a remote context (G1)', () => {
+  let sites: Array<Site>
+  let runtime: RemoteRuntime
+  const logs: Array<string> = []
+
+  beforeAll(async () => {
+    sites = await serveSites(2)
+    const policy = { ...defaultPolicy([]), blockedHosts: [sites[1]!.host] }
+    runtime = await RemoteRuntime.connect(remote.wsUrl, { policy, log: (line) => logs.push(line), deadlineMs: 30_000 })
+  })
+  afterAll(async () => {
+    if (runtime) await Effect.runPromise(runtime.shutdown)
+    await closeSites(sites ?? [])
+  })
+
+  it("closes the tab of a worker's WebSocket that escaped routing", async () => {
+    const [shop, blocked] = sites as [Site, Site]
+    const id = await Effect.runPromise(runtime.openContext({
+      errandId: 'worker', label: { reason: 'task', lentSites: [] }, tabs: [{ url: shop.url('/title?t=w'), active: true }],
+    }))
+    expect(await Effect.runPromise(runtime.tabs(id))).toMatchObject([{ id: 't1', title: 'w' }])
+    await runtime.pageOf(id, 't1')!.evaluate((u) => {
+      const src = `new WebSocket(${JSON.stringify(u)})`
+      new Worker(URL.createObjectURL(new Blob([src])))
+    }, blocked.wsUrl)
+    expect(await until(async () => (await Effect.runPromise(runtime.tabs(id))).length === 0)).toBe(true)
+    expect(logs.some((l) => l.includes(`websocket in remote context ${id} (escaped routing`) && l.includes('rule=blocked-host'))).toBe(true)
+    await Effect.runPromise(runtime.closeContext(id))
   })
 })
 

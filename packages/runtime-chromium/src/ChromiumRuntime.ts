@@ -11,40 +11,29 @@
  */
 import { mkdirSync } from 'node:fs'
 import { join, resolve as resolvePath } from 'node:path'
-import { decide, defaultPolicy, formatDecision, type GuardPolicy } from '@errands/guard'
+import { defaultPolicy, type Decision } from '@errands/guard'
 import {
-  ContextNotFound, MAIN_CONTEXT, Runtime, RuntimeError,
-  type ContextId, type Cookie, type OpenContextSpec, type RuntimeEvent, type RuntimeShape, type SessionLabel,
-  type Snapshot, type StorageState, type TabInfo,
+  MAIN_CONTEXT, Runtime, RuntimeError,
+  type ContextId, type Cookie, type OpenContextSpec, type RuntimeShape, type SessionLabel, type StorageState,
 } from '@errands/runtime'
 import { Effect, Layer, type Scope } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
 import { closeMain, ErrandsBrowser, launchMain, reapOrphans, type LaunchSettings } from './browsers.ts'
 import { isolateClipboard } from './clipboard.ts'
 import { checkNavigation, guardContextWebSockets } from './containment.ts'
+import { ContextRuntime, type ContextEntry } from './contexts.ts'
 import { call, toRuntimeError, within } from './failures.ts'
 import { PendingLocalStorage } from './localStorageRestore.ts'
 import { goto, tabUrl } from './navigation.ts'
 import { DEFAULT_DEADLINE_MS, resolveExecutable, type ChromiumRuntimeOptions } from './options.ts'
 import { clearOriginsIn, readStorage, removeCookiesFrom, toPlaywrightCookies } from './storage.ts'
-import { PageWork } from './pageWork.ts'
-import { TabBook } from './tabs.ts'
 
-/** One open context and what the runtime keeps about it. */
-interface Entry {
-  readonly id: ContextId
+/** One open context and what this runtime keeps about it beyond the shared part. */
+interface Entry extends ContextEntry {
   readonly kind: 'main' | 'errand'
-  readonly context: BrowserContext
   /** The errands' browser generation it lives in (main: 0). */
   readonly generation: number
-  label: SessionLabel
-  readonly tabs: TabBook<Page>
   readonly storage: PendingLocalStorage
-  /** While > 0, new pages are the runtime's own (restore, helpers) and registered by it. */
-  quietPages: number
-  /** Page creation and storage reads of this context, one at a time (see `PageWork`). */
-  readonly pageWork: PageWork
-  state: 'open' | 'closing'
 }
 
 const MAIN_LABEL: SessionLabel = { reason: 'main', lentSites: [] }
@@ -58,16 +47,11 @@ const MAIN_LABEL: SessionLabel = { reason: 'main', lentSites: [] }
  * const id = await Effect.runPromise(runtime.openContext({ errandId: 'e1', label: { reason: 'task', lentSites: [] } }))
  * await Effect.runPromise(runtime.shutdown)
  */
-export class ChromiumRuntime implements RuntimeShape {
+export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeShape {
   readonly kind = 'chromium'
   readonly mainContext: ContextId = MAIN_CONTEXT
 
-  private readonly entries = new Map<ContextId, Entry>()
-  private readonly listeners = new Set<(event: RuntimeEvent) => void>()
   private readonly errands: ErrandsBrowser
-  private readonly policy: GuardPolicy
-  private readonly deadlineMs: number
-  private readonly log: (line: string) => void
   private readonly profileDir: string
   private mainTmpDir: string | undefined
   private mainStarting: Promise<Entry> | undefined
@@ -76,9 +60,7 @@ export class ChromiumRuntime implements RuntimeShape {
   private closing: Promise<void> | undefined
 
   private constructor(private readonly settings: LaunchSettings, options: ChromiumRuntimeOptions) {
-    this.policy = settings.policy
-    this.deadlineMs = settings.deadlineMs
-    this.log = settings.log
+    super({ deadlineMs: settings.deadlineMs, policy: settings.policy, log: settings.log, noun: 'context' })
     this.profileDir = join(options.dataDir, 'profile')
     this.errands = new ErrandsBrowser(settings, (generation) => this.onErrandsBrowserCrash(generation))
   }
@@ -149,16 +131,6 @@ export class ChromiumRuntime implements RuntimeShape {
     return this.errands.spareReady()
   }
 
-  /** The Playwright page behind a tab (tests and adapters only). @example runtime.pageOf(id, 't1')?.evaluate(...) */
-  pageOf(contextId: ContextId, tabId: string): Page | undefined {
-    return this.entries.get(contextId)?.tabs.get(tabId)
-  }
-
-  /** The Playwright context behind an id (tests and adapters only). @example runtime.browserContextOf('main') */
-  browserContextOf(contextId: ContextId): BrowserContext | undefined {
-    return this.entries.get(contextId)?.context
-  }
-
   // ---- RuntimeShape ----
 
   readonly openContext = (spec: OpenContextSpec): Effect.Effect<ContextId, RuntimeError> =>
@@ -167,23 +139,6 @@ export class ChromiumRuntime implements RuntimeShape {
         ? Effect.fail(new RuntimeError({ reason: 'unavailable', message: 'the runtime is shut down' }))
         : call('open context', this.deadlineMs * 2, () => this.doOpenContext(spec)),
     )
-
-  readonly closeContext = (contextId: ContextId): Effect.Effect<void> =>
-    Effect.promise(async () => {
-      const entry = this.entries.get(contextId)
-      // Idempotent: unknown, already closing, crashed (forgotten) or main — nothing to do.
-      // The main context lives as long as the runtime; only `shutdown` closes it.
-      if (!entry || entry.kind === 'main' || entry.state === 'closing') return
-      entry.state = 'closing'
-      this.entries.delete(contextId)
-      await within(this.deadlineMs, entry.context.close())
-    })
-
-  readonly isOpen = (contextId: ContextId): Effect.Effect<boolean> =>
-    Effect.sync(() => this.entries.get(contextId)?.state === 'open')
-
-  readonly storageState = (contextId: ContextId): Effect.Effect<StorageState, RuntimeError | ContextNotFound> =>
-    this.withEntry(contextId, 'read storage', (entry) => entry.pageWork.run(() => readStorage(entry.context, entry.storage)))
 
   readonly addCookies = (contextId: ContextId, cookies: ReadonlyArray<Cookie>) =>
     this.withEntry(contextId, 'add cookies', async (entry) => {
@@ -198,88 +153,46 @@ export class ChromiumRuntime implements RuntimeShape {
       entry.pageWork.run(() => clearOriginsIn(entry.context, entry.storage, which, () => this.quietPage(entry))),
     )
 
-  readonly tabs = (contextId: ContextId) =>
-    this.withEntry(contextId, 'list tabs', (entry) =>
-      Promise.all(entry.tabs.list().map((t) => this.tabInfo(entry, t.id, t.handle))),
-    )
-
-  readonly openTab = (contextId: ContextId, url: string) =>
-    this.withEntry(contextId, 'open tab', async (entry) => {
-      this.assertAllowed(entry, url)
-      const page = await entry.pageWork.run(() => entry.context.newPage())
-      const tabId = entry.tabs.idOf(page) ?? this.register(entry, page, true)
-      entry.tabs.activate(tabId)
-      if (url !== 'about:blank') await goto(page, this.deadlineMs, url)
-      return this.tabInfo(entry, tabId, page)
-    })
-
-  readonly activateTab = (contextId: ContextId, tabId: string) =>
-    this.withEntry(contextId, 'activate tab', async (entry) => {
-      const page = this.pageIn(entry, tabId)
-      entry.tabs.activate(tabId)
-      await page.bringToFront()
-    })
-
-  readonly closeTab = (contextId: ContextId, tabId: string) =>
-    this.withEntry(contextId, 'close tab', async (entry) => {
-      const page = entry.tabs.get(tabId)
-      if (!page) return // idempotent: an unknown or closed tab is closed
-      entry.tabs.remove(tabId)
-      await page.close()
-    })
-
-  readonly navigate = (contextId: ContextId, tabId: string, url: string) =>
-    this.withEntry(contextId, 'navigate', async (entry) => {
-      const page = this.pageIn(entry, tabId)
-      this.assertAllowed(entry, url)
-      await goto(page, this.deadlineMs, url)
-      return this.tabInfo(entry, tabId, page)
-    })
-
-  readonly setLabel = (contextId: ContextId, label: SessionLabel) =>
-    this.withEntry(contextId, 'set label', async (entry) => {
-      entry.label = { reason: label.reason, lentSites: [...label.lentSites].sort() }
-    })
-
-  readonly snapshot = (contextId: ContextId) =>
-    this.withEntry(contextId, 'snapshot', async (entry): Promise<Omit<Snapshot, 'takenAt'>> => {
-      const tabs = entry.tabs.list().map((t) => ({ url: tabUrl(t.handle), active: t.active }))
-      return { storage: await entry.pageWork.run(() => readStorage(entry.context, entry.storage)), tabs }
-    })
-
-  readonly subscribe = (listener: (event: RuntimeEvent) => void): Effect.Effect<() => void> =>
-    Effect.sync(() => {
-      this.listeners.add(listener)
-      return () => {
-        this.listeners.delete(listener)
-      }
-    })
-
   readonly shutdown: Effect.Effect<void> = Effect.promise(() => (this.closing ??= this.doShutdown()))
 
-  // ---- internals ----
+  // ---- hooks (see ContextRuntime) ----
 
-  private withEntry<A>(
-    contextId: ContextId,
-    what: string,
-    run: (entry: Entry) => Promise<A>,
-  ): Effect.Effect<A, RuntimeError | ContextNotFound> {
-    return Effect.suspend((): Effect.Effect<A, RuntimeError | ContextNotFound> => {
-      if (contextId === MAIN_CONTEXT && this.state === 'open' && !this.entries.has(MAIN_CONTEXT)) {
-        // The main browser died: it comes back on next use (H2 for the person's context).
-        return call('relaunch main browser', this.deadlineMs + 5_000, () => this.startMain()).pipe(
-          Effect.flatMap((entry) => call(what, this.deadlineMs, () => run(entry))),
-        )
-      }
-      const entry = this.entries.get(contextId)
-      if (!entry || entry.state !== 'open') {
-        return Effect.fail(
-          new ContextNotFound({ reason: 'unknown-context', contextId, message: `no open context ${contextId}` }),
-        )
-      }
-      return call(what, this.deadlineMs, () => run(entry))
+  protected override checkNavigation(url: string, contextId: ContextId): Decision {
+    return checkNavigation(url, this.policy, this.log, contextId)
+  }
+
+  protected override goto(page: Page, url: string): Promise<void> {
+    return goto(page, this.deadlineMs, url)
+  }
+
+  protected override urlOf(page: Page): string {
+    return tabUrl(page)
+  }
+
+  protected override readStorage(entry: Entry): Promise<StorageState> {
+    return readStorage(entry.context, entry.storage)
+  }
+
+  // The person's context lives as long as the runtime: only `shutdown` closes it, and a renderer
+  // crash there takes only the crashed tab.
+  protected override isLifelong(entry: Entry): boolean {
+    return entry.kind === 'main'
+  }
+
+  protected override watchPage(entry: Entry, page: Page): void {
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) entry.storage.markVisited(frame.url())
     })
   }
+
+  // The main browser died: it comes back on next use (H2 for the person's context).
+  protected override revive(contextId: ContextId): Effect.Effect<Entry, RuntimeError> | undefined {
+    return contextId === MAIN_CONTEXT && this.state === 'open'
+      ? call('relaunch main browser', this.deadlineMs + 5_000, () => this.startMain())
+      : undefined
+  }
+
+  // ---- internals ----
 
   private startMain(): Promise<Entry> {
     return (this.mainStarting ??= (async () => {
@@ -287,12 +200,12 @@ export class ChromiumRuntime implements RuntimeShape {
         mkdirSync(this.profileDir, { recursive: true })
         const { context, tmpDir } = await launchMain(this.settings, this.profileDir)
         this.mainTmpDir = tmpDir
-        const entry = this.track(MAIN_CONTEXT, 'main', context, 0, MAIN_LABEL, [])
+        const entry = this.trackContext(MAIN_CONTEXT, 'main', context, 0, MAIN_LABEL, [])
         await guardContextWebSockets(context, this.policy, this.log, MAIN_CONTEXT)
         for (const page of context.pages()) this.register(entry, page, true)
         context.on('close', () => {
-          if (this.entries.get(MAIN_CONTEXT) !== entry || this.state !== 'open') return
-          this.entries.delete(MAIN_CONTEXT)
+          if (!this.holds(entry) || this.state !== 'open') return
+          this.forget(entry)
           void closeMain(undefined, tmpDir, undefined)
           this.log('main browser closed unexpectedly; it is relaunched on next use')
           this.emit({ _tag: 'BrowserCrashed', contextIds: [MAIN_CONTEXT] })
@@ -304,28 +217,18 @@ export class ChromiumRuntime implements RuntimeShape {
     })())
   }
 
-  private track(
+  private trackContext(
     id: ContextId, kind: Entry['kind'], context: BrowserContext, generation: number, label: SessionLabel,
     origins: StorageState['origins'],
   ): Entry {
-    const entry: Entry = {
-      id, kind, context, generation, label, tabs: new TabBook<Page>(),
-      storage: new PendingLocalStorage(context, origins), quietPages: 0, pageWork: new PageWork(), state: 'open',
-    }
-    this.entries.set(id, entry)
-    // Pages the page itself opens (popups, target=_blank) become tabs, active like in a browser.
-    context.on('page', (page) => {
-      if (entry.quietPages === 0 && entry.tabs.idOf(page) === undefined) this.register(entry, page, true)
-    })
-    return entry
+    return this.track({ id, kind, context, generation, label, storage: new PendingLocalStorage(context, origins) })
   }
 
   private async doOpenContext(spec: OpenContextSpec): Promise<ContextId> {
     const { context, generation } = await this.errands.newContext()
     const warmPages = context.pages()
     const id = `${spec.errandId}.${++this.counter}`
-    const label = { reason: spec.label.reason, lentSites: [...spec.label.lentSites].sort() }
-    const entry = this.track(id, 'errand', context, generation, label, spec.storage?.origins ?? [])
+    const entry = this.trackContext(id, 'errand', context, generation, spec.label, spec.storage?.origins ?? [])
     try {
       const tabSpecs = spec.tabs && spec.tabs.length > 0 ? spec.tabs : [{ url: 'about:blank', active: true }]
       const activeIndex = Math.max(0, tabSpecs.findIndex((t) => t.active))
@@ -361,127 +264,34 @@ export class ChromiumRuntime implements RuntimeShape {
         }),
       )
       if (pages.length > 1) await pages[activeIndex]!.bringToFront()
-      if (entry.state !== 'open' || this.entries.get(id) !== entry) {
+      if (entry.state !== 'open' || !this.holds(entry)) {
         throw new RuntimeError({ reason: 'crashed', message: `context ${id} died while it was opened` })
       }
       this.errands.prepareSpareSoon()
       return id
     } catch (error) {
-      this.entries.delete(id)
+      this.forget(entry)
       await within(5_000, context.close())
       throw error
     }
   }
 
-  private register(entry: Entry, page: Page, activate: boolean): string {
-    const tabId = entry.tabs.add(page, { activate })
-    page.on('load', () => {
-      if (entry.tabs.idOf(page) === tabId && this.entries.get(entry.id) === entry) {
-        this.emit({ _tag: 'PageLoaded', contextId: entry.id, tabId })
-      }
-    })
-    page.on('framenavigated', (frame) => {
-      if (frame === page.mainFrame()) entry.storage.markVisited(frame.url())
-    })
-    page.on('crash', () => this.onPageCrash(entry, page))
-    page.on('close', () => {
-      entry.tabs.remove(tabId)
-    })
-    page.on('websocket', (ws) => {
-      // Routed sockets that the guard blocks never open; one that shows up here anyway escaped
-      // routing (a worker's): its tab is closed.
-      const decision = decide(ws.url(), this.policy)
-      if (!decision.allow) {
-        this.log(formatDecision(ws.url(), decision, `websocket in context ${entry.id} (escaped routing: tab ${tabId} closed)`))
-        entry.tabs.remove(tabId)
-        void within(5_000, page.close())
-      }
-    })
-    return tabId
-  }
-
-  private async quietPage(entry: Entry): Promise<{ readonly page: Page; readonly done: () => Promise<void> }> {
-    const existing = entry.tabs.list()[0]?.handle
-    if (existing) return { page: existing, done: async () => undefined }
-    entry.quietPages++
-    try {
-      const page = await entry.context.newPage()
-      return { page, done: () => page.close() }
-    } finally {
-      entry.quietPages--
-    }
-  }
-
-  private pageIn(entry: Entry, tabId: string): Page {
-    const page = entry.tabs.get(tabId)
-    if (!page) throw new RuntimeError({ reason: 'invalid', message: `no tab ${tabId} in context ${entry.id}` })
-    return page
-  }
-
-  private assertAllowed(entry: Entry, url: string): void {
-    const decision = checkNavigation(url, this.policy, this.log, entry.id)
-    if (!decision.allow) {
-      throw new RuntimeError({ reason: 'invalid', message: `blocked by policy (rule ${decision.rule}): ${decision.detail}` })
-    }
-  }
-
-  private async tabInfo(entry: Entry, id: string, page: Page): Promise<TabInfo> {
-    const title = await within(this.deadlineMs, page.title())
-    return { id, url: tabUrl(page), title: title ?? '', active: entry.tabs.active() === id, session: entry.label }
-  }
-
-  private onPageCrash(entry: Entry, page: Page): void {
-    if (this.entries.get(entry.id) !== entry) return
-    this.log(`renderer crashed in context ${entry.id}`)
-    if (entry.kind === 'main') {
-      // The person's context stays; only the crashed tab goes.
-      const tabId = entry.tabs.idOf(page)
-      if (tabId) entry.tabs.remove(tabId)
-      void within(5_000, page.close())
-    } else {
-      // A crashed errand context is forgotten at once; the supervisor heals it from its snapshot.
-      this.entries.delete(entry.id)
-      entry.state = 'closing'
-      void within(this.deadlineMs, entry.context.close())
-    }
-    this.emit({ _tag: 'ContextCrashed', contextId: entry.id })
-  }
-
   private onErrandsBrowserCrash(generation: number): void {
-    const dead = [...this.entries.values()].filter((e) => e.kind === 'errand' && e.generation === generation)
-    for (const entry of dead) {
-      entry.state = 'closing'
-      this.entries.delete(entry.id)
-    }
+    const dead = this.forgetWhere((e) => e.kind === 'errand' && e.generation === generation)
     if (this.state !== 'open') return
     this.log(`errands browser crashed; lost contexts: ${dead.map((e) => e.id).join(', ') || 'none'}`)
     this.emit({ _tag: 'BrowserCrashed', contextIds: dead.map((e) => e.id) })
   }
 
-  private emit(event: RuntimeEvent): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(event)
-      } catch (error) {
-        this.log(`runtime event listener failed: ${toRuntimeError('listener', error).message}`)
-      }
-    }
-  }
-
   private async doShutdown(): Promise<void> {
     this.state = 'closing'
     await this.mainStarting?.catch(() => undefined)
-    const errands = [...this.entries.values()].filter((e) => e.kind === 'errand')
-    for (const entry of errands) {
-      entry.state = 'closing'
-      this.entries.delete(entry.id)
-    }
+    const errands = this.forgetWhere((e) => e.kind === 'errand')
     await Promise.all(errands.map((e) => within(this.deadlineMs, e.context.close())))
     await this.errands.close()
-    const main = this.entries.get(MAIN_CONTEXT)
-    this.entries.delete(MAIN_CONTEXT)
+    const [main] = this.forgetWhere((e) => e.kind === 'main')
     await closeMain(main?.context, this.mainTmpDir, this.profileDir)
-    this.listeners.clear()
+    this.clearListeners()
     this.state = 'closed'
   }
 }

@@ -15,7 +15,7 @@
  *   to its server, a blocked one is closed with code 1008 before any connection is made.
  *   Playwright does this with a script in every frame, which workers do not get; a WebSocket that
  *   escapes that way still shows up in the page's `websocket` event, and then its tab is closed
- *   (see `ChromiumRuntime`).
+ *   (`ContextRuntime.register`, contexts.ts — for our own browser and a remote one alike).
  * - **Navigations** the runtime starts (`openTab`, `navigate`, restored tabs) are decided before
  *   `goto`, which also covers `file:`, `chrome:` and other URLs that never reach the network.
  *

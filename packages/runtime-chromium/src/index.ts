@@ -10,6 +10,8 @@
 export * from './ChromiumRuntime.ts'
 export * from './options.ts'
 export { redactUrls, toRuntimeError } from './failures.ts'
+export { call, within } from './failures.ts'
+export { ContextRuntime, type ContextEntry, type ContextSettings } from './contexts.ts'
 export { pidsWithEnv, reapOrphans } from './browsers.ts'
 export { restoreScript } from './localStorageRestore.ts'
 export { CLIPBOARD_OWNER_TYPE, isolateClipboard } from './clipboard.ts'

@@ -1,0 +1,394 @@
+/**
+ * The per-context half of a `RuntimeShape` over Playwright browser contexts, written once for
+ * every runtime that holds such contexts (our own Chromium and the host's remote DevTools
+ * browser): the open contexts and their tabs, the tab operations, labels, snapshots, events, and
+ * what happens to a page — loads, renderer crashes, popups, and a WebSocket that escaped routing.
+ * Playwright-style, the abstract class owns the entries' lifecycle and a runtime fills in hooks
+ * for what really differs (how it navigates, the URL a tab reports, how storage is read); opening
+ * and restoring contexts, storage writes and shutdown stay the runtime's own.
+ *
+ * @example
+ * class MyRuntime extends ContextRuntime<ContextEntry> implements RuntimeShape {
+ *   // kind, mainContext, openContext (with `track` + `register`), cookies, clearOrigins, shutdown,
+ *   // and the hooks checkNavigation, goto, urlOf, readStorage
+ * }
+ */
+import { decide, formatDecision, type Decision, type GuardPolicy } from '@errands/guard'
+import {
+  ContextNotFound, RuntimeError,
+  type ContextId, type RuntimeEvent, type SessionLabel, type Snapshot, type StorageState, type TabInfo,
+} from '@errands/runtime'
+import { Effect } from 'effect'
+import type { BrowserContext, Page } from 'playwright-core'
+import { call, toRuntimeError, within } from './failures.ts'
+import { PageWork } from './pageWork.ts'
+import { TabBook } from './tabs.ts'
+
+/**
+ * What a runtime keeps about each open context; a runtime may add fields of its own.
+ *
+ * @example
+ * interface Entry extends ContextEntry { readonly generation: number }
+ */
+export interface ContextEntry {
+  readonly id: ContextId
+  readonly context: BrowserContext
+  label: SessionLabel
+  readonly tabs: TabBook<Page>
+  /** While > 0, new pages are the runtime's own (restore, helpers) and registered by it. */
+  quietPages: number
+  /** Page creation and storage reads of this context, one at a time (see `PageWork`). */
+  readonly pageWork: PageWork
+  state: 'open' | 'closing'
+}
+
+/** The fields {@link ContextRuntime.track} fills in itself. */
+type Kept = 'tabs' | 'quietPages' | 'pageWork' | 'state'
+
+/**
+ * What every runtime over Playwright contexts is told at construction.
+ *
+ * @example
+ * super({ deadlineMs: 30_000, policy, log: console.error, noun: 'remote context' })
+ */
+export interface ContextSettings {
+  /** The deadline of every browser call. */
+  readonly deadlineMs: number
+  readonly policy: GuardPolicy
+  readonly log: (line: string) => void
+  /** How log lines name one of these contexts: `context`, `remote context`. */
+  readonly noun: string
+}
+
+/**
+ * A label as the runtime keeps it: lent sites sorted (labels are compared and shown as is).
+ *
+ * @example
+ * keptLabel({ reason: 'task', lentSites: ['b.example', 'a.example'] }).lentSites // ['a.example', 'b.example']
+ */
+const keptLabel = (label: SessionLabel): SessionLabel => ({ reason: label.reason, lentSites: [...label.lentSites].sort() })
+
+/**
+ * The open contexts of one runtime and every per-context operation of `RuntimeShape` that does
+ * not depend on how the runtime opens contexts or keeps their storage. Subclasses implement the
+ * rest of `RuntimeShape` and the hooks.
+ *
+ * @example
+ * export class RemoteRuntime extends ContextRuntime<ContextEntry> implements RuntimeShape { … }
+ */
+export abstract class ContextRuntime<E extends ContextEntry> {
+  protected readonly deadlineMs: number
+  protected readonly policy: GuardPolicy
+  protected readonly log: (line: string) => void
+  private readonly noun: string
+  private readonly entries = new Map<ContextId, E>()
+  private readonly listeners = new Set<(event: RuntimeEvent) => void>()
+
+  protected constructor(settings: ContextSettings) {
+    this.deadlineMs = settings.deadlineMs
+    this.policy = settings.policy
+    this.log = settings.log
+    this.noun = settings.noun
+  }
+
+  // ---- hooks ----
+
+  /** Decides a navigation the runtime is asked to start; logs it when blocked. */
+  protected abstract checkNavigation(url: string, contextId: ContextId): Decision
+
+  /** Navigates a tab until its new document commits. */
+  protected abstract goto(page: Page, url: string): Promise<void>
+
+  /** The URL a tab reports (and a snapshot reopens). */
+  protected abstract urlOf(page: Page): string
+
+  /** The context's cookies and localStorage (called inside its `pageWork`). */
+  protected abstract readStorage(entry: E): Promise<StorageState>
+
+  /**
+   * Whether the context lives as long as the runtime (the person's main context): `closeContext`
+   * leaves it open, and a renderer crash closes only the crashed tab instead of the context.
+   */
+  protected isLifelong(_entry: E): boolean {
+    return false
+  }
+
+  /** Listens to more of a page once it is a tab. */
+  protected watchPage(_entry: E, _page: Page): void {}
+
+  /** For an id with no entry: how to bring the context back, or undefined (ContextNotFound). */
+  protected revive(_contextId: ContextId): Effect.Effect<E, RuntimeError> | undefined {
+    return undefined
+  }
+
+  /** The Playwright page behind a tab (tests and adapters only). @example runtime.pageOf(id, 't1')?.evaluate(...) */
+  pageOf(contextId: ContextId, tabId: string): Page | undefined {
+    return this.entries.get(contextId)?.tabs.get(tabId)
+  }
+
+  /** The Playwright context behind an id (tests and adapters only). @example runtime.browserContextOf('main') */
+  browserContextOf(contextId: ContextId): BrowserContext | undefined {
+    return this.entries.get(contextId)?.context
+  }
+
+  // ---- the entries ----
+
+  /**
+   * Starts keeping a context (its label sorted) and makes the pages it opens itself (popups,
+   * `target=_blank`) tabs, active like in a browser — unless the runtime is making quiet pages.
+   *
+   * @example
+   * const entry = this.track({ id, context, label })
+   */
+  protected track(fields: Omit<E, Kept>): E {
+    const entry = { ...fields, label: keptLabel(fields.label), tabs: new TabBook<Page>(), quietPages: 0, pageWork: new PageWork(), state: 'open' } as E
+    this.entries.set(entry.id, entry)
+    entry.context.on('page', (page) => {
+      if (entry.quietPages === 0 && entry.tabs.idOf(page) === undefined) this.register(entry, page, true)
+    })
+    return entry
+  }
+
+  /** The entry of an id, open or closing. @example this.entryOf('main') */
+  protected entryOf(contextId: ContextId): E | undefined {
+    return this.entries.get(contextId)
+  }
+
+  /** Whether `entry` is still the one kept under its id. @example if (!this.holds(entry)) return */
+  protected holds(entry: E): boolean {
+    return this.entries.get(entry.id) === entry
+  }
+
+  /**
+   * Stops keeping the entries `which` accepts (they are marked closing); returns them. Their
+   * browser contexts are the caller's to close.
+   *
+   * @example
+   * const lost = this.forgetWhere((e) => e.generation === generation)
+   */
+  protected forgetWhere(which: (entry: E) => boolean): Array<E> {
+    const gone = [...this.entries.values()].filter(which)
+    for (const entry of gone) this.forget(entry)
+    return gone
+  }
+
+  /** Stops keeping one entry (marked closing). @example this.forget(entry) */
+  protected forget(entry: E): void {
+    entry.state = 'closing'
+    if (this.holds(entry)) this.entries.delete(entry.id)
+  }
+
+  /**
+   * Runs `run` on the open entry of `contextId` with the runtime's deadline; ContextNotFound for an
+   * unknown or closing one (unless `revive` brings it back).
+   *
+   * @example
+   * this.withEntry(id, 'add cookies', (entry) => entry.context.addCookies(cookies))
+   */
+  protected withEntry<A>(contextId: ContextId, what: string, run: (entry: E) => Promise<A>): Effect.Effect<A, RuntimeError | ContextNotFound> {
+    return Effect.suspend((): Effect.Effect<A, RuntimeError | ContextNotFound> => {
+      const entry = this.entries.get(contextId)
+      const revived = entry ? undefined : this.revive(contextId)
+      if (revived) return revived.pipe(Effect.flatMap((e) => call(what, this.deadlineMs, () => run(e))))
+      if (!entry || entry.state !== 'open') {
+        return Effect.fail(new ContextNotFound({ reason: 'unknown-context', contextId, message: `no open context ${contextId}` }))
+      }
+      return call(what, this.deadlineMs, () => run(entry))
+    })
+  }
+
+  // ---- RuntimeShape, per context ----
+
+  /**
+   * Forgets and closes a context. Idempotent: unknown, already closing or crashed (forgotten) —
+   * nothing to do; a lifelong one closes only with the runtime.
+   *
+   * @example
+   * await Effect.runPromise(runtime.closeContext(id))
+   */
+  readonly closeContext = (contextId: ContextId): Effect.Effect<void> =>
+    Effect.promise(async () => {
+      const entry = this.entries.get(contextId)
+      if (!entry || entry.state === 'closing' || this.isLifelong(entry)) return
+      this.forget(entry)
+      await within(this.deadlineMs, entry.context.close())
+    })
+
+  /** @example yield* runtime.isOpen(id) */
+  readonly isOpen = (contextId: ContextId): Effect.Effect<boolean> =>
+    Effect.sync(() => this.entries.get(contextId)?.state === 'open')
+
+  /** @example yield* runtime.storageState(id) */
+  readonly storageState = (contextId: ContextId): Effect.Effect<StorageState, RuntimeError | ContextNotFound> =>
+    this.withEntry(contextId, 'read storage', (entry) => entry.pageWork.run(() => this.readStorage(entry)))
+
+  /** @example yield* runtime.tabs(id) */
+  readonly tabs = (contextId: ContextId) =>
+    this.withEntry(contextId, 'list tabs', (entry) => Promise.all(entry.tabs.list().map((t) => this.tabInfo(entry, t.id, t.handle))))
+
+  /** @example yield* runtime.openTab(id, 'https://shop.example/') */
+  readonly openTab = (contextId: ContextId, url: string) =>
+    this.withEntry(contextId, 'open tab', async (entry) => {
+      this.assertAllowed(entry, url)
+      const page = await entry.pageWork.run(() => entry.context.newPage())
+      // Usually the context's `page` event has made it a tab already.
+      const tabId = entry.tabs.idOf(page) ?? this.register(entry, page, true)
+      entry.tabs.activate(tabId)
+      if (url !== 'about:blank') await this.goto(page, url)
+      return this.tabInfo(entry, tabId, page)
+    })
+
+  /** @example yield* runtime.activateTab(id, 't2') */
+  readonly activateTab = (contextId: ContextId, tabId: string) =>
+    this.withEntry(contextId, 'activate tab', async (entry) => {
+      const page = this.pageIn(entry, tabId)
+      entry.tabs.activate(tabId)
+      await page.bringToFront()
+    })
+
+  /** @example yield* runtime.closeTab(id, 't2') */
+  readonly closeTab = (contextId: ContextId, tabId: string) =>
+    this.withEntry(contextId, 'close tab', async (entry) => {
+      const page = entry.tabs.get(tabId)
+      if (!page) return // idempotent: an unknown or closed tab is closed
+      entry.tabs.remove(tabId)
+      await page.close()
+    })
+
+  /** @example yield* runtime.navigate(id, 't1', 'https://shop.example/') */
+  readonly navigate = (contextId: ContextId, tabId: string, url: string) =>
+    this.withEntry(contextId, 'navigate', async (entry) => {
+      const page = this.pageIn(entry, tabId)
+      this.assertAllowed(entry, url)
+      await this.goto(page, url)
+      return this.tabInfo(entry, tabId, page)
+    })
+
+  /** @example yield* runtime.setLabel(id, { reason: 'task', lentSites: [] }) */
+  readonly setLabel = (contextId: ContextId, label: SessionLabel) =>
+    this.withEntry(contextId, 'set label', async (entry) => {
+      entry.label = keptLabel(label)
+    })
+
+  /** @example yield* runtime.snapshot(id) */
+  readonly snapshot = (contextId: ContextId) =>
+    this.withEntry(contextId, 'snapshot', async (entry): Promise<Omit<Snapshot, 'takenAt'>> => {
+      const tabs = entry.tabs.list().map((t) => ({ url: this.urlOf(t.handle), active: t.active }))
+      return { storage: await entry.pageWork.run(() => this.readStorage(entry)), tabs }
+    })
+
+  /** @example const stop = yield* runtime.subscribe(console.log) */
+  readonly subscribe = (listener: (event: RuntimeEvent) => void): Effect.Effect<() => void> =>
+    Effect.sync(() => {
+      this.listeners.add(listener)
+      return () => {
+        this.listeners.delete(listener)
+      }
+    })
+
+  /**
+   * Tells every listener; a listener's failure is logged and stays its own.
+   *
+   * @example
+   * this.emit({ _tag: 'BrowserCrashed', contextIds: lost })
+   */
+  protected emit(event: RuntimeEvent): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event)
+      } catch (error) {
+        this.log(`runtime event listener failed: ${toRuntimeError('listener', error).message}`)
+      }
+    }
+  }
+
+  /** Drops every listener (at shutdown). @example this.clearListeners() */
+  protected clearListeners(): void {
+    this.listeners.clear()
+  }
+
+  // ---- pages ----
+
+  /**
+   * Makes `page` a tab of `entry` and follows it: loads become `PageLoaded`, a renderer crash
+   * `ContextCrashed`, a closed page leaves the tabs, and a WebSocket the guard blocks closes it.
+   *
+   * @example
+   * const tabId = this.register(entry, page, true)
+   */
+  protected register(entry: E, page: Page, activate: boolean): string {
+    const tabId = entry.tabs.add(page, { activate })
+    page.on('load', () => {
+      if (entry.tabs.idOf(page) === tabId && this.holds(entry)) this.emit({ _tag: 'PageLoaded', contextId: entry.id, tabId })
+    })
+    page.on('crash', () => this.onPageCrash(entry, page))
+    page.on('close', () => {
+      entry.tabs.remove(tabId)
+    })
+    page.on('websocket', (ws) => {
+      // Routed sockets that the guard blocks never open; one that shows up here anyway escaped
+      // routing (a worker's — Playwright routes WebSockets with a script workers do not get): its
+      // tab is closed (G1).
+      const decision = decide(ws.url(), this.policy)
+      if (!decision.allow) {
+        this.log(formatDecision(ws.url(), decision, `websocket in ${this.noun} ${entry.id} (escaped routing: tab ${tabId} closed)`))
+        entry.tabs.remove(tabId)
+        void within(5_000, page.close())
+      }
+    })
+    this.watchPage(entry, page)
+    return tabId
+  }
+
+  /**
+   * A page of the context for the runtime's own work: its first tab, or a new page that never
+   * becomes a tab (closed by `done`).
+   *
+   * @example
+   * const { page, done } = await this.quietPage(entry)
+   */
+  protected async quietPage(entry: E): Promise<{ readonly page: Page; readonly done: () => Promise<void> }> {
+    const existing = entry.tabs.list()[0]?.handle
+    if (existing) return { page: existing, done: async () => undefined }
+    entry.quietPages++
+    try {
+      const page = await entry.context.newPage()
+      return { page, done: () => page.close() }
+    } finally {
+      entry.quietPages--
+    }
+  }
+
+  private pageIn(entry: E, tabId: string): Page {
+    const page = entry.tabs.get(tabId)
+    if (!page) throw new RuntimeError({ reason: 'invalid', message: `no tab ${tabId} in context ${entry.id}` })
+    return page
+  }
+
+  private assertAllowed(entry: E, url: string): void {
+    const decision = this.checkNavigation(url, entry.id)
+    if (!decision.allow) {
+      throw new RuntimeError({ reason: 'invalid', message: `blocked by policy (rule ${decision.rule}): ${decision.detail}` })
+    }
+  }
+
+  private async tabInfo(entry: E, id: string, page: Page): Promise<TabInfo> {
+    const title = await within(this.deadlineMs, page.title())
+    return { id, url: this.urlOf(page), title: title ?? '', active: entry.tabs.active() === id, session: entry.label }
+  }
+
+  private onPageCrash(entry: E, page: Page): void {
+    if (!this.holds(entry)) return
+    this.log(`renderer crashed in ${this.noun} ${entry.id}`)
+    if (this.isLifelong(entry)) {
+      const tabId = entry.tabs.idOf(page)
+      if (tabId) entry.tabs.remove(tabId)
+      void within(5_000, page.close())
+    } else {
+      // A crashed context is forgotten at once; the supervisor heals it from its snapshot.
+      this.forget(entry)
+      void within(this.deadlineMs, entry.context.close())
+    }
+    this.emit({ _tag: 'ContextCrashed', contextId: entry.id })
+  }
+}
