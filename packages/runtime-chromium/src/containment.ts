@@ -67,7 +67,8 @@ export const guardBrowserRequests = async (
 const ignoreGone = (): void => undefined
 
 /**
- * Routes every WebSocket of `context` through the guard.
+ * Routes every WebSocket of `context` through the guard. `noun` names such a context in the log
+ * (`context`, `remote context`).
  *
  * @example
  * await guardContextWebSockets(context, policy, log, 'main')
@@ -77,6 +78,7 @@ export const guardContextWebSockets = async (
   policy: GuardPolicy,
   log: Log,
   contextId: string,
+  noun = 'context',
 ): Promise<void> => {
   await context.routeWebSocket(/.*/, (ws) => {
     const url = ws.url()
@@ -85,19 +87,19 @@ export const guardContextWebSockets = async (
       ws.connectToServer()
       return
     }
-    log(formatDecision(url, decision, `websocket in context ${contextId}`))
+    log(formatDecision(url, decision, `websocket in ${noun} ${contextId}`))
     return ws.close({ code: 1008, reason: 'blocked by policy' }).catch(ignoreGone)
   })
 }
 
 /**
- * Decides a navigation the runtime is asked to start; logs it when blocked.
+ * Decides a navigation the runtime is asked to start; logs it when blocked (`noun` as above).
  *
  * @example
  * if (!checkNavigation(url, policy, log, id).allow) return yield* new RuntimeError({ reason: 'invalid', message })
  */
-export const checkNavigation = (url: string, policy: GuardPolicy, log: Log, contextId: string): Decision => {
+export const checkNavigation = (url: string, policy: GuardPolicy, log: Log, contextId: string, noun = 'context'): Decision => {
   const decision = decide(url, policy)
-  if (!decision.allow) log(formatDecision(url, decision, `navigation in context ${contextId}`))
+  if (!decision.allow) log(formatDecision(url, decision, `navigation in ${noun} ${contextId}`))
   return decision
 }

@@ -29,20 +29,34 @@ export const toPlaywrightCookies = (cookies: ReadonlyArray<Cookie>): Array<Playw
   }))
 
 /**
- * The context's cookies and localStorage (`storageState({ indexedDB: false })`), plus the
- * origins restored into the context that no document has opened yet (still pending).
+ * The context's cookies and localStorage as Chromium holds them (`storageState({ indexedDB:
+ * false })`, origins without items left out). Never IndexedDB (L4).
+ *
+ * @example
+ * const { cookies, origins } = await readContextStorage(context)
+ */
+export const readContextStorage = async (context: BrowserContext): Promise<{ cookies: Array<Cookie>; origins: Array<OriginStorage> }> => {
+  const state = await context.storageState({ indexedDB: false })
+  return {
+    cookies: state.cookies.map(toCookie),
+    origins: state.origins
+      .filter((o) => o.localStorage.length > 0)
+      .map((o) => ({ origin: o.origin, localStorage: o.localStorage.map((i) => ({ name: i.name, value: i.value })) })),
+  }
+}
+
+/**
+ * {@link readContextStorage}, plus the origins restored into the context that no document has
+ * opened yet (still pending).
  *
  * @example
  * const { cookies, origins } = await readStorage(context, pending)
  */
 export const readStorage = async (context: BrowserContext, pending: PendingLocalStorage): Promise<StorageState> => {
-  const state = await context.storageState({ indexedDB: false })
-  const origins: Array<OriginStorage> = state.origins
-    .filter((o) => o.localStorage.length > 0)
-    .map((o) => ({ origin: o.origin, localStorage: o.localStorage.map((i) => ({ name: i.name, value: i.value })) }))
+  const { cookies, origins } = await readContextStorage(context)
   const seen = new Set(origins.map((o) => o.origin))
   for (const o of pending.origins()) if (!seen.has(o.origin)) origins.push(o)
-  return { cookies: state.cookies.map(toCookie), origins }
+  return { cookies, origins }
 }
 
 /**

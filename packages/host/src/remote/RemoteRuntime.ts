@@ -22,10 +22,12 @@ import {
   MAIN_CONTEXT, RuntimeError,
   type ContextId, type Cookie, type OpenContextSpec, type RuntimeShape, type StorageState,
 } from '@errands/runtime'
-import { call, ContextRuntime, isolateClipboard, within, type ContextEntry } from '@errands/runtime-chromium'
+import {
+  call, checkNavigation, ContextRuntime, guardBrowserRequests, guardContextWebSockets, isolateClipboard, readContextStorage,
+  removeCookiesFrom, toPlaywrightCookies, within, type ContextEntry, type Log,
+} from '@errands/runtime-chromium'
 import { Effect } from 'effect'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { checkRemoteNavigation, guardRemoteBrowser, guardRemoteContext, type Log } from './guard.ts'
+import { chromium, type Browser, type Page } from 'playwright-core'
 
 /** How to reach and guard the remote browser. */
 export interface RemoteOptions {
@@ -33,11 +35,6 @@ export interface RemoteOptions {
   readonly log: Log
   readonly deadlineMs: number
 }
-
-type PlaywrightCookie = Awaited<ReturnType<BrowserContext['cookies']>>[number]
-const toCookie = (c: PlaywrightCookie): Cookie => ({
-  name: c.name, value: c.value, domain: c.domain, path: c.path, expires: c.expires, httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite,
-})
 
 /**
  * `RuntimeShape` for errand contexts over a remote DevTools browser.
@@ -67,7 +64,7 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
   static async connect(url: string, options: RemoteOptions): Promise<RemoteRuntime> {
     const browser = await chromium.connectOverCDP(url, { timeout: options.deadlineMs })
     try {
-      await guardRemoteBrowser(browser, options.policy, options.log)
+      await guardBrowserRequests(browser, options.policy, options.log, 'the remote')
     } catch (error) {
       await within(5_000, browser.close())
       throw error
@@ -90,15 +87,11 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
 
   readonly addCookies = (contextId: ContextId, cookies: ReadonlyArray<Cookie>) =>
     this.withEntry(contextId, 'add cookies', async (e) => {
-      if (cookies.length > 0) await e.context.addCookies(cookies.map((c) => ({ ...c })))
+      if (cookies.length > 0) await e.context.addCookies(toPlaywrightCookies(cookies))
     })
 
   readonly removeCookies = (contextId: ContextId, which: (cookie: Cookie) => boolean) =>
-    this.withEntry(contextId, 'remove cookies', async (e) => {
-      const doomed = (await e.context.cookies()).map(toCookie).filter(which)
-      await Promise.all(doomed.map((c) => e.context.clearCookies({ name: c.name, domain: c.domain, path: c.path })))
-      return doomed.length
-    })
+    this.withEntry(contextId, 'remove cookies', (e) => removeCookiesFrom(e.context, which))
 
   readonly clearOrigins = (contextId: ContextId, which: (origin: string) => boolean) =>
     this.withEntry(contextId, 'clear origins', (e) =>
@@ -134,7 +127,7 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
   async reconnect(): Promise<void> {
     if (this.closed) throw new RuntimeError({ reason: 'unavailable', message: 'the remote runtime is shut down' })
     const browser = await chromium.connectOverCDP(this.url, { timeout: this.options.deadlineMs })
-    await guardRemoteBrowser(browser, this.options.policy, this.options.log)
+    await guardBrowserRequests(browser, this.options.policy, this.options.log, 'the remote')
     this.browser = browser
     this.watch(browser)
   }
@@ -162,14 +155,14 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
     const entry = this.track({ id, context, label: spec.label })
     try {
       // Its sessions share the remote browser's one clipboard too.
-      await Promise.all([guardRemoteContext(context, this.options.policy, this.options.log, id), isolateClipboard(context)])
+      await Promise.all([guardContextWebSockets(context, this.options.policy, this.options.log, id, 'remote context'), isolateClipboard(context)])
       const specs = spec.tabs && spec.tabs.length > 0 ? spec.tabs : [{ url: 'about:blank', active: true }]
       const activeIndex = Math.max(0, specs.findIndex((t) => t.active))
       entry.quietPages++
       const pages = await Promise.all(specs.map(() => context.newPage())).finally(() => entry.quietPages--)
       pages.forEach((page, i) => this.register(entry, page, i === activeIndex))
       await Promise.all(specs.map(async (tab, i) => {
-        if (tab.url === 'about:blank' || !checkRemoteNavigation(tab.url, this.options.policy, this.options.log, id).allow) return
+        if (tab.url === 'about:blank' || !checkNavigation(tab.url, this.options.policy, this.options.log, id, 'remote context').allow) return
         // A tab whose site is down still exists (it shows Chromium's error page).
         await this.goto(pages[i]!, tab.url).catch(() => undefined)
       }))
@@ -185,7 +178,7 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
   // ---- hooks (see ContextRuntime) ----
 
   protected override checkNavigation(url: string, contextId: ContextId): Decision {
-    return checkRemoteNavigation(url, this.options.policy, this.options.log, contextId)
+    return checkNavigation(url, this.options.policy, this.options.log, contextId, 'remote context')
   }
 
   protected override async goto(page: Page, url: string): Promise<void> {
@@ -198,13 +191,7 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
     return url.startsWith('chrome-error:') ? (this.intended.get(page) ?? 'about:blank') : url
   }
 
-  protected override async readStorage(entry: ContextEntry): Promise<StorageState> {
-    const state = await entry.context.storageState({ indexedDB: false })
-    return {
-      cookies: state.cookies.map(toCookie),
-      origins: state.origins
-        .filter((o) => o.localStorage.length > 0)
-        .map((o) => ({ origin: o.origin, localStorage: o.localStorage.map((i) => ({ name: i.name, value: i.value })) })),
-    }
+  protected override readStorage(entry: ContextEntry): Promise<StorageState> {
+    return readContextStorage(entry.context)
   }
 }
