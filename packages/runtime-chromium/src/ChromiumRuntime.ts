@@ -238,7 +238,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
         // Storage first (before any page runs), pages in parallel, registered in the given order.
         await Promise.all([
           guardContextWebSockets(context, this.policy, this.log, id),
-          isolateClipboard(context),
+          isolateClipboard(context, spec.errandId),
           spec.storage && spec.storage.cookies.length > 0
             ? context.addCookies(toPlaywrightCookies(spec.storage.cookies))
             : Promise.resolve(),

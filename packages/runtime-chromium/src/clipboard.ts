@@ -13,14 +13,16 @@
  * - `navigator.clipboard.writeText` / `write` (text and HTML) go through the same marked copy;
  *   `readText` / `read` are refused in errands (the async API cannot see the mark).
  *
- * Copying between tabs of one errand works, across sites too. What the errand copied before it
- * was parked or healed does not paste after (a new context, a new secret). Images written with
- * `navigator.clipboard.write` carry no mark and paste nowhere. See docs/shared-surfaces.md.
+ * The secret belongs to the errand, not to one context of it (an HMAC of the errand's id under a
+ * key of this process): copying between tabs of one errand works, across sites too, and what it
+ * copied pastes again after it was parked and resumed or healed — while the browser that holds
+ * the clipboard lives. Images written with `navigator.clipboard.write` carry no mark and paste
+ * nowhere. See docs/shared-surfaces.md.
  *
  * @example
- * await isolateClipboard(context) // before the context's pages load anything
+ * await isolateClipboard(context, 'task-1') // before the context's pages load anything
  */
-import { randomBytes } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
 import type { BrowserContext } from 'playwright-core'
 
 /** The clipboard entry that names the errand whose copy it is (its value is that context's secret). */
@@ -117,15 +119,20 @@ const clipboardShim = ({ token, type }: ShimArgs): void => {
   })
 }
 
+/** Makes the errands' secrets; never leaves this process. */
+const SECRET_KEY = randomBytes(32)
+
 /**
- * Gives `context` a clipboard of its own (see the module's comment): every document it loads
- * from now on, and the ones it holds already (a warm spare's blank page).
+ * Gives `context`, opened for errand `errandId`, that errand's clipboard (see the module's
+ * comment): every document it loads from now on, and the ones it holds already (a warm spare's
+ * blank page).
  *
  * @example
- * await isolateClipboard(context)
+ * await isolateClipboard(context, 'task-1')
  */
-export const isolateClipboard = async (context: BrowserContext): Promise<void> => {
-  const args: ShimArgs = { token: randomBytes(16).toString('hex'), type: CLIPBOARD_OWNER_TYPE }
+export const isolateClipboard = async (context: BrowserContext, errandId: string): Promise<void> => {
+  const token = createHmac('sha256', SECRET_KEY).update(errandId).digest('hex').slice(0, 32)
+  const args: ShimArgs = { token, type: CLIPBOARD_OWNER_TYPE }
   await context.addInitScript(clipboardShim, args)
   await Promise.all(context.pages().map((page) => page.evaluate(clipboardShim, args).catch(() => undefined)))
 }

@@ -155,7 +155,7 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
     const entry = this.track({ id, context, label: spec.label })
     try {
       // Its sessions share the remote browser's one clipboard too.
-      await Promise.all([guardContextWebSockets(context, this.options.policy, this.options.log, id, 'remote context'), isolateClipboard(context)])
+      await Promise.all([guardContextWebSockets(context, this.options.policy, this.options.log, id, 'remote context'), isolateClipboard(context, spec.errandId)])
       const specs = spec.tabs && spec.tabs.length > 0 ? spec.tabs : [{ url: 'about:blank', active: true }]
       const activeIndex = Math.max(0, specs.findIndex((t) => t.active))
       entry.quietPages++

@@ -1,0 +1,55 @@
+/**
+ * The errand's clipboard belongs to the errand, not to one context of it (runtime-chromium's
+ * clipboard.ts): text copied before the errand's context closed (parked, healed) pastes in its
+ * next context, and never in another errand's. Real key presses on real Chromium; the wire
+ * tests (test/isolation-wire/features.test.ts) cover the rest of the clipboard.
+ */
+import type { ContextId } from '@errands/runtime'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { serveSite, type Site } from '../fixtures/sites.ts'
+import { type Harness, spec, startRuntime } from './harness.ts'
+
+let h: Harness | undefined
+let site: Site | undefined
+
+beforeAll(async () => {
+  site = await serveSite('127.0.0.1')
+  h = await startRuntime()
+})
+afterAll(async () => {
+  await h?.stop()
+  await site?.close()
+})
+
+/** Opens a context for `errandId` with one tab holding a focused field. */
+const open = async (errandId: string) => {
+  if (!h || !site) throw new Error('beforeAll did not finish')
+  const contextId = await h.run(h.runtime.openContext(spec(errandId, { tabs: [{ url: site.url(`/title?t=${errandId}`), active: true }] })))
+  const page = h.runtime.pageOf(contextId, 't1')!
+  await page.evaluate(() => { document.body.innerHTML = '<textarea id="f"></textarea>' })
+  await page.focus('#f')
+  return { contextId, page }
+}
+const close = (contextId: ContextId) => h!.run(h!.runtime.closeContext(contextId))
+
+describe("an errand's clipboard outlives its context", () => {
+  it('what an errand copied pastes in its next context, and not in another errand', async () => {
+    const first = await open('keeper')
+    const text = `kept-${Math.random().toString(36).slice(2)}`
+    await first.page.fill('#f', text)
+    await first.page.focus('#f')
+    await first.page.keyboard.press('Control+A')
+    await first.page.keyboard.press('Control+C')
+    await close(first.contextId) // parked, or crashed: the context is gone
+
+    const other = await open('stranger')
+    await other.page.keyboard.press('Control+V')
+    expect(await other.page.inputValue('#f')).toBe('')
+
+    const again = await open('keeper')
+    await again.page.keyboard.press('Control+V')
+    expect(await again.page.inputValue('#f')).toBe(text)
+    await close(other.contextId)
+    await close(again.contextId)
+  })
+})
