@@ -22,7 +22,7 @@ import { closeMain, ErrandsBrowser, launchMain, reapOrphans, type LaunchSettings
 import { isolateClipboard } from './clipboard.ts'
 import { checkNavigation, guardContextWebSockets } from './containment.ts'
 import { ContextRuntime, type ContextEntry } from './contexts.ts'
-import { call, toRuntimeError, within } from './failures.ts'
+import { call, within } from './failures.ts'
 import { PendingLocalStorage } from './localStorageRestore.ts'
 import { goto, tabUrl } from './navigation.ts'
 import { DEFAULT_DEADLINE_MS, resolveExecutable, type ChromiumRuntimeOptions } from './options.ts'
@@ -230,40 +230,16 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     const id = `${spec.errandId}.${++this.counter}`
     const entry = this.trackContext(id, 'errand', context, generation, spec.label, spec.storage?.origins ?? [])
     try {
-      const tabSpecs = spec.tabs && spec.tabs.length > 0 ? spec.tabs : [{ url: 'about:blank', active: true }]
-      const activeIndex = Math.max(0, tabSpecs.findIndex((t) => t.active))
-      entry.quietPages++
-      let pages: Array<Page>
-      try {
-        // Storage first (before any page runs), pages in parallel, registered in the given order.
-        await Promise.all([
-          guardContextWebSockets(context, this.policy, this.log, id),
-          isolateClipboard(context, spec.errandId),
-          spec.storage && spec.storage.cookies.length > 0
-            ? context.addCookies(toPlaywrightCookies(spec.storage.cookies))
-            : Promise.resolve(),
-          entry.storage.install(),
-        ])
-        pages = [
-          ...warmPages.slice(0, tabSpecs.length),
-          ...(await Promise.all(tabSpecs.slice(warmPages.length).map(() => context.newPage()))),
-        ]
-      } finally {
-        entry.quietPages--
-      }
-      pages.forEach((page, i) => this.register(entry, page, i === activeIndex))
-      await Promise.all(
-        tabSpecs.map(async (tab, i) => {
-          const page = pages[i]!
-          if (tab.url === 'about:blank' || !checkNavigation(tab.url, this.policy, this.log, id).allow) return
-          // A tab whose site is down still exists (it shows Chromium's error page).
-          await goto(page, this.deadlineMs, tab.url).catch((e: unknown) => {
-            const failure = toRuntimeError('restore tab', e)
-            if (failure.reason === 'crashed' || failure.reason === 'target-closed') throw failure
-          })
-        }),
-      )
-      if (pages.length > 1) await pages[activeIndex]!.bringToFront()
+      // Storage first, before any page runs.
+      await Promise.all([
+        guardContextWebSockets(context, this.policy, this.log, id),
+        isolateClipboard(context, spec.errandId),
+        spec.storage && spec.storage.cookies.length > 0
+          ? context.addCookies(toPlaywrightCookies(spec.storage.cookies))
+          : Promise.resolve(),
+        entry.storage.install(),
+      ])
+      await this.openTabs(entry, spec.tabs, warmPages)
       if (entry.state !== 'open' || !this.holds(entry)) {
         throw new RuntimeError({ reason: 'crashed', message: `context ${id} died while it was opened` })
       }

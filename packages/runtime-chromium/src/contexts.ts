@@ -16,7 +16,7 @@
 import { decide, formatDecision, type Decision, type GuardPolicy } from '@errands/guard'
 import {
   ContextNotFound, RuntimeError,
-  type ContextId, type RuntimeEvent, type SessionLabel, type Snapshot, type StorageState, type TabInfo,
+  type ContextId, type RuntimeEvent, type SessionLabel, type Snapshot, type StorageState, type TabInfo, type TabSpec,
 } from '@errands/runtime'
 import { Effect } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
@@ -338,6 +338,36 @@ export abstract class ContextRuntime<E extends ContextEntry> {
     })
     this.watchPage(entry, page)
     return tabId
+  }
+
+  /**
+   * Opens a context's tabs as `tabs` lists them (one blank tab when none): pages made in
+   * parallel (reusing `ready` ones, e.g. a warm spare's), registered in the given order, loaded
+   * in parallel through the guard, the active one in front. A tab whose site is down still
+   * exists (it shows Chromium's error page); a crash while loading fails the open.
+   *
+   * @example
+   * await this.openTabs(entry, spec.tabs, context.pages())
+   */
+  protected async openTabs(entry: E, tabs: ReadonlyArray<TabSpec> | undefined, ready: ReadonlyArray<Page> = []): Promise<void> {
+    const specs = tabs && tabs.length > 0 ? tabs : [{ url: 'about:blank', active: true }]
+    const activeIndex = Math.max(0, specs.findIndex((t) => t.active))
+    entry.quietPages++
+    let pages: Array<Page>
+    try {
+      pages = [...ready.slice(0, specs.length), ...(await Promise.all(specs.slice(ready.length).map(() => entry.context.newPage())))]
+    } finally {
+      entry.quietPages--
+    }
+    pages.forEach((page, i) => this.register(entry, page, i === activeIndex))
+    await Promise.all(specs.map(async (tab, i) => {
+      if (tab.url === 'about:blank' || !this.checkNavigation(tab.url, entry.id).allow) return
+      await this.goto(pages[i]!, tab.url).catch((e: unknown) => {
+        const failure = toRuntimeError('restore tab', e)
+        if (failure.reason === 'crashed' || failure.reason === 'target-closed') throw failure
+      })
+    }))
+    if (pages.length > 1) await pages[activeIndex]!.bringToFront()
   }
 
   /**

@@ -156,17 +156,7 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
     try {
       // Its sessions share the remote browser's one clipboard too.
       await Promise.all([guardContextWebSockets(context, this.options.policy, this.options.log, id, 'remote context'), isolateClipboard(context, spec.errandId)])
-      const specs = spec.tabs && spec.tabs.length > 0 ? spec.tabs : [{ url: 'about:blank', active: true }]
-      const activeIndex = Math.max(0, specs.findIndex((t) => t.active))
-      entry.quietPages++
-      const pages = await Promise.all(specs.map(() => context.newPage())).finally(() => entry.quietPages--)
-      pages.forEach((page, i) => this.register(entry, page, i === activeIndex))
-      await Promise.all(specs.map(async (tab, i) => {
-        if (tab.url === 'about:blank' || !checkNavigation(tab.url, this.options.policy, this.options.log, id, 'remote context').allow) return
-        // A tab whose site is down still exists (it shows Chromium's error page).
-        await this.goto(pages[i]!, tab.url).catch(() => undefined)
-      }))
-      if (pages.length > 1) await pages[activeIndex]!.bringToFront()
+      await this.openTabs(entry, spec.tabs)
       return id
     } catch (error) {
       this.forget(entry)
