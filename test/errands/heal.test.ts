@@ -71,7 +71,8 @@ describe('healing on real Chromium', () => {
     const { contextId } = await engine.run(supervisor.open({ id: 'watched', kind: 'task' }))
     await engine.newPage(contextId, shopOf(0).url('/title?t=watched'))
     await engine.run(supervisor.watch('watched'))
-    await eventually(() => supervisor.lastSnapshot('watched')?.tabs.length === 2, 10_000)
+    // Asserted: the heal below restores this snapshot, so it must be there before the crash.
+    expect(await eventually(() => supervisor.lastSnapshot('watched')?.tabs.length === 2, 15_000)).toBe(true)
     process.kill(chromium.errandsBrowserPid()!, 'SIGKILL')
     expect(await eventually(() => {
       const id = supervisor.contextOf('watched')

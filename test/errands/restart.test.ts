@@ -82,6 +82,9 @@ describe('park, restart, resume (issue 4)', () => {
     const first = await spawnEngine(dataDir)
     const before = { a: await fill(first, 'a'), b: await fill(first, 'b') }
     expect(await first.exit()).toBe(0) // no task status: shutdown parks what is open
+    // Polled: shutdown ends the browsers with a SIGKILL at last, and a killed process (or a child
+    // of the closed browser) still shows in /proc until a loaded kernel has run its exit.
+    await eventually(() => chromiumProcesses({ cmdlineContains: dataDir }).length === 0, 15_000)
     expect(chromiumProcesses({ cmdlineContains: dataDir })).toEqual([])
 
     const second = await spawnEngine(dataDir)

@@ -11,7 +11,11 @@ import { seen, startEngine, type Engine } from '../errands/harness.ts'
  * (healBackoffMs, doubled), and the crash after maxHeals heals sets the errand aside from its
  * last snapshot instead — it is not reopened by itself, not even when watched; health says so.
  */
-const BACKOFF = 400
+// Long enough that the test's own reaction to a crash (noticing it, asking for the view, then
+// `use`) lands inside the cooling even on a loaded CI machine: with 400 ms, a stall of the test's
+// event loop could let the backoff run out first, and the "too soon" refusal became a heal. The
+// streak window (healWindowMs) is far longer than the whole test, however slow it runs.
+const BACKOFF = 2_000
 
 /** Polls an async check every 20 ms for at most `ms`. */
 const until = async (check: () => Promise<boolean>, ms = 15_000) => {
@@ -27,7 +31,7 @@ let engine: Engine
 
 beforeAll(async () => {
   ;[site] = (await serveSites(1)) as [Site]
-  engine = await startEngine({ maxErrands: 2, snapshotDebounceMs: 300 }, { supervisor: { maxHeals: 3, healBackoffMs: BACKOFF, healWindowMs: 120_000 } })
+  engine = await startEngine({ maxErrands: 2, snapshotDebounceMs: 300 }, { supervisor: { maxHeals: 3, healBackoffMs: BACKOFF, healWindowMs: 600_000 } })
 })
 afterAll(async () => {
   await engine?.stop()

@@ -1,6 +1,6 @@
 import { pidsWithEnv } from '@errands/runtime-chromium'
 
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -72,10 +72,12 @@ const SLOW_WRITE_MS = 800
 
 /**
  * Arms a kill at the moment `kind` names plus a random delay, and resolves once the child is
- * dead. The first kill of a run lands within the first half of the operation's last duration, so
- * every run hits at least one operation in progress even when a loaded machine is slow to pass
- * the news on; later ones anywhere up to 1.2× of it — inside or just after. For the seal the
- * moment is a record half on disk (the child's slow disk says so) and the duration its pause.
+ * dead. The first kill of a run lands within the first half of the operation's last duration;
+ * later ones anywhere up to 1.2× of it — inside or just after. For the seal the moment is a
+ * record half on disk (the child's slow disk says so) and the duration its pause. The first kill
+ * of a park or a resume is certain to land inside it: `scenario` holds the operation back (its
+ * store write, or its tab's page) until the kill — a random delay alone missed whenever this
+ * park ran faster than half the last one, or a loaded machine passed the news on late.
  */
 const killDuring = (engine: EngineProcess, kind: Kind, random: () => number, took: { park: number; resume: number }, i: number) =>
   new Promise<{ delay: number }>((resolve) => {
@@ -97,7 +99,9 @@ const scenario = async (kind: Kind) => {
   const at = (i: number) => `${kind}, seed ${seed}, kill ${i}`
   const dataDir = mkdtempSync(join(tmpdir(), `errands-fault-${kind}-`))
   dirs.push(dataDir)
-  const env: Record<string, string> = kind === 'seal' ? { FAULT_SLOW_WRITE_MS: String(SLOW_WRITE_MS) } : {}
+  const gate = join(dataDir, 'write-gate') // outside the store; see engine-child.ts
+  const env: Record<string, string> =
+    kind === 'seal' ? { FAULT_SLOW_WRITE_MS: String(SLOW_WRITE_MS) } : kind === 'park' ? { FAULT_WRITE_GATE: gate } : {}
   let engine = await spawnEngine(dataDir, env)
   const took = { park: 300, resume: 300 }
   timing(engine, took)
@@ -128,9 +132,19 @@ const scenario = async (kind: Kind) => {
       }
       debug(`${at(i)}: arm`)
       const killed = killDuring(engine, kind, random, took, i)
+      // The first kill of a park or a resume must land inside it (or `interrupted` below proves
+      // nothing): the park's record stays half-written, the resumed tab's page unanswered, until
+      // the kill — which still comes at its random moment of the operation.
+      let letGo = () => {}
+      if (i === 0 && kind === 'park') {
+        writeFileSync(gate, '')
+        letGo = () => rmSync(gate, { force: true })
+      }
+      if (i === 0 && kind === 'resume') letGo = site.hold('/title')
       const trigger = kind === 'resume' ? { op: 'resume', id: 'x' } : { op: 'task', id: 'x', status: 'interrupted' }
       const reply = engine.call(trigger).then(() => 'finished', () => 'killed')
       await killed
+      letGo()
       const tmp = readdirSync(join(dataDir, 'store', 'errands')).filter((n) => n.endsWith('.tmp'))
       if (tmp.length > 0) midWrite++
       debug(`${at(i)}: ${tmp.length} temp file(s) after the kill`)

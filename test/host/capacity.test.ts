@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serveFixture, type Fixture } from './fixtures.ts'
-import { startTestHost, type TestHost } from './harness.ts'
+import { startTestHost, type TestHost, until } from './harness.ts'
 
 // Capacity, busy protection, release and lifecycle through the real server (B4, B5, C2, C3, C6,
 // E3, E4): at the cap a new key parks the least recently used idle session, which comes back as
@@ -45,11 +45,15 @@ describe('capacity (B4, B5, C2, C3)', () => {
   })
 
   it('never parks a session with work in flight; when every slot is busy a new key gets 503, Retry-After and words to act on', async () => {
+    // Busy from when the fixture has both requests (not after a fixed 300 ms, which a loaded
+    // machine could spend before either navigation started: the sessions were still idle, so the
+    // new key parked one); the answers then wait long enough for the two refused calls below.
+    const slowBefore = site.cookies.filter((c) => c.path === '/slow').length
     const slow = [
-      host.call('first', 'POST', '/v1/navigate', { url: site.url('/slow?ms=2500') }),
-      host.call('third', 'POST', '/v1/navigate', { url: site.url('/slow?ms=2500') }),
+      host.call('first', 'POST', '/v1/navigate', { url: site.url('/slow?ms=6000') }),
+      host.call('third', 'POST', '/v1/navigate', { url: site.url('/slow?ms=6000') }),
     ]
-    await new Promise((r) => setTimeout(r, 300))
+    expect(await until(() => site.cookies.filter((c) => c.path === '/slow').length === slowBefore + 2)).toBe(true)
     const busy = await host.call('fourth', 'GET', '/v1/url')
     expect(busy.status).toBe(503)
     expect(busy.headers.get('retry-after')).toBe('60')

@@ -192,12 +192,13 @@ export const freePort = (): Promise<number> =>
   })
 
 /**
- * Polls until `check` holds (or times out).
+ * Polls until `check` holds (or times out). 15 s by default: CI's two cores are often heavily
+ * loaded, and a check that holds returns at once anyway.
  *
  * @example
  * await until(async () => (await host.call('k', 'GET', '/v1/frame')).status === 200)
  */
-export const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 10_000, stepMs = 100): Promise<boolean> => {
+export const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 15_000, stepMs = 100): Promise<boolean> => {
   const end = Date.now() + timeoutMs
   while (Date.now() < end) {
     if (await check()) return true

@@ -178,6 +178,10 @@ export const serveWire = async (): Promise<WireServer> => {
 
   const http = createHttpServer(handle('http'))
   const https = createHttpsServer({ key, cert }, handle('https'))
+  // Idle keep-alive connections stay open for a minute, not Node's 5 s: the connection tests
+  // expect a context's next request on a connection it opened, and a loaded machine can take
+  // longer than 5 s between two requests (the server would close it, and a new one be opened).
+  http.keepAliveTimeout = https.keepAliveTimeout = 60_000
   const sockets = new Set<Socket>()
   // Peek at the first byte and hand the connection to the HTTPS or the HTTP server.
   const door = createNetServer((socket) => {

@@ -183,7 +183,8 @@ describe('secrets (L7)', () => {
     expect(s.server.issued.length).toBeGreaterThanOrEqual(9)
     expect(s.logs.some((l) => l.includes('lent sign-in for other.example to errand t1'))).toBe(true)
     expect(s.logs.some((l) => l.includes('seeded errand t1'))).toBe(true)
-    expect(s.inspection.length).toBeGreaterThan(0)
+    // Polled: the inspector hands events over on an idle callback, which a loaded machine delays.
+    await expect.poll(() => s.inspection.length, { timeout: 15_000 }).toBeGreaterThan(0)
     const haystack = [
       ...s.logs, ...s.runtimeLogs, JSON.stringify(s.inspection), JSON.stringify(health), JSON.stringify(views),
       ...s.errors.map((e) => `${String(e)} ${JSON.stringify(e)}`),

@@ -73,12 +73,13 @@ export const failureOf = async <A, E>(effect: Effect.Effect<A, E>): Promise<E> =
   Effect.runPromise(Effect.flip(effect)) as Promise<E>
 
 /**
- * Polls until the check holds (or times out, returning false).
+ * Polls until the check holds (or times out, returning false). 15 s by default: CI's two cores
+ * are often heavily loaded, and a check that holds returns at once anyway.
  *
  * @example
  * await until(() => h.events.length > 0)
  */
-export const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<boolean> => {
+export const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<boolean> => {
   const end = Date.now() + timeoutMs
   while (Date.now() < end) {
     if (await check()) return true
