@@ -191,18 +191,5 @@ export const freePort = (): Promise<number> =>
     })
   })
 
-/**
- * Polls until `check` holds (or times out). 15 s by default: CI's two cores are often heavily
- * loaded, and a check that holds returns at once anyway.
- *
- * @example
- * await until(async () => (await host.call('k', 'GET', '/v1/frame')).status === 200)
- */
-export const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 15_000, stepMs = 100): Promise<boolean> => {
-  const end = Date.now() + timeoutMs
-  while (Date.now() < end) {
-    if (await check()) return true
-    await new Promise((r) => setTimeout(r, stepMs))
-  }
-  return check()
-}
+/** Polls until the check holds (or times out, returning false); the shared `eventually`. @example await until(() => fixture.cookies.length > 0) */
+export { eventually as until } from '../fixtures/processes.ts'

@@ -5,32 +5,24 @@
  * tests (test/isolation-wire/features.test.ts) cover the rest of the clipboard.
  */
 import type { ContextId } from '@errands/runtime'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { serveSite, type Site } from '../fixtures/sites.ts'
-import { type Harness, spec, startRuntime } from './harness.ts'
+import { describe, expect, it } from 'vitest'
+import { spec, useRuntimeAndSite } from './harness.ts'
 
-let h: Harness | undefined
-let site: Site | undefined
-
-beforeAll(async () => {
-  site = await serveSite('127.0.0.1')
-  h = await startRuntime()
-})
-afterAll(async () => {
-  await h?.stop()
-  await site?.close()
-})
+const setup = useRuntimeAndSite()
 
 /** Opens a context for `errandId` with one tab holding a focused field. */
 const open = async (errandId: string) => {
-  if (!h || !site) throw new Error('beforeAll did not finish')
+  const { h, site } = setup()
   const contextId = await h.run(h.runtime.openContext(spec(errandId, { tabs: [{ url: site.url(`/title?t=${errandId}`), active: true }] })))
   const page = h.runtime.pageOf(contextId, 't1')!
   await page.evaluate(() => { document.body.innerHTML = '<textarea id="f"></textarea>' })
   await page.focus('#f')
   return { contextId, page }
 }
-const close = (contextId: ContextId) => h!.run(h!.runtime.closeContext(contextId))
+const close = (contextId: ContextId) => {
+  const { h } = setup()
+  return h.run(h.runtime.closeContext(contextId))
+}
 
 describe("an errand's clipboard outlives its context", () => {
   it('what an errand copied pastes in its next context, and not in another errand', async () => {

@@ -14,6 +14,8 @@ import type { GuardPolicy } from '@errands/guard'
 import type { OpenContextSpec, RuntimeEvent } from '@errands/runtime'
 import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import { Effect } from 'effect'
+import { afterAll, beforeAll } from 'vitest'
+import { serveSite, type Site } from '../fixtures/sites.ts'
 
 /** A running runtime and what it said. @example h.logs.filter((l) => l.startsWith('guard:')) */
 export interface Harness {
@@ -52,6 +54,31 @@ export const startRuntime = async (
 }
 
 /**
+ * Starts a runtime and one fixture site before a test file's tests and stops both after them;
+ * the returned function gives them to the tests.
+ *
+ * @example
+ * const setup = useRuntimeAndSite()
+ * it('…', async () => { const { h, site } = setup() })
+ */
+export const useRuntimeAndSite = (host = '127.0.0.1'): (() => { readonly h: Harness; readonly site: Site }) => {
+  let h: Harness | undefined
+  let site: Site | undefined
+  beforeAll(async () => {
+    site = await serveSite(host)
+    h = await startRuntime()
+  })
+  afterAll(async () => {
+    await h?.stop()
+    await site?.close()
+  })
+  return () => {
+    if (!h || !site) throw new Error('beforeAll did not finish')
+    return { h, site }
+  }
+}
+
+/**
  * An `OpenContextSpec` for a task errand.
  *
  * @example
@@ -72,18 +99,5 @@ export const spec = (errandId: string, extra: Partial<OpenContextSpec> = {}): Op
 export const failureOf = async <A, E>(effect: Effect.Effect<A, E>): Promise<E> =>
   Effect.runPromise(Effect.flip(effect)) as Promise<E>
 
-/**
- * Polls until the check holds (or times out, returning false). 15 s by default: CI's two cores
- * are often heavily loaded, and a check that holds returns at once anyway.
- *
- * @example
- * await until(() => h.events.length > 0)
- */
-export const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<boolean> => {
-  const end = Date.now() + timeoutMs
-  while (Date.now() < end) {
-    if (await check()) return true
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  return check()
-}
+/** Polls until the check holds (or times out, returning false); the shared `eventually`. @example await until(() => h.events.length > 0) */
+export { eventually as until } from '../fixtures/processes.ts'

@@ -1,26 +1,15 @@
 import { PageScreencast, type ScreencastFrame } from '@errands/runtime-chromium'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { serveSite, type Site } from '../fixtures/sites.ts'
-import { type Harness, spec, startRuntime } from './harness.ts'
+import { describe, expect, it } from 'vitest'
+import { spec, useRuntimeAndSite } from './harness.ts'
 
-let h: Harness | undefined
-let site: Site | undefined
-
-beforeAll(async () => {
-  site = await serveSite('127.0.0.1')
-  h = await startRuntime()
-})
-afterAll(async () => {
-  await h?.stop()
-  await site?.close()
-})
+const setup = useRuntimeAndSite()
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** An errand whose one page repaints on every animation frame: a still page sends no frames. */
 const animated = async (errandId: string) => {
-  if (!h || !site) throw new Error('beforeAll did not finish')
+  const { h, site } = setup()
   const { runtime, run } = h
   const contextId = await run(runtime.openContext(spec(errandId, { tabs: [{ url: site.url(`/title?t=${errandId}`), active: true }] })))
   const context = runtime.browserContextOf(contextId)!

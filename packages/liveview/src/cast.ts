@@ -6,7 +6,8 @@
  * frame is handed on after `stop()` has begun.
  *
  * @example
- * const cast = await LiveCast.start(context, page, (frame) => socket.send(JSON.stringify(frame)))
+ * const cast = LiveCast.create(page, (frame) => socket.send(JSON.stringify(frame)))
+ * await cast.start(context) // frames may come (and be acked) before this answers
  * cast.ack(frame.seq) // when the viewer has drawn it
  * await cast.stop()
  */
@@ -34,8 +35,11 @@ export class LiveCast {
   frames = 0
   /** Each unacknowledged frame's Chromium `sessionId`, by `seq`. */
   private readonly unacked = new Map<number, number>()
-  /** Set by `start`, which makes this first: a frame may come before the screencast's start answers. */
+  /** Set when `start` answers; frames (and the viewer's acks of them) may come before. */
   private screencast: PageScreencast | undefined
+  /** The highest frame the viewer acked: acks that come before `start` answers wait here. */
+  private acked = 0
+  private stopped = false
 
   private constructor(
     readonly page: Page,
@@ -43,19 +47,30 @@ export class LiveCast {
   ) {}
 
   /**
-   * Starts a screencast of `page`; every frame goes to `onFrame` until `stop()`.
+   * A cast of `page` whose frames will go to `onFrame`; `start` starts it. Two steps, so the
+   * caller can hold the cast (and route the viewer's acks to it) before its first frame.
    *
    * @example
-   * const cast = await LiveCast.start(context, page, send)
+   * const cast = LiveCast.create(page, send)
    */
-  static async start(context: BrowserContext, page: Page, onFrame: (frame: LiveFrame) => void): Promise<LiveCast> {
-    const cast = new LiveCast(page, onFrame)
-    cast.screencast = await PageScreencast.start(context, page, {
+  static create(page: Page, onFrame: (frame: LiveFrame) => void): LiveCast {
+    return new LiveCast(page, onFrame)
+  }
+
+  /**
+   * Starts the screencast; every frame goes to `onFrame` until `stop()`.
+   *
+   * @example
+   * await cast.start(context)
+   */
+  async start(context: BrowserContext): Promise<void> {
+    this.screencast = await PageScreencast.start(context, this.page, {
       format: 'jpeg', quality: 60, maxWidth: 1280, maxHeight: 1280, everyNthFrame: 1,
       ack: 'deferred',
-      onFrame: (frame) => cast.receive(frame),
+      onFrame: (frame) => this.receive(frame),
     })
-    return cast
+    if (this.stopped) await this.screencast.stop() // stopped while it started
+    else this.ack(this.acked)
   }
 
   /** Whether it still runs. @example cast.running */
@@ -70,10 +85,12 @@ export class LiveCast {
    * cast.ack(3)
    */
   ack(seq: number): void {
+    this.acked = Math.max(this.acked, seq)
+    if (!this.screencast) return
     for (const [s, sessionId] of this.unacked) {
       if (s > seq) continue
       this.unacked.delete(s)
-      this.screencast?.ack(sessionId)
+      this.screencast.ack(sessionId)
     }
   }
 
@@ -84,6 +101,7 @@ export class LiveCast {
    * await cast.stop()
    */
   async stop(): Promise<void> {
+    this.stopped = true
     this.unacked.clear()
     await this.screencast?.stop()
   }

@@ -205,10 +205,6 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       watching: string | undefined
       cast: LiveCast | undefined
       castKey = ''
-      /** The cast being started or running: its frames are the only ones the page gets. */
-      starting: object | undefined
-      /** The highest frame the page acked while its cast was still starting. */
-      earlyAck = 0
       /** The tab's URL and title last told to the page. */
       told = ''
       follow: NodeJS.Timeout | undefined
@@ -229,8 +225,6 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       }
 
       async stopCast(): Promise<void> {
-        this.starting = undefined
-        this.earlyAck = 0
         const cast = this.cast
         this.cast = undefined
         this.castKey = ''
@@ -284,21 +278,19 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
           })
           return
         }
-        // Only the stream of what is watched now reaches the page — including the frames that
-        // come before \`start\` answers (dropped, they would never be acked and could stall it).
-        const starting = (this.starting = {})
-        const cast = await LiveCast.start(context, page, (frame) => {
-          if (this.starting !== starting || this.watching !== id) return
+        // Only the stream of what is watched now reaches the page — including frames that come
+        // before `start` answers: the cast is `this.cast` from the start, so acks reach it too.
+        const cast = LiveCast.create(page, (frame) => {
+          if (this.cast !== cast || this.watching !== id) return
           this.say({ type: 'frame', conversationId: id, ...frame })
         })
+        this.cast = cast
+        await cast.start(context)
         if (this.watching !== id) {
-          await cast.stop()
+          await this.stopCast()
           return
         }
-        this.cast = cast
         this.castKey = key
-        if (this.earlyAck > 0) cast.ack(this.earlyAck)
-        this.earlyAck = 0
         this.told = `${active.url}\n${active.title}`
         this.say({ type: 'watching', conversationId: id, tab: { url: active.url, title: active.title } })
       }
@@ -313,9 +305,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
               this.say({ type: 'watching', conversationId: null, tab: null })
             })
           case 'ack':
-            // An ack can overtake \`start\`'s answer: kept until the cast is known.
-            if (this.cast) this.cast.ack(message.seq)
-            else if (this.starting) this.earlyAck = Math.max(this.earlyAck, message.seq)
+            this.cast?.ack(message.seq)
         }
       }
     }
