@@ -176,20 +176,8 @@ export const spawnHost = (env: Record<string, string>): HostProcess => {
   return { child, stdout: () => out, stderr: () => err, ready, exited }
 }
 
-/**
- * A free port on 127.0.0.1 (bound, then released).
- *
- * @example
- * const port = await freePort()
- */
-export const freePort = (): Promise<number> =>
-  new Promise((resolvePromise) => {
-    const server = http.createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resolvePromise(port))
-    })
-  })
+/** A free port on 127.0.0.1 (bound, then released); the shared one. @example const port = await freePort() */
+export { freePort } from '../fixtures/ports.ts'
 
 /** Polls until the check holds (or times out, returning false); the shared `eventually`. @example await until(() => fixture.cookies.length > 0) */
 export { eventually as until } from '../fixtures/processes.ts'
