@@ -56,6 +56,13 @@ export interface SupervisorShape {
   readonly settle: Effect.Effect<void>
   /** The context id of the conversation's live errand, if any (for runtime-level tools). */
   readonly contextOf: (conversationId: string) => ContextId | undefined
+  /**
+   * Brings this supervisor up to date with the sealed store for one errand that another process
+   * sharing the store may have parked, sealed or closed (a cluster peer, issue #16): unknown here
+   * and sealed there → registered as parked (`adopted`, resumable with its tabs); parked here but
+   * gone from the store → forgotten (`forgotten`); otherwise `known` or `absent`.
+   */
+  readonly adopt: (conversationId: string) => Effect.Effect<'adopted' | 'known' | 'absent' | 'forgotten', StoreError>
   /** The errand's last in-memory snapshot (for the engine's own tools; never shown to an agent). */
   readonly lastSnapshot: (conversationId: string) => Snapshot | undefined
   /**
@@ -121,7 +128,7 @@ export const makeSupervisor = (
 
     const machine = errandMachine.provide({
       actors: makeErrandEffects({
-        runtime, store, snapshots, health, seed, effectRuntime,
+        runtime, store, snapshots, health, seed, effectRuntime, sealSnapshots: options.sealSnapshots === true,
         conversationOf: (id) => entries.get(id)?.conversation ?? { id, kind: 'task' },
       }),
     })
@@ -380,19 +387,24 @@ export const makeSupervisor = (
       health.add({ at: now(), level: 'warning', text: words.recordDropped(problem.reason), conversationId: problem.errandId })
       yield* Effect.ignore(store.discard(problem.file))
     }
-    for (const parked of yield* store.list()) {
-      const found = yield* Effect.either(store.get(parked.errandId))
-      if (found._tag === 'Left') {
-        health.add({ at: now(), level: 'warning', text: words.recordDropped(found.left.reason), conversationId: parked.errandId })
-        yield* Effect.ignore(store.remove(parked.errandId))
-        continue
-      }
-      if (Option.isNone(found.right)) continue
-      const record = found.right.value
-      const entry = register({ id: record.conversationId, kind: record.kind, helper: record.reason === 'helper' })
-      entry.ownBrowser = record.kind === 'chat'
-      spawn(entry, { parkedAt: record.parkedAt, lentSites: record.lentSites })
-    }
+    /** A sealed record comes in as a parked actor; an unreadable one is dropped, said in health. */
+    const adoptRecord = (errandId: string): Effect.Effect<boolean, StoreError> =>
+      Effect.gen(function* () {
+        const found = yield* Effect.either(store.get(errandId))
+        if (found._tag === 'Left') {
+          if (found.left._tag !== 'RecordUnreadable') return yield* found.left
+          health.add({ at: now(), level: 'warning', text: words.recordDropped(found.left.reason), conversationId: errandId })
+          yield* Effect.ignore(store.remove(errandId))
+          return false
+        }
+        if (Option.isNone(found.right)) return false
+        const record = found.right.value
+        const entry = register({ id: record.conversationId, kind: record.kind, helper: record.reason === 'helper' })
+        entry.ownBrowser = record.kind === 'chat'
+        spawn(entry, { parkedAt: record.parkedAt, lentSites: record.lentSites })
+        return true
+      })
+    for (const parked of yield* store.list()) yield* Effect.ignore(adoptRecord(parked.errandId))
 
     const unsubscribe = yield* runtime.subscribe(onRuntimeEvent)
     yield* Effect.addFinalizer(() =>
@@ -537,6 +549,22 @@ export const makeSupervisor = (
         const snapshot = entries.get(conversationId)?.actor?.getSnapshot()
         return snapshot?.status === 'active' && snapshot.matches('active') ? (snapshot.context.contextId ?? undefined) : undefined
       },
+      adopt: (conversationId) =>
+        Effect.gen(function* () {
+          const entry = entries.get(conversationId)
+          if (entry === undefined) return (yield* adoptRecord(conversationId)) ? 'adopted' : 'absent'
+          const snapshot = entry.actor?.getSnapshot()
+          const parkedHere = snapshot?.status === 'active' && snapshot.matches('parked')
+          // An unreadable record is the resume's to report; only a record that is gone is news.
+          const gone = parkedHere && (yield* Effect.orElseSucceed(Effect.map(store.get(conversationId), Option.isNone), () => false))
+          if (gone) {
+            // Parked here once, then resumed and closed by another process: nothing is left to resume.
+            entry.actor?.stop()
+            entries.delete(conversationId)
+            return 'forgotten'
+          }
+          return 'known'
+        }),
       lastSnapshot: (conversationId) => snapshots.get(conversationId),
       amendSnapshots: (amend) => Effect.sync(() => snapshots.amend(amend)),
     }

@@ -24,6 +24,8 @@ export interface EffectDeps {
   readonly seed: (conversation: Conversation) => Effect.Effect<Seed>
   readonly conversationOf: (conversationId: string) => Conversation
   readonly effectRuntime: EffectRuntime.Runtime<never>
+  /** Seal each snapshot as the errand's record too (cluster mode, issue #16). */
+  readonly sealSnapshots?: boolean | undefined
 }
 
 const label = (input: EffectInput, lentSites: ReadonlyArray<string>): SessionLabel => ({
@@ -114,6 +116,14 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       if (input.contextId === null) return { takenAt: yield* Clock.currentTimeMillis } satisfies SnapshotTaken
       const snapshot = yield* readSnapshot(input.errandId, input.contextId)
       snapshots.set(input.errandId, snapshot)
+      if (deps.sealSnapshots) {
+        // Durable for a peer that heals it after this process dies (issue #16). A failed seal
+        // keeps the errand open: the in-memory snapshot still heals a crash here.
+        yield* Effect.ignore(store.put({
+          errandId: input.errandId, conversationId: input.conversationId, kind: input.kind, reason: input.reason,
+          lentSites: input.lentSites, snapshot, parkedAt: snapshot.takenAt,
+        }))
+      }
       return { takenAt: snapshot.takenAt } satisfies SnapshotTaken
     })
 

@@ -89,4 +89,10 @@ export interface SupervisorOptions {
   readonly maxHeals?: number | undefined
   readonly healBackoffMs?: number | undefined
   readonly healWindowMs?: number | undefined
+  /**
+   * Seals every debounced snapshot (H1) too, as the errand's record in the store, so another
+   * process sharing the store (a cluster peer, issue #16) can heal it from there when this one
+   * dies without a goodbye. Default false: snapshots stay in memory.
+   */
+  readonly sealSnapshots?: boolean | undefined
 }
