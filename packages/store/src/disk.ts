@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { Clock, Effect, Either, Option, type Scope } from 'effect'
-import { RecordUnreadable, StoreConfigError, type StoreError, type UnreadableReason } from './errors.ts'
-import { FIXED_HEADER_BYTES, HEADER_READ_BYTES, MAGIC, MAX_ID_BYTES, parseHeader, seal, unseal, type DeviceKey } from './format.ts'
+import { StoreConfigError, type StoreError } from './errors.ts'
+import { claimedErrandId, HEADER_READ_BYTES, parseHeader, type DeviceKey } from './format.ts'
 import { attempt, attemptIfExists, isTempName, nodeFs, removeDurably, writeAtomic, type StoreFs } from './fs.ts'
 import { loadOrCreateKey, suppliedKey } from './key.ts'
 import { BACKUP_EXCLUDE, isProtectedPath, writeMarkers } from './markers.ts'
-import { recordFromBytes, recordToBytes, type ParkedEntry, type ParkedRecord } from './record.ts'
+import type { ParkedEntry, ParkedRecord } from './record.ts'
+import { openRecord, sealRecord } from './sealing.ts'
 import { byAge, toDrop } from './retention.ts'
 import { decodeOptions, type SealedStoreOptions, type SealedStoreShape, type StoreProblem } from './shape.ts'
 
@@ -31,39 +32,10 @@ const SEALED_NAME = /^[0-9a-f]{64}\.sealed$/
 export const fileNameFor = (errandId: string): string =>
   `${createHash('sha256').update(errandId, 'utf8').digest('hex')}.sealed`
 
-const describe: Record<UnreadableReason, string> = {
-  tampered: 'its sealed file was changed or moved',
-  truncated: 'its sealed file was cut short',
-  'foreign-key': 'it was sealed under another device key',
-  'unknown-version': 'it was written by a newer version of the store',
-  malformed: 'its sealed file is not a parked errand',
-}
-
-/**
- * The typed error for one errand's unreadable record. The message names the errand and the
- * reason only.
- *
- * @example
- * unreadable('e1', 'tampered').message
- */
-export const unreadable = (errandId: string, reason: UnreadableReason): RecordUnreadable =>
-  new RecordUnreadable({
-    reason,
-    errandId,
-    message: `The parked session of errand ${JSON.stringify(errandId)} cannot be resumed: ${describe[reason]} (${reason}). Remove it and start the errand afresh.`,
-  })
-
 /** The errand id a damaged file's header claims, trusted only if it hashes to the file's name. */
 const claimedId = (name: string, bytes: Uint8Array): string | undefined => {
-  if (bytes.length < FIXED_HEADER_BYTES || !MAGIC.every((b, i) => bytes[i] === b)) return undefined
-  const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint16(25)
-  if (length === 0 || length > MAX_ID_BYTES || bytes.length < FIXED_HEADER_BYTES + length) return undefined
-  try {
-    const id = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(FIXED_HEADER_BYTES, FIXED_HEADER_BYTES + length))
-    return fileNameFor(id) === name ? id : undefined
-  } catch {
-    return undefined
-  }
+  const id = claimedErrandId(bytes)
+  return id !== undefined && fileNameFor(id) === name ? id : undefined
 }
 
 type Scanned = { readonly entry: ParkedEntry } | { readonly problem: StoreProblem }
@@ -153,37 +125,18 @@ export const makeDisk = (
       }),
     )
 
-    const open = (errandId: string, bytes: Uint8Array): Effect.Effect<ParkedRecord, RecordUnreadable> =>
-      Either.match(unseal(key, errandId, bytes), {
-        onLeft: (reason) => Effect.fail(unreadable(errandId, reason)),
-        onRight: ({ header, plaintext }) =>
-          Either.match(recordFromBytes(plaintext), {
-            onLeft: (reason) => Effect.fail(unreadable(errandId, reason)),
-            // Only a key holder can make these differ; the header is what list and retention trust.
-            onRight: (record) =>
-              record.errandId === errandId && record.parkedAt === header.parkedAt
-                ? Effect.succeed(record)
-                : Effect.fail(unreadable(errandId, 'tampered')),
-          }),
-      })
-
     const get = (errandId: string) =>
       attemptIfExists('read a parked errand', () => fs.readFile(pathFor(errandId))).pipe(
         Effect.flatMap(Option.match({
           onNone: () => Effect.succeed(Option.none<ParkedRecord>()),
-          onSome: (bytes) => Effect.map(open(errandId, bytes), Option.some),
+          onSome: (bytes) => Effect.map(openRecord(key, errandId, bytes), Option.some),
         })),
       )
 
     /** Seals and writes; returns the record as stored (the schema's fields only). */
     const write = (record: ParkedRecord) =>
-      Either.match(recordToBytes(record), {
-        onLeft: (problem) => Effect.dieMessage(`SealedStore: ${problem}`),
-        onRight: (plaintext) =>
-          writeAtomic(fs, errandsDir, fileNameFor(record.errandId), seal(key, record.errandId, record.parkedAt, plaintext),
-            FILE_MODE, 'write a parked errand').pipe(
-            Effect.as(Either.getOrThrow(recordFromBytes(plaintext)))),
-      })
+      Effect.flatMap(sealRecord(key, record), ({ bytes, stored }) =>
+        writeAtomic(fs, errandsDir, fileNameFor(record.errandId), bytes, FILE_MODE, 'write a parked errand').pipe(Effect.as(stored)))
 
     const pruneNow = Effect.gen(function* () {
       const { entries } = yield* scan

@@ -151,6 +151,25 @@ export const parseHeader = (bytes: Uint8Array, fileSize: number): Either.Either<
 }
 
 /**
+ * The errand id a header names, read from its fixed place even when other fields are damaged
+ * (a newer version, a wrong key id): `undefined` when there is no readable id. Not proof of
+ * anything; a store trusts it only when it matches where the bytes were found.
+ *
+ * @example
+ * claimedErrandId(seal(key, 'e1', 0, plaintext)) // 'e1'
+ */
+export const claimedErrandId = (bytes: Uint8Array): string | undefined => {
+  if (bytes.length < FIXED_HEADER_BYTES || !MAGIC.every((b, i) => bytes[i] === b)) return undefined
+  const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint16(25)
+  if (length === 0 || length > MAX_ID_BYTES || bytes.length < FIXED_HEADER_BYTES + length) return undefined
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(FIXED_HEADER_BYTES, FIXED_HEADER_BYTES + length))
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * Seals a record's plaintext for `errandId` under `key` with a fresh random nonce.
  * `parkedAt` must be a non-negative safe integer (the record schema guarantees it).
  *

@@ -7,3 +7,10 @@ export { ERRANDS_DIR, fileNameFor } from './disk.ts'
 export { nodeFs, type StoreFs } from './fs.ts'
 export type { SealedStoreOptions, SealedStoreShape, StoreProblem } from './shape.ts'
 export { SealedStore } from './SealedStore.ts'
+// The building blocks a store elsewhere (the Postgres store, @errands/store-pg) keeps the same
+// format, AAD, key handling, checks and retention with.
+export { claimedErrandId, deviceKey, HEADER_READ_BYTES, KEY_BYTES, parseHeader, type DeviceKey, type Header } from './format.ts'
+export { KEY_FILE, loadOrCreateKey, suppliedKey } from './key.ts'
+export { openRecord, sealRecord, unreadable } from './sealing.ts'
+export { byAge } from './retention.ts'
+export { decodeOptions, decodeRetention } from './shape.ts'
