@@ -14,12 +14,13 @@
  * @example
  * const layer = hostEngineLayer({ settings, port: 7777, log: console.error, notes: new HealthLog(50) })
  */
+import { DevTools } from '@errands/devtools'
 import { Chromium, engineOver } from '@errands/engine'
 import { defaultPolicy, type GuardPolicy } from '@errands/guard'
 import type { Lending, Settings } from '@errands/lending'
 import { Runtime, type RuntimeShape } from '@errands/runtime'
-import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
-import type { SealedStore } from '@errands/store'
+import { ChromiumRuntime, reservePort, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
+import type { SealedStore, StoreConfigError, StoreError } from '@errands/store'
 import { type HealthLog, InspectorSwitch, openInspectorRelay, Supervisor } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import { Browsing } from './browsing/Browsing.ts'
@@ -60,12 +61,29 @@ export interface HostEngineOptions {
   readonly notes: HealthLog
   /** Extra options for our own Chromium (tests: a binary, no warm spare …). */
   readonly chromium?: Partial<Omit<ChromiumRuntimeOptions, 'dataDir' | 'policy'>> | undefined
+  /** Several hosts as one (issue #16): set by `@errands/cluster` when `ERRANDS_DATABASE_URL` is. */
+  readonly cluster?: HostCluster | undefined
+}
+
+/**
+ * What a cluster changes in the host (`@errands/cluster` builds it; the host does not import
+ * it): the sealed store the peers share instead of the file store, every debounced snapshot
+ * sealed there too (H1, so a peer heals this host's errands when it dies), and an overlay built
+ * over the single host's services whose `Browsing` and `HostHealth` replace theirs — session
+ * calls reach the key's owner, health lists runners and shards.
+ *
+ * @example
+ * hostEngineLayer({ ...options, cluster: { store, overlay } })
+ */
+export interface HostCluster {
+  readonly store: Layer.Layer<SealedStore, StoreError | StoreConfigError>
+  readonly overlay: Layer.Layer<Browsing | HostHealth, unknown, HostServices>
 }
 
 /** Everything the host's engine provides. */
 export type HostServices =
   | Browsing | Person | HostHealth | Stateless | HostBrowser | Pages | Runtime | Chromium | Supervisor | SealedStore | Lending | Settings
-  | InspectorSwitch
+  | InspectorSwitch | DevTools
 
 /**
  * The containment policy of a host on `port` (plus other ports of its own).
@@ -76,20 +94,39 @@ export type HostServices =
 export const hostPolicy = (port: number, extra: ReadonlyArray<number> = []): GuardPolicy =>
   defaultPolicy([port, ...extra].map((p) => ({ host: '127.0.0.1', port: p })))
 
+/** A DevTools endpoint on loopback (`ERRANDS_CDP_URL` pointing at this machine): its port. */
+const loopbackPort = (url: string | undefined): Array<number> => {
+  if (url === undefined) return []
+  try {
+    const u = new URL(url)
+    const port = Number(u.port || (u.protocol === 'https:' || u.protocol === 'wss:' ? 443 : 80))
+    return /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/i.test(u.hostname) ? [port] : []
+  } catch {
+    return []
+  }
+}
+
 /**
  * The host's engine as one layer.
  *
  * @example
  * Effect.provide(program, hostEngineLayer(options))
  */
-export const hostEngineLayer = (options: HostEngineOptions) => {
+export const hostEngineLayer = (options: HostEngineOptions) =>
+  // The errands' browser's DevTools port (A1) is chosen first: it is in the policy (G2).
+  Layer.unwrapEffect(Effect.map(Effect.promise(reservePort), (devtoolsPort) => hostEngineOn(options, devtoolsPort)))
+
+const hostEngineOn = (options: HostEngineOptions, devtoolsPort: number) => {
   const { settings, log, notes } = options
   const dataDir = settings.supervisor.dataDir
   // The inspector's port is ours too, on or off (G2): no context may read the errands' states.
-  const policy = hostPolicy(options.port, [...(options.extraOwnPorts ?? []), settings.inspector.port])
+  // So are the browsers' DevTools ports: each reaches every errand's context (A1).
+  const policy = hostPolicy(options.port, [
+    ...(options.extraOwnPorts ?? []), settings.inspector.port, devtoolsPort, ...loopbackPort(settings.cdpUrl),
+  ])
   const deadlineMs = settings.pageDeadlineMs
 
-  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir, policy, log, deadlineMs }))
+  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir, policy, log, deadlineMs, devtoolsPort }))
   const local: RuntimeReport = { kind: 'chromium', where: 'local' }
   const cdpUrl = settings.cdpUrl
   const browser = cdpUrl === undefined
@@ -112,7 +149,12 @@ export const hostEngineLayer = (options: HostEngineOptions) => {
     log,
   })
   const engine = Layer.unwrapEffect(
-    Effect.map(InspectorSwitch, (i) => engineOver(runtime, { settings: settings.supervisor, supervisor: { inspect: i.inspect } })),
+    Effect.map(InspectorSwitch, (i) =>
+      engineOver(runtime, {
+        settings: settings.supervisor,
+        supervisor: { inspect: i.inspect, sealSnapshots: options.cluster !== undefined },
+        store: options.cluster?.store,
+      })),
   ).pipe(Layer.provideMerge(inspector))
 
   const services = Layer.mergeAll(
@@ -120,6 +162,9 @@ export const hostEngineLayer = (options: HostEngineOptions) => {
     Layer.effect(Person, makePerson),
     Layer.effect(HostHealth, Effect.flatMap(HostBrowser, (b) => makeHostHealth(b.describe, notes))),
     Stateless.layer({ policy, localhostPorts: settings.localhostPorts, deadlineMs }),
+    // A DevTools endpoint per errand at /devtools/<token> on the host's own port (A1).
+    DevTools.layer({ baseUrl: () => `ws://127.0.0.1:${options.port}`, policy, log, idleMs: settings.supervisor.idleMs }),
   )
-  return services.pipe(Layer.provideMerge(engine))
+  const single = services.pipe(Layer.provideMerge(engine))
+  return options.cluster === undefined ? single : options.cluster.overlay.pipe(Layer.provideMerge(single))
 }

@@ -11,6 +11,7 @@
  * const host = yield* startHost({ settings, port: 0 }) // any free port (tests)
  * host.url // 'http://127.0.0.1:41234'
  */
+import { DevTools, type DevToolsShape } from '@errands/devtools'
 import { DailyBrowser, makeDailyDoor } from '@errands/daily'
 import { makeLiveView, type LiveInspector, type LiveView } from '@errands/liveview'
 import { HealthLog, type InspectorStatus } from '@errands/supervisor'
@@ -120,6 +121,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
     let current: Fetcher = starting
     let door: NodeRoute | undefined
     let live: LiveView | undefined
+    let devtools: DevToolsShape | undefined
     let port = 0
     const handler = nodeHandler(() => current, inFlight, () => port)
     const server = http.createServer({ requestTimeout: 300_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
@@ -147,9 +149,9 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       handler(req, res)
     }
     server.on('clientError', onClientError)
-    // The live view's WebSocket is the only upgrade the host takes.
+    // The host takes two upgrades: the DevTools endpoint's (/devtools/<token>, A1) and the live view's.
     server.on('upgrade', (req, socket, head) => {
-      if (!live?.upgrade(req, socket, head)) socket.destroy()
+      if (!devtools?.upgrade(req, socket, head) && !live?.upgrade(req, socket, head)) socket.destroy()
     })
     port = yield* Effect.acquireRelease(listen(server, options.port ?? settings.port), () =>
       Effect.async<void>((resume) => {
@@ -160,6 +162,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
     const notes = new HealthLog(50)
     const services = yield* Layer.build(hostEngineLayer({ settings, port, log, notes, chromium: options.chromium })).pipe(Effect.mapError(engineFailed))
     const app = yield* makeApp({ port, token, log }).pipe(Effect.provide(services))
+    devtools = Context.get(services, DevTools)
     if (options.daily === undefined) {
       // The Daily Browser lives as long as the host; its leases vanish with it (D6).
       const daily = yield* Layer.build(DailyBrowser.layer()).pipe(Effect.mapError(engineFailed))

@@ -23,6 +23,7 @@ import { join } from 'node:path'
 import type { GuardPolicy } from '@errands/guard'
 import { chromium, type Browser, type BrowserContext, type BrowserServer } from 'playwright-core'
 import { guardBrowserRequests, type Log } from './containment.ts'
+import { browserWebSocketUrl } from './devtoolsPort.ts'
 import { within } from './failures.ts'
 import { CHROMIUM_ARGS } from './options.ts'
 
@@ -46,6 +47,8 @@ export interface LaunchSettings {
   readonly owner: string
   /** Extra Chromium switches (e.g. `--host-resolver-rules=…` for tests with real host names). */
   readonly extraArgs: ReadonlyArray<string>
+  /** The errands' browser also listens for CDP here, on 127.0.0.1 (A1; see devtoolsPort.ts). */
+  readonly devtoolsPort: number
 }
 
 const OWNER_VARIABLE = 'ERRANDS_OWNER'
@@ -201,6 +204,7 @@ interface Running {
   readonly generation: number
   readonly tmpDir: string
   expectedClose: boolean
+  devtoolsUrl: Promise<string> | undefined
 }
 
 /**
@@ -258,6 +262,22 @@ export class ErrandsBrowser {
     return { context: await browser.newContext(), generation }
   }
 
+  /**
+   * The browser-level DevTools WebSocket of the running errands' browser of `generation` (A1);
+   * fails when that browser is gone.
+   *
+   * @example
+   * const url = await errands.devtoolsUrl(entry.generation)
+   */
+  devtoolsUrl(generation: number): Promise<string> {
+    const running = this.running
+    if (running === undefined || running.generation !== generation) return Promise.reject(new Error('the errands browser of this context is gone'))
+    return (running.devtoolsUrl ??= browserWebSocketUrl(`http://127.0.0.1:${this.settings.devtoolsPort}`, this.settings.deadlineMs).catch((error: unknown) => {
+      running.devtoolsUrl = undefined
+      throw error
+    }))
+  }
+
   /** Whether a warm spare context is ready to be handed out. @example await until(() => errands.spareReady()) */
   spareReady(): boolean {
     return this.spare?.context !== undefined && this.spare.generation === this.running?.generation
@@ -311,7 +331,7 @@ export class ErrandsBrowser {
     try {
       server = await chromium.launchServer({
         executablePath: this.settings.executablePath,
-        args: [...CHROMIUM_ARGS, ...this.settings.extraArgs],
+        args: [...CHROMIUM_ARGS, ...this.settings.extraArgs, `--remote-debugging-port=${this.settings.devtoolsPort}`],
         headless: true,
         timeout: this.settings.deadlineMs,
         env: { ...process.env, TMPDIR: tmpDir, [OWNER_VARIABLE]: this.settings.owner },
@@ -319,7 +339,7 @@ export class ErrandsBrowser {
       })
       const browser = await chromium.connect(server.wsEndpoint(), { timeout: this.settings.deadlineMs })
       const running: Running = {
-        server, browser, pid: server.process().pid, generation: ++this.generations, tmpDir, expectedClose: false,
+        server, browser, pid: server.process().pid, generation: ++this.generations, tmpDir, expectedClose: false, devtoolsUrl: undefined,
       }
       browser.on('disconnected', () => this.onDisconnected(running))
       await guardBrowserRequests(browser, this.settings.policy, this.settings.log, 'errands')

@@ -16,7 +16,7 @@
 import { decide, formatDecision, type Decision, type GuardPolicy } from '@errands/guard'
 import {
   ContextNotFound, RuntimeError,
-  type ContextId, type RuntimeEvent, type SessionLabel, type Snapshot, type StorageState, type TabInfo, type TabSpec,
+  type ContextId, type DevToolsTarget, type RuntimeEvent, type SessionLabel, type Snapshot, type StorageState, type TabInfo, type TabSpec,
 } from '@errands/runtime'
 import { Effect } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
@@ -115,6 +115,14 @@ export abstract class ContextRuntime<E extends ContextEntry> {
 
   /** Listens to more of a page once it is a tab. */
   protected watchPage(_entry: E, _page: Page): void {}
+
+  /**
+   * The DevTools WebSocket of the browser that holds `entry` (A1), or undefined when this runtime
+   * has none to offer.
+   */
+  protected devtoolsUrl(_entry: E): Promise<string> | undefined {
+    return undefined
+  }
 
   /** For an id with no entry: how to bring the context back, or undefined (ContextNotFound). */
   protected revive(_contextId: ContextId): Effect.Effect<E, RuntimeError> | undefined {
@@ -277,6 +285,22 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       return { storage: await entry.pageWork.run(() => this.readStorage(entry)), tabs }
     })
 
+  /**
+   * The browser's DevTools WebSocket and the context's browser context id, for the DevTools
+   * proxy (A1). The person's main context has none: no CDP client is ever let into it.
+   *
+   * @example
+   * const { browserUrl, browserContextId } = yield* runtime.devtools(id)
+   */
+  readonly devtools = (contextId: ContextId): Effect.Effect<DevToolsTarget, RuntimeError | ContextNotFound> =>
+    this.withEntry(contextId, 'devtools endpoint', async (entry) => {
+      const browserUrl = this.isLifelong(entry) ? undefined : this.devtoolsUrl(entry)
+      if (browserUrl === undefined) {
+        throw new RuntimeError({ reason: 'invalid', message: `context ${contextId} has no DevTools endpoint` })
+      }
+      return { browserUrl: await browserUrl, browserContextId: await this.browserContextIdOf(entry) }
+    })
+
   /** @example const stop = yield* runtime.subscribe(console.log) */
   readonly subscribe = (listener: (event: RuntimeEvent) => void): Effect.Effect<() => void> =>
     Effect.sync(() => {
@@ -386,6 +410,27 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       return { page, done: () => page.close() }
     } finally {
       entry.quietPages--
+    }
+  }
+
+  // Playwright does not expose a context's CDP id; a page's target info carries it. Cached: a
+  // context keeps its id for life.
+  private readonly contextIds = new WeakMap<BrowserContext, string>()
+
+  private async browserContextIdOf(entry: E): Promise<string> {
+    const known = this.contextIds.get(entry.context)
+    if (known !== undefined) return known
+    const { page, done } = await entry.pageWork.run(() => this.quietPage(entry))
+    try {
+      const session = await entry.context.newCDPSession(page)
+      const { targetInfo } = await session.send('Target.getTargetInfo')
+      await session.detach().catch(() => undefined)
+      const id = targetInfo.browserContextId
+      if (id === undefined) throw new RuntimeError({ reason: 'unavailable', message: `context ${entry.id} reports no browser context id` })
+      this.contextIds.set(entry.context, id)
+      return id
+    } finally {
+      await done()
     }
   }
 

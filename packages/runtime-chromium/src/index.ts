@@ -20,3 +20,4 @@ export { PageScreencast, type ScreencastFrame, type ScreencastFrameMetadata, typ
 export { TabBook } from './tabs.ts'
 export { checkNavigation, guardBrowserRequests, guardContextWebSockets, type Log } from './containment.ts'
 export { readContextStorage, removeCookiesFrom, toPlaywrightCookies } from './storage.ts'
+export { browserWebSocketUrl, reservePort } from './devtoolsPort.ts'

@@ -1,7 +1,7 @@
 import { Context, type Effect } from 'effect'
 import type { ContextNotFound, RuntimeError } from './errors.ts'
 import type {
-  ContextId, Cookie, OpenContextSpec, RuntimeEvent, SessionLabel, Snapshot, StorageState, TabInfo,
+  ContextId, Cookie, DevToolsTarget, OpenContextSpec, RuntimeEvent, SessionLabel, Snapshot, StorageState, TabInfo,
 } from './types.ts'
 
 /** Errors every context-scoped call can fail with. */
@@ -41,6 +41,11 @@ export interface RuntimeShape {
   readonly snapshot: (contextId: ContextId) => Effect.Effect<Omit<Snapshot, 'takenAt'>, ContextError>
   /** Listens to runtime events; returns the way to stop listening. */
   readonly subscribe: (listener: (event: RuntimeEvent) => void) => Effect.Effect<() => void>
+  /**
+   * The browser DevTools endpoint and browser context id behind an errand context (A1), for the
+   * engine's DevTools proxy only. Absent in runtimes without a real browser (the memory runtime).
+   */
+  readonly devtools?: ((contextId: ContextId) => Effect.Effect<DevToolsTarget, ContextError>) | undefined
   /** Closes every context and the browsers behind them. Idempotent. */
   readonly shutdown: Effect.Effect<void>
 }

@@ -92,3 +92,17 @@ export type RuntimeEvent =
   | { readonly _tag: 'PageLoaded'; readonly contextId: ContextId; readonly tabId: string }
   | { readonly _tag: 'ContextCrashed'; readonly contextId: ContextId }
   | { readonly _tag: 'BrowserCrashed'; readonly contextIds: ReadonlyArray<ContextId> }
+
+/**
+ * Where a CDP client can reach one context of a real browser (A1): the browser's DevTools
+ * WebSocket and the context's id in that browser. Only the engine's DevTools proxy
+ * (`@errands/devtools`) ever sees it; it is never shown to an agent (the URL reaches every
+ * context of that browser).
+ *
+ * @example
+ * const target: DevToolsTarget = { browserUrl: 'ws://127.0.0.1:9222/devtools/browser/…', browserContextId: 'E711FD…' }
+ */
+export interface DevToolsTarget {
+  readonly browserUrl: string
+  readonly browserContextId: string
+}

@@ -15,6 +15,7 @@
  * const app = yield* makeApp({ port: 7777, token })
  * const res = await app.request('/v1/url', { headers: { 'x-browser-session': 'k1' } })
  */
+import { DevTools } from '@errands/devtools'
 import { Cause, Effect, Either, Exit, Redacted, Runtime } from 'effect'
 import { timingSafeEqual } from 'node:crypto'
 import { Browsing } from '../browsing/Browsing.ts'
@@ -77,13 +78,14 @@ const checkToken = (headers: Headers, token: Redacted.Redacted<string>): Unautho
  * @example
  * const app = await Effect.runPromise(makeApp(options).pipe(Effect.provide(layers)))
  */
-export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing | Person | HostHealth | Stateless> =>
+export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing | Person | HostHealth | Stateless | DevTools> =>
   Effect.gen(function* () {
     const router = new Router<Route>(routes({
       browsing: yield* Browsing,
       person: yield* Person,
       health: yield* HostHealth,
       stateless: yield* Stateless,
+      devtools: yield* DevTools,
     }))
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? (() => undefined)

@@ -7,6 +7,7 @@
  * @example
  * const router = new Router(routes({ browsing, person, health, stateless }))
  */
+import type { DevToolsShape } from '@errands/devtools'
 import { Effect, Schema } from 'effect'
 import { BadRequest } from '../errors.ts'
 import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../browsing/Browsing.ts'
@@ -49,6 +50,7 @@ export interface RouteServices {
   readonly person: PersonShape
   readonly health: HostHealthShape
   readonly stateless: StatelessShape
+  readonly devtools: DevToolsShape
 }
 
 const def = <B = Record<string, never>, Q = Record<string, never>>(
@@ -142,7 +144,7 @@ const lendConversation = (target: typeof LendTarget.Type): Effect.Effect<string,
  * @example
  * new Router(routes(services))
  */
-export const routes = ({ browsing, person, health, stateless }: RouteServices): ReadonlyArray<RouteDef<Route>> => [
+export const routes = ({ browsing, person, health, stateless, devtools }: RouteServices): ReadonlyArray<RouteDef<Route>> => [
   def('GET', '/health', 'open', { run: () => health.report }),
   def('POST', '/v1/fetch', 'open', { body: NavigateBody, run: ({ body }) => stateless.fetch(body.url) }),
   def('GET', '/v1/localhosts', 'open', { run: () => Effect.map(stateless.localhosts, (services) => ({ services })) }),
@@ -150,6 +152,10 @@ export const routes = ({ browsing, person, health, stateless }: RouteServices): 
   ...pageVerbs('/v1', 'session', browsing),
   def('POST', '/v1/session/task', 'session', { body: TaskBody, run: ({ key, body }) => browsing.task(key, body.status) }),
   def('DELETE', '/v1/session', 'session', { run: ({ key }) => Effect.as(browsing.release(key), { released: true }) }),
+  // A1: brought up like every verb (opened, resumed or healed), then a fresh URL into it.
+  def('GET', '/v1/session/devtools', 'session', {
+    run: ({ key }) => Effect.zipRight(browsing.tabs(sessionTarget(key)), devtools.endpoint(conversationIdOf(key))),
+  }),
 
   def('GET', '/v1/person/settings', 'person', { run: () => person.settings }),
   def('POST', '/v1/person/settings/always-allowed', 'person', { body: SiteBody, run: ({ body }) => person.allowAlways(body.site) }),

@@ -8,6 +8,7 @@
  * const res = await t.app.request('/v1/url', { headers: { 'x-browser-session': 'k1' } })
  * expect(t.calls).toHaveLength(1)
  */
+import { DevTools } from '@errands/devtools'
 import { Effect, Layer, Redacted } from 'effect'
 import { Browsing, type BrowsingShape, type RecordedCall } from '../browsing/Browsing.ts'
 import { HostHealth } from '../health.ts'
@@ -70,6 +71,7 @@ export const testApp = (
       fetch: (url) => Effect.sync(() => (record('fetch')(url), { url, status: 200, headers: {}, body: '', encoding: 'utf-8' as const, truncated: false, redirects: 0 })),
       localhosts: Effect.sync(() => (record('localhosts')(), [])),
     }),
+    DevTools.layerTest({ endpoint: (id) => Effect.sync(() => (record('devtools')(id), { url: 'ws://127.0.0.1:7777/devtools/test-token' })) }),
   )
   const app = Effect.runSync(makeApp({ port: overrides.port ?? 7777, token: Redacted.make(TEST_TOKEN) }).pipe(Effect.provide(layer)))
   return { app, calls }

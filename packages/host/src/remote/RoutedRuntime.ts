@@ -128,6 +128,7 @@ export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions
       navigate: (id, tab, url) => on(id).navigate(id, tab, url),
       setLabel: (id, label: SessionLabel) => on(id).setLabel(id, label),
       snapshot: (id) => on(id).snapshot(id),
+      devtools: (id) => (remote?.owns(id) ? remote.devtools(id) : local.devtools(id)),
       subscribe: (listener) =>
         Effect.sync(() => {
           listeners.add(listener)

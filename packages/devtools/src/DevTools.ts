@@ -1,0 +1,249 @@
+/**
+ * The DevTools endpoint per errand (A1) as an Effect service: `endpoint(conversationId)` hands
+ * out `ws://<host>/devtools/<token>`, and `upgrade` takes the WebSocket upgrades of those URLs
+ * (the host mounts it on its own port; an embedder on a server of its own).
+ *
+ * The lifecycle follows the supervisor, the one path for every caller (A3):
+ * - a connection **drives** its errand while it is open (never parked to make room, C2) — it
+ *   resumes or heals it first when needed, like every verb;
+ * - a connection with no message for the idle limit is closed (code 4003), so an idle socket does
+ *   not pin its errand forever; the sweep may park it then (C4);
+ * - **park** closes every connection of the errand (4001) and revokes its tokens; **release** and
+ *   the errand's end do too (4002); a **heal** closes connections (4004) but keeps the token, so a
+ *   client reconnects with the same URL and finds the tabs back.
+ *
+ * @example
+ * const devtools = yield* DevTools
+ * const { url } = yield* devtools.endpoint('session:task-42')
+ * const browser = await chromium.connectOverCDP(url)
+ */
+import type { GuardPolicy } from '@errands/guard'
+import { Runtime, type DevToolsTarget } from '@errands/runtime'
+import { Supervisor, type SupervisorError } from '@errands/supervisor'
+import { Cause, Context, Effect, Exit, Layer, Runtime as EffectRuntime, type Scope } from 'effect'
+import type * as http from 'node:http'
+import type { Duplex } from 'node:stream'
+import { WebSocketServer } from 'ws'
+import { DevToolsUnavailable } from './errors.ts'
+import { ErrandProxy, type CloseReason } from './proxy.ts'
+import { TokenBook } from './tokens.ts'
+
+/** What `endpoint` answers. */
+export interface DevToolsEndpoint {
+  /** `ws://127.0.0.1:<port>/devtools/<token>`: give it to `connectOverCDP`, `puppeteer.connect` or `chrome-remote-interface`. */
+  readonly url: string
+}
+
+/** How the service is set up. */
+export interface DevToolsOptions {
+  /** Where clients connect, without a trailing slash: `ws://127.0.0.1:7777`. */
+  readonly baseUrl: () => string
+  /** The containment policy (navigations a client asks for are decided first). */
+  readonly policy: GuardPolicy
+  readonly log: (line: string) => void
+  /** A connection silent for this long is closed (default 900000 ms, the supervisor's default idle limit). */
+  readonly idleMs?: number | undefined
+  /** `Host` headers an upgrade may carry (B7: DNS rebinding); default: the base URL's host only. */
+  readonly hosts?: (() => ReadonlyArray<string>) | undefined
+}
+
+/** The service. */
+export interface DevToolsShape {
+  /** A fresh URL into the conversation's errand (opened, resumed or healed through the supervisor first). */
+  readonly endpoint: (conversationId: string) => Effect.Effect<DevToolsEndpoint, DevToolsUnavailable | SupervisorError>
+  /** Takes an HTTP upgrade when its path is `/devtools/…` (`true`); anything else is not its own. */
+  readonly upgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean
+  /** Open client connections (of one conversation, or all). */
+  readonly connections: (conversationId?: string) => number
+}
+
+/** The close frames a client receives, and why. */
+export const CLOSE = {
+  parked: { code: 4001, reason: 'The errand was parked; after it resumes, ask GET /v1/session/devtools for a new URL.' },
+  released: { code: 4002, reason: 'The errand was released or has ended; this URL is revoked.' },
+  idle: { code: 4003, reason: 'Idle for longer than the idle limit; connect again to go on.' },
+  healing: { code: 4004, reason: "The errand's browser crashed and is being reopened; connect again with the same URL." },
+  shutdown: { code: 1001, reason: 'The engine is shutting down.' },
+} as const satisfies Record<string, CloseReason>
+
+const PATH = /^\/devtools\/([^/?#]*)$/
+
+const refuseUpgrade = (socket: Duplex, status: number, code: string, message: string): void => {
+  const body = JSON.stringify({ error: { code, message } })
+  const text = status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : status === 421 ? 'Misdirected Request' : 'Service Unavailable'
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+}
+
+const ENDED = new Set(['closing', 'closed'])
+
+/**
+ * Builds the service; closing the scope closes every connection and revokes every token.
+ *
+ * @example
+ * const devtools = yield* makeDevTools({ baseUrl: () => 'ws://127.0.0.1:7777', policy, log: console.error })
+ */
+export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsShape, never, Supervisor | Runtime | Scope.Scope> =>
+  Effect.gen(function* () {
+    const supervisor = yield* Supervisor
+    const runtime = yield* Runtime
+    const run = EffectRuntime.runPromiseExit(yield* Effect.runtime<never>())
+    const tokens = new TokenBook()
+    const open = new Map<string, Set<ErrandProxy>>()
+    const idleMs = options.idleMs ?? 900_000
+    const hosts = options.hosts ?? (() => [new URL(options.baseUrl().replace(/^ws/, 'http')).host])
+    const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 })
+    let closed = false
+
+    const closeAll = (conversationId: string, why: CloseReason) => {
+      for (const proxy of [...(open.get(conversationId) ?? [])]) proxy.close(why)
+    }
+
+    const stopWatching = supervisor.onChange((view) => {
+      if (view.state === 'parking' || view.state === 'parked') {
+        tokens.revoke(view.conversationId)
+        closeAll(view.conversationId, CLOSE.parked)
+      } else if (ENDED.has(view.state)) {
+        tokens.revoke(view.conversationId)
+        closeAll(view.conversationId, CLOSE.released)
+      } else if (view.state === 'healing') {
+        closeAll(view.conversationId, CLOSE.healing)
+      }
+    })
+
+    const idleCheck = setInterval(() => {
+      const now = Date.now()
+      for (const proxies of open.values()) for (const proxy of [...proxies]) if (now - proxy.lastActivity >= idleMs) proxy.close(CLOSE.idle)
+    }, Math.max(50, Math.min(30_000, Math.floor(idleMs / 4))))
+    idleCheck.unref()
+
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        closed = true
+        stopWatching()
+        clearInterval(idleCheck)
+        tokens.clear()
+        for (const id of [...open.keys()]) closeAll(id, CLOSE.shutdown)
+        wss.close()
+      }))
+
+    /** The errand's browser endpoint, while driving it; fails when it has none. */
+    const target = (conversationId: string): Effect.Effect<DevToolsTarget, DevToolsUnavailable | SupervisorError> =>
+      Effect.gen(function* () {
+        const binding = yield* supervisor.drive(conversationId)
+        if (!binding.isolated) {
+          return yield* new DevToolsUnavailable({
+            reason: 'not-an-errand',
+            message: 'This conversation browses in the person\'s main context; a DevTools endpoint is only given for an errand (a task, or a chat with a browser of its own).',
+          })
+        }
+        const devtools = runtime.devtools
+        if (devtools === undefined) {
+          return yield* new DevToolsUnavailable({ reason: 'unsupported', message: `The ${runtime.kind} runtime has no real browser behind it, so it has no DevTools endpoint.` })
+        }
+        return yield* Effect.mapError(devtools(binding.contextId), (e) =>
+          new DevToolsUnavailable({ reason: 'browser-unreachable', message: `The errand's browser cannot be reached for DevTools now (${e.message}); try again.` }))
+      }).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : supervisor.undrive(conversationId))))
+
+    const endpoint = (conversationId: string) =>
+      Effect.gen(function* () {
+        // Proves the errand can be reached (opening, resuming or healing it), then lets it go.
+        yield* target(conversationId)
+        yield* supervisor.undrive(conversationId)
+        const token = tokens.mint(conversationId)
+        return { url: `${options.baseUrl()}/devtools/${token}` } satisfies DevToolsEndpoint
+      })
+
+    const connect = async (conversationId: string, token: string, req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      const found = await run(target(conversationId))
+      if (Exit.isFailure(found)) {
+        const error = Cause.squash(found.cause)
+        return refuseUpgrade(socket, 503, 'DevToolsUnavailable', error instanceof Error ? error.message : 'The errand is not available; try again.')
+      }
+      let proxy: ErrandProxy
+      try {
+        proxy = await ErrandProxy.connect({
+          upstreamUrl: found.value.browserUrl, browserContextId: found.value.browserContextId, policy: options.policy, log: options.log, name: conversationId,
+        })
+      } catch (error) {
+        await run(supervisor.undrive(conversationId))
+        return refuseUpgrade(socket, 503, 'DevToolsUnavailable', `${error instanceof Error ? error.message : 'the errand\'s browser cannot be reached'}; try again.`)
+      }
+      const set = open.get(conversationId) ?? new Set<ErrandProxy>()
+      open.set(conversationId, set)
+      set.add(proxy)
+      proxy.onClose((why) => {
+        set.delete(proxy)
+        if (set.size === 0 && open.get(conversationId) === set) open.delete(conversationId)
+        options.log(`devtools: a client of ${conversationId} disconnected (${why.code})`)
+        void run(supervisor.undrive(conversationId))
+      })
+      // Parked, released or shut down while we connected: the token is gone.
+      if (closed || tokens.conversationOf(token) !== conversationId) {
+        proxy.close(closed ? CLOSE.shutdown : CLOSE.parked)
+        return refuseUpgrade(socket, 404, 'UnknownDevToolsToken', 'This DevTools URL was revoked; ask GET /v1/session/devtools for a new one.')
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        proxy.attach(ws)
+        options.log(`devtools: a client connected to ${conversationId}`)
+      })
+    }
+
+    const upgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean => {
+      const match = PATH.exec(req.url ?? '')
+      if (match === null) return false
+      // B7: a web page may try to reach us; CDP clients send no Origin, and the Host is ours.
+      if (req.headers.origin !== undefined) {
+        refuseUpgrade(socket, 403, 'ForbiddenOrigin', 'The DevTools endpoint takes no connections from web pages.')
+        return true
+      }
+      if (!hosts().includes(req.headers.host ?? '')) {
+        refuseUpgrade(socket, 421, 'WrongHost', 'Connect with the URL exactly as it was given.')
+        return true
+      }
+      const token = match[1]!
+      const conversationId = closed ? undefined : tokens.conversationOf(token)
+      if (conversationId === undefined) {
+        refuseUpgrade(socket, 404, 'UnknownDevToolsToken', 'This DevTools URL is unknown or was revoked (park, release); ask GET /v1/session/devtools for a new one.')
+        return true
+      }
+      connect(conversationId, token, req, socket, head).catch(() => {
+        if (socket.writable) refuseUpgrade(socket, 503, 'DevToolsUnavailable', 'The DevTools endpoint failed; try again.')
+      })
+      return true
+    }
+
+    return {
+      endpoint,
+      upgrade,
+      connections: (conversationId) =>
+        conversationId === undefined ? [...open.values()].reduce((n, s) => n + s.size, 0) : (open.get(conversationId)?.size ?? 0),
+    } satisfies DevToolsShape
+  })
+
+/**
+ * The DevTools endpoint service (`@errands/devtools/DevTools`).
+ *
+ * @example
+ * const layer = DevTools.layer({ baseUrl: () => 'ws://127.0.0.1:7777', policy, log: console.error })
+ */
+export class DevTools extends Context.Tag('@errands/devtools/DevTools')<DevTools, DevToolsShape>() {
+  /** The service over the supervisor and runtime in context. @example DevTools.layer(options) */
+  static layer(options: DevToolsOptions): Layer.Layer<DevTools, never, Supervisor | Runtime> {
+    return Layer.scoped(DevTools, makeDevTools(options))
+  }
+
+  /**
+   * A fake for router tests: the given methods, and every missing one dies loudly.
+   *
+   * @example
+   * DevTools.layerTest({ endpoint: () => Effect.succeed({ url: 'ws://127.0.0.1:7777/devtools/x' }) })
+   */
+  static layerTest(methods: Partial<DevToolsShape>): Layer.Layer<DevTools> {
+    return Layer.succeed(DevTools, {
+      endpoint: () => Effect.dieMessage('DevTools fake: endpoint is not provided'),
+      upgrade: () => false,
+      connections: () => 0,
+      ...methods,
+    })
+  }
+}

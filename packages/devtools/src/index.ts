@@ -1,0 +1,13 @@
+/**
+ * `@errands/devtools` — a DevTools endpoint per errand (A1): any Playwright, Puppeteer or CDP
+ * client connects into one isolated errand and nothing else. See docs/devtools-endpoint.md.
+ *
+ * @example
+ * import { DevTools } from '@errands/devtools'
+ * const { url } = yield* (yield* DevTools).endpoint('session:task-42')
+ */
+export * from './DevTools.ts'
+export * from './errors.ts'
+export { BROWSER_METHODS, ErrandProxy, type CloseReason, type ProxyOptions } from './proxy.ts'
+export { matchesFilter, SESSION_METHODS } from './targets.ts'
+export { TokenBook } from './tokens.ts'
