@@ -1,23 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Context, Effect, Layer, Option } from 'effect'
-import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SealedStore } from '../../packages/store/src/index.ts'
 import { CRASH_ERRAND, versionOf } from './crash-record.ts'
+import { bundleWriter, prng, startWriter, waitUntil, type Run } from './crash-run.ts'
 
 /*
  * S4, with real processes: a child parks one errand over and over and is killed with SIGKILL
  * at a random moment; a fresh store must then read the old or the new version, never an error,
- * never nothing once something was written.
- *
- * Why a bundle: `node --import tsx crash-writer.ts` works but spends ~2 s per start on this
- * machine loading effect through the loader hooks, which makes 50 kills take ~100 s. esbuild
- * (the compiler tsx itself uses) bundles the same source once into one file that starts in
- * ~0.3 s.
+ * never nothing once something was written. The child runs as a bundle (crash-run.ts says why).
  */
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -26,59 +20,11 @@ let writer = ''
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'errands-crash-'))
-  writer = join(work, 'crash-writer.mjs')
-  await build({
-    entryPoints: [join(here, 'crash-writer.ts')],
-    bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: writer, logLevel: 'warning',
-  })
+  writer = await bundleWriter(join(here, 'crash-writer.ts'), work)
 })
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-/** A small seeded PRNG (mulberry32), so a failing run can be replayed with CRASH_SEED. */
-const prng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-
-interface Run {
-  readonly child: ChildProcess
-  /** Versions the child started putting ("w n") and finished putting ("d n"), in order. */
-  readonly started: Array<number>
-  readonly done: Array<number>
-  readonly stderr: Array<string>
-  readonly closed: Promise<void>
-}
-
-const startWriter = (dir: string, from: number): Run => {
-  const child = spawn(process.execPath, [writer, dir, String(from)], { stdio: ['ignore', 'pipe', 'pipe'] })
-  const run: Run = {
-    child, started: [], done: [], stderr: [],
-    // 'close' fires after the pipes are drained, so every line the child wrote has been seen.
-    closed: new Promise((resolve) => child.on('close', () => resolve())),
-  }
-  let pending = ''
-  child.stdout?.on('data', (chunk: Buffer) => {
-    pending += chunk.toString('utf8')
-    const lines = pending.split('\n')
-    pending = lines.pop() ?? ''
-    for (const line of lines) {
-      const [kind, n] = line.split(' ')
-      ;(kind === 'w' ? run.started : run.done).push(Number(n))
-    }
-  })
-  child.stderr?.on('data', (chunk: Buffer) => run.stderr.push(chunk.toString('utf8')))
-  return run
-}
-
-const waitUntil = async (condition: () => boolean, ms: number, what: string): Promise<void> => {
-  const deadline = Date.now() + ms
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 2))
-  }
-}
+const startFileWriter = (dir: string, from: number): Run => startWriter(writer, [dir, String(from)])
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -104,7 +50,7 @@ describe('sealed store under SIGKILL', () => {
     let killedMidPut = 0
     for (let i = 0; i < 50; i++) {
       const at = `seed ${seed}, kill ${i}`
-      const run = startWriter(dir, stored === undefined ? 0 : stored + 1)
+      const run = startFileWriter(dir, stored === undefined ? 0 : stored + 1)
       // Every fifth kill lands anywhere, start-up included; the others once writing is under way.
       if (stored === undefined || i % 5 !== 4) {
         await waitUntil(() => run.done.length > 0 || run.child.exitCode !== null, 15_000, `the first put (${at})`)
@@ -145,7 +91,7 @@ describe('sealed store under SIGKILL', () => {
     const random = prng(seed + 1)
     for (let i = 0; i < 10; i++) {
       const dir = join(work, `fresh-${i}`)
-      const run = startWriter(dir, 0)
+      const run = startFileWriter(dir, 0)
       await sleep(150 + random() * 250)
       run.child.kill('SIGKILL')
       await run.closed
