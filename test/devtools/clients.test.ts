@@ -1,0 +1,142 @@
+// Issue #13 (A1): real CDP clients — playwright-core `connectOverCDP`, puppeteer-core `connect`
+// and chrome-remote-interface — connect to one errand through GET /v1/session/devtools, see its
+// tabs as the default context's pages, navigate, read the DOM, set a cookie, open and close a
+// tab; the other errand and the person's main context see none of it on the wire (T5).
+import CDP from 'chrome-remote-interface'
+import * as http from 'node:http'
+import { chromium } from 'playwright-core'
+import puppeteer from 'puppeteer-core'
+import { describe, expect, it } from 'vitest'
+import { eventually } from '../fixtures/processes.ts'
+import { tabsOf, useDevToolsHost } from './harness.ts'
+
+const env = useDevToolsHost(2)
+
+/** Both others load site `i`'s /echo; neither may send `cookie`. */
+const othersSendNo = async (cookie: string, i = 0) => {
+  expect(await env().cookieSeenBy('b', i)).not.toContain(cookie)
+  expect(await env().cookieSeenBy('main', i)).not.toContain(cookie)
+}
+
+const tabUrls = async (key: string) => (await tabsOf(env().host, key)).map((t) => t.url)
+
+describe('a DevTools endpoint per errand, with real clients (A1)', () => {
+  it('playwright-core connectOverCDP drives one errand, and its tab is the errand\'s (snapshots, guard)', async () => {
+    const { host, sites } = env()
+    const site = sites[0]!
+    const browser = await chromium.connectOverCDP(await env().endpoint('pw'))
+    try {
+      // One context (the default one), holding exactly the errand's tabs.
+      expect(browser.contexts()).toHaveLength(1)
+      const context = browser.contexts()[0]!
+      expect(context.pages().map((p) => p.url())).toEqual(await tabUrls('pw'))
+      const page = await context.newPage()
+      await page.goto(site.url('/title?t=via-playwright'))
+      expect(await page.title()).toBe('via-playwright')
+      expect(await eventually(async () => (await tabUrls('pw')).includes(site.url('/title?t=via-playwright')))).toBe(true)
+
+      await context.addCookies([{ name: 'viaPw', value: '1', url: site.origin }])
+      await page.goto(site.url('/echo'))
+      expect(JSON.parse(await page.locator('body').innerText()).cookie).toContain('viaPw=1')
+      expect(site.lastCookie('/echo')).toContain('viaPw=1')
+      expect((await context.cookies()).map((c) => c.name)).toEqual(['viaPw'])
+
+      // The errand's snapshot (park, heal) has the client's tab.
+      const contextId = host.supervisor.contextOf('session:pw')!
+      expect((await host.run(host.runtime.snapshot(contextId))).tabs.map((t) => t.url)).toContain(site.url('/echo'))
+
+      // The guard sees what the client's tab does (G1): the host's port and the browser's own
+      // DevTools port are the engine's (G2).
+      const reach = (url: string) => page.evaluate((u) => fetch(u).then(() => 'reached', () => 'blocked'), url)
+      expect(await reach(`${host.url}/health`)).toBe('blocked')
+      expect(await reach(`http://127.0.0.1:${host.chromium.devtoolsPort}/json/version`)).toBe('blocked')
+      expect(await reach(site.url('/title?t=ok'))).toBe('reached')
+
+      await page.close()
+      expect(await eventually(async () => !(await tabUrls('pw')).includes(site.url('/echo')))).toBe(true)
+    } finally {
+      await browser.close()
+    }
+    await othersSendNo('viaPw')
+    // The client's browser.close() ended its connection only: the errand goes on.
+    expect((await host.call('pw', 'GET', '/v1/url')).status).toBe(200)
+  })
+
+  it('puppeteer-core connect drives one errand; its browser.close() ends only the connection', async () => {
+    const { host, sites } = env()
+    const site = sites[1]!
+    const browser = await puppeteer.connect({ browserWSEndpoint: await env().endpoint('pp'), defaultViewport: null })
+    try {
+      expect(browser.browserContexts()).toHaveLength(1)
+      expect((await browser.pages()).map((p) => p.url())).toEqual(await tabUrls('pp'))
+      const page = await browser.newPage()
+      await page.goto(site.url('/title?t=via-puppeteer'))
+      expect(await page.$eval('title', (t) => t.textContent)).toBe('via-puppeteer')
+      await page.setCookie({ name: 'viaPp', value: '2', url: site.origin })
+      await page.goto(site.url('/echo'))
+      expect(JSON.parse(await page.$eval('body', (b) => b.innerText)).cookie).toContain('viaPp=2')
+      expect(site.lastCookie('/echo')).toContain('viaPp=2')
+      expect(await eventually(async () => (await tabUrls('pp')).includes(site.url('/echo')))).toBe(true)
+      await page.close()
+      expect(await eventually(async () => !(await tabUrls('pp')).includes(site.url('/echo')))).toBe(true)
+    } finally {
+      await browser.close()
+    }
+    await othersSendNo('viaPp', 1)
+    expect((await host.call('pp', 'GET', '/v1/url')).status).toBe(200)
+  })
+
+  it('chrome-remote-interface sees only the errand, drives a tab of its own, and is refused beyond it', async () => {
+    const { host, sites } = env()
+    const site = sites[0]!
+    const client = await CDP({ target: await env().endpoint('cri'), local: true })
+    try {
+      const { targetInfos } = await client.send('Target.getTargets')
+      expect(targetInfos.filter((t) => t.type === 'page').map((t) => t.url)).toEqual(await tabUrls('cri'))
+      expect((await client.send('Target.getBrowserContexts')).browserContextIds).toEqual([])
+
+      const { targetId } = await client.send('Target.createTarget', { url: 'about:blank' })
+      const { sessionId } = await client.send('Target.attachToTarget', { targetId, flatten: true })
+      await client.send('Page.enable', {}, sessionId)
+      await client.send('Network.setCookie', { name: 'viaCri', value: '3', url: site.origin }, sessionId)
+      const loaded = new Promise((resolve) => client.once(`Page.loadEventFired.${sessionId}`, resolve))
+      await client.send('Page.navigate', { url: site.url('/echo') }, sessionId)
+      await loaded
+      const { result } = await client.send('Runtime.evaluate', { expression: 'document.body.innerText', returnByValue: true }, sessionId)
+      expect(JSON.parse(result.value as string).cookie).toContain('viaCri=3')
+      expect(await eventually(async () => (await tabUrls('cri')).includes(site.url('/echo')))).toBe(true)
+
+      // Beyond the errand: refused, in words.
+      await expect(client.send('Browser.crash')).rejects.toThrow(/not on the allowlist/)
+      await expect(client.send('Target.createBrowserContext', {})).rejects.toThrow(/one browser context/)
+      await expect(client.send('Storage.getCookies', { browserContextId: 'F'.repeat(32) })).rejects.toThrow(/not this errand's/)
+      await expect(client.send('Page.navigate', { url: `${host.url}/health` }, sessionId)).rejects.toThrow(/containment policy refuses/)
+      await expect(client.send('Page.navigate', { url: 'file:///etc/passwd' }, sessionId)).rejects.toThrow(/containment policy refuses/)
+
+      await client.send('Target.closeTarget', { targetId })
+      expect(await eventually(async () => !(await tabUrls('cri')).includes(site.url('/echo')))).toBe(true)
+    } finally {
+      await client.close()
+    }
+    await othersSendNo('viaCri')
+  })
+
+  it('refuses a web page\'s upgrade, another Host, and an unknown token before touching a browser (B7)', async () => {
+    const { host } = env()
+    const url = new URL(await env().endpoint('guarded'))
+    const status = (headers: Record<string, string>, path = url.pathname) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: host.port, path, headers: {
+          connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers,
+        } })
+        req.on('response', (res) => resolve(res.statusCode ?? 0))
+        req.on('upgrade', (res, socket) => (socket.destroy(), resolve(res.statusCode ?? 0)))
+        req.on('error', reject)
+        req.end()
+      })
+    expect(await status({ origin: 'http://evil.example' })).toBe(403)
+    expect(await status({ host: `evil.example:${host.port}` })).toBe(421)
+    expect(await status({}, '/devtools/' + 'x'.repeat(43))).toBe(404)
+    expect(await status({})).toBe(101)
+  })
+})
