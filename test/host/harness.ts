@@ -8,7 +8,7 @@
  * await host.stop()
  */
 import { Chromium } from '@errands/engine'
-import { hostSettingsFrom, startHost, type RunningHost } from '@errands/host'
+import { hostSettingsFrom, startHost, type RunningHost, type StartOptions } from '@errands/host'
 import { Runtime } from '@errands/runtime'
 import { Supervisor } from '@errands/supervisor'
 import { Context, Effect, Exit, Redacted, Scope } from 'effect'
@@ -103,12 +103,17 @@ export const request = (port: number, o: { method?: string; path: string; header
  * @example
  * const host = await startTestHost({ ERRANDS_MAX_SESSIONS: '2' })
  */
-export const startTestHost = async (env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'errands-host-')), port = 0) => {
+export const startTestHost = async (
+  env: Record<string, string> = {},
+  dataDir = mkdtempSync(join(tmpdir(), 'errands-host-')),
+  port = 0,
+  start: Pick<StartOptions, 'mcpLingerMs'> = {},
+) => {
   const logs: string[] = []
   const settings = Effect.runSync(hostSettingsFrom({ ERRANDS_DATA_DIR: dataDir, ERRANDS_SNAPSHOT_DEBOUNCE_MS: '300', ...env }))
   const scope = Effect.runSync(Scope.make())
   const host: RunningHost = await Effect.runPromise(
-    startHost({ settings, port, log: (line) => logs.push(line), chromium: { warmSpare: false } }).pipe(Scope.extend(scope)),
+    startHost({ settings, port, log: (line) => logs.push(line), chromium: { warmSpare: false }, ...start }).pipe(Scope.extend(scope)),
   )
   const token = Redacted.value(host.token)
   const close = () => Effect.runPromise(Scope.close(scope, Exit.void))

@@ -1,15 +1,17 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --import tsx
 import { explainConfigError, settingsFrom } from '@errands/supervisor'
 import { Effect, Either } from 'effect'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { runHost } from './host.ts'
+import { runMcp } from './mcp.ts'
 import { replayFile } from './replay.ts'
 
 // The `errands` command. Kept to argument handling; each verb is a function of its own module.
 const usage = `errands — a browser of its own for every AI-agent errand
 
   errands host               start the browser host (HTTP API on 127.0.0.1:$ERRANDS_PORT, default 7777)
+  errands mcp [--session K]  an MCP server on stdio (docs/mcp.md): the agent gets an errand of its own
   errands demo               replay the bundled journals and print their state traces
   errands replay <journal>   replay a JSON-lines journal on the deterministic runtime; print the trace
   errands config             decode ERRANDS_* settings and print them (exit 2 when invalid)
@@ -22,6 +24,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   switch (verb) {
     case 'host':
       return runHost(rest)
+    case 'mcp':
+      return runMcp(rest)
     case 'replay': {
       if (rest[0] === undefined) {
         process.stderr.write('errands replay: give the journal file to replay\n')

@@ -12,7 +12,7 @@
  * host.url // 'http://127.0.0.1:41234'
  */
 import { DevTools, type DevToolsShape } from '@errands/devtools'
-import { DailyBrowser, makeDailyDoor } from '@errands/daily'
+import { DailyBrowser, makeDailyDoor, type DailyBrowserShape } from '@errands/daily'
 import { makeLiveView, type LiveInspector, type LiveView } from '@errands/liveview'
 import { HealthLog, type InspectorStatus } from '@errands/supervisor'
 import { Context, Effect, Layer, Logger, Redacted, type Scope } from 'effect'
@@ -28,6 +28,7 @@ import { Browsing } from './browsing/Browsing.ts'
 import { Pages } from './browsing/Pages.ts'
 import { HostHealth } from './health.ts'
 import { Person } from './person/Person.ts'
+import { isMcpPath, mountMcp, type McpMount } from './mcp.ts'
 import { sessionKeyOf } from './sessionKey.ts'
 import { loadToken } from './token.ts'
 
@@ -64,6 +65,8 @@ export interface StartOptions {
    * handler replaces it.
    */
   readonly daily?: NodeRoute | false | undefined
+  /** How long an MCP session whose client's event stream closed waits for it before it ends (default 30 s). */
+  readonly mcpLingerMs?: number | undefined
 }
 
 /** A running host. */
@@ -76,6 +79,8 @@ export interface RunningHost {
   readonly services: Context.Context<HostServices>
   /** The host's own health messages. */
   readonly notes: HealthLog
+  /** Open MCP sessions at `/mcp`. */
+  readonly mcpSessions: () => number
 }
 
 const starting: Fetcher = {
@@ -122,6 +127,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
     let door: NodeRoute | undefined
     let live: LiveView | undefined
     let devtools: DevToolsShape | undefined
+    let mcp: McpMount | undefined
     let port = 0
     const handler = nodeHandler(() => current, inFlight, () => port)
     const server = http.createServer({ requestTimeout: 300_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
@@ -137,6 +143,12 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       route(req, res)
     })
     const route = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      // MCP's Streamable HTTP (docs/mcp.md) streams its answers: served on the socket, not buffered.
+      const face = mcp
+      if (face && isMcpPath(req.url)) {
+        void face.route(req, res)
+        return
+      }
       const daily = door
       if (daily && (req.url ?? '').startsWith(DAILY_PREFIX)) {
         void daily(req, res).then((handled) => {
@@ -163,9 +175,11 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
     const services = yield* Layer.build(hostEngineLayer({ settings, port, log, notes, chromium: options.chromium })).pipe(Effect.mapError(engineFailed))
     const app = yield* makeApp({ port, token, log }).pipe(Effect.provide(services))
     devtools = Context.get(services, DevTools)
+    let dailyBrowser: DailyBrowserShape | undefined
     if (options.daily === undefined) {
       // The Daily Browser lives as long as the host; its leases vanish with it (D6).
       const daily = yield* Layer.build(DailyBrowser.layer()).pipe(Effect.mapError(engineFailed))
+      dailyBrowser = Context.get(daily, DailyBrowser)
       door = yield* makeDailyDoor({ prefix: DAILY_PREFIX, adminToken: Redacted.value(token), log }).pipe(Effect.provide(daily))
     } else if (options.daily !== false) door = options.daily
     // The live view at `/` (V1): closed before the engine, so its watchers are let go first.
@@ -188,6 +202,8 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
         },
       })
     }).pipe(Effect.provide(services), Effect.mapError(engineFailed))
+    // MCP at /mcp (A2): its sessions end, parking their errands, before the engine shuts down.
+    mcp = yield* mountMcp({ port, log, idleMs: settings.supervisor.idleMs, lingerMs: options.mcpLingerMs, daily: dailyBrowser }).pipe(Effect.provide(services))
     current = app
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
@@ -196,6 +212,6 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
         server.closeIdleConnections()
         await inFlight.drain(2_000)
       }))
-    return { url: `http://127.0.0.1:${port}`, port, token, app, services, notes } satisfies RunningHost
+    return { url: `http://127.0.0.1:${port}`, port, token, app, services, notes, mcpSessions: mcp.sessions } satisfies RunningHost
   }).pipe(Effect.provide(logger))
 }

@@ -12,6 +12,7 @@
  */
 import type { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
+import type { Page } from 'playwright-core'
 import type { BlockedByPolicy, PageError, TabNotFound } from '../errors.ts'
 import type { ClickBody, FillBody, InputEvent, ScrollBody, TaskBody, ViewportBody } from '../schemas.ts'
 import type { SessionKey } from '../sessionKey.ts'
@@ -105,6 +106,12 @@ export interface BrowsingShape {
   readonly openTab: (target: Target, url: string) => Effect.Effect<TabView, BrowsingError>
   readonly activateTab: (target: Target, tabId: string) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
   readonly closeTab: (target: Target, tabId: string) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
+  /**
+   * Runs `run` on the active tab's page while driving the session — the same bring-up, deadline
+   * and failure kinds as every verb — for faces that work on the page itself (the MCP tools'
+   * snapshots and refs, A3). `tab` is the active tab's public id.
+   */
+  readonly onPage: <A>(target: Target, what: string, run: (page: Page, tab: string) => Promise<A>) => Effect.Effect<A, BrowsingError>
   /** The task's status changed (E3/E4): done/unverified/stopped forget it, interrupted/failed park it. */
   readonly task: (key: SessionKey, status: TaskBody['status']) => Effect.Effect<{ readonly lifecycle: string }, UnknownConversation>
   /** Closes and forgets the session (idempotent). */
@@ -168,6 +175,7 @@ export class Browsing extends Context.Tag('@errands/host/Browsing')<Browsing, Br
       openTab: (_t, url) => Effect.succeed({ ...tab, url }),
       activateTab: () => Effect.succeed([tab]),
       closeTab: () => Effect.succeed([]),
+      onPage: () => Effect.dieMessage('Browsing fake: onPage needs a real page'),
       task: (_k, status) => Effect.succeed({ lifecycle: status === 'running' ? 'active' : 'closed' }),
       release: () => Effect.void,
       ...overrides,

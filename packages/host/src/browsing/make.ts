@@ -355,6 +355,9 @@ export const makeBrowsing = (
               scope.session.active = undefined
               return yield* tabViews(scope)
             }))),
+      onPage: (target, what, run) =>
+        verb(what, target, (scope) =>
+          Effect.flatMap(activePage(scope), ({ tabId, page }) => pageCall(what, deadline, () => run(page, publicTabId(scope.session, tabId))))),
       task: (key: SessionKey, status) =>
         Effect.gen(function* () {
           const view = yield* supervisor.taskChanged(conversationIdOf(key), status)

@@ -1,0 +1,153 @@
+/**
+ * The MCP face in the host (A2, A3): `/mcp` speaks MCP's Streamable HTTP (`@errands/mcp`), and
+ * each MCP session's errand is driven through the host's own page verbs — the same `Browsing`
+ * calls as `/v1/*`, a session key becoming the conversation `session:<key>` at the edge. An
+ * `X-Browser-Session` header on `initialize` binds the MCP session to the backend's key (one
+ * errand for both); without one it gets a fresh random key.
+ *
+ * The host's defences run first (B7): the Host header must be the host's own, a browser's foreign
+ * Origin or cross-site Sec-Fetch-Site is refused, and a body must be JSON — which every MCP
+ * message is, so MCP needs no exception to the no-form-bodies rule. Refusals are the host's JSON
+ * errors.
+ *
+ * @example
+ * const mcp = yield* mountMcp({ port, log, idleMs: 900_000 })
+ * if (isMcpPath(req.url)) void mcp.route(req, res)
+ */
+import type { DailyBrowserShape } from '@errands/daily'
+import { makeMcpHttp, randomKey, RefBook, type ErrandBrowser, type TabAt } from '@errands/mcp'
+import { Effect, Either, type Scope } from 'effect'
+import type * as http from 'node:http'
+import { Browsing, sessionTarget, type BrowsingShape, type TabView } from './browsing/Browsing.ts'
+import { checkHost, checkMediaType, checkOrigin } from './http/defences.ts'
+import { errorResponse } from './http/respond.ts'
+import { parseSessionKey, type SessionKey } from './sessionKey.ts'
+
+/** Where MCP is mounted. @example `${host.url}${MCP_PATH}` */
+export const MCP_PATH = '/mcp'
+
+/**
+ * Whether a request target is the MCP endpoint (its path, whatever the query).
+ *
+ * @example
+ * isMcpPath('/mcp') // true
+ * isMcpPath('/mcpx') // false
+ */
+export const isMcpPath = (url: string | undefined): boolean => {
+  const path = (url ?? '').split('?')[0]
+  return path === MCP_PATH
+}
+
+const tabAt = (t: TabView): TabAt => ({ id: t.id, url: t.url, title: t.title, active: t.active })
+
+/**
+ * One session key's errand as the MCP tools see it: the host's verbs, bound to the key.
+ *
+ * @example
+ * const errand = errandBrowserOf(browsing, key)
+ * yield* errand.navigate('http://127.0.0.1:3000/')
+ */
+export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey): ErrandBrowser => {
+  const target = sessionTarget(key)
+  return {
+    key,
+    navigate: (url) => browsing.navigate(target, url),
+    back: () => browsing.back(target),
+    tabs: () => Effect.map(browsing.tabs(target), (tabs) => tabs.map(tabAt)),
+    openTab: (url) => Effect.map(browsing.openTab(target, url), tabAt),
+    activateTab: (id) => Effect.map(browsing.activateTab(target, id), (tabs) => tabs.map(tabAt)),
+    closeTab: (id) => Effect.map(browsing.closeTab(target, id), (tabs) => tabs.map(tabAt)),
+    onPage: (what, run) => browsing.onPage(target, what, run),
+    // The agent went away: its task is interrupted (E4) — parked, lossless. Never opened, or
+    // already parked: nothing to do.
+    park: () => Effect.ignore(browsing.task(key, 'interrupted')),
+    release: () => browsing.release(key),
+  }
+}
+
+/**
+ * The errand for an MCP session: the given key's (checked against the one contract, B1), or a
+ * fresh random key's.
+ *
+ * @example
+ * bindErrand(browsing, 'task-42') // Right(errand of task-42)
+ * bindErrand(browsing, 'a b')     // Left(InvalidSessionKey)
+ */
+export const bindErrand = (browsing: BrowsingShape, raw: string | undefined) =>
+  raw === undefined
+    ? Either.right(errandBrowserOf(browsing, randomKey() as SessionKey))
+    : Either.map(parseSessionKey(raw), (key) => errandBrowserOf(browsing, key))
+
+const send = async (res: http.ServerResponse, response: Response): Promise<void> => {
+  const body = Buffer.from(await response.arrayBuffer())
+  const headers: Record<string, string> = {}
+  response.headers.forEach((v, k) => (headers[k] = v))
+  res.writeHead(response.status, { ...headers, 'content-length': String(body.length) })
+  res.end(body)
+}
+
+const headersOf = (req: http.IncomingMessage): Headers => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v)
+  }
+  return headers
+}
+
+/** How to mount MCP. */
+export interface McpMountOptions {
+  readonly port: number
+  readonly log: (line: string) => void
+  /** An MCP session with no request for this long ends (the errand idle limit). */
+  readonly idleMs: number
+  /** After a client's event stream closed, how long to wait for it before ending the session. */
+  readonly lingerMs?: number | undefined
+  /** The host's Daily Browser: `browser_observe` for a session whose key holds a lease (D4). */
+  readonly daily?: DailyBrowserShape | undefined
+}
+
+/** The mounted endpoint. */
+export interface McpMount {
+  /** Answers a request to {@link MCP_PATH}. */
+  readonly route: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>
+  /** Open MCP sessions. */
+  readonly sessions: () => number
+}
+
+/**
+ * Mounts MCP over the host's verbs. Closing the scope ends every MCP session first (their
+ * errands park) — before the engine's own shutdown.
+ *
+ * @example
+ * const mcp = yield* mountMcp({ port: 7777, log, idleMs: 900_000 })
+ */
+export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, never, Browsing | Scope.Scope> =>
+  Effect.gen(function* () {
+    const browsing = yield* Browsing
+    const runtime = yield* Effect.runtime<never>()
+    const mcp = makeMcpHttp({
+      bind: (raw) => bindErrand(browsing, raw),
+      refs: new RefBook(),
+      log: options.log,
+      daily: options.daily,
+      runtime,
+      idleMs: options.idleMs,
+      lingerMs: options.lingerMs,
+    })
+    yield* Effect.addFinalizer(() => Effect.promise(() => mcp.close()))
+    const route = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+      try {
+        const headers = headersOf(req)
+        const method = req.method ?? 'GET'
+        const refusal = checkHost(headers, options) ?? checkOrigin(headers, options) ?? checkMediaType(headers, method === 'POST')
+        if (refusal) return await send(res, errorResponse(refusal))
+        const refused = await mcp.handle(req, res)
+        if (refused !== undefined) await send(res, errorResponse(refused))
+      } catch {
+        if (!res.headersSent) await send(res, errorResponse(undefined))
+        else res.destroy()
+      }
+    }
+    return { route, sessions: mcp.sessions }
+  })

@@ -1,0 +1,67 @@
+/**
+ * What the MCP tools need from the engine: one errand, already bound to its session key, driven
+ * through the same calls the host's HTTP verbs use (A3). The host implements it over its
+ * `Browsing` service (`@errands/host`'s `errandBrowserOf`); this package never reaches the
+ * supervisor or Chromium by another way, and never imports the host (imports go one way).
+ *
+ * Every method drives the errand: the first call opens it, a parked one is resumed, a crashed one
+ * healed; while a call runs it is never parked to make room.
+ *
+ * @example
+ * const summary = yield* errand.navigate('http://127.0.0.1:3000/')
+ * const yaml = yield* errand.onPage('snapshot', (page) => page.ariaSnapshot({ mode: 'ai' }))
+ */
+import type { Effect } from 'effect'
+import type { Page } from 'playwright-core'
+
+/**
+ * A failure of an engine call, as every typed error of the engine is: a tag and a message a model
+ * can act on (`AllBusy` says "wait a minute and try again", `BlockedByPolicy` names the rule).
+ *
+ * @example
+ * const f: EngineFailure = { _tag: 'AllBusy', message: 'All 4 browser slots are busy; wait a minute and try again.' }
+ */
+export interface EngineFailure {
+  readonly _tag: string
+  readonly message: string
+}
+
+/** Where the active tab is after a call. @example const { url, title, tab } = summary */
+export interface PageAt {
+  readonly url: string
+  readonly title: string
+  /** The tab's id in this session (opaque). */
+  readonly tab: string
+}
+
+/** One tab of the errand. @example tabs.find((t) => t.active) */
+export interface TabAt {
+  readonly id: string
+  readonly url: string
+  readonly title: string
+  readonly active: boolean
+}
+
+/** One errand, bound to a session key. */
+export interface ErrandBrowser {
+  /** The session key the errand is bound to (what a backend or a reconnect names). */
+  readonly key: string
+  /** Navigates the active tab; the containment policy decides first (a refused URL touches nothing). */
+  readonly navigate: (url: string) => Effect.Effect<PageAt, EngineFailure>
+  readonly back: () => Effect.Effect<PageAt, EngineFailure>
+  readonly tabs: () => Effect.Effect<ReadonlyArray<TabAt>, EngineFailure>
+  /** Opens a tab at `url` (policy-checked) and makes it active. */
+  readonly openTab: (url: string) => Effect.Effect<TabAt, EngineFailure>
+  readonly activateTab: (id: string) => Effect.Effect<ReadonlyArray<TabAt>, EngineFailure>
+  readonly closeTab: (id: string) => Effect.Effect<ReadonlyArray<TabAt>, EngineFailure>
+  /**
+   * Runs `run` on the active tab's page while driving the errand, under the engine's deadline.
+   * `tab` is the active tab's id. Playwright failures come back as the engine's few kinds
+   * (timeout, target closed, crashed, refused).
+   */
+  readonly onPage: <A>(what: string, run: (page: Page, tab: string) => Promise<A>) => Effect.Effect<A, EngineFailure>
+  /** The MCP session ended: park the errand (lossless, E4), resumable with the same key. */
+  readonly park: () => Effect.Effect<void>
+  /** The MCP session ended and nobody can name its key again: forget the errand. */
+  readonly release: () => Effect.Effect<void>
+}

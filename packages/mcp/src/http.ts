@@ -1,0 +1,216 @@
+/**
+ * MCP over Streamable HTTP, one errand per MCP session. The host mounts {@link McpHttp.handle} at
+ * `/mcp` after its own defences (B7: Host, Origin, JSON bodies only) and renders a refusal the
+ * way it renders every error (`{"error":{"code","message"}}`).
+ *
+ * - `initialize` (a POST without `Mcp-Session-Id`) opens an MCP session. Its `X-Browser-Session`
+ *   header, when sent, binds the session to that key — the backend's own errand; without one
+ *   the session gets a fresh random key that nobody else knows.
+ * - Every later request names its session by `Mcp-Session-Id`; an unknown id is 404 (the
+ *   client starts a new session), another `X-Browser-Session` than the bound one is 400.
+ * - The session ends on `DELETE`, when nothing came for `idleMs`, or `lingerMs` after the
+ *   client's event stream closed with nothing since (a client that left without a DELETE). Its
+ *   errand is then parked (lossless, resumed when the same key connects again) — or, for a
+ *   random key, forgotten, since nobody could ever name it again.
+ *
+ * @example
+ * const mcp = makeMcpHttp({ bind, refs: new RefBook(), log, idleMs: 900_000 })
+ * const refusal = await mcp.handle(req, res) // undefined: answered
+ */
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { Either, Runtime } from 'effect'
+import { randomUUID } from 'node:crypto'
+import type * as http from 'node:http'
+import type { EngineFailure, ErrandBrowser } from './ErrandBrowser.ts'
+import { McpHttpRefused } from './errors.ts'
+import { endErrand } from './lifecycle.ts'
+import type { RefBook } from './refs.ts'
+import { makeErrandServer, type ErrandServerOptions } from './server.ts'
+
+/** The header that binds an MCP session to a backend's key (the host's session header). @example req.headers[KEY_HEADER] */
+export const KEY_HEADER = 'x-browser-session'
+
+/** The largest JSON-RPC body read (bytes). @example MAX_MCP_BODY */
+export const MAX_MCP_BODY = 4 * 1024 * 1024
+
+/** A refusal as the host renders it (any tagged error with a message; `status` when it has one). */
+export type McpRefusal = EngineFailure & { readonly status?: number }
+
+/** How the endpoint works. */
+export interface McpHttpOptions {
+  /** The errand for a key (the header's, checked by the host; `undefined`: a fresh random key), or why not. */
+  readonly bind: (key: string | undefined) => Either.Either<ErrandBrowser, McpRefusal>
+  readonly refs: RefBook
+  readonly log: (line: string) => void
+  readonly daily?: ErrandServerOptions['daily']
+  readonly runtime?: Runtime.Runtime<never> | undefined
+  /** A session with no request for this long ends (its errand parks). */
+  readonly idleMs: number
+  /** After the client's event stream closes, the session ends when nothing comes for this long (default 30 s). */
+  readonly lingerMs?: number | undefined
+  /** Open MCP sessions at most (default 256); more is 503. */
+  readonly maxSessions?: number | undefined
+}
+
+/** The running endpoint. */
+export interface McpHttp {
+  /** Answers one request to `/mcp`, or returns why it is refused (nothing was written then). */
+  readonly handle: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<McpRefusal | undefined>
+  /** Open MCP sessions (tests, health). */
+  readonly sessions: () => number
+  /** Ends every session (their errands park; random keys are forgotten). Idempotent. */
+  readonly close: () => Promise<void>
+}
+
+interface Session {
+  readonly transport: StreamableHTTPServerTransport
+  readonly errand: ErrandBrowser
+  readonly anonymous: boolean
+  readonly stopServer: () => void
+  idle: NodeJS.Timeout | undefined
+  linger: NodeJS.Timeout | undefined
+  ended: boolean
+}
+
+const readJson = (req: http.IncomingMessage): Promise<unknown | McpRefusal> =>
+  new Promise((resolve) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const refuse = (message: string) => resolve(new McpHttpRefused({ reason: 'not-initialize', status: 400, message }))
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_MCP_BODY) {
+        req.removeAllListeners('data')
+        req.resume()
+        refuse(`The body is larger than ${MAX_MCP_BODY} bytes.`)
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')))
+      } catch {
+        refuse('The body is not valid JSON; send a JSON-RPC message.')
+      }
+    })
+    req.on('error', () => refuse('The body could not be read.'))
+  })
+
+const isRefusal = (v: unknown): v is McpRefusal => v instanceof McpHttpRefused
+
+/**
+ * Builds the endpoint.
+ *
+ * @example
+ * const mcp = makeMcpHttp(options)
+ */
+export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
+  const runtime = options.runtime ?? Runtime.defaultRuntime
+  const sessions = new Map<string, Session>()
+  const lingerMs = options.lingerMs ?? 30_000
+  const maxSessions = options.maxSessions ?? 256
+  let closed = false
+
+  const end = async (id: string | undefined, session: Session): Promise<void> => {
+    if (session.ended) return
+    session.ended = true
+    if (id !== undefined) sessions.delete(id)
+    clearTimeout(session.idle)
+    clearTimeout(session.linger)
+    session.stopServer()
+    await Runtime.runPromise(runtime)(endErrand(session.errand, session.anonymous))
+    await session.transport.close().catch(() => undefined)
+  }
+
+  const touch = (id: string, session: Session) => {
+    clearTimeout(session.idle)
+    clearTimeout(session.linger)
+    session.linger = undefined
+    session.idle = setTimeout(() => void end(id, session), options.idleMs)
+    session.idle.unref()
+  }
+
+  const open = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<McpRefusal | undefined> => {
+    const body = await readJson(req)
+    if (isRefusal(body)) return body
+    if (!isInitializeRequest(body)) {
+      return new McpHttpRefused({
+        reason: 'not-initialize', status: 400,
+        message: 'A request without an Mcp-Session-Id header must be an initialize request; initialize a session first.',
+      })
+    }
+    if (sessions.size >= maxSessions) {
+      return new McpHttpRefused({ reason: 'too-many-sessions', status: 503, message: `${maxSessions} MCP sessions are open; end one (DELETE /mcp) or try again later.` })
+    }
+    const header = req.headers[KEY_HEADER]
+    const given = Array.isArray(header) ? header[0] : header
+    const bound = options.bind(given)
+    if (Either.isLeft(bound)) return bound.left
+    const errand = bound.right
+    const { server, close: stopServer } = makeErrandServer({ errand, refs: options.refs, log: options.log, daily: options.daily, runtime })
+    let session: Session | undefined
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, session!)
+        touch(id, session!)
+      },
+      onsessionclosed: (id) => {
+        const s = sessions.get(id)
+        if (s) void end(id, s)
+      },
+    })
+    session = { transport, errand, anonymous: given === undefined, stopServer, idle: undefined, linger: undefined, ended: false }
+    await server.connect(transport)
+    await transport.handleRequest(req, res, body)
+    if (transport.sessionId === undefined) {
+      // The SDK refused the initialize itself (it answered): nothing was opened.
+      stopServer()
+      await transport.close().catch(() => undefined)
+    }
+    return undefined
+  }
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<McpRefusal | undefined> => {
+    if (closed) return new McpHttpRefused({ reason: 'too-many-sessions', status: 503, message: 'The server is shutting down; connect again after it restarts.' })
+    const idHeader = req.headers['mcp-session-id']
+    const id = Array.isArray(idHeader) ? idHeader[0] : idHeader
+    if (id === undefined) {
+      if (req.method !== 'POST') {
+        return new McpHttpRefused({ reason: 'not-initialize', status: 400, message: 'Send Mcp-Session-Id (initialize a session with a POST first).' })
+      }
+      return open(req, res)
+    }
+    const session = sessions.get(id)
+    if (session === undefined) {
+      return new McpHttpRefused({ reason: 'unknown-session', status: 404, message: 'No MCP session has this id (it ended, or the server restarted); initialize a new session.' })
+    }
+    const key = req.headers[KEY_HEADER]
+    if (key !== undefined && key !== session.errand.key) {
+      return new McpHttpRefused({ reason: 'key-mismatch', status: 400, message: 'This MCP session is bound to another X-Browser-Session key; a session keeps the key it was initialized with.' })
+    }
+    touch(id, session)
+    if (req.method === 'GET') {
+      // The client's event stream: when it closes and nothing follows, the client has left.
+      res.on('close', () => {
+        if (session.ended || session.linger !== undefined) return
+        session.linger = setTimeout(() => void end(id, session), lingerMs)
+        session.linger.unref()
+      })
+    }
+    await session.transport.handleRequest(req, res)
+    return undefined
+  }
+
+  return {
+    handle,
+    sessions: () => sessions.size,
+    close: async () => {
+      closed = true
+      await Promise.all([...sessions.entries()].map(([id, s]) => end(id, s)))
+    },
+  }
+}
+

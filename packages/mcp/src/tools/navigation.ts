@@ -1,0 +1,69 @@
+/**
+ * Navigation and waiting: `browser_navigate` (the containment policy decides before any page is
+ * touched: `file:`, `chrome:`, the engine's own ports … are refused with the rule that matched),
+ * `browser_navigate_back`, `browser_wait_for`.
+ *
+ * @example
+ * await client.callTool({ name: 'browser_navigate', arguments: { url: 'http://127.0.0.1:3000/' } })
+ */
+import { Duration, Effect } from 'effect'
+import { z } from 'zod'
+import { ToolRefused } from '../errors.ts'
+import { afterAction, tool } from './tool.ts'
+
+/** The longest `browser_wait_for` sleeps, and waits for a text (ms). @example Math.min(time * 1000, MAX_WAIT_MS) */
+export const MAX_WAIT_MS = 20_000
+
+/** `browser_navigate`. @example browserNavigate.run(ctx, { url: 'http://127.0.0.1:3000/' }) */
+export const browserNavigate = tool({
+  name: 'browser_navigate',
+  title: 'Navigate to a URL',
+  description: 'Navigate to a URL',
+  inputSchema: { url: z.string().min(1).max(8_192).describe('The URL to navigate to') },
+  readOnly: false,
+  run: (ctx, { url }) => Effect.zipRight(ctx.errand.navigate(url), afterAction(ctx, 'Navigated.')),
+})
+
+/** `browser_navigate_back`. @example browserNavigateBack.run(ctx, {}) */
+export const browserNavigateBack = tool({
+  name: 'browser_navigate_back',
+  title: 'Go back',
+  description: 'Go back to the previous page',
+  inputSchema: {},
+  readOnly: false,
+  run: (ctx) => Effect.zipRight(ctx.errand.back(), afterAction(ctx, 'Went back.')),
+})
+
+/** `browser_wait_for`. @example browserWaitFor.run(ctx, { text: 'Added to basket' }) */
+export const browserWaitFor = tool({
+  name: 'browser_wait_for',
+  title: 'Wait for',
+  description: 'Wait for text to appear or disappear or a specified time to pass',
+  inputSchema: {
+    time: z.number().min(0).max(MAX_WAIT_MS / 1000).optional().describe('The time to wait in seconds'),
+    text: z.string().min(1).max(1_000).optional().describe('The text to wait for'),
+    textGone: z.string().min(1).max(1_000).optional().describe('The text to wait for to disappear'),
+  },
+  readOnly: true,
+  run: (ctx, { time, text, textGone }) =>
+    Effect.gen(function* () {
+      if (time === undefined && text === undefined && textGone === undefined) {
+        return yield* new ToolRefused({ reason: 'invalid-argument', message: 'browser_wait_for needs time, text or textGone; give at least one.' })
+      }
+      // A plain sleep holds no page and does not drive the errand.
+      if (time !== undefined) yield* Effect.sleep(Duration.millis(time * 1000))
+      const done: Array<string> = time === undefined ? [] : [`Waited ${time} s.`]
+      if (text !== undefined) {
+        yield* ctx.errand.onPage('wait for text', (page) => page.getByText(text).first().waitFor({ state: 'visible', timeout: MAX_WAIT_MS }))
+        done.push(`${JSON.stringify(text.slice(0, 80))} appeared.`)
+      }
+      if (textGone !== undefined) {
+        yield* ctx.errand.onPage('wait for text to go', (page) => page.getByText(textGone).first().waitFor({ state: 'hidden', timeout: MAX_WAIT_MS }))
+        done.push(`${JSON.stringify(textGone.slice(0, 80))} is gone.`)
+      }
+      return yield* afterAction(ctx, done.join(' '))
+    }),
+})
+
+/** The navigation tools. @example navigationTools.map((t) => t.name) */
+export const navigationTools = [browserNavigate, browserNavigateBack, browserWaitFor] as const
