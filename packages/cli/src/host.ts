@@ -12,7 +12,9 @@
  * @example
  * process.exitCode = await runHost([]) // prints "errands host listening on http://127.0.0.1:7777"
  */
-import { runHost as runHostProgram } from '@errands/host'
+import { clusterSettingsFrom, describeCluster, explainClusterConfigError, hostCluster, loadClusterKey } from '@errands/cluster'
+import { runHost as runHostProgram, type HostCluster } from '@errands/host'
+import { Effect, Either, Option } from 'effect'
 
 /** The verb's line for the CLI's usage text. @example process.stdout.write(usage + hostUsage) */
 export const hostUsage = '  errands host               run the browser host on 127.0.0.1:$ERRANDS_PORT (default 7777) until SIGTERM/SIGINT\n'
@@ -28,6 +30,9 @@ const help = `errands host — the local browser host: one isolated browser cont
     ERRANDS_PAGE_DEADLINE_MS  1000..300000, default 30000
     ERRANDS_CDP_URL           a DevTools browser elsewhere for errand contexts (optional)
     ERRANDS_LOCALHOST_PORTS   ports GET /v1/localhosts looks at (comma-separated)
+    ERRANDS_DATABASE_URL      postgres://… — join a cluster of hosts on this Postgres (docs/cluster.md);
+      with it: ERRANDS_CLUSTER_KEY_FILE (required), ERRANDS_CLUSTER_HOST, ERRANDS_CLUSTER_PORT,
+      ERRANDS_CLUSTER_SHARDS, ERRANDS_CLUSTER_LOCK_EXPIRY_MS
   See docs/host.md for the endpoints.
 `
 
@@ -47,5 +52,25 @@ export const runHost = async (argv: ReadonlyArray<string> = []): Promise<number>
     process.stderr.write(`errands host: takes no arguments (got ${argv.join(' ')}); configure it with ERRANDS_* variables.\n${help}`)
     return 2
   }
-  return runHostProgram({ env: process.env })
+  const cluster = await clusterOf(process.env)
+  return typeof cluster === 'number' ? cluster : runHostProgram({ env: process.env, cluster })
+}
+
+/** The cluster this host joins (`ERRANDS_DATABASE_URL` set), none, or exit code 2 when its settings are wrong. */
+const clusterOf = async (env: Record<string, string | undefined>): Promise<HostCluster | undefined | number> => {
+  const decoded = Effect.runSync(Effect.either(clusterSettingsFrom(env)))
+  if (Either.isLeft(decoded)) {
+    process.stderr.write(`errands host: invalid configuration, not started:\n${explainClusterConfigError(decoded.left)}\n`)
+    return 2
+  }
+  if (Option.isNone(decoded.right)) return undefined
+  const settings = decoded.right.value
+  try {
+    const key = await loadClusterKey(settings.keyFile)
+    process.stderr.write(`errands host: ${describeCluster(settings)}\n`)
+    return hostCluster(settings, { key })
+  } catch (e) {
+    process.stderr.write(`errands host: invalid configuration, not started:\nERRANDS_CLUSTER_KEY_FILE: ${(e as Error).message}\n`)
+    return 2
+  }
 }

@@ -27,6 +27,12 @@ export interface EngineOptions {
   readonly storeFs?: StoreFs | undefined
   /** Inspector, journal, trace, seed … */
   readonly supervisor?: Omit<SupervisorOptions, 'settings'> | undefined
+  /**
+   * Another sealed store instead of the file store under `<dataDir>/store` — the Postgres one
+   * that cluster peers share (issue #16, `@errands/cluster`). `storeKey` and `storeFs` are the
+   * file store's and do not apply to it.
+   */
+  readonly store?: Layer.Layer<SealedStore, StoreError | StoreConfigError> | undefined
 }
 
 /** Everything the engine provides. */
@@ -67,7 +73,7 @@ export const engineOver = <ROut, E, RIn>(
   options: Omit<EngineOptions, 'chromium'>,
 ) => {
   const { settings } = options
-  const store = SealedStore.layer({ dir: path.join(settings.dataDir, 'store'), key: options.storeKey }, options.storeFs)
+  const store = options.store ?? SealedStore.layer({ dir: path.join(settings.dataDir, 'store'), key: options.storeKey }, options.storeFs)
   const base = Layer.mergeAll(runtime, store, Settings.layer(settings.dataDir))
   const supervisor = Lending.supervisorLayer({ ...options.supervisor, settings }).pipe(Layer.provideMerge(base))
   return Lending.layer.pipe(Layer.provideMerge(supervisor))

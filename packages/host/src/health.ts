@@ -28,6 +28,18 @@ export interface HealthReport {
   readonly cap: number
   readonly sessions: number
   readonly messages: ReadonlyArray<HealthMessage>
+  /** Several hosts as one (issue #16): the runners and which shards this one holds. */
+  readonly cluster?: ClusterReport | undefined
+}
+
+/** What health says about the cluster this host runs in. */
+export interface ClusterReport {
+  /** This runner's address (`host:port`). */
+  readonly runner: string
+  /** Every runner the cluster knows, alive or not. */
+  readonly runners: ReadonlyArray<{ readonly address: string; readonly healthy: boolean; readonly alive: boolean }>
+  /** Shards of the cluster, and those this runner holds now. */
+  readonly shards: { readonly total: number; readonly here: number }
 }
 
 /** What the health service does. */

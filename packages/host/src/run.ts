@@ -11,6 +11,7 @@ import { Cause, Effect, Either, Exit } from 'effect'
 import { describeSettings, explainHostConfigError, hostSettingsFrom } from './config.ts'
 import { join } from 'node:path'
 import { startHost, type NodeRoute } from './serve.ts'
+import type { HostCluster } from './engine.ts'
 import { TOKEN_FILE } from './token.ts'
 
 /** Where the program writes. */
@@ -25,6 +26,8 @@ export interface RunHostOptions {
   readonly io?: HostIo | undefined
   /** The Daily Browser door under `/daily` (default: `@errands/daily`'s; `false`: none). */
   readonly daily?: NodeRoute | false | undefined
+  /** Several hosts as one (issue #16): the CLI builds it with `@errands/cluster` when `ERRANDS_DATABASE_URL` is set. */
+  readonly cluster?: HostCluster | undefined
 }
 
 const waitForSignal = (io: HostIo) =>
@@ -67,7 +70,7 @@ export const runHost = async (options: RunHostOptions = {}): Promise<number> => 
   const log = (line: string) => void io.stderr.write(`${line}\n`)
   const program = Effect.scoped(
     Effect.gen(function* () {
-      const host = yield* startHost({ settings, log, daily: options.daily })
+      const host = yield* startHost({ settings, log, daily: options.daily, cluster: options.cluster })
       log(`errands host: ${describeSettings({ ...settings, port: host.port })}`)
       io.stdout.write(
         `errands host listening on ${host.url}\n` +

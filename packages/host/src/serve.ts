@@ -59,6 +59,8 @@ export interface StartOptions {
   /** Receives log lines (Chromium, guard, lending); default stderr. */
   readonly log?: ((line: string) => void) | undefined
   readonly chromium?: HostEngineOptions['chromium']
+  /** Several hosts as one (issue #16, `@errands/cluster`); unset: this host alone. */
+  readonly cluster?: HostEngineOptions['cluster']
   /**
    * The Daily Browser door under `/daily` (D2): by default `@errands/daily`'s door on a fresh
    * `DailyBrowser` with the person's token as its admin credential; `false` leaves it out; a
@@ -172,7 +174,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       }))
 
     const notes = new HealthLog(50)
-    const services = yield* Layer.build(hostEngineLayer({ settings, port, log, notes, chromium: options.chromium })).pipe(Effect.mapError(engineFailed))
+    const services = yield* Layer.build(hostEngineLayer({ settings, port, log, notes, chromium: options.chromium, cluster: options.cluster })).pipe(Effect.mapError(engineFailed))
     const app = yield* makeApp({ port, token, log }).pipe(Effect.provide(services))
     devtools = Context.get(services, DevTools)
     let dailyBrowser: DailyBrowserShape | undefined

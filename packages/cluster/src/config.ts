@@ -1,0 +1,118 @@
+/**
+ * Cluster settings (issue #16, K1), decoded once at start-up from `ERRANDS_*` variables like the
+ * host's own: unset → default, an invalid explicit value stops start-up naming the variable and
+ * its range. `ERRANDS_DATABASE_URL` unset → no cluster at all (today's single host).
+ *
+ * @example
+ * const settings = Effect.runSync(clusterSettingsFrom({ ERRANDS_DATABASE_URL: 'postgres://…', ERRANDS_CLUSTER_PORT: '7787' }))
+ * Option.isSome(settings) // true
+ */
+import { explainConfigError } from '@errands/supervisor'
+import { Config, ConfigError, ConfigProvider, Effect, Either, Option, Redacted, Schema } from 'effect'
+
+/** The variables the cluster reads, with their ranges (docs/cluster.md). @example clusterVariables.ERRANDS_CLUSTER_PORT.default // 7787 */
+export const clusterVariables = {
+  ERRANDS_DATABASE_URL: { text: 'must be a postgres:// or postgresql:// address' },
+  ERRANDS_CLUSTER_HOST: { default: '127.0.0.1', text: 'must be a host name or IP address other runners reach this one at' },
+  ERRANDS_CLUSTER_PORT: { min: 1, max: 65535, default: 7787, text: 'must be a whole number from 1 to 65535' },
+  ERRANDS_CLUSTER_SHARDS: { min: 1, max: 4096, default: 300, text: 'must be a whole number from 1 to 4096 (the same on every runner)' },
+  ERRANDS_CLUSTER_LOCK_EXPIRY_MS: { min: 2_000, max: 600_000, default: 12_000, text: 'must be a whole number from 2000 to 600000' },
+  ERRANDS_CLUSTER_KEY_FILE: { text: 'must name the file of 32 random bytes every host of the cluster shares (head -c 32 /dev/urandom > cluster.key)' },
+} as const
+
+/** How this host joins the cluster. */
+export interface ClusterSettings {
+  /** The Postgres both the cluster's tables and the sealed store live in. Holds a password: never log it. */
+  readonly databaseUrl: Redacted.Redacted<string>
+  /** The address other runners reach this runner's socket at. */
+  readonly host: string
+  readonly port: number
+  /** Shards of the one shard group (must be equal on every runner). */
+  readonly shards: number
+  /**
+   * How long a runner that stopped refreshing its row and shard locks still counts as alive: the
+   * rebalance time after a runner dies without a goodbye. Locks are refreshed every quarter of it.
+   */
+  readonly lockExpiryMs: number
+  /** The device key every host shares (S1): one host seals, another opens. Required with a database. */
+  readonly keyFile: string
+}
+
+const intBetween = (min: number, max: number, text: string) =>
+  Schema.NumberFromString.pipe(
+    Schema.annotations({ message: () => text }),
+    Schema.int({ message: () => text }),
+    Schema.between(min, max, { message: () => text }),
+  )
+
+const PostgresUrl = Schema.String.pipe(
+  Schema.filter((s) => {
+    try {
+      return ['postgres:', 'postgresql:'].includes(new URL(s).protocol)
+    } catch {
+      return false
+    }
+  }, { message: () => clusterVariables.ERRANDS_DATABASE_URL.text }),
+)
+
+const v = clusterVariables
+
+/**
+ * The cluster's settings from the environment: `None` when `ERRANDS_DATABASE_URL` is unset.
+ *
+ * @example
+ * const cluster = yield* clusterConfig // Option<ClusterSettings>
+ */
+export const clusterConfig: Config.Config<Option.Option<ClusterSettings>> = Config.all({
+  url: Config.option(Schema.Config('ERRANDS_DATABASE_URL', PostgresUrl)),
+  keyFile: Config.option(Schema.Config('ERRANDS_CLUSTER_KEY_FILE', Schema.NonEmptyTrimmedString.annotations({ message: () => v.ERRANDS_CLUSTER_KEY_FILE.text }))),
+  host: Schema.Config('ERRANDS_CLUSTER_HOST', Schema.NonEmptyTrimmedString.annotations({ message: () => v.ERRANDS_CLUSTER_HOST.text })).pipe(
+    Config.withDefault(v.ERRANDS_CLUSTER_HOST.default),
+  ),
+  port: Schema.Config('ERRANDS_CLUSTER_PORT', intBetween(v.ERRANDS_CLUSTER_PORT.min, v.ERRANDS_CLUSTER_PORT.max, v.ERRANDS_CLUSTER_PORT.text)).pipe(
+    Config.withDefault(v.ERRANDS_CLUSTER_PORT.default),
+  ),
+  shards: Schema.Config('ERRANDS_CLUSTER_SHARDS', intBetween(v.ERRANDS_CLUSTER_SHARDS.min, v.ERRANDS_CLUSTER_SHARDS.max, v.ERRANDS_CLUSTER_SHARDS.text)).pipe(
+    Config.withDefault(v.ERRANDS_CLUSTER_SHARDS.default),
+  ),
+  lockExpiryMs: Schema.Config(
+    'ERRANDS_CLUSTER_LOCK_EXPIRY_MS',
+    intBetween(v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.min, v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.max, v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.text),
+  ).pipe(Config.withDefault(v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.default)),
+}).pipe(Config.mapOrFail(({ url, keyFile, ...rest }) => {
+  if (Option.isNone(url)) return Either.right(Option.none())
+  if (Option.isNone(keyFile)) return Either.left(ConfigError.MissingData(['ERRANDS_CLUSTER_KEY_FILE'], v.ERRANDS_CLUSTER_KEY_FILE.text))
+  return Either.right(Option.some({ databaseUrl: Redacted.make(url.value), keyFile: keyFile.value, ...rest }))
+}))
+
+/**
+ * Decodes the cluster's settings from a plain record of variables (the CLI, tests).
+ *
+ * @example
+ * Effect.runSync(clusterSettingsFrom(process.env))
+ */
+export const clusterSettingsFrom = (env: Record<string, string | undefined>): Effect.Effect<Option.Option<ClusterSettings>, ConfigError.ConfigError> => {
+  const defined = new Map<string, string>()
+  for (const [k, value] of Object.entries(env)) if (value !== undefined) defined.set(k, value)
+  return Effect.withConfigProvider(Effect.flatMap(Effect.void, () => clusterConfig), ConfigProvider.fromMap(defined))
+}
+
+/**
+ * One line per invalid variable, each naming the variable and its accepted range.
+ *
+ * @example
+ * explainClusterConfigError(error) // "ERRANDS_CLUSTER_PORT: invalid value — must be a whole number from 1 to 65535"
+ */
+export const explainClusterConfigError = (error: ConfigError.ConfigError): string =>
+  explainConfigError(error, Object.fromEntries(Object.entries(clusterVariables).map(([name, x]) => [name, x.text])))
+
+/**
+ * The settings as one log line: the database as host and port only (never its password).
+ *
+ * @example
+ * describeCluster(settings) // "cluster runner 127.0.0.1:7787, 300 shards, rebalance 12000 ms, Postgres at 10.0.0.5:5432"
+ */
+export const describeCluster = (s: ClusterSettings): string => {
+  const url = new URL(Redacted.value(s.databaseUrl))
+  return `cluster runner ${s.host}:${s.port}, ${s.shards} shards, rebalance ${s.lockExpiryMs} ms, Postgres at ${url.hostname}:${url.port || '5432'}`
+}

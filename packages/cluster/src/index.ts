@@ -1,0 +1,7 @@
+export * from './config.ts'
+export { CallError, Errand, Verb } from './ErrandEntity.ts'
+export { forwardingBrowsing, runVerb, type ErrandClient } from './forward.ts'
+export { errandOwnerLayer } from './owner.ts'
+export { makeOwnerBook, OWNERS_TABLE, type Orphan, type OwnerBook } from './owners.ts'
+export { hostCluster, Owners, selfAddress, type HostClusterOptions } from './layer.ts'
+export { loadClusterKey } from './key.ts'

@@ -1,0 +1,156 @@
+/**
+ * Joining a cluster (issue #16, K1–K3): what `errands host` adds when `ERRANDS_DATABASE_URL` is
+ * set. The host's engine gets the Postgres sealed store the peers share (`@errands/store-pg`)
+ * with every debounced snapshot sealed there too, and an overlay over its services:
+ *
+ * - `@effect/cluster` sharding over Postgres (`NodeClusterSocket`, SQL runner and message
+ *   storage, advisory shard locks): this host is a runner at `ERRANDS_CLUSTER_HOST:PORT`;
+ * - the `Errand` entity's handlers (owner.ts) registered with it;
+ * - `Browsing` replaced by the forwarder: every session call goes to its key's owner;
+ * - the owners book and its healer: an open errand of a runner that died is asked to heal, so
+ *   it comes back on its shard's new owner from its last sealed snapshot;
+ * - `HostHealth` with the runners and this runner's shards.
+ *
+ * Release order: the entities park their errands before the shards are let go, then the
+ * owners book stops following, then the single host's engine shuts down as before.
+ *
+ * @example
+ * const cluster = hostCluster(settings, { key })
+ * startHost({ settings: hostSettings, cluster })
+ */
+import { RunnerAddress, ShardId, Sharding } from '@effect/cluster'
+import { NodeClusterSocket } from '@effect/platform-node'
+import { SqlClient } from '@effect/sql'
+import { PgClient } from '@effect/sql-pg'
+import { Browsing, HostHealth, PageError, type BrowsingShape, type ClusterReport, type HostCluster } from '@errands/host'
+import { PgSealedStore } from '@errands/store-pg'
+import { Supervisor } from '@errands/supervisor'
+import { Context, Duration, Effect, Layer, Option, type Redacted, Schedule } from 'effect'
+import type { ClusterSettings } from './config.ts'
+import { Errand } from './ErrandEntity.ts'
+import { forwardingBrowsing, type ErrandClient } from './forward.ts'
+import { errandOwnerLayer } from './owner.ts'
+import { makeOwnerBook, type OwnerBook } from './owners.ts'
+
+/** The owners book of this runner (`@errands/cluster/Owners`). @example const book = yield* Owners */
+export class Owners extends Context.Tag('@errands/cluster/Owners')<Owners, OwnerBook>() {}
+
+/** What else the cluster needs. */
+export interface HostClusterOptions {
+  /** The device key the peers share: records one host seals, another opens (S1). */
+  readonly key: Redacted.Redacted<Uint8Array>
+}
+
+/** `host:port` of this runner. @example selfAddress(settings) // '127.0.0.1:7787' */
+export const selfAddress = (s: ClusterSettings): string => `${s.host}:${s.port}`
+
+/** The sharding settings: the rebalance time follows `lockExpiryMs`. */
+const shardingConfig = (s: ClusterSettings) => {
+  const quarter = Math.max(500, Math.floor(s.lockExpiryMs / 4))
+  return {
+    runnerAddress: Option.some(RunnerAddress.make(s.host, s.port)),
+    shardsPerGroup: s.shards,
+    shardLockExpiration: Duration.millis(s.lockExpiryMs),
+    shardLockRefreshInterval: Duration.millis(quarter),
+    // Also how often unowned shards are tried: a dead runner's shards are taken this soon after
+    // its locks expire.
+    entityMessagePollInterval: Duration.millis(Math.max(500, Math.floor(quarter / 2))),
+    refreshAssignmentsInterval: Duration.millis(Math.min(3_000, quarter)),
+    runnerHealthCheckInterval: Duration.millis(quarter),
+    entityMaxIdleTime: Duration.infinity,
+    // Parking an errand as its shard leaves takes a few seconds with a slow page.
+    entityTerminationTimeout: Duration.seconds(30),
+  }
+}
+
+/** Health with the cluster in it. */
+const clusterHealth = (s: ClusterSettings) =>
+  Effect.gen(function* () {
+    const local = yield* HostHealth
+    const sharding = yield* Sharding.Sharding
+    const sql = yield* SqlClient.SqlClient
+    const book = yield* Owners
+    const self = selfAddress(s)
+    const cluster: Effect.Effect<ClusterReport> = Effect.gen(function* () {
+      const rows = yield* sql<{ address: string; healthy: boolean }>`SELECT address, healthy FROM cluster_runners ORDER BY address`.pipe(
+        Effect.orElseSucceed(() => []),
+      )
+      const live = yield* book.liveRunners
+      let here = 0
+      for (let i = 1; i <= s.shards; i++) if (sharding.hasShardId(ShardId.make('default', i))) here++
+      return {
+        runner: self,
+        runners: rows.map((r) => ({ address: r.address, healthy: Boolean(r.healthy), alive: live.includes(r.address) })),
+        shards: { total: s.shards, here },
+      }
+    })
+    return HostHealth.of({
+      note: local.note,
+      report: Effect.zipWith(local.report, cluster, (report, c) => ({ ...report, cluster: c })),
+    })
+  })
+
+/** Orphans are asked to heal this often; the answer comes from whoever owns them now. */
+const healer = (s: ClusterSettings) =>
+  Effect.gen(function* () {
+    const book = yield* Owners
+    const client = yield* Errand.client
+    const tick = Effect.gen(function* () {
+      for (const orphan of yield* book.orphans) {
+        yield* client(orphan.key).Heal({ from: orphan.runner }).pipe(
+          Effect.timeout(Duration.seconds(60)),
+          // Not healed yet (all slots busy, the shard still moving): the next tick asks again.
+          Effect.catchAll(() => Effect.void),
+        )
+      }
+    })
+    yield* Effect.forkScoped(Effect.repeat(Effect.ignore(tick), Schedule.spaced(Duration.millis(Math.max(500, Math.floor(s.lockExpiryMs / 4))))))
+  })
+
+/** The page verbs in cluster mode; `onPage` (a function: no message carries it) runs only where the key is owned. */
+const clusterBrowsing = Effect.gen(function* () {
+  const local = yield* Browsing
+  const sharding = yield* Sharding.Sharding
+  const client = (yield* Errand.client) as unknown as ErrandClient
+  const forwarding = forwardingBrowsing(local, client)
+  const ownedHere = (key: string) => sharding.hasShardId(sharding.getShardId(key as never, 'default'))
+  const onPage: BrowsingShape['onPage'] = (target, what, run) =>
+    target._tag === 'main' || ownedHere(target.key)
+      ? local.onPage(target, what, run)
+      : Effect.fail(new PageError({
+          reason: 'unavailable',
+          message: `${what}: this session is held by another host of the cluster; connect to that host (see GET /health) or use the HTTP verbs, which reach it from here.`,
+        }))
+  return Browsing.of({ ...forwarding, onPage })
+})
+
+/**
+ * The host's cluster: the shared store and the overlay.
+ *
+ * @example
+ * startHost({ settings, cluster: hostCluster(clusterSettings, { key }) })
+ */
+export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): HostCluster => {
+  const sql = PgClient.layer({ url: s.databaseUrl, applicationName: 'errands-cluster' })
+  const owners = Layer.scoped(
+    Owners,
+    Effect.gen(function* () {
+      const book = yield* makeOwnerBook({ self: selfAddress(s), expiryMs: s.lockExpiryMs })
+      yield* book.follow(yield* Supervisor)
+      return book
+    }),
+  )
+  const sharding = NodeClusterSocket.layer({ storage: 'sql', shardingConfig: shardingConfig(s) })
+  // Built bottom-up, released top-down: entities park before the shards go, the book follows to the end.
+  const lower = sharding.pipe(Layer.provideMerge(owners), Layer.provideMerge(sql))
+  const overlay = Layer.mergeAll(
+    Layer.effect(Browsing, clusterBrowsing),
+    Layer.effect(HostHealth, clusterHealth(s)),
+    errandOwnerLayer,
+    Layer.scopedDiscard(healer(s)),
+  ).pipe(Layer.provide(lower))
+  return {
+    store: PgSealedStore.layer({ url: s.databaseUrl, key: options.key }),
+    overlay: overlay as unknown as HostCluster['overlay'],
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The errand entity on the runner that owns it: the errand lives in this runner's supervisor
+ * exactly as long as the entity lives here (issue #16, K1). When the entity arrives (first call
+ * after the shard came here) the supervisor adopts what a peer sealed; when the entity leaves
+ * (its shard moves to a runner that joined, or this host shuts down) the errand is parked and
+ * sealed before the shard's lock is let go — so the next owner resumes it with its cookies,
+ * storage and tabs, and no errand is ever open on two runners at once.
+ *
+ * Cap, LRU parking, the idle sweep and healing stay this runner's supervisor's, unchanged: the
+ * entity only calls the same `Browsing` verbs a single host runs.
+ *
+ * @example
+ * const layer = errandOwnerLayer // needs Sharding and the host's services
+ */
+import { Entity } from '@effect/cluster'
+import { Browsing, conversationIdOf, HostHealth, parseSessionKey } from '@errands/host'
+import { Supervisor, words } from '@errands/supervisor'
+import { Duration, Effect, Option } from 'effect'
+import { Errand } from './ErrandEntity.ts'
+import { runVerb } from './forward.ts'
+
+/** States in which an errand holds (or is getting) a context here. */
+const open = (state: string) => state !== 'parked' && state !== 'closed' && state !== 'main'
+
+/**
+ * The entity's handlers as a layer: registers `Errand` with this runner's sharding.
+ *
+ * @example
+ * Layer.provide(errandOwnerLayer, shardingLayer)
+ */
+export const errandOwnerLayer = Errand.toLayer(
+  Effect.gen(function* () {
+    const local = yield* Browsing
+    const supervisor = yield* Supervisor
+    const health = yield* HostHealth
+    const address = yield* Entity.CurrentAddress
+    // Ids come from our own forwarders, which parsed the key already; anything else is a bug.
+    const key = yield* Effect.orDie(parseSessionKey(address.entityId))
+    const conversationId = conversationIdOf(key)
+
+    // Arrival: whatever a peer parked or sealed for this key becomes resumable here.
+    yield* supervisor.adopt(conversationId).pipe(
+      Effect.catchAll((e) => health.note('warning', `A session that moved here could not be read from the sealed store (${e.reason}).`)),
+    )
+    // Leaving: park and seal before the shard is let go (the cluster waits for this).
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        const view = yield* Effect.option(supervisor.view(conversationId))
+        if (Option.isSome(view) && open(view.value.state)) yield* Effect.ignore(supervisor.park(conversationId))
+      }))
+
+    return {
+      Call: ({ payload }) => runVerb(local, key, payload.verb, payload.args),
+      Heal: ({ payload }) =>
+        Effect.gen(function* () {
+          // Its runner died with it open: its last sealed snapshot is its record (K3, H2).
+          const before = yield* Effect.option(supervisor.view(conversationId))
+          if (Option.isSome(before) && before.value.state === 'parked') {
+            yield* supervisor.resume(conversationId)
+            yield* health.note('info', `${words.healed}: its host ${payload.from} left the cluster.`)
+          }
+          const after = yield* Effect.option(supervisor.view(conversationId))
+          return { lifecycle: Option.match(after, { onNone: () => 'none', onSome: (v) => v.state }) }
+        }),
+    }
+  }),
+  // Idleness is the supervisor's (C4): an entity that went idle and away would park its errand
+  // early, so it stays while its shard stays. Calls of one key run side by side like on a single
+  // host (a frame poll beside a navigation); the host's per-key locks order what must be ordered.
+  { maxIdleTime: Duration.infinity, concurrency: 'unbounded' },
+)

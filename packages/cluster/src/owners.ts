@@ -1,0 +1,106 @@
+/**
+ * Which runner holds which open errand, in one Postgres table (issue #16, K3) — written only
+ * from each runner's own supervisor (an errand becomes open here → its row names this runner;
+ * parked or closed here → its row goes), read by every runner's healer: an errand whose row
+ * names a runner that no longer refreshes its cluster row (dead: SIGKILL, power, network) is
+ * asked to heal through the cluster, so it comes back on the runner that owns its shard now,
+ * from its last sealed snapshot (the supervisor's `sealSnapshots`).
+ *
+ * The table is bookkeeping for finding orphans, never the judge of ownership: the cluster's
+ * shard locks decide who runs an entity, and the errand runs only inside its entity.
+ *
+ * @example
+ * const book = yield* makeOwnerBook({ self: '10.0.0.5:7787', expiryMs: 12_000 })
+ * yield* book.orphans // [{ key: 'task-42', runner: '10.0.0.6:7787' }]
+ */
+import { SqlClient } from '@effect/sql'
+import { sessionKeyOf } from '@errands/host'
+import type { ErrandView, SupervisorShape } from '@errands/supervisor'
+import { Effect, Queue, type Scope } from 'effect'
+
+/** The owners table's name. @example OWNERS_TABLE // 'errands_cluster_owners' */
+export const OWNERS_TABLE = 'errands_cluster_owners'
+
+/** An open errand whose runner is gone. */
+export interface Orphan {
+  /** The session key (the entity id). */
+  readonly key: string
+  /** The runner that held it (`host:port`). */
+  readonly runner: string
+}
+
+/** The book of owners. */
+export interface OwnerBook {
+  /** Open errands whose runner no longer counts as alive in the cluster. */
+  readonly orphans: Effect.Effect<ReadonlyArray<Orphan>>
+  /** The runners alive now (`host:port`, healthy and refreshed within the expiry). */
+  readonly liveRunners: Effect.Effect<ReadonlyArray<string>>
+  /** Follows the supervisor's changes into the table until the scope closes. */
+  readonly follow: (supervisor: SupervisorShape) => Effect.Effect<void, never, Scope.Scope>
+}
+
+const holdsContext = (state: string) => state !== 'parked' && state !== 'closed' && state !== 'main'
+
+/**
+ * Creates the table when missing, and marks this runner's rows from an earlier life (it died and
+ * came back under the same address) as orphans, so they heal like any other runner's.
+ *
+ * @example
+ * const book = yield* makeOwnerBook({ self, expiryMs })
+ */
+export const makeOwnerBook = (options: { readonly self: string; readonly expiryMs: number }): Effect.Effect<OwnerBook, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const table = sql(OWNERS_TABLE)
+    const expiry = `${Math.ceil(options.expiryMs / 1000)} seconds`
+    yield* sql`CREATE TABLE IF NOT EXISTS ${table} (
+      errand_id TEXT PRIMARY KEY,
+      runner TEXT NOT NULL,
+      since TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`.pipe(Effect.orDie)
+    yield* sql`UPDATE ${table} SET runner = ${`gone:${options.self}`} WHERE runner = ${options.self}`.pipe(Effect.orDie)
+
+    const liveRunners = sql<{ address: string }>`SELECT address FROM cluster_runners
+      WHERE healthy AND last_heartbeat > now() - ${expiry}::interval`.pipe(
+      Effect.map((rows) => rows.map((r) => r.address)),
+      // No runners table yet (the cluster is still creating it): nobody else is known alive.
+      Effect.orElseSucceed(() => [options.self]),
+    )
+
+    const orphans = Effect.gen(function* () {
+      const live = yield* liveRunners
+      const rows = yield* sql<{ errand_id: string; runner: string }>`SELECT errand_id, runner FROM ${table}`.pipe(Effect.orElseSucceed(() => []))
+      return rows
+        .filter((r) => !live.includes(r.runner))
+        .flatMap((r): Array<Orphan> => {
+          const key = sessionKeyOf(r.errand_id)
+          return key === undefined ? [] : [{ key, runner: r.runner.replace(/^gone:/, '') }]
+        })
+    })
+
+    const follow = (supervisor: SupervisorShape) =>
+      Effect.gen(function* () {
+        // One writer, in order: an errand opened and parked at once must end without a row.
+        const changes = yield* Queue.unbounded<ErrandView>()
+        const unsubscribe = supervisor.onChange((view) => void Queue.unsafeOffer(changes, view))
+        yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+        const held = new Set<string>()
+        const write = (view: ErrandView) =>
+          Effect.gen(function* () {
+            const id = view.conversationId
+            if (sessionKeyOf(id) === undefined) return
+            if (holdsContext(view.state)) {
+              if (held.has(id)) return
+              yield* sql`INSERT INTO ${table} (errand_id, runner) VALUES (${id}, ${options.self})
+                ON CONFLICT (errand_id) DO UPDATE SET runner = EXCLUDED.runner, since = now()`
+              held.add(id)
+            } else {
+              held.delete(id)
+              yield* sql`DELETE FROM ${table} WHERE errand_id = ${id} AND runner = ${options.self}`
+            }
+          }).pipe(Effect.ignore)
+        yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(changes), write)))
+      })
+
+    return { orphans, liveRunners, follow } satisfies OwnerBook
+  })
