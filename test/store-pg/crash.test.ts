@@ -8,7 +8,7 @@ import { Effect, Exit, Option, Redacted, Scope } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SealedStoreShape } from '../../packages/store/src/index.ts'
 import { CRASH_ERRAND, versionOf } from '../store/crash-record.ts'
-import { bundleWriter, prng, startWriter, waitUntil, type Run } from '../store/crash-run.ts'
+import { bundleWriter, randomKills, startWriter, waitUntil, type Run } from '../store/crash-run.ts'
 import { eventually } from '../fixtures/processes.ts'
 import { freshTable, openStore, sqlClient, usePostgres } from './harness.ts'
 
@@ -33,8 +33,6 @@ afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 const startPgWriter = (table: string, from: number, hold = false): Run =>
   startWriter(writer, [String(from)], { PG_URL: pg.current().url, STORE_KEY: key.toString('hex'), STORE_TABLE: table, HOLD: hold ? '1' : '0' })
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** What a store on the table reads, and how many rows the table has. */
 const readBack = (store: SealedStoreShape, sql: SqlClient.SqlClient, table: string) =>
@@ -116,31 +114,17 @@ describe('Postgres sealed store under SIGKILL', () => {
 
   it('20 kills at random moments: a fresh store reads the old or the new version, never an error', async () => {
     const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000)
-    const random = prng(seed)
     const table = freshTable()
-    let stored: number | undefined
-    let killedMidPut = 0
-    for (let i = 0; i < 20; i++) {
-      const at = `seed ${seed}, kill ${i}`
-      const run = startPgWriter(table, stored === undefined ? 0 : stored + 1)
-      await waitUntil(() => run.done.length > 0 || run.child.exitCode !== null, 15_000, `the first put (${at})`)
-      expect(run.child.exitCode, `${at}: ${run.stderr.join('')}`).toBeNull()
-      await sleep(random() * 40)
-      run.child.kill('SIGKILL')
-      await run.closed
-      expect(run.stderr.join(''), at).toBe('')
-      const lastDone = run.done.at(-1)
-      const lastStarted = run.started.at(-1)
-      if (lastStarted !== undefined && lastStarted !== lastDone) killedMidPut++
-      // Old or new: the last finished put or the one in flight (its COMMIT may have reached the server).
-      const allowed = [lastDone ?? stored, lastStarted].filter((n): n is number => n !== undefined)
-      const seen = await inspect(table)
-      const version = versionIn(seen, at)
-      expect(version, `${at}: the record is missing`).toBeDefined()
-      expect(allowed, `${at}: read ${version}`).toContain(version)
-      expect(seen.rows, at).toBe(1)
-      stored = version
-    }
+    const killedMidPut = await randomKills({
+      kills: 20,
+      seed,
+      start: (from) => startPgWriter(table, from),
+      readVersion: async (at) => {
+        const seen = await inspect(table)
+        expect(seen.rows, at).toBe(1)
+        return versionIn(seen, at)
+      },
+    }, (ok, message) => expect(ok, message).toBe(true))
     // The random delays must actually have hit a put in flight, or this test proves little.
     expect(killedMidPut, `seed ${seed}`).toBeGreaterThan(0)
   }, 90_000)

@@ -4,9 +4,10 @@ import { join } from 'node:path'
 import type { SqlClient } from '@effect/sql'
 import { describe, expect, it } from '@effect/vitest'
 import { Context, Effect, Exit, Layer, Option, Redacted } from 'effect'
+import { expectedAt, expectOnlyVictim } from '../../packages/store/src/damage.ts'
 import { sampleRecord, tempDir } from '../../packages/store/src/fixtures.ts'
 import {
-  deviceKey, ERRANDS_DIR, fileNameFor, SealedStore, type SealedStoreShape, type UnreadableReason,
+  deviceKey, ERRANDS_DIR, fileNameFor, SealedStore,
 } from '../../packages/store/src/index.ts'
 import { seal } from '../../packages/store/src/format.ts'
 import { rowKeyFor } from '../../packages/store-pg/src/index.ts'
@@ -36,33 +37,7 @@ const setup = Effect.gen(function* () {
   return { table, store, sql, rowOf, setRow, original: yield* rowOf('victim') }
 })
 
-/** The others read fine and are listed; the victim fails with one of `reasons`. */
-const expectOnlyVictim = (store: SealedStoreShape, reasons: ReadonlyArray<UnreadableReason>, where: string) =>
-  Effect.gen(function* () {
-    const error = yield* Effect.flip(store.get('victim'))
-    expect(error._tag, where).toBe('RecordUnreadable')
-    if (error._tag !== 'RecordUnreadable') return
-    expect(error.errandId, where).toBe('victim')
-    expect(reasons, `${where}: got ${error.reason}`).toContain(error.reason)
-    for (const id of ['before', 'after']) {
-      expect(Option.map(yield* store.get(id), (r) => r.conversationId), where).toEqual(Option.some(`conv-${id}`))
-    }
-    const listed = (yield* store.list()).map((e) => e.errandId)
-    expect(listed.filter((id) => id !== 'victim'), where).toEqual(['after', 'before'])
-    const problems = yield* store.problems()
-    expect(listed.includes('victim') || problems.some((p) => p.file === rowKeyFor('victim')), where).toBe(true)
-  })
-
-/** The reason a change at `offset` must give, by field (docs/sealed-store.md, "Reading a file"). */
-const expectedAt = (offset: number, idBytes: number): ReadonlyArray<UnreadableReason> => {
-  if (offset < 4) return ['malformed']
-  if (offset === 4) return ['unknown-version']
-  if (offset < 13) return ['foreign-key']
-  if (offset < 21) return ['tampered', 'malformed']
-  if (offset < 27) return ['truncated', 'malformed']
-  if (offset < 27 + idBytes) return ['tampered', 'malformed']
-  return ['tampered']
-}
+const victimRow = rowKeyFor('victim')
 
 describe('damaged Postgres rows', () => {
   it.scoped('flipping any byte of a row fails that errand only, with the field\'s reason', () =>
@@ -72,7 +47,7 @@ describe('damaged Postgres rows', () => {
         const damaged = Buffer.from(original)
         damaged[i] = (damaged[i] ?? 0) ^ 0xff
         yield* setRow('victim', damaged)
-        yield* expectOnlyVictim(store, expectedAt(i, Buffer.byteLength('victim')), `byte ${i}`)
+        yield* expectOnlyVictim(store, expectedAt(i, Buffer.byteLength('victim')), `byte ${i}`, victimRow)
       }
       yield* setRow('victim', original)
       expect(Option.isSome(yield* store.get('victim'))).toBe(true)
@@ -83,10 +58,10 @@ describe('damaged Postgres rows', () => {
       const { store, setRow, original } = yield* setup
       for (let length = 0; length < original.length; length += 7) {
         yield* setRow('victim', original.subarray(0, length))
-        yield* expectOnlyVictim(store, ['truncated'], `cut at ${length}`)
+        yield* expectOnlyVictim(store, ['truncated'], `cut at ${length}`, victimRow)
       }
       yield* setRow('victim', Buffer.concat([original, Buffer.from([0])]))
-      yield* expectOnlyVictim(store, ['malformed'], 'one byte appended')
+      yield* expectOnlyVictim(store, ['malformed'], 'one byte appended', victimRow)
     }), 60_000)
 
   it.scoped('a newer version is unknown-version and problems() names its errand; discard() removes only a still-damaged row', () =>
@@ -95,7 +70,7 @@ describe('damaged Postgres rows', () => {
       const bumped = Buffer.from(original)
       bumped[4] = 2
       yield* setRow('victim', bumped)
-      yield* expectOnlyVictim(store, ['unknown-version'], 'version 2')
+      yield* expectOnlyVictim(store, ['unknown-version'], 'version 2', victimRow)
       expect(yield* store.problems()).toEqual([{ file: rowKeyFor('victim'), errandId: 'victim', reason: 'unknown-version' }])
       yield* setRow('victim', original)
       yield* store.discard(rowKeyFor('victim'))
@@ -113,9 +88,9 @@ describe('damaged Postgres rows', () => {
     Effect.gen(function* () {
       const { store, setRow, rowOf } = yield* setup
       yield* setRow('victim', seal(deviceKey(randomBytes(32)), 'victim', 1_000, Buffer.from('{}')))
-      yield* expectOnlyVictim(store, ['foreign-key'], 'foreign key')
+      yield* expectOnlyVictim(store, ['foreign-key'], 'foreign key', victimRow)
       yield* setRow('victim', yield* rowOf('before'))
-      yield* expectOnlyVictim(store, ['tampered'], 'copied row')
+      yield* expectOnlyVictim(store, ['tampered'], 'copied row', victimRow)
       expect(yield* store.problems()).toEqual([{ file: rowKeyFor('victim'), errandId: undefined, reason: 'tampered' }])
     }))
 
@@ -123,7 +98,7 @@ describe('damaged Postgres rows', () => {
     Effect.gen(function* () {
       const { store, setRow } = yield* setup
       yield* setRow('victim', seal(deviceKey(key), 'victim', 1_000, Buffer.from('{"nope":1}')))
-      yield* expectOnlyVictim(store, ['malformed'], 'not a record')
+      yield* expectOnlyVictim(store, ['malformed'], 'not a record', victimRow)
       const recovered = yield* store.get('victim').pipe(
         Effect.catchTag('RecordUnreadable', (e) => store.remove(e.errandId).pipe(Effect.as(Option.none()))))
       expect(recovered).toEqual(Option.none())

@@ -97,3 +97,56 @@ export const waitUntil = async (condition: () => boolean, ms: number, what: stri
     await new Promise((r) => setTimeout(r, 2))
   }
 }
+
+/** What `randomKills` needs of one store. */
+export interface KillPlan {
+  readonly kills: number
+  readonly seed: number
+  /** Starts a writer that parks versions from `from` on. */
+  readonly start: (from: number) => Run
+  /** Kill `i` may land anywhere, start-up included (otherwise once a put has finished). */
+  readonly anywhere?: ((i: number) => boolean) | undefined
+  /**
+   * Opens a fresh store, checks what is store-specific (problems, temp files, rows) and returns
+   * the version the record holds, or `undefined` when there is none; a torn record fails here.
+   */
+  readonly readVersion: (at: string) => Promise<number | undefined>
+}
+
+/**
+ * Kills writers at random moments, `plan.kills` times: after each kill a fresh store must read
+ * the last finished version or the one in flight, never an error, never nothing once something
+ * was written. Returns how many kills landed inside a put.
+ *
+ * @example
+ * expect(await randomKills({ kills: 20, seed, start, readVersion }), `seed ${seed}`).toBeGreaterThan(0)
+ */
+export const randomKills = async (plan: KillPlan, check: (ok: boolean, message: string) => void): Promise<number> => {
+  const random = prng(plan.seed)
+  let stored: number | undefined
+  let killedMidPut = 0
+  for (let i = 0; i < plan.kills; i++) {
+    const at = `seed ${plan.seed}, kill ${i}`
+    const run = plan.start(stored === undefined ? 0 : stored + 1)
+    if (stored === undefined || !(plan.anywhere?.(i) ?? false)) {
+      await waitUntil(() => run.done.length > 0 || run.child.exitCode !== null, 15_000, `the first put (${at})`)
+      check(run.child.exitCode === null, `${at}: the writer exited: ${run.stderr.join('')}`)
+      await new Promise((r) => setTimeout(r, random() * 40))
+    } else {
+      await new Promise((r) => setTimeout(r, random() * 400))
+    }
+    run.child.kill('SIGKILL')
+    await run.closed
+    check(run.stderr.join('') === '', `${at}: ${run.stderr.join('')}`)
+    const lastDone = run.done.at(-1)
+    const lastStarted = run.started.at(-1)
+    if (lastStarted !== undefined && lastStarted !== lastDone) killedMidPut++
+    // Old or new: the last finished put (or, with none, what was there before) or the one in flight.
+    const allowed = [lastDone ?? stored, lastStarted].filter((n): n is number => n !== undefined)
+    const version = await plan.readVersion(at)
+    check(allowed.length === 0 || version !== undefined, `${at}: the record is missing`)
+    check(version === undefined || allowed.includes(version), `${at}: read ${version}, allowed ${allowed.join(' or ')}`)
+    stored = version ?? stored
+  }
+  return killedMidPut
+}

@@ -6,7 +6,7 @@ import { Context, Effect, Layer, Option } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SealedStore } from '../../packages/store/src/index.ts'
 import { CRASH_ERRAND, versionOf } from './crash-record.ts'
-import { bundleWriter, prng, startWriter, waitUntil, type Run } from './crash-run.ts'
+import { bundleWriter, prng, randomKills, startWriter, type Run } from './crash-run.ts'
 
 /*
  * S4, with real processes: a child parks one errand over and over and is killed with SIGKILL
@@ -44,44 +44,29 @@ const inspect = (dir: string) =>
 describe('sealed store under SIGKILL', () => {
   it('50 kills at random moments: a fresh store reads the old or the new version, never an error', async () => {
     const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000)
-    const random = prng(seed)
     const dir = join(work, 'store')
-    let stored: number | undefined
-    let killedMidPut = 0
-    for (let i = 0; i < 50; i++) {
-      const at = `seed ${seed}, kill ${i}`
-      const run = startFileWriter(dir, stored === undefined ? 0 : stored + 1)
+    const killedMidPut = await randomKills({
+      kills: 50,
+      seed,
+      start: (from) => startFileWriter(dir, from),
       // Every fifth kill lands anywhere, start-up included; the others once writing is under way.
-      if (stored === undefined || i % 5 !== 4) {
-        await waitUntil(() => run.done.length > 0 || run.child.exitCode !== null, 15_000, `the first put (${at})`)
-        expect(run.child.exitCode, `${at}: ${run.stderr.join('')}`).toBeNull()
-        await sleep(random() * 40)
-      } else {
-        await sleep(random() * 400)
-      }
-      run.child.kill('SIGKILL')
-      await run.closed
-      expect(run.stderr.join(''), at).toBe('')
-
-      const lastDone = run.done.at(-1)
-      const lastStarted = run.started.at(-1)
-      if (lastStarted !== undefined && lastStarted !== lastDone) killedMidPut++
-      // Old or new: the last finished put (or, with none, what was there before) or the one in flight.
-      const allowed = [lastDone ?? stored, lastStarted].filter((n): n is number => n !== undefined)
-
-      const seen = await inspect(dir)
-      if (seen.record._tag === 'Left') expect.fail(`${at}: ${seen.record.left.message}`)
-      const record = seen.record.right
-      expect(Option.isSome(record), `${at}: the record is missing`).toBe(true)
-      if (Option.isNone(record)) return
-      const version = versionOf(record.value)
-      expect(version, `${at}: a torn or mixed record`).toBeDefined()
-      expect(allowed, `${at}: read ${version}`).toContain(version)
-      expect(seen.listed.map((e) => e.errandId), at).toEqual([CRASH_ERRAND])
-      expect(seen.problems, at).toEqual([])
-      expect(seen.temps, `${at}: temp files survive a reopen`).toEqual([])
-      stored = version
-    }
+      anywhere: (i) => i % 5 === 4,
+      readVersion: async (at) => {
+        const seen = await inspect(dir)
+        if (seen.record._tag === 'Left') expect.fail(`${at}: ${seen.record.left.message}`)
+        expect(seen.problems, at).toEqual([])
+        expect(seen.temps, `${at}: temp files survive a reopen`).toEqual([])
+        return Option.match(seen.record.right, {
+          onNone: () => undefined,
+          onSome: (record) => {
+            expect(seen.listed.map((e) => e.errandId), at).toEqual([CRASH_ERRAND])
+            const version = versionOf(record)
+            expect(version, `${at}: a torn or mixed record`).toBeDefined()
+            return version
+          },
+        })
+      },
+    }, (ok, message) => expect(ok, message).toBe(true))
     // The random delays must actually have hit the write window, or this test proves nothing.
     expect(killedMidPut, `seed ${seed}`).toBeGreaterThan(0)
   }, 90_000)

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { SqlClient, SqlError } from '@effect/sql'
 import {
-  byAge, claimedErrandId, HEADER_READ_BYTES, openRecord, parseHeader, sealRecord, suppliedKey, toDrop,
+  applyUpdate, byAge, claimedErrandId, HEADER_READ_BYTES, openRecord, parseHeader, sealRecord, suppliedKey, toDrop,
   type ParkedEntry, type ParkedRecord, type SealedStoreShape, type StoreConfigError, type StoreError, type StoreProblem,
 } from '@errands/store'
 import { Clock, Effect, Either, Option, type Scope } from 'effect'
@@ -131,14 +131,7 @@ export const makePg = (
             ))
           : Effect.dieMessage(`SealedStore.discard: ${JSON.stringify(file)} is not a row key from problems()`),
       update: (errandId, f) =>
-        transaction('update a parked errand', Effect.flatMap(read(errandId), Option.match({
-          onNone: () => Effect.succeed(Option.none<ParkedRecord>()),
-          onSome: (record) =>
-            Effect.flatMap(Effect.sync(() => f(record)), (next) =>
-              next.errandId === errandId
-                ? Effect.map(write(next), Option.some)
-                : Effect.dieMessage('SealedStore.update: the function changed the errand id')),
-        }))),
+        transaction('update a parked errand', Effect.flatMap(read(errandId), applyUpdate(errandId, f, write))),
       clear: () => transaction('clear the sealed store', Effect.asVoid(sql`DELETE FROM ${t}`)),
       prune: () => transaction('apply retention', pruneNow),
     }

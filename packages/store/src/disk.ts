@@ -7,7 +7,7 @@ import { attempt, attemptIfExists, isTempName, nodeFs, removeDurably, writeAtomi
 import { loadOrCreateKey, suppliedKey } from './key.ts'
 import { BACKUP_EXCLUDE, isProtectedPath, writeMarkers } from './markers.ts'
 import type { ParkedEntry, ParkedRecord } from './record.ts'
-import { openRecord, sealRecord } from './sealing.ts'
+import { applyUpdate, openRecord, sealRecord } from './sealing.ts'
 import { byAge, toDrop } from './retention.ts'
 import { decodeOptions, type SealedStoreOptions, type SealedStoreShape, type StoreProblem } from './shape.ts'
 
@@ -170,16 +170,7 @@ export const makeDisk = (
           ))
           : Effect.dieMessage(`SealedStore.discard: ${JSON.stringify(file)} is not a sealed file name from problems()`),
       update: (errandId, f) =>
-        serial(get(errandId).pipe(
-          Effect.flatMap(Option.match({
-            onNone: () => Effect.succeed(Option.none<ParkedRecord>()),
-            onSome: (record) =>
-              Effect.flatMap(Effect.sync(() => f(record)), (next) =>
-                next.errandId === errandId
-                  ? Effect.map(write(next), Option.some)
-                  : Effect.dieMessage('SealedStore.update: the function changed the errand id')),
-          })),
-        )),
+        serial(get(errandId).pipe(Effect.flatMap(applyUpdate(errandId, f, write)))),
       clear: () =>
         serial(attempt('clear the sealed store', () => fs.readdir(errandsDir)).pipe(
           Effect.flatMap((names) =>

@@ -11,6 +11,6 @@ export { SealedStore } from './SealedStore.ts'
 // format, AAD, key handling, checks and retention with.
 export { claimedErrandId, deviceKey, HEADER_READ_BYTES, KEY_BYTES, parseHeader, type DeviceKey, type Header } from './format.ts'
 export { KEY_FILE, loadOrCreateKey, suppliedKey } from './key.ts'
-export { openRecord, sealRecord, unreadable } from './sealing.ts'
+export { applyUpdate, openRecord, sealRecord, unreadable } from './sealing.ts'
 export { byAge } from './retention.ts'
 export { decodeOptions, decodeRetention } from './shape.ts'

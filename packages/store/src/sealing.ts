@@ -1,4 +1,4 @@
-import { Effect, Either } from 'effect'
+import { Effect, Either, Option } from 'effect'
 import { RecordUnreadable, type UnreadableReason } from './errors.ts'
 import { seal, unseal, type DeviceKey } from './format.ts'
 import { recordFromBytes, recordToBytes, type ParkedRecord } from './record.ts'
@@ -71,3 +71,26 @@ export const sealRecord = (
         stored: Either.getOrThrow(recordFromBytes(plaintext)),
       })),
   })
+
+/**
+ * The second half of `update` in every store: given what the store found for `errandId`,
+ * applies `f` and writes the result, or says `None`. `f` changing the errand id is a defect
+ * (nothing is written).
+ *
+ * @example
+ * get(errandId).pipe(Effect.flatMap(applyUpdate(errandId, f, write)))
+ */
+export const applyUpdate = <E, R>(
+  errandId: string,
+  f: (record: ParkedRecord) => ParkedRecord,
+  write: (record: ParkedRecord) => Effect.Effect<ParkedRecord, E, R>,
+) =>
+  (found: Option.Option<ParkedRecord>): Effect.Effect<Option.Option<ParkedRecord>, E, R> =>
+    Option.match(found, {
+      onNone: () => Effect.succeed(Option.none()),
+      onSome: (record) =>
+        Effect.flatMap(Effect.sync(() => f(record)), (next) =>
+          next.errandId === errandId
+            ? Effect.map(write(next), Option.some)
+            : Effect.dieMessage('SealedStore.update: the function changed the errand id')),
+    })

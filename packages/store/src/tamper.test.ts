@@ -4,10 +4,9 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Context, Effect, Exit, Layer, Option, Redacted } from 'effect'
 import { ERRANDS_DIR, fileNameFor } from './disk.ts'
-import type { UnreadableReason } from './errors.ts'
+import { expectedAt, expectOnlyVictim } from './damage.ts'
 import { sampleRecord, tempDir } from './fixtures.ts'
 import { deviceKey, seal } from './format.ts'
-import type { SealedStoreShape } from './shape.ts'
 import { SealedStore } from './SealedStore.ts'
 
 /*
@@ -28,34 +27,7 @@ const setup = Effect.gen(function* () {
   return { dir, store, path, original: readFileSync(path('victim')) }
 })
 
-/** The others read fine and are listed; the victim fails with one of `reasons`. */
-const expectOnlyVictim = (store: SealedStoreShape, reasons: ReadonlyArray<UnreadableReason>, where: string) =>
-  Effect.gen(function* () {
-    const error = yield* Effect.flip(store.get('victim'))
-    expect(error._tag, where).toBe('RecordUnreadable')
-    if (error._tag !== 'RecordUnreadable') return
-    expect(error.errandId, where).toBe('victim')
-    expect(reasons, `${where}: got ${error.reason}`).toContain(error.reason)
-    for (const id of ['before', 'after']) {
-      expect(Option.map(yield* store.get(id), (r) => r.conversationId), where).toEqual(Option.some(`conv-${id}`))
-    }
-    // list() never fails over a damaged file; the victim is either listed or in problems().
-    const listed = (yield* store.list()).map((e) => e.errandId)
-    expect(listed.filter((id) => id !== 'victim'), where).toEqual(['after', 'before'])
-    const problems = yield* store.problems()
-    expect(listed.includes('victim') || problems.some((p) => p.file === fileNameFor('victim')), where).toBe(true)
-  })
-
-/** The reason a change at `offset` must give, by field (docs/sealed-store.md, "Reading a file"). */
-const expectedAt = (offset: number, idBytes: number): ReadonlyArray<UnreadableReason> => {
-  if (offset < 4) return ['malformed'] // magic
-  if (offset === 4) return ['unknown-version']
-  if (offset < 13) return ['foreign-key'] // key id
-  if (offset < 21) return ['tampered', 'malformed'] // parkedAt: authenticated; above 2^53 it is malformed
-  if (offset < 27) return ['truncated', 'malformed'] // payload and id lengths no longer match the file
-  if (offset < 27 + idBytes) return ['tampered', 'malformed'] // id: another errand's, or not UTF-8
-  return ['tampered'] // nonce, ciphertext, tag
-}
+const victimFile = fileNameFor('victim')
 
 describe('damaged sealed files', () => {
   it.scoped('flipping any byte (all bits, then one bit) fails that errand only, with the field\'s reason', () =>
@@ -67,7 +39,7 @@ describe('damaged sealed files', () => {
           const damaged = Buffer.from(original)
           damaged[i] = (damaged[i] ?? 0) ^ mask
           writeFileSync(path('victim'), damaged)
-          yield* expectOnlyVictim(store, expectedAt(i, idBytes), `byte ${i} ^ ${mask}`)
+          yield* expectOnlyVictim(store, expectedAt(i, idBytes), `byte ${i} ^ ${mask}`, victimFile)
         }
       }
       writeFileSync(path('victim'), original)
@@ -79,7 +51,7 @@ describe('damaged sealed files', () => {
       const { store, path, original } = yield* setup
       for (let length = 0; length < original.length; length++) {
         writeFileSync(path('victim'), original.subarray(0, length))
-        yield* expectOnlyVictim(store, ['truncated'], `cut at ${length}`)
+        yield* expectOnlyVictim(store, ['truncated'], `cut at ${length}`, victimFile)
       }
     }), 60_000)
 
@@ -87,7 +59,7 @@ describe('damaged sealed files', () => {
     Effect.gen(function* () {
       const { store, path, original } = yield* setup
       writeFileSync(path('victim'), Buffer.concat([original, Buffer.from([0])]))
-      yield* expectOnlyVictim(store, ['malformed'], 'one byte appended')
+      yield* expectOnlyVictim(store, ['malformed'], 'one byte appended', victimFile)
     }))
 
   it.scoped('a newer format version is unknown-version, reported by problems() with its errand', () =>
@@ -96,7 +68,7 @@ describe('damaged sealed files', () => {
       const bumped = Buffer.from(original)
       bumped[4] = 2
       writeFileSync(path('victim'), bumped)
-      yield* expectOnlyVictim(store, ['unknown-version'], 'version 2')
+      yield* expectOnlyVictim(store, ['unknown-version'], 'version 2', victimFile)
       expect(yield* store.problems()).toEqual([{ file: fileNameFor('victim'), errandId: 'victim', reason: 'unknown-version' }])
     }))
 
@@ -104,14 +76,14 @@ describe('damaged sealed files', () => {
     Effect.gen(function* () {
       const { store, path } = yield* setup
       writeFileSync(path('victim'), seal(deviceKey(randomBytes(32)), 'victim', 1_000, Buffer.from('{}')))
-      yield* expectOnlyVictim(store, ['foreign-key'], 'foreign key')
+      yield* expectOnlyVictim(store, ['foreign-key'], 'foreign key', victimFile)
     }))
 
   it.scoped('another errand\'s file moved over this one is tampered, and problems() says so', () =>
     Effect.gen(function* () {
       const { store, path } = yield* setup
       copyFileSync(path('before'), path('victim'))
-      yield* expectOnlyVictim(store, ['tampered'], 'moved file')
+      yield* expectOnlyVictim(store, ['tampered'], 'moved file', victimFile)
       expect(yield* store.problems()).toEqual([{ file: fileNameFor('victim'), errandId: undefined, reason: 'tampered' }])
     }))
 
@@ -120,7 +92,7 @@ describe('damaged sealed files', () => {
       const { store, path } = yield* setup
       for (const payload of ['{"nope":1}', 'not json', '\xff\xfe']) {
         writeFileSync(path('victim'), seal(deviceKey(key), 'victim', 1_000, Buffer.from(payload, 'latin1')))
-        yield* expectOnlyVictim(store, ['malformed'], payload)
+        yield* expectOnlyVictim(store, ['malformed'], payload, victimFile)
       }
     }))
 
@@ -129,7 +101,7 @@ describe('damaged sealed files', () => {
       const { store, path } = yield* setup
       const json = Buffer.from(JSON.stringify(sampleRecord('victim', 1_000)))
       writeFileSync(path('victim'), seal(deviceKey(key), 'victim', 999, json))
-      yield* expectOnlyVictim(store, ['tampered'], 'parkedAt differs')
+      yield* expectOnlyVictim(store, ['tampered'], 'parkedAt differs', victimFile)
     }))
 
   it.scoped('problems() lists unreadable headers and discard() removes only still-unreadable files', () =>
