@@ -85,15 +85,16 @@ export const httpClient = async (base: string, o: { readonly key?: string; reado
 const repo = resolve(import.meta.dirname, '../..')
 
 /**
- * Spawns `errands mcp` (the CLI's real entry point) and connects over its stdio.
+ * Spawns `errands mcp` — the CLI's entry point, or `npm start -- mcp` — and connects over its stdio.
  *
  * @example
  * const mcp = await stdioClient({ ERRANDS_DATA_DIR: dir }, ['--session', 'k1'])
  */
-export const stdioClient = async (env: Record<string, string>, args: ReadonlyArray<string> = []) => {
+export const stdioClient = async (env: Record<string, string>, args: ReadonlyArray<string> = [], via: 'cli' | 'npm' = 'cli') => {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', 'tsx', join(repo, 'packages/cli/src/main.ts'), 'mcp', ...args],
+    // `npm start` prints its banner on stdout; the README says `--silent`, as a client config should.
+    command: via === 'npm' ? 'npm' : process.execPath,
+    args: via === 'npm' ? ['start', '--silent', '--', 'mcp', ...args] : ['--import', 'tsx', join(repo, 'packages/cli/src/main.ts'), 'mcp', ...args],
     cwd: repo,
     env: { ...(process.env as Record<string, string>), ...env },
     stderr: 'pipe',

@@ -79,7 +79,7 @@ export const runMcpStdio = async (options: McpStdioOptions = {}): Promise<number
       const services = yield* Layer.build(hostEngineLayer({ settings, port: settings.port, log, notes: new HealthLog(50), chromium: options.chromium }))
       const errand = errandBrowserOf(Context.get(services, Browsing), key)
       const runtime = yield* Effect.runtime<never>()
-      log(`errands mcp: serving one MCP session on stdio (errand ${anonymous ? 'with a random key' : `bound to --session ${key}`}; data in ${settings.supervisor.dataDir})`)
+      log(`errands mcp: serving one MCP session on stdio (errand ${anonymous ? 'with a random key' : 'bound to its --session key'}; data in ${settings.supervisor.dataDir})`)
       yield* Effect.promise(() =>
         serveStdio({ errand, refs: new RefBook(), log, runtime, stdin: options.stdin as never, stdout: options.stdout as never, stop: stop.promise }))
       log(`errands mcp: the session ended — ${anonymous ? 'forgetting its errand' : 'parking its errand'} and closing the browsers`)

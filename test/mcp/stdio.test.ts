@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../host/harness.ts'
+import { refOf, stdioClient } from './clients.ts'
+import { serveShop, type Shop } from './shop.ts'
+
+// Issue 14 over stdio, the way a desktop agent launches a server: the SDK's own Client spawns
+// the real entry point (`npm start -- mcp`, and the CLI directly), on real Chromium. One errand
+// per process; the process's end parks it (E5) and a new process with the same --session
+// resumes it (E4), judged by the Cookie header the shop receives and the tabs listed.
+
+let shop: Shop
+let dataDir: string
+let env: Record<string, string>
+let hostPort: number
+
+beforeAll(async () => {
+  shop = await serveShop('127.0.0.2')
+  dataDir = mkdtempSync(join(tmpdir(), 'errands-mcp-stdio-'))
+  hostPort = await freePort()
+  env = { ERRANDS_DATA_DIR: dataDir, ERRANDS_PORT: String(hostPort), ERRANDS_SNAPSHOT_DEBOUNCE_MS: '300' }
+})
+afterAll(async () => {
+  await shop?.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe('errands mcp on stdio', () => {
+  it('`npm start -- mcp` serves the tools: navigate, snapshot, click a ref, type, screenshot, tabs — and refuses file: and the host port', async () => {
+    const mcp = await stdioClient(env, ['--session', 'stdio-drive'], 'npm')
+    try {
+      const { tools } = await mcp.client.listTools()
+      expect(tools.map((t) => t.name)).toContain('browser_snapshot')
+      const shopPage = await mcp.call('browser_navigate', { url: shop.url('/') })
+      expect(shopPage.text).toContain('- Page Title: Shop')
+      const snap = await mcp.call('browser_snapshot')
+      const clicked = await mcp.call('browser_click', { element: 'Add pear', ref: refOf(snap.text, /button "Add pear"/) })
+      expect(clicked.isError).toBe(false)
+      expect(shop.log.some((l) => l.path === '/add' && l.query.get('item') === 'pear')).toBe(true)
+      const typed = await mcp.call('browser_type', { element: 'Gift note', ref: refOf(clicked.text, /textbox "Gift note"/), text: 'hi', submit: true })
+      expect(typed.text).toContain('Note received: hi')
+      const shot = await mcp.call('browser_take_screenshot', { fullPage: true })
+      expect(shot.images[0]!.data.subarray(0, 4)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47]))
+      await mcp.call('browser_tabs', { action: 'new' })
+      const tabs = await mcp.call('browser_tabs', { action: 'list' })
+      expect(tabs.text).toMatch(/- 0: \[Note\]/)
+      expect(tabs.text).toMatch(/- 1: \(current\) \[\] \(about:blank\)/)
+
+      const file = await mcp.call('browser_navigate', { url: 'file:///etc/hostname' })
+      expect([file.isError, file.text]).toEqual([true, expect.stringContaining('containment policy refuses')])
+      const own = await mcp.call('browser_navigate', { url: `http://127.0.0.1:${hostPort}/health` })
+      expect([own.isError, own.text]).toEqual([true, expect.stringContaining('containment policy refuses')])
+      expect((await mcp.call('browser_tabs', { action: 'list' })).isError).toBe(false)
+    } finally {
+      await mcp.end()
+    }
+    expect(mcp.alive()).toBe(false)
+  })
+
+  it('the process ends → the errand is parked; a new process with the same --session has the same cookies and tabs', async () => {
+    const first = await stdioClient(env, ['--session', 'stdio-park'])
+    const page = (await first.call('browser_navigate', { url: shop.url('/') })).text
+    await first.call('browser_click', { element: 'Add plum', ref: refOf(page, /button "Add plum"/) })
+    await first.call('browser_tabs', { action: 'new' })
+    await first.call('browser_navigate', { url: shop.url('/other') })
+    await first.end()
+    expect(first.alive()).toBe(false)
+    expect(first.stderr()).toContain('parking its errand')
+
+    const again = await stdioClient(env, ['--session', 'stdio-park'])
+    try {
+      const tabs = await again.call('browser_tabs', { action: 'list' })
+      expect(tabs.text).toContain(`[Shop] (${shop.url('/')})`)
+      expect(tabs.text).toContain(`[Other] (${shop.url('/other')})`)
+      const before = shop.cookiesAt('/basket').length
+      const basket = await again.call('browser_navigate', { url: shop.url('/basket') })
+      expect(basket.text).toContain('Basket: plum')
+      expect(shop.cookiesAt('/basket').slice(before)).toEqual(['basket=plum'])
+    } finally {
+      await again.end()
+    }
+  })
+})
