@@ -97,9 +97,9 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
 
       const { targetId } = await client.send('Target.createTarget', { url: 'about:blank' })
       const { sessionId } = await client.send('Target.attachToTarget', { targetId, flatten: true })
-      await client.send('Page.enable', {}, sessionId)
+      await client.send('Page.enable', undefined, sessionId)
       await client.send('Network.setCookie', { name: 'viaCri', value: '3', url: site.origin }, sessionId)
-      const loaded = new Promise((resolve) => client.once(`Page.loadEventFired.${sessionId}`, resolve))
+      const loaded = new Promise<void>((resolve) => client.on(`Page.loadEventFired.${sessionId}`, () => resolve()))
       await client.send('Page.navigate', { url: site.url('/echo') }, sessionId)
       await loaded
       const { result } = await client.send('Runtime.evaluate', { expression: 'document.body.innerText', returnByValue: true }, sessionId)

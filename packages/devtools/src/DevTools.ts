@@ -26,6 +26,7 @@ import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import { DevToolsUnavailable } from './errors.ts'
 import { ErrandProxy, type CloseReason } from './proxy.ts'
+import type { FilePolicy } from './targets.ts'
 import { TokenBook } from './tokens.ts'
 
 /** What `endpoint` answers. */
@@ -43,6 +44,8 @@ export interface DevToolsOptions {
   readonly log: (line: string) => void
   /** A connection silent for this long is closed (default 900000 ms, the supervisor's default idle limit). */
   readonly idleMs?: number | undefined
+  /** Where clients may name files of this machine (downloads, uploads); default: under the OS temp folder. */
+  readonly files?: FilePolicy | undefined
   /** `Host` headers an upgrade may carry (B7: DNS rebinding); default: the base URL's host only. */
   readonly hosts?: (() => ReadonlyArray<string>) | undefined
 }
@@ -162,7 +165,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       let proxy: ErrandProxy
       try {
         proxy = await ErrandProxy.connect({
-          upstreamUrl: found.value.browserUrl, browserContextId: found.value.browserContextId, policy: options.policy, log: options.log, name: conversationId,
+          upstreamUrl: found.value.browserUrl, browserContextId: found.value.browserContextId, policy: options.policy, log: options.log, name: conversationId, files: options.files,
         })
       } catch (error) {
         await run(supervisor.undrive(conversationId))

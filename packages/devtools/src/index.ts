@@ -9,5 +9,5 @@
 export * from './DevTools.ts'
 export * from './errors.ts'
 export { BROWSER_METHODS, ErrandProxy, type CloseReason, type ProxyOptions } from './proxy.ts'
-export { matchesFilter, SESSION_METHODS } from './targets.ts'
+export { matchesFilter, refusedPaths, SESSION_METHODS, URL_METHODS, type FilePolicy } from './targets.ts'
 export { TokenBook } from './tokens.ts'

@@ -30,10 +30,9 @@
  */
 import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
-import { resolve as resolvePath, sep } from 'node:path'
 import { decide, describeTarget, type GuardPolicy } from '@errands/guard'
 import WebSocket from 'ws'
-import { matchesFilter, refusedOnSession, type TargetInfo } from './targets.ts'
+import { matchesFilter, refusedOnSession, refusedPaths, URL_METHODS, type FilePolicy, type TargetInfo } from './targets.ts'
 
 /** A CDP message, either way. */
 interface Message {
@@ -72,6 +71,8 @@ export interface ProxyOptions {
   readonly name: string
   /** Deadline of the connection to the browser. */
   readonly deadlineMs?: number | undefined
+  /** Where a client may name files (downloads, uploads); default: under the OS temp folder. */
+  readonly files?: FilePolicy | undefined
 }
 
 /** Why a connection ended, as the client's close frame says it. */
@@ -83,8 +84,7 @@ export interface CloseReason {
 const MAX_PAYLOAD = 256 * 1024 * 1024
 const REFUSED = -32000
 
-/** The client's downloads may only go under the OS temp folder (a client picks the path). */
-const DOWNLOAD_ROOT = resolvePath(tmpdir())
+const DEFAULT_FILES: FilePolicy = { allow: [tmpdir()], deny: [] }
 
 /**
  * The proxy of one client connection.
@@ -221,7 +221,8 @@ export class ErrandProxy {
   private onSession(command: Command): void {
     const sessionId = command.sessionId
     if (sessionId === undefined || !this.sessions.has(sessionId)) {
-      return this.refuse(command, 'no session with this id belongs to this errand')
+      // As Chromium answers an unknown session: on the connection, without the id.
+      return this.refuse({ ...command, sessionId: undefined }, 'no session with this id belongs to this errand')
     }
     const refusal = refusedOnSession(command.method)
     if (refusal !== undefined) return this.refuse(command, refusal)
@@ -229,7 +230,8 @@ export class ErrandProxy {
     if (p['browserContextId'] !== undefined && !this.isErrandContext(p['browserContextId'])) {
       return this.refuse(command, 'that browserContextId is not this errand\'s')
     }
-    if (command.method === 'Page.navigate' && !this.allowedUrl(command, p['url'])) return
+    if (URL_METHODS.has(command.method) && !this.allowedUrl(command, p['url'])) return
+    if (!this.allowedFiles(command, command.method === 'DOM.setFileInputFiles' ? p['files'] : p['downloadPath'])) return
     if (command.method === 'Target.detachFromTarget' && p['sessionId'] !== undefined && !this.sessions.has(String(p['sessionId']))) {
       return this.refuse(command, 'no session with this id belongs to this errand')
     }
@@ -272,6 +274,13 @@ export class ErrandProxy {
     this.options.log(`devtools: ${command.method} to ${describeTarget(url)} refused for ${this.options.name} (rule ${decision.rule})`)
     this.refuse(command, `the containment policy refuses ${describeTarget(url)} (rule ${decision.rule}: ${decision.detail})`)
     return false
+  }
+
+  private allowedFiles(command: Command, paths: unknown): boolean {
+    if (paths === undefined) return true
+    const why = refusedPaths(paths, this.options.files ?? DEFAULT_FILES)
+    if (why !== undefined) this.refuse(command, why)
+    return why === undefined
   }
 
   private hide(info: TargetInfo): TargetInfo {
@@ -458,15 +467,7 @@ export class ErrandProxy {
 
   /** @internal */ downloadBehavior(c: Command): void {
     const params = this.inContext(c)
-    if (params === undefined) return
-    const path = params['downloadPath']
-    if (path !== undefined) {
-      const full = typeof path === 'string' ? resolvePath(path) : ''
-      if (full !== DOWNLOAD_ROOT && !full.startsWith(DOWNLOAD_ROOT + sep)) {
-        return this.refuse(c, `downloadPath must be a folder under ${DOWNLOAD_ROOT}`)
-      }
-    }
-    this.forward(c, params)
+    if (params !== undefined && this.allowedFiles(c, params['downloadPath'])) this.forward(c, params)
   }
 
   /** @internal */ cookies(c: Command): void {

@@ -9,6 +9,8 @@
  * matchesFilter('tab', [{}])      // true
  */
 
+import { isAbsolute, resolve as resolvePath, sep } from 'node:path'
+
 /** One entry of a CDP `TargetFilter`. */
 export interface FilterEntry {
   readonly type?: string | undefined
@@ -43,6 +45,55 @@ export interface TargetInfo {
 }
 
 /**
+ * Where a client may name files of the engine's machine: download folders
+ * (`Browser.setDownloadBehavior`, `Page.setDownloadBehavior`) and files to upload
+ * (`DOM.setFileInputFiles`) — a path is a way to write or read the engine's own files (its sealed
+ * store, its key, its token), so only paths under `allow` and outside `deny` pass.
+ *
+ * @example
+ * const files: FilePolicy = { allow: ['/tmp'], deny: ['/tmp/errands-data'] }
+ */
+export interface FilePolicy {
+  readonly allow: ReadonlyArray<string>
+  readonly deny: ReadonlyArray<string>
+}
+
+const under = (path: string, root: string): boolean => {
+  const r = resolvePath(root)
+  return path === r || path.startsWith(r.endsWith(sep) ? r : r + sep)
+}
+
+/**
+ * Why `paths` are refused, or undefined when every one passes `files`.
+ *
+ * @example
+ * refusedPaths(['/etc/passwd'], { allow: ['/tmp'], deny: [] }) // 'the path /etc/passwd is outside …'
+ */
+export const refusedPaths = (paths: unknown, files: FilePolicy): string | undefined => {
+  const list = Array.isArray(paths) ? paths : [paths]
+  for (const path of list) {
+    if (typeof path !== 'string' || !isAbsolute(path)) return 'paths must be absolute'
+    const full = resolvePath(path)
+    if (!files.allow.some((root) => under(full, root)) || files.deny.some((root) => under(full, root))) {
+      return `files of the engine's machine are reachable only under ${files.allow.join(', ')} (not the engine's own data)`
+    }
+  }
+  return undefined
+}
+
+/**
+ * Session methods whose `url` the guard decides first: navigations, and rewrites of a paused
+ * request's URL (a client's own Fetch interception must not send a request where the guard would
+ * not let it go).
+ *
+ * @example
+ * URL_METHODS.has('Page.navigate') // true
+ */
+export const URL_METHODS: ReadonlySet<string> = new Set([
+  'Page.navigate', 'Network.loadNetworkResource', 'Fetch.continueRequest', 'Network.continueInterceptedRequest',
+])
+
+/**
  * Methods a client may send on one of its own sessions (a tab, page, worker of the errand) in the
  * domains that also act on the whole browser: there only these pass. Every other method of a
  * session is the target's own (Page, Runtime, Network …) and is forwarded.
@@ -58,6 +109,9 @@ export const SESSION_METHODS: Readonly<Record<string, ReadonlySet<string>>> = {
   Tethering: new Set(),
   Extensions: new Set(),
   PWA: new Set(),
+  // Tracing and the browser's sampling profile record every process of the browser.
+  Tracing: new Set(),
+  Memory: new Set(['getDOMCounters', 'getDOMCountersForLeakDetection', 'prepareForLeakDetection', 'forciblyPurgeJavaScriptMemory', 'startSampling', 'stopSampling', 'getSamplingProfile']),
 }
 
 /**

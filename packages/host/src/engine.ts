@@ -23,6 +23,7 @@ import { ChromiumRuntime, reservePort, type ChromiumRuntimeOptions } from '@erra
 import type { SealedStore, StoreConfigError, StoreError } from '@errands/store'
 import { type HealthLog, InspectorSwitch, openInspectorRelay, Supervisor } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
+import { tmpdir } from 'node:os'
 import { Browsing } from './browsing/Browsing.ts'
 import { makeBrowsing } from './browsing/make.ts'
 import { Pages, type PageAccess } from './browsing/Pages.ts'
@@ -69,15 +70,16 @@ export interface HostEngineOptions {
  * What a cluster changes in the host (`@errands/cluster` builds it; the host does not import
  * it): the sealed store the peers share instead of the file store, every debounced snapshot
  * sealed there too (H1, so a peer heals this host's errands when it dies), and an overlay built
- * over the single host's services whose `Browsing` and `HostHealth` replace theirs — session
- * calls reach the key's owner, health lists runners and shards.
+ * over the single host's services whose `Browsing`, `HostHealth` and `Person` replace theirs —
+ * session calls reach the key's owner, health lists runners and shards, take-backs reach every
+ * runner.
  *
  * @example
  * hostEngineLayer({ ...options, cluster: { store, overlay } })
  */
 export interface HostCluster {
   readonly store: Layer.Layer<SealedStore, StoreError | StoreConfigError>
-  readonly overlay: Layer.Layer<Browsing | HostHealth, unknown, HostServices>
+  readonly overlay: Layer.Layer<Browsing | HostHealth | Person, unknown, HostServices>
 }
 
 /** Everything the host's engine provides. */
@@ -163,7 +165,11 @@ const hostEngineOn = (options: HostEngineOptions, devtoolsPort: number) => {
     Layer.effect(HostHealth, Effect.flatMap(HostBrowser, (b) => makeHostHealth(b.describe, notes))),
     Stateless.layer({ policy, localhostPorts: settings.localhostPorts, deadlineMs }),
     // A DevTools endpoint per errand at /devtools/<token> on the host's own port (A1).
-    DevTools.layer({ baseUrl: () => `ws://127.0.0.1:${options.port}`, policy, log, idleMs: settings.supervisor.idleMs }),
+    // Clients may name files under the temp folder only, never the engine's own data.
+    DevTools.layer({
+      baseUrl: () => `ws://127.0.0.1:${options.port}`, policy, log, idleMs: settings.supervisor.idleMs,
+      files: { allow: [tmpdir()], deny: [dataDir] },
+    }),
   )
   const single = services.pipe(Layer.provideMerge(engine))
   return options.cluster === undefined ? single : options.cluster.overlay.pipe(Layer.provideMerge(single))
