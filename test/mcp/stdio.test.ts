@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../host/harness.ts'
 import { refOf, stdioClient } from './clients.ts'
+import { expectSameErrand, fillErrand } from './errand.ts'
 import { serveShop, type Shop } from './shop.ts'
 
 // Issue 14 over stdio, the way a desktop agent launches a server: the SDK's own Client spawns
@@ -61,23 +62,14 @@ describe('errands mcp on stdio', () => {
 
   it('the process ends → the errand is parked; a new process with the same --session has the same cookies and tabs', async () => {
     const first = await stdioClient(env, ['--session', 'stdio-park'])
-    const page = (await first.call('browser_navigate', { url: shop.url('/') })).text
-    await first.call('browser_click', { element: 'Add plum', ref: refOf(page, /button "Add plum"/) })
-    await first.call('browser_tabs', { action: 'new' })
-    await first.call('browser_navigate', { url: shop.url('/other') })
+    await fillErrand(first, shop)
     await first.end()
     expect(first.alive()).toBe(false)
     expect(first.stderr()).toContain('parking its errand')
 
     const again = await stdioClient(env, ['--session', 'stdio-park'])
     try {
-      const tabs = await again.call('browser_tabs', { action: 'list' })
-      expect(tabs.text).toContain(`[Shop] (${shop.url('/')})`)
-      expect(tabs.text).toContain(`[Other] (${shop.url('/other')})`)
-      const before = shop.cookiesAt('/basket').length
-      const basket = await again.call('browser_navigate', { url: shop.url('/basket') })
-      expect(basket.text).toContain('Basket: plum')
-      expect(shop.cookiesAt('/basket').slice(before)).toEqual(['basket=plum'])
+      await expectSameErrand(again, shop)
     } finally {
       await again.end()
     }
