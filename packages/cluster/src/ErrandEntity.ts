@@ -69,4 +69,18 @@ export const Errand = Entity.make('Errand', [
     success: Schema.Struct({ lifecycle: Schema.String }),
     error: CallError,
   }),
+  /**
+   * The person took a site back (`site`) or signed out of every site (`null`) on another host:
+   * the runner holding this errand does the same for everything open there (L5). The entity id
+   * only picks the runner.
+   */
+  Rpc.make('TakeBack', {
+    payload: { site: Schema.NullOr(Schema.String) },
+    success: Schema.Struct({
+      runner: Schema.String,
+      /** The owner's report, or why it failed in its words. */
+      report: Schema.Unknown,
+      failed: Schema.NullOr(Schema.String),
+    }),
+  }),
 ])

@@ -9,7 +9,8 @@
  * - `Browsing` replaced by the forwarder: every session call goes to its key's owner;
  * - the owners book and its healer: an open errand of a runner that died is asked to heal, so
  *   it comes back on its shard's new owner from its last sealed snapshot;
- * - `HostHealth` with the runners and this runner's shards.
+ * - `HostHealth` with the runners and this runner's shards;
+ * - `Person` whose take-backs (revoke, sign out everywhere) reach every runner (person.ts).
  *
  * Release order: the entities park their errands before the shards are let go, then the
  * owners book stops following, then the single host's engine shuts down as before.
@@ -22,18 +23,16 @@ import { RunnerAddress, ShardId, Sharding } from '@effect/cluster'
 import { NodeClusterSocket } from '@effect/platform-node'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
-import { Browsing, HostHealth, PageError, type BrowsingShape, type ClusterReport, type HostCluster } from '@errands/host'
+import { Browsing, HostHealth, PageError, Person, type BrowsingShape, type ClusterReport, type HostCluster } from '@errands/host'
 import { PgSealedStore } from '@errands/store-pg'
 import { Supervisor } from '@errands/supervisor'
-import { Context, Duration, Effect, Layer, Option, type Redacted, Schedule } from 'effect'
+import { Duration, Effect, Layer, Option, type Redacted, Schedule } from 'effect'
 import type { ClusterSettings } from './config.ts'
 import { Errand } from './ErrandEntity.ts'
 import { forwardingBrowsing, type ErrandClient } from './forward.ts'
 import { errandOwnerLayer } from './owner.ts'
-import { makeOwnerBook, type OwnerBook } from './owners.ts'
-
-/** The owners book of this runner (`@errands/cluster/Owners`). @example const book = yield* Owners */
-export class Owners extends Context.Tag('@errands/cluster/Owners')<Owners, OwnerBook>() {}
+import { clusterPerson } from './person.ts'
+import { makeOwnerBook, Owners } from './owners.ts'
 
 /** What else the cluster needs. */
 export interface HostClusterOptions {
@@ -146,6 +145,7 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
   const overlay = Layer.mergeAll(
     Layer.effect(Browsing, clusterBrowsing),
     Layer.effect(HostHealth, clusterHealth(s)),
+    Layer.effect(Person, clusterPerson),
     errandOwnerLayer,
     Layer.scopedDiscard(healer(s)),
   ).pipe(Layer.provide(lower))

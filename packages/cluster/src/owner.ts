@@ -13,7 +13,7 @@
  * const layer = errandOwnerLayer // needs Sharding and the host's services
  */
 import { Entity } from '@effect/cluster'
-import { Browsing, conversationIdOf, HostHealth, parseSessionKey } from '@errands/host'
+import { Browsing, conversationIdOf, HostHealth, parseSessionKey, Person } from '@errands/host'
 import { Supervisor, words } from '@errands/supervisor'
 import { Duration, Effect, Option } from 'effect'
 import { Errand } from './ErrandEntity.ts'
@@ -33,7 +33,9 @@ export const errandOwnerLayer = Errand.toLayer(
     const local = yield* Browsing
     const supervisor = yield* Supervisor
     const health = yield* HostHealth
+    const person = yield* Person
     const address = yield* Entity.CurrentAddress
+    const runner = yield* Entity.CurrentRunnerAddress
     // Ids come from our own forwarders, which parsed the key already; anything else is a bug.
     const key = yield* Effect.orDie(parseSessionKey(address.entityId))
     const conversationId = conversationIdOf(key)
@@ -62,6 +64,11 @@ export const errandOwnerLayer = Errand.toLayer(
           const after = yield* Effect.option(supervisor.view(conversationId))
           return { lifecycle: Option.match(after, { onNone: () => 'none', onSome: (v) => v.state }) }
         }),
+      TakeBack: ({ payload }) =>
+        (payload.site === null ? person.signOutEverywhere : person.revoke(payload.site)).pipe(
+          Effect.map((report) => ({ runner: `${runner.host}:${runner.port}`, report, failed: null })),
+          Effect.catchAll((e) => Effect.succeed({ runner: `${runner.host}:${runner.port}`, report: null, failed: e.message })),
+        ),
     }
   }),
   // Idleness is the supervisor's (C4): an entity that went idle and away would park its errand

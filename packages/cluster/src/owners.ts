@@ -16,7 +16,7 @@
 import { SqlClient } from '@effect/sql'
 import { sessionKeyOf } from '@errands/host'
 import type { ErrandView, SupervisorShape } from '@errands/supervisor'
-import { Effect, Queue, type Scope } from 'effect'
+import { Context, Effect, Queue, type Scope } from 'effect'
 
 /** The owners table's name. @example OWNERS_TABLE // 'errands_cluster_owners' */
 export const OWNERS_TABLE = 'errands_cluster_owners'
@@ -33,11 +33,16 @@ export interface Orphan {
 export interface OwnerBook {
   /** Open errands whose runner no longer counts as alive in the cluster. */
   readonly orphans: Effect.Effect<ReadonlyArray<Orphan>>
+  /** One session key held by each other live runner (a runner holding none has nothing open). */
+  readonly keyPerRunner: Effect.Effect<ReadonlyMap<string, string>>
   /** The runners alive now (`host:port`, healthy and refreshed within the expiry). */
   readonly liveRunners: Effect.Effect<ReadonlyArray<string>>
   /** Follows the supervisor's changes into the table until the scope closes. */
   readonly follow: (supervisor: SupervisorShape) => Effect.Effect<void, never, Scope.Scope>
 }
+
+/** The owners book of this runner (`@errands/cluster/Owners`). @example const book = yield* Owners */
+export class Owners extends Context.Tag('@errands/cluster/Owners')<Owners, OwnerBook>() {}
 
 const holdsContext = (state: string) => state !== 'parked' && state !== 'closed' && state !== 'main'
 
@@ -53,11 +58,16 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
     const sql = yield* SqlClient.SqlClient
     const table = sql(OWNERS_TABLE)
     const expiry = `${Math.ceil(options.expiryMs / 1000)} seconds`
-    yield* sql`CREATE TABLE IF NOT EXISTS ${table} (
-      errand_id TEXT PRIMARY KEY,
-      runner TEXT NOT NULL,
-      since TIMESTAMPTZ NOT NULL DEFAULT now()
-    )`.pipe(Effect.orDie)
+    // Hosts start together: one creates the table, the others wait (a bare CREATE TABLE IF NOT
+    // EXISTS racing itself can fail on the catalogue's unique index).
+    yield* sql.withTransaction(Effect.zipRight(
+      sql`SELECT pg_advisory_xact_lock(hashtext(${OWNERS_TABLE}))`,
+      sql`CREATE TABLE IF NOT EXISTS ${table} (
+        errand_id TEXT PRIMARY KEY,
+        runner TEXT NOT NULL,
+        since TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`,
+    )).pipe(Effect.orDie)
     yield* sql`UPDATE ${table} SET runner = ${`gone:${options.self}`} WHERE runner = ${options.self}`.pipe(Effect.orDie)
 
     const liveRunners = sql<{ address: string }>`SELECT address FROM cluster_runners
@@ -76,6 +86,18 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
           const key = sessionKeyOf(r.errand_id)
           return key === undefined ? [] : [{ key, runner: r.runner.replace(/^gone:/, '') }]
         })
+    })
+
+    const keyPerRunner = Effect.gen(function* () {
+      const live = yield* liveRunners
+      const rows = yield* sql<{ errand_id: string; runner: string }>`SELECT DISTINCT ON (runner) errand_id, runner FROM ${table}
+        WHERE runner <> ${options.self} ORDER BY runner, since`.pipe(Effect.orElseSucceed(() => []))
+      const out = new Map<string, string>()
+      for (const r of rows) {
+        const key = sessionKeyOf(r.errand_id)
+        if (key !== undefined && live.includes(r.runner)) out.set(r.runner, key)
+      }
+      return out
     })
 
     const follow = (supervisor: SupervisorShape) =>
@@ -102,5 +124,5 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
         yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(changes), write)))
       })
 
-    return { orphans, liveRunners, follow } satisfies OwnerBook
+    return { orphans, keyPerRunner, liveRunners, follow } satisfies OwnerBook
   })

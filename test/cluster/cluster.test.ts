@@ -1,0 +1,93 @@
+/**
+ * Several hosts as one (issue #16, K1–K3), against real Postgres and real Chromium: three host
+ * processes started like a service manager starts them, one throw-away Postgres, fixture sites
+ * that record the Cookie header of every request.
+ *
+ * One cluster for the file (three Chromiums on two cores are the expensive part); the cases run
+ * in order and each leaves the cluster as the next expects it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eventually } from '../fixtures/processes.ts'
+import { serveFixture, type Fixture } from '../host/fixtures.ts'
+import { startCluster, type ClusterHost, type TestCluster } from './harness.ts'
+
+let cluster: TestCluster
+let shop: Fixture // 127.0.0.1: the site whose sign-in is taken back
+let bank: Fixture // 127.0.0.2: a site that stays
+const LOCK_EXPIRY_MS = 4_000
+
+beforeAll(async () => {
+  ;[shop, bank] = await Promise.all([serveFixture('127.0.0.1'), serveFixture('127.0.0.2')])
+  cluster = await startCluster(3, { lockExpiryMs: LOCK_EXPIRY_MS, env: { ERRANDS_MAX_SESSIONS: '8', ERRANDS_SNAPSHOT_DEBOUNCE_MS: '200' } })
+}, 180_000)
+
+afterAll(async () => {
+  await cluster?.stop()
+  await Promise.all([shop?.close(), bank?.close()])
+}, 60_000)
+
+const keys = Array.from({ length: 12 }, (_, i) => `k${i}`)
+
+/** The one /show request since `from`: what its Cookie header held. */
+const showCookies = (site: Fixture, from: number) => site.cookies.slice(from).filter((c) => c.path === '/show').map((c) => c.cookie ?? '')
+
+/** What /show says in the errand of `key`, read through `host`. */
+const show = async (host: ClusterHost, site: Fixture, key: string) => {
+  const from = site.cookies.length
+  expect((await host.call(key, 'POST', '/v1/navigate', { url: site.url('/show') })).status).toBe(200)
+  const text = (await host.call(key, 'GET', '/v1/text')).body.text as string
+  return { text: text.trim(), wire: showCookies(site, from) }
+}
+
+/** Which live host holds each key open now. */
+const holders = async () => {
+  const out = new Map<string, Array<number>>()
+  for (const h of cluster.live()) for (const key of await h.openKeys()) out.set(key, [...(out.get(key) ?? []), h.index])
+  return out
+}
+
+describe('three hosts on one Postgres (K1)', () => {
+  it('spreads 12 session keys over the runners; each key reaches the same errand through any host; isolation holds on the wire', async () => {
+    const [h0, h1, h2] = cluster.hosts as [ClusterHost, ClusterHost, ClusterHost]
+    const rotate = [h0, h1, h2]
+    for (const [i, key] of keys.entries()) {
+      const [a, b, c] = [rotate[i % 3]!, rotate[(i + 1) % 3]!, rotate[(i + 2) % 3]!]
+      expect((await a.call(key, 'POST', '/v1/navigate', { url: shop.url(`/store?v=${key}`) })).status).toBe(200)
+      // Through another host: the same errand, with this key's cookie and storage and nobody else's.
+      const seen = await show(b, shop, key)
+      expect(seen.text).toBe(`cookie=basket=${key} storage=${key}`)
+      expect(seen.wire).toEqual([`basket=${key}`])
+      // And through the third: the same tabs, ids and all (the owner hands them out).
+      const viaA = (await a.call(key, 'GET', '/v1/tabs')).body.tabs
+      const viaC = (await c.call(key, 'GET', '/v1/tabs')).body.tabs
+      expect(viaC).toEqual(viaA)
+      expect(viaA).toHaveLength(1)
+    }
+    // Each errand is open on exactly one runner, and the keys are spread.
+    const held = await holders()
+    expect([...held.keys()].sort()).toEqual([...keys].sort())
+    expect([...held.values()].every((h) => h.length === 1)).toBe(true)
+    const perHost = cluster.hosts.map((h) => [...held.values()].filter((x) => x[0] === h.index).length)
+    expect(perHost.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2)
+    // Health lists the runners and the shards each holds; together they hold every shard once.
+    const reports = await Promise.all(cluster.hosts.map((h) => h.health()))
+    for (const r of reports) expect(r.cluster.runners.filter((x) => x.alive).map((x) => x.address).sort()).toEqual(cluster.hosts.map((h) => h.runner).sort())
+    expect(reports.reduce((n, r) => n + r.cluster.shards.here, 0)).toBe(reports[0]!.cluster.shards.total)
+    expect(reports.map((r) => r.open)).toEqual(perHost)
+  })
+
+  it('a task interrupted through one host is parked by its owner and resumes through another with its tabs', async () => {
+    const [h0, h1, h2] = cluster.hosts as [ClusterHost, ClusterHost, ClusterHost]
+    const key = 'parks'
+    await h0.call(key, 'POST', '/v1/navigate', { url: bank.url('/store?v=parks') })
+    expect((await h0.call(key, 'POST', '/v1/tabs', { url: bank.url('/page?t=second') })).status).toBe(200)
+    expect((await h1.call(key, 'POST', '/v1/session/task', { status: 'interrupted' })).body.lifecycle).toBe('parked')
+    expect((await h2.call(key, 'GET', '/v1/state')).body.lifecycle).toBe('parked')
+    const tabs = (await h2.call(key, 'GET', '/v1/tabs')).body.tabs as Array<{ url: string }>
+    expect(tabs.map((t) => t.url).sort()).toEqual([bank.url('/page?t=second'), bank.url('/store?v=parks')].sort())
+    const seen = await show(h1, bank, key)
+    expect(seen.text).toBe('cookie=basket=parks storage=parks')
+    expect(seen.wire).toEqual(['basket=parks'])
+    expect((await h2.call(key, 'DELETE', '/v1/session')).status).toBe(200)
+  })
+})

@@ -1,0 +1,174 @@
+/**
+ * Several real hosts as one cluster for tests (issue #16): a throw-away Postgres
+ * (`startPostgres`), one shared key file, and N host processes started the way a service
+ * manager starts them (`node --import tsx packages/cli/src/main.ts host`), each with its own
+ * data dir, HTTP port, runner port and Chromium. `startCluster` resolves once every host sees
+ * every runner alive and the shards are all held.
+ *
+ * @example
+ * const cluster = await startCluster(3)
+ * await cluster.hosts[0]!.call('k1', 'POST', '/v1/navigate', { url })
+ * await cluster.stop()
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { chromiumProcesses, eventually } from '../fixtures/processes.ts'
+import { freePort } from '../fixtures/ports.ts'
+import { startPostgres, type TestPostgres } from '../fixtures/postgres.ts'
+import { client, type Reply } from '../host/harness.ts'
+
+const repo = resolve(import.meta.dirname, '../..')
+
+/** What `/health` says about the cluster. */
+export interface ClusterHealth {
+  readonly open: number
+  readonly parked: number
+  readonly messages: ReadonlyArray<{ readonly text: string }>
+  readonly cluster: {
+    readonly runner: string
+    readonly runners: ReadonlyArray<{ readonly address: string; readonly healthy: boolean; readonly alive: boolean }>
+    readonly shards: { readonly total: number; readonly here: number }
+  }
+}
+
+/** One host of the cluster. */
+export interface ClusterHost {
+  readonly index: number
+  readonly url: string
+  readonly runner: string
+  readonly dataDir: string
+  readonly child: ChildProcess
+  readonly stderr: () => string
+  readonly exited: Promise<number | null>
+  /** A keyed call (or an unkeyed one with `undefined`); person calls carry this host's token. */
+  readonly call: (key: string | undefined, method: string, path: string, body?: unknown) => Promise<Reply>
+  readonly health: () => Promise<ClusterHealth>
+  /** Session keys whose errand holds a context on this host now (from its own supervisor). */
+  readonly openKeys: () => Promise<ReadonlyArray<string>>
+  /** Chromium processes of this host (its data dir is on their command line). */
+  readonly chromium: () => number
+  readonly alive: () => boolean
+}
+
+/** A running cluster. */
+export interface TestCluster {
+  readonly pg: TestPostgres
+  readonly hosts: ReadonlyArray<ClusterHost>
+  /** Hosts still running. */
+  readonly live: () => ReadonlyArray<ClusterHost>
+  /** Resolves when every live host sees exactly the live runners alive and all shards are held once. */
+  readonly settled: (timeoutMs?: number) => Promise<boolean>
+  readonly stop: () => Promise<void>
+}
+
+/** Tunables of the test cluster (all hosts get the same). */
+export interface ClusterOptions {
+  readonly env?: Record<string, string> | undefined
+  readonly shards?: number | undefined
+  /** The rebalance time (`ERRANDS_CLUSTER_LOCK_EXPIRY_MS`). */
+  readonly lockExpiryMs?: number | undefined
+}
+
+const spawnClusterHost = async (index: number, env: Record<string, string>): Promise<ClusterHost> => {
+  const dataDir = mkdtempSync(join(tmpdir(), `errands-cluster-h${index}-`))
+  const [port, runnerPort, inspectPort] = [await freePort(), await freePort(), await freePort()]
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repo, 'packages/cli/src/main.ts'), 'host'], {
+    cwd: repo,
+    env: {
+      ...process.env, ...env,
+      ERRANDS_DATA_DIR: dataDir, ERRANDS_PORT: String(port), ERRANDS_CLUSTER_PORT: String(runnerPort),
+      ERRANDS_INSPECT_PORT: String(inspectPort),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout!.on('data', (d) => (out += d))
+  child.stderr!.on('data', (d) => (err += d))
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+  let running = true
+  void exited.then(() => (running = false))
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    const check = () => {
+      const m = /errands host listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      if (m) resolvePromise(m[1]!)
+    }
+    child.stdout!.on('data', check)
+    void exited.then((code) => reject(new Error(`cluster host ${index} exited (${code}) before it was ready:\n${err}`)))
+  })
+  const token = readFileSync(join(dataDir, 'host-token'), 'utf8').trim()
+  const call = client(url, token)
+  return {
+    index, url, runner: `127.0.0.1:${runnerPort}`, dataDir, child, exited,
+    stderr: () => err,
+    call,
+    health: async () => (await call(undefined, 'GET', '/health')).body as ClusterHealth,
+    openKeys: async () => {
+      const sessions = (await call(undefined, 'GET', '/v1/person/sessions')).body.sessions as ReadonlyArray<{ conversationId: string; state: string }>
+      return sessions
+        .filter((s) => s.conversationId.startsWith('session:') && s.state !== 'parked' && s.state !== 'closed')
+        .map((s) => s.conversationId.slice('session:'.length))
+        .sort()
+    },
+    chromium: () => chromiumProcesses({ cmdlineContains: dataDir }).length,
+    alive: () => running,
+  }
+}
+
+/**
+ * Starts Postgres and `n` hosts joined into one cluster.
+ *
+ * @example
+ * const cluster = await startCluster(3, { lockExpiryMs: 4_000 })
+ */
+export const startCluster = async (n: number, options: ClusterOptions = {}): Promise<TestCluster> => {
+  const pg = await startPostgres()
+  const keyDir = mkdtempSync(join(tmpdir(), 'errands-cluster-key-'))
+  const keyFile = join(keyDir, 'cluster.key')
+  writeFileSync(keyFile, randomBytes(32), { mode: 0o600 })
+  const shards = options.shards ?? 24
+  const env = {
+    ERRANDS_DATABASE_URL: pg.url,
+    ERRANDS_CLUSTER_KEY_FILE: keyFile,
+    ERRANDS_CLUSTER_SHARDS: String(shards),
+    ERRANDS_CLUSTER_LOCK_EXPIRY_MS: String(options.lockExpiryMs ?? 4_000),
+    CHROMIUM_PATH: process.env['CHROMIUM_PATH'] ?? '/usr/lib/chromium/chromium',
+    ...options.env,
+  }
+  const hosts: Array<ClusterHost> = []
+  const stop = async () => {
+    await Promise.all(hosts.filter((h) => h.alive()).map(async (h) => {
+      h.child.kill('SIGTERM')
+      const code = await Promise.race([h.exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 30_000))])
+      if (code === 'late') h.child.kill('SIGKILL')
+    }))
+    await pg.stop()
+    for (const h of hosts) rmSync(h.dataDir, { recursive: true, force: true })
+    rmSync(keyDir, { recursive: true, force: true })
+  }
+  try {
+    // One after another: the first creates the cluster's tables, and two cores start Chromium slowly anyway.
+    for (let i = 0; i < n; i++) hosts.push(await spawnClusterHost(i, env))
+  } catch (e) {
+    await stop()
+    throw e
+  }
+  const live = () => hosts.filter((h) => h.alive())
+  const settled = (timeoutMs = 30_000) =>
+    eventually(async () => {
+      const up = live()
+      const reports = await Promise.all(up.map((h) => h.health().catch(() => undefined)))
+      if (reports.some((r) => r?.cluster === undefined)) return false
+      const want = up.map((h) => h.runner).sort()
+      return reports.every((r) => JSON.stringify(r!.cluster.runners.filter((x) => x.alive).map((x) => x.address).sort()) === JSON.stringify(want)) &&
+        reports.reduce((sum, r) => sum + r!.cluster.shards.here, 0) === shards
+    }, timeoutMs, 200)
+  if (!(await settled(60_000))) {
+    await stop()
+    throw new Error('the cluster did not settle: every shard held once by the live runners')
+  }
+  return { pg, hosts, live, settled, stop }
+}
