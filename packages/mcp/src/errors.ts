@@ -39,7 +39,7 @@ export class ToolRefused extends Schema.TaggedError<ToolRefused>('@errands/mcp/T
  * new McpHttpRefused({ reason: 'unknown-session', status: 404, message: 'No MCP session has this id …' })
  */
 export class McpHttpRefused extends Schema.TaggedError<McpHttpRefused>('@errands/mcp/McpHttpRefused')('McpHttpRefused', {
-  reason: Schema.Literal('unknown-session', 'not-initialize', 'key-mismatch', 'invalid-session-key', 'too-many-sessions'),
+  reason: Schema.Literal('unknown-session', 'not-initialize', 'key-mismatch', 'too-many-sessions', 'shutting-down'),
   status: Schema.Literal(400, 404, 503),
   message: Schema.String,
 }) {}

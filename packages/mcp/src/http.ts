@@ -174,7 +174,7 @@ export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
   }
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<McpRefusal | undefined> => {
-    if (closed) return new McpHttpRefused({ reason: 'too-many-sessions', status: 503, message: 'The server is shutting down; connect again after it restarts.' })
+    if (closed) return new McpHttpRefused({ reason: 'shutting-down', status: 503, message: 'The server is shutting down; connect again after it restarts.' })
     const idHeader = req.headers['mcp-session-id']
     const id = Array.isArray(idHeader) ? idHeader[0] : idHeader
     if (id === undefined) {
