@@ -186,6 +186,11 @@ describe('bad input is an error result the model can act on, and the session sta
       const never = await mcp.call('browser_click', { element: 'Nothing', ref: 'e9999' })
       expect(never.isError).toBe(true)
       expect(never.text).toContain('take a new snapshot with browser_snapshot')
+      // The backend drives the same errand (same key) and removes an element the snapshot holds.
+      expect((await host.call('mcp-bad', 'POST', '/v1/click', { selector: '#dismiss' })).status).toBe(200)
+      const gone = await mcp.call('browser_click', { element: 'Dismiss offer', ref: refOf(first, /button "Dismiss offer"/) })
+      expect(gone.isError).toBe(true)
+      expect(gone.text).toMatch(/"Dismiss offer" \(ref \w+\) is no longer on the page.*take a new snapshot/)
       await mcp.call('browser_navigate', { url: shop.url('/other') }) // a new document: the old refs are gone
       const stale = await mcp.call('browser_click', { element: 'Add apple button', ref: oldRef })
       expect(stale.isError).toBe(true)

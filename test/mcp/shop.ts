@@ -4,7 +4,8 @@
  *
  * - `/` — the shop: a button per item (`Add apple`, `Add pear` … — a form GET to `/add`), a
  *   "Gift note" field with a Send button (a form GET to `/note`), a "Size" select whose choice
- *   shows in `#size`, a "Help" item whose hover shows `Hover help shown`, and a link to `/basket`;
+ *   shows in `#size`, a "Help" item whose hover shows `Hover help shown`, links to `/basket` and
+ *   `/other`, and a `#dismiss` button that removes itself;
  * - `/add?item=x` — appends `x` to the `basket` cookie and redirects to `/`;
  * - `/note?text=T` — the note the server received, shown as `Note received: T`;
  * - `/basket` — `Basket: <items>` from the Cookie header;
@@ -58,7 +59,8 @@ export const serveShop = async (host = '127.0.0.1'): Promise<Shop> => {
 <select aria-label="Size" onchange="document.getElementById('size').textContent = 'Size chosen: ' + this.value"><option>S</option><option>M</option><option>L</option></select>
 <p id="size">Size chosen: none</p>
 <p><span role="button" tabindex="0" onmouseenter="document.getElementById('help').textContent = 'Hover help shown'">Help</span> <span id="help"></span></p>
-<p><a href="/basket">Basket</a> <a href="/other">Other page</a></p>`))
+<p><a href="/basket">Basket</a> <a href="/other">Other page</a></p>
+<button id="dismiss" onclick="this.remove()">Dismiss offer</button>`))
       }
       case '/add': {
         const basket = [basketOf(req.headers.cookie), url.searchParams.get('item') ?? 'thing'].filter(Boolean).join('.')
