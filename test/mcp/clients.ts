@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { join, resolve } from 'node:path'
 import { eventually } from '../fixtures/processes.ts'
 
-/** A tool result, read. */
+/** A tool result, read. @example const { isError, text, images } = await mcp.call('browser_take_screenshot') */
 export interface Result {
   readonly isError: boolean
   /** Every text part, joined. */
@@ -22,7 +22,7 @@ export interface Result {
   readonly images: ReadonlyArray<{ readonly data: Buffer; readonly mimeType: string }>
 }
 
-/** A connected client. */
+/** A connected client. @example await mcp.call('browser_click', { element: 'Add', ref: mcp.refOf(text, /Add/) }) */
 export interface McpClient {
   readonly client: Client
   readonly call: (name: string, args?: Record<string, unknown>) => Promise<Result>

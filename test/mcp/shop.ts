@@ -20,7 +20,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-/** A running shop. */
+/** A running shop. @example shop.cookiesAt('/basket').at(-1) // 'basket=apple' */
 export interface Shop {
   readonly origin: string
   readonly port: number

@@ -95,7 +95,7 @@ const headersOf = (req: http.IncomingMessage): Headers => {
   return headers
 }
 
-/** How to mount MCP. */
+/** How to mount MCP. @example mountMcp({ port: 7777, log, idleMs: 900_000, daily }) */
 export interface McpMountOptions {
   readonly port: number
   readonly log: (line: string) => void
@@ -107,7 +107,7 @@ export interface McpMountOptions {
   readonly daily?: DailyBrowserShape | undefined
 }
 
-/** The mounted endpoint. */
+/** The mounted endpoint. @example if (isMcpPath(req.url)) void mount.route(req, res) */
 export interface McpMount {
   /** Answers a request to {@link MCP_PATH}. */
   readonly route: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>

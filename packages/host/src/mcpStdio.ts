@@ -22,7 +22,7 @@ import { hostEngineLayer, type HostEngineOptions } from './engine.ts'
 import { errandBrowserOf } from './mcp.ts'
 import { parseSessionKey, type SessionKey } from './sessionKey.ts'
 
-/** How to run it. */
+/** How to run it. @example runMcpStdio({ session: 'task-42', env: process.env }) */
 export interface McpStdioOptions {
   /** The key to bind the errand to (`--session`); `undefined`: a fresh random key. */
   readonly session?: string | undefined

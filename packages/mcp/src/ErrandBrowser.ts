@@ -42,7 +42,7 @@ export interface TabAt {
   readonly active: boolean
 }
 
-/** One errand, bound to a session key. */
+/** One errand, bound to a session key. @example const at = yield* errand.navigate('http://127.0.0.1:3000/') */
 export interface ErrandBrowser {
   /** The session key the errand is bound to (what a backend or a reconnect names). */
   readonly key: string

@@ -34,10 +34,10 @@ export const KEY_HEADER = 'x-browser-session'
 /** The largest JSON-RPC body read (bytes). @example MAX_MCP_BODY */
 export const MAX_MCP_BODY = 4 * 1024 * 1024
 
-/** A refusal as the host renders it (any tagged error with a message; `status` when it has one). */
+/** A refusal as the host renders it (any tagged error with a message; `status` when it has one). @example const r: McpRefusal = new McpHttpRefused({ reason: 'unknown-session', status: 404, message: '…' }) */
 export type McpRefusal = EngineFailure & { readonly status?: number }
 
-/** How the endpoint works. */
+/** How the endpoint works. @example makeMcpHttp({ bind: (key) => Either.right(errandOf(key)), refs: new RefBook(), log, idleMs: 900_000 }) */
 export interface McpHttpOptions {
   /** The errand for a key (the header's, checked by the host; `undefined`: a fresh random key), or why not. */
   readonly bind: (key: string | undefined) => Either.Either<ErrandBrowser, McpRefusal>
@@ -53,7 +53,7 @@ export interface McpHttpOptions {
   readonly maxSessions?: number | undefined
 }
 
-/** The running endpoint. */
+/** The running endpoint. @example const refusal = await mcp.handle(req, res); await mcp.close() */
 export interface McpHttp {
   /** Answers one request to `/mcp`, or returns why it is refused (nothing was written then). */
   readonly handle: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<McpRefusal | undefined>

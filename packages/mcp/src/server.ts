@@ -30,7 +30,7 @@ export const SERVER_INFO = { name: 'errands', version: '0.1.0' } as const
 /** Every browser tool, in the order clients list them. @example browserTools.map((t) => t.name) */
 export const browserTools: ReadonlyArray<Tool<any>> = [...navigationTools, ...pageTools, ...interactionTools, ...tabTools]
 
-/** What a session's server needs. */
+/** What a session's server needs. @example makeErrandServer({ errand, refs: new RefBook(), log: console.error, daily }) */
 export interface ErrandServerOptions {
   readonly errand: ErrandBrowser
   /** The refs of snapshots, shared by every session of one engine (Playwright keeps them per page). */

@@ -18,13 +18,13 @@ import type { z } from 'zod'
 import type { EngineFailure, ErrandBrowser } from '../ErrandBrowser.ts'
 import type { RefBook } from '../refs.ts'
 
-/** What a tool works with: the session's errand and the refs of its pages' snapshots. */
+/** What a tool works with: the session's errand and the refs of its pages' snapshots. @example browserSnapshot.run({ errand, refs: new RefBook() }, {}) */
 export interface ToolContext {
   readonly errand: ErrandBrowser
   readonly refs: RefBook
 }
 
-/** One tool. */
+/** One tool. @example server.registerTool(t.name, { description: t.description, inputSchema: t.inputSchema }, handler) */
 export interface Tool<S extends z.ZodRawShape = z.ZodRawShape> {
   readonly name: string
   readonly title: string
