@@ -92,9 +92,10 @@ const repo = resolve(import.meta.dirname, '../..')
  */
 export const stdioClient = async (env: Record<string, string>, args: ReadonlyArray<string> = [], via: 'cli' | 'npm' = 'cli') => {
   const transport = new StdioClientTransport({
-    // `npm start` prints its banner on stdout; the README says `--silent`, as a client config should.
+    // The issue's own command. npm prints its banner on stdout first; the SDK's client skips
+    // lines that are not JSON-RPC (docs/mcp.md tells stricter clients to add --silent).
     command: via === 'npm' ? 'npm' : process.execPath,
-    args: via === 'npm' ? ['start', '--silent', '--', 'mcp', ...args] : ['--import', 'tsx', join(repo, 'packages/cli/src/main.ts'), 'mcp', ...args],
+    args: via === 'npm' ? ['start', '--', 'mcp', ...args] : ['--import', 'tsx', join(repo, 'packages/cli/src/main.ts'), 'mcp', ...args],
     cwd: repo,
     env: { ...(process.env as Record<string, string>), ...env },
     stderr: 'pipe',
