@@ -48,7 +48,8 @@ const holdsLease = (view: LeaseView | undefined): boolean => view?.state === 'aw
 const INSTRUCTIONS =
   'This browser is an errand of its own: its cookies, storage and tabs belong to this session and no other. ' +
   'Take a snapshot (browser_snapshot) and act on elements by the refs of the latest snapshot; every action returns a fresh one. ' +
-  'When the session ends the browser is parked and comes back as it was when the same session key connects again.'
+  'When the session ends, a browser bound to a session key (X-Browser-Session, --session) is parked and comes back as it was when that key connects again; ' +
+  'one without a key is forgotten. browser_close sets the browser aside the same way.'
 
 /**
  * Builds the MCP server of one session. The returned `close` stops listening for lease changes.
