@@ -2,8 +2,9 @@ import { Lending, Settings, type SettingsError } from '@errands/lending'
 import { Runtime, type RuntimeError } from '@errands/runtime'
 import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import { SealedStore, type StoreConfigError, type StoreError, type StoreFs } from '@errands/store'
+import { databaseUrlConfig, PgSealedStore } from '@errands/store-pg'
 import { supervisorConfig, type Supervisor, type SupervisorOptions, type SupervisorSettings } from '@errands/supervisor'
-import { Context, Effect, Layer, type ConfigError, type Redacted } from 'effect'
+import { Config, Context, Effect, Layer, Option, type ConfigError, type Redacted } from 'effect'
 import * as path from 'node:path'
 
 /**
@@ -81,6 +82,8 @@ export const engineOver = <ROut, E, RIn>(
 
 /**
  * The engine with settings decoded from `ERRANDS_*` variables (an invalid value fails start-up).
+ * `ERRANDS_DATABASE_URL` set (and no `store` given) → the sealed store is the Postgres one
+ * (`pgStore`); unset → the file store under `<dataDir>/store`.
  *
  * @example
  * Effect.provide(program, engineLayerConfig({ chromium: { log: console.log } }))
@@ -88,4 +91,22 @@ export const engineOver = <ROut, E, RIn>(
 export const engineLayerConfig = (
   options: Omit<EngineOptions, 'settings'> = {},
 ): Layer.Layer<EngineServices, EngineError | ConfigError.ConfigError> =>
-  Layer.unwrapEffect(Effect.map(supervisorConfig, (settings) => engineLayer({ ...options, settings })))
+  Layer.unwrapEffect(Effect.map(Config.all([supervisorConfig, databaseUrlConfig]), ([settings, url]) =>
+    engineLayer({ ...options, settings, store: options.store ?? Option.getOrUndefined(Option.map(url, (u) => pgStore(u, settings, options.storeKey))) })))
+
+/**
+ * The Postgres sealed store chosen by `ERRANDS_DATABASE_URL` (K2): sealed under the embedder's
+ * key, or else under this machine's `<dataDir>/store/device.key` (the file store's, so both
+ * stores read what the other sealed). Several hosts sharing one database pass one key.
+ *
+ * @example
+ * engineLayer({ settings, store: pgStore(Redacted.make(url), settings) })
+ */
+export const pgStore = (
+  url: Redacted.Redacted<string>,
+  settings: SupervisorSettings,
+  key?: Redacted.Redacted<Uint8Array> | undefined,
+): Layer.Layer<SealedStore, StoreError | StoreConfigError> =>
+  key === undefined
+    ? PgSealedStore.layerKeyDir({ url, keyDir: path.join(settings.dataDir, 'store') })
+    : PgSealedStore.layer({ url, key })

@@ -1,7 +1,7 @@
 import { PgClient } from '@effect/sql-pg'
 import type { SqlClient } from '@effect/sql'
-import { SealedStore, type StoreConfigError, type StoreError } from '@errands/store'
-import { Effect, Layer } from 'effect'
+import { SealedStore, storeDirKey, type StoreConfigError, type StoreError } from '@errands/store'
+import { Effect, Layer, Redacted } from 'effect'
 import { makePg } from './make.ts'
 import type { PgSealedStoreOptions, PgStoreOptions } from './options.ts'
 import { toStoreError } from './sql.ts'
@@ -33,6 +33,17 @@ export const PgSealedStore = {
         Layer.catchAll((e) => Layer.fail(toStoreError('connect to the sealed store')(e))),
       ),
     )),
+
+  /**
+   * The store with the device key of a local store directory (`<dataDir>/store/device.key`,
+   * created on first use exactly as the file store creates it): one host moving from the file
+   * store to Postgres keeps its key. Hosts that share a table must share a key instead (`layer`).
+   *
+   * @example
+   * PgSealedStore.layerKeyDir({ url, keyDir: path.join(dataDir, 'store') })
+   */
+  layerKeyDir: (options: Omit<PgSealedStoreOptions, 'key'> & { readonly keyDir: string }): Layer.Layer<SealedStore, StoreError | StoreConfigError> =>
+    Layer.unwrapEffect(Effect.map(storeDirKey(options.keyDir), (key) => PgSealedStore.layer({ ...options, key: Redacted.make(Uint8Array.from(key.secret.export())) }))),
 
   /**
    * The store over a SQL client that is already there (the cluster's, say), sharing its pool.

@@ -67,6 +67,27 @@ const makeDirPrivate = (fs: StoreFs, dir: string): Effect.Effect<void, StoreErro
     Effect.andThen(attempt('protect the store directory', () => fs.chmod(dir, DIR_MODE))),
   )
 
+/** Makes `dir` a store directory (0700, `errands/`, backup markers), refusing a directory that is someone else's. */
+const prepareDir = (fs: StoreFs, dir: string): Effect.Effect<void, StoreError | StoreConfigError> =>
+  Effect.gen(function* () {
+    yield* checkOwnDir(fs, dir)
+    yield* makeDirPrivate(fs, dir)
+    // errands/ before anything else: a store killed half-way through creation must pass checkOwnDir.
+    yield* makeDirPrivate(fs, join(dir, ERRANDS_DIR))
+    yield* writeMarkers(fs, dir)
+  })
+
+/**
+ * The device key of the store directory `dir`, made exactly as the file store makes it (the
+ * directory prepared, `device.key` created 0600 on first use), without opening the store: a
+ * Postgres store on one machine seals under the same key, and the file store still opens there.
+ *
+ * @example
+ * const key = yield* storeDirKey('/home/me/.errands/store')
+ */
+export const storeDirKey = (dir: string, fs: StoreFs = nodeFs): Effect.Effect<DeviceKey, StoreError | StoreConfigError> =>
+  Effect.andThen(prepareDir(fs, resolve(dir)), loadOrCreateKey(fs, resolve(dir)))
+
 /** Removes temp files a killed write left behind. Only this store's process writes here (one owner). */
 const cleanTemps = (fs: StoreFs, dir: string): Effect.Effect<void, StoreError> =>
   attempt('open the store directory', () => fs.readdir(dir)).pipe(
@@ -92,11 +113,7 @@ export const makeDisk = (
     const supplied = options.key === undefined ? undefined : yield* suppliedKey(options.key)
     const dir = resolve(decoded.dir)
     const errandsDir = join(dir, ERRANDS_DIR)
-    yield* checkOwnDir(fs, dir)
-    yield* makeDirPrivate(fs, dir)
-    // errands/ before anything else: a store killed half-way through creation must pass checkOwnDir.
-    yield* makeDirPrivate(fs, errandsDir)
-    yield* writeMarkers(fs, dir)
+    yield* prepareDir(fs, dir)
     const key: DeviceKey = supplied ?? (yield* loadOrCreateKey(fs, dir))
     yield* cleanTemps(fs, dir)
     yield* cleanTemps(fs, errandsDir)
