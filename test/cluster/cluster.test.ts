@@ -90,4 +90,89 @@ describe('three hosts on one Postgres (K1)', () => {
     expect(seen.wire).toEqual(['basket=parks'])
     expect((await h2.call(key, 'DELETE', '/v1/session')).status).toBe(200)
   })
+
+  it('SIGKILL a runner with its open errands: they heal on the others from their last sealed snapshot, with tabs; a revocation while it was down reached its sealed rows (K3, L5)', async () => {
+    const held = await holders()
+    // The runner holding the most of the 12 (about 4).
+    const victim = [...cluster.hosts].sort((a, b) =>
+      [...held.values()].filter((h) => h[0] === b.index).length - [...held.values()].filter((h) => h[0] === a.index).length)[0]!
+    const victimKeys = [...held].filter(([, h]) => h[0] === victim.index).map(([k]) => k).sort()
+    const survivors = cluster.hosts.filter((h) => h !== victim)
+    expect(victimKeys.length).toBeGreaterThanOrEqual(1)
+    // A second tab on a site that stays, sealed with the debounced snapshot (H1) before the kill.
+    for (const key of victimKeys) {
+      const before = await cluster.sealed(key)
+      expect((await survivors[0]!.call(key, 'POST', '/v1/tabs', { url: bank.url(`/store?v=${key}-bank`) })).status).toBe(200)
+      expect(await eventually(async () => (await cluster.sealed(key)) !== before, 15_000, 100)).toBe(true)
+    }
+    // Down: frozen first (it can neither answer nor clean anything), until the others see it gone.
+    victim.child.kill('SIGSTOP')
+    expect(await eventually(async () =>
+      (await survivors[0]!.health()).cluster.runners.find((r) => r.address === victim.runner)?.alive === false, 30_000, 200)).toBe(true)
+    // The person takes the shop's sign-ins back meanwhile, through a survivor.
+    const revoked = await survivors[0]!.call(undefined, 'DELETE', `/v1/person/settings/always-allowed/127.0.0.1`)
+    expect(revoked.status).toBe(200)
+    const moved = revoked.body.errands as Array<{ conversationId: string; where: string }>
+    for (const key of victimKeys) {
+      // Its errands were reached in their sealed rows: nobody had them open.
+      expect(moved.filter((m) => m.conversationId === `session:${key}`).map((m) => m.where)).toContain('parked')
+    }
+    // Now killed without a goodbye; its shards move, its errands come back on the others.
+    const killedAt = Date.now()
+    victim.child.kill('SIGKILL')
+    await victim.exited
+    expect(await eventually(async () => {
+      const now = await holders()
+      return victimKeys.every((k) => (now.get(k) ?? []).length === 1 && !now.get(k)!.includes(victim.index))
+    }, 60_000, 100)).toBe(true)
+    const healedInMs = Date.now() - killedAt
+    console.log(`cluster: ${victimKeys.length} errands of a SIGKILLed runner healed on the others in ${healedInMs} ms (lock expiry ${LOCK_EXPIRY_MS} ms)`)
+    expect(healedInMs).toBeLessThan(LOCK_EXPIRY_MS * 5)
+    expect(await eventually(() => victim.chromium() === 0, 15_000)).toBe(true)
+    await cluster.settled()
+
+    const now = await holders()
+    for (const key of victimKeys) {
+      const owner = cluster.hosts[now.get(key)![0]!]!
+      const reader = survivors.find((h) => h !== owner) ?? owner
+      const tabs = (await reader.call(key, 'GET', '/v1/tabs')).body.tabs as Array<{ url: string }>
+      expect(tabs.map((t) => t.url).sort()).toEqual([bank.url(`/store?v=${key}-bank`), shop.url('/show')].sort())
+      expect((await show(reader, bank, key)).text).toBe(`cookie=basket=${key}-bank storage=${key}-bank`)
+      const shopSeen = await show(reader, shop, key)
+      expect(shopSeen.wire).toEqual([''])
+      // Health on the new owner says so, in words (H3).
+      const words = (await owner.health()).messages.map((m) => m.text)
+      expect(words).toContain(`Reopened a task's browser as it was: its host ${victim.runner} left the cluster.`)
+    }
+    // The others lost the revoked site too, wherever they were (the take-back reached both
+    // survivors; a shard that moved between them parked its errand, which resumes on this call).
+    for (const key of keys.filter((k) => !victimKeys.includes(k))) {
+      expect((await show(survivors[1]!, shop, key)).wire).toEqual([''])
+    }
+    expect([...(await holders()).values()].every((h) => h.length === 1)).toBe(true)
+  })
+
+  it('a host that leaves gracefully parks its errands before its shards go; they resume on another with cookies, storage and tabs', async () => {
+    const live = cluster.live()
+    expect(live).toHaveLength(2)
+    const held = await holders()
+    const [leaving, staying] = [...live].sort((a, b) =>
+      [...held.values()].filter((h) => h[0] === b.index).length - [...held.values()].filter((h) => h[0] === a.index).length) as [ClusterHost, ClusterHost]
+    const leavingKeys = [...held].filter(([, h]) => h[0] === leaving.index).map(([k]) => k)
+    expect(leavingKeys.length).toBeGreaterThanOrEqual(1)
+    for (const key of leavingKeys) await staying.call(key, 'POST', '/v1/navigate', { url: bank.url(`/store?v=${key}-late`) })
+    const tabsBefore = new Map<string, unknown>()
+    for (const key of leavingKeys) tabsBefore.set(key, ((await staying.call(key, 'GET', '/v1/tabs')).body.tabs as Array<{ url: string }>).map((t) => t.url).sort())
+    leaving.child.kill('SIGTERM')
+    expect(await leaving.exited).toBe(0)
+    expect(leaving.chromium()).toBe(0)
+    expect(await cluster.settled()).toBe(true)
+    for (const key of leavingKeys) {
+      expect((await staying.call(key, 'GET', '/v1/state')).body.lifecycle).toBe('parked')
+      const tabs = ((await staying.call(key, 'GET', '/v1/tabs')).body.tabs as Array<{ url: string }>).map((t) => t.url).sort()
+      expect(tabs).toEqual(tabsBefore.get(key))
+      expect((await show(staying, bank, key)).text).toBe(`cookie=basket=${key}-late storage=${key}-late`)
+    }
+    expect((await staying.openKeys()).length).toBeGreaterThanOrEqual(leavingKeys.length)
+  })
 })

@@ -19,6 +19,10 @@ import { chromiumProcesses, eventually } from '../fixtures/processes.ts'
 import { freePort } from '../fixtures/ports.ts'
 import { startPostgres, type TestPostgres } from '../fixtures/postgres.ts'
 import { client, type Reply } from '../host/harness.ts'
+import { SqlClient } from '@effect/sql'
+import { PgClient } from '@effect/sql-pg'
+import { rowKeyFor } from '@errands/store-pg'
+import { Effect, ManagedRuntime, Redacted } from 'effect'
 
 const repo = resolve(import.meta.dirname, '../..')
 
@@ -61,6 +65,10 @@ export interface TestCluster {
   readonly live: () => ReadonlyArray<ClusterHost>
   /** Resolves when every live host sees exactly the live runners alive and all shards are held once. */
   readonly settled: (timeoutMs?: number) => Promise<boolean>
+  /** Starts one more host that joins the cluster. */
+  readonly add: () => Promise<ClusterHost>
+  /** The sealed bytes of a session's row in the shared store (hex), to see a seal land. */
+  readonly sealed: (key: string) => Promise<string | undefined>
   readonly stop: () => Promise<void>
 }
 
@@ -139,12 +147,20 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
     ...options.env,
   }
   const hosts: Array<ClusterHost> = []
+  const db = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(pg.url) }))
+  const sealed = (key: string) =>
+    db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ sealed: Uint8Array }>`SELECT sealed FROM errands_sealed_records WHERE errand_hash = ${rowKeyFor(`session:${key}`)}`)).then(
+      (rows) => (rows[0] === undefined ? undefined : Buffer.from(rows[0].sealed).toString('hex')),
+      () => undefined,
+    )
   const stop = async () => {
     await Promise.all(hosts.filter((h) => h.alive()).map(async (h) => {
       h.child.kill('SIGTERM')
       const code = await Promise.race([h.exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 30_000))])
       if (code === 'late') h.child.kill('SIGKILL')
     }))
+    await db.dispose()
     await pg.stop()
     for (const h of hosts) rmSync(h.dataDir, { recursive: true, force: true })
     rmSync(keyDir, { recursive: true, force: true })
@@ -157,18 +173,40 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
     throw e
   }
   const live = () => hosts.filter((h) => h.alive())
-  const settled = (timeoutMs = 30_000) =>
-    eventually(async () => {
-      const up = live()
-      const reports = await Promise.all(up.map((h) => h.health().catch(() => undefined)))
-      if (reports.some((r) => r?.cluster === undefined)) return false
-      const want = up.map((h) => h.runner).sort()
-      return reports.every((r) => JSON.stringify(r!.cluster.runners.filter((x) => x.alive).map((x) => x.address).sort()) === JSON.stringify(want)) &&
-        reports.reduce((sum, r) => sum + r!.cluster.shards.here, 0) === shards
-    }, timeoutMs, 200)
+  /** Each live runner's shard count when the cluster looks settled now, else undefined. */
+  const shape = async (): Promise<string | undefined> => {
+    const up = live()
+    const reports = await Promise.all(up.map((h) => h.health().catch(() => undefined)))
+    if (reports.some((r) => r?.cluster === undefined)) return undefined
+    const want = JSON.stringify(up.map((h) => h.runner).sort())
+    const seesAll = reports.every((r) => JSON.stringify(r!.cluster.runners.filter((x) => x.alive).map((x) => x.address).sort()) === want)
+    const counts = reports.map((r) => r!.cluster.shards.here)
+    return seesAll && counts.every((n) => n > 0) && counts.reduce((a, b) => a + b, 0) === shards ? counts.join(',') : undefined
+  }
+  // Settled: every runner sees the same live runners, each holds some shards, all are held once,
+  // and it stays so across polls spanning a refresh of the assignments (3 s at most): one host
+  // holding everything for a moment after another joined also adds up.
+  const settled = async (timeoutMs = 30_000) => {
+    let last: string | undefined
+    let since = 0
+    return eventually(async () => {
+      const now = await shape()
+      if (now === undefined || now !== last) {
+        last = now
+        since = Date.now()
+        return false
+      }
+      return Date.now() - since >= 3_500
+    }, timeoutMs, 250)
+  }
   if (!(await settled(60_000))) {
     await stop()
     throw new Error('the cluster did not settle: every shard held once by the live runners')
   }
-  return { pg, hosts, live, settled, stop }
+  const add = async () => {
+    const host = await spawnClusterHost(hosts.length, env)
+    hosts.push(host)
+    return host
+  }
+  return { pg, hosts, live, settled, add, sealed, stop }
 }

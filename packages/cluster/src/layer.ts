@@ -94,15 +94,14 @@ const healer = (s: ClusterSettings) =>
   Effect.gen(function* () {
     const book = yield* Owners
     const client = yield* Errand.client
-    const tick = Effect.gen(function* () {
-      for (const orphan of yield* book.orphans) {
-        yield* client(orphan.key).Heal({ from: orphan.runner }).pipe(
-          Effect.timeout(Duration.seconds(60)),
-          // Not healed yet (all slots busy, the shard still moving): the next tick asks again.
-          Effect.catchAll(() => Effect.void),
-        )
-      }
-    })
+    // Side by side, each bounded: a shard that has no owner yet (its dead runner's lock not
+    // expired) must not hold up the others; the next tick asks again.
+    const tick = Effect.flatMap(book.orphans, (orphans) =>
+      Effect.forEach(orphans, (orphan) =>
+        client(orphan.key).Heal({ from: orphan.runner }).pipe(
+          Effect.timeout(Duration.millis(Math.max(5_000, s.lockExpiryMs))),
+          Effect.ignore,
+        ), { concurrency: 'unbounded', discard: true }))
     yield* Effect.forkScoped(Effect.repeat(Effect.ignore(tick), Schedule.spaced(Duration.millis(Math.max(500, Math.floor(s.lockExpiryMs / 4))))))
   })
 
@@ -131,16 +130,12 @@ const clusterBrowsing = Effect.gen(function* () {
  */
 export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): HostCluster => {
   const sql = PgClient.layer({ url: s.databaseUrl, applicationName: 'errands-cluster' })
-  const owners = Layer.scoped(
-    Owners,
-    Effect.gen(function* () {
-      const book = yield* makeOwnerBook({ self: selfAddress(s), expiryMs: s.lockExpiryMs })
-      yield* book.follow(yield* Supervisor)
-      return book
-    }),
-  )
+  const owners = Layer.effect(Owners, makeOwnerBook({ self: selfAddress(s), expiryMs: s.lockExpiryMs }))
+  // Released first: a host leaving gracefully takes its rows out before it leaves the cluster,
+  // so no peer mistakes the errands it is parking for orphans of a dead runner.
+  const follow = Layer.scopedDiscard(Effect.flatMap(Effect.zip(Owners, Supervisor), ([book, supervisor]) => book.follow(supervisor)))
   const sharding = NodeClusterSocket.layer({ storage: 'sql', shardingConfig: shardingConfig(s) })
-  // Built bottom-up, released top-down: entities park before the shards go, the book follows to the end.
+  // Built bottom-up, released top-down: the follower stops first, entities park before the shards go.
   const lower = sharding.pipe(Layer.provideMerge(owners), Layer.provideMerge(sql))
   const overlay = Layer.mergeAll(
     Layer.effect(Browsing, clusterBrowsing),
@@ -148,6 +143,7 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
     Layer.effect(Person, clusterPerson),
     errandOwnerLayer,
     Layer.scopedDiscard(healer(s)),
+    follow,
   ).pipe(Layer.provide(lower))
   return {
     store: PgSealedStore.layer({ url: s.databaseUrl, key: options.key }),

@@ -106,6 +106,9 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
         const changes = yield* Queue.unbounded<ErrandView>()
         const unsubscribe = supervisor.onChange((view) => void Queue.unsafeOffer(changes, view))
         yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+        // Leaving gracefully: every errand open here is about to be parked by the shutdown (E5), so
+        // none is an orphan for a peer to heal. Runs after the writer below has stopped.
+        yield* Effect.addFinalizer(() => Effect.ignore(sql`DELETE FROM ${table} WHERE runner = ${options.self}`))
         const held = new Set<string>()
         const write = (view: ErrandView) =>
           Effect.gen(function* () {

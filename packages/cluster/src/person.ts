@@ -38,7 +38,7 @@ export const clusterPerson = Effect.gen(function* () {
         const targets = [...(yield* owners.keyPerRunner)].filter(([runner]) => !reached.has(runner))
         if (targets.length === 0) break
         for (const [runner, key] of targets) {
-          const answer = yield* Effect.either(client(key).TakeBack({ site }))
+          const answer = yield* Effect.either(client(key).TakeBack({ site }).pipe(Effect.timeout('30 seconds')))
           if (answer._tag === 'Left') {
             if (round === ROUNDS - 1) {
               return yield* new LendFailed({ reason: 'unavailable', message: `took it back here and from every set-aside errand, but the host ${runner} could not be reached; try again in a few seconds` })
