@@ -2,7 +2,7 @@
  * `npm run bench [-- sections…] [--rounds N]` — side-by-side measurements, printed as a table of
  * medians and ratios. Each comparison runs its sides interleaved in one process, on one machine,
  * so the ratio holds even when the machine is noisy. Sections: open, forty, resume, heal, memory,
- * supervisor, host (all by default), and breakdown (the open path step by step, on request).
+ * supervisor, host, devtools (all by default), and breakdown (the open path step by step, on request).
  *
  * @example
  * npm run bench -- resume --rounds 9
@@ -11,6 +11,7 @@ import { resolveExecutable } from '@errands/runtime-chromium'
 import { execFileSync } from 'node:child_process'
 import { closeSites, serveSites } from '../test/fixtures/sites.ts'
 import { benchBreakdown } from './breakdown.ts'
+import { benchDevtools } from './devtools.ts'
 import { loadNow, startBench } from './common.ts'
 import { benchForty } from './forty.ts'
 import { benchHeal } from './heal.ts'
@@ -21,7 +22,7 @@ import { benchResume } from './resume.ts'
 import { benchSupervisor } from './supervisor.ts'
 import { printTable, type Row } from './table.ts'
 
-const ALL = ['open', 'forty', 'resume', 'heal', 'memory', 'supervisor', 'host']
+const ALL = ['open', 'forty', 'resume', 'heal', 'memory', 'supervisor', 'host', 'devtools']
 const args = process.argv.slice(2)
 const roundsAt = args.indexOf('--rounds')
 const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 7
@@ -68,6 +69,7 @@ if (sections.some((s) => engineSections.includes(s))) {
 }
 await section('supervisor', () => benchSupervisor())
 await section('host', () => benchHost(100))
+await section('devtools', () => benchDevtools(rounds * 3))
 
 const version = (bin: string) => {
   try {
