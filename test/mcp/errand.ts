@@ -26,17 +26,17 @@ export const fillErrand = async (mcp: McpClient, shop: Shop): Promise<void> => {
 
 /**
  * Asserts the errand came back as {@link fillErrand} left it: both tabs, and the shop receives
- * exactly the basket cookie.
+ * exactly the basket cookie (`basket`: its items, when the errand held more than the plum).
  *
  * @example
  * await expectSameErrand(again, shop)
  */
-export const expectSameErrand = async (mcp: McpClient, shop: Shop): Promise<void> => {
+export const expectSameErrand = async (mcp: McpClient, shop: Shop, basket = 'plum'): Promise<void> => {
   const tabs = await mcp.call('browser_tabs', { action: 'list' })
   expect(tabs.text).toContain(`[Shop] (${shop.url('/')})`)
   expect(tabs.text).toContain(`[Other] (${shop.url('/other')})`)
   const before = shop.cookiesAt('/basket').length
-  const basket = await mcp.call('browser_navigate', { url: shop.url('/basket') })
-  expect(basket.text).toContain('Basket: plum')
-  expect(shop.cookiesAt('/basket').slice(before)).toEqual(['basket=plum'])
+  const page = await mcp.call('browser_navigate', { url: shop.url('/basket') })
+  expect(page.text).toContain(`Basket: ${basket}`)
+  expect(shop.cookiesAt('/basket').slice(before)).toEqual([`basket=${basket}`])
 }

@@ -8,7 +8,7 @@ import { expectSameErrand, fillErrand } from './errand.ts'
 import { serveShop, type Shop } from './shop.ts'
 
 // Issue 14 over stdio, the way a desktop agent launches a server: the SDK's own Client spawns
-// the real entry point (`npm start -- mcp`, and the CLI directly), on real Chromium. One errand
+// the real entry point (`npm start -- mcp`, then the CLI directly), on real Chromium. One errand
 // per process; the process's end parks it (E5) and a new process with the same --session
 // resumes it (E4), judged by the Cookie header the shop receives and the tabs listed.
 
@@ -29,8 +29,8 @@ afterAll(async () => {
 })
 
 describe('errands mcp on stdio', () => {
-  it('`npm start -- mcp` serves the tools: navigate, snapshot, click a ref, type, screenshot, tabs — and refuses file: and the host port', async () => {
-    const mcp = await stdioClient(env, ['--session', 'stdio-drive'], 'npm')
+  it('`npm start -- mcp` drives the shop (navigate, snapshot, click a ref, type, screenshot, tabs), refuses file: and the host port; its end parks the errand and a new process with the same --session resumes its cookies and tabs', async () => {
+    const mcp = await stdioClient(env, ['--session', 'stdio-park'], 'npm')
     try {
       const { tools } = await mcp.client.listTools()
       expect(tools.map((t) => t.name)).toContain('browser_snapshot')
@@ -53,25 +53,20 @@ describe('errands mcp on stdio', () => {
       expect([file.isError, file.text]).toEqual([true, expect.stringContaining('containment policy refuses')])
       const own = await mcp.call('browser_navigate', { url: `http://127.0.0.1:${hostPort}/health` })
       expect([own.isError, own.text]).toEqual([true, expect.stringContaining('containment policy refuses')])
-      expect((await mcp.call('browser_tabs', { action: 'list' })).isError).toBe(false)
+
+      await fillErrand(mcp, shop)
     } finally {
       await mcp.end()
     }
     expect(mcp.alive()).toBe(false)
-  })
 
-  it('the process ends → the errand is parked; a new process with the same --session has the same cookies and tabs', async () => {
-    const first = await stdioClient(env, ['--session', 'stdio-park'])
-    await fillErrand(first, shop)
-    await first.end()
-    expect(first.alive()).toBe(false)
-    expect(first.stderr()).toContain('parking its errand')
-
+    // A new process (the CLI's entry point) with the same key: the errand as it was (E4, E5).
     const again = await stdioClient(env, ['--session', 'stdio-park'])
     try {
-      await expectSameErrand(again, shop)
+      await expectSameErrand(again, shop, 'pear.plum')
     } finally {
       await again.end()
     }
+    expect(again.stderr()).toContain('parking its errand')
   })
 })
