@@ -46,6 +46,7 @@ describe('one table, several hosts', () => {
   it.scoped('a host with another device key reads the shared rows as foreign-key, for each errand alone', () =>
     Effect.gen(function* () {
       const table = freshTable()
+      // Both open before anything is sealed (afterwards the stranger would not start at all).
       const a = yield* openStore(pg.url(), { key: Redacted.make(randomBytes(32)), table })
       const stranger = yield* openStore(pg.url(), { key: Redacted.make(randomBytes(32)), table })
       yield* a.put(sampleRecord('e1', 1_000))
@@ -56,6 +57,21 @@ describe('one table, several hosts', () => {
 })
 
 describe('starting the Postgres store', () => {
+  it.scoped('a host whose key sealed nothing in a table full of another key\'s rows refuses to start, and deletes nothing', () =>
+    Effect.gen(function* () {
+      const table = freshTable()
+      const key = Redacted.make(randomBytes(32))
+      const a = yield* openStore(pg.url(), { key, table })
+      for (const id of ['e1', 'e2']) yield* a.put(sampleRecord(id, 1_000))
+      const refused = yield* Effect.flip(Layer.build(PgSealedStore.layer({ url: pg.url(), key: Redacted.make(randomBytes(32)), table })))
+      expect(refused._tag === 'StoreConfigError' && refused.reason).toBe('invalid-key')
+      expect(refused.message).toContain('same key')
+      expect((yield* a.list()).map((e) => e.errandId)).toEqual(['e1', 'e2'])
+      // A host holding the key starts as before, beside rows of an old key read one by one as foreign-key.
+      const again = yield* openStore(pg.url(), { key, table })
+      expect((yield* again.list()).map((e) => e.errandId)).toEqual(['e1', 'e2'])
+    }))
+
   it.effect('an unreachable database fails start-up with StoreError, without the password', () =>
     Effect.gen(function* () {
       const url = `postgres://errands:hunter2-secret@127.0.0.1:${pg.current().port}/nowhere`

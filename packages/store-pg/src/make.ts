@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { SqlClient, SqlError } from '@effect/sql'
 import {
   applyUpdate, byAge, claimedErrandId, HEADER_READ_BYTES, openRecord, parseHeader, sealRecord, suppliedKey, toDrop,
-  type ParkedEntry, type ParkedRecord, type SealedStoreShape, type StoreConfigError, type StoreError, type StoreProblem,
+  FORMAT_VERSION, MAGIC, StoreConfigError, type ParkedEntry, type ParkedRecord, type SealedStoreShape, type StoreError, type StoreProblem,
 } from '@errands/store'
 import { Clock, Effect, Either, Option, type Scope } from 'effect'
 import { decodePgOptions, type PgStoreOptions } from './options.ts'
@@ -47,6 +47,28 @@ const classify = (row: HeadRow): Scanned => {
 }
 
 /**
+ * Refuses a key under which nothing in a non-empty table was sealed. Every host sharing the
+ * table must hold one key; a host started with another would read every row as `foreign-key`,
+ * and the supervisor drops unreadable records, so one misconfigured host would wipe every
+ * host's parked errands. Rows of another key next to rows of this one (left from a replaced
+ * key) are read as `foreign-key` one by one, as the file store reads such files.
+ */
+const checkKey = (sql: SqlClient.SqlClient, table: string, keyId: Uint8Array): Effect.Effect<void, StoreError | StoreConfigError> =>
+  Effect.gen(function* () {
+    const rows = yield* sql<{ key_id: Uint8Array; n: string }>`
+      SELECT substring(sealed FROM 6 FOR ${keyId.length}) AS key_id, count(*) AS n FROM ${sql(table)}
+      WHERE substring(sealed FROM 1 FOR 5) = ${Buffer.from([...MAGIC, FORMAT_VERSION])} GROUP BY 1`
+    const ours = rows.some((r) => Buffer.from(r.key_id).equals(Buffer.from(keyId)))
+    if (rows.length > 0 && !ours) {
+      const n = rows.reduce((sum, r) => sum + Number(r.n), 0)
+      return yield* Effect.fail(new StoreConfigError({
+        reason: 'invalid-key',
+        message: `The sealed store's table ${table} holds ${n} parked errand(s) sealed under another device key, and none under this one: every host that shares the table needs the same key. Start with that key, or empty the table if those errands are to be given up.`,
+      }))
+    }
+  }).pipe(Effect.catchTag('SqlError', (e) => Effect.fail(toStoreError('open the sealed store table')(e))))
+
+/**
  * Opens a Postgres sealed store over the SQL client in context: checks the options and key,
  * creates the table if absent, applies retention once, and every `pruneIntervalMs` in a scoped
  * fiber when set. Every write is one transaction under the table's advisory lock; reads see a
@@ -64,6 +86,7 @@ export const makePg = (
     const sql = yield* SqlClient.SqlClient
     yield* migrate(table)
     const t = sql(table)
+    yield* checkKey(sql, table, key.id)
 
     /** One write: a transaction holding the table's lock; nothing of it is visible until it commits. */
     const transaction = <A, E>(op: string, effect: Effect.Effect<A, E>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
