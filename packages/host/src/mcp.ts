@@ -20,6 +20,7 @@ import { Effect, Either, type Scope } from 'effect'
 import type * as http from 'node:http'
 import { Browsing, sessionTarget, type BrowsingShape, type TabView } from './browsing/Browsing.ts'
 import { checkHost, checkMediaType, checkOrigin } from './http/defences.ts'
+import { webHeaders } from './http/node.ts'
 import { errorResponse } from './http/respond.ts'
 import { parseSessionKey, type SessionKey } from './sessionKey.ts'
 
@@ -86,15 +87,6 @@ const send = async (res: http.ServerResponse, response: Response): Promise<void>
   res.end(body)
 }
 
-const headersOf = (req: http.IncomingMessage): Headers => {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue
-    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v)
-  }
-  return headers
-}
-
 /** How to mount MCP. @example mountMcp({ port: 7777, log, idleMs: 900_000, daily }) */
 export interface McpMountOptions {
   readonly port: number
@@ -138,7 +130,7 @@ export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, neve
     yield* Effect.addFinalizer(() => Effect.promise(() => mcp.close()))
     const route = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
       try {
-        const headers = headersOf(req)
+        const headers = webHeaders(req)
         const method = req.method ?? 'GET'
         const refusal = checkHost(headers, options) ?? checkOrigin(headers, options) ?? checkMediaType(headers, method === 'POST')
         if (refusal) return await send(res, errorResponse(refusal))

@@ -53,6 +53,22 @@ const readBody = (req: http.IncomingMessage, limit: number): Promise<Buffer | 't
   })
 
 /**
+ * A Node request's headers as web `Headers` (repeated headers appended). Throws on a value the
+ * `Headers` class refuses.
+ *
+ * @example
+ * const headers = webHeaders(req) // headers.get('host')
+ */
+export const webHeaders = (req: http.IncomingMessage): Headers => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v)
+  }
+  return headers
+}
+
+/**
  * Counts requests in flight, so shutdown can let them finish for a moment.
  *
  * @example
@@ -119,12 +135,9 @@ export const nodeHandler =
           sendRaw(res, 413, 'PayloadTooLarge', `The body is larger than ${MAX_BODY_BYTES} bytes; send less.`)
           return
         }
-        const headers = new Headers()
+        let headers: Headers
         try {
-          for (const [name, value] of Object.entries(req.headers)) {
-            if (value === undefined) continue
-            for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v)
-          }
+          headers = webHeaders(req)
         } catch {
           sendRaw(res, 400, 'BadRequest', 'A request header has a value HTTP does not allow.')
           return
