@@ -8,6 +8,7 @@
  */
 export * from './DevTools.ts'
 export * from './errors.ts'
-export { BROWSER_METHODS, ErrandProxy, type CloseReason, type ProxyOptions } from './proxy.ts'
+export { BROWSER_METHODS } from './browserMethods.ts'
+export { ErrandProxy, type CloseReason, type ProxyOptions } from './proxy.ts'
 export { matchesFilter, refusedPaths, SESSION_METHODS, URL_METHODS, type FilePolicy } from './targets.ts'
 export { TokenBook } from './tokens.ts'

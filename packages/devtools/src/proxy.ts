@@ -3,7 +3,7 @@
  * WebSocket of its own to the errands' browser on the other, and between them the rules that
  * make the errand look like a whole browser whose only context is the default one.
  *
- * - **Browser-level methods pass an allowlist** (`BROWSER_METHODS`, the handler table below):
+ * - **Browser-level methods pass an allowlist** (`BROWSER_METHODS`, browserMethods.ts):
  *   each is answered here, rewritten to the errand's browser context, or forwarded with its
  *   target checked; anything else is refused with a CDP error that says why.
  * - **Targets**: the proxy discovers the browser's targets itself and keeps only the errand's.
@@ -32,6 +32,7 @@ import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { decide, describeTarget, type GuardPolicy } from '@errands/guard'
 import WebSocket from 'ws'
+import { BROWSER_METHODS } from './browserMethods.ts'
 import { matchesFilter, refusedOnSession, refusedPaths, URL_METHODS, type FilePolicy, type TargetInfo } from './targets.ts'
 
 /** A CDP message, either way. */
@@ -44,10 +45,11 @@ interface Message {
   readonly error?: unknown
 }
 
-type Params = Record<string, unknown>
+/** A command's params or an answer's result. */
+export type Params = Record<string, unknown>
 
 /** A client command being handled: its id, the session it came on, its params. */
-interface Command {
+export interface Command {
   readonly id: number
   readonly method: string
   readonly params: Params
@@ -99,15 +101,15 @@ export class ErrandProxy {
   private seq = 0
   private readonly pending = new Map<number, Pending>()
   /** The errand's targets (and the browser target), by id. */
-  private readonly targets = new Map<string, TargetInfo>()
+  /** @internal */ readonly targets = new Map<string, TargetInfo>()
   /** Sessions the client may use, with the target each is attached to. */
-  private readonly sessions = new Map<string, string>()
+  /** @internal */ readonly sessions = new Map<string, string>()
   /** Browser-level sessions the proxy attached for the client's auto-attach, by target. */
   private readonly autoAttached = new Map<string, Promise<void>>()
   private readonly downloads = new Set<string>()
-  private readonly windows = new Set<number>()
-  private discover: { readonly filter: unknown } | undefined
-  private autoAttach: { readonly filter: unknown } | undefined
+  /** @internal */ readonly windows = new Set<number>()
+  /** @internal */ discover: { readonly filter: unknown } | undefined
+  /** @internal */ autoAttach: { readonly filter: unknown } | undefined
   private state: 'open' | 'closing' | 'closed' = 'open'
   private readonly closeListeners: Array<(why: CloseReason) => void> = []
   /** The errand's browser context id as this client sees it. */
@@ -115,7 +117,7 @@ export class ErrandProxy {
   /** When the client last sent anything (the idle limit reads it). */
   lastActivity = Date.now()
 
-  private constructor(private readonly upstream: WebSocket, private readonly options: ProxyOptions) {
+  private constructor(private readonly upstream: WebSocket, /** @internal */ readonly options: ProxyOptions) {
     upstream.on('message', (data) => this.fromUpstream(data))
     upstream.on('close', () => this.close({ code: 4004, reason: "The errand's browser went away; ask for the DevTools URL again." }))
     upstream.on('error', () => undefined)
@@ -215,7 +217,7 @@ export class ErrandProxy {
     if (handler === undefined) {
       return this.refuse(command, `${command.method} is not on the allowlist of browser-level methods of an errand's DevTools endpoint`)
     }
-    handler.call(this, command)
+    handler(this, command)
   }
 
   private onSession(command: Command): void {
@@ -244,7 +246,7 @@ export class ErrandProxy {
   // ---- helpers the handlers use ----
 
   /** A target of the errand (never the browser target). */
-  private ours(targetId: unknown): boolean {
+  /** @internal */ ours(targetId: unknown): boolean {
     const info = typeof targetId === 'string' ? this.targets.get(targetId) : undefined
     return info !== undefined && info.type !== 'browser'
   }
@@ -254,7 +256,7 @@ export class ErrandProxy {
   }
 
   /** `params` with the errand's browser context id, or undefined (refused) when it named another. */
-  private inContext(command: Command): Params | undefined {
+  /** @internal */ inContext(command: Command): Params | undefined {
     const given = command.params['browserContextId']
     if (given !== undefined && !this.isErrandContext(given)) {
       this.refuse(command, 'that browserContextId is not this errand\'s: an errand\'s endpoint has one context, the default one')
@@ -263,7 +265,7 @@ export class ErrandProxy {
     return { ...command.params, browserContextId: this.options.browserContextId }
   }
 
-  private allowedUrl(command: Command, url: unknown): boolean {
+  /** @internal */ allowedUrl(command: Command, url: unknown): boolean {
     if (url === undefined || url === '' || url === 'about:blank') return true
     if (typeof url !== 'string') {
       this.refuse(command, 'url must be a string')
@@ -276,27 +278,27 @@ export class ErrandProxy {
     return false
   }
 
-  private allowedFiles(command: Command, paths: unknown): boolean {
+  /** @internal */ allowedFiles(command: Command, paths: unknown): boolean {
     if (paths === undefined) return true
     const why = refusedPaths(paths, this.options.files ?? DEFAULT_FILES)
     if (why !== undefined) this.refuse(command, why)
     return why === undefined
   }
 
-  private hide(info: TargetInfo): TargetInfo {
+  /** @internal */ hide(info: TargetInfo): TargetInfo {
     return info.browserContextId === this.options.browserContextId ? { ...info, browserContextId: this.alias } : info
   }
 
-  private hideResult(result: Params): Params {
+  /** @internal */ hideResult(result: Params): Params {
     const info = result['targetInfo'] as TargetInfo | undefined
     return info && typeof info === 'object' ? { ...result, targetInfo: this.hide(info) } : result
   }
 
-  private refuse(command: Command, why: string): void {
+  /** @internal */ refuse(command: Command, why: string): void {
     this.toClient({ id: command.id, sessionId: command.sessionId, error: { code: REFUSED, message: `Refused by the errand's DevTools endpoint: ${why}.` } })
   }
 
-  private reply(command: Command, result: Params): void {
+  /** @internal */ reply(command: Command, result: Params): void {
     this.toClient({ id: command.id, sessionId: command.sessionId, result })
   }
 
@@ -313,11 +315,11 @@ export class ErrandProxy {
     this.upstream.send(JSON.stringify(sessionId === undefined ? { id, method, params } : { id, method, params, sessionId }))
   }
 
-  private forward(command: Command, params: Params, after?: (result: Params) => Params | Promise<Params>): void {
+  /** @internal */ forward(command: Command, params: Params, after?: (result: Params) => Params | Promise<Params>): void {
     this.toUpstream(command.method, params, command.sessionId, { kind: 'client', command, after })
   }
 
-  private internal(method: string, params: Params, sessionId?: string): Promise<Params> {
+  /** @internal */ internal(method: string, params: Params, sessionId?: string): Promise<Params> {
     return new Promise((resolve, reject) => this.toUpstream(method, params, sessionId, { kind: 'internal', resolve, reject }))
   }
 
@@ -332,7 +334,7 @@ export class ErrandProxy {
   }
 
   /** Attaches to every errand target the client's auto-attach filter wants and nobody attached yet. */
-  private attachMatching(): Promise<void> {
+  /** @internal */ attachMatching(): Promise<void> {
     const auto = this.autoAttach
     if (auto === undefined) return Promise.resolve()
     const wanted = [...this.targets.values()].filter((t) => t.type !== 'browser' && matchesFilter(t.type, auto.filter))
@@ -445,155 +447,7 @@ export class ErrandProxy {
     this.emit('Target.detachedFromTarget', params, parent)
   }
 
-  private emit(method: string, params: Params, sessionId?: string): void {
+  /** @internal */ emit(method: string, params: Params, sessionId?: string): void {
     this.toClient({ method, params, sessionId })
   }
-
-  // ---- the browser-level allowlist (each handler answers, rewrites or forwards) ----
-
-  /** @internal */ getVersion(c: Command): void {
-    this.forward(c, {})
-  }
-
-  /** @internal */ browserClose(c: Command): void {
-    this.reply(c, {})
-    this.close({ code: 1000, reason: 'Browser.close ends only this connection; the errand goes on.' })
-  }
-
-  /** @internal */ permissions(c: Command): void {
-    const params = this.inContext(c)
-    if (params) this.forward(c, params)
-  }
-
-  /** @internal */ downloadBehavior(c: Command): void {
-    const params = this.inContext(c)
-    if (params !== undefined && this.allowedFiles(c, params['downloadPath'])) this.forward(c, params)
-  }
-
-  /** @internal */ cookies(c: Command): void {
-    const params = this.inContext(c)
-    if (params) this.forward(c, params)
-  }
-
-  /** @internal */ windowForTarget(c: Command): void {
-    if (!this.ours(c.params['targetId'])) return this.refuse(c, 'name a targetId of this errand')
-    this.forward(c, c.params, (r) => {
-      if (typeof r['windowId'] === 'number') this.windows.add(r['windowId'])
-      return r
-    })
-  }
-
-  /** @internal */ windowBounds(c: Command): void {
-    if (!this.windows.has(c.params['windowId'] as number)) return this.refuse(c, 'that window is not one of this errand\'s (ask Browser.getWindowForTarget)')
-    this.forward(c, c.params)
-  }
-
-  /** @internal */ getBrowserContexts(c: Command): void {
-    // Like Chromium, the default context is not listed; the errand is the default context.
-    this.reply(c, { browserContextIds: [] })
-  }
-
-  /** @internal */ oneContext(c: Command): void {
-    this.refuse(c, `${c.method}: an errand's endpoint has one browser context, the default one`)
-  }
-
-  /** @internal */ getTargets(c: Command): void {
-    const filter = c.params['filter']
-    void this.internal('Target.getTargets', { filter: [{}] }).then((r) => {
-      const all = Array.isArray(r['targetInfos']) ? (r['targetInfos'] as Array<TargetInfo>) : []
-      const mine = all.filter((t) => t.type !== 'browser' && t.browserContextId === this.options.browserContextId && matchesFilter(t.type, filter))
-      this.reply(c, { targetInfos: mine.map((t) => this.hide(t)) })
-    }, (error: Error) => this.refuse(c, error.message))
-  }
-
-  /** @internal */ getTargetInfo(c: Command): void {
-    const targetId = c.params['targetId']
-    // Without a target: the browser's own info (no context in it).
-    if (targetId !== undefined && !this.ours(targetId)) return this.refuse(c, 'no target with this id belongs to this errand')
-    this.forward(c, c.params, (r) => this.hideResult(r))
-  }
-
-  /** @internal */ ownTarget(c: Command): void {
-    if (!this.ours(c.params['targetId'])) return this.refuse(c, 'no target with this id belongs to this errand')
-    if (c.method === 'Target.attachToTarget' && c.params['flatten'] !== true) {
-      return this.refuse(c, 'only flatten sessions are offered (attachToTarget with flatten: true)')
-    }
-    this.forward(c, c.params)
-  }
-
-  /** @internal */ detach(c: Command): void {
-    const sessionId = c.params['sessionId']
-    if (typeof sessionId !== 'string' || !this.sessions.has(sessionId)) return this.refuse(c, 'no session with this id belongs to this errand')
-    this.forward(c, { sessionId })
-  }
-
-  /** @internal */ createTarget(c: Command): void {
-    const params = this.inContext(c)
-    if (params === undefined || !this.allowedUrl(c, params['url'])) return
-    // As in Chromium, the new target is attached (auto-attach) before the answer arrives.
-    this.forward(c, params, async (r) => {
-      await this.attachMatching()
-      return r
-    })
-  }
-
-  /** @internal */ setDiscoverTargets(c: Command): void {
-    if (c.params['discover'] !== true) {
-      this.discover = undefined
-      return this.reply(c, {})
-    }
-    const filter = c.params['filter']
-    this.discover = { filter }
-    for (const info of this.targets.values()) if (matchesFilter(info.type, filter)) this.emit('Target.targetCreated', { targetInfo: this.hide(info) })
-    this.reply(c, {})
-  }
-
-  /** @internal */ setAutoAttach(c: Command): void {
-    if (c.params['autoAttach'] !== true) {
-      this.autoAttach = undefined
-      return this.reply(c, {})
-    }
-    if (c.params['flatten'] !== true) return this.refuse(c, 'only flatten sessions are offered (setAutoAttach with flatten: true)')
-    this.autoAttach = { filter: c.params['filter'] }
-    void this.attachMatching().then(() => this.reply(c, {}))
-  }
-}
-
-type Handler = (this: ErrandProxy, command: Command) => void
-const p = ErrandProxy.prototype
-
-/**
- * The allowlist of browser-level methods and how each is handled; every other browser-level
- * method is refused (`Browser.crash`, `Target.attachToBrowserTarget`, `Fetch.enable`,
- * `Tracing.start`, `SystemInfo.*`, `Tethering.*` … all reach beyond one errand).
- *
- * @example
- * Object.keys(BROWSER_METHODS).includes('Target.createTarget') // true
- */
-export const BROWSER_METHODS: Readonly<Record<string, Handler>> = {
-  'Browser.getVersion': p.getVersion,
-  'Browser.close': p.browserClose,
-  'Browser.grantPermissions': p.permissions,
-  'Browser.resetPermissions': p.permissions,
-  'Browser.setPermission': p.permissions,
-  'Browser.setDownloadBehavior': p.downloadBehavior,
-  'Browser.cancelDownload': p.permissions,
-  'Browser.getWindowForTarget': p.windowForTarget,
-  'Browser.getWindowBounds': p.windowBounds,
-  'Browser.setWindowBounds': p.windowBounds,
-  'Storage.getCookies': p.cookies,
-  'Storage.setCookies': p.cookies,
-  'Storage.clearCookies': p.cookies,
-  'Target.getBrowserContexts': p.getBrowserContexts,
-  'Target.createBrowserContext': p.oneContext,
-  'Target.disposeBrowserContext': p.oneContext,
-  'Target.getTargets': p.getTargets,
-  'Target.getTargetInfo': p.getTargetInfo,
-  'Target.attachToTarget': p.ownTarget,
-  'Target.activateTarget': p.ownTarget,
-  'Target.closeTarget': p.ownTarget,
-  'Target.detachFromTarget': p.detach,
-  'Target.createTarget': p.createTarget,
-  'Target.setDiscoverTargets': p.setDiscoverTargets,
-  'Target.setAutoAttach': p.setAutoAttach,
 }

@@ -1,0 +1,152 @@
+/**
+ * The allowlist of browser-level methods of an errand's DevTools endpoint and what each does:
+ * answer here, rewrite to the errand's browser context, or forward with its target checked.
+ * A method missing from the table is refused by the proxy (`proxy.ts`).
+ *
+ * @example
+ * BROWSER_METHODS['Target.getBrowserContexts']?.(proxy, command) // answers { browserContextIds: [] }
+ */
+import type { Command, ErrandProxy } from './proxy.ts'
+import { matchesFilter, type TargetInfo } from './targets.ts'
+
+/** One method's handling. */
+type Handler = (proxy: ErrandProxy, command: Command) => void
+
+const getVersion: Handler = (p, c) => {
+  p.forward(c, {})
+}
+
+const browserClose: Handler = (p, c) => {
+  p.reply(c, {})
+  p.close({ code: 1000, reason: 'Browser.close ends only this connection; the errand goes on.' })
+}
+
+/** Methods that act on one browser context: on the errand's, whatever context the client named or not. */
+const inErrandContext: Handler = (p, c) => {
+  const params = p.inContext(c)
+  if (params) p.forward(c, params)
+}
+
+const downloadBehavior: Handler = (p, c) => {
+  const params = p.inContext(c)
+  if (params !== undefined && p.allowedFiles(c, params['downloadPath'])) p.forward(c, params)
+}
+
+const windowForTarget: Handler = (p, c) => {
+  if (!p.ours(c.params['targetId'])) return p.refuse(c, 'name a targetId of this errand')
+  p.forward(c, c.params, (r) => {
+    if (typeof r['windowId'] === 'number') p.windows.add(r['windowId'])
+    return r
+  })
+}
+
+const windowBounds: Handler = (p, c) => {
+  if (!p.windows.has(c.params['windowId'] as number)) return p.refuse(c, 'that window is not one of this errand\'s (ask Browser.getWindowForTarget)')
+  p.forward(c, c.params)
+}
+
+const getBrowserContexts: Handler = (p, c) => {
+  // Like Chromium, the default context is not listed; the errand is the default context.
+  p.reply(c, { browserContextIds: [] })
+}
+
+const oneContext: Handler = (p, c) => {
+  p.refuse(c, `${c.method}: an errand's endpoint has one browser context, the default one`)
+}
+
+const getTargets: Handler = (p, c) => {
+  const filter = c.params['filter']
+  void p.internal('Target.getTargets', { filter: [{}] }).then((r) => {
+    const all = Array.isArray(r['targetInfos']) ? (r['targetInfos'] as Array<TargetInfo>) : []
+    const mine = all.filter((t) => t.type !== 'browser' && t.browserContextId === p.options.browserContextId && matchesFilter(t.type, filter))
+    p.reply(c, { targetInfos: mine.map((t) => p.hide(t)) })
+  }, (error: Error) => p.refuse(c, error.message))
+}
+
+const getTargetInfo: Handler = (p, c) => {
+  const targetId = c.params['targetId']
+  // Without a target: the browser's own info (no context in it).
+  if (targetId !== undefined && !p.ours(targetId)) return p.refuse(c, 'no target with this id belongs to this errand')
+  p.forward(c, c.params, (r) => p.hideResult(r))
+}
+
+const ownTarget: Handler = (p, c) => {
+  if (!p.ours(c.params['targetId'])) return p.refuse(c, 'no target with this id belongs to this errand')
+  if (c.method === 'Target.attachToTarget' && c.params['flatten'] !== true) {
+    return p.refuse(c, 'only flatten sessions are offered (attachToTarget with flatten: true)')
+  }
+  p.forward(c, c.params)
+}
+
+const detach: Handler = (p, c) => {
+  const sessionId = c.params['sessionId']
+  if (typeof sessionId !== 'string' || !p.sessions.has(sessionId)) return p.refuse(c, 'no session with this id belongs to this errand')
+  p.forward(c, { sessionId })
+}
+
+const createTarget: Handler = (p, c) => {
+  const params = p.inContext(c)
+  if (params === undefined || !p.allowedUrl(c, params['url'])) return
+  // As in Chromium, the new target is attached (auto-attach) before the answer arrives.
+  p.forward(c, params, async (r) => {
+    await p.attachMatching()
+    return r
+  })
+}
+
+const setDiscoverTargets: Handler = (p, c) => {
+  if (c.params['discover'] !== true) {
+    p.discover = undefined
+    return p.reply(c, {})
+  }
+  const filter = c.params['filter']
+  p.discover = { filter }
+  for (const info of p.targets.values()) if (matchesFilter(info.type, filter)) p.emit('Target.targetCreated', { targetInfo: p.hide(info) })
+  p.reply(c, {})
+}
+
+const setAutoAttach: Handler = (p, c) => {
+  if (c.params['autoAttach'] !== true) {
+    p.autoAttach = undefined
+    return p.reply(c, {})
+  }
+  if (c.params['flatten'] !== true) return p.refuse(c, 'only flatten sessions are offered (setAutoAttach with flatten: true)')
+  p.autoAttach = { filter: c.params['filter'] }
+  void p.attachMatching().then(() => p.reply(c, {}))
+}
+
+/**
+ * The allowlist of browser-level methods and how each is handled; every other browser-level
+ * method is refused (`Browser.crash`, `Target.attachToBrowserTarget`, `Fetch.enable`,
+ * `Tracing.start`, `SystemInfo.*`, `Tethering.*` … all reach beyond one errand).
+ *
+ * @example
+ * Object.keys(BROWSER_METHODS).includes('Target.createTarget') // true
+ */
+export const BROWSER_METHODS: Readonly<Record<string, Handler>> = {
+  'Browser.getVersion': getVersion,
+  'Browser.close': browserClose,
+  'Browser.grantPermissions': inErrandContext,
+  'Browser.resetPermissions': inErrandContext,
+  'Browser.setPermission': inErrandContext,
+  'Browser.setDownloadBehavior': downloadBehavior,
+  'Browser.cancelDownload': inErrandContext,
+  'Browser.getWindowForTarget': windowForTarget,
+  'Browser.getWindowBounds': windowBounds,
+  'Browser.setWindowBounds': windowBounds,
+  'Storage.getCookies': inErrandContext,
+  'Storage.setCookies': inErrandContext,
+  'Storage.clearCookies': inErrandContext,
+  'Target.getBrowserContexts': getBrowserContexts,
+  'Target.createBrowserContext': oneContext,
+  'Target.disposeBrowserContext': oneContext,
+  'Target.getTargets': getTargets,
+  'Target.getTargetInfo': getTargetInfo,
+  'Target.attachToTarget': ownTarget,
+  'Target.activateTarget': ownTarget,
+  'Target.closeTarget': ownTarget,
+  'Target.detachFromTarget': detach,
+  'Target.createTarget': createTarget,
+  'Target.setDiscoverTargets': setDiscoverTargets,
+  'Target.setAutoAttach': setAutoAttach,
+}
