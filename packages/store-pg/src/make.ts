@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto'
 import { SqlClient, SqlError } from '@effect/sql'
 import {
-  applyUpdate, byAge, claimedErrandId, HEADER_READ_BYTES, openRecord, parseHeader, sealRecord, suppliedKey, toDrop,
+  applyUpdate, byAge, claimedErrandId, errandHash, HEADER_READ_BYTES, openRecord, parseHeader, sealRecord, suppliedKey, toDrop,
   FORMAT_VERSION, MAGIC, StoreConfigError, type ParkedEntry, type ParkedRecord, type SealedStoreShape, type StoreError, type StoreProblem,
 } from '@errands/store'
 import { Clock, Effect, Either, Option, type Scope } from 'effect'
@@ -16,7 +15,7 @@ import { lockTable, migrate, toStoreError } from './sql.ts'
  * @example
  * rowKeyFor('task/1') // '3f…e1' (64 hex digits)
  */
-export const rowKeyFor = (errandId: string): string => createHash('sha256').update(errandId, 'utf8').digest('hex')
+export const rowKeyFor: (errandId: string) => string = errandHash
 
 const ROW_KEY = /^[0-9a-f]{64}$/
 

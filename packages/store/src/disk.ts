@@ -29,8 +29,16 @@ const SEALED_NAME = /^[0-9a-f]{64}\.sealed$/
  * @example
  * fileNameFor('task/1') // '3f…e1.sealed' (64 hex digits)
  */
-export const fileNameFor = (errandId: string): string =>
-  `${createHash('sha256').update(errandId, 'utf8').digest('hex')}.sealed`
+export const fileNameFor = (errandId: string): string => `${errandHash(errandId)}.sealed`
+
+/**
+ * The SHA-256 of an errand id's UTF-8 bytes in hex: the name a record is kept under (a file
+ * name here, a row key in the Postgres store).
+ *
+ * @example
+ * errandHash('e1') // 64 hex digits
+ */
+export const errandHash = (errandId: string): string => createHash('sha256').update(errandId, 'utf8').digest('hex')
 
 /** The errand id a damaged file's header claims, trusted only if it hashes to the file's name. */
 const claimedId = (name: string, bytes: Uint8Array): string | undefined => {

@@ -3,7 +3,7 @@ export { ErrandId, ParkedRecordSchema, type ParkedEntry, type ParkedRecord } fro
 export { DAY_MS, DEFAULT_RETENTION, toDrop, type Retention } from './retention.ts'
 export { CACHEDIR_TAG, BACKUP_EXCLUDE, isProtectedPath } from './markers.ts'
 export { FORMAT_VERSION, MAGIC } from './format.ts'
-export { ERRANDS_DIR, fileNameFor, storeDirKey } from './disk.ts'
+export { ERRANDS_DIR, errandHash, fileNameFor, storeDirKey } from './disk.ts'
 export { nodeFs, type StoreFs } from './fs.ts'
 export type { SealedStoreOptions, SealedStoreShape, StoreProblem } from './shape.ts'
 export { SealedStore } from './SealedStore.ts'
