@@ -1,5 +1,5 @@
 import type { TaskStatus } from '@errands/machines'
-import { memoryRuntimeLayer, type Runtime } from '@errands/runtime'
+import { memoryRuntimeLayer, Runtime } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from 'effect'
 import { EventEmitter } from 'node:events'
@@ -40,7 +40,7 @@ export interface ErrandsEvents {
  */
 export class Errands extends EventEmitter<ErrandsEvents> {
   private constructor(
-    private readonly managed: ManagedRuntime.ManagedRuntime<Supervisor, unknown>,
+    private readonly managed: ManagedRuntime.ManagedRuntime<Supervisor | Runtime, unknown>,
     private readonly supervisor: Supervisor['Type'],
   ) {
     super()
@@ -48,10 +48,11 @@ export class Errands extends EventEmitter<ErrandsEvents> {
 
   static async create(options: ErrandsOptions = {}): Promise<Errands> {
     const { runtime, store, settings, ...rest } = options
+    // The runtime stays in reach too: adapters (`runWith`) need it beside the supervisor.
     const layer = Supervisor.layer({ ...rest, settings: defaultSettings(settings) }).pipe(
-      Layer.provide(Layer.merge(runtime ?? memoryRuntimeLayer, store ?? SealedStore.layerMemory)),
+      Layer.provideMerge(Layer.merge(runtime ?? memoryRuntimeLayer, store ?? SealedStore.layerMemory)),
     )
-    const managed = ManagedRuntime.make(layer as Layer.Layer<Supervisor, unknown>)
+    const managed = ManagedRuntime.make(layer as Layer.Layer<Supervisor | Runtime, unknown>)
     const supervisor = await managed.runPromise(Supervisor)
     const errands = new Errands(managed, supervisor)
     supervisor.onChange((view) => errands.emit('change', view))
@@ -59,7 +60,19 @@ export class Errands extends EventEmitter<ErrandsEvents> {
     return errands
   }
 
-  private run<A>(effect: Effect.Effect<A, SupervisorError | never>): Promise<A> {
+  /**
+   * Runs an Effect against this engine's supervisor and runtime — for adapters that speak Effect
+   * inside and Promises outside (`@errands/devtools`' `DevToolsServer`). Failures reject with the
+   * typed error itself, like every method here.
+   *
+   * @example
+   * const capacity = await errands.runWith(Effect.flatMap(Supervisor, (s) => s.capacity))
+   */
+  runWith<A, E>(effect: Effect.Effect<A, E, Supervisor | Runtime>): Promise<A> {
+    return this.run(effect)
+  }
+
+  private run<A, E>(effect: Effect.Effect<A, E, Supervisor | Runtime>): Promise<A> {
     return this.managed.runPromiseExit(effect).then((exit) =>
       Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause)),
     )
