@@ -1,54 +1,24 @@
 import { pidsWithEnv } from '@errands/runtime-chromium'
 import { SealedStore } from '@errands/store'
 import { Effect } from 'effect'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { chromiumProcesses, eventually } from '../fixtures/processes.ts'
-import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
-import { spawnEngine } from '../fixtures/engineProcess.ts'
+import { spawnEngine, type EngineProcess } from '../fixtures/engineProcess.ts'
+import { comparable, fillErrand, useSitesAndDirs, type ErrandState } from '../fixtures/parkedErrands.ts'
 
 // Issue 4 (E4, E5, S1, S4) with the real engine process, real Chromium and the real store on disk.
-interface State {
-  open: boolean
-  tabs: Array<{ url: string; active: boolean }>
-  storage: { cookies: Array<{ name: string; value: string }>; origins: Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }> }
-}
-
-let sites: Site[]
-const dirs: string[] = []
-const freshDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'errands-restart-'))
-  dirs.push(d)
-  return d
-}
-beforeAll(async () => {
-  sites = await serveSites(3)
-})
-afterAll(async () => {
-  await closeSites(sites)
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-})
+const fixture = useSitesAndDirs(3, 'errands-restart-')
+const freshDir = fixture.freshDir
+type State = ErrandState
 
 const SECRET = 'cookie-secret-7f3a'
 const LOCAL = 'local-secret-91bc'
 
 /** An errand with one tab per site (a cookie and a localStorage item on each), in the engine process. */
-const fill = async (engine: Awaited<ReturnType<typeof spawnEngine>>, id: string) => {
-  await engine.call({ op: 'open', id })
-  for (const [i, site] of sites.entries()) {
-    const tab = await engine.call<{ id: string }>({ op: 'tab', id, url: site.url(`/add?item=${SECRET}-${id}-${i}`) })
-    await engine.call({ op: 'local', id, tab: tab.id, key: 'basket', value: `${LOCAL}-${id}-${i}` })
-  }
-  return engine.call<State>({ op: 'state', id })
-}
-
-const comparable = (s: State) => ({
-  tabs: s.tabs,
-  cookies: s.storage.cookies.map((c) => `${c.name}=${c.value}`).sort(),
-  local: s.storage.origins.map((o) => `${o.origin} ${o.localStorage.map((i) => `${i.name}=${i.value}`).join(',')}`).sort(),
-})
+const fill = (engine: EngineProcess, id: string) => fillErrand(engine, id, fixture.sites(), { secret: SECRET, local: LOCAL })
 
 describe('park, restart, resume (issue 4)', () => {
   it('an errand parked with 3 tabs on 3 sites comes back after the process restarts: same cookies, localStorage and tab URLs, in order; the store holds no plaintext', async () => {
@@ -65,7 +35,7 @@ describe('park, restart, resume (issue 4)', () => {
     expect(files).toHaveLength(1)
     for (const f of files) {
       const bytes = readFileSync(f).toString('latin1')
-      for (const needle of [SECRET, LOCAL, sites[0]!.origin, '127.0.0.', '/add?item']) expect(bytes).not.toContain(needle)
+      for (const needle of [SECRET, LOCAL, fixture.sites()[0]!.origin, '127.0.0.', '/add?item']) expect(bytes).not.toContain(needle)
     }
     expect(statSync(join(storeDir, 'device.key')).mode & 0o777).toBe(0o600)
 

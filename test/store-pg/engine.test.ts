@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { Effect, Option, Redacted } from 'effect'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { allFiles } from '../../packages/store/src/fixtures.ts'
 import { DEFAULT_TABLE } from '../../packages/store-pg/src/index.ts'
 import { spawnEngine, type EngineProcess } from '../fixtures/engineProcess.ts'
-import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
+import { comparable, fillErrand, useSitesAndDirs, type ErrandState } from '../fixtures/parkedErrands.ts'
+import type { Site } from '../fixtures/sites.ts'
 import { openStore, sqlClient, usePostgres } from './harness.ts'
 
 /*
@@ -17,48 +15,14 @@ import { openStore, sqlClient, usePostgres } from './harness.ts'
  * site and signing out everywhere reach the parked rows (L5); nothing sealed lands on disk.
  */
 
-interface State {
-  tabs: Array<{ url: string; active: boolean }>
-  storage: { cookies: Array<{ name: string; value: string; domain: string }>; origins: Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }> }
-}
-
 const pg = usePostgres()
 const key = randomBytes(32)
-let sites: Array<Site>
-const dirs: Array<string> = []
-const freshDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'errands-pg-engine-'))
-  dirs.push(d)
-  return d
-}
-beforeAll(async () => {
-  sites = await serveSites(3)
-})
-afterAll(async () => {
-  await closeSites(sites)
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-})
-
+const fixture = useSitesAndDirs(3, 'errands-pg-engine-')
 const SECRET = 'cookie-secret-5d1e'
 const LOCAL = 'local-secret-0a7c'
 
 const engine = (dataDir: string) => spawnEngine(dataDir, { ERRANDS_DATABASE_URL: pg.current().url, STORE_KEY: key.toString('hex') })
-
-/** An errand with one tab per site (of `on`), a cookie and a localStorage item on each. */
-const fill = async (e: EngineProcess, id: string, on: ReadonlyArray<Site> = sites): Promise<State> => {
-  await e.call({ op: 'open', id })
-  for (const [i, site] of on.entries()) {
-    const tab = await e.call<{ id: string }>({ op: 'tab', id, url: site.url(`/add?item=${SECRET}-${id}-${i}`) })
-    await e.call({ op: 'local', id, tab: tab.id, key: 'basket', value: `${LOCAL}-${id}-${i}` })
-  }
-  return e.call<State>({ op: 'state', id })
-}
-
-const comparable = (s: State) => ({
-  tabs: s.tabs,
-  cookies: s.storage.cookies.map((c) => `${c.domain} ${c.name}=${c.value}`).sort(),
-  local: s.storage.origins.filter((o) => o.localStorage.length > 0).map((o) => `${o.origin} ${o.localStorage.map((i) => `${i.name}=${i.value}`).join(',')}`).sort(),
-})
+const fill = (e: EngineProcess, id: string, on: ReadonlyArray<Site>) => fillErrand(e, id, on, { secret: SECRET, local: LOCAL })
 
 /** The parked record as a store on the same table reads it. */
 const parked = (id: string) =>
@@ -69,9 +33,10 @@ const parked = (id: string) =>
 
 describe('engines over one Postgres store', () => {
   it('parked in one engine, resumed in another with an empty data dir: cookies, localStorage and tabs intact; revoke and sign out reach the rows', async () => {
-    const firstDir = freshDir()
+    const sites = fixture.sites()
+    const firstDir = fixture.freshDir()
     const first = await engine(firstDir)
-    const trip = await fill(first, 'trip')
+    const trip = await fill(first, 'trip', sites)
     const other = await fill(first, 'other', sites.slice(1, 2))
     expect(comparable(trip).cookies).toHaveLength(3)
     await first.call({ op: 'task', id: 'trip', status: 'interrupted' })
@@ -87,7 +52,7 @@ describe('engines over one Postgres store', () => {
     }
     expect((await allFiles(firstDir)).filter((f) => f.path.endsWith('.sealed'))).toEqual([])
 
-    const second = await engine(freshDir())
+    const second = await engine(fixture.freshDir())
     const list = await second.call<Array<{ conversationId: string; state: string }>>({ op: 'list' })
     expect(list.map((v) => [v.conversationId, v.state]).sort()).toEqual([['other', 'parked'], ['trip', 'parked']])
 
@@ -97,7 +62,7 @@ describe('engines over one Postgres store', () => {
     expect(revoked.snapshot.storage.cookies.map((c) => c.domain)).not.toContain(sites[0]!.host)
     expect(revoked.snapshot.storage.cookies).toHaveLength(2)
 
-    const after = await second.call<State>({ op: 'resume', id: 'trip' })
+    const after = await second.call<ErrandState>({ op: 'resume', id: 'trip' })
     const expected = comparable(trip)
     expect(comparable(after)).toEqual({
       tabs: expected.tabs,
