@@ -24,7 +24,8 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
   it('playwright-core connectOverCDP drives one errand, and its tab is the errand\'s (snapshots, guard)', async () => {
     const { host, sites } = env()
     const site = sites[0]!
-    const browser = await chromium.connectOverCDP(await env().endpoint('pw'))
+    const url = await env().endpoint('pw')
+    const browser = await chromium.connectOverCDP(url)
     try {
       // One context (the default one), holding exactly the errand's tabs.
       expect(browser.contexts()).toHaveLength(1)
@@ -51,6 +52,14 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
       expect(await reach(`${host.url}/health`)).toBe('blocked')
       expect(await reach(`http://127.0.0.1:${host.chromium.devtoolsPort}/json/version`)).toBe('blocked')
       expect(await reach(site.url('/title?t=ok'))).toBe('reached')
+      // …and its WebSockets: one to the host's port is closed by the guard (1008), one to a site works.
+      const socketTo = async (to: string) => {
+        await page.goto(site.url(`/ws-page?to=${encodeURIComponent(to)}`))
+        await page.waitForFunction(() => document.title !== 'ws:pending')
+        return page.title()
+      }
+      expect(await socketTo(`ws://127.0.0.1:${host.port}/devtools/x`)).toBe('ws:closed:1008')
+      expect(await socketTo(site.wsUrl)).toBe('ws:message:echo:ping')
 
       await page.close()
       expect(await eventually(async () => !(await tabUrls('pw')).includes(site.url('/echo')))).toBe(true)
@@ -58,6 +67,9 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
       await browser.close()
     }
     await othersSendNo('viaPw')
+    // L7: the URL's token is in no log line.
+    expect(host.logs.some((l) => l.includes('devtools: a client connected to session:pw'))).toBe(true)
+    expect(host.logs.join('\n')).not.toContain(url.slice(url.lastIndexOf('/') + 1))
     // The client's browser.close() ended its connection only: the errand goes on.
     expect((await host.call('pw', 'GET', '/v1/url')).status).toBe(200)
   })
