@@ -55,6 +55,13 @@ export const migrate = (table: string): Effect.Effect<void, StoreError, SqlClien
     })).pipe(Effect.mapError(toStoreError('create the sealed store table'))))
 
 /**
+ * The first of the two keys of the store's advisory locks: "ERSS" as an int4. Two-key locks do
+ * not share a key space with one-key ones, which @effect/cluster takes for its shards
+ * (`pg_try_advisory_lock(n)`), so a table's lock can never be mistaken for a shard's.
+ */
+const LOCK_CLASS = 0x45525353
+
+/**
  * Takes the table's write lock until the current transaction ends: every write of every host
  * sharing the table is serialised, as the file store serialises its own. A killed writer's
  * lock goes with its connection.
@@ -63,4 +70,4 @@ export const migrate = (table: string): Effect.Effect<void, StoreError, SqlClien
  * sql.withTransaction(lockTable(sql, table).pipe(Effect.andThen(write)))
  */
 export const lockTable = (sql: SqlClient.SqlClient, table: string): Effect.Effect<void, SqlError.SqlError> =>
-  Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtext(${`errands-sealed-store:${table}`}))`)
+  Effect.asVoid(sql`SELECT pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${table}))`)
