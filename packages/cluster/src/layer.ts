@@ -148,5 +148,7 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
   return {
     store: PgSealedStore.layer({ url: s.databaseUrl, key: options.key }),
     overlay: overlay as unknown as HostCluster['overlay'],
+    // Loopback is open to contexts except the engine's own ports (G2): the runner socket is one.
+    ownPorts: [s.port],
   }
 }

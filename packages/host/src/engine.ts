@@ -80,6 +80,8 @@ export interface HostEngineOptions {
 export interface HostCluster {
   readonly store: Layer.Layer<SealedStore, StoreError | StoreConfigError>
   readonly overlay: Layer.Layer<Browsing | HostHealth | Person, unknown, HostServices>
+  /** The runner's own port on this machine: no context may reach it (G2). */
+  readonly ownPorts: ReadonlyArray<number>
 }
 
 /** Everything the host's engine provides. */
@@ -125,6 +127,7 @@ const hostEngineOn = (options: HostEngineOptions, devtoolsPort: number) => {
   // So are the browsers' DevTools ports: each reaches every errand's context (A1).
   const policy = hostPolicy(options.port, [
     ...(options.extraOwnPorts ?? []), settings.inspector.port, devtoolsPort, ...loopbackPort(settings.cdpUrl),
+    ...(options.cluster?.ownPorts ?? []),
   ])
   const deadlineMs = settings.pageDeadlineMs
 
