@@ -49,8 +49,9 @@ export const benchDevtools = async (rounds: number): Promise<Row[]> => {
     }
     // A context of its own: the errand's pages also show up straight there, and waiting for "the
     // new page" among them raced the proxy side's closing ones.
-    const own = await direct.newContext()
-    // Like the errand, which keeps its first (blank) tab open between rounds.
+    const own = await direct.newContext({ viewport: null })
+    // Like the errand (a context with no viewport emulation, as connectOverCDP's default one),
+    // which keeps its first (blank) tab open between rounds.
     await own.newPage()
     const straight = async () => {
       const page = await own.newPage()
