@@ -1,11 +1,12 @@
 import { words } from '@errands/supervisor'
 import { Effect, Either } from 'effect'
 import { execFileSync } from 'node:child_process'
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { fillDisk } from '../fixtures/fillDisk.ts'
 import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
 import { seen, startEngine, type Engine } from '../errands/harness.ts'
 
@@ -31,26 +32,6 @@ const probeMount = (): string | undefined => {
 }
 const cannotMount = probeMount()
 if (cannotMount !== undefined) console.warn(`disk-full fault test skipped: cannot mount a tmpfs here (${cannotMount.trim()})`)
-
-/** Writes a filler file until the file system refuses even one more byte. */
-const fill = (dir: string) => {
-  const fd = openSync(join(dir, 'filler'), 'w')
-  try {
-    for (const size of [64 * 1024, 4096, 512, 1]) {
-      const chunk = Buffer.alloc(size, 1)
-      for (;;) {
-        try {
-          writeSync(fd, chunk)
-        } catch (e) {
-          if ((e as { code?: string }).code !== 'ENOSPC') throw e
-          break
-        }
-      }
-    }
-  } finally {
-    closeSync(fd)
-  }
-}
 
 let site: Site
 let engine: Engine | undefined
@@ -83,7 +64,7 @@ describe.skipIf(cannotMount !== undefined)('a full disk under the sealed store (
     await engine.newPage(contextId, site.url('/title?t=second'))
     const tabs = (await engine.run(chromium.tabs(contextId))).map((t) => t.url)
 
-    fill(storeDir)
+    fillDisk(storeDir)
     const view = await engine.run(supervisor.taskChanged('full', 'interrupted'))
     expect(view.state).toBe('active')
     expect(view.lastError).toMatch(/disk-full/)

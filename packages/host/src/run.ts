@@ -10,7 +10,7 @@
 import { Cause, Effect, Either, Exit } from 'effect'
 import { describeSettings, explainHostConfigError, hostSettingsFrom } from './config.ts'
 import { join } from 'node:path'
-import { startHost, type NodeRoute } from './serve.ts'
+import { startHost, type NodeRoute, type StartOptions } from './serve.ts'
 import type { HostCluster } from './engine.ts'
 import { TOKEN_FILE } from './token.ts'
 
@@ -28,6 +28,8 @@ export interface RunHostOptions {
   readonly daily?: NodeRoute | false | undefined
   /** Several hosts as one (issue #16): the CLI builds it with `@errands/cluster` when `ERRANDS_DATABASE_URL` is set. */
   readonly cluster?: HostCluster | undefined
+  /** Extra options for our own Chromium (the soak's host child: `--host-resolver-rules` for named fixture sites). */
+  readonly chromium?: StartOptions['chromium']
 }
 
 const waitForSignal = (io: HostIo) =>
@@ -70,7 +72,7 @@ export const runHost = async (options: RunHostOptions = {}): Promise<number> => 
   const log = (line: string) => void io.stderr.write(`${line}\n`)
   const program = Effect.scoped(
     Effect.gen(function* () {
-      const host = yield* startHost({ settings, log, daily: options.daily, cluster: options.cluster })
+      const host = yield* startHost({ settings, log, daily: options.daily, chromium: options.chromium, cluster: options.cluster })
       log(`errands host: ${describeSettings({ ...settings, port: host.port })}`)
       io.stdout.write(
         `errands host listening on ${host.url}\n` +

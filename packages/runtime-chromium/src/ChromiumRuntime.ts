@@ -19,6 +19,7 @@ import {
 import { Effect, Layer, type Scope } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
 import { closeMain, ErrandsBrowser, launchMain, reapOrphans, type LaunchSettings } from './browsers.ts'
+import { sweepStaleTmpDirs } from './tmpDirs.ts'
 import { isolateClipboard } from './clipboard.ts'
 import { reservePort } from './devtoolsPort.ts'
 import { checkNavigation, guardContextWebSockets } from './containment.ts'
@@ -101,6 +102,8 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
       const runtime = new ChromiumRuntime(settings, options)
       const reaped = reapOrphans(settings.owner, runtime.profileDir)
       if (reaped > 0) log(`stopped ${reaped} Chromium processes an earlier run on this data dir left behind`)
+      const swept = sweepStaleTmpDirs(settings.owner)
+      if (swept > 0) log(`removed ${swept} temp folders an earlier run on this data dir left behind`)
       yield* call('launch main browser', settings.deadlineMs + 5_000, () => runtime.startMain())
       return runtime
     })

@@ -17,8 +17,7 @@
  * const errands = new ErrandsBrowser({ executablePath, policy, log, onCrash: (g) => forget(g) })
  * const { browser, generation } = await errands.ensure()
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { GuardPolicy } from '@errands/guard'
 import { chromium, type Browser, type BrowserContext, type BrowserServer } from 'playwright-core'
@@ -26,6 +25,7 @@ import { guardBrowserRequests, type Log } from './containment.ts'
 import { browserWebSocketUrl } from './devtoolsPort.ts'
 import { within } from './failures.ts'
 import { CHROMIUM_ARGS } from './options.ts'
+import { freshTmpDir, noteDir } from './tmpDirs.ts'
 
 /**
  * What both browsers are started with.
@@ -55,8 +55,27 @@ const OWNER_VARIABLE = 'ERRANDS_OWNER'
 
 const NO_SIGNAL_HANDLERS = { handleSIGTERM: false, handleSIGINT: false, handleSIGHUP: false } as const
 
-/** A fresh private TMPDIR for one Chromium process tree. */
-const freshTmpDir = (): string => mkdtempSync(join(tmpdir(), 'errands-chromium-'))
+/**
+ * Playwright's folder for downloads and traces, inside our own TMPDIR instead of a
+ * `playwright-artifacts-*` of its own in the system temp dir: a killed engine could not remove
+ * that one, and nothing would ever know it was ours (the soak counted one per host kill).
+ * `artifactsDir` is a launch parameter of Playwright's protocol, not of its typed options.
+ */
+const artifactsIn = (tmpDir: string): {} => {
+  const artifactsDir = join(tmpDir, 'artifacts')
+  mkdirSync(artifactsDir)
+  return { artifactsDir }
+}
+
+/** The `--user-data-dir` a Chromium process was started with. */
+const profileOf = (pid: number | undefined): string | undefined => {
+  if (pid === undefined) return undefined
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').find((a) => a.startsWith('--user-data-dir='))?.slice('--user-data-dir='.length)
+  } catch {
+    return undefined
+  }
+}
 
 const removeDir = (dir: string | undefined): void => {
   if (dir) rmSync(dir, { recursive: true, force: true })
@@ -147,7 +166,7 @@ export const launchMain = async (
   settings: LaunchSettings,
   profileDir: string,
 ): Promise<{ readonly context: BrowserContext; readonly tmpDir: string }> => {
-  const tmpDir = freshTmpDir()
+  const tmpDir = freshTmpDir(settings.owner)
   try {
     const context = await chromium.launchPersistentContext(profileDir, {
       executablePath: settings.executablePath,
@@ -156,6 +175,7 @@ export const launchMain = async (
       timeout: settings.deadlineMs,
       env: { ...process.env, TMPDIR: tmpDir, [OWNER_VARIABLE]: settings.owner },
       ...NO_SIGNAL_HANDLERS,
+      ...artifactsIn(tmpDir),
     })
     const browser = context.browser()
     if (browser) await guardBrowserRequests(browser, settings.policy, settings.log, 'main')
@@ -326,7 +346,7 @@ export class ErrandsBrowser {
   }
 
   private async launch(): Promise<Running> {
-    const tmpDir = freshTmpDir()
+    const tmpDir = freshTmpDir(this.settings.owner)
     let server: BrowserServer | undefined
     try {
       server = await chromium.launchServer({
@@ -336,7 +356,11 @@ export class ErrandsBrowser {
         timeout: this.settings.deadlineMs,
         env: { ...process.env, TMPDIR: tmpDir, [OWNER_VARIABLE]: this.settings.owner },
         ...NO_SIGNAL_HANDLERS,
+        ...artifactsIn(tmpDir),
       })
+      // The profile Playwright made for this browser is ours too: the next engine removes it if we are killed.
+      const userDataDir = profileOf(server.process().pid)
+      if (userDataDir !== undefined) noteDir(tmpDir, userDataDir)
       const browser = await chromium.connect(server.wsEndpoint(), { timeout: this.settings.deadlineMs })
       const running: Running = {
         server, browser, pid: server.process().pid, generation: ++this.generations, tmpDir, expectedClose: false, devtoolsUrl: undefined,

@@ -1,0 +1,101 @@
+/**
+ * The temp folders of our Chromiums, and clearing those a killed engine left behind.
+ *
+ * Each Chromium runs with a `TMPDIR` of its own, `errands-chromium-*`, holding a marker that
+ * names its owner (the data dir), the engine's pid and the other folders made for it (the
+ * profile Playwright makes for the errands' browser). A clean close removes them; kill -9 of the
+ * engine gives it no chance, and without the marker the next engine cannot tell its own leftovers
+ * from another engine's live ones. The soak found them piling up, one set per host kill
+ * (docs/reliability.md).
+ *
+ * @example
+ * const dir = freshTmpDir('/var/lib/errands')
+ * noteDir(dir, '/tmp/playwright_chromiumdev_profile-x1')
+ * sweepStaleTmpDirs('/var/lib/errands') // at the next start: folders of dead engines of this owner
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join } from 'node:path'
+
+/** The marker's file name inside an `errands-chromium-*` folder. @example join(dir, TMP_MARKER) */
+export const TMP_MARKER = '.errands-owner.json'
+
+interface Marker {
+  readonly owner: string
+  readonly pid: number
+  readonly dirs: ReadonlyArray<string>
+}
+
+const readMarker = (dir: string): Marker | undefined => {
+  try {
+    const m = JSON.parse(readFileSync(join(dir, TMP_MARKER), 'utf8')) as Marker
+    return typeof m.owner === 'string' && Number.isInteger(m.pid) && Array.isArray(m.dirs) ? m : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return !/^\d+ \(.*\) [ZX]/.test(stat)
+  } catch (e) {
+    // EPERM: it exists, it is just not ours to signal.
+    return (e as { code?: string }).code === 'EPERM'
+  }
+}
+
+/**
+ * A fresh private TMPDIR for one Chromium process tree, marked with its owner and this pid.
+ *
+ * @example
+ * const dir = freshTmpDir(owner)
+ */
+export const freshTmpDir = (owner: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'errands-chromium-'))
+  writeFileSync(join(dir, TMP_MARKER), JSON.stringify({ owner, pid: process.pid, dirs: [] } satisfies Marker))
+  return dir
+}
+
+/**
+ * Records another folder made for the Chromium of `tmpDir` (removed with it when stale).
+ *
+ * @example
+ * noteDir(tmpDir, userDataDir)
+ */
+export const noteDir = (tmpDir: string, dir: string): void => {
+  const m = readMarker(tmpDir)
+  if (m === undefined) return
+  writeFileSync(join(tmpDir, TMP_MARKER), JSON.stringify({ ...m, dirs: [...m.dirs, dir] } satisfies Marker))
+}
+
+/**
+ * Removes the temp folders of engines of `owner` that are no longer running (and the folders
+ * their markers list, only when they sit directly in the temp dir). Folders of live engines, of
+ * other owners, or without a marker are never touched. Returns how many it removed.
+ *
+ * @example
+ * const removed = sweepStaleTmpDirs(owner)
+ */
+export const sweepStaleTmpDirs = (owner: string, root = tmpdir()): number => {
+  let removed = 0
+  let names: string[] = []
+  try {
+    names = readdirSync(root)
+  } catch {
+    return 0
+  }
+  for (const name of names) {
+    if (!name.startsWith('errands-chromium-')) continue
+    const dir = join(root, name)
+    const m = readMarker(dir)
+    if (m === undefined || m.owner !== owner || m.pid === process.pid || alive(m.pid)) continue
+    for (const d of m.dirs) {
+      if (dirname(d) === root && basename(d).startsWith('playwright_chromiumdev_profile-')) rmSync(d, { recursive: true, force: true })
+    }
+    rmSync(dir, { recursive: true, force: true })
+    removed++
+  }
+  return removed
+}

@@ -1,0 +1,131 @@
+/**
+ * The monitor: samples the OS every couple of seconds (Chromium processes, the host's open file
+ * descriptors, temp dirs, the errands' browser's contexts over CDP, the host's heap over IPC) and
+ * runs the quiet periods: the sessions stop, every open one is parked, and processes, descriptors
+ * and temp dirs must come back to the first quiet period's baseline within a settle time.
+ *
+ * @example
+ * const monitor = startMonitor(world)
+ * await quietPeriod(world, monitor)
+ * monitor.stop()
+ */
+import { eventually } from '../test/fixtures/processes.ts'
+import { dropIdleSockets } from './host.ts'
+import type { World } from './world.ts'
+
+/** One sample. */
+export interface Sample {
+  readonly t: number
+  readonly chromium: number
+  readonly renderers: number
+  readonly fds: number
+  readonly tempDirs: number
+  readonly contexts: number | undefined
+  readonly heapMb: number | undefined
+  readonly rssMb: number | undefined
+}
+
+/** One quiet period's settled figures. */
+export interface Quiet extends Sample {
+  readonly settledMs: number
+  readonly open: number
+  readonly parked: number
+}
+
+const mb = (bytes: number | undefined) => (bytes === undefined ? undefined : Math.round((bytes / 1048576) * 10) / 10)
+
+const sample = async (w: World, withHeap: boolean): Promise<Sample> => {
+  const host = w.host
+  const c = w.probe.chromium()
+  const heap = withHeap && host ? await host.heap() : undefined
+  return {
+    t: w.elapsed(),
+    chromium: c.total,
+    renderers: c.renderers.length,
+    fds: host ? w.probe.fds(host.pid) : -1,
+    tempDirs: w.probe.tempDirs(),
+    contexts: await w.probe.contexts(),
+    heapMb: mb(heap?.heapUsed),
+    rssMb: mb(heap?.rss),
+  }
+}
+
+/**
+ * Samples every `everyMs`; a context count above the cap (plus the one warm spare) is a violation.
+ *
+ * @example
+ * const m = startMonitor(world); m.samples.length
+ */
+export const startMonitor = (w: World, everyMs = 2_000) => {
+  const samples: Sample[] = []
+  let n = 0
+  let stopped = false
+  const loop = (async () => {
+    while (!stopped) {
+      const s = await sample(w, n++ % 5 === 0)
+      samples.push(s)
+      if (s.contexts !== undefined && s.contexts > w.spec.options.cap + 1) {
+        const detail = await w.probe.contextDetail()
+        const health = await w.call(undefined, 'GET', '/health')
+        w.violation('contexts-over-cap', '-', `${s.contexts} browser contexts open with a cap of ${w.spec.options.cap} (+1 warm spare); host says open ${health.body?.open}; pages ${JSON.stringify(detail)}`)
+      }
+      await new Promise((r) => setTimeout(r, everyMs))
+    }
+  })()
+  return {
+    samples,
+    stop: async () => {
+      stopped = true
+      await loop
+    },
+  }
+}
+
+/** A started monitor. */
+export type Monitor = ReturnType<typeof startMonitor>
+
+/**
+ * A quiet period: the gate closes, every session is parked (acknowledged parks, checked when the
+ * sessions resume), then the OS figures must settle at or under the baseline (the first quiet
+ * period's) within `settleMs`. Returns the settled figures.
+ *
+ * @example
+ * const quiet = await quietPeriod(world, quiets)
+ */
+export const quietPeriod = async (w: World, quiets: Quiet[], settleMs = 30_000): Promise<Quiet> => {
+  await w.quiet()
+  for (const s of w.sessions) {
+    if (s.parkedAcked) continue
+    const r = await w.call(s.key, 'POST', '/v1/session/task', { status: 'interrupted' })
+    if (r.status === 200 && r.body.lifecycle === 'parked' && !s.uncertain) {
+      s.parkedAcked = true
+      w.stats.parksAcked++
+    }
+  }
+  dropIdleSockets()
+  const started = Date.now()
+  const base = quiets[0]
+  let last = await sample(w, false)
+  const settled = await eventually(async () => {
+    last = await sample(w, false)
+    return base === undefined || (last.chromium <= base.chromium && last.tempDirs <= base.tempDirs && last.fds <= base.fds + 8)
+  }, base === undefined ? 3_000 : settleMs, 250)
+  const withHeap = await sample(w, true)
+  const health = await w.call(undefined, 'GET', '/health')
+  const quiet: Quiet = {
+    ...withHeap,
+    settledMs: Date.now() - started,
+    open: Number(health.body?.open ?? -1),
+    parked: Number(health.body?.parked ?? -1),
+  }
+  if (base !== undefined && !settled) {
+    if (last.chromium > base.chromium) w.violation('leak-processes', '-', `${last.chromium} Chromium processes after ${settleMs} ms quiet, baseline ${base.chromium}`)
+    if (last.tempDirs > base.tempDirs) w.violation('leak-temp-dirs', '-', `${last.tempDirs} temp dirs after ${settleMs} ms quiet, baseline ${base.tempDirs}`)
+    if (last.fds > base.fds + 8) w.violation('leak-fds', '-', `${last.fds} host fds after ${settleMs} ms quiet, baseline ${base.fds}`)
+  }
+  quiets.push(quiet)
+  w.stats.quietPeriods++
+  w.journal.write({ kind: 'quiet', ...quiet })
+  w.reopen()
+  return quiet
+}
