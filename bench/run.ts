@@ -2,7 +2,7 @@
  * `npm run bench [-- sections…] [--rounds N]` — side-by-side measurements, printed as a table of
  * medians and ratios. Each comparison runs its sides interleaved in one process, on one machine,
  * so the ratio holds even when the machine is noisy. Sections: open, forty, resume, heal, memory,
- * supervisor, host, devtools (all by default), and breakdown (the open path step by step, on request).
+ * supervisor, host, devtools, store (all by default), and breakdown (the open path step by step, on request).
  *
  * @example
  * npm run bench -- resume --rounds 9
@@ -19,10 +19,11 @@ import { benchHost } from './host.ts'
 import { benchMemory } from './memory.ts'
 import { benchOpen } from './open.ts'
 import { benchResume } from './resume.ts'
+import { benchStore } from './store.ts'
 import { benchSupervisor } from './supervisor.ts'
 import { printTable, type Row } from './table.ts'
 
-const ALL = ['open', 'forty', 'resume', 'heal', 'memory', 'supervisor', 'host', 'devtools']
+const ALL = ['open', 'forty', 'resume', 'heal', 'memory', 'supervisor', 'host', 'devtools', 'store']
 const args = process.argv.slice(2)
 const roundsAt = args.indexOf('--rounds')
 const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 7
@@ -70,6 +71,7 @@ if (sections.some((s) => engineSections.includes(s))) {
 await section('supervisor', () => benchSupervisor())
 await section('host', () => benchHost(100))
 await section('devtools', () => benchDevtools(rounds * 3))
+await section('store', () => benchStore(rounds * 10))
 
 const version = (bin: string) => {
   try {
