@@ -35,8 +35,13 @@ describe('a DevTools connection follows its errand', () => {
   it('park closes it with the reason and revokes the URL; resume gives a new one; release revokes that', async () => {
     const { host } = env()
     const first = await env().endpoint('park')
-    const { closed } = await rawClient(first)
+    const { ws, closed } = await rawClient(first)
     expect(await eventually(async () => (await view('park')).driven)).toBe(true)
+    // A tab the client opens is the errand's: parked with it, back after resume (E4).
+    const tabUrl = env().sites[0]!.url('/title?t=opened-by-the-client')
+    ws.send(JSON.stringify({ id: 1, method: 'Target.createTarget', params: { url: tabUrl } }))
+    const tabs = async () => ((await host.call('park', 'GET', '/v1/tabs')).body.tabs as Array<{ url: string }>).map((t) => t.url)
+    expect(await eventually(async () => (await tabs()).includes(tabUrl))).toBe(true)
 
     expect((await host.call('park', 'POST', '/v1/session/task', { status: 'interrupted' })).body.lifecycle).toBe('parked')
     const why = await closed
@@ -48,6 +53,7 @@ describe('a DevTools connection follows its errand', () => {
     const second = await env().endpoint('park')
     expect(second).not.toBe(first)
     expect((await view('park')).state).toBe('active')
+    expect(await tabs()).toContain(tabUrl)
     expect(await upgradeStatus(first)).toBe(404)
     const again = await rawClient(second)
     expect((await host.call('park', 'DELETE', '/v1/session')).status).toBe(200)
