@@ -151,4 +151,12 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
     expect(await status({}, '/devtools/' + 'x'.repeat(43))).toBe(404)
     expect(await status({})).toBe(101)
   })
+
+  it('keeps the errands\' browser\'s DevTools port out of reach of every context and of /v1/fetch (G2)', async () => {
+    const { host } = env()
+    const devtoolsPort = `http://127.0.0.1:${host.chromium.devtoolsPort}/json/version`
+    expect((await host.call(undefined, 'POST', '/v1/fetch', { url: devtoolsPort })).body.error.code).toBe('BlockedByPolicy')
+    expect((await host.call(undefined, 'POST', '/v1/person/main/navigate', { url: devtoolsPort })).body.error.code).toBe('BlockedByPolicy')
+    expect((await host.call('g2', 'POST', '/v1/navigate', { url: devtoolsPort.replace('127.0.0.1', 'localhost') })).body.error.code).toBe('BlockedByPolicy')
+  })
 })

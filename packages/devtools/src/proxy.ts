@@ -370,8 +370,11 @@ export class ErrandProxy {
     if (message.error !== undefined || after === undefined) {
       return this.toClient({ id: command.id, sessionId: command.sessionId, ...(message.error !== undefined ? { error: message.error } : { result: message.result ?? {} }) })
     }
-    void Promise.resolve(after((message.result ?? {}) as Params)).then(
-      (result) => this.reply(command, result),
+    const result = after((message.result ?? {}) as Params)
+    // In order: an answer that needs no waiting goes out before the events that follow it.
+    if (!(result instanceof Promise)) return this.reply(command, result)
+    void result.then(
+      (r) => this.reply(command, r),
       (error: unknown) => this.refuse(command, error instanceof Error ? error.message : String(error)),
     )
   }
