@@ -29,13 +29,18 @@ import { ErrandProxy, type CloseReason } from './proxy.ts'
 import type { FilePolicy } from './targets.ts'
 import { TokenBook } from './tokens.ts'
 
-/** What `endpoint` answers. */
+/** What `endpoint` answers. @example const { url } = yield* devtools.endpoint('task-1') */
 export interface DevToolsEndpoint {
   /** `ws://127.0.0.1:<port>/devtools/<token>`: give it to `connectOverCDP`, `puppeteer.connect` or `chrome-remote-interface`. */
   readonly url: string
 }
 
-/** How the service is set up. */
+/**
+ * How the service is set up.
+ *
+ * @example
+ * const options: DevToolsOptions = { baseUrl: () => 'ws://127.0.0.1:7777', policy, log: console.error, idleMs: 900_000 }
+ */
 export interface DevToolsOptions {
   /** Where clients connect, without a trailing slash: `ws://127.0.0.1:7777`. */
   readonly baseUrl: () => string
@@ -50,7 +55,7 @@ export interface DevToolsOptions {
   readonly hosts?: (() => ReadonlyArray<string>) | undefined
 }
 
-/** The service. */
+/** The service. @example if (!devtools.upgrade(req, socket, head)) socket.destroy() */
 export interface DevToolsShape {
   /** A fresh URL into the conversation's errand (opened, resumed or healed through the supervisor first). */
   readonly endpoint: (conversationId: string) => Effect.Effect<DevToolsEndpoint, DevToolsUnavailable | SupervisorError>
@@ -60,7 +65,7 @@ export interface DevToolsShape {
   readonly connections: (conversationId?: string) => number
 }
 
-/** The close frames a client receives, and why. */
+/** The close frames a client receives, and why. @example ws.on('close', (code) => code === CLOSE.parked.code) */
 export const CLOSE = {
   parked: { code: 4001, reason: 'The errand was parked; after it resumes, ask GET /v1/session/devtools for a new URL.' },
   released: { code: 4002, reason: 'The errand was released or has ended; this URL is revoked.' },

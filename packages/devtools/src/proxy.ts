@@ -45,10 +45,10 @@ interface Message {
   readonly error?: unknown
 }
 
-/** A command's params or an answer's result. */
+/** A command's params or an answer's result. @example const p: Params = { targetId: 'T1' } */
 export type Params = Record<string, unknown>
 
-/** A client command being handled: its id, the session it came on, its params. */
+/** A client command being handled: its id, the session it came on, its params. @example const c: Command = { id: 1, method: 'Browser.getVersion', params: {}, sessionId: undefined } */
 export interface Command {
   readonly id: number
   readonly method: string
@@ -61,7 +61,7 @@ type Pending =
   | { readonly kind: 'client'; readonly command: Command; readonly after?: ((result: Params) => Params | Promise<Params>) | undefined }
   | { readonly kind: 'internal'; readonly resolve: (result: Params) => void; readonly reject: (error: Error) => void }
 
-/** How a proxy is set up. */
+/** How a proxy is set up. @example await ErrandProxy.connect({ upstreamUrl, browserContextId, policy, log, name: 'session:k1' }) */
 export interface ProxyOptions {
   /** The errands' browser's browser-level DevTools WebSocket (never shown to the client). */
   readonly upstreamUrl: string
@@ -77,7 +77,7 @@ export interface ProxyOptions {
   readonly files?: FilePolicy | undefined
 }
 
-/** Why a connection ended, as the client's close frame says it. */
+/** Why a connection ended, as the client's close frame says it. @example proxy.close({ code: 4001, reason: 'parked' }) */
 export interface CloseReason {
   readonly code: number
   readonly reason: string

@@ -24,7 +24,7 @@ import { makeDevTools, type DevToolsEndpoint, type DevToolsShape } from './DevTo
 import type { DevToolsUnavailable } from './errors.ts'
 import type { FilePolicy } from './targets.ts'
 
-/** How an embedder's DevTools server is set up. */
+/** How an embedder's DevTools server is set up. @example await DevToolsServer.start(errands, { port: 0, idleMs: 60_000 }) */
 export interface DevToolsServerOptions {
   /** Listen on 127.0.0.1:<port>; default 0 (any free port). */
   readonly port?: number | undefined
@@ -35,7 +35,7 @@ export interface DevToolsServerOptions {
   readonly log?: ((line: string) => void) | undefined
 }
 
-/** A running server: the service, and where it listens. */
+/** A running server: the service, and where it listens. @example (yield* serveDevTools()).baseUrl */
 export interface DevToolsServing extends DevToolsShape {
   /** `ws://127.0.0.1:<port>` */
   readonly baseUrl: string

@@ -11,7 +11,7 @@
 
 import { isAbsolute, resolve as resolvePath, sep } from 'node:path'
 
-/** One entry of a CDP `TargetFilter`. */
+/** One entry of a CDP `TargetFilter`. @example const entry: FilterEntry = { type: 'page', exclude: true } */
 export interface FilterEntry {
   readonly type?: string | undefined
   readonly exclude?: boolean | undefined
@@ -36,7 +36,7 @@ export const matchesFilter = (type: string, filter: unknown): boolean => {
   return false
 }
 
-/** A CDP target's info as Chromium reports it (the fields the proxy reads). */
+/** A CDP target's info as Chromium reports it (the fields the proxy reads). @example const t: TargetInfo = { targetId: 'T1', type: 'page' } */
 export interface TargetInfo {
   readonly targetId: string
   readonly type: string
