@@ -233,7 +233,10 @@ export class ErrandProxy {
       return this.refuse(command, 'that browserContextId is not this errand\'s')
     }
     if (URL_METHODS.has(command.method) && !this.allowedUrl(command, p['url'])) return
-    if (!this.allowedFiles(command, command.method === 'DOM.setFileInputFiles' ? p['files'] : p['downloadPath'])) return
+    // Paths of this machine: uploads (`DOM.setFileInputFiles`, `Page.handleFileChooser`), dropped
+    // files (`Input.dispatchDragEvent`), download folders (`Page.setDownloadBehavior`).
+    const data = p['data'] as { files?: unknown } | undefined
+    if (!this.allowedFiles(command, p['files']) || !this.allowedFiles(command, p['downloadPath']) || !this.allowedFiles(command, typeof data === 'object' && data !== null ? data.files : undefined)) return
     if (command.method === 'Target.detachFromTarget' && p['sessionId'] !== undefined && !this.sessions.has(String(p['sessionId']))) {
       return this.refuse(command, 'no session with this id belongs to this errand')
     }
