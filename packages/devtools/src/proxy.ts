@@ -356,7 +356,7 @@ export class ErrandProxy {
     if (typeof message.id === 'number') return this.onAnswer(message)
     if (typeof message.method !== 'string') return
     const params = (message.params ?? {}) as Params
-    if (typeof message.sessionId === 'string') return this.onSessionEvent(message.sessionId, message.method, params)
+    if (typeof message.sessionId === 'string') return this.onSessionEvent(message.sessionId, message.method, params, data)
     this.onBrowserEvent(message.method, params)
   }
 
@@ -423,7 +423,7 @@ export class ErrandProxy {
     }
   }
 
-  private onSessionEvent(sessionId: string, method: string, params: Params): void {
+  private onSessionEvent(sessionId: string, method: string, params: Params, raw: WebSocket.RawData): void {
     if (!this.sessions.has(sessionId)) return
     if (method === 'Target.attachedToTarget') return this.onAttached(sessionId, params)
     if (method === 'Target.detachedFromTarget') return this.onDetached(sessionId, params)
@@ -431,7 +431,8 @@ export class ErrandProxy {
       const info = params['targetInfo'] as TargetInfo | undefined
       return this.emit(method, info ? { ...params, targetInfo: this.hide(info) } : params, sessionId)
     }
-    this.emit(method, params, sessionId)
+    // The target's own event (most traffic: network, DOM, screencast frames) goes on as it came.
+    if (this.state === 'open' && this.client?.readyState === WebSocket.OPEN) this.client.send(raw, { binary: false })
   }
 
   private onAttached(parent: string | undefined, params: Params): void {
