@@ -22,7 +22,10 @@ export interface EngineOptions {
   readonly settings: SupervisorSettings
   /** Passed to the Chromium runtime (policy, binary, mode, log …); `dataDir` comes from settings. */
   readonly chromium?: Partial<ChromiumRuntimeOptions> | undefined
-  /** The embedder's 32-byte device key; without it one is kept in `<dataDir>/store/device.key` (0600). */
+  /**
+   * The embedder's 32-byte device key; without it one is kept in `<dataDir>/store/device.key` (0600).
+   * `engineLayerConfig` also seals the Postgres store under it when `ERRANDS_DATABASE_URL` picks that one.
+   */
   readonly storeKey?: Redacted.Redacted<Uint8Array> | undefined
   /** The store's file-system calls; the real disk by default (fault tests inject a slow or full one). */
   readonly storeFs?: StoreFs | undefined
