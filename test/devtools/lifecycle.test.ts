@@ -6,6 +6,7 @@ import { makeDevTools } from '@errands/devtools'
 import { defaultPolicy } from '@errands/guard'
 import { Effect, Exit, Scope } from 'effect'
 import * as http from 'node:http'
+import * as net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { chromium } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
@@ -77,6 +78,19 @@ describe('a DevTools connection follows its errand', () => {
     }
     expect(await eventually(async () => !(await view('driver')).driven)).toBe(true)
     await Promise.all(['driver', 'other', 'third'].map((k) => host.call(k, 'DELETE', '/v1/session')))
+  })
+
+  it('lets the errand go when the client leaves while its connection is being set up', async () => {
+    const { host } = env()
+    const url = new URL(await env().endpoint('leaver'))
+    const socket = net.connect(host.port, '127.0.0.1')
+    await new Promise<void>((r) => socket.once('connect', () => r()))
+    socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+      'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n')
+    socket.destroy()
+    expect(await eventually(() => host.logs.some((l) => l === 'devtools: a client of session:leaver disconnected (1006)'))).toBe(true)
+    expect((await view('leaver')).driven).toBe(false)
+    await host.call('leaver', 'DELETE', '/v1/session')
   })
 
   it('closes an idle connection after the idle limit, so it does not pin the errand', async () => {

@@ -190,7 +190,16 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
         proxy.close(closed ? CLOSE.shutdown : CLOSE.parked)
         return refuseUpgrade(socket, 404, 'UnknownDevToolsToken', 'This DevTools URL was revoked; ask GET /v1/session/devtools for a new one.')
       }
+      // The client may have left while we connected: then nothing drives the errand on its behalf.
+      let attached = false
+      const left = () => {
+        if (!attached) proxy.close({ code: 1006, reason: 'the client left before the connection was up' })
+      }
+      if (socket.destroyed || !socket.writable) return left()
+      socket.once('close', left)
       wss.handleUpgrade(req, socket, head, (ws) => {
+        attached = true
+        socket.off('close', left)
         proxy.attach(ws)
         options.log(`devtools: a client connected to ${conversationId}`)
       })
