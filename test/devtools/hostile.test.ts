@@ -127,6 +127,29 @@ describe('a hostile client on an errand\'s DevTools endpoint', () => {
     }
   })
 
+  it('reads a message once: params given twice cannot smuggle a refused navigation past the check', async () => {
+    const client = await RawClient.open(await env().endpoint('a'))
+    try {
+      await client.send('Target.setAutoAttach', { autoAttach: true, flatten: true, waitForDebuggerOnStart: true })
+      const own = client.sessions.at(-1)!
+      const answered = (id: number) => new Promise<string>((resolve) => {
+        const check = setInterval(() => {
+          const reply = client.seen.find((t) => t.startsWith(`{"id":${id},`))
+          if (reply) (clearInterval(check), resolve(reply))
+        }, 20)
+      })
+      // Sent by hand (JSON.stringify never writes a key twice): JSON.parse keeps the last `params`,
+      // another parser might keep the first. What goes on must be exactly what was checked.
+      ;(client as unknown as { ws: WebSocket }).ws.send(
+        `{"id":9001,"method":"Page.navigate","sessionId":"${own}","params":{"url":"file:///etc/passwd"},"params":{"url":"about:blank"}}`)
+      await answered(9001)
+      const where = (await client.send('Runtime.evaluate', { expression: 'location.href', returnByValue: true }, own)) as { result: { result: { value: string } } }
+      expect(where.result.result.value).not.toContain('file:')
+    } finally {
+      client.close()
+    }
+  })
+
   it('never reads, changes or closes anything of another context, and the other errand keeps working', async () => {
     const { host, sites } = env()
     const site = sites[0]!

@@ -311,6 +311,9 @@ export class ErrandProxy {
     this.client.send(JSON.stringify(message))
   }
 
+  // A client's message is always sent on re-serialised from what was checked, never as it came: a
+  // message with a key twice (`"sessionId"` of its own, then another's) or a key spelt with
+  // escapes could be read one way here and another way by Chromium's parser.
   private toUpstream(method: string, params: Params, sessionId: string | undefined, pending: Pending): void {
     if (this.state !== 'open') return
     const id = ++this.seq
