@@ -29,8 +29,17 @@ afterAll(async () => {
 
 const keys = Array.from({ length: 12 }, (_, i) => `k${i}`)
 
-/** The one /show request since `from`: what its Cookie header held. */
+/** The /show requests since `from`: what their Cookie headers held. */
 const showCookies = (site: Fixture, from: number) => site.cookies.slice(from).filter((c) => c.path === '/show').map((c) => c.cookie ?? '')
+
+/**
+ * Every /show request carried exactly `cookie`. There may be more than one: an errand that was
+ * parked (its shard moved) reopens its tab at /show when it resumes, before the call navigates.
+ */
+const expectWire = (wire: ReadonlyArray<string>, cookie: string) => {
+  expect(wire.length).toBeGreaterThan(0)
+  expect([...new Set(wire)]).toEqual([cookie])
+}
 
 /** What /show says in the errand of `key`, read through `host`. */
 const show = async (host: ClusterHost, site: Fixture, key: string) => {
@@ -57,7 +66,7 @@ describe('three hosts on one Postgres (K1)', () => {
       // Through another host: the same errand, with this key's cookie and storage and nobody else's.
       const seen = await show(b, shop, key)
       expect(seen.text).toBe(`cookie=basket=${key} storage=${key}`)
-      expect(seen.wire).toEqual([`basket=${key}`])
+      expectWire(seen.wire, `basket=${key}`)
       // And through the third: the same tabs, ids and all (the owner hands them out).
       const viaA = (await a.call(key, 'GET', '/v1/tabs')).body.tabs
       const viaC = (await c.call(key, 'GET', '/v1/tabs')).body.tabs
@@ -92,7 +101,7 @@ describe('three hosts on one Postgres (K1)', () => {
     expect(tabs.map((t) => t.url).sort()).toEqual([bank.url('/page?t=second'), bank.url('/store?v=parks')].sort())
     const seen = await show(h1, bank, key)
     expect(seen.text).toBe('cookie=basket=parks storage=parks')
-    expect(seen.wire).toEqual(['basket=parks'])
+    expectWire(seen.wire, 'basket=parks')
     expect((await h2.call(key, 'DELETE', '/v1/session')).status).toBe(200)
   })
 
@@ -144,7 +153,7 @@ describe('three hosts on one Postgres (K1)', () => {
       expect(tabs.map((t) => t.url).sort()).toEqual([bank.url(`/store?v=${key}-bank`), shop.url('/show')].sort())
       expect((await show(reader, bank, key)).text).toBe(`cookie=basket=${key}-bank storage=${key}-bank`)
       const shopSeen = await show(reader, shop, key)
-      expect(shopSeen.wire).toEqual([''])
+      expectWire(shopSeen.wire, '')
       // Health on the new owner says so, in words (H3).
       const words = (await owner.health()).messages.map((m) => m.text)
       expect(words).toContain(`Reopened a task's browser as it was: its host ${victim.runner} left the cluster.`)
@@ -152,7 +161,7 @@ describe('three hosts on one Postgres (K1)', () => {
     // The others lost the revoked site too, wherever they were (the take-back reached both
     // survivors; a shard that moved between them parked its errand, which resumes on this call).
     for (const key of keys.filter((k) => !victimKeys.includes(k))) {
-      expect((await show(survivors[1]!, shop, key)).wire).toEqual([''])
+      expectWire((await show(survivors[1]!, shop, key)).wire, '')
     }
     expect([...(await holders()).values()].every((h) => h.length === 1)).toBe(true)
   })

@@ -10,21 +10,19 @@
  * await cluster.hosts[0]!.call('k1', 'POST', '/v1/navigate', { url })
  * await cluster.stop()
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { chromiumProcesses, eventually } from '../fixtures/processes.ts'
 import { freePort } from '../fixtures/ports.ts'
 import { startPostgres, type TestPostgres } from '../fixtures/postgres.ts'
-import { client, type Reply } from '../host/harness.ts'
+import { client, spawnHost, type Reply } from '../host/harness.ts'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
 import { rowKeyFor } from '@errands/store-pg'
 import { Effect, ManagedRuntime, Redacted } from 'effect'
-
-const repo = resolve(import.meta.dirname, '../..')
 
 /** What `/health` says about the cluster. */
 export interface ClusterHealth {
@@ -83,35 +81,22 @@ export interface ClusterOptions {
 const spawnClusterHost = async (index: number, env: Record<string, string>): Promise<ClusterHost> => {
   const dataDir = mkdtempSync(join(tmpdir(), `errands-cluster-h${index}-`))
   const [port, runnerPort, inspectPort] = [await freePort(), await freePort(), await freePort()]
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repo, 'packages/cli/src/main.ts'), 'host'], {
-    cwd: repo,
-    env: {
-      ...process.env, ...env,
-      ERRANDS_DATA_DIR: dataDir, ERRANDS_PORT: String(port), ERRANDS_CLUSTER_PORT: String(runnerPort),
-      ERRANDS_INSPECT_PORT: String(inspectPort),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  let err = ''
-  child.stdout!.on('data', (d) => (out += d))
-  child.stderr!.on('data', (d) => (err += d))
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+  const host = spawnHost({
+    ...env,
+    ERRANDS_DATA_DIR: dataDir, ERRANDS_PORT: String(port), ERRANDS_CLUSTER_PORT: String(runnerPort),
+    ERRANDS_INSPECT_PORT: String(inspectPort),
+  }, ['packages/cli/src/main.ts', 'host'])
+  const { child, exited } = host
   let running = true
   void exited.then(() => (running = false))
-  const url = await new Promise<string>((resolvePromise, reject) => {
-    const check = () => {
-      const m = /errands host listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
-      if (m) resolvePromise(m[1]!)
-    }
-    child.stdout!.on('data', check)
-    void exited.then((code) => reject(new Error(`cluster host ${index} exited (${code}) before it was ready:\n${err}`)))
+  const url = await host.ready.catch((e: Error) => {
+    throw new Error(`cluster host ${index}: ${e.message}`)
   })
   const token = readFileSync(join(dataDir, 'host-token'), 'utf8').trim()
   const call = client(url, token)
   return {
     index, url, runner: `127.0.0.1:${runnerPort}`, dataDir, child, exited,
-    stderr: () => err,
+    stderr: host.stderr,
     call,
     health: async () => (await call(undefined, 'GET', '/health')).body as ClusterHealth,
     openKeys: async () => {

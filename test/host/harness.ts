@@ -153,13 +153,16 @@ export interface HostProcess {
 }
 
 /**
- * Runs `packages/host/src/main.ts` the way a service manager does (`node --import tsx …`).
+ * Runs `packages/host/src/main.ts` the way a service manager does (`node --import tsx …`), or
+ * another entry point that prints the same line (the CLI's `host`, which joins a cluster).
  *
  * @example
  * const p = spawnHost({ ERRANDS_PORT: '0' })
+ * const q = spawnHost(env, ['packages/cli/src/main.ts', 'host'])
  */
-export const spawnHost = (env: Record<string, string>): HostProcess => {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repo, 'packages/host/src/main.ts')], {
+export const spawnHost = (env: Record<string, string>, entry: ReadonlyArray<string> = ['packages/host/src/main.ts']): HostProcess => {
+  const [script, ...args] = entry
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repo, script!), ...args], {
     cwd: repo,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,7 +6,8 @@
  *
  * One RPC carries every page verb of the host (`Browsing`, B3) by name with its arguments after
  * the target; the owner runs the very same `Browsing` call a single host runs (one path, A3).
- * `Heal` asks the owner to bring an errand back at once (its previous runner died, K3).
+ * `Heal` makes the entity arrive on its owner at once, which reopens an errand whose previous
+ * runner died (K3).
  * Neither is persisted: a page call is answered now or fails in words; nothing is replayed
  * later into a browser that moved on.
  *

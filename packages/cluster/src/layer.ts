@@ -99,7 +99,8 @@ const healer = (s: ClusterSettings) =>
     const tick = Effect.flatMap(book.orphans, (orphans) =>
       Effect.forEach(orphans, (orphan) =>
         client(orphan.key).Heal({ from: orphan.runner }).pipe(
-          Effect.timeout(Duration.millis(Math.max(5_000, s.lockExpiryMs))),
+          // Reopening takes seconds on a loaded machine; the owner finishes it even when this gives up.
+          Effect.timeout(Duration.millis(Math.max(30_000, s.lockExpiryMs * 2))),
           Effect.ignore,
         ), { concurrency: 'unbounded', discard: true }))
     yield* Effect.forkScoped(Effect.repeat(Effect.ignore(tick), Schedule.spaced(Duration.millis(Math.max(500, Math.floor(s.lockExpiryMs / 4))))))

@@ -18,6 +18,7 @@ import { Supervisor, words } from '@errands/supervisor'
 import { Duration, Effect, Option } from 'effect'
 import { Errand } from './ErrandEntity.ts'
 import { runVerb } from './forward.ts'
+import { Owners } from './owners.ts'
 
 /** States in which an errand holds (or is getting) a context here. */
 const open = (state: string) => state !== 'parked' && state !== 'closed' && state !== 'main'
@@ -34,6 +35,7 @@ export const errandOwnerLayer = Errand.toLayer(
     const supervisor = yield* Supervisor
     const health = yield* HostHealth
     const person = yield* Person
+    const owners = yield* Owners
     const address = yield* Entity.CurrentAddress
     const runner = yield* Entity.CurrentRunnerAddress
     // Ids come from our own forwarders, which parsed the key already; anything else is a bug.
@@ -44,6 +46,18 @@ export const errandOwnerLayer = Errand.toLayer(
     yield* supervisor.adopt(conversationId).pipe(
       Effect.catchAll((e) => health.note('warning', `A session that moved here could not be read from the sealed store (${e.reason}).`)),
     )
+    // Its runner died with it open (K3, H2): reopen it now from its last sealed snapshot, whoever
+    // came first (the healer's `Heal` or an agent's call), and say so once. Not cut short by a
+    // caller that stops waiting: a half-done resume would leave nobody to say it.
+    const deadRunner = yield* owners.orphanedBy(key)
+    if (deadRunner !== undefined) {
+      yield* Effect.uninterruptible(
+        supervisor.resume(conversationId).pipe(
+          Effect.zipRight(health.note('info', `${words.healed}: its host ${deadRunner} left the cluster.`)),
+          Effect.catchAll((e) => health.note('warning', `A session whose host ${deadRunner} left the cluster could not be reopened here (${e.message})`)),
+        ),
+      )
+    }
     // Leaving: park and seal before the shard is let go (the cluster waits for this).
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
@@ -53,17 +67,11 @@ export const errandOwnerLayer = Errand.toLayer(
 
     return {
       Call: ({ payload }) => runVerb(local, key, payload.verb, payload.args),
-      Heal: ({ payload }) =>
-        Effect.gen(function* () {
-          // Its runner died with it open: its last sealed snapshot is its record (K3, H2).
-          const before = yield* Effect.option(supervisor.view(conversationId))
-          if (Option.isSome(before) && before.value.state === 'parked') {
-            yield* supervisor.resume(conversationId)
-            yield* health.note('info', `${words.healed}: its host ${payload.from} left the cluster.`)
-          }
-          const after = yield* Effect.option(supervisor.view(conversationId))
-          return { lifecycle: Option.match(after, { onNone: () => 'none', onSome: (v) => v.state }) }
-        }),
+      // The arrival above did the healing; the healer's message only makes the entity arrive.
+      Heal: () =>
+        Effect.map(Effect.option(supervisor.view(conversationId)), (view) => ({
+          lifecycle: Option.match(view, { onNone: () => 'none', onSome: (v) => v.state }),
+        })),
       TakeBack: ({ payload }) =>
         (payload.site === null ? person.signOutEverywhere : person.revoke(payload.site)).pipe(
           Effect.map((report) => ({ runner: `${runner.host}:${runner.port}`, report, failed: null })),

@@ -33,6 +33,8 @@ export interface Orphan {
 export interface OwnerBook {
   /** Open errands whose runner no longer counts as alive in the cluster. */
   readonly orphans: Effect.Effect<ReadonlyArray<Orphan>>
+  /** The dead runner that held this key open (`host:port`), if its row names one. */
+  readonly orphanedBy: (key: string) => Effect.Effect<string | undefined>
   /** One session key held by each other live runner (a runner holding none has nothing open). */
   readonly keyPerRunner: Effect.Effect<ReadonlyMap<string, string>>
   /** The runners alive now (`host:port`, healthy and refreshed within the expiry). */
@@ -88,6 +90,14 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
         })
     })
 
+    const orphanedBy = (key: string) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<{ runner: string }>`SELECT runner FROM ${table} WHERE errand_id = ${`session:${key}`}`.pipe(Effect.orElseSucceed(() => []))
+        const runner = rows[0]?.runner
+        if (runner === undefined || runner === options.self) return undefined
+        return (yield* liveRunners).includes(runner) ? undefined : runner.replace(/^gone:/, '')
+      })
+
     const keyPerRunner = Effect.gen(function* () {
       const live = yield* liveRunners
       const rows = yield* sql<{ errand_id: string; runner: string }>`SELECT DISTINCT ON (runner) errand_id, runner FROM ${table}
@@ -127,5 +137,5 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
         yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(changes), write)))
       })
 
-    return { orphans, keyPerRunner, liveRunners, follow } satisfies OwnerBook
+    return { orphans, orphanedBy, keyPerRunner, liveRunners, follow } satisfies OwnerBook
   })

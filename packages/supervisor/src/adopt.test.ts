@@ -16,6 +16,18 @@ const peers = (options: { sealSnapshots?: boolean } = {}) =>
     return { onA: on(a as Context.Context<never>), onB: on(b as Context.Context<never>) }
   })
 
+/** Opens a task, visits a site in it and lets the debounced snapshot (H1) be taken. */
+const openAndSnapshot = (id: string) =>
+  Effect.gen(function* () {
+    const { supervisor, memory } = yield* services
+    const opened = yield* supervisor.open(task(id))
+    visitAs(memory, opened.contextId, id)
+    yield* supervisor.pageLoaded(id)
+    yield* TestClock.adjust(150)
+    yield* supervisor.settle
+    return opened.contextId
+  })
+
 describe('Supervisor.adopt (an errand sealed by a peer on the same store, issue #16)', () => {
   it.scoped('a peer adopts what another parked and resumes it as it was; a record closed elsewhere is forgotten', () =>
     Effect.gen(function* () {
@@ -53,13 +65,9 @@ describe('Supervisor.adopt (an errand sealed by a peer on the same store, issue 
       const { onA, onB } = yield* peers({ sealSnapshots: true })
       const taken = yield* onA(Effect.gen(function* () {
         const { supervisor, memory } = yield* services
-        const opened = yield* supervisor.open(task('t'))
-        visitAs(memory, opened.contextId, 't')
-        yield* supervisor.pageLoaded('t')
-        yield* TestClock.adjust(150)
-        yield* supervisor.settle
+        const contextId = yield* openAndSnapshot('t')
         expect((yield* supervisor.view('t')).state).toBe('active')
-        return yield* Effect.orDie(memory.snapshot(opened.contextId))
+        return yield* Effect.orDie(memory.snapshot(contextId))
       }))
       const { sealed, reopened } = yield* onB(Effect.gen(function* () {
         const { supervisor, memory } = yield* services
@@ -76,15 +84,7 @@ describe('Supervisor.adopt (an errand sealed by a peer on the same store, issue 
   it.scoped('without sealSnapshots an open errand leaves no record (today\'s single-host behaviour)', () =>
     Effect.gen(function* () {
       const { onA } = yield* peers()
-      const listed = yield* onA(Effect.gen(function* () {
-        const { supervisor, memory } = yield* services
-        const opened = yield* supervisor.open(task('t'))
-        visitAs(memory, opened.contextId, 't')
-        yield* supervisor.pageLoaded('t')
-        yield* TestClock.adjust(150)
-        yield* supervisor.settle
-        return yield* (yield* SealedStore).list()
-      }))
+      const listed = yield* onA(Effect.zipRight(openAndSnapshot('t'), Effect.flatMap(SealedStore, (store) => store.list())))
       expect(listed).toEqual([])
     }),
   )
