@@ -8,7 +8,7 @@ import { Effect, Exit, Option, Redacted, Scope } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SealedStoreShape } from '../../packages/store/src/index.ts'
 import { CRASH_ERRAND, versionOf } from '../store/crash-record.ts'
-import { bundleWriter, randomKills, startWriter, waitUntil, type Run } from '../store/crash-run.ts'
+import { bundleWriter, killWriters, randomKills, startWriter, waitUntil, type Run } from '../store/crash-run.ts'
 import { eventually } from '../fixtures/processes.ts'
 import { freshTable, openStore, sqlClient, usePostgres } from './harness.ts'
 
@@ -29,7 +29,10 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'errands-pg-crash-'))
   writer = await bundleWriter(join(here, 'crash-writer.ts'), work)
 })
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+afterAll(() => {
+  killWriters()
+  rmSync(work, { recursive: true, force: true })
+})
 
 const startPgWriter = (table: string, from: number, hold = false): Run =>
   startWriter(writer, [String(from)], { PG_URL: pg.current().url, STORE_KEY: key.toString('hex'), STORE_TABLE: table, HOLD: hold ? '1' : '0' })

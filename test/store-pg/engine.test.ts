@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { Effect, Option, Redacted } from 'effect'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { allFiles } from '../../packages/store/src/fixtures.ts'
 import { DEFAULT_TABLE } from '../../packages/store-pg/src/index.ts'
 import { spawnEngine, type EngineProcess } from '../fixtures/engineProcess.ts'
@@ -21,7 +21,16 @@ const fixture = useSitesAndDirs(3, 'errands-pg-engine-')
 const SECRET = 'cookie-secret-5d1e'
 const LOCAL = 'local-secret-0a7c'
 
-const engine = (dataDir: string) => spawnEngine(dataDir, { ERRANDS_DATABASE_URL: pg.current().url, STORE_KEY: key.toString('hex') })
+const engines: Array<EngineProcess> = []
+const engine = async (dataDir: string) => {
+  const e = await spawnEngine(dataDir, { ERRANDS_DATABASE_URL: pg.current().url, STORE_KEY: key.toString('hex') })
+  engines.push(e)
+  return e
+}
+// A failed test must not leave an engine (and its Chromium) running: kill is a no-op for one that exited.
+afterAll(async () => {
+  await Promise.all(engines.map((e) => e.kill()))
+})
 const fill = (e: EngineProcess, id: string, on: ReadonlyArray<Site>) => fillErrand(e, id, on, { secret: SECRET, local: LOCAL })
 
 /** The parked record as a store on the same table reads it. */

@@ -57,6 +57,19 @@ export interface Run {
   readonly closed: Promise<void>
 }
 
+const running = new Set<ChildProcess>()
+
+/**
+ * SIGKILLs every writer still running: a test that failed between a start and its kill must
+ * not leave a writer behind (one held in its transaction would wait forever).
+ *
+ * @example
+ * afterAll(killWriters)
+ */
+export const killWriters = (): void => {
+  for (const child of running) child.kill('SIGKILL')
+}
+
 /**
  * Starts the bundled writer with `args` (and extra environment variables).
  *
@@ -65,6 +78,8 @@ export interface Run {
  */
 export const startWriter = (writer: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): Run => {
   const child = spawn(process.execPath, [writer, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+  running.add(child)
+  child.once('exit', () => running.delete(child))
   const run: Run = {
     child, started: [], done: [], held: [], stderr: [],
     // 'close' fires after the pipes are drained, so every line the child wrote has been seen.

@@ -6,7 +6,7 @@ import { Context, Effect, Layer, Option } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SealedStore } from '../../packages/store/src/index.ts'
 import { CRASH_ERRAND, versionOf } from './crash-record.ts'
-import { bundleWriter, prng, randomKills, startWriter, type Run } from './crash-run.ts'
+import { bundleWriter, killWriters, prng, randomKills, startWriter, type Run } from './crash-run.ts'
 
 /*
  * S4, with real processes: a child parks one errand over and over and is killed with SIGKILL
@@ -22,7 +22,10 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'errands-crash-'))
   writer = await bundleWriter(join(here, 'crash-writer.ts'), work)
 })
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+afterAll(() => {
+  killWriters()
+  rmSync(work, { recursive: true, force: true })
+})
 
 const startFileWriter = (dir: string, from: number): Run => startWriter(writer, [dir, String(from)])
 
