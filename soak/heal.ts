@@ -10,7 +10,7 @@
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { eventually } from '../test/fixtures/processes.ts'
-import { startHost } from './host.ts'
+import { shortTmpDir, startHost } from './host.ts'
 import { osProbe } from './os.ts'
 import type { SoakSites } from './sites.ts'
 
@@ -46,7 +46,7 @@ export const percentile = (values: ReadonlyArray<number>, p: number): number => 
 export const healRounds = async (o: { readonly dir: string; readonly sites: SoakSites; readonly rounds: number; readonly live?: number }): Promise<HealResult> => {
   const live = o.live ?? 10
   const dataDir = join(o.dir, 'heal', 'data')
-  const tmpDir = join(o.dir, 'heal', 'tmp')
+  const tmpDir = shortTmpDir()
   mkdirSync(dataDir, { recursive: true })
   mkdirSync(tmpDir, { recursive: true })
   const host = await startHost({ dataDir, tmpDir, env: { ERRANDS_MAX_SESSIONS: String(live + 2) } })
@@ -82,6 +82,7 @@ export const healRounds = async (o: { readonly dir: string; readonly sites: Soak
   } finally {
     await host.stop()
     rmSync(join(o.dir, 'heal'), { recursive: true, force: true })
+    rmSync(tmpDir, { recursive: true, force: true })
   }
   return { rounds: o.rounds, times, p50: percentile(times, 50), p95: percentile(times, 95), asItWas, failed }
 }

@@ -9,7 +9,7 @@
  * await host.kill()
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import * as http from 'node:http'
 import { join, resolve } from 'node:path'
 
@@ -66,6 +66,17 @@ const request = (port: number, method: string, path: string, headers: Record<str
     req.on('error', () => done({ status: 0, body: undefined, ms: performance.now() - start }))
     req.end(body)
   })
+
+/**
+ * A short private TMPDIR for a host child. Short on purpose: Chromium puts its singleton socket
+ * at `$TMPDIR/errands-chromium-XXXXXX/org.chromium.Chromium.XXXXXX/SingletonSocket`, and a Unix
+ * socket path over 107 bytes makes the launch fail as "Target page, context or browser has been
+ * closed" (the soak's CI run hit it with a TMPDIR under its own out dir).
+ *
+ * @example
+ * const tmpDir = shortTmpDir() // /tmp/soak-Ab12Cd
+ */
+export const shortTmpDir = (): string => mkdtempSync('/tmp/soak-')
 
 /** A free port on 127.0.0.1 (bound, then released): the host refuses port 0. */
 const freePort = (): Promise<number> =>

@@ -85,15 +85,18 @@ export const startMonitor = (w: World, everyMs = 2_000) => {
 export type Monitor = ReturnType<typeof startMonitor>
 
 /**
- * A quiet period: the gate closes, every session is parked (acknowledged parks, checked when the
- * sessions resume), then the OS figures must settle at or under the baseline (the first quiet
+ * A quiet period: the gate closes, the person lends a site to two errands, every session is parked
+ * (acknowledged parks, checked when the sessions resume), the person revokes the site, then the OS figures must settle at or under the baseline (the first quiet
  * period's) within `settleMs`. Returns the settled figures.
  *
  * @example
- * const quiet = await quietPeriod(world, quiets)
+ * const quiet = await quietPeriod(world, quiets, random)
  */
-export const quietPeriod = async (w: World, quiets: Quiet[], settleMs = 30_000): Promise<Quiet> => {
+export const quietPeriod = async (w: World, quiets: Quiet[], random: () => number, settleMs = 30_000): Promise<Quiet> => {
   await w.quiet()
+  // The person lends bank.example to two open errands, and revokes it once all are parked: every
+  // quiet period exercises Allow into an open errand and a take-back from sealed records (L2, L5).
+  for (let i = 0; i < 2; i++) await w.lend(w.sessions[Math.floor(random() * w.sessions.length)]!)
   for (const s of w.sessions) {
     if (s.parkedAcked) continue
     const r = await w.call(s.key, 'POST', '/v1/session/task', { status: 'interrupted' })
@@ -102,6 +105,7 @@ export const quietPeriod = async (w: World, quiets: Quiet[], settleMs = 30_000):
       w.stats.parksAcked++
     }
   }
+  await w.revoke()
   dropIdleSockets()
   const started = Date.now()
   const base = quiets[0]

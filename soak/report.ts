@@ -47,8 +47,8 @@ export const chartSvg = (r: SoakResult): string => {
     animation: false,
     backgroundColor: '#ffffff',
     title: { text: `Errands soak — seed ${r.options.seed}, ${r.options.sessions} sessions, cap ${r.options.cap}, ${Math.round(r.elapsedMs / 60_000)} min`, left: 'center', textStyle: { fontSize: 16 } },
-    legend: { top: 28, data: ['/v1/navigate p95', '/v1/text p95', 'host heap (MB, after GC)', 'host RSS (MB)', 'Chromium processes', 'browser contexts'] },
-    grid: [grid(80), grid(360), grid(640)],
+    legend: { top: 36, data: ['/v1/navigate p95', '/v1/text p95', 'host heap (MB, after GC)', 'host RSS (MB)', 'Chromium processes', 'browser contexts'] },
+    grid: [grid(90), grid(370), grid(650)],
     xAxis: [0, 1, 2].map((i) => ({ gridIndex: i, type: 'value', name: i === 2 ? 'minutes' : '', nameLocation: 'middle', nameGap: 28, min: 0, max: Math.ceil(r.elapsedMs / 60_000) })),
     yAxis: [axis(0, 'latency (ms)'), axis(1, 'memory (MB)'), axis(2, 'count')],
     series: [
@@ -102,7 +102,7 @@ export const table = (r: SoakResult): string => {
   for (const v of r.violations) kinds.set(v.kind, (kinds.get(v.kind) ?? 0) + 1)
   let t = `| figure | value |\n|---|---|\n`
   t += row('seed / sessions / cap', `${r.options.seed} / ${r.options.sessions} / ${r.options.cap}`)
-  t += row('run time', `${Math.round(r.elapsedMs / 60_000)} min`)
+  t += row('run time (asked / measured, with the last resume checks)', `${r.options.minutes} / ${Math.round(r.elapsedMs / 60_000)} min`)
   t += row('requests served (HTTP, by the host)', s.requests)
   t += row('requests seen by the fixture sites (wire-checked)', s.wireRequests)
   t += row('sessions (keys × generations)', s.sessions)

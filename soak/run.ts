@@ -107,7 +107,7 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
       await sleep(Math.max(0, Math.min(nextChaos, nextQuiet, endAt) - Date.now()))
       if (Date.now() >= endAt) break
       if (Date.now() >= nextQuiet) {
-        const q = await quietPeriod(w, quiets)
+        const q = await quietPeriod(w, quiets, random)
         say(`quiet at ${Math.round(q.t / 1000)} s: ${q.chromium} Chromium processes, ${q.fds} fds, ${q.tempDirs} temp dirs, heap ${q.heapMb} MB (settled in ${q.settledMs} ms)`)
         nextQuiet = Date.now() + options.quietEveryMs
         continue
@@ -116,7 +116,7 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
       chaosLog.push(`${Math.round(w.elapsed() / 1000)} s ${what}`)
       say(`chaos at ${Math.round(w.elapsed() / 1000)} s: ${what}`)
     }
-    const last = await quietPeriod(w, quiets)
+    const last = await quietPeriod(w, quiets, random)
     say(`last quiet: ${last.chromium} Chromium processes, ${last.fds} fds, ${last.tempDirs} temp dirs, heap ${last.heapMb} MB`)
     // Every parked session resumes once more and is checked against its model before the end.
     w.reopen()
@@ -151,6 +151,7 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
     }
   } finally {
     await world?.host?.kill()
+    if (world) rmSync(world.tmpDir, { recursive: true, force: true })
     journal.close()
     await sites.close()
     if (cannotMount === undefined) {

@@ -15,7 +15,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, watch } from 'node:fs'
 import { join } from 'node:path'
-import { startHost, type SoakHost } from './host.ts'
+import { shortTmpDir, startHost, type SoakHost } from './host.ts'
 import { openJournal } from './journal.ts'
 import { parseShow } from './model.ts'
 import { osProbe } from './os.ts'
@@ -53,7 +53,7 @@ export const sealKillLoop = async (o: { readonly kills: number; readonly minutes
   const dir = join(o.out, 'seal-work')
   rmSync(dir, { recursive: true, force: true })
   const dataDir = join(dir, 'data')
-  const tmpDir = join(dir, 'tmp')
+  const tmpDir = shortTmpDir()
   mkdirSync(dataDir, { recursive: true })
   mkdirSync(tmpDir, { recursive: true })
   mkdirSync(o.out, { recursive: true })
@@ -180,6 +180,7 @@ export const sealKillLoop = async (o: { readonly kills: number; readonly minutes
     fail(`stopped: ${String(e)}`)
   } finally {
     await host?.stop()
+    rmSync(tmpDir, { recursive: true, force: true })
     journal.close()
     await sites.close()
   }

@@ -131,6 +131,9 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
     s.parkedAcked = false
     // /show moved the active tab; the model follows.
     s.set({ tabs: urlsOf(tabs) })
+    // After a resume, the lent sign-in on the wire: there after Allow, gone after a revoke,
+    // whatever happened to the sealed record while it was parked (L5).
+    if (why === 'resume') await navigate('look', 'bank.example', '/show')
   }
 
   /** A mutating call: applied to the model when it succeeded with no chaos under it. */
@@ -170,7 +173,9 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
         const reqTag = tag()
         const item = `i${Math.floor(random() * 1000)}`
         const expected = s.held.basket
+        let applied = false
         await mutate(() => navigate(op, 'shop.example', `/add?item=${item}`, reqTag), () => {
+          applied = true
           const set = w.sites.basketSet(reqTag)
           const before = set?.slice(0, set.length - item.length - 1)
           // The server built the new basket from the Cookie header it received: that header is the
@@ -178,6 +183,8 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
           if (set === undefined || before !== (expected ?? s.tag)) w.violation('basket-lost', s.key, `wire ${before} ≠ model ${expected}`)
           s.set({ basket: set ?? `${expected ?? s.tag}.${item}`, tabs: urlsOf(tabs) })
         })
+        // An answer lost to chaos: the server may still have set a basket, which a snapshot may hold.
+        if (!applied) s.attempt({ basket: w.sites.basketSet(reqTag) })
         break
       }
       case 'store': {
@@ -244,6 +251,10 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
         if (refused(r)) {
           if (r.status === 0) s.uncertain = true
           await backOff()
+        } else if (r.status === 200 && r.body.lifecycle !== 'closed') {
+          // E3: done closes and forgets; an errand left open is a broken promise (and keeps its cookies).
+          w.violation('done-not-closed', s.key, `task done answered 200 with lifecycle ${r.body.lifecycle}`)
+          s.uncertain = true
         } else if (r.status === 200 || r.status === 404) {
           s.forget()
           tabs.map.clear()

@@ -9,7 +9,7 @@
  */
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { startHost, type Reply, type SoakHost } from './host.ts'
+import { shortTmpDir, startHost, type Reply, type SoakHost } from './host.ts'
 import type { Journal, RunOptions } from './journal.ts'
 import type { SessionModel } from './model.ts'
 import { osProbe, type OsProbe } from './os.ts'
@@ -93,7 +93,7 @@ export class World {
 
   private constructor(readonly spec: WorldSpec) {
     this.dataDir = join(spec.dir, 'data')
-    this.tmpDir = join(spec.dir, 'tmp')
+    this.tmpDir = shortTmpDir()
     mkdirSync(join(this.dataDir, 'store'), { recursive: true })
     mkdirSync(this.tmpDir, { recursive: true })
     this.probe = osProbe({ owner: this.dataDir, tmpDir: this.tmpDir })

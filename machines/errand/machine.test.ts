@@ -53,6 +53,19 @@ describe('errand machine — pure stepping', () => {
     expect(resumed.context.contextId).toBe('ctx-2')
   })
 
+  it('regression (issue #15): an ending asked for during a park that fails (a full disk) still closes, instead of being dropped with the park', () => {
+    for (const ending of [{ type: 'task.changed', status: 'done', at: 2 }, { type: 'chat.deleted', at: 2 }, { type: 'errand.close', at: 2 }] as const) {
+      const parking = step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, ending)
+      expect(parking.value).toBe('parking')
+      const failed = step(parking, fail('sealAndPark', { _tag: 'StoreError', reason: 'disk-full', message: 'no space' }))
+      expect(failed.value).toBe('closing')
+      expect(failed.context.contextId).toBe('ctx-1') // still open: closing closes it
+      expect(step(failed, done('closeContext')).value).toBe('closed')
+    }
+    // Without an ending, a failed park keeps the errand open as it was.
+    expect(step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, fail('sealAndPark')).matches('active')).toBe(true)
+  })
+
   it('deleting the chat closes it, from any state that has a context or a record', () => {
     for (const s of [active(), step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, done('sealAndPark', { parkedAt: 1 }))]) {
       expect(step(s, { type: 'chat.deleted', at: 2 }).value).toBe('closing')

@@ -292,6 +292,9 @@ export const errandMachine = setup({
         ],
         // Sealing failed (a full disk, say): the context is still open, so nothing is lost.
         onError: [
+          // An ending asked for during the park still ends it: closing needs no disk (issue #15:
+          // the soak's "done" under a full disk was answered 200 and the errand stayed open).
+          { guard: 'closeRequested', target: 'closing', actions: [assign({ lastError: ({ event }) => toFailure(event.error) }), 'clearPending'] },
           { guard: ({ context }) => context.contextId === null, target: '#errand.healing.waiting', actions: [assign({ lastError: ({ event }) => toFailure(event.error) }), 'clearPending'] },
           { target: 'active', actions: [assign({ lastError: ({ event }) => toFailure(event.error) }), 'clearPending'] },
         ],

