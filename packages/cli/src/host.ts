@@ -52,25 +52,34 @@ export const runHost = async (argv: ReadonlyArray<string> = []): Promise<number>
     process.stderr.write(`errands host: takes no arguments (got ${argv.join(' ')}); configure it with ERRANDS_* variables.\n${help}`)
     return 2
   }
-  const cluster = await clusterOf(process.env)
+  const cluster = await clusterFromEnv(process.env, (line) => process.stderr.write(line))
   return typeof cluster === 'number' ? cluster : runHostProgram({ env: process.env, cluster })
 }
 
-/** The cluster this host joins (`ERRANDS_DATABASE_URL` set), none, or exit code 2 when its settings are wrong. */
-const clusterOf = async (env: Record<string, string | undefined>): Promise<HostCluster | undefined | number> => {
+/**
+ * The cluster this host joins (`ERRANDS_DATABASE_URL` set), none (unset), or exit code 2 when
+ * its settings or its key file are wrong — said on `write`, naming the variable.
+ *
+ * @example
+ * const cluster = await clusterFromEnv(process.env, (l) => process.stderr.write(l))
+ */
+export const clusterFromEnv = async (
+  env: Record<string, string | undefined>,
+  write: (line: string) => unknown,
+): Promise<HostCluster | undefined | number> => {
   const decoded = Effect.runSync(Effect.either(clusterSettingsFrom(env)))
   if (Either.isLeft(decoded)) {
-    process.stderr.write(`errands host: invalid configuration, not started:\n${explainClusterConfigError(decoded.left)}\n`)
+    write(`errands host: invalid configuration, not started:\n${explainClusterConfigError(decoded.left)}\n`)
     return 2
   }
   if (Option.isNone(decoded.right)) return undefined
   const settings = decoded.right.value
   try {
     const key = await loadClusterKey(settings.keyFile)
-    process.stderr.write(`errands host: ${describeCluster(settings)}\n`)
+    write(`errands host: ${describeCluster(settings)}\n`)
     return hostCluster(settings, { key })
   } catch (e) {
-    process.stderr.write(`errands host: invalid configuration, not started:\nERRANDS_CLUSTER_KEY_FILE: ${(e as Error).message}\n`)
+    write(`errands host: invalid configuration, not started:\nERRANDS_CLUSTER_KEY_FILE: ${(e as Error).message}\n`)
     return 2
   }
 }
