@@ -1,5 +1,5 @@
 /**
- * The chaos loop: at seeded random moments it kills a renderer of the errands' browser, SIGKILLs
+ * The chaos loop: at seeded random moments (every kind once per round, chaosSchedule) it kills a renderer of the errands' browser, SIGKILLs
  * the errands' Chromium, SIGKILLs the host while it seals a record (watching the store's folder
  * for the record's temp file, inotify) and restarts it on the same data dir, or fills the store's
  * disk (a real tmpfs, when mounting is allowed) for a while.
@@ -82,29 +82,53 @@ const kill = (w: World, pid: number, what: 'renderer-kill' | 'browser-kill'): bo
   return true
 }
 
+/** What the chaos loop does. */
+export type ChaosKind = 'renderer-kill' | 'browser-kill' | 'host-kill' | 'disk-full'
+
 /**
- * One chaos event, chosen by `random`.
+ * The order of chaos events: every kind once per round (so a short run meets each), the first
+ * round in a fixed order, later rounds shuffled by `random`; renderer kills twice per round.
  *
  * @example
- * await chaosOnce(world, random, options)
+ * const next = chaosSchedule(random, true); next() // 'renderer-kill'
  */
-export const chaosOnce = async (w: World, random: () => number, o: ChaosOptions): Promise<string> => {
-  const r = random()
-  if (r < 0.4) {
+export const chaosSchedule = (random: () => number, diskFull: boolean) => {
+  const kinds: ChaosKind[] = ['renderer-kill', 'browser-kill', 'host-kill', ...(diskFull ? ['disk-full' as const] : []), 'renderer-kill']
+  let round: ChaosKind[] = [...kinds]
+  return (): ChaosKind => {
+    if (round.length === 0) {
+      round = [...kinds]
+      for (let i = round.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1))
+        ;[round[i], round[j]] = [round[j]!, round[i]!]
+      }
+    }
+    return round.shift()!
+  }
+}
+
+/**
+ * One chaos event of the given kind.
+ *
+ * @example
+ * await chaosOnce(world, 'browser-kill', random, options)
+ */
+export const chaosOnce = async (w: World, kind: ChaosKind, random: () => number, o: ChaosOptions): Promise<string> => {
+  if (kind === 'renderer-kill') {
     const renderers = w.probe.errandRenderers()
     if (renderers.length === 0) return 'renderer-kill (none running)'
     if (!kill(w, renderers[Math.floor(random() * renderers.length)]!, 'renderer-kill')) return 'renderer-kill (exited first)'
     w.stats.rendererKills++
     return 'renderer-kill'
   }
-  if (r < 0.6) {
+  if (kind === 'browser-kill') {
     const pid = w.probe.chromium().errandsBrowser
     if (pid === undefined) return 'browser-kill (not running)'
     if (!kill(w, pid, 'browser-kill')) return 'browser-kill (exited first)'
     w.stats.browserKills++
     return 'browser-kill'
   }
-  if (r < 0.88 || !o.diskFull) {
+  if (kind === 'host-kill' || !o.diskFull) {
     const { sealing, midWrite, restartMs } = await killHostDuringSeal(w)
     return `host-kill (sealing ${sealing}, mid-write ${midWrite}, restarted in ${Math.round(restartMs)} ms)`
   }

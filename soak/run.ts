@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { prng } from '../test/faults/prng.ts'
 import { eventually } from '../test/fixtures/processes.ts'
-import { chaosOnce, leftoverTemps } from './chaos.ts'
+import { chaosOnce, chaosSchedule, leftoverTemps } from './chaos.ts'
 import { healRounds, percentile, type HealResult } from './heal.ts'
 import { openJournal, type RunOptions } from './journal.ts'
 import { SessionModel } from './model.ts'
@@ -102,9 +102,10 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
     // The conductor: chaos at seeded random moments, a quiet period every quietEveryMs.
     const random = prng(options.seed ^ 0x5eed)
     let nextQuiet = Date.now() + Math.min(20_000, options.quietEveryMs / 2)
+    const nextChaos = chaosSchedule(random, cannotMount === undefined)
     while (Date.now() < endAt) {
-      const nextChaos = Date.now() + options.chaosEveryMs * (0.5 + random())
-      await sleep(Math.max(0, Math.min(nextChaos, nextQuiet, endAt) - Date.now()))
+      const chaosAt = Date.now() + options.chaosEveryMs * (0.5 + random())
+      await sleep(Math.max(0, Math.min(chaosAt, nextQuiet, endAt) - Date.now()))
       if (Date.now() >= endAt) break
       if (Date.now() >= nextQuiet) {
         const q = await quietPeriod(w, quiets, random)
@@ -112,7 +113,7 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
         nextQuiet = Date.now() + options.quietEveryMs
         continue
       }
-      const what = await chaosOnce(w, random, { diskFull: cannotMount === undefined, diskFullMs: Math.min(20_000, options.chaosEveryMs) })
+      const what = await chaosOnce(w, nextChaos(), random, { diskFull: cannotMount === undefined, diskFullMs: Math.min(20_000, options.chaosEveryMs) })
       chaosLog.push(`${Math.round(w.elapsed() / 1000)} s ${what}`)
       say(`chaos at ${Math.round(w.elapsed() / 1000)} s: ${what}`)
     }

@@ -83,9 +83,9 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
 
   let lastShown = ''
   /** What the session shows: its tabs (before /show moves the active one), then cookies and storage on shop.example. */
-  const look = async (): Promise<Held | 'refused' | string> => {
+  const look = async (): Promise<Held | 'refused' | 'refused-first' | string> => {
     const listed = await call('look', 'GET', '/v1/tabs')
-    if (refused(listed)) return 'refused'
+    if (refused(listed)) return 'refused-first'
     if (listed.status !== 200) return `GET /v1/tabs ${listed.status} ${listed.body?.error?.code}`
     syncTabs(tabs, listed.body.tabs)
     const before = urlsOf(tabs)
@@ -106,7 +106,15 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
   const check = async (why: 'resume' | 'heal' | 'check') => {
     const epoch = w.epoch
     const expected = s.held
+    // The look itself resumes the errand: from here on it is open, and what it does is no longer
+    // in the sealed record (a host kill now brings back the record, not what the look did).
+    s.parkedAcked = false
     const seen = await look()
+    if (seen === 'refused-first') {
+      // Refused before anything touched it: still parked as acknowledged.
+      if (why === 'resume') s.parkedAcked = true
+      return backOff()
+    }
     if (seen === 'refused') return backOff()
     if (w.epoch !== epoch || typeof seen === 'string') {
       // Chaos struck during the look (or the page crashed under it): what it saw proves nothing.
@@ -251,7 +259,8 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
         if (refused(r)) {
           if (r.status === 0) s.uncertain = true
           await backOff()
-        } else if (r.status === 200 && r.body.lifecycle !== 'closed') {
+        } else if (r.status === 200 && r.body.lifecycle !== 'closed' && r.body.lifecycle !== 'main') {
+          // ('main': the key never had a browser of its own — nothing to forget.)
           // E3: done closes and forgets; an errand left open is a broken promise (and keeps its cookies).
           w.violation('done-not-closed', s.key, `task done answered 200 with lifecycle ${r.body.lifecycle}`)
           s.uncertain = true
