@@ -93,7 +93,13 @@ const spawnClusterHost = async (index: number, env: Record<string, string>): Pro
     throw new Error(`cluster host ${index}: ${e.message}`)
   })
   const token = readFileSync(join(dataDir, 'host-token'), 'utf8').trim()
-  const call = client(url, token)
+  const plainCall = client(url, token)
+  // A call that never answers fails in words naming it (fetch alone would wait for the test's timeout).
+  const call: ClusterHost['call'] = (key, method, path, body) =>
+    Promise.race([
+      plainCall(key, method, path, body),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`host ${index}: ${method} ${path} (${key ?? 'no key'}) had no answer in 60 s`)), 60_000).unref()),
+    ])
   return {
     index, url, runner: `127.0.0.1:${runnerPort}`, dataDir, child, exited,
     stderr: host.stderr,
