@@ -53,7 +53,12 @@ export const runHost = async (argv: ReadonlyArray<string> = []): Promise<number>
     return 2
   }
   const cluster = await clusterFromEnv(process.env, (line) => process.stderr.write(line))
-  return typeof cluster === 'number' ? cluster : runHostProgram({ env: process.env, cluster })
+  if (typeof cluster === 'number') return cluster
+  const code = await runHostProgram({ env: process.env, cluster })
+  // As the host's own entry point does: nothing of ours should keep the loop alive after
+  // shutdown (a cluster's sockets to a runner that died included); if a stray handle does, still exit.
+  setTimeout(() => process.exit(code), 2_000).unref()
+  return code
 }
 
 /**
