@@ -45,10 +45,10 @@ describe('the soak, short and seeded (issue #15)', () => {
     expect(s.healChecks).toBeGreaterThan(0)
     expect(s.quietPeriods).toBeGreaterThanOrEqual(2)
     expect(Math.max(...result.samples.map((x) => x.contexts ?? 0))).toBeGreaterThan(0)
-    // Heal after a SIGKILL of the errands' browser with 10 live errands (H2).
+    // Heal after a SIGKILL of the errands' browser with 10 live errands (H2): all ten come back.
+    // How fast is measured by the long run (docs/reliability.md), never asserted in a timed test.
     expect(result.heal!.failed).toBe(0)
     expect(result.heal!.times).toHaveLength(10)
-    expect(result.heal!.p95).toBeLessThanOrEqual(5_000)
     passed++
   }, 300_000)
 
