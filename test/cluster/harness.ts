@@ -90,6 +90,7 @@ const spawnClusterHost = async (index: number, env: Record<string, string>): Pro
   let running = true
   void exited.then(() => (running = false))
   const url = await host.ready.catch((e: Error) => {
+    rmSync(dataDir, { recursive: true, force: true })
     throw new Error(`cluster host ${index}: ${e.message}`)
   })
   const token = readFileSync(join(dataDir, 'host-token'), 'utf8').trim()
