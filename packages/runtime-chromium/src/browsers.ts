@@ -139,11 +139,22 @@ export const pidsWithEnv = (entry: string): Array<number> => pidsWhere('environ'
 export const reapOrphans = (owner: string, profileDir: string): number => {
   const pids = [...new Set([...pidsWithEnv(`${OWNER_VARIABLE}=${owner}`), ...pidsWithCmdline(`--user-data-dir=${profileDir}`)])]
   killAll(pids)
+  untilGone(pids, 5_000)
   if (pids.length > 0) {
     // The profile's singleton files name the dead browser; Chromium refuses to start while they do.
     for (const name of ['SingletonLock', 'SingletonSocket', 'SingletonCookie']) rmSync(join(profileDir, name), { force: true })
   }
   return pids.length
+}
+
+/**
+ * Waits until every pid has exited (or `deadlineMs` passed): a SIGKILLed process still writes
+ * for a moment, and the profile it held must be free before a new browser or a sweep touches it.
+ */
+const untilGone = (pids: ReadonlyArray<number>, deadlineMs: number): void => {
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  const end = Date.now() + deadlineMs
+  while (pids.some(alive) && Date.now() < end) Atomics.wait(pause, 0, 0, 20)
 }
 
 const killAll = (pids: ReadonlyArray<number>): void => {

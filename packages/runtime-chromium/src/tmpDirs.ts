@@ -91,11 +91,20 @@ export const sweepStaleTmpDirs = (owner: string, root = tmpdir()): number => {
     const dir = join(root, name)
     const m = readMarker(dir)
     if (m === undefined || m.owner !== owner || m.pid === process.pid || alive(m.pid)) continue
-    for (const d of m.dirs) {
-      if (dirname(d) === root && basename(d).startsWith('playwright_chromiumdev_profile-')) rmSync(d, { recursive: true, force: true })
-    }
-    rmSync(dir, { recursive: true, force: true })
-    removed++
+    const listed = m.dirs.filter((d) => dirname(d) === root && basename(d).startsWith('playwright_chromiumdev_profile-'))
+    // Best effort: a folder that cannot go now (a dying process still writing in it: ENOTEMPTY)
+    // keeps its marker and goes at a later start. A clean-up must never stop the engine starting.
+    if ([...listed, dir].every(removeQuietly)) removed++
   }
   return removed
+}
+
+/** Removes a folder; false when it could not (it stays, with its marker, for a later sweep). */
+const removeQuietly = (dir: string): boolean => {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 })
+    return true
+  } catch {
+    return false
+  }
 }
