@@ -123,7 +123,10 @@ export const quietPeriod = async (w: World, quiets: Quiet[], random: () => numbe
     parked: Number(health.body?.parked ?? -1),
   }
   if (base !== undefined && !settled) {
-    if (last.chromium > base.chromium) w.violation('leak-processes', '-', `${last.chromium} Chromium processes after ${settleMs} ms quiet, baseline ${base.chromium}`)
+    // Processes are only comparable with the same errands open: a park refused by a full disk
+    // keeps an errand open with its renderers, which is no leak (the journal still has the figure).
+    if (last.chromium > base.chromium && quiet.open <= base.open) w.violation('leak-processes', '-', `${last.chromium} Chromium processes after ${settleMs} ms quiet with ${quiet.open} errands open, baseline ${base.chromium} with ${base.open}`)
+    else if (last.chromium > base.chromium) w.journal.write({ kind: 'quiet-not-comparable', chromium: last.chromium, open: quiet.open, baseChromium: base.chromium, baseOpen: base.open })
     if (last.tempDirs > base.tempDirs) w.violation('leak-temp-dirs', '-', `${last.tempDirs} temp dirs after ${settleMs} ms quiet, baseline ${base.tempDirs}`)
     if (last.fds > base.fds + 8) w.violation('leak-fds', '-', `${last.fds} host fds after ${settleMs} ms quiet, baseline ${base.fds}`)
   }
