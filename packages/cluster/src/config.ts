@@ -7,12 +7,13 @@
  * const settings = Effect.runSync(clusterSettingsFrom({ ERRANDS_DATABASE_URL: 'postgres://…', ERRANDS_CLUSTER_PORT: '7787' }))
  * Option.isSome(settings) // true
  */
+import { databaseUrlConfig, databaseVariables } from '@errands/store-pg'
 import { explainConfigError } from '@errands/supervisor'
 import { Config, ConfigError, ConfigProvider, Effect, Either, Option, Redacted, Schema } from 'effect'
 
 /** The variables the cluster reads, with their ranges (docs/cluster.md). @example clusterVariables.ERRANDS_CLUSTER_PORT.default // 7787 */
 export const clusterVariables = {
-  ERRANDS_DATABASE_URL: { text: 'must be a postgres:// or postgresql:// address' },
+  ERRANDS_DATABASE_URL: databaseVariables.ERRANDS_DATABASE_URL,
   ERRANDS_CLUSTER_HOST: { default: '127.0.0.1', text: 'must be a host name or IP address other runners reach this one at' },
   ERRANDS_CLUSTER_PORT: { min: 1, max: 65535, default: 7787, text: 'must be a whole number from 1 to 65535' },
   ERRANDS_CLUSTER_SHARDS: { min: 1, max: 4096, default: 300, text: 'must be a whole number from 1 to 4096 (the same on every runner)' },
@@ -45,16 +46,6 @@ const intBetween = (min: number, max: number, text: string) =>
     Schema.between(min, max, { message: () => text }),
   )
 
-const PostgresUrl = Schema.String.pipe(
-  Schema.filter((s) => {
-    try {
-      return ['postgres:', 'postgresql:'].includes(new URL(s).protocol)
-    } catch {
-      return false
-    }
-  }, { message: () => clusterVariables.ERRANDS_DATABASE_URL.text }),
-)
-
 const v = clusterVariables
 
 /**
@@ -64,7 +55,8 @@ const v = clusterVariables
  * const cluster = yield* clusterConfig // Option<ClusterSettings>
  */
 export const clusterConfig: Config.Config<Option.Option<ClusterSettings>> = Config.all({
-  url: Config.option(Schema.Config('ERRANDS_DATABASE_URL', PostgresUrl)),
+  // The store's own decoding: one schema for the variable, redacted the moment it is read.
+  url: databaseUrlConfig,
   keyFile: Config.option(Schema.Config('ERRANDS_CLUSTER_KEY_FILE', Schema.NonEmptyTrimmedString.annotations({ message: () => v.ERRANDS_CLUSTER_KEY_FILE.text }))),
   host: Schema.Config('ERRANDS_CLUSTER_HOST', Schema.NonEmptyTrimmedString.annotations({ message: () => v.ERRANDS_CLUSTER_HOST.text })).pipe(
     Config.withDefault(v.ERRANDS_CLUSTER_HOST.default),
@@ -82,7 +74,7 @@ export const clusterConfig: Config.Config<Option.Option<ClusterSettings>> = Conf
 }).pipe(Config.mapOrFail(({ url, keyFile, ...rest }) => {
   if (Option.isNone(url)) return Either.right(Option.none())
   if (Option.isNone(keyFile)) return Either.left(ConfigError.MissingData(['ERRANDS_CLUSTER_KEY_FILE'], v.ERRANDS_CLUSTER_KEY_FILE.text))
-  return Either.right(Option.some({ databaseUrl: Redacted.make(url.value), keyFile: keyFile.value, ...rest }))
+  return Either.right(Option.some({ databaseUrl: url.value, keyFile: keyFile.value, ...rest }))
 }))
 
 /**
