@@ -172,13 +172,10 @@ describe('three hosts on one Postgres (K1)', () => {
     expect([...(await holders()).values()].every((h) => h.length === 1)).toBe(true)
   })
 
-  // Behind a flag until its one CI failure (a clean-clone run on 2026-12-03, cause not yet
-  // examined; it passed in the two runs before) is understood: a flaky gate is a bug (issue #16).
-  // CLUSTER_PROPERTY=1 runs it; the next case needs only the two runners the SIGKILL case leaves.
-  it.runIf(process.env['CLUSTER_PROPERTY'] === '1')('no errand is ever open on two runners at once, over random calls and a random SIGKILL (property, bounded)', async () => {
-    // Back to three runners: one joins (its shards move to it, their errands park and resume there).
-    await cluster.add()
-    expect(await cluster.settled(60_000)).toBe(true)
+  // One fixed-seed run in CI; CLUSTER_PROPERTY_RUNS=N runs N more with random seeds. (Its one CI
+  // failure, 2026-12-03: an errand opened just before the kill had no sealed snapshot yet, and
+  // the case wanted it back — it now must start afresh, said in health.)
+  it('no errand is ever open on two runners at once, over random calls and a random SIGKILL (property, bounded)', async () => {
     const pool = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5']
     const twice: Array<string> = []
     /**
@@ -219,21 +216,48 @@ describe('three hosts on one Postgres (K1)', () => {
     )
     await fc.assert(
       fc.asyncProperty(steps, async (steps) => {
+        // Back to three runners: one joins (its shards move to it, their errands park and resume there).
+        while (cluster.live().length < 3) await cluster.add()
+        expect(await cluster.settled(60_000)).toBe(true)
+        twice.length = 0
         for (const [i, s] of steps.entries()) {
           const live = cluster.live()
           const host = live[s.via % live.length]!
           if (s.op === 'kill') {
+            // A key opened on the victim just before the kill, most likely before its first
+            // snapshot is sealed: the case that has nothing to heal from.
+            let fresh: string | undefined
+            for (let j = 0; j < 16 && fresh === undefined; j++) {
+              const key = `fresh-${i}-${j}`
+              expect((await host.call(key, 'POST', '/v1/navigate', { url: bank.url(`/store?v=${key}`) })).status).toBe(200)
+              if ((await host.openKeys()).includes(key)) fresh = key
+            }
             const before = [...(await holders()).keys()]
             const its = await host.openKeys()
             await watching(async () => {
               host.child.kill('SIGKILL')
               await host.exited
-              // The dead runner's open errands are open again, once.
+              // The dead runner's open errands that had a sealed snapshot are open again, once.
+              // One opened just before the kill may have none yet (H1: a snapshot follows a load
+              // by the debounce): nothing can bring it back, and its next use starts it afresh.
+              const sealed = (await Promise.all(its.map(async (k) => ((await cluster.sealed(k)) === undefined ? [] : [k])))).flat()
+              console.log(`cluster property: SIGKILL of ${host.runner} with ${its.length} open (${fresh ?? 'no fresh key'} among them), ${its.length - sealed.length} not sealed yet`)
               const back = await eventually(async () => {
                 const now = await holders()
-                return its.every((k) => (now.get(k) ?? []).length === 1)
+                return sealed.every((k) => (now.get(k) ?? []).length === 1)
               }, 60_000, 100)
-              expect(back, `${its.join(',')} of ${host.runner}; now ${JSON.stringify([...(await holders())])}`).toBe(true)
+              expect(back, `${sealed.join(',')} (sealed) of ${its.join(',')} of ${host.runner}; now ${JSON.stringify([...(await holders())])}`).toBe(true)
+              // The unsealed ones: no healer asks for them again (their rows go), the health of
+              // their new owner says they start afresh, and their next use does.
+              for (const key of its.filter((k) => !sealed.includes(k))) {
+                expect(await eventually(async () => (await cluster.owner(key)) === undefined, 30_000, 100), `${key}'s owner row`).toBe(true)
+                const said = await eventually(async () => {
+                  for (const h of cluster.live()) if ((await h.health()).messages.some((m) => m.text.includes('before its first snapshot was sealed starts afresh'))) return true
+                  return false
+                }, 30_000, 200)
+                expect(said, `health about ${key}`).toBe(true)
+                expect((await cluster.live()[0]!.call(key, 'POST', '/v1/navigate', { url: bank.url(`/store?v=${key}-again`) })).status).toBe(200)
+              }
             })
             // Nothing was lost: the others are open, or parked where a shard moved between two
             // survivors (the new ring can move a few; their errands park and resume on next use).
@@ -252,7 +276,9 @@ describe('three hosts on one Postgres (K1)', () => {
         expect(twice).toEqual([])
         expect(await eventually(async () => [...(await holders()).values()].every((h) => h.length === 1), 15_000, 100)).toBe(true)
       }),
-      { numRuns: 1, endOnFailure: true },
+      process.env['CLUSTER_PROPERTY_RUNS'] === undefined
+        ? { numRuns: 1, seed: 1616, endOnFailure: true }
+        : { numRuns: Number(process.env['CLUSTER_PROPERTY_RUNS']), endOnFailure: true },
     )
     // The next case wants two live runners.
     while (cluster.live().length < 2) await cluster.add()

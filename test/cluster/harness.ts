@@ -21,6 +21,7 @@ import { startPostgres, type TestPostgres } from '../fixtures/postgres.ts'
 import { client, spawnHost, type Reply } from '../host/harness.ts'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
+import { OWNERS_TABLE } from '@errands/cluster'
 import { rowKeyFor } from '@errands/store-pg'
 import { Effect, ManagedRuntime, Redacted } from 'effect'
 
@@ -67,6 +68,8 @@ export interface TestCluster {
   readonly add: () => Promise<ClusterHost>
   /** The sealed bytes of a session's row in the shared store (hex), to see a seal land. */
   readonly sealed: (key: string) => Promise<string | undefined>
+  /** The runner the owners table names for a session key (it holds the errand open), if any. */
+  readonly owner: (key: string) => Promise<string | undefined>
   readonly stop: () => Promise<void>
 }
 
@@ -146,6 +149,12 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
       (rows) => (rows[0] === undefined ? undefined : Buffer.from(rows[0].sealed).toString('hex')),
       () => undefined,
     )
+  const owner = (key: string) =>
+    db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ runner: string }>`SELECT runner FROM ${sql(OWNERS_TABLE)} WHERE errand_id = ${`session:${key}`}`)).then(
+      (rows) => rows[0]?.runner,
+      () => undefined,
+    )
   const stop = async () => {
     await Promise.all(hosts.filter((h) => h.alive()).map(async (h) => {
       h.child.kill('SIGTERM')
@@ -200,5 +209,5 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
     hosts.push(host)
     return host
   }
-  return { pg, hosts, live, settled, add, sealed, stop }
+  return { pg, hosts, live, settled, add, sealed, owner, stop }
 }

@@ -43,14 +43,19 @@ export const errandOwnerLayer = Errand.toLayer(
     const conversationId = conversationIdOf(key)
 
     // Arrival: whatever a peer parked or sealed for this key becomes resumable here.
-    yield* supervisor.adopt(conversationId).pipe(
-      Effect.catchAll((e) => health.note('warning', `A session that moved here could not be read from the sealed store (${e.reason}).`)),
+    const adopted = yield* supervisor.adopt(conversationId).pipe(
+      Effect.catchAll((e) => Effect.as(health.note('warning', `A session that moved here could not be read from the sealed store (${e.reason}).`), 'unreadable' as const)),
     )
     // Its runner died with it open (K3, H2): reopen it now from its last sealed snapshot, whoever
     // came first (the healer's `Heal` or an agent's call), and say so once. Not cut short by a
-    // caller that stops waiting: a half-done resume would leave nobody to say it.
+    // caller that stops waiting: a half-done resume would leave nobody to say it. An errand
+    // killed before its first snapshot was sealed has nothing to come back from: its next use
+    // starts it afresh, and its row goes (no healer asks again).
     const deadRunner = yield* owners.orphanedBy(key)
-    if (deadRunner !== undefined) {
+    if (deadRunner !== undefined && adopted === 'absent') {
+      yield* owners.forgetOrphan(key)
+      yield* health.note('warning', `A session whose host ${deadRunner} left the cluster before its first snapshot was sealed starts afresh here.`)
+    } else if (deadRunner !== undefined) {
       yield* Effect.uninterruptible(
         supervisor.resume(conversationId).pipe(
           Effect.zipRight(health.note('info', `${words.healed}: its host ${deadRunner} left the cluster.`)),

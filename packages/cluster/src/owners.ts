@@ -35,6 +35,11 @@ export interface OwnerBook {
   readonly orphans: Effect.Effect<ReadonlyArray<Orphan>>
   /** The dead runner that held this key open (`host:port`), if its row names one. */
   readonly orphanedBy: (key: string) => Effect.Effect<string | undefined>
+  /**
+   * Drops the row of a key whose dead runner left nothing sealed for it (opened and killed before
+   * its first snapshot was sealed): nothing can heal it, so it is no orphan any more.
+   */
+  readonly forgetOrphan: (key: string) => Effect.Effect<void>
   /** One session key held by each other live runner (a runner holding none has nothing open). */
   readonly keyPerRunner: Effect.Effect<ReadonlyMap<string, string>>
   /** The runners alive now (`host:port`, healthy and refreshed within the expiry). */
@@ -98,6 +103,9 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
         return (yield* liveRunners).includes(runner) ? undefined : runner.replace(/^gone:/, '')
       })
 
+    const forgetOrphan = (key: string) =>
+      Effect.ignore(sql`DELETE FROM ${table} WHERE errand_id = ${`session:${key}`} AND runner <> ${options.self}`)
+
     const keyPerRunner = Effect.gen(function* () {
       const live = yield* liveRunners
       const rows = yield* sql<{ errand_id: string; runner: string }>`SELECT DISTINCT ON (runner) errand_id, runner FROM ${table}
@@ -137,5 +145,5 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
         yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(changes), write)))
       })
 
-    return { orphans, orphanedBy, keyPerRunner, liveRunners, follow } satisfies OwnerBook
+    return { orphans, orphanedBy, forgetOrphan, keyPerRunner, liveRunners, follow } satisfies OwnerBook
   })
