@@ -101,6 +101,37 @@ describe('restore (E4, H2)', () => {
     expect(again.storage).toEqual(snap.storage)
     await h.run(h.runtime.closeContext(resumed))
   })
+
+  // Issue #15's park-not-exact: a tab left on a page whose load writes state wrote its old value
+  // again over a newer one when the errand was reopened (soak: a sign-in cookie back to an older
+  // value, localStorage k0 back to its first value while k1 was there).
+  it('reopening a tab whose page writes state on load leaves the storage as the record held it (E4, C2)', async () => {
+    const [a, b] = sites as [Site, Site]
+    const before = a.hits.get('/write') ?? 0
+    const record: StorageState = {
+      cookies: [cookie(a, 'basket', 'newer'), cookie(b, 'basket', 'b-only')],
+      origins: [{ origin: a.origin, localStorage: [{ name: 'basket', value: 'newer' }, { name: 'k1', value: 'later' }] }],
+    }
+    // Tab 1 was left on a page that wrote "older"; tab 2 moved on; tab 3 is another origin.
+    const id = await h.run(h.runtime.openContext(spec('rewrite', {
+      storage: record,
+      tabs: [{ url: a.url('/write?v=older'), active: false }, { url: a.url('/title?t=moved-on'), active: true }, { url: b.url('/title?t=b'), active: false }],
+    })))
+    // The tab really loaded again (its page wrote "older" once more) …
+    expect((a.hits.get('/write') ?? 0) - before).toBe(1)
+    // … and what it wrote is gone: cookies and localStorage are the record's, on the wire too.
+    const state = await h.run(h.runtime.storageState(id))
+    expect(state.cookies.map((c) => `${c.domain} ${c.name}=${c.value}`).sort()).toEqual([`${a.host} basket=newer`, `${b.host} basket=b-only`])
+    expect(state.origins.find((o) => o.origin === a.origin)?.localStorage.map((i) => `${i.name}=${i.value}`).sort()).toEqual(['basket=newer', 'k1=later'])
+    await h.run(h.runtime.navigate(id, 't2', a.url('/echo')))
+    expect(a.lastCookie('/echo')).toBe('basket=newer')
+    expect(await h.runtime.pageOf(id, 't1')!.evaluate(() => localStorage.getItem('basket'))).toBe('newer')
+    // A cookie the reload added that the record did not hold goes too.
+    const fresh = await h.run(h.runtime.openContext(spec('rewrite-add', { storage: { cookies: [], origins: [] }, tabs: [{ url: a.url('/write?v=added'), active: true }] })))
+    expect((await h.run(h.runtime.storageState(fresh))).cookies).toEqual([])
+    await h.run(h.runtime.closeContext(fresh))
+    await h.run(h.runtime.closeContext(id))
+  })
 })
 
 describe('storage operations', () => {

@@ -258,7 +258,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
           : Promise.resolve(),
         entry.storage.install(),
       ])
-      await this.openTabs(entry, spec.tabs, warmPages)
+      await this.openTabs(entry, spec.tabs, spec.storage, warmPages)
       if (entry.state !== 'open' || !this.holds(entry)) {
         throw new RuntimeError({ reason: 'crashed', message: `context ${id} died while it was opened` })
       }

@@ -21,6 +21,8 @@ import {
 import { Effect } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
 import { call, toRuntimeError, within } from './failures.ts'
+import { storageDrift } from './restoreDrift.ts'
+import { originOf, toPlaywrightCookies } from './storage.ts'
 import { PageWork } from './pageWork.ts'
 import { TabBook } from './tabs.ts'
 
@@ -370,10 +372,13 @@ export abstract class ContextRuntime<E extends ContextEntry> {
    * in parallel through the guard, the active one in front. A tab whose site is down still
    * exists (it shows Chromium's error page); a crash while loading fails the open.
    *
+   * With `sealed` (the storage the context was opened with), the reloads' own writes are put
+   * back once the tabs have loaded (see `restoreDrift.ts`).
+   *
    * @example
-   * await this.openTabs(entry, spec.tabs, context.pages())
+   * await this.openTabs(entry, spec.tabs, spec.storage, context.pages())
    */
-  protected async openTabs(entry: E, tabs: ReadonlyArray<TabSpec> | undefined, ready: ReadonlyArray<Page> = []): Promise<void> {
+  protected async openTabs(entry: E, tabs: ReadonlyArray<TabSpec> | undefined, sealed?: StorageState, ready: ReadonlyArray<Page> = []): Promise<void> {
     const specs = tabs && tabs.length > 0 ? tabs : [{ url: 'about:blank', active: true }]
     const activeIndex = Math.max(0, specs.findIndex((t) => t.active))
     entry.quietPages++
@@ -392,6 +397,41 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       })
     }))
     if (pages.length > 1) await pages[activeIndex]!.bringToFront()
+    if (sealed && specs.some((t) => t.url !== 'about:blank')) await this.putBackStorage(entry, sealed, pages)
+  }
+
+  /**
+   * After reopened tabs have loaded (their documents parsed, bounded), puts back what their
+   * reloads changed in the context's storage: cookies as the record held them, localStorage of
+   * each changed origin through a tab of that origin. Best effort: a failure is logged, never
+   * fails the open.
+   *
+   * @example
+   * await this.putBackStorage(entry, spec.storage, pages)
+   */
+  private async putBackStorage(entry: E, sealed: StorageState, pages: ReadonlyArray<Page>): Promise<void> {
+    const settleMs = Math.min(5_000, this.deadlineMs)
+    try {
+      await Promise.all(pages.map((p) => p.waitForLoadState('domcontentloaded', { timeout: settleMs }).catch(() => undefined)))
+      const drift = storageDrift(sealed, await entry.pageWork.run(() => this.readStorage(entry)), Date.now() / 1000)
+      if (drift.clean) return
+      await Promise.all(drift.cookiesToRemove.map((c) => entry.context.clearCookies({ name: c.name, domain: c.domain, path: c.path })))
+      if (drift.cookiesToAdd.length > 0) await entry.context.addCookies(toPlaywrightCookies(drift.cookiesToAdd))
+      for (const o of drift.originsToReset) {
+        const page = pages.find((p) => !p.isClosed() && originOf(p.url()) === o.origin)
+        if (page === undefined) {
+          this.log(`${this.noun} ${entry.id}: localStorage of ${o.origin} changed while its tabs reopened, and no tab of it is left to put it back`)
+          continue
+        }
+        await within(settleMs, page.evaluate((items) => {
+          localStorage.clear()
+          for (const [name, value] of items) localStorage.setItem(name, value)
+        }, o.localStorage.map((i) => [i.name, i.value] as [string, string])))
+      }
+      this.log(`${this.noun} ${entry.id}: put back what reopening its tabs changed (${drift.cookiesToAdd.length + drift.cookiesToRemove.length} cookies, ${drift.originsToReset.length} origins)`)
+    } catch (e) {
+      this.log(`${this.noun} ${entry.id}: could not put back what reopening its tabs changed (${e instanceof Error ? e.message : String(e)})`)
+    }
   }
 
   /**

@@ -114,7 +114,13 @@ export const clearOriginsIn = async (
   }
 }
 
-const originOf = (url: string): string => {
+/**
+ * The origin of a URL (`'null'` for opaque ones and for what does not parse).
+ *
+ * @example
+ * originOf('http://shop.example:8080/a?b') // 'http://shop.example:8080'
+ */
+export const originOf = (url: string): string => {
   try {
     return new URL(url).origin
   } catch {

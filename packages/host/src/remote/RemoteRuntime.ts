@@ -156,7 +156,7 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
     try {
       // Its sessions share the remote browser's one clipboard too.
       await Promise.all([guardContextWebSockets(context, this.options.policy, this.options.log, id, 'remote context'), isolateClipboard(context, spec.errandId)])
-      await this.openTabs(entry, spec.tabs)
+      await this.openTabs(entry, spec.tabs, spec.storage)
       return id
     } catch (error) {
       this.forget(entry)

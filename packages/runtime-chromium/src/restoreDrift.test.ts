@@ -1,0 +1,40 @@
+import type { Cookie } from '@errands/runtime'
+import { describe, expect, it } from 'vitest'
+import { storageDrift } from './restoreDrift.ts'
+
+const c = (name: string, value: string, extra: Partial<Cookie> = {}): Cookie => ({
+  name, value, domain: 'shop.example', path: '/', expires: -1, httpOnly: false, secure: false, sameSite: 'Lax', ...extra,
+})
+const NOW = 1_000_000
+
+describe('storageDrift: what reopened tabs changed against the record', () => {
+  it('is clean when nothing changed (expiry alone is no change)', () => {
+    const sealed = { cookies: [c('sid', 'a', { expires: NOW + 10 })], origins: [{ origin: 'http://shop.example', localStorage: [{ name: 'k', value: 'v' }, { name: 'j', value: 'w' }] }] }
+    const live = { cookies: [c('sid', 'a', { expires: NOW + 99 })], origins: [{ origin: 'http://shop.example', localStorage: [{ name: 'j', value: 'w' }, { name: 'k', value: 'v' }] }] }
+    expect(storageDrift(sealed, live, NOW).clean).toBe(true)
+  })
+
+  it('puts back a changed value or flag, removes a cookie the record lacked, keeps an expired one gone', () => {
+    const sealed = { cookies: [c('sid', 'newer'), c('basket', 'x'), c('old', 'gone', { expires: NOW - 1 })], origins: [] }
+    const live = { cookies: [c('sid', 'older'), c('basket', 'x', { httpOnly: true }), c('tracker', '1')], origins: [] }
+    const drift = storageDrift(sealed, live, NOW)
+    expect(drift.cookiesToAdd.map((k) => `${k.name}=${k.value}`)).toEqual(['sid=newer', 'basket=x'])
+    expect(drift.cookiesToRemove.map((k) => k.name)).toEqual(['tracker'])
+    expect(drift.clean).toBe(false)
+  })
+
+  it('resets an origin whose items differ to the record (an origin the record lacked is cleared)', () => {
+    const sealed = { cookies: [], origins: [{ origin: 'http://a.example', localStorage: [{ name: 'k0', value: 'second' }, { name: 'k1', value: 'x' }] }] }
+    const live = {
+      cookies: [],
+      origins: [
+        { origin: 'http://a.example', localStorage: [{ name: 'k0', value: 'first' }, { name: 'k1', value: 'x' }] },
+        { origin: 'http://b.example', localStorage: [{ name: 'n', value: '1' }] },
+      ],
+    }
+    expect(storageDrift(sealed, live, NOW).originsToReset).toEqual([
+      { origin: 'http://a.example', localStorage: [{ name: 'k0', value: 'second' }, { name: 'k1', value: 'x' }] },
+      { origin: 'http://b.example', localStorage: [] },
+    ])
+  })
+})
