@@ -18,6 +18,8 @@ export interface Sample {
   readonly t: number
   readonly chromium: number
   readonly renderers: number
+  /** Chromium processes by kind (see `ChromiumCount.kinds`). */
+  readonly kinds: Readonly<Record<string, number>>
   readonly fds: number
   readonly tempDirs: number
   readonly contexts: number | undefined
@@ -32,6 +34,10 @@ export interface Quiet extends Sample {
   readonly parked: number
 }
 
+/** The kinds `now` has more of than `base`: `renderer +1, utility:storage.mojom.StorageService +1`. */
+const kindsAbove = (now: Readonly<Record<string, number>>, base: Readonly<Record<string, number>>) =>
+  Object.entries(now).filter(([k, n]) => n > (base[k] ?? 0)).map(([k, n]) => `${k} +${n - (base[k] ?? 0)}`).join(', ') || 'none by kind'
+
 const mb = (bytes: number | undefined) => (bytes === undefined ? undefined : Math.round((bytes / 1048576) * 10) / 10)
 
 const sample = async (w: World, withHeap: boolean): Promise<Sample> => {
@@ -41,6 +47,7 @@ const sample = async (w: World, withHeap: boolean): Promise<Sample> => {
   return {
     t: w.elapsed(),
     chromium: c.total,
+    kinds: c.kinds,
     renderers: c.renderers.length,
     fds: host ? w.probe.fds(host.pid) : -1,
     tempDirs: w.probe.tempDirs(),
@@ -125,7 +132,7 @@ export const quietPeriod = async (w: World, quiets: Quiet[], random: () => numbe
   if (base !== undefined && !settled) {
     // Processes are only comparable with the same errands open: a park refused by a full disk
     // keeps an errand open with its renderers, which is no leak (the journal still has the figure).
-    if (last.chromium > base.chromium && quiet.open <= base.open) w.violation('leak-processes', '-', `${last.chromium} Chromium processes after ${settleMs} ms quiet with ${quiet.open} errands open, baseline ${base.chromium} with ${base.open}`)
+    if (last.chromium > base.chromium && quiet.open <= base.open) w.violation('leak-processes', '-', `${last.chromium} Chromium processes after ${settleMs} ms quiet with ${quiet.open} errands open, baseline ${base.chromium} with ${base.open} (more: ${kindsAbove(last.kinds, base.kinds)})`)
     else if (last.chromium > base.chromium) w.journal.write({ kind: 'quiet-not-comparable', chromium: last.chromium, open: quiet.open, baseChromium: base.chromium, baseOpen: base.open })
     if (last.tempDirs > base.tempDirs) w.violation('leak-temp-dirs', '-', `${last.tempDirs} temp dirs after ${settleMs} ms quiet, baseline ${base.tempDirs}`)
     if (last.fds > base.fds + 8) w.violation('leak-fds', '-', `${last.fds} host fds after ${settleMs} ms quiet, baseline ${base.fds}`)

@@ -23,6 +23,8 @@ export interface ChromiumCount {
   readonly errandsBrowser: number | undefined
   readonly mainBrowser: number | undefined
   readonly errandRenderers: ReadonlyArray<number>
+  /** How many of each kind (`renderer`, `utility:network.mojom.NetworkService`, `zygote`, `browser` …), to say what a leak is. */
+  readonly kinds: Readonly<Record<string, number>>
 }
 
 const cmdline = (pid: number) => {
@@ -66,13 +68,21 @@ export const osProbe = (o: { readonly owner: string; readonly tmpDir: string }) 
       if (args.includes(profile)) mainBrowser = pid
       else errandsBrowser = pid
     }
+    const kinds: Record<string, number> = {}
+    for (const pid of pids) {
+      const args = cmdline(pid)
+      const type = args.find((a) => a.startsWith('--type='))?.slice('--type='.length)
+      const sub = args.find((a) => a.startsWith('--utility-sub-type='))?.slice('--utility-sub-type='.length)
+      const kind = type === undefined ? (/crashpad/.test(args[0] ?? '') ? 'crashpad' : 'browser') : sub === undefined ? type : `${type}:${sub}`
+      kinds[kind] = (kinds[kind] ?? 0) + 1
+    }
     for (const pid of pids) {
       if (cmdline(pid).includes('--type=renderer')) {
         renderers.push(pid)
         if (errandsBrowser !== undefined && browserOf(pid) === errandsBrowser) errandRenderers.push(pid)
       }
     }
-    return { total: pids.length, renderers, errandsBrowser, mainBrowser, errandRenderers }
+    return { total: pids.length, renderers, errandsBrowser, mainBrowser, errandRenderers, kinds }
   }
   /** Renderers of the errands' browser only (killing them crashes errands' tabs, never the person's). */
   const errandRenderers = (): ReadonlyArray<number> => chromium().errandRenderers

@@ -246,7 +246,10 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
           if (r.status === 0) s.uncertain = true
           await backOff()
         } else if (r.status === 200 && r.body.lifecycle === 'parked') {
-          if (w.epoch === epoch) {
+          // Exact only when nothing struck since the model was last certain: a chaos event just
+          // before the park (after the loop's check) parks what the heal brought back, which is
+          // the last snapshot (H2), not the model. (That was the "tab one navigation old" shape.)
+          if (w.epoch === epoch && !s.uncertain) {
             s.parkedAcked = true
             w.stats.parksAcked++
           } else s.uncertain = true
