@@ -19,7 +19,7 @@ import {
 import { Effect, Layer, type Scope } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
 import { closeMain, ErrandsBrowser, launchMain, reapOrphans, type LaunchSettings } from './browsers.ts'
-import { sweepStaleTmpDirs } from './tmpDirs.ts'
+import { sweepStaleTmpDirs, tmpDirProblem } from './tmpDirs.ts'
 import { isolateClipboard } from './clipboard.ts'
 import { reservePort } from './devtoolsPort.ts'
 import { checkNavigation, guardContextWebSockets } from './containment.ts'
@@ -79,6 +79,8 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
       if (options.headless !== undefined && options.headless !== true) {
         return yield* new RuntimeError({ reason: 'invalid', message: 'only headless Chromium is supported here' })
       }
+      const tmpProblem = tmpDirProblem()
+      if (tmpProblem !== undefined) return yield* new RuntimeError({ reason: 'invalid', message: `cannot start Chromium: ${tmpProblem}` })
       const log = options.log ?? (() => undefined)
       const devtoolsPort = options.devtoolsPort ?? (yield* call('reserve a DevTools port', 5_000, reservePort))
       const policy = options.policy ?? defaultPolicy([])

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
-import { sweepStaleTmpDirs, TMP_MARKER } from './tmpDirs.ts'
+import { MAX_TMPDIR_BYTES, sweepStaleTmpDirs, tmpDirProblem, TMP_MARKER } from './tmpDirs.ts'
 
 // Regression (issue #15, found by the soak): every kill -9 of the host left its Chromiums' temp
 // folders (errands-chromium-*, Playwright's profile of the errands' browser) behind for good.
@@ -44,5 +44,15 @@ describe('sweepStaleTmpDirs (temp folders a killed engine left behind)', () => {
     expect(existsSync(outside)).toBe(true)
     for (const kept of [live, join(root, 'playwright_chromiumdev_profile-live'), foreign, unmarked]) expect(existsSync(kept)).toBe(true)
     expect(sweepStaleTmpDirs('/data/a', root)).toBe(0)
+  })
+})
+
+describe('tmpDirProblem (a temp dir too long for Chromium to start under)', () => {
+  it('allows up to 38 bytes, counts bytes not characters, and names the fix', () => {
+    expect(MAX_TMPDIR_BYTES).toBe(38)
+    expect(tmpDirProblem('/tmp')).toBeUndefined()
+    expect(tmpDirProblem('/' + 'x'.repeat(37))).toBeUndefined()
+    expect(tmpDirProblem('/' + 'x'.repeat(38))).toContain('39 bytes long')
+    expect(tmpDirProblem('/' + 'é'.repeat(19))).toContain('Set TMPDIR to a folder of at most 38 bytes')
   })
 })

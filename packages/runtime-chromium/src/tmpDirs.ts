@@ -47,6 +47,31 @@ const alive = (pid: number): boolean => {
 }
 
 /**
+ * The longest temp dir (in bytes) our Chromiums start under. Chromium puts its singleton socket at
+ * `<TMPDIR>/errands-chromium-XXXXXX/org.chromium.Chromium.XXXXXX/SingletonSocket`, and a Unix
+ * socket's path holds at most 107 bytes: under a longer temp dir Chromium exits at once, and
+ * Playwright says only "Target page, context or browser has been closed" (found by the soak,
+ * issue #15; 38 starts and 39 does not, measured).
+ *
+ * @example
+ * MAX_TMPDIR_BYTES // 38
+ */
+export const MAX_TMPDIR_BYTES = 107 - '/errands-chromium-XXXXXX/org.chromium.Chromium.XXXXXX/SingletonSocket'.length
+
+/**
+ * Why our Chromiums cannot start under `root`, in words naming the fix; undefined when they can.
+ *
+ * @example
+ * tmpDirProblem('/tmp') // undefined
+ */
+export const tmpDirProblem = (root = tmpdir()): string | undefined => {
+  const bytes = Buffer.byteLength(root)
+  return bytes <= MAX_TMPDIR_BYTES
+    ? undefined
+    : `the temp dir ${JSON.stringify(root)} is ${bytes} bytes long; Chromium's singleton socket under it would pass the 107-byte limit of a Unix socket path, so Chromium could not start. Set TMPDIR to a folder of at most ${MAX_TMPDIR_BYTES} bytes (e.g. /tmp).`
+}
+
+/**
  * A fresh private TMPDIR for one Chromium process tree, marked with its owner and this pid.
  *
  * @example
