@@ -66,6 +66,32 @@ describe('healing on real Chromium', () => {
     expect(health.map((m) => m.text)).toContain(words.crashed)
   })
 
+  // Issue #15: a renderer crash healed from the last debounced snapshot and dropped what came
+  // after it. The browser and the context's storage outlive a renderer: the heal now reopens
+  // what the context held at the crash.
+  it('a renderer crash heals losslessly: cookies and localStorage written after the last snapshot come back, with the tabs', async () => {
+    const { supervisor, chromium } = engine
+    const { contextId } = await engine.run(supervisor.open({ id: 'renderer', kind: 'task' }))
+    const page = await engine.newPage(contextId, shopOf(0).url('/add?item=before'))
+    expect(await eventually(() => supervisor.lastSnapshot('renderer')?.storage.cookies.some((c) => c.value === 'before') === true, 15_000)).toBe(true)
+    // No page load after these, so no snapshot holds them.
+    await page.evaluate(() => {
+      localStorage.setItem('basket', 'after-snapshot')
+      document.cookie = 'late=1; path=/'
+    })
+    const tabs = (await engine.run(chromium.tabs(contextId))).map((t) => t.url)
+    const session = await chromium.browserContextOf(contextId)!.newCDPSession(page)
+    await session.send('Page.crash').catch(() => undefined) // no answer: the renderer is gone
+    expect(await eventually(async () => (await engine.run(supervisor.view('renderer'))).detail === 'healing.waiting', 10_000)).toBe(true)
+    const healed = await engine.run(supervisor.use('renderer', (b) => chromium.tabs(b.contextId)))
+    expect(healed.map((t) => t.url)).toEqual(tabs)
+    const state = await seen(chromium.pageOf(supervisor.contextOf('renderer')!, healed[healed.length - 1]!.id)!, shopOf(0).url('/echo'))
+    expect(state.cookie).toContain('basket=before')
+    expect(state.cookie).toContain('late=1')
+    expect(state.localBasket).toBe('after-snapshot')
+    await engine.run(supervisor.release('renderer'))
+  })
+
   it('a crashed errand that someone watches is reopened at once', async () => {
     const { supervisor, chromium } = engine
     const { contextId } = await engine.run(supervisor.open({ id: 'watched', kind: 'task' }))

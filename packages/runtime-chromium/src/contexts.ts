@@ -18,7 +18,7 @@ import {
   ContextNotFound, RuntimeError,
   type ContextId, type DevToolsTarget, type RuntimeEvent, type SessionLabel, type Snapshot, type StorageState, type TabInfo, type TabSpec,
 } from '@errands/runtime'
-import { Effect } from 'effect'
+import { Effect, Option } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
 import { call, toRuntimeError, within } from './failures.ts'
 import { storageDrift } from './restoreDrift.ts'
@@ -280,6 +280,16 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       entry.label = keptLabel(label)
     })
 
+  private readonly lastWordsOf = new Map<ContextId, Promise<Omit<Snapshot, 'takenAt'> | undefined>>()
+
+  /** @example yield* runtime.lastWords(crashedId) */
+  readonly lastWords = (contextId: ContextId): Effect.Effect<Option.Option<Omit<Snapshot, 'takenAt'>>> =>
+    Effect.promise(async () => {
+      const words = this.lastWordsOf.get(contextId)
+      this.lastWordsOf.delete(contextId)
+      return Option.fromNullable(await words)
+    })
+
   /** @example yield* runtime.snapshot(id) */
   readonly snapshot = (contextId: ContextId) =>
     this.withEntry(contextId, 'snapshot', async (entry): Promise<Omit<Snapshot, 'takenAt'>> => {
@@ -500,9 +510,18 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       if (tabId) entry.tabs.remove(tabId)
       void within(5_000, page.close())
     } else {
-      // A crashed context is forgotten at once; the supervisor heals it from its snapshot.
+      // A crashed context is forgotten at once (calls see it gone) and the supervisor heals it.
+      // Its storage lives in the browser, not in the dead renderer: it is read, with the tabs'
+      // URLs, before the context closes — the heal's last words (lossless, not the last
+      // debounced snapshot; found by the soak, issue #15).
       this.forget(entry)
-      void within(this.deadlineMs, entry.context.close())
+      const tabs = entry.tabs.list().map((t) => ({ url: this.urlOf(t.handle), active: t.active }))
+      const words = within(Math.min(5_000, this.deadlineMs), entry.pageWork.run(() => this.readStorage(entry)))
+        .then((storage) => (storage === undefined ? undefined : { storage, tabs }))
+      this.lastWordsOf.set(entry.id, words)
+      void words.finally(() => within(this.deadlineMs, entry.context.close()))
+      // Never read (the errand ended meanwhile): not kept for good.
+      setTimeout(() => this.lastWordsOf.get(entry.id) === words && this.lastWordsOf.delete(entry.id), 60_000).unref()
     }
     this.emit({ _tag: 'ContextCrashed', contextId: entry.id })
   }

@@ -1,4 +1,4 @@
-import { Context, type Effect } from 'effect'
+import { Context, type Effect, type Option } from 'effect'
 import type { ContextNotFound, RuntimeError } from './errors.ts'
 import type {
   ContextId, Cookie, DevToolsTarget, OpenContextSpec, RuntimeEvent, SessionLabel, Snapshot, StorageState, TabInfo,
@@ -39,6 +39,14 @@ export interface RuntimeShape {
   readonly setLabel: (contextId: ContextId, label: SessionLabel) => Effect.Effect<void, ContextError>
   /** Storage (no IndexedDB) and the tabs' URLs in order; `takenAt` is filled in by the caller's clock. */
   readonly snapshot: (contextId: ContextId) => Effect.Effect<Omit<Snapshot, 'takenAt'>, ContextError>
+  /**
+   * What a context that crashed on its own held at that moment — its storage and its tabs' URLs —
+   * for its heal (H2). A renderer's death leaves the browser and the context's storage alive, so
+   * the runtime reads them before it closes the context; a heal from these loses nothing but the
+   * crashed page's own memory. Read once; none when nothing could be read (the whole browser
+   * died, or the read failed or was already taken).
+   */
+  readonly lastWords: (contextId: ContextId) => Effect.Effect<Option.Option<Omit<Snapshot, 'takenAt'>>>
   /** Listens to runtime events; returns the way to stop listening. */
   readonly subscribe: (listener: (event: RuntimeEvent) => void) => Effect.Effect<() => void>
   /**

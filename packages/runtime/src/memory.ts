@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from 'effect'
+import { Context, Effect, Layer, Option } from 'effect'
 import { ContextNotFound, RuntimeError } from './errors.ts'
 import { Runtime, type RuntimeShape } from './Runtime.ts'
 import {
@@ -8,6 +8,7 @@ import {
   type OpenContextSpec,
   type RuntimeEvent,
   type SessionLabel,
+  type Snapshot,
   type StorageState,
   type TabInfo,
   type TabSpec,
@@ -60,6 +61,7 @@ export class MemoryRuntime implements RuntimeShape {
   readonly kind = 'memory'
   readonly mainContext = MAIN_CONTEXT
   private readonly contexts = new Map<ContextId, MemoryContext>()
+  private readonly lastWordsOf = new Map<ContextId, Omit<Snapshot, 'takenAt'>>()
   private readonly listeners = new Set<(event: RuntimeEvent) => void>()
   private nextContext = 1
   private failOpens: Array<RuntimeError['reason']> = []
@@ -154,6 +156,13 @@ export class MemoryRuntime implements RuntimeShape {
       tabs: ctx.tabs.map((t): TabSpec => ({ url: t.url, active: t.id === ctx.activeTab })),
     }))
 
+  readonly lastWords = (contextId: ContextId) =>
+    Effect.sync(() => {
+      const words = this.lastWordsOf.get(contextId)
+      this.lastWordsOf.delete(contextId)
+      return Option.fromNullable(words)
+    })
+
   readonly subscribe = (listener: (event: RuntimeEvent) => void) =>
     Effect.sync(() => {
       this.listeners.add(listener)
@@ -192,9 +201,21 @@ export class MemoryRuntime implements RuntimeShape {
     return this.tabInfo(ctx, tab)
   }
 
-  /** The context's renderer dies: the context is gone and subscribers hear `ContextCrashed`. */
-  crashContext(contextId: ContextId): void {
-    if (contextId === MAIN_CONTEXT || !this.contexts.delete(contextId)) return
+  /**
+   * The context's renderer dies: the context is gone and subscribers hear `ContextCrashed`. With
+   * `lastWords`, what it held is kept for `lastWords` (what Chromium's runtime reads after a
+   * renderer crash); without, nothing is (a crash nothing could be read from).
+   */
+  crashContext(contextId: ContextId, lastWords = false): void {
+    const ctx = this.contexts.get(contextId)
+    if (contextId === MAIN_CONTEXT || ctx === undefined) return
+    if (lastWords) {
+      this.lastWordsOf.set(contextId, {
+        storage: this.storageOf(ctx),
+        tabs: ctx.tabs.map((t): TabSpec => ({ url: t.url, active: t.id === ctx.activeTab })),
+      })
+    }
+    this.contexts.delete(contextId)
     this.emit({ _tag: 'ContextCrashed', contextId })
   }
 

@@ -41,6 +41,30 @@ export class SnapshotBook {
   private readonly reading = new Map<symbol, number>()
   private seq = 0
 
+  /** Fresher snapshots on their way (a crashed context's last words), by errand. */
+  private readonly arriving = new Map<string, Promise<void>>()
+
+  /**
+   * A fresher snapshot of the errand is on its way (`coming` keeps it when it lands): heals and
+   * parks of it wait for it first (`arrived`).
+   *
+   * @example
+   * book.expect('t1', runPromise(readLastWords))
+   */
+  expect(errandId: string, coming: Promise<void>): void {
+    const settled = coming.then(() => undefined, () => undefined)
+    this.arriving.set(errandId, settled)
+    void settled.then(() => this.arriving.get(errandId) === settled && this.arriving.delete(errandId))
+  }
+
+  /** Waits for a snapshot of the errand that is on its way, if one is. @example yield* book.arrived('t1') */
+  arrived(errandId: string): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const coming = this.arriving.get(errandId)
+      return coming === undefined ? Effect.void : Effect.promise(() => coming)
+    })
+  }
+
   /** The errand's snapshot, if one is held. @example book.get('t1') */
   get(errandId: string): Snapshot | undefined {
     return this.held.get(errandId)

@@ -84,7 +84,9 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         lentSites = found.value.lentSites
       } else {
         // The held snapshot is amended at once by a take-back (L5), so a heal never reopens a
-        // site revoked after the snapshot was taken (found by the model soak, seed 9001).
+        // site revoked after the snapshot was taken (found by the model soak, seed 9001). A
+        // crashed context's last words, when they are on their way, are that snapshot.
+        yield* snapshots.arrived(input.errandId)
         snapshot = snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: 0 }
       }
       let contextId: ContextId | undefined
@@ -135,6 +137,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         input.contextId === null
           ? Option.none()
           : yield* Effect.option(readSnapshot(input.errandId, input.contextId))
+      if (Option.isNone(fresh)) yield* snapshots.arrived(input.errandId)
       const snapshot: Snapshot = Option.isSome(fresh)
         ? { ...fresh.value, takenAt: now }
         : (snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: now })

@@ -76,3 +76,45 @@ describe('bounded healing (issue #9)', () => {
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, options))),
   )
 })
+
+// Issue #15: a renderer crash used to heal from the last debounced snapshot, dropping what the
+// errand did since. The runtime now reads what the crashed context held (its storage outlives a
+// renderer) and the heal reopens that — amended by take-backs made after the crash (L5).
+describe('a crashed context heals from its last words', () => {
+  it.scoped('what came after the last snapshot comes back, and a take-back made after the crash still reaches it', () =>
+    Effect.gen(function* () {
+      const { supervisor, memory } = yield* services
+      yield* supervisor.open({ id: 'w', kind: 'task' })
+      visitAs(memory, supervisor.contextOf('w')!, 'w')
+      yield* TestClock.adjust(3_000)
+      yield* supervisor.settle
+      expect(supervisor.lastSnapshot('w')?.tabs.map((t) => t.url)).toEqual(['https://shop.test/w'])
+      // After the snapshot, no debounce elapsing: a second page and a second site's sign-in.
+      const contextId = supervisor.contextOf('w')!
+      memory.visit(contextId, 'https://bank.test/later', { setCookies: [{ name: 'sid', value: 'later', domain: 'bank.test', path: '/', expires: -1, httpOnly: false, secure: false, sameSite: 'Lax' }], localStorage: { later: 'yes' } })
+      memory.crashContext(contextId, true)
+      // The person takes shop.test back after the crash, before the heal.
+      yield* supervisor.amendSnapshots((_id, s) => ({ ...s, storage: { ...s.storage, cookies: s.storage.cookies.filter((c) => c.domain !== 'shop.test') } }))
+      expect((yield* supervisor.view('w')).detail).toBe('healing.waiting')
+      yield* supervisor.use('w', () => Effect.void)
+      const healed = yield* memory.snapshot(supervisor.contextOf('w')!)
+      expect(healed.tabs.map((t) => t.url)).toEqual(['https://bank.test/later'])
+      expect(healed.storage.cookies.map((c) => `${c.domain} ${c.name}=${c.value}`)).toEqual(['bank.test sid=later'])
+      expect(healed.storage.origins.find((o) => o.origin === 'https://bank.test')?.localStorage).toEqual([{ name: 'later', value: 'yes' }])
+    }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, options))),
+  )
+
+  it.scoped('without last words (nothing could be read) the heal is from the last snapshot, as before', () =>
+    Effect.gen(function* () {
+      const { supervisor, memory } = yield* services
+      yield* supervisor.open({ id: 'n', kind: 'task' })
+      visitAs(memory, supervisor.contextOf('n')!, 'n')
+      yield* TestClock.adjust(3_000)
+      yield* supervisor.settle
+      memory.visit(supervisor.contextOf('n')!, 'https://bank.test/lost')
+      memory.crashContext(supervisor.contextOf('n')!)
+      yield* supervisor.use('n', () => Effect.void)
+      expect((yield* memory.snapshot(supervisor.contextOf('n')!)).tabs.map((t) => t.url)).toEqual(['https://shop.test/n'])
+    }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, options))),
+  )
+})

@@ -19,7 +19,7 @@ import type { ContextId, Cookie, OpenContextSpec, RuntimeEvent, RuntimeShape, Se
 import type { ChromiumRuntime } from '@errands/runtime-chromium'
 import { toRuntimeError } from '@errands/runtime-chromium'
 import type { HealthLog } from '@errands/supervisor'
-import { Clock, Effect, type Scope } from 'effect'
+import { Clock, Effect, Option, type Scope } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
 import type { PageAccess } from '../browsing/Pages.ts'
 import type { RuntimeReport } from '../health.ts'
@@ -128,6 +128,8 @@ export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions
       navigate: (id, tab, url) => on(id).navigate(id, tab, url),
       setLabel: (id, label: SessionLabel) => on(id).setLabel(id, label),
       snapshot: (id) => on(id).snapshot(id),
+      // A crashed context is no longer held by either: ask both (ids never collide).
+      lastWords: (id) => (remote ? Effect.flatMap(remote.lastWords(id), (o) => (Option.isSome(o) ? Effect.succeed(o) : local.lastWords(id))) : local.lastWords(id)),
       devtools: (id) => (remote?.owns(id) ? remote.devtools(id) : local.devtools(id)),
       subscribe: (listener) =>
         Effect.sync(() => {
