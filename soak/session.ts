@@ -68,6 +68,14 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
     const r = await call(op, 'POST', '/v1/navigate', { url })
     if (r.status === 200) {
       w.latency('/v1/navigate', r.ms)
+      if (!tabs.map.has(r.body.tab) && tabs.active !== r.body.tab) {
+        // A tab id this session never saw: its errand was reopened meanwhile (parked to make room
+        // for another, C2) and its tabs have new ids; the listing is the truth. (Without this the
+        // model kept the old id beside the new one: a false state-lost, 60-minute run.)
+        const listed = await call(op, 'GET', '/v1/tabs')
+        if (listed.status === 200) syncTabs(tabs, listed.body.tabs)
+        else s.uncertain = true
+      }
       tabs.map.set(r.body.tab, r.body.url)
       tabs.active = r.body.tab
       if (w.epoch === epoch && !s.uncertain) s.set({ tabs: urlsOf(tabs) })

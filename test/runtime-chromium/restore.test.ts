@@ -49,7 +49,7 @@ describe('restore (E4, H2)', () => {
 
     // d was never visited, yet its storage is part of the state (a snapshot loses nothing).
     const snap = await h.run(h.runtime.snapshot(id))
-    expect(snap.tabs).toEqual([{ url: a.url('/'), active: false }, { url: b.url('/'), active: true }, { url: c.url('/'), active: false }])
+    expect(snap.tabs).toEqual([{ id: 't1', url: a.url('/'), active: false }, { id: 't2', url: b.url('/'), active: true }, { id: 't3', url: c.url('/'), active: false }])
     expect(new Set(snap.storage.origins.map((o) => o.origin))).toEqual(new Set([a, b, c, d].map((s) => s.origin)))
     await h.run(h.runtime.closeContext(id))
   })
@@ -100,6 +100,25 @@ describe('restore (E4, H2)', () => {
     expect(again.tabs).toEqual(snap.tabs)
     expect(again.storage).toEqual(snap.storage)
     await h.run(h.runtime.closeContext(resumed))
+  })
+
+  // Issue #15's soak: an errand parked to make room for another (C2) came back with its tabs
+  // numbered afresh, so an agent's "t2" named another tab, or none.
+  it('a reopened context keeps its tabs\' ids; a new tab is numbered after them', async () => {
+    const [a, b, c] = sites as [Site, Site, Site]
+    const id = await h.run(h.runtime.openContext(spec('ids', { tabs: [{ url: a.url('/title?t=1'), active: false }, { url: b.url('/title?t=2'), active: false }, { url: c.url('/title?t=3'), active: true }] })))
+    await h.run(h.runtime.closeTab(id, 't1'))
+    const snap = await h.run(h.runtime.snapshot(id))
+    expect(snap.tabs.map((t) => t.id)).toEqual(['t2', 't3'])
+    await h.run(h.runtime.closeContext(id))
+    const again = await h.run(h.runtime.openContext(spec('ids', { storage: snap.storage, tabs: snap.tabs })))
+    expect((await h.run(h.runtime.tabs(again))).map((t) => [t.id, t.url, t.active])).toEqual([['t2', b.url('/title?t=2'), false], ['t3', c.url('/title?t=3'), true]])
+    expect((await h.run(h.runtime.openTab(again, a.url('/title?t=4')))).id).toBe('t4')
+    // A record sealed before ids were kept: numbered afresh, as before.
+    const old = await h.run(h.runtime.openContext(spec('ids-old', { tabs: snap.tabs.map(({ url, active }) => ({ url, active })) })))
+    expect((await h.run(h.runtime.tabs(old))).map((t) => t.id)).toEqual(['t1', 't2'])
+    await h.run(h.runtime.closeContext(again))
+    await h.run(h.runtime.closeContext(old))
   })
 
   // Issue #15's park-not-exact: a tab left on a page whose load writes state wrote its old value

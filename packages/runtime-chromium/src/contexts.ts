@@ -293,7 +293,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
   /** @example yield* runtime.snapshot(id) */
   readonly snapshot = (contextId: ContextId) =>
     this.withEntry(contextId, 'snapshot', async (entry): Promise<Omit<Snapshot, 'takenAt'>> => {
-      const tabs = entry.tabs.list().map((t) => ({ url: this.urlOf(t.handle), active: t.active }))
+      const tabs = entry.tabs.list().map((t) => ({ id: t.id, url: this.urlOf(t.handle), active: t.active }))
       return { storage: await entry.pageWork.run(() => this.readStorage(entry)), tabs }
     })
 
@@ -352,8 +352,8 @@ export abstract class ContextRuntime<E extends ContextEntry> {
    * @example
    * const tabId = this.register(entry, page, true)
    */
-  protected register(entry: E, page: Page, activate: boolean): string {
-    const tabId = entry.tabs.add(page, { activate })
+  protected register(entry: E, page: Page, activate: boolean, id?: string): string {
+    const tabId = entry.tabs.add(page, { activate, ...(id === undefined ? {} : { id }) })
     page.on('load', () => {
       if (entry.tabs.idOf(page) === tabId && this.holds(entry)) this.emit({ _tag: 'PageLoaded', contextId: entry.id, tabId })
     })
@@ -398,7 +398,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
     } finally {
       entry.quietPages--
     }
-    pages.forEach((page, i) => this.register(entry, page, i === activeIndex))
+    pages.forEach((page, i) => this.register(entry, page, i === activeIndex, specs[i]!.id))
     await Promise.all(specs.map(async (tab, i) => {
       if (tab.url === 'about:blank' || !this.checkNavigation(tab.url, entry.id).allow) return
       await this.goto(pages[i]!, tab.url).catch((e: unknown) => {
@@ -515,7 +515,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       // URLs, before the context closes — the heal's last words (lossless, not the last
       // debounced snapshot; found by the soak, issue #15).
       this.forget(entry)
-      const tabs = entry.tabs.list().map((t) => ({ url: this.urlOf(t.handle), active: t.active }))
+      const tabs = entry.tabs.list().map((t) => ({ id: t.id, url: this.urlOf(t.handle), active: t.active }))
       const words = within(Math.min(5_000, this.deadlineMs), entry.pageWork.run(() => this.readStorage(entry)))
         .then((storage) => (storage === undefined ? undefined : { storage, tabs }))
       this.lastWordsOf.set(entry.id, words)

@@ -55,3 +55,16 @@ describe('TabBook', () => {
     )
   })
 })
+
+describe('TabBook ids kept on reopen (issue #15)', () => {
+  it('takes a free wanted id, numbers later tabs after it, and refuses a taken or malformed one', () => {
+    const book = new TabBook<string>()
+    expect(book.add('b', { id: 't2' })).toBe('t2')
+    expect(book.add('c', { id: 't5' })).toBe('t5')
+    expect(book.add('d')).toBe('t6')
+    expect(book.add('e', { id: 't2' })).toBe('t7') // taken
+    expect(book.add('f', { id: 'x9' })).toBe('t8') // not ours
+    expect(book.add('g', { id: 't0' })).toBe('t9')
+    expect(new Set(book.list().map((t) => t.id)).size).toBe(book.size)
+  })
+})

@@ -153,7 +153,7 @@ export class MemoryRuntime implements RuntimeShape {
   readonly snapshot = (contextId: ContextId) =>
     this.withContext(contextId, (ctx) => ({
       storage: this.storageOf(ctx),
-      tabs: ctx.tabs.map((t): TabSpec => ({ url: t.url, active: t.id === ctx.activeTab })),
+      tabs: ctx.tabs.map((t): TabSpec => ({ id: t.id, url: t.url, active: t.id === ctx.activeTab })),
     }))
 
   readonly lastWords = (contextId: ContextId) =>
@@ -212,7 +212,7 @@ export class MemoryRuntime implements RuntimeShape {
     if (lastWords) {
       this.lastWordsOf.set(contextId, {
         storage: this.storageOf(ctx),
-        tabs: ctx.tabs.map((t): TabSpec => ({ url: t.url, active: t.id === ctx.activeTab })),
+        tabs: ctx.tabs.map((t): TabSpec => ({ id: t.id, url: t.url, active: t.id === ctx.activeTab })),
       })
     }
     this.contexts.delete(contextId)
@@ -249,7 +249,10 @@ export class MemoryRuntime implements RuntimeShape {
     }
     const specs = tabs && tabs.length > 0 ? tabs : [{ url: 'about:blank', active: true }]
     for (const spec of specs) {
-      const tab = { id: `t${ctx.nextTab++}`, url: spec.url }
+      // The id it was snapshotted with, when free (see TabSpec.id); later tabs number after it.
+      const kept = spec.id !== undefined && /^t[1-9]\d*$/.test(spec.id) && !ctx.tabs.some((t) => t.id === spec.id) ? spec.id : undefined
+      if (kept !== undefined) ctx.nextTab = Math.max(ctx.nextTab, Number(kept.slice(1)) + 1)
+      const tab = { id: kept ?? `t${ctx.nextTab++}`, url: spec.url }
       ctx.tabs.push(tab)
       if (spec.active) ctx.activeTab = tab.id
     }

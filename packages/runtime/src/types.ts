@@ -62,6 +62,12 @@ export interface TabInfo {
 export interface TabSpec {
   readonly url: string
   readonly active: boolean
+  /**
+   * The tab's id when it was snapshotted. A context reopened from the snapshot gives the tab the
+   * same id, so the ids an agent holds stay valid across a park it never saw (C2) or a heal;
+   * records sealed before ids were kept have none (the tabs are numbered afresh).
+   */
+  readonly id?: string
 }
 
 /**

@@ -62,7 +62,7 @@ const SnapshotSchema = Schema.Struct({
       localStorage: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.String })),
     })),
   }),
-  tabs: Schema.Array(Schema.Struct({ url: Schema.String, active: Schema.Boolean })),
+  tabs: Schema.Array(Schema.Struct({ url: Schema.String, active: Schema.Boolean, id: Schema.optional(Schema.String) })),
   takenAt: Finite,
 })
 
@@ -143,7 +143,7 @@ const pick = (r: ParkedRecord): ParkedRecord => ({
         localStorage: o.localStorage.map((e) => ({ name: e.name, value: e.value })),
       })),
     },
-    tabs: r.snapshot.tabs.map((t) => ({ url: t.url, active: t.active })),
+    tabs: r.snapshot.tabs.map((t) => (t.id === undefined ? { url: t.url, active: t.active } : { url: t.url, active: t.active, id: t.id })),
     takenAt: r.snapshot.takenAt,
   },
   parkedAt: r.parkedAt,
