@@ -78,6 +78,23 @@ describe('a renderer crashes', () => {
     await h.run(h.runtime.closeContext(bystander))
   })
 
+  // The 60-minute soak saw a context with no pages outlive its use until the browser died: a
+  // warm spare whose renderer was killed stayed the spare, was handed out with a dead page, and
+  // its close after the failed open could hang.
+  it("of the warm spare: the spare goes at once, and the next errand gets a live context", async () => {
+    const warm = await h.run(h.runtime.openContext(spec('warm', { tabs: [{ url: shop.url('/title?t=w'), active: true }] })))
+    expect(await until(() => h.runtime.hasWarmSpare(), 10_000)).toBe(true)
+    const page = h.runtime.warmSparePage()!
+    const session = await page.context().newCDPSession(page)
+    await session.send('Page.crash').catch(() => undefined)
+    expect(await until(() => page.isClosed(), 10_000)).toBe(true)
+    expect(h.runtime.hasWarmSpare()).toBe(false)
+    const next = await h.run(h.runtime.openContext(spec('after-spare', { tabs: [{ url: shop.url('/title?t=alive'), active: true }] })))
+    expect((await h.run(h.runtime.tabs(next)))[0]).toMatchObject({ title: 'alive' })
+    await h.run(h.runtime.closeContext(next))
+    await h.run(h.runtime.closeContext(warm))
+  })
+
   it('in the main context drops only the crashed tab', async () => {
     const tab = await h.run(h.runtime.openTab('main', shop.url('/title?t=doomed')))
     const before = h.events.length

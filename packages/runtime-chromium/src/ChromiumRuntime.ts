@@ -148,6 +148,11 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     return this.errands.spareReady()
   }
 
+  /** The warm spare's page, when one is ready (tests). @example runtime.warmSparePage()?.isClosed() */
+  warmSparePage(): Page | undefined {
+    return this.errands.sparePage()
+  }
+
   // ---- RuntimeShape ----
 
   readonly openContext = (spec: OpenContextSpec): Effect.Effect<ContextId, RuntimeError> =>

@@ -20,7 +20,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { GuardPolicy } from '@errands/guard'
-import { chromium, type Browser, type BrowserContext, type BrowserServer } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type BrowserServer, type Page } from 'playwright-core'
 import { guardBrowserRequests, type Log } from './containment.ts'
 import { browserWebSocketUrl } from './devtoolsPort.ts'
 import { within } from './failures.ts'
@@ -309,6 +309,11 @@ export class ErrandsBrowser {
     }))
   }
 
+  /** The warm spare's page, when one is ready (tests). @example errands.sparePage()?.isClosed() */
+  sparePage(): Page | undefined {
+    return this.spareReady() ? this.spare?.context?.pages()[0] : undefined
+  }
+
   /** Whether a warm spare context is ready to be handed out. @example await until(() => errands.spareReady()) */
   spareReady(): boolean {
     return this.spare?.context !== undefined && this.spare.generation === this.running?.generation
@@ -348,7 +353,15 @@ export class ErrandsBrowser {
     this.spare = spare
     void (async () => {
       const context = await running.browser.newContext()
-      await context.newPage()
+      const page = await context.newPage()
+      // A spare whose renderer dies is no spare: it goes, and the next open makes a context.
+      // (Kept, it was handed out with a dead page, its open failed, and its close could hang: a
+      // context with no pages outlived it until the browser did — the 60-minute soak saw 8
+      // contexts under a cap of 6 + the spare.)
+      page.on('crash', () => {
+        if (this.spare === spare) this.spare = undefined
+        void within(5_000, context.close())
+      })
       if (this.spare === spare && this.running === running) spare.context = context
       else await context.close()
     })().catch(() => {
