@@ -251,6 +251,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   }
 
   private async doOpenContext(spec: OpenContextSpec): Promise<ContextId> {
+    await this.crashedClosed()
     const { context, generation } = await this.errands.newContext()
     const warmPages = context.pages()
     const id = `${spec.errandId}.${++this.counter}`

@@ -281,6 +281,20 @@ export abstract class ContextRuntime<E extends ContextEntry> {
     })
 
   private readonly lastWordsOf = new Map<ContextId, Promise<Omit<Snapshot, 'takenAt'> | undefined>>()
+  /** Crashed contexts still open while their last words are read, until they are closed. */
+  private readonly closingCrashed = new Set<Promise<unknown>>()
+
+  /**
+   * Waits until the crashed contexts being read are closed, so a new context never stands beside
+   * them: the open contexts stay within the cap (C1; the 30-minute soak saw one over it while a
+   * crashed context's storage was read and a freed slot was already taken).
+   *
+   * @example
+   * await this.crashedClosed()
+   */
+  protected async crashedClosed(): Promise<void> {
+    await Promise.all([...this.closingCrashed])
+  }
 
   /** @example yield* runtime.lastWords(crashedId) */
   readonly lastWords = (contextId: ContextId): Effect.Effect<Option.Option<Omit<Snapshot, 'takenAt'>>> =>
@@ -516,10 +530,14 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       // debounced snapshot; found by the soak, issue #15).
       this.forget(entry)
       const tabs = entry.tabs.list().map((t) => ({ id: t.id, url: this.urlOf(t.handle), active: t.active }))
-      const words = within(Math.min(5_000, this.deadlineMs), entry.pageWork.run(() => this.readStorage(entry)))
+      const read = entry.pageWork.run(() => this.readStorage(entry))
+      read.catch((e: unknown) => this.log(`${this.noun} ${entry.id}: its storage could not be read after the crash (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); it heals from its last snapshot`))
+      const words = within(Math.min(10_000, this.deadlineMs), read)
         .then((storage) => (storage === undefined ? undefined : { storage, tabs }))
       this.lastWordsOf.set(entry.id, words)
-      void words.finally(() => within(this.deadlineMs, entry.context.close()))
+      const closed = words.finally(() => within(this.deadlineMs, entry.context.close()))
+      this.closingCrashed.add(closed)
+      void closed.finally(() => this.closingCrashed.delete(closed))
       // Never read (the errand ended meanwhile): not kept for good.
       setTimeout(() => this.lastWordsOf.get(entry.id) === words && this.lastWordsOf.delete(entry.id), 60_000).unref()
     }

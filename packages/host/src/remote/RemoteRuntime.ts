@@ -144,6 +144,7 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
   }
 
   private async doOpen(spec: OpenContextSpec): Promise<ContextId> {
+    await this.crashedClosed()
     if (!this.connected) await this.reconnect()
     const storage = spec.storage
     const context = await this.browser.newContext(
