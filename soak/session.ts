@@ -145,8 +145,11 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
       s.adopt(seen)
     }
     s.parkedAcked = false
-    // /show moved the active tab; the model follows.
+    // /show moved the active tab; the model follows. After a heal the tabs are read again: the
+    // list the look began with can come from a context that was already dead (a browser SIGKILL
+    // the host had not noticed yet), not from the one the heal reopened (30-minute run, s3).
     s.set({ tabs: urlsOf(tabs) })
+    if (why === 'heal' && w.epoch === epoch) await resync('look')
     // After a resume, the lent sign-in on the wire: there after Allow, gone after a revoke,
     // whatever happened to the sealed record while it was parked (L5).
     if (why === 'resume') await navigate('look', 'bank.example', '/show')
