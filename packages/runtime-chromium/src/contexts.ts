@@ -307,7 +307,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
   /** @example yield* runtime.snapshot(id) */
   readonly snapshot = (contextId: ContextId) =>
     this.withEntry(contextId, 'snapshot', async (entry): Promise<Omit<Snapshot, 'takenAt'>> => {
-      const tabs = entry.tabs.list().map((t) => ({ id: t.id, url: this.urlOf(t.handle), active: t.active }))
+      const tabs = this.tabSpecsOf(entry)
       return { storage: await entry.pageWork.run(() => this.readStorage(entry)), tabs }
     })
 
@@ -498,6 +498,11 @@ export abstract class ContextRuntime<E extends ContextEntry> {
     }
   }
 
+  /** The tabs as a snapshot keeps them: id, URL, active, in order. */
+  private tabSpecsOf(entry: E): Array<TabSpec> {
+    return entry.tabs.list().map((t) => ({ id: t.id, url: this.urlOf(t.handle), active: t.active }))
+  }
+
   private pageIn(entry: E, tabId: string): Page {
     const page = entry.tabs.get(tabId)
     if (!page) throw new RuntimeError({ reason: 'invalid', message: `no tab ${tabId} in context ${entry.id}` })
@@ -529,7 +534,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       // URLs, before the context closes — the heal's last words (lossless, not the last
       // debounced snapshot; found by the soak, issue #15).
       this.forget(entry)
-      const tabs = entry.tabs.list().map((t) => ({ id: t.id, url: this.urlOf(t.handle), active: t.active }))
+      const tabs = this.tabSpecsOf(entry)
       const read = entry.pageWork.run(() => this.readStorage(entry))
       read.catch((e: unknown) => this.log(`${this.noun} ${entry.id}: its storage could not be read after the crash (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); it heals from its last snapshot`))
       const words = within(Math.min(10_000, this.deadlineMs), read)

@@ -150,11 +150,7 @@ export class MemoryRuntime implements RuntimeShape {
       ctx.label = label
     })
 
-  readonly snapshot = (contextId: ContextId) =>
-    this.withContext(contextId, (ctx) => ({
-      storage: this.storageOf(ctx),
-      tabs: ctx.tabs.map((t): TabSpec => ({ id: t.id, url: t.url, active: t.id === ctx.activeTab })),
-    }))
+  readonly snapshot = (contextId: ContextId) => this.withContext(contextId, (ctx) => this.snapshotOf(ctx))
 
   readonly lastWords = (contextId: ContextId) =>
     Effect.sync(() => {
@@ -209,12 +205,7 @@ export class MemoryRuntime implements RuntimeShape {
   crashContext(contextId: ContextId, lastWords = false): void {
     const ctx = this.contexts.get(contextId)
     if (contextId === MAIN_CONTEXT || ctx === undefined) return
-    if (lastWords) {
-      this.lastWordsOf.set(contextId, {
-        storage: this.storageOf(ctx),
-        tabs: ctx.tabs.map((t): TabSpec => ({ id: t.id, url: t.url, active: t.id === ctx.activeTab })),
-      })
-    }
+    if (lastWords) this.lastWordsOf.set(contextId, this.snapshotOf(ctx))
     this.contexts.delete(contextId)
     this.emit({ _tag: 'ContextCrashed', contextId })
   }
@@ -237,6 +228,13 @@ export class MemoryRuntime implements RuntimeShape {
   }
 
   // ---- internals ---------------------------------------------------------------------------
+
+  private snapshotOf(ctx: MemoryContext): Omit<Snapshot, 'takenAt'> {
+    return {
+      storage: this.storageOf(ctx),
+      tabs: ctx.tabs.map((t): TabSpec => ({ id: t.id, url: t.url, active: t.id === ctx.activeTab })),
+    }
+  }
 
   private blank(label: SessionLabel): MemoryContext {
     return { label, cookies: [], origins: new Map(), tabs: [], activeTab: undefined, nextTab: 1 }
