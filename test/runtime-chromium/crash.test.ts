@@ -114,6 +114,17 @@ describe('a renderer crashes', () => {
     const next = await h.run(h.runtime.openContext(spec('after-spare', { tabs: [{ url: shop.url('/title?t=alive'), active: true }] })))
     expect((await h.run(h.runtime.tabs(next)))[0]).toMatchObject({ title: 'alive' })
     await h.run(h.runtime.closeContext(next))
+    // A spare handed out is an errand's: its page crashing is that errand's crash, and the
+    // context stays open until its last words are read (it was closed under them at first).
+    expect(await until(() => h.runtime.hasWarmSpare(), 10_000)).toBe(true)
+    const sparePage = h.runtime.warmSparePage()!
+    const taker = await h.run(h.runtime.openContext(spec('takes-spare', { tabs: [{ url: shop.url('/title?t=taken'), active: true }] })))
+    expect(h.runtime.pageOf(taker, 't1')).toBe(sparePage)
+    const before = h.events.length
+    await crashRenderer(taker, 't1')
+    expect(await until(() => h.events.slice(before).some((e) => e._tag === 'ContextCrashed' && e.contextId === taker))).toBe(true)
+    const words = await h.run(h.runtime.lastWords(taker))
+    expect(Option.map(words, (w) => w.tabs.map((t) => t.url))).toEqual(Option.some([shop.url('/title?t=taken')]))
     await h.run(h.runtime.closeContext(warm))
   })
 

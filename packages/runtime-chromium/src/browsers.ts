@@ -358,8 +358,11 @@ export class ErrandsBrowser {
       // (Kept, it was handed out with a dead page, its open failed, and its close could hang: a
       // context with no pages outlived it until the browser did — the 60-minute soak saw 8
       // contexts under a cap of 6 + the spare.)
+      // Once handed out the page is an errand's tab and its crash is the errand's (its last words
+      // are read from this context before it closes).
       page.on('crash', () => {
-        if (this.spare === spare) this.spare = undefined
+        if (this.spare !== spare) return
+        this.spare = undefined
         void within(5_000, context.close())
       })
       if (this.spare === spare && this.running === running) spare.context = context
