@@ -24,7 +24,7 @@ import { chromium, type Browser, type BrowserContext, type BrowserServer, type P
 import { guardBrowserRequests, type Log } from './containment.ts'
 import { browserWebSocketUrl } from './devtoolsPort.ts'
 import { within } from './failures.ts'
-import { CHROMIUM_ARGS } from './options.ts'
+import { chromiumArgs } from './options.ts'
 import { freshTmpDir, noteDir } from './tmpDirs.ts'
 
 /**
@@ -181,7 +181,7 @@ export const launchMain = async (
   try {
     const context = await chromium.launchPersistentContext(profileDir, {
       executablePath: settings.executablePath,
-      args: [...CHROMIUM_ARGS, ...settings.extraArgs],
+      args: chromiumArgs(settings.extraArgs),
       headless: true,
       timeout: settings.deadlineMs,
       env: { ...process.env, TMPDIR: tmpDir, [OWNER_VARIABLE]: settings.owner },
@@ -378,7 +378,7 @@ export class ErrandsBrowser {
     try {
       server = await chromium.launchServer({
         executablePath: this.settings.executablePath,
-        args: [...CHROMIUM_ARGS, ...this.settings.extraArgs, `--remote-debugging-port=${this.settings.devtoolsPort}`],
+        args: chromiumArgs([...this.settings.extraArgs, `--remote-debugging-port=${this.settings.devtoolsPort}`]),
         headless: true,
         timeout: this.settings.deadlineMs,
         env: { ...process.env, TMPDIR: tmpDir, [OWNER_VARIABLE]: this.settings.owner },

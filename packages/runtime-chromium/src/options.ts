@@ -46,20 +46,75 @@ export interface ChromiumRuntimeOptions {
 export const DEFAULT_DEADLINE_MS = 30_000
 
 /**
- * Flags for every Chromium we start, and why:
+ * Chromium features Playwright 1.65 switches off in every Chromium it launches (its
+ * `chromiumSwitches.ts`): among them the start-up calls to Google (`OptimizationHints`,
+ * `NetworkTimeServiceQuerying`, `AimEnabled`, `PreconnectToSearch`), `HttpsUpgrades` and the
+ * redirect abort under Fetch interception (`AvoidCorsURLLoaderRestartOnRedirect`). Chromium reads
+ * only the last `--disable-features` switch, so a list of our own written after Playwright's
+ * would switch all of these back on: {@link chromiumArgs} writes one switch holding both. A
+ * test reads the switch a plain Playwright launch passes and fails when this list falls behind.
+ */
+export const PLAYWRIGHT_DISABLED_FEATURES: ReadonlyArray<string> = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable', 'LensOverlay', 'MediaRouter', 'PaintHolding',
+  'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect', 'TcpPortRandomizationWin',
+  'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
+  'msForceBrowserSignIn', 'msEdgeUpdateLaunchServicesPreferredVersion',
+]
+
+/** Chromium features Playwright 1.65 switches on (its `--enable-features`, kept the same way). */
+export const PLAYWRIGHT_ENABLED_FEATURES: ReadonlyArray<string> = ['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies']
+
+/**
+ * Chromium features we switch off ourselves, and why:
+ * - `WebUIOmniboxPopup`, `WebUIOmniboxAimPopup`, `WebUIOmniboxFullPopup`, `PreloadTopChromeWebUI`:
+ *   headless Chromium 156 preloads the address-bar popup in an extra renderer per context; this
+ *   saves that process (~20 MB PSS per context);
+ * - `SpareRendererForSitePerProcess`: Chromium keeps one renderer started ahead for the next
+ *   navigation, bound to the context that navigated last. With many contexts it is mostly thrown
+ *   away unused (129 renderer starts instead of 72 in the same run), and whether it is alive at a
+ *   given moment depends on which context moved last, so the process count stops saying what is
+ *   open (ADR 0015, `npm run bench -- spare`).
+ */
+export const ERRANDS_DISABLED_FEATURES: ReadonlyArray<string> = [
+  'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup', 'PreloadTopChromeWebUI',
+  'SpareRendererForSitePerProcess',
+]
+
+const featureSwitch = (name: 'disable' | 'enable') => `--${name}-features=`
+
+/**
+ * The switches for one Chromium we start: {@link CHROMIUM_SWITCHES}, then `extra` in its order,
+ * with every `--disable-features` / `--enable-features` (Playwright's, ours, and any in `extra`)
+ * merged into one switch of each, written last: Chromium reads only the last of each.
+ *
+ * @example
+ * chromiumArgs(['--disable-features=Foo']).at(-2) // "--disable-features=AvoidUnnecessaryBeforeUnloadCheckSync,…,SpareRendererForSitePerProcess,Foo"
+ */
+export const chromiumArgs = (extra: ReadonlyArray<string> = []): string[] => {
+  const lists = { disable: [...PLAYWRIGHT_DISABLED_FEATURES, ...ERRANDS_DISABLED_FEATURES], enable: [...PLAYWRIGHT_ENABLED_FEATURES] }
+  const rest: string[] = []
+  for (const arg of extra) {
+    const kind = (['disable', 'enable'] as const).find((k) => arg.startsWith(featureSwitch(k)))
+    if (kind === undefined) rest.push(arg)
+    else lists[kind].push(...arg.slice(featureSwitch(kind).length).split(',').filter((f) => f !== ''))
+  }
+  // A feature both switched on and off stays off (Chromium's own rule for the two lists).
+  const enable = lists.enable.filter((f) => !lists.disable.includes(f))
+  const unique = (xs: ReadonlyArray<string>) => [...new Set(xs)].join(',')
+  return [...CHROMIUM_SWITCHES, ...rest, `${featureSwitch('disable')}${unique(lists.disable)}`, `${featureSwitch('enable')}${unique(enable)}`]
+}
+
+/**
+ * Switches for every Chromium we start, and why:
  * - `--headless`: no display here; `--no-sandbox`: we run as root in a container;
  * - `--disable-gpu`: no GPU; `--disable-quic`: keeps every request on TCP, where the guard and
  *   the fixture servers see it;
  * - `--no-first-run`, `--disable-background-networking`, `--disable-component-update`,
- *   `--disable-sync`: no traffic of Chromium's own (nothing leaves the machine unasked);
- * - `--disable-features=WebUIOmniboxPopup,…,PreloadTopChromeWebUI`: headless Chromium 156
- *   preloads the address-bar popup in an extra renderer per context; this saves that process
- *   (~20 MB PSS per context).
- *
- * @example
- * chromium.launchServer({ executablePath, args: [...CHROMIUM_ARGS] })
+ *   `--disable-sync`: no traffic of Chromium's own (nothing leaves the machine unasked).
+ * The feature lists come after these, from {@link chromiumArgs}.
  */
-export const CHROMIUM_ARGS: ReadonlyArray<string> = [
+export const CHROMIUM_SWITCHES: ReadonlyArray<string> = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -68,8 +123,17 @@ export const CHROMIUM_ARGS: ReadonlyArray<string> = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
-  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,PreloadTopChromeWebUI',
 ]
+
+/**
+ * Every switch for a Chromium we start with no extra ones: {@link CHROMIUM_SWITCHES} and the
+ * merged feature lists. With extra switches, use {@link chromiumArgs} (never append a
+ * `--disable-features` after these: it would replace the list).
+ *
+ * @example
+ * chromium.launchServer({ executablePath, args: [...CHROMIUM_ARGS] })
+ */
+export const CHROMIUM_ARGS: ReadonlyArray<string> = chromiumArgs()
 
 /**
  * The Chromium binary: `explicit`, else `$CHROMIUM_PATH`, else Debian's real binary
