@@ -42,12 +42,13 @@ export const engineLog: Array<{ readonly at: number; readonly line: string }> = 
  * @example
  * const { bench, dispose } = await startBench(sites, 7)
  */
-export const startBench = async (sites: ReadonlyArray<Site>, rounds: number, warmSpare = true) => {
+export const startBench = async (sites: ReadonlyArray<Site>, rounds: number, warmSpare = true, extraArgs: ReadonlyArray<string> = []) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'errands-bench-'))
   const managed = ManagedRuntime.make(engineLayer({
     settings: defaultSettings({ dataDir, maxErrands: 6, snapshotDebounceMs: 3_000 }),
     chromium: {
       warmSpare,
+      extraArgs,
       log: (line) => {
         engineLog.push({ at: performance.now(), line })
         if (engineLog.length > 500) engineLog.splice(0, 100)
@@ -57,7 +58,7 @@ export const startBench = async (sites: ReadonlyArray<Site>, rounds: number, war
   const services = await managed.runPromise(Effect.all({ supervisor: Supervisor, engine: Chromium, runtime: Runtime, store: SealedStore, lending: Lending }))
   const bench: Bench = { supervisor: services.supervisor, engine: services.engine, run: (e) => managed.runPromise(e), sites, rounds }
   return {
-    bench, services,
+    bench, services, dataDir,
     dispose: async () => {
       await managed.dispose()
       rmSync(dataDir, { recursive: true, force: true })

@@ -8,8 +8,8 @@
  * result.violations // []
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { prng } from '../test/faults/prng.ts'
 import { eventually } from '../test/fixtures/processes.ts'
 import { chaosOnce, chaosSchedule, leftoverTemps } from './chaos.ts'
@@ -69,6 +69,19 @@ const mountStore = (storeDir: string): string | undefined => {
   }
 }
 
+/** A run killed during a full-disk period leaves its tmpfs mounted (the next run's clean-up would fail with EBUSY): unmount it. */
+const unmountLeftover = (storeDir: string): void => {
+  const mounts = (() => {
+    try {
+      return readFileSync('/proc/mounts', 'utf8')
+    } catch {
+      return ''
+    }
+  })()
+  if (!mounts.split('\n').some((line) => line.split(' ')[1] === resolve(storeDir))) return
+  execFileSync('umount', ['-l', storeDir], { stdio: 'pipe' })
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /**
@@ -80,6 +93,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 export const runSoak = async (options: RunOptions, say: (line: string) => void = () => {}): Promise<SoakResult> => {
   mkdirSync(options.out, { recursive: true })
   const dir = join(options.out, 'work')
+  unmountLeftover(join(dir, 'data', 'store'))
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(join(dir, 'data', 'store'), { recursive: true })
   const journal = openJournal(join(options.out, 'journal.jsonl'), options)

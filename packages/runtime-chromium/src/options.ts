@@ -86,23 +86,26 @@ const featureSwitch = (name: 'disable' | 'enable') => `--${name}-features=`
 /**
  * The switches for one Chromium we start: {@link CHROMIUM_SWITCHES}, then `extra` in its order,
  * with every `--disable-features` / `--enable-features` (Playwright's, ours, and any in `extra`)
- * merged into one switch of each, written last: Chromium reads only the last of each.
+ * merged into one switch of each, written last: Chromium reads only the last of each. The
+ * embedder's word wins: a feature `extra` switches on leaves the off list, and one it switches off
+ * leaves the on list.
  *
  * @example
  * chromiumArgs(['--disable-features=Foo']).at(-2) // "--disable-features=AvoidUnnecessaryBeforeUnloadCheckSync,…,SpareRendererForSitePerProcess,Foo"
+ * chromiumArgs(['--enable-features=SpareRendererForSitePerProcess']) // Chromium's spare renderer back on
  */
 export const chromiumArgs = (extra: ReadonlyArray<string> = []): string[] => {
-  const lists = { disable: [...PLAYWRIGHT_DISABLED_FEATURES, ...ERRANDS_DISABLED_FEATURES], enable: [...PLAYWRIGHT_ENABLED_FEATURES] }
+  const asked = { disable: [] as string[], enable: [] as string[] }
   const rest: string[] = []
   for (const arg of extra) {
     const kind = (['disable', 'enable'] as const).find((k) => arg.startsWith(featureSwitch(k)))
     if (kind === undefined) rest.push(arg)
-    else lists[kind].push(...arg.slice(featureSwitch(kind).length).split(',').filter((f) => f !== ''))
+    else asked[kind].push(...arg.slice(featureSwitch(kind).length).split(',').filter((f) => f !== ''))
   }
-  // A feature both switched on and off stays off (Chromium's own rule for the two lists).
-  const enable = lists.enable.filter((f) => !lists.disable.includes(f))
+  const disable = [...PLAYWRIGHT_DISABLED_FEATURES, ...ERRANDS_DISABLED_FEATURES].filter((f) => !asked.enable.includes(f))
+  const enable = PLAYWRIGHT_ENABLED_FEATURES.filter((f) => !asked.disable.includes(f))
   const unique = (xs: ReadonlyArray<string>) => [...new Set(xs)].join(',')
-  return [...CHROMIUM_SWITCHES, ...rest, `${featureSwitch('disable')}${unique(lists.disable)}`, `${featureSwitch('enable')}${unique(enable)}`]
+  return [...CHROMIUM_SWITCHES, ...rest, `${featureSwitch('disable')}${unique([...disable, ...asked.disable])}`, `${featureSwitch('enable')}${unique([...enable, ...asked.enable])}`]
 }
 
 /**
