@@ -73,11 +73,12 @@ describe('the switches every Chromium of ours starts with', () => {
     // spare for the next one.
     await h.run(h.runtime.navigate(id, tab!.id, b!.url('/title?t=b')))
     // The warm spare's blank page and the errand's page: two renderers, once site a's has exited.
-    // With Chromium's spare renderer on, a third stays (it was 3 here at every look).
     const seen: number[] = []
     const two = await eventually(() => seen.push(probe.chromium().errandRenderers.length) > 0 && seen.at(-1) === 2, 10_000, 100)
     expect(two, `renderers seen: ${[...new Set(seen)].join(', ')}`).toBe(true)
     await h.run(h.runtime.closeContext(id))
+    // Only the warm spare's page is left. With Chromium's spare renderer on, one more stayed here
+    // (2, bound to a context still open): what the soak saw after its quiet periods.
     const one = await eventually(() => probe.chromium().errandRenderers.length === 1, 10_000, 100)
     expect(one, `renderers after the close: ${probe.chromium().errandRenderers.length}`).toBe(true)
   })
