@@ -45,7 +45,7 @@ const section = async (name: string, f: () => Promise<Row[]>) => {
   console.error(`bench: ${name} done in ${((performance.now() - started) / 1000).toFixed(0)} s (load ${loadNow()})`)
 }
 
-const engineSections = ['open', 'forty', 'resume', 'heal', 'memory', 'spare', 'breakdown']
+const engineSections = ['open', 'forty', 'resume', 'heal', 'memory', 'breakdown']
 if (sections.some((s) => engineSections.includes(s))) {
   const sites = await serveSites(3)
   const { bench, services, dispose } = await startBench(sites, rounds)
@@ -64,12 +64,20 @@ if (sections.some((s) => engineSections.includes(s))) {
     await section('resume', () => benchResume(bench))
     await section('heal', () => benchHeal(bench, fewer))
     await section('memory', () => benchMemory(bench, 3))
-    await section('spare', () => benchSpare(sites, fewer))
   } finally {
     await dispose()
     await closeSites(sites)
   }
 }
+// Two engines of its own (the spare renderer off and on), so no shared engine idles beside them.
+await section('spare', async () => {
+  const sites = await serveSites(3)
+  try {
+    return await benchSpare(sites, fewer)
+  } finally {
+    await closeSites(sites)
+  }
+})
 await section('supervisor', () => benchSupervisor())
 await section('host', () => benchHost(100))
 await section('devtools', () => benchDevtools(rounds * 3))

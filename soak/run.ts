@@ -8,7 +8,7 @@
  * result.violations // []
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { prng } from '../test/faults/prng.ts'
 import { eventually } from '../test/fixtures/processes.ts'
@@ -71,15 +71,8 @@ const mountStore = (storeDir: string): string | undefined => {
 
 /** A run killed during a full-disk period leaves its tmpfs mounted (the next run's clean-up would fail with EBUSY): unmount it. */
 const unmountLeftover = (storeDir: string): void => {
-  const mounts = (() => {
-    try {
-      return readFileSync('/proc/mounts', 'utf8')
-    } catch {
-      return ''
-    }
-  })()
-  if (!mounts.split('\n').some((line) => line.split(' ')[1] === resolve(storeDir))) return
-  execFileSync('umount', ['-l', storeDir], { stdio: 'pipe' })
+  const mounted = existsSync('/proc/mounts') && readFileSync('/proc/mounts', 'utf8').split('\n').some((line) => line.split(' ')[1] === resolve(storeDir))
+  if (mounted) execFileSync('umount', ['-l', storeDir], { stdio: 'pipe' })
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

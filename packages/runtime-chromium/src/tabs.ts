@@ -1,3 +1,5 @@
+import { tabIdFor } from '@errands/runtime'
+
 /**
  * Tab bookkeeping of one context, independent of the browser: stable ids (`t1`, `t2`, … never
  * reused within a context), order, and which tab is active. The runtime — not Chromium —
@@ -23,24 +25,12 @@ export class TabBook<H> {
    * book.add(page, { activate: false })
    */
   add(handle: H, options: { readonly activate?: boolean; readonly index?: number; readonly id?: string } = {}): string {
-    const id = this.idFor(options.id)
+    const { id, next } = tabIdFor(options.id, (taken) => this.order.some((t) => t.id === taken), this.next)
+    this.next = next
     const index = options.index ?? this.order.length
     this.order.splice(Math.max(0, Math.min(index, this.order.length)), 0, { id, handle })
     if (options.activate !== false || this.activeId === undefined) this.activeId = id
     return id
-  }
-
-  /**
-   * `wanted` when it is a free `t<n>` (a tab reopened under the id it had; later tabs are numbered
-   * after it), else the next new id.
-   */
-  private idFor(wanted: string | undefined): string {
-    const n = wanted === undefined ? NaN : Number(/^t([1-9]\d{0,8})$/.exec(wanted)?.[1])
-    if (Number.isInteger(n) && !this.order.some((t) => t.id === wanted)) {
-      this.next = Math.max(this.next, n + 1)
-      return wanted!
-    }
-    return `t${this.next++}`
   }
 
   /**

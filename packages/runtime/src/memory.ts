@@ -3,6 +3,7 @@ import { ContextNotFound, RuntimeError } from './errors.ts'
 import { Runtime, type RuntimeShape } from './Runtime.ts'
 import {
   MAIN_CONTEXT,
+  tabIdFor,
   type ContextId,
   type Cookie,
   type OpenContextSpec,
@@ -248,9 +249,9 @@ export class MemoryRuntime implements RuntimeShape {
     const specs = tabs && tabs.length > 0 ? tabs : [{ url: 'about:blank', active: true }]
     for (const spec of specs) {
       // The id it was snapshotted with, when free (see TabSpec.id); later tabs number after it.
-      const kept = spec.id !== undefined && /^t[1-9]\d*$/.test(spec.id) && !ctx.tabs.some((t) => t.id === spec.id) ? spec.id : undefined
-      if (kept !== undefined) ctx.nextTab = Math.max(ctx.nextTab, Number(kept.slice(1)) + 1)
-      const tab = { id: kept ?? `t${ctx.nextTab++}`, url: spec.url }
+      const { id, next } = tabIdFor(spec.id, (taken) => ctx.tabs.some((t) => t.id === taken), ctx.nextTab)
+      ctx.nextTab = next
+      const tab = { id, url: spec.url }
       ctx.tabs.push(tab)
       if (spec.active) ctx.activeTab = tab.id
     }

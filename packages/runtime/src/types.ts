@@ -71,6 +71,21 @@ export interface TabSpec {
 }
 
 /**
+ * The id for a tab (re)opened into a context: `wanted` (a `TabSpec.id`) when it is a free
+ * `t<n>`, else `t<next>`. Returns the id and the next number to hand out, which is always past
+ * both, so later tabs number after a kept id. Every runtime numbers tabs through this.
+ *
+ * @example
+ * tabIdFor('t5', (id) => false, 1) // { id: 't5', next: 6 }
+ * tabIdFor(undefined, () => false, 6) // { id: 't6', next: 7 }
+ */
+export const tabIdFor = (wanted: string | undefined, taken: (id: string) => boolean, next: number): { readonly id: string; readonly next: number } => {
+  const n = wanted === undefined ? NaN : Number(/^t([1-9]\d{0,8})$/.exec(wanted)?.[1])
+  if (wanted !== undefined && Number.isInteger(n) && !taken(wanted)) return { id: wanted, next: Math.max(next, n + 1) }
+  return { id: `t${next}`, next: next + 1 }
+}
+
+/**
  * What an errand holds: enough to bring it back as it was (H1, E4).
  * `takenAt` is stamped by the supervisor from its clock, never by a runtime.
  */
