@@ -13,6 +13,7 @@
  *   // and the hooks checkNavigation, goto, urlOf, readStorage
  * }
  */
+import { DevToolsClients } from './clients.ts'
 import { decide, formatDecision, type Decision, type GuardPolicy } from '@errands/guard'
 import {
   ContextNotFound, RuntimeError,
@@ -85,6 +86,9 @@ export abstract class ContextRuntime<E extends ContextEntry> {
   private readonly noun: string
   private readonly entries = new Map<ContextId, E>()
   private readonly listeners = new Set<(event: RuntimeEvent) => void>()
+
+  /** DevTools clients attached per context (the proxy counts itself in; dialogs ask it). */
+  readonly devtoolsClients = new DevToolsClients()
 
   protected constructor(settings: ContextSettings) {
     this.deadlineMs = settings.deadlineMs
