@@ -1,5 +1,11 @@
 /**
- * `@errands/egress` — the one door every context's connections leave through (G3). Placeholder
- * until the egress lands; see issue "Containment that holds against a hostile page".
+ * `@errands/egress` — the one door every context's connections leave through (SPEC G3): a proxy
+ * in the engine process that resolves each name itself, decides on the resolved address with
+ * `@errands/guard`, connects to that address, knows the errand, and logs every decision.
+ *
+ * @example
+ * import { Egress } from '@errands/egress'
+ * const egress = await Egress.start({ policy, log: console.error })
  */
-export {}
+export * from './Egress.ts'
+export * from './resolve.ts'
