@@ -59,6 +59,8 @@ export interface ClusterHost {
 /** A running cluster. */
 export interface TestCluster {
   readonly pg: TestPostgres
+  /** The key file every host shares (the runner sockets' TLS key is derived from it, ADR 0019). */
+  readonly keyFile: string
   readonly hosts: ReadonlyArray<ClusterHost>
   /** Hosts still running. */
   readonly live: () => ReadonlyArray<ClusterHost>
@@ -108,7 +110,7 @@ const spawnClusterHost = async (index: number, env: Record<string, string>): Pro
     index, url, runner: `127.0.0.1:${runnerPort}`, dataDir, child, exited,
     stderr: host.stderr,
     call,
-    health: async () => (await call(undefined, 'GET', '/health')).body as ClusterHealth,
+    health: async () => (await call(undefined, 'GET', '/v1/person/health')).body as ClusterHealth,
     openKeys: async () => {
       const sessions = (await call(undefined, 'GET', '/v1/person/sessions')).body.sessions as ReadonlyArray<{ conversationId: string; state: string }>
       return sessions
@@ -209,5 +211,5 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
     hosts.push(host)
     return host
   }
-  return { pg, hosts, live, settled, add, sealed, owner, stop }
+  return { pg, keyFile, hosts, live, settled, add, sealed, owner, stop }
 }

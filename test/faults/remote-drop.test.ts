@@ -69,7 +69,7 @@ describe('a remote DevTools connection that drops mid-call (issue #9)', () => {
     // A new connection, and the session's context is a new one of the remote browser.
     expect(proxy.connections()).toBeGreaterThan(connectionsBefore)
     expect((await contexts()).filter((id) => !before.includes(id)).length).toBeGreaterThanOrEqual(1)
-    const health = (await host.call(undefined, 'GET', '/health')).body
+    const health = (await host.call(undefined, 'GET', '/v1/person/health')).body
     expect(health.runtime).toMatchObject({ where: 'remote', remote: { state: 'connected' } })
     expect((health.messages as Array<{ text: string }>).map((m) => m.text)).toContain(words.healed)
   })

@@ -43,7 +43,7 @@ describe('a DevTools browser elsewhere (R2)', () => {
   })
 
   it('gives each session a new, real browser context there; ours stays unstarted', async () => {
-    expect((await host.call(undefined, 'GET', '/health')).body.runtime).toEqual({
+    expect((await host.call(undefined, 'GET', '/v1/person/health')).body.runtime).toEqual({
       kind: 'cdp', where: 'remote', remote: { endpoint: remote.httpUrl.replace(/\/$/, ''), state: 'connected' },
     })
     const before = await contexts()
@@ -141,7 +141,7 @@ describe.concurrent('an endpoint that cannot make contexts (R2 fallback)', () =>
         expect((await host.call(key, 'POST', '/v1/navigate', { url: site.url(`/store?v=${key}`) })).status).toBe(200)
       }
       expect(host.chromium.errandsBrowserPid()).toBeGreaterThan(0)
-      const messages = ((await host.call(undefined, 'GET', '/health')).body.messages as Array<{ level: string; text: string }>)
+      const messages = ((await host.call(undefined, 'GET', '/v1/person/health')).body.messages as Array<{ level: string; text: string }>)
         .filter((m) => m.text.includes('cannot make browser contexts'))
       expect(messages).toHaveLength(1)
       expect(messages[0]!.text).toMatch(/^The DevTools browser at ws:\/\/127\.0\.0\.1:\d+ cannot make browser contexts \(.*not allowed.*\); errands run in our own browser here\.$/)

@@ -1,7 +1,12 @@
 /**
- * `GET /health` (V2): whether the host answers, which browser errands run in, open and parked
- * counts, the cap, and recent health messages in words — the supervisor's and the host's own
- * (such as "the DevTools browser cannot make contexts; errands run here", said once, R2).
+ * Health in two doors (V2, X1). `GET /health` is open: liveness, which kind of browser errands
+ * run in, open and parked counts, the cap and the cluster's runners — nothing that names a
+ * conversation, a session key or an address that is authority (the remote DevTools endpoint).
+ * `GET /v1/person/health` (the person's token) is the whole report: the runtime's endpoint and
+ * the recent health messages in words — the supervisor's, which name their conversation, and
+ * the host's own (such as "the DevTools browser cannot make contexts; errands run here", R2).
+ * The open answer is *derived* from the full one ({@link publicHealth}) by listing what may go
+ * out, so a field added to the report later stays behind the token until someone says otherwise.
  *
  * @example
  * const health = yield* HostHealth
@@ -41,6 +46,45 @@ export interface ClusterReport {
   /** Shards of the cluster, and those this runner holds now. */
   readonly shards: { readonly total: number; readonly here: number }
 }
+
+/** The open `/health` answer: liveness and counts only (X1). */
+export interface PublicHealthReport {
+  readonly ok: boolean
+  readonly runtime: {
+    readonly kind: string
+    readonly where: 'local' | 'remote'
+    readonly remote?: { readonly state: 'connected' | 'fallback' | 'disconnected' } | undefined
+  }
+  readonly open: number
+  readonly parked: number
+  readonly cap: number
+  readonly sessions: number
+  /** How many health messages the person's report holds (read them at `/v1/person/health`). */
+  readonly messages: number
+  readonly cluster?: ClusterReport | undefined
+}
+
+/**
+ * The open subset of a report (X1): an allow-list, so nothing per session — a key, a
+ * conversation id, a message that names one — nor the remote endpoint goes out without the token.
+ *
+ * @example
+ * publicHealth(report) // { ok: true, runtime: { kind: 'chromium', where: 'local' }, open: 1, …, messages: 3 }
+ */
+export const publicHealth = (report: HealthReport): PublicHealthReport => ({
+  ok: report.ok,
+  runtime: {
+    kind: report.runtime.kind,
+    where: report.runtime.where,
+    ...(report.runtime.remote ? { remote: { state: report.runtime.remote.state } } : {}),
+  },
+  open: report.open,
+  parked: report.parked,
+  cap: report.cap,
+  sessions: report.sessions,
+  messages: report.messages.length,
+  ...(report.cluster ? { cluster: report.cluster } : {}),
+})
 
 /** What the health service does. */
 export interface HostHealthShape {

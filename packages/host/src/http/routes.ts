@@ -11,7 +11,7 @@ import type { DevToolsShape } from '@errands/devtools'
 import { Effect, Schema } from 'effect'
 import { BadRequest } from '../errors.ts'
 import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../browsing/Browsing.ts'
-import type { HostHealthShape } from '../health.ts'
+import { publicHealth, type HostHealthShape } from '../health.ts'
 import type { PersonShape } from '../person/Person.ts'
 import {
   ClickBody, EmptyBody, FillBody, InputBody, InspectorBody, LendTarget, NavigateBody, OwnBrowserBody, ScreenshotQuery, ScrollBody,
@@ -145,7 +145,9 @@ const lendConversation = (target: typeof LendTarget.Type): Effect.Effect<string,
  * new Router(routes(services))
  */
 export const routes = ({ browsing, person, health, stateless, devtools }: RouteServices): ReadonlyArray<RouteDef<Route>> => [
-  def('GET', '/health', 'open', { run: () => health.report }),
+  // X1: the open door answers liveness and counts; the whole report is the person's.
+  def('GET', '/health', 'open', { run: () => Effect.map(health.report, publicHealth) }),
+  def('GET', '/v1/person/health', 'person', { run: () => health.report }),
   def('POST', '/v1/fetch', 'open', { body: NavigateBody, run: ({ body }) => stateless.fetch(body.url) }),
   def('GET', '/v1/localhosts', 'open', { run: () => Effect.map(stateless.localhosts, (services) => ({ services })) }),
 
