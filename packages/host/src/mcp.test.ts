@@ -2,6 +2,7 @@ import { Effect, Either } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { Browsing, type RecordedCall } from './browsing/Browsing.ts'
 import { bindErrand, isMcpPath } from './mcp.ts'
+import { parseSessionKey } from './sessionKey.ts'
 
 // The MCP face is an adapter over the host's verbs (A3): what an MCP tool asks of its errand
 // arrives at `Browsing` as the same call an HTTP verb makes, on the session key's target.
@@ -36,11 +37,12 @@ describe('binding an MCP session to an errand', () => {
     ])
   })
 
-  it('no key: a fresh random key of the contract, another each time', () => {
+  it('no key: a fresh random key outside the contract (X2: no header can name it), another each time', () => {
     const { browsing } = recording()
     const a = Either.getOrThrow(bindErrand(browsing, undefined)).key
     const b = Either.getOrThrow(bindErrand(browsing, undefined)).key
-    expect(a).toMatch(/^mcp-[0-9a-f-]{36}$/)
+    expect(a).toMatch(/^mcp~[0-9a-f-]{36}$/)
+    expect(Either.isLeft(parseSessionKey(a))).toBe(true)
     expect(a).not.toBe(b)
   })
 })

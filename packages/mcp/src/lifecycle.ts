@@ -21,9 +21,22 @@ import type { ErrandBrowser } from './ErrandBrowser.ts'
 export const endErrand = (errand: ErrandBrowser, anonymous: boolean): Effect.Effect<void> => (anonymous ? errand.release() : errand.park())
 
 /**
- * A fresh key for a session that named none (a valid host session key: `mcp-` and a UUID).
+ * The errand key of a session that named none (X2): `mcp~` and a UUID. The `~` is outside the
+ * session-key contract (B1: `A–Z a–z 0–9 . _ : -`), so no `X-Browser-Session` header, no MCP
+ * `initialize`, no `--session` and no DevTools call can ever name this errand: it is reachable
+ * only through the MCP session that holds it, whoever learns the string. A key a backend chose
+ * stays nameable — sharing it is the backend's business.
  *
  * @example
- * randomKey() // 'mcp-1b4e28ba-2fa1-11d2-883f-0016d3cca427'
+ * randomKey() // 'mcp~1b4e28ba-2fa1-11d2-883f-0016d3cca427'
  */
-export const randomKey = (): string => `mcp-${randomUUID()}`
+export const randomKey = (): string => `mcp~${randomUUID()}`
+
+/**
+ * Whether a key is one {@link randomKey} made (an anonymous session's errand).
+ *
+ * @example
+ * isAnonymousKey(randomKey()) // true
+ * isAnonymousKey('task-42')   // false
+ */
+export const isAnonymousKey = (key: string): boolean => /^mcp~[0-9a-f-]{36}$/.test(key)
