@@ -26,6 +26,7 @@ export const hostVariables = {
   ERRANDS_LOCALHOST_PORTS: { text: 'must be a comma-separated list of 1 to 64 port numbers from 1 to 65535' },
   ERRANDS_INSPECT: { default: 'off', text: 'must be on or off (also accepted: true/false, 1/0)' },
   ERRANDS_INSPECT_PORT: { min: 1, max: 65535, default: 7778, text: 'must be a whole number from 1 to 65535' },
+  ERRANDS_AGENT_TOKENS_FILE: { text: 'must be the path of a file of "<token> <key pattern>" lines (see docs/secrets.md)' },
 } as const
 
 /** The host's settings. */
@@ -42,6 +43,8 @@ export interface HostSettings {
   readonly supervisor: SupervisorSettings
   /** The XState inspector (V3, docs/inspector.md): on at start or not, and its port on 127.0.0.1. */
   readonly inspector: { readonly on: boolean; readonly port: number }
+  /** Agent credentials (X2, `http/agentTokens.ts`): when set, session calls need a token covering their key. */
+  readonly agentTokensFile?: string | undefined
 }
 
 const intBetween = (min: number, max: number, text: string) =>
@@ -117,6 +120,9 @@ export const hostConfig: Config.Config<HostSettings> = Config.all({
     on: Schema.Config('ERRANDS_INSPECT', OnOff).pipe(Config.withDefault(false)),
     port: Schema.Config('ERRANDS_INSPECT_PORT', intBetween(1, 65535, hostVariables.ERRANDS_INSPECT_PORT.text)).pipe(Config.withDefault(7778)),
   }),
+  agentTokensFile: Config.option(
+    Schema.Config('ERRANDS_AGENT_TOKENS_FILE', Schema.String.pipe(Schema.minLength(1, { message: () => hostVariables.ERRANDS_AGENT_TOKENS_FILE.text }))),
+  ).pipe(Config.map(Option.getOrUndefined)),
 })
 
 /**
@@ -156,4 +162,5 @@ export const describeSettings = (s: HostSettings): string =>
     `data in ${s.supervisor.dataDir}`,
     s.cdpUrl ? `errands on the DevTools browser at ${describeTarget(s.cdpUrl)}` : 'errands in our own Chromium',
     s.inspector.on ? `XState inspector on at http://127.0.0.1:${s.inspector.port}/` : 'XState inspector off',
+    s.agentTokensFile ? 'session calls need an agent token' : 'session calls need no token',
   ].join(', ')

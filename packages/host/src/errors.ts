@@ -198,7 +198,7 @@ export class HostUnavailable extends Schema.TaggedError<HostUnavailable>()('Host
  * new HostStartError({ reason: 'port-in-use', message: 'port 7777 is in use; set ERRANDS_PORT' })
  */
 export class HostStartError extends Schema.TaggedError<HostStartError>()('HostStartError', {
-  reason: Schema.Literal('port-in-use', 'listen-failed', 'data-dir', 'engine'),
+  reason: Schema.Literal('port-in-use', 'listen-failed', 'data-dir', 'engine', 'agent-tokens'),
   message: Schema.String,
 }) {}
 

@@ -19,6 +19,7 @@ import { makeMcpHttp, randomKey, RefBook, type ErrandBrowser, type TabAt } from 
 import { Effect, Either, type Scope } from 'effect'
 import type * as http from 'node:http'
 import { Browsing, sessionTarget, type BrowsingShape, type TabView } from './browsing/Browsing.ts'
+import { checkAgentToken, type AgentTokens } from './http/agentTokens.ts'
 import { checkHost, checkMediaType, checkOrigin } from './http/defences.ts'
 import { webHeaders } from './http/node.ts'
 import { errorResponse } from './http/respond.ts'
@@ -97,6 +98,8 @@ export interface McpMountOptions {
   readonly lingerMs?: number | undefined
   /** The host's Daily Browser: `browser_observe` for a session whose key holds a lease (D4). */
   readonly daily?: DailyBrowserShape | undefined
+  /** Agent credentials (X2): set, an `initialize` that names a key needs a token covering it. */
+  readonly agentTokens?: AgentTokens | undefined
 }
 
 /** The mounted endpoint. @example if (isMcpPath(req.url)) void mount.route(req, res) */
@@ -134,6 +137,13 @@ export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, neve
         const method = req.method ?? 'GET'
         const refusal = checkHost(headers, options) ?? checkOrigin(headers, options) ?? checkMediaType(headers, method === 'POST')
         if (refusal) return await send(res, errorResponse(refusal))
+        // X2: binding an MCP session to a named key is a session call like any other. Later
+        // requests are bound by their Mcp-Session-Id; an anonymous session names no key.
+        const named = headers.get('x-browser-session')
+        if (options.agentTokens && named !== null && !headers.has('mcp-session-id')) {
+          const denied = checkAgentToken(options.agentTokens, headers, named)
+          if (denied) return await send(res, errorResponse(denied))
+        }
         const refused = await mcp.handle(req, res)
         if (refused !== undefined) await send(res, errorResponse(refused))
       } catch {

@@ -21,6 +21,7 @@ import type { AddressInfo } from 'node:net'
 import type { HostSettings } from './config.ts'
 import { hostEngineLayer, type HostEngineOptions, type HostServices } from './engine.ts'
 import { HostStartError, HostUnavailable } from './errors.ts'
+import { loadAgentTokens } from './http/agentTokens.ts'
 import { makeApp, type App } from './http/app.ts'
 import { InFlight, nodeHandler, onClientError, type Fetcher } from './http/node.ts'
 import { errorResponse, rawErrorResponse } from './http/respond.ts'
@@ -124,6 +125,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
   return Effect.gen(function* () {
     const settings = options.settings
     const token = yield* loadToken(settings.supervisor.dataDir)
+    const agentTokens = settings.agentTokensFile === undefined ? undefined : yield* loadAgentTokens(settings.agentTokensFile)
     const inFlight = new InFlight()
     let current: Fetcher = starting
     let door: NodeRoute | undefined
@@ -175,7 +177,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
 
     const notes = new HealthLog(50)
     const services = yield* Layer.build(hostEngineLayer({ settings, port, log, notes, chromium: options.chromium, cluster: options.cluster })).pipe(Effect.mapError(engineFailed))
-    const app = yield* makeApp({ port, token, log }).pipe(Effect.provide(services))
+    const app = yield* makeApp({ port, token, agentTokens, log }).pipe(Effect.provide(services))
     devtools = Context.get(services, DevTools)
     let dailyBrowser: DailyBrowserShape | undefined
     if (options.daily === undefined) {
@@ -205,7 +207,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       })
     }).pipe(Effect.provide(services), Effect.mapError(engineFailed))
     // MCP at /mcp (A2): its sessions end, parking their errands, before the engine shuts down.
-    mcp = yield* mountMcp({ port, log, idleMs: settings.supervisor.idleMs, lingerMs: options.mcpLingerMs, daily: dailyBrowser }).pipe(Effect.provide(services))
+    mcp = yield* mountMcp({ port, log, idleMs: settings.supervisor.idleMs, lingerMs: options.mcpLingerMs, daily: dailyBrowser, agentTokens }).pipe(Effect.provide(services))
     current = app
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {

@@ -5,7 +5,8 @@
  * 1. the Host check (421) and the Origin / Sec-Fetch-Site check (403) — B7;
  * 2. routing (404, 405);
  * 3. the media type of a body (415);
- * 4. access: the session key (400, B1) or the person's token (401);
+ * 4. access: the session key (400, B1) — and, when agent tokens are configured, a token that
+ *    covers it (401, X2, `agentTokens.ts`) — or the person's token (401);
  * 5. the query and the body, decoded strictly with Effect Schema (400);
  * 6. the route's one service call.
  *
@@ -24,6 +25,7 @@ import { HostHealth } from '../health.ts'
 import { Person } from '../person/Person.ts'
 import { parseSessionKey, SESSION_HEADER, type SessionKey } from '../sessionKey.ts'
 import { Stateless } from '../stateless/Stateless.ts'
+import { checkAgentToken, type AgentTokens } from './agentTokens.ts'
 import { decodeBody, decodeQuery, readText } from './body.ts'
 import { checkHost, checkMediaType, checkOrigin, ownHost, type Identity } from './defences.ts'
 import { errorResponse, json } from './respond.ts'
@@ -34,6 +36,8 @@ import { routes, type Route } from './routes.ts'
 export interface AppOptions extends Identity {
   /** The person's bearer token (see `token.ts`). */
   readonly token: Redacted.Redacted<string>
+  /** Agent credentials (X2): set, every `session` route needs a token covering its key. */
+  readonly agentTokens?: AgentTokens | undefined
   /** Receives one line per failed request (5xx) and per defect; never headers, bodies or keys. */
   readonly log?: ((line: string) => void) | undefined
 }
@@ -119,6 +123,8 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
         let key = undefined as unknown as SessionKey
         if (route.access === 'session') {
           key = yield* Either.match(parseSessionKey(headers.get(SESSION_HEADER)), { onLeft: Effect.fail, onRight: Effect.succeed })
+          const denied = options.agentTokens ? checkAgentToken(options.agentTokens, headers, key) : undefined
+          if (denied) return yield* denied
         } else if (route.access === 'person') {
           const unauthorized = checkToken(headers, options.token)
           if (unauthorized) return yield* unauthorized
