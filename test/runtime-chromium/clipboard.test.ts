@@ -5,6 +5,7 @@
  * tests (test/isolation-wire/features.test.ts) cover the rest of the clipboard.
  */
 import type { ContextId } from '@errands/runtime'
+import { clipboardScript } from '../../packages/runtime-chromium/src/clipboard.ts'
 import { describe, expect, it } from 'vitest'
 import { spec, useRuntimeAndSite } from './harness.ts'
 
@@ -43,5 +44,13 @@ describe("an errand's clipboard outlives its context", () => {
     expect(await again.page.inputValue('#f')).toBe(text)
     await close(other.contextId)
     await close(again.contextId)
+  })
+})
+
+describe('the clipboard script is plain JavaScript (#22)', () => {
+  it('parses on its own and names nothing a loader adds (esbuild keepNames: __name)', () => {
+    const script = clipboardScript('t0k3n', 'application/x-errands-clipboard')
+    expect(() => new Function(script)).not.toThrow()
+    expect(script).not.toMatch(/__name|__publicField|__async|_ts_/)
   })
 })

@@ -28,96 +28,105 @@ import type { BrowserContext } from 'playwright-core'
 /** The clipboard entry that names the errand whose copy it is (its value is that context's secret). */
 export const CLIPBOARD_OWNER_TYPE = 'application/x-errands-clipboard'
 
-interface ShimArgs {
-  readonly token: string
-  readonly type: string
-}
-
-/** Runs in the page (serialised by Playwright): it may use nothing from this module's scope. */
-const clipboardShim = ({ token, type }: ShimArgs): void => {
-  const installed = Symbol.for('errands.clipboard')
-  const w = window as unknown as Record<symbol, boolean>
-  if (w[installed]) return
-  Object.defineProperty(window, installed, { value: true })
-  const refuse = () =>
-    Promise.reject(new DOMException('Reading the clipboard is not allowed in an errand: the errands share one browser process (Errands)', 'NotAllowedError'))
+/**
+ * The script every document of an errand runs first: plain JavaScript in a string, never a
+ * function of this module — a function would be serialised from whatever the loader made of it,
+ * and tsx (esbuild's keepNames) wraps named inner functions in a `__name(...)` that does not
+ * exist in the page: the script threw and the clipboard was shared (issue #22). `token` and
+ * `type` are JSON literals.
+ *
+ * @example
+ * await context.addInitScript({ content: clipboardScript('ab12…', CLIPBOARD_OWNER_TYPE) })
+ */
+export const clipboardScript = (token: string, type: string): string => `
+(function () {
+  var TOKEN = ${JSON.stringify(token)};
+  var TYPE = ${JSON.stringify(type)};
+  var installed = Symbol.for('errands.clipboard');
+  if (window[installed]) return;
+  Object.defineProperty(window, installed, { value: true });
+  var refuse = function () {
+    return Promise.reject(new DOMException('Reading the clipboard is not allowed in an errand: the errands share one browser process (Errands)', 'NotAllowedError'));
+  };
   // What navigator.clipboard.write* asked for, while its copy event runs.
-  let pending: { text: string; html?: string | undefined } | undefined
+  var pending;
 
-  const selected = (): { text: string; html?: string } => {
-    const el = document.activeElement
+  var selected = function () {
+    var el = document.activeElement;
     // A password field copies nothing in Chromium; so it stays.
-    if (el instanceof HTMLInputElement && el.type === 'password') return { text: '' }
+    if (el instanceof HTMLInputElement && el.type === 'password') return { text: '' };
     if ((el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) && el.selectionStart !== null) {
-      return { text: el.value.slice(el.selectionStart, el.selectionEnd ?? el.selectionStart) }
+      return { text: el.value.slice(el.selectionStart, el.selectionEnd === null ? el.selectionStart : el.selectionEnd) };
     }
-    const selection = getSelection()
-    if (!selection || selection.rangeCount === 0) return { text: '' }
-    const holder = document.createElement('div')
-    for (let i = 0; i < selection.rangeCount; i++) holder.append(selection.getRangeAt(i).cloneContents())
-    return { text: selection.toString(), html: holder.innerHTML }
-  }
+    var selection = getSelection();
+    if (!selection || selection.rangeCount === 0) return { text: '' };
+    var holder = document.createElement('div');
+    for (var i = 0; i < selection.rangeCount; i++) holder.append(selection.getRangeAt(i).cloneContents());
+    return { text: selection.toString(), html: holder.innerHTML };
+  };
 
-  /** The last listener of a copy or cut: does what the browser would have, with the mark. */
-  const finish = (e: ClipboardEvent) => {
-    const data = e.clipboardData
-    if (!e.isTrusted || !data) return
+  // The last listener of a copy or cut: does what the browser would have, with the mark.
+  var finish = function (e) {
+    var data = e.clipboardData;
+    if (!e.isTrusted || !data) return;
     if (pending) {
-      data.setData('text/plain', pending.text)
-      if (pending.html !== undefined) data.setData('text/html', pending.html)
-      e.preventDefault()
+      data.setData('text/plain', pending.text);
+      if (pending.html !== undefined) data.setData('text/html', pending.html);
+      e.preventDefault();
     } else if (!e.defaultPrevented) {
       // Nobody wrote the data: the browser would copy the selection, but would drop the mark.
-      const { text, html } = selected()
-      data.setData('text/plain', text)
-      if (html !== undefined) data.setData('text/html', html)
-      e.preventDefault()
-      if (e.type === 'cut') setTimeout(() => document.execCommand('delete'))
+      var got = selected();
+      data.setData('text/plain', got.text);
+      if (got.html !== undefined) data.setData('text/html', got.html);
+      e.preventDefault();
+      if (e.type === 'cut') setTimeout(function () { document.execCommand('delete'); });
     }
-    data.setData(type, token)
-  }
-  for (const kind of ['copy', 'cut'] as const) {
+    data.setData(TYPE, TOKEN);
+  };
+  ['copy', 'cut'].forEach(function (kind) {
     // Added while the event is at the window on its way down, so it runs after every handler
     // the page registered (the window's bubbling listeners are collected when it gets there).
-    addEventListener(kind, (e) => e.isTrusted && addEventListener(kind, finish, { once: true }), true)
-  }
-  addEventListener('paste', (e) => {
-    if (e.isTrusted && e.clipboardData?.getData(type) !== token) {
-      e.preventDefault()
-      e.stopImmediatePropagation()
+    addEventListener(kind, function (e) { if (e.isTrusted) addEventListener(kind, finish, { once: true }); }, true);
+  });
+  addEventListener('paste', function (e) {
+    if (e.isTrusted && (!e.clipboardData || e.clipboardData.getData(TYPE) !== TOKEN)) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
     }
-  }, true)
+  }, true);
 
   // The async API, on the prototype so no page reaches the originals through it.
-  const proto = (window as unknown as { Clipboard?: { prototype: Clipboard } }).Clipboard?.prototype
-  if (!proto) return
-  const copyMarked = (what: { text: string; html?: string | undefined }) => {
-    pending = what
-    try {
-      return document.execCommand('copy')
-    } finally {
-      pending = undefined
-    }
-  }
-  const { writeText, write } = proto
-  const fixed = (value: unknown): PropertyDescriptor => ({ value, configurable: false, writable: false, enumerable: true })
+  var proto = window.Clipboard && window.Clipboard.prototype;
+  if (!proto) return;
+  var copyMarked = function (what) {
+    pending = what;
+    try { return document.execCommand('copy'); } finally { pending = undefined; }
+  };
+  var writeText = proto.writeText;
+  var write = proto.write;
+  var fixed = function (value) { return { value: value, configurable: false, writable: false, enumerable: true }; };
   Object.defineProperties(proto, {
     readText: fixed(refuse),
     read: fixed(refuse),
     // Marked when the page may copy now; otherwise the browser's own (unmarked: it pastes nowhere).
-    writeText: fixed(function (this: Clipboard, text: string) {
-      return copyMarked({ text: String(text) }) ? Promise.resolve() : writeText.call(this, text)
+    writeText: fixed(function (text) {
+      return copyMarked({ text: String(text) }) ? Promise.resolve() : writeText.call(this, text);
     }),
-    write: fixed(async function (this: Clipboard, items: ClipboardItem[]) {
-      const item = items[0]
-      const textOf = async (mime: string) => (item?.types.includes(mime) ? (await item.getType(mime)).text() : undefined)
-      const text = await textOf('text/plain')
-      const onlyText = items.length === 1 && item!.types.every((t) => t === 'text/plain' || t === 'text/html')
-      if (onlyText && text !== undefined && copyMarked({ text, html: await textOf('text/html') })) return
-      return write.call(this, items)
+    write: fixed(function (items) {
+      var self = this;
+      var item = items[0];
+      var textOf = function (mime) {
+        return item && item.types.includes(mime) ? item.getType(mime).then(function (b) { return b.text(); }) : Promise.resolve(undefined);
+      };
+      return Promise.all([textOf('text/plain'), textOf('text/html')]).then(function (got) {
+        var onlyText = items.length === 1 && item.types.every(function (t) { return t === 'text/plain' || t === 'text/html'; });
+        if (onlyText && got[0] !== undefined && copyMarked({ text: got[0], html: got[1] })) return;
+        return write.call(self, items);
+      });
     }),
-  })
-}
+  });
+})();
+`
 
 /** Makes the errands' secrets; never leaves this process. */
 const SECRET_KEY = randomBytes(32)
@@ -132,7 +141,7 @@ const SECRET_KEY = randomBytes(32)
  */
 export const isolateClipboard = async (context: BrowserContext, errandId: string): Promise<void> => {
   const token = createHmac('sha256', SECRET_KEY).update(errandId).digest('hex').slice(0, 32)
-  const args: ShimArgs = { token, type: CLIPBOARD_OWNER_TYPE }
-  await context.addInitScript(clipboardShim, args)
-  await Promise.all(context.pages().map((page) => page.evaluate(clipboardShim, args).catch(() => undefined)))
+  const script = clipboardScript(token, CLIPBOARD_OWNER_TYPE)
+  await context.addInitScript({ content: script })
+  await Promise.all(context.pages().map((page) => page.evaluate(script).catch(() => undefined)))
 }

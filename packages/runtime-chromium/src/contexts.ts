@@ -451,10 +451,9 @@ export abstract class ContextRuntime<E extends ContextEntry> {
           this.log(`${this.noun} ${entry.id}: localStorage of ${o.origin} changed while its tabs reopened, and no tab of it is left to put it back`)
           continue
         }
-        await within(settleMs, page.evaluate((items) => {
-          localStorage.clear()
-          for (const [name, value] of items) localStorage.setItem(name, value)
-        }, o.localStorage.map((i) => [i.name, i.value] as [string, string])))
+        // A string, not a function: no loader transform can reach what runs in the page (#22).
+        const items = JSON.stringify(o.localStorage.map((i) => [i.name, i.value])).replace(/</g, '\\u003c')
+        await within(settleMs, page.evaluate(`localStorage.clear(); for (const [n, v] of ${items}) localStorage.setItem(n, v)`))
       }
       this.log(`${this.noun} ${entry.id}: put back what reopening its tabs changed (${drift.cookiesToAdd.length + drift.cookiesToRemove.length} cookies, ${drift.originsToReset.length} origins)`)
     } catch (e) {

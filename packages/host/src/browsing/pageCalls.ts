@@ -58,7 +58,8 @@ export const pageCall = <A>(what: string, deadlineMs: number, run: () => Promise
  * const { text, truncated } = await readText(page)
  */
 export const readText = async (page: Page): Promise<{ readonly text: string; readonly truncated: boolean }> => {
-  const text = await page.evaluate(() => (document.body ?? document.documentElement)?.innerText ?? '')
+  // Scripts for the page are strings: no loader transform can reach what runs there (#22).
+  const text = String(await page.evaluate("(document.body || document.documentElement || {}).innerText || ''"))
   return { text: text.slice(0, MAX_TEXT), truncated: text.length > MAX_TEXT }
 }
 
@@ -80,10 +81,10 @@ export const readHtml = async (page: Page): Promise<{ readonly html: string; rea
  * await scrollBy(page, 0, 600) // { scrollX: 0, scrollY: 600 }
  */
 export const scrollBy = (page: Page, dx: number, dy: number): Promise<{ readonly scrollX: number; readonly scrollY: number }> =>
-  page.evaluate(([x, y]) => {
-    window.scrollBy(x, y)
-    return { scrollX: window.scrollX, scrollY: window.scrollY }
-  }, [dx, dy] as const)
+  page.evaluate(`window.scrollBy(${Number(dx)}, ${Number(dy)}); ({ scrollX: window.scrollX, scrollY: window.scrollY })`) as Promise<{
+    readonly scrollX: number
+    readonly scrollY: number
+  }>
 
 /**
  * Applies input events in order with Playwright's mouse and keyboard (trusted input, as a
