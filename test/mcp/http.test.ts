@@ -140,15 +140,16 @@ describe('an MCP session that ends parks its errand; the same key resumes it (E4
 })
 
 describe("the Daily Browser's browser_observe through /mcp (D4)", () => {
-  it('is offered once the session key holds a lease, and returns the shared tab as fenced, untrusted text', async () => {
+  it('is offered once the session holding the lease secret is paired, and returns the shared tab as fenced, untrusted text', async () => {
     const ext = { origin: `chrome-extension://${dailyExtensionId}`, 'content-type': 'application/json' }
     const door = async (path: string, body: unknown, headers: Record<string, string>) =>
       (await request(host.port, { method: 'POST', path: `/daily${path}`, headers: { host: `127.0.0.1:${host.port}`, ...headers }, body: JSON.stringify(body) })).body
-    const mcp = await httpClient(host.url, { key: 'mcp-daily' })
+    // X3: the session holds the lease secret the person was given at pairing (naming the bot id is not enough: test/security).
+    const { code, botSecret } = await door('/admin/pairings', { botId: 'mcp-daily' }, { authorization: `Bearer ${host.tokenText}`, 'content-type': 'application/json' })
+    const mcp = await httpClient(host.url, { key: 'mcp-daily', headers: { 'x-daily-lease': botSecret } })
     try {
       const names = async () => (await mcp.client.listTools()).tools.map((t) => t.name)
       expect(await names()).not.toContain('browser_observe')
-      const { code } = await door('/admin/pairings', { botId: 'mcp-daily' }, { authorization: `Bearer ${host.tokenText}`, 'content-type': 'application/json' })
       const { token } = await door('/redeem', { code }, ext)
       const auth = { ...ext, authorization: `Bearer ${token}` }
       expect(await until(async () => (await names()).includes('browser_observe'))).toBe(true)

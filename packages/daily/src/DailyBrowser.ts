@@ -31,6 +31,8 @@ export interface DailyBrowserShape {
   /** Records the Tool Provider's first-action approval for the shared document; any end invalidates it. */
   readonly approve: (botId: string) => Effect.Effect<LeaseView, LeaseConflict>
   readonly status: (botId: string) => Effect.Effect<LeaseView | undefined>
+  /** The lease a lease secret was issued for (X3), compared in constant time against every lease. */
+  readonly leaseOf: (botSecret: string) => Effect.Effect<LeaseView | undefined>
   readonly list: Effect.Effect<ReadonlyArray<LeaseView>>
   // — the bot —
   /** `browser_observe`: the shared tab's bounded text and control labels, fenced and untrusted (D4). */
@@ -179,6 +181,7 @@ export const makeDailyBrowser = (
           }
           const leaseId = newId('lease')
           const code = newPairingCode()
+          const botSecret = newToken()
           const actor = createActor(leaseMachine, {
             clock,
             input: {
@@ -191,6 +194,7 @@ export const makeDailyBrowser = (
           })
           const record: LeaseRecord = {
             leaseId, botId, actor,
+            botSecretDigest: digest(botSecret),
             codeDigest: digest(normalizeCode(code)!),
             tokenDigest: null, origin: null, share: null,
             answers: new Map(), failures: new Map(), waiters: new Map(),
@@ -201,7 +205,7 @@ export const makeDailyBrowser = (
           records.set(leaseId, record)
           latestByBot.set(botId, record)
           actor.start()
-          return Effect.succeed({ code, botId, leaseId, expiresAt: at + options.pairingExpiryMs })
+          return Effect.succeed({ code, botId, leaseId, expiresAt: at + options.pairingExpiryMs, botSecret })
         }),
 
       returnLease: (botId) => endFor(botId, 'lease.return'),
@@ -218,6 +222,11 @@ export const makeDailyBrowser = (
         }),
 
       status: (botId) => Effect.sync(() => (latestByBot.has(botId) ? viewOf(latestByBot.get(botId)!) : undefined)),
+      leaseOf: (botSecret) =>
+        Effect.sync(() => {
+          const record = findByDigest(records.values(), (r) => r.botSecretDigest, digest(botSecret))
+          return record === undefined ? undefined : viewOf(record)
+        }),
       list: Effect.sync(() => [...records.values()].map(viewOf)),
 
       observe: (botId) =>

@@ -103,6 +103,12 @@ export interface PairingCode {
   readonly botId: string
   readonly leaseId: string
   readonly expiresAt: number
+  /**
+   * The lease secret (X3): the person hands it to the one agent session they approve, which
+   * presents it (MCP `initialize` with `X-Daily-Lease: <secret>`). Naming the bot id is not
+   * enough to read the shared tab. Shown once, kept only as a digest.
+   */
+  readonly botSecret: string
 }
 
 /**

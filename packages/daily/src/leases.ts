@@ -74,6 +74,8 @@ export interface LeaseRecord {
   readonly leaseId: string
   readonly botId: string
   readonly actor: ActorRefFrom<LeaseMachine>
+  /** The lease secret's digest (X3): only the agent session holding the secret may observe. */
+  readonly botSecretDigest: Buffer
   /** Cleared when the code is redeemed: a code works once (D1). */
   codeDigest: Buffer | null
   tokenDigest: Buffer | null

@@ -5,7 +5,9 @@
  *
  * - `initialize` (a POST without `Mcp-Session-Id`) opens an MCP session. Its `X-Browser-Session`
  *   header, when sent, binds the session to that key — the backend's own errand; without one
- *   the session gets a fresh random key that nobody else knows.
+ *   the session gets a fresh random key outside the key contract, which nothing can name (X2).
+ *   Its `X-Daily-Lease` header, when sent, is the Daily Browser lease secret the person handed
+ *   to this agent (X3): only then is `browser_observe` offered, for that lease alone.
  * - Every later request names its session by `Mcp-Session-Id`; an unknown id is 404 (the
  *   client starts a new session), another `X-Browser-Session` than the bound one is 400.
  * - The session ends on `DELETE`, when nothing came for `idleMs`, or `lingerMs` after the
@@ -17,6 +19,7 @@
  * const mcp = makeMcpHttp({ bind, refs: new RefBook(), log, idleMs: 900_000 })
  * const refusal = await mcp.handle(req, res) // undefined: answered
  */
+import { heldLease, LEASE_HEADER } from '@errands/daily'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import { Either, Runtime } from 'effect'
@@ -149,7 +152,11 @@ export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
     const bound = options.bind(given)
     if (Either.isLeft(bound)) return bound.left
     const errand = bound.right
-    const { server, close: stopServer } = makeErrandServer({ errand, refs: options.refs, log: options.log, daily: options.daily, runtime })
+    // X3: the lease belongs to the session holding its secret; naming the bot id gives nothing.
+    const leaseHeader = req.headers[LEASE_HEADER]
+    const secret = Array.isArray(leaseHeader) ? leaseHeader[0] : leaseHeader
+    const daily = options.daily !== undefined && secret !== undefined && secret !== '' ? heldLease(options.daily, secret) : undefined
+    const { server, close: stopServer } = makeErrandServer({ errand, refs: options.refs, log: options.log, daily, runtime })
     let session: Session | undefined
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
