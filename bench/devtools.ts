@@ -2,23 +2,67 @@
  * The DevTools endpoint's cost (A1): the same Playwright task — open a page, go to a fixture
  * page, read its title, set a cookie, close the page — through an errand's DevTools endpoint (the
  * proxy: one more hop per message, its checks, and the engine's own work on every page of an
- * errand: guard, scripts) and with `connectOverCDP` straight to the same Chromium (the errands'
- * browser's DevTools port) in a fresh context of its own. A second comparison isolates the hop:
- * CDP round trips on one and the same tab, through the proxy and straight. Both connections are
- * made once; the sides run interleaved in one process.
+ * errand: guard, scripts) and with `connectOverCDP` straight to a plain Chromium of the same
+ * binary and flags (the engine's own Chromiums have no DevTools port since ADR 0016) in a fresh
+ * context of its own. A second comparison isolates the hop: CDP round trips on one tab, through
+ * the proxy and straight. A third (#27): errand B's `GET /v1/url` alone and while a client floods
+ * errand A's endpoint with 20,000 messages — a flood on one errand must not starve another.
+ * Connections are made once; the sides run interleaved in one process.
  *
  * @example
  * rows.push(...(await benchDevtools(15)))
  */
-import { Effect } from 'effect'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import WebSocket from 'ws'
 import { closeSites, serveSites } from '../test/fixtures/sites.ts'
-import { startTestHost } from '../test/host/harness.ts'
-import { interleave } from './common.ts'
+import { startTestHost, type TestHost } from '../test/host/harness.ts'
+import { interleave, launchRaw } from './common.ts'
 import { median, type Row } from './table.ts'
 
 const SECTION = 'devtools: open, goto, title, set cookie, close page (Playwright connectOverCDP)'
-const HOP = 'devtools: one CDP round trip on the same tab (page.evaluate, median of 50 in a row)'
+const HOP = 'devtools: one CDP round trip on one tab (page.evaluate, median of 50 in a row)'
+const FLOOD = "devtools: errand B's GET /v1/url, alone and during a 20,000-message flood on errand A's endpoint"
+const FLOOD_MESSAGES = 20_000
+
+const percentile = (xs: ReadonlyArray<number>, p: number): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!
+}
+
+/** B's /v1/url latencies while `busy` runs (at least `minimum` samples). */
+const latencies = async (host: TestHost, busy: Promise<unknown>, minimum: number): Promise<Array<number>> => {
+  let done = false
+  void busy.finally(() => (done = true))
+  const times: Array<number> = []
+  while (!done || times.length < minimum) {
+    const start = performance.now()
+    const reply = await host.call('bench-b', 'GET', '/v1/url')
+    if (reply.status !== 200) throw new Error(`/v1/url → ${reply.status}`)
+    times.push(performance.now() - start)
+  }
+  return times
+}
+
+/** Sends FLOOD_MESSAGES commands on A's endpoint as fast as the socket takes them; resolves when every one was answered or the connection ended. */
+const flood = async (url: string): Promise<{ answered: number; refused: number; closed: string | undefined }> => {
+  const ws = new WebSocket(url, { perMessageDeflate: false })
+  await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)))
+  let answered = 0
+  let refused = 0
+  let closed: string | undefined
+  return new Promise((resolve) => {
+    const end = () => resolve({ answered, refused, closed })
+    ws.on('message', (data) => {
+      const m = JSON.parse(data.toString()) as { id?: number; error?: unknown }
+      if (m.id === undefined) return
+      if (m.error !== undefined) refused++
+      else answered++
+      if (answered + refused === FLOOD_MESSAGES) (ws.close(), end())
+    })
+    ws.on('close', (_code, reason) => ((closed = reason.toString()), end()))
+    for (let id = 1; id <= FLOOD_MESSAGES; id++) ws.send(JSON.stringify({ id, method: 'Browser.getVersion', params: {} }))
+  })
+}
 
 /**
  * Measures both sides `rounds` times.
@@ -29,13 +73,13 @@ const HOP = 'devtools: one CDP round trip on the same tab (page.evaluate, median
 export const benchDevtools = async (rounds: number): Promise<Row[]> => {
   const [site] = await serveSites(1)
   const host = await startTestHost()
+  const raw = await launchRaw()
   const browsers: Array<Browser> = []
   try {
     const url = (await host.call('bench', 'GET', '/v1/session/devtools')).body.url as string
-    const contextId = host.supervisor.contextOf('session:bench')!
-    const { browserUrl } = await Effect.runPromise(host.runtime.devtools!(contextId))
-    const [proxied, direct] = await Promise.all([chromium.connectOverCDP(url), chromium.connectOverCDP(browserUrl)])
-    browsers.push(proxied, direct)
+    const proxied = await chromium.connectOverCDP(url)
+    const direct = raw.browser
+    browsers.push(proxied)
     const onPage = async (page: Page) => {
       await page.goto(site!.url('/title?t=bench'))
       if ((await page.title()) !== 'bench') throw new Error('wrong page')
@@ -47,12 +91,10 @@ export const benchDevtools = async (rounds: number): Promise<Row[]> => {
       await context.addCookies([{ name: 'bench', value: String(Math.random()), url: site!.origin }])
       await page.close()
     }
-    // A context of its own: the errand's pages also show up straight there, and waiting for "the
-    // new page" among them raced the proxy side's closing ones.
     const own = await direct.newContext({ viewport: null })
     // Like the errand (a context with no viewport emulation, as connectOverCDP's default one),
     // which keeps its first (blank) tab open between rounds.
-    await own.newPage()
+    const ownTab = await own.newPage()
     const straight = async () => {
       const page = await own.newPage()
       await onPage(page)
@@ -60,23 +102,39 @@ export const benchDevtools = async (rounds: number): Promise<Row[]> => {
       await page.close()
     }
     const times = await interleave({ direct: straight, proxy: viaProxy }, rounds, 200)
-    // The hop alone: one CDP round trip (page.evaluate) on the same tab, 50 in a row.
+    // The hop alone: one CDP round trip (page.evaluate) on one tab, 50 in a row.
     const tab = proxied.contexts()[0]!.pages()[0]!
-    const sameTab = direct.contexts()[0]!.pages().find((p) => p.url() === tab.url())!
     const trips = (page: Page) => async () => {
       for (let i = 0; i < 50; i++) await page.evaluate('1 + 1')
     }
-    const hop = await interleave({ direct: trips(sameTab), proxy: trips(tab) }, rounds, 100)
+    const hop = await interleave({ direct: trips(ownTab), proxy: trips(tab) }, rounds, 100)
+    // The flood: B alone, then B while A's endpoint takes 20,000 messages.
+    await host.call('bench-b', 'POST', '/v1/navigate', { url: site!.url('/title?t=b') })
+    const floodUrl = (await host.call('bench-a', 'GET', '/v1/session/devtools')).body.url as string
+    const alone = await latencies(host, Promise.resolve(), 200)
+    const flooded = flood(floodUrl)
+    const during = await latencies(host, flooded, 20)
+    const outcome = await flooded
     const base = median(times['direct']!)
     const hopBase = median(hop['direct']!) / 50
+    const p50 = percentile(alone, 50)
     return [
-      { section: SECTION, name: 'connectOverCDP straight to Chromium', median: base, ratio: 1 },
+      { section: SECTION, name: 'connectOverCDP straight to a plain Chromium', median: base, ratio: 1 },
       { section: SECTION, name: "through the errand's DevTools endpoint", median: median(times['proxy']!), ratio: median(times['proxy']!) / base },
-      { section: HOP, name: 'straight to Chromium', median: hopBase, ratio: 1 },
+      { section: HOP, name: 'straight to a plain Chromium', median: hopBase, ratio: 1 },
       { section: HOP, name: "through the errand's DevTools endpoint", median: median(hop['proxy']!) / 50, ratio: median(hop['proxy']!) / 50 / hopBase },
+      { section: FLOOD, name: `B alone: p50 (${alone.length} calls)`, median: p50, ratio: 1 },
+      { section: FLOOD, name: 'B alone: p95', median: percentile(alone, 95), ratio: percentile(alone, 95) / p50 },
+      { section: FLOOD, name: `B during A's flood: p50 (${during.length} calls)`, median: percentile(during, 50), ratio: percentile(during, 50) / p50 },
+      { section: FLOOD, name: "B during A's flood: p95", median: percentile(during, 95), ratio: percentile(during, 95) / p50 },
+      {
+        section: FLOOD, name: `A's flood: ${outcome.answered} answered, ${outcome.refused} refused${outcome.closed ? `, closed: ${outcome.closed.slice(0, 40)}` : ''}`,
+        median: NaN, ratio: NaN,
+      },
     ]
   } finally {
     await Promise.all(browsers.map((b) => b.close()))
+    await raw.close()
     await host.stop()
     await closeSites([site!])
   }

@@ -46,11 +46,10 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
       const contextId = host.supervisor.contextOf('session:pw')!
       expect((await host.run(host.runtime.snapshot(contextId))).tabs.map((t) => t.url)).toContain(site.url('/echo'))
 
-      // The guard sees what the client's tab does (G1): the host's port and the browser's own
-      // DevTools port are the engine's (G2).
+      // The guard sees what the client's tab does (G1): the host's port is the engine's (G2). The
+      // browsers have no port of their own (A4: test/devtools/noPort.test.ts).
       const reach = (url: string) => page.evaluate((u) => fetch(u).then(() => 'reached', () => 'blocked'), url)
       expect(await reach(`${host.url}/health`)).toBe('blocked')
-      expect(await reach(`http://127.0.0.1:${host.chromium.devtoolsPort}/json/version`)).toBe('blocked')
       expect(await reach(site.url('/title?t=ok'))).toBe('reached')
       // …and its WebSockets: one to the host's port is closed by the guard (1008), one to a site works.
       const socketTo = async (to: string) => {
@@ -155,13 +154,5 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
     expect(await status({ host: `evil.example:${host.port}` })).toBe(421)
     expect(await status({}, '/devtools/' + 'x'.repeat(43))).toBe(404)
     expect(await status({})).toBe(101)
-  })
-
-  it('keeps the errands\' browser\'s DevTools port out of reach of every context and of /v1/fetch (G2)', async () => {
-    const { host } = env()
-    const devtoolsPort = `http://127.0.0.1:${host.chromium.devtoolsPort}/json/version`
-    expect((await host.call(undefined, 'POST', '/v1/fetch', { url: devtoolsPort })).body.error.code).toBe('BlockedByPolicy')
-    expect((await host.call(undefined, 'POST', '/v1/person/main/navigate', { url: devtoolsPort })).body.error.code).toBe('BlockedByPolicy')
-    expect((await host.call('g2', 'POST', '/v1/navigate', { url: devtoolsPort.replace('127.0.0.1', 'localhost') })).body.error.code).toBe('BlockedByPolicy')
   })
 })

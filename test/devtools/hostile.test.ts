@@ -157,7 +157,7 @@ describe('a hostile client on an errand\'s DevTools endpoint', () => {
     const id = fc.constantFrom(...crafted)
     const params = fc.record({
       targetId: id, browserContextId: id, sessionId: id, frameId: id,
-      url: fc.constantFrom(site.url('/title?t=x'), `${host.url}/health`, 'file:///etc/passwd', 'chrome://settings', `http://127.0.0.1:${host.chromium.devtoolsPort}/json/version`, 'about:blank'),
+      url: fc.constantFrom(site.url('/title?t=x'), `${host.url}/health`, 'file:///etc/passwd', 'chrome://settings', 'http://127.0.0.1:9222/json/version', 'about:blank'),
       flatten: fc.boolean(), discover: fc.boolean(), autoAttach: fc.boolean(), waitForDebuggerOnStart: fc.constant(true),
       filter: fc.constantFrom([{}], [{ type: 'page' }], undefined),
       cookies: fc.constant([{ name: 'evil', value: '1', url: site.origin }]),

@@ -170,7 +170,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       let proxy: ErrandProxy
       try {
         proxy = await ErrandProxy.connect({
-          upstreamUrl: found.value.browserUrl, browserContextId: found.value.browserContextId, policy: options.policy, log: options.log, name: conversationId, files: options.files,
+          connect: found.value.connect, browserContextId: found.value.browserContextId, policy: options.policy, log: options.log, name: conversationId, files: options.files,
         })
       } catch (error) {
         await run(supervisor.undrive(conversationId))
@@ -179,7 +179,10 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       const set = open.get(conversationId) ?? new Set<ErrandProxy>()
       open.set(conversationId, set)
       set.add(proxy)
+      // A4: while this client is connected, the engine leaves the errand's dialogs to it.
+      const detach = found.value.attach()
       proxy.onClose((why) => {
+        detach()
         set.delete(proxy)
         if (set.size === 0 && open.get(conversationId) === set) open.delete(conversationId)
         options.log(`devtools: a client of ${conversationId} disconnected (${why.code})`)

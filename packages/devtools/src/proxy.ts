@@ -1,7 +1,8 @@
 /**
  * One client's CDP connection into one errand (A1): the client's WebSocket on one side, a
- * WebSocket of its own to the errands' browser on the other, and between them the rules that
- * make the errand look like a whole browser whose only context is the default one.
+ * channel of its own into the errands' browser on the other — a browser session of the engine's
+ * own pipe connection, never a TCP port of Chromium (A4, ADR 0016) — and between them the rules
+ * that make the errand look like a whole browser whose only context is the default one.
  *
  * - **Browser-level methods pass an allowlist** (`BROWSER_METHODS`, browserMethods.ts):
  *   each is answered here, rewritten to the errand's browser context, or forwarded with its
@@ -25,12 +26,13 @@
  * - `Browser.close` answers and ends this connection only.
  *
  * @example
- * const proxy = await ErrandProxy.connect({ upstreamUrl, browserContextId, policy, log, name: 'session:k1' })
+ * const proxy = await ErrandProxy.connect({ connect: target.connect, browserContextId, policy, log, name: 'session:k1' })
  * proxy.attach(clientSocket)
  */
 import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { decide, describeTarget, type GuardPolicy } from '@errands/guard'
+import type { CdpChannel, CdpMessage } from '@errands/runtime'
 import WebSocket from 'ws'
 import { BROWSER_METHODS } from './browserMethods.ts'
 import { matchesFilter, refusedOnSession, refusedPaths, URL_METHODS, type FilePolicy, type TargetInfo } from './targets.ts'
@@ -61,10 +63,10 @@ type Pending =
   | { readonly kind: 'client'; readonly command: Command; readonly after?: ((result: Params) => Params | Promise<Params>) | undefined }
   | { readonly kind: 'internal'; readonly resolve: (result: Params) => void; readonly reject: (error: Error) => void }
 
-/** How a proxy is set up. @example await ErrandProxy.connect({ upstreamUrl, browserContextId, policy, log, name: 'session:k1' }) */
+/** How a proxy is set up. @example await ErrandProxy.connect({ connect: target.connect, browserContextId, policy, log, name: 'session:k1' }) */
 export interface ProxyOptions {
-  /** The errands' browser's browser-level DevTools WebSocket (never shown to the client). */
-  readonly upstreamUrl: string
+  /** Opens the proxy's own channel into the errands' browser (never shown to the client). */
+  readonly connect: () => Promise<CdpChannel>
   /** The errand's browser context id in that browser. */
   readonly browserContextId: string
   readonly policy: GuardPolicy
@@ -83,7 +85,6 @@ export interface CloseReason {
   readonly reason: string
 }
 
-const MAX_PAYLOAD = 256 * 1024 * 1024
 const REFUSED = -32000
 
 const DEFAULT_FILES: FilePolicy = { allow: [tmpdir()], deny: [] }
@@ -117,30 +118,30 @@ export class ErrandProxy {
   /** When the client last sent anything (the idle limit reads it). */
   lastActivity = Date.now()
 
-  private constructor(private readonly upstream: WebSocket, /** @internal */ readonly options: ProxyOptions) {
-    upstream.on('message', (data) => this.fromUpstream(data))
-    upstream.on('close', () => this.close({ code: 4004, reason: "The errand's browser went away; ask for the DevTools URL again." }))
-    upstream.on('error', () => undefined)
+  private constructor(private readonly upstream: CdpChannel, /** @internal */ readonly options: ProxyOptions) {
+    upstream.onMessage((message) => this.fromUpstream(message))
+    upstream.onClose(() => this.close({ code: 4004, reason: "The errand's browser went away; ask for the DevTools URL again." }))
   }
 
   /**
    * Connects to the browser and learns the errand's targets; the client is attached after.
    *
    * @example
-   * const proxy = await ErrandProxy.connect({ upstreamUrl, browserContextId, policy, log, name })
+   * const proxy = await ErrandProxy.connect({ connect: target.connect, browserContextId, policy, log, name })
    */
   static async connect(options: ProxyOptions): Promise<ErrandProxy> {
-    const upstream = new WebSocket(options.upstreamUrl, { perMessageDeflate: false, maxPayload: MAX_PAYLOAD, handshakeTimeout: options.deadlineMs ?? 10_000 })
-    await new Promise<void>((resolve, reject) => {
-      upstream.once('open', () => resolve())
-      upstream.once('error', (error) => reject(new Error(`cannot reach the errand's browser (${error.message.replace(/\/devtools\/\S*/g, '/devtools/…')})`)))
-    })
+    let upstream: CdpChannel
+    try {
+      upstream = await options.connect()
+    } catch (error) {
+      throw new Error(`cannot reach the errand's browser (${error instanceof Error ? error.message : String(error)})`)
+    }
     const proxy = new ErrandProxy(upstream, options)
     try {
       // Chromium answers after it has sent targetCreated for every existing target.
       await proxy.internal('Target.setDiscoverTargets', { discover: true, filter: [{}] })
     } catch (error) {
-      upstream.terminate()
+      upstream.close()
       throw error
     }
     return proxy
@@ -189,7 +190,6 @@ export class ErrandProxy {
     else this.client?.terminate()
     // Detaches every session of ours: nothing the client set up outlives it.
     this.upstream.close()
-    setTimeout(() => this.upstream.terminate(), 2_000).unref()
     this.state = 'closed'
     for (const listener of this.closeListeners.splice(0)) listener(why)
   }
@@ -318,7 +318,7 @@ export class ErrandProxy {
     if (this.state !== 'open') return
     const id = ++this.seq
     this.pending.set(id, pending)
-    this.upstream.send(JSON.stringify(sessionId === undefined ? { id, method, params } : { id, method, params, sessionId }))
+    this.upstream.send(sessionId === undefined ? { id, method, params } : { id, method, params, sessionId })
   }
 
   /** @internal */ forward(command: Command, params: Params, after?: (result: Params) => Params | Promise<Params>): void {
@@ -349,17 +349,11 @@ export class ErrandProxy {
 
   // ---- from the browser ----
 
-  private fromUpstream(data: WebSocket.RawData): void {
-    let message: Message
-    try {
-      message = JSON.parse(data.toString()) as Message
-    } catch {
-      return
-    }
+  private fromUpstream(message: CdpMessage): void {
     if (typeof message.id === 'number') return this.onAnswer(message)
     if (typeof message.method !== 'string') return
     const params = (message.params ?? {}) as Params
-    if (typeof message.sessionId === 'string') return this.onSessionEvent(message.sessionId, message.method, params, data)
+    if (typeof message.sessionId === 'string') return this.onSessionEvent(message.sessionId, message.method, params, message)
     this.onBrowserEvent(message.method, params)
   }
 
@@ -426,7 +420,7 @@ export class ErrandProxy {
     }
   }
 
-  private onSessionEvent(sessionId: string, method: string, params: Params, raw: WebSocket.RawData): void {
+  private onSessionEvent(sessionId: string, method: string, params: Params, raw: CdpMessage): void {
     if (!this.sessions.has(sessionId)) return
     if (method === 'Target.attachedToTarget') return this.onAttached(sessionId, params)
     if (method === 'Target.detachedFromTarget') return this.onDetached(sessionId, params)
@@ -435,7 +429,7 @@ export class ErrandProxy {
       return this.emit(method, info ? { ...params, targetInfo: this.hide(info) } : params, sessionId)
     }
     // The target's own event (most traffic: network, DOM, screencast frames) goes on as it came.
-    if (this.state === 'open' && this.client?.readyState === WebSocket.OPEN) this.client.send(raw, { binary: false })
+    if (this.state === 'open' && this.client?.readyState === WebSocket.OPEN) this.client.send(JSON.stringify(raw))
   }
 
   private onAttached(parent: string | undefined, params: Params): void {

@@ -19,7 +19,7 @@ import { Chromium, engineOver } from '@errands/engine'
 import { defaultPolicy, type GuardPolicy } from '@errands/guard'
 import type { Lending, Settings } from '@errands/lending'
 import { Runtime, type RuntimeShape } from '@errands/runtime'
-import { ChromiumRuntime, reservePort, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
+import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import type { SealedStore, StoreConfigError, StoreError } from '@errands/store'
 import { type HealthLog, InspectorSwitch, openInspectorRelay, Supervisor } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
@@ -117,21 +117,21 @@ const loopbackPort = (url: string | undefined): Array<number> => {
  * Effect.provide(program, hostEngineLayer(options))
  */
 export const hostEngineLayer = (options: HostEngineOptions) =>
-  // The errands' browser's DevTools port (A1) is chosen first: it is in the policy (G2).
-  Layer.unwrapEffect(Effect.map(Effect.promise(reservePort), (devtoolsPort) => hostEngineOn(options, devtoolsPort)))
+  hostEngineOn(options)
 
-const hostEngineOn = (options: HostEngineOptions, devtoolsPort: number) => {
+// No Chromium of the engine listens on a port (A1, ADR 0016): the DevTools proxy rides the
+// engine's own pipe, so there is no browser port to put into the policy.
+const hostEngineOn = (options: HostEngineOptions) => {
   const { settings, log, notes } = options
   const dataDir = settings.supervisor.dataDir
   // The inspector's port is ours too, on or off (G2): no context may read the errands' states.
-  // So are the browsers' DevTools ports: each reaches every errand's context (A1).
   const policy = hostPolicy(options.port, [
-    ...(options.extraOwnPorts ?? []), settings.inspector.port, devtoolsPort, ...loopbackPort(settings.cdpUrl),
+    ...(options.extraOwnPorts ?? []), settings.inspector.port, ...loopbackPort(settings.cdpUrl),
     ...(options.cluster?.ownPorts ?? []),
   ])
   const deadlineMs = settings.pageDeadlineMs
 
-  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir, policy, log, deadlineMs, devtoolsPort }))
+  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir, policy, log, deadlineMs }))
   const local: RuntimeReport = { kind: 'chromium', where: 'local' }
   const cdpUrl = settings.cdpUrl
   const browser = cdpUrl === undefined

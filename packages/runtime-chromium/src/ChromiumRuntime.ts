@@ -21,7 +21,6 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { closeMain, ErrandsBrowser, launchMain, reapOrphans, type LaunchSettings } from './browsers.ts'
 import { sweepStaleTmpDirs, tmpDirProblem } from './tmpDirs.ts'
 import { isolateClipboard } from './clipboard.ts'
-import { reservePort } from './devtoolsPort.ts'
 import { checkNavigation, guardContextWebSockets } from './containment.ts'
 import { ContextRuntime, type ContextEntry } from './contexts.ts'
 import { call, within } from './failures.ts'
@@ -82,15 +81,10 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
       const tmpProblem = tmpDirProblem()
       if (tmpProblem !== undefined) return yield* new RuntimeError({ reason: 'invalid', message: `cannot start Chromium: ${tmpProblem}` })
       const log = options.log ?? (() => undefined)
-      const devtoolsPort = options.devtoolsPort ?? (yield* call('reserve a DevTools port', 5_000, reservePort))
       const policy = options.policy ?? defaultPolicy([])
       const settings: LaunchSettings = {
         executablePath: resolveExecutable(options.executablePath),
-        // The errands' browser's DevTools port reaches every errand: no context may (G2).
-        policy: policy.ownPorts.some((p) => p.port === devtoolsPort)
-          ? policy
-          : { ...policy, ownPorts: [...policy.ownPorts, { host: '127.0.0.1', port: devtoolsPort }] },
-        devtoolsPort,
+        policy,
         log,
         deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
         warmSpare: options.warmSpare ?? true,
@@ -138,11 +132,6 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     return this.errands.pid()
   }
 
-  /** The port the errands' browser listens for CDP on (A1; blocked for every context). @example runtime.devtoolsPort */
-  get devtoolsPort(): number {
-    return this.settings.devtoolsPort
-  }
-
   /** Whether a warm spare context waits in the errands' browser (tests). @example runtime.hasWarmSpare() */
   hasWarmSpare(): boolean {
     return this.errands.spareReady()
@@ -181,10 +170,6 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
 
   protected override checkNavigation(url: string, contextId: ContextId): Decision {
     return checkNavigation(url, this.policy, this.log, contextId)
-  }
-
-  protected override devtoolsUrl(entry: Entry): Promise<string> | undefined {
-    return entry.kind === 'errand' ? this.errands.devtoolsUrl(entry.generation) : undefined
   }
 
   protected override goto(page: Page, url: string): Promise<void> {

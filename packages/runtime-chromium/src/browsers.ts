@@ -4,10 +4,10 @@
  * - the **main browser**: the person's persistent profile in `<dataDir>/profile`
  *   (`launchPersistentContext`), started with the runtime;
  * - the **errands' browser**: non-persistent, started on the first errand, one context per
- *   errand; relaunched on next use after it died. It runs as a `launchServer()` (so we know its
- *   pid and can watch it) reached with `chromium.connect()`, which made contexts and pages as fast
- *   as an in-process launch and faster than `--remote-debugging-port` + `connectOverCDP`
- *   (docs/runtime-chromium.md, "Measurements").
+ *   errand; relaunched on next use after it died. It runs as `chromium.launch()` over Playwright's
+ *   pipe: no TCP port of it listens, not even a launch server's (A1, A4; ADR 0016). Its pid is
+ *   found in `/proc` by the TMPDIR only it has; the DevTools proxy rides the same connection
+ *   (cdpChannel.ts).
  *
  * Each Chromium gets its own `TMPDIR` (a fresh `/tmp/errands-chromium-*` folder), so the
  * `org.chromium.Chromium.*` folders it makes — left behind when it is killed — are exactly ours
@@ -20,9 +20,8 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { GuardPolicy } from '@errands/guard'
-import { chromium, type Browser, type BrowserContext, type BrowserServer, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { guardBrowserRequests, type Log } from './containment.ts'
-import { browserWebSocketUrl } from './devtoolsPort.ts'
 import { within } from './failures.ts'
 import { chromiumArgs } from './options.ts'
 import { freshTmpDir, noteDir } from './tmpDirs.ts'
@@ -47,8 +46,6 @@ export interface LaunchSettings {
   readonly owner: string
   /** Extra Chromium switches (e.g. `--host-resolver-rules=…` for tests with real host names). */
   readonly extraArgs: ReadonlyArray<string>
-  /** The errands' browser also listens for CDP here, on 127.0.0.1 (A1; see devtoolsPort.ts). */
-  readonly devtoolsPort: number
 }
 
 const OWNER_VARIABLE = 'ERRANDS_OWNER'
@@ -76,6 +73,16 @@ const profileOf = (pid: number | undefined): string | undefined => {
     return undefined
   }
 }
+
+/** The browser process (not a `--type=` helper) of the Chromium started with `TMPDIR=tmpDir`. */
+const browserPidOf = (tmpDir: string): number | undefined =>
+  pidsWithEnv(`TMPDIR=${tmpDir}`).find((pid) => {
+    try {
+      return !readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').some((a) => a.startsWith('--type='))
+    } catch {
+      return false
+    }
+  })
 
 const removeDir = (dir: string | undefined): void => {
   if (dir) rmSync(dir, { recursive: true, force: true })
@@ -229,13 +236,11 @@ interface Spare {
 }
 
 interface Running {
-  readonly server: BrowserServer
   readonly browser: Browser
   readonly pid: number | undefined
   readonly generation: number
   readonly tmpDir: string
   expectedClose: boolean
-  devtoolsUrl: Promise<string> | undefined
 }
 
 /**
@@ -291,22 +296,6 @@ export class ErrandsBrowser {
       void within(5_000, spare.context.close())
     }
     return { context: await browser.newContext(), generation }
-  }
-
-  /**
-   * The browser-level DevTools WebSocket of the running errands' browser of `generation` (A1);
-   * fails when that browser is gone.
-   *
-   * @example
-   * const url = await errands.devtoolsUrl(entry.generation)
-   */
-  devtoolsUrl(generation: number): Promise<string> {
-    const running = this.running
-    if (running === undefined || running.generation !== generation) return Promise.reject(new Error('the errands browser of this context is gone'))
-    return (running.devtoolsUrl ??= browserWebSocketUrl(`http://127.0.0.1:${this.settings.devtoolsPort}`, this.settings.deadlineMs).catch((error: unknown) => {
-      running.devtoolsUrl = undefined
-      throw error
-    }))
   }
 
   /** The warm spare's page, when one is ready (tests). @example errands.sparePage()?.isClosed() */
@@ -374,35 +363,33 @@ export class ErrandsBrowser {
 
   private async launch(): Promise<Running> {
     const tmpDir = freshTmpDir(this.settings.owner)
-    let server: BrowserServer | undefined
+    let browser: Browser | undefined
     try {
-      server = await chromium.launchServer({
+      browser = await chromium.launch({
         executablePath: this.settings.executablePath,
-        args: chromiumArgs([...this.settings.extraArgs, `--remote-debugging-port=${this.settings.devtoolsPort}`]),
+        args: chromiumArgs(this.settings.extraArgs),
         headless: true,
         timeout: this.settings.deadlineMs,
         env: { ...process.env, TMPDIR: tmpDir, [OWNER_VARIABLE]: this.settings.owner },
         ...NO_SIGNAL_HANDLERS,
         ...artifactsIn(tmpDir),
       })
+      // No launch server and no debugging port (A1, A4): the pid is the one process with our
+      // fresh TMPDIR that is not one of Chromium's helpers (`--type=…`).
+      const pid = browserPidOf(tmpDir)
       // The profile Playwright made for this browser is ours too: the next engine removes it if we are killed.
-      const userDataDir = profileOf(server.process().pid)
+      const userDataDir = profileOf(pid)
       if (userDataDir !== undefined) noteDir(tmpDir, userDataDir)
-      const browser = await chromium.connect(server.wsEndpoint(), { timeout: this.settings.deadlineMs })
-      const running: Running = {
-        server, browser, pid: server.process().pid, generation: ++this.generations, tmpDir, expectedClose: false, devtoolsUrl: undefined,
-      }
+      const running: Running = { browser, pid, generation: ++this.generations, tmpDir, expectedClose: false }
       browser.on('disconnected', () => this.onDisconnected(running))
       await guardBrowserRequests(browser, this.settings.policy, this.settings.log, 'errands')
       this.running = running
       this.settings.log(`errands browser started (pid ${running.pid}, generation ${running.generation})`)
       return running
     } catch (error) {
-      if (server) {
-        const pid = server.process().pid
-        await within(5_000, server.kill())
-        if (pid !== undefined) killAll([pid])
-      }
+      const pid = browserPidOf(tmpDir)
+      if (browser) await within(5_000, browser.close())
+      if (pid !== undefined && alive(pid)) killAll([pid])
       removeDir(tmpDir)
       throw error
     } finally {
@@ -416,10 +403,9 @@ export class ErrandsBrowser {
     if (running.expectedClose) return
     this.settings.log(`errands browser disconnected unexpectedly (pid ${running.pid}, generation ${running.generation})`)
     // Whatever is left of the process tree goes, and so do the temp folders it made.
-    void within(5_000, running.server.kill()).then(() => {
-      if (running.pid !== undefined && alive(running.pid)) killAll([running.pid])
-      removeDir(running.tmpDir)
-    })
+    if (running.pid !== undefined && alive(running.pid)) killAll([running.pid])
+    untilGone(running.pid === undefined ? [] : [running.pid], 1_000)
+    removeDir(running.tmpDir)
     this.onCrash(running.generation)
   }
 
@@ -438,10 +424,9 @@ export class ErrandsBrowser {
     if (!running) return
     running.expectedClose = true
     await within(10_000, running.browser.close())
-    await within(10_000, running.server.close())
     if (running.pid !== undefined && alive(running.pid)) {
-      await within(5_000, running.server.kill())
-      if (alive(running.pid)) killAll([running.pid])
+      killAll([running.pid])
+      untilGone([running.pid], 5_000)
     }
     removeDir(running.tmpDir)
   }

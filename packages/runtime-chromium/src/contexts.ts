@@ -20,7 +20,8 @@ import {
   type ContextId, type DevToolsTarget, type RuntimeEvent, type SessionLabel, type Snapshot, type StorageState, type TabInfo, type TabSpec,
 } from '@errands/runtime'
 import { Effect, Option } from 'effect'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { openCdpChannel } from './cdpChannel.ts'
 import { call, toRuntimeError, within } from './failures.ts'
 import { storageDrift } from './restoreDrift.ts'
 import { originOf, toPlaywrightCookies } from './storage.ts'
@@ -123,11 +124,11 @@ export abstract class ContextRuntime<E extends ContextEntry> {
   protected watchPage(_entry: E, _page: Page): void {}
 
   /**
-   * The DevTools WebSocket of the browser that holds `entry` (A1), or undefined when this runtime
-   * has none to offer.
+   * The browser a DevTools client of `entry` reaches through a channel of the engine's own
+   * connection (A1, ADR 0016), or undefined when this runtime has none to offer.
    */
-  protected devtoolsUrl(_entry: E): Promise<string> | undefined {
-    return undefined
+  protected devtoolsBrowser(entry: E): Browser | undefined {
+    return entry.context.browser() ?? undefined
   }
 
   /** For an id with no entry: how to bring the context back, or undefined (ContextNotFound). */
@@ -316,19 +317,24 @@ export abstract class ContextRuntime<E extends ContextEntry> {
     })
 
   /**
-   * The browser's DevTools WebSocket and the context's browser context id, for the DevTools
-   * proxy (A1). The person's main context has none: no CDP client is ever let into it.
+   * A channel into the context's browser over the engine's own connection, the context's
+   * browser context id, and the count of attached clients, for the DevTools proxy (A1, A4). The
+   * person's main context has none: no CDP client is ever let into it.
    *
    * @example
-   * const { browserUrl, browserContextId } = yield* runtime.devtools(id)
+   * const { connect, browserContextId, attach } = yield* runtime.devtools(id)
    */
   readonly devtools = (contextId: ContextId): Effect.Effect<DevToolsTarget, RuntimeError | ContextNotFound> =>
     this.withEntry(contextId, 'devtools endpoint', async (entry) => {
-      const browserUrl = this.isLifelong(entry) ? undefined : this.devtoolsUrl(entry)
-      if (browserUrl === undefined) {
+      const browser = this.isLifelong(entry) ? undefined : this.devtoolsBrowser(entry)
+      if (browser === undefined) {
         throw new RuntimeError({ reason: 'invalid', message: `context ${contextId} has no DevTools endpoint` })
       }
-      return { browserUrl: await browserUrl, browserContextId: await this.browserContextIdOf(entry) }
+      return {
+        browserContextId: await this.browserContextIdOf(entry),
+        connect: () => openCdpChannel(browser),
+        attach: () => this.devtoolsClients.attach(contextId),
+      }
     })
 
   /** @example const stop = yield* runtime.subscribe(console.log) */

@@ -20,5 +20,5 @@ export { PageScreencast, type ScreencastFrame, type ScreencastFrameMetadata, typ
 export { TabBook } from './tabs.ts'
 export { checkNavigation, guardBrowserRequests, guardContextWebSockets, type Log } from './containment.ts'
 export { readContextStorage, removeCookiesFrom, toPlaywrightCookies } from './storage.ts'
-export { browserWebSocketUrl, reservePort } from './devtoolsPort.ts'
+export { crConnectionOf, openCdpChannel, routerInstalled } from './cdpChannel.ts'
 export { DevToolsClients } from './clients.ts'

@@ -34,12 +34,6 @@ export interface ChromiumRuntimeOptions {
   readonly warmSpare?: boolean | undefined
   /** Extra Chromium switches, after the required ones (e.g. `--host-resolver-rules=MAP *.example 127.0.0.1`). */
   readonly extraArgs?: ReadonlyArray<string> | undefined
-  /**
-   * The port the errands' browser listens for CDP on, for the DevTools endpoint (A1); default: a
-   * free one. Whatever it is, the policy blocks it for every context (G2) — a host that decides its
-   * policy itself reserves it first (`reservePort`) and puts it in.
-   */
-  readonly devtoolsPort?: number | undefined
 }
 
 /** The default deadline of one browser call. @example ChromiumRuntime.make({ dataDir, deadlineMs: DEFAULT_DEADLINE_MS * 2 }) */

@@ -115,15 +115,57 @@ export type RuntimeEvent =
   | { readonly _tag: 'BrowserCrashed'; readonly contextIds: ReadonlyArray<ContextId> }
 
 /**
- * Where a CDP client can reach one context of a real browser (A1): the browser's DevTools
- * WebSocket and the context's id in that browser. Only the engine's DevTools proxy
- * (`@errands/devtools`) ever sees it; it is never shown to an agent (the URL reaches every
- * context of that browser).
+ * One CDP message, either way (a command, its answer, or an event).
  *
  * @example
- * const target: DevToolsTarget = { browserUrl: 'ws://127.0.0.1:9222/devtools/browser/…', browserContextId: 'E711FD…' }
+ * const m: CdpMessage = { id: 1, method: 'Target.getTargets', params: {} }
+ */
+export interface CdpMessage {
+  readonly id?: number | undefined
+  readonly method?: string | undefined
+  readonly params?: Record<string, unknown> | undefined
+  readonly sessionId?: string | undefined
+  readonly result?: unknown
+  readonly error?: unknown
+}
+
+/**
+ * A CDP connection into a real browser that looks like a root connection to its user, but is a
+ * browser session of the engine's own connection (A1, A4: no TCP port of Chromium, ADR 0016).
+ * Messages without a `sessionId` go to that browser session.
+ *
+ * @example
+ * const channel = await target.connect()
+ * channel.onMessage((m) => m.method === 'Target.targetCreated' && console.log(m.params))
+ * channel.send({ id: 1, method: 'Target.setDiscoverTargets', params: { discover: true } })
+ */
+export interface CdpChannel {
+  readonly send: (message: CdpMessage) => void
+  readonly onMessage: (listener: (message: CdpMessage) => void) => void
+  /** Called once when the channel ends (closed, or the browser went away). */
+  readonly onClose: (listener: (reason: string) => void) => void
+  /** Detaches every session of the channel. Idempotent. */
+  readonly close: () => void
+}
+
+/**
+ * Where a CDP client can reach one context of a real browser (A1): a channel into the browser
+ * over the engine's own connection, the context's id in that browser, and the errand's files
+ * folder. Only the engine's DevTools proxy (`@errands/devtools`) ever uses it; the channel reaches
+ * every context of that browser, so it is never handed to an agent.
+ *
+ * @example
+ * const target: DevToolsTarget = { browserContextId: 'E711FD…', connect, attach: () => clients.attach(id), filesDir: '/tmp/errands-files-x/a1' }
  */
 export interface DevToolsTarget {
-  readonly browserUrl: string
   readonly browserContextId: string
+  /** Opens a fresh channel (one per client connection). */
+  readonly connect: () => Promise<CdpChannel>
+  /**
+   * Counts a client in while its connection is open (the engine leaves the errand's JavaScript
+   * dialogs to it, A4); the returned function counts it out (idempotent).
+   */
+  readonly attach: () => () => void
+  /** The errand's own folder: the only place a client may name files of the engine's machine (A1). */
+  readonly filesDir?: string | undefined
 }

@@ -23,7 +23,7 @@ import {
   type ContextId, type Cookie, type OpenContextSpec, type RuntimeShape, type StorageState,
 } from '@errands/runtime'
 import {
-  browserWebSocketUrl, call, checkNavigation, ContextRuntime, guardBrowserRequests, guardContextWebSockets, isolateClipboard, readContextStorage,
+  call, checkNavigation, ContextRuntime, guardBrowserRequests, guardContextWebSockets, isolateClipboard, readContextStorage,
   removeCookiesFrom, toPlaywrightCookies, within, type ContextEntry, type Log,
 } from '@errands/runtime-chromium'
 import { Effect } from 'effect'
@@ -170,11 +170,6 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
 
   protected override checkNavigation(url: string, contextId: ContextId): Decision {
     return checkNavigation(url, this.options.policy, this.options.log, contextId, 'remote context')
-  }
-
-  // A1: the DevTools proxy forwards to the remote browser itself (its browser WebSocket).
-  protected override devtoolsUrl(): Promise<string> {
-    return /^wss?:\/\//.test(this.url) ? Promise.resolve(this.url) : browserWebSocketUrl(this.url, this.options.deadlineMs)
   }
 
   protected override async goto(page: Page, url: string): Promise<void> {
