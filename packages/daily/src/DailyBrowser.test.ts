@@ -79,15 +79,17 @@ describe('DailyBrowser — pairing (D1, D2)', () => {
     }),
   )
 
-  it.scoped('wrong codes are rate-limited per peer and globally; while limited even the right code is refused', () =>
+  it.scoped('wrong codes are rate-limited per source and globally; while limited even the right code is refused — never from a source that did not fail (D1)', () =>
     Effect.gen(function* () {
       const daily = yield* make({ redeemFailuresPerPeer: 3, redeemFailuresGlobal: 5, redeemWindowMs: 60_000 })
       const { code } = yield* daily.createPairing('bot-1')
       for (let i = 0; i < 3; i++) expect(yield* failure(daily.redeem({ code: 'AAAA-AAAA-AAAA', origin: ORIGIN, peer: '127.0.0.1' }))).toMatchObject({ _tag: 'PairingRefused' })
       expect(yield* failure(daily.redeem({ code, origin: ORIGIN, peer: '127.0.0.1' }))).toMatchObject({ _tag: 'RateLimited', status: 429, retryAfterSeconds: 60 })
-      // Another loopback peer still may, until the global limit is reached too.
+      // Another loopback peer still may, until the global limit is reached too — then it is held back as well…
       for (let i = 0; i < 2; i++) expect(yield* failure(daily.redeem({ code: 'nonsense', origin: ORIGIN, peer: '127.0.0.2' }))).toMatchObject({ _tag: 'PairingRefused' })
-      expect(yield* failure(daily.redeem({ code, origin: ORIGIN, peer: '127.0.0.3' }))).toMatchObject({ _tag: 'RateLimited' })
+      expect(yield* failure(daily.redeem({ code, origin: ORIGIN, peer: '127.0.0.2' }))).toMatchObject({ _tag: 'RateLimited' })
+      // …but a source that never failed still redeems the right code.
+      expect((yield* daily.redeem({ code, origin: ORIGIN, peer: '127.0.0.3' })).botId).toBe('bot-1')
       yield* TestClock.adjust('61 seconds')
       yield* daily.createPairing('bot-1') // the old code's five minutes are not over, but a fresh one is used below
       const fresh = yield* daily.createPairing('bot-9')

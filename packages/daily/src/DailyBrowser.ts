@@ -260,7 +260,9 @@ export const makeDailyBrowser = (
             return Effect.fail(new Forbidden({ reason: 'bad-origin', message: 'Only the Errands Daily Browser extension may redeem a pairing code.' }))
           }
           const at = now()
-          const wait = limiter.retryAfterMs(peer, at)
+          // A source is the peer address and the Origin (D1): one guesser cannot lock out the extension.
+          const source = `${peer} ${origin ?? ''}`
+          const wait = limiter.retryAfterMs(source, at)
           if (wait > 0) return Effect.fail(RateLimited.of(Math.ceil(wait / 1000)))
           const canonical = normalizeCode(code)
           // An impossible code is still hashed and compared, so it costs what a plausible one does.
@@ -268,7 +270,7 @@ export const makeDailyBrowser = (
           const record = findByDigest(records.values(), (r) => r.codeDigest, candidate)
           const snapshot = record?.actor.getSnapshot()
           if (record === undefined || canonical === undefined || !snapshot?.hasTag('redeemable') || at >= snapshot.context.createdAt + snapshot.context.pairingExpiryMs) {
-            limiter.failed(peer, at)
+            limiter.failed(source, at)
             return Effect.fail(PairingRefused.of())
           }
           const token = newToken()

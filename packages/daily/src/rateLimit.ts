@@ -1,9 +1,14 @@
 /**
- * Limits failed pairing-code redeems, per peer address and globally, over a sliding window.
- * Time is passed in (the service's clock), so tests step it.
+ * Limits failed pairing-code redeems per **source** — the peer address and the Origin together
+ * (D1, issue 23's "rate limits per source": every local process is 127.0.0.1, so the address alone would
+ * put the person's extension in the same bucket as any guesser) — over a sliding window. Time is
+ * passed in (the service's clock), so tests step it.
  *
- * While a peer (or everyone) is limited, even a correct code is refused: otherwise a guesser
- * could keep guessing and learn which guess got through.
+ * While a source is limited, even a correct code from it is refused: otherwise a guesser could
+ * keep guessing and learn which guess got through. The global limit stops a spread-out guess
+ * (many sources) but holds back only sources that have failed themselves in the window: a
+ * source with no failure — the person's extension typing the code it was shown — is never
+ * locked out by somebody else's guesses (the person's code always works).
  *
  * @example
  * const limiter = new FailureLimiter({ perPeer: 5, global: 20, windowMs: 60_000 })
@@ -28,8 +33,9 @@ export class FailureLimiter {
   /** How long `peer` must wait before trying again: 0 when it may try now. */
   retryAfterMs(peer: string, now: number): number {
     this.prune(now)
-    const waits = [this.waitFor(this.peers.get(peer) ?? [], this.limits.perPeer, now), this.waitFor(this.global, this.limits.global, now)]
-    return Math.max(...waits)
+    const own = this.peers.get(peer) ?? []
+    if (own.length === 0) return 0
+    return Math.max(this.waitFor(own, this.limits.perPeer, now), this.waitFor(this.global, this.limits.global, now))
   }
 
   private waitFor(list: ReadonlyArray<number>, limit: number, now: number): number {
