@@ -39,4 +39,3 @@ if ! chromium=$(find_chromium); then
   fi
 fi
 export CHROMIUM_PATH="$chromium"
-export TURBO_TELEMETRY_DISABLED=1

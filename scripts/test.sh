@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# The test command (README): sets everything up, type-checks, runs unit and real-Chromium tests.
+# The test command (README, docs/testing.md): sets everything up, builds the packages (incremental),
+# type-checks, then runs the three vitest tiers — unit, browser, system. Arguments pass through to
+# vitest: `npm test -- --project unit`, `npm test -- test/host/process.test.ts`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh
 echo "errands: Chromium at $CHROMIUM_PATH ($("$CHROMIUM_PATH" --version 2>/dev/null | head -1))"
-# The Postgres tests start throw-away servers from Debian's binaries (installed here, once, when
-# missing and root — before the test files start them in parallel).
+# The Postgres tests use a throw-away server from Debian's binaries (installed here, once, when
+# missing and root — before vitest's globalSetup starts it).
 pg_bin=$(bash scripts/setup-postgres.sh)
 echo "errands: Postgres at $pg_bin ($("$pg_bin/postgres" --version 2>/dev/null | head -1))"
-npx turbo run typecheck vitest --log-prefix=none --log-order=stream "$@"
+started=$(date +%s)
+echo "errands: building packages (tsc -b, incremental)…"
+source scripts/build.sh
+echo "errands: type-checking (tsc -p tsconfig.json)…"
+node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
+echo "errands: build and type-check took $(( $(date +%s) - started )) s"
+# Built above: the tiers' globalSetup need not build again.
+export ERRANDS_BUILT=1
+exec node_modules/.bin/vitest run "$@"

@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import * as http from 'node:http'
 import { join, resolve } from 'node:path'
+import { SOAK_RESOLVER_RULES } from './sites.ts'
 
 const repo = resolve(import.meta.dirname, '..')
 
@@ -89,15 +90,15 @@ const freePort = (): Promise<number> =>
   })
 
 /**
- * Starts the host program (soak/host-child.ts) and waits for its "listening" line; resolves with
- * its handle, or rejects with its stderr when it exits first.
+ * Starts the host program (soak/host-child.mjs: the compiled host) and waits for its "listening"
+ * line; resolves with its handle, or rejects with its stderr when it exits first.
  *
  * @example
  * const host = await startHost({ dataDir: '/tmp/soak/data', tmpDir: '/tmp/soak/tmp' })
  */
 export const startHost = async (spec: HostSpec) => {
   const started = performance.now()
-  const child: ChildProcess = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(repo, 'soak/host-child.ts')], {
+  const child: ChildProcess = spawn(process.execPath, ['--expose-gc', join(repo, 'soak/host-child.mjs')], {
     cwd: repo,
     env: {
       ...process.env,
@@ -105,6 +106,7 @@ export const startHost = async (spec: HostSpec) => {
       ERRANDS_DATA_DIR: spec.dataDir,
       ERRANDS_SNAPSHOT_DEBOUNCE_MS: '500',
       ...spec.env,
+      ERRANDS_SOAK_RESOLVER_RULES: SOAK_RESOLVER_RULES,
       TMPDIR: spec.tmpDir,
     },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

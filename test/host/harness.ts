@@ -152,9 +152,18 @@ export interface HostProcess {
   readonly exited: Promise<number | null>
 }
 
+/** `packages/<name>/src/<file>.ts` → `packages/<name>/dist/<file>.js`, the file that ships. */
+const compiled = (source: string): string => {
+  const m = /^packages\/([^/]+)\/src\/(.+)\.ts$/.exec(source)
+  if (m === null) throw new Error(`spawnHost: ${source} is not a package's source file; name the entry by its src/ path`)
+  return `packages/${m[1]}/dist/${m[2]}.js`
+}
+
 /**
- * Runs `packages/host/src/main.ts` the way a service manager does (`node --import tsx …`), or
- * another entry point that prints the same line (the CLI's `host`, which joins a cluster).
+ * Runs the compiled host (`packages/host/dist/main.js`) the way a service manager does (plain
+ * `node`, SIGTERM to that process), or another entry point that prints the same line (the CLI's
+ * `host`, which joins a cluster). An entry is named by its source path and run from `dist/`
+ * (R4, issue #28: process-level tests run what ships; the tiers' globalSetup builds it).
  *
  * @example
  * const p = spawnHost({ ERRANDS_PORT: '0' })
@@ -162,7 +171,7 @@ export interface HostProcess {
  */
 export const spawnHost = (env: Record<string, string>, entry: ReadonlyArray<string> = ['packages/host/src/main.ts']): HostProcess => {
   const [script, ...args] = entry
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repo, script!), ...args], {
+  const child = spawn(process.execPath, [join(repo, compiled(script!)), ...args], {
     cwd: repo,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -95,7 +95,7 @@ export const stdioClient = async (env: Record<string, string>, args: ReadonlyArr
     // The issue's own command. npm prints its banner on stdout first; the SDK's client skips
     // lines that are not JSON-RPC (docs/mcp.md tells stricter clients to add --silent).
     command: via === 'npm' ? 'npm' : process.execPath,
-    args: via === 'npm' ? ['start', '--', 'mcp', ...args] : ['--import', 'tsx', join(repo, 'packages/cli/src/main.ts'), 'mcp', ...args],
+    args: via === 'npm' ? ['start', '--', 'mcp', ...args] : [join(repo, 'packages/cli/dist/main.js'), 'mcp', ...args],
     cwd: repo,
     env: { ...(process.env as Record<string, string>), ...env },
     stderr: 'pipe',

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --import tsx
+#!/usr/bin/env node
 import { explainConfigError, settingsFrom } from '@errands/supervisor'
 import { Effect, Either } from 'effect'
 import * as fs from 'node:fs'
