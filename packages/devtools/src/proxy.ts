@@ -35,7 +35,7 @@ import { decide, describeTarget, type GuardPolicy } from '@errands/guard'
 import type { CdpChannel, CdpMessage } from '@errands/runtime'
 import WebSocket from 'ws'
 import { BROWSER_METHODS } from './browserMethods.ts'
-import { matchesFilter, refusedOnSession, refusedPaths, URL_METHODS, type FilePolicy, type TargetInfo } from './targets.ts'
+import { CONTEXT_METHODS, matchesFilter, refusedOnSession, refusedPaths, URL_METHODS, type FilePolicy, type TargetInfo } from './targets.ts'
 
 /** A CDP message, either way. */
 interface Message {
@@ -228,10 +228,15 @@ export class ErrandProxy {
     }
     const refusal = refusedOnSession(command.method)
     if (refusal !== undefined) return this.refuse(command, refusal)
-    const p = command.params
-    if (p['browserContextId'] !== undefined && !this.isErrandContext(p['browserContextId'])) {
+    if (command.params['browserContextId'] !== undefined && !this.isErrandContext(command.params['browserContextId'])) {
       return this.refuse(command, 'that browserContextId is not this errand\'s')
     }
+    // #27: on a page session Chromium takes no browserContextId here and acts on its default
+    // context, which no errand owns: sent at the browser level, with the errand's own id.
+    if (CONTEXT_METHODS.has(command.method)) {
+      return this.toUpstream(command.method, { ...command.params, browserContextId: this.options.browserContextId }, undefined, { kind: 'client', command })
+    }
+    const p = command.params
     if (URL_METHODS.has(command.method) && !this.allowedUrl(command, p['url'])) return
     // Paths of this machine: uploads (`DOM.setFileInputFiles`, `Page.handleFileChooser`), dropped
     // files (`Input.dispatchDragEvent`), download folders (`Page.setDownloadBehavior`).

@@ -82,6 +82,20 @@ export const refusedPaths = (paths: unknown, files: FilePolicy): string | undefi
 }
 
 /**
+ * Methods that take a `browserContextId` (every one of `devtools-protocol`'s, A1/#27): without
+ * one, Chromium acts on its **default** context — a context every errand's client would share and
+ * no errand owns. On any session the proxy forces the errand's own context into them (or refuses
+ * when another is named).
+ *
+ * @example
+ * CONTEXT_METHODS.has('Storage.setCookies') // true
+ */
+export const CONTEXT_METHODS: ReadonlySet<string> = new Set([
+  'Browser.setPermission', 'Browser.grantPermissions', 'Browser.resetPermissions', 'Browser.setDownloadBehavior', 'Browser.cancelDownload',
+  'Storage.getCookies', 'Storage.setCookies', 'Storage.clearCookies', 'Target.createTarget', 'Target.disposeBrowserContext',
+])
+
+/**
  * Session methods whose `url` the guard decides first: navigations, and rewrites of a paused
  * request's URL (a client's own Fetch interception must not send a request where the guard would
  * not let it go).
