@@ -27,6 +27,8 @@ export interface Viewer {
   readonly context: BrowserContext
   readonly page: Page
   readonly received: Received[]
+  /** The sign-in id the page holds in memory (X4), read from the sign-in's answer; once signed in. */
+  readonly liveId?: string | undefined
 }
 
 export const startLiveHarness = async (env: Record<string, string> = {}) => {
@@ -53,9 +55,11 @@ export const startLiveHarness = async (env: Record<string, string> = {}) => {
   const signedIn = async (): Promise<Viewer> => {
     const viewer = await open()
     await viewer.page.fill('input[name="token"]', host.tokenText)
+    const answered = viewer.page.waitForResponse((r) => r.url().endsWith('/live/sign-in') && r.status() === 200)
     await viewer.page.click('button[type="submit"]')
+    const liveId = ((await (await answered).json()) as { id: string }).id
     await viewer.page.waitForSelector('table.conversations')
-    return viewer
+    return { ...viewer, liveId }
   }
 
   return {

@@ -45,15 +45,14 @@ describe('the live view', () => {
     await page.click('button[type="submit"]')
     await poll(() => page.locator('[role="alert"]').textContent()).toContain("not this host's token")
     expect(await viewer.context.cookies()).toEqual([])
-    // The right one is exchanged for an HttpOnly, SameSite=Strict cookie that is not the token.
+    // The right one is exchanged for a sign-in id the page holds in memory (X4): no cookie, no storage.
     await page.fill('input[name="token"]', h.host.tokenText)
     await page.click('button[type="submit"]')
     await page.waitForSelector('table.conversations')
-    const cookies = await viewer.context.cookies()
-    expect(cookies).toHaveLength(1)
-    expect(cookies[0]).toMatchObject({ name: 'errands_live', httpOnly: true, sameSite: 'Strict' })
-    expect(cookies[0]!.value).not.toContain(h.host.tokenText)
-    expect(await page.evaluate(() => document.cookie)).toBe('')
+    expect(await viewer.context.cookies()).toEqual([])
+    expect(await page.evaluate(() => [document.cookie, localStorage.length, sessionStorage.length])).toEqual(['', 0, 0])
+    // A call the page's script did not make itself carries nothing: the same page's bare fetch is refused.
+    expect(await page.evaluate(async () => (await fetch('/live/api/state')).status)).toBe(401)
     // Signing out ends it.
     await page.click('header button.link')
     await page.waitForSelector('input[name="token"]')
@@ -64,27 +63,29 @@ describe('the live view', () => {
   it('refuses other hosts, other origins and form bodies before anything runs', async () => {
     const port = h.host.port
     const viewer = await h.signedIn()
-    const cookie = (await viewer.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ')
+    const header = 'x-errands-live'
+    const live = viewer.liveId!
     await viewer.context.close()
     const own = `127.0.0.1:${port}`
     const park = '/live/api/conversations/session%3Anobody/park'
     expect((await request(port, { path: '/', headers: { host: `evil.example:${port}` } })).status).toBe(421)
-    expect((await request(port, { path: '/live/api/state', headers: { host: own, cookie } })).status).toBe(200)
-    expect((await request(port, { path: '/live/api/state', headers: { host: own, cookie, 'sec-fetch-site': 'cross-site' } })).status).toBe(403)
-    const foreign = await request(port, { method: 'POST', path: park, headers: { host: own, cookie, origin: 'http://evil.example', 'content-type': 'application/json' }, body: '{}' })
+    expect((await request(port, { path: '/live/api/state', headers: { host: own, [header]: live } })).status).toBe(200)
+    expect((await request(port, { path: '/live/api/state', headers: { host: own, [header]: live, 'sec-fetch-site': 'cross-site' } })).status).toBe(403)
+    const foreign = await request(port, { method: 'POST', path: park, headers: { host: own, [header]: live, origin: 'http://evil.example', 'content-type': 'application/json' }, body: '{}' })
     expect(foreign.status).toBe(403)
     expect(foreign.body.error.code).toBe('ForeignOrigin')
-    const form = await request(port, { method: 'POST', path: park, headers: { host: own, cookie, origin: `http://${own}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' })
+    const form = await request(port, { method: 'POST', path: park, headers: { host: own, [header]: live, origin: `http://${own}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' })
     expect(form.status).toBe(415)
-    const unknown = await request(port, { method: 'POST', path: park, headers: { host: own, cookie, origin: `http://${own}`, 'content-type': 'application/json' }, body: '{}' })
+    const unknown = await request(port, { method: 'POST', path: park, headers: { host: own, [header]: live, origin: `http://${own}`, 'content-type': 'application/json' }, body: '{}' })
     expect(unknown.status).toBe(404)
     expect(unknown.body.error.code).toBe('UnknownConversation')
     const badToggle = await request(port, {
       method: 'POST', path: '/live/api/conversations/chat%3Ax/own-browser',
-      headers: { host: own, cookie, origin: `http://${own}`, 'content-type': 'application/json' }, body: '{"on":"yes"}',
+      headers: { host: own, [header]: live, origin: `http://${own}`, 'content-type': 'application/json' }, body: '{"on":"yes"}',
     })
     expect(badToggle.status).toBe(400)
-    // The person's bearer token on the API is not a way in either: only the cookie is.
+    // The person's bearer token on the API is not a way in either, nor a cookie: only the sign-in id in its header is.
+    expect((await request(port, { path: '/live/api/state', headers: { host: own, cookie: `errands_live=${live}` } })).status).toBe(401)
     const bearer = await request(port, { path: '/live/api/state', headers: { host: own, authorization: `Bearer ${h.host.tokenText}` } })
     expect(bearer.status).toBe(401)
   })

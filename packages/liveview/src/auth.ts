@@ -1,19 +1,26 @@
 /**
- * Who may see the live view: the person, proven once with the host's token. The token is pasted
- * into the page once and exchanged for a random sign-in id carried by an HttpOnly, SameSite=Strict
- * cookie; the token never travels in a URL and never reaches the page's script again. Sign-ins
- * live in memory: a restarted host asks again.
+ * Who may see the live view (V1, X4): the person, proven once with the host's token. The token is
+ * pasted into the page once and exchanged for a random sign-in id that the sign-in **answers to
+ * the page's script**, which keeps it in memory only and sends it on every call — the
+ * `X-Errands-Live` header on the JSON API, and the WebSocket's subprotocol list
+ * (`Sec-WebSocket-Protocol: errands-live, <id>`) on the screencast socket.
+ *
+ * Why not a cookie: cookies ignore ports, and `SameSite=Strict` treats all of loopback as one
+ * site, so a cookie for 127.0.0.1:7777 also goes to every other server on 127.0.0.1 the person's
+ * browser visits (a dev server, a tool's UI). A header the page's own script adds goes nowhere
+ * else: no other origin's page can read the id (same-origin policy) or make the browser add it.
+ * No cookie carries authority; a replayed one gives nothing. A reload asks for the token again;
+ * sign-ins live in memory, so a restarted host asks again too.
  *
  * @example
  * const auth = new LiveAuth(token)
- * const id = auth.signIn('pasted token') // a cookie value, or undefined
- * auth.isSignedIn(req.headers.cookie)
+ * const id = auth.signIn('pasted token') // answered to the page, or undefined
+ * auth.isSignedIn(liveIdOf(req.headers))
  */
 import { Redacted } from 'effect'
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-
-/** The cookie's name. @example `${LIVE_COOKIE}=…` */
-export const LIVE_COOKIE = 'errands_live'
+import type { IncomingHttpHeaders } from 'node:http'
+import { LIVE_HEADER, LIVE_PROTOCOL } from './protocol.ts'
 
 /** How many sign-ins are kept (oldest forgotten first). */
 const MAX_SIGN_INS = 64
@@ -25,18 +32,25 @@ const sameSecret = (given: string, expected: string): boolean => {
 }
 
 /**
- * The value of cookie `name` in a `Cookie` header.
+ * The sign-in id a request's `X-Errands-Live` header carries.
  *
  * @example
- * cookieValue('a=1; errands_live=xyz', 'errands_live') // 'xyz'
+ * liveIdOf({ 'x-errands-live': 'Qm…' }) // 'Qm…'
  */
-export const cookieValue = (header: string | undefined, name: string): string | undefined => {
-  if (header === undefined) return undefined
-  for (const part of header.split(';')) {
-    const at = part.indexOf('=')
-    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim()
-  }
-  return undefined
+export const liveIdOf = (headers: IncomingHttpHeaders): string | undefined => {
+  const value = headers[LIVE_HEADER]
+  return Array.isArray(value) ? undefined : value
+}
+
+/**
+ * The sign-in id a WebSocket upgrade offers as its second subprotocol (`errands-live, <id>`).
+ *
+ * @example
+ * socketIdOf({ 'sec-websocket-protocol': 'errands-live, Qm…' }) // 'Qm…'
+ */
+export const socketIdOf = (headers: IncomingHttpHeaders): string | undefined => {
+  const offered = (headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim())
+  return offered.length === 2 && offered[0] === LIVE_PROTOCOL ? offered[1] : undefined
 }
 
 /**
@@ -65,38 +79,25 @@ export class LiveAuth {
   }
 
   /**
-   * Whether the `Cookie` header carries a live sign-in.
+   * Whether `id` is a live sign-in (compared in constant time with each).
    *
    * @example
-   * auth.isSignedIn(req.headers.cookie)
+   * auth.isSignedIn(liveIdOf(req.headers))
    */
-  isSignedIn(cookieHeader: string | undefined): boolean {
-    const id = cookieValue(cookieHeader, LIVE_COOKIE)
-    if (id === undefined) return false
-    for (const known of this.ids) if (sameSecret(id, known)) return true
-    return false
+  isSignedIn(id: string | undefined): boolean {
+    if (id === undefined || id === '') return false
+    let found = false
+    for (const known of this.ids) found = sameSecret(id, known) || found
+    return found
   }
 
   /**
-   * Forgets the sign-in in the `Cookie` header (sign out).
+   * Forgets a sign-in (sign out).
    *
    * @example
-   * auth.signOut(req.headers.cookie)
+   * auth.signOut(liveIdOf(req.headers))
    */
-  signOut(cookieHeader: string | undefined): void {
-    const id = cookieValue(cookieHeader, LIVE_COOKIE)
+  signOut(id: string | undefined): void {
     if (id !== undefined) this.ids.delete(id)
-  }
-
-  /**
-   * The `Set-Cookie` value for a sign-in id (`undefined`: clear it).
-   *
-   * @example
-   * res.setHeader('set-cookie', LiveAuth.cookie(id))
-   */
-  static cookie(id: string | undefined): string {
-    return id === undefined
-      ? `${LIVE_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`
-      : `${LIVE_COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/`
   }
 }

@@ -66,6 +66,12 @@ export type ClientMessage =
   /** The page drew frame `seq` of the conversation it watches. */
   | { readonly type: 'ack'; readonly seq: number }
 
+/** The header every API call carries the sign-in id in (X4, `auth.ts`). @example headers[LIVE_HEADER] */
+export const LIVE_HEADER = 'x-errands-live'
+
+/** The WebSocket subprotocol the socket opens with; the sign-in id is offered second (X4). */
+export const LIVE_PROTOCOL = 'errands-live'
+
 /** The one place the page's paths are named. */
 export const paths = {
   page: '/',

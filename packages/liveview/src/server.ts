@@ -3,7 +3,9 @@
  * style, a small JSON API for the person's buttons, and one WebSocket per open page that pushes
  * the state when it changes and the screencast of the conversation being watched.
  *
- * Who may use it: the person, signed in once with the host's token (`auth.ts`). Every request is
+ * Who may use it: the person, signed in once with the host's token (`auth.ts`): the sign-in id
+ * travels in the page's `X-Errands-Live` header and the socket's subprotocol, never in a cookie
+ * (X4). Every request is
  * checked before anything else runs — the Host header must be the host's own (DNS rebinding), a
  * request that changes something or opens the socket must come from the host's own origin
  * (cross-site requests), bodies must be JSON — and answered with a JSON error when refused.
@@ -25,11 +27,11 @@ import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { BrowserContext, Page } from 'playwright-core'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { LiveAuth } from './auth.ts'
+import { LiveAuth, liveIdOf, socketIdOf } from './auth.ts'
 import { bundleAssets, type Assets } from './bundle.ts'
 import { LiveCast } from './cast.ts'
 import { pageHtml } from './html.ts'
-import { paths, type ClientMessage, type LiveConversation, type LiveInspector, type LiveState, type LiveTab, type ServerMessage } from './protocol.ts'
+import { LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveInspector, type LiveState, type LiveTab, type ServerMessage } from './protocol.ts'
 
 /** Pages and contexts by the runtime's ids (the host's `Pages`, ChromiumRuntime's extras). */
 export interface LivePages {
@@ -158,7 +160,8 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
     const ownHost = `127.0.0.1:${options.port}`
     const ownOrigin = `http://${ownHost}`
     const followMs = options.followMs ?? 500
-    const wss = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 })
+    // The socket opens with our subprotocol; the sign-in id offered beside it is never echoed back.
+    const wss = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024, handleProtocols: (offered) => (offered.has(LIVE_PROTOCOL) ? LIVE_PROTOCOL : false) })
     const viewers = new Set<Viewer>()
 
     const readState: Effect.Effect<LiveState> = Effect.gen(function* () {
@@ -447,14 +450,15 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
           if (id === undefined) {
             refuse(res, 401, 'WrongToken', "That is not this host's token; copy it from the host-token file in the data directory.")
           } else {
-            send(res, 200, { signedIn: true }, { 'set-cookie': LiveAuth.cookie(id) })
+            // X4: the id goes to the page's script, which holds it in memory; no cookie is set.
+            send(res, 200, { signedIn: true, id })
           }
         } else if (path === paths.signOut) {
           if (method !== 'POST') return (refuse(res, 405, 'MethodNotAllowed', `${path} takes POST.`), true)
-          auth.signOut(req.headers.cookie)
-          send(res, 200, { signedIn: false }, { 'set-cookie': LiveAuth.cookie(undefined) })
+          auth.signOut(liveIdOf(req.headers))
+          send(res, 200, { signedIn: false })
         } else if (path.startsWith('/live/api/')) {
-          if (!auth.isSignedIn(req.headers.cookie)) {
+          if (!auth.isSignedIn(liveIdOf(req.headers))) {
             refuse(res, 401, 'SignInNeeded', "Sign in to the live view with the host's token first.")
           } else {
             await api(req, res, path)
@@ -476,7 +480,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       }
       if (req.headers.host !== ownHost) deny('421 Misdirected Request')
       else if (req.headers.origin !== ownOrigin) deny('403 Forbidden')
-      else if (!auth.isSignedIn(req.headers.cookie)) deny('401 Unauthorized')
+      else if (!auth.isSignedIn(socketIdOf(req.headers))) deny('401 Unauthorized')
       else wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req))
       return true
     }

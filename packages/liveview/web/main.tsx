@@ -9,16 +9,24 @@
  */
 import { render } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { paths, type ClientMessage, type LiveConversation, type LiveState, type LiveTab, type ServerMessage } from '../src/protocol.ts'
+import { LIVE_HEADER, LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveState, type LiveTab, type ServerMessage } from '../src/protocol.ts'
 
 type Watching = Extract<ServerMessage, { type: 'watching' }>
 
+/**
+ * The sign-in id (X4): in this page's memory only — no cookie, no storage — so no other loopback
+ * port the person's browser visits ever receives it. A reload asks for the token again.
+ */
+let liveId: string | undefined
+
 const call = async (path: string, method: string, body?: unknown): Promise<{ ok: boolean; status: number; json: any }> => {
+  const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' }
+  if (liveId !== undefined) headers[LIVE_HEADER] = liveId
   const response = await fetch(path, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers,
     body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: 'same-origin',
+    credentials: 'omit',
   })
   const json = await response.json().catch(() => ({}))
   return { ok: response.ok, status: response.status, json }
@@ -78,13 +86,16 @@ const SignIn = ({ onSignedIn }: { onSignedIn: () => void }) => {
   const submit = async (e: Event) => {
     e.preventDefault()
     const r = await call(paths.signIn, 'POST', { token })
-    if (r.ok) onSignedIn()
+    if (r.ok && typeof r.json?.id === 'string') {
+      liveId = r.json.id
+      onSignedIn()
+    }
     else setError(r.json?.error?.message ?? 'Sign-in failed.')
   }
   return (
     <main class="signin">
       <h1>Errands — live view</h1>
-      <p>Paste the host's token (the <code>host-token</code> file in its data directory). It is exchanged once for a cookie this page cannot read; it never goes into a URL.</p>
+      <p>Paste the host's token (the <code>host-token</code> file in its data directory). It is exchanged once for a sign-in this page keeps in memory (no cookie: reloading the page asks again); it never goes into a URL.</p>
       <form onSubmit={submit}>
         <label>
           Host token <input type="password" name="token" autocomplete="off" value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
@@ -167,6 +178,7 @@ const App = () => {
   const frameRef = useRef<((m: Extract<ServerMessage, { type: 'frame' }>) => void) | null>(null)
 
   const load = async () => {
+    if (liveId === undefined) return setSignedIn(false)
     const r = await call(paths.state, 'GET')
     if (r.status === 401) return setSignedIn(false)
     if (r.ok) {
@@ -178,7 +190,8 @@ const App = () => {
 
   useEffect(() => {
     if (!signedIn) return
-    const ws = new WebSocket(`ws://${location.host}${paths.socket}`)
+    // The socket authenticates the same way: our subprotocol, then the id (X4).
+    const ws = new WebSocket(`ws://${location.host}${paths.socket}`, [LIVE_PROTOCOL, liveId ?? ''])
     ws.onmessage = (event) => {
       const m = JSON.parse(String(event.data)) as ServerMessage
       if (m.type === 'state') setState(m.state)
@@ -235,7 +248,10 @@ const App = () => {
             {state.inspector.on && state.inspector.url ? <a href={state.inspector.url} target="_blank" rel="noreferrer noopener"> open</a> : null}
           </label>
         )}
-        <button class="link" onClick={() => void call(paths.signOut, 'POST').then(() => location.reload())}>Sign out</button>
+        <button class="link" onClick={() => void call(paths.signOut, 'POST').then(() => {
+          liveId = undefined
+          location.reload()
+        })}>Sign out</button>
       </header>
       {notice && <p class="error" role="alert">{notice}</p>}
       <nav aria-label="Conversations">
