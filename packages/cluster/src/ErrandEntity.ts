@@ -17,7 +17,7 @@
  */
 import { Entity } from '@effect/cluster'
 import { Rpc } from '@effect/rpc'
-import { BlockedByPolicy, PageError, TabNotFound, type BrowsingShape } from '@errands/host'
+import { BlockedByPolicy, NoDialog, PageError, TabNotFound, type BrowsingShape } from '@errands/host'
 import { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/supervisor'
 import { Schema } from 'effect'
 
@@ -29,7 +29,7 @@ import { Schema } from 'effect'
  */
 export const Verb = Schema.Literal(
   'navigate', 'url', 'text', 'html', 'screenshot', 'click', 'fill', 'scroll', 'back', 'forward', 'reload', 'frame', 'state',
-  'input', 'viewport', 'tabs', 'openTab', 'activateTab', 'closeTab', 'task', 'release',
+  'input', 'viewport', 'tabs', 'openTab', 'activateTab', 'closeTab', 'task', 'release', 'dialog',
 )
 
 /** A verb's name. @example const v: Verb = 'tabs' */
@@ -48,7 +48,7 @@ void _everyVerb
  * @example
  * Schema.is(CallError)(AllBusy.of(4)) // true
  */
-export const CallError = Schema.Union(AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation, BlockedByPolicy, PageError, TabNotFound)
+export const CallError = Schema.Union(AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation, BlockedByPolicy, PageError, TabNotFound, NoDialog)
 
 /**
  * The errand entity. The entity id is the session key.

@@ -27,7 +27,7 @@ const unreachable = (e: { readonly _tag: string }): PageError =>
     message: `The host that holds this session could not be reached (${e._tag}); it may be moving to another host — try again in a few seconds.`,
   })
 
-const BROWSING_ERRORS = new Set(['AllBusy', 'ErrandUnavailable', 'InvalidRequest', 'UnknownConversation', 'BlockedByPolicy', 'PageError', 'TabNotFound'])
+const BROWSING_ERRORS = new Set(['AllBusy', 'ErrandUnavailable', 'InvalidRequest', 'UnknownConversation', 'BlockedByPolicy', 'PageError', 'TabNotFound', 'NoDialog'])
 
 /**
  * Browsing over the cluster: session targets through the entity, the main context locally.
@@ -68,6 +68,7 @@ export const forwardingBrowsing = (local: BrowsingShape, client: ErrandClient): 
     openTab: onTarget('openTab'),
     activateTab: onTarget('activateTab'),
     closeTab: onTarget('closeTab'),
+    dialog: onTarget('dialog'),
     task: (key, status) =>
       Effect.catchAll(call<{ readonly lifecycle: string }>(key, 'task', [status]), (e) =>
         e._tag === 'UnknownConversation' ? Effect.fail(e) : Effect.die(e)),

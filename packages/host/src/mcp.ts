@@ -60,6 +60,7 @@ export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey): Erran
     activateTab: (id) => Effect.map(browsing.activateTab(target, id), (tabs) => tabs.map(tabAt)),
     closeTab: (id) => Effect.map(browsing.closeTab(target, id), (tabs) => tabs.map(tabAt)),
     onPage: (what, run) => browsing.onPage(target, what, run),
+    dialog: (how) => Effect.map(browsing.dialog(target, how), ({ answered }) => answered),
     // The agent went away: its task is interrupted (E4) — parked, lossless. Never opened, or
     // already parked: nothing to do.
     park: () => Effect.ignore(browsing.task(key, 'interrupted')),

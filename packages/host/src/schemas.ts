@@ -52,6 +52,14 @@ export const ScrollBody = Schema.Struct({ dx: Delta, dy: Delta })
 /** @see ScrollBody */
 export type ScrollBody = typeof ScrollBody.Type
 
+/** `POST /v1/dialog`: accept (a prompt's answer in `promptText`) or dismiss the waiting dialog (#22). @example { accept: true } */
+export const DialogBody = Schema.Struct({
+  accept: Schema.Boolean,
+  promptText: Schema.optional(Schema.String.pipe(Schema.maxLength(100_000))),
+})
+/** @see DialogBody */
+export type DialogBody = typeof DialogBody.Type
+
 /** `POST /v1/viewport`. @example { width: 1280, height: 720 } */
 export const ViewportBody = Schema.Struct({
   width: Schema.Int.pipe(Schema.between(100, 4096)),

@@ -60,6 +60,13 @@ export interface ErrandBrowser {
    * (timeout, target closed, crashed, refused).
    */
   readonly onPage: <A>(what: string, run: (page: Page, tab: string) => Promise<A>) => Effect.Effect<A, EngineFailure>
+  /**
+   * Answers the errand's waiting JavaScript dialog (#22): what it was, or a failure whose
+   * message says none waits. Absent where the engine holds no dialogs.
+   */
+  readonly dialog?:
+    | ((how: { readonly accept: boolean; readonly promptText?: string | undefined }) => Effect.Effect<{ readonly type: string; readonly message: string }, EngineFailure>)
+    | undefined
   /** The MCP session ended: park the errand (lossless, E4), resumable with the same key. */
   readonly park: () => Effect.Effect<void>
   /** The MCP session ended and nobody can name its key again: forget the errand. */

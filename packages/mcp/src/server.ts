@@ -20,6 +20,7 @@ import type { ErrandBrowser } from './ErrandBrowser.ts'
 import type { RefBook } from './refs.ts'
 import { interactionTools } from './tools/interaction.ts'
 import { navigationTools } from './tools/navigation.ts'
+import { dialogTools } from './tools/dialog.ts'
 import { pageTools } from './tools/page.ts'
 import { tabTools } from './tools/tabs.ts'
 import { failure, text, type Tool, type ToolContext } from './tools/tool.ts'
@@ -28,7 +29,7 @@ import { failure, text, type Tool, type ToolContext } from './tools/tool.ts'
 export const SERVER_INFO = { name: 'errands', version: '0.1.0' } as const
 
 /** Every browser tool, in the order clients list them. @example browserTools.map((t) => t.name) */
-export const browserTools: ReadonlyArray<Tool<any>> = [...navigationTools, ...pageTools, ...interactionTools, ...tabTools]
+export const browserTools: ReadonlyArray<Tool<any>> = [...navigationTools, ...pageTools, ...interactionTools, ...tabTools, ...dialogTools]
 
 /** What a session's server needs. @example makeErrandServer({ errand, refs: new RefBook(), log: console.error, daily }) */
 export interface ErrandServerOptions {

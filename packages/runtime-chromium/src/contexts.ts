@@ -14,6 +14,7 @@
  * }
  */
 import { DevToolsClients } from './clients.ts'
+import { Dialogs, type PendingDialog } from './dialogs.ts'
 import { decide, formatDecision, type Decision, type GuardPolicy } from '@errands/guard'
 import {
   ContextNotFound, RuntimeError,
@@ -91,7 +92,11 @@ export abstract class ContextRuntime<E extends ContextEntry> {
   /** DevTools clients attached per context (the proxy counts itself in; dialogs ask it). */
   readonly devtoolsClients = new DevToolsClients()
 
+  /** Every page's JavaScript dialogs: the attached client's, or held for the verbs (#22). */
+  readonly dialogs: Dialogs
+
   protected constructor(settings: ContextSettings) {
+    this.dialogs = new Dialogs({ deadlineMs: settings.deadlineMs, clients: this.devtoolsClients, log: settings.log })
     this.deadlineMs = settings.deadlineMs
     this.policy = settings.policy
     this.log = settings.log
@@ -139,6 +144,16 @@ export abstract class ContextRuntime<E extends ContextEntry> {
   /** The Playwright page behind a tab (tests and adapters only). @example runtime.pageOf(id, 't1')?.evaluate(...) */
   pageOf(contextId: ContextId, tabId: string): Page | undefined {
     return this.entries.get(contextId)?.tabs.get(tabId)
+  }
+
+  /** The oldest dialog waiting for the verbs in a context (#22). @example runtime.pendingDialog(id)?.message */
+  pendingDialog(contextId: ContextId): PendingDialog | undefined {
+    return this.dialogs.pending(contextId)
+  }
+
+  /** Answers that dialog; undefined when none waits. @example await runtime.answerDialog(id, { accept: true }) */
+  answerDialog(contextId: ContextId, how: { readonly accept: boolean; readonly promptText?: string | undefined }): Promise<PendingDialog | undefined> {
+    return this.dialogs.answer(contextId, how)
   }
 
   /** The Playwright context behind an id (tests and adapters only). @example runtime.browserContextOf('main') */
@@ -382,6 +397,8 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       if (entry.tabs.idOf(page) === tabId && this.holds(entry)) this.emit({ _tag: 'PageLoaded', contextId: entry.id, tabId })
     })
     page.on('crash', () => this.onPageCrash(entry, page))
+    // Always a listener: without one Playwright dismisses every dialog at once (#22).
+    this.dialogs.watch(entry.id, () => entry.tabs.idOf(page), page)
     page.on('close', () => {
       entry.tabs.remove(tabId)
     })
@@ -526,7 +543,8 @@ export abstract class ContextRuntime<E extends ContextEntry> {
   }
 
   private async tabInfo(entry: E, id: string, page: Page): Promise<TabInfo> {
-    const title = await within(this.deadlineMs, page.title())
+    // A held dialog blocks the page's scripts: its title would wait for the answer.
+    const title = this.dialogs.blocks(page) ? '' : await within(this.deadlineMs, page.title())
     return { id, url: this.urlOf(page), title: title ?? '', active: entry.tabs.active() === id, session: entry.label }
   }
 

@@ -14,7 +14,8 @@ import type { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } 
 import { Context, Effect, Layer } from 'effect'
 import type { Page } from 'playwright-core'
 import type { BlockedByPolicy, PageError, TabNotFound } from '../errors.ts'
-import type { ClickBody, FillBody, InputEvent, ScrollBody, TaskBody, ViewportBody } from '../schemas.ts'
+import type { DialogView, NoDialog } from './dialog.ts'
+import type { ClickBody, DialogBody, FillBody, InputEvent, ScrollBody, TaskBody, ViewportBody } from '../schemas.ts'
 import type { SessionKey } from '../sessionKey.ts'
 
 /**
@@ -53,6 +54,8 @@ export interface PageSummary {
   readonly url: string
   readonly title: string
   readonly tab: string
+  /** The action made the page open a JavaScript dialog, which waits for `POST /v1/dialog` (#22). */
+  readonly dialog?: DialogView | undefined
 }
 
 /** A frame of the live view. */
@@ -78,6 +81,8 @@ export interface SessionState {
   readonly frame: { readonly seq: number; readonly at: number | null }
   readonly lentSites: ReadonlyArray<string>
   readonly lastUsedAt: number | null
+  /** A JavaScript dialog waiting for `POST /v1/dialog` (none while a DevTools client drives the errand). */
+  readonly dialog: DialogView | null
 }
 
 /** Every way a page call can fail. */
@@ -106,6 +111,8 @@ export interface BrowsingShape {
   readonly openTab: (target: Target, url: string) => Effect.Effect<TabView, BrowsingError>
   readonly activateTab: (target: Target, tabId: string) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
   readonly closeTab: (target: Target, tabId: string) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
+  /** Answers the session's waiting JavaScript dialog (#22); `NoDialog` (409) when none waits. */
+  readonly dialog: (target: Target, body: DialogBody) => Effect.Effect<{ readonly answered: DialogView }, BrowsingError | NoDialog>
   /**
    * Runs `run` on the active tab's page while driving the session — the same bring-up, deadline
    * and failure kinds as every verb — for faces that work on the page itself (the MCP tools'
@@ -167,7 +174,7 @@ export class Browsing extends Context.Tag('@errands/host/Browsing')<Browsing, Br
       frame: () => Effect.succeed({ data: new Uint8Array([0xff, 0xd8]), mime: 'image/jpeg', seq: 1, at: 0, source: 'screencast' }),
       state: () => Effect.succeed({
         lifecycle: 'active', url: 'about:blank', title: '', tabs: [tab], viewport: { width: 1280, height: 720 },
-        input: { events: 0 }, frame: { seq: 0, at: null }, lentSites: [], lastUsedAt: 0,
+        input: { events: 0 }, frame: { seq: 0, at: null }, lentSites: [], lastUsedAt: 0, dialog: null,
       }),
       input: (_t, events) => Effect.succeed({ applied: events.length }),
       viewport: (_t, b) => Effect.succeed(b),
@@ -175,6 +182,7 @@ export class Browsing extends Context.Tag('@errands/host/Browsing')<Browsing, Br
       openTab: (_t, url) => Effect.succeed({ ...tab, url }),
       activateTab: () => Effect.succeed([tab]),
       closeTab: () => Effect.succeed([]),
+      dialog: () => Effect.succeed({ answered: { type: 'confirm', message: '', defaultPrompt: '', tab: 'fake-t1' } }),
       onPage: () => Effect.dieMessage('Browsing fake: onPage needs a real page'),
       task: (_k, status) => Effect.succeed({ lifecycle: status === 'running' ? 'active' : 'closed' }),
       release: () => Effect.void,

@@ -18,6 +18,7 @@ import type { Page } from 'playwright-core'
 import { BlockedByPolicy, PageError, TabNotFound } from '../errors.ts'
 import { conversationIdOf, type SessionKey } from '../sessionKey.ts'
 import type { BrowsingError, BrowsingShape, Frame, PageSummary, SessionState, TabView, Target } from './Browsing.ts'
+import { dialogView, NO_DIALOG_MESSAGE, NoDialog, orDialog, type DialogView } from './dialog.ts'
 import { applyInput, fromRuntime, pageCall, readHtml, readText, scrollBy } from './pageCalls.ts'
 import { Pages } from './Pages.ts'
 import { Screencast } from './screencast.ts'
@@ -144,8 +145,18 @@ export const makeBrowsing = (
         return session.active
       })
 
-    const summary = (session: HostSession, tabId: string, page: Page): Effect.Effect<PageSummary, PageError> =>
-      Effect.map(pageCall('title', deadline, () => page.title()), (title) => ({ url: page.url(), title, tab: publicTabId(session, tabId) }))
+    /** The dialog the runtime holds for the verbs in a context, if any (#22). */
+    const heldDialog = (session: HostSession, contextId: ContextId): DialogView | null => {
+      const d = pages.pendingDialog?.(contextId)
+      return d === undefined ? null : dialogView(d, (id) => publicTabId(session, id))
+    }
+
+    const summary = (session: HostSession, tabId: string, page: Page, contextId?: ContextId): Effect.Effect<PageSummary, PageError> => {
+      // A held dialog blocks the page's scripts (its title too): say so instead of waiting.
+      const dialog = contextId === undefined ? null : heldDialog(session, contextId)
+      if (dialog !== null && dialog.tab === publicTabId(session, tabId)) return Effect.succeed({ url: page.url(), title: '', tab: dialog.tab, dialog })
+      return Effect.map(pageCall('title', deadline, () => page.title()), (title) => ({ url: page.url(), title, tab: publicTabId(session, tabId) }))
+    }
 
     const tabView = (session: HostSession, t: TabInfo): TabView => ({
       id: publicTabId(session, t.id), url: t.url, title: t.title, active: t.active, reason: t.session.reason, lentSites: t.session.lentSites,
@@ -159,8 +170,9 @@ export const makeBrowsing = (
       verb(what, target, (scope) =>
         Effect.gen(function* () {
           const { tabId, page } = yield* activePage(scope)
-          yield* pageCall(what, deadline, () => run(page), navigation)
-          return yield* summary(scope.session, tabId, page)
+          // An action that opens a dialog would wait for its answer: it returns with the dialog.
+          yield* pageCall(what, deadline, () => orDialog(page, run(page)), navigation)
+          return yield* summary(scope.session, tabId, page, scope.contextId)
         }))
 
     /** A read of the active page. */
@@ -235,7 +247,7 @@ export const makeBrowsing = (
         const view = conversationId === undefined ? undefined : Option.getOrUndefined(yield* Effect.option(supervisor.view(conversationId)))
         const empty: SessionState = {
           ...base, lifecycle: view?.state ?? 'none', url: null, title: null, tabs: [], viewport: session?.viewport ?? null,
-          lentSites: view?.lentSites ?? [], lastUsedAt: view?.lastUsedAt ?? null,
+          lentSites: view?.lentSites ?? [], lastUsedAt: view?.lastUsedAt ?? null, dialog: null,
         }
         if (conversationId !== undefined && view === undefined) return empty
         const contextId = conversationId === undefined ? runtime.mainContext : supervisor.contextOf(conversationId)
@@ -246,6 +258,7 @@ export const makeBrowsing = (
           const snapshot: Snapshot | undefined = Option.isSome(record) ? record.value.snapshot : supervisor.lastSnapshot(conversationId!)
           return { ...empty, url: snapshot?.tabs.find((t) => t.active)?.url ?? snapshot?.tabs[0]?.url ?? null }
         }
+        const dialog = heldDialog(session ?? book.main, contextId)
         const live = Effect.gen(function* () {
           const record = session ?? book.main
           const tabs = yield* Effect.mapError(runtime.tabs(contextId), fromRuntime)
@@ -258,10 +271,11 @@ export const makeBrowsing = (
             title: active?.title ?? null,
             tabs: tabs.map((t) => tabView(record, t)),
             viewport: page?.viewportSize() ?? session?.viewport ?? null,
+            dialog,
           } satisfies SessionState
         })
         // The context may close while we look (parked by the sweep, released): report the view then.
-        return yield* live.pipe(Effect.catchAll(() => Effect.succeed(empty)))
+        return yield* live.pipe(Effect.catchAll(() => Effect.succeed({ ...empty, dialog })))
       })
 
     const browsing: BrowsingShape & { readonly book: SessionBook } = {
@@ -355,6 +369,14 @@ export const makeBrowsing = (
               scope.session.active = undefined
               return yield* tabViews(scope)
             }))),
+      dialog: (target, { accept, promptText }) =>
+        verb('dialog', target, (scope) =>
+          Effect.flatMap(
+            Effect.promise(async () => pages.answerDialog?.(scope.contextId, { accept, promptText })),
+            (d) => d === undefined
+              ? Effect.fail(new NoDialog({ reason: 'no-dialog', message: NO_DIALOG_MESSAGE }))
+              : Effect.succeed({ answered: dialogView(d, (id) => publicTabId(scope.session, id)) }),
+          )),
       onPage: (target, what, run) =>
         verb(what, target, (scope) =>
           Effect.flatMap(activePage(scope), ({ tabId, page }) => pageCall(what, deadline, () => run(page, publicTabId(scope.session, tabId))))),

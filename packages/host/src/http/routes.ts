@@ -14,7 +14,7 @@ import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../b
 import { publicHealth, type HostHealthShape } from '../health.ts'
 import type { PersonShape } from '../person/Person.ts'
 import {
-  ClickBody, EmptyBody, FillBody, InputBody, InspectorBody, LendTarget, NavigateBody, OwnBrowserBody, ScreenshotQuery, ScrollBody,
+  ClickBody, DialogBody, EmptyBody, FillBody, InputBody, InspectorBody, LendTarget, NavigateBody, OwnBrowserBody, ScreenshotQuery, ScrollBody,
   SiteBody, TaskBody, TrustBody, ViewportBody,
 } from '../schemas.ts'
 import { chatConversationId, conversationIdOf, parseSessionKey, SessionKey } from '../sessionKey.ts'
@@ -115,6 +115,7 @@ const pageVerbs = (prefix: string, access: 'session' | 'person', b: BrowsingShap
     def('POST', `${prefix}/reload`, access, { body: EmptyBody, run: ({ key }) => b.reload(t(key)) }),
     def('GET', `${prefix}/frame`, access, { run: ({ key }) => Effect.map(b.frame(t(key)), frameResponse) }),
     def('GET', `${prefix}/state`, access, { run: ({ key }) => b.state(t(key)) }),
+    def('POST', `${prefix}/dialog`, access, { body: DialogBody, run: ({ key, body }) => b.dialog(t(key), body) }),
     def('POST', `${prefix}/input`, access, { body: InputBody, run: ({ key, body }) => b.input(t(key), body.events) }),
     def('POST', `${prefix}/viewport`, access, { body: ViewportBody, run: ({ key, body }) => Effect.map(b.viewport(t(key), body), (viewport) => ({ viewport })) }),
     def('GET', `${prefix}/tabs`, access, { run: ({ key }) => Effect.map(b.tabs(t(key)), (tabs) => ({ tabs })) }),
