@@ -6,3 +6,4 @@ export { makeOwnerBook, Owners, OWNERS_TABLE, type Orphan, type OwnerBook } from
 export { clusterPerson } from './person.ts'
 export { hostCluster, selfAddress, type HostClusterOptions } from './layer.ts'
 export { loadClusterKey } from './key.ts'
+export { PSK_IDENTITY, RUNNER_TLS, runnerPsk, runnerTlsClientOptions, runnerTlsServerOptions, tlsClientProtocol, tlsClusterSocket, tlsSocketServer } from './transport.ts'

@@ -3,8 +3,9 @@
  * set. The host's engine gets the Postgres sealed store the peers share (`@errands/store-pg`)
  * with every debounced snapshot sealed there too, and an overlay over its services:
  *
- * - `@effect/cluster` sharding over Postgres (`NodeClusterSocket`, SQL runner and message
- *   storage, advisory shard locks): this host is a runner at `ERRANDS_CLUSTER_HOST:PORT`;
+ * - `@effect/cluster` sharding over Postgres (SQL runner and message storage, advisory shard
+ *   locks): this host is a runner at `ERRANDS_CLUSTER_HOST:PORT`, its socket TLS-PSK under a key
+ *   derived from the shared key file (transport.ts, ADR 0019);
  * - the `Errand` entity's handlers (owner.ts) registered with it;
  * - `Browsing` replaced by the forwarder: every session call goes to its key's owner;
  * - the owners book and its healer: an open errand of a runner that died is asked to heal, so
@@ -20,7 +21,6 @@
  * startHost({ settings: hostSettings, cluster })
  */
 import { RunnerAddress, ShardId, Sharding } from '@effect/cluster'
-import { NodeClusterSocket } from '@effect/platform-node'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
 import { Browsing, HostHealth, PageError, Person, type BrowsingShape, type ClusterReport, type HostCluster } from '@errands/host'
@@ -33,10 +33,14 @@ import { forwardingBrowsing, type ErrandClient } from './forward.ts'
 import { errandOwnerLayer } from './owner.ts'
 import { clusterPerson } from './person.ts'
 import { makeOwnerBook, Owners } from './owners.ts'
+import { runnerPsk, tlsClusterSocket } from './transport.ts'
 
 /** What else the cluster needs. */
 export interface HostClusterOptions {
-  /** The device key the peers share: records one host seals, another opens (S1). */
+  /**
+   * The device key the peers share: records one host seals, another opens (S1); the runner
+   * socket's TLS key is derived from it (ADR 0019).
+   */
   readonly key: Redacted.Redacted<Uint8Array>
 }
 
@@ -135,7 +139,7 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
   // Released first: a host leaving gracefully takes its rows out before it leaves the cluster,
   // so no peer mistakes the errands it is parking for orphans of a dead runner.
   const follow = Layer.scopedDiscard(Effect.flatMap(Effect.zip(Owners, Supervisor), ([book, supervisor]) => book.follow(supervisor)))
-  const sharding = NodeClusterSocket.layer({ storage: 'sql', shardingConfig: shardingConfig(s) })
+  const sharding = tlsClusterSocket({ psk: runnerPsk(options.key), shardingConfig: shardingConfig(s) })
   // Built bottom-up, released top-down: the follower stops first, entities park before the shards go.
   const lower = sharding.pipe(Layer.provideMerge(owners), Layer.provideMerge(sql))
   const overlay = Layer.mergeAll(
