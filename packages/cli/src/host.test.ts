@@ -6,7 +6,7 @@ import { clusterFromEnv } from './host.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'errands-cli-cluster-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-const URL_WITH_PASSWORD = 'postgres://errands:hunter2@10.0.0.5:5432/errands'
+const URL_WITH_PASSWORD = 'postgres://errands:hunter2@10.0.0.5:5432/errands?sslmode=verify-full'
 
 describe('errands host joins a cluster only when ERRANDS_DATABASE_URL is set (issue #16)', () => {
   it('unset: no cluster, nothing said (the single host as before)', async () => {

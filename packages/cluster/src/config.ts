@@ -96,7 +96,12 @@ export const clusterSettingsFrom = (env: Record<string, string | undefined>): Ef
  * explainClusterConfigError(error) // "ERRANDS_CLUSTER_PORT: invalid value — must be a whole number from 1 to 65535"
  */
 export const explainClusterConfigError = (error: ConfigError.ConfigError): string =>
-  explainConfigError(error, Object.fromEntries(Object.entries(clusterVariables).map(([name, x]) => [name, x.text])))
+  explainConfigError(error, Object.fromEntries(Object.entries(clusterVariables)
+    // The database URL's own schema says which rule it broke (not a Postgres address, or no TLS off this machine).
+    .filter(([name]) => name !== 'ERRANDS_DATABASE_URL')
+    .map(([name, x]) => [name, x.text])))
+    // A schema message comes out as the leaf of its error tree.
+    .replace(/ — [└├]─ /g, ' — ')
 
 /**
  * The settings as one log line: the database as host and port only (never its password).

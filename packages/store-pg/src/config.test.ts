@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@effect/vitest'
 import { ConfigProvider, Effect, Either, Option, Redacted } from 'effect'
-import { databaseUrlConfig, describeDatabase } from './config.ts'
+import { databaseUrlConfig, describeDatabase, isLoopbackHost, tlsProblem } from './config.ts'
 
 const decode = (env: Record<string, string>) =>
   Effect.withConfigProvider(Effect.either(databaseUrlConfig), ConfigProvider.fromMap(new Map(Object.entries(env))))
@@ -13,7 +13,7 @@ describe('ERRANDS_DATABASE_URL', () => {
 
   it.effect('a Postgres URL decodes redacted: printing it shows no password', () =>
     Effect.gen(function* () {
-      const url = 'postgresql://errands:s3cret-pw@db.internal:6543/errands'
+      const url = 'postgresql://errands:s3cret-pw@db.internal:6543/errands?sslmode=verify-full'
       const decoded = yield* decode({ ERRANDS_DATABASE_URL: url })
       const value = Either.getOrThrow(decoded).pipe(Option.getOrThrow)
       expect(Redacted.value(value)).toBe(url)
@@ -32,5 +32,53 @@ describe('ERRANDS_DATABASE_URL', () => {
         expect(text).toContain('postgres://')
         expect(text).not.toContain('s3cret')
       }
+    }))
+})
+
+describe('ERRANDS_DATABASE_URL off this machine needs TLS (issue #23, L7)', () => {
+  const explain = (url: string) =>
+    Effect.gen(function* () {
+      const decoded = yield* decode({ ERRANDS_DATABASE_URL: url })
+      return Either.isLeft(decoded) ? String(decoded.left) : undefined
+    })
+
+  it.effect('a network host without sslmode fails start-up naming the variable, the host and why — never the password', () =>
+    Effect.gen(function* () {
+      for (const url of [
+        'postgres://errands:s3cret-pw@10.0.0.5:5432/errands',
+        'postgres://errands:s3cret-pw@db.internal/errands?sslmode=prefer',
+        'postgres://errands:s3cret-pw@db.internal/errands?sslmode=disable&ssl=true',
+        'postgresql://errands:s3cret-pw@[2001:db8::5]/errands?ssl=false',
+        // The host parameter wins over the URL's host in the driver (as in libpq).
+        'postgres://errands:s3cret-pw@127.0.0.1/errands?host=db.internal',
+      ]) {
+        const text = yield* explain(url)
+        expect(text, url).toContain('ERRANDS_DATABASE_URL')
+        expect(text, url).toMatch(/names (10\.0\.0\.5|db\.internal|\[2001:db8::5\]), which is not this machine, without TLS: add sslmode=verify-full/)
+        expect(text, url).not.toContain('s3cret')
+      }
+    }))
+
+  it.effect('TLS asked for: sslmode=require, verify-ca, verify-full or ssl=true', () =>
+    Effect.gen(function* () {
+      for (const q of ['sslmode=verify-full', 'sslmode=verify-ca', 'sslmode=require', 'ssl=true', 'ssl=1', 'sslmode=verify-full&sslrootcert=/etc/errands/db-ca.pem']) {
+        expect(yield* explain(`postgres://errands:pw@db.internal:5432/errands?${q}`), q).toBeUndefined()
+      }
+    }))
+
+  it.effect('this machine keeps working plainly: 127.0.0.0/8, ::1, localhost, a Unix socket', () =>
+    Effect.gen(function* () {
+      for (const url of [
+        'postgres://postgres:pw@127.0.0.1:5432/postgres',
+        'postgres://postgres:pw@127.0.0.2/postgres',
+        'postgres://postgres:pw@[::1]:5432/postgres',
+        'postgres://postgres:pw@localhost/postgres',
+        'postgres:///errands?host=/var/run/postgresql',
+      ]) {
+        expect(yield* explain(url), url).toBeUndefined()
+      }
+      expect(tlsProblem('postgres://u:pw@127.0.0.1/x')).toBeUndefined()
+      expect(isLoopbackHost('10.0.0.5')).toBe(false)
+      expect(isLoopbackHost('127.evil.example')).toBe(false)
     }))
 })

@@ -18,15 +18,67 @@ const isPostgresUrl = (s: string): boolean => {
   }
 }
 
+/** The host the driver connects to: the `host` parameter wins over the URL's (as in libpq). */
+const serverOf = (url: URL): string => url.searchParams.get('host') ?? url.hostname
+
 /**
- * A Postgres connection URL, redacted as soon as it is decoded: it usually holds a password.
- * The error for a bad value says what is accepted and never repeats the value.
+ * Whether a database host is this machine: a Unix socket (no host, or a directory), `localhost`,
+ * 127.0.0.0/8 or ::1. Anything else is a network path someone else may sit on.
  *
  * @example
- * Schema.decodeUnknownSync(DatabaseUrl)('postgres://errands:pw@db:5432/errands') // <redacted>
+ * isLoopbackHost('127.0.0.1') // true
+ * isLoopbackHost('10.0.0.5') // false
+ */
+export const isLoopbackHost = (host: string): boolean => {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase()
+  return h === '' || h.startsWith('/') || h === 'localhost' || h.endsWith('.localhost') || h === '::1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
+}
+
+/** The `sslmode`s that refuse a connection without TLS (`prefer`, `allow`, `disable` do not). */
+const TLS_MODES = ['require', 'verify-ca', 'verify-full']
+
+/**
+ * Why a Postgres URL may not be used as it is — it reaches a host off this machine without
+ * asking for TLS (issue #23, L7: the sealed errands, the cluster's messages and the password
+ * would cross the network in the clear) — or `undefined` when it may. Names the host only,
+ * never the URL.
+ *
+ * @example
+ * tlsProblem('postgres://u:pw@10.0.0.5/errands') // 'names 10.0.0.5, which is not this machine, without TLS: …'
+ * tlsProblem('postgres://u:pw@10.0.0.5/errands?sslmode=verify-full') // undefined
+ */
+export const tlsProblem = (text: string): string | undefined => {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return undefined // not a URL at all: isPostgresUrl says so
+  }
+  const server = serverOf(url)
+  if (isLoopbackHost(server)) return undefined
+  const mode = url.searchParams.get('sslmode')
+  const ssl = url.searchParams.get('ssl')
+  // The driver lets sslmode override ssl (sslmode=disable turns ssl=true off), so sslmode decides when given.
+  const asksTls = mode !== null ? TLS_MODES.includes(mode) : ssl === 'true' || ssl === '1'
+  return asksTls
+    ? undefined
+    : `names ${server}, which is not this machine, without TLS: add sslmode=verify-full (or sslmode=require, sslmode=verify-ca, ssl=true) so the sealed errands, the cluster's messages and the password do not cross the network in the clear`
+}
+
+/**
+ * A Postgres connection URL, redacted as soon as it is decoded: it usually holds a password.
+ * A host off this machine needs TLS asked for in the URL (`tlsProblem`). The error for a bad
+ * value says what is accepted and why, and never repeats the value.
+ *
+ * @example
+ * Schema.decodeUnknownSync(DatabaseUrl)('postgres://errands:pw@db:5432/errands?sslmode=verify-full') // <redacted>
  */
 export const DatabaseUrl: Schema.Schema<Redacted.Redacted<string>, string> = Schema.Redacted(
-  Schema.String.pipe(Schema.filter(isPostgresUrl, { message: () => databaseVariables.ERRANDS_DATABASE_URL.text })),
+  Schema.String.pipe(
+    Schema.filter(isPostgresUrl, { message: () => databaseVariables.ERRANDS_DATABASE_URL.text }),
+    Schema.filter((s) => tlsProblem(s) === undefined, { message: (issue) => tlsProblem(String(issue.actual)) ?? '' }),
+  ),
 )
 
 /**
