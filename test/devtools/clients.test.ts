@@ -124,10 +124,10 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
       await expect(client.send('Page.navigate', { url: `${host.url}/health` }, sessionId)).rejects.toThrow(/containment policy refuses/)
       await expect(client.send('Page.navigate', { url: 'file:///etc/passwd' }, sessionId)).rejects.toThrow(/containment policy refuses/)
       // Files of the engine's machine: neither uploaded nor dropped from outside the temp folder, never from its data.
-      await expect(client.send('DOM.setFileInputFiles', { files: ['/etc/passwd'], backendNodeId: 1 }, sessionId)).rejects.toThrow(/reachable only under/)
-      await expect(client.send('DOM.setFileInputFiles', { files: [`${host.dataDir}/host-token`], backendNodeId: 1 }, sessionId)).rejects.toThrow(/reachable only under/)
-      await expect(client.send('Input.dispatchDragEvent', { type: 'drop', x: 1, y: 1, data: { items: [], files: ['/etc/passwd'], dragOperationsMask: 1 } }, sessionId)).rejects.toThrow(/reachable only under/)
-      await expect(client.send('Page.setDownloadBehavior', { behavior: 'allow', downloadPath: '/etc' }, sessionId)).rejects.toThrow(/reachable only under/)
+      await expect(client.send('DOM.setFileInputFiles', { files: ['/etc/passwd'], backendNodeId: 1 }, sessionId)).rejects.toThrow(/files folder/)
+      await expect(client.send('DOM.setFileInputFiles', { files: [`${host.dataDir}/host-token`], backendNodeId: 1 }, sessionId)).rejects.toThrow(/files folder/)
+      await expect(client.send('Input.dispatchDragEvent', { type: 'drop', x: 1, y: 1, data: { items: [], files: ['/etc/passwd'], dragOperationsMask: 1 } }, sessionId)).rejects.toThrow(/files folder/)
+      await expect(client.send('Page.setDownloadBehavior', { behavior: 'allow', downloadPath: '/etc' }, sessionId)).rejects.toThrow(/files folder/)
 
       await client.send('Target.closeTarget', { targetId })
       expect(await eventually(async () => !(await tabUrls('cri')).includes(site.url('/echo')))).toBe(true)

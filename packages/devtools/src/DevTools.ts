@@ -26,7 +26,6 @@ import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import { DevToolsUnavailable } from './errors.ts'
 import { ErrandProxy, type CloseReason } from './proxy.ts'
-import type { FilePolicy } from './targets.ts'
 import { TokenBook } from './tokens.ts'
 
 /** What `endpoint` answers. @example const { url } = yield* devtools.endpoint('task-1') */
@@ -49,8 +48,6 @@ export interface DevToolsOptions {
   readonly log: (line: string) => void
   /** A connection silent for this long is closed (default 900000 ms, the supervisor's default idle limit). */
   readonly idleMs?: number | undefined
-  /** Where clients may name files of this machine (downloads, uploads); default: under the OS temp folder. */
-  readonly files?: FilePolicy | undefined
   /** `Host` headers an upgrade may carry (B7: DNS rebinding); default: the base URL's host only. */
   readonly hosts?: (() => ReadonlyArray<string>) | undefined
 }
@@ -170,7 +167,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       let proxy: ErrandProxy
       try {
         proxy = await ErrandProxy.connect({
-          connect: found.value.connect, browserContextId: found.value.browserContextId, policy: options.policy, log: options.log, name: conversationId, files: options.files,
+          connect: found.value.connect, browserContextId: found.value.browserContextId, policy: options.policy, log: options.log, name: conversationId, filesDir: found.value.filesDir,
         })
       } catch (error) {
         await run(supervisor.undrive(conversationId))

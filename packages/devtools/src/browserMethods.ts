@@ -29,7 +29,8 @@ const inErrandContext: Handler = (p, c) => {
 
 const downloadBehavior: Handler = (p, c) => {
   const params = p.inContext(c)
-  if (params !== undefined && p.allowedFiles(c, params['downloadPath'])) p.forward(c, params)
+  const download = params === undefined ? undefined : p.downloadTo(c, params)
+  if (download !== undefined) p.forward(c, download)
 }
 
 const windowForTarget: Handler = (p, c) => {

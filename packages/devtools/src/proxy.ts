@@ -30,12 +30,12 @@
  * proxy.attach(clientSocket)
  */
 import { randomBytes } from 'node:crypto'
-import { tmpdir } from 'node:os'
 import { decide, describeTarget, type GuardPolicy } from '@errands/guard'
 import type { CdpChannel, CdpMessage } from '@errands/runtime'
 import WebSocket from 'ws'
 import { BROWSER_METHODS } from './browserMethods.ts'
-import { CONTEXT_METHODS, matchesFilter, refusedOnSession, refusedPaths, URL_METHODS, type FilePolicy, type TargetInfo } from './targets.ts'
+import { downloadParams, refusedUpload } from './files.ts'
+import { CONTEXT_METHODS, matchesFilter, refusedOnSession, URL_METHODS, type TargetInfo } from './targets.ts'
 
 /** A CDP message, either way. */
 interface Message {
@@ -75,8 +75,8 @@ export interface ProxyOptions {
   readonly name: string
   /** Deadline of the connection to the browser. */
   readonly deadlineMs?: number | undefined
-  /** Where a client may name files (downloads, uploads); default: under the OS temp folder. */
-  readonly files?: FilePolicy | undefined
+  /** The errand's own files folder: the only place a client may name files (#27); none: no paths at all. */
+  readonly filesDir?: string | undefined
 }
 
 /** Why a connection ended, as the client's close frame says it. @example proxy.close({ code: 4001, reason: 'parked' }) */
@@ -87,7 +87,6 @@ export interface CloseReason {
 
 const REFUSED = -32000
 
-const DEFAULT_FILES: FilePolicy = { allow: [tmpdir()], deny: [] }
 
 /**
  * The proxy of one client connection.
@@ -241,7 +240,11 @@ export class ErrandProxy {
     // Paths of this machine: uploads (`DOM.setFileInputFiles`, `Page.handleFileChooser`), dropped
     // files (`Input.dispatchDragEvent`), download folders (`Page.setDownloadBehavior`).
     const data = p['data'] as { files?: unknown } | undefined
-    if (!this.allowedFiles(command, p['files']) || !this.allowedFiles(command, p['downloadPath']) || !this.allowedFiles(command, typeof data === 'object' && data !== null ? data.files : undefined)) return
+    if (!this.allowedFiles(command, p['files']) || !this.allowedFiles(command, typeof data === 'object' && data !== null ? data.files : undefined)) return
+    if (command.method === 'Page.setDownloadBehavior') {
+      const params = this.downloadTo(command, p)
+      return params === undefined ? undefined : this.forward(command, params)
+    }
     if (command.method === 'Target.detachFromTarget' && p['sessionId'] !== undefined && !this.sessions.has(String(p['sessionId']))) {
       return this.refuse(command, 'no session with this id belongs to this errand')
     }
@@ -288,9 +291,16 @@ export class ErrandProxy {
 
   /** @internal */ allowedFiles(command: Command, paths: unknown): boolean {
     if (paths === undefined) return true
-    const why = refusedPaths(paths, this.options.files ?? DEFAULT_FILES)
+    const why = refusedUpload(paths, this.options.filesDir)
     if (why !== undefined) this.refuse(command, why)
     return why === undefined
+  }
+
+  /** Download params with the errand's folder as the only download folder; undefined: refused. */
+  /** @internal */ downloadTo(command: Command, params: Params): Params | undefined {
+    const out = downloadParams(params, this.options.filesDir)
+    if (out === undefined) this.refuse(command, "downloads need this errand's files folder, and it has none (a remote browser): only deny passes")
+    return out
   }
 
   /** @internal */ hide(info: TargetInfo): TargetInfo {

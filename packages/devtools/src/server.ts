@@ -22,7 +22,6 @@ import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { makeDevTools, type DevToolsEndpoint, type DevToolsShape } from './DevTools.ts'
 import type { DevToolsUnavailable } from './errors.ts'
-import type { FilePolicy } from './targets.ts'
 
 /** How an embedder's DevTools server is set up. @example await DevToolsServer.start(errands, { port: 0, idleMs: 60_000 }) */
 export interface DevToolsServerOptions {
@@ -31,7 +30,6 @@ export interface DevToolsServerOptions {
   /** The containment policy clients' navigations are decided by (default: `defaultPolicy([])`). */
   readonly policy?: GuardPolicy | undefined
   readonly idleMs?: number | undefined
-  readonly files?: FilePolicy | undefined
   readonly log?: ((line: string) => void) | undefined
 }
 
@@ -72,7 +70,6 @@ export const serveDevTools = (options: DevToolsServerOptions = {}): Effect.Effec
       policy: options.policy ?? defaultPolicy([{ host: '127.0.0.1', port }]),
       log: options.log ?? (() => undefined),
       idleMs: options.idleMs,
-      files: options.files,
     })
     server.on('upgrade', (req, socket, head) => {
       if (!devtools.upgrade(req, socket, head)) socket.destroy()

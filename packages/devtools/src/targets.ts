@@ -9,8 +9,6 @@
  * matchesFilter('tab', [{}])      // true
  */
 
-import { isAbsolute, resolve as resolvePath, sep } from 'node:path'
-
 /** One entry of a CDP `TargetFilter`. @example const entry: FilterEntry = { type: 'page', exclude: true } */
 export interface FilterEntry {
   readonly type?: string | undefined
@@ -42,43 +40,6 @@ export interface TargetInfo {
   readonly type: string
   readonly browserContextId?: string | undefined
   readonly [field: string]: unknown
-}
-
-/**
- * Where a client may name files of the engine's machine: download folders
- * (`Browser.setDownloadBehavior`, `Page.setDownloadBehavior`) and files to upload
- * (`DOM.setFileInputFiles`) — a path is a way to write or read the engine's own files (its sealed
- * store, its key, its token), so only paths under `allow` and outside `deny` pass.
- *
- * @example
- * const files: FilePolicy = { allow: ['/tmp'], deny: ['/tmp/errands-data'] }
- */
-export interface FilePolicy {
-  readonly allow: ReadonlyArray<string>
-  readonly deny: ReadonlyArray<string>
-}
-
-const under = (path: string, root: string): boolean => {
-  const r = resolvePath(root)
-  return path === r || path.startsWith(r.endsWith(sep) ? r : r + sep)
-}
-
-/**
- * Why `paths` are refused, or undefined when every one passes `files`.
- *
- * @example
- * refusedPaths(['/etc/passwd'], { allow: ['/tmp'], deny: [] }) // 'the path /etc/passwd is outside …'
- */
-export const refusedPaths = (paths: unknown, files: FilePolicy): string | undefined => {
-  const list = Array.isArray(paths) ? paths : [paths]
-  for (const path of list) {
-    if (typeof path !== 'string' || !isAbsolute(path)) return 'paths must be absolute'
-    const full = resolvePath(path)
-    if (!files.allow.some((root) => under(full, root)) || files.deny.some((root) => under(full, root))) {
-      return `files of the engine's machine are reachable only under ${files.allow.join(', ')} (not the engine's own data)`
-    }
-  }
-  return undefined
 }
 
 /**

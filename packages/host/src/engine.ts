@@ -23,7 +23,6 @@ import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-c
 import type { SealedStore, StoreConfigError, StoreError } from '@errands/store'
 import { type HealthLog, InspectorSwitch, openInspectorRelay, Supervisor } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
-import { tmpdir } from 'node:os'
 import { Browsing } from './browsing/Browsing.ts'
 import { makeBrowsing } from './browsing/make.ts'
 import { Pages, type PageAccess } from './browsing/Pages.ts'
@@ -168,11 +167,8 @@ const hostEngineOn = (options: HostEngineOptions) => {
     Layer.effect(HostHealth, Effect.flatMap(HostBrowser, (b) => makeHostHealth(b.describe, notes))),
     Stateless.layer({ policy, localhostPorts: settings.localhostPorts, deadlineMs }),
     // A DevTools endpoint per errand at /devtools/<token> on the host's own port (A1).
-    // Clients may name files under the temp folder only, never the engine's own data.
-    DevTools.layer({
-      baseUrl: () => `ws://127.0.0.1:${options.port}`, policy, log, idleMs: settings.supervisor.idleMs,
-      files: { allow: [tmpdir()], deny: [dataDir] },
-    }),
+    // Clients may name files in their errand's own files folder only (#27).
+    DevTools.layer({ baseUrl: () => `ws://127.0.0.1:${options.port}`, policy, log, idleMs: settings.supervisor.idleMs }),
   )
   const single = services.pipe(Layer.provideMerge(engine))
   return options.cluster === undefined ? single : options.cluster.overlay.pipe(Layer.provideMerge(single))

@@ -23,6 +23,7 @@ import {
 import { Effect, Option } from 'effect'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { openCdpChannel } from './cdpChannel.ts'
+import { ErrandFiles } from './errandFiles.ts'
 import { call, toRuntimeError, within } from './failures.ts'
 import { storageDrift } from './restoreDrift.ts'
 import { originOf, toPlaywrightCookies } from './storage.ts'
@@ -91,6 +92,9 @@ export abstract class ContextRuntime<E extends ContextEntry> {
 
   /** DevTools clients attached per context (the proxy counts itself in; dialogs ask it). */
   readonly devtoolsClients = new DevToolsClients()
+
+  /** Each errand's own files folder (A1, #27), removed with its context. */
+  protected readonly errandFiles = new ErrandFiles()
 
   /** Every page's JavaScript dialogs: the attached client's, or held for the verbs (#22). */
   readonly dialogs: Dialogs
@@ -206,6 +210,8 @@ export abstract class ContextRuntime<E extends ContextEntry> {
   protected forget(entry: E): void {
     entry.state = 'closing'
     if (this.holds(entry)) this.entries.delete(entry.id)
+    // The errand's files go with it (#27: dropped, not sealed, on park too).
+    this.errandFiles.drop(entry.id)
   }
 
   /**
@@ -349,8 +355,28 @@ export abstract class ContextRuntime<E extends ContextEntry> {
         browserContextId: await this.browserContextIdOf(entry),
         connect: () => openCdpChannel(browser),
         attach: () => this.devtoolsClients.attach(contextId),
+        filesDir: this.localFiles ? this.errandFiles.dirFor(contextId) : undefined,
       }
     })
+
+  /**
+   * The errand's own files folder (A1, #27): the only place a DevTools client may name files of
+   * this machine, and where the file verbs read and write. Made on first use, removed with the
+   * context. The person's main context has none.
+   *
+   * @example
+   * const dir = yield* runtime.filesDir(id)
+   */
+  readonly filesDir = (contextId: ContextId): Effect.Effect<string, RuntimeError | ContextNotFound> =>
+    this.withEntry(contextId, 'files folder', async (entry) => {
+      if (this.isLifelong(entry) || !this.localFiles) throw new RuntimeError({ reason: 'invalid', message: `context ${contextId} has no files folder` })
+      return this.errandFiles.dirFor(contextId)
+    })
+
+  /** Whether the browser shares this machine's files (a remote DevTools browser does not). */
+  protected get localFiles(): boolean {
+    return true
+  }
 
   /** @example const stop = yield* runtime.subscribe(console.log) */
   readonly subscribe = (listener: (event: RuntimeEvent) => void): Effect.Effect<() => void> =>
@@ -379,6 +405,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
 
   /** Drops every listener (at shutdown). @example this.clearListeners() */
   protected clearListeners(): void {
+    this.errandFiles.close()
     this.listeners.clear()
   }
 

@@ -168,6 +168,11 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
 
   // ---- hooks (see ContextRuntime) ----
 
+  // #27: the remote browser's files are not this machine's; a client may name none.
+  protected override get localFiles(): boolean {
+    return false
+  }
+
   protected override checkNavigation(url: string, contextId: ContextId): Decision {
     return checkNavigation(url, this.options.policy, this.options.log, contextId, 'remote context')
   }

@@ -1,0 +1,69 @@
+/**
+ * The paths of the engine's machine a DevTools client may name (A1, #27): only inside the
+ * errand's own files folder (`DevToolsTarget.filesDir`, packages/runtime-chromium/src/errandFiles.ts).
+ *
+ * - **Files a page would receive** (`DOM.setFileInputFiles`, `Page.handleFileChooser`, the
+ *   dropped files of `Input.dispatchDragEvent`): each path is resolved with `realpath` and must
+ *   be a plain file inside the folder. A directory (Chromium walks it for a `webkitdirectory`
+ *   input), a symlink that leads out, a device, a FIFO, a missing file are refused with why.
+ * - **Download folders** (`Browser.` / `Page.setDownloadBehavior`): downloads of an errand go to
+ *   its folder, whatever the client named. A path that is not the folder is not refused but
+ *   replaced: Playwright's `connectOverCDP` names a folder of its own for every context and cannot
+ *   connect when that is refused; nothing is ever written elsewhere. `default` (the browser's own
+ *   download folder) becomes `allow` into the folder.
+ *
+ * @example
+ * refusedUpload(['/etc/passwd'], '/tmp/errands-files-x/ab12') // 'the path … is outside this errand's files folder'
+ */
+import { lstatSync, realpathSync } from 'node:fs'
+import { isAbsolute, sep } from 'node:path'
+
+const NO_FOLDER = "this errand has no files folder on the engine's machine (a remote browser's files are not ours to name)"
+
+const realOr = (path: string): string | undefined => {
+  try {
+    return realpathSync(path)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Why `paths` may not be given to a page, or undefined when each is a plain file inside `folder`.
+ *
+ * @example
+ * refusedUpload([`${dir}/a.txt`], dir) // undefined
+ */
+export const refusedUpload = (paths: unknown, folder: string | undefined): string | undefined => {
+  if (folder === undefined) return NO_FOLDER
+  const root = realOr(folder)
+  if (root === undefined) return NO_FOLDER
+  const list = Array.isArray(paths) ? paths : [paths]
+  for (const path of list) {
+    if (typeof path !== 'string' || !isAbsolute(path)) return 'paths must be absolute'
+    const real = realOr(path)
+    if (real === undefined) return `no such file in this errand's files folder (${folder})`
+    if (!real.startsWith(root + sep)) return `only files inside this errand's files folder (${folder}) may be named; that path leads outside it`
+    const stat = lstatSync(real)
+    if (stat.isDirectory()) return 'a folder may not be named (a page would receive everything in it): name plain files'
+    if (!stat.isFile()) return 'only plain files may be named (not a device, socket or FIFO)'
+  }
+  return undefined
+}
+
+/**
+ * The download params to send: `downloadPath` is always the errand's folder (see the file's doc).
+ * Undefined when downloads cannot be allowed (no folder): then only `deny` passes.
+ *
+ * @example
+ * downloadParams({ behavior: 'allow', downloadPath: '/etc' }, dir) // { behavior: 'allow', downloadPath: dir }
+ */
+export const downloadParams = (params: Record<string, unknown>, folder: string | undefined): Record<string, unknown> | undefined => {
+  const behavior = params['behavior']
+  if (behavior === 'deny') {
+    const { downloadPath: _drop, ...rest } = params
+    return rest
+  }
+  if (folder === undefined) return undefined
+  return { ...params, behavior: behavior === 'default' ? 'allow' : behavior, downloadPath: realOr(folder) ?? folder }
+}
