@@ -1,0 +1,184 @@
+/**
+ * The compatibility matrix's shared parts (issue #22): one agent task every client runs, the
+ * site it runs on, a plain Chromium to run it against (launched with `--remote-debugging-port=0`
+ * and our switches), the shipped host's errand to run it through, and the comparison.
+ *
+ * The task's steps, each `ok` or what went wrong: navigate, read, click, type, dialog (accept a
+ * `confirm()`: the page must get `true`), newTab (a `target=_blank` link), switch, close,
+ * screenshot, cdp (a raw CDP session of the client's own kind). A client's test runs the task
+ * against both and expects the errand's results to equal Chromium's — except the steps named in
+ * its `expectedRefused`, proxy items still being built (docs/devtools-endpoint.md): those must
+ * still be refused through the errand (so the test turns red, to be updated, when they land).
+ *
+ * @example
+ * const env = useMatrix()
+ * const plain = await runTask((step) => myClient(env().plain.wsUrl, step))
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { chromiumArgs } from '@errands/runtime-chromium'
+import { afterAll, beforeAll, expect } from 'vitest'
+import { startShippedHost, type ShippedHost } from '../fixtures/shippedHost.ts'
+
+/** The steps, in order. */
+export const STEPS = ['navigate', 'read', 'click', 'type', 'dialog', 'newTab', 'switch', 'close', 'screenshot', 'cdp'] as const
+/** One step's name. */
+export type Step = (typeof STEPS)[number]
+/** What each step came to: `ok`, or the error's first line. */
+export type Outcome = Record<Step, string>
+
+/** The task site: `/task` (heading, button, field, confirm button, new-tab link) and `/other`. */
+export interface TaskSite {
+  readonly url: (path: string) => string
+  readonly close: () => Promise<void>
+}
+
+const TASK = `<!doctype html><html><head><title>Task</title><link rel="icon" href="data:,"></head><body>
+<h1 id="h">Hello task</h1>
+<button id="b" style="position:absolute;left:20px;top:80px;width:120px;height:30px" onclick="document.getElementById('h').textContent='Clicked'">Click</button>
+<input id="i" style="position:absolute;left:20px;top:130px;width:200px;height:30px">
+<button id="c" style="position:absolute;left:20px;top:180px;width:120px;height:30px" onclick="document.title='confirm:'+confirm('Sure?')">Confirm</button>
+<a id="n" href="/other" target="_blank" style="position:absolute;left:20px;top:230px">Open other</a>
+</body></html>`
+const OTHER = `<!doctype html><html><head><title>Other</title><link rel="icon" href="data:,"></head><body><p>Other page</p></body></html>`
+
+const serveTaskSite = async (): Promise<TaskSite> => {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname
+    const body = path === '/task' ? TASK : path === '/other' ? OTHER : undefined
+    if (body === undefined) return void res.writeHead(404).end()
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body)
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: (p) => `http://127.0.0.1:${port}${p}`,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()) }),
+  }
+}
+
+/** A plain Chromium with a DevTools port, our switches. */
+export interface PlainChromium {
+  /** `ws://127.0.0.1:PORT/devtools/browser/<id>` */
+  readonly wsUrl: string
+  /** `http://127.0.0.1:PORT` */
+  readonly httpUrl: string
+  readonly close: () => Promise<void>
+}
+
+const launchPlain = async (): Promise<PlainChromium> => {
+  const dir = mkdtempSync(join(tmpdir(), 'errands-plain-'))
+  const executable = process.env['CHROMIUM_PATH'] ?? '/usr/lib/chromium/chromium'
+  const child: ChildProcess = spawn(executable, [...chromiumArgs(), '--remote-debugging-port=0', `--user-data-dir=${dir}`, 'about:blank'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  const exited = new Promise<void>((r) => child.once('exit', () => r()))
+  const wsUrl = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      const m = /DevTools listening on (ws:\/\/\S+)/.exec(line)
+      if (m) resolve(m[1]!)
+    })
+    void exited.then(() => reject(new Error('plain Chromium exited before it listened')))
+  })
+  return {
+    wsUrl,
+    httpUrl: wsUrl.replace(/^ws:/, 'http:').replace(/\/devtools\/.*$/, ''),
+    close: async () => {
+      child.kill('SIGTERM')
+      await exited
+      // Its helpers may still be writing the profile for a moment after the browser exits.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+    },
+  }
+}
+
+/** What a client's test gets. */
+export interface MatrixEnv {
+  readonly host: ShippedHost
+  readonly plain: PlainChromium
+  readonly site: TaskSite
+}
+
+/**
+ * One shipped host, one plain Chromium and the task site for the file; stopped after.
+ *
+ * @example
+ * const env = useMatrix()
+ */
+export const useMatrix = (): (() => MatrixEnv) => {
+  let value: MatrixEnv | undefined
+  beforeAll(async () => {
+    const [host, plain, site] = await Promise.all([startShippedHost(), launchPlain(), serveTaskSite()])
+    value = { host, plain, site }
+  })
+  afterAll(async () => {
+    await Promise.all([value?.host.stop(), value?.plain.close(), value?.site.close()])
+  })
+  return () => {
+    if (value === undefined) throw new Error('useMatrix: not started yet')
+    return value
+  }
+}
+
+/** First line of an error, without addresses that differ between runs. */
+const firstLine = (e: unknown): string =>
+  (e instanceof Error ? e.message : String(e)).split('\n')[0]!.replace(/ws:\/\/\S+/g, 'ws://…').slice(0, 300)
+
+/**
+ * Runs the task: each step in order, each bounded by `stepMs`; a step that fails is recorded
+ * and the task goes on (later steps may then fail too — the comparison shows where it began).
+ *
+ * @example
+ * const outcome = await runTask({ navigate: async () => { await page.goto(url) }, … })
+ */
+export const runTask = async (steps: Record<Step, () => Promise<void>>, stepMs = 20_000): Promise<Outcome> => {
+  const outcome = {} as Record<Step, string>
+  for (const step of STEPS) {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    try {
+      await Promise.race([
+        steps[step](),
+        new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${step}: no answer within ${stepMs} ms`)), stepMs) }),
+      ])
+      outcome[step] = 'ok'
+    } catch (e) {
+      outcome[step] = firstLine(e)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+  return outcome
+}
+
+/**
+ * Throws with `what` unless `check` holds.
+ *
+ * @example
+ * must(title === 'Other', `title is ${title}`)
+ */
+export const must = (check: boolean, what: string): void => {
+  if (!check) throw new Error(what)
+}
+
+/**
+ * The comparison: every step works against Chromium; through the errand each equals Chromium's,
+ * except `expectedRefused` (step → why), which must still fail there.
+ *
+ * @example
+ * compare(plain, errand, { cdp: 'Target.attachToBrowserTarget: proxy item in progress' })
+ */
+export const compare = (plain: Outcome, errand: Outcome, expectedRefused: Partial<Record<Step, string>> = {}): void => {
+  // MATRIX_LOG=1 prints both rows (what docs/devtools-endpoint.md's table is written from).
+  if (process.env['MATRIX_LOG'] === '1') console.log(JSON.stringify({ plain, errand }, null, 1))
+  expect(plain, 'the task against plain Chromium').toEqual(Object.fromEntries(STEPS.map((s) => [s, 'ok'])))
+  const expected = Object.fromEntries(STEPS.map((s) => [s, s in expectedRefused ? errand[s] : 'ok']))
+  expect(errand, 'the task through the errand').toEqual(expected)
+  for (const [step, why] of Object.entries(expectedRefused)) {
+    expect(errand[step as Step], `${step} is listed as refused (${why}); it works now: update the matrix`).not.toBe('ok')
+  }
+}
