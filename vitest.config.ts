@@ -16,9 +16,9 @@ const SYSTEM = ['soak', 'model', 'cluster', 'store', 'store-pg', 'faults', 'inst
 // otherwise browser tier.
 const SYSTEM_FILES = ['test/errands/restart.test.ts', 'test/host/process.test.ts']
 
-// In-repo work runs against source: `@errands/*` resolve through the `source` export condition
+// In-repo work runs against source: `@errands/*` resolve through the `@errands/source` export condition
 // to `src/*.ts`, so no build is needed to test an edit (the packages' default is `dist/`).
-const conditions = ['source', ...defaultServerConditions]
+const conditions = ['@errands/source', ...defaultServerConditions]
 const resolve = { conditions }
 const ssr = { resolve: { conditions } }
 

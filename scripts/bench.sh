@@ -4,5 +4,5 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh
 # `--import tsx` keeps one process (the tsx binary starts a child without --expose-gc);
-# `--conditions=source` runs the packages from src/ (ADR 0018), no build needed.
-exec node --expose-gc --conditions=source --import tsx bench/run.ts "$@"
+# `--conditions=@errands/source` runs the packages from src/ (ADR 0018), no build needed.
+exec node --expose-gc --conditions=@errands/source --import tsx bench/run.ts "$@"

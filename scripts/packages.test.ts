@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
  * package.json says so. Six people add packages and dependencies at once; this keeps the wiring
  * from drifting: a new `@errands/*` dependency without its project reference builds in the
  * wrong order (or not at all), an import without a declared dependency breaks an install outside
- * the monorepo, and an export without the `source` condition breaks in-repo tests.
+ * the monorepo, and an export without the `@errands/source` condition breaks in-repo tests.
  */
 
 const root = resolve(import.meta.dirname, '..')
@@ -22,10 +22,10 @@ const sources = (dir: string): Array<string> =>
     .filter((f) => !/\/(node_modules|dist)\//.test(f))
 
 describe('workspace packages (R4)', () => {
-  it.each(dirs)('%s: exports dist with types and a source condition; files ships dist', (dir) => {
+  it.each(dirs)('%s: exports dist with types and an @errands/source condition; files ships dist', (dir) => {
     const pkg = read(`${dir}/package.json`)
     const dot = pkg.exports['.']
-    expect(Object.keys(dot)).toEqual(['source', 'types', 'default'])
+    expect(Object.keys(dot)).toEqual(['@errands/source', 'types', 'default'])
     expect(dot.default).toMatch(/^\.\/dist\/.+\.js$/)
     expect(dot.types).toBe(dot.default.replace(/\.js$/, '.d.ts'))
     expect(pkg.types).toBe(dot.types)

@@ -3,7 +3,7 @@
  * `dist/` up to date with `tsc -b` (incremental: a no-op when nothing changed) before any test
  * starts a host, an MCP server or a soak child — those run the compiled output, as a service
  * manager would (R4, issue #28). In-process tests never need it: vitest resolves `@errands/*`
- * through the `source` condition.
+ * through the `@errands/source` condition.
  *
  * `scripts/test.sh` builds once up front and sets `ERRANDS_BUILT=1`, so a full run builds once.
  * Type errors do not stop the run here (another engineer's half-done edit must not block your
