@@ -6,11 +6,17 @@
  * One cluster for the file (three Chromiums on two cores are the expensive part); the cases run
  * in order and each leaves the cluster as the next expects it.
  */
+import { randomBytes } from 'node:crypto'
 import fc from 'fast-check'
+import { loadClusterKey, runnerPsk } from '@errands/cluster'
+import { SqlClient } from '@effect/sql'
+import { PgClient } from '@effect/sql-pg'
+import { Effect, ManagedRuntime, Redacted } from 'effect'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { eventually } from '../fixtures/processes.ts'
 import { serveFixture, type Fixture } from '../host/fixtures.ts'
 import { startCluster, type ClusterHost, type TestCluster } from './harness.ts'
+import { speakRpc } from './wire.ts'
 
 let cluster: TestCluster
 let shop: Fixture // 127.0.0.1: the site whose sign-in is taken back
@@ -19,7 +25,7 @@ const LOCK_EXPIRY_MS = 4_000
 
 beforeAll(async () => {
   ;[shop, bank] = await Promise.all([serveFixture('127.0.0.1'), serveFixture('127.0.0.2')])
-  cluster = await startCluster(3, { lockExpiryMs: LOCK_EXPIRY_MS, env: { ERRANDS_MAX_SESSIONS: '8', ERRANDS_SNAPSHOT_DEBOUNCE_MS: '200' } })
+  cluster = await startCluster(3, { lockExpiryMs: LOCK_EXPIRY_MS, leastPrivilege: true, env: { ERRANDS_MAX_SESSIONS: '8', ERRANDS_SNAPSHOT_DEBOUNCE_MS: '200' } })
 }, 180_000)
 
 afterEach((ctx) => {
@@ -94,6 +100,58 @@ describe('three hosts on one Postgres (K1)', () => {
     const [k0Owner] = held.get('k0')!
     const refused = await h1.call('k0', 'POST', '/v1/navigate', { url: `http://${cluster.hosts[k0Owner!]!.runner}/` })
     expect(refused.body.error.code).toBe('BlockedByPolicy')
+  })
+
+  it('the runner sockets are TLS-PSK (issue #23): a plain TCP peer speaking the RPC gets nothing, nor one with another key; the hosts\' own calls above went over them', async () => {
+    const psk = runnerPsk(await loadClusterKey(cluster.keyFile))
+    const stranger = runnerPsk(Redacted.make(new Uint8Array(randomBytes(32))))
+    for (const h of cluster.hosts) {
+      const port = Number(h.runner.split(':')[1])
+      // From the path: msgpack frames as a runner sends them, over plain TCP. The runner reads them
+      // as a broken TLS hello and closes; not one byte comes back, let alone a Pong.
+      expect(await speakRpc(port, { psk: undefined })).toEqual({ secure: false, bytes: 0, replies: [], closedByRunner: true })
+      // TLS with another cluster's key: the handshake fails (the PSK binds its Finished messages).
+      expect(await speakRpc(port, { psk: stranger })).toMatchObject({ secure: false, replies: [], closedByRunner: true })
+      // The control: the same frames with the cluster's key are answered, so the refusals above are the transport's.
+      const member = await speakRpc(port, { psk })
+      expect(member.secure).toBe(true)
+      expect(member.replies.map((r) => r._tag).sort()).toEqual(['Exit', 'Pong'])
+    }
+    // And the cluster still works over them: every runner alive in every host's view.
+    for (const r of await Promise.all(cluster.hosts.map((h) => h.health()))) {
+      expect(r.cluster.runners.filter((x) => x.alive).map((x) => x.address).sort()).toEqual(cluster.hosts.map((h) => h.runner).sort())
+    }
+  })
+
+  it('the hosts run as the docs\' least-privilege role (issue #23): it reads and writes the tables the owner made, and can drop, alter or truncate none', async () => {
+    const roles = cluster.roles!
+    const as = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(roles.hostUrl) }))
+    const run = (statement: string) => as.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement))).then(
+      (rows) => ({ ok: true as const, rows: rows as ReadonlyArray<Record<string, unknown>> }),
+      (e: unknown) => ({ ok: false as const, rows: [], error: String((e as { cause?: unknown }).cause ?? e) }),
+    )
+    try {
+      // What the owner's first start made: the tables and sequences docs/cluster.md lists, owned by it.
+      const made = await run(`SELECT c.relname, c.relkind, pg_get_userbyid(c.relowner) AS owner FROM pg_class c
+        WHERE c.relnamespace = 'errands'::regnamespace AND c.relkind IN ('r', 'S') ORDER BY c.relname`)
+      expect(made.ok).toBe(true)
+      expect(made.rows.map((r) => `${r['relkind']}:${r['relname']}`)).toEqual([
+        'r:cluster_messages', 'S:cluster_messages_rowid_seq', 'r:cluster_migrations', 'r:cluster_replies', 'S:cluster_replies_rowid_seq',
+        'r:cluster_runners', 'S:cluster_runners_machine_id_seq', 'r:errands_cluster_owners', 'r:errands_sealed_records',
+      ])
+      expect(new Set(made.rows.map((r) => r['owner']))).not.toContain(roles.host)
+      // The hosts' role reads and writes them (the cases above and below are the proof at scale)…
+      expect((await run('SELECT count(*) FROM errands_sealed_records')).ok).toBe(true)
+      // …and can do nothing else to them, nor anything to the server.
+      for (const statement of ['DROP TABLE errands_sealed_records', 'TRUNCATE cluster_messages', 'ALTER TABLE cluster_runners ADD COLUMN x int',
+        'CREATE ROLE intruder', 'CREATE DATABASE intruder', 'SELECT * FROM pg_authid']) {
+        const r = await run(statement)
+        expect(r.ok, statement).toBe(false)
+        expect(r.ok === false && r.error, statement).toMatch(/must be owner|permission denied/)
+      }
+    } finally {
+      await as.dispose()
+    }
   })
 
   it('a task interrupted through one host is parked by its owner and resumes through another with its tabs', async () => {
@@ -229,7 +287,8 @@ describe('three hosts on one Postgres (K1)', () => {
             let fresh: string | undefined
             for (let j = 0; j < 16 && fresh === undefined; j++) {
               const key = `fresh-${i}-${j}`
-              expect((await host.call(key, 'POST', '/v1/navigate', { url: bank.url(`/store?v=${key}`) })).status).toBe(200)
+              const opened = await host.call(key, 'POST', '/v1/navigate', { url: bank.url(`/store?v=${key}`) })
+              expect(opened.status, JSON.stringify(opened.body)).toBe(200)
               if ((await host.openKeys()).includes(key)) fresh = key
             }
             const before = [...(await holders()).keys()]
@@ -302,7 +361,9 @@ describe('three hosts on one Postgres (K1)', () => {
     expect(await cluster.settled()).toBe(true)
     for (const key of leavingKeys) {
       expect((await staying.call(key, 'GET', '/v1/state')).body.lifecycle).toBe('parked')
-      const tabs = ((await staying.call(key, 'GET', '/v1/tabs')).body.tabs as Array<{ url: string }>).map((t) => t.url).sort()
+      const listed = await staying.call(key, 'GET', '/v1/tabs')
+      expect(listed.status, JSON.stringify(listed.body)).toBe(200)
+      const tabs = (listed.body.tabs as Array<{ url: string }>).map((t) => t.url).sort()
       expect(tabs).toEqual(tabsBefore.get(key))
       expect((await show(staying, bank, key)).text).toBe(`cookie=basket=${key}-late storage=${key}-late`)
     }

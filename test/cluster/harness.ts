@@ -19,6 +19,7 @@ import { chromiumProcesses, eventually } from '../fixtures/processes.ts'
 import { freePort } from '../fixtures/ports.ts'
 import { startPostgres, type TestPostgres } from '../fixtures/postgres.ts'
 import { client, spawnHost, type Reply } from '../host/harness.ts'
+import { makeClusterRoles, type ClusterRoles } from './role.ts'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
 import { OWNERS_TABLE } from '@errands/cluster'
@@ -59,6 +60,8 @@ export interface ClusterHost {
 /** A running cluster. */
 export interface TestCluster {
   readonly pg: TestPostgres
+  /** The roles, when the hosts run as the least-privilege one (`leastPrivilege`). */
+  readonly roles: ClusterRoles | undefined
   /** The key file every host shares (the runner sockets' TLS key is derived from it, ADR 0019). */
   readonly keyFile: string
   readonly hosts: ReadonlyArray<ClusterHost>
@@ -81,6 +84,12 @@ export interface ClusterOptions {
   readonly shards?: number | undefined
   /** The rebalance time (`ERRANDS_CLUSTER_LOCK_EXPIRY_MS`). */
   readonly lockExpiryMs?: number | undefined
+  /**
+   * Run the hosts as docs/cluster.md's least-privilege role (issue #23): the roles are made, one
+   * host starts once as the owner (it creates the tables) and stops, then every host connects as
+   * the hosts' role. Unset: every host is the database's superuser.
+   */
+  readonly leastPrivilege?: boolean | undefined
 }
 
 const spawnClusterHost = async (index: number, env: Record<string, string>): Promise<ClusterHost> => {
@@ -135,8 +144,9 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
   const keyFile = join(keyDir, 'cluster.key')
   writeFileSync(keyFile, randomBytes(32), { mode: 0o600 })
   const shards = options.shards ?? 24
+  const roles = options.leastPrivilege === true ? await makeClusterRoles(pg) : undefined
   const env = {
-    ERRANDS_DATABASE_URL: pg.url,
+    ERRANDS_DATABASE_URL: roles?.hostUrl ?? pg.url,
     ERRANDS_CLUSTER_KEY_FILE: keyFile,
     ERRANDS_CLUSTER_SHARDS: String(shards),
     ERRANDS_CLUSTER_LOCK_EXPIRY_MS: String(options.lockExpiryMs ?? 4_000),
@@ -165,10 +175,18 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
     }))
     await db.dispose()
     await pg.stop()
+    await roles?.drop()
     for (const h of hosts) rmSync(h.dataDir, { recursive: true, force: true })
     rmSync(keyDir, { recursive: true, force: true })
   }
   try {
+    if (roles !== undefined) {
+      // The docs' first start: one host as the owner creates the tables, then leaves.
+      const first = await spawnClusterHost(n, { ...env, ERRANDS_DATABASE_URL: roles.ownerUrl })
+      first.child.kill('SIGTERM')
+      await first.exited
+      rmSync(first.dataDir, { recursive: true, force: true })
+    }
     // One after another: the first creates the cluster's tables, and two cores start Chromium slowly anyway.
     for (let i = 0; i < n; i++) hosts.push(await spawnClusterHost(i, env))
   } catch (e) {
@@ -211,5 +229,5 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
     hosts.push(host)
     return host
   }
-  return { pg, keyFile, hosts, live, settled, add, sealed, owner, stop }
+  return { pg, roles, keyFile, hosts, live, settled, add, sealed, owner, stop }
 }
