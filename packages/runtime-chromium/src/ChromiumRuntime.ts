@@ -21,7 +21,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { closeMain, ErrandsBrowser, launchMain, reapOrphans, type LaunchSettings } from './browsers.ts'
 import { sweepStaleTmpDirs, tmpDirProblem } from './tmpDirs.ts'
 import { isolateClipboard } from './clipboard.ts'
-import { checkNavigation, guardContextWebSockets } from './containment.ts'
+import { checkNavigation, guardContextWebSockets, wireEgress, type EgressWiring } from './containment.ts'
 import { ContextRuntime, type ContextEntry } from './contexts.ts'
 import { call, within } from './failures.ts'
 import { PendingLocalStorage } from './localStorageRestore.ts'
@@ -60,7 +60,11 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   private state: 'open' | 'closing' | 'closed' = 'open'
   private closing: Promise<void> | undefined
 
-  private constructor(private readonly settings: LaunchSettings, options: ChromiumRuntimeOptions) {
+  private constructor(
+    private readonly settings: LaunchSettings,
+    options: ChromiumRuntimeOptions,
+    private readonly egressWiring: EgressWiring | undefined,
+  ) {
     super({ deadlineMs: settings.deadlineMs, policy: settings.policy, log: settings.log, noun: 'context' })
     this.profileDir = join(options.dataDir, 'profile')
     this.errands = new ErrandsBrowser(settings, (generation) => this.onErrandsBrowserCrash(generation))
@@ -95,12 +99,20 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
         // R3/L6: nothing is read from the person's own Chrome; errands run in our browser, signed in nowhere.
         log('mode your-chrome: errands run in our own Chromium, signed in nowhere; no cookie is copied from your Chrome')
       }
-      const runtime = new ChromiumRuntime(settings, options)
+      // Every context leaves through the egress (G3): it starts before any browser does.
+      const egress = options.egress === false
+        ? undefined
+        : yield* call('start the egress', 5_000, () => wireEgress({ policy: settings.policy, log, extraArgs: settings.extraArgs }))
+      const runtime = new ChromiumRuntime(
+        egress === undefined ? settings : { ...settings, mainProxy: egress.mainProxy, newContext: egress.newContext }, options, egress,
+      )
       const reaped = reapOrphans(settings.owner, runtime.profileDir)
       if (reaped > 0) log(`stopped ${reaped} Chromium processes an earlier run on this data dir left behind`)
       const swept = sweepStaleTmpDirs(settings.owner)
       if (swept > 0) log(`removed ${swept} temp folders an earlier run on this data dir left behind`)
-      yield* call('launch main browser', settings.deadlineMs + 5_000, () => runtime.startMain())
+      yield* call('launch main browser', settings.deadlineMs + 5_000, () => runtime.startMain()).pipe(
+        Effect.tapError(() => Effect.promise(() => egress?.close() ?? Promise.resolve())),
+      )
       return runtime
     })
   }
@@ -130,6 +142,11 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   /** The errands' browser pid while it runs. @example process.kill(runtime.errandsBrowserPid()!, 'SIGKILL') */
   errandsBrowserPid(): number | undefined {
     return this.errands.pid()
+  }
+
+  /** The egress every context leaves through (G3); `undefined` when switched off. @example runtime.egress?.stats().refused */
+  get egress(): EgressWiring['egress'] | undefined {
+    return this.egressWiring?.egress
   }
 
   /** Whether a warm spare context waits in the errands' browser (tests). @example runtime.hasWarmSpare() */
@@ -240,6 +257,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     const { context, generation } = await this.errands.newContext()
     const warmPages = context.pages()
     const id = `${spec.errandId}.${++this.counter}`
+    this.egressWiring?.assign(context, spec.errandId)
     const entry = this.trackContext(id, 'errand', context, generation, spec.label, spec.storage?.origins ?? [])
     try {
       // Storage first, before any page runs.
@@ -279,6 +297,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     await this.errands.close()
     const [main] = this.forgetWhere((e) => e.kind === 'main')
     await closeMain(main?.context, this.mainTmpDir, this.profileDir)
+    await this.egressWiring?.close()
     this.clearListeners()
     this.state = 'closed'
   }

@@ -46,6 +46,10 @@ export interface LaunchSettings {
   readonly owner: string
   /** Extra Chromium switches (e.g. `--host-resolver-rules=…` for tests with real host names). */
   readonly extraArgs: ReadonlyArray<string>
+  /** The main context's proxy: its lane of the egress (G3); unset: none. */
+  readonly mainProxy?: { readonly server: string; readonly bypass: string } | undefined
+  /** Makes each errand context (and the warm spare) with its own egress lane as its proxy (G3); unset: a plain `newContext()`. */
+  readonly newContext?: ((browser: Browser) => Promise<BrowserContext>) | undefined
 }
 
 const OWNER_VARIABLE = 'ERRANDS_OWNER'
@@ -192,6 +196,7 @@ export const launchMain = async (
       headless: true,
       timeout: settings.deadlineMs,
       env: { ...process.env, TMPDIR: tmpDir, [OWNER_VARIABLE]: settings.owner },
+      ...(settings.mainProxy ? { proxy: settings.mainProxy } : {}),
       ...NO_SIGNAL_HANDLERS,
       ...artifactsIn(tmpDir),
     })
@@ -295,7 +300,7 @@ export class ErrandsBrowser {
       if (pages.length === 1 && !pages[0]!.isClosed()) return { context: spare.context, generation }
       void within(5_000, spare.context.close())
     }
-    return { context: await browser.newContext(), generation }
+    return { context: await (this.settings.newContext?.(browser) ?? browser.newContext()), generation }
   }
 
   /** The warm spare's page, when one is ready (tests). @example errands.sparePage()?.isClosed() */
@@ -341,7 +346,7 @@ export class ErrandsBrowser {
     const spare: Spare = { generation: running.generation, context: undefined }
     this.spare = spare
     void (async () => {
-      const context = await running.browser.newContext()
+      const context = await (this.settings.newContext?.(running.browser) ?? running.browser.newContext())
       const page = await context.newPage()
       // A spare whose renderer dies is no spare: it goes, and the next open makes a context.
       // (Kept, it was handed out with a dead page, its open failed, and its close could hang: a

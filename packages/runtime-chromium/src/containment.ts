@@ -22,6 +22,7 @@
  * @example
  * const session = await guardBrowserRequests(browser, policy, log, 'errands')
  */
+import { Egress, resolverRulesIn, type Lane } from '@errands/egress'
 import { decide, formatDecision, interceptPatterns, type Decision, type GuardPolicy } from '@errands/guard'
 import type { Browser, BrowserContext, CDPSession } from 'playwright-core'
 
@@ -102,4 +103,62 @@ export const checkNavigation = (url: string, policy: GuardPolicy, log: Log, cont
   const decision = decide(url, policy)
   if (!decision.allow) log(formatDecision(url, decision, `navigation in ${noun} ${contextId}`))
   return decision
+}
+
+/**
+ * The egress as the runtime uses it (G3): the main context's lane, a factory that gives every
+ * errand context (and the warm spare) a lane of its own, and the lane of a context, to say whose
+ * it is once the context is handed to an errand.
+ *
+ * Loopback is proxied too (`<-loopback>` takes loopback out of Chromium's implicit bypass list):
+ * the engine's ports live there.
+ *
+ * @example
+ * const wiring = await wireEgress({ policy, log, extraArgs })
+ * await browser.newContext() // no: use wiring.newContext(browser)
+ */
+export interface EgressWiring {
+  readonly egress: Egress
+  readonly mainProxy: { readonly server: string; readonly bypass: string }
+  readonly newContext: (browser: Browser) => Promise<BrowserContext>
+  /** Says which errand a context's connections belong to (and its upstream proxy, a secret). */
+  readonly assign: (context: BrowserContext, errand: string, upstream?: string | undefined) => void
+  readonly close: () => Promise<void>
+}
+
+/** Chromium's bypass list for a context behind the egress: nothing, loopback included. */
+export const EGRESS_BYPASS = '<-loopback>'
+
+/**
+ * Starts the egress for one runtime and opens the main context's lane.
+ *
+ * @example
+ * const wiring = await wireEgress({ policy: settings.policy, log, extraArgs: settings.extraArgs })
+ */
+export const wireEgress = async (o: { readonly policy: GuardPolicy; readonly log: Log; readonly extraArgs: ReadonlyArray<string> }): Promise<EgressWiring> => {
+  const egress = await Egress.start({ policy: o.policy, log: o.log, resolverRules: resolverRulesIn(o.extraArgs) })
+  const main = await egress.openLane('main')
+  const lanes = new WeakMap<BrowserContext, Lane>()
+  return {
+    egress,
+    mainProxy: { server: main.server, bypass: EGRESS_BYPASS },
+    newContext: async (browser) => {
+      const lane = await egress.openLane()
+      try {
+        const context = await browser.newContext({ proxy: { server: lane.server, bypass: EGRESS_BYPASS } })
+        lanes.set(context, lane)
+        context.on('close', () => void lane.close())
+        return context
+      } catch (error) {
+        await lane.close()
+        throw error
+      }
+    },
+    assign: (context, errand, upstream) => {
+      const lane = lanes.get(context)
+      lane?.assign(errand)
+      lane?.setUpstream(upstream)
+    },
+    close: () => egress.close(),
+  }
 }

@@ -34,6 +34,11 @@ export interface ChromiumRuntimeOptions {
   readonly warmSpare?: boolean | undefined
   /** Extra Chromium switches, after the required ones (e.g. `--host-resolver-rules=MAP *.example 127.0.0.1`). */
   readonly extraArgs?: ReadonlyArray<string> | undefined
+  /**
+   * Every context's connections leave through the egress (G3, default `true`). `false` is for
+   * tests only: the hostile-page suite runs once without it to prove it can find leaks.
+   */
+  readonly egress?: boolean | undefined
 }
 
 /** The default deadline of one browser call. @example ChromiumRuntime.make({ dataDir, deadlineMs: DEFAULT_DEADLINE_MS * 2 }) */
@@ -108,7 +113,13 @@ export const chromiumArgs = (extra: ReadonlyArray<string> = []): string[] => {
  * - `--disable-gpu`: no GPU; `--disable-quic`: keeps every request on TCP, where the guard and
  *   the fixture servers see it;
  * - `--no-first-run`, `--disable-background-networking`, `--disable-component-update`,
- *   `--disable-sync`: no traffic of Chromium's own (nothing leaves the machine unasked).
+ *   `--disable-sync`: no traffic of Chromium's own (nothing leaves the machine unasked);
+ * - `--webrtc-ip-handling-policy=disable_non_proxied_udp`: WebRTC sends no UDP of its own (no
+ *   host candidates, no STUN, no TURN over UDP); it may only use TURN over TCP, which goes through
+ *   the egress (G4). Chromium 156 knows this name; the older `--force-webrtc-ip-handling-policy`
+ *   is silently ignored (measured: host candidates and STUN packets with it, none with this).
+ *   WebTransport needs no switch: behind a proxy Chromium refuses it before any QUIC packet
+ *   (measured, and proven by test/containment; `--disable-quic` alone did not stop it).
  * The feature lists come after these, from {@link chromiumArgs}.
  */
 export const CHROMIUM_SWITCHES: ReadonlyArray<string> = [
@@ -120,6 +131,8 @@ export const CHROMIUM_SWITCHES: ReadonlyArray<string> = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // G4: what cannot pass the egress is off (docs/runtime-chromium.md, the flag table; ADR 0017).
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
 ]
 
 /**
