@@ -20,7 +20,7 @@
 import type { GuardPolicy } from '@errands/guard'
 import { Runtime, type DevToolsTarget } from '@errands/runtime'
 import { Supervisor, type SupervisorError } from '@errands/supervisor'
-import { Cause, Context, Effect, Exit, Layer, Runtime as EffectRuntime, type Scope } from 'effect'
+import { Cause, Config, Context, Effect, Exit, Layer, Runtime as EffectRuntime, Schema, type Scope } from 'effect'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
@@ -50,7 +50,33 @@ export interface DevToolsOptions {
   readonly idleMs?: number | undefined
   /** `Host` headers an upgrade may carry (B7: DNS rebinding); default: the base URL's host only. */
   readonly hosts?: (() => ReadonlyArray<string>) | undefined
+  /**
+   * The largest WebSocket frame a client may send (#27); a bigger one closes the connection with
+   * 1009 and a reason naming the limit, before it is buffered. Default: `ERRANDS_DEVTOOLS_MAX_FRAME_BYTES`
+   * or 16 MiB.
+   */
+  readonly maxFrameBytes?: number | undefined
+  /** Open connections per errand (#27); one more is refused with 429 (default {@link MAX_CONNECTIONS}). */
+  readonly maxConnections?: number | undefined
+  /** Commands one connection may have waiting for the browser (#27; default 256, see `MAX_IN_FLIGHT`). */
+  readonly maxInFlight?: number | undefined
 }
+
+/** Default of the frame limit (#27): 16 MiB. @example makeDevTools({ ...options, maxFrameBytes: MAX_FRAME_BYTES * 2 }) */
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024
+
+/** Default of the connections per errand (#27). @example makeDevTools({ ...options, maxConnections: MAX_CONNECTIONS }) */
+export const MAX_CONNECTIONS = 8
+
+/**
+ * `ERRANDS_DEVTOOLS_MAX_FRAME_BYTES`: the frame limit, decoded at the edge (1 KiB .. 256 MiB).
+ *
+ * @example
+ * const bytes = yield* maxFrameBytesConfig // 16777216 when unset
+ */
+export const maxFrameBytesConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_FRAME_BYTES', Schema.NumberFromString.pipe(Schema.int(), Schema.between(1024, 256 * 1024 * 1024))).pipe(
+  Config.withDefault(MAX_FRAME_BYTES),
+)
 
 /** The service. @example if (!devtools.upgrade(req, socket, head)) socket.destroy() */
 export interface DevToolsShape {
@@ -75,7 +101,7 @@ const PATH = /^\/devtools\/([^/?#]*)$/
 
 const refuseUpgrade = (socket: Duplex, status: number, code: string, message: string): void => {
   const body = JSON.stringify({ error: { code, message } })
-  const text = status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : status === 421 ? 'Misdirected Request' : 'Service Unavailable'
+  const text = status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : status === 421 ? 'Misdirected Request' : status === 429 ? 'Too Many Requests' : 'Service Unavailable'
   socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
 }
 
@@ -96,7 +122,13 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
     const open = new Map<string, Set<ErrandProxy>>()
     const idleMs = options.idleMs ?? 900_000
     const hosts = options.hosts ?? (() => [new URL(options.baseUrl().replace(/^ws/, 'http')).host])
-    const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 })
+    // A bad value of the variable is the operator's to see, not a silent default.
+    const maxFrameBytes = options.maxFrameBytes ?? (yield* Effect.orDie(maxFrameBytesConfig))
+    const maxConnections = options.maxConnections ?? MAX_CONNECTIONS
+    const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: maxFrameBytes })
+    const frameLimit = `The message was over ${maxFrameBytes} bytes, the frame limit of an errand's DevTools endpoint (ERRANDS_DEVTOOLS_MAX_FRAME_BYTES).`
+    /** Connections of an errand being set up, counted against its limit with the open ones. */
+    const connecting = new Map<string, number>()
     let closed = false
 
     const closeAll = (conversationId: string, why: CloseReason) => {
@@ -167,6 +199,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       let proxy: ErrandProxy
       try {
         proxy = await ErrandProxy.connect({
+          maxInFlight: options.maxInFlight,
           connect: found.value.connect, browserContextId: found.value.browserContextId, policy: options.policy, log: options.log, name: conversationId, filesDir: found.value.filesDir,
         })
       } catch (error) {
@@ -200,6 +233,9 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       wss.handleUpgrade(req, socket, head, (ws) => {
         attached = true
         socket.off('close', left)
+        // ws closes an oversized frame with 1009 and no words; the client gets the limit named.
+        const close = ws.close.bind(ws)
+        ws.close = (code?: number, reason?: string | Buffer) => close(code, code === 1009 && reason === undefined ? frameLimit.slice(0, 120) : reason)
         proxy.attach(ws)
         options.log(`devtools: a client connected to ${conversationId}`)
       })
@@ -223,8 +259,19 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
         refuseUpgrade(socket, 404, 'UnknownDevToolsToken', 'This DevTools URL is unknown or was revoked (park, release); ask GET /v1/session/devtools for a new one.')
         return true
       }
+      const busy = (open.get(conversationId)?.size ?? 0) + (connecting.get(conversationId) ?? 0)
+      if (busy >= maxConnections) {
+        options.log(`devtools: a connection to ${conversationId} refused: ${maxConnections} are open (the per-errand limit)`)
+        refuseUpgrade(socket, 429, 'TooManyConnections', `This errand has ${maxConnections} DevTools connections open, the limit; close one first.`)
+        return true
+      }
+      connecting.set(conversationId, (connecting.get(conversationId) ?? 0) + 1)
       connect(conversationId, token, req, socket, head).catch(() => {
         if (socket.writable) refuseUpgrade(socket, 503, 'DevToolsUnavailable', 'The DevTools endpoint failed; try again.')
+      }).finally(() => {
+        const left = (connecting.get(conversationId) ?? 1) - 1
+        if (left > 0) connecting.set(conversationId, left)
+        else connecting.delete(conversationId)
       })
       return true
     }

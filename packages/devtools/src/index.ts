@@ -9,7 +9,7 @@
 export * from './DevTools.ts'
 export * from './errors.ts'
 export { BROWSER_METHODS } from './browserMethods.ts'
-export { ErrandProxy, type CloseReason, type ProxyOptions } from './proxy.ts'
+export { ErrandProxy, MAX_IN_FLIGHT, type CloseReason, type ProxyOptions } from './proxy.ts'
 export { CONTEXT_METHODS, matchesFilter, SESSION_METHODS, URL_METHODS } from './targets.ts'
 export { downloadParams, refusedUpload } from './files.ts'
 export { TokenBook } from './tokens.ts'

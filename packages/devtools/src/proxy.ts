@@ -77,6 +77,8 @@ export interface ProxyOptions {
   readonly deadlineMs?: number | undefined
   /** The errand's own files folder: the only place a client may name files (#27); none: no paths at all. */
   readonly filesDir?: string | undefined
+  /** Commands of this client waiting for the browser at once; more are refused (#27, default {@link MAX_IN_FLIGHT}). */
+  readonly maxInFlight?: number | undefined
 }
 
 /** Why a connection ended, as the client's close frame says it. @example proxy.close({ code: 4001, reason: 'parked' }) */
@@ -86,6 +88,19 @@ export interface CloseReason {
 }
 
 const REFUSED = -32000
+
+/**
+ * Commands one client may have waiting for the browser at once (#27): every client shares the
+ * engine's one connection to its Chromium, so a flood past this is refused command by command
+ * instead of queueing in front of other errands.
+ *
+ * @example
+ * ErrandProxy.connect({ ...options, maxInFlight: MAX_IN_FLIGHT })
+ */
+export const MAX_IN_FLIGHT = 256
+
+/** Bytes queued towards a client that does not read before it is closed (#27). */
+const MAX_BUFFERED = 64 * 1024 * 1024
 
 
 /**
@@ -116,6 +131,8 @@ export class ErrandProxy {
   private readonly alias = randomBytes(16).toString('hex').toUpperCase()
   /** When the client last sent anything (the idle limit reads it). */
   lastActivity = Date.now()
+  /** The client's commands waiting for the browser (the in-flight limit reads it). */
+  private inFlight = 0
 
   private constructor(private readonly upstream: CdpChannel, /** @internal */ readonly options: ProxyOptions) {
     upstream.onMessage((message) => this.fromUpstream(message))
@@ -211,6 +228,10 @@ export class ErrandProxy {
       return this.toClient({ id: message.id, sessionId, error: { code: -32602, message: 'params must be an object.' } })
     }
     const command: Command = { id: message.id as number, method: message.method, params: (message.params ?? {}) as Params, sessionId }
+    const limit = this.options.maxInFlight ?? MAX_IN_FLIGHT
+    if (this.inFlight >= limit) {
+      return this.refuse(command, `more than ${limit} commands of this connection are waiting for the browser (the in-flight limit); wait for answers first`)
+    }
     if (message.sessionId !== undefined) return this.onSession(command)
     const handler = Object.hasOwn(BROWSER_METHODS, command.method) ? BROWSER_METHODS[command.method] : undefined
     if (handler === undefined) {
@@ -321,9 +342,17 @@ export class ErrandProxy {
   }
 
   private toClient(message: Params): void {
-    if (this.state !== 'open' || this.client?.readyState !== WebSocket.OPEN) return
     if (message['sessionId'] === undefined) delete message['sessionId']
-    this.client.send(JSON.stringify(message))
+    this.sendToClient(JSON.stringify(message))
+  }
+
+  private sendToClient(text: string): void {
+    if (this.state !== 'open' || this.client?.readyState !== WebSocket.OPEN) return
+    // A client that does not read would make the host hold everything for it (#27).
+    if (this.client.bufferedAmount > MAX_BUFFERED) {
+      return this.close({ code: 1008, reason: `The client did not read: over ${MAX_BUFFERED / 1024 / 1024} MiB waited for it (the send-buffer limit).` })
+    }
+    this.client.send(text)
   }
 
   // A client's message is always sent on re-serialised from what was checked, never as it came: a
@@ -332,6 +361,7 @@ export class ErrandProxy {
   private toUpstream(method: string, params: Params, sessionId: string | undefined, pending: Pending): void {
     if (this.state !== 'open') return
     const id = ++this.seq
+    if (pending.kind === 'client') this.inFlight++
     this.pending.set(id, pending)
     this.upstream.send(sessionId === undefined ? { id, method, params } : { id, method, params, sessionId })
   }
@@ -376,6 +406,7 @@ export class ErrandProxy {
     const pending = this.pending.get(message.id as number)
     if (pending === undefined) return
     this.pending.delete(message.id as number)
+    if (pending.kind === 'client') this.inFlight--
     if (pending.kind === 'internal') {
       if (message.error !== undefined) pending.reject(new Error(String((message.error as { message?: unknown }).message ?? 'CDP error')))
       else pending.resolve((message.result ?? {}) as Params)
@@ -444,7 +475,7 @@ export class ErrandProxy {
       return this.emit(method, info ? { ...params, targetInfo: this.hide(info) } : params, sessionId)
     }
     // The target's own event (most traffic: network, DOM, screencast frames) goes on as it came.
-    if (this.state === 'open' && this.client?.readyState === WebSocket.OPEN) this.client.send(JSON.stringify(raw))
+    this.sendToClient(JSON.stringify(raw))
   }
 
   private onAttached(parent: string | undefined, params: Params): void {
