@@ -3,7 +3,10 @@
 // tabs as the default context's pages, navigate, read the DOM, set a cookie, open and close a
 // tab; the other errand and the person's main context see none of it on the wire (T5).
 import CDP from 'chrome-remote-interface'
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
 import * as http from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import puppeteer from 'puppeteer-core'
 import { describe, expect, it } from 'vitest'
@@ -127,7 +130,16 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
       await expect(client.send('DOM.setFileInputFiles', { files: ['/etc/passwd'], backendNodeId: 1 }, sessionId)).rejects.toThrow(/files folder/)
       await expect(client.send('DOM.setFileInputFiles', { files: [`${host.dataDir}/host-token`], backendNodeId: 1 }, sessionId)).rejects.toThrow(/files folder/)
       await expect(client.send('Input.dispatchDragEvent', { type: 'drop', x: 1, y: 1, data: { items: [], files: ['/etc/passwd'], dragOperationsMask: 1 } }, sessionId)).rejects.toThrow(/files folder/)
-      await expect(client.send('Page.setDownloadBehavior', { behavior: 'allow', downloadPath: '/etc' }, sessionId)).rejects.toThrow(/files folder/)
+      // A download folder of its own choosing is not refused but replaced (Playwright names one as it
+      // connects): what the page downloads lands in the errand's folder, never in the one named.
+      const named = mkdtempSync(join(tmpdir(), 'errands-named-'))
+      await client.send('Page.setDownloadBehavior', { behavior: 'allow', downloadPath: named }, sessionId)
+      await client.send('Runtime.evaluate', {
+        expression: `const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['x'])); a.download = 'cri.txt'; document.body.append(a); a.click()`,
+      }, sessionId)
+      const folder = await host.run(host.chromium.filesDir(host.supervisor.contextOf('session:cri')!))
+      expect(await eventually(() => existsSync(join(folder, 'cri.txt')))).toBe(true)
+      expect(readdirSync(named)).toEqual([])
 
       await client.send('Target.closeTarget', { targetId })
       expect(await eventually(async () => !(await tabUrls('cri')).includes(site.url('/echo')))).toBe(true)

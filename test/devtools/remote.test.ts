@@ -2,11 +2,16 @@
 // elsewhere, and its DevTools endpoint forwards to that browser. The client sees the errand only —
 // not the remote browser's own default context and tab, not another errand there — and the
 // others see nothing of what it does, on the wire.
+import { mkdtempSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
 import { startTestHost, type TestHost } from '../host/harness.ts'
 import { launchRemoteChromium, type RemoteChromium } from '../host/remoteBrowser.ts'
+import { eventually } from '../fixtures/processes.ts'
+import { RawCdp } from './raw.ts'
 
 let remote: RemoteChromium
 let host: TestHost
@@ -53,5 +58,25 @@ describe('a DevTools endpoint of an errand in a remote DevTools browser (R2)', (
     }
     expect(await echoCookie('rb')).not.toContain('viaRemote')
     expect(await echoCookie(undefined)).not.toContain('viaRemote')
+  })
+
+  it('a remote errand has no files folder: a download folder a client names becomes deny, and nothing is written', async () => {
+    // Playwright's connectOverCDP sends Browser.setDownloadBehavior with a folder of its own while
+    // it connects (above: it must connect); the remote machine's disk is not ours to name, so the
+    // proxy sends `deny` with the client's events kept, never the folder.
+    const cdp = await RawCdp.open((await host.call('rc', 'GET', '/v1/session/devtools')).body.url)
+    try {
+      const named = mkdtempSync(join(tmpdir(), 'errands-named-'))
+      const set = await cdp.send('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: named, eventsEnabled: true })
+      expect(set.error).toBeUndefined()
+      const { sessionId } = await cdp.newPage()
+      await cdp.send('Runtime.evaluate', {
+        expression: `const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['x'])); a.download = 'r.txt'; document.body.append(a); a.click()`,
+      }, sessionId)
+      expect(await eventually(() => cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params['state'] === 'canceled'))).toBe(true)
+      expect(readdirSync(named)).toEqual([])
+    } finally {
+      cdp.close()
+    }
   })
 })

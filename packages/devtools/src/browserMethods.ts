@@ -29,8 +29,7 @@ const inErrandContext: Handler = (p, c) => {
 
 const downloadBehavior: Handler = (p, c) => {
   const params = p.inContext(c)
-  const download = params === undefined ? undefined : p.downloadTo(c, params)
-  if (download !== undefined) p.forward(c, download)
+  if (params !== undefined) p.forward(c, p.downloadTo(params))
 }
 
 const windowForTarget: Handler = (p, c) => {

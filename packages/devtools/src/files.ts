@@ -10,7 +10,9 @@
  *   its folder, whatever the client named. A path that is not the folder is not refused but
  *   replaced: Playwright's `connectOverCDP` names a folder of its own for every context and cannot
  *   connect when that is refused; nothing is ever written elsewhere. `default` (the browser's own
- *   download folder) becomes `allow` into the folder.
+ *   download folder) becomes `allow` into the folder. An errand **without** a folder (a remote
+ *   browser's: its disk is not ours to name) gets `deny` instead, events kept: refusing would
+ *   break `connectOverCDP`, which sends `Browser.setDownloadBehavior` while it connects.
  *
  * @example
  * refusedUpload(['/etc/passwd'], '/tmp/errands-files-x/ab12') // 'the path … is outside this errand's files folder'
@@ -52,18 +54,18 @@ export const refusedUpload = (paths: unknown, folder: string | undefined): strin
 }
 
 /**
- * The download params to send: `downloadPath` is always the errand's folder (see the file's doc).
- * Undefined when downloads cannot be allowed (no folder): then only `deny` passes.
+ * The download params to send: `downloadPath` is always the errand's folder (see the file's doc);
+ * with no folder (a remote browser), `deny` whatever was asked, the client's other params
+ * (`eventsEnabled`, `browserContextId`) kept.
  *
  * @example
- * downloadParams({ behavior: 'allow', downloadPath: '/etc' }, dir) // { behavior: 'allow', downloadPath: dir }
+ * downloadParams({ behavior: 'allow', downloadPath: '/etc' }, dir)        // { behavior: 'allow', downloadPath: dir }
+ * downloadParams({ behavior: 'allowAndName', downloadPath: '/tmp/pw', eventsEnabled: true }, undefined)
+ * // { behavior: 'deny', eventsEnabled: true }
  */
-export const downloadParams = (params: Record<string, unknown>, folder: string | undefined): Record<string, unknown> | undefined => {
+export const downloadParams = (params: Record<string, unknown>, folder: string | undefined): Record<string, unknown> => {
+  const { downloadPath: _named, ...rest } = params
   const behavior = params['behavior']
-  if (behavior === 'deny') {
-    const { downloadPath: _drop, ...rest } = params
-    return rest
-  }
-  if (folder === undefined) return undefined
-  return { ...params, behavior: behavior === 'default' ? 'allow' : behavior, downloadPath: realOr(folder) ?? folder }
+  if (behavior === 'deny' || folder === undefined) return { ...rest, behavior: 'deny' }
+  return { ...rest, behavior: behavior === 'default' ? 'allow' : behavior, downloadPath: realOr(folder) ?? folder }
 }

@@ -262,10 +262,7 @@ export class ErrandProxy {
     // files (`Input.dispatchDragEvent`), download folders (`Page.setDownloadBehavior`).
     const data = p['data'] as { files?: unknown } | undefined
     if (!this.allowedFiles(command, p['files']) || !this.allowedFiles(command, typeof data === 'object' && data !== null ? data.files : undefined)) return
-    if (command.method === 'Page.setDownloadBehavior') {
-      const params = this.downloadTo(command, p)
-      return params === undefined ? undefined : this.forward(command, params)
-    }
+    if (command.method === 'Page.setDownloadBehavior') return this.forward(command, this.downloadTo(p))
     if (command.method === 'Target.detachFromTarget' && p['sessionId'] !== undefined && !this.sessions.has(String(p['sessionId']))) {
       return this.refuse(command, 'no session with this id belongs to this errand')
     }
@@ -317,11 +314,9 @@ export class ErrandProxy {
     return why === undefined
   }
 
-  /** Download params with the errand's folder as the only download folder; undefined: refused. */
-  /** @internal */ downloadTo(command: Command, params: Params): Params | undefined {
-    const out = downloadParams(params, this.options.filesDir)
-    if (out === undefined) this.refuse(command, "downloads need this errand's files folder, and it has none (a remote browser): only deny passes")
-    return out
+  /** Download params with the errand's folder as the only download folder (`deny` when it has none). */
+  /** @internal */ downloadTo(params: Params): Params {
+    return downloadParams(params, this.options.filesDir)
   }
 
   /** @internal */ hide(info: TargetInfo): TargetInfo {
