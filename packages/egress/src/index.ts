@@ -9,3 +9,4 @@
  */
 export * from './Egress.ts'
 export * from './resolve.ts'
+export * from './decideUrl.ts'

@@ -15,6 +15,7 @@
  * const layer = hostEngineLayer({ settings, port: 7777, log: console.error, notes: new HealthLog(50) })
  */
 import { DevTools } from '@errands/devtools'
+import { makeResolver, resolverRulesIn } from '@errands/egress'
 import { Chromium, engineOver } from '@errands/engine'
 import { defaultPolicy, type GuardPolicy } from '@errands/guard'
 import type { Lending, Settings } from '@errands/lending'
@@ -162,7 +163,8 @@ const hostEngineOn = (options: HostEngineOptions) => {
   ).pipe(Layer.provideMerge(inspector))
 
   const services = Layer.mergeAll(
-    Layer.scoped(Browsing, makeBrowsing({ policy, deadlineMs })),
+    // Names resolve as the browser's egress resolves them (its --host-resolver-rules too).
+    Layer.scoped(Browsing, makeBrowsing({ policy, deadlineMs, resolve: makeResolver(resolverRulesIn(options.chromium?.extraArgs ?? [])) })),
     Layer.effect(Person, makePerson),
     Layer.effect(HostHealth, Effect.flatMap(HostBrowser, (b) => makeHostHealth(b.describe, notes))),
     Stateless.layer({ policy, localhostPorts: settings.localhostPorts, deadlineMs }),

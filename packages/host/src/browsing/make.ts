@@ -9,7 +9,8 @@
  * const browsing = yield* makeBrowsing({ policy, deadlineMs: 30_000 })
  * yield* browsing.navigate(sessionTarget(key), 'http://127.0.0.1:3000/')
  */
-import { decide, describeTarget, type GuardPolicy } from '@errands/guard'
+import { decideUrl, makeResolver, type Resolver } from '@errands/egress'
+import { describeTarget, type GuardPolicy } from '@errands/guard'
 import { Runtime, type ContextId, type Snapshot, type TabInfo } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
 import { Supervisor, type Binding } from '@errands/supervisor'
@@ -28,6 +29,12 @@ import { parseTabId, publicTabId, SessionBook, type HostSession } from './sessio
 export interface BrowsingOptions {
   /** The containment policy (decided before any page call, so a refused URL touches nothing). */
   readonly policy: GuardPolicy
+  /**
+   * Resolves the names of URLs an agent navigates to, as the egress does (Chromium's
+   * `--host-resolver-rules`, then the system): a name is judged by its addresses (G2, G3).
+   * Default: the system resolver alone.
+   */
+  readonly resolve?: Resolver | undefined
   /** Deadline of one page call. */
   readonly deadlineMs: number
   /** A screencast nobody reads for this long stops (default 30 s). */
@@ -63,15 +70,17 @@ export const makeBrowsing = (
     const deadline = options.deadlineMs
     yield* Effect.addFinalizer(() => Effect.promise(() => book.stopAll()))
 
-    const allowed = (url: string): Effect.Effect<void, BlockedByPolicy> => {
-      const d = decide(url, options.policy)
-      return d.allow
-        ? Effect.void
-        : Effect.fail(new BlockedByPolicy({
-            reason: 'blocked', rule: d.rule,
-            message: `The containment policy refuses ${describeTarget(url)} (rule ${d.rule}: ${d.detail}); use another address.`,
-          }))
-    }
+    const resolve = options.resolve ?? makeResolver([])
+    // Judged on what the name resolves to, like /v1/fetch and the egress: `http://vm:7070/`
+    // (/etc/hosts: 127.0.0.1) is refused like `http://127.0.0.1:7070/` (issue #21).
+    const allowed = (url: string): Effect.Effect<void, BlockedByPolicy> =>
+      Effect.flatMap(Effect.promise(() => decideUrl(url, options.policy, resolve)), (d) =>
+        d.allow
+          ? Effect.void
+          : Effect.fail(new BlockedByPolicy({
+              reason: 'blocked', rule: d.rule,
+              message: `The containment policy refuses ${describeTarget(url)} (rule ${d.rule}: ${d.detail}); use another address.`,
+            })))
 
     /** Opens (first call), resumes (parked) or heals (crashed) the errand, and starts driving it. */
     const bringUp = (session: HostSession, conversationId: string): Effect.Effect<Binding, BrowsingError> =>
