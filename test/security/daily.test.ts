@@ -3,7 +3,8 @@
  * port: an MCP client that names the bot id is not offered `browser_observe` and cannot read the
  * person's tab — only the session holding the lease secret the person was given can; and 25
  * wrong codes from one source (another loopback address, the extension's Origin forged) leave
- * the person's real code working from the extension's own source.
+ * the person's real code working from the extension's own source, and so does a guess spread over
+ * many sources, which the global limit holds back at those sources only.
  */
 import { dailyExtensionId } from '@errands/daily'
 import { randomBytes } from 'node:crypto'
@@ -91,5 +92,32 @@ describe('the door limits failed codes per source (D1)', () => {
     const person = await door('/redeem', { code }, { origin: extension })
     expect(person.status).toBe(200)
     expect(person.body.botId).toBe('rate-bot')
+    // The person getting in lifted nothing for the guesser: its source is still held.
+    expect((await door('/redeem', { code: 'AAAA-AAAA-9999' }, { origin: extension }, '127.0.0.2')).status).toBe(429)
+  })
+
+  it('a guess spread over many sources is held back by the global limit, but only at those sources: the person\'s code still works', async () => {
+    const { code } = (await door('/admin/pairings', { botId: 'spread-bot' }, admin())).body as { code: string }
+    // Six more loopback addresses, four wrong codes each: every one stays under its own limit of
+    // five, and together they pass the door's global limit of twenty failures a minute.
+    const sources = ['127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6', '127.0.0.7', '127.0.0.8']
+    const answers = new Map<string, Array<number>>()
+    for (const from of sources) {
+      for (let i = 0; i < 4; i++) {
+        const status = (await door('/redeem', { code: `CCCC-CCCC-${String(i).padStart(4, '0')}` }, { origin: extension }, from)).status
+        answers.set(from, [...(answers.get(from) ?? []), status])
+      }
+    }
+    // A source's first guess is judged (it had failed nothing); the later ones are refused by
+    // the global limit once it is reached, with fewer than five failures of their own.
+    for (const from of sources) expect(answers.get(from)![0], from).toBe(403)
+    expect([...answers.values()].flat().every((s) => s === 403 || s === 429)).toBe(true)
+    expect([...answers.values()].some((a) => a.includes(429))).toBe(true)
+    // Every guessing source is held now, even with the real code: the guess cannot go on.
+    for (const from of sources) expect((await door('/redeem', { code }, { origin: extension }, from)).status, from).toBe(429)
+    // The person's extension, which failed nothing, is not: its real code works.
+    const person = await door('/redeem', { code }, { origin: extension })
+    expect(person.status).toBe(200)
+    expect(person.body.botId).toBe('spread-bot')
   })
 })
