@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option } from 'effect'
 import type { ContextNotFound, RuntimeError } from './errors.ts'
+import type { InvalidUpstreamProxy, UpstreamProxy } from './upstream.ts'
 import type {
   ContextId, Cookie, DevToolsTarget, OpenContextSpec, RuntimeEvent, SessionLabel, Snapshot, StorageState, TabInfo,
 } from './types.ts'
@@ -54,6 +55,13 @@ export interface RuntimeShape {
    * engine's DevTools proxy only. Absent in runtimes without a real browser (the memory runtime).
    */
   readonly devtools?: ((contextId: ContextId) => Effect.Effect<DevToolsTarget, ContextError>) | undefined
+  /**
+   * Chains an errand context's connections through an upstream proxy from now on (issue #21;
+   * `undefined`: the runtime's default, or none). Absent in runtimes whose browser cannot take a
+   * proxy; a runtime that has it but cannot honour it for this context fails with
+   * `InvalidUpstreamProxy('unsupported')` — never quietly connects direct.
+   */
+  readonly setUpstreamProxy?: ((contextId: ContextId, proxy: UpstreamProxy | undefined) => Effect.Effect<void, ContextError | InvalidUpstreamProxy>) | undefined
   /** Closes every context and the browsers behind them. Idempotent. */
   readonly shutdown: Effect.Effect<void>
 }

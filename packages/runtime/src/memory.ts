@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option } from 'effect'
 import { ContextNotFound, RuntimeError } from './errors.ts'
 import { Runtime, type RuntimeShape } from './Runtime.ts'
+import type { UpstreamProxy } from './upstream.ts'
 import {
   MAIN_CONTEXT,
   tabIdFor,
@@ -68,6 +69,8 @@ export class MemoryRuntime implements RuntimeShape {
   private failOpens: Array<RuntimeError['reason']> = []
   /** How many contexts were ever opened (for tests that count effects). */
   opened = 0
+  /** Each open context's upstream proxy, as the egress would chain it (tests of issue #21). */
+  readonly upstreamProxies = new Map<ContextId, UpstreamProxy | undefined>()
 
   static make(): MemoryRuntime {
     return new MemoryRuntime()
@@ -89,6 +92,7 @@ export class MemoryRuntime implements RuntimeShape {
       const ctx = this.blank(spec.label)
       this.restoreInto(ctx, spec.storage, spec.tabs)
       this.contexts.set(id, ctx)
+      this.upstreamProxies.set(id, spec.upstreamProxy)
       this.opened++
       return Effect.succeed(id)
     })
@@ -97,7 +101,11 @@ export class MemoryRuntime implements RuntimeShape {
     // Closing is idempotent: an unknown or already-closed context is simply not there any more.
     Effect.sync(() => {
       if (contextId !== MAIN_CONTEXT) this.contexts.delete(contextId)
+      this.upstreamProxies.delete(contextId)
     })
+
+  readonly setUpstreamProxy = (contextId: ContextId, proxy: UpstreamProxy | undefined) =>
+    this.withContext(contextId, () => void this.upstreamProxies.set(contextId, proxy))
 
   readonly isOpen = (contextId: ContextId) => Effect.sync(() => this.contexts.has(contextId))
 

@@ -1,3 +1,5 @@
+import type { UpstreamProxy } from './upstream.ts'
+
 /**
  * The data a runtime holds for a context, in the shapes Playwright's `storageState()` uses,
  * so a real browser's state and the deterministic runtime's state compare field by field.
@@ -103,6 +105,12 @@ export interface OpenContextSpec {
   readonly storage?: StorageState | undefined
   /** Tabs to reopen, in order. With none, the context starts with one blank tab. */
   readonly tabs?: ReadonlyArray<TabSpec> | undefined
+  /**
+   * The errand's own upstream proxy (issue #21), a secret: its connections leave through it from
+   * the first one on. A runtime that cannot chain this context through a proxy fails the open
+   * (`RuntimeError('invalid')`) rather than connect direct.
+   */
+  readonly upstreamProxy?: UpstreamProxy | undefined
 }
 
 /**

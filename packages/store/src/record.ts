@@ -22,6 +22,11 @@ export interface ParkedRecord {
   readonly snapshot: Snapshot
   /** Epoch milliseconds from the caller's Effect `Clock`; retention is judged by it (S2). */
   readonly parkedAt: number
+  /**
+   * The errand's own upstream proxy URL (issue #21), credentials and all: a secret sealed with the
+   * errand, so a resumed errand — in this process or after a restart — leaves through it again.
+   */
+  readonly upstreamProxy?: string | undefined
 }
 
 // With the `u` flag a surrogate pair is one code point outside this range, so only lone ones match.
@@ -81,6 +86,7 @@ export const ParkedRecordSchema: Schema.Schema<ParkedRecord> = Schema.Struct({
   lentSites: Schema.Array(Schema.String),
   snapshot: SnapshotSchema,
   parkedAt: Schema.NonNegativeInt,
+  upstreamProxy: Schema.optional(Schema.String),
 })
 
 const decodeUnknown = Schema.decodeUnknownEither(ParkedRecordSchema, { onExcessProperty: 'ignore' })
@@ -147,6 +153,7 @@ const pick = (r: ParkedRecord): ParkedRecord => ({
     takenAt: r.snapshot.takenAt,
   },
   parkedAt: r.parkedAt,
+  ...(r.upstreamProxy === undefined ? {} : { upstreamProxy: r.upstreamProxy }),
 })
 
 /**

@@ -1,7 +1,9 @@
 import { errandMachine, type ErrandEvent, type TaskStatus } from '@errands/machines'
-import { emptyStorage, Runtime, type ContextId, type RuntimeEvent, type Snapshot } from '@errands/runtime'
+import {
+  emptyStorage, parseUpstreamProxy, Runtime, type ContextError, type ContextId, type RuntimeEvent, type Snapshot, type UpstreamProxy,
+} from '@errands/runtime'
 import { SealedStore, type StoreError } from '@errands/store'
-import { Clock, Context, Effect, Fiber, Layer, Option, Runtime as EffectRuntime, type Scope } from 'effect'
+import { Clock, Context, Effect, Either, Fiber, Layer, Option, Redacted, Runtime as EffectRuntime, type Scope } from 'effect'
 import { createActor } from 'xstate'
 import { SnapshotBook, type SnapshotAmendment } from './amendments.ts'
 import { makeEffectClock } from './clock.ts'
@@ -10,6 +12,7 @@ import { makeErrandEffects } from './effects.ts'
 import { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation, type SupervisorError } from './errors.ts'
 import { HealthLog, words, type Capacity, type HealthMessage } from './health.ts'
 import type { Binding, Conversation, ErrandView, JournalEntry, SupervisorOptions } from './types.ts'
+import { UpstreamBook } from './upstream.ts'
 import {
   holdsContext, isEvictable, isIsolated, stateString, topState, viewOf,
   type Entry, type ErrandActor, type ErrandSnapshot,
@@ -56,6 +59,12 @@ export interface SupervisorShape {
   readonly settle: Effect.Effect<void>
   /** The context id of the conversation's live errand, if any (for runtime-level tools). */
   readonly contextOf: (conversationId: string) => ContextId | undefined
+  /**
+   * Names the upstream proxy the conversation's errand leaves through from now on (issue #21;
+   * `undefined`: none beyond the runtime's default). An open errand's context is re-chained at
+   * once; a parked one takes it when it resumes (and seals it when it parks again).
+   */
+  readonly setUpstreamProxy: (conversationId: string, proxy: UpstreamProxy | undefined) => Effect.Effect<void, SupervisorError | ContextError>
   /**
    * Brings this supervisor up to date with the sealed store for one errand that another process
    * sharing the store may have parked, sealed or closed (a cluster peer, issue #16): unknown here
@@ -117,6 +126,7 @@ export const makeSupervisor = (
     const entries = new Map<string, Entry>()
     const byContext = new Map<ContextId, Entry>()
     const snapshots = new SnapshotBook()
+    const proxies = new UpstreamBook()
     const changeListeners = new Set<(view: ErrandView) => void>()
     const admission = yield* Effect.makeSemaphore(1)
     /** Heals started because someone watches a crashed errand; `settle` waits for them. */
@@ -128,7 +138,7 @@ export const makeSupervisor = (
 
     const machine = errandMachine.provide({
       actors: makeErrandEffects({
-        runtime, store, snapshots, health, seed, effectRuntime, sealSnapshots: options.sealSnapshots === true,
+        runtime, store, snapshots, health, seed, effectRuntime, proxies, sealSnapshots: options.sealSnapshots === true,
         conversationOf: (id) => entries.get(id)?.conversation ?? { id, kind: 'task' },
       }),
     })
@@ -292,6 +302,13 @@ export const makeSupervisor = (
       return entry
     }
 
+    /** A proxy made elsewhere (an embedder's `Redacted.make`) is checked like one from HTTP. */
+    const checkedProxy = (proxy: UpstreamProxy): Effect.Effect<UpstreamProxy, InvalidRequest> =>
+      Either.match(parseUpstreamProxy(Redacted.isRedacted(proxy) ? Redacted.value(proxy) : String(proxy)), {
+        onLeft: (e) => Effect.fail(new InvalidRequest({ reason: 'invalid-upstream-proxy', message: e.message })),
+        onRight: (p) => Effect.succeed(p),
+      })
+
     const mainBinding = (conversationId: string): Binding => ({ conversationId, contextId: runtime.mainContext, isolated: false })
 
     const drive = (conversationId: string) =>
@@ -433,8 +450,15 @@ export const makeSupervisor = (
     const supervisor: SupervisorShape = {
       open: (conversation) =>
         Effect.gen(function* () {
-          journal({ t: now(), op: 'open', conversation })
-          const entry = register(conversation)
+          const { upstreamProxy, ...plain } = conversation
+          // The journal keeps inputs to replay, never a secret (L7): the proxy stays out of it.
+          journal({ t: now(), op: 'open', conversation: plain })
+          if (upstreamProxy !== undefined) {
+            const proxy = yield* checkedProxy(upstreamProxy)
+            // The first open names it (or the first after a release); later ones change nothing.
+            if (!proxies.has(conversation.id)) proxies.set(conversation.id, proxy)
+          }
+          const entry = register(plain)
           return isIsolated(entry) ? yield* ensureActive(entry, false) : mainBinding(conversation.id)
         }),
       use: (conversationId, f) =>
@@ -462,6 +486,7 @@ export const makeSupervisor = (
           send(entry, { type: 'chat.deleted', at: now() })
           if (entry.actor) yield* waitUntil(entry.actor, (s) => s.status !== 'active')
           entries.delete(conversationId)
+          proxies.delete(conversationId)
         }),
       setOwnBrowser: (conversationId, on) =>
         Effect.gen(function* () {
@@ -516,6 +541,7 @@ export const makeSupervisor = (
           journal({ t: now(), op: 'release', conversationId })
           const entry = entries.get(conversationId)
           if (entry !== undefined) yield* closeEntry(entry)
+          proxies.delete(conversationId)
           // Idempotent, and thorough: a record left by an earlier run goes too.
           yield* Effect.ignore(store.remove(conversationId))
         }),
@@ -561,6 +587,20 @@ export const makeSupervisor = (
         const snapshot = entries.get(conversationId)?.actor?.getSnapshot()
         return snapshot?.status === 'active' && snapshot.matches('active') ? (snapshot.context.contextId ?? undefined) : undefined
       },
+      setUpstreamProxy: (conversationId, proxy) =>
+        Effect.gen(function* () {
+          const entry = yield* entryOf(conversationId)
+          const checked = proxy === undefined ? undefined : yield* checkedProxy(proxy)
+          if (!isIsolated(entry)) {
+            return yield* new InvalidRequest({ reason: 'invalid-input', message: "A chat on the person's own browser has no egress lane of its own; give it a browser of its own first." })
+          }
+          proxies.set(conversationId, checked)
+          const contextId = supervisor.contextOf(conversationId)
+          if (contextId === undefined) return
+          const unsupported = (message: string) => new InvalidRequest({ reason: 'invalid-upstream-proxy', message })
+          if (runtime.setUpstreamProxy === undefined) return yield* unsupported(`The ${runtime.kind} browser cannot chain an errand through a proxy.`)
+          yield* runtime.setUpstreamProxy(contextId, checked).pipe(Effect.catchTag('InvalidUpstreamProxy', (e) => Effect.fail(unsupported(e.message))))
+        }),
       adopt: (conversationId) =>
         Effect.gen(function* () {
           const entry = entries.get(conversationId)

@@ -4,6 +4,7 @@ import type { ParkedRecord, SealedStoreShape } from '@errands/store'
 import { Cause, Clock, Effect, Exit, Option, Runtime as EffectRuntime, Schema } from 'effect'
 import { fromPromise } from 'xstate'
 import type { SnapshotBook } from './amendments.ts'
+import type { UpstreamBook } from './upstream.ts'
 import { words, type HealthLog } from './health.ts'
 import type { Conversation, Seed } from './types.ts'
 
@@ -24,6 +25,8 @@ export interface EffectDeps {
   readonly seed: (conversation: Conversation) => Effect.Effect<Seed>
   readonly conversationOf: (conversationId: string) => Conversation
   readonly effectRuntime: EffectRuntime.Runtime<never>
+  /** Each errand's upstream proxy (issue #21): opened with it, sealed with it, resumed with it. */
+  readonly proxies: UpstreamBook
   /** Seal each snapshot as the errand's record too (cluster mode, issue #16). */
   readonly sealSnapshots?: boolean | undefined
 }
@@ -49,7 +52,11 @@ const runFor = <A, E>(rt: EffectRuntime.Runtime<never>, effect: Effect.Effect<A,
  * const machine = errandMachine.provide({ actors: makeErrandEffects(deps) })
  */
 export const makeErrandEffects = (deps: EffectDeps) => {
-  const { runtime, store, snapshots, health } = deps
+  const { runtime, store, snapshots, health, proxies } = deps
+  const sealedProxy = (errandId: string) => {
+    const upstreamProxy = proxies.sealed(errandId)
+    return upstreamProxy === undefined ? {} : { upstreamProxy }
+  }
 
   const openContext = (input: EffectInput) =>
     Effect.gen(function* () {
@@ -58,6 +65,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         errandId: input.errandId,
         label: label(input, seed.lentSites),
         storage: seed.storage,
+        upstreamProxy: proxies.get(input.errandId),
       })
       return { contextId, lentSites: [...seed.lentSites].sort() } satisfies OpenedContext
     })
@@ -67,6 +75,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       const now = yield* Clock.currentTimeMillis
       let snapshot: Snapshot
       let lentSites = input.lentSites
+      let upstreamProxy = proxies.get(input.errandId)
       if (input.source === 'parked') {
         const found = yield* store.get(input.errandId).pipe(
           Effect.tapErrorTag('RecordUnreadable', (e) =>
@@ -82,6 +91,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         }
         snapshot = found.value.snapshot
         lentSites = found.value.lentSites
+        upstreamProxy = proxies.restore(input.errandId, found.value.upstreamProxy)
       } else {
         // The held snapshot is amended at once by a take-back (L5), so a heal never reopens a
         // site revoked after the snapshot was taken (found by the model soak, seed 9001). A
@@ -95,6 +105,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         label: label(input, lentSites),
         storage: snapshot.storage,
         tabs: snapshot.tabs,
+        upstreamProxy,
       }).pipe(Effect.map((id) => {
         contextId = id
         return snapshot
@@ -123,7 +134,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         // keeps the errand open: the in-memory snapshot still heals a crash here.
         yield* Effect.ignore(store.put({
           errandId: input.errandId, conversationId: input.conversationId, kind: input.kind, reason: input.reason,
-          lentSites: input.lentSites, snapshot, parkedAt: snapshot.takenAt,
+          lentSites: input.lentSites, snapshot, parkedAt: snapshot.takenAt, ...sealedProxy(input.errandId),
         }))
       }
       return { takenAt: snapshot.takenAt } satisfies SnapshotTaken
@@ -149,6 +160,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         lentSites: input.lentSites,
         snapshot,
         parkedAt: now,
+        ...sealedProxy(input.errandId),
       }
       yield* store.put(record).pipe(
         Effect.tapError((e) =>

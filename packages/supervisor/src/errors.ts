@@ -41,9 +41,12 @@ export class ErrandUnavailable extends Schema.TaggedError<ErrandUnavailable>()('
   readonly status = 503
 }
 
-/** A request the supervisor cannot take as it is (e.g. toggling a task's isolation). */
+/**
+ * A request the supervisor cannot take as it is (e.g. toggling a task's isolation, or an upstream
+ * proxy that is no `http(s)://` proxy address or that this browser cannot chain through, issue #21).
+ */
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()('InvalidRequest', {
-  reason: Schema.Literal('tasks-always-isolated', 'invalid-input'),
+  reason: Schema.Literal('tasks-always-isolated', 'invalid-input', 'invalid-upstream-proxy'),
   message: Schema.String,
 }) {
   readonly status = 400

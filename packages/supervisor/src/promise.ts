@@ -1,7 +1,7 @@
 import type { TaskStatus } from '@errands/machines'
-import { memoryRuntimeLayer, Runtime } from '@errands/runtime'
+import { memoryRuntimeLayer, Runtime, type UpstreamProxy } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
-import { Cause, Effect, Exit, Layer, ManagedRuntime } from 'effect'
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from 'effect'
 import { EventEmitter } from 'node:events'
 import { defaultSettings, type SupervisorSettings } from './config.ts'
 import type { SupervisorError } from './errors.ts'
@@ -18,6 +18,9 @@ export interface ErrandsOptions extends Omit<SupervisorOptions, 'settings'> {
   /** Where parked errands are sealed. Default: in memory (nothing survives a restart). */
   readonly store?: Layer.Layer<SealedStore, unknown> | undefined
 }
+
+/** A conversation to open, its upstream proxy as a plain URL allowed. @example const o: OpenOptions = { id: 't1', kind: 'task' } */
+export type OpenOptions = Omit<Conversation, 'upstreamProxy'> & { readonly upstreamProxy?: string | UpstreamProxy | undefined }
 
 /** Events an {@link Errands} engine emits. */
 export interface ErrandsEvents {
@@ -78,8 +81,28 @@ export class Errands extends EventEmitter<ErrandsEvents> {
     )
   }
 
-  open(conversation: Conversation): Promise<Binding> {
-    return this.run(this.supervisor.open(conversation))
+  /**
+   * Opens the conversation's errand. `upstreamProxy` (a URL, or a `Redacted` one) names the proxy
+   * its connections leave through (issue #21); a bad one rejects with `InvalidUpstreamProxy`.
+   *
+   * @example
+   * await errands.open({ id: 'task-1', kind: 'task', upstreamProxy: 'http://user:pass@proxy.example:3128' })
+   */
+  open(conversation: OpenOptions): Promise<Binding> {
+    const { upstreamProxy, ...rest } = conversation
+    const proxy = typeof upstreamProxy === 'string' ? Redacted.make(upstreamProxy) : upstreamProxy
+    return this.run(this.supervisor.open(proxy === undefined ? rest : { ...rest, upstreamProxy: proxy }))
+  }
+
+  /**
+   * Names the errand's upstream proxy from now on (`null`: none).
+   *
+   * @example
+   * await errands.setUpstreamProxy('task-1', null)
+   */
+  setUpstreamProxy(conversationId: string, upstreamProxy: string | UpstreamProxy | null): Promise<void> {
+    const proxy = typeof upstreamProxy === 'string' ? Redacted.make(upstreamProxy) : (upstreamProxy ?? undefined)
+    return this.run(this.supervisor.setUpstreamProxy(conversationId, proxy))
   }
 
   /** Runs `f` with the conversation's context while driving it; it is never parked meanwhile. */

@@ -1,5 +1,5 @@
 import type { ErrandReason, TaskStatus } from '@errands/machines'
-import type { ContextId, StorageState } from '@errands/runtime'
+import type { ContextId, StorageState, UpstreamProxy } from '@errands/runtime'
 import type { Effect } from 'effect'
 import type { InspectionEvent, Observer } from 'xstate'
 import type { SupervisorSettings } from './config.ts'
@@ -15,6 +15,13 @@ export interface Conversation {
   readonly id: string
   readonly kind: 'task' | 'chat'
   readonly helper?: boolean | undefined
+  /**
+   * The upstream proxy its errand leaves through (issue #21), e.g.
+   * `Redacted.make('http://user:pass@proxy.example:3128')`. Taken when the conversation is first
+   * opened (or again after `release`); change it with `setUpstreamProxy`. A secret: never in a
+   * view, a log, health or the journal; sealed with the errand when it parks.
+   */
+  readonly upstreamProxy?: UpstreamProxy | undefined
 }
 
 /** Which context a conversation browses in right now. */
