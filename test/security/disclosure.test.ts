@@ -122,6 +122,42 @@ describe('no unauthenticated answer names a key (X1)', () => {
   })
 })
 
+describe('no door a stranger may open without a credential names a key (X1)', () => {
+  it("DevTools discovery, the person's routes without or with a wrong token, and a fresh anonymous MCP session's own answers are scanned too", async () => {
+    const wrong = { authorization: 'Bearer 0000000000000000000000000000000000000000000' }
+    const answers = await Promise.all([
+      // What a DevTools client asks first: Chromium's discovery routes, on the host's port.
+      ...['/json', '/json/list', '/json/version', '/json/protocol', '/devtools/browser', '/devtools/page/0', '/devtools/json/list']
+        .map((path) => ask({ path })),
+      ask({ method: 'PUT', path: '/json/new?about:blank' }),
+      // The person's routes: no token, a wrong one, a session key where the token goes.
+      ...['/v1/person/sessions', '/v1/person/health', '/v1/person/settings', '/v1/person/main/tabs', '/v1/person/main/url', '/v1/person/inspector']
+        .flatMap((path) => [ask({ path }), ask({ path, headers: wrong }), ask({ path, headers: { 'x-browser-session': keys.open } })]),
+      // The MCP door without a session, with GET and DELETE.
+      ask({ method: 'DELETE', path: '/mcp' }),
+      ask({ method: 'POST', path: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"initialize"}' }),
+    ])
+    expect(answers.filter((a) => a.status === 401).length).toBeGreaterThanOrEqual(12)
+    // A stranger's own anonymous MCP session (no token is needed for one): what its errand and its
+    // tools say is its own; none of it names another session.
+    const stranger = await httpClient(host.url)
+    const said: Array<string> = []
+    try {
+      said.push(JSON.stringify((await stranger.client.listTools()).tools))
+      for (const [tool, args] of [['browser_tabs', { action: 'list' }], ['browser_snapshot', {}], ['browser_navigate', { url: 'about:blank' }]] as const) {
+        said.push((await stranger.call(tool, args)).text)
+      }
+    } finally {
+      await stranger.end().catch(() => undefined)
+    }
+    expect(said.join('\n').length).toBeGreaterThan(0)
+    for (const secret of secrets()) {
+      for (const a of answers) expect(a.text, `an open answer (${a.text.split('\n')[0]}) names ${secret}`).not.toContain(secret)
+      for (const text of said) expect(text, `a stranger's MCP session was told ${secret}`).not.toContain(secret)
+    }
+  })
+})
+
 describe("an anonymous MCP session's errand is its session's alone (X2)", () => {
   it('a second client that learned the key string still cannot name it: not by header, not by MCP initialize, not by DevTools', async () => {
     const header = { 'x-browser-session': anonymousKey }
