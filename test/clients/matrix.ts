@@ -15,7 +15,7 @@
  * const plain = await runTask((step) => myClient(env().plain.wsUrl, step))
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -125,6 +125,18 @@ export const useMatrix = (): (() => MatrixEnv) => {
   }
 }
 
+/**
+ * Runs `task` against the plain Chromium and through errand `key` of the host at the same time
+ * (two browsers, independent): the file's wall time is the slower of the two, not their sum.
+ *
+ * @example
+ * const { plain, errand } = await both(env, 'matrix-x', task)
+ */
+export const both = async (env: () => MatrixEnv, key: string, task: (wsUrl: string) => Promise<Outcome>): Promise<{ plain: Outcome; errand: Outcome }> => {
+  const [plain, errand] = await Promise.all([task(env().plain.wsUrl), env().host.devtoolsUrl(key).then(task)])
+  return { plain, errand }
+}
+
 /** First line of an error, without addresses that differ between runs. */
 const firstLine = (e: unknown): string =>
   (e instanceof Error ? e.message : String(e)).split('\n')[0]!.replace(/ws:\/\/\S+/g, 'ws://…').slice(0, 300)
@@ -180,5 +192,72 @@ export const compare = (plain: Outcome, errand: Outcome, expectedRefused: Partia
   expect(errand, 'the task through the errand').toEqual(expected)
   for (const [step, why] of Object.entries(expectedRefused)) {
     expect(errand[step as Step], `${step} is listed as refused (${why}); it works now: update the matrix`).not.toBe('ok')
+  }
+}
+
+/**
+ * A package's installed version and the path of one of its `bin` scripts (read from its
+ * package.json in the repo's node_modules; most of these packages export neither).
+ *
+ * @example
+ * installed('@playwright/mcp', 'playwright-mcp') // { version: '0.0.86', bin: '/…/cli.js' }
+ */
+export const installed = (pkg: string, bin?: string): { version: string; bin: string } => {
+  const dir = join(import.meta.dirname, '../../node_modules', pkg)
+  const json = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string; bin?: string | Record<string, string> }
+  const path = typeof json.bin === 'string' ? json.bin : bin !== undefined ? json.bin?.[bin] : undefined
+  return { version: json.version, bin: path === undefined ? '' : join(dir, path) }
+}
+
+/** An MCP server spawned over stdio, as an agent's host spawns it. */
+export interface McpServer {
+  /** Calls tool `name`; resolves with its text (and images), rejects with the text of an `isError` result. */
+  readonly call: (name: string, args?: Record<string, unknown>) => Promise<McpResult>
+  /** What the server wrote on stderr so far. */
+  readonly stderr: () => string
+  readonly close: () => Promise<void>
+}
+
+/** A tool's answer: its text parts joined, and its image parts. */
+export interface McpResult {
+  readonly text: string
+  readonly images: ReadonlyArray<{ readonly mimeType: string; readonly data: string }>
+}
+
+/**
+ * Spawns `node <script> ...args` as an MCP stdio server with the official SDK client and
+ * initializes it.
+ *
+ * @example
+ * const mcp = await startMcpServer(require.resolve('@playwright/mcp/cli.js'), ['--cdp-endpoint', url])
+ * const { text } = await mcp.call('browser_snapshot')
+ */
+export const startMcpServer = async (script: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<McpServer> => {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js')
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js')
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [script, ...args],
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: 'pipe',
+  })
+  let err = ''
+  transport.stderr?.on('data', (d) => (err += d))
+  const client = new Client({ name: 'errands-matrix', version: '1.0.0' })
+  await client.connect(transport)
+  return {
+    call: async (name, toolArgs = {}) => {
+      const result = (await client.callTool({ name, arguments: toolArgs }, undefined, { timeout: 30_000 })) as {
+        content?: Array<{ type: string; text?: string; data?: string; mimeType?: string }>
+        isError?: boolean
+      }
+      const content = result.content ?? []
+      const text = content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n')
+      if (result.isError === true) throw new Error(`${name}: ${text.replace(/^#+ ?Error\s*/i, '').trim()}`)
+      const images = content.filter((c) => c.type === 'image').map((c) => ({ mimeType: c.mimeType ?? '', data: c.data ?? '' }))
+      return { text, images }
+    },
+    stderr: () => err,
+    close: () => client.close(),
   }
 }
