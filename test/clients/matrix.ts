@@ -141,20 +141,32 @@ export const both = async (env: () => MatrixEnv, key: string, task: (wsUrl: stri
 const firstLine = (e: unknown): string =>
   (e instanceof Error ? e.message : String(e)).split('\n')[0]!.replace(/ws:\/\/\S+/g, 'ws://…').slice(0, 300)
 
+/** A step's outcome when the client has no way to do it (`runTask` was given a reason, not a function). */
+export const NOT_OFFERED = 'not offered: '
+
 /**
  * Runs the task: each step in order, each bounded by `stepMs`; a step that fails is recorded
  * and the task goes on (later steps may then fail too — the comparison shows where it began).
+ * A step given as a string is one the client does not offer (no tool for it): recorded as
+ * `not offered: <why>` on both sides, never run.
  *
  * @example
- * const outcome = await runTask({ navigate: async () => { await page.goto(url) }, … })
+ * const outcome = await runTask({ navigate: async () => { await page.goto(url) }, …, cdp: 'no raw CDP tool' })
  */
-export const runTask = async (steps: Record<Step, () => Promise<void>>, stepMs = 20_000): Promise<Outcome> => {
+export const runTask = async (steps: Record<Step, (() => Promise<void>) | string>, stepMs = 20_000): Promise<Outcome> => {
   const outcome = {} as Record<Step, string>
+  const took: Record<string, number> = {}
   for (const step of STEPS) {
+    const run = steps[step]
+    if (typeof run === 'string') {
+      outcome[step] = `${NOT_OFFERED}${run}`
+      continue
+    }
     let timer: ReturnType<typeof setTimeout> | undefined
+    const started = Date.now()
     try {
       await Promise.race([
-        steps[step](),
+        run(),
         new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${step}: no answer within ${stepMs} ms`)), stepMs) }),
       ])
       outcome[step] = 'ok'
@@ -162,8 +174,11 @@ export const runTask = async (steps: Record<Step, () => Promise<void>>, stepMs =
       outcome[step] = firstLine(e)
     } finally {
       clearTimeout(timer)
+      took[step] = Date.now() - started
     }
   }
+  // MATRIX_LOG=1 also prints where the time went.
+  if (process.env['MATRIX_LOG'] === '1') console.log('step ms', JSON.stringify(took))
   return outcome
 }
 
@@ -178,7 +193,7 @@ export const must = (check: boolean, what: string): void => {
 }
 
 /**
- * The comparison: every step works against Chromium; through the errand each equals Chromium's,
+ * The comparison: every step the client offers works against Chromium; through the errand each equals Chromium's,
  * except `expectedRefused` (step → why), which must still fail there.
  *
  * @example
@@ -187,8 +202,9 @@ export const must = (check: boolean, what: string): void => {
 export const compare = (plain: Outcome, errand: Outcome, expectedRefused: Partial<Record<Step, string>> = {}): void => {
   // MATRIX_LOG=1 prints both rows (what docs/devtools-endpoint.md's table is written from).
   if (process.env['MATRIX_LOG'] === '1') console.log(JSON.stringify({ plain, errand }, null, 1))
-  expect(plain, 'the task against plain Chromium').toEqual(Object.fromEntries(STEPS.map((s) => [s, 'ok'])))
-  const expected = Object.fromEntries(STEPS.map((s) => [s, s in expectedRefused ? errand[s] : 'ok']))
+  const offered = (s: Step) => !plain[s].startsWith(NOT_OFFERED)
+  expect(plain, 'the task against plain Chromium').toEqual(Object.fromEntries(STEPS.map((s) => [s, offered(s) ? 'ok' : plain[s]])))
+  const expected = Object.fromEntries(STEPS.map((s) => [s, !offered(s) ? plain[s] : s in expectedRefused ? errand[s] : 'ok']))
   expect(errand, 'the task through the errand').toEqual(expected)
   for (const [step, why] of Object.entries(expectedRefused)) {
     expect(errand[step as Step], `${step} is listed as refused (${why}); it works now: update the matrix`).not.toBe('ok')
