@@ -92,6 +92,16 @@ export interface ClusterOptions {
   readonly leastPrivilege?: boolean | undefined
 }
 
+/**
+ * Removes a host's data dir once its Chromium is gone: a host that exited may leave a Chromium
+ * child finishing its profile writes for a moment on a loaded machine, and a recursive remove racing
+ * those writes fails with ENOTEMPTY.
+ */
+const removeDataDir = async (dataDir: string) => {
+  await eventually(() => chromiumProcesses({ cmdlineContains: dataDir }).length === 0, 15_000, 100)
+  rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+}
+
 const spawnClusterHost = async (index: number, env: Record<string, string>): Promise<ClusterHost> => {
   const dataDir = mkdtempSync(join(tmpdir(), `errands-cluster-h${index}-`))
   const [port, runnerPort, inspectPort] = [await freePort(), await freePort(), await freePort()]
@@ -103,8 +113,8 @@ const spawnClusterHost = async (index: number, env: Record<string, string>): Pro
   const { child, exited } = host
   let running = true
   void exited.then(() => (running = false))
-  const url = await host.ready.catch((e: Error) => {
-    rmSync(dataDir, { recursive: true, force: true })
+  const url = await host.ready.catch(async (e: Error) => {
+    await removeDataDir(dataDir)
     throw new Error(`cluster host ${index}: ${e.message}`)
   })
   const token = readFileSync(join(dataDir, 'host-token'), 'utf8').trim()
@@ -155,17 +165,19 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
   }
   const hosts: Array<ClusterHost> = []
   const db = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(pg.url) }))
+  // The test reads the shared tables as the superuser, whose search_path does not hold the roles'
+  // schema: name it. A query that fails throws: read as "no row", a wrong table name once made
+  // every seal look as if it never landed (the SIGKILL case waited 15 s for a change it could not see).
+  const table = (name: string) => (roles === undefined ? name : `${roles.schema}.${name}`)
   const sealed = (key: string) =>
     db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql<{ sealed: Uint8Array }>`SELECT sealed FROM errands_sealed_records WHERE errand_hash = ${rowKeyFor(`session:${key}`)}`)).then(
+      sql<{ sealed: Uint8Array }>`SELECT sealed FROM ${sql(table('errands_sealed_records'))} WHERE errand_hash = ${rowKeyFor(`session:${key}`)}`)).then(
       (rows) => (rows[0] === undefined ? undefined : Buffer.from(rows[0].sealed).toString('hex')),
-      () => undefined,
     )
   const owner = (key: string) =>
     db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql<{ runner: string }>`SELECT runner FROM ${sql(OWNERS_TABLE)} WHERE errand_id = ${`session:${key}`}`)).then(
+      sql<{ runner: string }>`SELECT runner FROM ${sql(table(OWNERS_TABLE))} WHERE errand_id = ${`session:${key}`}`)).then(
       (rows) => rows[0]?.runner,
-      () => undefined,
     )
   const stop = async () => {
     await Promise.all(hosts.filter((h) => h.alive()).map(async (h) => {
@@ -176,7 +188,7 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
     await db.dispose()
     await pg.stop()
     await roles?.drop()
-    for (const h of hosts) rmSync(h.dataDir, { recursive: true, force: true })
+    for (const h of hosts) await removeDataDir(h.dataDir)
     rmSync(keyDir, { recursive: true, force: true })
   }
   try {
@@ -185,7 +197,7 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
       const first = await spawnClusterHost(n, { ...env, ERRANDS_DATABASE_URL: roles.ownerUrl })
       first.child.kill('SIGTERM')
       await first.exited
-      rmSync(first.dataDir, { recursive: true, force: true })
+      await removeDataDir(first.dataDir)
     }
     // One after another: the first creates the cluster's tables, and two cores start Chromium slowly anyway.
     for (let i = 0; i < n; i++) hosts.push(await spawnClusterHost(i, env))

@@ -48,6 +48,11 @@ export interface ClusterRoles {
   /** Connects as the hosts' role. Holds a password: never log it. */
   readonly hostUrl: string
   readonly host: string
+  /**
+   * The schema the tables live in. Only the two roles have it on their search_path: anyone else
+   * (the superuser a test reads the store as) names it, or reads nothing.
+   */
+  readonly schema: string
   /** Drops both roles (after the database is gone); errors ignored (a server of its own is gone too). */
   readonly drop: () => Promise<void>
 }
@@ -86,6 +91,7 @@ export const makeClusterRoles = async (pg: TestPostgres): Promise<ClusterRoles> 
     ownerUrl: as(names.owner, names.ownerPassword),
     hostUrl: as(names.host, names.hostPassword),
     host: names.host,
+    schema: 'errands',
     drop: () => runAll(admin.toString(), [`DROP ROLE IF EXISTS ${names.host}`, `DROP ROLE IF EXISTS ${names.owner}`]).catch(() => undefined),
   }
 }
