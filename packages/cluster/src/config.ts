@@ -32,7 +32,8 @@ export interface ClusterSettings {
   readonly shards: number
   /**
    * How long a runner that stopped refreshing its row and shard locks still counts as alive: the
-   * rebalance time after a runner dies without a goodbye. Locks are refreshed every quarter of it.
+   * rebalance time after a runner dies without a goodbye. Locks are refreshed every third of it,
+   * and a runner whose lock refresh takes longer than that gives its shards up.
    */
   readonly lockExpiryMs: number
   /** The device key every host shares (S1): one host seals, another opens. Required with a database. */

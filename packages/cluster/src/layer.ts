@@ -54,7 +54,11 @@ const shardingConfig = (s: ClusterSettings) => {
     runnerAddress: Option.some(RunnerAddress.make(s.host, s.port)),
     shardsPerGroup: s.shards,
     shardLockExpiration: Duration.millis(s.lockExpiryMs),
-    shardLockRefreshInterval: Duration.millis(quarter),
+    // The refresh interval is also @effect/cluster's deadline for every shard-lock call
+    // (`effectiveInterval`: at most a third of the expiry). One refresh slower than that and the
+    // runner drops every shard and interrupts its entities: a stalled Postgres or event loop on
+    // a loaded machine then fails calls in flight (503). A third is the most slack it allows.
+    shardLockRefreshInterval: Duration.millis(Math.max(500, Math.floor(s.lockExpiryMs / 3))),
     // Also how often unowned shards are tried: a dead runner's shards are taken this soon after
     // its locks expire.
     entityMessagePollInterval: Duration.millis(Math.max(500, Math.floor(quarter / 2))),
