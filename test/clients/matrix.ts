@@ -128,12 +128,17 @@ export const useMatrix = (): (() => MatrixEnv) => {
 /**
  * Runs `task` against the plain Chromium and through errand `key` of the host at the same time
  * (two browsers, independent): the file's wall time is the slower of the two, not their sum.
+ * `side` names which, for clients that keep state per name (daemons, sockets).
  *
  * @example
  * const { plain, errand } = await both(env, 'matrix-x', task)
  */
-export const both = async (env: () => MatrixEnv, key: string, task: (wsUrl: string) => Promise<Outcome>): Promise<{ plain: Outcome; errand: Outcome }> => {
-  const [plain, errand] = await Promise.all([task(env().plain.wsUrl), env().host.devtoolsUrl(key).then(task)])
+export const both = async (
+  env: () => MatrixEnv,
+  key: string,
+  task: (wsUrl: string, side: 'plain' | 'errand') => Promise<Outcome>,
+): Promise<{ plain: Outcome; errand: Outcome }> => {
+  const [plain, errand] = await Promise.all([task(env().plain.wsUrl, 'plain'), env().host.devtoolsUrl(key).then((url) => task(url, 'errand'))])
   return { plain, errand }
 }
 
