@@ -4,3 +4,5 @@
 # the last build is compiled again. Sourced by start.sh and test.sh after setup.sh.
 # Type errors are reported (stderr) and fail the build; tsc -b has still written what it could.
 node node_modules/typescript/bin/tsc -b tsconfig.build.json >&2
+# The live view's front end, bundled into packages/liveview/dist/web/ (what the packed package serves).
+node --input-type=module -e "await (await import('@errands/liveview')).bundleWeb()" >&2

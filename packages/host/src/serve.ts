@@ -108,10 +108,18 @@ const listen = (server: http.Server, port: number): Effect.Effect<number, HostSt
 
 /** Any start-up failure of the engine, in its own words (the errors carry no secrets). */
 const engineFailed = (e: unknown): HostStartError =>
-  new HostStartError({
-    reason: 'engine',
-    message: `The engine could not start: ${typeof e === 'object' && e !== null && 'message' in e ? String((e as { message: unknown }).message) : String(e)}`,
-  })
+  new HostStartError({ reason: 'engine', message: `The engine could not start: ${causeChain(e)}` })
+
+/** A failure's message and its causes' (an `UnknownException` of `Effect.tryPromise` says nothing of its own). */
+const causeChain = (e: unknown): string => {
+  const parts: string[] = []
+  for (let at = e, depth = 0; at !== undefined && at !== null && depth < 4; depth++) {
+    const message = typeof at === 'object' && 'message' in at ? String((at as { message: unknown }).message) : String(at)
+    if (!parts.includes(message)) parts.push(message)
+    at = typeof at === 'object' && 'cause' in at ? (at as { cause: unknown }).cause : undefined
+  }
+  return parts.join(': ')
+}
 
 /**
  * Starts the host; it runs until the scope closes.
