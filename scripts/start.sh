@@ -6,7 +6,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh
-if ! source scripts/build.sh; then
+# ERRANDS_BUILT=1: the caller built dist/ a moment ago (scripts/test.sh, the tests' globalSetup).
+if [ "${ERRANDS_BUILT:-}" = "1" ]; then
+  :
+elif ! source scripts/build.sh; then
   # A half-finished edit in a shared tree must not stop the host: tsc -b emitted what it could.
   if [ ! -f packages/cli/dist/main.js ]; then echo "errands: the build failed (above)." >&2; exit 1; fi
   echo "errands: the build reported errors (above); starting the output it wrote." >&2

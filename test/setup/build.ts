@@ -1,6 +1,6 @@
 /**
  * Vitest globalSetup for every tier (docs/testing.md): brings every package's
- * `dist/` up to date with `tsc -b` (incremental: a no-op when nothing changed) before any test
+ * `dist/` up to date with scripts/build.sh (`tsc -b` (incremental: a no-op when nothing changed), and the live view's bundle) before any test
  * starts a host, an MCP server or a soak child — those run the compiled output, as a service
  * manager would (R4, issue #28). In-process tests never need it: vitest resolves `@errands/*`
  * through the `@errands/source` condition.
@@ -20,11 +20,11 @@ export default function buildPackages(): void {
   const g = globalThis as { [built]?: boolean }
   if (g[built] === true || process.env['ERRANDS_BUILT'] === '1') return
   g[built] = true
-  const result = spawnSync(process.execPath, [resolve(repo, 'node_modules/typescript/bin/tsc'), '-b', 'tsconfig.build.json'], {
-    cwd: repo,
-    encoding: 'utf8',
-  })
+  // The one build (scripts/build.sh): tsc -b, then the live view's front end into its dist/.
+  const result = spawnSync('bash', [resolve(repo, 'scripts/build.sh')], { cwd: repo, encoding: 'utf8' })
   if (result.status !== 0) {
-    process.stderr.write(`errands: tsc -b reported errors (dist/ was still written):\n${result.stdout.split('\n').slice(0, 20).join('\n')}\n`)
+    process.stderr.write(`errands: the build reported errors (dist/ was still written):\n${result.stderr.split('\n').slice(0, 20).join('\n')}\n`)
   }
+  // What this process starts (`npm start -- mcp`, scripts/start.sh) need not build again.
+  process.env['ERRANDS_BUILT'] = '1'
 }
