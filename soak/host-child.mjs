@@ -23,8 +23,12 @@ process.on('message', (message) => {
 process.channel?.unref()
 
 const rules = process.env['ERRANDS_SOAK_RESOLVER_RULES']
+// The monitor counts the errands' browser's contexts by asking Chromium itself (never the engine's
+// bookkeeping). The engine's Chromiums have no debugging port (they speak CDP over Playwright's
+// pipe, issue #27), so the soak — and only the soak — opens one on a port Chromium picks and
+// writes into its profile's DevToolsActivePort, where soak/os.ts reads it.
 const code = await runHost({
-  chromium: { extraArgs: rules ? [`--host-resolver-rules=${rules}`] : [] },
+  chromium: { extraArgs: [...(rules ? [`--host-resolver-rules=${rules}`] : []), '--remote-debugging-port=0'] },
 })
 process.exitCode = code
 setTimeout(() => process.exit(code), 2_000).unref()

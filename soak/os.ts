@@ -107,9 +107,17 @@ export const osProbe = (o: { readonly owner: string; readonly tmpDir: string }) 
   const contextDetail = async (): Promise<Record<string, string[]> | undefined> => {
     const pid = chromium().errandsBrowser
     if (pid === undefined) return undefined
-    // Playwright starts the errands' browser with a DevTools port of its own; we read its contexts there.
-    const port = cmdline(pid).filter((a) => a.startsWith('--remote-debugging-port=')).map((a) => Number(a.split('=')[1])).filter((p) => p > 0).pop()
-    if (port === undefined) return undefined
+    // The soak's host child opens a debugging port of Chromium's choosing (soak/host-child.mjs; the
+    // engine itself has none): Chromium writes it into its profile's DevToolsActivePort.
+    const profileDir = cmdline(pid).filter((a) => a.startsWith('--user-data-dir=')).map((a) => a.slice('--user-data-dir='.length)).pop()
+    if (profileDir === undefined) return undefined
+    let port: number
+    try {
+      port = Number(readFileSync(join(profileDir, 'DevToolsActivePort'), 'utf8').split('\n')[0])
+    } catch {
+      return undefined
+    }
+    if (!(port > 0)) return undefined
     let client: CDP.Client | undefined
     try {
       const version = (await (await fetch(`http://127.0.0.1:${port}/json/version`)).json()) as { webSocketDebuggerUrl: string }

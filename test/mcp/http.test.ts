@@ -24,6 +24,7 @@ afterAll(async () => {
 const PLAYWRIGHT_CORE = [
   'browser_navigate', 'browser_navigate_back', 'browser_snapshot', 'browser_click', 'browser_type', 'browser_press_key',
   'browser_select_option', 'browser_hover', 'browser_wait_for', 'browser_take_screenshot', 'browser_tabs', 'browser_close',
+  'browser_handle_dialog',
 ]
 const stateOf = async (key: string) => (await host.call(key, 'GET', '/v1/state')).body.lifecycle as string
 
