@@ -1,16 +1,18 @@
 /**
  * The allowlist of browser-level methods of an errand's DevTools endpoint and what each does:
  * answer here, rewrite to the errand's browser context, or forward with its target checked.
- * A method missing from the table is refused by the proxy (`proxy.ts`).
+ * Each runs on a browser view (view.ts): the root one or a client's browser session, alike.
+ * A method missing from the table is refused by the view.
  *
  * @example
- * BROWSER_METHODS['Target.getBrowserContexts']?.(proxy, command) // answers { browserContextIds: [] }
+ * BROWSER_METHODS['Target.getBrowserContexts']?.(view, command) // answers { browserContextIds: [] }
  */
-import type { Command, ErrandProxy } from './proxy.ts'
+import type { Command } from './proxy.ts'
 import { matchesFilter, type TargetInfo } from './targets.ts'
+import type { BrowserView } from './view.ts'
 
 /** One method's handling. */
-type Handler = (proxy: ErrandProxy, command: Command) => void
+type Handler = (view: BrowserView, command: Command) => void
 
 const getVersion: Handler = (p, c) => {
   p.forward(c, {})
@@ -18,7 +20,7 @@ const getVersion: Handler = (p, c) => {
 
 const browserClose: Handler = (p, c) => {
   p.reply(c, {})
-  p.close({ code: 1000, reason: 'Browser.close ends only this connection; the errand goes on.' })
+  p.connection.close({ code: 1000, reason: 'Browser.close ends only this connection; the errand goes on.' })
 }
 
 /** Methods that act on one browser context: on the errand's, whatever context the client named or not. */
@@ -32,16 +34,22 @@ const downloadBehavior: Handler = (p, c) => {
   if (params !== undefined) p.forward(c, p.downloadTo(params))
 }
 
-const windowForTarget: Handler = (p, c) => {
-  if (!p.ours(c.params['targetId'])) return p.refuse(c, 'name a targetId of this errand')
-  p.forward(c, c.params, (r) => {
-    if (typeof r['windowId'] === 'number') p.windows.add(r['windowId'])
-    return r
-  })
+/**
+ * A browser session confined like the connection itself (#22): Playwright's
+ * `browser.newBrowserCDPSession()` and `context.newCDPSession(page)` open one first.
+ */
+const attachToBrowserTarget: Handler = (p, c) => {
+  p.connection.openBrowserSession(p, c)
 }
 
-const windowBounds: Handler = (p, c) => {
-  if (!p.windows.has(c.params['windowId'] as number)) return p.refuse(c, 'that window is not one of this errand\'s (ask Browser.getWindowForTarget)')
+const windowForTarget: Handler = (p, c) => {
+  if (!p.ours(c.params['targetId'])) return p.refuse(c, 'name a targetId of this errand')
+  p.forward(c, c.params, (r) => p.rememberWindow(r))
+}
+
+/** Methods on a window (bounds, contents size): only a window of the errand's targets. */
+const ownWindow: Handler = (p, c) => {
+  if (!p.connection.windows.has(c.params['windowId'] as number)) return p.refuse(c, 'that window is not one of this errand\'s (ask Browser.getWindowForTarget)')
   p.forward(c, c.params)
 }
 
@@ -80,6 +88,7 @@ const ownTarget: Handler = (p, c) => {
 
 const detach: Handler = (p, c) => {
   const sessionId = c.params['sessionId']
+  if (typeof sessionId === 'string' && p.connection.closeBrowserSession(p, sessionId)) return p.reply(c, {})
   if (typeof sessionId !== 'string' || !p.sessions.has(sessionId)) return p.refuse(c, 'no session with this id belongs to this errand')
   p.forward(c, { sessionId })
 }
@@ -117,8 +126,8 @@ const setAutoAttach: Handler = (p, c) => {
 
 /**
  * The allowlist of browser-level methods and how each is handled; every other browser-level
- * method is refused (`Browser.crash`, `Target.attachToBrowserTarget`, `Fetch.enable`,
- * `Tracing.start`, `SystemInfo.*`, `Tethering.*` … all reach beyond one errand).
+ * method is refused (`Browser.crash`, `Fetch.enable`, `Tracing.start`, `SystemInfo.*`,
+ * `Tethering.*` … all reach beyond one errand).
  *
  * @example
  * Object.keys(BROWSER_METHODS).includes('Target.createTarget') // true
@@ -132,8 +141,9 @@ export const BROWSER_METHODS: Readonly<Record<string, Handler>> = {
   'Browser.setDownloadBehavior': downloadBehavior,
   'Browser.cancelDownload': inErrandContext,
   'Browser.getWindowForTarget': windowForTarget,
-  'Browser.getWindowBounds': windowBounds,
-  'Browser.setWindowBounds': windowBounds,
+  'Browser.getWindowBounds': ownWindow,
+  'Browser.setWindowBounds': ownWindow,
+  'Browser.setContentsSize': ownWindow,
   'Storage.getCookies': inErrandContext,
   'Storage.setCookies': inErrandContext,
   'Storage.clearCookies': inErrandContext,
@@ -143,6 +153,7 @@ export const BROWSER_METHODS: Readonly<Record<string, Handler>> = {
   'Target.getTargets': getTargets,
   'Target.getTargetInfo': getTargetInfo,
   'Target.attachToTarget': ownTarget,
+  'Target.attachToBrowserTarget': attachToBrowserTarget,
   'Target.activateTarget': ownTarget,
   'Target.closeTarget': ownTarget,
   'Target.detachFromTarget': detach,

@@ -79,7 +79,9 @@ export const URL_METHODS: ReadonlySet<string> = new Set([
 export const SESSION_METHODS: Readonly<Record<string, ReadonlySet<string>>> = {
   // Attaching to the session's own children (frames, workers, the page under a tab) and reading itself.
   Target: new Set(['setAutoAttach', 'getTargetInfo', 'detachFromTarget', 'activateTarget']),
-  Browser: new Set(['getVersion']),
+  // Windows: Puppeteer's page.windowId() / resize() ask on the page's own session; the view
+  // checks the target and that the window is one of the errand's.
+  Browser: new Set(['getVersion', 'getWindowForTarget', 'getWindowBounds', 'setWindowBounds', 'setContentsSize']),
   SystemInfo: new Set(),
   Tethering: new Set(),
   Extensions: new Set(),

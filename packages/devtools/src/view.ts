@@ -1,0 +1,397 @@
+/**
+ * One **browser view** of a client connection (A1, #22): a channel of its own into the errands'
+ * browser (a browser session of the engine's connection, ADR 0016) and the rules that make the
+ * errand look like a whole browser whose only context is the default one. A connection has a root
+ * view (messages without a `sessionId`) and one more per `Target.attachToBrowserTarget` (messages
+ * on the session id the client got): each is confined exactly like the root one — same allowlist,
+ * same view of the errand's targets — because it *is* the same code on a channel of its own
+ * (Playwright's `context.newCDPSession(page)` and `browser.newBrowserCDPSession()` open one).
+ *
+ * What a view does with a client's command (see proxy.ts for the connection around it):
+ * - browser-level methods pass an allowlist (`BROWSER_METHODS`): answered here, rewritten to the
+ *   errand's context, or forwarded with their target checked;
+ * - discovery and auto-attach are emulated over the view's own discovery of the errand's targets
+ *   (a browser-level `waitForDebuggerOnStart` would pause every context's new targets);
+ * - a message with a `sessionId` passes only on a session of this view, in the domains that act
+ *   on the whole browser only the methods of `SESSION_METHODS`; navigations, URL rewrites and paths
+ *   of this machine are decided first.
+ *
+ * @example
+ * const view = await BrowserView.open(connection, undefined) // the root view
+ * view.onCommand({ id: 1, method: 'Target.getTargets', params: {}, sessionId: undefined })
+ */
+import { decide, describeTarget } from '@errands/guard'
+import type { CdpChannel, CdpMessage } from '@errands/runtime'
+import { BROWSER_METHODS } from './browserMethods.ts'
+import { downloadParams, refusedUpload } from './files.ts'
+import { knownMethod } from './protocol.ts'
+import type { Command, ErrandProxy, Params } from './proxy.ts'
+import { CONTEXT_METHODS, matchesFilter, refusedOnSession, URL_METHODS, type TargetInfo } from './targets.ts'
+
+/** What to do with an upstream answer. */
+type Pending =
+  | { readonly kind: 'client'; readonly command: Command; readonly after?: ((result: Params) => Params | Promise<Params>) | undefined }
+  | { readonly kind: 'internal'; readonly resolve: (result: Params) => void; readonly reject: (error: Error) => void }
+
+/**
+ * A browser view of one connection: the root one, or one a client's `Target.attachToBrowserTarget` opened.
+ *
+ * @example
+ * const view = await BrowserView.open(connection, 'A1B2…') // the client's browser session 'A1B2…'
+ */
+export class BrowserView {
+  private seq = 0
+  private readonly pending = new Map<number, Pending>()
+  /** The errand's targets (and the browser target), by id. */
+  readonly targets = new Map<string, TargetInfo>()
+  /** Sessions the client may use through this view, with the target each is attached to. */
+  readonly sessions = new Map<string, string>()
+  /** Sessions the view attached for the client's auto-attach, by target. */
+  private readonly autoAttached = new Map<string, Promise<void>>()
+  private readonly downloads = new Set<string>()
+  discover: { readonly filter: unknown } | undefined
+  autoAttach: { readonly filter: unknown } | undefined
+  private open = true
+
+  private constructor(
+    /** The client connection this view is part of. */
+    readonly connection: ErrandProxy,
+    private readonly upstream: CdpChannel,
+    /** The client's session id of this view; undefined for the root view. */
+    readonly clientSession: string | undefined,
+  ) {
+    upstream.onMessage((message) => this.fromUpstream(message))
+    // Closed by us (the view's end, a detach) is not the browser going away.
+    upstream.onClose(() => {
+      if (this.open) connection.close({ code: 4004, reason: "The errand's browser went away; ask for the DevTools URL again." })
+    })
+  }
+
+  /**
+   * Opens the view's channel and learns the errand's targets.
+   *
+   * @example
+   * const root = await BrowserView.open(connection, undefined)
+   */
+  static async open(connection: ErrandProxy, clientSession: string | undefined): Promise<BrowserView> {
+    let upstream: CdpChannel
+    try {
+      upstream = await connection.options.connect()
+    } catch (error) {
+      throw new Error(`cannot reach the errand's browser (${error instanceof Error ? error.message : String(error)})`)
+    }
+    const view = new BrowserView(connection, upstream, clientSession)
+    try {
+      // Chromium answers after it has sent targetCreated for every existing target.
+      await view.internal('Target.setDiscoverTargets', { discover: true, filter: [{}] })
+    } catch (error) {
+      view.close()
+      throw error
+    }
+    return view
+  }
+
+  /** The connection's options. */
+  get options(): ErrandProxy['options'] {
+    return this.connection.options
+  }
+
+  /** Ends the view: its channel detaches every session of it. Idempotent. @example view.close() */
+  close(): void {
+    if (!this.open) return
+    this.open = false
+    for (const [, p] of this.pending) {
+      if (p.kind === 'internal') {
+        p.reject(new Error('the connection closed'))
+        continue
+      }
+      // A detached browser session's commands get Chromium's answer; a closed connection sends nothing.
+      this.connection.settled()
+      this.connection.toClient({ id: p.command.id, sessionId: p.command.sessionId, error: { code: -32001, message: 'Session with given id not found.' } })
+    }
+    this.pending.clear()
+    this.upstream.close()
+  }
+
+  // ---- from the client ----
+
+  /** A browser-level command of this view: the allowlist decides. */
+  onCommand(command: Command): void {
+    const handler = Object.hasOwn(BROWSER_METHODS, command.method) ? BROWSER_METHODS[command.method] : undefined
+    if (handler !== undefined) return handler(this, command)
+    if (!knownMethod(command.method)) return this.unknown(command)
+    this.refuse(command, `${command.method} is not on the allowlist of browser-level methods of an errand's DevTools endpoint`)
+  }
+
+  /** A command on one of this view's sessions (a tab, page, frame or worker of the errand). */
+  onSession(command: Command): void {
+    const refusal = refusedOnSession(command.method)
+    if (refusal !== undefined) return knownMethod(command.method) ? this.refuse(command, refusal) : this.unknown(command)
+    const p = command.params
+    if (p['browserContextId'] !== undefined && !this.isErrandContext(p['browserContextId'])) {
+      return this.refuse(command, 'that browserContextId is not this errand\'s')
+    }
+    // #27: on a page session Chromium takes no browserContextId here and acts on its default
+    // context, which no errand owns: sent at the browser level, with the errand's own id.
+    if (CONTEXT_METHODS.has(command.method)) {
+      return this.toUpstream(command.method, { ...p, browserContextId: this.options.browserContextId }, undefined, { kind: 'client', command })
+    }
+    if (URL_METHODS.has(command.method) && !this.allowedUrl(command, p['url'])) return
+    // Paths of this machine: uploads (`DOM.setFileInputFiles`, `Page.handleFileChooser`), dropped
+    // files (`Input.dispatchDragEvent`), download folders (`Page.setDownloadBehavior`).
+    const data = p['data'] as { files?: unknown } | undefined
+    if (!this.allowedFiles(command, p['files']) || !this.allowedFiles(command, typeof data === 'object' && data !== null ? data.files : undefined)) return
+    if (command.method === 'Page.setDownloadBehavior') return this.forward(command, this.downloadTo(p))
+    if (command.method === 'Target.detachFromTarget' && p['sessionId'] !== undefined && !this.sessions.has(String(p['sessionId']))) {
+      return this.refuse(command, 'no session with this id belongs to this errand')
+    }
+    if ((command.method === 'Target.getTargetInfo' || command.method === 'Target.activateTarget') && p['targetId'] !== undefined && !this.ours(p['targetId'])) {
+      return this.refuse(command, 'no target with this id belongs to this errand')
+    }
+    if (command.method.startsWith('Browser.')) return this.onSessionWindow(command)
+    this.forward(command, p, (r) => this.hideResult(r))
+  }
+
+  /** `Browser.*` window methods on a page session (Puppeteer's `page.windowId()` / `resize()`). */
+  private onSessionWindow(command: Command): void {
+    const p = command.params
+    if (command.method === 'Browser.getWindowForTarget') {
+      // Without a targetId Chromium answers the session's own target's window.
+      if (p['targetId'] !== undefined && !this.ours(p['targetId'])) return this.refuse(command, 'name a targetId of this errand')
+      return this.forward(command, p, (r) => this.rememberWindow(r))
+    }
+    if (p['windowId'] !== undefined && !this.connection.windows.has(p['windowId'] as number)) {
+      return this.refuse(command, 'that window is not one of this errand\'s (ask Browser.getWindowForTarget)')
+    }
+    this.forward(command, p)
+  }
+
+  // ---- helpers the handlers use ----
+
+  /** A target of the errand (never the browser target). */
+  ours(targetId: unknown): boolean {
+    const info = typeof targetId === 'string' ? this.targets.get(targetId) : undefined
+    return info !== undefined && info.type !== 'browser'
+  }
+
+  private isErrandContext(id: unknown): boolean {
+    return id === this.connection.alias || id === this.options.browserContextId
+  }
+
+  /** `params` with the errand's browser context id, or undefined (refused) when it named another. */
+  inContext(command: Command): Params | undefined {
+    const given = command.params['browserContextId']
+    if (given !== undefined && !this.isErrandContext(given)) {
+      this.refuse(command, 'that browserContextId is not this errand\'s: an errand\'s endpoint has one context, the default one')
+      return undefined
+    }
+    return { ...command.params, browserContextId: this.options.browserContextId }
+  }
+
+  /** A window id of the errand's, from a `Browser.getWindowForTarget` answer. */
+  rememberWindow(result: Params): Params {
+    if (typeof result['windowId'] === 'number') this.connection.windows.add(result['windowId'])
+    return result
+  }
+
+  allowedUrl(command: Command, url: unknown): boolean {
+    if (url === undefined || url === '' || url === 'about:blank') return true
+    if (typeof url !== 'string') {
+      this.refuse(command, 'url must be a string')
+      return false
+    }
+    const decision = decide(url, this.options.policy)
+    if (decision.allow) return true
+    this.refuse(command, `the containment policy refuses ${describeTarget(url)} (rule ${decision.rule}: ${decision.detail})`)
+    return false
+  }
+
+  allowedFiles(command: Command, paths: unknown): boolean {
+    if (paths === undefined) return true
+    const why = refusedUpload(paths, this.options.filesDir)
+    if (why !== undefined) this.refuse(command, why)
+    return why === undefined
+  }
+
+  /** Download params with the errand's folder as the only download folder (`deny` when it has none). */
+  downloadTo(params: Params): Params {
+    return downloadParams(params, this.options.filesDir)
+  }
+
+  hide(info: TargetInfo): TargetInfo {
+    return info.browserContextId === this.options.browserContextId ? { ...info, browserContextId: this.connection.alias } : info
+  }
+
+  hideResult(result: Params): Params {
+    const info = result['targetInfo'] as TargetInfo | undefined
+    return info && typeof info === 'object' ? { ...result, targetInfo: this.hide(info) } : result
+  }
+
+  /** A policy refusal: -32000 with the reason (logged once per connection and method). */
+  refuse(command: Command, why: string): void {
+    this.connection.refused(command, why, this.clientSession)
+  }
+
+  /** As Chromium answers a method it does not know: -32601. */
+  private unknown(command: Command): void {
+    this.connection.refused(command, undefined, this.clientSession)
+  }
+
+  reply(command: Command, result: Params): void {
+    this.toClient({ id: command.id, sessionId: command.sessionId, result })
+  }
+
+  /** To the client; a message without a session is this view's (the root's, or the client's browser session). */
+  private toClient(message: Params): void {
+    if (message['sessionId'] === undefined) message['sessionId'] = this.clientSession
+    this.connection.toClient(message)
+  }
+
+  // A client's message is always sent on re-serialised from what was checked, never as it came: a
+  // message with a key twice (`"sessionId"` of its own, then another's) or a key spelt with
+  // escapes could be read one way here and another way by Chromium's parser.
+  private toUpstream(method: string, params: Params, sessionId: string | undefined, pending: Pending): void {
+    if (!this.open) return
+    const id = ++this.seq
+    if (pending.kind === 'client') this.connection.began()
+    this.pending.set(id, pending)
+    this.upstream.send(sessionId === undefined ? { id, method, params } : { id, method, params, sessionId })
+  }
+
+  /** Sends the client's command on: on its page session, or at this view's browser level. */
+  forward(command: Command, params: Params, after?: (result: Params) => Params | Promise<Params>): void {
+    const upstreamSession = command.sessionId === this.clientSession ? undefined : command.sessionId
+    this.toUpstream(command.method, params, upstreamSession, { kind: 'client', command, after })
+  }
+
+  internal(method: string, params: Params, sessionId?: string): Promise<Params> {
+    return new Promise((resolve, reject) => this.toUpstream(method, params, sessionId, { kind: 'internal', resolve, reject }))
+  }
+
+  /** Attaches (flatten) to an errand target for the client's auto-attach; the event reaches the client. */
+  private attachFor(targetId: string): Promise<void> {
+    let attaching = this.autoAttached.get(targetId)
+    if (attaching === undefined) {
+      attaching = this.internal('Target.attachToTarget', { targetId, flatten: true }).then(() => undefined, () => undefined)
+      this.autoAttached.set(targetId, attaching)
+    }
+    return attaching
+  }
+
+  /** Attaches to every errand target the client's auto-attach filter wants and nobody attached yet. */
+  attachMatching(): Promise<void> {
+    const auto = this.autoAttach
+    if (auto === undefined) return Promise.resolve()
+    const wanted = [...this.targets.values()].filter((t) => t.type !== 'browser' && matchesFilter(t.type, auto.filter))
+    return Promise.all(wanted.map((t) => this.attachFor(t.targetId))).then(() => undefined)
+  }
+
+  // ---- from the browser ----
+
+  private fromUpstream(message: CdpMessage): void {
+    if (typeof message.id === 'number') return this.onAnswer(message)
+    if (typeof message.method !== 'string') return
+    const params = (message.params ?? {}) as Params
+    if (typeof message.sessionId === 'string') return this.onSessionEvent(message.sessionId, message.method, params, message)
+    this.onBrowserEvent(message.method, params)
+  }
+
+  private onAnswer(message: CdpMessage): void {
+    const pending = this.pending.get(message.id as number)
+    if (pending === undefined) return
+    this.pending.delete(message.id as number)
+    if (pending.kind === 'internal') {
+      if (message.error !== undefined) pending.reject(new Error(String((message.error as { message?: unknown }).message ?? 'CDP error')))
+      else pending.resolve((message.result ?? {}) as Params)
+      return
+    }
+    this.connection.settled()
+    const { command, after } = pending
+    if (message.error !== undefined || after === undefined) {
+      return this.toClient({ id: command.id, sessionId: command.sessionId, ...(message.error !== undefined ? { error: message.error } : { result: message.result ?? {} }) })
+    }
+    const result = after((message.result ?? {}) as Params)
+    // In order: an answer that needs no waiting goes out before the events that follow it.
+    if (!(result instanceof Promise)) return this.reply(command, result)
+    void result.then(
+      (r) => this.reply(command, r),
+      (error: unknown) => this.refuse(command, error instanceof Error ? error.message : String(error)),
+    )
+  }
+
+  private onBrowserEvent(method: string, params: Params): void {
+    switch (method) {
+      case 'Target.targetCreated':
+      case 'Target.targetInfoChanged': {
+        const info = params['targetInfo'] as TargetInfo | undefined
+        if (!info || (info.type !== 'browser' && info.browserContextId !== this.options.browserContextId)) return
+        const known = this.targets.has(info.targetId)
+        this.targets.set(info.targetId, info)
+        if (this.discover && matchesFilter(info.type, this.discover.filter)) this.emit(method, { targetInfo: this.hide(info) })
+        if (!known && this.autoAttach && info.type !== 'browser' && matchesFilter(info.type, this.autoAttach.filter)) void this.attachFor(info.targetId)
+        return
+      }
+      case 'Target.targetDestroyed':
+      case 'Target.targetCrashed': {
+        const targetId = String(params['targetId'])
+        const info = this.targets.get(targetId)
+        if (info === undefined) return
+        if (method === 'Target.targetDestroyed') {
+          this.targets.delete(targetId)
+          this.autoAttached.delete(targetId)
+        }
+        if (this.discover && matchesFilter(info.type, this.discover.filter)) this.emit(method, params)
+        return
+      }
+      case 'Target.attachedToTarget':
+        return this.onAttached(undefined, params)
+      case 'Target.detachedFromTarget':
+        return this.onDetached(undefined, params)
+      case 'Browser.downloadWillBegin':
+        if (!this.ours(params['frameId'])) return
+        this.downloads.add(String(params['guid']))
+        return this.emit(method, params)
+      case 'Browser.downloadProgress':
+        if (this.downloads.has(String(params['guid']))) this.emit(method, params)
+        return
+      default:
+        // Nothing else at the browser level is the errand's alone.
+        return
+    }
+  }
+
+  private onSessionEvent(sessionId: string, method: string, params: Params, raw: CdpMessage): void {
+    if (!this.sessions.has(sessionId)) return
+    if (method === 'Target.attachedToTarget') return this.onAttached(sessionId, params)
+    if (method === 'Target.detachedFromTarget') return this.onDetached(sessionId, params)
+    if (method === 'Target.targetCreated' || method === 'Target.targetInfoChanged') {
+      const info = params['targetInfo'] as TargetInfo | undefined
+      return this.emit(method, info ? { ...params, targetInfo: this.hide(info) } : params, sessionId)
+    }
+    // The target's own event (most traffic: network, DOM, screencast frames) goes on as it came.
+    this.connection.sendToClient(JSON.stringify(raw))
+  }
+
+  private onAttached(parent: string | undefined, params: Params): void {
+    const info = params['targetInfo'] as TargetInfo | undefined
+    const sessionId = params['sessionId']
+    if (!info || typeof sessionId !== 'string') return
+    // A child of one of the client's sessions is the errand's; at the browser level only the
+    // errand's own targets are ever attached on this channel, and that is checked again.
+    if (info.browserContextId !== undefined && info.browserContextId !== this.options.browserContextId) return
+    if (parent === undefined && !this.ours(info.targetId)) return
+    this.sessions.set(sessionId, info.targetId)
+    this.emit('Target.attachedToTarget', { ...params, targetInfo: this.hide(info) }, parent)
+  }
+
+  private onDetached(parent: string | undefined, params: Params): void {
+    const sessionId = params['sessionId']
+    if (typeof sessionId !== 'string' || !this.sessions.has(sessionId)) return
+    this.sessions.delete(sessionId)
+    this.emit('Target.detachedFromTarget', params, parent)
+  }
+
+  emit(method: string, params: Params, sessionId?: string): void {
+    this.toClient({ method, params, sessionId })
+  }
+}
