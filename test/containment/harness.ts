@@ -140,10 +140,17 @@ export const RESOLVER_RULES = 'MAP engine.test 127.0.0.1, MAP intranet.test 10.0
  * @example
  * const host = await startHostileHost({ enginePort: 41000, egress: false })
  */
-export const startHostileHost = async (o: { readonly enginePort: number; readonly egress: boolean }) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'errands-containment-'))
+export const startHostileHost = async (o: {
+  readonly enginePort: number
+  readonly egress: boolean
+  /** A data dir to start on (kept at stop: a restart starts a second host on it); default a fresh one, removed at stop. */
+  readonly dataDir?: string | undefined
+  /** More `ERRANDS_*` variables (e.g. ERRANDS_UPSTREAM_PROXY). */
+  readonly env?: Readonly<Record<string, string>> | undefined
+}) => {
+  const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'errands-containment-'))
   const logs: Array<string> = []
-  const settings = Effect.runSync(hostSettingsFrom({ ERRANDS_DATA_DIR: dataDir, ERRANDS_INSPECT_PORT: String(o.enginePort) }))
+  const settings = Effect.runSync(hostSettingsFrom({ ...o.env, ERRANDS_DATA_DIR: dataDir, ERRANDS_INSPECT_PORT: String(o.enginePort) }))
   const scope = Effect.runSync(Scope.make())
   const host = await Effect.runPromise(
     startHost({
@@ -158,7 +165,7 @@ export const startHostileHost = async (o: { readonly enginePort: number; readonl
     call: client(host.url, Redacted.value(host.token)),
     stop: async () => {
       await Effect.runPromise(Scope.close(scope, Exit.void))
-      rmSync(dataDir, { recursive: true, force: true })
+      if (o.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }

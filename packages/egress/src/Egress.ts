@@ -91,7 +91,11 @@ export interface Lane {
   /** The errand whose connections these are (`main` for the person's context, `spare` until handed out). */
   readonly errand: () => string
   assign(errand: string): void
-  /** Chains this lane's connections through an upstream proxy (`http://user:pass@host:port`); `undefined`: none. A secret: never logged. */
+  /**
+   * Chains this lane's connections through an upstream proxy (`http://user:pass@host:port`);
+   * `undefined`: none. A secret: never logged. A change closes the lane's open connections, so
+   * no tunnel keeps using the old way out.
+   */
   setUpstream(url: string | undefined): void
   close(): Promise<void>
 }
@@ -208,7 +212,13 @@ export class Egress {
         owner = next
       },
       setUpstream: (url: string | undefined) => {
+        if (lane.upstream === url) return
         lane.upstream = url
+        // From now on means now: Chromium keeps tunnels and keep-alive connections to the lane,
+        // and the lane keeps some to the old upstream; closed, every next request dials anew.
+        for (const socket of lane.sockets) socket.destroy()
+        lane.httpAgent.destroy()
+        lane.httpsAgent.destroy()
       },
       close: () => this.closeLane(lane),
     } satisfies Omit<LaneState, never>)

@@ -10,8 +10,9 @@
  * settings.port // 7070
  */
 import { describeTarget } from '@errands/guard'
+import { describeUpstreamProxy, parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
 import { explainConfigError, supervisorConfig, type SupervisorSettings } from '@errands/supervisor'
-import { Config, ConfigError, ConfigProvider, Effect, Option, ParseResult, Schema } from 'effect'
+import { Config, ConfigError, ConfigProvider, Effect, Either, Option, ParseResult, Schema } from 'effect'
 
 /** Common local dev-server ports `GET /v1/localhosts` looks at by default. @example DEFAULT_LOCALHOST_PORTS.includes(5173) // true */
 export const DEFAULT_LOCALHOST_PORTS: ReadonlyArray<number> = [
@@ -27,6 +28,7 @@ export const hostVariables = {
   ERRANDS_INSPECT: { default: 'off', text: 'must be on or off (also accepted: true/false, 1/0)' },
   ERRANDS_INSPECT_PORT: { min: 1, max: 65535, default: 7778, text: 'must be a whole number from 1 to 65535' },
   ERRANDS_AGENT_TOKENS_FILE: { text: 'must be the path of a file of "<token> <key pattern>" lines (see docs/secrets.md)' },
+  ERRANDS_UPSTREAM_PROXY: { text: 'must be an http:// or https:// proxy address (http://user:pass@host:port), with no path' },
 } as const
 
 /** The host's settings. */
@@ -45,6 +47,8 @@ export interface HostSettings {
   readonly inspector: { readonly on: boolean; readonly port: number }
   /** Agent credentials (X2, `http/agentTokens.ts`): when set, session calls need a token covering their key. */
   readonly agentTokensFile?: string | undefined
+  /** The upstream proxy of every errand that names none (issue #21); a secret, never printed. */
+  readonly upstreamProxy?: UpstreamProxy | undefined
 }
 
 const intBetween = (min: number, max: number, text: string) =>
@@ -103,6 +107,16 @@ export const OnOff = Schema.transform(
 )
 
 /**
+ * An upstream proxy URL as `parseUpstreamProxy` accepts it; the message never quotes the value.
+ *
+ * @example
+ * Schema.decodeUnknownSync(UpstreamProxyText)('http://user:pass@proxy.example:3128')
+ */
+export const UpstreamProxyText = Schema.String.pipe(
+  Schema.filter((s) => Either.isRight(parseUpstreamProxy(s)), { message: () => hostVariables.ERRANDS_UPSTREAM_PROXY.text }),
+)
+
+/**
  * The host's settings from the environment (`Effect<HostSettings, ConfigError>`).
  *
  * @example
@@ -123,6 +137,9 @@ export const hostConfig: Config.Config<HostSettings> = Config.all({
   agentTokensFile: Config.option(
     Schema.Config('ERRANDS_AGENT_TOKENS_FILE', Schema.String.pipe(Schema.minLength(1, { message: () => hostVariables.ERRANDS_AGENT_TOKENS_FILE.text }))),
   ).pipe(Config.map(Option.getOrUndefined)),
+  upstreamProxy: Config.option(Schema.Config('ERRANDS_UPSTREAM_PROXY', UpstreamProxyText)).pipe(
+    Config.map((o) => Option.getOrUndefined(Option.flatMap(o, (text) => Option.getRight(parseUpstreamProxy(text))))),
+  ),
 })
 
 /**
@@ -163,4 +180,5 @@ export const describeSettings = (s: HostSettings): string =>
     s.cdpUrl ? `errands on the DevTools browser at ${describeTarget(s.cdpUrl)}` : 'errands in our own Chromium',
     s.inspector.on ? `XState inspector on at http://127.0.0.1:${s.inspector.port}/` : 'XState inspector off',
     s.agentTokensFile ? 'session calls need an agent token' : 'session calls need no token',
+    s.upstreamProxy ? `errands leave through the upstream proxy ${describeUpstreamProxy(s.upstreamProxy)} unless they name their own` : 'no default upstream proxy',
   ].join(', ')

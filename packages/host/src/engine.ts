@@ -27,6 +27,7 @@ import { Context, Effect, Layer } from 'effect'
 import { Browsing } from './browsing/Browsing.ts'
 import { makeBrowsing } from './browsing/make.ts'
 import { Pages, type PageAccess } from './browsing/Pages.ts'
+import { SessionProxy } from './browsing/SessionProxy.ts'
 import type { HostSettings } from './config.ts'
 import { HostHealth, makeHostHealth, type RuntimeReport } from './health.ts'
 import { makePerson } from './person/make.ts'
@@ -87,7 +88,7 @@ export interface HostCluster {
 /** Everything the host's engine provides. */
 export type HostServices =
   | Browsing | Person | HostHealth | Stateless | HostBrowser | Pages | Runtime | Chromium | Supervisor | SealedStore | Lending | Settings
-  | InspectorSwitch | DevTools
+  | InspectorSwitch | DevTools | SessionProxy
 
 /**
  * The containment policy of a host on `port` (plus other ports of its own).
@@ -131,7 +132,8 @@ const hostEngineOn = (options: HostEngineOptions) => {
   ])
   const deadlineMs = settings.pageDeadlineMs
 
-  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir, policy, log, deadlineMs }))
+  const upstreamProxy = options.chromium?.upstreamProxy ?? settings.upstreamProxy
+  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir, policy, log, deadlineMs, upstreamProxy }))
   const local: RuntimeReport = { kind: 'chromium', where: 'local' }
   const cdpUrl = settings.cdpUrl
   const browser = cdpUrl === undefined
@@ -172,6 +174,7 @@ const hostEngineOn = (options: HostEngineOptions) => {
     // Clients may name files in their errand's own files folder only (#27).
     DevTools.layer({ baseUrl: () => `ws://127.0.0.1:${options.port}`, policy, log, idleMs: settings.supervisor.idleMs }),
   )
-  const single = services.pipe(Layer.provideMerge(engine))
+  // PUT /v1/session/proxy over the host's own verbs and supervisor (issue #21).
+  const single = Layer.merge(services, SessionProxy.layer.pipe(Layer.provide(services))).pipe(Layer.provideMerge(engine))
   return options.cluster === undefined ? single : options.cluster.overlay.pipe(Layer.provideMerge(single))
 }

@@ -35,6 +35,19 @@ export const NavigateBody = Schema.Struct({ url: UrlText })
 /** @see NavigateBody */
 export type NavigateBody = typeof NavigateBody.Type
 
+/**
+ * `PUT /v1/session/proxy` (issue #21): the upstream proxy URL, or `null` for none. Checked by
+ * `parseUpstreamProxy` (a 400 naming what is wrong, never the value: it may hold a password, L7).
+ *
+ * @example
+ * Schema.decodeUnknownSync(ProxyBody)({ url: 'http://user:pass@proxy.example:3128' })
+ */
+export const ProxyBody = Schema.Struct({
+  url: Schema.NullOr(Schema.String.pipe(Schema.maxLength(2048, { message: () => 'an upstream proxy URL of at most 2048 characters, or null' }))),
+})
+/** @see ProxyBody */
+export type ProxyBody = typeof ProxyBody.Type
+
 /** `POST /v1/click`. @example { selector: '#buy', timeoutMs: 5000 } */
 export const ClickBody = Schema.Struct({ selector: Selector, timeoutMs: ActionTimeout })
 /** @see ClickBody */

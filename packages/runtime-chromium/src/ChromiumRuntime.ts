@@ -13,10 +13,10 @@ import { mkdirSync } from 'node:fs'
 import { join, resolve as resolvePath } from 'node:path'
 import { defaultPolicy, type Decision } from '@errands/guard'
 import {
-  MAIN_CONTEXT, Runtime, RuntimeError,
-  type ContextId, type Cookie, type OpenContextSpec, type RuntimeShape, type SessionLabel, type StorageState,
+  ContextNotFound, InvalidUpstreamProxy, MAIN_CONTEXT, Runtime, RuntimeError,
+  type ContextId, type Cookie, type OpenContextSpec, type RuntimeShape, type SessionLabel, type StorageState, type UpstreamProxy,
 } from '@errands/runtime'
-import { Effect, Layer, type Scope } from 'effect'
+import { Effect, Layer, Redacted, type Scope } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
 import { closeMain, ErrandsBrowser, launchMain, reapOrphans, type LaunchSettings } from './browsers.ts'
 import { sweepStaleTmpDirs, tmpDirProblem } from './tmpDirs.ts'
@@ -60,12 +60,15 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   private state: 'open' | 'closing' | 'closed' = 'open'
   private closing: Promise<void> | undefined
 
+  private readonly defaultUpstream: UpstreamProxy | undefined
+
   private constructor(
     private readonly settings: LaunchSettings,
     options: ChromiumRuntimeOptions,
     private readonly egressWiring: EgressWiring | undefined,
   ) {
     super({ deadlineMs: settings.deadlineMs, policy: settings.policy, log: settings.log, noun: 'context' })
+    this.defaultUpstream = options.upstreamProxy
     this.profileDir = join(options.dataDir, 'profile')
     this.errands = new ErrandsBrowser(settings, (generation) => this.onErrandsBrowserCrash(generation))
   }
@@ -81,6 +84,9 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     return Effect.gen(function* () {
       if (options.headless !== undefined && options.headless !== true) {
         return yield* new RuntimeError({ reason: 'invalid', message: 'only headless Chromium is supported here' })
+      }
+      if (options.egress === false && options.upstreamProxy !== undefined) {
+        return yield* new RuntimeError({ reason: 'invalid', message: 'an upstream proxy needs the egress (egress: false was given)' })
       }
       const tmpProblem = tmpDirProblem()
       if (tmpProblem !== undefined) return yield* new RuntimeError({ reason: 'invalid', message: `cannot start Chromium: ${tmpProblem}` })
@@ -142,6 +148,35 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   /** The errands' browser pid while it runs. @example process.kill(runtime.errandsBrowserPid()!, 'SIGKILL') */
   errandsBrowserPid(): number | undefined {
     return this.errands.pid()
+  }
+
+  /**
+   * Chains an errand context through another upstream proxy from now on (`undefined`: the
+   * runtime's default, or none); its open connections are closed so none keeps the old way out.
+   *
+   * @example
+   * yield* runtime.setUpstreamProxy(contextId, Redacted.make('http://user:pass@proxy.example:3128'))
+   */
+  readonly setUpstreamProxy = (contextId: ContextId, proxy: UpstreamProxy | undefined): Effect.Effect<void, RuntimeError | ContextNotFound | InvalidUpstreamProxy> => {
+    const wiring = this.egressWiring
+    if (wiring === undefined) {
+      return Effect.fail(new InvalidUpstreamProxy({ reason: 'unsupported', message: 'This browser runs without the egress, so it cannot chain an errand through a proxy.' }))
+    }
+    return Effect.suspend((): Effect.Effect<void, ContextNotFound | InvalidUpstreamProxy> => {
+      const entry = this.entryOf(contextId)
+      if (entry === undefined || entry.state !== 'open') {
+        return Effect.fail(new ContextNotFound({ reason: 'unknown-context', contextId, message: `no open context ${contextId}` }))
+      }
+      if (entry.kind === 'main' || !wiring.setUpstream(entry.context, this.upstreamText(proxy))) {
+        return Effect.fail(new InvalidUpstreamProxy({ reason: 'unsupported', message: "The person's main context never leaves through an errand's upstream proxy." }))
+      }
+      return Effect.void
+    })
+  }
+
+  private upstreamText(proxy: UpstreamProxy | undefined): string | undefined {
+    const chosen = proxy ?? this.defaultUpstream
+    return chosen === undefined ? undefined : Redacted.value(chosen)
   }
 
   /** The egress every context leaves through (G3); `undefined` when switched off. @example runtime.egress?.stats().refused */
@@ -253,11 +288,15 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   }
 
   private async doOpenContext(spec: OpenContextSpec): Promise<ContextId> {
+    if (spec.upstreamProxy !== undefined && this.egressWiring === undefined) {
+      // Never quietly direct: the errand asked to leave through its proxy.
+      throw new RuntimeError({ reason: 'invalid', message: 'this runtime runs without the egress, so it cannot chain an errand through an upstream proxy' })
+    }
     await this.crashedClosed()
     const { context, generation } = await this.errands.newContext()
     const warmPages = context.pages()
     const id = `${spec.errandId}.${++this.counter}`
-    this.egressWiring?.assign(context, spec.errandId)
+    this.egressWiring?.assign(context, spec.errandId, this.upstreamText(spec.upstreamProxy))
     const entry = this.trackContext(id, 'errand', context, generation, spec.label, spec.storage?.origins ?? [])
     try {
       // Storage first, before any page runs.

@@ -123,6 +123,8 @@ export interface EgressWiring {
   readonly newContext: (browser: Browser) => Promise<BrowserContext>
   /** Says which errand a context's connections belong to (and its upstream proxy, a secret). */
   readonly assign: (context: BrowserContext, errand: string, upstream?: string | undefined) => void
+  /** Re-chains a context's lane through another upstream proxy (`undefined`: none); false when the context has no lane. */
+  readonly setUpstream: (context: BrowserContext, upstream: string | undefined) => boolean
   readonly close: () => Promise<void>
 }
 
@@ -158,6 +160,11 @@ export const wireEgress = async (o: { readonly policy: GuardPolicy; readonly log
       const lane = lanes.get(context)
       lane?.assign(errand)
       lane?.setUpstream(upstream)
+    },
+    setUpstream: (context, upstream) => {
+      const lane = lanes.get(context)
+      lane?.setUpstream(upstream)
+      return lane !== undefined
     },
     close: () => egress.close(),
   }

@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs'
 import type { GuardPolicy } from '@errands/guard'
+import type { UpstreamProxy } from '@errands/runtime'
 
 /**
  * What `ChromiumRuntime.make` / `layer` need.
@@ -39,6 +40,11 @@ export interface ChromiumRuntimeOptions {
    * tests only: the hostile-page suite runs once without it to prove it can find leaks.
    */
   readonly egress?: boolean | undefined
+  /**
+   * The upstream proxy of every errand that names none of its own (`ERRANDS_UPSTREAM_PROXY`,
+   * issue #21); the person's main context never uses it. Needs the egress.
+   */
+  readonly upstreamProxy?: UpstreamProxy | undefined
 }
 
 /** The default deadline of one browser call. @example ChromiumRuntime.make({ dataDir, deadlineMs: DEFAULT_DEADLINE_MS * 2 }) */

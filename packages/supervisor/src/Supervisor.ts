@@ -455,8 +455,10 @@ export const makeSupervisor = (
           journal({ t: now(), op: 'open', conversation: plain })
           if (upstreamProxy !== undefined) {
             const proxy = yield* checkedProxy(upstreamProxy)
-            // The first open names it (or the first after a release); later ones change nothing.
-            if (!proxies.has(conversation.id)) proxies.set(conversation.id, proxy)
+            // Taken by the open that opens the errand (the first, or the first after a release);
+            // an errand that holds a context, or was told before, keeps its own (setUpstreamProxy changes it).
+            const live = entries.get(conversation.id)
+            if (!proxies.has(conversation.id) && (live === undefined || !holdsContext(live))) proxies.set(conversation.id, proxy)
           }
           const entry = register(plain)
           return isIsolated(entry) ? yield* ensureActive(entry, false) : mainBinding(conversation.id)

@@ -10,6 +10,7 @@
  * const browsing = yield* Browsing
  * yield* browsing.navigate(sessionTarget(key), 'https://example.com/')
  */
+import type { UpstreamProxy } from '@errands/runtime'
 import type { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import type { Page } from 'playwright-core'
@@ -19,20 +20,25 @@ import type { ClickBody, DialogBody, FillBody, InputEvent, ScrollBody, TaskBody,
 import type { SessionKey } from '../sessionKey.ts'
 
 /**
- * Whose page a call drives: one host session, or the person's main (signed-in) context.
+ * Whose page a call drives: one host session, or the person's main (signed-in) context. A
+ * session call may name the upstream proxy its errand leaves through when this call opens it
+ * (`X-Browser-Proxy`, issue #21); a secret, kept `Redacted`.
  *
  * @example
  * const t: Target = { _tag: 'session', key }
  */
-export type Target = { readonly _tag: 'session'; readonly key: SessionKey } | { readonly _tag: 'main' }
+export type Target =
+  | { readonly _tag: 'session'; readonly key: SessionKey; readonly upstreamProxy?: UpstreamProxy | undefined }
+  | { readonly _tag: 'main' }
 
 /**
- * The target of a session key.
+ * The target of a session key (and the upstream proxy to open its errand with, if any).
  *
  * @example
  * sessionTarget(key) // { _tag: 'session', key }
  */
-export const sessionTarget = (key: SessionKey): Target => ({ _tag: 'session', key })
+export const sessionTarget = (key: SessionKey, upstreamProxy?: UpstreamProxy | undefined): Target =>
+  upstreamProxy === undefined ? { _tag: 'session', key } : { _tag: 'session', key, upstreamProxy }
 
 /** The person's main context (only the person's endpoints name it). @example browsing.url(mainTarget) */
 export const mainTarget: Target = { _tag: 'main' }

@@ -11,7 +11,7 @@
  */
 import { decideUrl, makeResolver, type Resolver } from '@errands/egress'
 import { describeTarget, type GuardPolicy } from '@errands/guard'
-import { Runtime, type ContextId, type Snapshot, type TabInfo } from '@errands/runtime'
+import { Runtime, type ContextId, type Snapshot, type TabInfo, type UpstreamProxy } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
 import { Supervisor, type Binding } from '@errands/supervisor'
 import { Clock, Duration, Effect, Option, type Scope } from 'effect'
@@ -82,13 +82,19 @@ export const makeBrowsing = (
               message: `The containment policy refuses ${describeTarget(url)} (rule ${d.rule}: ${d.detail}); use another address.`,
             })))
 
-    /** Opens (first call), resumes (parked) or heals (crashed) the errand, and starts driving it. */
-    const bringUp = (session: HostSession, conversationId: string): Effect.Effect<Binding, BrowsingError> =>
+    /**
+     * Opens (first call), resumes (parked) or heals (crashed) the errand, and starts driving it.
+     * A call that names an upstream proxy opens through `open`, which takes the proxy when it
+     * opens the errand (issue #21) and changes nothing for one already open.
+     */
+    const bringUp = (session: HostSession, conversationId: string, upstreamProxy: UpstreamProxy | undefined): Effect.Effect<Binding, BrowsingError> =>
       session.driveLock.withPermits(1)(
-        supervisor.drive(conversationId).pipe(
-          Effect.catchTag('UnknownConversation', () =>
-            Effect.zipRight(supervisor.open({ id: conversationId, kind: 'task' }), supervisor.drive(conversationId))),
-        ),
+        upstreamProxy !== undefined
+          ? Effect.zipRight(supervisor.open({ id: conversationId, kind: 'task', upstreamProxy }), supervisor.drive(conversationId))
+          : supervisor.drive(conversationId).pipe(
+              Effect.catchTag('UnknownConversation', () =>
+                Effect.zipRight(supervisor.open({ id: conversationId, kind: 'task' }), supervisor.drive(conversationId))),
+            ),
       )
 
     /** Runs `f` on the target while driving it (sessions) or directly (the person's main context). */
@@ -97,7 +103,7 @@ export const makeBrowsing = (
       const session = book.get(target.key)
       const conversationId = conversationIdOf(target.key)
       return Effect.acquireUseRelease(
-        bringUp(session, conversationId),
+        bringUp(session, conversationId, target.upstreamProxy),
         (binding) => {
           if (session.contextId !== binding.contextId) {
             // Parked and resumed, or healed: a new context; what was cached about the old one goes.

@@ -17,9 +17,11 @@
  * const res = await app.request('/v1/url', { headers: { 'x-browser-session': 'k1' } })
  */
 import { DevTools } from '@errands/devtools'
+import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
 import { Cause, Effect, Either, Exit, Redacted, Runtime } from 'effect'
 import { timingSafeEqual } from 'node:crypto'
 import { Browsing } from '../browsing/Browsing.ts'
+import { SessionProxy } from '../browsing/SessionProxy.ts'
 import { BadRequest, HostUnavailable, NotFound, Unauthorized } from '../errors.ts'
 import { HostHealth } from '../health.ts'
 import { Person } from '../person/Person.ts'
@@ -31,6 +33,9 @@ import { checkHost, checkMediaType, checkOrigin, ownHost, type Identity } from '
 import { errorResponse, json } from './respond.ts'
 import { Router } from './router.ts'
 import { routes, type Route } from './routes.ts'
+
+/** The header naming a session's upstream proxy when its first call opens it (issue #21). */
+export const PROXY_HEADER = 'x-browser-proxy'
 
 /** How the app is set up. */
 export interface AppOptions extends Identity {
@@ -82,7 +87,7 @@ const checkToken = (headers: Headers, token: Redacted.Redacted<string>): Unautho
  * @example
  * const app = await Effect.runPromise(makeApp(options).pipe(Effect.provide(layers)))
  */
-export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing | Person | HostHealth | Stateless | DevTools> =>
+export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing | Person | HostHealth | Stateless | DevTools | SessionProxy> =>
   Effect.gen(function* () {
     const router = new Router<Route>(routes({
       browsing: yield* Browsing,
@@ -90,6 +95,7 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
       health: yield* HostHealth,
       stateless: yield* Stateless,
       devtools: yield* DevTools,
+      sessionProxy: yield* SessionProxy,
     }))
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? (() => undefined)
@@ -121,10 +127,14 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
         if (mediaRefusal) return yield* mediaRefusal
         // Only `session` routes read the key, and for them it is set just below.
         let key = undefined as unknown as SessionKey
+        let upstreamProxy: UpstreamProxy | undefined
         if (route.access === 'session') {
           key = yield* Either.match(parseSessionKey(headers.get(SESSION_HEADER)), { onLeft: Effect.fail, onRight: Effect.succeed })
           const denied = options.agentTokens ? checkAgentToken(options.agentTokens, headers, key) : undefined
           if (denied) return yield* denied
+          // Issue #21: checked on every call (a 400 never quotes it); the call that opens the errand uses it.
+          const proxyHeader = headers.get(PROXY_HEADER)
+          if (proxyHeader !== null) upstreamProxy = yield* Either.match(parseUpstreamProxy(proxyHeader), { onLeft: Effect.fail, onRight: Effect.succeed })
         } else if (route.access === 'person') {
           const unauthorized = checkToken(headers, options.token)
           if (unauthorized) return yield* unauthorized
@@ -140,7 +150,7 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
           : text.trim() === ''
             ? {}
             : yield* new BadRequest({ reason: 'invalid-body', message: `${request.method} ${url.pathname.slice(0, 200)} takes no body.` })
-        const result = yield* route.run({ key, params: match.params, body, query })
+        const result = yield* route.run({ key, params: match.params, body, query, upstreamProxy })
         return result instanceof Response ? result : json(200, result)
       })
 

@@ -8,13 +8,15 @@
  * const router = new Router(routes({ browsing, person, health, stateless }))
  */
 import type { DevToolsShape } from '@errands/devtools'
-import { Effect, Schema } from 'effect'
+import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
+import { Effect, Either, Schema } from 'effect'
 import { BadRequest } from '../errors.ts'
 import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../browsing/Browsing.ts'
+import type { SessionProxyShape } from '../browsing/SessionProxy.ts'
 import { publicHealth, type HostHealthShape } from '../health.ts'
 import type { PersonShape } from '../person/Person.ts'
 import {
-  ClickBody, DialogBody, EmptyBody, FillBody, InputBody, InspectorBody, LendTarget, NavigateBody, OwnBrowserBody, ScreenshotQuery, ScrollBody,
+  ClickBody, DialogBody, EmptyBody, FillBody, InputBody, InspectorBody, LendTarget, NavigateBody, OwnBrowserBody, ProxyBody, ScreenshotQuery, ScrollBody,
   SiteBody, TaskBody, TrustBody, ViewportBody,
 } from '../schemas.ts'
 import { chatConversationId, conversationIdOf, parseSessionKey, SessionKey } from '../sessionKey.ts'
@@ -32,6 +34,8 @@ export interface RouteInput<B, Q> {
   readonly params: Readonly<Record<string, string>>
   readonly body: B
   readonly query: Q
+  /** `X-Browser-Proxy` of a `session` call, checked (issue #21): the errand opens with it. */
+  readonly upstreamProxy: UpstreamProxy | undefined
 }
 
 /** A route as the app runs it. */
@@ -51,6 +55,7 @@ export interface RouteServices {
   readonly health: HostHealthShape
   readonly stateless: StatelessShape
   readonly devtools: DevToolsShape
+  readonly sessionProxy: SessionProxyShape
 }
 
 const def = <B = Record<string, never>, Q = Record<string, never>>(
@@ -96,36 +101,36 @@ const frameResponse = (frame: { data: Uint8Array; mime: string; seq: number; at:
 
 /** The page verbs, under `prefix`, each on the target the access names. */
 const pageVerbs = (prefix: string, access: 'session' | 'person', b: BrowsingShape): Array<RouteDef<Route>> => {
-  const t = (key: SessionKey): Target => (access === 'session' ? sessionTarget(key) : mainTarget)
+  const t = (key: SessionKey, proxy: UpstreamProxy | undefined): Target => (access === 'session' ? sessionTarget(key, proxy) : mainTarget)
   const tab = (params: Readonly<Record<string, string>>) => param(TabId, 'id', params['id'])
   return [
-    def('POST', `${prefix}/navigate`, access, { body: NavigateBody, run: ({ key, body }) => b.navigate(t(key), body.url) }),
-    def('GET', `${prefix}/url`, access, { run: ({ key }) => b.url(t(key)) }),
-    def('GET', `${prefix}/text`, access, { run: ({ key }) => b.text(t(key)) }),
-    def('GET', `${prefix}/html`, access, { run: ({ key }) => b.html(t(key)) }),
+    def('POST', `${prefix}/navigate`, access, { body: NavigateBody, run: ({ key, upstreamProxy, body }) => b.navigate(t(key, upstreamProxy), body.url) }),
+    def('GET', `${prefix}/url`, access, { run: ({ key, upstreamProxy }) => b.url(t(key, upstreamProxy)) }),
+    def('GET', `${prefix}/text`, access, { run: ({ key, upstreamProxy }) => b.text(t(key, upstreamProxy)) }),
+    def('GET', `${prefix}/html`, access, { run: ({ key, upstreamProxy }) => b.html(t(key, upstreamProxy)) }),
     def('GET', `${prefix}/screenshot`, access, {
       query: ScreenshotQuery,
-      run: ({ key, query }) => Effect.map(b.screenshot(t(key), { fullPage: query.fullPage === 'true' }), (png) => bytes(png, 'image/png')),
+      run: ({ key, upstreamProxy, query }) => Effect.map(b.screenshot(t(key, upstreamProxy), { fullPage: query.fullPage === 'true' }), (png) => bytes(png, 'image/png')),
     }),
-    def('POST', `${prefix}/click`, access, { body: ClickBody, run: ({ key, body }) => b.click(t(key), body) }),
-    def('POST', `${prefix}/fill`, access, { body: FillBody, run: ({ key, body }) => b.fill(t(key), body) }),
-    def('POST', `${prefix}/scroll`, access, { body: ScrollBody, run: ({ key, body }) => b.scroll(t(key), body) }),
-    def('POST', `${prefix}/back`, access, { body: EmptyBody, run: ({ key }) => b.back(t(key)) }),
-    def('POST', `${prefix}/forward`, access, { body: EmptyBody, run: ({ key }) => b.forward(t(key)) }),
-    def('POST', `${prefix}/reload`, access, { body: EmptyBody, run: ({ key }) => b.reload(t(key)) }),
-    def('GET', `${prefix}/frame`, access, { run: ({ key }) => Effect.map(b.frame(t(key)), frameResponse) }),
-    def('GET', `${prefix}/state`, access, { run: ({ key }) => b.state(t(key)) }),
-    def('POST', `${prefix}/dialog`, access, { body: DialogBody, run: ({ key, body }) => b.dialog(t(key), body) }),
-    def('POST', `${prefix}/input`, access, { body: InputBody, run: ({ key, body }) => b.input(t(key), body.events) }),
-    def('POST', `${prefix}/viewport`, access, { body: ViewportBody, run: ({ key, body }) => Effect.map(b.viewport(t(key), body), (viewport) => ({ viewport })) }),
-    def('GET', `${prefix}/tabs`, access, { run: ({ key }) => Effect.map(b.tabs(t(key)), (tabs) => ({ tabs })) }),
-    def('POST', `${prefix}/tabs`, access, { body: NavigateBody, run: ({ key, body }) => Effect.map(b.openTab(t(key), body.url), (opened) => ({ tab: opened })) }),
+    def('POST', `${prefix}/click`, access, { body: ClickBody, run: ({ key, upstreamProxy, body }) => b.click(t(key, upstreamProxy), body) }),
+    def('POST', `${prefix}/fill`, access, { body: FillBody, run: ({ key, upstreamProxy, body }) => b.fill(t(key, upstreamProxy), body) }),
+    def('POST', `${prefix}/scroll`, access, { body: ScrollBody, run: ({ key, upstreamProxy, body }) => b.scroll(t(key, upstreamProxy), body) }),
+    def('POST', `${prefix}/back`, access, { body: EmptyBody, run: ({ key, upstreamProxy }) => b.back(t(key, upstreamProxy)) }),
+    def('POST', `${prefix}/forward`, access, { body: EmptyBody, run: ({ key, upstreamProxy }) => b.forward(t(key, upstreamProxy)) }),
+    def('POST', `${prefix}/reload`, access, { body: EmptyBody, run: ({ key, upstreamProxy }) => b.reload(t(key, upstreamProxy)) }),
+    def('GET', `${prefix}/frame`, access, { run: ({ key, upstreamProxy }) => Effect.map(b.frame(t(key, upstreamProxy)), frameResponse) }),
+    def('GET', `${prefix}/state`, access, { run: ({ key, upstreamProxy }) => b.state(t(key, upstreamProxy)) }),
+    def('POST', `${prefix}/dialog`, access, { body: DialogBody, run: ({ key, upstreamProxy, body }) => b.dialog(t(key, upstreamProxy), body) }),
+    def('POST', `${prefix}/input`, access, { body: InputBody, run: ({ key, upstreamProxy, body }) => b.input(t(key, upstreamProxy), body.events) }),
+    def('POST', `${prefix}/viewport`, access, { body: ViewportBody, run: ({ key, upstreamProxy, body }) => Effect.map(b.viewport(t(key, upstreamProxy), body), (viewport) => ({ viewport })) }),
+    def('GET', `${prefix}/tabs`, access, { run: ({ key, upstreamProxy }) => Effect.map(b.tabs(t(key, upstreamProxy)), (tabs) => ({ tabs })) }),
+    def('POST', `${prefix}/tabs`, access, { body: NavigateBody, run: ({ key, upstreamProxy, body }) => Effect.map(b.openTab(t(key, upstreamProxy), body.url), (opened) => ({ tab: opened })) }),
     def('POST', `${prefix}/tabs/:id/activate`, access, {
       body: EmptyBody,
-      run: ({ key, params }) => Effect.flatMap(tab(params), (id) => Effect.map(b.activateTab(t(key), id), (tabs) => ({ tabs }))),
+      run: ({ key, upstreamProxy, params }) => Effect.flatMap(tab(params), (id) => Effect.map(b.activateTab(t(key, upstreamProxy), id), (tabs) => ({ tabs }))),
     }),
     def('DELETE', `${prefix}/tabs/:id`, access, {
-      run: ({ key, params }) => Effect.flatMap(tab(params), (id) => Effect.map(b.closeTab(t(key), id), (tabs) => ({ tabs }))),
+      run: ({ key, upstreamProxy, params }) => Effect.flatMap(tab(params), (id) => Effect.map(b.closeTab(t(key, upstreamProxy), id), (tabs) => ({ tabs }))),
     }),
   ]
 }
@@ -145,7 +150,7 @@ const lendConversation = (target: typeof LendTarget.Type): Effect.Effect<string,
  * @example
  * new Router(routes(services))
  */
-export const routes = ({ browsing, person, health, stateless, devtools }: RouteServices): ReadonlyArray<RouteDef<Route>> => [
+export const routes = ({ browsing, person, health, stateless, devtools, sessionProxy }: RouteServices): ReadonlyArray<RouteDef<Route>> => [
   // X1: the open door answers liveness and counts; the whole report is the person's.
   def('GET', '/health', 'open', { run: () => Effect.map(health.report, publicHealth) }),
   def('GET', '/v1/person/health', 'person', { run: () => health.report }),
@@ -157,7 +162,16 @@ export const routes = ({ browsing, person, health, stateless, devtools }: RouteS
   def('DELETE', '/v1/session', 'session', { run: ({ key }) => Effect.as(browsing.release(key), { released: true }) }),
   // A1: brought up like every verb (opened, resumed or healed), then a fresh URL into it.
   def('GET', '/v1/session/devtools', 'session', {
-    run: ({ key }) => Effect.zipRight(browsing.tabs(sessionTarget(key)), devtools.endpoint(conversationIdOf(key))),
+    run: ({ key, upstreamProxy }) => Effect.zipRight(browsing.tabs(sessionTarget(key, upstreamProxy)), devtools.endpoint(conversationIdOf(key))),
+  }),
+  // Issue #21: the session's upstream proxy from now on; `null` for none (the host's default).
+  def('PUT', '/v1/session/proxy', 'session', {
+    body: ProxyBody,
+    run: ({ key, body }) =>
+      Effect.flatMap(
+        body.url === null ? Effect.succeed(undefined) : Either.match(parseUpstreamProxy(body.url), { onLeft: Effect.fail, onRight: Effect.succeed }),
+        (proxy) => sessionProxy.set(key, proxy),
+      ),
   }),
 
   def('GET', '/v1/person/settings', 'person', { run: () => person.settings }),

@@ -11,6 +11,7 @@
 import { DevTools } from '@errands/devtools'
 import { Effect, Layer, Redacted } from 'effect'
 import { Browsing, type BrowsingShape, type RecordedCall } from '../browsing/Browsing.ts'
+import { SessionProxy } from '../browsing/SessionProxy.ts'
 import { HostHealth } from '../health.ts'
 import { Person, type PersonShape } from '../person/Person.ts'
 import { Stateless } from '../stateless/Stateless.ts'
@@ -71,6 +72,7 @@ export const testApp = (
       fetch: (url) => Effect.sync(() => (record('fetch')(url), { url, status: 200, headers: {}, body: '', encoding: 'utf-8' as const, truncated: false, redirects: 0 })),
       localhosts: Effect.sync(() => (record('localhosts')(), [])),
     }),
+    SessionProxy.layerTest({ set: (key, proxy) => Effect.sync(() => (record('sessionProxy')(key, proxy), { upstreamProxy: proxy === undefined ? 'none' as const : 'set' as const })) }),
     DevTools.layerTest({ endpoint: (id) => Effect.sync(() => (record('devtools')(id), { url: 'ws://127.0.0.1:7777/devtools/test-token' })) }),
   )
   const app = Effect.runSync(makeApp({ port: overrides.port ?? 7777, token: Redacted.make(TEST_TOKEN) }).pipe(Effect.provide(layer)))

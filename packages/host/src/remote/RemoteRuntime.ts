@@ -83,7 +83,10 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
   }
 
   readonly openContext = (spec: OpenContextSpec): Effect.Effect<ContextId, RuntimeError> =>
-    call('open remote context', this.options.deadlineMs * 2, () => this.doOpen(spec))
+    spec.upstreamProxy !== undefined
+      // A remote DevTools browser's connections never pass our egress: it cannot chain a proxy.
+      ? Effect.fail(new RuntimeError({ reason: 'invalid', message: 'a remote DevTools browser cannot chain an errand through an upstream proxy' }))
+      : call('open remote context', this.options.deadlineMs * 2, () => this.doOpen(spec))
 
   readonly addCookies = (contextId: ContextId, cookies: ReadonlyArray<Cookie>) =>
     this.withEntry(contextId, 'add cookies', async (e) => {

@@ -15,7 +15,7 @@
  * routed.describe() // { kind: 'cdp', where: 'remote', remote: { endpoint: 'http://127.0.0.1:9222', state: 'connected' } }
  */
 import { describeTarget, type GuardPolicy } from '@errands/guard'
-import type { ContextId, Cookie, OpenContextSpec, RuntimeEvent, RuntimeShape, SessionLabel } from '@errands/runtime'
+import { InvalidUpstreamProxy, type ContextId, type Cookie, type OpenContextSpec, type RuntimeEvent, type RuntimeShape, type SessionLabel } from '@errands/runtime'
 import type { ChromiumRuntime } from '@errands/runtime-chromium'
 import { toRuntimeError } from '@errands/runtime-chromium'
 import type { HealthLog } from '@errands/supervisor'
@@ -98,7 +98,9 @@ export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions
 
     const openContext = (spec: OpenContextSpec) =>
       Effect.gen(function* () {
-        if (state === 'connected' && remote !== undefined) {
+        // An errand with an upstream proxy runs in our own Chromium, behind the egress that chains
+        // it: a remote DevTools browser cannot take a proxy (issue #21, docs/containment.md).
+        if (state === 'connected' && remote !== undefined && spec.upstreamProxy === undefined) {
           const opened = yield* Effect.either(remote.openContext(spec))
           if (opened._tag === 'Right') return opened.right
           yield* fallBack(opened.left.message)
@@ -131,6 +133,10 @@ export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions
       // A crashed context is no longer held by either: ask both (ids never collide).
       lastWords: (id) => (remote ? Effect.flatMap(remote.lastWords(id), (o) => (Option.isSome(o) ? Effect.succeed(o) : local.lastWords(id))) : local.lastWords(id)),
       devtools: (id) => (remote?.owns(id) ? remote.devtools(id) : local.devtools(id)),
+      setUpstreamProxy: (id, proxy) =>
+        remote?.owns(id)
+          ? Effect.fail(new InvalidUpstreamProxy({ reason: 'unsupported', message: 'This errand runs in a remote DevTools browser, which cannot chain through a proxy; open a new session with X-Browser-Proxy instead.' }))
+          : local.setUpstreamProxy(id, proxy),
       subscribe: (listener) =>
         Effect.sync(() => {
           listeners.add(listener)
