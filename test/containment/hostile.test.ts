@@ -72,5 +72,14 @@ describe('a hostile page behind the egress (G3, G4)', () => {
     const egressLines = host.logs.filter((l) => l.startsWith('egress: ') && l.includes(` for ${errand} `))
     expect(egressLines.length).toBe(decisions.filter((d) => d.errand === errand).length)
     expect(egressLines.filter((l) => /\/(fetch|xhr|ws|prefetch|private|events|beacon)\b|\?/.test(l))).toEqual([])
+    // Health says a page was refused something: counts by rule on the open door, and no errand named (X1).
+    const health = await (await fetch(`${host.url}/health`)).text()
+    const egress = JSON.parse(health).runtime.egress
+    expect(egress).toMatchObject({ on: true, remoteBypasses: false })
+    expect(egress.refused).toBeGreaterThan(0)
+    expect(egress.byRule['own-port']).toBeGreaterThan(0)
+    expect(egress.lastRefusedAt).toEqual(expect.any(Number))
+    expect(health).not.toContain(errand)
+    expect(health).not.toContain('hostile-1')
   })
 })

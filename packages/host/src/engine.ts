@@ -99,6 +99,22 @@ export type HostServices =
 export const hostPolicy = (port: number, extra: ReadonlyArray<number> = []): GuardPolicy =>
   defaultPolicy([port, ...extra].map((p) => ({ host: '127.0.0.1', port: p })))
 
+/** A runtime report with the egress's counts (issue #21; counts only, X1). */
+const withEgress = (report: RuntimeReport, chromium: ChromiumRuntime): RuntimeReport => {
+  const stats = chromium.egress?.stats()
+  return {
+    ...report,
+    egress: {
+      on: stats !== undefined,
+      remoteBypasses: report.remote?.state === 'connected',
+      allowed: stats?.allowed ?? 0,
+      refused: stats?.refused ?? 0,
+      byRule: { ...stats?.byRule },
+      lastRefusedAt: stats?.lastRefusal?.at ?? null,
+    },
+  }
+}
+
 /** A DevTools endpoint on loopback (`ERRANDS_CDP_URL` pointing at this machine): its port. */
 const loopbackPort = (url: string | undefined): Array<number> => {
   if (url === undefined) return []
@@ -137,11 +153,13 @@ const hostEngineOn = (options: HostEngineOptions) => {
   const local: RuntimeReport = { kind: 'chromium', where: 'local' }
   const cdpUrl = settings.cdpUrl
   const browser = cdpUrl === undefined
-    ? Layer.effect(HostBrowser, Effect.map(Chromium, (c): HostBrowserShape => ({ runtime: c, pages: c, describe: () => local })))
+    ? Layer.effect(HostBrowser, Effect.map(Chromium, (c): HostBrowserShape => ({ runtime: c, pages: c, describe: () => withEgress(local, c) })))
     : Layer.scoped(
         HostBrowser,
         Effect.flatMap(Chromium, (c) =>
-          Effect.map(makeRoutedRuntime(c, { cdpUrl, policy, log, deadlineMs, notes }), (r): HostBrowserShape => ({ runtime: r, pages: r, describe: r.describe }))),
+          Effect.map(makeRoutedRuntime(c, { cdpUrl, policy, log, deadlineMs, notes }), (r): HostBrowserShape => ({
+            runtime: r, pages: r, describe: () => withEgress(r.describe(), c),
+          }))),
       )
   const runtime = Layer.mergeAll(
     Layer.effect(Runtime, Effect.map(HostBrowser, (b) => b.runtime)),

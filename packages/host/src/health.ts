@@ -22,6 +22,25 @@ export interface RuntimeReport {
   readonly where: 'local' | 'remote'
   /** The DevTools address as scheme/host/port, when one was configured. */
   readonly remote?: { readonly endpoint: string; readonly state: 'connected' | 'fallback' | 'disconnected' } | undefined
+  /** The egress's counts (issue #21); absent for a runtime without one (tests). */
+  readonly egress?: EgressReport | undefined
+}
+
+/**
+ * What the egress (G3) has decided so far: counts only — never an errand, a key or an address
+ * (X1), so the open `/health` carries it as it is. `remoteBypasses`: errands in a remote DevTools
+ * browser leave through that browser's own network, not the egress; only the CDP guard judges
+ * their requests there (docs/containment.md).
+ */
+export interface EgressReport {
+  readonly on: boolean
+  readonly remoteBypasses: boolean
+  readonly allowed: number
+  readonly refused: number
+  /** Decisions by the guard's rule (`own-port`, `private`, `loopback`, `public`, …). */
+  readonly byRule: Readonly<Record<string, number>>
+  /** When a page was last refused something (epoch ms), or null. */
+  readonly lastRefusedAt: number | null
 }
 
 /** The health report. */
@@ -54,6 +73,7 @@ export interface PublicHealthReport {
     readonly kind: string
     readonly where: 'local' | 'remote'
     readonly remote?: { readonly state: 'connected' | 'fallback' | 'disconnected' } | undefined
+    readonly egress?: EgressReport | undefined
   }
   readonly open: number
   readonly parked: number
@@ -77,6 +97,8 @@ export const publicHealth = (report: HealthReport): PublicHealthReport => ({
     kind: report.runtime.kind,
     where: report.runtime.where,
     ...(report.runtime.remote ? { remote: { state: report.runtime.remote.state } } : {}),
+    // Counts and rule names only: copied field by field so nothing else rides along.
+    ...(report.runtime.egress ? { egress: { ...report.runtime.egress, byRule: { ...report.runtime.egress.byRule } } } : {}),
   },
   open: report.open,
   parked: report.parked,
