@@ -5,7 +5,7 @@
  */
 import CDP from 'chrome-remote-interface'
 import { describe, it } from 'vitest'
-import { compare, must, runTask, useMatrix } from './matrix.ts'
+import { both, compare, must, runTask, useMatrix } from './matrix.ts'
 
 const env = useMatrix()
 
@@ -99,8 +99,7 @@ const task = async (wsUrl: string) => {
 
 describe('chrome-remote-interface (raw CDP)', () => {
   it('does the task through an errand as against Chromium', async () => {
-    const plain = await task(env().plain.wsUrl)
-    const errand = await task(await env().host.devtoolsUrl('matrix-cri'))
+    const { plain, errand } = await both(env, 'matrix-cri', task)
     compare(plain, errand)
   })
 })

@@ -4,7 +4,7 @@
  */
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { describe, it } from 'vitest'
-import { compare, must, runTask, useMatrix } from './matrix.ts'
+import { both, compare, must, runTask, useMatrix } from './matrix.ts'
 
 const env = useMatrix()
 
@@ -63,10 +63,7 @@ const task = async (wsUrl: string) => {
 
 describe('playwright-core (connectOverCDP)', () => {
   it('does the task through an errand as against Chromium', async () => {
-    const plain = await task(env().plain.wsUrl)
-    const errand = await task(await env().host.devtoolsUrl('matrix-playwright'))
-    compare(plain, errand, {
-      cdp: 'newCDPSession sends Target.attachToBrowserTarget first; the proxy refuses it until the DevTools engineer lands #22\'s browser sessions',
-    })
+    const { plain, errand } = await both(env, 'matrix-playwright', task)
+    compare(plain, errand)
   })
 })

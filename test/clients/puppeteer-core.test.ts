@@ -4,7 +4,7 @@
  */
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 import { describe, it } from 'vitest'
-import { compare, must, runTask, useMatrix } from './matrix.ts'
+import { both, compare, must, runTask, useMatrix } from './matrix.ts'
 
 const env = useMatrix()
 
@@ -63,8 +63,7 @@ const task = async (wsUrl: string) => {
 
 describe('puppeteer-core (connect)', () => {
   it('does the task through an errand as against Chromium', async () => {
-    const plain = await task(env().plain.wsUrl)
-    const errand = await task(await env().host.devtoolsUrl('matrix-puppeteer'))
+    const { plain, errand } = await both(env, 'matrix-puppeteer', task)
     compare(plain, errand)
   })
 })
