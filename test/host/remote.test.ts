@@ -43,9 +43,12 @@ describe('a DevTools browser elsewhere (R2)', () => {
   })
 
   it('gives each session a new, real browser context there; ours stays unstarted', async () => {
-    expect((await host.call(undefined, 'GET', '/v1/person/health')).body.runtime).toEqual({
+    const { egress, ...runtime } = (await host.call(undefined, 'GET', '/v1/person/health')).body.runtime
+    expect(runtime).toEqual({
       kind: 'cdp', where: 'remote', remote: { endpoint: remote.httpUrl.replace(/\/$/, ''), state: 'connected' },
     })
+    // Issue #21: errands there leave through the remote browser's network, not our egress; health says so.
+    expect(egress).toMatchObject({ on: true, remoteBypasses: true })
     const before = await contexts()
     await Promise.all([
       host.call('east', 'POST', '/v1/navigate', { url: site.url('/store?v=east') }),
