@@ -6,14 +6,15 @@
  * binary and flags (the engine's own Chromiums have no DevTools port since ADR 0016) in a fresh
  * context of its own. A second comparison isolates the hop: CDP round trips on one tab, through
  * the proxy and straight. A third (#27): errand B's `GET /v1/url` alone and while a client floods
- * errand A's endpoint with 20,000 messages — a flood on one errand must not starve another.
+ * errand A's endpoint with 20,000 messages from another process — a flood on one errand must not
+ * starve another.
  * Connections are made once; the sides run interleaved in one process.
  *
  * @example
  * rows.push(...(await benchDevtools(15)))
  */
+import { spawn } from 'node:child_process'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import WebSocket from 'ws'
 import { closeSites, serveSites } from '../test/fixtures/sites.ts'
 import { startTestHost, type TestHost } from '../test/host/harness.ts'
 import { interleave, launchRaw } from './common.ts'
@@ -43,25 +44,51 @@ const latencies = async (host: TestHost, busy: Promise<unknown>, minimum: number
   return times
 }
 
-/** Sends FLOOD_MESSAGES commands on A's endpoint as fast as the socket takes them; resolves when every one was answered or the connection ended. */
-const flood = async (url: string): Promise<{ answered: number; refused: number; closed: string | undefined }> => {
-  const ws = new WebSocket(url, { perMessageDeflate: false })
-  await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)))
-  let answered = 0
-  let refused = 0
-  let closed: string | undefined
-  return new Promise((resolve) => {
-    const end = () => resolve({ answered, refused, closed })
-    ws.on('message', (data) => {
-      const m = JSON.parse(data.toString()) as { id?: number; error?: unknown }
-      if (m.id === undefined) return
-      if (m.error !== undefined) refused++
-      else answered++
-      if (answered + refused === FLOOD_MESSAGES) (ws.close(), end())
+/**
+ * Sends FLOOD_MESSAGES commands on A's endpoint as fast as the socket takes them, from **another
+ * process** (a flooding client is not in the host's process: run here, its own 20,000 sends and
+ * parses would block the host's event loop and be counted against the host); resolves when every
+ * one was answered or the connection ended.
+ */
+interface Flood {
+  /** The flooding process is connected and sending. */
+  readonly started: Promise<void>
+  readonly done: Promise<{ answered: number; refused: number; closed: string | undefined }>
+}
+const flood = (url: string): Flood => {
+  let started!: () => void
+  const start = new Promise<void>((r) => (started = r))
+  const done = new Promise<{ answered: number; refused: number; closed: string | undefined }>((resolve, reject) => {
+    const script = `
+      const WebSocket = require('ws')
+      const [url, count] = [process.argv[1], Number(process.argv[2])]
+      const ws = new WebSocket(url, { perMessageDeflate: false })
+      let answered = 0, refused = 0, closed
+      const end = () => { process.stdout.write(JSON.stringify({ answered, refused, closed })); process.exit(0) }
+      ws.on('open', () => { process.stdout.write('sending\\n'); for (let id = 1; id <= count; id++) ws.send(JSON.stringify({ id, method: 'Browser.getVersion', params: {} })) })
+      ws.on('message', (data) => {
+        const m = JSON.parse(data.toString())
+        if (m.id === undefined) return
+        if (m.error !== undefined) refused++
+        else answered++
+        if (answered + refused === count) end()
+      })
+      ws.on('close', (_code, reason) => { closed = reason.toString(); end() })
+      ws.on('error', () => undefined)
+    `
+    const child = spawn(process.execPath, ['-e', script, url, String(FLOOD_MESSAGES)], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (d) => {
+      out += d
+      if (out.includes('sending\n')) started()
     })
-    ws.on('close', (_code, reason) => ((closed = reason.toString()), end()))
-    for (let id = 1; id <= FLOOD_MESSAGES; id++) ws.send(JSON.stringify({ id, method: 'Browser.getVersion', params: {} }))
+    child.on('exit', () => {
+      started()
+      const last = out.split('\n').at(-1) ?? ''
+      return last ? resolve(JSON.parse(last)) : reject(new Error('the flooding process reported nothing'))
+    })
   })
+  return { started: start, done }
 }
 
 /**
@@ -113,8 +140,9 @@ export const benchDevtools = async (rounds: number): Promise<Row[]> => {
     const floodUrl = (await host.call('bench-a', 'GET', '/v1/session/devtools')).body.url as string
     const alone = await latencies(host, Promise.resolve(), 200)
     const flooded = flood(floodUrl)
-    const during = await latencies(host, flooded, 20)
-    const outcome = await flooded
+    await flooded.started
+    const during = await latencies(host, flooded.done, 20)
+    const outcome = await flooded.done
     const base = median(times['direct']!)
     const hopBase = median(hop['direct']!) / 50
     const p50 = percentile(alone, 50)

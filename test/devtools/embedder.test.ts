@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { closeSites, serveSites } from '../fixtures/sites.ts'
+import { RawCdp } from './raw.ts'
 
 describe('the DevTools endpoint from the Promise API', () => {
   it('hands out a URL into an errand of our own Chromium, and refuses a chat on the main context', async () => {
@@ -35,6 +36,28 @@ describe('the DevTools endpoint from the Promise API', () => {
       await devtools.close()
       await errands.close()
       await closeSites([site!])
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it('takes the limits from its options (#27): frame size, connections per errand, commands in flight', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'errands-embed-'))
+    const errands = await Errands.create({ settings: { dataDir }, runtime: ChromiumRuntime.layer({ dataDir, warmSpare: false }) })
+    const devtools = await DevToolsServer.start(errands, { maxFrameBytes: 4096, maxConnections: 1, maxInFlight: 2 })
+    try {
+      await errands.open({ id: 'task-l', kind: 'task' })
+      const first = await RawCdp.open(await devtools.url('task-l'))
+      await expect(RawCdp.open(await devtools.url('task-l'))).rejects.toThrow(/HTTP 429/)
+      // Five commands that stay in flight (answered after 1 s), with a limit of 2: three refused.
+      const { sessionId } = await first.newPage()
+      const answers = await Promise.all(Array.from({ length: 5 }, () =>
+        first.send('Runtime.evaluate', { expression: 'new Promise((r) => setTimeout(r, 1000))', awaitPromise: true }, sessionId)))
+      expect(answers.filter((a) => a.error?.message.includes('the in-flight limit'))).toHaveLength(3)
+      first.ws.send(JSON.stringify({ id: 9, method: 'Runtime.evaluate', params: { expression: 'x'.repeat(8192) } }))
+      expect(await first.closed()).toMatchObject({ code: 1009, reason: expect.stringContaining('4096 bytes') })
+    } finally {
+      await devtools.close()
+      await errands.close()
       rmSync(dataDir, { recursive: true, force: true })
     }
   })

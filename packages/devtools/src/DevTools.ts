@@ -25,7 +25,7 @@ import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import { DevToolsUnavailable } from './errors.ts'
-import { ErrandProxy, type CloseReason } from './proxy.ts'
+import { ErrandProxy, MAX_IN_FLIGHT, type CloseReason } from './proxy.ts'
 import { TokenBook } from './tokens.ts'
 
 /** What `endpoint` answers. @example const { url } = yield* devtools.endpoint('task-1') */
@@ -56,9 +56,9 @@ export interface DevToolsOptions {
    * or 16 MiB.
    */
   readonly maxFrameBytes?: number | undefined
-  /** Open connections per errand (#27); one more is refused with 429 (default {@link MAX_CONNECTIONS}). */
+  /** Open connections per errand (#27); one more is refused with 429. Default: `ERRANDS_DEVTOOLS_MAX_CONNECTIONS` or {@link MAX_CONNECTIONS}. */
   readonly maxConnections?: number | undefined
-  /** Commands one connection may have waiting for the browser (#27; default 256, see `MAX_IN_FLIGHT`). */
+  /** Commands one connection may have waiting for the browser (#27). Default: `ERRANDS_DEVTOOLS_MAX_IN_FLIGHT` or 256 (`MAX_IN_FLIGHT`). */
   readonly maxInFlight?: number | undefined
 }
 
@@ -76,6 +76,27 @@ export const MAX_CONNECTIONS = 8
  */
 export const maxFrameBytesConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_FRAME_BYTES', Schema.NumberFromString.pipe(Schema.int(), Schema.between(1024, 256 * 1024 * 1024))).pipe(
   Config.withDefault(MAX_FRAME_BYTES),
+)
+
+/**
+ * `ERRANDS_DEVTOOLS_MAX_CONNECTIONS`: open connections per errand (1 .. 64; default 8).
+ *
+ * @example
+ * const perErrand = yield* maxConnectionsConfig // 8 when unset
+ */
+export const maxConnectionsConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_CONNECTIONS', Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 64))).pipe(
+  Config.withDefault(MAX_CONNECTIONS),
+)
+
+/**
+ * `ERRANDS_DEVTOOLS_MAX_IN_FLIGHT`: commands one connection may have waiting for the browser
+ * (1 .. 4096; default 256).
+ *
+ * @example
+ * const inFlight = yield* maxInFlightConfig // 256 when unset
+ */
+export const maxInFlightConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_IN_FLIGHT', Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 4096))).pipe(
+  Config.withDefault(MAX_IN_FLIGHT),
 )
 
 /** The service. @example if (!devtools.upgrade(req, socket, head)) socket.destroy() */
@@ -124,8 +145,13 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
     const hosts = options.hosts ?? (() => [new URL(options.baseUrl().replace(/^ws/, 'http')).host])
     // A bad value of the variable is the operator's to see, not a silent default.
     const maxFrameBytes = options.maxFrameBytes ?? (yield* Effect.orDie(maxFrameBytesConfig))
-    const maxConnections = options.maxConnections ?? MAX_CONNECTIONS
-    const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: maxFrameBytes })
+    const maxConnections = options.maxConnections ?? (yield* Effect.orDie(maxConnectionsConfig))
+    const maxInFlight = options.maxInFlight ?? (yield* Effect.orDie(maxInFlightConfig))
+    // allowSynchronousEvents: false — ws hands over one client message per turn of the event loop
+    // instead of every message of a socket read at once (a 64 KiB read is ~1,000 small commands):
+    // a flooding client then waits behind its own messages, and another errand's requests are
+    // served between them (#27: a flood on one errand must not starve another).
+    const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: maxFrameBytes, allowSynchronousEvents: false })
     const frameLimit = `The message was over ${maxFrameBytes} bytes, the frame limit of an errand's DevTools endpoint (ERRANDS_DEVTOOLS_MAX_FRAME_BYTES).`
     /** Connections of an errand being set up, counted against its limit with the open ones. */
     const connecting = new Map<string, number>()
@@ -199,7 +225,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       let proxy: ErrandProxy
       try {
         proxy = await ErrandProxy.connect({
-          maxInFlight: options.maxInFlight,
+          maxInFlight,
           connect: found.value.connect, browserContextId: found.value.browserContextId, policy: options.policy, log: options.log, name: conversationId, filesDir: found.value.filesDir,
         })
       } catch (error) {

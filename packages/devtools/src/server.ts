@@ -31,6 +31,10 @@ export interface DevToolsServerOptions {
   readonly policy?: GuardPolicy | undefined
   readonly idleMs?: number | undefined
   readonly log?: ((line: string) => void) | undefined
+  /** The limits (#27), as for the host: each defaults to its `ERRANDS_DEVTOOLS_*` variable, then to the built-in value. */
+  readonly maxFrameBytes?: number | undefined
+  readonly maxConnections?: number | undefined
+  readonly maxInFlight?: number | undefined
 }
 
 /** A running server: the service, and where it listens. @example (yield* serveDevTools()).baseUrl */
@@ -70,6 +74,9 @@ export const serveDevTools = (options: DevToolsServerOptions = {}): Effect.Effec
       policy: options.policy ?? defaultPolicy([{ host: '127.0.0.1', port }]),
       log: options.log ?? (() => undefined),
       idleMs: options.idleMs,
+      maxFrameBytes: options.maxFrameBytes,
+      maxConnections: options.maxConnections,
+      maxInFlight: options.maxInFlight,
     })
     server.on('upgrade', (req, socket, head) => {
       if (!devtools.upgrade(req, socket, head)) socket.destroy()
