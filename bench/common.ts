@@ -37,18 +37,20 @@ export const engineLog: Array<{ readonly at: number; readonly line: string }> = 
 /**
  * Starts the engine under test (local Chromium, sealed store, supervisor with lending) on a temp
  * data dir: up to 6 open errands, snapshots 3 s after a load. `warmSpare: false` switches off the
- * context the runtime keeps ready.
+ * context the runtime keeps ready; `egress: false` the egress (to measure its cost only).
  *
  * @example
  * const { bench, dispose } = await startBench(sites, 7)
  */
-export const startBench = async (sites: ReadonlyArray<Site>, rounds: number, warmSpare = true, extraArgs: ReadonlyArray<string> = []) => {
+export const startBench = async (sites: ReadonlyArray<Site>, rounds: number, warmSpare = true, extraArgs: ReadonlyArray<string> = [], egress = true) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'errands-bench-'))
   const managed = ManagedRuntime.make(engineLayer({
     settings: defaultSettings({ dataDir, maxErrands: 6, snapshotDebounceMs: 3_000 }),
     chromium: {
       warmSpare,
       extraArgs,
+      // `false` only to measure what the egress costs (issue #21): never a setting for real use.
+      egress,
       log: (line) => {
         engineLog.push({ at: performance.now(), line })
         if (engineLog.length > 500) engineLog.splice(0, 100)

@@ -33,7 +33,7 @@ const fourAtATime = async (task: (k: number) => Promise<void>, failures: { n: nu
   )
 }
 
-export const benchForty = async (bench: Bench, rounds: number): Promise<Row[]> => {
+export const benchForty = async (bench: Bench, rounds: number, noEgress?: Bench): Promise<Row[]> => {
   const raw = await launchRaw()
   const cluster: Cluster<string, void> = await Cluster.launch({
     concurrency: Cluster.CONCURRENCY_CONTEXT,
@@ -52,7 +52,11 @@ export const benchForty = async (bench: Bench, rounds: number): Promise<Row[]> =
   const cookieFor = (k: number, title: string) => ({ name: 'seen', value: title, domain: new URL(urlOf(k)).hostname, path: '/' })
   let n = 0
   const baseline = 'raw CDP: 4 workers on one browser connection'
-  const names = [baseline, 'raw Playwright: 4 workers, newContext per task', 'puppeteer-cluster: CONCURRENCY_CONTEXT, maxConcurrency 4', 'Errands: 4 parallel errands through the supervisor'] as const
+  const direct = 'Errands with the egress off (measurement only, issue #21)'
+  const names = [
+    baseline, 'raw Playwright: 4 workers, newContext per task', 'puppeteer-cluster: CONCURRENCY_CONTEXT, maxConcurrency 4', 'Errands: 4 parallel errands through the supervisor',
+    ...(noEgress ? [direct] : []),
+  ] as const
   const failures = Object.fromEntries(names.map((k) => [k, { n: 0 } as { n: number; last?: string }]))
   const sides = (count: number) => ({
     [names[0]]: () => fourAtATime(async (k) => {
@@ -70,13 +74,15 @@ export const benchForty = async (bench: Bench, rounds: number): Promise<Row[]> =
       await context.close()
     }, failures[names[1]]!, count),
     [names[2]]: () => fourAtATime((k) => cluster.execute(urlOf(k)), failures[names[2]]!, count),
-    [names[3]]: () => fourAtATime(async (k) => {
-      await errandOpenLoadClose(bench, `bench-forty-${n++}`, urlOf(k), async (contextId) => {
-        const [tab] = await bench.run(bench.engine.tabs(contextId))
-        await bench.run(bench.engine.addCookies(contextId, [{ ...cookieFor(k, tab!.title), expires: -1, httpOnly: false, secure: false, sameSite: 'Lax' }]))
-      })
-    }, failures[names[3]]!, count),
+    [names[3]]: () => fourAtATime((k) => errandTask(bench, k), failures[names[3]]!, count),
+    ...(noEgress ? { [direct]: () => fourAtATime((k) => errandTask(noEgress, k), failures[direct]!, count) } : {}),
   })
+  const errandTask = async (on: Bench, k: number): Promise<void> => {
+    await errandOpenLoadClose(on, `bench-forty-${n++}`, urlOf(k), async (contextId) => {
+      const [tab] = await on.run(on.engine.tabs(contextId))
+      await on.run(on.engine.addCookies(contextId, [{ ...cookieFor(k, tab!.title), expires: -1, httpOnly: false, secure: false, sameSite: 'Lax' }]))
+    })
+  }
   // Warm-up: one batch of 4 per side (a whole batch of 40 would double the section's time).
   const times = await interleave(sides(TASKS), rounds, 1_000, sides(PARALLEL))
   await cluster.close()

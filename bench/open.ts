@@ -32,7 +32,7 @@ export const errandOpenLoadClose = async (bench: Bench, id: string, url: string,
   return info.title
 }
 
-export const benchOpen = async (bench: Bench, cold?: Bench): Promise<Row[]> => {
+export const benchOpen = async (bench: Bench, cold?: Bench, noEgress?: Bench): Promise<Row[]> => {
   const raw = await launchRaw()
   const url = bench.sites[0]!.url('/title?t=bench')
   let n = 0
@@ -55,6 +55,7 @@ export const benchOpen = async (bench: Bench, cold?: Bench): Promise<Row[]> => {
     },
     'Errands: open errand + load its tab + close (guarded)': () => errandOpenLoadClose(bench, `bench-open-${n++}`, url),
     ...(cold ? { 'Errands without the warm spare context': () => errandOpenLoadClose(cold, `bench-open-cold-${n++}`, url) } : {}),
+    ...(noEgress ? { 'Errands with the egress off (measurement only, issue #21)': () => errandOpenLoadClose(noEgress, `bench-open-direct-${n++}`, url) } : {}),
   }, bench.rounds)
   await raw.close()
   const base = median(times[baseline]!)

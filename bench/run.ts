@@ -53,14 +53,24 @@ if (sections.some((s) => engineSections.includes(s))) {
     await section('open', async () => {
       // The same open path without the warm spare context, in an engine of its own.
       const cold = await startBench(sites, rounds, false)
+      // And with the egress off (issue #21: what the one door costs), in an engine of its own too.
+      const direct = await startBench(sites, rounds, true, [], false)
       try {
-        return await benchOpen(bench, cold.bench)
+        return await benchOpen(bench, cold.bench, direct.bench)
       } finally {
         await cold.dispose()
+        await direct.dispose()
       }
     })
     await section('breakdown', () => benchBreakdown(bench, services))
-    await section('forty', () => benchForty(bench, fewer))
+    await section('forty', async () => {
+      const direct = await startBench(sites, rounds, true, [], false)
+      try {
+        return await benchForty(bench, fewer, direct.bench)
+      } finally {
+        await direct.dispose()
+      }
+    })
     await section('resume', () => benchResume(bench))
     await section('heal', () => benchHeal(bench, fewer))
     await section('memory', () => benchMemory(bench, 3))
