@@ -18,4 +18,7 @@ node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
 echo "errands: build and type-check took $(( $(date +%s) - started )) s"
 # Built above: the tiers' globalSetup need not build again.
 export ERRANDS_BUILT=1
-exec node_modules/.bin/vitest run "$@"
+# ERRANDS_TEST_REPORT=<file>: also write vitest's JSON report there (per-file durations, docs/testing.md).
+report=()
+if [ -n "${ERRANDS_TEST_REPORT:-}" ]; then report=(--reporter=default --reporter=json "--outputFile.json=$ERRANDS_TEST_REPORT"); fi
+exec node_modules/.bin/vitest run "${report[@]}" "$@"
