@@ -12,7 +12,7 @@
  *
  * @example
  * const env = useMatrix()
- * const { plain, errand } = await both(env, 'matrix-x', (wsUrl) => runTask({ navigate: …, … }))
+ * const { plain, errand } = await both(env, { name: 'x', key: 'matrix-x', task: (wsUrl) => runTask({ navigate: …, … }) })
  * compare(plain, errand)
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -88,8 +88,11 @@ const launchPlain = async (): Promise<PlainChromium> => {
     close: async () => {
       child.kill('SIGTERM')
       await exited
-      // Its helpers may still be writing the profile for a moment after the browser exits.
-      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+      // Its helper processes may still be writing the profile for a while after the browser
+      // exits (seconds, on a loaded machine); a profile left in the temp dir fails no test.
+      try {
+        rmSync(dir, { recursive: true, force: true, maxRetries: 30, retryDelay: 200 })
+      } catch {}
     },
   }
 }
@@ -102,7 +105,9 @@ export interface MatrixEnv {
 }
 
 /**
- * One shipped host, one plain Chromium and the task site for the file; stopped after.
+ * One shipped host, one plain Chromium and the task site for the file (every client of the
+ * matrix: starting the host is most of a client's cost); stopped after. Each client has an
+ * errand of its own, so the host may keep one session per client.
  *
  * @example
  * const env = useMatrix()
@@ -110,7 +115,7 @@ export interface MatrixEnv {
 export const useMatrix = (): (() => MatrixEnv) => {
   let value: MatrixEnv | undefined
   beforeAll(async () => {
-    const [host, plain, site] = await Promise.all([startShippedHost(), launchPlain(), serveTaskSite()])
+    const [host, plain, site] = await Promise.all([startShippedHost({ ERRANDS_MAX_SESSIONS: '12' }), launchPlain(), serveTaskSite()])
     value = { host, plain, site }
   })
   afterAll(async () => {
@@ -122,20 +127,37 @@ export const useMatrix = (): (() => MatrixEnv) => {
   }
 }
 
+/** Which browser a task runs against. */
+export type Side = 'plain' | 'errand'
+
+/** One client of the matrix: a module of test/clients/, run by matrix.test.ts. */
+export interface MatrixClient {
+  /** The package and how it connects, e.g. `playwright-core (connectOverCDP)`. */
+  readonly name: string
+  /** Its errand's session key. */
+  readonly key: string
+  /**
+   * The task against `wsUrl`. `side` names which browser, for clients that keep state per name
+   * (daemons, sockets).
+   */
+  readonly task: (wsUrl: string, side: Side, site: TaskSite) => Promise<Outcome>
+  /** Steps the errand refuses on purpose (step → why); see `compare`. */
+  readonly refused?: Partial<Record<Step, string>>
+}
+
 /**
- * Runs `task` against the plain Chromium and through errand `key` of the host at the same time
- * (two browsers, independent): the file's wall time is the slower of the two, not their sum.
- * `side` names which, for clients that keep state per name (daemons, sockets).
+ * Runs `client`'s task against the plain Chromium and through its errand of the host at the
+ * same time (two browsers, independent): the wall time is the slower of the two, not their sum.
  *
  * @example
- * const { plain, errand } = await both(env, 'matrix-x', task)
+ * const { plain, errand } = await both(env, client)
  */
-export const both = async (
-  env: () => MatrixEnv,
-  key: string,
-  task: (wsUrl: string, side: 'plain' | 'errand') => Promise<Outcome>,
-): Promise<{ plain: Outcome; errand: Outcome }> => {
-  const [plain, errand] = await Promise.all([task(env().plain.wsUrl, 'plain'), env().host.devtoolsUrl(key).then((url) => task(url, 'errand'))])
+export const both = async (env: () => MatrixEnv, client: MatrixClient): Promise<{ plain: Outcome; errand: Outcome }> => {
+  const { host, plain: chromium, site } = env()
+  const [plain, errand] = await Promise.all([
+    client.task(chromium.wsUrl, 'plain', site),
+    host.devtoolsUrl(client.key).then((url) => client.task(url, 'errand', site)),
+  ])
   return { plain, errand }
 }
 

@@ -6,16 +6,14 @@
 import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { describe, it } from 'vitest'
-import { both, compare, installed, useMatrix, type Outcome } from './matrix.ts'
+import { installed, type MatrixClient, type Outcome, type Side, type TaskSite } from './matrix.ts'
 
-const env = useMatrix()
 const { version } = installed('@browserbasehq/stagehand')
 const run = promisify(execFile)
 const repo = join(import.meta.dirname, '../..')
 
-const task = async (cdpUrl: string): Promise<Outcome> => {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'stagehand-child.ts'), cdpUrl, env().site.url('')], {
+const task = async (cdpUrl: string, _side: Side, site: TaskSite): Promise<Outcome> => {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'stagehand-child.ts'), cdpUrl, site.url('')], {
     cwd: repo,
     timeout: 120_000,
   })
@@ -23,9 +21,5 @@ const task = async (cdpUrl: string): Promise<Outcome> => {
   return JSON.parse(line) as Outcome
 }
 
-describe(`Stagehand ${version} (LOCAL, cdpUrl)`, () => {
-  it('does the task through an errand as against Chromium', async () => {
-    const { plain, errand } = await both(env, 'matrix-stagehand', task)
-    compare(plain, errand)
-  })
-})
+/** The client, for matrix.test.ts. */
+export const client: MatrixClient = { name: `Stagehand ${version} (LOCAL, cdpUrl)`, key: 'matrix-stagehand', task }

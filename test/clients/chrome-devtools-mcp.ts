@@ -8,10 +8,8 @@
  * It has no raw CDP tool (evaluate_script runs page JavaScript, not protocol commands), so the
  * task's `cdp` step is not offered.
  */
-import { describe, it } from 'vitest'
-import { both, compare, installed, must, runTask, startMcpServer, useMatrix } from './matrix.ts'
+import { installed, type MatrixClient, must, type Outcome, runTask, type Side, startMcpServer, type TaskSite } from './matrix.ts'
 
-const env = useMatrix()
 const cli = installed('chrome-devtools-mcp', 'chrome-devtools-mcp').bin
 
 /** The uid of the snapshot line `uid=… role "name"` (`name` '': a line with the role and no name). */
@@ -29,7 +27,7 @@ const pagesOf = (text: string) =>
     return m === null ? [] : [{ id: Number(m[1]), line: m[2]! }]
   })
 
-const task = async (wsUrl: string) => {
+const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome> => {
   const mcp = await startMcpServer(cli, ['--wsEndpoint', wsUrl, '--usageStatistics=false', '--performanceCrux=false'], {
     CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1',
     CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS: '1',
@@ -44,7 +42,7 @@ const task = async (wsUrl: string) => {
       navigate: async () => {
         pageId = (await pages()).find((p) => p.line.includes('[selected]'))?.id ?? 0
         must(pageId > 0, 'no selected page')
-        await mcp.call('navigate_page', { pageId, type: 'url', url: env().site.url('/task') })
+        await mcp.call('navigate_page', { pageId, type: 'url', url: site.url('/task') })
       },
       read: async () => {
         snapshot = (await mcp.call('take_snapshot', { pageId })).text
@@ -93,9 +91,5 @@ const task = async (wsUrl: string) => {
   }
 }
 
-describe('chrome-devtools-mcp (--wsEndpoint)', () => {
-  it('does the task through an errand as against Chromium', async () => {
-    const { plain, errand } = await both(env, 'matrix-chrome-devtools-mcp', task)
-    compare(plain, errand)
-  })
-})
+/** The client, for matrix.test.ts. */
+export const client: MatrixClient = { name: 'chrome-devtools-mcp (--wsEndpoint)', key: 'matrix-chrome-devtools-mcp', task }

@@ -3,19 +3,16 @@
  * errand's DevTools URL and against plain Chromium; the errand must behave the same.
  */
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { describe, it } from 'vitest'
-import { both, compare, must, runTask, useMatrix } from './matrix.ts'
+import { type MatrixClient, must, type Outcome, runTask, type Side, type TaskSite } from './matrix.ts'
 
-const env = useMatrix()
-
-const task = async (wsUrl: string) => {
+const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome> => {
   const browser: Browser = await chromium.connectOverCDP(wsUrl)
   try {
     const context = browser.contexts()[0]!
     const page: Page = context.pages()[0] ?? (await context.newPage())
     let other: Page | undefined
     return await runTask({
-      navigate: async () => void (await page.goto(env().site.url('/task'))),
+      navigate: async () => void (await page.goto(site.url('/task'))),
       read: async () => must((await page.textContent('#h')) === 'Hello task', 'heading not read'),
       click: async () => {
         await page.click('#b')
@@ -61,9 +58,5 @@ const task = async (wsUrl: string) => {
   }
 }
 
-describe('playwright-core (connectOverCDP)', () => {
-  it('does the task through an errand as against Chromium', async () => {
-    const { plain, errand } = await both(env, 'matrix-playwright', task)
-    compare(plain, errand)
-  })
-})
+/** The client, for matrix.test.ts. */
+export const client: MatrixClient = { name: 'playwright-core (connectOverCDP)', key: 'matrix-playwright', task }

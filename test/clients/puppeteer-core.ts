@@ -3,18 +3,15 @@
  * DevTools URL and against plain Chromium; the errand must behave the same.
  */
 import puppeteer, { type Browser, type Page } from 'puppeteer-core'
-import { describe, it } from 'vitest'
-import { both, compare, must, runTask, useMatrix } from './matrix.ts'
+import { type MatrixClient, must, type Outcome, runTask, type Side, type TaskSite } from './matrix.ts'
 
-const env = useMatrix()
-
-const task = async (wsUrl: string) => {
+const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome> => {
   const browser: Browser = await puppeteer.connect({ browserWSEndpoint: wsUrl, defaultViewport: null })
   try {
     const page: Page = (await browser.pages())[0] ?? (await browser.newPage())
     let other: Page | undefined
     return await runTask({
-      navigate: async () => void (await page.goto(env().site.url('/task'))),
+      navigate: async () => void (await page.goto(site.url('/task'))),
       read: async () => must((await page.$eval('#h', (e) => e.textContent)) === 'Hello task', 'heading not read'),
       click: async () => {
         await page.click('#b')
@@ -61,9 +58,5 @@ const task = async (wsUrl: string) => {
   }
 }
 
-describe('puppeteer-core (connect)', () => {
-  it('does the task through an errand as against Chromium', async () => {
-    const { plain, errand } = await both(env, 'matrix-puppeteer', task)
-    compare(plain, errand)
-  })
-})
+/** The client, for matrix.test.ts. */
+export const client: MatrixClient = { name: 'puppeteer-core (connect)', key: 'matrix-puppeteer', task }

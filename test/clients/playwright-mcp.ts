@@ -8,20 +8,18 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, it } from 'vitest'
-import { both, compare, installed, must, runTask, startMcpServer, useMatrix } from './matrix.ts'
+import { installed, type MatrixClient, must, type Outcome, runTask, type Side, startMcpServer, type TaskSite } from './matrix.ts'
 
-const env = useMatrix()
 const cli = installed('@playwright/mcp', 'playwright-mcp').bin
 
-const task = async (wsUrl: string) => {
+const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome> => {
   const out = mkdtempSync(join(tmpdir(), 'errands-pwmcp-'))
   const mcp = await startMcpServer(cli, ['--cdp-endpoint', wsUrl, '--output-dir', out, '--image-responses', 'allow'])
   const evaluate = async (fn: string) => (await mcp.call('browser_evaluate', { function: fn })).text
   const tabs = async () => (await mcp.call('browser_tabs', { action: 'list' })).text
   try {
     return await runTask({
-      navigate: async () => void (await mcp.call('browser_navigate', { url: env().site.url('/task') })),
+      navigate: async () => void (await mcp.call('browser_navigate', { url: site.url('/task') })),
       read: async () => must((await mcp.call('browser_snapshot')).text.includes('Hello task'), 'heading not in the snapshot'),
       click: async () => {
         await mcp.call('browser_click', { element: 'Click button', target: '#b' })
@@ -74,9 +72,5 @@ const task = async (wsUrl: string) => {
   }
 }
 
-describe('@playwright/mcp (--cdp-endpoint)', () => {
-  it('does the task through an errand as against Chromium', async () => {
-    const { plain, errand } = await both(env, 'matrix-playwright-mcp', task)
-    compare(plain, errand)
-  })
-})
+/** The client, for matrix.test.ts. */
+export const client: MatrixClient = { name: '@playwright/mcp (--cdp-endpoint)', key: 'matrix-playwright-mcp', task }
