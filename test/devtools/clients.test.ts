@@ -122,7 +122,10 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
 
       // Beyond the errand: refused, in words.
       await expect(client.send('Browser.crash')).rejects.toThrow(/not on the allowlist/)
-      await expect(client.send('Target.createBrowserContext', {})).rejects.toThrow(/one browser context/)
+      // A second context is a helper errand of this one (#22, E1); no other context can be disposed of.
+      const { browserContextId: helper } = await client.send('Target.createBrowserContext', {})
+      await expect(client.send('Target.disposeBrowserContext', { browserContextId: 'F'.repeat(32) })).rejects.toThrow(/only a helper context/)
+      await client.send('Target.disposeBrowserContext', { browserContextId: helper })
       await expect(client.send('Storage.getCookies', { browserContextId: 'F'.repeat(32) })).rejects.toThrow(/not this errand's/)
       await expect(client.send('Page.navigate', { url: `${host.url}/health` }, sessionId)).rejects.toThrow(/containment policy refuses/)
       await expect(client.send('Page.navigate', { url: 'file:///etc/passwd' }, sessionId)).rejects.toThrow(/containment policy refuses/)

@@ -216,6 +216,40 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
         return { url: `${options.baseUrl()}/devtools/${token}` } satisfies DevToolsEndpoint
       })
 
+    /**
+     * A helper errand of `conversationId` for a client's `browser.newContext()` (#22, E1): a task
+     * of its own (`<id>/devtools-<n>`), counted against the cap like every errand, driven while
+     * the client holds it (never parked under it) and released when the client disposes of the
+     * context or disconnects.
+     */
+    let helperSeq = 0
+    const openHelper = async (conversationId: string) => {
+      const id = `${conversationId}/devtools-${++helperSeq}`
+      const opened = await run(Effect.gen(function* () {
+        yield* supervisor.open({ id, kind: 'task', helper: true })
+        return yield* target(id)
+      }))
+      if (Exit.isFailure(opened)) {
+        await run(supervisor.release(id))
+        const error = Cause.squash(opened.cause)
+        throw new Error(error instanceof Error ? error.message : 'the helper errand could not be opened')
+      }
+      // The engine leaves the helper's dialogs to the client, as the errand's.
+      const detach = opened.value.attach()
+      options.log(`devtools: a client of ${conversationId} opened helper ${id}`)
+      let closed = false
+      return {
+        browserContextId: opened.value.browserContextId,
+        close: () => {
+          if (closed) return
+          closed = true
+          detach()
+          void run(Effect.andThen(supervisor.undrive(id), supervisor.release(id)))
+          options.log(`devtools: helper ${id} released`)
+        },
+      }
+    }
+
     const connect = async (conversationId: string, token: string, req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
       const found = await run(target(conversationId))
       if (Exit.isFailure(found)) {
@@ -227,6 +261,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
         proxy = await ErrandProxy.connect({
           maxInFlight,
           connect: found.value.connect, browserContextId: found.value.browserContextId, policy: options.policy, log: options.log, name: conversationId, filesDir: found.value.filesDir,
+          openHelper: () => openHelper(conversationId),
         })
       } catch (error) {
         await run(supervisor.undrive(conversationId))

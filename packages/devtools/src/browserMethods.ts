@@ -54,19 +54,26 @@ const ownWindow: Handler = (p, c) => {
 }
 
 const getBrowserContexts: Handler = (p, c) => {
-  // Like Chromium, the default context is not listed; the errand is the default context.
-  p.reply(c, { browserContextIds: [] })
+  // Like Chromium, the default context is not listed; the errand is the default context. Helper
+  // contexts the client opened are.
+  p.reply(c, { browserContextIds: p.connection.helperIds() })
 }
 
-const oneContext: Handler = (p, c) => {
-  p.refuse(c, `${c.method}: an errand's endpoint has one browser context, the default one`)
+/** `browser.newContext()`: a helper errand of this errand (#22, E1), never a bare context. */
+const createBrowserContext: Handler = (p, c) => {
+  p.connection.openHelperContext(p, c)
+}
+
+const disposeBrowserContext: Handler = (p, c) => {
+  if (p.connection.closeHelperContext(c.params['browserContextId'])) return p.reply(c, {})
+  p.refuse(c, 'only a helper context this connection opened can be disposed of; the errand\'s own is the default one')
 }
 
 const getTargets: Handler = (p, c) => {
   const filter = c.params['filter']
   void p.internal('Target.getTargets', { filter: [{}] }).then((r) => {
     const all = Array.isArray(r['targetInfos']) ? (r['targetInfos'] as Array<TargetInfo>) : []
-    const mine = all.filter((t) => t.type !== 'browser' && t.browserContextId === p.options.browserContextId && matchesFilter(t.type, filter))
+    const mine = all.filter((t) => t.type !== 'browser' && p.connection.owns(t.browserContextId) && matchesFilter(t.type, filter))
     p.reply(c, { targetInfos: mine.map((t) => p.hide(t)) })
   }, (error: Error) => p.refuse(c, error.message))
 }
@@ -148,8 +155,8 @@ export const BROWSER_METHODS: Readonly<Record<string, Handler>> = {
   'Storage.setCookies': inErrandContext,
   'Storage.clearCookies': inErrandContext,
   'Target.getBrowserContexts': getBrowserContexts,
-  'Target.createBrowserContext': oneContext,
-  'Target.disposeBrowserContext': oneContext,
+  'Target.createBrowserContext': createBrowserContext,
+  'Target.disposeBrowserContext': disposeBrowserContext,
   'Target.getTargets': getTargets,
   'Target.getTargetInfo': getTargetInfo,
   'Target.attachToTarget': ownTarget,

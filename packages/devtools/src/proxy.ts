@@ -68,6 +68,24 @@ export interface ProxyOptions {
   readonly maxInFlight?: number | undefined
   /** Browser sessions of this client at once (`Target.attachToBrowserTarget`, default {@link MAX_BROWSER_SESSIONS}). */
   readonly maxBrowserSessions?: number | undefined
+  /**
+   * Opens a helper errand of this errand for the client's `Target.createBrowserContext` (#22, E1):
+   * its own context, counted against the cap. None: a second context is refused.
+   */
+  readonly openHelper?: (() => Promise<HelperContext>) | undefined
+}
+
+/**
+ * A helper errand's context, opened for a client's `browser.newContext()`.
+ *
+ * @example
+ * const helper: HelperContext = { browserContextId: 'AB12…', close: () => release() }
+ */
+export interface HelperContext {
+  /** Its browser context id (the client sees it as it is). */
+  readonly browserContextId: string
+  /** Releases the helper errand (the context and its tabs go). Idempotent. */
+  readonly close: () => void
 }
 
 /** Why a connection ended, as the client's close frame says it. @example proxy.close({ code: 4001, reason: 'parked' }) */
@@ -102,6 +120,9 @@ const MAX_BUFFERED = 64 * 1024 * 1024
  */
 export const MAX_BROWSER_SESSIONS = 8
 
+/** Helper contexts (`browser.newContext()`) one client may hold at once; each is an errand, counted against the cap too. */
+const MAX_HELPERS = 4
+
 /** Distinct refusals logged per connection; past it one line says the rest are not (a client sending made-up names must not flood the log). */
 const MAX_LOGGED_REFUSALS = 64
 
@@ -134,6 +155,9 @@ export class ErrandProxy {
   /** The client's commands waiting for the browser (the in-flight limit reads it). */
   private inFlight = 0
   private readonly logged = new Set<string>()
+  /** Helper errands' contexts this client opened (`browser.newContext()`), by browser context id. */
+  private readonly helpers = new Map<string, HelperContext>()
+  private openingHelpers = 0
 
   private constructor(/** @internal */ readonly options: ProxyOptions) {}
 
@@ -192,6 +216,9 @@ export class ErrandProxy {
     for (const view of this.browserSessions.values()) view.close()
     this.browserSessions.clear()
     this.root?.close()
+    // The client's helper errands end with it (E1: closed when the client disconnects).
+    for (const helper of this.helpers.values()) helper.close()
+    this.helpers.clear()
     this.state = 'closed'
     for (const listener of this.closeListeners.splice(0)) listener(why)
   }
@@ -259,6 +286,52 @@ export class ErrandProxy {
     view.close()
     const browser = [...from.targets.values()].find((t) => t.type === 'browser')
     from.emit('Target.detachedFromTarget', { sessionId, ...(browser ? { targetId: browser.targetId } : {}) })
+    return true
+  }
+
+  // ---- contexts: the errand's, and helpers the client opened (#22) ----
+
+  /** Whether `browserContextId` (as the browser names it) is the errand's or one of its helpers' here. */
+  /** @internal */ owns(browserContextId: unknown): boolean {
+    return browserContextId === this.options.browserContextId || (typeof browserContextId === 'string' && this.helpers.has(browserContextId))
+  }
+
+  /** The browser's id of a context the client named (the alias or a helper's id); undefined: not one of ours. */
+  /** @internal */ realContext(named: unknown): string | undefined {
+    if (named === this.alias || named === this.options.browserContextId) return this.options.browserContextId
+    return typeof named === 'string' && this.helpers.has(named) ? named : undefined
+  }
+
+  /** Helper contexts' ids, as `Target.getBrowserContexts` lists them. */
+  /** @internal */ helperIds(): Array<string> {
+    return [...this.helpers.keys()]
+  }
+
+  /** `Target.createBrowserContext`: a helper errand of this errand, or refused when there is none to open. */
+  /** @internal */ openHelperContext(from: BrowserView, command: Command): void {
+    const open = this.options.openHelper
+    if (open === undefined) return from.refuse(command, `${command.method}: an errand's endpoint has one browser context, the default one`)
+    if (this.helpers.size + this.openingHelpers >= MAX_HELPERS) {
+      return from.refuse(command, `this connection holds ${MAX_HELPERS} helper contexts, the limit; dispose of one first`)
+    }
+    this.openingHelpers++
+    void open().then((helper) => {
+      this.openingHelpers--
+      if (this.state !== 'open') return helper.close()
+      this.helpers.set(helper.browserContextId, helper)
+      from.reply(command, { browserContextId: helper.browserContextId })
+    }, (error: unknown) => {
+      this.openingHelpers--
+      from.refuse(command, `no helper errand could be opened for a new context (${error instanceof Error ? error.message : String(error)})`)
+    })
+  }
+
+  /** `Target.disposeBrowserContext` of a helper: released. False when the id is not a helper of this client. */
+  /** @internal */ closeHelperContext(browserContextId: unknown): boolean {
+    const helper = typeof browserContextId === 'string' ? this.helpers.get(browserContextId) : undefined
+    if (helper === undefined) return false
+    this.helpers.delete(browserContextId as string)
+    helper.close()
     return true
   }
 

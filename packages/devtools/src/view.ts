@@ -134,7 +134,8 @@ export class BrowserView {
     // #27: on a page session Chromium takes no browserContextId here and acts on its default
     // context, which no errand owns: sent at the browser level, with the errand's own id.
     if (CONTEXT_METHODS.has(command.method)) {
-      return this.toUpstream(command.method, { ...p, browserContextId: this.options.browserContextId }, undefined, { kind: 'client', command })
+      const context = this.contextOfSession(command.sessionId)
+      return this.toUpstream(command.method, { ...p, browserContextId: context }, undefined, { kind: 'client', command })
     }
     if (URL_METHODS.has(command.method) && !this.allowedUrl(command, p['url'])) return
     // Paths of this machine: uploads (`DOM.setFileInputFiles`, `Page.handleFileChooser`), dropped
@@ -175,17 +176,25 @@ export class BrowserView {
   }
 
   private isErrandContext(id: unknown): boolean {
-    return id === this.connection.alias || id === this.options.browserContextId
+    return this.connection.realContext(id) !== undefined
   }
 
-  /** `params` with the errand's browser context id, or undefined (refused) when it named another. */
+  /** The context of a session's target: the errand's, or a helper's this client opened. */
+  private contextOfSession(sessionId: string | undefined): string {
+    const targetId = sessionId === undefined ? undefined : this.sessions.get(sessionId)
+    const context = targetId === undefined ? undefined : this.targets.get(targetId)?.browserContextId
+    return context !== undefined && this.connection.owns(context) ? context : this.options.browserContextId
+  }
+
+  /** `params` with the errand's browser context id (or a helper's, when named), or undefined (refused) when it named another. */
   inContext(command: Command): Params | undefined {
     const given = command.params['browserContextId']
-    if (given !== undefined && !this.isErrandContext(given)) {
-      this.refuse(command, 'that browserContextId is not this errand\'s: an errand\'s endpoint has one context, the default one')
+    const context = given === undefined ? this.options.browserContextId : this.connection.realContext(given)
+    if (context === undefined) {
+      this.refuse(command, 'that browserContextId is not this errand\'s (nor a helper context this connection opened)')
       return undefined
     }
-    return { ...command.params, browserContextId: this.options.browserContextId }
+    return { ...command.params, browserContextId: context }
   }
 
   /** A window id of the errand's, from a `Browser.getWindowForTarget` answer. */
@@ -324,7 +333,7 @@ export class BrowserView {
       case 'Target.targetCreated':
       case 'Target.targetInfoChanged': {
         const info = params['targetInfo'] as TargetInfo | undefined
-        if (!info || (info.type !== 'browser' && info.browserContextId !== this.options.browserContextId)) return
+        if (!info || (info.type !== 'browser' && !this.connection.owns(info.browserContextId))) return
         const known = this.targets.has(info.targetId)
         this.targets.set(info.targetId, info)
         if (this.discover && matchesFilter(info.type, this.discover.filter)) this.emit(method, { targetInfo: this.hide(info) })
@@ -378,7 +387,7 @@ export class BrowserView {
     if (!info || typeof sessionId !== 'string') return
     // A child of one of the client's sessions is the errand's; at the browser level only the
     // errand's own targets are ever attached on this channel, and that is checked again.
-    if (info.browserContextId !== undefined && info.browserContextId !== this.options.browserContextId) return
+    if (info.browserContextId !== undefined && !this.connection.owns(info.browserContextId)) return
     if (parent === undefined && !this.ours(info.targetId)) return
     this.sessions.set(sessionId, info.targetId)
     this.emit('Target.attachedToTarget', { ...params, targetInfo: this.hide(info) }, parent)
