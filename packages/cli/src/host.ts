@@ -12,7 +12,6 @@
  * @example
  * process.exitCode = await runHost([]) // prints "errands host listening on http://127.0.0.1:7777"
  */
-import { clusterSettingsFrom, describeCluster, explainClusterConfigError, hostCluster, loadClusterKey } from '@errands/cluster'
 import { runHost as runHostProgram, type HostCluster } from '@errands/host'
 import { Effect, Either, Option } from 'effect'
 
@@ -72,6 +71,9 @@ export const clusterFromEnv = async (
   env: Record<string, string | undefined>,
   write: (line: string) => unknown,
 ): Promise<HostCluster | undefined | number> => {
+  // A single host (no cluster variable set) never loads @effect/cluster and the Postgres client.
+  if (!Object.keys(env).some((name) => name === 'ERRANDS_DATABASE_URL' || name.startsWith('ERRANDS_CLUSTER_'))) return undefined
+  const { clusterSettingsFrom, describeCluster, explainClusterConfigError, hostCluster, loadClusterKey } = await import('@errands/cluster')
   const decoded = Effect.runSync(Effect.either(clusterSettingsFrom(env)))
   if (Either.isLeft(decoded)) {
     write(`errands host: invalid configuration, not started:\n${explainClusterConfigError(decoded.left)}\n`)

@@ -3,11 +3,11 @@ import { explainConfigError, settingsFrom } from '@errands/supervisor'
 import { Effect, Either } from 'effect'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { runHost } from './host.ts'
-import { runMcp } from './mcp.ts'
 import { replayFile } from './replay.ts'
 
-// The `errands` command. Kept to argument handling; each verb is a function of its own module.
+// The `errands` command. Kept to argument handling; each verb is a function of its own module,
+// loaded when its verb runs: a host start does not pay for the MCP server's modules, nor `mcp`
+// for the host's cluster (a process starts in about a second less).
 const usage = `errands — a browser of its own for every AI-agent errand
 
   errands host               start the browser host (HTTP API on 127.0.0.1:$ERRANDS_PORT, default 7777)
@@ -23,9 +23,9 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const [verb, ...rest] = argv
   switch (verb) {
     case 'host':
-      return runHost(rest)
+      return (await import('./host.ts')).runHost(rest)
     case 'mcp':
-      return runMcp(rest)
+      return (await import('./mcp.ts')).runMcp(rest)
     case 'replay': {
       if (rest[0] === undefined) {
         process.stderr.write('errands replay: give the journal file to replay\n')
