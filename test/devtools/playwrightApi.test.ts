@@ -23,7 +23,7 @@ const env = useDevToolsHost(1)
 type Hello = { hello: (who: string) => Promise<string> }
 
 describe('Playwright and Puppeteer APIs beyond pages, through an errand (#22)', () => {
-  it('context.exposeFunction() after route() and addInitScript() with a page open: new pages and popups see it; the engine\'s own binding still answers', async () => {
+  it('context.exposeFunction() after route() and addInitScript() with a page open: new pages see it; the engine\'s own binding still answers', async () => {
     const site = env().sites[0]!
     const browser = await chromium.connectOverCDP(await env().endpoint('expose'))
     try {
@@ -48,11 +48,9 @@ describe('Playwright and Puppeteer APIs beyond pages, through an errand (#22)', 
       await page.waitForFunction(() => document.title !== 'ws:pending')
       expect(await page.title()).toBe('ws:message:echo:ping')
       expect(await page.evaluate(() => (window as unknown as Hello).hello('c'))).toBe('hello c')
-      const popup = page.waitForEvent('popup')
-      await page.evaluate((u) => void window.open(u), site.url('/title?t=popup'))
-      const third = await popup
-      await third.waitForLoadState()
-      expect(await third.evaluate(() => (window as unknown as Hello).hello('d'))).toBe('hello d')
+      // Not asserted: a popup the page opens by itself. New targets are not held for the client
+      // (docs/devtools-endpoint.md, "Limits"), so its first document may load before the client's
+      // init scripts, its exposeFunction wrapper among them, are in.
     } finally {
       await browser.close()
     }
