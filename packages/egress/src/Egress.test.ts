@@ -83,6 +83,14 @@ describe('the egress refuses the engine port on every spelling, before any conne
     expect(egress.stats().byRule.private).toBeGreaterThanOrEqual(2)
   })
 
+  it('refuses an upstream proxy on an engine port: the page\'s bytes never reach it (G2, issue #21)', async () => {
+    const chained = await egress.openLane('e-up')
+    chained.setUpstream(`http://user:pw@127.0.0.1:${engine.port}`)
+    expect(await getThrough(chained, `http://127.0.0.1:${devServer.port}/`)).toBe(403)
+    expect(engine.seen.bytes).toBe(0)
+    await chained.close()
+  })
+
   it('refuses its own lanes as engine ports', async () => {
     expect(await connectThrough(lane, `127.0.0.1:${lane.port}`)).toBe(403)
   })

@@ -28,7 +28,7 @@ import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
 import type { lookup as dnsLookup } from 'node:dns'
 import { createServer, type Server as NetServer, type Socket } from 'node:net'
-import { canonicalAddress, decideResolved, describeConnection, type Decision, type GuardPolicy, type Rule } from '@errands/guard'
+import { canonicalAddress, decide, decideResolved, describeConnection, type Decision, type GuardPolicy, type Rule } from '@errands/guard'
 import { RequestError, Server as ProxyServer, type PrepareRequestFunctionOpts, type PrepareRequestFunctionResult } from 'proxy-chain'
 import { makeResolver, type Resolver, type ResolverRule } from './resolve.ts'
 
@@ -265,6 +265,13 @@ export class Egress {
     if (!decision.allow) throw refusal(decision)
     const address = canonicalAddress(addresses[0]!)!
     if (lane.upstream !== undefined) {
+      // An upstream on one of the engine's own ports would carry the page's bytes there (G2).
+      const up = new URL(lane.upstream)
+      const upstreamDecision = decide(`http://${up.hostname}:${up.port || (up.protocol === 'https:' ? 443 : 80)}/`, this.policyWithLanes)
+      if (upstreamDecision.rule === 'own-port') {
+        this.record(lane.errand(), upstreamDecision, `upstream ${up.protocol}//${up.host}`)
+        throw refusal(upstreamDecision)
+      }
       // The upstream resolves and connects on its side of the world; ours only reaches the upstream.
       return { upstreamProxyUrl: lane.upstream, httpAgent: lane.httpAgent, httpsAgent: lane.httpsAgent }
     }
