@@ -119,6 +119,9 @@ describe('a DevTools client drives: the dialog is the client\'s', () => {
     await page.goto(site.url('/alert?delay=100'))
     await page.waitForFunction("document.title === 'alerted'", undefined, { timeout: 20_000 })
     expect(await page.evaluate('1 + 1')).toBe(2)
+    // Playwright without a handler dismisses every dialog of the pages it is attached to: left
+    // connected, it would race the raw client below for its alert, as it would on plain Chromium.
+    await browser.close()
 
     // A raw CDP client on the same errand answers its own alert.
     const url = await host.devtoolsUrl('dlg-raw')

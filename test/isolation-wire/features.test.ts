@@ -123,6 +123,8 @@ describe('the clipboard', () => {
   /** `who`'s tab (or `page`) with a fresh field holding `text`, focused. */
   const field = async (who: Who, text: string, page?: Page) => {
     const tab = page ?? (await wire().visit(who, `${origin()}/page?t=field`))
+    // A tab opens once its navigation commits (navigation.ts): its body may not be parsed yet.
+    await tab.waitForLoadState('domcontentloaded')
     await tab.bringToFront()
     await tab.evaluate((t) => { document.body.innerHTML = '<textarea id="f"></textarea>'; document.querySelector('textarea')!.value = t }, text)
     await tab.focus('#f')
