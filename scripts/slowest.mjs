@@ -6,7 +6,6 @@
  * // ERRANDS_TEST_REPORT=/tmp/report.json npm test; node scripts/slowest.mjs /tmp/report.json 10
  */
 import { readFileSync } from 'node:fs'
-import { relative } from 'node:path'
 
 const [file, count = '10'] = process.argv.slice(2)
 if (file === undefined) {
@@ -15,7 +14,7 @@ if (file === undefined) {
 }
 const report = JSON.parse(readFileSync(file, 'utf8'))
 const rows = report.testResults
-  .map((r) => ({ file: relative(process.cwd(), r.name), s: (r.endTime - r.startTime) / 1000, status: r.status }))
+  .map((r) => ({ file: r.name.replace(/^.*?\/(?=(?:test|packages|machines|scripts)\/)/, ''), s: (r.endTime - r.startTime) / 1000, status: r.status }))
   .sort((a, b) => b.s - a.s)
 const total = (report.testResults.reduce((m, r) => Math.max(m, r.endTime), 0) - report.startTime) / 1000
 process.stdout.write(`| file | seconds | status |\n|---|---:|---|\n`)
