@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- sections…] [--rounds N]` — side-by-side measurements, printed as a table of
  * medians and ratios. Each comparison runs its sides interleaved in one process, on one machine,
- * so the ratio holds even when the machine is noisy. Sections: open, forty, resume, heal, memory,
+ * so the ratio holds even when the machine is noisy. Sections: open, forty, resume, heal, memory, reads,
  * spare, supervisor, host, devtools, store (all by default), and breakdown (the open path step by step, on request).
  *
  * @example
@@ -18,13 +18,14 @@ import { benchHeal } from './heal.ts'
 import { benchHost } from './host.ts'
 import { benchMemory } from './memory.ts'
 import { benchOpen } from './open.ts'
+import { benchReads } from './reads.ts'
 import { benchResume } from './resume.ts'
 import { benchSpare } from './spare.ts'
 import { benchStore } from './store.ts'
 import { benchSupervisor } from './supervisor.ts'
 import { printTable, type Row } from './table.ts'
 
-const ALL = ['open', 'forty', 'resume', 'heal', 'memory', 'spare', 'supervisor', 'host', 'devtools', 'store']
+const ALL = ['open', 'forty', 'resume', 'heal', 'memory', 'reads', 'spare', 'supervisor', 'host', 'devtools', 'store']
 const args = process.argv.slice(2)
 const roundsAt = args.indexOf('--rounds')
 const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 7
@@ -45,7 +46,7 @@ const section = async (name: string, f: () => Promise<Row[]>) => {
   console.error(`bench: ${name} done in ${((performance.now() - started) / 1000).toFixed(0)} s (load ${loadNow()})`)
 }
 
-const engineSections = ['open', 'forty', 'resume', 'heal', 'memory', 'breakdown']
+const engineSections = ['open', 'forty', 'resume', 'heal', 'memory', 'reads', 'breakdown']
 if (sections.some((s) => engineSections.includes(s))) {
   const sites = await serveSites(3)
   const { bench, services, dispose } = await startBench(sites, rounds)
@@ -74,6 +75,14 @@ if (sections.some((s) => engineSections.includes(s))) {
     await section('resume', () => benchResume(bench))
     await section('heal', () => benchHeal(bench, fewer))
     await section('memory', () => benchMemory(bench, 3))
+    await section('reads', async () => {
+      const many = await serveSites(20)
+      try {
+        return await benchReads(bench, many)
+      } finally {
+        await closeSites(many)
+      }
+    })
   } finally {
     await dispose()
     await closeSites(sites)

@@ -43,7 +43,7 @@ const audit = async (sys: ModelSystem, m: Model): Promise<void> => {
       // Through the runtime, never `context.newPage()` beside it: the runtime keeps a context's
       // new pages and storage reads (a snapshot may be taking one now) one at a time, and a new
       // page racing Playwright's storage read turns its hidden storage page into a visible one
-      // that closes under the checks (see test/runtime-chromium/storageRace.test.ts).
+      // that closes under the checks (see test/runtime-chromium/storageReads.test.ts).
       const tab = await sys.run(sys.chromium.openTab(live.contextId, sys.server.url(site, `/echo?probe=${probe}&o=${id}`)))
       const page = sys.chromium.pageOf(live.contextId, tab.id)
       if (page === undefined) throw new SystemFailure(`${id}'s probe tab ${tab.id} has no page`)

@@ -24,7 +24,9 @@ import { isolateClipboard } from './clipboard.ts'
 import { checkNavigation, guardContextWebSockets, wireEgress, type EgressWiring } from './containment.ts'
 import { ContextRuntime, type ContextEntry } from './contexts.ts'
 import { call, within } from './failures.ts'
+import { LocalStorageBook } from './localStorageBook.ts'
 import { PendingLocalStorage } from './localStorageRestore.ts'
+import { PageWork } from './pageWork.ts'
 import { goto, tabUrl } from './navigation.ts'
 import { DEFAULT_DEADLINE_MS, resolveExecutable, type ChromiumRuntimeOptions } from './options.ts'
 import { clearOriginsIn, readStorage, removeCookiesFrom, toPlaywrightCookies } from './storage.ts'
@@ -35,6 +37,10 @@ interface Entry extends ContextEntry {
   /** The errands' browser generation it lives in (main: 0). */
   readonly generation: number
   readonly storage: PendingLocalStorage
+  /** Which origins' localStorage a read must fetch, and what the rest held (localStorageBook.ts). */
+  readonly book: LocalStorageBook
+  /** Storage reads and clears, one at a time (each trusts what the one before recorded). */
+  readonly reads: PageWork
 }
 
 const MAIN_LABEL: SessionLabel = { reason: 'main', lentSites: [] }
@@ -213,7 +219,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
 
   readonly clearOrigins = (contextId: ContextId, which: (origin: string) => boolean) =>
     this.withEntry(contextId, 'clear origins', (entry) =>
-      entry.pageWork.run(() => clearOriginsIn(entry.context, entry.storage, which, () => this.quietPage(entry))),
+      entry.reads.run(() => clearOriginsIn(entry.context, entry.storage, entry.book, which, () => entry.pageWork.run(() => this.quietPage(entry)))),
     )
 
   readonly shutdown: Effect.Effect<void> = Effect.promise(() => (this.closing ??= this.doShutdown()))
@@ -233,7 +239,21 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   }
 
   protected override readStorage(entry: Entry): Promise<StorageState> {
-    return readStorage(entry.context, entry.storage)
+    if (this.devtoolsClients.has(entry.id)) entry.book.distrust()
+    return entry.reads.run(() =>
+      readStorage(entry.context, {
+        book: entry.book,
+        pending: entry.storage,
+        perOriginMs: Math.min(10_000, this.deadlineMs),
+        visitPage: () => entry.pageWork.run(() => this.readerPage(entry)),
+        answers: (page) => !this.readerPages.has(page) && !this.crashedPages.has(page),
+      }),
+    )
+  }
+
+  // A client's page sessions reach Storage.clearDataForOrigin for origins no document shows.
+  protected override devtoolsClientChanged(entry: Entry): void {
+    entry.book.distrust()
   }
 
   // The person's context lives as long as the runtime: only `shutdown` closes it, and a renderer
@@ -284,7 +304,34 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     id: ContextId, kind: Entry['kind'], context: BrowserContext, generation: number, label: SessionLabel,
     origins: StorageState['origins'],
   ): Entry {
-    return this.track({ id, kind, context, generation, label, storage: new PendingLocalStorage(context, origins) })
+    const book = new LocalStorageBook()
+    // Every document of every page (tabs, popups, a DevTools client's pages), except the pages
+    // the reads themselves visit origins in.
+    const watch = (page: Page) => {
+      for (const frame of page.frames()) book.saw(frame.url())
+      page.on('framenavigated', (frame) => this.readerPages.has(page) || book.saw(frame.url()))
+      page.on('crash', () => this.crashedPages.add(page))
+    }
+    context.pages().forEach(watch)
+    context.on('page', watch)
+    return this.track({ id, kind, context, generation, label, storage: new PendingLocalStorage(context, origins), book, reads: new PageWork() })
+  }
+
+  /** Pages made to read localStorage in: never tabs, and what they show is not a document of the errand's. */
+  private readonly readerPages = new WeakSet<Page>()
+  /** Pages whose renderer died: their documents are gone, their origins are read by a visit. */
+  private readonly crashedPages = new WeakSet<Page>()
+
+  /** A new page that never becomes a tab, to read localStorage in (made inside the entry's pageWork). */
+  private async readerPage(entry: Entry): Promise<{ readonly page: Page; readonly done: () => Promise<void> }> {
+    entry.quietPages++
+    try {
+      const page = await entry.context.newPage()
+      this.readerPages.add(page)
+      return { page, done: () => page.close() }
+    } finally {
+      entry.quietPages--
+    }
   }
 
   private async doOpenContext(spec: OpenContextSpec): Promise<ContextId> {

@@ -118,8 +118,15 @@ export abstract class ContextRuntime<E extends ContextEntry> {
   /** The URL a tab reports (and a snapshot reopens). */
   protected abstract urlOf(page: Page): string
 
-  /** The context's cookies and localStorage (called inside its `pageWork`). */
+  /**
+   * The context's cookies and localStorage. Called outside its `pageWork`: a runtime runs only
+   * the page making that must not interleave with others' through it, so a read never holds up
+   * an agent's new tab.
+   */
   protected abstract readStorage(entry: E): Promise<StorageState>
+
+  /** A DevTools client of `entry` attached or left (it may have changed storage out of sight). */
+  protected devtoolsClientChanged(_entry: E): void {}
 
   /**
    * Whether the context lives as long as the runtime (the person's main context): `closeContext`
@@ -256,7 +263,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
 
   /** @example yield* runtime.storageState(id) */
   readonly storageState = (contextId: ContextId): Effect.Effect<StorageState, RuntimeError | ContextNotFound> =>
-    this.withEntry(contextId, 'read storage', (entry) => entry.pageWork.run(() => this.readStorage(entry)))
+    this.withEntry(contextId, 'read storage', (entry) => this.readStorage(entry))
 
   /** @example yield* runtime.tabs(id) */
   readonly tabs = (contextId: ContextId) =>
@@ -334,7 +341,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
   readonly snapshot = (contextId: ContextId) =>
     this.withEntry(contextId, 'snapshot', async (entry): Promise<Omit<Snapshot, 'takenAt'>> => {
       const tabs = this.tabSpecsOf(entry)
-      return { storage: await entry.pageWork.run(() => this.readStorage(entry)), tabs }
+      return { storage: await this.readStorage(entry), tabs }
     })
 
   /**
@@ -354,7 +361,14 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       return {
         browserContextId: await this.browserContextIdOf(entry),
         connect: () => openCdpChannel(browser),
-        attach: () => this.devtoolsClients.attach(contextId),
+        attach: () => {
+          this.devtoolsClientChanged(entry)
+          const release = this.devtoolsClients.attach(contextId)
+          return () => {
+            release()
+            this.devtoolsClientChanged(entry)
+          }
+        },
         filesDir: this.localFiles ? this.errandFiles.dirFor(contextId) : undefined,
       }
     })
@@ -491,7 +505,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
     const settleMs = Math.min(5_000, this.deadlineMs)
     try {
       await Promise.all(pages.map((p) => p.waitForLoadState('domcontentloaded', { timeout: settleMs }).catch(() => undefined)))
-      const drift = storageDrift(sealed, await entry.pageWork.run(() => this.readStorage(entry)), Date.now() / 1000)
+      const drift = storageDrift(sealed, await this.readStorage(entry), Date.now() / 1000)
       if (drift.clean) return
       await Promise.all(drift.cookiesToRemove.map((c) => entry.context.clearCookies({ name: c.name, domain: c.domain, path: c.path })))
       if (drift.cookiesToAdd.length > 0) await entry.context.addCookies(toPlaywrightCookies(drift.cookiesToAdd))
@@ -589,7 +603,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       // debounced snapshot; found by the soak, issue #15).
       this.forget(entry)
       const tabs = this.tabSpecsOf(entry)
-      const read = entry.pageWork.run(() => this.readStorage(entry))
+      const read = this.readStorage(entry)
       read.catch((e: unknown) => this.log(`${this.noun} ${entry.id}: its storage could not be read after the crash (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); it heals from its last snapshot`))
       const words = within(Math.min(10_000, this.deadlineMs), read)
         .then((storage) => (storage === undefined ? undefined : { storage, tabs }))

@@ -1,11 +1,15 @@
 /**
- * One browser context's page creation and storage reads, one at a time. Playwright's
- * `storageState()` visits origins without an open page in a page of its own, which it hides by a
- * flag on the whole context while creating it; a `newPage()` of the same context meanwhile resets
- * that flag, and the storage page is announced as an ordinary page — it became the errand's
- * active tab, could land in a snapshot, and closed under whoever read it (found by the model
- * suite; test/runtime-chromium/storageRace.test.ts). Every runtime over Playwright contexts (ours
- * and the host's remote one) runs those calls through one of these per context.
+ * Work of one browser context that must not interleave with more of its kind, one at a time.
+ *
+ * Its first use: page making. Playwright's `storageState()` visits origins without an open page
+ * in a page of its own, which it hides by a flag on the whole context while creating it; a
+ * `newPage()` of the same context meanwhile resets that flag, and the storage page is announced
+ * as an ordinary page — it became the errand's active tab, could land in a snapshot, and closed
+ * under whoever read it (found by the model suite; test/runtime-chromium/storageReads.test.ts).
+ * The remote runtime still reads through `storageState()` inside its context's `pageWork`; the
+ * local one reads storage itself and only makes its visit page there, so a new tab never waits
+ * for a read. Its second: the local runtime's storage reads and clears (`Entry.reads`), which
+ * each trust what the one before recorded.
  *
  * @example
  * const work = new PageWork()

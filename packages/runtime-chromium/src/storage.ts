@@ -3,10 +3,11 @@
  * no passkeys — L4).
  *
  * @example
- * const state = await readStorage(context, pending)
+ * const state = await readStorage(context, { book, pending, visitPage, perOriginMs: 10_000 })
  */
 import type { Cookie, OriginStorage, StorageState } from '@errands/runtime'
 import type { BrowserContext, Page } from 'playwright-core'
+import type { LocalStorageBook } from './localStorageBook.ts'
 import type { PendingLocalStorage } from './localStorageRestore.ts'
 
 type PlaywrightCookie = Awaited<ReturnType<BrowserContext['cookies']>>[number]
@@ -45,15 +46,100 @@ export const readContextStorage = async (context: BrowserContext): Promise<{ coo
   }
 }
 
+/** A page for the runtime's own work, and how to let it go. */
+export interface QuietPage {
+  readonly page: Page
+  readonly done: () => Promise<void>
+}
+
+/** What {@link readStorage} needs besides the context. */
+export interface StorageReading {
+  /** Which origins to read, and the rest as last read. */
+  readonly book: LocalStorageBook
+  /** Origins restored into the context that no document has opened yet. */
+  readonly pending: PendingLocalStorage
+  /** A new page that never becomes a tab (made one at a time with the context's other pages). */
+  readonly visitPage: () => Promise<QuietPage>
+  /** How long one origin's read may take. */
+  readonly perOriginMs: number
+  /** Whether a page can answer for its document (not crashed, not one of the reads' own). */
+  readonly answers: (page: Page) => boolean
+}
+
+/** Every request of a visit page gets this, from the engine: nothing reaches a network. */
+const EMPTY_DOCUMENT = { status: 200, contentType: 'text/html', body: '<html></html>' } as const
+
+/** An origin's first-party localStorage through a page showing a document of it (CDP, out of the page's scripts' reach). */
+const itemsThrough = async (context: BrowserContext, page: Page, origin: string): Promise<OriginStorage['localStorage']> => {
+  const session = await context.newCDPSession(page)
+  try {
+    const { entries } = await session.send('DOMStorage.getDOMStorageItems', { storageId: { storageKey: `${origin}/`, isLocalStorage: true } })
+    return entries.map(([name, value]) => ({ name: name!, value: value! }))
+  } finally {
+    await session.detach().catch(() => undefined)
+  }
+}
+
+/** Gives up on `promise` after `ms` with an error naming `what`. */
+const bounded = <A>(ms: number, what: string, promise: Promise<A>): Promise<A> => {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)
+    }),
+  ]).finally(() => clearTimeout(timer))
+}
+
 /**
- * {@link readContextStorage}, plus the origins restored into the context that no document has
- * opened yet (still pending).
+ * The context's cookies and localStorage (L4: never IndexedDB), reading only the origins the
+ * book says may have changed ({@link LocalStorageBook}): through a tab showing that origin when
+ * there is one, else by a visit in a page of our own whose every request the engine answers with
+ * an empty document (service workers bypassed), so nothing leaves and no page script of the
+ * site runs but ours. The origins restored and not opened yet come from `pending`. Only the visit
+ * page's creation waits for the context's other page work: an agent's new tab never waits
+ * behind a read. An origin that cannot be read fails the read (after the others are recorded).
  *
  * @example
- * const { cookies, origins } = await readStorage(context, pending)
+ * const { cookies, origins } = await readStorage(context, { book, pending, visitPage, perOriginMs: 10_000 })
  */
-export const readStorage = async (context: BrowserContext, pending: PendingLocalStorage): Promise<StorageState> => {
-  const { cookies, origins } = await readContextStorage(context)
+export const readStorage = async (context: BrowserContext, reading: StorageReading): Promise<StorageState> => {
+  const { book, pending, visitPage, perOriginMs, answers } = reading
+  const cookies = (await context.cookies()).map(toCookie)
+  const pages = context.pages().filter((p) => !p.isClosed())
+  const stale = book.begin(new Set(pages.flatMap((p) => p.frames().map((f) => f.url()))))
+  const unread: Array<string> = []
+  for (const origin of stale) {
+    const page = pages.find((p) => !p.isClosed() && answers(p) && originOf(p.url()) === origin)
+    const items = page && (await bounded(perOriginMs, `localStorage of ${origin}`, itemsThrough(context, page, origin)).catch(() => undefined))
+    if (items) book.record(origin, items)
+    else unread.push(origin)
+  }
+  const failed: Array<string> = []
+  if (unread.length > 0) {
+    let visit: QuietPage | undefined
+    try {
+      visit = await bounded(perOriginMs, 'a page to read localStorage in', visitPage())
+      const session = await context.newCDPSession(visit.page)
+      await session.send('Network.setBypassServiceWorker', { bypass: true })
+      await visit.page.route('**/*', (route) => route.fulfill(EMPTY_DOCUMENT).catch(() => undefined))
+      for (const origin of unread) {
+        try {
+          await visit.page.goto(`${origin}/`, { waitUntil: 'domcontentloaded', timeout: perOriginMs })
+          book.record(origin, await bounded(perOriginMs, `localStorage of ${origin}`, itemsThrough(context, visit.page, origin)))
+        } catch {
+          failed.push(origin)
+        }
+      }
+    } catch {
+      failed.push(...unread.filter((o) => !failed.includes(o)))
+    } finally {
+      await visit?.done().catch(() => undefined)
+    }
+  }
+  for (const origin of failed) book.failed(origin)
+  if (failed.length > 0) throw new Error(`could not read the localStorage of ${failed.join(', ')}`)
+  const origins = book.origins()
   const seen = new Set(origins.map((o) => o.origin))
   for (const o of pending.origins()) if (!seen.has(o.origin)) origins.push(o)
   return { cookies, origins }
@@ -78,24 +164,23 @@ export const removeCookiesFrom = async (context: BrowserContext, which: (cookie:
  * session's storage partition is the context's, so other contexts keep theirs).
  *
  * @example
- * await clearOriginsIn(context, pending, (o) => o === 'https://a.example', () => anyPage())
+ * await clearOriginsIn(context, pending, book, (o) => o === 'https://a.example', () => anyPage())
  */
 export const clearOriginsIn = async (
   context: BrowserContext,
   pending: PendingLocalStorage,
+  book: LocalStorageBook,
   which: (origin: string) => boolean,
-  aPage: () => Promise<{ readonly page: Page; readonly done: () => Promise<void> }>,
+  aPage: () => Promise<QuietPage>,
 ): Promise<void> => {
   pending.drop(which)
-  const stored = (await context.storageState({ indexedDB: false })).origins
-    .filter((o) => o.localStorage.length > 0 && which(o.origin))
-    .map((o) => o.origin)
-  if (stored.length === 0) return
+  const origins = book.clearable(which)
+  if (origins.length === 0) return
   const { page, done } = await aPage()
   try {
     const session = await context.newCDPSession(page)
     try {
-      for (const origin of stored) {
+      for (const origin of origins) {
         await session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage' })
       }
     } finally {
@@ -105,10 +190,11 @@ export const clearOriginsIn = async (
     await Promise.all(
       context.pages().flatMap((p) =>
         p.frames()
-          .filter((f) => stored.includes(originOf(f.url())))
+          .filter((f) => origins.includes(originOf(f.url())))
           .map((f) => f.evaluate('localStorage.clear()').catch(() => undefined)), // a string: no transform reaches it (#22)
       ),
     )
+    for (const origin of origins) book.record(origin, [])
   } finally {
     await done()
   }

@@ -99,7 +99,7 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
   readonly clearOrigins = (contextId: ContextId, which: (origin: string) => boolean) =>
     this.withEntry(contextId, 'clear origins', (e) =>
       e.pageWork.run(async () => {
-        const origins = (await this.readStorage(e)).origins.map((o) => o.origin).filter(which)
+        const origins = (await readContextStorage(e.context)).origins.map((o) => o.origin).filter(which)
         if (origins.length === 0) return
         const { page, done } = await this.quietPage(e)
         try {
@@ -190,7 +190,9 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
     return url.startsWith('chrome-error:') ? (this.intended.get(page) ?? 'about:blank') : url
   }
 
+  // Playwright's storageState() makes a page of its own to visit origins: never beside another
+  // page being made (pageWork.ts).
   protected override readStorage(entry: ContextEntry): Promise<StorageState> {
-    return readContextStorage(entry.context)
+    return entry.pageWork.run(() => readContextStorage(entry.context))
   }
 }
