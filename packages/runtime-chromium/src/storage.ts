@@ -118,8 +118,9 @@ export const readStorage = async (context: BrowserContext, reading: StorageReadi
   const failed: Array<string> = []
   if (unread.length > 0) {
     let visit: QuietPage | undefined
+    const made = visitPage()
     try {
-      visit = await bounded(perOriginMs, 'a page to read localStorage in', visitPage())
+      visit = await bounded(perOriginMs, 'a page to read localStorage in', made)
       const session = await context.newCDPSession(visit.page)
       await session.send('Network.setBypassServiceWorker', { bypass: true })
       await visit.page.route('**/*', (route) => route.fulfill(EMPTY_DOCUMENT).catch(() => undefined))
@@ -134,7 +135,10 @@ export const readStorage = async (context: BrowserContext, reading: StorageReadi
     } catch {
       failed.push(...unread.filter((o) => !failed.includes(o)))
     } finally {
-      await visit?.done().catch(() => undefined)
+      if (visit !== undefined) await visit.done().catch(() => undefined)
+      // Made after we stopped waiting for it (its turn came late): closed when it comes, never
+      // left open (a lifelong context such as the person's would keep its renderer for good).
+      else void made.then((late) => late.done()).catch(() => undefined)
     }
   }
   for (const origin of failed) book.failed(origin)
