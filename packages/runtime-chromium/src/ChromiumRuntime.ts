@@ -18,7 +18,7 @@ import {
 } from '@errands/runtime'
 import { Effect, Layer, Redacted, type Scope } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
-import { closeMain, ErrandsBrowser, launchMain, reapOrphans, type LaunchSettings } from './browsers.ts'
+import { closeMain, ErrandsBrowser, launchMain, launchTimeoutMs, reapOrphans, type LaunchSettings } from './browsers.ts'
 import { sweepStaleTmpDirs, tmpDirProblem } from './tmpDirs.ts'
 import { isolateClipboard } from './clipboard.ts'
 import { checkNavigation, guardContextWebSockets, wireEgress, type EgressWiring } from './containment.ts'
@@ -122,7 +122,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
       if (reaped > 0) log(`stopped ${reaped} Chromium processes an earlier run on this data dir left behind`)
       const swept = sweepStaleTmpDirs(settings.owner)
       if (swept > 0) log(`removed ${swept} temp folders an earlier run on this data dir left behind`)
-      yield* call('launch main browser', settings.deadlineMs + 5_000, () => runtime.startMain()).pipe(
+      yield* call('launch main browser', launchTimeoutMs(settings) + 5_000, () => runtime.startMain()).pipe(
         Effect.tapError(() => Effect.promise(() => egress?.close() ?? Promise.resolve())),
       )
       return runtime
@@ -271,7 +271,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   // The main browser died: it comes back on next use (H2 for the person's context).
   protected override revive(contextId: ContextId): Effect.Effect<Entry, RuntimeError> | undefined {
     return contextId === MAIN_CONTEXT && this.state === 'open'
-      ? call('relaunch main browser', this.deadlineMs + 5_000, () => this.startMain())
+      ? call('relaunch main browser', launchTimeoutMs(this.settings) + 5_000, () => this.startMain())
       : undefined
   }
 

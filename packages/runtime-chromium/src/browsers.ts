@@ -32,6 +32,16 @@ import { freshTmpDir, noteDir } from './tmpDirs.ts'
  * @example
  * const settings: LaunchSettings = { executablePath, policy, log: console.log, deadlineMs: 30_000, warmSpare: true }
  */
+/**
+ * How long a browser may take to start: the page deadline, but never under 30 s — a launch on a
+ * loaded machine is not a page call, and a short page deadline (a test's, a strict embedder's)
+ * must not make the engine unable to start.
+ *
+ * @example
+ * launchTimeoutMs({ deadlineMs: 2_000 }) // 30000
+ */
+export const launchTimeoutMs = (settings: Pick<LaunchSettings, 'deadlineMs'>): number => Math.max(settings.deadlineMs, 30_000)
+
 export interface LaunchSettings {
   readonly executablePath: string
   readonly policy: GuardPolicy
@@ -194,7 +204,7 @@ export const launchMain = async (
       executablePath: settings.executablePath,
       args: chromiumArgs(settings.extraArgs),
       headless: true,
-      timeout: settings.deadlineMs,
+      timeout: launchTimeoutMs(settings),
       env: { ...process.env, TMPDIR: tmpDir, [OWNER_VARIABLE]: settings.owner },
       ...(settings.mainProxy ? { proxy: settings.mainProxy } : {}),
       ...NO_SIGNAL_HANDLERS,
@@ -374,7 +384,7 @@ export class ErrandsBrowser {
         executablePath: this.settings.executablePath,
         args: chromiumArgs(this.settings.extraArgs),
         headless: true,
-        timeout: this.settings.deadlineMs,
+        timeout: launchTimeoutMs(this.settings),
         env: { ...process.env, TMPDIR: tmpDir, [OWNER_VARIABLE]: this.settings.owner },
         ...NO_SIGNAL_HANDLERS,
         ...artifactsIn(tmpDir),
