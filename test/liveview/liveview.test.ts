@@ -3,6 +3,7 @@
  * errands, and the page driven by Playwright in a second headless Chromium — the person's.
  */
 import { Effect } from 'effect'
+import { chromium } from 'playwright-core'
 import { freePort, request, until } from '../host/harness.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { canvasDistance, startLiveHarness, type LiveHarness } from './harness.ts'
@@ -117,6 +118,39 @@ describe('the live view', () => {
     await poll(async () => (await page.locator(row(id)).count()) === 0 || (await page.locator(`${row(id)}[data-state="closed"]`).count()) === 1).toBe(true)
     expect(await h.host.run(h.host.supervisor.view(id).pipe(Effect.map((v) => v.state), Effect.orElseSucceed(() => 'forgotten')))).toMatch(/closed|forgotten/)
     await viewer.context.close()
+  })
+
+  it("a DevTools client's browser.newContext() is a helper: seeded as helpers are, listed under its errand (#22, E1)", async () => {
+    const { host, site } = h
+    const siteName = new URL(site.origin).hostname
+    // The person is signed in to the site in their own browser, and always lends it.
+    await h.host.run(host.runtime.addCookies(host.runtime.mainContext, [
+      { name: 'session', value: 'person', domain: siteName, path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Lax' },
+    ]))
+    expect((await host.call(undefined, 'POST', '/v1/person/settings/always-allowed', { site: siteName })).status).toBe(200)
+    const endpoint = await host.call('helpers', 'GET', '/v1/session/devtools')
+    expect(endpoint.status).toBe(200)
+    const browser = await chromium.connectOverCDP(endpoint.body.url as string)
+    try {
+      const helper = await browser.newContext()
+      const page = await helper.newPage()
+      await page.goto(site.url('/page?t=helper'))
+      expect(site.cookies.filter((c) => c.path === '/page').at(-1)?.cookie).toContain('session=person')
+      const id = 'session:helpers/devtools-1'
+      expect(await stateOf(id)).toMatchObject({ reason: 'helper', parent: 'session:helpers', lentSites: [siteName] })
+
+      const viewer = await h.signedIn()
+      await viewer.page.waitForSelector(`${row(id)}[data-depth="1"]`)
+      const order = await viewer.page.locator('table.conversations tr[data-conversation]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-conversation')))
+      expect(order.indexOf(id)).toBe(order.indexOf('session:helpers') + 1)
+      expect(await viewer.page.locator(`${row(id)} .child-mark`).getAttribute('title')).toBe('A helper of session:helpers')
+      await helper.close()
+      await poll(async () => (await viewer.page.locator(row(id)).count()) === 0 || (await viewer.page.locator(`${row(id)}[data-state="closed"]`).count()) === 1).toBe(true)
+      await viewer.context.close()
+    } finally {
+      await browser.close()
+      await host.call(undefined, 'DELETE', `/v1/person/settings/always-allowed/${siteName}`)
+    }
   })
 
   it("shows the active tab's screencast after a navigation made through the API, and marks it watched", async () => {

@@ -226,7 +226,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
     const openHelper = async (conversationId: string) => {
       const id = `${conversationId}/devtools-${++helperSeq}`
       const opened = await run(Effect.gen(function* () {
-        yield* supervisor.open({ id, kind: 'task', helper: true })
+        yield* supervisor.open({ id, kind: 'task', helper: true, parent: conversationId })
         return yield* target(id)
       }))
       if (Exit.isFailure(opened)) {

@@ -99,11 +99,12 @@ export type HostServices =
 export const hostPolicy = (port: number, extra: ReadonlyArray<number> = []): GuardPolicy =>
   defaultPolicy([port, ...extra].map((p) => ({ host: '127.0.0.1', port: p })))
 
-/** A runtime report with the egress's counts (issue #21; counts only, X1). */
-const withEgress = (report: RuntimeReport, chromium: ChromiumRuntime): RuntimeReport => {
+/** A runtime report with the egress's (issue #21) and the dialogs' (issue #22) counts: counts only, X1. */
+const withCounts = (report: RuntimeReport, chromium: ChromiumRuntime, deadlineMs: number): RuntimeReport => {
   const stats = chromium.egress?.stats()
   return {
     ...report,
+    dialogs: { dismissedUnanswered: chromium.dialogs.dismissedUnanswered, deadlineMs },
     egress: {
       on: stats !== undefined,
       remoteBypasses: report.remote?.state === 'connected',
@@ -153,12 +154,12 @@ const hostEngineOn = (options: HostEngineOptions) => {
   const local: RuntimeReport = { kind: 'chromium', where: 'local' }
   const cdpUrl = settings.cdpUrl
   const browser = cdpUrl === undefined
-    ? Layer.effect(HostBrowser, Effect.map(Chromium, (c): HostBrowserShape => ({ runtime: c, pages: c, describe: () => withEgress(local, c) })))
+    ? Layer.effect(HostBrowser, Effect.map(Chromium, (c): HostBrowserShape => ({ runtime: c, pages: c, describe: () => withCounts(local, c, deadlineMs) })))
     : Layer.scoped(
         HostBrowser,
         Effect.flatMap(Chromium, (c) =>
           Effect.map(makeRoutedRuntime(c, { cdpUrl, policy, log, deadlineMs, notes }), (r): HostBrowserShape => ({
-            runtime: r, pages: r, describe: () => withEgress(r.describe(), c),
+            runtime: r, pages: r, describe: () => withCounts(r.describe(), c, deadlineMs),
           }))),
       )
   const runtime = Layer.mergeAll(

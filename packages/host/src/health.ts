@@ -24,6 +24,20 @@ export interface RuntimeReport {
   readonly remote?: { readonly endpoint: string; readonly state: 'connected' | 'fallback' | 'disconnected' } | undefined
   /** The egress's counts (issue #21); absent for a runtime without one (tests). */
   readonly egress?: EgressReport | undefined
+  /** JavaScript dialogs (issue #22): counts only. */
+  readonly dialogs?: DialogReport | undefined
+}
+
+/**
+ * What became of dialogs nobody answered (issue #22): with no DevTools client attached, a dialog
+ * waits for `POST /v1/dialog` or MCP's `browser_handle_dialog`; one still unanswered after the
+ * page deadline is dismissed (and logged, naming its errand and tab). Counts only (X1).
+ */
+export interface DialogReport {
+  /** Dialogs dismissed because nobody answered within the page deadline, since start. */
+  readonly dismissedUnanswered: number
+  /** The page deadline after which that happens (ms). */
+  readonly deadlineMs: number
 }
 
 /**
@@ -74,6 +88,7 @@ export interface PublicHealthReport {
     readonly where: 'local' | 'remote'
     readonly remote?: { readonly state: 'connected' | 'fallback' | 'disconnected' } | undefined
     readonly egress?: EgressReport | undefined
+    readonly dialogs?: DialogReport | undefined
   }
   readonly open: number
   readonly parked: number
@@ -99,6 +114,7 @@ export const publicHealth = (report: HealthReport): PublicHealthReport => ({
     ...(report.runtime.remote ? { remote: { state: report.runtime.remote.state } } : {}),
     // Counts and rule names only: copied field by field so nothing else rides along.
     ...(report.runtime.egress ? { egress: { ...report.runtime.egress, byRule: { ...report.runtime.egress.byRule } } } : {}),
+    ...(report.runtime.dialogs ? { dialogs: { dismissedUnanswered: report.runtime.dialogs.dismissedUnanswered, deadlineMs: report.runtime.dialogs.deadlineMs } } : {}),
   },
   open: report.open,
   parked: report.parked,

@@ -9,6 +9,7 @@
  */
 import { render } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { nested } from '../src/nesting.ts'
 import { LIVE_HEADER, LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveState, type LiveTab, type ServerMessage } from '../src/protocol.ts'
 
 type Watching = Extract<ServerMessage, { type: 'watching' }>
@@ -259,15 +260,19 @@ const App = () => {
           <thead><tr><th>Conversation</th><th>Browser</th><th>State</th><th>Who</th><th>Last use</th></tr></thead>
           <tbody>
             {state.conversations.length === 0 && <tr><td colSpan={5} class="muted">No conversations yet.</td></tr>}
-            {state.conversations.map((c) => (
+            {nested(state.conversations).map(({ item: c, depth }) => (
               <tr
                 key={c.conversationId}
                 data-conversation={c.conversationId}
                 data-state={c.state}
-                class={c.conversationId === selected ? 'selected' : ''}
+                data-depth={depth}
+                class={[c.conversationId === selected ? 'selected' : '', depth > 0 ? 'child' : ''].filter(Boolean).join(' ')}
                 onClick={() => select(c.conversationId === selected ? null : c.conversationId)}
               >
-                <td><button class="link">{c.conversationId}</button></td>
+                <td style={depth > 0 ? { paddingLeft: `${4 + depth * 16}px` } : undefined}>
+                  {depth > 0 && <span class="child-mark" title={`A helper of ${c.parent}`} aria-label={`helper of ${c.parent}`}>↳ </span>}
+                  <button class="link">{c.conversationId}</button>
+                </td>
                 <td><ReasonBadge c={c} /></td>
                 <td><span class={`state state-${c.state}`} title={c.detail}>{STATE_WORDS[c.state] ?? c.state}</span></td>
                 <td>{[c.driven ? 'agent driving' : null, c.watched ? 'watched' : null].filter(Boolean).join(', ') || '—'}</td>

@@ -22,7 +22,7 @@ export type JournalSettings = typeof JournalSettings.Type
 /** One journal line: the settings header or one input (see {@link JournalEntry}). */
 export const JournalLine = Schema.Union(
   JournalSettings,
-  Schema.Struct({ t: T, op: Schema.Literal('open'), conversation: Schema.Struct({ id: Id, kind: Schema.Literal('task', 'chat'), helper: Schema.optional(Schema.Boolean) }) }),
+  Schema.Struct({ t: T, op: Schema.Literal('open'), conversation: Schema.Struct({ id: Id, kind: Schema.Literal('task', 'chat'), helper: Schema.optional(Schema.Boolean), parent: Schema.optional(Id) }) }),
   Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('drive', 'undrive', 'watch', 'unwatch', 'chat.deleted', 'park', 'resume', 'release', 'page.loaded', 'context.crashed') })),
   Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('task'), status: Schema.Literal('running', 'done', 'unverified', 'stopped', 'interrupted', 'failed') })),
   Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('own-browser'), on: Schema.Boolean })),

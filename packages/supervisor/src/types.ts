@@ -16,6 +16,13 @@ export interface Conversation {
   readonly kind: 'task' | 'chat'
   readonly helper?: boolean | undefined
   /**
+   * For a helper: the conversation that fanned it out (the live view shows it under that one),
+   * e.g. a DevTools client's `browser.newContext()` in errand `session:k1` opens helper
+   * `session:k1/devtools-1` with parent `session:k1`. Kept while the host runs; a helper parked
+   * across a restart comes back without it.
+   */
+  readonly parent?: string | undefined
+  /**
    * The upstream proxy its errand leaves through (issue #21), e.g.
    * `Redacted.make('http://user:pass@proxy.example:3128')`. Taken when the conversation is first
    * opened (or again after `release`); change it with `setUpstreamProxy`. A secret: never in a
@@ -48,6 +55,8 @@ export interface ErrandView {
   readonly lentSites: ReadonlyArray<string>
   readonly contextId: ContextId | null
   readonly lastError: string | null
+  /** A helper's parent conversation, when it has one (see `Conversation.parent`). */
+  readonly parent?: string | undefined
 }
 
 /** A new errand's seed: a copy of the main context's storage for the always-allowed sites (L1). */

@@ -91,5 +91,6 @@ export const viewOf = (entry: Entry, mainContext: string): ErrandView => {
     lentSites: c.lentSites,
     contextId: c.contextId,
     lastError: c.lastError === null ? null : `${c.lastError.tag}(${c.lastError.reason}): ${c.lastError.message}`,
+    ...(conversation.parent === undefined ? {} : { parent: conversation.parent }),
   }
 }
