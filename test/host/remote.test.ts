@@ -4,6 +4,7 @@ import { Effect } from 'effect'
 import { chromium, type Browser, type CDPSession } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
+import { serveDialogSite } from '../dialogs/site.ts'
 import { serveFakeCdp, type FakeCdp } from './fakeCdp.ts'
 import { serveFixture, type Fixture } from './fixtures.ts'
 import { startTestHost, until, type TestHost } from './harness.ts'
@@ -43,7 +44,8 @@ describe('a DevTools browser elsewhere (R2)', () => {
   })
 
   it('gives each session a new, real browser context there; ours stays unstarted', async () => {
-    const { egress, ...runtime } = (await host.call(undefined, 'GET', '/v1/person/health')).body.runtime
+    const { egress, dialogs, ...runtime } = (await host.call(undefined, 'GET', '/v1/person/health')).body.runtime
+    expect(dialogs).toEqual({ dismissedUnanswered: 0, deadlineMs: 30_000 })
     expect(runtime).toEqual({
       kind: 'cdp', where: 'remote', remote: { endpoint: remote.httpUrl.replace(/\/$/, ''), state: 'connected' },
     })
@@ -94,6 +96,29 @@ describe('a DevTools browser elsewhere (R2)', () => {
     const before = await contexts()
     expect((await host.call('west', 'DELETE', '/v1/session')).status).toBe(200)
     expect(await contexts()).toHaveLength(before.length - 1)
+  })
+
+  it('a JavaScript dialog of an errand there waits for the verbs, and is answered once (#22)', async () => {
+    // A Playwright connection with no dialog handler dismisses every dialog it sees, as on plain
+    // Chromium: the observer leaves first, so the errand's dialog is the verbs' alone.
+    await observer.close()
+    const dialogSite = await serveDialogSite()
+    try {
+      expect((await host.call('east', 'POST', '/v1/navigate', { url: dialogSite.url('/confirm?delay=300') })).status).toBe(200)
+      let state: any
+      expect(await until(async () => {
+        state = (await host.call('east', 'GET', '/v1/state')).body
+        return state?.dialog != null
+      })).toBe(true)
+      expect(state.dialog).toMatchObject({ type: 'confirm', message: 'Sure?' })
+      expect((await host.call('east', 'POST', '/v1/dialog', { accept: true })).status).toBe(200)
+      let last: any
+      const answered = await until(async () => (last = (await host.call('east', 'GET', '/v1/state')).body)?.title === 'answered:true')
+      expect(answered, JSON.stringify(last)).toBe(true)
+      expect((await host.call('east', 'POST', '/v1/dialog', { accept: true })).status).toBe(409)
+    } finally {
+      await dialogSite.close()
+    }
   })
 })
 

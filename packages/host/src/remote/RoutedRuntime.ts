@@ -145,6 +145,9 @@ export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions
       shutdown: Effect.suspend(() => Effect.zipRight(remote ? remote.shutdown : Effect.void, local.shutdown)),
       pageOf: (id, tab): Page | undefined => (remote?.owns(id) ? remote.pageOf(id, tab) : local.pageOf(id, tab)),
       browserContextOf: (id): BrowserContext | undefined => (remote?.owns(id) ? remote.browserContextOf(id) : local.browserContextOf(id)),
+      // JavaScript dialogs wait for the verbs wherever the errand runs (#22).
+      pendingDialog: (id) => (remote?.owns(id) ? remote.pendingDialog(id) : local.pendingDialog(id)),
+      answerDialog: (id, how) => (remote?.owns(id) ? remote.answerDialog(id, how) : local.answerDialog(id, how)),
       describe: () => ({
         kind: state === 'connected' ? 'cdp' : local.kind,
         where: state === 'connected' ? 'remote' : 'local',
