@@ -6,3 +6,5 @@
 node node_modules/typescript/bin/tsc -b tsconfig.build.json >&2
 # The live view's front end, bundled into packages/liveview/dist/web/ (what the packed package serves).
 node --input-type=module -e "await (await import('@errands/liveview')).bundleWeb()" >&2
+# The demo journals, beside the compiled CLI, so `errands demo` works from the packed package too.
+mkdir -p packages/cli/dist/journals && cp journals/*.jsonl packages/cli/dist/journals/

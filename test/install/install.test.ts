@@ -69,6 +69,15 @@ describe('the packed packages, installed outside the monorepo (R4)', () => {
     expect(readFileSync(join(project, 'node_modules/@errands/cli/dist/main.js'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node')
   })
 
+  it('(c) the packed `errands demo` replays the journals it ships with, each to its golden trace', () => {
+    const out = execFileSync(process.execPath, [join(project, 'node_modules/.bin/errands'), 'demo'], {
+      cwd: project, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' }, timeout: 60_000,
+    })
+    for (const name of ['cap', 'heal', 'park']) {
+      expect(out).toContain(`== ${name}.jsonl (t, conversation, state) ==\n${readFileSync(join(repo, 'journals', `${name}.trace`), 'utf8')}`)
+    }
+  })
+
   it('(a) an embedder imports @errands/supervisor and drives an errand on real Chromium, everything loaded from its own node_modules', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'errands-embed-'))
     try {

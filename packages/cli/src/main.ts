@@ -17,7 +17,11 @@ const usage = `errands — a browser of its own for every AI-agent errand
   errands config             decode ERRANDS_* settings and print them (exit 2 when invalid)
 `
 
-const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..')
+const here = path.dirname(new URL(import.meta.url).pathname)
+const repoRoot = path.resolve(here, '../../..')
+
+/** The demo journals: beside the compiled CLI (the build copies them into dist/, so they ship with the package), or the repository's when run from source. */
+const demoJournals = (): string | undefined => [path.join(here, 'journals'), path.join(repoRoot, 'journals')].find((dir) => fs.existsSync(dir))
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const [verb, ...rest] = argv
@@ -40,7 +44,11 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       return 0
     }
     case 'demo': {
-      const dir = path.join(repoRoot, 'journals')
+      const dir = demoJournals()
+      if (dir === undefined) {
+        process.stderr.write(`errands demo: the bundled journals are missing (looked in ${path.join(here, 'journals')}); reinstall @errands/cli\n`)
+        return 1
+      }
       for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()) {
         process.stdout.write(`\n== ${name} (t, conversation, state) ==\n`)
         process.stdout.write(await Effect.runPromise(Effect.orDie(replayFile(path.join(dir, name)))))
