@@ -246,6 +246,28 @@ describe('Supervisor', () => {
     ),
   )
 
+  it.scoped('with sealSnapshots, a snapshot that cannot be sealed keeps the errand open and health says so', () =>
+    Effect.gen(function* () {
+      const { supervisor, memory } = yield* services
+      const { contextId } = yield* supervisor.open(task('a'))
+      visitAs(memory, contextId, 'a')
+      yield* supervisor.pageLoaded('a')
+      yield* TestClock.adjust(150)
+      yield* supervisor.settle
+      expect((yield* supervisor.view('a')).state).toBe('active')
+      expect((yield* supervisor.health).filter((m) => m.conversationId === 'a').map((m) => m.text)).toContain(words.sealFailed('disk-full'))
+    }).pipe(
+      Effect.provide(
+        testSupervisor({ snapshotDebounceMs: 100 }, { sealSnapshots: true }, SealedStore.layerTest({
+          put: () => Effect.fail(new (class extends Error { readonly _tag = 'StoreError'; readonly reason = 'disk-full' })('no space left') as never),
+          remove: () => Effect.void,
+          list: () => Effect.succeed([]),
+          problems: () => Effect.succeed([]),
+        })),
+      ),
+    ),
+  )
+
   it.scoped('regression (issue 2, found by the property): a parked task that runs again is admitted, never over the cap', () =>
     Effect.gen(function* () {
       const { supervisor, memory } = yield* services

@@ -131,11 +131,16 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       snapshots.set(input.errandId, snapshot)
       if (deps.sealSnapshots) {
         // Durable for a peer that heals it after this process dies (issue #16). A failed seal
-        // keeps the errand open: the in-memory snapshot still heals a crash here.
-        yield* Effect.ignore(store.put({
+        // keeps the errand open (the in-memory snapshot still heals a crash here), and health
+        // says so: a peer would reopen it as last sealed.
+        const now = yield* Clock.currentTimeMillis
+        yield* store.put({
           errandId: input.errandId, conversationId: input.conversationId, kind: input.kind, reason: input.reason,
           lentSites: input.lentSites, snapshot, parkedAt: snapshot.takenAt, ...sealedProxy(input.errandId),
-        }))
+        }).pipe(
+          Effect.tapError((e) => Effect.sync(() => health.add({ at: now, level: 'warning', text: words.sealFailed(e.reason), conversationId: input.conversationId }))),
+          Effect.ignore,
+        )
       }
       return { takenAt: snapshot.takenAt } satisfies SnapshotTaken
     })
