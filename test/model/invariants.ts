@@ -119,7 +119,9 @@ export const verify = async (sys: ModelSystem, m: Model): Promise<void> => {
     const sharer = contexts.get(live.context)
     if (sharer !== undefined) problems.push(`${id} and ${sharer} share one browser context`)
     contexts.set(live.context, id)
-    const pages = live.context.pages().filter((p) => !p.isClosed())
+    // The runtime's own pages (a storage read visiting origins) are pages of the context while
+    // they live, never tabs: a snapshot taken in the background may be reading right now.
+    const pages = live.context.pages().filter((p) => !p.isClosed() && !sys.chromium.isOwnPage(p))
     for (const page of pages) {
       const other = pagesSeen.get(page)
       if (other !== undefined) problems.push(`${id} and ${other} share a tab (${page.url()})`)

@@ -246,7 +246,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
         pending: entry.storage,
         perOriginMs: Math.min(10_000, this.deadlineMs),
         visitPage: () => entry.pageWork.run(() => this.readerPage(entry)),
-        answers: (page) => !this.readerPages.has(page) && !this.crashedPages.has(page),
+        answers: (page) => !this.ownPages.has(page) && !this.crashedPages.has(page),
       }),
     )
   }
@@ -305,11 +305,11 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     origins: StorageState['origins'],
   ): Entry {
     const book = new LocalStorageBook()
-    // Every document of every page (tabs, popups, a DevTools client's pages), except the pages
-    // the reads themselves visit origins in.
+    // Every document of every page (tabs, popups, a DevTools client's pages), except the runtime's
+    // own pages (the reads visit origins in theirs: what they show is not the errand's).
     const watch = (page: Page) => {
       for (const frame of page.frames()) book.saw(frame.url())
-      page.on('framenavigated', (frame) => this.readerPages.has(page) || book.saw(frame.url()))
+      page.on('framenavigated', (frame) => this.ownPages.has(page) || book.saw(frame.url()))
       page.on('crash', () => this.crashedPages.add(page))
     }
     context.pages().forEach(watch)
@@ -317,8 +317,6 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     return this.track({ id, kind, context, generation, label, storage: new PendingLocalStorage(context, origins), book, reads: new PageWork() })
   }
 
-  /** Pages made to read localStorage in: never tabs, and what they show is not a document of the errand's. */
-  private readonly readerPages = new WeakSet<Page>()
   /** Pages whose renderer died: their documents are gone, their origins are read by a visit. */
   private readonly crashedPages = new WeakSet<Page>()
 
@@ -327,7 +325,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     entry.quietPages++
     try {
       const page = await entry.context.newPage()
-      this.readerPages.add(page)
+      this.ownPages.add(page)
       return { page, done: () => page.close() }
     } finally {
       entry.quietPages--

@@ -152,6 +152,21 @@ export abstract class ContextRuntime<E extends ContextEntry> {
     return undefined
   }
 
+  /**
+   * Pages the runtime made for its own work (a storage read's visits, a clear with no tab open):
+   * never tabs, closed when that work ends. They are pages of the context while they live, so
+   * whoever lists a context's pages (tests, adapters) tells them apart with this.
+   *
+   * @example
+   * context.pages().filter((p) => !runtime.isOwnPage(p))
+   */
+  isOwnPage(page: Page): boolean {
+    return this.ownPages.has(page)
+  }
+
+  /** See {@link isOwnPage}; a runtime adds the pages it makes for itself. */
+  protected readonly ownPages = new WeakSet<Page>()
+
   /** The Playwright page behind a tab (tests and adapters only). @example runtime.pageOf(id, 't1')?.evaluate(...) */
   pageOf(contextId: ContextId, tabId: string): Page | undefined {
     return this.entries.get(contextId)?.tabs.get(tabId)
@@ -538,6 +553,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
     entry.quietPages++
     try {
       const page = await entry.context.newPage()
+      this.ownPages.add(page)
       return { page, done: () => page.close() }
     } finally {
       entry.quietPages--
