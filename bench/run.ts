@@ -37,6 +37,15 @@ if (unknown.length > 0) throw new Error(`unknown bench sections: ${unknown.join(
 const fewer = Math.max(2, Math.ceil(rounds / 2))
 
 const rows: Row[] = []
+/** Runs `f` with `n` fixture sites of its own, closed after. */
+const withSites = async <A>(n: number, f: (sites: Awaited<ReturnType<typeof serveSites>>) => Promise<A>): Promise<A> => {
+  const sites = await serveSites(n)
+  try {
+    return await f(sites)
+  } finally {
+    await closeSites(sites)
+  }
+}
 const loads: string[] = [`start ${loadNow()}`]
 const section = async (name: string, f: () => Promise<Row[]>) => {
   if (!sections.includes(name)) return
@@ -75,28 +84,14 @@ if (sections.some((s) => engineSections.includes(s))) {
     await section('resume', () => benchResume(bench))
     await section('heal', () => benchHeal(bench, fewer))
     await section('memory', () => benchMemory(bench, 3))
-    await section('reads', async () => {
-      const many = await serveSites(20)
-      try {
-        return await benchReads(bench, many)
-      } finally {
-        await closeSites(many)
-      }
-    })
+    await section('reads', () => withSites(20, (many) => benchReads(bench, many)))
   } finally {
     await dispose()
     await closeSites(sites)
   }
 }
 // Two engines of its own (the spare renderer off and on), so no shared engine idles beside them.
-await section('spare', async () => {
-  const sites = await serveSites(3)
-  try {
-    return await benchSpare(sites, fewer)
-  } finally {
-    await closeSites(sites)
-  }
-})
+await section('spare', () => withSites(3, (sites) => benchSpare(sites, fewer)))
 await section('supervisor', () => benchSupervisor())
 await section('host', () => benchHost(100))
 await section('devtools', () => benchDevtools(rounds * 3))

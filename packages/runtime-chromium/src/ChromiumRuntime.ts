@@ -245,7 +245,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
         book: entry.book,
         pending: entry.storage,
         perOriginMs: Math.min(10_000, this.deadlineMs),
-        visitPage: () => entry.pageWork.run(() => this.readerPage(entry)),
+        visitPage: () => entry.pageWork.run(() => this.newQuietPage(entry)),
         answers: (page) => !this.ownPages.has(page) && !this.crashedPages.has(page),
       }),
     )
@@ -319,18 +319,6 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
 
   /** Pages whose renderer died: their documents are gone, their origins are read by a visit. */
   private readonly crashedPages = new WeakSet<Page>()
-
-  /** A new page that never becomes a tab, to read localStorage in (made inside the entry's pageWork). */
-  private async readerPage(entry: Entry): Promise<{ readonly page: Page; readonly done: () => Promise<void> }> {
-    entry.quietPages++
-    try {
-      const page = await entry.context.newPage()
-      this.ownPages.add(page)
-      return { page, done: () => page.close() }
-    } finally {
-      entry.quietPages--
-    }
-  }
 
   private async doOpenContext(spec: OpenContextSpec): Promise<ContextId> {
     if (spec.upstreamProxy !== undefined && this.egressWiring === undefined) {

@@ -26,7 +26,7 @@ import { openCdpChannel } from './cdpChannel.ts'
 import { ErrandFiles } from './errandFiles.ts'
 import { call, toRuntimeError, within } from './failures.ts'
 import { storageDrift } from './restoreDrift.ts'
-import { originOf, toPlaywrightCookies } from './storage.ts'
+import { originOf, toPlaywrightCookies, type QuietPage } from './storage.ts'
 import { PageWork } from './pageWork.ts'
 import { TabBook } from './tabs.ts'
 
@@ -547,9 +547,19 @@ export abstract class ContextRuntime<E extends ContextEntry> {
    * @example
    * const { page, done } = await this.quietPage(entry)
    */
-  protected async quietPage(entry: E): Promise<{ readonly page: Page; readonly done: () => Promise<void> }> {
+  protected async quietPage(entry: E): Promise<QuietPage> {
     const existing = entry.tabs.list()[0]?.handle
-    if (existing) return { page: existing, done: async () => undefined }
+    return existing ? { page: existing, done: async () => undefined } : this.newQuietPage(entry)
+  }
+
+  /**
+   * A new page of the context for the runtime's own work: never a tab, one of its own pages
+   * ({@link isOwnPage}), closed by `done`. Make it inside the entry's `pageWork`.
+   *
+   * @example
+   * const { page, done } = await entry.pageWork.run(() => this.newQuietPage(entry))
+   */
+  protected async newQuietPage(entry: E): Promise<QuietPage> {
     entry.quietPages++
     try {
       const page = await entry.context.newPage()

@@ -77,3 +77,20 @@ export const within = async <A>(ms: number, promise: Promise<A>): Promise<A | un
     if (timer) clearTimeout(timer)
   }
 }
+
+/**
+ * Awaits a promise but fails after `ms` with an error naming `what` (where {@link within} would
+ * resolve `undefined`): for a step whose absence must be reported, such as one origin's read.
+ *
+ * @example
+ * await bounded(10_000, 'localStorage of https://a.example', read())
+ */
+export const bounded = <A>(ms: number, what: string, promise: Promise<A>): Promise<A> => {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)
+    }),
+  ]).finally(() => clearTimeout(timer))
+}

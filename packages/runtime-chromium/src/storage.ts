@@ -6,7 +6,8 @@
  * const state = await readStorage(context, { book, pending, visitPage, perOriginMs: 10_000 })
  */
 import type { Cookie, OriginStorage, StorageState } from '@errands/runtime'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, CDPSession, Page } from 'playwright-core'
+import { bounded } from './failures.ts'
 import type { LocalStorageBook } from './localStorageBook.ts'
 import type { PendingLocalStorage } from './localStorageRestore.ts'
 
@@ -69,26 +70,20 @@ export interface StorageReading {
 /** Every request of a visit page gets this, from the engine: nothing reaches a network. */
 const EMPTY_DOCUMENT = { status: 200, contentType: 'text/html', body: '<html></html>' } as const
 
-/** An origin's first-party localStorage through a page showing a document of it (CDP, out of the page's scripts' reach). */
-const itemsThrough = async (context: BrowserContext, page: Page, origin: string): Promise<OriginStorage['localStorage']> => {
+/** An origin's first-party localStorage through a session of a page showing a document of it (CDP, out of the page's scripts' reach). */
+const itemsThrough = async (session: CDPSession, origin: string): Promise<OriginStorage['localStorage']> => {
+  const { entries } = await session.send('DOMStorage.getDOMStorageItems', { storageId: { storageKey: `${origin}/`, isLocalStorage: true } })
+  return entries.map(([name, value]) => ({ name: name!, value: value! }))
+}
+
+/** Runs `work` with a CDP session of `page`, detached after. */
+const withSession = async <A>(context: BrowserContext, page: Page, work: (session: CDPSession) => Promise<A>): Promise<A> => {
   const session = await context.newCDPSession(page)
   try {
-    const { entries } = await session.send('DOMStorage.getDOMStorageItems', { storageId: { storageKey: `${origin}/`, isLocalStorage: true } })
-    return entries.map(([name, value]) => ({ name: name!, value: value! }))
+    return await work(session)
   } finally {
     await session.detach().catch(() => undefined)
   }
-}
-
-/** Gives up on `promise` after `ms` with an error naming `what`. */
-const bounded = <A>(ms: number, what: string, promise: Promise<A>): Promise<A> => {
-  let timer: NodeJS.Timeout | undefined
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)
-    }),
-  ]).finally(() => clearTimeout(timer))
 }
 
 /**
@@ -111,7 +106,7 @@ export const readStorage = async (context: BrowserContext, reading: StorageReadi
   const unread: Array<string> = []
   for (const origin of stale) {
     const page = pages.find((p) => !p.isClosed() && answers(p) && originOf(p.url()) === origin)
-    const items = page && (await bounded(perOriginMs, `localStorage of ${origin}`, itemsThrough(context, page, origin)).catch(() => undefined))
+    const items = page && (await bounded(perOriginMs, `localStorage of ${origin}`, withSession(context, page, (s) => itemsThrough(s, origin))).catch(() => undefined))
     if (items) book.record(origin, items)
     else unread.push(origin)
   }
@@ -121,17 +116,19 @@ export const readStorage = async (context: BrowserContext, reading: StorageReadi
     const made = visitPage()
     try {
       visit = await bounded(perOriginMs, 'a page to read localStorage in', made)
-      const session = await context.newCDPSession(visit.page)
-      await session.send('Network.setBypassServiceWorker', { bypass: true })
-      await visit.page.route('**/*', (route) => route.fulfill(EMPTY_DOCUMENT).catch(() => undefined))
-      for (const origin of unread) {
-        try {
-          await visit.page.goto(`${origin}/`, { waitUntil: 'domcontentloaded', timeout: perOriginMs })
-          book.record(origin, await bounded(perOriginMs, `localStorage of ${origin}`, itemsThrough(context, visit.page, origin)))
-        } catch {
-          failed.push(origin)
+      const { page } = visit
+      await page.route('**/*', (route) => route.fulfill(EMPTY_DOCUMENT).catch(() => undefined))
+      await withSession(context, page, async (session) => {
+        await session.send('Network.setBypassServiceWorker', { bypass: true })
+        for (const origin of unread) {
+          try {
+            await page.goto(`${origin}/`, { waitUntil: 'domcontentloaded', timeout: perOriginMs })
+            book.record(origin, await bounded(perOriginMs, `localStorage of ${origin}`, itemsThrough(session, origin)))
+          } catch {
+            failed.push(origin)
+          }
         }
-      }
+      })
     } catch {
       failed.push(...unread.filter((o) => !failed.includes(o)))
     } finally {
@@ -182,14 +179,9 @@ export const clearOriginsIn = async (
   if (origins.length === 0) return
   const { page, done } = await aPage()
   try {
-    const session = await context.newCDPSession(page)
-    try {
-      for (const origin of origins) {
-        await session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage' })
-      }
-    } finally {
-      await session.detach().catch(() => undefined)
-    }
+    await withSession(context, page, async (session) => {
+      for (const origin of origins) await session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage' })
+    })
     // Documents of those origins that are open right now drop their copy too.
     await Promise.all(
       context.pages().flatMap((p) =>
