@@ -125,7 +125,11 @@ export const osProbe = (o: { readonly owner: string; readonly tmpDir: string }) 
       const { browserContextIds } = (await client.send('Target.getBrowserContexts' as never)) as unknown as { browserContextIds: string[] }
       const { targetInfos } = (await client.send('Target.getTargets' as never)) as unknown as { targetInfos: Array<{ browserContextId?: string; url: string; type: string }> }
       const out: Record<string, string[]> = Object.fromEntries(browserContextIds.map((id) => [id, [] as string[]]))
-      for (const t of targetInfos) if (t.browserContextId !== undefined && out[t.browserContextId]) out[t.browserContextId]!.push(`${t.type} ${t.url.replace(/\?.*$/, '')}`)
+      // Targets of no listed context (a worker, a leftover) under "other", so a leak shows where it is.
+      for (const t of targetInfos) {
+        const key = t.browserContextId !== undefined && out[t.browserContextId] ? t.browserContextId : 'other'
+        ;(out[key] ??= []).push(`${t.type} ${t.url.replace(/\?.*$/, '')}`)
+      }
       return out
     } catch {
       return undefined
@@ -135,7 +139,7 @@ export const osProbe = (o: { readonly owner: string; readonly tmpDir: string }) 
   }
   const contexts = async (): Promise<number | undefined> => {
     const detail = await contextDetail()
-    return detail === undefined ? undefined : Object.keys(detail).length
+    return detail === undefined ? undefined : Object.keys(detail).filter((k) => k !== 'other').length
   }
   return { chromium, errandRenderers, fds, tempDirs, contexts, contextDetail }
 }
