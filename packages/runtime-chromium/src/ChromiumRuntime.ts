@@ -23,7 +23,7 @@ import { sweepStaleTmpDirs, tmpDirProblem } from './tmpDirs.ts'
 import { isolateClipboard } from './clipboard.ts'
 import { checkNavigation, guardContextWebSockets, wireEgress, type EgressWiring } from './containment.ts'
 import { ContextRuntime, type ContextEntry } from './contexts.ts'
-import { call, within } from './failures.ts'
+import { call, closeWithin, within } from './failures.ts'
 import { LocalStorageBook } from './localStorageBook.ts'
 import { PendingLocalStorage } from './localStorageRestore.ts'
 import { PageWork } from './pageWork.ts'
@@ -349,7 +349,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
       return id
     } catch (error) {
       this.forget(entry)
-      await within(5_000, context.close())
+      await closeWithin(5_000, context, this.log, `context ${id} (its open failed)`)
       throw error
     }
   }

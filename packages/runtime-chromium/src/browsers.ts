@@ -22,7 +22,7 @@ import { join } from 'node:path'
 import type { GuardPolicy } from '@errands/guard'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { guardBrowserRequests, type Log } from './containment.ts'
-import { within } from './failures.ts'
+import { closeWithin, within } from './failures.ts'
 import { chromiumArgs } from './options.ts'
 import { freshTmpDir, noteDir } from './tmpDirs.ts'
 
@@ -355,8 +355,10 @@ export class ErrandsBrowser {
     if (!this.settings.warmSpare || !running || (this.spare && this.spare.generation === running.generation)) return
     const spare: Spare = { generation: running.generation, context: undefined }
     this.spare = spare
+    let made: BrowserContext | undefined
     void (async () => {
       const context = await (this.settings.newContext?.(running.browser) ?? running.browser.newContext())
+      made = context
       const page = await context.newPage()
       // A spare whose renderer dies is no spare: it goes, and the next open makes a context.
       // (Kept, it was handed out with a dead page, its open failed, and its close could hang: a
@@ -373,6 +375,10 @@ export class ErrandsBrowser {
       else await context.close()
     })().catch(() => {
       if (this.spare === spare) this.spare = undefined
+      // A context whose first page failed (its renderer was killed while it started) is closed
+      // here: nobody else holds it, and left open it stood beside the cap, page-less, until the
+      // browser went (the soak saw 5 contexts under a cap of 3 + the spare).
+      if (made !== undefined) void closeWithin(5_000, made, this.settings.log, 'a warm spare whose first page failed')
     })
   }
 

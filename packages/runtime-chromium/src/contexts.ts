@@ -24,7 +24,7 @@ import { Effect, Option } from 'effect'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { openCdpChannel } from './cdpChannel.ts'
 import { ErrandFiles } from './errandFiles.ts'
-import { call, toRuntimeError, within } from './failures.ts'
+import { call, closeWithin, toRuntimeError, within } from './failures.ts'
 import { storageDrift } from './restoreDrift.ts'
 import { originOf, toPlaywrightCookies, type QuietPage } from './storage.ts'
 import { PageWork } from './pageWork.ts'
@@ -269,7 +269,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       const entry = this.entries.get(contextId)
       if (!entry || entry.state === 'closing' || this.isLifelong(entry)) return
       this.forget(entry)
-      await within(this.deadlineMs, entry.context.close())
+      await closeWithin(this.deadlineMs, entry.context, this.log, `${this.noun} ${entry.id}`)
     })
 
   /** @example yield* runtime.isOpen(id) */
@@ -634,7 +634,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       const words = within(Math.min(10_000, this.deadlineMs), read)
         .then((storage) => (storage === undefined ? undefined : { storage, tabs }))
       this.lastWordsOf.set(entry.id, words)
-      const closed = words.finally(() => within(this.deadlineMs, entry.context.close()))
+      const closed = words.finally(() => closeWithin(this.deadlineMs, entry.context, this.log, `crashed ${this.noun} ${entry.id}`))
       this.closingCrashed.add(closed)
       void closed.finally(() => this.closingCrashed.delete(closed))
       // Never read (the errand ended meanwhile): not kept for good.

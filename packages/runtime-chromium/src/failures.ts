@@ -79,6 +79,22 @@ export const within = async <A>(ms: number, promise: Promise<A>): Promise<A | un
 }
 
 /**
+ * Closes a context (or anything closable) within `ms` and says in the log when it did not: a
+ * close that hangs leaves the context beside the cap until its browser goes, and the line is how
+ * a soak's over-the-cap count is traced back to it.
+ *
+ * @example
+ * await closeWithin(5_000, context, log, `context ${id} after its open failed`)
+ */
+export const closeWithin = async (ms: number, closable: { close(): Promise<unknown> }, log: (line: string) => void, what: string): Promise<void> => {
+  let closed = false
+  await within(ms, closable.close().then(() => {
+    closed = true
+  }))
+  if (!closed) log(`${what} did not close within ${ms} ms; it stays open until its browser goes`)
+}
+
+/**
  * Awaits a promise but fails after `ms` with an error naming `what` (where {@link within} would
  * resolve `undefined`): for a step whose absence must be reported, such as one origin's read.
  *
