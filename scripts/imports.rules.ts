@@ -1,0 +1,77 @@
+/**
+ * The import rules of the workspace in one place (issue #24; checked by `imports.test.ts`, the
+ * checker is `imports.ts`). To let a package import another `@errands/*` package, add it to that
+ * package's row in {@link DEPS} *and* to its package.json `dependencies` (and its tsconfig
+ * `references`, which `packages.test.ts` checks); an external package only needs the package.json
+ * entry. The table must stay acyclic: imports go machines ← supervisor ← runtimes, host, cli.
+ *
+ * @example
+ * checkImports(readWorkspace(root), RULES) // [] when the tree keeps the rules
+ */
+import type { Exception, Rules } from './imports.ts'
+
+/**
+ * Which `@errands/*` packages each package may import, tests and bench files included: what the
+ * code imports today, which is the direction docs/architecture.md draws. Only the cluster (several
+ * hosts as one) and the CLI import the host.
+ */
+export const DEPS: Rules['deps'] = {
+  '@errands/machines': [],
+  '@errands/runtime': [],
+  '@errands/guard': [],
+  '@errands/egress': ['@errands/guard'],
+  '@errands/store': ['@errands/runtime'],
+  '@errands/store-pg': ['@errands/store'],
+  '@errands/runtime-chromium': ['@errands/egress', '@errands/guard', '@errands/runtime'],
+  '@errands/supervisor': ['@errands/machines', '@errands/runtime', '@errands/store'],
+  '@errands/lending': ['@errands/runtime', '@errands/store', '@errands/supervisor'],
+  '@errands/daily': ['@errands/machines', '@errands/supervisor'],
+  '@errands/devtools': ['@errands/guard', '@errands/runtime', '@errands/supervisor'],
+  '@errands/liveview': ['@errands/runtime', '@errands/runtime-chromium', '@errands/supervisor'],
+  '@errands/mcp': ['@errands/daily'],
+  '@errands/engine': ['@errands/lending', '@errands/runtime', '@errands/runtime-chromium', '@errands/store', '@errands/store-pg', '@errands/supervisor'],
+  '@errands/host': [
+    '@errands/daily', '@errands/devtools', '@errands/egress', '@errands/engine', '@errands/guard', '@errands/lending',
+    '@errands/liveview', '@errands/mcp', '@errands/runtime', '@errands/runtime-chromium', '@errands/store', '@errands/supervisor',
+  ],
+  '@errands/cluster': ['@errands/host', '@errands/lending', '@errands/store-pg', '@errands/supervisor'],
+  // The CLI's tests drive it with the memory runtime (a devDependency).
+  '@errands/cli': ['@errands/cluster', '@errands/host', '@errands/runtime', '@errands/supervisor'],
+}
+
+/**
+ * Packages that must stay pure (STYLE §1): the only modules they may import besides their own
+ * files. No `node:` module, no `@errands/*` package, no effect, no browser library.
+ */
+export const PURE: Rules['pure'] = {
+  '@errands/machines': { source: ['xstate'], test: ['xstate', 'vitest', '@xstate/graph'] },
+}
+
+/** Violations accepted on purpose, each with its reason; one that stops matching fails the check. */
+export const EXCEPTIONS: ReadonlyArray<Exception> = [
+  // machines/purity.test.ts is the machines' other lint rule: it reads their sources to look for clocks and timers.
+  { rule: 'pure', where: 'machines/purity.test.ts', import: 'node:fs', reason: 'reads the machine sources it checks' },
+  { rule: 'pure', where: 'machines/purity.test.ts', import: 'node:path', reason: 'reads the machine sources it checks' },
+  {
+    rule: 'undeclared', where: 'packages/liveview/src/bundle.ts', import: 'esbuild',
+    reason: 'loaded only when running from src/*.ts in the repo; the compiled package serves the dist/web bundle the build wrote, so an install never needs esbuild (ADR 0008)',
+  },
+  // Test support kept in src/ because test/store-pg runs the same suites against rows; index.ts does not export it, so nothing installed loads it.
+  { rule: 'undeclared', where: 'packages/store/src/contract.ts', import: '@effect/vitest', reason: 'test support, not exported' },
+  { rule: 'undeclared', where: 'packages/store/src/damage.ts', import: 'vitest', reason: 'test support, not exported' },
+  {
+    rule: 'unused', where: '@errands/cluster', import: '@effect/workflow',
+    reason: 'a peer dependency of @effect/cluster: declared so the install gets the version the cluster was tested with',
+  },
+  {
+    rule: 'escapes', where: 'packages/runtime-chromium/bench/guard.ts', import: '../../../test/fixtures/sites.ts',
+    reason: "a benchmark borrowing the tests' loopback sites; bench/ is not shipped (files: dist), moving it to the top-level bench/ is the runtime's owner's call",
+  },
+  {
+    rule: 'escapes', where: 'packages/runtime-chromium/bench/restore.ts', import: '../../../test/fixtures/sites.ts',
+    reason: "a benchmark borrowing the tests' loopback sites; bench/ is not shipped (files: dist)",
+  },
+]
+
+/** The rules `imports.test.ts` holds the repo to. */
+export const RULES: Rules = { deps: DEPS, pure: PURE, exceptions: EXCEPTIONS }
