@@ -25,7 +25,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { openCdpChannel } from './cdpChannel.ts'
 import { ErrandFiles } from './errandFiles.ts'
 import { call, closeWithin, toRuntimeError, within } from './failures.ts'
-import { storageDrift } from './restoreDrift.ts'
+import { putBackScript, storageDrift } from './restoreDrift.ts'
 import { originOf, toPlaywrightCookies, type QuietPage } from './storage.ts'
 import { PageWork } from './pageWork.ts'
 import { TabBook } from './tabs.ts'
@@ -530,9 +530,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
           this.log(`${this.noun} ${entry.id}: localStorage of ${o.origin} changed while its tabs reopened, and no tab of it is left to put it back`)
           continue
         }
-        // A string, not a function: no loader transform can reach what runs in the page (#22).
-        const items = JSON.stringify(o.localStorage.map((i) => [i.name, i.value])).replace(/</g, '\\u003c')
-        await within(settleMs, page.evaluate(`localStorage.clear(); for (const [n, v] of ${items}) localStorage.setItem(n, v)`))
+        await within(settleMs, page.evaluate(putBackScript(o.localStorage)))
       }
       this.log(`${this.noun} ${entry.id}: put back what reopening its tabs changed (${drift.cookiesToAdd.length + drift.cookiesToRemove.length} cookies, ${drift.originsToReset.length} origins)`)
     } catch (e) {

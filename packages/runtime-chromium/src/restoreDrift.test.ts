@@ -1,6 +1,6 @@
 import type { Cookie } from '@errands/runtime'
 import { describe, expect, it } from 'vitest'
-import { storageDrift } from './restoreDrift.ts'
+import { putBackScript, storageDrift } from './restoreDrift.ts'
 
 const c = (name: string, value: string, extra: Partial<Cookie> = {}): Cookie => ({
   name, value, domain: 'shop.example', path: '/', expires: -1, httpOnly: false, secure: false, sameSite: 'Lax', ...extra,
@@ -36,5 +36,34 @@ describe('storageDrift: what reopened tabs changed against the record', () => {
       { origin: 'http://a.example', localStorage: [{ name: 'k0', value: 'second' }, { name: 'k1', value: 'x' }] },
       { origin: 'http://b.example', localStorage: [] },
     ])
+  })
+})
+
+describe('putBackScript: an origin to the record, key by key', () => {
+  /** A localStorage that records every state it passes through. */
+  const storage = (initial: Record<string, string>) => {
+    const items = new Map(Object.entries(initial))
+    const states: Array<number> = []
+    const api = {
+      getItem: (k: string) => items.get(k) ?? null,
+      setItem: (k: string, v: string) => { items.set(k, v); states.push(items.size) },
+      removeItem: (k: string) => { items.delete(k); states.push(items.size) },
+      clear: () => { items.clear(); states.push(0) },
+    }
+    const proxy = new Proxy(api, { ownKeys: () => [...items.keys()], getOwnPropertyDescriptor: (_, k) => (items.has(String(k)) ? { enumerable: true, configurable: true, value: items.get(String(k)) } : undefined) })
+    return { proxy, items, states }
+  }
+
+  it('removes what the record lacks, sets what differs, never passes through empty', () => {
+    const s = storage({ basket: 'older', tracker: '1', k1: 'later' })
+    new Function('localStorage', putBackScript([{ name: 'basket', value: 'newer' }, { name: 'k1', value: 'later' }, { name: 'quote', value: '</script>"' }]))(s.proxy)
+    expect(Object.fromEntries(s.items)).toEqual({ basket: 'newer', k1: 'later', quote: '</script>"' })
+    expect(s.states).not.toContain(0)
+  })
+
+  it('clears an origin the record lacked', () => {
+    const s = storage({ a: '1', b: '2' })
+    new Function('localStorage', putBackScript([]))(s.proxy)
+    expect(s.items.size).toBe(0)
   })
 })

@@ -64,3 +64,23 @@ export const storageDrift = (sealed: StorageState, live: StorageState, nowSecond
     clean: cookiesToAdd.length === 0 && cookiesToRemove.length === 0 && originsToReset.length === 0,
   }
 }
+
+/**
+ * The page script that makes an origin's localStorage hold exactly `items`, key by key: keys
+ * the record lacks are removed, keys that differ are set, and the storage never passes through
+ * empty on the way. (A `clear()` then `setItem`s did: another tab's renderer of the same origin
+ * could read the storage empty in between, and CI once saw a reopened errand's origin read as
+ * holding nothing.) A string, not a function: no loader transform can reach what runs in the
+ * page (#22).
+ *
+ * @example
+ * await page.evaluate(putBackScript([{ name: 'basket', value: 'newer' }]))
+ */
+export const putBackScript = (items: OriginStorage['localStorage']): string => {
+  const want = JSON.stringify(Object.fromEntries(items.map((i) => [i.name, i.value]))).replace(/</g, '\\u003c')
+  return `(() => {
+  const want = ${want};
+  for (const key of Object.keys(localStorage)) if (!Object.prototype.hasOwnProperty.call(want, key)) localStorage.removeItem(key);
+  for (const [key, value] of Object.entries(want)) if (localStorage.getItem(key) !== value) localStorage.setItem(key, value);
+})()`
+}
