@@ -26,8 +26,10 @@ interface State {
 }
 type Kind = 'park' | 'seal' | 'resume'
 
-const KILLS = Number(process.env.FAULT_KILLS ?? 3)
-const seed = Number(process.env.FAULT_SEED ?? Date.now() % 1_000_000)
+// CI's short, fixed-seed version (issue #28): two kills per operation (the first is certain to
+// land inside it, see killDuring). More kills and other seeds: FAULT_KILLS=20 FAULT_SEED=random.
+const KILLS = Number(process.env.FAULT_KILLS ?? 2)
+const seed = process.env.FAULT_SEED === 'random' ? Date.now() % 1_000_000 : Number(process.env.FAULT_SEED ?? 20261205)
 let site: Site
 const dirs: string[] = []
 

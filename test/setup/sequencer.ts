@@ -1,0 +1,45 @@
+/**
+ * Runs the longest files first, tier by tier (docs/testing.md, "Time"). Vitest orders a clean
+ * clone's files by size, having no timings yet, so a two-minute file could start last and run
+ * alone on one core while the other idles: the longest-first order of a measured run
+ * (`test/durations.json`) keeps both workers busy to the end. A file not listed there counts as
+ * {@link UNLISTED_S}. Refresh the list with `node scripts/slowest.mjs <vitest JSON report>
+ * --durations` when files come and go.
+ *
+ * @example
+ * // vitest.config.ts
+ * test: { sequence: { sequencer: LongestFirst } }
+ */
+import { readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
+
+/** Seconds a file missing from the list is taken to need: about a median browser file. */
+export const UNLISTED_S = 8
+
+const listed = (): Readonly<Record<string, number>> => {
+  try {
+    return JSON.parse(readFileSync(join(import.meta.dirname, '..', 'durations.json'), 'utf8')) as Record<string, number>
+  } catch {
+    return {}
+  }
+}
+
+export class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const took = listed()
+    const root = this.ctx.config.root
+    const cost = (spec: TestSpecification) => took[relative(root, spec.moduleId)] ?? UNLISTED_S
+    // Tiers stay together, the tier with the longest file first: a worker whose next file is of
+    // another tier (vitest project) is ended and a new one started, which re-imports everything
+    // (2–15 s on a loaded machine). Interleaved, that cost a fifth of the run.
+    const longest = new Map<string, number>()
+    for (const spec of files) longest.set(spec.project.name, Math.max(longest.get(spec.project.name) ?? 0, cost(spec)))
+    const tier = (spec: TestSpecification) => longest.get(spec.project.name) ?? 0
+    return [...files].sort((a, b) =>
+      a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder
+      || tier(b) - tier(a)
+      || (a.project.name < b.project.name ? -1 : a.project.name > b.project.name ? 1 : 0)
+      || cost(b) - cost(a))
+  }
+}
