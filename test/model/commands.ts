@@ -9,6 +9,7 @@
 import { Lending } from '@errands/lending'
 import { Effect } from 'effect'
 import { isDeepStrictEqual } from 'node:util'
+import { eventually } from '../fixtures/processes.ts'
 import fc from 'fast-check'
 import { verify, InvariantBroken } from './invariants.ts'
 import type { Progress } from './progress.ts'
@@ -106,7 +107,14 @@ export const runStep = async (step: Step, m: Model, sys: ModelSystem): Promise<v
       const url = pageUrl(sys, m, step.site, step.id)
       const value = freshValue(m, step.id)
       await sys.inTab(step.id, from, url, async (page) => {
-        if (step.op === 'setCookie') await page.evaluate((v) => void (document.cookie = `k=${v}; path=/; max-age=3600`), value)
+        if (step.op === 'setCookie') {
+          await page.evaluate((v) => void (document.cookie = `k=${v}; path=/; max-age=3600`), value)
+          // A page's document.cookie write reaches the browser's cookie store asynchronously
+          // (the renderer answers its own reads from a cache). The checks after this step read
+          // the store, so wait until it holds the write — what the agent would see next — or
+          // give up after a while and let the checks judge (a cookie never stored still fails).
+          await eventually(async () => (await page.context().cookies(url)).some((c) => c.name === 'k' && c.value === value), 5_000)
+        }
         if (step.op === 'setStorage') await page.evaluate((v) => localStorage.setItem('k', v), value)
       })
       touch(m, step.id)

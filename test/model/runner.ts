@@ -192,7 +192,10 @@ export const checkModel = async (
     lastFailing = [...recorder.ran]
     journalPath = writeJournal(lastFailing, `model-based suite failure (shrinking), seed ${seed}`, journalPath)
     const why = failure instanceof Error ? failure.message.split('\n').slice(0, 3).join(' | ') : String(failure)
-    console.error(`model-based suite: a run failed (${lastFailing.length} steps: ${why}); shrinking — journal so far: ${journalPath}`)
+    // What the engines said during the failing run (a race that does not replay shows only here).
+    const said = started.flatMap((s) => s.logs)
+    writeFileSync(`${journalPath}.log`, `${said.join('\n')}\n`)
+    console.error(`model-based suite: a run failed (${lastFailing.length} steps: ${why}); shrinking — journal so far: ${journalPath}; the engines' ${said.length} log lines in ${journalPath}.log, the last ones:\n  ${said.slice(-30).join('\n  ')}`)
     throw failure
   })
   const result = await fc.check(property, {
