@@ -1,6 +1,7 @@
-import { Effect, Either } from 'effect'
+import { DAY_MS, DEFAULT_RETENTION } from '@errands/store'
+import { Effect, Either, Schema } from 'effect'
 import { describe, expect, it } from 'vitest'
-import { errandLimit, explainConfigError, settingsFrom } from './config.ts'
+import { configFrom, defaultSettings, errandLimit, explainConfigError, intBetween, retentionConfig, settingsFrom } from './config.ts'
 
 const GiB = 1024 ** 3
 const decode = (env: Record<string, string>) => Effect.runSync(Effect.either(settingsFrom(env)))
@@ -46,6 +47,13 @@ describe('configuration from ERRANDS_* variables', () => {
     ['ERRANDS_SESSION_IDLE_MS', '86400001', '60000 to 86400000'],
     ['ERRANDS_SNAPSHOT_DEBOUNCE_MS', '99', '100 to 60000'],
     ['ERRANDS_SNAPSHOT_DEBOUNCE_MS', '60001', '100 to 60000'],
+    ['ERRANDS_STORE_MAX_RECORDS', '0', '1 to 100000'],
+    ['ERRANDS_STORE_MAX_RECORDS', '100001', '1 to 100000'],
+    ['ERRANDS_STORE_MAX_RECORDS', '39.5', '1 to 100000'],
+    ['ERRANDS_STORE_MAX_RECORDS', 'forty', '1 to 100000'],
+    ['ERRANDS_STORE_MAX_DAYS', '0', '1 to 3650'],
+    ['ERRANDS_STORE_MAX_DAYS', '3651', '1 to 3650'],
+    ['ERRANDS_STORE_MAX_DAYS', '', '1 to 3650'],
   ])('refuses %s=%s, naming the variable and the range — never clamps', (name, value, range) => {
     expect(explained({ [name]: value })).toBe(`${name}: invalid value — must be a whole number from ${range}`)
   })
@@ -57,5 +65,45 @@ describe('configuration from ERRANDS_* variables', () => {
 
   it('derives the sweep interval from the idle limit', () => {
     expect(Effect.runSync(settingsFrom({ ERRANDS_SESSION_IDLE_MS: '60000' })).sweepEveryMs).toBe(15_000)
+  })
+})
+
+describe('intBetween: the one whole-number decoder of every ERRANDS_* number (ADR 0022)', () => {
+  const decode = (schema: Schema.Schema<number, string>, text: string) =>
+    Either.mapLeft(Schema.decodeUnknownEither(schema)(text), (e) => e.message.split('\n').pop()!.replace(/^\W+/, ''))
+
+  it('takes both bounds and whole numbers between them', () => {
+    expect([ '1', '32', '7' ].map((t) => decode(intBetween(1, 32), t))).toEqual([Either.right(1), Either.right(32), Either.right(7)])
+  })
+
+  it('says the same words for every way a value is wrong: the range by default, or the caller\'s text', () => {
+    for (const bad of ['0', '33', '2.5', 'many', '', '1e9']) expect(decode(intBetween(1, 32), bad)).toEqual(Either.left('must be a whole number from 1 to 32'))
+    for (const bad of ['0', 'x']) expect(decode(intBetween(1, 4096, 'must be 1 to 4096 (the same on every runner)'), bad)).toEqual(Either.left('must be 1 to 4096 (the same on every runner)'))
+  })
+})
+
+describe('store retention from ERRANDS_STORE_MAX_RECORDS and ERRANDS_STORE_MAX_DAYS (S2)', () => {
+  it('defaults to 40 records and 14 days, in the settings and in code', () => {
+    expect(Effect.runSync(settingsFrom({})).retention).toEqual({ maxRecords: 40, maxAgeMs: 14 * DAY_MS })
+    expect(Effect.runSync(settingsFrom({})).retention).toEqual(DEFAULT_RETENTION)
+    expect(defaultSettings().retention).toEqual(DEFAULT_RETENTION)
+  })
+
+  it.each([
+    ['ERRANDS_STORE_MAX_RECORDS', '1', { maxRecords: 1, maxAgeMs: 14 * DAY_MS }],
+    ['ERRANDS_STORE_MAX_RECORDS', '100000', { maxRecords: 100_000, maxAgeMs: 14 * DAY_MS }],
+    ['ERRANDS_STORE_MAX_DAYS', '1', { maxRecords: 40, maxAgeMs: DAY_MS }],
+    ['ERRANDS_STORE_MAX_DAYS', '3650', { maxRecords: 40, maxAgeMs: 3650 * DAY_MS }],
+  ])('accepts %s=%s (a bound)', (name, value, retention) => {
+    expect(Effect.runSync(settingsFrom({ [name]: value })).retention).toEqual(retention)
+    expect(Effect.runSync(configFrom(retentionConfig, { [name]: value }))).toEqual(retention)
+  })
+
+  it('reports every invalid variable at once, the store\'s with the supervisor\'s', () => {
+    expect(explained({ ERRANDS_MAX_SESSIONS: '0', ERRANDS_STORE_MAX_RECORDS: '0', ERRANDS_STORE_MAX_DAYS: '9999' }).split('\n')).toEqual([
+      'ERRANDS_MAX_SESSIONS: invalid value — must be a whole number from 1 to 32',
+      'ERRANDS_STORE_MAX_RECORDS: invalid value — must be a whole number from 1 to 100000',
+      'ERRANDS_STORE_MAX_DAYS: invalid value — must be a whole number from 1 to 3650',
+    ])
   })
 })

@@ -1,3 +1,4 @@
+import { DAY_MS, DEFAULT_RETENTION, type Retention } from '@errands/store'
 import { Config, ConfigError, ConfigProvider, Effect, Schema } from 'effect'
 import * as os from 'node:os'
 import * as path from 'node:path'
@@ -14,11 +15,20 @@ const GiB = 1024 ** 3
 export const errandLimit = (totalMemoryBytes: number = os.totalmem(), bounds = { min: 2, max: 6 }): number =>
   Math.min(bounds.max, Math.max(bounds.min, Math.floor(totalMemoryBytes / (2 * GiB))))
 
-/** An integer from a string, within `[min, max]`, with a message naming the accepted range. */
-const intBetween = (min: number, max: number) =>
+/**
+ * A whole number from a string, within `[min, max]`: the decoder of every `ERRANDS_*` number
+ * (the supervisor's, the host's, the cluster's; ADR 0022). Whatever is wrong — not a number, a
+ * fraction, out of range — the message is `text`, by default the range in words. Never clamps.
+ *
+ * @example
+ * Schema.Config('ERRANDS_CLUSTER_SHARDS', intBetween(1, 4096, 'must be a whole number from 1 to 4096 (the same on every runner)'))
+ * Schema.decodeUnknownEither(intBetween(1, 32))('33') // Left: "must be a whole number from 1 to 32"
+ */
+export const intBetween = (min: number, max: number, text = `must be a whole number from ${min} to ${max}`): Schema.Schema<number, string> =>
   Schema.NumberFromString.pipe(
-    Schema.int({ message: () => `must be a whole number from ${min} to ${max}` }),
-    Schema.between(min, max, { message: () => `must be a whole number from ${min} to ${max}` }),
+    Schema.annotations({ message: () => text }),
+    Schema.int({ message: () => text }),
+    Schema.between(min, max, { message: () => text }),
   )
 
 /** The supervisor's settings. */
@@ -33,6 +43,8 @@ export interface SupervisorSettings {
   readonly snapshotDebounceMs: number
   /** Where the engine keeps its files. */
   readonly dataDir: string
+  /** How many parked errands the sealed store keeps, and for how long (S2): the file store's and the Postgres store's. */
+  readonly retention: Retention
 }
 
 /** The environment variables the supervisor reads, with their ranges (documented in the README). */
@@ -40,7 +52,25 @@ export const variables = {
   ERRANDS_MAX_SESSIONS: { min: 1, max: 32, default: 'about one per 2 GB of memory, 2..6' },
   ERRANDS_SESSION_IDLE_MS: { min: 60_000, max: 86_400_000, default: 900_000 },
   ERRANDS_SNAPSHOT_DEBOUNCE_MS: { min: 100, max: 60_000, default: 3_000 },
+  ERRANDS_STORE_MAX_RECORDS: { min: 1, max: 100_000, default: DEFAULT_RETENTION.maxRecords },
+  ERRANDS_STORE_MAX_DAYS: { min: 1, max: 3650, default: DEFAULT_RETENTION.maxAgeMs / DAY_MS },
 } as const
+
+const between = (name: keyof typeof variables) => intBetween(variables[name].min, variables[name].max)
+
+/**
+ * The sealed store's retention (S2) from `ERRANDS_STORE_MAX_RECORDS` (1..100000, default 40) and
+ * `ERRANDS_STORE_MAX_DAYS` (1..3650, default 14): the file store's and the Postgres store's.
+ *
+ * @example
+ * SealedStore.layer({ dir, ...(yield* retentionConfig) })
+ */
+export const retentionConfig: Config.Config<Retention> = Config.all({
+  maxRecords: Schema.Config('ERRANDS_STORE_MAX_RECORDS', between('ERRANDS_STORE_MAX_RECORDS')).pipe(
+    Config.withDefault(variables.ERRANDS_STORE_MAX_RECORDS.default),
+  ),
+  maxDays: Schema.Config('ERRANDS_STORE_MAX_DAYS', between('ERRANDS_STORE_MAX_DAYS')).pipe(Config.withDefault(variables.ERRANDS_STORE_MAX_DAYS.default)),
+}).pipe(Config.map(({ maxRecords, maxDays }) => ({ maxRecords, maxAgeMs: maxDays * DAY_MS })))
 
 const defaultDataDir = () =>
   path.join(process.env.XDG_DATA_HOME ?? path.join(os.homedir(), '.local', 'share'), 'errands')
@@ -53,10 +83,13 @@ const defaultDataDir = () =>
  * const settings = yield* supervisorConfig // Effect<SupervisorSettings, ConfigError>
  */
 export const supervisorConfig: Config.Config<SupervisorSettings> = Config.all({
-  maxErrands: Schema.Config('ERRANDS_MAX_SESSIONS', intBetween(1, 32)).pipe(Config.withDefault(errandLimit())),
-  idleMs: Schema.Config('ERRANDS_SESSION_IDLE_MS', intBetween(60_000, 86_400_000)).pipe(Config.withDefault(900_000)),
-  snapshotDebounceMs: Schema.Config('ERRANDS_SNAPSHOT_DEBOUNCE_MS', intBetween(100, 60_000)).pipe(Config.withDefault(3_000)),
+  maxErrands: Schema.Config('ERRANDS_MAX_SESSIONS', between('ERRANDS_MAX_SESSIONS')).pipe(Config.withDefault(errandLimit())),
+  idleMs: Schema.Config('ERRANDS_SESSION_IDLE_MS', between('ERRANDS_SESSION_IDLE_MS')).pipe(Config.withDefault(variables.ERRANDS_SESSION_IDLE_MS.default)),
+  snapshotDebounceMs: Schema.Config('ERRANDS_SNAPSHOT_DEBOUNCE_MS', between('ERRANDS_SNAPSHOT_DEBOUNCE_MS')).pipe(
+    Config.withDefault(variables.ERRANDS_SNAPSHOT_DEBOUNCE_MS.default),
+  ),
   dataDir: Config.string('ERRANDS_DATA_DIR').pipe(Config.withDefault(defaultDataDir())),
+  retention: retentionConfig,
 }).pipe(Config.map((s) => ({ ...s, sweepEveryMs: Math.min(60_000, Math.floor(s.idleMs / 4)) })))
 
 /**
@@ -73,6 +106,7 @@ export const defaultSettings = (overrides: Partial<SupervisorSettings> = {}): Su
     sweepEveryMs: Math.min(60_000, Math.floor(idleMs / 4)),
     snapshotDebounceMs: 3_000,
     dataDir: defaultDataDir(),
+    retention: DEFAULT_RETENTION,
     ...overrides,
   }
 }
@@ -100,7 +134,8 @@ export const explainConfigError = (error: ConfigError.ConfigError, ranges: Reado
       case 'SourceUnavailable':
       case 'Unsupported': {
         const name = e.path.join('.')
-        const detail = e.message.split('\n').filter((l) => l.trim() !== '').pop()?.trim() ?? e.message
+        // A schema's own message comes out as the leaf of its error tree ("└─ names db.internal, …").
+        const detail = (e.message.split('\n').filter((l) => l.trim() !== '').pop()?.trim() ?? e.message).replace(/^[└├]─ /, '')
         lines.push(`${name}: invalid value — ${known[name] ?? detail}`)
         return
       }
@@ -117,8 +152,20 @@ export const explainConfigError = (error: ConfigError.ConfigError, ranges: Reado
  * @example
  * Effect.runSync(settingsFrom({ ERRANDS_MAX_SESSIONS: '4' })).maxErrands // 4
  */
-export const settingsFrom = (env: Record<string, string | undefined>): Effect.Effect<SupervisorSettings, ConfigError.ConfigError> => {
+export const settingsFrom = (env: Record<string, string | undefined>): Effect.Effect<SupervisorSettings, ConfigError.ConfigError> =>
+  configFrom(supervisorConfig, env)
+
+/**
+ * Decodes any `Config` from a plain record of variables instead of the process's environment
+ * (the host's, the cluster's and the CLI's `…From(env)` are this): unset or `undefined` entries
+ * take their defaults, and every invalid one is in the error.
+ *
+ * @example
+ * Effect.runSync(configFrom(retentionConfig, { ERRANDS_STORE_MAX_RECORDS: '10' })).maxRecords // 10
+ */
+export const configFrom = <A>(config: Config.Config<A>, env: Record<string, string | undefined>): Effect.Effect<A, ConfigError.ConfigError> => {
   const defined = new Map<string, string>()
   for (const [k, v] of Object.entries(env)) if (v !== undefined) defined.set(k, v)
-  return Effect.withConfigProvider(Effect.flatMap(Effect.void, () => supervisorConfig), ConfigProvider.fromMap(defined))
+  // flatMap from void: the Config is read when the effect runs, under this provider, not when it is built.
+  return Effect.withConfigProvider(Effect.flatMap(Effect.void, () => config), ConfigProvider.fromMap(defined))
 }
