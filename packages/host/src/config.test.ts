@@ -1,6 +1,8 @@
+import { maxConnectionsConfig, maxFrameBytesConfig, maxInFlightConfig } from '@errands/devtools'
+import { configFrom } from '@errands/supervisor'
 import { Effect, Either } from 'effect'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_LOCALHOST_PORTS, explainHostConfigError, hostSettingsFrom } from './config.ts'
+import { DEFAULT_LOCALHOST_PORTS, describeSettings, explainHostConfigError, hostSettingsFrom, printableSettings } from './config.ts'
 
 const decode = (env: Record<string, string>) => Effect.runSync(Effect.either(hostSettingsFrom(env)))
 const refused = (env: Record<string, string>) => {
@@ -66,5 +68,40 @@ describe('host configuration (B4)', () => {
     for (const on of ['on', 'true', '1']) expect(Effect.runSync(hostSettingsFrom({ ERRANDS_INSPECT: on })).inspector.on).toBe(true)
     for (const off of ['off', 'false', '0']) expect(Effect.runSync(hostSettingsFrom({ ERRANDS_INSPECT: off })).inspector.on).toBe(false)
     expect(Effect.runSync(hostSettingsFrom({ ERRANDS_INSPECT: 'on', ERRANDS_INSPECT_PORT: '9229' })).inspector).toEqual({ on: true, port: 9229 })
+  })
+})
+
+describe('the DevTools limits are checked at start-up with every other variable (#27, issue #24)', () => {
+  const limits = [
+    ['ERRANDS_DEVTOOLS_MAX_FRAME_BYTES', 'maxFrameBytes', maxFrameBytesConfig, 1024, 268_435_456, 16 * 1024 * 1024],
+    ['ERRANDS_DEVTOOLS_MAX_CONNECTIONS', 'maxConnections', maxConnectionsConfig, 1, 64, 8],
+    ['ERRANDS_DEVTOOLS_MAX_IN_FLIGHT', 'maxInFlight', maxInFlightConfig, 1, 4096, 256],
+  ] as const
+
+  it.each(limits)('%s: the default, both bounds taken, one past each refused — the same range @errands/devtools reads', (name, key, own, min, max, fallback) => {
+    expect(Effect.runSync(hostSettingsFrom({})).devtools[key]).toBe(fallback)
+    for (const ok of [min, max]) {
+      expect(Effect.runSync(hostSettingsFrom({ [name]: String(ok) })).devtools[key]).toBe(ok)
+      expect(Effect.runSync(configFrom(own, { [name]: String(ok) }))).toBe(ok)
+    }
+    for (const bad of [min - 1, max + 1]) {
+      expect(refused({ [name]: String(bad) })).toBe(`${name}: invalid value — must be a whole number from ${min} to ${max}`)
+      expect(Either.isLeft(Effect.runSync(Effect.either(configFrom(own, { [name]: String(bad) }))))).toBe(true)
+    }
+  })
+})
+
+describe('secrets stay out of what the settings print', () => {
+  it('the upstream proxy is its scheme, host and port in the JSON and the log line; a bad one is refused without its value', () => {
+    const s = Effect.runSync(hostSettingsFrom({ ERRANDS_UPSTREAM_PROXY: 'http://me:pr0xypass@proxy.example:3128' }))
+    const printed = JSON.stringify(printableSettings(s))
+    expect(printed).toContain('"upstreamProxy":"http://proxy.example:3128"')
+    expect(printed).not.toContain('pr0xypass')
+    expect(describeSettings(s)).not.toContain('pr0xypass')
+    expect(refused({ ERRANDS_UPSTREAM_PROXY: 'socks5://me:pr0xypass@proxy.example:1080' })).not.toContain('pr0xypass')
+  })
+
+  it('the log line says the store\'s retention (S2)', () => {
+    expect(describeSettings(Effect.runSync(hostSettingsFrom({ ERRANDS_STORE_MAX_RECORDS: '5', ERRANDS_STORE_MAX_DAYS: '2' })))).toContain('keeps 5 parked sessions for 2 days')
   })
 })

@@ -9,10 +9,12 @@
  * const settings = Effect.runSync(hostSettingsFrom({ ERRANDS_PORT: '7070' }))
  * settings.port // 7070
  */
+import { DAY_MS } from '@errands/store'
+import { MAX_CONNECTIONS, MAX_FRAME_BYTES, MAX_IN_FLIGHT } from '@errands/devtools'
 import { describeTarget } from '@errands/guard'
 import { describeUpstreamProxy, parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
-import { explainConfigError, supervisorConfig, type SupervisorSettings } from '@errands/supervisor'
-import { Config, ConfigError, ConfigProvider, Effect, Either, Option, ParseResult, Schema } from 'effect'
+import { configFrom, explainConfigError, intBetween, supervisorConfig, type SupervisorSettings } from '@errands/supervisor'
+import { Config, ConfigError, Effect, Either, Option, ParseResult, Schema } from 'effect'
 
 /** Common local dev-server ports `GET /v1/localhosts` looks at by default. @example DEFAULT_LOCALHOST_PORTS.includes(5173) // true */
 export const DEFAULT_LOCALHOST_PORTS: ReadonlyArray<number> = [
@@ -29,6 +31,10 @@ export const hostVariables = {
   ERRANDS_INSPECT_PORT: { min: 1, max: 65535, default: 7778, text: 'must be a whole number from 1 to 65535' },
   ERRANDS_AGENT_TOKENS_FILE: { text: 'must be the path of a file of "<token> <key pattern>" lines (see docs/secrets.md)' },
   ERRANDS_UPSTREAM_PROXY: { text: 'must be an http:// or https:// proxy address (http://user:pass@host:port), with no path' },
+  // The DevTools endpoint's limits (#27, docs/devtools-endpoint.md): the same ranges as @errands/devtools' own configs.
+  ERRANDS_DEVTOOLS_MAX_FRAME_BYTES: { min: 1024, max: 256 * 1024 * 1024, default: MAX_FRAME_BYTES, text: 'must be a whole number from 1024 to 268435456' },
+  ERRANDS_DEVTOOLS_MAX_CONNECTIONS: { min: 1, max: 64, default: MAX_CONNECTIONS, text: 'must be a whole number from 1 to 64' },
+  ERRANDS_DEVTOOLS_MAX_IN_FLIGHT: { min: 1, max: 4096, default: MAX_IN_FLIGHT, text: 'must be a whole number from 1 to 4096' },
 } as const
 
 /** The host's settings. */
@@ -49,14 +55,17 @@ export interface HostSettings {
   readonly agentTokensFile?: string | undefined
   /** The upstream proxy of every errand that names none (issue #21); a secret, never printed. */
   readonly upstreamProxy?: UpstreamProxy | undefined
+  /** The DevTools endpoint's limits (#27), checked with every other variable at start-up. */
+  readonly devtools: { readonly maxFrameBytes: number; readonly maxConnections: number; readonly maxInFlight: number }
 }
 
-const intBetween = (min: number, max: number, text: string) =>
-  Schema.NumberFromString.pipe(
-    Schema.annotations({ message: () => text }),
-    Schema.int({ message: () => text }),
-    Schema.between(min, max, { message: () => text }),
-  )
+type Ranged = { [K in keyof typeof hostVariables]: (typeof hostVariables)[K] extends { min: number } ? K : never }[keyof typeof hostVariables]
+
+/** A whole-number variable of {@link hostVariables}, its range, message and default. */
+const ranged = (name: Ranged): Config.Config<number> => {
+  const v = hostVariables[name]
+  return Schema.Config(name, intBetween(v.min, v.max, v.text)).pipe(Config.withDefault(v.default))
+}
 
 /**
  * A DevTools address: `ws(s)://host:port/devtools/browser/<id>` or `http(s)://host:port` (whose
@@ -123,16 +132,14 @@ export const UpstreamProxyText = Schema.String.pipe(
  * const settings = yield* hostConfig
  */
 export const hostConfig: Config.Config<HostSettings> = Config.all({
-  port: Schema.Config('ERRANDS_PORT', intBetween(1, 65535, hostVariables.ERRANDS_PORT.text)).pipe(Config.withDefault(7777)),
-  pageDeadlineMs: Schema.Config('ERRANDS_PAGE_DEADLINE_MS', intBetween(1_000, 300_000, hostVariables.ERRANDS_PAGE_DEADLINE_MS.text)).pipe(
-    Config.withDefault(30_000),
-  ),
+  port: ranged('ERRANDS_PORT'),
+  pageDeadlineMs: ranged('ERRANDS_PAGE_DEADLINE_MS'),
   cdpUrl: Config.option(Schema.Config('ERRANDS_CDP_URL', CdpUrl)).pipe(Config.map(Option.getOrUndefined)),
   localhostPorts: Schema.Config('ERRANDS_LOCALHOST_PORTS', PortList).pipe(Config.withDefault(DEFAULT_LOCALHOST_PORTS)),
   supervisor: supervisorConfig,
   inspector: Config.all({
     on: Schema.Config('ERRANDS_INSPECT', OnOff).pipe(Config.withDefault(false)),
-    port: Schema.Config('ERRANDS_INSPECT_PORT', intBetween(1, 65535, hostVariables.ERRANDS_INSPECT_PORT.text)).pipe(Config.withDefault(7778)),
+    port: ranged('ERRANDS_INSPECT_PORT'),
   }),
   agentTokensFile: Config.option(
     Schema.Config('ERRANDS_AGENT_TOKENS_FILE', Schema.String.pipe(Schema.minLength(1, { message: () => hostVariables.ERRANDS_AGENT_TOKENS_FILE.text }))),
@@ -140,6 +147,11 @@ export const hostConfig: Config.Config<HostSettings> = Config.all({
   upstreamProxy: Config.option(Schema.Config('ERRANDS_UPSTREAM_PROXY', UpstreamProxyText)).pipe(
     Config.map((o) => Option.getOrUndefined(Option.flatMap(o, (text) => Option.getRight(parseUpstreamProxy(text))))),
   ),
+  devtools: Config.all({
+    maxFrameBytes: ranged('ERRANDS_DEVTOOLS_MAX_FRAME_BYTES'),
+    maxConnections: ranged('ERRANDS_DEVTOOLS_MAX_CONNECTIONS'),
+    maxInFlight: ranged('ERRANDS_DEVTOOLS_MAX_IN_FLIGHT'),
+  }),
 })
 
 /**
@@ -149,11 +161,8 @@ export const hostConfig: Config.Config<HostSettings> = Config.all({
  * @example
  * Effect.runSync(hostSettingsFrom(process.env))
  */
-export const hostSettingsFrom = (env: Record<string, string | undefined>): Effect.Effect<HostSettings, ConfigError.ConfigError> => {
-  const defined = new Map<string, string>()
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) defined.set(k, v)
-  return Effect.withConfigProvider(Effect.flatMap(Effect.void, () => hostConfig), ConfigProvider.fromMap(defined))
-}
+export const hostSettingsFrom = (env: Record<string, string | undefined>): Effect.Effect<HostSettings, ConfigError.ConfigError> =>
+  configFrom(hostConfig, env)
 
 /**
  * One line per invalid variable, each naming the variable and its accepted range.
@@ -177,8 +186,21 @@ export const describeSettings = (s: HostSettings): string =>
     `idle ${s.supervisor.idleMs} ms`,
     `page deadline ${s.pageDeadlineMs} ms`,
     `data in ${s.supervisor.dataDir}`,
+    `keeps ${s.supervisor.retention.maxRecords} parked sessions for ${s.supervisor.retention.maxAgeMs / DAY_MS} days`,
     s.cdpUrl ? `errands on the DevTools browser at ${describeTarget(s.cdpUrl)}` : 'errands in our own Chromium',
     s.inspector.on ? `XState inspector on at http://127.0.0.1:${s.inspector.port}/` : 'XState inspector off',
     s.agentTokensFile ? 'session calls need an agent token' : 'session calls need no token',
     s.upstreamProxy ? `errands leave through the upstream proxy ${describeUpstreamProxy(s.upstreamProxy)} unless they name their own` : 'no default upstream proxy',
   ].join(', ')
+
+/**
+ * The settings as plain JSON for `errands config`: every value, except that the upstream proxy is
+ * its scheme, host and port (never its credentials).
+ *
+ * @example
+ * JSON.stringify(printableSettings(settings)) // {"port":7777,…,"upstreamProxy":"http://proxy.example:3128",…}
+ */
+export const printableSettings = (s: HostSettings): Record<string, unknown> => ({
+  ...s,
+  upstreamProxy: s.upstreamProxy === undefined ? null : describeUpstreamProxy(s.upstreamProxy),
+})
