@@ -7,9 +7,10 @@
  * const settings = Effect.runSync(clusterSettingsFrom({ ERRANDS_DATABASE_URL: 'postgres://…', ERRANDS_CLUSTER_PORT: '7787' }))
  * Option.isSome(settings) // true
  */
+import { hostConfig, hostVariables, type HostSettings } from '@errands/host'
 import { databaseUrlConfig, databaseVariables } from '@errands/store-pg'
-import { explainConfigError } from '@errands/supervisor'
-import { Config, ConfigError, ConfigProvider, Effect, Either, Option, Redacted, Schema } from 'effect'
+import { configFrom, explainConfigError, intBetween, retentionConfig, type SupervisorSettings } from '@errands/supervisor'
+import { Config, ConfigError, Effect, Either, Option, Redacted, Schema } from 'effect'
 
 /** The variables the cluster reads, with their ranges (docs/cluster.md). @example clusterVariables.ERRANDS_CLUSTER_PORT.default // 7787 */
 export const clusterVariables = {
@@ -38,16 +39,23 @@ export interface ClusterSettings {
   readonly lockExpiryMs: number
   /** The device key every host shares (S1): one host seals, another opens. Required with a database. */
   readonly keyFile: string
+  /** The shared Postgres store's retention (S2, `ERRANDS_STORE_MAX_RECORDS`/`_DAYS`), counted over the whole table. */
+  readonly retention: SupervisorSettings['retention']
 }
 
-const intBetween = (min: number, max: number, text: string) =>
-  Schema.NumberFromString.pipe(
-    Schema.annotations({ message: () => text }),
-    Schema.int({ message: () => text }),
-    Schema.between(min, max, { message: () => text }),
-  )
-
 const v = clusterVariables
+
+/**
+ * The key file, required once `ERRANDS_DATABASE_URL` is set at all — even when the address itself
+ * is invalid — so a missing key file is named together with every other bad variable.
+ */
+const keyFileConfig: Config.Config<Option.Option<string>> = Config.all({
+  database: Config.option(Config.string('ERRANDS_DATABASE_URL')),
+  keyFile: Config.option(Schema.Config('ERRANDS_CLUSTER_KEY_FILE', Schema.NonEmptyTrimmedString.annotations({ message: () => v.ERRANDS_CLUSTER_KEY_FILE.text }))),
+}).pipe(Config.mapOrFail(({ database, keyFile }) =>
+  Option.isSome(database) && Option.isNone(keyFile)
+    ? Either.left(ConfigError.MissingData(['ERRANDS_CLUSTER_KEY_FILE'], v.ERRANDS_CLUSTER_KEY_FILE.text))
+    : Either.right(keyFile)))
 
 /**
  * The cluster's settings from the environment: `None` when `ERRANDS_DATABASE_URL` is unset.
@@ -58,7 +66,7 @@ const v = clusterVariables
 export const clusterConfig: Config.Config<Option.Option<ClusterSettings>> = Config.all({
   // The store's own decoding: one schema for the variable, redacted the moment it is read.
   url: databaseUrlConfig,
-  keyFile: Config.option(Schema.Config('ERRANDS_CLUSTER_KEY_FILE', Schema.NonEmptyTrimmedString.annotations({ message: () => v.ERRANDS_CLUSTER_KEY_FILE.text }))),
+  keyFile: keyFileConfig,
   host: Schema.Config('ERRANDS_CLUSTER_HOST', Schema.NonEmptyTrimmedString.annotations({ message: () => v.ERRANDS_CLUSTER_HOST.text })).pipe(
     Config.withDefault(v.ERRANDS_CLUSTER_HOST.default),
   ),
@@ -72,11 +80,10 @@ export const clusterConfig: Config.Config<Option.Option<ClusterSettings>> = Conf
     'ERRANDS_CLUSTER_LOCK_EXPIRY_MS',
     intBetween(v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.min, v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.max, v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.text),
   ).pipe(Config.withDefault(v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.default)),
-}).pipe(Config.mapOrFail(({ url, keyFile, ...rest }) => {
-  if (Option.isNone(url)) return Either.right(Option.none())
-  if (Option.isNone(keyFile)) return Either.left(ConfigError.MissingData(['ERRANDS_CLUSTER_KEY_FILE'], v.ERRANDS_CLUSTER_KEY_FILE.text))
-  return Either.right(Option.some({ databaseUrl: url.value, keyFile: keyFile.value, ...rest }))
-}))
+  retention: retentionConfig,
+}).pipe(Config.map(({ url, keyFile, ...rest }) =>
+  // keyFileConfig failed already if the database is set without a key file.
+  Option.flatMap(url, (databaseUrl) => Option.map(keyFile, (file): ClusterSettings => ({ databaseUrl, keyFile: file, ...rest })))))
 
 /**
  * Decodes the cluster's settings from a plain record of variables (the CLI, tests).
@@ -84,11 +91,13 @@ export const clusterConfig: Config.Config<Option.Option<ClusterSettings>> = Conf
  * @example
  * Effect.runSync(clusterSettingsFrom(process.env))
  */
-export const clusterSettingsFrom = (env: Record<string, string | undefined>): Effect.Effect<Option.Option<ClusterSettings>, ConfigError.ConfigError> => {
-  const defined = new Map<string, string>()
-  for (const [k, value] of Object.entries(env)) if (value !== undefined) defined.set(k, value)
-  return Effect.withConfigProvider(Effect.flatMap(Effect.void, () => clusterConfig), ConfigProvider.fromMap(defined))
-}
+export const clusterSettingsFrom = (env: Record<string, string | undefined>): Effect.Effect<Option.Option<ClusterSettings>, ConfigError.ConfigError> =>
+  configFrom(clusterConfig, env)
+
+// The database URL's own schema says which rule it broke (not a Postgres address, or no TLS off this machine).
+const clusterRanges = Object.fromEntries(Object.entries(clusterVariables)
+  .filter(([name]) => name !== 'ERRANDS_DATABASE_URL')
+  .map(([name, x]) => [name, x.text]))
 
 /**
  * One line per invalid variable, each naming the variable and its accepted range.
@@ -96,13 +105,43 @@ export const clusterSettingsFrom = (env: Record<string, string | undefined>): Ef
  * @example
  * explainClusterConfigError(error) // "ERRANDS_CLUSTER_PORT: invalid value — must be a whole number from 1 to 65535"
  */
-export const explainClusterConfigError = (error: ConfigError.ConfigError): string =>
-  explainConfigError(error, Object.fromEntries(Object.entries(clusterVariables)
-    // The database URL's own schema says which rule it broke (not a Postgres address, or no TLS off this machine).
-    .filter(([name]) => name !== 'ERRANDS_DATABASE_URL')
-    .map(([name, x]) => [name, x.text])))
-    // A schema message comes out as the leaf of its error tree.
-    .replace(/ — [└├]─ /g, ' — ')
+export const explainClusterConfigError = (error: ConfigError.ConfigError): string => explainConfigError(error, clusterRanges)
+
+/** Everything `errands host` reads: the host's settings (the supervisor's and the store's retention in them) and the cluster's. */
+export interface ErrandsSettings {
+  readonly host: HostSettings
+  /** `None` without `ERRANDS_DATABASE_URL`: a single host on the file store. */
+  readonly cluster: Option.Option<ClusterSettings>
+}
+
+/**
+ * Every `ERRANDS_*` variable of `errands host` and `errands config` in one pass (issue #24): an
+ * invalid value anywhere — host, supervisor, store retention, DevTools limits, upstream proxy,
+ * database, cluster — fails with all the others, so one run names every bad variable.
+ *
+ * @example
+ * const { host, cluster } = yield* errandsConfig
+ */
+export const errandsConfig: Config.Config<ErrandsSettings> = Config.all({ host: hostConfig, cluster: clusterConfig })
+
+/**
+ * Decodes {@link errandsConfig} from a plain record of variables (the CLI, tests).
+ *
+ * @example
+ * Effect.runSync(errandsSettingsFrom({ ERRANDS_PORT: '7070' })).host.port // 7070
+ */
+export const errandsSettingsFrom = (env: Record<string, string | undefined>): Effect.Effect<ErrandsSettings, ConfigError.ConfigError> =>
+  configFrom(errandsConfig, env)
+
+/**
+ * One line per invalid variable of {@link errandsConfig}, each naming the variable and what it accepts
+ * (a variable two parts read, like the store's retention, is said once).
+ *
+ * @example
+ * explainErrandsConfigError(error) // "ERRANDS_PORT: invalid value — …\nERRANDS_CLUSTER_SHARDS: invalid value — …"
+ */
+export const explainErrandsConfigError = (error: ConfigError.ConfigError): string =>
+  explainConfigError(error, { ...Object.fromEntries(Object.entries(hostVariables).map(([name, x]) => [name, x.text])), ...clusterRanges })
 
 /**
  * The settings as one log line: the database as host and port only (never its password).
@@ -113,4 +152,15 @@ export const explainClusterConfigError = (error: ConfigError.ConfigError): strin
 export const describeCluster = (s: ClusterSettings): string => {
   const url = new URL(Redacted.value(s.databaseUrl))
   return `cluster runner ${s.host}:${s.port}, ${s.shards} shards, rebalance ${s.lockExpiryMs} ms, Postgres at ${url.hostname}:${url.port || '5432'}`
+}
+
+/**
+ * The settings as plain JSON for `errands config`: the database as host and port only.
+ *
+ * @example
+ * printableCluster(settings).database // "10.0.0.5:5432"
+ */
+export const printableCluster = ({ databaseUrl, ...rest }: ClusterSettings): Record<string, unknown> => {
+  const url = new URL(Redacted.value(databaseUrl))
+  return { ...rest, database: `${url.hostname}:${url.port || '5432'}` }
 }

@@ -155,7 +155,8 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
     follow,
   ).pipe(Layer.provide(lower))
   return {
-    store: PgSealedStore.layer({ url: s.databaseUrl, key: options.key }),
+    // The configured retention (S2): counted over the whole table, which every host shares.
+    store: PgSealedStore.layer({ url: s.databaseUrl, key: options.key, ...s.retention }),
     overlay: overlay as unknown as HostCluster['overlay'],
     // Loopback is open to contexts except the engine's own ports (G2): the runner socket is one.
     ownPorts: [s.port],
