@@ -77,7 +77,7 @@ export const engineOver = <ROut, E, RIn>(
   options: Omit<EngineOptions, 'chromium'>,
 ) => {
   const { settings } = options
-  const store = options.store ?? SealedStore.layer({ dir: path.join(settings.dataDir, 'store'), key: options.storeKey }, options.storeFs)
+  const store = options.store ?? SealedStore.layer({ dir: path.join(settings.dataDir, 'store'), key: options.storeKey, ...settings.retention }, options.storeFs)
   const base = Layer.mergeAll(runtime, store, Settings.layer(settings.dataDir))
   const supervisor = Lending.supervisorLayer({ ...options.supervisor, settings }).pipe(Layer.provideMerge(base))
   return Lending.layer.pipe(Layer.provideMerge(supervisor))
@@ -111,5 +111,5 @@ export const pgStore = (
   key?: Redacted.Redacted<Uint8Array> | undefined,
 ): Layer.Layer<SealedStore, StoreError | StoreConfigError> =>
   key === undefined
-    ? PgSealedStore.layerKeyDir({ url, keyDir: path.join(settings.dataDir, 'store') })
-    : PgSealedStore.layer({ url, key })
+    ? PgSealedStore.layerKeyDir({ url, keyDir: path.join(settings.dataDir, 'store'), ...settings.retention })
+    : PgSealedStore.layer({ url, key, ...settings.retention })
