@@ -14,6 +14,7 @@
  */
 import { runHost as runHostProgram, type HostCluster } from '@errands/host'
 import { Effect, Either, Option } from 'effect'
+import { decodeConfig, wantsCluster } from './config.ts'
 
 /** The verb's line for the CLI's usage text. @example process.stdout.write(usage + hostUsage) */
 export const hostUsage = '  errands host               run the browser host on 127.0.0.1:$ERRANDS_PORT (default 7777) until SIGTERM/SIGINT\n'
@@ -29,10 +30,12 @@ const help = `errands host — the local browser host: one isolated browser cont
     ERRANDS_PAGE_DEADLINE_MS  1000..300000, default 30000
     ERRANDS_CDP_URL           a DevTools browser elsewhere for errand contexts (optional)
     ERRANDS_LOCALHOST_PORTS   ports GET /v1/localhosts looks at (comma-separated)
+    ERRANDS_STORE_MAX_RECORDS 1..100000, default 40 parked sessions kept (S2)
+    ERRANDS_STORE_MAX_DAYS    1..3650, default 14 days a parked session is kept (S2)
     ERRANDS_DATABASE_URL      postgres://… — join a cluster of hosts on this Postgres (docs/cluster.md);
       with it: ERRANDS_CLUSTER_KEY_FILE (required), ERRANDS_CLUSTER_HOST, ERRANDS_CLUSTER_PORT,
       ERRANDS_CLUSTER_SHARDS, ERRANDS_CLUSTER_LOCK_EXPIRY_MS
-  See docs/host.md for the endpoints.
+  \`errands config\` checks them all and prints them. See docs/host.md for the endpoints.
 `
 
 /**
@@ -49,6 +52,12 @@ export const runHost = async (argv: ReadonlyArray<string> = []): Promise<number>
   }
   if (argv.length > 0) {
     process.stderr.write(`errands host: takes no arguments (got ${argv.join(' ')}); configure it with ERRANDS_* variables.\n${help}`)
+    return 2
+  }
+  // One pass over every variable first (issue #24): all the bad ones are named together, and nothing starts.
+  const decoded = await decodeConfig(process.env)
+  if (Either.isLeft(decoded)) {
+    process.stderr.write(`errands host: invalid configuration, not started:\n${decoded.left}\n`)
     return 2
   }
   const cluster = await clusterFromEnv(process.env, (line) => process.stderr.write(line))
@@ -72,7 +81,7 @@ export const clusterFromEnv = async (
   write: (line: string) => unknown,
 ): Promise<HostCluster | undefined | number> => {
   // A single host (no cluster variable set) never loads @effect/cluster and the Postgres client.
-  if (!Object.keys(env).some((name) => name === 'ERRANDS_DATABASE_URL' || name.startsWith('ERRANDS_CLUSTER_'))) return undefined
+  if (!wantsCluster(env)) return undefined
   const { clusterSettingsFrom, describeCluster, explainClusterConfigError, hostCluster, loadClusterKey } = await import('@errands/cluster')
   const decoded = Effect.runSync(Effect.either(clusterSettingsFrom(env)))
   if (Either.isLeft(decoded)) {

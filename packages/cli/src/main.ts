@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { explainConfigError, settingsFrom } from '@errands/supervisor'
 import { Effect, Either } from 'effect'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
@@ -14,7 +13,7 @@ const usage = `errands — a browser of its own for every AI-agent errand
   errands mcp [--session K]  an MCP server on stdio (docs/mcp.md): the agent gets an errand of its own
   errands demo               replay the bundled journals and print their state traces
   errands replay <journal>   replay a JSON-lines journal on the deterministic runtime; print the trace
-  errands config             decode ERRANDS_* settings and print them (exit 2 when invalid)
+  errands config             decode every ERRANDS_* setting and print them (exit 2 naming every invalid one)
 `
 
 const here = path.dirname(new URL(import.meta.url).pathname)
@@ -55,15 +54,9 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       }
       return 0
     }
-    case 'config': {
-      const result = Effect.runSync(Effect.either(settingsFrom(process.env)))
-      if (Either.isLeft(result)) {
-        process.stderr.write(`Invalid configuration:\n${explainConfigError(result.left)}\n`)
-        return 2
-      }
-      process.stdout.write(JSON.stringify(result.right, null, 2) + '\n')
-      return 0
-    }
+    case 'config':
+      // The same pass as `errands host`'s start-up: every ERRANDS_* variable, every bad one named.
+      return (await import('./config.ts')).runConfig(process.env, process)
     default:
       process.stdout.write(usage)
       return verb === undefined || verb === 'help' || verb === '--help' ? 0 : 2
