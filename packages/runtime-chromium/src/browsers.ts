@@ -22,7 +22,7 @@ import { join } from 'node:path'
 import type { GuardPolicy } from '@errands/guard'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { guardBrowserRequests, type Log } from './containment.ts'
-import { closeWithin, within } from './failures.ts'
+import { bounded, closeWithin, within } from './failures.ts'
 import { chromiumArgs } from './options.ts'
 import { freshTmpDir, noteDir } from './tmpDirs.ts'
 
@@ -308,7 +308,7 @@ export class ErrandsBrowser {
       this.spare = undefined
       const pages = spare.context.pages()
       if (pages.length === 1 && !pages[0]!.isClosed()) return { context: spare.context, generation }
-      void within(5_000, spare.context.close())
+      void closeWithin(5_000, spare.context, this.settings.log, 'a warm spare whose page went')
     }
     return { context: await (this.settings.newContext?.(browser) ?? browser.newContext()), generation }
   }
@@ -356,9 +356,15 @@ export class ErrandsBrowser {
     const spare: Spare = { generation: running.generation, context: undefined }
     this.spare = spare
     let made: BrowserContext | undefined
-    void (async () => {
+    let gaveUp = false
+    // Bounded: a page whose renderer is killed while it starts can leave `newPage` unanswered for
+    // good, and the spare "being made" forever stood beside the cap with a page that never
+    // committed (the clean-clone soak, after one renderer kill: 5 contexts under 3 + the spare).
+    void bounded(this.settings.deadlineMs, 'a warm spare', (async () => {
       const context = await (this.settings.newContext?.(running.browser) ?? running.browser.newContext())
       made = context
+      // Made after the deadline: nobody waits for it any more.
+      if (gaveUp) return void closeWithin(5_000, context, this.settings.log, 'a warm spare made too late')
       const page = await context.newPage()
       // A spare whose renderer dies is no spare: it goes, and the next open makes a context.
       // (Kept, it was handed out with a dead page, its open failed, and its close could hang: a
@@ -369,15 +375,16 @@ export class ErrandsBrowser {
       page.on('crash', () => {
         if (this.spare !== spare) return
         this.spare = undefined
-        void within(5_000, context.close())
+        void closeWithin(5_000, context, this.settings.log, 'a warm spare whose renderer died')
       })
       if (this.spare === spare && this.running === running) spare.context = context
       else await context.close()
-    })().catch(() => {
+    })()).catch(() => {
+      gaveUp = true
       if (this.spare === spare) this.spare = undefined
-      // A context whose first page failed (its renderer was killed while it started) is closed
-      // here: nobody else holds it, and left open it stood beside the cap, page-less, until the
-      // browser went (the soak saw 5 contexts under a cap of 3 + the spare).
+      // A context whose first page failed or never came (its renderer was killed while it
+      // started) is closed here: nobody else holds it, and left open it stood beside the cap,
+      // page-less, until the browser went (the soak saw 5 contexts under a cap of 3 + the spare).
       if (made !== undefined) void closeWithin(5_000, made, this.settings.log, 'a warm spare whose first page failed')
     })
   }
