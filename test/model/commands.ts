@@ -109,10 +109,11 @@ export const runStep = async (step: Step, m: Model, sys: ModelSystem): Promise<v
       await sys.inTab(step.id, from, url, async (page) => {
         if (step.op === 'setCookie') {
           await page.evaluate((v) => void (document.cookie = `k=${v}; path=/; max-age=3600`), value)
-          // A page's document.cookie write reaches the browser's cookie store asynchronously
-          // (the renderer answers its own reads from a cache). The checks after this step read
-          // the store, so wait until it holds the write — what the agent would see next — or
+          // The checks after this step read the browser's cookie store, which a page's
+          // document.cookie write reaches over its own channel: wait until the store holds it, or
           // give up after a while and let the checks judge (a cookie never stored still fails).
+          // (A guard against one unexplained CI failure; 600 writes read back at once, idle and
+          // under load, never missed.)
           await eventually(async () => (await page.context().cookies(url)).some((c) => c.name === 'k' && c.value === value), 5_000)
         }
         if (step.op === 'setStorage') await page.evaluate((v) => localStorage.setItem('k', v), value)

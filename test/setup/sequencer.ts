@@ -29,17 +29,18 @@ export class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const took = listed()
     const root = this.ctx.config.root
-    const cost = (spec: TestSpecification) => took[relative(root, spec.moduleId)] ?? UNLISTED_S
+    const cost = new Map(files.map((spec) => [spec, took[relative(root, spec.moduleId)] ?? UNLISTED_S]))
     // Tiers stay together, the tier with the longest file first: a worker whose next file is of
     // another tier (vitest project) is ended and a new one started, which re-imports everything
-    // (2–15 s on a loaded machine). Interleaved, that cost a fifth of the run.
+    // (2–15 s on a loaded machine). Interleaved, that cost a fifth of the run. (Vitest groups by
+    // `groupOrder` itself, whatever the order here.)
     const longest = new Map<string, number>()
-    for (const spec of files) longest.set(spec.project.name, Math.max(longest.get(spec.project.name) ?? 0, cost(spec)))
-    const tier = (spec: TestSpecification) => longest.get(spec.project.name) ?? 0
-    return [...files].sort((a, b) =>
-      a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder
-      || tier(b) - tier(a)
-      || (a.project.name < b.project.name ? -1 : a.project.name > b.project.name ? 1 : 0)
-      || cost(b) - cost(a))
+    for (const [spec, s] of cost) longest.set(spec.project.name, Math.max(longest.get(spec.project.name) ?? 0, s))
+    const rank = (spec: TestSpecification) => [longest.get(spec.project.name)!, spec.project.name, cost.get(spec)!] as const
+    return [...files].sort((a, b) => {
+      const [ta, na, ca] = rank(a)
+      const [tb, nb, cb] = rank(b)
+      return tb - ta || na.localeCompare(nb) || cb - ca
+    })
   }
 }

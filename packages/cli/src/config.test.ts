@@ -77,7 +77,8 @@ describe('errands config: the one pass over every ERRANDS_* variable (issue #24)
   })
 
   it('the command itself: `errands config` exits 2 naming both bad variables and prints nothing on stdout', () => {
-    const p = spawnSync(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'packages/cli/src/main.ts'), 'config'], {
+    // The packed binary, as `npx errands config` runs it (the unit tier's globalSetup builds dist/).
+    const p = spawnSync(process.execPath, [path.join(root, 'packages/cli/dist/main.js'), 'config'], {
       // Only these two of ours: whatever ERRANDS_* the test run itself has stays out.
       encoding: 'utf8', env: { ...withoutOurs(process.env), ERRANDS_STORE_MAX_RECORDS: '0', ERRANDS_CLUSTER_PORT: '70000' },
     })

@@ -19,7 +19,7 @@
  */
 import type { GuardPolicy } from '@errands/guard'
 import { Runtime, type DevToolsTarget } from '@errands/runtime'
-import { Supervisor, type SupervisorError } from '@errands/supervisor'
+import { intBetween, Supervisor, type SupervisorError } from '@errands/supervisor'
 import { Cause, Config, Context, Effect, Exit, Layer, Runtime as EffectRuntime, Schema, type Scope } from 'effect'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -74,7 +74,7 @@ export const MAX_CONNECTIONS = 8
  * @example
  * const bytes = yield* maxFrameBytesConfig // 16777216 when unset
  */
-export const maxFrameBytesConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_FRAME_BYTES', Schema.NumberFromString.pipe(Schema.int(), Schema.between(1024, 256 * 1024 * 1024))).pipe(
+export const maxFrameBytesConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_FRAME_BYTES', intBetween(1024, 256 * 1024 * 1024)).pipe(
   Config.withDefault(MAX_FRAME_BYTES),
 )
 
@@ -84,7 +84,7 @@ export const maxFrameBytesConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_FRAME_BYT
  * @example
  * const perErrand = yield* maxConnectionsConfig // 8 when unset
  */
-export const maxConnectionsConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_CONNECTIONS', Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 64))).pipe(
+export const maxConnectionsConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_CONNECTIONS', intBetween(1, 64)).pipe(
   Config.withDefault(MAX_CONNECTIONS),
 )
 
@@ -95,7 +95,7 @@ export const maxConnectionsConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_CONNECTI
  * @example
  * const inFlight = yield* maxInFlightConfig // 256 when unset
  */
-export const maxInFlightConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_IN_FLIGHT', Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 4096))).pipe(
+export const maxInFlightConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_IN_FLIGHT', intBetween(1, 4096)).pipe(
   Config.withDefault(MAX_IN_FLIGHT),
 )
 

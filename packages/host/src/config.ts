@@ -10,7 +10,7 @@
  * settings.port // 7070
  */
 import { DAY_MS } from '@errands/store'
-import { MAX_CONNECTIONS, MAX_FRAME_BYTES, MAX_IN_FLIGHT } from '@errands/devtools'
+import { maxConnectionsConfig, maxFrameBytesConfig, maxInFlightConfig } from '@errands/devtools'
 import { describeTarget } from '@errands/guard'
 import { describeUpstreamProxy, parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
 import { configFrom, explainConfigError, intBetween, supervisorConfig, type SupervisorSettings } from '@errands/supervisor'
@@ -31,10 +31,6 @@ export const hostVariables = {
   ERRANDS_INSPECT_PORT: { min: 1, max: 65535, default: 7778, text: 'must be a whole number from 1 to 65535' },
   ERRANDS_AGENT_TOKENS_FILE: { text: 'must be the path of a file of "<token> <key pattern>" lines (see docs/secrets.md)' },
   ERRANDS_UPSTREAM_PROXY: { text: 'must be an http:// or https:// proxy address (http://user:pass@host:port), with no path' },
-  // The DevTools endpoint's limits (#27, docs/devtools-endpoint.md): the same ranges as @errands/devtools' own configs.
-  ERRANDS_DEVTOOLS_MAX_FRAME_BYTES: { min: 1024, max: 256 * 1024 * 1024, default: MAX_FRAME_BYTES, text: 'must be a whole number from 1024 to 268435456' },
-  ERRANDS_DEVTOOLS_MAX_CONNECTIONS: { min: 1, max: 64, default: MAX_CONNECTIONS, text: 'must be a whole number from 1 to 64' },
-  ERRANDS_DEVTOOLS_MAX_IN_FLIGHT: { min: 1, max: 4096, default: MAX_IN_FLIGHT, text: 'must be a whole number from 1 to 4096' },
 } as const
 
 /** The host's settings. */
@@ -148,9 +144,10 @@ export const hostConfig: Config.Config<HostSettings> = Config.all({
     Config.map((o) => Option.getOrUndefined(Option.flatMap(o, (text) => Option.getRight(parseUpstreamProxy(text))))),
   ),
   devtools: Config.all({
-    maxFrameBytes: ranged('ERRANDS_DEVTOOLS_MAX_FRAME_BYTES'),
-    maxConnections: ranged('ERRANDS_DEVTOOLS_MAX_CONNECTIONS'),
-    maxInFlight: ranged('ERRANDS_DEVTOOLS_MAX_IN_FLIGHT'),
+    // @errands/devtools' own configs (ranges and defaults in one place), read here with the rest.
+    maxFrameBytes: maxFrameBytesConfig,
+    maxConnections: maxConnectionsConfig,
+    maxInFlight: maxInFlightConfig,
   }),
 })
 
