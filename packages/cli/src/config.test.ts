@@ -1,6 +1,8 @@
 import { errandsSettingsFrom, explainErrandsConfigError } from '@errands/cluster'
 import { Effect, Either, Option } from 'effect'
 import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import * as path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { decodeConfig, runConfig, wantsCluster } from './config.ts'
@@ -86,5 +88,28 @@ describe('errands config: the one pass over every ERRANDS_* variable (issue #24)
     expect(p.stdout).toBe('')
     expect(p.stderr).toContain('ERRANDS_STORE_MAX_RECORDS: invalid value — must be a whole number from 1 to 100000')
     expect(p.stderr).toContain('ERRANDS_CLUSTER_PORT: invalid value — must be a whole number from 1 to 65535')
+  }, 30_000)
+
+  it('the packed `errands host` with three bad variables: exit 2, all three named, the proxy\'s password never, nothing created or started', () => {
+    const parent = mkdtempSync(path.join(tmpdir(), 'errands-cli-config-'))
+    const dataDir = path.join(parent, 'data')
+    try {
+      const p = spawnSync(process.execPath, [path.join(root, 'packages/cli/dist/main.js'), 'host'], {
+        encoding: 'utf8',
+        timeout: 20_000,
+        env: {
+          ...withoutOurs(process.env), ERRANDS_DATA_DIR: dataDir,
+          ERRANDS_PORT: '0', ERRANDS_STORE_MAX_DAYS: '3651', ERRANDS_UPSTREAM_PROXY: 'ftp://me:pr0xypass@proxy:21',
+        },
+      })
+      expect(p.status).toBe(2)
+      expect(p.stdout).not.toContain('listening')
+      expect(p.stderr.split('\n').filter((l) => l.startsWith('ERRANDS_')).map((l) => l.split(':')[0]).sort())
+        .toEqual(['ERRANDS_PORT', 'ERRANDS_STORE_MAX_DAYS', 'ERRANDS_UPSTREAM_PROXY'])
+      expect(p.stderr).not.toContain('pr0xypass')
+      expect(existsSync(dataDir)).toBe(false)
+    } finally {
+      rmSync(parent, { recursive: true, force: true })
+    }
   }, 30_000)
 })
