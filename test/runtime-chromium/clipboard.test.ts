@@ -7,7 +7,8 @@
 import type { ContextId } from '@errands/runtime'
 import { clipboardScript } from '../../packages/runtime-chromium/src/clipboard.ts'
 import { describe, expect, it } from 'vitest'
-import { spec, useRuntimeAndSite } from './harness.ts'
+import { spec } from './harness.ts'
+import { useRuntimeAndSite } from './shared.ts'
 
 const setup = useRuntimeAndSite()
 

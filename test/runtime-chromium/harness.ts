@@ -14,8 +14,6 @@ import type { GuardPolicy } from '@errands/guard'
 import type { OpenContextSpec, RuntimeEvent } from '@errands/runtime'
 import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import { Effect } from 'effect'
-import { afterAll, beforeAll } from 'vitest'
-import { serveSite, type Site } from '../fixtures/sites.ts'
 
 /** A running runtime and what it said. @example h.logs.filter((l) => l.startsWith('guard:')) */
 export interface Harness {
@@ -50,31 +48,6 @@ export const startRuntime = async (
       await run(runtime.shutdown)
       rmSync(dataDir, { recursive: true, force: true })
     },
-  }
-}
-
-/**
- * Starts a runtime and one fixture site before a test file's tests and stops both after them;
- * the returned function gives them to the tests.
- *
- * @example
- * const setup = useRuntimeAndSite()
- * it('…', async () => { const { h, site } = setup() })
- */
-export const useRuntimeAndSite = (host = '127.0.0.1'): (() => { readonly h: Harness; readonly site: Site }) => {
-  let h: Harness | undefined
-  let site: Site | undefined
-  beforeAll(async () => {
-    site = await serveSite(host)
-    h = await startRuntime()
-  })
-  afterAll(async () => {
-    await h?.stop()
-    await site?.close()
-  })
-  return () => {
-    if (!h || !site) throw new Error('beforeAll did not finish')
-    return { h, site }
   }
 }
 

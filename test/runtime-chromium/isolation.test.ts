@@ -1,8 +1,10 @@
 import type { TabInfo } from '@errands/runtime'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
-import { failureOf, type Harness, spec, startRuntime, until } from './harness.ts'
+import { failureOf, type Harness, spec, until } from './harness.ts'
+import { useSharedRuntime } from './shared.ts'
 
+const shared = useSharedRuntime()
 let h: Harness
 let sites: Array<Site>
 let shop: Site
@@ -10,10 +12,9 @@ let shop: Site
 beforeAll(async () => {
   sites = await serveSites(2)
   shop = sites[0]!
-  h = await startRuntime()
+  h = shared().h
 })
 afterAll(async () => {
-  await h?.stop()
   await closeSites(sites ?? [])
 })
 

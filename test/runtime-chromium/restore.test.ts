@@ -1,17 +1,18 @@
 import type { StorageState } from '@errands/runtime'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
-import { type Harness, spec, startRuntime, until } from './harness.ts'
+import { type Harness, spec, until } from './harness.ts'
+import { useSharedRuntime } from './shared.ts'
 
+const shared = useSharedRuntime()
 let h: Harness
 let sites: Array<Site>
 
 beforeAll(async () => {
   sites = await serveSites(4)
-  h = await startRuntime()
+  h = shared().h
 })
 afterAll(async () => {
-  await h?.stop()
   await closeSites(sites ?? [])
 })
 

@@ -1,7 +1,8 @@
 import { PageScreencast, type ScreencastFrame } from '@errands/runtime-chromium'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { spec, useRuntimeAndSite } from './harness.ts'
+import { spec } from './harness.ts'
+import { useRuntimeAndSite } from './shared.ts'
 
 const setup = useRuntimeAndSite()
 
