@@ -1,0 +1,40 @@
+/**
+ * What the parts of one supervisor share (sessions, admission, driving, settling, runtime events,
+ * adoption and the operations): its services, its settings, the book of conversations and the
+ * clock. Built once by `makeSupervisor`; every part reads the same maps.
+ */
+import type { ContextId, RuntimeShape } from '@errands/runtime'
+import type { SealedStoreShape } from '@errands/store'
+import type { Effect, Fiber, Runtime as EffectRuntime } from 'effect'
+import type { SnapshotBook } from './amendments.ts'
+import type { SupervisorSettings } from './config.ts'
+import type { HealthLog } from './health.ts'
+import type { ErrandView, JournalEntry, SupervisorOptions } from './types.ts'
+import type { UpstreamBook } from './upstream.ts'
+import type { Entry } from './views.ts'
+
+/** The state and services one supervisor's parts share. Internal: `index.ts` does not export it. */
+export interface SupervisorCore {
+  readonly runtime: RuntimeShape
+  readonly store: SealedStoreShape
+  readonly effectRuntime: EffectRuntime.Runtime<never>
+  readonly options: SupervisorOptions
+  readonly settings: SupervisorSettings
+  readonly health: HealthLog
+  /** Every known conversation, by id. */
+  readonly entries: Map<string, Entry>
+  /** The entry whose errand holds each context, for runtime events. */
+  readonly byContext: Map<ContextId, Entry>
+  readonly snapshots: SnapshotBook
+  readonly proxies: UpstreamBook
+  readonly changeListeners: Set<(view: ErrandView) => void>
+  /** One admission at a time, so the cap on open errands holds (C2). */
+  readonly admission: Effect.Semaphore
+  /** Heals started because someone watches a crashed errand; `settle` waits for them. */
+  readonly pendingHeals: Set<Fiber.RuntimeFiber<void>>
+  /** The Effect clock's time, in milliseconds. */
+  readonly now: () => number
+  readonly journal: (entry: JournalEntry) => void
+  /** Set once by `shutdown`: no errand opens, resumes or heals after it. */
+  shuttingDown: boolean
+}

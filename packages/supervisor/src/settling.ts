@@ -1,0 +1,50 @@
+/**
+ * Letting errands come to rest: the idle sweep (C4), `settle` (wait until nothing is opening,
+ * parking, closing, healing or snapshotting) and `shutdown` (park every open errand, E5).
+ */
+import { Effect, Fiber } from 'effect'
+import type { SupervisorCore } from './core.ts'
+import type { Sessions } from './sessions.ts'
+import { isEvictable } from './views.ts'
+import { notBusy, quiet, waitUntil } from './waiting.ts'
+
+/**
+ * The sweep, settle and shutdown of one supervisor.
+ *
+ * @example
+ * const { sweep } = makeSettling(core, sessions)
+ * yield* sweep // the conversation ids it parked
+ */
+export const makeSettling = (core: SupervisorCore, sessions: Sessions) => {
+  const { settings, entries, pendingHeals, now, journal } = core
+  const { send } = sessions
+
+  const sweep = Effect.gen(function* () {
+    const t = now()
+    const idle = [...entries.values()].filter(
+      (e) => isEvictable(e) && t - e.actor!.getSnapshot().context.lastUsedAt >= settings.idleMs,
+    )
+    for (const e of idle) e.actor!.send({ type: 'errand.evict', cause: 'idle', at: t })
+    for (const e of idle) yield* waitUntil(e.actor!, notBusy)
+    return idle.map((e) => e.conversation.id)
+  })
+
+  const settle = Effect.gen(function* () {
+    for (let round = 0; round < 100; round++) {
+      const pending = [...entries.values()].filter((e) => e.actor !== undefined && !quiet(e.actor.getSnapshot()))
+      if (pending.length === 0 && pendingHeals.size === 0) return
+      for (const fiber of [...pendingHeals]) yield* Fiber.await(fiber)
+      for (const e of pending) yield* waitUntil(e.actor!, quiet)
+    }
+  })
+
+  const shutdown = Effect.gen(function* () {
+    if (core.shuttingDown) return
+    journal({ t: now(), op: 'shutdown' })
+    core.shuttingDown = true
+    for (const entry of entries.values()) send(entry, { type: 'system.shutdown', at: now() })
+    yield* settle
+  })
+
+  return { sweep, settle, shutdown }
+}
