@@ -19,6 +19,8 @@ export const DEPS: Rules['deps'] = {
   '@errands/machines': [],
   '@errands/runtime': [],
   '@errands/guard': [],
+  // The HTTP edge every front stands behind (issue #24, docs/edge.md): effect and node: only.
+  '@errands/edge': [],
   '@errands/egress': ['@errands/guard'],
   '@errands/store': ['@errands/runtime'],
   '@errands/store-pg': ['@errands/store'],
