@@ -4,20 +4,29 @@
  * runner (a host process with its own Chromium) owns each errand, and a call to any host
  * reaches the owner through the cluster's messaging.
  *
- * One RPC carries every page verb of the host (`Browsing`, B3) by name with its arguments after
- * the target; the owner runs the very same `Browsing` call a single host runs (one path, A3).
+ * One RPC per page verb of the host (`Browsing`, B3), typed with the host's own Schemas (issue
+ * #24): a verb's request carries its arguments with the bodies' Schemas of the HTTP API, and its
+ * answer comes back through the answer's Schema (`@errands/host`'s answers.ts), so what the owner
+ * says reaches the caller in the shape the host's API gives, or not at all. A session call also
+ * carries the upstream proxy its errand is to be opened with (#21, L7), as the secret it is: it
+ * travels only on the runners' TLS socket and is never logged. The owner runs the very same
+ * `Browsing` call a single host runs (one path, A3).
  * `Heal` makes the entity arrive on its owner at once, which reopens an errand whose previous
  * runner died (K3).
- * Neither is persisted: a page call is answered now or fails in words; nothing is replayed
- * later into a browser that moved on.
+ * None is persisted: a page call is answered now or fails in words; nothing is replayed later
+ * into a browser that moved on.
  *
  * @example
  * const client = yield* Errand.client
- * const reply = yield* client('task-42').Call({ verb: 'url', args: [] })
+ * const { url } = yield* client('task-42').url({})
  */
 import { Entity } from '@effect/cluster'
 import { Rpc } from '@effect/rpc'
-import { BlockedByPolicy, NoDialog, PageError, TabNotFound, type BrowsingShape } from '@errands/host'
+import {
+  BlockedByPolicy, ClickBody, DialogAnswer, DialogBody, FillBody, Frame, HtmlAnswer, InputAnswer, InputEvent, NoDialog, PageError, PageSummary,
+  Png, ScrollAnswer, ScrollBody, SessionState, TabNotFound, Tabs, TabView, TaskAnswer, TaskStatus, TextAnswer, UrlAnswer, ViewportBody,
+  ViewportSize, type BrowsingShape,
+} from '@errands/host'
 import { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/supervisor'
 import { Schema } from 'effect'
 
@@ -51,19 +60,46 @@ void _everyVerb
 export const CallError = Schema.Union(AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation, BlockedByPolicy, PageError, TabNotFound, NoDialog)
 
 /**
+ * The upstream proxy a session call opens its errand with (absent: the host-wide one, or none).
+ * `Redacted` in memory, its text on the runners' socket: the owner needs it to chain to.
+ */
+const Session = { upstreamProxy: Schema.optional(Schema.Redacted(Schema.String)) }
+
+/** A page verb: its request fields (besides the session's), and its answer. */
+const verb = <const Tag extends string, P extends Schema.Struct.Fields, S extends Schema.Schema.Any>(tag: Tag, payload: P, success: S) =>
+  Rpc.make(tag, { payload: { ...Session, ...payload }, success, error: CallError })
+
+/**
  * The errand entity. The entity id is the session key.
  *
  * @example
  * Errand.toLayer(handlers)
  */
 export const Errand = Entity.make('Errand', [
-  Rpc.make('Call', {
-    payload: { verb: Verb, args: Schema.Array(Schema.Unknown) },
-    // Page results are plain data (strings, numbers, bytes of a screenshot or frame): the
-    // transport's msgpack carries them as they are.
-    success: Schema.Unknown,
-    error: CallError,
-  }),
+  // Page results are plain data (strings, numbers, the bytes of a screenshot or frame): the
+  // transport's msgpack carries them as they are.
+  verb('navigate', { url: Schema.String }, PageSummary),
+  verb('url', {}, UrlAnswer),
+  verb('text', {}, TextAnswer),
+  verb('html', {}, HtmlAnswer),
+  verb('screenshot', { fullPage: Schema.Boolean }, Png),
+  verb('click', { body: ClickBody }, PageSummary),
+  verb('fill', { body: FillBody }, PageSummary),
+  verb('scroll', { body: ScrollBody }, ScrollAnswer),
+  verb('back', {}, PageSummary),
+  verb('forward', {}, PageSummary),
+  verb('reload', {}, PageSummary),
+  verb('frame', {}, Frame),
+  verb('state', {}, SessionState),
+  verb('input', { events: Schema.Array(InputEvent) }, InputAnswer),
+  verb('viewport', { body: ViewportBody }, ViewportSize),
+  verb('tabs', {}, Tabs),
+  verb('openTab', { url: Schema.String }, TabView),
+  verb('activateTab', { tabId: Schema.String }, Tabs),
+  verb('closeTab', { tabId: Schema.String }, Tabs),
+  verb('dialog', { body: DialogBody }, DialogAnswer),
+  Rpc.make('task', { payload: { status: TaskStatus }, success: TaskAnswer, error: UnknownConversation }),
+  Rpc.make('release', { payload: {} }),
   Rpc.make('Heal', {
     /** The runner that held it and is gone (`host:port`), for health's words. */
     payload: { from: Schema.String },
@@ -85,3 +121,8 @@ export const Errand = Entity.make('Errand', [
     }),
   }),
 ])
+
+// Compile-time check: one RPC for every verb, and no other besides the entity's own two.
+type Tags = typeof Errand extends Entity.Entity<'Errand', infer R> ? Rpc.Tag<R> : never
+const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack'>, Verb> = true
+void _oneRpcPerVerb

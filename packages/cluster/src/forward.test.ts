@@ -1,37 +1,51 @@
 import { AllBusy } from '@errands/supervisor'
-import { Browsing, mainTarget, PageError, sessionTarget, type BrowsingShape, type RecordedCall, type SessionKey } from '@errands/host'
-import { Effect, Either } from 'effect'
+import { Browsing, mainTarget, PageError, PageSummary, sessionTarget, TabView, type BrowsingShape, type RecordedCall, type SessionKey } from '@errands/host'
+import { parseUpstreamProxy } from '@errands/runtime'
+import { Effect, Either, Redacted, Schema } from 'effect'
 import { describe, expect, it } from 'vitest'
-import { forwardingBrowsing, runVerb, type ErrandClient } from './forward.ts'
+import { Errand } from './ErrandEntity.ts'
+import { forwardingBrowsing, ownerHandlers, type ErrandClient } from './forward.ts'
 
 const key = 'task-42' as SessionKey
+const proxy = Either.getOrThrow(parseUpstreamProxy('http://user:s3cret@proxy.example:3128'))
 
 /** A recording local Browsing, and a client that records what it would send to the owner. */
-const setup = (answer: (verb: string, args: ReadonlyArray<unknown>) => Effect.Effect<unknown, any> = () => Effect.succeed({ url: 'owner' })) => {
+const setup = (answer: (verb: string, payload: unknown) => Effect.Effect<unknown, any> = () => Effect.succeed({ url: 'owner' })) => {
   const local: Array<RecordedCall> = []
-  const sent: Array<{ key: string; verb: string; args: ReadonlyArray<unknown> }> = []
+  const sent: Array<{ key: string; verb: string; payload: unknown }> = []
   const browsing = Effect.runSync(Effect.provide(Browsing, Browsing.layerRecording(local))) as BrowsingShape
-  const client: ErrandClient = (k) => ({
-    Call: ({ verb, args }) => {
-      sent.push({ key: k, verb, args })
-      return answer(verb, args) as never
+  // Every RPC of the entity, by name: what the cluster's client offers.
+  const client = ((k: string) => new Proxy({}, {
+    get: (_, verb: string) => (payload: unknown) => {
+      sent.push({ key: k, verb, payload })
+      return answer(verb, payload)
     },
-  })
+  })) as unknown as ErrandClient
   return { local, sent, forwarding: forwardingBrowsing(browsing, client), browsing }
 }
 
 describe('forwarding the page verbs to a key\'s owner', () => {
-  it('sends a session\'s verb with its arguments after the target, under the key as the entity id', async () => {
+  it('sends a session\'s verb as its own typed request, under the key as the entity id', async () => {
     const { sent, local, forwarding } = setup()
     await Effect.runPromise(forwarding.navigate(sessionTarget(key), 'http://127.0.0.1:3000/'))
     await Effect.runPromise(forwarding.closeTab(sessionTarget(key), 'abc-t2'))
+    await Effect.runPromise(forwarding.scroll(sessionTarget(key), { dx: 0, dy: 200 }))
     await Effect.runPromise(forwarding.task(key, 'interrupted'))
     expect(sent).toEqual([
-      { key, verb: 'navigate', args: ['http://127.0.0.1:3000/'] },
-      { key, verb: 'closeTab', args: ['abc-t2'] },
-      { key, verb: 'task', args: ['interrupted'] },
+      { key, verb: 'navigate', payload: { url: 'http://127.0.0.1:3000/' } },
+      { key, verb: 'closeTab', payload: { tabId: 'abc-t2' } },
+      { key, verb: 'scroll', payload: { body: { dx: 0, dy: 200 } } },
+      { key, verb: 'task', payload: { status: 'interrupted' } },
     ])
     expect(local).toEqual([])
+  })
+
+  it('carries the upstream proxy the call names to the owner, still a secret (L7, #21)', async () => {
+    const { sent, forwarding } = setup()
+    await Effect.runPromise(forwarding.navigate(sessionTarget(key, proxy), 'http://127.0.0.1:3000/'))
+    const payload = sent[0]!.payload as { upstreamProxy: Redacted.Redacted<string> }
+    expect(Redacted.value(payload.upstreamProxy)).toBe('http://user:s3cret@proxy.example:3128')
+    expect(JSON.stringify(payload)).not.toContain('s3cret')
   })
 
   it('keeps the person\'s main context on this host (it is every host\'s own)', async () => {
@@ -51,13 +65,49 @@ describe('forwarding the page verbs to a key\'s owner', () => {
     expect(Either.isLeft(moving) && (moving.left as PageError).status).toBe(502)
   })
 
-  it('on the owner, runs the same verb of its own Browsing on the session', async () => {
+  it('on the owner, runs the same verb of its own Browsing on the session, opened with the named proxy', async () => {
     const { local, browsing } = setup()
-    await Effect.runPromise(runVerb(browsing, key, 'scroll', [{ dx: 0, dy: 200 }]))
-    await Effect.runPromise(runVerb(browsing, key, 'release', []))
+    const owner = ownerHandlers(browsing, key)
+    await Effect.runPromise(owner.scroll({ payload: { body: { dx: 0, dy: 200 } } }))
+    await Effect.runPromise(owner.navigate({ payload: { url: 'http://127.0.0.1:3000/', upstreamProxy: proxy } }))
+    await Effect.runPromise(owner.release())
     expect(local).toEqual([
       { method: 'scroll', args: [sessionTarget(key), { dx: 0, dy: 200 }] },
+      { method: 'navigate', args: [sessionTarget(key, proxy), 'http://127.0.0.1:3000/'] },
       { method: 'release', args: [key] },
     ])
+  })
+})
+
+describe('the entity\'s RPCs are the host\'s verbs, typed with its Schemas (#24)', () => {
+  const rpcs = Errand.protocol.requests
+
+  it('has one RPC per verb of Browsing, besides Heal and TakeBack', () => {
+    expect([...rpcs.keys()].sort()).toEqual([
+      'Heal', 'TakeBack', 'activateTab', 'back', 'click', 'closeTab', 'dialog', 'fill', 'forward', 'frame', 'html', 'input',
+      'navigate', 'openTab', 'release', 'reload', 'screenshot', 'scroll', 'state', 'tabs', 'task', 'text', 'url', 'viewport',
+    ])
+  })
+
+  it('answers go through the host\'s answer Schemas: a shape the API would not give does not pass', () => {
+    expect(rpcs.get('navigate')!.successSchema).toBe(PageSummary)
+    expect(rpcs.get('openTab')!.successSchema).toBe(TabView)
+    const decode = Schema.decodeUnknownEither(rpcs.get('navigate')!.successSchema as typeof PageSummary)
+    expect(Either.isRight(decode({ url: 'about:blank', title: '', tab: 'k-t1' }))).toBe(true)
+    expect(Either.isLeft(decode({ url: 'about:blank' }))).toBe(true)
+  })
+
+  it('requests are checked with the HTTP bodies\' Schemas: a click without a selector is refused before it leaves', () => {
+    const payload = Schema.decodeUnknownEither(rpcs.get('click')!.payloadSchema as Schema.Schema<unknown, unknown>)
+    expect(Either.isRight(payload({ body: { selector: '#go' } }))).toBe(true)
+    expect(Either.isLeft(payload({ body: { selector: '' } }))).toBe(true)
+  })
+
+  it('encodes the upstream proxy as its text for the owner, and decodes it back to a secret', () => {
+    const schema = rpcs.get('url')!.payloadSchema as Schema.Schema<unknown, unknown>
+    const wire = Schema.encodeSync(schema)({ upstreamProxy: proxy }) as { upstreamProxy: string }
+    expect(wire.upstreamProxy).toBe('http://user:s3cret@proxy.example:3128')
+    const back = Schema.decodeUnknownSync(schema)(wire) as { upstreamProxy: Redacted.Redacted<string> }
+    expect(String(back.upstreamProxy)).toBe('<redacted>')
   })
 })

@@ -9,16 +9,14 @@
  * yield* browsing.url(sessionTarget(key)) // answered by the key's owner
  */
 import type { BrowsingError, BrowsingShape, Target } from '@errands/host'
-import { PageError, type SessionKey } from '@errands/host'
+import { PageError, sessionTarget, type SessionKey } from '@errands/host'
+import { InvalidRequest } from '@errands/supervisor'
+import type { UpstreamProxy } from '@errands/runtime'
 import { Effect } from 'effect'
-import type { Verb } from './ErrandEntity.ts'
+import type { Errand } from './ErrandEntity.ts'
 
-/** The slice of the entity's client the forwarder uses. */
-export interface ErrandClient {
-  (key: string): {
-    readonly Call: (payload: { readonly verb: Verb; readonly args: ReadonlyArray<unknown> }) => Effect.Effect<unknown, BrowsingError | { readonly _tag: string }>
-  }
-}
+/** The entity's client: a key's owner, and its RPCs by verb (what `Errand.client` gives). */
+export type ErrandClient = Effect.Effect.Success<typeof Errand.client>
 
 /** Cluster-side failures (mailbox full, runner moving, storage) in words a model can act on. */
 const unreachable = (e: { readonly _tag: string }): PageError =>
@@ -27,7 +25,18 @@ const unreachable = (e: { readonly _tag: string }): PageError =>
     message: `The host that holds this session could not be reached (${e._tag}); it may be moving to another host — try again in a few seconds.`,
   })
 
+/** A request the entity's Schemas refuse before it is sent: the caller's input, not the cluster. */
+const refused = (message: string): InvalidRequest =>
+  new InvalidRequest({ reason: 'invalid-input', message: `The request does not fit the page verb's schema: ${message.slice(0, 500)}` })
+
 const BROWSING_ERRORS = new Set(['AllBusy', 'ErrandUnavailable', 'InvalidRequest', 'UnknownConversation', 'BlockedByPolicy', 'PageError', 'TabNotFound', 'NoDialog'])
+
+/** What every failure of a forwarded call becomes: the owner's typed error as it is, or words. */
+const asBrowsingError = (e: { readonly _tag: string; readonly message?: string }): BrowsingError =>
+  BROWSING_ERRORS.has(e._tag) ? (e as BrowsingError) : e._tag === 'ParseError' ? refused(e.message ?? '') : unreachable(e)
+
+/** The session fields of a request: the upstream proxy, when the call names one. */
+const session = (proxy: UpstreamProxy | undefined) => (proxy === undefined ? {} : { upstreamProxy: proxy })
 
 /**
  * Browsing over the cluster: session targets through the entity, the main context locally.
@@ -36,56 +45,72 @@ const BROWSING_ERRORS = new Set(['AllBusy', 'ErrandUnavailable', 'InvalidRequest
  * Layer.succeed(Browsing, forwardingBrowsing(local, client))
  */
 export const forwardingBrowsing = (local: BrowsingShape, client: ErrandClient): Omit<BrowsingShape, 'onPage'> => {
-  const call = <A>(key: SessionKey, verb: Verb, args: ReadonlyArray<unknown>) =>
-    client(key).Call({ verb, args }).pipe(
-      Effect.mapError((e): BrowsingError => (BROWSING_ERRORS.has(e._tag) ? (e as BrowsingError) : unreachable(e))),
-    ) as Effect.Effect<A, BrowsingError>
-
-  /** A verb on a target: the main context here, a session at its owner. */
-  const onTarget = <V extends Verb>(verb: V) =>
-    ((target: Target, ...rest: ReadonlyArray<unknown>) =>
-      target._tag === 'main'
-        ? (local[verb] as (t: Target, ...r: ReadonlyArray<unknown>) => Effect.Effect<unknown, BrowsingError>)(target, ...rest)
-        : call(target.key, verb, rest)) as unknown as BrowsingShape[V]
+  /** A verb on a target: the main context here, a session at its owner, with its typed request. */
+  const on = <A, E>(target: Target, here: (t: Target) => Effect.Effect<A, E>, there: (owner: ReturnType<ErrandClient>, s: ReturnType<typeof session>) => Effect.Effect<A, { readonly _tag: string }>) =>
+    target._tag === 'main'
+      ? here(target)
+      : Effect.mapError(there(client(target.key), session(target.upstreamProxy)), asBrowsingError)
 
   return {
-    navigate: onTarget('navigate'),
-    url: onTarget('url'),
-    text: onTarget('text'),
-    html: onTarget('html'),
-    screenshot: onTarget('screenshot'),
-    click: onTarget('click'),
-    fill: onTarget('fill'),
-    scroll: onTarget('scroll'),
-    back: onTarget('back'),
-    forward: onTarget('forward'),
-    reload: onTarget('reload'),
-    frame: onTarget('frame'),
-    state: onTarget('state'),
-    input: onTarget('input'),
-    viewport: onTarget('viewport'),
-    tabs: onTarget('tabs'),
-    openTab: onTarget('openTab'),
-    activateTab: onTarget('activateTab'),
-    closeTab: onTarget('closeTab'),
-    dialog: onTarget('dialog'),
+    navigate: (t, url) => on(t, (x) => local.navigate(x, url), (o, s) => o.navigate({ ...s, url })),
+    url: (t) => on(t, local.url, (o, s) => o.url(s)),
+    text: (t) => on(t, local.text, (o, s) => o.text(s)),
+    html: (t) => on(t, local.html, (o, s) => o.html(s)),
+    screenshot: (t, options) => on(t, (x) => local.screenshot(x, options), (o, s) => o.screenshot({ ...s, fullPage: options.fullPage })),
+    click: (t, body) => on(t, (x) => local.click(x, body), (o, s) => o.click({ ...s, body })),
+    fill: (t, body) => on(t, (x) => local.fill(x, body), (o, s) => o.fill({ ...s, body })),
+    scroll: (t, body) => on(t, (x) => local.scroll(x, body), (o, s) => o.scroll({ ...s, body })),
+    back: (t) => on(t, local.back, (o, s) => o.back(s)),
+    forward: (t) => on(t, local.forward, (o, s) => o.forward(s)),
+    reload: (t) => on(t, local.reload, (o, s) => o.reload(s)),
+    frame: (t) => on(t, local.frame, (o, s) => o.frame(s)),
+    state: (t) => on(t, local.state, (o, s) => o.state(s)),
+    input: (t, events) => on(t, (x) => local.input(x, events), (o, s) => o.input({ ...s, events })),
+    viewport: (t, body) => on(t, (x) => local.viewport(x, body), (o, s) => o.viewport({ ...s, body })),
+    tabs: (t) => on(t, local.tabs, (o, s) => o.tabs(s)),
+    openTab: (t, url) => on(t, (x) => local.openTab(x, url), (o, s) => o.openTab({ ...s, url })),
+    activateTab: (t, tabId) => on(t, (x) => local.activateTab(x, tabId), (o, s) => o.activateTab({ ...s, tabId })),
+    closeTab: (t, tabId) => on(t, (x) => local.closeTab(x, tabId), (o, s) => o.closeTab({ ...s, tabId })),
+    dialog: (t, body) => on(t, (x) => local.dialog(x, body), (o, s) => o.dialog({ ...s, body })),
     task: (key, status) =>
-      Effect.catchAll(call<{ readonly lifecycle: string }>(key, 'task', [status]), (e) =>
+      Effect.catchAll(client(key).task({ status }), (e) =>
         e._tag === 'UnknownConversation' ? Effect.fail(e) : Effect.die(e)),
-    release: (key) => Effect.orDie(call<void>(key, 'release', [])),
+    release: (key) => Effect.orDie(client(key).release({})),
   }
 }
 
 /**
- * Runs one forwarded verb on the owner's own Browsing (the entity's handler).
+ * The owner's handlers: each verb runs on this host's own Browsing, on the session the entity
+ * is, opened (if this call opens it) with the upstream proxy the caller named.
  *
  * @example
- * yield* runVerb(local, key, 'navigate', ['http://127.0.0.1:3000/'])
+ * Errand.toLayer(Effect.succeed(ownerHandlers(local, key)))
  */
-export const runVerb = (local: Omit<BrowsingShape, 'onPage'>, key: SessionKey, verb: Verb, args: ReadonlyArray<unknown>): Effect.Effect<unknown, BrowsingError> => {
-  if (verb === 'task' || verb === 'release') {
-    return (local[verb] as (k: SessionKey, ...r: ReadonlyArray<unknown>) => Effect.Effect<unknown, BrowsingError>)(key, ...args)
+export const ownerHandlers = (local: Omit<BrowsingShape, 'onPage'>, key: SessionKey) => {
+  const t = (p: { readonly upstreamProxy?: UpstreamProxy | undefined }) => sessionTarget(key, p.upstreamProxy)
+  type Req<P> = { readonly payload: P & { readonly upstreamProxy?: UpstreamProxy | undefined } }
+  return {
+    navigate: ({ payload: p }: Req<{ readonly url: string }>) => local.navigate(t(p), p.url),
+    url: ({ payload: p }: Req<object>) => local.url(t(p)),
+    text: ({ payload: p }: Req<object>) => local.text(t(p)),
+    html: ({ payload: p }: Req<object>) => local.html(t(p)),
+    screenshot: ({ payload: p }: Req<{ readonly fullPage: boolean }>) => local.screenshot(t(p), { fullPage: p.fullPage }),
+    click: ({ payload: p }: Req<{ readonly body: Parameters<BrowsingShape['click']>[1] }>) => local.click(t(p), p.body),
+    fill: ({ payload: p }: Req<{ readonly body: Parameters<BrowsingShape['fill']>[1] }>) => local.fill(t(p), p.body),
+    scroll: ({ payload: p }: Req<{ readonly body: Parameters<BrowsingShape['scroll']>[1] }>) => local.scroll(t(p), p.body),
+    back: ({ payload: p }: Req<object>) => local.back(t(p)),
+    forward: ({ payload: p }: Req<object>) => local.forward(t(p)),
+    reload: ({ payload: p }: Req<object>) => local.reload(t(p)),
+    frame: ({ payload: p }: Req<object>) => local.frame(t(p)),
+    state: ({ payload: p }: Req<object>) => local.state(t(p)),
+    input: ({ payload: p }: Req<{ readonly events: Parameters<BrowsingShape['input']>[1] }>) => local.input(t(p), p.events),
+    viewport: ({ payload: p }: Req<{ readonly body: Parameters<BrowsingShape['viewport']>[1] }>) => local.viewport(t(p), p.body),
+    tabs: ({ payload: p }: Req<object>) => local.tabs(t(p)),
+    openTab: ({ payload: p }: Req<{ readonly url: string }>) => local.openTab(t(p), p.url),
+    activateTab: ({ payload: p }: Req<{ readonly tabId: string }>) => local.activateTab(t(p), p.tabId),
+    closeTab: ({ payload: p }: Req<{ readonly tabId: string }>) => local.closeTab(t(p), p.tabId),
+    dialog: ({ payload: p }: Req<{ readonly body: Parameters<BrowsingShape['dialog']>[1] }>) => local.dialog(t(p), p.body),
+    task: ({ payload: p }: { readonly payload: { readonly status: Parameters<BrowsingShape['task']>[1] } }) => local.task(key, p.status),
+    release: () => local.release(key),
   }
-  const f = local[verb] as (t: Target, ...r: ReadonlyArray<unknown>) => Effect.Effect<unknown, BrowsingError>
-  return f({ _tag: 'session', key }, ...args)
 }

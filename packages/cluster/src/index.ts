@@ -1,6 +1,6 @@
 export * from './config.ts'
 export { CallError, Errand, Verb } from './ErrandEntity.ts'
-export { forwardingBrowsing, runVerb, type ErrandClient } from './forward.ts'
+export { forwardingBrowsing, ownerHandlers, type ErrandClient } from './forward.ts'
 export { errandOwnerLayer } from './owner.ts'
 export { makeOwnerBook, Owners, OWNERS_TABLE, type Orphan, type OwnerBook } from './owners.ts'
 export { clusterPerson } from './person.ts'

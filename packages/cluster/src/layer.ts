@@ -118,7 +118,7 @@ const healer = (s: ClusterSettings) =>
 const clusterBrowsing = Effect.gen(function* () {
   const local = yield* Browsing
   const sharding = yield* Sharding.Sharding
-  const client = (yield* Errand.client) as unknown as ErrandClient
+  const client: ErrandClient = yield* Errand.client
   const forwarding = forwardingBrowsing(local, client)
   const ownedHere = (key: string) => sharding.hasShardId(sharding.getShardId(key as never, 'default'))
   const onPage: BrowsingShape['onPage'] = (target, what, run) =>

@@ -17,7 +17,7 @@ import { Browsing, conversationIdOf, HostHealth, parseSessionKey, Person } from 
 import { Supervisor, words } from '@errands/supervisor'
 import { Duration, Effect, Option } from 'effect'
 import { Errand } from './ErrandEntity.ts'
-import { runVerb } from './forward.ts'
+import { ownerHandlers } from './forward.ts'
 import { Owners } from './owners.ts'
 
 /** States in which an errand holds (or is getting) a context here. */
@@ -71,7 +71,7 @@ export const errandOwnerLayer = Errand.toLayer(
       }))
 
     return {
-      Call: ({ payload }) => runVerb(local, key, payload.verb, payload.args),
+      ...ownerHandlers(local, key),
       // The arrival above did the healing; the healer's message only makes the entity arrive.
       Heal: () =>
         Effect.map(Effect.option(supervisor.view(conversationId)), (view) => ({

@@ -15,7 +15,8 @@ import type { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } 
 import { Context, Effect, Layer } from 'effect'
 import type { Page } from 'playwright-core'
 import type { BlockedByPolicy, PageError, TabNotFound } from '../errors.ts'
-import type { DialogView, NoDialog } from './dialog.ts'
+import type { NoDialog } from './dialog.ts'
+import type { DialogAnswer, Frame, HtmlAnswer, InputAnswer, PageSummary, ScrollAnswer, SessionState, TabView, TaskAnswer, TextAnswer, UrlAnswer, ViewportSize } from '../answers.ts'
 import type { ClickBody, DialogBody, FillBody, InputEvent, ScrollBody, TaskBody, ViewportBody } from '../schemas.ts'
 import type { SessionKey } from '../sessionKey.ts'
 
@@ -43,53 +44,7 @@ export const sessionTarget = (key: SessionKey, upstreamProxy?: UpstreamProxy | u
 /** The person's main context (only the person's endpoints name it). @example browsing.url(mainTarget) */
 export const mainTarget: Target = { _tag: 'main' }
 
-/** A tab as the API shows it. `id` is only meaningful with the session that listed it. */
-export interface TabView {
-  readonly id: string
-  readonly url: string
-  readonly title: string
-  readonly active: boolean
-  /** Why the context is isolated (E6): `task`, `own-browser`, `main` … */
-  readonly reason: string
-  /** Sites whose sign-ins were lent to this context (E6). */
-  readonly lentSites: ReadonlyArray<string>
-}
-
-/** Where a page is after a call. */
-export interface PageSummary {
-  readonly url: string
-  readonly title: string
-  readonly tab: string
-  /** The action made the page open a JavaScript dialog, which waits for `POST /v1/dialog` (#22). */
-  readonly dialog?: DialogView | undefined
-}
-
-/** A frame of the live view. */
-export interface Frame {
-  readonly data: Uint8Array
-  readonly mime: 'image/jpeg' | 'image/png'
-  /** Frames of this session so far (0 for a screenshot taken because no frame had come yet). */
-  readonly seq: number
-  /** When the frame was painted (ms since the epoch). */
-  readonly at: number
-  readonly source: 'screencast' | 'screenshot'
-}
-
-/** What `GET /v1/state` reports. */
-export interface SessionState {
-  /** `none` (never used or released), `active`, `parked`, `seeding`, `resuming`, `healing`, `closing`, `closed`, `main`. */
-  readonly lifecycle: string
-  readonly url: string | null
-  readonly title: string | null
-  readonly tabs: ReadonlyArray<TabView>
-  readonly viewport: { readonly width: number; readonly height: number } | null
-  readonly input: { readonly events: number }
-  readonly frame: { readonly seq: number; readonly at: number | null }
-  readonly lentSites: ReadonlyArray<string>
-  readonly lastUsedAt: number | null
-  /** A JavaScript dialog waiting for `POST /v1/dialog` (none while a DevTools client drives the errand). */
-  readonly dialog: DialogView | null
-}
+export type { Frame, PageSummary, SessionState, TabView } from '../answers.ts'
 
 /** Every way a page call can fail. */
 export type BrowsingError =
@@ -98,27 +53,27 @@ export type BrowsingError =
 /** The stateful verbs. Each call has a deadline; a call in flight keeps its session from being parked (B5). */
 export interface BrowsingShape {
   readonly navigate: (target: Target, url: string) => Effect.Effect<PageSummary, BrowsingError>
-  readonly url: (target: Target) => Effect.Effect<{ readonly url: string }, BrowsingError>
-  readonly text: (target: Target) => Effect.Effect<{ readonly url: string; readonly text: string; readonly truncated: boolean }, BrowsingError>
-  readonly html: (target: Target) => Effect.Effect<{ readonly url: string; readonly html: string; readonly truncated: boolean }, BrowsingError>
+  readonly url: (target: Target) => Effect.Effect<typeof UrlAnswer.Type, BrowsingError>
+  readonly text: (target: Target) => Effect.Effect<typeof TextAnswer.Type, BrowsingError>
+  readonly html: (target: Target) => Effect.Effect<typeof HtmlAnswer.Type, BrowsingError>
   readonly screenshot: (target: Target, options: { readonly fullPage: boolean }) => Effect.Effect<Uint8Array, BrowsingError>
   readonly click: (target: Target, body: ClickBody) => Effect.Effect<PageSummary, BrowsingError>
   readonly fill: (target: Target, body: FillBody) => Effect.Effect<PageSummary, BrowsingError>
-  readonly scroll: (target: Target, body: ScrollBody) => Effect.Effect<{ readonly scrollX: number; readonly scrollY: number }, BrowsingError>
+  readonly scroll: (target: Target, body: ScrollBody) => Effect.Effect<typeof ScrollAnswer.Type, BrowsingError>
   readonly back: (target: Target) => Effect.Effect<PageSummary, BrowsingError>
   readonly forward: (target: Target) => Effect.Effect<PageSummary, BrowsingError>
   readonly reload: (target: Target) => Effect.Effect<PageSummary, BrowsingError>
   readonly frame: (target: Target) => Effect.Effect<Frame, BrowsingError>
   /** Reads what is; never opens, resumes or creates anything (a parked session stays parked). */
   readonly state: (target: Target) => Effect.Effect<SessionState, BrowsingError>
-  readonly input: (target: Target, events: ReadonlyArray<InputEvent>) => Effect.Effect<{ readonly applied: number }, BrowsingError>
-  readonly viewport: (target: Target, body: ViewportBody) => Effect.Effect<{ readonly width: number; readonly height: number }, BrowsingError>
+  readonly input: (target: Target, events: ReadonlyArray<InputEvent>) => Effect.Effect<typeof InputAnswer.Type, BrowsingError>
+  readonly viewport: (target: Target, body: ViewportBody) => Effect.Effect<typeof ViewportSize.Type, BrowsingError>
   readonly tabs: (target: Target) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
   readonly openTab: (target: Target, url: string) => Effect.Effect<TabView, BrowsingError>
   readonly activateTab: (target: Target, tabId: string) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
   readonly closeTab: (target: Target, tabId: string) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
   /** Answers the session's waiting JavaScript dialog (#22); `NoDialog` (409) when none waits. */
-  readonly dialog: (target: Target, body: DialogBody) => Effect.Effect<{ readonly answered: DialogView }, BrowsingError | NoDialog>
+  readonly dialog: (target: Target, body: DialogBody) => Effect.Effect<typeof DialogAnswer.Type, BrowsingError | NoDialog>
   /**
    * Runs `run` on the active tab's page while driving the session — the same bring-up, deadline
    * and failure kinds as every verb — for faces that work on the page itself (the MCP tools'
@@ -126,7 +81,7 @@ export interface BrowsingShape {
    */
   readonly onPage: <A>(target: Target, what: string, run: (page: Page, tab: string) => Promise<A>) => Effect.Effect<A, BrowsingError>
   /** The task's status changed (E3/E4): done/unverified/stopped forget it, interrupted/failed park it. */
-  readonly task: (key: SessionKey, status: TaskBody['status']) => Effect.Effect<{ readonly lifecycle: string }, UnknownConversation>
+  readonly task: (key: SessionKey, status: TaskBody['status']) => Effect.Effect<typeof TaskAnswer.Type, UnknownConversation>
   /** Closes and forgets the session (idempotent). */
   readonly release: (key: SessionKey) => Effect.Effect<void>
 }

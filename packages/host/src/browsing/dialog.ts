@@ -10,15 +10,9 @@
 import { Schema } from 'effect'
 import type { Page } from 'playwright-core'
 
-/** A dialog waiting for an answer, as the API shows it. */
-export interface DialogView {
-  readonly type: 'alert' | 'confirm' | 'prompt' | 'beforeunload'
-  readonly message: string
-  /** A prompt's default text ('' for the other kinds). */
-  readonly defaultPrompt: string
-  /** The public id of its tab. */
-  readonly tab: string
-}
+import type { DialogView } from '../answers.ts'
+
+export type { DialogView }
 
 /** What the runtime reports (runtime-chromium's `PendingDialog`). */
 export interface RuntimeDialog {
