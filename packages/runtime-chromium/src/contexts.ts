@@ -5,7 +5,9 @@
  * what happens to a page — loads, renderer crashes, popups, and a WebSocket that escaped routing.
  * Playwright-style, the abstract class owns the entries' lifecycle and a runtime fills in hooks
  * for what really differs (how it navigates, the URL a tab reports, how storage is read); opening
- * and restoring contexts, storage writes and shutdown stay the runtime's own.
+ * and restoring contexts, storage writes and shutdown stay the runtime's own. Beside it: the book
+ * of entries and listeners it extends (`contextBook.ts`), reopening tabs (`reopenTabs.ts`) and
+ * crashed contexts' last words (`crashedContexts.ts`).
  *
  * @example
  * class MyRuntime extends ContextRuntime<ContextEntry> implements RuntimeShape {
@@ -13,66 +15,23 @@
  *   // and the hooks checkNavigation, goto, urlOf, readStorage
  * }
  */
-import { DevToolsClients } from './clients.ts'
-import { Dialogs, type PendingDialog } from './dialogs.ts'
-import { decide, formatDecision, type Decision, type GuardPolicy } from '@errands/guard'
+import { decide, formatDecision, type Decision } from '@errands/guard'
 import {
-  ContextNotFound, RuntimeError,
-  type ContextId, type DevToolsTarget, type RuntimeEvent, type SessionLabel, type Snapshot, type StorageState, type TabInfo, type TabSpec,
+  RuntimeError,
+  type ContextId, type ContextNotFound, type DevToolsTarget, type SessionLabel, type Snapshot, type StorageState, type TabInfo, type TabSpec,
 } from '@errands/runtime'
 import { Effect, Option } from 'effect'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { BrowserContextIds } from './browserContextIds.ts'
 import { openCdpChannel } from './cdpChannel.ts'
-import { ErrandFiles } from './errandFiles.ts'
-import { call, closeWithin, toRuntimeError, within } from './failures.ts'
-import { putBackScript, storageDrift } from './restoreDrift.ts'
-import { originOf, toPlaywrightCookies, type QuietPage } from './storage.ts'
-import { PageWork } from './pageWork.ts'
-import { TabBook } from './tabs.ts'
+import { ContextBook } from './contextBook.ts'
+import { keptLabel, type ContextEntry } from './contextEntry.ts'
+import { CrashedContexts } from './crashedContexts.ts'
+import { closeWithin, within } from './failures.ts'
+import { openTabs, type ReopenHooks } from './reopenTabs.ts'
+import type { QuietPage } from './storage.ts'
 
-/**
- * What a runtime keeps about each open context; a runtime may add fields of its own.
- *
- * @example
- * interface Entry extends ContextEntry { readonly generation: number }
- */
-export interface ContextEntry {
-  readonly id: ContextId
-  readonly context: BrowserContext
-  label: SessionLabel
-  readonly tabs: TabBook<Page>
-  /** While > 0, new pages are the runtime's own (restore, helpers) and registered by it. */
-  quietPages: number
-  /** Page creation and storage reads of this context, one at a time (see `PageWork`). */
-  readonly pageWork: PageWork
-  state: 'open' | 'closing'
-}
-
-/** The fields {@link ContextRuntime.track} fills in itself. */
-type Kept = 'tabs' | 'quietPages' | 'pageWork' | 'state'
-
-/**
- * What every runtime over Playwright contexts is told at construction.
- *
- * @example
- * super({ deadlineMs: 30_000, policy, log: console.error, noun: 'remote context' })
- */
-export interface ContextSettings {
-  /** The deadline of every browser call. */
-  readonly deadlineMs: number
-  readonly policy: GuardPolicy
-  readonly log: (line: string) => void
-  /** How log lines name one of these contexts: `context`, `remote context`. */
-  readonly noun: string
-}
-
-/**
- * A label as the runtime keeps it: lent sites sorted (labels are compared and shown as is).
- *
- * @example
- * keptLabel({ reason: 'task', lentSites: ['b.example', 'a.example'] }).lentSites // ['a.example', 'b.example']
- */
-const keptLabel = (label: SessionLabel): SessionLabel => ({ reason: label.reason, lentSites: [...label.lentSites].sort() })
+export type { ContextEntry, ContextSettings } from './contextEntry.ts'
 
 /**
  * The open contexts of one runtime and every per-context operation of `RuntimeShape` that does
@@ -82,31 +41,7 @@ const keptLabel = (label: SessionLabel): SessionLabel => ({ reason: label.reason
  * @example
  * export class RemoteRuntime extends ContextRuntime<ContextEntry> implements RuntimeShape { … }
  */
-export abstract class ContextRuntime<E extends ContextEntry> {
-  protected readonly deadlineMs: number
-  protected readonly policy: GuardPolicy
-  protected readonly log: (line: string) => void
-  private readonly noun: string
-  private readonly entries = new Map<ContextId, E>()
-  private readonly listeners = new Set<(event: RuntimeEvent) => void>()
-
-  /** DevTools clients attached per context (the proxy counts itself in; dialogs ask it). */
-  readonly devtoolsClients = new DevToolsClients()
-
-  /** Each errand's own files folder (A1, #27), removed with its context. */
-  protected readonly errandFiles = new ErrandFiles()
-
-  /** Every page's JavaScript dialogs: the attached client's, or held for the verbs (#22). */
-  readonly dialogs: Dialogs
-
-  protected constructor(settings: ContextSettings) {
-    this.dialogs = new Dialogs({ deadlineMs: settings.deadlineMs, clients: this.devtoolsClients, log: settings.log })
-    this.deadlineMs = settings.deadlineMs
-    this.policy = settings.policy
-    this.log = settings.log
-    this.noun = settings.noun
-  }
-
+export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook<E> {
   // ---- hooks ----
 
   /** Decides a navigation the runtime is asked to start; logs it when blocked. */
@@ -147,11 +82,6 @@ export abstract class ContextRuntime<E extends ContextEntry> {
     return entry.context.browser() ?? undefined
   }
 
-  /** For an id with no entry: how to bring the context back, or undefined (ContextNotFound). */
-  protected revive(_contextId: ContextId): Effect.Effect<E, RuntimeError> | undefined {
-    return undefined
-  }
-
   /**
    * Pages the runtime made for its own work (a storage read's visits, a clear with no tab open):
    * never tabs, closed when that work ends. They are pages of the context while they live, so
@@ -167,94 +97,6 @@ export abstract class ContextRuntime<E extends ContextEntry> {
   /** See {@link isOwnPage}; a runtime adds the pages it makes for itself. */
   protected readonly ownPages = new WeakSet<Page>()
 
-  /** The Playwright page behind a tab (tests and adapters only). @example runtime.pageOf(id, 't1')?.evaluate(...) */
-  pageOf(contextId: ContextId, tabId: string): Page | undefined {
-    return this.entries.get(contextId)?.tabs.get(tabId)
-  }
-
-  /** The oldest dialog waiting for the verbs in a context (#22). @example runtime.pendingDialog(id)?.message */
-  pendingDialog(contextId: ContextId): PendingDialog | undefined {
-    return this.dialogs.pending(contextId)
-  }
-
-  /** Answers that dialog; undefined when none waits. @example await runtime.answerDialog(id, { accept: true }) */
-  answerDialog(contextId: ContextId, how: { readonly accept: boolean; readonly promptText?: string | undefined }): Promise<PendingDialog | undefined> {
-    return this.dialogs.answer(contextId, how)
-  }
-
-  /** The Playwright context behind an id (tests and adapters only). @example runtime.browserContextOf('main') */
-  browserContextOf(contextId: ContextId): BrowserContext | undefined {
-    return this.entries.get(contextId)?.context
-  }
-
-  // ---- the entries ----
-
-  /**
-   * Starts keeping a context (its label sorted) and makes the pages it opens itself (popups,
-   * `target=_blank`) tabs, active like in a browser — unless the runtime is making quiet pages.
-   *
-   * @example
-   * const entry = this.track({ id, context, label })
-   */
-  protected track(fields: Omit<E, Kept>): E {
-    const entry = { ...fields, label: keptLabel(fields.label), tabs: new TabBook<Page>(), quietPages: 0, pageWork: new PageWork(), state: 'open' } as E
-    this.entries.set(entry.id, entry)
-    entry.context.on('page', (page) => {
-      if (entry.quietPages === 0 && entry.tabs.idOf(page) === undefined) this.register(entry, page, true)
-    })
-    return entry
-  }
-
-  /** The entry of an id, open or closing. @example this.entryOf('main') */
-  protected entryOf(contextId: ContextId): E | undefined {
-    return this.entries.get(contextId)
-  }
-
-  /** Whether `entry` is still the one kept under its id. @example if (!this.holds(entry)) return */
-  protected holds(entry: E): boolean {
-    return this.entries.get(entry.id) === entry
-  }
-
-  /**
-   * Stops keeping the entries `which` accepts (they are marked closing); returns them. Their
-   * browser contexts are the caller's to close.
-   *
-   * @example
-   * const lost = this.forgetWhere((e) => e.generation === generation)
-   */
-  protected forgetWhere(which: (entry: E) => boolean): Array<E> {
-    const gone = [...this.entries.values()].filter(which)
-    for (const entry of gone) this.forget(entry)
-    return gone
-  }
-
-  /** Stops keeping one entry (marked closing). @example this.forget(entry) */
-  protected forget(entry: E): void {
-    entry.state = 'closing'
-    if (this.holds(entry)) this.entries.delete(entry.id)
-    // The errand's files go with it (#27: dropped, not sealed, on park too).
-    this.errandFiles.drop(entry.id)
-  }
-
-  /**
-   * Runs `run` on the open entry of `contextId` with the runtime's deadline; ContextNotFound for an
-   * unknown or closing one (unless `revive` brings it back).
-   *
-   * @example
-   * this.withEntry(id, 'add cookies', (entry) => entry.context.addCookies(cookies))
-   */
-  protected withEntry<A>(contextId: ContextId, what: string, run: (entry: E) => Promise<A>): Effect.Effect<A, RuntimeError | ContextNotFound> {
-    return Effect.suspend((): Effect.Effect<A, RuntimeError | ContextNotFound> => {
-      const entry = this.entries.get(contextId)
-      const revived = entry ? undefined : this.revive(contextId)
-      if (revived) return revived.pipe(Effect.flatMap((e) => call(what, this.deadlineMs, () => run(e))))
-      if (!entry || entry.state !== 'open') {
-        return Effect.fail(new ContextNotFound({ reason: 'unknown-context', contextId, message: `no open context ${contextId}` }))
-      }
-      return call(what, this.deadlineMs, () => run(entry))
-    })
-  }
-
   // ---- RuntimeShape, per context ----
 
   /**
@@ -266,7 +108,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
    */
   readonly closeContext = (contextId: ContextId): Effect.Effect<void> =>
     Effect.promise(async () => {
-      const entry = this.entries.get(contextId)
+      const entry = this.entryOf(contextId)
       if (!entry || entry.state === 'closing' || this.isLifelong(entry)) return
       this.forget(entry)
       await closeWithin(this.deadlineMs, entry.context, this.log, `${this.noun} ${entry.id}`)
@@ -274,7 +116,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
 
   /** @example yield* runtime.isOpen(id) */
   readonly isOpen = (contextId: ContextId): Effect.Effect<boolean> =>
-    Effect.sync(() => this.entries.get(contextId)?.state === 'open')
+    Effect.sync(() => this.entryOf(contextId)?.state === 'open')
 
   /** @example yield* runtime.storageState(id) */
   readonly storageState = (contextId: ContextId): Effect.Effect<StorageState, RuntimeError | ContextNotFound> =>
@@ -328,9 +170,8 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       entry.label = keptLabel(label)
     })
 
-  private readonly lastWordsOf = new Map<ContextId, Promise<Omit<Snapshot, 'takenAt'> | undefined>>()
-  /** Crashed contexts still open while their last words are read, until they are closed. */
-  private readonly closingCrashed = new Set<Promise<unknown>>()
+  /** Crashed contexts' last words, and their closing (see `crashedContexts.ts`). */
+  private readonly crashed = new CrashedContexts({ deadlineMs: this.deadlineMs, log: this.log, noun: this.noun })
 
   /**
    * Waits until the crashed contexts being read are closed, so a new context never stands beside
@@ -341,17 +182,12 @@ export abstract class ContextRuntime<E extends ContextEntry> {
    * await this.crashedClosed()
    */
   protected async crashedClosed(): Promise<void> {
-    await Promise.all([...this.closingCrashed])
+    await this.crashed.closed()
   }
 
   /** @example yield* runtime.lastWords(crashedId) */
   readonly lastWords = (contextId: ContextId): Effect.Effect<Option.Option<Omit<Snapshot, 'takenAt'>>> =>
-    Effect.promise(async () => {
-      const words = this.lastWordsOf.get(contextId)
-      this.lastWordsOf.delete(contextId)
-      return Option.fromNullable(await words)
-    })
-
+    Effect.promise(async () => Option.fromNullable(await this.crashed.take(contextId)))
   /** @example yield* runtime.snapshot(id) */
   readonly snapshot = (contextId: ContextId) =>
     this.withEntry(contextId, 'snapshot', async (entry): Promise<Omit<Snapshot, 'takenAt'>> => {
@@ -407,37 +243,6 @@ export abstract class ContextRuntime<E extends ContextEntry> {
     return true
   }
 
-  /** @example const stop = yield* runtime.subscribe(console.log) */
-  readonly subscribe = (listener: (event: RuntimeEvent) => void): Effect.Effect<() => void> =>
-    Effect.sync(() => {
-      this.listeners.add(listener)
-      return () => {
-        this.listeners.delete(listener)
-      }
-    })
-
-  /**
-   * Tells every listener; a listener's failure is logged and stays its own.
-   *
-   * @example
-   * this.emit({ _tag: 'BrowserCrashed', contextIds: lost })
-   */
-  protected emit(event: RuntimeEvent): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(event)
-      } catch (error) {
-        this.log(`runtime event listener failed: ${toRuntimeError('listener', error).message}`)
-      }
-    }
-  }
-
-  /** Drops every listener (at shutdown). @example this.clearListeners() */
-  protected clearListeners(): void {
-    this.errandFiles.close()
-    this.listeners.clear()
-  }
-
   // ---- pages ----
 
   /**
@@ -485,56 +290,18 @@ export abstract class ContextRuntime<E extends ContextEntry> {
    * @example
    * await this.openTabs(entry, spec.tabs, spec.storage, context.pages())
    */
-  protected async openTabs(entry: E, tabs: ReadonlyArray<TabSpec> | undefined, sealed?: StorageState, ready: ReadonlyArray<Page> = []): Promise<void> {
-    const specs = tabs && tabs.length > 0 ? tabs : [{ url: 'about:blank', active: true }]
-    const activeIndex = Math.max(0, specs.findIndex((t) => t.active))
-    entry.quietPages++
-    let pages: Array<Page>
-    try {
-      pages = [...ready.slice(0, specs.length), ...(await Promise.all(specs.slice(ready.length).map(() => entry.context.newPage())))]
-    } finally {
-      entry.quietPages--
-    }
-    pages.forEach((page, i) => this.register(entry, page, i === activeIndex, specs[i]!.id))
-    await Promise.all(specs.map(async (tab, i) => {
-      if (tab.url === 'about:blank' || !this.checkNavigation(tab.url, entry.id).allow) return
-      await this.goto(pages[i]!, tab.url).catch((e: unknown) => {
-        const failure = toRuntimeError('restore tab', e)
-        if (failure.reason === 'crashed' || failure.reason === 'target-closed') throw failure
-      })
-    }))
-    if (pages.length > 1) await pages[activeIndex]!.bringToFront()
-    if (sealed && specs.some((t) => t.url !== 'about:blank')) await this.putBackStorage(entry, sealed, pages)
+  protected openTabs(entry: E, tabs: ReadonlyArray<TabSpec> | undefined, sealed?: StorageState, ready: ReadonlyArray<Page> = []): Promise<void> {
+    return openTabs(entry, tabs, sealed, ready, this.reopenHooks)
   }
 
-  /**
-   * After reopened tabs have loaded (their documents parsed, bounded), puts back what their
-   * reloads changed in the context's storage: cookies as the record held them, localStorage of
-   * each changed origin through a tab of that origin. Best effort: a failure is logged, never
-   * fails the open.
-   *
-   * @example
-   * await this.putBackStorage(entry, spec.storage, pages)
-   */
-  private async putBackStorage(entry: E, sealed: StorageState, pages: ReadonlyArray<Page>): Promise<void> {
-    const settleMs = Math.min(5_000, this.deadlineMs)
-    try {
-      await Promise.all(pages.map((p) => p.waitForLoadState('domcontentloaded', { timeout: settleMs }).catch(() => undefined)))
-      const drift = storageDrift(sealed, await this.readStorage(entry), Date.now() / 1000)
-      if (drift.clean) return
-      await Promise.all(drift.cookiesToRemove.map((c) => entry.context.clearCookies({ name: c.name, domain: c.domain, path: c.path })))
-      if (drift.cookiesToAdd.length > 0) await entry.context.addCookies(toPlaywrightCookies(drift.cookiesToAdd))
-      for (const o of drift.originsToReset) {
-        const page = pages.find((p) => !p.isClosed() && originOf(p.url()) === o.origin)
-        if (page === undefined) {
-          this.log(`${this.noun} ${entry.id}: localStorage of ${o.origin} changed while its tabs reopened, and no tab of it is left to put it back`)
-          continue
-        }
-        await within(settleMs, page.evaluate(putBackScript(o.localStorage)))
-      }
-      this.log(`${this.noun} ${entry.id}: put back what reopening its tabs changed (${drift.cookiesToAdd.length + drift.cookiesToRemove.length} cookies, ${drift.originsToReset.length} origins)`)
-    } catch (e) {
-      this.log(`${this.noun} ${entry.id}: could not put back what reopening its tabs changed (${e instanceof Error ? e.message : String(e)})`)
+  /** What reopening tabs uses of this runtime. */
+  private get reopenHooks(): ReopenHooks<E> {
+    return {
+      deadlineMs: this.deadlineMs, log: this.log, noun: this.noun,
+      register: (entry, page, activate, id) => this.register(entry, page, activate, id),
+      checkNavigation: (url, contextId) => this.checkNavigation(url, contextId),
+      goto: (page, url) => this.goto(page, url),
+      readStorage: (entry) => this.readStorage(entry),
     }
   }
 
@@ -568,25 +335,11 @@ export abstract class ContextRuntime<E extends ContextEntry> {
     }
   }
 
-  // Playwright does not expose a context's CDP id; a page's target info carries it. Cached: a
-  // context keeps its id for life.
-  private readonly contextIds = new WeakMap<BrowserContext, string>()
+  /** Each context's CDP id (see `browserContextIds.ts`). */
+  private readonly contextIds = new BrowserContextIds()
 
-  private async browserContextIdOf(entry: E): Promise<string> {
-    const known = this.contextIds.get(entry.context)
-    if (known !== undefined) return known
-    const { page, done } = await entry.pageWork.run(() => this.quietPage(entry))
-    try {
-      const session = await entry.context.newCDPSession(page)
-      const { targetInfo } = await session.send('Target.getTargetInfo')
-      await session.detach().catch(() => undefined)
-      const id = targetInfo.browserContextId
-      if (id === undefined) throw new RuntimeError({ reason: 'unavailable', message: `context ${entry.id} reports no browser context id` })
-      this.contextIds.set(entry.context, id)
-      return id
-    } finally {
-      await done()
-    }
+  private browserContextIdOf(entry: E): Promise<string> {
+    return this.contextIds.of(entry, () => this.quietPage(entry))
   }
 
   /** The tabs as a snapshot keeps them: id, URL, active, in order. */
@@ -628,15 +381,7 @@ export abstract class ContextRuntime<E extends ContextEntry> {
       this.forget(entry)
       const tabs = this.tabSpecsOf(entry)
       const read = this.readStorage(entry)
-      read.catch((e: unknown) => this.log(`${this.noun} ${entry.id}: its storage could not be read after the crash (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); it heals from its last snapshot`))
-      const words = within(Math.min(10_000, this.deadlineMs), read)
-        .then((storage) => (storage === undefined ? undefined : { storage, tabs }))
-      this.lastWordsOf.set(entry.id, words)
-      const closed = words.finally(() => closeWithin(this.deadlineMs, entry.context, this.log, `crashed ${this.noun} ${entry.id}`))
-      this.closingCrashed.add(closed)
-      void closed.finally(() => this.closingCrashed.delete(closed))
-      // Never read (the errand ended meanwhile): not kept for good.
-      setTimeout(() => this.lastWordsOf.get(entry.id) === words && this.lastWordsOf.delete(entry.id), 60_000).unref()
+      this.crashed.hold(entry, tabs, read)
     }
     this.emit({ _tag: 'ContextCrashed', contextId: entry.id })
   }
