@@ -3,12 +3,21 @@
  * written for a model: it says what went wrong and what to do next. Messages carry no secrets:
  * URLs appear as scheme/host/port only (L7).
  *
- * The JSON body of every error is `{"error":{"code":"<_tag>","message":"…"}}`.
+ * The refusals of the HTTP edge itself (Host, Origin, media type, body size, tokens, routes) are
+ * `@errands/edge`'s, shared with every other front and re-exported here; the JSON body of every
+ * error is `{"error":{"code":"<_tag>","reason":"…","message":"…"}}` (docs/edge.md).
  *
  * @example
  * Effect.fail(new InvalidSessionKey({ reason: 'missing', message: 'Send X-Browser-Session …' }))
  */
+import type {
+  BadRequest, ForeignOrigin, MethodNotAllowed, NotFound, PayloadTooLarge, Unauthorized, UnsupportedMediaType, WrongHost,
+} from '@errands/edge'
 import { Schema } from 'effect'
+
+export {
+  BadRequest, ForeignOrigin, HeadersTooLarge, MethodNotAllowed, NotFound, PayloadTooLarge, Unauthorized, UnsupportedMediaType, WrongHost,
+} from '@errands/edge'
 
 /**
  * The `X-Browser-Session` header is missing, empty, too long or has a character outside
@@ -22,104 +31,6 @@ export class InvalidSessionKey extends Schema.TaggedError<InvalidSessionKey>()('
   message: Schema.String,
 }) {
   readonly status = 400
-}
-
-/**
- * The request itself is malformed: not JSON, a body that does not match the endpoint's schema
- * (unknown fields, wrong types), a bad path parameter or a request line we do not take.
- *
- * @example
- * new BadRequest({ reason: 'invalid-body', message: 'url: is missing' }).status // 400
- */
-export class BadRequest extends Schema.TaggedError<BadRequest>()('BadRequest', {
-  reason: Schema.Literal('invalid-json', 'invalid-body', 'invalid-parameter', 'malformed-request'),
-  message: Schema.String,
-}) {
-  readonly status = 400
-}
-
-/**
- * A body in a media type a plain web form can send (`text/plain`, form encodings) or anything
- * else that is not `application/json` (B7).
- *
- * @example
- * new UnsupportedMediaType({ reason: 'not-json', message: '…' }).status // 415
- */
-export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()('UnsupportedMediaType', {
-  reason: Schema.Literal('not-json'),
-  message: Schema.String,
-}) {
-  readonly status = 415
-}
-
-/**
- * The body is larger than the host takes.
- *
- * @example
- * new PayloadTooLarge({ reason: 'body-too-large', message: '…' }).status // 413
- */
-export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()('PayloadTooLarge', {
-  reason: Schema.Literal('body-too-large', 'headers-too-large'),
-  message: Schema.String,
-}) {
-  get status(): number {
-    return this.reason === 'headers-too-large' ? 431 : 413
-  }
-}
-
-/**
- * The `Host` header does not name the host's own loopback address and port (DNS rebinding, B7).
- *
- * @example
- * new WrongHost({ reason: 'foreign-host', message: '…' }).status // 421
- */
-export class WrongHost extends Schema.TaggedError<WrongHost>()('WrongHost', {
-  reason: Schema.Literal('foreign-host', 'absolute-form'),
-  message: Schema.String,
-}) {
-  readonly status = 421
-}
-
-/**
- * A browser request from another origin (CSRF to localhost, B7).
- *
- * @example
- * new ForeignOrigin({ reason: 'origin', message: '…' }).status // 403
- */
-export class ForeignOrigin extends Schema.TaggedError<ForeignOrigin>()('ForeignOrigin', {
-  reason: Schema.Literal('origin', 'fetch-site'),
-  message: Schema.String,
-}) {
-  readonly status = 403
-}
-
-/**
- * The person's endpoints need `Authorization: Bearer <token>` (the token file in the data dir).
- *
- * @example
- * new Unauthorized({ reason: 'missing-token', message: '…' }).status // 401
- */
-export class Unauthorized extends Schema.TaggedError<Unauthorized>()('Unauthorized', {
-  reason: Schema.Literal('missing-token', 'wrong-token'),
-  message: Schema.String,
-}) {
-  readonly status = 401
-}
-
-/**
- * No such endpoint, or the method is not one the endpoint takes.
- *
- * @example
- * new NotFound({ reason: 'no-route', message: '…' }).status // 404
- */
-export class NotFound extends Schema.TaggedError<NotFound>()('NotFound', {
-  reason: Schema.Literal('no-route', 'method-not-allowed'),
-  message: Schema.String,
-  allow: Schema.optional(Schema.String),
-}) {
-  get status(): number {
-    return this.reason === 'method-not-allowed' ? 405 : 404
-  }
 }
 
 /**
@@ -205,4 +116,4 @@ export class HostStartError extends Schema.TaggedError<HostStartError>()('HostSt
 /** Every error the host's own edge produces (the rest come from the supervisor, runtime and lending). */
 export type HostError =
   | InvalidSessionKey | BadRequest | UnsupportedMediaType | PayloadTooLarge | WrongHost | ForeignOrigin
-  | Unauthorized | NotFound | BlockedByPolicy | TabNotFound | PageError | HostUnavailable
+  | Unauthorized | NotFound | MethodNotAllowed | BlockedByPolicy | TabNotFound | PageError | HostUnavailable

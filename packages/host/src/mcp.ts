@@ -5,10 +5,10 @@
  * `X-Browser-Session` header on `initialize` binds the MCP session to the backend's key (one
  * errand for both); without one it gets a fresh random key.
  *
- * The host's defences run first (B7): the Host header must be the host's own, a browser's foreign
- * Origin or cross-site Sec-Fetch-Site is refused, and a body must be JSON — which every MCP
- * message is, so MCP needs no exception to the no-form-bodies rule. Refusals are the host's JSON
- * errors.
+ * The edge's defences run first (B7, `@errands/edge`): the Host header must be the host's own, a
+ * browser's foreign Origin or cross-site Sec-Fetch-Site is refused, the method must be one MCP
+ * uses (405 otherwise), and a body must be JSON — which every MCP message is, so MCP needs no
+ * exception to the no-form-bodies rule. Refusals are the edge's JSON errors.
  *
  * @example
  * const mcp = yield* mountMcp({ port, log, idleMs: 900_000 })
@@ -16,13 +16,12 @@
  */
 import type { DailyBrowserShape } from '@errands/daily'
 import { makeMcpHttp, randomKey, RefBook, type ErrandBrowser, type TabAt } from '@errands/mcp'
+import { checkHost, checkMediaType, checkMethod, checkOrigin, nodeHeaders, sendError } from '@errands/edge'
 import { Effect, Either, type Scope } from 'effect'
 import type * as http from 'node:http'
 import { Browsing, sessionTarget, type BrowsingShape, type TabView } from './browsing/Browsing.ts'
 import { checkAgentToken, type AgentTokens } from './http/agentTokens.ts'
-import { checkHost, checkMediaType, checkOrigin } from './http/defences.ts'
-import { webHeaders } from './http/node.ts'
-import { errorResponse } from './http/respond.ts'
+import { HOST_RENDER } from './http/respond.ts'
 import { parseSessionKey, type SessionKey } from './sessionKey.ts'
 
 /** Where MCP is mounted. @example `${host.url}${MCP_PATH}` */
@@ -81,13 +80,8 @@ export const bindErrand = (browsing: BrowsingShape, raw: string | undefined) =>
     ? Either.right(errandBrowserOf(browsing, randomKey() as SessionKey))
     : Either.map(parseSessionKey(raw), (key) => errandBrowserOf(browsing, key))
 
-const send = async (res: http.ServerResponse, response: Response): Promise<void> => {
-  const body = Buffer.from(await response.arrayBuffer())
-  const headers: Record<string, string> = {}
-  response.headers.forEach((v, k) => (headers[k] = v))
-  res.writeHead(response.status, { ...headers, 'content-length': String(body.length) })
-  res.end(body)
-}
+/** The methods of MCP's Streamable HTTP: messages, the event stream, the session's end. */
+const MCP_METHODS = ['DELETE', 'GET', 'POST']
 
 /** How to mount MCP. @example mountMcp({ port: 7777, log, idleMs: 900_000, daily }) */
 export interface McpMountOptions {
@@ -134,21 +128,22 @@ export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, neve
     yield* Effect.addFinalizer(() => Effect.promise(() => mcp.close()))
     const route = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
       try {
-        const headers = webHeaders(req)
+        const headers = nodeHeaders(req.headers)
         const method = req.method ?? 'GET'
-        const refusal = checkHost(headers, options) ?? checkOrigin(headers, options) ?? checkMediaType(headers, method === 'POST')
-        if (refusal) return await send(res, errorResponse(refusal))
+        const refusal = checkHost(headers, options) ?? checkOrigin(headers, options) ?? checkMethod(method, MCP_METHODS, MCP_PATH)
+          ?? checkMediaType(headers, method === 'POST')
+        if (refusal) return void sendError(res, refusal, HOST_RENDER)
         // X2: binding an MCP session to a named key is a session call like any other. Later
         // requests are bound by their Mcp-Session-Id; an anonymous session names no key.
         const named = headers.get('x-browser-session')
-        if (options.agentTokens && named !== null && !headers.has('mcp-session-id')) {
+        if (options.agentTokens && named !== null && headers.get('mcp-session-id') === null) {
           const denied = checkAgentToken(options.agentTokens, headers, named)
-          if (denied) return await send(res, errorResponse(denied))
+          if (denied) return void sendError(res, denied, HOST_RENDER)
         }
         const refused = await mcp.handle(req, res)
-        if (refused !== undefined) await send(res, errorResponse(refused))
+        if (refused !== undefined) sendError(res, refused, HOST_RENDER)
       } catch {
-        if (!res.headersSent) await send(res, errorResponse(undefined))
+        if (!res.headersSent) sendError(res, undefined, HOST_RENDER)
         else res.destroy()
       }
     }

@@ -15,6 +15,7 @@ import { DevTools, type DevToolsShape } from '@errands/devtools'
 import { DailyBrowser, makeDailyDoor, type DailyBrowserShape } from '@errands/daily'
 import { makeLiveView, type LiveInspector, type LiveView } from '@errands/liveview'
 import { HealthLog, type InspectorStatus } from '@errands/supervisor'
+import { InternalError, rawErrorResponse } from '@errands/edge'
 import { Context, Effect, Layer, Logger, Redacted, type Scope } from 'effect'
 import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -24,7 +25,8 @@ import { HostStartError, HostUnavailable } from './errors.ts'
 import { loadAgentTokens } from './http/agentTokens.ts'
 import { makeApp, type App } from './http/app.ts'
 import { InFlight, nodeHandler, onClientError, type Fetcher } from './http/node.ts'
-import { errorResponse, rawErrorResponse } from './http/respond.ts'
+import { errorResponse } from './http/respond.ts'
+import { refuseOtherUpgrade } from './http/upgrade.ts'
 import { Browsing } from './browsing/Browsing.ts'
 import { Pages } from './browsing/Pages.ts'
 import { HostHealth } from './health.ts'
@@ -148,7 +150,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
         void view.handle(req, res).then((handled) => {
           if (!handled) route(req, res)
         }, () => {
-          if (!res.headersSent) res.socket?.end(rawErrorResponse(500, 'Error', 'The live view failed.'))
+          if (!res.headersSent) res.socket?.end(rawErrorResponse(InternalError.of('The live view failed.')))
         })
         return
       }
@@ -166,7 +168,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
         void daily(req, res).then((handled) => {
           if (!handled) handler(req, res)
         }, () => {
-          if (!res.headersSent) res.socket?.end(rawErrorResponse(400, 'BadRequest', 'The Daily Browser door failed.'))
+          if (!res.headersSent) res.socket?.end(rawErrorResponse(InternalError.of('The Daily Browser door failed.')))
         })
         return
       }
@@ -175,7 +177,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
     server.on('clientError', onClientError)
     // The host takes two upgrades: the DevTools endpoint's (/devtools/<token>, A1) and the live view's.
     server.on('upgrade', (req, socket, head) => {
-      if (!devtools?.upgrade(req, socket, head) && !live?.upgrade(req, socket, head)) socket.destroy()
+      if (!devtools?.upgrade(req, socket, head) && !live?.upgrade(req, socket, head)) refuseOtherUpgrade(req, socket, { port })
     })
     port = yield* Effect.acquireRelease(listen(server, options.port ?? settings.port), () =>
       Effect.async<void>((resume) => {

@@ -24,8 +24,9 @@
  * const tokens = yield* loadAgentTokens('/etc/errands/agent-tokens')
  * checkAgentToken(tokens, request.headers, key) // undefined, or Unauthorized (401)
  */
+import { bearerOf, digestOf, type HeadersLike } from '@errands/edge'
 import { Effect } from 'effect'
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import * as fs from 'node:fs'
 import { HostStartError, Unauthorized } from '../errors.ts'
 
@@ -44,8 +45,6 @@ interface Grant {
 export interface AgentTokens {
   readonly grants: ReadonlyArray<Grant>
 }
-
-const digestOf = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest()
 
 /** Whether `pattern` covers `key`. @example covers('team-a:*', 'team-a:k1') // true */
 export const covers = (pattern: string, key: string): boolean =>
@@ -107,7 +106,7 @@ export const loadAgentTokens = (file: string): Effect.Effect<AgentTokens, HostSt
  * @example
  * checkAgentToken(tokens, new Headers({ authorization: 'Bearer …' }), 'team-a:k1')
  */
-export const checkAgentToken = (tokens: AgentTokens, headers: Headers, key: string): Unauthorized | undefined => {
+export const checkAgentToken = (tokens: AgentTokens, headers: HeadersLike, key: string): Unauthorized | undefined => {
   const auth = headers.get('authorization')
   if (auth === null) {
     return new Unauthorized({
@@ -115,15 +114,15 @@ export const checkAgentToken = (tokens: AgentTokens, headers: Headers, key: stri
       message: 'This host requires an agent token for session calls: send Authorization: Bearer <token> (ask the host operator for one that covers your session keys).',
     })
   }
-  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(auth)
-  const given = digestOf(match ? match[1]! : '')
+  const token = bearerOf(auth)
+  const given = digestOf(token ?? '')
   let allowed = false
   // Every grant is compared, whatever matched earlier: the time does not depend on the token.
   for (const grant of tokens.grants) {
     const same = timingSafeEqual(given, grant.digest)
     allowed = (same && covers(grant.pattern, key)) || allowed
   }
-  if (match && allowed) return undefined
+  if (token !== undefined && allowed) return undefined
   return new Unauthorized({
     reason: 'wrong-token',
     message: 'The agent token is not valid for this session key; use a key your token covers, or ask the host operator for a token that covers it.',

@@ -172,9 +172,10 @@ describe('bodies (B3): JSON only, decoded strictly', () => {
 })
 
 describe('local-service defences (B7)', () => {
-  it('answers only Host: 127.0.0.1:<port> (DNS rebinding → 421)', async () => {
+  it('answers only Host: 127.0.0.1:<port> or localhost:<port> (DNS rebinding → 421, the edge\'s one rule)', async () => {
     const { app, calls } = testApp()
-    for (const host of ['evil.example:7777', 'localhost:7777', '127.0.0.1', '127.0.0.1:7778', '127.0.0.2:7777', '[::1]:7777', '127.0.0.1:7777.evil.example']) {
+    expect((await app.request('/health', { headers: { host: 'localhost:7777' } })).status).toBe(200)
+    for (const host of ['evil.example:7777', 'localhost', '127.0.0.1', '127.0.0.1:7778', '127.0.0.2:7777', '[::1]:7777', '127.0.0.1:7777.evil.example']) {
       const res = await app.request('/v1/url', { headers: { host, 'x-browser-session': 'k1' } })
       expect(res.status, host).toBe(421)
       expect((await errorOf(res)).code).toBe('WrongHost')
@@ -273,7 +274,7 @@ describe('routing and errors', () => {
     const busy = await app.request('/v1/url', { headers: { 'x-browser-session': 'k1' } })
     expect(busy.status).toBe(503)
     expect(busy.headers.get('retry-after')).toBe('60')
-    expect(await errorOf(busy)).toEqual({ code: 'AllBusy', message: expect.stringMatching(/wait a minute and try again/) })
+    expect(await errorOf(busy)).toEqual({ code: 'AllBusy', reason: 'all-busy', message: expect.stringMatching(/wait a minute and try again/) })
     expect((await app.request('/v1/text', { headers: { 'x-browser-session': 'k1' } })).status).toBe(404)
     expect((await app.request('/v1/html', { headers: { 'x-browser-session': 'k1' } })).status).toBe(504)
     const defect = await app.request('/v1/state', { headers: { 'x-browser-session': 'k1' } })
@@ -355,7 +356,7 @@ describe("the XState inspector's switch (V3): GET and PUT /v1/person/inspector",
     })
     const taken = await send(app, ['PUT', '/v1/person/inspector', { on: true }], auth)
     expect(taken.status).toBe(503)
-    expect(await errorOf(taken)).toEqual({ code: 'InspectorUnavailable', message: expect.stringMatching(/ERRANDS_INSPECT_PORT/) })
+    expect(await errorOf(taken)).toEqual({ code: 'InspectorUnavailable', reason: 'port-in-use', message: expect.stringMatching(/ERRANDS_INSPECT_PORT/) })
     expect((await send(app, ['GET', '/v1/person/inspector'], auth)).status).toBe(501)
   })
 

@@ -2,8 +2,8 @@
  * The host as a web-standard `fetch(Request) → Response` (Hono-style): tested in-process with
  * `app.request(path, init)`, no port, and served by `node.ts`. Every request passes, in order:
  *
- * 1. the Host check (421) and the Origin / Sec-Fetch-Site check (403) — B7;
- * 2. routing (404, 405);
+ * 1. the Host check (421) and the Origin / Sec-Fetch-Site check (403) — B7, `@errands/edge`'s;
+ * 2. routing (404, 405 with `Allow`);
  * 3. the media type of a body (415);
  * 4. access: the session key (400, B1) — and, when agent tokens are configured, a token that
  *    covers it (401, X2, `agentTokens.ts`) — or the person's token (401);
@@ -18,18 +18,17 @@
  */
 import { DevTools } from '@errands/devtools'
 import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
+import { checkBearer, checkHost, checkMediaType, checkMethod, checkOrigin, digestOf, hasBody, ownHost, type Identity } from '@errands/edge'
 import { Cause, Effect, Either, Exit, Redacted, Runtime } from 'effect'
-import { timingSafeEqual } from 'node:crypto'
 import { Browsing } from '../browsing/Browsing.ts'
 import { SessionProxy } from '../browsing/SessionProxy.ts'
-import { BadRequest, HostUnavailable, NotFound, Unauthorized } from '../errors.ts'
+import { BadRequest, HostUnavailable, NotFound } from '../errors.ts'
 import { HostHealth } from '../health.ts'
 import { Person } from '../person/Person.ts'
 import { parseSessionKey, SESSION_HEADER, type SessionKey } from '../sessionKey.ts'
 import { Stateless } from '../stateless/Stateless.ts'
 import { checkAgentToken, type AgentTokens } from './agentTokens.ts'
 import { decodeBody, decodeQuery, readText } from './body.ts'
-import { checkHost, checkMediaType, checkOrigin, ownHost, type Identity } from './defences.ts'
 import { errorResponse, json } from './respond.ts'
 import { Router } from './router.ts'
 import { routes, type Route } from './routes.ts'
@@ -60,25 +59,9 @@ export interface App {
   readonly close: () => void
 }
 
-const hasBody = (request: Request): boolean =>
-  request.body !== null || Number(request.headers.get('content-length') ?? '0') > 0 || request.headers.has('transfer-encoding')
-
-const sameToken = (given: string, token: Redacted.Redacted<string>): boolean => {
-  const a = Buffer.from(given)
-  const b = Buffer.from(Redacted.value(token))
-  return a.length === b.length && timingSafeEqual(a, b)
-}
-
-const checkToken = (headers: Headers, token: Redacted.Redacted<string>): Unauthorized | undefined => {
-  const auth = headers.get('authorization')
-  if (auth === null) {
-    return new Unauthorized({ reason: 'missing-token', message: "The person's endpoints need Authorization: Bearer <token> (the host-token file in the data directory)." })
-  }
-  const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(auth)
-  if (!match || !sameToken(match[1]!, token)) {
-    return new Unauthorized({ reason: 'wrong-token', message: 'The bearer token is not this host\'s; read it from the host-token file in the data directory.' })
-  }
-  return undefined
+const TOKEN_WORDS = {
+  missing: "The person's endpoints need Authorization: Bearer <token> (the host-token file in the data directory).",
+  wrong: "The bearer token is not this host's; read it from the host-token file in the data directory.",
 }
 
 /**
@@ -99,6 +82,7 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
     }))
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? (() => undefined)
+    const tokenDigest = digestOf(Redacted.value(options.token))
     let closed = false
 
     const handle = (request: Request): Effect.Effect<Response, unknown> =>
@@ -115,15 +99,12 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
           case 'not-found':
             return yield* new NotFound({ reason: 'no-route', message: `There is no endpoint ${request.method} ${url.pathname.slice(0, 200)}; see docs/host.md for the list.` })
           case 'method-not-allowed':
-            return yield* new NotFound({
-              reason: 'method-not-allowed', allow: match.allow.join(', '),
-              message: `${url.pathname.slice(0, 200)} takes ${match.allow.join(', ')}, not ${request.method}.`,
-            })
+            return yield* checkMethod(request.method, match.allow, url.pathname)!
           case 'bad-path':
             return yield* new BadRequest({ reason: 'invalid-parameter', message: 'A path parameter is not valid percent-encoding.' })
         }
         const route = match.value
-        const mediaRefusal = checkMediaType(headers, hasBody(request))
+        const mediaRefusal = checkMediaType(headers, request.body !== null || hasBody(headers))
         if (mediaRefusal) return yield* mediaRefusal
         // Only `session` routes read the key, and for them it is set just below.
         let key = undefined as unknown as SessionKey
@@ -136,7 +117,7 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
           const proxyHeader = headers.get(PROXY_HEADER)
           if (proxyHeader !== null) upstreamProxy = yield* Either.match(parseUpstreamProxy(proxyHeader), { onLeft: Effect.fail, onRight: Effect.succeed })
         } else if (route.access === 'person') {
-          const unauthorized = checkToken(headers, options.token)
+          const unauthorized = checkBearer(headers, tokenDigest, TOKEN_WORDS)
           if (unauthorized) return yield* unauthorized
         }
         const query = route.query

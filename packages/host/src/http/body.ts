@@ -5,33 +5,22 @@
  * @example
  * const body = yield* decodeBody(NavigateBody, yield* readText(request))
  */
+import { parseJson, readWebBody, utf8, type PayloadTooLarge } from '@errands/edge'
 import { Effect, ParseResult, Schema } from 'effect'
-import { BadRequest, PayloadTooLarge } from '../errors.ts'
+import { BadRequest } from '../errors.ts'
 
 /** The largest body the host reads (bytes). @example readText(request, MAX_BODY_BYTES) */
 export const MAX_BODY_BYTES = 1024 * 1024
 
 /**
- * The request's body as text, refusing more than {@link MAX_BODY_BYTES}.
+ * The request's body as text, refusing more than {@link MAX_BODY_BYTES} (the edge's reader:
+ * declared or streamed, it stops past the limit).
  *
  * @example
  * const text = yield* readText(request)
  */
 export const readText = (request: Request, limit = MAX_BODY_BYTES): Effect.Effect<string, PayloadTooLarge | BadRequest> =>
-  Effect.gen(function* () {
-    const declared = Number(request.headers.get('content-length') ?? '0')
-    if (declared > limit) return yield* tooLarge(limit)
-    if (request.body === null) return ''
-    const buffer = yield* Effect.tryPromise({
-      try: () => request.arrayBuffer(),
-      catch: () => new BadRequest({ reason: 'malformed-request', message: 'The request body could not be read; send it again.' }),
-    })
-    if (buffer.byteLength > limit) return yield* tooLarge(limit)
-    return new TextDecoder('utf-8', { fatal: false }).decode(buffer)
-  })
-
-const tooLarge = (limit: number) =>
-  Effect.fail(new PayloadTooLarge({ reason: 'body-too-large', message: `The body is larger than ${limit} bytes; send less.` }))
+  Effect.map(readWebBody(request.body, limit, request.headers.get('content-length')), utf8)
 
 const formatIssues = (error: ParseResult.ParseError): string =>
   ParseResult.ArrayFormatter.formatErrorSync(error)
@@ -48,14 +37,7 @@ const formatIssues = (error: ParseResult.ParseError): string =>
  */
 export const decodeBody = <A, I>(schema: Schema.Schema<A, I>, text: string): Effect.Effect<A, BadRequest> =>
   Effect.gen(function* () {
-    let raw: unknown = {}
-    if (text.trim() !== '') {
-      try {
-        raw = JSON.parse(text)
-      } catch {
-        return yield* new BadRequest({ reason: 'invalid-json', message: 'The body is not valid JSON; send a JSON object.' })
-      }
-    }
+    const raw = yield* parseJson(text)
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       return yield* new BadRequest({ reason: 'invalid-body', message: 'The body must be a JSON object.' })
     }

@@ -1,7 +1,9 @@
 /**
  * Serving the app with `node:http`: each request becomes a web `Request` (the body read up to
  * the limit; an `AbortSignal` that fires when the client leaves, which interrupts the call and
- * releases its session), each `Response` is written back.
+ * releases its session), each `Response` is written back. A body past the limit reaches the app
+ * as a stream that fails with `PayloadTooLarge`, so the app's Host and Origin checks still come
+ * first and the 413 is the app's answer like any other.
  *
  * Requests Node's parser refuses before any handler runs — a header with a control character,
  * headers too large — get the JSON error too, through the server's `clientError` event
@@ -12,45 +14,20 @@
  * const server = http.createServer(nodeHandler(() => app))
  * server.on('clientError', onClientError)
  */
+import { BadRequest, HeadersTooLarge, InternalError, PayloadTooLarge, rawErrorResponse, readNodeBody, RequestTimeout, sendError, WrongHost } from '@errands/edge'
+import { Effect, Either } from 'effect'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
+import { InvalidSessionKey } from '../errors.ts'
 import { MAX_BODY_BYTES } from './body.ts'
-import { rawErrorResponse } from './respond.ts'
 
 /** Anything that answers web requests (the app, or a "starting" stand-in). */
 export interface Fetcher {
   readonly fetch: (request: Request) => Promise<Response>
 }
 
-const sendRaw = (res: http.ServerResponse, status: number, code: string, message: string): void => {
-  const body = JSON.stringify({ error: { code, message } })
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'content-length': Buffer.byteLength(body),
-    connection: 'close',
-  })
-  res.end(body)
-}
-
-const readBody = (req: http.IncomingMessage, limit: number): Promise<Buffer | 'too-large'> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > limit) {
-        resolve('too-large')
-        req.removeAllListeners('data')
-        req.resume()
-        return
-      }
-      chunks.push(chunk)
-    })
-    req.on('end', () => resolve(Buffer.concat(chunks)))
-    req.on('error', reject)
-  })
+/** The body the app gets for a request whose body grew past the limit: reading it fails with the 413. */
+const tooLargeBody = (): ReadableStream<Uint8Array> => new ReadableStream({ start: (c) => c.error(PayloadTooLarge.of(MAX_BODY_BYTES)) })
 
 /**
  * A Node request's headers as web `Headers` (repeated headers appended). Throws on a value the
@@ -119,7 +96,7 @@ export const nodeHandler =
   (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const url = req.url ?? '/'
     if (!url.startsWith('/')) {
-      sendRaw(res, 421, 'WrongHost', 'Requests in absolute form are not answered; send the path only, with Host: 127.0.0.1:<port>.')
+      sendError(res, new WrongHost({ reason: 'absolute-form', message: 'Requests in absolute form are not answered; send the path only, with Host: 127.0.0.1:<port>.' }))
       return
     }
     inFlight.enter()
@@ -130,24 +107,26 @@ export const nodeHandler =
     void (async () => {
       try {
         const method = req.method ?? 'GET'
-        const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req, MAX_BODY_BYTES)
-        if (body === 'too-large') {
-          sendRaw(res, 413, 'PayloadTooLarge', `The body is larger than ${MAX_BODY_BYTES} bytes; send less.`)
+        const read = method === 'GET' || method === 'HEAD' ? undefined : await Effect.runPromise(Effect.either(readNodeBody(req, MAX_BODY_BYTES)))
+        if (read !== undefined && Either.isLeft(read) && read.left._tag === 'BadRequest') {
+          sendError(res, read.left)
           return
         }
+        const body = read === undefined ? undefined : Either.isLeft(read) ? tooLargeBody() : read.right.length > 0 ? read.right as Uint8Array<ArrayBuffer> : undefined
         let headers: Headers
         try {
           headers = webHeaders(req)
         } catch {
-          sendRaw(res, 400, 'BadRequest', 'A request header has a value HTTP does not allow.')
+          sendError(res, new BadRequest({ reason: 'malformed-request', message: 'A request header has a value HTTP does not allow.' }))
           return
         }
         const request = new Request(`http://127.0.0.1:${port()}${url}`, {
           method,
           headers,
-          body: body && body.length > 0 ? new Uint8Array(body.buffer, body.byteOffset, body.length) as Uint8Array<ArrayBuffer> : undefined,
+          body,
           signal: abort.signal,
-        })
+          ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+        } as RequestInit)
         const response = await current().fetch(request)
         const out: Record<string, string> = {}
         response.headers.forEach((v, k) => (out[k] = v))
@@ -156,7 +135,7 @@ export const nodeHandler =
         res.writeHead(response.status, out)
         res.end(method === 'HEAD' ? undefined : payload)
       } catch {
-        if (!res.headersSent) sendRaw(res, 500, 'InternalError', 'The host failed unexpectedly; try again.')
+        if (!res.headersSent) sendError(res, InternalError.of('The host failed unexpectedly; try again.'))
         else res.destroy()
       } finally {
         inFlight.leave()
@@ -181,15 +160,20 @@ export const onClientError = (error: NodeJS.ErrnoException, socket: Duplex): voi
   const packet = (error as { rawPacket?: Buffer }).rawPacket?.toString('latin1') ?? ''
   const badKey = packet.split('\r\n').some((line) => /^x-browser-session:/i.test(line) && /[\x00-\x08\x0a-\x1f\x7f]/.test(line))
   if (badKey) {
-    socket.end(rawErrorResponse(400, 'InvalidSessionKey', 'The X-Browser-Session key has a control character; send 1–128 characters of A–Z a–z 0–9 . _ : - only.'))
+    socket.end(rawErrorResponse(new InvalidSessionKey({
+      reason: 'bad-character', message: 'The X-Browser-Session key has a control character; send 1–128 characters of A–Z a–z 0–9 . _ : - only.',
+    })))
     return
   }
-  const message = tooLarge
-    ? 'The request headers are too large.'
+  const refusal = tooLarge
+    ? new HeadersTooLarge({ reason: 'headers-too-large', message: 'The request headers are too large.' })
     : timeout
-      ? 'The request took too long to arrive.'
-      : error.code === 'HPE_INVALID_HEADER_TOKEN'
-        ? 'A request header has a character HTTP does not allow (a control character?); X-Browser-Session takes 1–128 of A–Z a–z 0–9 . _ : - only.'
-        : 'The request is not valid HTTP/1.1.'
-  socket.end(rawErrorResponse(tooLarge ? 431 : timeout ? 408 : 400, tooLarge ? 'PayloadTooLarge' : 'BadRequest', message))
+      ? new RequestTimeout({ reason: 'slow-request', message: 'The request took too long to arrive.' })
+      : new BadRequest({
+        reason: 'malformed-request',
+        message: error.code === 'HPE_INVALID_HEADER_TOKEN'
+          ? 'A request header has a character HTTP does not allow (a control character?); X-Browser-Session takes 1–128 of A–Z a–z 0–9 . _ : - only.'
+          : 'The request is not valid HTTP/1.1.',
+      })
+  socket.end(rawErrorResponse(refusal))
 }
