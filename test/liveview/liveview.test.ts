@@ -34,7 +34,7 @@ describe('the live view', () => {
       return { status: r.status, body: await r.json() }
     })
     expect(api.status).toBe(401)
-    expect(api.body.error.code).toBe('SignInNeeded')
+    expect(api.body.error).toMatchObject({ code: 'Unauthorized', reason: 'missing-token' })
     const socket = await page.evaluate(() => new Promise<string>((resolve) => {
       const ws = new WebSocket(`ws://${location.host}/live/socket`)
       ws.onopen = () => resolve('open')

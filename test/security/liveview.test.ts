@@ -80,7 +80,7 @@ describe('the live view opens only with a secret no other loopback port receives
       const forged = { host: own, origin: `http://${own}`, cookie: seen!, 'sec-fetch-site': 'same-origin' }
       const state = await request(h.host.port, { path: '/live/api/state', headers: forged })
       expect(state.status).toBe(401)
-      expect(state.body.error.code).toBe('SignInNeeded')
+      expect(state.body.error.code).toBe('Unauthorized')
       expect(JSON.stringify(state.body)).not.toContain(conversation)
       const close = await request(h.host.port, {
         method: 'POST', path: `/live/api/conversations/${encodeURIComponent(conversation)}/close`,

@@ -17,19 +17,14 @@
  * const id = auth.signIn('pasted token') // answered to the page, or undefined
  * auth.isSignedIn(liveIdOf(req.headers))
  */
+import { digestOf, sameSecret } from '@errands/edge'
 import { Redacted } from 'effect'
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
 import { LIVE_HEADER, LIVE_PROTOCOL } from './protocol.ts'
 
 /** How many sign-ins are kept (oldest forgotten first). */
 const MAX_SIGN_INS = 64
-
-const sameSecret = (given: string, expected: string): boolean => {
-  const a = Buffer.from(given)
-  const b = Buffer.from(expected)
-  return a.length === b.length && timingSafeEqual(a, b)
-}
 
 /**
  * The sign-in id a request's `X-Errands-Live` header carries.
@@ -60,9 +55,13 @@ export const socketIdOf = (headers: IncomingHttpHeaders): string | undefined => 
  * new LiveAuth(Redacted.make('t0k3n')).signIn('t0k3n') // 'Qm…' (43 characters)
  */
 export class LiveAuth {
-  private readonly ids = new Set<string>()
+  /** Sign-in ids and their digests (what a presented id is compared with, the edge's way). */
+  private readonly ids = new Map<string, Buffer>()
+  private readonly token: Buffer
 
-  constructor(private readonly token: Redacted.Redacted<string>) {}
+  constructor(token: Redacted.Redacted<string>) {
+    this.token = digestOf(Redacted.value(token))
+  }
 
   /**
    * A new sign-in id when `given` is the host's token, else `undefined`.
@@ -71,10 +70,10 @@ export class LiveAuth {
    * auth.signIn(pasted)
    */
   signIn(given: string): string | undefined {
-    if (!sameSecret(given, Redacted.value(this.token))) return undefined
+    if (!sameSecret(given, this.token)) return undefined
     const id = randomBytes(32).toString('base64url')
-    this.ids.add(id)
-    if (this.ids.size > MAX_SIGN_INS) this.ids.delete(this.ids.values().next().value!)
+    this.ids.set(id, digestOf(id))
+    if (this.ids.size > MAX_SIGN_INS) this.ids.delete(this.ids.keys().next().value!)
     return id
   }
 
@@ -87,7 +86,7 @@ export class LiveAuth {
   isSignedIn(id: string | undefined): boolean {
     if (id === undefined || id === '') return false
     let found = false
-    for (const known of this.ids) found = sameSecret(id, known) || found
+    for (const known of this.ids.values()) found = sameSecret(id, known) || found
     return found
   }
 

@@ -5,10 +5,8 @@
  *
  * Who may use it: the person, signed in once with the host's token (`auth.ts`): the sign-in id
  * travels in the page's `X-Errands-Live` header and the socket's subprotocol, never in a cookie
- * (X4). Every request is
- * checked before anything else runs — the Host header must be the host's own (DNS rebinding), a
- * request that changes something or opens the socket must come from the host's own origin
- * (cross-site requests), bodies must be JSON — and answered with a JSON error when refused.
+ * (X4). Every request and socket is checked before anything else runs, by `@errands/edge`
+ * (`gate.ts`: Host, Origin, JSON bodies), and refused with the edge's JSON error.
  *
  * Watching: a page that watches a conversation marks its errand watched (never parked while on
  * screen, C1) and gets the active tab's screencast, frames acknowledged by the page (`cast.ts`).
@@ -22,14 +20,17 @@
  */
 import { Runtime as RuntimeTag, type ContextId, type RuntimeShape } from '@errands/runtime'
 import { Supervisor, type ErrandView, type HealthMessage, type SupervisorShape } from '@errands/supervisor'
-import { Effect, Runtime, type Redacted, type Scope } from 'effect'
+import { checkMethod, InternalError, NotFound, refuseUpgrade, sendError, sendJson, toFailure, Unauthorized } from '@errands/edge'
+import { Effect, Either, Runtime, type Redacted, type Scope } from 'effect'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { BrowserContext, Page } from 'playwright-core'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { LiveAuth, liveIdOf, socketIdOf } from './auth.ts'
+import { CONVERSATION_ID, makeLiveApi, readJson } from './api.ts'
+import { LiveAuth, liveIdOf } from './auth.ts'
 import { bundleAssets, type Assets } from './bundle.ts'
 import { LiveCast } from './cast.ts'
+import { requestRefusal, signInRefusal, upgradeRefusal } from './gate.ts'
 import { pageHtml } from './html.ts'
 import { LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveInspector, type LiveState, type LiveTab, type ServerMessage } from './protocol.ts'
 
@@ -78,59 +79,9 @@ export interface LiveView {
 }
 
 const LIVE_PREFIXES = ['/ui/', '/live/']
-const MAX_BODY = 16 * 1024
-const CONVERSATION_ID = /^[\x21-\x7e]{1,200}$/
 
-const send = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'content-length': String(Buffer.byteLength(text)),
-    ...headers,
-  })
-  res.end(text)
-}
-
-const refuse = (res: http.ServerResponse, status: number, code: string, message: string): void =>
-  send(res, status, { error: { code, message } })
-
-/** An error from a service, as the page is told it (typed errors carry their HTTP status). */
-const failure = (error: unknown): { status: number; code: string; message: string } => {
-  const e = error as { _tag?: unknown; status?: unknown; message?: unknown }
-  const status = typeof e?.status === 'number' && e.status >= 400 && e.status < 600 ? e.status : 500
-  return {
-    status,
-    code: typeof e?._tag === 'string' ? e._tag : 'Error',
-    message: typeof e?.message === 'string' && e.message !== '' ? e.message : 'The action failed.',
-  }
-}
-
-const readJson = (req: http.IncomingMessage): Promise<unknown | 'too-large' | 'not-json'> =>
-  new Promise((resolve) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_BODY) {
-        resolve('too-large')
-        req.resume()
-        return
-      }
-      chunks.push(chunk)
-    })
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8')
-      if (text.trim() === '') return resolve({})
-      try {
-        resolve(JSON.parse(text))
-      } catch {
-        resolve('not-json')
-      }
-    })
-    req.on('error', () => resolve('not-json'))
-  })
+/** An error from a service, as a log line and the page are told it (the edge's reading of it). */
+const failure = (error: unknown) => toFailure(error)
 
 const isOurs = (url: string): boolean => url === '/' || LIVE_PREFIXES.some((p) => url.startsWith(p))
 
@@ -158,7 +109,6 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
     const auth = new LiveAuth(options.token)
     const log = options.log ?? (() => undefined)
     const ownHost = `127.0.0.1:${options.port}`
-    const ownOrigin = `http://${ownHost}`
     const followMs = options.followMs ?? 500
     // The socket opens with our subprotocol; the sign-in id offered beside it is never echoed back.
     const wss = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024, handleProtocols: (offered) => (offered.has(LIVE_PROTOCOL) ? LIVE_PROTOCOL : false) })
@@ -342,87 +292,18 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       void run(readState).then((state) => viewer.say({ type: 'state', state }), () => undefined)
     })
 
-    const sameOrigin = (req: http.IncomingMessage, required: boolean): boolean => {
-      const origin = req.headers.origin
-      if (origin === undefined) {
-        const site = req.headers['sec-fetch-site']
-        return !required && (site === undefined || site === 'same-origin' || site === 'none')
-      }
-      return origin === ownOrigin
-    }
-
-    const action = async (res: http.ServerResponse, effect: Effect.Effect<unknown, unknown>): Promise<void> => {
-      const outcome = await run(Effect.either(effect))
-      if (outcome._tag === 'Left') {
-        const f = failure(outcome.left)
-        if (f.status >= 500) log(`live view: action failed with ${f.code}`)
-        return refuse(res, f.status, f.code, f.message)
-      }
-      send(res, 200, { state: await run(readState) })
-      pushState()
-    }
-
-    const api = async (req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> => {
-      const method = req.method ?? 'GET'
-      if (path === paths.state) {
-        if (method !== 'GET') return refuse(res, 405, 'MethodNotAllowed', `${path} takes GET.`)
-        return send(res, 200, await run(readState))
-      }
-      if (method !== 'POST' && method !== 'PUT') return refuse(res, 405, 'MethodNotAllowed', `${path} takes POST.`)
-      const body = await readJson(req)
-      if (body === 'too-large') return refuse(res, 413, 'TooLarge', 'The body is too large.')
-      if (body === 'not-json' || typeof body !== 'object' || body === null) return refuse(res, 400, 'BadRequest', 'The body is not a JSON object.')
-      const fields = body as Record<string, unknown>
-      if (path === paths.inspector) {
-        if (!options.inspector) return refuse(res, 404, 'NotFound', 'This host has no inspector switch.')
-        if (typeof fields['on'] !== 'boolean') return refuse(res, 400, 'BadRequest', 'Send {"on": true} or {"on": false}.')
-        return action(res, options.inspector.set(fields['on']))
-      }
-      const match = /^\/live\/api\/conversations\/([^/]+)\/(park|resume|close|own-browser)$/.exec(path)
-      if (!match) return refuse(res, 404, 'NotFound', `There is no live-view endpoint ${path.slice(0, 200)}.`)
-      let id: string
-      try {
-        id = decodeURIComponent(match[1]!)
-      } catch {
-        return refuse(res, 400, 'BadRequest', 'The conversation id is not valid percent-encoding.')
-      }
-      if (!CONVERSATION_ID.test(id)) return refuse(res, 400, 'BadRequest', 'A conversation id is 1–200 printable characters.')
-      switch (match[2]) {
-        case 'park':
-          return action(res, supervisor.park(id))
-        case 'resume':
-          return action(res, supervisor.resume(id))
-        case 'close':
-          return action(res, options.release(id))
-        default: {
-          if (typeof fields['on'] !== 'boolean') return refuse(res, 400, 'BadRequest', 'Send {"on": true} or {"on": false}.')
-          return action(res, options.ownBrowser(id, fields['on']))
-        }
-      }
-    }
+    const api = makeLiveApi({ supervisor, options, run, readState, pushState, log })
 
     const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> => {
       const url = req.url ?? ''
       const path = url.split('?')[0]!
       if (!isOurs(path)) return false
-      if (req.headers.host !== ownHost) {
-        refuse(res, 421, 'WrongHost', `The live view answers only at ${ownOrigin}.`)
+      const refusal = requestRefusal(req, options)
+      if (refusal) {
+        sendError(res, refusal)
         return true
       }
       const method = req.method ?? 'GET'
-      const changes = method !== 'GET' && method !== 'HEAD'
-      if (!sameOrigin(req, changes)) {
-        refuse(res, 403, 'ForeignOrigin', 'The live view answers only its own page.')
-        return true
-      }
-      const hasBody = Number(req.headers['content-length'] ?? '0') > 0 || req.headers['transfer-encoding'] !== undefined
-      if (changes && (hasBody || req.headers['content-type'] !== undefined)) {
-        const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
-        if (type !== 'application/json') {
-          refuse(res, 415, 'UnsupportedMediaType', 'Bodies must be JSON: send Content-Type: application/json.')
-          return true
-        }
-      }
       try {
         if (path === paths.page && method === 'GET') {
           const html = pageHtml(options.port)
@@ -443,44 +324,44 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
           res.writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })
           res.end(assets.css)
         } else if (path === paths.signIn) {
-          if (method !== 'POST') return (refuse(res, 405, 'MethodNotAllowed', `${path} takes POST.`), true)
+          const wrong = checkMethod(method, ['POST'], path)
+          if (wrong) return (sendError(res, wrong), true)
           const body = await readJson(req)
-          const token = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['token'] : undefined
+          if (Either.isLeft(body)) return (sendError(res, body.left), true)
+          const token = typeof body.right === 'object' && body.right !== null ? (body.right as Record<string, unknown>)['token'] : undefined
           const id = typeof token === 'string' ? auth.signIn(token.trim()) : undefined
           if (id === undefined) {
-            refuse(res, 401, 'WrongToken', "That is not this host's token; copy it from the host-token file in the data directory.")
+            sendError(res, new Unauthorized({
+              reason: typeof token === 'string' && token !== '' ? 'wrong-token' : 'missing-token',
+              message: "That is not this host's token; copy it from the host-token file in the data directory.",
+            }))
           } else {
             // X4: the id goes to the page's script, which holds it in memory; no cookie is set.
-            send(res, 200, { signedIn: true, id })
+            sendJson(res, 200, { signedIn: true, id })
           }
         } else if (path === paths.signOut) {
-          if (method !== 'POST') return (refuse(res, 405, 'MethodNotAllowed', `${path} takes POST.`), true)
+          const wrong = checkMethod(method, ['POST'], path)
+          if (wrong) return (sendError(res, wrong), true)
           auth.signOut(liveIdOf(req.headers))
-          send(res, 200, { signedIn: false })
+          sendJson(res, 200, { signedIn: false })
         } else if (path.startsWith('/live/api/')) {
-          if (!auth.isSignedIn(liveIdOf(req.headers))) {
-            refuse(res, 401, 'SignInNeeded', "Sign in to the live view with the host's token first.")
-          } else {
-            await api(req, res, path)
-          }
+          const unsigned = signInRefusal(auth, liveIdOf(req.headers))
+          if (unsigned) sendError(res, unsigned)
+          else await api(req, res, path)
         } else {
-          refuse(res, 404, 'NotFound', `There is no live-view page ${path.slice(0, 200)}.`)
+          sendError(res, new NotFound({ reason: 'no-route', message: `There is no live-view page ${path.slice(0, 200)}.` }))
         }
       } catch (e) {
         log(`live view: ${failure(e).code} on ${method} ${path.slice(0, 100)}`)
-        if (!res.headersSent) refuse(res, 500, 'Error', 'The live view failed; see the host log.')
+        if (!res.headersSent) sendError(res, InternalError.of('The live view failed; see the host log.'))
       }
       return true
     }
 
     const upgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean => {
       if ((req.url ?? '').split('?')[0] !== paths.socket) return false
-      const deny = (status: string) => {
-        socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
-      }
-      if (req.headers.host !== ownHost) deny('421 Misdirected Request')
-      else if (req.headers.origin !== ownOrigin) deny('403 Forbidden')
-      else if (!auth.isSignedIn(socketIdOf(req.headers))) deny('401 Unauthorized')
+      const refusal = upgradeRefusal(req, options, auth)
+      if (refusal) refuseUpgrade(socket, refusal)
       else wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req))
       return true
     }
