@@ -13,6 +13,7 @@ import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
 import { Effect, ManagedRuntime, Redacted } from 'effect'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { loggingProxy } from '../fixtures/proxies.ts'
 import { eventually } from '../fixtures/processes.ts'
 import { serveFixture, type Fixture } from '../host/fixtures.ts'
 import { startCluster, type ClusterHost, type TestCluster } from './harness.ts'
@@ -177,6 +178,35 @@ describe('three hosts on one Postgres (K1)', () => {
     expect(seen.text).toBe('cookie=basket=parks storage=parks')
     expectWire(seen.wire, 'basket=parks')
     expect((await h2.call(key, 'DELETE', '/v1/session')).status).toBe(200)
+  })
+
+  it('an errand opened through a host that does not own it leaves through the upstream proxy the call named, and no host shows its password (L7)', async () => {
+    const password = 'pw-cluster-3f1e'
+    const proxy = await loggingProxy('P', 'pat', password)
+    const asked = cluster.hosts[0]!
+    const tried: Array<string> = []
+    try {
+      // The first key whose owner is another host: its proxy has to cross the runners' socket.
+      let crossed: { key: string; owner: number } | undefined
+      for (let i = 0; i < 12 && crossed === undefined; i++) {
+        const key = `px${i}`
+        tried.push(key)
+        const opened = await asked.call(key, 'POST', '/v1/navigate', { url: bank.url(`/via/${key}`) }, { 'x-browser-proxy': proxy.url })
+        expect(opened.status, JSON.stringify(opened.body)).toBe(200)
+        const [owner] = (await holders()).get(key) ?? []
+        if (owner !== undefined && owner !== asked.index) crossed = { key, owner }
+      }
+      expect(crossed, 'no key of twelve landed on another host').toBeDefined()
+      await proxy.reached(`/via/${crossed!.key}`)
+      // A later call through the owner itself goes out the same way: the proxy is the errand's.
+      const owner = cluster.hosts[crossed!.owner]!
+      expect((await owner.call(crossed!.key, 'POST', '/v1/navigate', { url: bank.url(`/again/${crossed!.key}`) })).status).toBe(200)
+      await proxy.reached(`/again/${crossed!.key}`)
+      for (const h of cluster.live()) expect(h.stderr()).not.toContain(password)
+    } finally {
+      for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
+      await proxy.close()
+    }
   })
 
   it('SIGKILL a runner with its open errands: they heal on the others from their last sealed snapshot, with tabs; a revocation while it was down reached its sealed rows (K3, L5)', async () => {

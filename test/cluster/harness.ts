@@ -48,7 +48,7 @@ export interface ClusterHost {
   readonly stderr: () => string
   readonly exited: Promise<number | null>
   /** A keyed call (or an unkeyed one with `undefined`); person calls carry this host's token. */
-  readonly call: (key: string | undefined, method: string, path: string, body?: unknown) => Promise<Reply>
+  readonly call: (key: string | undefined, method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Reply>
   readonly health: () => Promise<ClusterHealth>
   /** Session keys whose errand holds a context on this host now (from its own supervisor). */
   readonly openKeys: () => Promise<ReadonlyArray<string>>
@@ -120,9 +120,9 @@ const spawnClusterHost = async (index: number, env: Record<string, string>): Pro
   const token = readFileSync(join(dataDir, 'host-token'), 'utf8').trim()
   const plainCall = client(url, token)
   // A call that never answers fails in words naming it (fetch alone would wait for the test's timeout).
-  const call: ClusterHost['call'] = (key, method, path, body) =>
+  const call: ClusterHost['call'] = (key, method, path, body, headers) =>
     Promise.race([
-      plainCall(key, method, path, body),
+      plainCall(key, method, path, body, headers),
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`host ${index}: ${method} ${path} (${key ?? 'no key'}) had no answer in 60 s`)), 60_000).unref()),
     ])
   return {

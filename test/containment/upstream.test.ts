@@ -13,37 +13,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Server as ProxyServer } from 'proxy-chain'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loggingProxy } from '../fixtures/proxies.ts'
 import { enginePortListener, startHostileHost } from './harness.ts'
-
-/** A logging upstream proxy that asks for `user:pass`; `reached(path)` resolves once a request for it passed. */
-const loggingProxy = async (name: string, user: string, pass: string) => {
-  const seen: Array<string> = []
-  const waiters: Array<{ path: string; done: () => void }> = []
-  const server = new ProxyServer({
-    port: 0, host: '127.0.0.1', verbose: false,
-    prepareRequestFunction: ({ username, password, isHttp, request }) => {
-      if (username !== user || password !== pass) return { requestAuthentication: true }
-      const path = isHttp ? new URL(request.url ?? '/', 'http://x').pathname : `CONNECT ${request.url}`
-      seen.push(path)
-      for (const w of waiters.filter((w) => w.path === path)) w.done()
-      return {}
-    },
-  })
-  server.on('requestFailed', () => undefined)
-  await server.listen()
-  return {
-    name, seen, url: `http://${user}:${pass}@127.0.0.1:${server.port}`,
-    reached: (path: string, ms = 20_000) =>
-      new Promise<void>((resolve, reject) => {
-        if (seen.includes(path)) return resolve()
-        const timer = setTimeout(() => reject(new Error(`${name} never saw ${path}; it saw ${seen.join(', ')}`)), ms)
-        waiters.push({ path, done: () => (clearTimeout(timer), resolve()) })
-      }),
-    close: () => server.close(true),
-  }
-}
 
 /** The site every errand visits: a page per name, with a sub-resource named after it. */
 const site = async () => {
