@@ -1,48 +1,28 @@
-import { assign, fromPromise, setup } from 'xstate'
+/**
+ * The errand machine: its states, guards, delays and named actions. The effects it invokes are
+ * named here and provided from outside (`effects.ts`); what it reads from events is `events.ts`.
+ */
+import { assign, setup } from 'xstate'
+import { initialContext } from './context.ts'
+import { effectInput, errorOf, notProvided, outputOf, toFailure } from './effects.ts'
+import { at, parkCauseOf } from './events.ts'
 import {
   endingStatuses,
   parkingStatuses,
   type EffectInput,
   type ErrandContext,
   type ErrandEvent,
-  type ErrandFailure,
   type ErrandInput,
   type OpenedContext,
-  type ParkCause,
   type ParkInput,
   type Parked,
   type RestoreInput,
   type SnapshotTaken,
 } from './types.ts'
 
-/**
- * Effects are named here and provided from outside (`machine.provide({ actors })`), by the
- * supervisor or a test. The defaults fail loudly so a missing implementation is never silent.
- */
-const notProvided = <I, O>(name: string) =>
-  fromPromise<O, I>(() => Promise.reject(new Error(`the errand machine's "${name}" effect was not provided`)))
+export { toFailure } from './effects.ts'
 
-/** Turns whatever an effect rejected with into the few fields the machine keeps (no secrets). */
-export const toFailure = (error: unknown): ErrandFailure => {
-  const e = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>
-  const str = (v: unknown, fallback: string) => (typeof v === 'string' ? v : fallback)
-  return {
-    tag: str(e._tag, error instanceof Error ? error.name : 'Error'),
-    reason: str(e.reason, 'unknown'),
-    message: str(e.message, String(error)),
-  }
-}
 
-const effectInput = (context: ErrandContext): EffectInput => ({
-  errandId: context.errandId,
-  conversationId: context.conversationId,
-  kind: context.kind,
-  reason: context.reason,
-  lentSites: context.lentSites,
-  contextId: context.contextId,
-})
-
-const at = (event: ErrandEvent | { type: string }) => ('at' in event && typeof event.at === 'number' ? event.at : undefined)
 
 /**
  * The errand machine: one actor per conversation that browses in a context of its own.
@@ -91,7 +71,7 @@ export const errandMachine = setup({
     parkRequested: ({ context }) => context.pending?.kind === 'park',
     needsCooling: ({ context }) => context.heals > 0,
     healsExhausted: ({ context }) => context.heals >= context.maxHeals,
-    isRecordLost: ({ event }) => toFailure((event as { error?: unknown }).error).tag === 'RecordUnreadable',
+    isRecordLost: ({ event }) => toFailure(errorOf(event)).tag === 'RecordUnreadable',
   },
   actions: {
     touch: assign({ lastUsedAt: ({ context, event }) => Math.max(context.lastUsedAt, at(event) ?? context.lastUsedAt) }),
@@ -119,31 +99,21 @@ export const errandMachine = setup({
       const continues = context.lastCrashAt !== null && t - context.lastCrashAt <= context.healWindowMs
       return { heals: continues ? context.heals : 0, lastCrashAt: t }
     }),
+    // Named because several transitions share them; each reads the done or error event of the
+    // effect invoked where it is used (openContext or restoreSnapshot for the first two).
+    keepContextId: assign({ contextId: ({ event }) => outputOf<OpenedContext>(event).contextId }),
+    keepOpened: assign({
+      contextId: ({ event }) => outputOf<OpenedContext>(event).contextId,
+      lentSites: ({ context, event }) => [...(outputOf<OpenedContext>(event).lentSites ?? context.lentSites)],
+      lastError: null,
+    }),
+    noteError: assign({ lastError: ({ event }) => toFailure(errorOf(event)) }),
+    noteParkCause: assign({ parkCause: ({ event }) => parkCauseOf(event) }),
+    noteShutdown: assign({ parkCause: 'shutdown' }),
   },
 }).createMachine({
   id: 'errand',
-  context: ({ input }) => ({
-    errandId: input.errandId,
-    conversationId: input.conversationId,
-    kind: input.kind,
-    reason: input.reason,
-    contextId: null,
-    drivers: 0,
-    watchers: 0,
-    lastUsedAt: input.parkedAt ?? input.now,
-    snapshotAt: null,
-    parkedAt: input.parkedAt ?? null,
-    parkCause: input.parkedAt === undefined ? null : 'shutdown',
-    heals: 0,
-    lastCrashAt: null,
-    lentSites: [...(input.lentSites ?? [])],
-    lastError: null,
-    pending: null,
-    snapshotDebounceMs: input.snapshotDebounceMs ?? 3_000,
-    maxHeals: input.maxHeals ?? 3,
-    healBackoffMs: input.healBackoffMs ?? 1_000,
-    healWindowMs: input.healWindowMs ?? 300_000,
-  }),
+  context: ({ input }) => initialContext(input),
   initial: 'starting',
   // Counting drivers and watchers is the same in every state; states that care re-handle the
   // events (the deepest handler wins in XState, so those repeat the counting action).
@@ -166,11 +136,11 @@ export const errandMachine = setup({
         src: 'openContext',
         input: ({ context }) => effectInput(context),
         onDone: [
-          { guard: 'closeRequested', target: 'closing', actions: [assign({ contextId: ({ event }) => event.output.contextId }), 'clearPending'] },
-          { guard: 'parkRequested', target: 'parking', actions: assign({ contextId: ({ event }) => event.output.contextId }) },
-          { target: 'active', actions: assign({ contextId: ({ event }) => event.output.contextId, lentSites: ({ context, event }) => [...(event.output.lentSites ?? context.lentSites)], lastError: null }) },
+          { guard: 'closeRequested', target: 'closing', actions: ['keepContextId', 'clearPending'] },
+          { guard: 'parkRequested', target: 'parking', actions: 'keepContextId' },
+          { target: 'active', actions: 'keepOpened' },
         ],
-        onError: { target: 'closed', actions: assign({ lastError: ({ event }) => toFailure(event.error) }) },
+        onError: { target: 'closed', actions: 'noteError' },
       },
       on: {
         'task.changed': [
@@ -190,7 +160,7 @@ export const errandMachine = setup({
       on: {
         'task.changed': [
           { guard: 'isEnding', target: 'closing' },
-          { guard: 'isParkingStatus', target: 'parking', actions: assign({ parkCause: ({ event }) => parkCauseOf(event) }) },
+          { guard: 'isParkingStatus', target: 'parking', actions: 'noteParkCause' },
           { actions: 'touch' },
         ],
         'chat.deleted': { target: 'closing' },
@@ -200,9 +170,9 @@ export const errandMachine = setup({
         'errand.evict': {
           guard: 'isIdle',
           target: 'parking',
-          actions: assign({ parkCause: ({ event }) => parkCauseOf(event) }),
+          actions: 'noteParkCause',
         },
-        'system.shutdown': { target: 'parking', actions: assign({ parkCause: 'shutdown' }) },
+        'system.shutdown': { target: 'parking', actions: 'noteShutdown' },
         'context.crashed': { target: 'healing', actions: ['forgetContext', 'noteCrash'] },
         'browser.crashed': { target: 'healing', actions: ['forgetContext', 'noteCrash'] },
       },
@@ -260,7 +230,7 @@ export const errandMachine = setup({
                   actions: assign({ snapshotAt: ({ event }) => event.output.takenAt }),
                 },
                 // A failed snapshot keeps the previous one; a crash arrives as its own event.
-                onError: { target: 'clean', actions: assign({ lastError: ({ event }) => toFailure(event.error) }) },
+                onError: { target: 'clean', actions: 'noteError' },
               },
               on: { 'page.loaded': { target: 'due' } },
             },
@@ -294,9 +264,9 @@ export const errandMachine = setup({
         onError: [
           // An ending asked for during the park still ends it: closing needs no disk (issue #15:
           // the soak's "done" under a full disk was answered 200 and the errand stayed open).
-          { guard: 'closeRequested', target: 'closing', actions: [assign({ lastError: ({ event }) => toFailure(event.error) }), 'clearPending'] },
-          { guard: ({ context }) => context.contextId === null, target: '#errand.healing.waiting', actions: [assign({ lastError: ({ event }) => toFailure(event.error) }), 'clearPending'] },
-          { target: 'active', actions: [assign({ lastError: ({ event }) => toFailure(event.error) }), 'clearPending'] },
+          { guard: 'closeRequested', target: 'closing', actions: ['noteError', 'clearPending'] },
+          { guard: ({ context }) => context.contextId === null, target: '#errand.healing.waiting', actions: ['noteError', 'clearPending'] },
+          { target: 'active', actions: ['noteError', 'clearPending'] },
         ],
       },
       on: {
@@ -326,14 +296,14 @@ export const errandMachine = setup({
         src: 'restoreSnapshot',
         input: ({ context }): RestoreInput => ({ ...effectInput(context), source: 'parked' }),
         onDone: [
-          { guard: 'closeRequested', target: 'closing', actions: [assign({ contextId: ({ event }) => event.output.contextId }), 'clearPending'] },
-          { guard: 'parkRequested', target: 'parking', actions: assign({ contextId: ({ event }) => event.output.contextId }) },
-          { target: 'active', actions: assign({ contextId: ({ event }) => event.output.contextId, lentSites: ({ context, event }) => [...(event.output.lentSites ?? context.lentSites)], lastError: null }) },
+          { guard: 'closeRequested', target: 'closing', actions: ['keepContextId', 'clearPending'] },
+          { guard: 'parkRequested', target: 'parking', actions: 'keepContextId' },
+          { target: 'active', actions: 'keepOpened' },
         ],
         onError: [
           // The sealed record could not be read: it is dropped (health says so) and the errand ends.
-          { guard: 'isRecordLost', target: 'closed', actions: assign({ lastError: ({ event }) => toFailure(event.error) }) },
-          { target: 'parked', actions: [assign({ lastError: ({ event }) => toFailure(event.error) }), 'clearPending'] },
+          { guard: 'isRecordLost', target: 'closed', actions: 'noteError' },
+          { target: 'parked', actions: ['noteError', 'clearPending'] },
         ],
       },
       on: {
@@ -352,12 +322,12 @@ export const errandMachine = setup({
       on: {
         'task.changed': [
           { guard: 'isEnding', target: 'closing' },
-          { guard: 'isParkingStatus', target: 'parking', actions: assign({ parkCause: ({ event }) => parkCauseOf(event) }) },
+          { guard: 'isParkingStatus', target: 'parking', actions: 'noteParkCause' },
           { actions: 'touch' },
         ],
         'chat.deleted': { target: 'closing' },
         'errand.close': { target: 'closing' },
-        'system.shutdown': { target: 'parking', actions: assign({ parkCause: 'shutdown' }) },
+        'system.shutdown': { target: 'parking', actions: 'noteShutdown' },
       },
       states: {
         deciding: {
@@ -385,8 +355,8 @@ export const errandMachine = setup({
             id: 'restoreSnapshot',
             src: 'restoreSnapshot',
             input: ({ context }): RestoreInput => ({ ...effectInput(context), source: 'snapshot' }),
-            onDone: { target: '#errand.active', actions: assign({ contextId: ({ event }) => event.output.contextId, lentSites: ({ context, event }) => [...(event.output.lentSites ?? context.lentSites)], lastError: null }) },
-            onError: { target: 'deciding', actions: assign({ lastError: ({ event }) => toFailure(event.error) }) },
+            onDone: { target: '#errand.active', actions: 'keepOpened' },
+            onError: { target: 'deciding', actions: 'noteError' },
           },
           on: {
             // The browser died again while we were reopening: try again (bounded by maxHeals).
@@ -405,26 +375,13 @@ export const errandMachine = setup({
         input: ({ context }) => effectInput(context),
         // Closing is best effort and idempotent: whatever happens, the errand is forgotten.
         onDone: { target: 'closed', actions: 'forgetContext' },
-        onError: { target: 'closed', actions: ['forgetContext', assign({ lastError: ({ event }) => toFailure(event.error) })] },
+        onError: { target: 'closed', actions: ['forgetContext', 'noteError'] },
       },
     },
 
     closed: { type: 'final' },
   },
 })
-
-function parkCauseOf(event: ErrandEvent): ParkCause {
-  switch (event.type) {
-    case 'task.changed':
-      return event.status === 'failed' ? 'failed' : 'interrupted'
-    case 'errand.evict':
-      return event.cause
-    case 'system.shutdown':
-      return 'shutdown'
-    default:
-      return 'requested'
-  }
-}
 
 /** The errand machine's type, for `ActorRefFrom<ErrandMachine>` and friends. */
 export type ErrandMachine = typeof errandMachine
