@@ -126,7 +126,7 @@ describe('DailyBrowser — the lease (D2, D4)', () => {
       const { creds } = yield* pairedExtension(daily)
       expect(yield* failure(daily.leaseStatus({ ...creds, origin: `chrome-extension://${'a'.repeat(32)}` }))).toMatchObject({ _tag: 'Forbidden', reason: 'origin-mismatch' })
       expect(yield* failure(daily.leaseStatus({ ...creds, origin: undefined }))).toMatchObject({ reason: 'origin-mismatch' })
-      expect(yield* failure(daily.leaseStatus({ token: 'x'.repeat(43), origin: ORIGIN }))).toMatchObject({ _tag: 'Unauthorized', reason: 'bad-token' })
+      expect(yield* failure(daily.leaseStatus({ token: 'x'.repeat(43), origin: ORIGIN }))).toMatchObject({ _tag: 'Unauthorized', reason: 'wrong-token' })
       expect(yield* failure(daily.leaseStatus({ token: undefined, origin: ORIGIN }))).toMatchObject({ reason: 'missing-token' })
       expect((yield* daily.leaseStatus(creds)).state).toBe('awaiting')
     }),
@@ -146,7 +146,7 @@ describe('DailyBrowser — the lease (D2, D4)', () => {
       expect(r.truncated.text).toBe(true)
       expect(r.controls).toEqual([{ kind: 'button', label: 'Compose' }, { kind: 'field', label: 'Password', inputType: 'password' }])
       expect(JSON.stringify(r)).not.toContain('s3cr3t')
-      expect(yield* failure(daily.answer(creds, answerFor(id)))).toMatchObject({ _tag: 'NotFound', reason: 'unknown-observation' })
+      expect(yield* failure(daily.answer(creds, answerFor(id)))).toMatchObject({ _tag: 'UnknownObservation', reason: 'not-pending' })
     }),
   )
 
@@ -191,7 +191,7 @@ describe('DailyBrowser — the lease (D2, D4)', () => {
       const result = yield* Fiber.join(fiber)
       expect(Either.isLeft(result) && result.left).toMatchObject({ reason: 'timeout', status: 504 })
       expect((yield* daily.poll(creds, { waitMs: 0, inFlight: [] })).requests).toEqual([])
-      expect(yield* failure(daily.answer(creds, answerFor(id)))).toMatchObject({ _tag: 'NotFound' })
+      expect(yield* failure(daily.answer(creds, answerFor(id)))).toMatchObject({ _tag: 'UnknownObservation' })
     }),
   )
 
@@ -309,7 +309,7 @@ describe('DailyBrowser — revocation (D5, D6)', () => {
       const { creds } = yield* pairedExtension(before, 'bot-2')
       const after = yield* make()
       expect(yield* failure(after.redeem({ code, origin: ORIGIN, peer: '127.0.0.1' }))).toMatchObject({ _tag: 'PairingRefused' })
-      expect(yield* failure(after.poll(creds, { waitMs: 0, inFlight: [] }))).toMatchObject({ _tag: 'Unauthorized', reason: 'bad-token' })
+      expect(yield* failure(after.poll(creds, { waitMs: 0, inFlight: [] }))).toMatchObject({ _tag: 'Unauthorized', reason: 'wrong-token' })
       expect(yield* after.list).toEqual([])
     }),
   )

@@ -4,8 +4,8 @@ import { createActor } from 'xstate'
 import type { Credentials, ObservationRequest, PairingCode, PollResult, Redeemed } from './api.ts'
 import { makeEffectClock } from '@errands/supervisor'
 import {
-  BadRequest, DailyUnavailable, Forbidden, LeaseConflict, LeaseEnded, NotFound, ObservationFailed, PairingRefused,
-  RateLimited, Unauthorized, type DailyConfigError,
+  BadRequest, DailyUnavailable, Forbidden, LeaseConflict, LeaseEnded, ObservationFailed, PairingRefused,
+  RateLimited, Unauthorized, UnknownObservation, type DailyConfigError,
 } from './errors.ts'
 import { BotId, isEnded, stateOf, viewOf, type LeaseRecord, type LeaseView, type SharedTab } from './leases.ts'
 import { toResult, type ObservationAnswer, type ObservationLimits, type ObservationResult } from './observation.ts'
@@ -42,8 +42,8 @@ export interface DailyBrowserShape {
   readonly leaseStatus: (creds: Credentials) => Effect.Effect<LeaseView, ExtensionError>
   readonly share: (creds: Credentials, tab: SharedTab) => Effect.Effect<LeaseView, ExtensionError | LeaseConflict>
   readonly poll: (creds: Credentials, input: { readonly waitMs: number; readonly inFlight: ReadonlyArray<string> }) => Effect.Effect<PollResult, ExtensionError>
-  readonly answer: (creds: Credentials, answer: ObservationAnswer) => Effect.Effect<{ readonly accepted: true }, ExtensionError | NotFound>
-  readonly failObservation: (creds: Credentials, input: { readonly id: string; readonly message: string }) => Effect.Effect<{ readonly accepted: true }, ExtensionError | NotFound>
+  readonly answer: (creds: Credentials, answer: ObservationAnswer) => Effect.Effect<{ readonly accepted: true }, ExtensionError | UnknownObservation>
+  readonly failObservation: (creds: Credentials, input: { readonly id: string; readonly message: string }) => Effect.Effect<{ readonly accepted: true }, ExtensionError | UnknownObservation>
   readonly report: (creds: Credentials, event: 'navigated' | 'reloaded' | 'tab-closed') => Effect.Effect<LeaseView, ExtensionError>
   readonly giveBack: (creds: Credentials) => Effect.Effect<LeaseView, ExtensionError>
   // — everyone —
@@ -137,7 +137,7 @@ export const makeDailyBrowser = (
           return Effect.fail(new Unauthorized({ reason: 'missing-token', message: 'Send the lease token as "Authorization: Bearer <token>".' }))
         }
         const record = findByDigest(records.values(), (r) => r.tokenDigest, digest(creds.token))
-        if (record === undefined) return Effect.fail(new Unauthorized({ reason: 'bad-token', message: 'Unknown lease token; pair the extension again.' }))
+        if (record === undefined) return Effect.fail(new Unauthorized({ reason: 'wrong-token', message: 'Unknown lease token; pair the extension again.' }))
         // The token is bound to the Origin that redeemed the code (D2): a copy used elsewhere fails.
         if (creds.origin !== record.origin) {
           return Effect.fail(new Forbidden({ reason: 'origin-mismatch', message: 'This token belongs to another extension Origin.' }))
@@ -310,9 +310,9 @@ export const makeDailyBrowser = (
         }),
 
       answer: (creds, answer) =>
-        Effect.flatMap(authenticate(creds), (record): Effect.Effect<{ readonly accepted: true }, LeaseEnded | NotFound> => {
+        Effect.flatMap(authenticate(creds), (record): Effect.Effect<{ readonly accepted: true }, LeaseEnded | UnknownObservation> => {
           if (!isPending(record, answer.id)) {
-            return Effect.fail(new NotFound({ reason: 'unknown-observation', message: 'No such observation is pending (answered already, cancelled, or never asked).' }))
+            return Effect.fail(new UnknownObservation({ reason: 'not-pending', message: 'No such observation is pending (answered already, cancelled, or never asked).' }))
           }
           record.answers.set(answer.id, answer)
           send(record, { type: 'observation.answered', id: answer.id, fence: fenceOf(answer.url, answer.documentId), at: now() })
@@ -321,8 +321,8 @@ export const makeDailyBrowser = (
         }),
 
       failObservation: (creds, { id, message }) =>
-        Effect.flatMap(authenticate(creds), (record): Effect.Effect<{ readonly accepted: true }, NotFound> => {
-          if (!isPending(record, id)) return Effect.fail(new NotFound({ reason: 'unknown-observation', message: 'No such observation is pending.' }))
+        Effect.flatMap(authenticate(creds), (record): Effect.Effect<{ readonly accepted: true }, UnknownObservation> => {
+          if (!isPending(record, id)) return Effect.fail(new UnknownObservation({ reason: 'not-pending', message: 'No such observation is pending.' }))
           record.failures.set(id, message.replace(/[^\x20-\x7e]/g, '').slice(0, 200))
           send(record, { type: 'observation.failed', id, at: now() })
           return Effect.succeed({ accepted: true as const })

@@ -138,14 +138,14 @@ describe('the door — who may call (D2, B7)', () => {
       const { code } = yield* daily.createPairing('bot-1')
       for (const origin of ['https://evil.example', 'null', `chrome-extension://${OTHER_ID}`, `chrome-extension://${dailyExtensionId}/`]) {
         const reply = yield* ext('/redeem', { code }, undefined, origin)
-        expect([reply.status, errorOf(reply)?.reason]).toEqual([403, 'bad-origin'])
+        expect([reply.status, errorOf(reply)?.code, errorOf(reply)?.reason]).toEqual([403, 'ForeignOrigin', 'origin'])
       }
       const none = yield* call('/daily/redeem', { body: { code } })
-      expect(errorOf(none)?.reason).toBe('bad-origin')
+      expect([none.status, errorOf(none)?.code, errorOf(none)?.reason]).toEqual([403, 'ForeignOrigin', 'no-origin'])
       const rebound = yield* call('/daily/redeem', { body: { code }, headers: { origin: ORIGIN, host: `attacker.example:${port}` } })
-      expect([rebound.status, errorOf(rebound)?.reason]).toEqual([403, 'bad-host'])
+      expect([rebound.status, errorOf(rebound)?.code]).toEqual([421, 'WrongHost'])
       const otherPort = yield* call('/daily/redeem', { body: { code }, headers: { origin: ORIGIN, host: `127.0.0.1:${port + 1}` } })
-      expect(errorOf(otherPort)?.reason).toBe('bad-host')
+      expect(errorOf(otherPort)?.code).toBe('WrongHost')
       const localhost = yield* call('/daily/redeem', { body: { code }, headers: { origin: ORIGIN, host: `localhost:${port}` } })
       expect(localhost.status).toBe(200)
     }),
@@ -180,7 +180,7 @@ describe('the door — who may call (D2, B7)', () => {
       const replayed = yield* ext('/lease/status', {}, token, `chrome-extension://${OTHER_ID}`)
       expect([replayed.status, errorOf(replayed)?.reason]).toEqual([403, 'origin-mismatch'])
       const bare = yield* call('/daily/lease/status', { body: {}, headers: { authorization: `Bearer ${token}` } })
-      expect([bare.status, errorOf(bare)?.reason]).toEqual([403, 'bad-origin'])
+      expect([bare.status, errorOf(bare)?.code]).toEqual([403, 'ForeignOrigin'])
       const noToken = yield* ext('/lease/status', {})
       expect([noToken.status, errorOf(noToken)?.reason]).toEqual([401, 'missing-token'])
     }),
@@ -204,11 +204,11 @@ describe('the door — who may call (D2, B7)', () => {
     Effect.gen(function* () {
       const { call, admin } = yield* serve()
       const anonymous = yield* call('/daily/admin/pairings', { body: { botId: 'bot-1' } })
-      expect([anonymous.status, errorOf(anonymous)?.reason]).toEqual([401, 'not-admin'])
+      expect([anonymous.status, errorOf(anonymous)?.code, errorOf(anonymous)?.reason]).toEqual([401, 'Unauthorized', 'missing-token'])
       const wrong = yield* call('/daily/admin/pairings', { body: { botId: 'bot-1' }, headers: { authorization: 'Bearer nope' } })
       expect(wrong.status).toBe(401)
       const fromPage = yield* call('/daily/admin/pairings', { body: { botId: 'bot-1' }, headers: { authorization: `Bearer ${ADMIN}`, origin: 'https://evil.example' } })
-      expect([fromPage.status, errorOf(fromPage)?.reason]).toEqual([403, 'admin-origin'])
+      expect([fromPage.status, errorOf(fromPage)?.code]).toEqual([403, 'ForeignOrigin'])
       const fromExtension = yield* call('/daily/admin/pairings', { body: { botId: 'bot-1' }, headers: { authorization: `Bearer ${ADMIN}`, origin: ORIGIN } })
       expect(fromExtension.status).toBe(403)
       const ok = yield* admin('/pairings', { botId: 'bot-1' })
@@ -238,7 +238,7 @@ describe('the door — what it accepts (B7)', () => {
       const { call } = yield* serve({}, { maxBodyBytes: 1024 })
       const headers = { origin: ORIGIN, 'content-type': 'application/json' }
       const malformed = yield* call('/daily/redeem', { body: '{"code":', headers })
-      expect([malformed.status, errorOf(malformed)?.reason]).toEqual([400, 'malformed-json'])
+      expect([malformed.status, errorOf(malformed)?.reason]).toEqual([400, 'invalid-json'])
       const misshapen = yield* call('/daily/redeem', { body: '{"code":42}', headers })
       expect([misshapen.status, errorOf(misshapen)?.reason]).toEqual([400, 'invalid-body'])
       const large = yield* call('/daily/redeem', { body: JSON.stringify({ code: 'x'.repeat(5000) }), headers })

@@ -1,19 +1,23 @@
 /**
  * The Daily Browser's HTTP door (D2, B7): a loopback-only path prefix the host mounts on its own
- * server. It checks, in this order, before anything else runs:
+ * server. It checks, in this order, before anything else runs — steps 2–4 with `@errands/edge`,
+ * so a refusal is the same code and status as on every other front:
  *
  * 1. the real peer address at the raw socket (`req.socket.remoteAddress`): 127.0.0.0/8 or ::1;
- * 2. the `Host` header: a loopback name and this server's own port (DNS rebinding);
- * 3. the caller: the paired extension's `chrome-extension://<id>` Origin on extension routes,
- *    the person's admin credential (and no foreign browser Origin) on admin routes;
- * 4. the body: `application/json` only (415 otherwise), bounded, decoded with a Schema;
- * 5. on lease routes, the Bearer token and that it was issued to this very Origin.
+ * 2. the `Host` header: the edge's one rule at this server's own port (DNS rebinding, 421);
+ * 3. the route (404) and the method, `POST` (405);
+ * 4. the caller: the paired extension's `chrome-extension://<id>` Origin on extension routes,
+ *    the person's admin credential (and no foreign browser Origin) on admin routes (403, 401);
+ * 5. the body: `application/json` only (415 otherwise), bounded (413), decoded with a Schema;
+ * 6. on lease routes, the Bearer token and that it was issued to this very Origin.
  *
  * It never sets or reads a cookie and sends no CORS headers: an extension with host permissions
  * for 127.0.0.1/localhost sends no preflight and reads the answer without them (checked on
  * Chromium 156); a web page gets no permission to read anything.
  */
-import { timingSafeEqual } from 'node:crypto'
+import {
+  bearerOf, checkBearer, checkHost, checkMethod, checkOrigin, digestOf, InternalError, nodeHeaders, NotFound, sendError, sendJson, Unauthorized,
+} from '@errands/edge'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Cause, Effect, Exit, Option, Runtime, type Schema } from 'effect'
 import {
@@ -21,9 +25,8 @@ import {
 } from './api.ts'
 import { readJson } from './body.ts'
 import { DailyBrowser, type DailyBrowserShape } from './DailyBrowser.ts'
-import { Forbidden, NotFound, Unauthorized, type DoorError } from './errors.ts'
-import { allowedExtensionOrigin, isLoopbackAddress, isLoopbackHost } from './peer.ts'
-import { digest } from './secrets.ts'
+import { Forbidden, type DoorError } from './errors.ts'
+import { allowedExtensionOrigin, isLoopbackAddress } from './peer.ts'
 
 /**
  * The door as a plain Node handler: it answers and resolves `true` for paths under its prefix,
@@ -92,21 +95,19 @@ const routes: Record<string, Route> = {
   '/admin/leases': route('admin', EmptyBody, (d) => Effect.map(d.list, (leases) => ({ leases }))),
 }
 
-const bearer = (header: string | undefined): string | undefined => {
-  const m = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header)
-  return m ? m[1] : undefined
-}
+const NOT_ADMIN = { missing: "This call needs the person's admin token.", wrong: "This call needs the person's admin token." }
 
-const adminCheck = (options: DailyDoorOptions): ((req: IncomingMessage) => boolean) => {
-  if (options.isAdmin !== undefined) return options.isAdmin
-  if (options.adminToken !== undefined && options.adminToken.length > 0) {
-    const expected = digest(options.adminToken)
-    return (req) => {
-      const token = bearer(req.headers.authorization)
-      return token !== undefined && timingSafeEqual(digest(token), expected)
-    }
+/** The admin check: `undefined`, or the 401 to answer. */
+const adminCheck = (options: DailyDoorOptions): ((req: IncomingMessage) => Unauthorized | undefined) => {
+  if (options.isAdmin !== undefined) {
+    const isAdmin = options.isAdmin
+    return (req) => (isAdmin(req) ? undefined : new Unauthorized({ reason: 'missing-token', message: NOT_ADMIN.missing }))
   }
-  return () => false
+  if (options.adminToken !== undefined && options.adminToken.length > 0) {
+    const expected = digestOf(options.adminToken)
+    return (req) => checkBearer(nodeHeaders(req.headers), expected, NOT_ADMIN)
+  }
+  return () => new Unauthorized({ reason: 'missing-token', message: NOT_ADMIN.missing })
 }
 
 /**
@@ -131,23 +132,25 @@ export const makeDailyDoor = (options: DailyDoorOptions = {}): Effect.Effect<Dai
         // The raw socket's peer is the only authority on where a request comes from (D2).
         const peer = req.socket.remoteAddress
         if (!isLoopbackAddress(peer)) return Effect.fail(new Forbidden({ reason: 'not-loopback', message: 'The Daily Browser door answers loopback peers only.' }))
-        if (!isLoopbackHost(req.headers.host, req.socket.localPort)) {
-          return Effect.fail(new Forbidden({ reason: 'bad-host', message: 'The Host header must name this loopback address and port.' }))
-        }
+        const headers = nodeHeaders(req.headers)
+        const identity = { port: req.socket.localPort ?? 0 }
+        const wrongHost = checkHost(headers, identity)
+        if (wrongHost) return Effect.fail(wrongHost)
         const found = routes[path]
-        if (found === undefined) return Effect.fail(new NotFound({ reason: 'unknown-route', message: `No route ${path} under ${prefix}.` }))
+        if (found === undefined) return Effect.fail(new NotFound({ reason: 'no-route', message: `No route ${path} under ${prefix}.` }))
         // POST only: an extension's GET carries no Origin, and OPTIONS gets no CORS grant (none is needed).
-        if (req.method !== 'POST') return Effect.fail(new NotFound({ reason: 'method-not-allowed', message: 'Use POST with a JSON body.' }))
+        const wrongMethod = checkMethod(req.method ?? 'GET', ['POST'], `${prefix}${path}`)
+        if (wrongMethod) return Effect.fail(wrongMethod)
         const origin = req.headers.origin
-        if (found.side === 'admin') {
-          if (origin !== undefined && !adminOrigins.includes(origin)) {
-            return Effect.fail(new Forbidden({ reason: 'admin-origin', message: 'Admin calls are not accepted from this browser Origin.' }))
-          }
-          if (!isAdmin(req)) return Effect.fail(new Unauthorized({ reason: 'not-admin', message: "This call needs the person's admin token." }))
-        } else if (allowedExtensionOrigin(origin, daily.options.extensionIds) === undefined) {
-          return Effect.fail(new Forbidden({ reason: 'bad-origin', message: 'Only the Errands Daily Browser extension may call this route.' }))
-        }
-        const creds: Credentials = { token: bearer(req.headers.authorization), origin }
+        // The host's own pages are no caller of the door: admin routes take a process (no Origin)
+        // or a named UI origin, extension routes the paired extension only.
+        const foreign = found.side === 'admin'
+          ? checkOrigin(headers, identity, { own: false, others: (o) => adminOrigins.includes(o) })
+          : checkOrigin(headers, identity, { own: false, others: (o) => allowedExtensionOrigin(o, daily.options.extensionIds) !== undefined, required: true })
+        if (foreign) return Effect.fail(foreign)
+        const notAdmin = found.side === 'admin' ? isAdmin(req) : undefined
+        if (notAdmin) return Effect.fail(notAdmin)
+        const creds: Credentials = { token: bearerOf(req.headers.authorization), origin }
         return found.handle(daily, { req, peer: peer!, origin, creds }, maxBytes)
       })
 
@@ -160,32 +163,18 @@ export const makeDailyDoor = (options: DailyDoorOptions = {}): Effect.Effect<Dai
       const exit = await Runtime.runPromiseExit(runtime)(handle(req, path.slice(prefix.length)), { signal: controller.signal })
       if (res.destroyed || res.writableEnded) return true
       if (Exit.isSuccess(exit)) {
-        send(res, 200, exit.value)
+        sendJson(res, 200, exit.value)
         return true
       }
       const failure = Cause.failureOption(exit.cause)
       if (Option.isSome(failure)) {
         const e = failure.value
-        const status = e.status
-        log(`daily door: ${req.method} ${path} → ${status} ${e._tag}/${e.reason}`)
-        const headers: Record<string, string> = e._tag === 'RateLimited' ? { 'retry-after': String(e.retryAfterSeconds) } : {}
-        send(res, status, { error: { code: e._tag, reason: e.reason, message: e.message } }, headers)
+        log(`daily door: ${req.method} ${path} → ${e.status} ${e._tag}/${e.reason}`)
+        sendError(res, e)
         return true
       }
       if (!Cause.isInterruptedOnly(exit.cause)) log(`daily door: ${req.method} ${path} → 500 ${Cause.pretty(exit.cause).split('\n')[0]}`)
-      send(res, 500, { error: { code: 'InternalError', reason: 'defect', message: 'The Daily Browser door failed; see the host log.' } })
+      sendError(res, InternalError.of('The Daily Browser door failed; see the host log.'))
       return true
     }
   })
-
-const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    ...headers,
-  })
-  res.end(text)
-}

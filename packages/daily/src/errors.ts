@@ -1,5 +1,17 @@
+import type {
+  BadRequest, ForeignOrigin, MethodNotAllowed, NotFound, PayloadTooLarge, Unauthorized, UnsupportedMediaType, WrongHost,
+} from '@errands/edge'
 import type { LeaseEndCause, ObservationRejectReason } from '@errands/machines'
 import { Schema } from 'effect'
+
+/*
+ * The door's refusals of the HTTP edge itself — Host, Origin, method, media type, body size,
+ * tokens, routes — are `@errands/edge`'s, the same classes every front answers with (issue #24);
+ * this file holds the Daily Browser's own.
+ */
+export {
+  BadRequest, ForeignOrigin, MethodNotAllowed, NotFound, PayloadTooLarge, Unauthorized, UnsupportedMediaType, WrongHost,
+} from '@errands/edge'
 
 const EndCause = Schema.Literal(
   'return', 'navigation', 'tab-closed', 'access-removed', 'target-changed', 'host-disposed', 'poll-timeout', 'replaced',
@@ -7,35 +19,20 @@ const EndCause = Schema.Literal(
 )
 
 /**
- * The door refused the request because of who or where it came from: a peer that is not loopback
- * (`not-loopback`), a `Host` that is not a loopback name of this port (`bad-host`, DNS rebinding),
- * an `Origin` that is not the Daily Browser extension (`bad-origin`), a token presented from
- * another Origin than the one that redeemed it (`origin-mismatch`), or an admin call from a
- * browser Origin (`admin-origin`).
+ * The Daily Browser refused the caller: a peer that is not loopback (`not-loopback`), a redeem
+ * from an `Origin` that is not the Daily Browser extension (`bad-origin`, checked again behind
+ * the door's edge), or a token presented from another Origin than the one that redeemed it
+ * (`origin-mismatch`). A foreign Host or Origin at the door itself is the edge's `WrongHost` /
+ * `ForeignOrigin`.
  *
  * @example
  * new Forbidden({ reason: 'not-loopback', message: 'Only loopback peers may use the Daily Browser door.' }).status // 403
  */
 export class Forbidden extends Schema.TaggedError<Forbidden>()('Forbidden', {
-  reason: Schema.Literal('not-loopback', 'bad-host', 'bad-origin', 'origin-mismatch', 'admin-origin'),
+  reason: Schema.Literal('not-loopback', 'bad-origin', 'origin-mismatch'),
   message: Schema.String,
 }) {
   readonly status = 403
-}
-
-/**
- * No credentials, or credentials that match nothing: a lease call without a Bearer token
- * (`missing-token`), with an unknown one (`bad-token`), or a person's call without admin rights
- * (`not-admin`).
- *
- * @example
- * new Unauthorized({ reason: 'bad-token', message: 'Unknown token.' }).status // 401
- */
-export class Unauthorized extends Schema.TaggedError<Unauthorized>()('Unauthorized', {
-  reason: Schema.Literal('missing-token', 'bad-token', 'not-admin'),
-  message: Schema.String,
-}) {
-  readonly status = 401
 }
 
 /**
@@ -80,48 +77,16 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()('RateLimited'
 }
 
 /**
- * The request body is not JSON (`text/plain` and form encodings are what a plain web form can
- * send, so they are refused, B7).
+ * An answer to an observation that is not pending (late, repeated, or never asked).
  *
  * @example
- * new UnsupportedMediaType({ reason: 'not-json', message: 'Send application/json.' }).status // 415
+ * new UnknownObservation({ reason: 'not-pending', message: 'No such observation is pending.' }).status // 404
  */
-export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()('UnsupportedMediaType', {
-  reason: Schema.Literal('not-json'),
+export class UnknownObservation extends Schema.TaggedError<UnknownObservation>()('UnknownObservation', {
+  reason: Schema.Literal('not-pending'),
   message: Schema.String,
 }) {
-  readonly status = 415
-}
-
-/**
- * The request is malformed: not parseable JSON, a body of the wrong shape, or too large (413).
- *
- * @example
- * new BadRequest({ reason: 'body-too-large', message: 'Too large.' }).status // 413
- */
-export class BadRequest extends Schema.TaggedError<BadRequest>()('BadRequest', {
-  reason: Schema.Literal('malformed-json', 'invalid-body', 'body-too-large'),
-  message: Schema.String,
-}) {
-  get status(): number {
-    return this.reason === 'body-too-large' ? 413 : 400
-  }
-}
-
-/**
- * No such route or method under the door's prefix, or an answer to an observation that is not
- * pending (late or repeated).
- *
- * @example
- * new NotFound({ reason: 'unknown-route', message: 'No such route.' }).status // 404
- */
-export class NotFound extends Schema.TaggedError<NotFound>()('NotFound', {
-  reason: Schema.Literal('unknown-route', 'method-not-allowed', 'unknown-observation'),
-  message: Schema.String,
-}) {
-  get status(): number {
-    return this.reason === 'method-not-allowed' ? 405 : 404
-  }
+  readonly status = 404
 }
 
 /**
@@ -216,8 +181,8 @@ export class DailyConfigError extends Schema.TaggedError<DailyConfigError>()('Da
  * const status = (e: DoorError) => e.status
  */
 export type DoorError =
-  | Forbidden | Unauthorized | PairingRefused | RateLimited | UnsupportedMediaType | BadRequest | NotFound
-  | LeaseEnded | LeaseConflict | DailyUnavailable | ObservationFailed
+  | Forbidden | Unauthorized | PairingRefused | RateLimited | UnsupportedMediaType | BadRequest | PayloadTooLarge | NotFound
+  | MethodNotAllowed | WrongHost | ForeignOrigin | UnknownObservation | LeaseEnded | LeaseConflict | DailyUnavailable | ObservationFailed
 
 const endWords: Record<LeaseEndCause, string> = {
   return: 'the tab was returned',

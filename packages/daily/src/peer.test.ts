@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { allowedExtensionOrigin, isLoopbackAddress, isLoopbackHost } from './peer.ts'
+import { allowedExtensionOrigin, isLoopbackAddress } from './peer.ts'
 
 describe('who is calling (D2, B7)', () => {
   it.each(['127.0.0.1', '127.255.255.254', '::1', '::ffff:127.0.0.1', '::FFFF:127.1.2.3', '0:0:0:0:0:0:0:1'])('%s is loopback', (a) => {
@@ -10,21 +10,6 @@ describe('who is calling (D2, B7)', () => {
     '%s is not loopback',
     (a) => expect(isLoopbackAddress(a)).toBe(false),
   )
-
-  it('accepts a Host naming a loopback address or localhost and this port only', () => {
-    expect(isLoopbackHost('127.0.0.1:7777', 7777)).toBe(true)
-    expect(isLoopbackHost('localhost:7777', 7777)).toBe(true)
-    expect(isLoopbackHost('LOCALHOST:7777', 7777)).toBe(true)
-    expect(isLoopbackHost('[::1]:7777', 7777)).toBe(true)
-    expect(isLoopbackHost('127.0.0.1', 80)).toBe(true)
-    expect(isLoopbackHost('127.0.0.1:7778', 7777)).toBe(false)
-    expect(isLoopbackHost('127.0.0.1', 7777)).toBe(false)
-    expect(isLoopbackHost('evil.example:7777', 7777)).toBe(false)
-    expect(isLoopbackHost('localhost.evil.example:7777', 7777)).toBe(false)
-    expect(isLoopbackHost('127.0.0.1.nip.io:7777', 7777)).toBe(false)
-    expect(isLoopbackHost(undefined, 7777)).toBe(false)
-    expect(isLoopbackHost('127.0.0.1:7777@evil', 7777)).toBe(false)
-  })
 
   it('accepts only chrome-extension:// Origins of allowed ids', () => {
     const id = 'dmlklmnegbjkhpodgecphlidpippljbl'

@@ -1,6 +1,6 @@
 /**
- * Who is calling (D2, B7): the real peer address at the raw socket, the `Host` the request names,
- * and the extension `Origin`. Headers such as `X-Forwarded-For` are never consulted, and a
+ * Who is calling (D2, B7): the real peer address at the raw socket and the extension `Origin`
+ * (the `Host` is judged by `@errands/edge`'s one rule). Headers such as `X-Forwarded-For` are never consulted, and a
  * Connection request's synthetic URL is no peer authority: only `req.socket.remoteAddress` is.
  */
 
@@ -21,27 +21,6 @@ export const isLoopbackAddress = (address: string | undefined): boolean => {
   const parts = v4.split('.')
   if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)) return false
   return parts[0] === '127'
-}
-
-/**
- * Whether the `Host` header names this server by a loopback name and its own port: `127.x.y.z`,
- * `localhost` or `[::1]`. A DNS-rebinding page reaches the port under its own host name, which
- * this refuses.
- *
- * @example
- * isLoopbackHost('127.0.0.1:7777', 7777) // true
- * isLoopbackHost('evil.example:7777', 7777) // false
- */
-export const isLoopbackHost = (host: string | undefined, localPort: number | undefined): boolean => {
-  if (host === undefined || host.length > 300) return false
-  const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(host)
-  if (!m) return false
-  const name = m[1]!.toLowerCase()
-  const port = m[2] === undefined ? 80 : Number(m[2])
-  if (localPort !== undefined && port !== localPort) return false
-  if (name === 'localhost') return true
-  if (name.startsWith('[')) return isLoopbackAddress(name.slice(1, -1))
-  return isLoopbackAddress(name)
 }
 
 /**
