@@ -18,7 +18,7 @@
  * await pending.install()
  * page.on('framenavigated', (f) => f === page.mainFrame() && pending.markVisited(f.url()))
  */
-import type { OriginStorage } from '@errands/runtime'
+import { originOf, type OriginStorage } from '@errands/runtime'
 import type { BrowserContext, Disposable } from 'playwright-core'
 
 /**
@@ -46,16 +46,6 @@ export const restoreScript = (data: Readonly<Record<string, ReadonlyArray<readon
   } catch (e) { /* storage may be disabled for this document: nothing to restore into */ }
 })(typeof window !== 'undefined' ? window : globalThis);
 `
-
-/** The origin of a URL, or undefined for opaque origins (`about:blank`, `data:`). */
-const originOf = (url: string): string | undefined => {
-  try {
-    const origin = new URL(url).origin
-    return origin === 'null' ? undefined : origin
-  } catch {
-    return undefined
-  }
-}
 
 /**
  * The localStorage still to be written into a context (see the module comment).

@@ -5,7 +5,7 @@
  * @example
  * const state = await readStorage(context, { book, pending, visitPage, perOriginMs: 10_000 })
  */
-import type { Cookie, OriginStorage, StorageState } from '@errands/runtime'
+import { originOf, type Cookie, type OriginStorage, type StorageState } from '@errands/runtime'
 import type { BrowserContext, CDPSession, Page } from 'playwright-core'
 import { bounded } from './failures.ts'
 import type { LocalStorageBook } from './localStorageBook.ts'
@@ -186,7 +186,7 @@ export const clearOriginsIn = async (
     await Promise.all(
       context.pages().flatMap((p) =>
         p.frames()
-          .filter((f) => origins.includes(originOf(f.url())))
+          .filter((f) => origins.includes(originOf(f.url()) ?? ''))
           .map((f) => f.evaluate('localStorage.clear()').catch(() => undefined)), // a string: no transform reaches it (#22)
       ),
     )
@@ -196,16 +196,5 @@ export const clearOriginsIn = async (
   }
 }
 
-/**
- * The origin of a URL (`'null'` for opaque ones and for what does not parse).
- *
- * @example
- * originOf('http://shop.example:8080/a?b') // 'http://shop.example:8080'
- */
-export const originOf = (url: string): string => {
-  try {
-    return new URL(url).origin
-  } catch {
-    return 'null'
-  }
-}
+/** The origin of a URL: the runtimes' one `originOf` (undefined for an opaque one). */
+export { originOf }

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option } from 'effect'
 import { ContextNotFound, RuntimeError } from './errors.ts'
 import { Runtime, type RuntimeShape } from './Runtime.ts'
+import { originOf } from './origins.ts'
 import type { UpstreamProxy } from './upstream.ts'
 import {
   MAIN_CONTEXT,
@@ -39,14 +40,6 @@ export interface VisitEffects {
 
 const cookieKey = (c: Pick<Cookie, 'name' | 'domain' | 'path'>) => `${c.name}\u0000${c.domain}\u0000${c.path}`
 
-const originOf = (url: string): string | undefined => {
-  try {
-    const origin = new URL(url).origin
-    return origin === 'null' ? undefined : origin
-  } catch {
-    return undefined
-  }
-}
 
 /**
  * A deterministic, in-memory browser: per-context cookies, localStorage and tabs, ids from
