@@ -20,9 +20,10 @@
  * const refusal = await mcp.handle(req, res) // undefined: answered
  */
 import { heldLease, LEASE_HEADER } from '@errands/daily'
+import { parseJson, readNodeBody, utf8 } from '@errands/edge'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
-import { Either, Runtime } from 'effect'
+import { Effect, Either, Runtime } from 'effect'
 import { randomUUID } from 'node:crypto'
 import type * as http from 'node:http'
 import type { EngineFailure, ErrandBrowser } from './ErrandBrowser.ts'
@@ -76,32 +77,9 @@ interface Session {
   ended: boolean
 }
 
-const readJson = (req: http.IncomingMessage): Promise<unknown | McpRefusal> =>
-  new Promise((resolve) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const refuse = (message: string) => resolve(new McpHttpRefused({ reason: 'not-initialize', status: 400, message }))
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_MCP_BODY) {
-        req.removeAllListeners('data')
-        req.resume()
-        refuse(`The body is larger than ${MAX_MCP_BODY} bytes.`)
-        return
-      }
-      chunks.push(chunk)
-    })
-    req.on('end', () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')))
-      } catch {
-        refuse('The body is not valid JSON; send a JSON-RPC message.')
-      }
-    })
-    req.on('error', () => refuse('The body could not be read.'))
-  })
-
-const isRefusal = (v: unknown): v is McpRefusal => v instanceof McpHttpRefused
+/** The JSON-RPC body, read by the edge's reader: past {@link MAX_MCP_BODY} it is `PayloadTooLarge` (413), unparsable `BadRequest` (400). */
+const readJson = (req: http.IncomingMessage): Promise<Either.Either<unknown, McpRefusal>> =>
+  Effect.runPromise(Effect.either(Effect.flatMap(readNodeBody(req, MAX_MCP_BODY), (bytes) => parseJson(utf8(bytes)))))
 
 /**
  * Builds the endpoint.
@@ -136,8 +114,9 @@ export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
   }
 
   const open = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<McpRefusal | undefined> => {
-    const body = await readJson(req)
-    if (isRefusal(body)) return body
+    const read = await readJson(req)
+    if (Either.isLeft(read)) return read.left
+    const body = read.right
     if (!isInitializeRequest(body)) {
       return new McpHttpRefused({
         reason: 'not-initialize', status: 400,
