@@ -18,6 +18,7 @@
  * const browser = await chromium.connectOverCDP(url)
  */
 import type { GuardPolicy } from '@errands/guard'
+import { checkHost, checkOrigin, nodeHeaders, refuseUpgrade as refuseWith, WrongHost } from '@errands/edge'
 import { Runtime, type DevToolsTarget } from '@errands/runtime'
 import { intBetween, Supervisor, type SupervisorError } from '@errands/supervisor'
 import { Cause, Config, Context, Effect, Exit, Layer, Runtime as EffectRuntime, Schema, type Scope } from 'effect'
@@ -48,7 +49,7 @@ export interface DevToolsOptions {
   readonly log: (line: string) => void
   /** A connection silent for this long is closed (default 900000 ms, the supervisor's default idle limit). */
   readonly idleMs?: number | undefined
-  /** `Host` headers an upgrade may carry (B7: DNS rebinding); default: the base URL's host only. */
+  /** `Host` headers an upgrade may carry (B7: DNS rebinding); default: `@errands/edge`'s one rule at the base URL's port. */
   readonly hosts?: (() => ReadonlyArray<string>) | undefined
   /**
    * The largest WebSocket frame a client may send (#27); a bigger one closes the connection with
@@ -120,11 +121,9 @@ export const CLOSE = {
 
 const PATH = /^\/devtools\/([^/?#]*)$/
 
-const refuseUpgrade = (socket: Duplex, status: number, code: string, message: string): void => {
-  const body = JSON.stringify({ error: { code, message } })
-  const text = status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : status === 421 ? 'Misdirected Request' : status === 429 ? 'Too Many Requests' : 'Service Unavailable'
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
-}
+/** The endpoint's own refusals, answered by the edge's renderer like every other front's. */
+const refuseUpgrade = (socket: Duplex, status: number, code: string, message: string): void =>
+  refuseWith(socket, { _tag: code, message, status })
 
 const ENDED = new Set(['closing', 'closed'])
 
@@ -142,7 +141,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
     const tokens = new TokenBook()
     const open = new Map<string, Set<ErrandProxy>>()
     const idleMs = options.idleMs ?? 900_000
-    const hosts = options.hosts ?? (() => [new URL(options.baseUrl().replace(/^ws/, 'http')).host])
+    const port = () => Number(new URL(options.baseUrl().replace(/^ws/, 'http')).port || 80)
     // A bad value of the variable is the operator's to see, not a silent default.
     const maxFrameBytes = options.maxFrameBytes ?? (yield* Effect.orDie(maxFrameBytesConfig))
     const maxConnections = options.maxConnections ?? (yield* Effect.orDie(maxConnectionsConfig))
@@ -306,12 +305,13 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       const match = PATH.exec(req.url ?? '')
       if (match === null) return false
       // B7: a web page may try to reach us; CDP clients send no Origin, and the Host is ours.
-      if (req.headers.origin !== undefined) {
-        refuseUpgrade(socket, 403, 'ForbiddenOrigin', 'The DevTools endpoint takes no connections from web pages.')
-        return true
-      }
-      if (!hosts().includes(req.headers.host ?? '')) {
-        refuseUpgrade(socket, 421, 'WrongHost', 'Connect with the URL exactly as it was given.')
+      const headers = nodeHeaders(req.headers)
+      const identity = { port: port() }
+      const refusal = checkOrigin(headers, identity, { own: false }) ?? (options.hosts
+        ? (options.hosts().includes(req.headers.host ?? '') ? undefined : new WrongHost({ reason: 'foreign-host', message: 'Connect with the URL exactly as it was given.' }))
+        : checkHost(headers, identity))
+      if (refusal) {
+        refuseWith(socket, refusal)
         return true
       }
       const token = match[1]!
