@@ -14,14 +14,19 @@
  * A viewer that connects late first gets the live actors' registrations and latest snapshots,
  * then the recent events; nothing from before the relay opened (the switch was off) exists.
  *
- * Local-service defences as the host's (B7): only `Host: 127.0.0.1:<port>` is answered, and a
- * browser may open the WebSocket only from the relay's own page (its `Origin`), so no web page
- * elsewhere can read the errands' states.
+ * Local-service defences as the host's, through `@errands/edge` (B7): the Host must be the relay's
+ * own (421), a browser may open the WebSocket only from the relay's own page (its `Origin`, 403),
+ * so no web page elsewhere can read the errands' states; the page itself refuses a foreign Origin
+ * but not a same-site `Sec-Fetch-Site`, since the live view (another port, same site) frames it.
+ * Refusals are the edge's JSON errors, on the socket too.
  *
  * @example
  * const outlet = await openInspectorRelay({ port: 7778 })
  * outlet.url // 'http://127.0.0.1:7778/'
  */
+import {
+  checkHost, checkMethod, checkOrigin, nodeHeaders, NotFound, refuseUpgrade, sendError, UpgradeRefused,
+} from '@errands/edge'
 import type { StatelyInspectionEvent } from '@statelyai/inspect'
 import { randomBytes } from 'node:crypto'
 import * as http from 'node:http'
@@ -78,10 +83,6 @@ const bridgePage = (viewer: string, nonce: string) => {
 </html>`
 }
 
-const refuse = (socket: Duplex, status: number, text: string) => {
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
-}
-
 /**
  * Opens the relay; its `adapter` is what a `@statelyai/inspect` inspector sends to. Fails with
  * `InspectorUnavailable('port-in-use')` when the port is taken.
@@ -105,12 +106,13 @@ export const openInspectorRelay = async (options: InspectorRelayOptions): Promis
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 })
   const server = http.createServer((req, res) => {
     const base = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' }
-    if (req.headers.host !== ownHost()) {
-      res.writeHead(421, base).end()
-      return
-    }
-    if ((req.url ?? '/') !== '/' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, base).end()
+    const headers = nodeHeaders(req.headers)
+    const path = req.url ?? '/'
+    const refusal = checkHost(headers, { port }) ?? checkOrigin(headers, { port }, { fetchSite: false })
+      ?? (path !== '/' ? new NotFound({ reason: 'no-route', message: 'The inspector relay serves its page at / only.' }) : undefined)
+      ?? checkMethod(req.method ?? 'GET', ['GET'], path)
+    if (refusal) {
+      sendError(res, refusal)
       return
     }
     const nonce = randomBytes(16).toString('base64')
@@ -123,15 +125,12 @@ export const openInspectorRelay = async (options: InspectorRelayOptions): Promis
     res.end(req.method === 'HEAD' ? undefined : bridgePage(viewer, nonce))
   })
 
-  server.on('upgrade', (req, socket, head) => {
-    const origin = req.headers.origin
-    const site = req.headers['sec-fetch-site']
-    if (req.headers.host !== ownHost()) return refuse(socket, 421, 'Misdirected Request')
+  server.on('upgrade', (req, socket: Duplex, head) => {
+    const headers = nodeHeaders(req.headers)
     // A browser sends an Origin with every WebSocket: only the relay's own page may read.
-    if ((origin !== undefined && origin !== ownOrigin()) || (site !== undefined && site !== 'same-origin' && site !== 'none')) {
-      return refuse(socket, 403, 'Forbidden')
-    }
-    if ((req.url ?? '/') !== '/') return refuse(socket, 404, 'Not Found')
+    const refusal = checkHost(headers, { port }) ?? checkOrigin(headers, { port })
+      ?? ((req.url ?? '/') !== '/' ? new UpgradeRefused({ reason: 'no-websocket', message: 'The inspector relay\'s WebSocket is at / only.' }) : undefined)
+    if (refusal) return refuseUpgrade(socket, refusal)
     wss.handleUpgrade(req, socket, head, (ws) => {
       const inRecent = new Set(recent.map((r) => r.sessionId))
       for (const text of registered.values()) ws.send(text)
