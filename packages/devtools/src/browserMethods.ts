@@ -7,7 +7,8 @@
  * @example
  * BROWSER_METHODS['Target.getBrowserContexts']?.(view, command) // answers { browserContextIds: [] }
  */
-import type { Command } from './proxy.ts'
+import type { Command } from './connection.ts'
+import { knownMethod } from './protocol.ts'
 import { matchesFilter, type TargetInfo } from './targets.ts'
 import type { BrowserView } from './view.ts'
 
@@ -167,4 +168,19 @@ export const BROWSER_METHODS: Readonly<Record<string, Handler>> = {
   'Target.createTarget': createTarget,
   'Target.setDiscoverTargets': setDiscoverTargets,
   'Target.setAutoAttach': setAutoAttach,
+}
+
+/**
+ * A browser-level command on a view (the root one or a client's browser session): the allowlist
+ * decides. A method Chromium does not know gets its "wasn't found"; a known one off the list is
+ * refused with the reason.
+ *
+ * @example
+ * onBrowserCommand(view, { id: 1, method: 'Target.getTargets', params: {}, sessionId: undefined })
+ */
+export const onBrowserCommand = (view: BrowserView, command: Command): void => {
+  const handler = Object.hasOwn(BROWSER_METHODS, command.method) ? BROWSER_METHODS[command.method] : undefined
+  if (handler !== undefined) return handler(view, command)
+  if (!knownMethod(command.method)) return view.unknown(command)
+  view.refuse(command, `${command.method} is not on the allowlist of browser-level methods of an errand's DevTools endpoint`)
 }

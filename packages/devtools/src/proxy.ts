@@ -24,10 +24,12 @@
  * proxy.attach(clientSocket)
  */
 import { randomBytes } from 'node:crypto'
-import type { GuardPolicy } from '@errands/guard'
-import type { CdpChannel } from '@errands/runtime'
 import WebSocket from 'ws'
+import { onBrowserCommand } from './browserMethods.ts'
+import type { AnsweringView, CloseReason, Command, HelperContext, Params, ProxyOptions, ViewConnection } from './connection.ts'
 import { BrowserView } from './view.ts'
+
+export type { CloseReason, Command, HelperContext, Params, ProxyOptions } from './connection.ts'
 
 /** A CDP message, either way. */
 interface Message {
@@ -37,61 +39,6 @@ interface Message {
   readonly sessionId?: unknown
   readonly result?: unknown
   readonly error?: unknown
-}
-
-/** A command's params or an answer's result. @example const p: Params = { targetId: 'T1' } */
-export type Params = Record<string, unknown>
-
-/** A client command being handled: its id, the session it came on, its params. @example const c: Command = { id: 1, method: 'Browser.getVersion', params: {}, sessionId: undefined } */
-export interface Command {
-  readonly id: number
-  readonly method: string
-  readonly params: Params
-  readonly sessionId: string | undefined
-}
-
-/** How a proxy is set up. @example await ErrandProxy.connect({ connect: target.connect, browserContextId, policy, log, name: 'session:k1' }) */
-export interface ProxyOptions {
-  /** Opens the proxy's own channel into the errands' browser (never shown to the client). */
-  readonly connect: () => Promise<CdpChannel>
-  /** The errand's browser context id in that browser. */
-  readonly browserContextId: string
-  readonly policy: GuardPolicy
-  readonly log: (line: string) => void
-  /** How log lines name the errand (its conversation id; never a token or URL). */
-  readonly name: string
-  /** Deadline of the connection to the browser. */
-  readonly deadlineMs?: number | undefined
-  /** The errand's own files folder: the only place a client may name files (#27); none: no paths at all. */
-  readonly filesDir?: string | undefined
-  /** Commands of this client waiting for the browser at once; more are refused (#27, default {@link MAX_IN_FLIGHT}). */
-  readonly maxInFlight?: number | undefined
-  /** Browser sessions of this client at once (`Target.attachToBrowserTarget`, default {@link MAX_BROWSER_SESSIONS}). */
-  readonly maxBrowserSessions?: number | undefined
-  /**
-   * Opens a helper errand of this errand for the client's `Target.createBrowserContext` (#22, E1):
-   * its own context, counted against the cap. None: a second context is refused.
-   */
-  readonly openHelper?: (() => Promise<HelperContext>) | undefined
-}
-
-/**
- * A helper errand's context, opened for a client's `browser.newContext()`.
- *
- * @example
- * const helper: HelperContext = { browserContextId: 'AB12…', close: () => release() }
- */
-export interface HelperContext {
-  /** Its browser context id (the client sees it as it is). */
-  readonly browserContextId: string
-  /** Releases the helper errand (the context and its tabs go). Idempotent. */
-  readonly close: () => void
-}
-
-/** Why a connection ended, as the client's close frame says it. @example proxy.close({ code: 4001, reason: 'parked' }) */
-export interface CloseReason {
-  readonly code: number
-  readonly reason: string
 }
 
 const REFUSED = -32000
@@ -137,7 +84,7 @@ const PLAYWRIGHT_BINDING = '__playwright__binding__'
  * proxy.attach(ws)
  * proxy.onClose((why) => console.log(why.reason))
  */
-export class ErrandProxy {
+export class ErrandProxy implements ViewConnection {
   private client: WebSocket | undefined
   private root!: BrowserView
   /** The client's browser sessions (`Target.attachToBrowserTarget`), by the id the client got. */
@@ -247,9 +194,9 @@ export class ErrandProxy {
     if (this.inFlight >= limit) {
       return this.refused(command, `more than ${limit} commands of this connection are waiting for the browser (the in-flight limit); wait for answers first`)
     }
-    if (sessionId === undefined) return this.root.onCommand(command)
+    if (sessionId === undefined) return onBrowserCommand(this.root, command)
     const browserSession = this.browserSessions.get(sessionId)
-    if (browserSession !== undefined) return browserSession.onCommand(command)
+    if (browserSession !== undefined) return onBrowserCommand(browserSession, command)
     const view = this.root.sessions.has(sessionId) ? this.root : [...this.browserSessions.values()].find((v) => v.sessions.has(sessionId))
     // As Chromium answers an unknown session: on the connection, without the id.
     if (view === undefined) return this.refused({ ...command, sessionId: undefined }, 'no session with this id belongs to this errand')
@@ -262,7 +209,7 @@ export class ErrandProxy {
    * `Target.attachToBrowserTarget` from `from`: a new view on a channel of its own, announced with
    * `Target.attachedToTarget` (the browser target) as Chromium does, then answered.
    */
-  /** @internal */ openBrowserSession(from: BrowserView, command: Command): void {
+  /** @internal */ openBrowserSession(from: AnsweringView, command: Command): void {
     const limit = this.options.maxBrowserSessions ?? MAX_BROWSER_SESSIONS
     if (this.browserSessions.size >= limit) {
       return from.refuse(command, `this connection holds ${limit} browser sessions, the limit; detach one first`)
@@ -279,7 +226,7 @@ export class ErrandProxy {
   }
 
   /** `Target.detachFromTarget` of a browser session of this client: true when `sessionId` was one. */
-  /** @internal */ closeBrowserSession(from: BrowserView, sessionId: string): boolean {
+  /** @internal */ closeBrowserSession(from: AnsweringView, sessionId: string): boolean {
     const view = this.browserSessions.get(sessionId)
     if (view === undefined) return false
     this.browserSessions.delete(sessionId)
@@ -308,7 +255,7 @@ export class ErrandProxy {
   }
 
   /** `Target.createBrowserContext`: a helper errand of this errand, or refused when there is none to open. */
-  /** @internal */ openHelperContext(from: BrowserView, command: Command): void {
+  /** @internal */ openHelperContext(from: AnsweringView, command: Command): void {
     const open = this.options.openHelper
     if (open === undefined) return from.refuse(command, `${command.method}: an errand's endpoint has one browser context, the default one`)
     if (this.helpers.size + this.openingHelpers >= MAX_HELPERS) {

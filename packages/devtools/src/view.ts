@@ -8,8 +8,9 @@
  * (Playwright's `context.newCDPSession(page)` and `browser.newBrowserCDPSession()` open one).
  *
  * What a view does with a client's command (see proxy.ts for the connection around it):
- * - browser-level methods pass an allowlist (`BROWSER_METHODS`): answered here, rewritten to the
- *   errand's context, or forwarded with their target checked;
+ * - browser-level methods pass an allowlist (`BROWSER_METHODS`, browserMethods.ts, which the
+ *   connection applies to the view): answered here, rewritten to the errand's context, or
+ *   forwarded with their target checked;
  * - discovery and auto-attach are emulated over the view's own discovery of the errand's targets
  *   (a browser-level `waitForDebuggerOnStart` would pause every context's new targets);
  * - a message with a `sessionId` passes only on a session of this view, in the domains that act
@@ -18,14 +19,13 @@
  *
  * @example
  * const view = await BrowserView.open(connection, undefined) // the root view
- * view.onCommand({ id: 1, method: 'Target.getTargets', params: {}, sessionId: undefined })
+ * onBrowserCommand(view, { id: 1, method: 'Target.getTargets', params: {}, sessionId: undefined }) // the allowlist (browserMethods.ts)
  */
 import { decide, describeTarget } from '@errands/guard'
 import type { CdpChannel, CdpMessage } from '@errands/runtime'
-import { BROWSER_METHODS } from './browserMethods.ts'
+import type { Command, Params, ViewConnection } from './connection.ts'
 import { downloadParams, refusedUpload } from './files.ts'
 import { knownMethod } from './protocol.ts'
-import type { Command, ErrandProxy, Params } from './proxy.ts'
 import { CONTEXT_METHODS, matchesFilter, refusedOnSession, URL_METHODS, type TargetInfo } from './targets.ts'
 
 /** What to do with an upstream answer. */
@@ -55,7 +55,7 @@ export class BrowserView {
 
   private constructor(
     /** The client connection this view is part of. */
-    readonly connection: ErrandProxy,
+    readonly connection: ViewConnection,
     private readonly upstream: CdpChannel,
     /** The client's session id of this view; undefined for the root view. */
     readonly clientSession: string | undefined,
@@ -73,7 +73,7 @@ export class BrowserView {
    * @example
    * const root = await BrowserView.open(connection, undefined)
    */
-  static async open(connection: ErrandProxy, clientSession: string | undefined): Promise<BrowserView> {
+  static async open(connection: ViewConnection, clientSession: string | undefined): Promise<BrowserView> {
     let upstream: CdpChannel
     try {
       upstream = await connection.options.connect()
@@ -92,7 +92,7 @@ export class BrowserView {
   }
 
   /** The connection's options. */
-  get options(): ErrandProxy['options'] {
+  get options(): ViewConnection['options'] {
     return this.connection.options
   }
 
@@ -114,14 +114,6 @@ export class BrowserView {
   }
 
   // ---- from the client ----
-
-  /** A browser-level command of this view: the allowlist decides. */
-  onCommand(command: Command): void {
-    const handler = Object.hasOwn(BROWSER_METHODS, command.method) ? BROWSER_METHODS[command.method] : undefined
-    if (handler !== undefined) return handler(this, command)
-    if (!knownMethod(command.method)) return this.unknown(command)
-    this.refuse(command, `${command.method} is not on the allowlist of browser-level methods of an errand's DevTools endpoint`)
-  }
 
   /** A command on one of this view's sessions (a tab, page, frame or worker of the errand). */
   onSession(command: Command): void {
@@ -242,7 +234,7 @@ export class BrowserView {
   }
 
   /** As Chromium answers a method it does not know: -32601. */
-  private unknown(command: Command): void {
+  unknown(command: Command): void {
     this.connection.refused(command, undefined, this.clientSession)
   }
 
