@@ -25,7 +25,7 @@ export class StoreError extends Schema.TaggedError<StoreError>()('StoreError', {
  * @example
  * Schema.is(UnreadableReason)('truncated') // true
  */
-export const UnreadableReason = Schema.Literal('tampered', 'truncated', 'foreign-key', 'unknown-version', 'malformed')
+export const UnreadableReason = Schema.Literal('tampered', 'truncated', 'foreign-key', 'unknown-version', 'malformed', 'missing')
 
 /**
  * The reasons a sealed file is unreadable.
@@ -38,7 +38,8 @@ export type UnreadableReason = typeof UnreadableReason.Type
 /**
  * One parked errand's sealed file cannot be read (S4): it was changed (`tampered`), cut short
  * (`truncated`), sealed under another device key (`foreign-key`), written by a newer format
- * (`unknown-version`), or decrypts to something that is not a parked record (`malformed`).
+ * (`unknown-version`), decrypts to something that is not a parked record (`malformed`), or is gone
+ * when the supervisor resumes it (`missing`: dropped by retention, or removed).
  * Only that errand is affected; the caller removes it and carries on.
  *
  * @example

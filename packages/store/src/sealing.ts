@@ -14,6 +14,7 @@ const describe: Record<UnreadableReason, string> = {
   'foreign-key': 'it was sealed under another device key',
   'unknown-version': 'it was written by a newer version of the store',
   malformed: 'its sealed record is not a parked errand',
+  missing: 'its sealed record is gone (dropped by retention, or removed)',
 }
 
 /**

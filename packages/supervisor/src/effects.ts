@@ -1,19 +1,12 @@
 import type { EffectInput, OpenedContext, ParkInput, Parked, RestoreInput, SnapshotTaken } from '@errands/machines'
 import { emptyStorage, type ContextId, type RuntimeShape, type SessionLabel, type Snapshot } from '@errands/runtime'
-import type { ParkedRecord, SealedStoreShape } from '@errands/store'
-import { Cause, Clock, Effect, Exit, Option, Runtime as EffectRuntime, Schema } from 'effect'
+import { unreadable, type ParkedRecord, type SealedStoreShape } from '@errands/store'
+import { Cause, Clock, Effect, Exit, Option, Runtime as EffectRuntime } from 'effect'
 import { fromPromise } from 'xstate'
 import type { SnapshotBook } from './amendments.ts'
 import type { UpstreamBook } from './upstream.ts'
 import { words, type HealthLog } from './health.ts'
 import type { Conversation, Seed } from './types.ts'
-
-/** A parked errand's record vanished (dropped by retention, or removed): it cannot be resumed. */
-export class RecordMissing extends Schema.TaggedError<RecordMissing>()('RecordUnreadable', {
-  reason: Schema.Literal('missing'),
-  errandId: Schema.String,
-  message: Schema.String,
-}) {}
 
 /** What the errand machine's effects need from the supervisor. */
 export interface EffectDeps {
@@ -87,7 +80,8 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         )
         if (Option.isNone(found)) {
           health.add({ at: now, level: 'warning', text: words.recordDropped('missing'), conversationId: input.conversationId })
-          return yield* new RecordMissing({ reason: 'missing', errandId: input.errandId, message: 'the parked record is gone' })
+          // The store's own error, reason `missing`: the one class of the tag the machine's isRecordLost reads.
+          return yield* unreadable(input.errandId, 'missing')
         }
         snapshot = found.value.snapshot
         lentSites = found.value.lentSites
