@@ -1,13 +1,12 @@
 import { AllBusy } from '@errands/supervisor'
 import { Browsing, mainTarget, PageError, PageSummary, sessionTarget, TabView, type BrowsingShape, type RecordedCall, type SessionKey } from '@errands/host'
-import { parseUpstreamProxy } from '@errands/runtime'
 import { Effect, Either, Redacted, Schema } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { Errand } from './ErrandEntity.ts'
 import { forwardingBrowsing, ownerHandlers, type ErrandClient } from './forward.ts'
 
 const key = 'task-42' as SessionKey
-const proxy = Either.getOrThrow(parseUpstreamProxy('http://user:s3cret@proxy.example:3128'))
+const proxy = Redacted.make('http://user:s3cret@proxy.example:3128')
 
 /** A recording local Browsing, and a client that records what it would send to the owner. */
 const setup = (answer: (verb: string, payload: unknown) => Effect.Effect<unknown, any> = () => Effect.succeed({ url: 'owner' })) => {

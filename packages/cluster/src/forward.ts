@@ -11,9 +11,11 @@
 import type { BrowsingError, BrowsingShape, Target } from '@errands/host'
 import { PageError, sessionTarget, type SessionKey } from '@errands/host'
 import { InvalidRequest } from '@errands/supervisor'
-import type { UpstreamProxy } from '@errands/runtime'
 import { Effect } from 'effect'
 import type { Errand } from './ErrandEntity.ts'
+
+/** The secret upstream proxy a session target may name (a `Redacted` URL, #21). */
+type UpstreamProxy = Extract<Target, { readonly _tag: 'session' }>['upstreamProxy']
 
 /** The entity's client: a key's owner, and its RPCs by verb (what `Errand.client` gives). */
 export type ErrandClient = Effect.Effect.Success<typeof Errand.client>
