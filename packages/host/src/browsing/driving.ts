@@ -1,0 +1,83 @@
+/**
+ * How a verb reaches its target: the URL it names judged first, then the errand opened, resumed
+ * or healed and driven for the call (never parked while it runs, B5) — or the person's main
+ * context directly — under a safety-net deadline.
+ */
+import { decideUrl, makeResolver } from '@errands/egress'
+import { describeTarget } from '@errands/guard'
+import type { UpstreamProxy } from '@errands/runtime'
+import type { Binding } from '@errands/supervisor'
+import { Duration, Effect } from 'effect'
+import { BlockedByPolicy, PageError } from '../errors.ts'
+import { conversationIdOf } from '../sessionKey.ts'
+import type { BrowsingError, Target } from './Browsing.ts'
+import type { HostSession } from './sessions.ts'
+import type { VerbCore, VerbScope } from './verbCore.ts'
+
+/**
+ * `allowed` (the policy on a URL, by what its name resolves to) and `verb` (a call on a target).
+ *
+ * @example
+ * const { allowed, verb } = makeDriving(core)
+ * yield* verb('tabs', target, (scope) => runtime.tabs(scope.contextId))
+ */
+export const makeDriving = (core: VerbCore) => {
+  const { options, supervisor, runtime, book, deadline } = core
+
+  const resolve = options.resolve ?? makeResolver([])
+  // Judged on what the name resolves to, like /v1/fetch and the egress: `http://vm:7070/`
+  // (/etc/hosts: 127.0.0.1) is refused like `http://127.0.0.1:7070/` (issue #21).
+  const allowed = (url: string): Effect.Effect<void, BlockedByPolicy> =>
+    Effect.flatMap(Effect.promise(() => decideUrl(url, options.policy, resolve)), (d) =>
+      d.allow
+        ? Effect.void
+        : Effect.fail(new BlockedByPolicy({
+            reason: 'blocked', rule: d.rule,
+            message: `The containment policy refuses ${describeTarget(url)} (rule ${d.rule}: ${d.detail}); use another address.`,
+          })))
+
+  /**
+   * Opens (first call), resumes (parked) or heals (crashed) the errand, and starts driving it.
+   * A call that names an upstream proxy opens through `open`, which takes the proxy when it
+   * opens the errand (issue #21) and changes nothing for one already open.
+   */
+  const bringUp = (session: HostSession, conversationId: string, upstreamProxy: UpstreamProxy | undefined): Effect.Effect<Binding, BrowsingError> =>
+    session.driveLock.withPermits(1)(
+      upstreamProxy !== undefined
+        ? Effect.zipRight(supervisor.open({ id: conversationId, kind: 'task', upstreamProxy }), supervisor.drive(conversationId))
+        : supervisor.drive(conversationId).pipe(
+            Effect.catchTag('UnknownConversation', () =>
+              Effect.zipRight(supervisor.open({ id: conversationId, kind: 'task' }), supervisor.drive(conversationId))),
+          ),
+    )
+
+  /** Runs `f` on the target while driving it (sessions) or directly (the person's main context). */
+  const withTarget = <A, E>(target: Target, f: (scope: VerbScope) => Effect.Effect<A, E>): Effect.Effect<A, E | BrowsingError> => {
+    if (target._tag === 'main') return f({ session: book.main, contextId: runtime.mainContext })
+    const session = book.get(target.key)
+    const conversationId = conversationIdOf(target.key)
+    return Effect.acquireUseRelease(
+      bringUp(session, conversationId, target.upstreamProxy),
+      (binding) => {
+        if (session.contextId !== binding.contextId) {
+          // Parked and resumed, or healed: a new context; what was cached about the old one goes.
+          session.contextId = binding.contextId
+          session.active = undefined
+        }
+        return f({ session, contextId: binding.contextId })
+      },
+      () => supervisor.undrive(conversationId),
+    )
+  }
+
+  /** A verb: the target, a safety-net deadline over bringing it up plus the call. */
+  const verb = <A, E>(what: string, target: Target, f: (scope: VerbScope) => Effect.Effect<A, E>) =>
+    withTarget(target, f).pipe(
+      Effect.timeoutFail({
+        duration: Duration.millis(deadline * 3),
+        onTimeout: () => new PageError({ reason: 'timeout', message: `${what}: no answer within ${deadline * 3} ms; try again.` }),
+      }),
+    )
+
+  return { allowed, verb }
+}

@@ -1,0 +1,67 @@
+/**
+ * The `frame` verb: the active page as a picture — the latest screencast frame of the page's
+ * current size, or a screenshot when none is painted — with the session's frame sequence.
+ */
+import { Clock, Effect } from 'effect'
+import type { makeActivePage } from './activePage.ts'
+import type { BrowsingError, Frame, Target } from './Browsing.ts'
+import type { makeDriving } from './driving.ts'
+import { pageCall } from './pageCalls.ts'
+import { Screencast } from './screencast.ts'
+import type { VerbCore } from './verbCore.ts'
+
+/**
+ * The `frame` verb over the driving and active-page helpers.
+ *
+ * @example
+ * const frame = makeFrame(core, driving, activePage)
+ * const { data, source } = yield* frame(sessionTarget(key))
+ */
+export const makeFrame = (core: VerbCore, driving: ReturnType<typeof makeDriving>, active: ReturnType<typeof makeActivePage>) => {
+  const { options, pages, deadline } = core
+  const { verb } = driving
+  const { activePage } = active
+
+  const frame = (target: Target): Effect.Effect<Frame, BrowsingError> =>
+    verb('frame', target, (scope) =>
+      Effect.gen(function* () {
+        const { session } = scope
+        const { page } = yield* activePage(scope)
+        const context = pages.browserContextOf(scope.contextId)
+        const cast = yield* session.castLock.withPermits(1)(
+          Effect.gen(function* () {
+            const current = session.screencast
+            if (current?.running && current.page === page) return current
+            if (current) yield* Effect.promise(() => current.stop())
+            if (context === undefined) return undefined
+            const started = yield* pageCall('start screencast', deadline, () =>
+              Screencast.start(context, page, {
+                idleMs: options.screencastIdleMs ?? 30_000,
+                onFrame: (f) => {
+                  session.frameSeq++
+                  session.lastFrameAt = f.at
+                },
+              }))
+            session.screencast = started
+            return started
+          }),
+        )
+        // A frame painted before a viewport change is stale: the screencast only sends a new one
+        // when the page repaints, which a still page may never do. Wait a moment for a fresh
+        // frame of the current size; otherwise a screenshot (always the current size) stands in.
+        const size = page.viewportSize()
+        const fits = (f: { width: number; height: number }) => size === null || (f.width === size.width && f.height === size.height)
+        let painted = cast?.latest
+        if (cast && (painted === undefined || !fits(painted))) {
+          const next = yield* Effect.promise(() => cast.next(options.firstFrameMs ?? 1_500))
+          painted = next !== undefined && fits(next) ? next : undefined
+        }
+        if (painted) return { data: painted.data, mime: 'image/jpeg', seq: session.frameSeq, at: painted.at, source: 'screencast' } satisfies Frame
+        // Nothing painted yet (a page that never changes may send no frame): a screenshot stands in.
+        const shot = yield* pageCall('screenshot', deadline, () => page.screenshot({ type: 'jpeg', quality: 70, timeout: deadline }))
+        const at = yield* Clock.currentTimeMillis
+        return { data: shot, mime: 'image/jpeg', seq: session.frameSeq, at, source: 'screenshot' } satisfies Frame
+      }))
+
+  return frame
+}

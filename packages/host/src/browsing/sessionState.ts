@@ -1,0 +1,71 @@
+/**
+ * The `state` verb: what is — lifecycle, where the active tab is, tabs, viewport, lent sites, a
+ * held dialog, input and frame counters — without opening, resuming or driving anything. A parked
+ * errand's URL is read from its sealed record.
+ */
+import type { Snapshot } from '@errands/runtime'
+import { Effect, Option } from 'effect'
+import { conversationIdOf } from '../sessionKey.ts'
+import type { makeActivePage } from './activePage.ts'
+import type { BrowsingError, SessionState, Target } from './Browsing.ts'
+import { fromRuntime } from './pageCalls.ts'
+import type { makeTabViews } from './tabViews.ts'
+import type { VerbCore } from './verbCore.ts'
+
+/**
+ * The `state` verb.
+ *
+ * @example
+ * const state = makeSessionState(core, activePage, tabViews)
+ * const { lifecycle, url } = yield* state(sessionTarget(key))
+ */
+export const makeSessionState = (core: VerbCore, active: ReturnType<typeof makeActivePage>, views: ReturnType<typeof makeTabViews>) => {
+  const { supervisor, runtime, pages, store, book } = core
+  const { heldDialog } = active
+  const { tabView } = views
+
+  /** What is, without opening, resuming or driving anything. */
+  const state = (target: Target): Effect.Effect<SessionState, BrowsingError> =>
+    Effect.gen(function* () {
+      const session = target._tag === 'main' ? book.main : book.peek(target.key)
+      const base = {
+        input: { events: session?.inputEvents ?? 0 },
+        frame: { seq: session?.frameSeq ?? 0, at: session?.lastFrameAt ?? null },
+      }
+      const conversationId = target._tag === 'session' ? conversationIdOf(target.key) : undefined
+      const view = conversationId === undefined ? undefined : Option.getOrUndefined(yield* Effect.option(supervisor.view(conversationId)))
+      const empty: SessionState = {
+        ...base, lifecycle: view?.state ?? 'none', url: null, title: null, tabs: [], viewport: session?.viewport ?? null,
+        lentSites: view?.lentSites ?? [], lastUsedAt: view?.lastUsedAt ?? null, dialog: null,
+      }
+      if (conversationId !== undefined && view === undefined) return empty
+      const contextId = conversationId === undefined ? runtime.mainContext : supervisor.contextOf(conversationId)
+      if (contextId === undefined) {
+        if (view?.state !== 'parked') return empty
+        // Parked: where it will come back to, from the sealed record (read, never resumed).
+        const record = yield* Effect.option(Effect.flatten(store.get(conversationId!)))
+        const snapshot: Snapshot | undefined = Option.isSome(record) ? record.value.snapshot : supervisor.lastSnapshot(conversationId!)
+        return { ...empty, url: snapshot?.tabs.find((t) => t.active)?.url ?? snapshot?.tabs[0]?.url ?? null }
+      }
+      const dialog = heldDialog(session ?? book.main, contextId)
+      const live = Effect.gen(function* () {
+        const record = session ?? book.main
+        const tabs = yield* Effect.mapError(runtime.tabs(contextId), fromRuntime)
+        const active = tabs.find((t) => t.active) ?? tabs[0]
+        const page = active ? pages.pageOf(contextId, active.id) : undefined
+        return {
+          ...empty,
+          lifecycle: view?.state ?? 'main',
+          url: active?.url ?? null,
+          title: active?.title ?? null,
+          tabs: tabs.map((t) => tabView(record, t)),
+          viewport: page?.viewportSize() ?? session?.viewport ?? null,
+          dialog,
+        } satisfies SessionState
+      })
+      // The context may close while we look (parked by the sweep, released): report the view then.
+      return yield* live.pipe(Effect.catchAll(() => Effect.succeed({ ...empty, dialog })))
+    })
+
+  return state
+}

@@ -1,0 +1,47 @@
+/**
+ * What the host's page verbs share: how they behave (`BrowsingOptions`), the services they work
+ * on, the session book, and what one verb works with (`VerbScope`).
+ */
+import type { Resolver } from '@errands/egress'
+import type { GuardPolicy } from '@errands/guard'
+import type { ContextId, RuntimeShape } from '@errands/runtime'
+import type { SealedStoreShape } from '@errands/store'
+import type { SupervisorShape } from '@errands/supervisor'
+import type { PageAccess } from './Pages.ts'
+import type { HostSession, SessionBook } from './sessions.ts'
+
+/** How the verbs behave. */
+export interface BrowsingOptions {
+  /** The containment policy (decided before any page call, so a refused URL touches nothing). */
+  readonly policy: GuardPolicy
+  /**
+   * Resolves the names of URLs an agent navigates to, as the egress does (Chromium's
+   * `--host-resolver-rules`, then the system): a name is judged by its addresses (G2, G3).
+   * Default: the system resolver alone.
+   */
+  readonly resolve?: Resolver | undefined
+  /** Deadline of one page call. */
+  readonly deadlineMs: number
+  /** A screencast nobody reads for this long stops (default 30 s). */
+  readonly screencastIdleMs?: number | undefined
+  /** How long `frame` waits for the first screencast frame before taking a screenshot (default 1.5 s). */
+  readonly firstFrameMs?: number | undefined
+}
+
+/** What a verb works with: the session's record and the context it drives right now. */
+export interface VerbScope {
+  readonly session: HostSession
+  readonly contextId: ContextId
+}
+
+/** The services and state every part of the verbs shares (built once by `makeBrowsing`). */
+export interface VerbCore {
+  readonly options: BrowsingOptions
+  readonly supervisor: SupervisorShape
+  readonly runtime: RuntimeShape
+  readonly pages: PageAccess
+  readonly store: SealedStoreShape
+  readonly book: SessionBook
+  /** Deadline of one page call (`options.deadlineMs`). */
+  readonly deadline: number
+}
