@@ -57,7 +57,7 @@ describe('capacity (B4, B5, C2, C3)', () => {
     const busy = await host.call('fourth', 'GET', '/v1/url')
     expect(busy.status).toBe(503)
     expect(busy.headers.get('retry-after')).toBe('60')
-    expect(busy.body.error).toEqual({ code: 'AllBusy', message: expect.stringMatching(/All 2 browser slots are busy.*wait a minute and try again/) })
+    expect(busy.body.error).toEqual({ code: 'AllBusy', reason: 'all-busy', message: expect.stringMatching(/All 2 browser slots are busy.*wait a minute and try again/) })
     // The parked one cannot come back either, and the busy ones finish undisturbed.
     expect((await host.call('second', 'GET', '/v1/url')).status).toBe(503)
     expect((await Promise.all(slow)).map((r) => r.status)).toEqual([200, 200])
