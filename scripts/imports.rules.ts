@@ -36,7 +36,7 @@ export const DEPS: Rules['deps'] = {
     '@errands/daily', '@errands/devtools', '@errands/edge', '@errands/egress', '@errands/engine', '@errands/guard', '@errands/lending',
     '@errands/liveview', '@errands/mcp', '@errands/runtime', '@errands/runtime-chromium', '@errands/store', '@errands/supervisor',
   ],
-  '@errands/cluster': ['@errands/host', '@errands/lending', '@errands/store-pg', '@errands/supervisor'],
+  '@errands/cluster': ['@errands/devtools', '@errands/host', '@errands/lending', '@errands/store-pg', '@errands/supervisor'],
   // The CLI's tests drive it with the memory runtime (a devDependency).
   '@errands/cli': ['@errands/cluster', '@errands/host', '@errands/runtime', '@errands/supervisor'],
 }

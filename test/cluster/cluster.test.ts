@@ -12,6 +12,7 @@ import { loadClusterKey, runnerPsk } from '@errands/cluster'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
 import { Effect, ManagedRuntime, Redacted } from 'effect'
+import { chromium, type Browser } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { loggingProxy } from '../fixtures/proxies.ts'
 import { eventually } from '../fixtures/processes.ts'
@@ -206,6 +207,42 @@ describe('three hosts on one Postgres (K1)', () => {
     } finally {
       for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
       await proxy.close()
+    }
+  })
+
+  it('a DevTools URL asked of a host that does not own the errand is minted by the owner: the client drives the one context there is (A1)', async () => {
+    const asked = cluster.hosts[1]!
+    const tried: Array<string> = []
+    let browser: Browser | undefined
+    try {
+      // The first key whose owner is another host than the one asked.
+      let crossed: { key: string; owner: ClusterHost } | undefined
+      for (let i = 0; i < 12 && crossed === undefined; i++) {
+        const key = `dt${i}`
+        tried.push(key)
+        expect((await asked.call(key, 'POST', '/v1/navigate', { url: shop.url(`/store?v=${key}`) })).status).toBe(200)
+        const [owner] = (await holders()).get(key) ?? []
+        if (owner !== undefined && owner !== asked.index) crossed = { key, owner: cluster.hosts[owner]! }
+      }
+      expect(crossed, 'no key of twelve landed on another host').toBeDefined()
+      const { key, owner } = crossed!
+      const reply = await asked.call(key, 'GET', '/v1/session/devtools')
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200)
+      expect(reply.body.url).toMatch(new RegExp(`^${owner.url.replace('http://', 'ws://')}/devtools/`))
+      // Still one context, on the owner: the asked host opened none of its own.
+      expect((await holders()).get(key)).toEqual([owner.index])
+
+      browser = await chromium.connectOverCDP(reply.body.url as string)
+      const page = browser.contexts()[0]!.pages()[0]!
+      await page.goto(shop.url(`/store?v=via-devtools-${key}`))
+      // One cookie jar: what the client set is what every host's verbs see, on the wire too.
+      const seen = await show(cluster.hosts[2]!, shop, key)
+      expect(seen.text).toBe(`cookie=basket=via-devtools-${key} storage=via-devtools-${key}`)
+      expectWire(seen.wire, `basket=via-devtools-${key}`)
+      expect((await holders()).get(key)).toEqual([owner.index])
+    } finally {
+      await browser?.close()
+      for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
     }
   })
 

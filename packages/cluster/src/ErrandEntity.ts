@@ -27,6 +27,7 @@ import {
   Png, ScrollAnswer, ScrollBody, SessionState, TabNotFound, Tabs, TabView, TaskAnswer, TaskStatus, TextAnswer, UrlAnswer, ViewportBody,
   ViewportSize, type BrowsingShape,
 } from '@errands/host'
+import { DevToolsUnavailable } from '@errands/devtools'
 import { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/supervisor'
 import { Schema } from 'effect'
 
@@ -99,6 +100,11 @@ export const Errand = Entity.make('Errand', [
   verb('closeTab', { tabId: Schema.String }, Tabs),
   verb('dialog', { body: DialogBody }, DialogAnswer),
   Rpc.make('task', { payload: { status: TaskStatus }, success: TaskAnswer, error: UnknownConversation }),
+  /**
+   * A DevTools URL into the errand, minted by its owner (A1, #24): the owner brings the errand up
+   * like every verb and gives a URL on its own port, so a client drives the one context there is.
+   */
+  Rpc.make('devtools', { payload: Session, success: Schema.Struct({ url: Schema.String }), error: Schema.Union(CallError, DevToolsUnavailable) }),
   Rpc.make('release', { payload: {} }),
   Rpc.make('Heal', {
     /** The runner that held it and is gone (`host:port`), for health's words. */
@@ -122,7 +128,7 @@ export const Errand = Entity.make('Errand', [
   }),
 ])
 
-// Compile-time check: one RPC for every verb, and no other besides the entity's own two.
+// Compile-time check: one RPC for every verb, and no other besides the entity's own and DevTools'.
 type Tags = typeof Errand extends Entity.Entity<'Errand', infer R> ? Rpc.Tag<R> : never
-const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack'>, Verb> = true
+const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack' | 'devtools'>, Verb> = true
 void _oneRpcPerVerb

@@ -25,9 +25,11 @@ import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
 import { Browsing, HostHealth, PageError, Person, type BrowsingShape, type ClusterReport, type HostCluster } from '@errands/host'
 import { PgSealedStore } from '@errands/store-pg'
+import { DevTools } from '@errands/devtools'
 import { Supervisor } from '@errands/supervisor'
 import { Duration, Effect, Layer, Option, type Redacted, Schedule } from 'effect'
 import type { ClusterSettings } from './config.ts'
+import { clusterDevTools } from './devtools.ts'
 import { Errand } from './ErrandEntity.ts'
 import { forwardingBrowsing, type ErrandClient } from './forward.ts'
 import { errandOwnerLayer } from './owner.ts'
@@ -148,6 +150,7 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
   const lower = sharding.pipe(Layer.provideMerge(owners), Layer.provideMerge(sql))
   const overlay = Layer.mergeAll(
     Layer.effect(Browsing, clusterBrowsing),
+    Layer.effect(DevTools, clusterDevTools),
     Layer.effect(HostHealth, clusterHealth(s)),
     Layer.effect(Person, clusterPerson),
     errandOwnerLayer,

@@ -13,7 +13,8 @@
  * const layer = errandOwnerLayer // needs Sharding and the host's services
  */
 import { Entity } from '@effect/cluster'
-import { Browsing, conversationIdOf, HostHealth, parseSessionKey, Person } from '@errands/host'
+import { DevTools } from '@errands/devtools'
+import { Browsing, conversationIdOf, HostHealth, parseSessionKey, Person, sessionTarget } from '@errands/host'
 import { Supervisor, words } from '@errands/supervisor'
 import { Duration, Effect, Option } from 'effect'
 import { Errand } from './ErrandEntity.ts'
@@ -32,6 +33,7 @@ const open = (state: string) => state !== 'parked' && state !== 'closed' && stat
 export const errandOwnerLayer = Errand.toLayer(
   Effect.gen(function* () {
     const local = yield* Browsing
+    const devtools = yield* DevTools
     const supervisor = yield* Supervisor
     const health = yield* HostHealth
     const person = yield* Person
@@ -72,6 +74,8 @@ export const errandOwnerLayer = Errand.toLayer(
 
     return {
       ...ownerHandlers(local, key),
+      // Brought up here like every verb (opened, resumed or healed), then a URL on this host's port.
+      devtools: ({ payload }) => Effect.zipRight(local.tabs(sessionTarget(key, payload.upstreamProxy)), devtools.endpoint(conversationId)),
       // The arrival above did the healing; the healer's message only makes the entity arrive.
       Heal: () =>
         Effect.map(Effect.option(supervisor.view(conversationId)), (view) => ({

@@ -80,7 +80,7 @@ export interface HostEngineOptions {
  */
 export interface HostCluster {
   readonly store: Layer.Layer<SealedStore, StoreError | StoreConfigError>
-  readonly overlay: Layer.Layer<Browsing | HostHealth | Person, unknown, HostServices>
+  readonly overlay: Layer.Layer<Browsing | HostHealth | Person | DevTools, unknown, HostServices>
   /** The runner's own port on this machine: no context may reach it (G2). */
   readonly ownPorts: ReadonlyArray<number>
 }
