@@ -191,7 +191,8 @@ const hostEngineOn = (options: HostEngineOptions) => {
     Stateless.layer({ policy, localhostPorts: settings.localhostPorts, deadlineMs }),
     // A DevTools endpoint per errand at /devtools/<token> on the host's own port (A1).
     // Clients may name files in their errand's own files folder only (#27).
-    DevTools.layer({ baseUrl: () => `ws://127.0.0.1:${options.port}`, policy, log, idleMs: settings.supervisor.idleMs }),
+    // Its limits come from the one config pass (settings.devtools), not from the environment again.
+    DevTools.layer({ baseUrl: () => `ws://127.0.0.1:${options.port}`, policy, log, idleMs: settings.supervisor.idleMs, ...settings.devtools }),
   )
   // PUT /v1/session/proxy over the host's own verbs and supervisor (issue #21).
   const single = Layer.merge(services, SessionProxy.layer.pipe(Layer.provide(services))).pipe(Layer.provideMerge(engine))
