@@ -81,9 +81,9 @@ describe('forwarding the page verbs to a key\'s owner', () => {
 describe('the entity\'s RPCs are the host\'s verbs, typed with its Schemas (#24)', () => {
   const rpcs = Errand.protocol.requests
 
-  it('has one RPC per verb of Browsing, besides Heal and TakeBack', () => {
+  it('has one RPC per verb of Browsing, besides Heal, TakeBack and devtools', () => {
     expect([...rpcs.keys()].sort()).toEqual([
-      'Heal', 'TakeBack', 'activateTab', 'back', 'click', 'closeTab', 'dialog', 'fill', 'forward', 'frame', 'html', 'input',
+      'Heal', 'TakeBack', 'activateTab', 'back', 'click', 'closeTab', 'devtools', 'dialog', 'fill', 'forward', 'frame', 'html', 'input',
       'navigate', 'openTab', 'release', 'reload', 'screenshot', 'scroll', 'state', 'tabs', 'task', 'text', 'url', 'viewport',
     ])
   })
