@@ -314,7 +314,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
             'x-frame-options': 'DENY',
             'referrer-policy': 'no-referrer',
             'content-security-policy':
-              `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self' ws://${ownHost}; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
+              `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self' ws://${ownHost} ws://localhost:${options.port}; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
           })
           res.end(html)
         } else if (path === paths.script && method === 'GET') {

@@ -120,7 +120,7 @@ export const openInspectorRelay = async (options: InspectorRelayOptions): Promis
     res.writeHead(200, {
       ...base,
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; frame-src ${new URL(viewer).origin}; connect-src ws://${ownHost()}; frame-ancestors ${ancestors}`,
+      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; frame-src ${new URL(viewer).origin}; connect-src ws://${ownHost()} ws://localhost:${port}; frame-ancestors ${ancestors}`,
     })
     res.end(req.method === 'HEAD' ? undefined : bridgePage(viewer, nonce))
   })
