@@ -113,6 +113,24 @@ describe('Allow (L2)', () => {
     }).pipe(Effect.provide(testLending())),
   )
 
+  it.scoped("a sign-in read on another host (a cluster's Allow, issue #24) is lent instead of this main's, cut to the site it names", () =>
+    Effect.gen(function* () {
+      const { lending, supervisor, memory } = yield* lendingServices
+      // Read from a main context signed in everywhere; this one, where the errand is, is not.
+      signInMain(memory)
+      const elsewhere = yield* lending.mainSignIn('www.shop.example')
+      expect(names(elsewhere)).toEqual(['pref@a.shop.example', 'sid@.shop.example'])
+      const everything = yield* storageOf(MAIN_CONTEXT)
+      yield* Effect.orDie(memory.removeCookies(MAIN_CONTEXT, () => true))
+      const t1 = yield* supervisor.open(task('t1'))
+      // A peer that sends more than the site gets only the site's part lent.
+      const report = yield* lending.allow('t1', 'shop.example', { cookies: everything.cookies, origins: [] })
+      expect(report).toMatchObject({ site: 'shop.example', where: 'open', cookies: ['pref@shop.example', 'sid@shop.example'] })
+      expect(names(yield* storageOf(t1.contextId))).toEqual(['pref@a.shop.example', 'sid@.shop.example'])
+      expect((yield* supervisor.view('t1')).lentSites).toEqual(['shop.example'])
+    }).pipe(Effect.provide(testLending())),
+  )
+
   it.scoped('a parked errand gets the sign-in in its sealed record, and has it when resumed', () =>
     Effect.gen(function* () {
       const { lending, supervisor, memory, store } = yield* lendingServices

@@ -23,35 +23,11 @@ import {
   lendIntoContext, lendIntoRecord, mainStorageFor, mergeStorage, sitesWithout, storageWithout, takeFromContext, takeFromRecord,
   type MoveDeps, type Moved, type Reach,
 } from './moves.ts'
+import type { LendReport, Permission, SignIn } from './answers.ts'
+import { storageForSites } from './filter.ts'
 import { seeder, seedFrom } from './seed.ts'
 import { parseSite, Settings } from './Settings.ts'
 import { mergeMoves, takeBackLine } from './report.ts'
-
-/**
- * What the permission card for a site in an errand says (L2, L3).
- *
- * - `allowed-always`: the site is always allowed and this errand holds its sign-in (seeded); no card.
- * - `ask`: trust mode `ask` — the person is asked, and the card says Allow **lends sign-in**.
- * - `not-lent`: trust `auto`/`full` — nobody is asked and nothing is lent; the errand acts signed out.
- *
- * @example
- * const p: Permission = { site: 'shop.example', lendsSignIn: true, decision: 'ask' }
- */
-export interface Permission {
-  readonly site: string
-  readonly lendsSignIn: boolean
-  readonly decision: 'allowed-always' | 'ask' | 'not-lent'
-}
-
-/**
- * What an Allow moved into which errand (names and sites only).
- *
- * @example
- * const r: LendReport = { site: 'shop.example', conversationId: 't1', where: 'open', cookies: ['sid@shop.example'], origins: [] }
- */
-export interface LendReport extends Moved {
-  readonly site: string
-}
 
 /**
  * What a revocation or a sign-out took back: per errand, by names and sites only; `dropped`
@@ -78,8 +54,14 @@ export interface LendingShape {
   readonly seed: (conversation: Conversation) => Effect.Effect<Seed>
   /** The permission card for `site` in the conversation's errand (L2, L3). Changes nothing. */
   readonly ask: (conversationId: string, site: string) => Effect.Effect<Permission, LendRefused | SettingsError>
-  /** The person pressed Allow: lends the site's sign-in to this errand only, open or parked (L2). */
-  readonly allow: (conversationId: string, site: string) => Effect.Effect<LendReport, LendingError>
+  /**
+   * The person pressed Allow: lends the site's sign-in to this errand only, open or parked (L2) —
+   * the main context's, or `signIn` when another host of a cluster read it from its own main
+   * context (the one the person pressed Allow on; only the site's part of it is lent).
+   */
+  readonly allow: (conversationId: string, site: string, signIn?: SignIn) => Effect.Effect<LendReport, LendingError>
+  /** The main context's cookies and localStorage of one site: what an Allow here would lend. */
+  readonly mainSignIn: (site: string) => Effect.Effect<SignIn, LendingError>
   /** Removes the site from the always-allowed sites and takes it back from every errand, open or parked (L5). */
   readonly revoke: (site: string) => Effect.Effect<TakeBackReport, LendingError>
   /** Wipes every errand's cookies and localStorage, open and parked (L5). Main and settings stay. */
@@ -213,7 +195,7 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
         return report
       })
 
-    const allow = (conversationId: string, input: string): Effect.Effect<LendReport, LendingError> =>
+    const allow = (conversationId: string, input: string, signIn?: SignIn): Effect.Effect<LendReport, LendingError> =>
       Effect.gen(function* () {
         const site = yield* parseSite(input)
         yield* errandView(conversationId, site)
@@ -221,7 +203,8 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
           Effect.gen(function* () {
             yield* supervisor.settle
             const view = yield* errandView(conversationId, site)
-            const lent = yield* mainStorageFor(runtime, new Set([site]))
+            // What another host sends is filtered like main: never more than the site it names.
+            const lent = signIn === undefined ? yield* mainStorageFor(runtime, new Set([site])) : storageForSites(signIn, new Set([site]))
             if (view.state === 'parked') {
               const done = yield* lendIntoRecord(deps, conversationId, lent, [site])
               if (done === undefined) return yield* refuse('errand-closed', conversationId, site)
@@ -275,6 +258,7 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
             : ({ site, lendsSignIn: false, decision: 'not-lent' } satisfies Permission)
         }),
       allow,
+      mainSignIn: (input) => Effect.flatMap(parseSite(input), (site) => mainStorageFor(runtime, new Set([site]))),
       revoke: (input) =>
         Effect.gen(function* () {
           const site = yield* parseSite(input)
@@ -332,6 +316,7 @@ export class Lending extends Context.Tag('@errands/lending/Lending')<Lending, Le
       seed: () => missing('seed'),
       ask: () => missing('ask'),
       allow: () => missing('allow'),
+      mainSignIn: () => missing('mainSignIn'),
       revoke: () => missing('revoke'),
       signOutEverywhere: missing('signOutEverywhere'),
       settle: missing('settle'),

@@ -4,9 +4,11 @@
  * site, and Allow lends that site's sign-in, L2; `auto` and `full` never ask about an ordinary
  * site and therefore never lend by themselves, L3).
  *
- * Two implementations: in memory (tests, embedders that keep settings elsewhere) and a JSON file
- * `<dataDir>/settings.json`, decoded with effect/Schema at start-up and written crash-safely
- * (temp file, fsync, rename, fsync of the directory).
+ * Two implementations here: in memory (tests, embedders that keep settings elsewhere) and a JSON
+ * file `<dataDir>/settings.json`, decoded with effect/Schema at start-up and written crash-safely
+ * (temp file, fsync, rename, fsync of the directory). A cluster of hosts keeps them in its
+ * Postgres instead, so every host reads what any host was told (`@errands/cluster`'s
+ * `PgSettings`, issue #24).
  *
  * @example
  * const settings = yield* Settings
@@ -144,8 +146,8 @@ export const parseSite = (input: string): Effect.Effect<string, SettingsError> =
  * yield* s.setTrust('auto')
  */
 export interface SettingsShape {
-  /** The current settings. */
-  readonly get: Effect.Effect<BrowserSettings>
+  /** The current settings (a cluster's are read from its database, which may fail). */
+  readonly get: Effect.Effect<BrowserSettings, SettingsError>
   /** Adds a site (any host of it) to the always-allowed sites. */
   readonly allowAlways: (site: string) => Effect.Effect<BrowserSettings, SettingsError>
   /** Removes a site (any host of it) from the always-allowed sites. Idempotent. Use `Lending.revoke` to also take it back from errands. */

@@ -50,19 +50,20 @@ export class LendFailed extends Schema.TaggedError<LendFailed>()('LendFailed', {
 
 /**
  * The browser settings could not be used: the file is not valid settings (`invalid-file`; the
- * message names the file and the failing fields), it could not be read or written (`io`), or a
- * site given to it is no host (`invalid-site`).
+ * message names the file and the failing fields), it could not be read or written (`io`), a
+ * site given to it is no host (`invalid-site`), or a cluster's shared settings could not be read
+ * or written in its database (`database`: try again in a moment).
  *
  * @example
  * Settings.layer(dataDir) // fails building with SettingsError('invalid-file') on a broken settings.json
  */
 export class SettingsError extends Schema.TaggedError<SettingsError>()('SettingsError', {
-  reason: Schema.Literal('invalid-file', 'io', 'invalid-site'),
+  reason: Schema.Literal('invalid-file', 'io', 'invalid-site', 'database'),
   message: Schema.String,
 }) {
   /** HTTP status for the host. */
   get status(): number {
-    return this.reason === 'invalid-site' ? 400 : 500
+    return this.reason === 'invalid-site' ? 400 : this.reason === 'database' ? 503 : 500
   }
 }
 

@@ -59,14 +59,23 @@ const CookieSchema = Schema.Struct({
   sameSite: Schema.Literal('Strict', 'Lax', 'None'),
 })
 
+/**
+ * Cookies and localStorage of a context (the runtime's `StorageState`) as a Schema: the sealed
+ * snapshot's, and what a cluster host lends across the runners' socket (issue #24).
+ *
+ * @example
+ * Schema.is(StorageStateSchema)({ cookies: [], origins: [] }) // true
+ */
+export const StorageStateSchema = Schema.Struct({
+  cookies: Schema.Array(CookieSchema),
+  origins: Schema.Array(Schema.Struct({
+    origin: Schema.String,
+    localStorage: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.String })),
+  })),
+})
+
 const SnapshotSchema = Schema.Struct({
-  storage: Schema.Struct({
-    cookies: Schema.Array(CookieSchema),
-    origins: Schema.Array(Schema.Struct({
-      origin: Schema.String,
-      localStorage: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.String })),
-    })),
-  }),
+  storage: StorageStateSchema,
   tabs: Schema.Array(Schema.Struct({ url: Schema.String, active: Schema.Boolean, id: Schema.optional(Schema.String) })),
   takenAt: Finite,
 })
