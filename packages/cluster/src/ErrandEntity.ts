@@ -30,6 +30,7 @@ import {
 import { DevToolsUnavailable } from '@errands/devtools'
 import { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/supervisor'
 import { Schema } from 'effect'
+import { Allow, Ask } from './lendRpcs.ts'
 
 /**
  * The page verbs a session key's owner answers — every method of `BrowsingShape`.
@@ -106,6 +107,9 @@ export const Errand = Entity.make('Errand', [
    */
   Rpc.make('devtools', { payload: Session, success: Schema.Struct({ url: Schema.String }), error: Schema.Union(CallError, DevToolsUnavailable) }),
   Rpc.make('release', { payload: {} }),
+  // The person's card and Allow run where the errand is (lendRpcs.ts).
+  Ask,
+  Allow,
   Rpc.make('Heal', {
     /** The runner that held it and is gone (`host:port`), for health's words. */
     payload: { from: Schema.String },
@@ -128,7 +132,7 @@ export const Errand = Entity.make('Errand', [
   }),
 ])
 
-// Compile-time check: one RPC for every verb, and no other besides the entity's own and DevTools'.
+// Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools' and the person's.
 type Tags = typeof Errand extends Entity.Entity<'Errand', infer R> ? Rpc.Tag<R> : never
-const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack' | 'devtools'>, Verb> = true
+const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack' | 'devtools' | 'Ask' | 'Allow'>, Verb> = true
 void _oneRpcPerVerb

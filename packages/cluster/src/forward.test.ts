@@ -1,3 +1,4 @@
+import { LendReport } from '@errands/lending'
 import { AllBusy } from '@errands/supervisor'
 import { Browsing, mainTarget, PageError, PageSummary, sessionTarget, TabView, type BrowsingShape, type RecordedCall, type SessionKey } from '@errands/host'
 import { Effect, Either, Redacted, Schema } from 'effect'
@@ -81,9 +82,9 @@ describe('forwarding the page verbs to a key\'s owner', () => {
 describe('the entity\'s RPCs are the host\'s verbs, typed with its Schemas (#24)', () => {
   const rpcs = Errand.protocol.requests
 
-  it('has one RPC per verb of Browsing, besides Heal, TakeBack and devtools', () => {
+  it('has one RPC per verb of Browsing, besides Heal, TakeBack, devtools and the person\'s Ask and Allow', () => {
     expect([...rpcs.keys()].sort()).toEqual([
-      'Heal', 'TakeBack', 'activateTab', 'back', 'click', 'closeTab', 'devtools', 'dialog', 'fill', 'forward', 'frame', 'html', 'input',
+      'Allow', 'Ask', 'Heal', 'TakeBack', 'activateTab', 'back', 'click', 'closeTab', 'devtools', 'dialog', 'fill', 'forward', 'frame', 'html', 'input',
       'navigate', 'openTab', 'release', 'reload', 'screenshot', 'scroll', 'state', 'tabs', 'task', 'text', 'url', 'viewport',
     ])
   })
@@ -94,6 +95,13 @@ describe('the entity\'s RPCs are the host\'s verbs, typed with its Schemas (#24)
     const decode = Schema.decodeUnknownEither(rpcs.get('navigate')!.successSchema as typeof PageSummary)
     expect(Either.isRight(decode({ url: 'about:blank', title: '', tab: 'k-t1' }))).toBe(true)
     expect(Either.isLeft(decode({ url: 'about:blank' }))).toBe(true)
+  })
+
+  it('an Allow\'s answer goes through lending\'s LendReport Schema, and its sign-in through the sealed snapshot\'s storage Schema (#24)', () => {
+    expect(rpcs.get('Allow')!.successSchema).toBe(LendReport)
+    const payload = Schema.decodeUnknownEither(rpcs.get('Allow')!.payloadSchema as Schema.Schema<unknown, unknown>)
+    expect(Either.isRight(payload({ site: 'shop.example', signIn: { cookies: [], origins: [] } }))).toBe(true)
+    expect(Either.isLeft(payload({ site: 'shop.example', signIn: { cookies: [{ name: 'sid' }], origins: [] } }))).toBe(true)
   })
 
   it('requests are checked with the HTTP bodies\' Schemas: a click without a selector is refused before it leaves', () => {

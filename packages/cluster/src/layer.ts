@@ -11,7 +11,9 @@
  * - the owners book and its healer: an open errand of a runner that died is asked to heal, so
  *   it comes back on its shard's new owner from its last sealed snapshot;
  * - `HostHealth` with the runners and this runner's shards;
- * - `Person` whose take-backs (revoke, sign out everywhere) reach every runner (person.ts).
+ * - `Person` whose take-backs (revoke, sign out everywhere) reach every runner, and whose card
+ *   and Allow for a session run on its errand's owner (person.ts);
+ * - the person's settings in a table every host shares (personSettings.ts).
  *
  * Release order: the entities park their errands before the shards are let go, then the
  * owners book stops following, then the single host's engine shuts down as before.
@@ -35,6 +37,7 @@ import { forwardingBrowsing, type ErrandClient } from './forward.ts'
 import { errandOwnerLayer } from './owner.ts'
 import { clusterPerson } from './person.ts'
 import { makeOwnerBook, Owners } from './owners.ts'
+import { PgSettings } from './personSettings.ts'
 import { runnerPsk, tlsClusterSocket } from './transport.ts'
 
 /** What else the cluster needs. */
@@ -160,6 +163,9 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
   return {
     // The configured retention (S2): counted over the whole table, which every host shares.
     store: PgSealedStore.layer({ url: s.databaseUrl, key: options.key, ...s.retention }),
+    // One always-allowed list and trust mode for every host (issue #24): each host's own file, an
+    // "allow always" reached only the host that got it.
+    settings: PgSettings.layer({ url: s.databaseUrl }),
     overlay: overlay as unknown as HostCluster['overlay'],
     // Loopback is open to contexts except the engine's own ports (G2): the runner socket is one.
     ownPorts: [s.port],

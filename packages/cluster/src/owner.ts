@@ -15,6 +15,7 @@
 import { Entity } from '@effect/cluster'
 import { DevTools } from '@errands/devtools'
 import { Browsing, conversationIdOf, HostHealth, parseSessionKey, Person, sessionTarget } from '@errands/host'
+import { Lending } from '@errands/lending'
 import { Supervisor, words } from '@errands/supervisor'
 import { Duration, Effect, Option } from 'effect'
 import { Errand } from './ErrandEntity.ts'
@@ -37,6 +38,7 @@ export const errandOwnerLayer = Errand.toLayer(
     const supervisor = yield* Supervisor
     const health = yield* HostHealth
     const person = yield* Person
+    const lending = yield* Lending
     const owners = yield* Owners
     const address = yield* Entity.CurrentAddress
     const runner = yield* Entity.CurrentRunnerAddress
@@ -81,6 +83,9 @@ export const errandOwnerLayer = Errand.toLayer(
         Effect.map(Effect.option(supervisor.view(conversationId)), (view) => ({
           lifecycle: Option.match(view, { onNone: () => 'none', onSome: (v) => v.state }),
         })),
+      // The errand is here: the card reads its lent sites, an Allow lends into it (issue #24).
+      Ask: ({ payload }) => lending.ask(conversationId, payload.site),
+      Allow: ({ payload }) => lending.allow(conversationId, payload.site, payload.signIn),
       TakeBack: ({ payload }) =>
         (payload.site === null ? person.signOutEverywhere : person.revoke(payload.site)).pipe(
           Effect.map((report) => ({ runner: `${runner.host}:${runner.port}`, report, failed: null })),

@@ -6,17 +6,34 @@
  * while nobody runs them) — then asks each other live runner, through one of its errands'
  * entities, to clean what it has open. A runner that holds no errand has nothing open to clean.
  *
+ * A session's permission card and Allow go to its errand's entity, on whichever runner holds it
+ * (issue #24): the Allow carries this host's main-context sign-in for the site — the browser the
+ * person pressed Allow in — and the owner lends it into the errand it has open. A chat's
+ * conversation is this host's own and stays here. The settings themselves need nothing here:
+ * in a cluster they are one Postgres table (personSettings.ts).
+ *
  * @example
  * Layer.effect(Person, clusterPerson) // over the host's own Person
  */
-import { Person, type PersonShape } from '@errands/host'
-import { LendFailed, type TakeBackReport } from '@errands/lending'
+import { Person, sessionKeyOf, type PersonShape } from '@errands/host'
+import { Lending, LendFailed, type LendingError, type TakeBackReport } from '@errands/lending'
 import { Effect } from 'effect'
 import { Errand } from './ErrandEntity.ts'
 import { Owners } from './owners.ts'
 
 /** Rounds of asking: an errand that moved between the look-up and the call lands elsewhere once. */
 const ROUNDS = 3
+
+const LENDING_ERRORS = new Set(['LendRefused', 'LendFailed', 'SettingsError'])
+
+/** The owner's lending error as it is; the cluster's own failures (runner moving, mailbox) in words. */
+const asLendingError = (e: { readonly _tag: string }): LendingError =>
+  LENDING_ERRORS.has(e._tag)
+    ? (e as LendingError)
+    : new LendFailed({
+        reason: 'unavailable',
+        message: `The host that holds this session could not be reached (${e._tag}); it may be moving to another host — nothing was lent, try again in a few seconds.`,
+      })
 
 /**
  * The host's Person with take-backs that reach every runner.
@@ -28,6 +45,7 @@ export const clusterPerson = Effect.gen(function* () {
   const local = yield* Person
   const owners = yield* Owners
   const client = yield* Errand.client
+  const lending = yield* Lending
 
   const everywhere = (site: string | null, here: TakeBackReport): Effect.Effect<TakeBackReport, LendFailed> =>
     Effect.gen(function* () {
@@ -61,5 +79,15 @@ export const clusterPerson = Effect.gen(function* () {
     ...local,
     revoke: (site) => Effect.flatMap(local.revoke(site), (here) => everywhere(site, here)),
     signOutEverywhere: Effect.flatMap(local.signOutEverywhere, (here) => everywhere(null, here)),
+    ask: (conversationId, site) => {
+      const key = sessionKeyOf(conversationId)
+      return key === undefined ? local.ask(conversationId, site) : Effect.mapError(client(key).Ask({ site }), asLendingError)
+    },
+    allow: (conversationId, site) => {
+      const key = sessionKeyOf(conversationId)
+      return key === undefined
+        ? local.allow(conversationId, site)
+        : Effect.flatMap(lending.mainSignIn(site), (signIn) => Effect.mapError(client(key).Allow({ site, signIn }), asLendingError))
+    },
   })
 })

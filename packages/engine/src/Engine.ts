@@ -37,6 +37,12 @@ export interface EngineOptions {
    * file store's and do not apply to it.
    */
   readonly store?: Layer.Layer<SealedStore, StoreError | StoreConfigError> | undefined
+  /**
+   * Another home for the person's settings instead of `<dataDir>/settings.json` — the Postgres
+   * table cluster peers share (issue #24, `@errands/cluster`), so every host seeds and asks by
+   * the same always-allowed sites and trust mode.
+   */
+  readonly personSettings?: Layer.Layer<Settings, SettingsError> | undefined
 }
 
 /** Everything the engine provides. */
@@ -78,7 +84,7 @@ export const engineOver = <ROut, E, RIn>(
 ) => {
   const { settings } = options
   const store = options.store ?? SealedStore.layer({ dir: path.join(settings.dataDir, 'store'), key: options.storeKey, ...settings.retention }, options.storeFs)
-  const base = Layer.mergeAll(runtime, store, Settings.layer(settings.dataDir))
+  const base = Layer.mergeAll(runtime, store, options.personSettings ?? Settings.layer(settings.dataDir))
   const supervisor = Lending.supervisorLayer({ ...options.supervisor, settings }).pipe(Layer.provideMerge(base))
   return Lending.layer.pipe(Layer.provideMerge(supervisor))
 }

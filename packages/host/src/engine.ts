@@ -18,7 +18,7 @@ import { DevTools } from '@errands/devtools'
 import { makeResolver, resolverRulesIn } from '@errands/egress'
 import { Chromium, engineOver } from '@errands/engine'
 import { defaultPolicy, type GuardPolicy } from '@errands/guard'
-import type { Lending, Settings } from '@errands/lending'
+import type { Lending, Settings, SettingsError } from '@errands/lending'
 import { Runtime, type RuntimeShape } from '@errands/runtime'
 import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import type { SealedStore, StoreConfigError, StoreError } from '@errands/store'
@@ -69,7 +69,8 @@ export interface HostEngineOptions {
 
 /**
  * What a cluster changes in the host (`@errands/cluster` builds it; the host does not import
- * it): the sealed store the peers share instead of the file store, every debounced snapshot
+ * it): the sealed store and the person's settings the peers share instead of the data dir's
+ * files, every debounced snapshot
  * sealed there too (H1, so a peer heals this host's errands when it dies), and an overlay built
  * over the single host's services whose `Browsing`, `HostHealth` and `Person` replace theirs —
  * session calls reach the key's owner, health lists runners and shards, take-backs reach every
@@ -80,6 +81,8 @@ export interface HostEngineOptions {
  */
 export interface HostCluster {
   readonly store: Layer.Layer<SealedStore, StoreError | StoreConfigError>
+  /** The person's settings every host shares (issue #24), instead of this host's settings.json. */
+  readonly settings: Layer.Layer<Settings, SettingsError>
   readonly overlay: Layer.Layer<Browsing | HostHealth | Person | DevTools, unknown, HostServices>
   /** The runner's own port on this machine: no context may reach it (G2). */
   readonly ownPorts: ReadonlyArray<number>
@@ -180,6 +183,7 @@ const hostEngineOn = (options: HostEngineOptions) => {
         settings: settings.supervisor,
         supervisor: { inspect: i.inspect, sealSnapshots: options.cluster !== undefined },
         store: options.cluster?.store,
+        personSettings: options.cluster?.settings,
       })),
   ).pipe(Layer.provideMerge(inspector))
 
