@@ -79,6 +79,21 @@ const holders = async () => {
   return out
 }
 
+/**
+ * Opens keys `<prefix>0`, `<prefix>1` … through `asked` (each at `url(key)`, pushed to `tried` for
+ * the case to release) until one lands on another host: that key and its owner.
+ */
+const openElsewhere = async (asked: ClusterHost, prefix: string, url: (key: string) => string, tried: Array<string>) => {
+  for (let i = 0; i < 12; i++) {
+    const key = `${prefix}${i}`
+    tried.push(key)
+    expect((await asked.call(key, 'POST', '/v1/navigate', { url: url(key) })).status).toBe(200)
+    const [owner] = (await holders()).get(key) ?? []
+    if (owner !== undefined && owner !== asked.index) return { key, owner: cluster.hosts[owner]! }
+  }
+  throw new Error('no key of twelve landed on another host')
+}
+
 describe('three hosts on one Postgres (K1)', () => {
   it('spreads 12 session keys over the runners; each key reaches the same errand through any host; isolation holds on the wire', async () => {
     const [h0, h1, h2] = cluster.hosts as [ClusterHost, ClusterHost, ClusterHost]
@@ -149,7 +164,7 @@ describe('three hosts on one Postgres (K1)', () => {
       expect(made.ok).toBe(true)
       expect(made.rows.map((r) => `${r['relkind']}:${r['relname']}`)).toEqual([
         'r:cluster_messages', 'S:cluster_messages_rowid_seq', 'r:cluster_migrations', 'r:cluster_replies', 'S:cluster_replies_rowid_seq',
-        'r:cluster_runners', 'S:cluster_runners_machine_id_seq', 'r:errands_cluster_owners', 'r:errands_sealed_records',
+        'r:cluster_runners', 'S:cluster_runners_machine_id_seq', 'r:errands_cluster_owners', 'r:errands_person_settings', 'r:errands_sealed_records',
       ])
       expect(new Set(made.rows.map((r) => r['owner']))).not.toContain(roles.host)
       // The hosts' role reads and writes them (the cases above and below are the proof at scale)…
@@ -216,16 +231,7 @@ describe('three hosts on one Postgres (K1)', () => {
     let browser: Browser | undefined
     try {
       // The first key whose owner is another host than the one asked.
-      let crossed: { key: string; owner: ClusterHost } | undefined
-      for (let i = 0; i < 12 && crossed === undefined; i++) {
-        const key = `dt${i}`
-        tried.push(key)
-        expect((await asked.call(key, 'POST', '/v1/navigate', { url: shop.url(`/store?v=${key}`) })).status).toBe(200)
-        const [owner] = (await holders()).get(key) ?? []
-        if (owner !== undefined && owner !== asked.index) crossed = { key, owner: cluster.hosts[owner]! }
-      }
-      expect(crossed, 'no key of twelve landed on another host').toBeDefined()
-      const { key, owner } = crossed!
+      const { key, owner } = await openElsewhere(asked, 'dt', (k) => shop.url(`/store?v=${k}`), tried)
       const reply = await asked.call(key, 'GET', '/v1/session/devtools')
       expect(reply.status, JSON.stringify(reply.body)).toBe(200)
       expect(reply.body.url).toMatch(new RegExp(`^${owner.url.replace('http://', 'ws://')}/devtools/`))
@@ -244,6 +250,49 @@ describe('three hosts on one Postgres (K1)', () => {
       await browser?.close()
       for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
     }
+  })
+
+  it('Allow asked of a host that does not own the errand lends into the one the owner has open, with the asked host\'s sign-in; allow-always and the trust mode told to one host are what every host reads (#24, L2)', async () => {
+    const asked = cluster.hosts[1]!
+    const tried: Array<string> = []
+    try {
+      // The first key whose owner is another host than the one asked.
+      const { key, owner } = await openElsewhere(asked, 'ln', (k) => bank.url(`/page?t=${k}`), tried)
+      // The person is signed in to the shop in the asked host's main browser (and otherwise in the owner's).
+      expect((await asked.call(undefined, 'POST', '/v1/person/main/navigate', { url: shop.url('/store?v=main-asked') })).status).toBe(200)
+      expect((await owner.call(undefined, 'POST', '/v1/person/main/navigate', { url: shop.url('/store?v=main-owner') })).status).toBe(200)
+
+      const lent = await asked.call(undefined, 'POST', '/v1/person/lend', { session: key, site: '127.0.0.1' })
+      expect(lent.status, JSON.stringify(lent.body)).toBe(200)
+      // Into the errand open on its owner — not into a sealed copy the owner's next park overwrites.
+      expect(lent.body).toMatchObject({ site: '127.0.0.1', conversationId: `session:${key}`, where: 'open', cookies: ['basket@127.0.0.1'] })
+      expect((await holders()).get(key)).toEqual([owner.index])
+      // On the wire: the errand sends the sign-in of the browser the person pressed Allow in.
+      const third = cluster.hosts.find((h) => h !== asked && h !== owner)!
+      expectWire((await show(third, shop, key)).wire, 'basket=main-asked')
+      expect((await holders()).get(key)).toEqual([owner.index])
+      // And it survives the owner's park: lent into its context, sealed with it, back on resume.
+      expect((await asked.call(key, 'POST', '/v1/session/task', { status: 'interrupted' })).body.lifecycle).toBe('parked')
+      expectWire((await show(asked, shop, key)).wire, 'basket=main-asked')
+      expect((await holders()).get(key)).toHaveLength(1)
+    } finally {
+      for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
+    }
+
+    // Allow always, told to host 0, is what hosts 1 and 2 read; the trust mode told to host 2 likewise.
+    const [h0, h1, h2] = cluster.hosts as [ClusterHost, ClusterHost, ClusterHost]
+    const site = 'everywhere.example'
+    try {
+      expect((await h0.call(undefined, 'POST', '/v1/person/settings/always-allowed', { site: `www.${site}` })).status).toBe(200)
+      for (const h of [h1, h2]) expect((await h.call(undefined, 'GET', '/v1/person/settings')).body.alwaysAllowed, `host ${h.index}`).toContain(site)
+      expect((await h2.call(undefined, 'PUT', '/v1/person/settings/trust', { mode: 'auto' })).status).toBe(200)
+      for (const h of [h0, h1]) expect((await h.call(undefined, 'GET', '/v1/person/settings')).body.trust, `host ${h.index}`).toBe('auto')
+    } finally {
+      expect((await h1.call(undefined, 'DELETE', `/v1/person/settings/always-allowed/${site}`)).status).toBe(200)
+      expect((await h0.call(undefined, 'PUT', '/v1/person/settings/trust', { mode: 'ask' })).status).toBe(200)
+    }
+    // A revoke told to one host took it off the list every host reads.
+    for (const h of cluster.hosts) expect((await h.call(undefined, 'GET', '/v1/person/settings')).body).toMatchObject({ alwaysAllowed: [], trust: 'ask' })
   })
 
   it('SIGKILL a runner with its open errands: they heal on the others from their last sealed snapshot, with tabs; a revocation while it was down reached its sealed rows (K3, L5)', async () => {
