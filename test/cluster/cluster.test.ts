@@ -295,6 +295,50 @@ describe('three hosts on one Postgres (K1)', () => {
     for (const h of cluster.hosts) expect((await h.call(undefined, 'GET', '/v1/person/settings')).body).toMatchObject({ alwaysAllowed: [], trust: 'ask' })
   })
 
+  it("the live view's Park and Resume asked of a host that does not own the errand act on the owner's: no second context (V1)", async () => {
+    const asked = cluster.hosts[2]!
+    const tried: Array<string> = []
+    // The person signs in to the asked host's live view as its page does (the id goes in a header).
+    const post = (path: string, body: unknown, id?: string) =>
+      fetch(`${asked.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: asked.url, ...(id === undefined ? {} : { 'x-errands-live': id }) },
+        body: JSON.stringify(body),
+      })
+    try {
+      let crossed: { key: string; owner: ClusterHost } | undefined
+      for (let i = 0; i < 12 && crossed === undefined; i++) {
+        const key = `lv${i}`
+        tried.push(key)
+        expect((await asked.call(key, 'POST', '/v1/navigate', { url: shop.url(`/store?v=${key}`) })).status).toBe(200)
+        const [owner] = (await holders()).get(key) ?? []
+        if (owner !== undefined && owner !== asked.index) crossed = { key, owner: cluster.hosts[owner]! }
+      }
+      expect(crossed, 'no key of twelve landed on another host').toBeDefined()
+      const { key, owner } = crossed!
+      const signIn = await post('/live/sign-in', { token: asked.token })
+      expect(signIn.status).toBe(200)
+      const { id } = (await signIn.json()) as { id: string }
+      const conversation = encodeURIComponent(`session:${key}`)
+
+      const parked = await post(`/live/api/conversations/${conversation}/park`, {}, id)
+      expect(parked.status, await parked.clone().text()).toBe(200)
+      expect((await owner.call(key, 'GET', '/v1/state')).body.lifecycle).toBe('parked')
+      expect((await holders()).get(key)).toBeUndefined()
+
+      const resumed = await post(`/live/api/conversations/${conversation}/resume`, {}, id)
+      expect(resumed.status, await resumed.clone().text()).toBe(200)
+      expect((await holders()).get(key)).toEqual([owner.index])
+      // The one errand, with what it held before the park: one cookie jar, on the wire too.
+      const seen = await show(asked, shop, key)
+      expect(seen.text).toBe(`cookie=basket=${key} storage=${key}`)
+      expectWire(seen.wire, `basket=${key}`)
+      expect((await holders()).get(key)).toEqual([owner.index])
+    } finally {
+      for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
+    }
+  })
+
   it('SIGKILL a runner with its open errands: they heal on the others from their last sealed snapshot, with tabs; a revocation while it was down reached its sealed rows (K3, L5)', async () => {
     const held = await holders()
     // The runner holding the most of the 12 (about 4).

@@ -42,6 +42,8 @@ export interface ClusterHealth {
 export interface ClusterHost {
   readonly index: number
   readonly url: string
+  /** The host's token (its data dir's host-token): the person's calls and the live view's sign-in. */
+  readonly token: string
   readonly runner: string
   readonly dataDir: string
   readonly child: ChildProcess
@@ -126,7 +128,7 @@ const spawnClusterHost = async (index: number, env: Record<string, string>): Pro
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`host ${index}: ${method} ${path} (${key ?? 'no key'}) had no answer in 60 s`)), 60_000).unref()),
     ])
   return {
-    index, url, runner: `127.0.0.1:${runnerPort}`, dataDir, child, exited,
+    index, url, token, runner: `127.0.0.1:${runnerPort}`, dataDir, child, exited,
     stderr: host.stderr,
     call,
     health: async () => (await call(undefined, 'GET', '/v1/person/health')).body as ClusterHealth,

@@ -40,7 +40,7 @@ import { Allow, Ask } from './lendRpcs.ts'
  */
 export const Verb = Schema.Literal(
   'navigate', 'url', 'text', 'html', 'screenshot', 'click', 'fill', 'scroll', 'back', 'forward', 'reload', 'frame', 'state',
-  'input', 'viewport', 'tabs', 'openTab', 'activateTab', 'closeTab', 'task', 'release', 'dialog',
+  'input', 'viewport', 'tabs', 'openTab', 'activateTab', 'closeTab', 'task', 'release', 'dialog', 'park', 'resume',
 )
 
 /** A verb's name. @example const v: Verb = 'tabs' */
@@ -107,6 +107,8 @@ export const Errand = Entity.make('Errand', [
    */
   Rpc.make('devtools', { payload: Session, success: Schema.Struct({ url: Schema.String }), error: Schema.Union(CallError, DevToolsUnavailable) }),
   Rpc.make('release', { payload: {} }),
+  Rpc.make('park', { payload: {}, error: CallError }),
+  Rpc.make('resume', { payload: {}, error: CallError }),
   // The person's card and Allow run where the errand is (lendRpcs.ts).
   Ask,
   Allow,

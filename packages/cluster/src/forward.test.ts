@@ -85,7 +85,7 @@ describe('the entity\'s RPCs are the host\'s verbs, typed with its Schemas (#24)
   it('has one RPC per verb of Browsing, besides Heal, TakeBack, devtools and the person\'s Ask and Allow', () => {
     expect([...rpcs.keys()].sort()).toEqual([
       'Allow', 'Ask', 'Heal', 'TakeBack', 'activateTab', 'back', 'click', 'closeTab', 'devtools', 'dialog', 'fill', 'forward', 'frame', 'html', 'input',
-      'navigate', 'openTab', 'release', 'reload', 'screenshot', 'scroll', 'state', 'tabs', 'task', 'text', 'url', 'viewport',
+      'navigate', 'openTab', 'park', 'release', 'reload', 'resume', 'screenshot', 'scroll', 'state', 'tabs', 'task', 'text', 'url', 'viewport',
     ])
   })
 

@@ -78,6 +78,8 @@ export const forwardingBrowsing = (local: BrowsingShape, client: ErrandClient): 
       Effect.catchAll(client(key).task({ status }), (e) =>
         e._tag === 'UnknownConversation' ? Effect.fail(e) : Effect.die(e)),
     release: (key) => Effect.orDie(client(key).release({})),
+    park: (key) => Effect.mapError(client(key).park({}), asBrowsingError),
+    resume: (key) => Effect.mapError(client(key).resume({}), asBrowsingError),
   }
 }
 
@@ -114,5 +116,7 @@ export const ownerHandlers = (local: Omit<BrowsingShape, 'onPage'>, key: Session
     dialog: ({ payload: p }: Req<{ readonly body: Parameters<BrowsingShape['dialog']>[1] }>) => local.dialog(t(p), p.body),
     task: ({ payload: p }: { readonly payload: { readonly status: Parameters<BrowsingShape['task']>[1] } }) => local.task(key, p.status),
     release: () => local.release(key),
+    park: () => local.park(key),
+    resume: () => local.resume(key),
   }
 }

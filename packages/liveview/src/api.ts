@@ -33,7 +33,7 @@ export const readJson = (req: http.IncomingMessage): Promise<Either.Either<unkno
 /** What the API works with. */
 export interface LiveApiDeps {
   readonly supervisor: SupervisorShape
-  readonly options: Pick<LiveViewOptions, 'inspector' | 'release' | 'ownBrowser'>
+  readonly options: Pick<LiveViewOptions, 'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume'>
   readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
   readonly readState: Effect.Effect<LiveState>
   readonly pushState: () => void
@@ -95,9 +95,9 @@ export const makeLiveApi = (deps: LiveApiDeps) => {
     }
     switch (match[2]) {
       case 'park':
-        return action(res, supervisor.park(id))
+        return action(res, (options.park ?? supervisor.park)(id))
       case 'resume':
-        return action(res, supervisor.resume(id))
+        return action(res, (options.resume ?? supervisor.resume)(id))
       case 'close':
         return action(res, options.release(id))
       default: {

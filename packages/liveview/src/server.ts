@@ -57,6 +57,13 @@ export interface LiveViewOptions {
   readonly ownBrowser: (conversationId: string, on: boolean) => Effect.Effect<unknown, unknown>
   /** Closes and forgets a conversation's errand (the host also drops a session's own state). */
   readonly release: (conversationId: string) => Effect.Effect<unknown, unknown>
+  /**
+   * Parks / resumes a conversation's errand where it lives: the supervisor here, unless the host
+   * routes it (a session held by another host of a cluster is parked and resumed by its owner).
+   * Unset: this host's supervisor.
+   */
+  readonly park?: ((conversationId: string) => Effect.Effect<unknown, unknown>) | undefined
+  readonly resume?: ((conversationId: string) => Effect.Effect<unknown, unknown>) | undefined
   /** Recent health messages, the supervisor's and the host's own (H3). */
   readonly health: Effect.Effect<ReadonlyArray<HealthMessage>>
   readonly inspector?: LiveInspectorSwitch | undefined

@@ -84,6 +84,10 @@ export interface BrowsingShape {
   readonly task: (key: SessionKey, status: TaskBody['status']) => Effect.Effect<typeof TaskAnswer.Type, UnknownConversation>
   /** Closes and forgets the session (idempotent). */
   readonly release: (key: SessionKey) => Effect.Effect<void>
+  /** Parks the session's errand now (the person's Park in the live view, V1): sealed, its browser closed. */
+  readonly park: (key: SessionKey) => Effect.Effect<void, BrowsingError>
+  /** Brings a parked session's errand back (the person's Resume, V1): its cookies, storage and tabs. */
+  readonly resume: (key: SessionKey) => Effect.Effect<void, BrowsingError>
 }
 
 /** One call the recording fake saw. */
@@ -147,6 +151,8 @@ export class Browsing extends Context.Tag('@errands/host/Browsing')<Browsing, Br
       onPage: () => Effect.dieMessage('Browsing fake: onPage needs a real page'),
       task: (_k, status) => Effect.succeed({ lifecycle: status === 'running' ? 'active' : 'closed' }),
       release: () => Effect.void,
+      park: () => Effect.void,
+      resume: () => Effect.void,
       ...overrides,
     }
     return Layer.succeed(Browsing, Browsing.fake(answers, (method, args) => calls.push({ method, args })))

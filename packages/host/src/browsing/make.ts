@@ -196,6 +196,8 @@ export const makeBrowsing = (
           yield* supervisor.release(conversationIdOf(key))
           yield* Effect.promise(() => book.drop(key))
         }),
+      park: (key) => Effect.asVoid(supervisor.park(conversationIdOf(key))),
+      resume: (key) => Effect.asVoid(supervisor.resume(conversationIdOf(key))),
     }
     return browsing
   })
