@@ -80,14 +80,15 @@ const holders = async () => {
 }
 
 /**
- * Opens keys `<prefix>0`, `<prefix>1` … through `asked` (each at `url(key)`, pushed to `tried` for
- * the case to release) until one lands on another host: that key and its owner.
+ * Opens keys `<prefix>0`, `<prefix>1` … through `asked` (each at `url(key)`, with `headers`, pushed
+ * to `tried` for the case to release) until one lands on another host: that key and its owner.
  */
-const openElsewhere = async (asked: ClusterHost, prefix: string, url: (key: string) => string, tried: Array<string>) => {
+const openElsewhere = async (asked: ClusterHost, prefix: string, url: (key: string) => string, tried: Array<string>, headers?: Record<string, string>) => {
   for (let i = 0; i < 12; i++) {
     const key = `${prefix}${i}`
     tried.push(key)
-    expect((await asked.call(key, 'POST', '/v1/navigate', { url: url(key) })).status).toBe(200)
+    const opened = await asked.call(key, 'POST', '/v1/navigate', { url: url(key) }, headers)
+    expect(opened.status, JSON.stringify(opened.body)).toBe(200)
     const [owner] = (await holders()).get(key) ?? []
     if (owner !== undefined && owner !== asked.index) return { key, owner: cluster.hosts[owner]! }
   }
@@ -203,21 +204,11 @@ describe('three hosts on one Postgres (K1)', () => {
     const tried: Array<string> = []
     try {
       // The first key whose owner is another host: its proxy has to cross the runners' socket.
-      let crossed: { key: string; owner: number } | undefined
-      for (let i = 0; i < 12 && crossed === undefined; i++) {
-        const key = `px${i}`
-        tried.push(key)
-        const opened = await asked.call(key, 'POST', '/v1/navigate', { url: bank.url(`/via/${key}`) }, { 'x-browser-proxy': proxy.url })
-        expect(opened.status, JSON.stringify(opened.body)).toBe(200)
-        const [owner] = (await holders()).get(key) ?? []
-        if (owner !== undefined && owner !== asked.index) crossed = { key, owner }
-      }
-      expect(crossed, 'no key of twelve landed on another host').toBeDefined()
-      await proxy.reached(`/via/${crossed!.key}`)
+      const { key, owner } = await openElsewhere(asked, 'px', (k) => bank.url(`/via/${k}`), tried, { 'x-browser-proxy': proxy.url })
+      await proxy.reached(`/via/${key}`)
       // A later call through the owner itself goes out the same way: the proxy is the errand's.
-      const owner = cluster.hosts[crossed!.owner]!
-      expect((await owner.call(crossed!.key, 'POST', '/v1/navigate', { url: bank.url(`/again/${crossed!.key}`) })).status).toBe(200)
-      await proxy.reached(`/again/${crossed!.key}`)
+      expect((await owner.call(key, 'POST', '/v1/navigate', { url: bank.url(`/again/${key}`) })).status).toBe(200)
+      await proxy.reached(`/again/${key}`)
       for (const h of cluster.live()) expect(h.stderr()).not.toContain(password)
     } finally {
       for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
@@ -306,16 +297,7 @@ describe('three hosts on one Postgres (K1)', () => {
         body: JSON.stringify(body),
       })
     try {
-      let crossed: { key: string; owner: ClusterHost } | undefined
-      for (let i = 0; i < 12 && crossed === undefined; i++) {
-        const key = `lv${i}`
-        tried.push(key)
-        expect((await asked.call(key, 'POST', '/v1/navigate', { url: shop.url(`/store?v=${key}`) })).status).toBe(200)
-        const [owner] = (await holders()).get(key) ?? []
-        if (owner !== undefined && owner !== asked.index) crossed = { key, owner: cluster.hosts[owner]! }
-      }
-      expect(crossed, 'no key of twelve landed on another host').toBeDefined()
-      const { key, owner } = crossed!
+      const { key, owner } = await openElsewhere(asked, 'lv', (k) => shop.url(`/store?v=${k}`), tried)
       const signIn = await post('/live/sign-in', { token: asked.token })
       expect(signIn.status).toBe(200)
       const { id } = (await signIn.json()) as { id: string }
