@@ -15,6 +15,7 @@ import { Effect, ManagedRuntime, Redacted } from 'effect'
 import { chromium, type Browser } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { loggingProxy } from '../fixtures/proxies.ts'
+import { httpClient } from '../mcp/clients.ts'
 import { eventually } from '../fixtures/processes.ts'
 import { serveFixture, type Fixture } from '../host/fixtures.ts'
 import { startCluster, type ClusterHost, type TestCluster } from './harness.ts'
@@ -317,6 +318,36 @@ describe('three hosts on one Postgres (K1)', () => {
       expectWire(seen.wire, `basket=${key}`)
       expect((await holders()).get(key)).toEqual([owner.index])
     } finally {
+      for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
+    }
+  })
+
+  it('MCP over HTTP on a host that does not own the errand drives the owner\'s: snapshot, click, type and screenshot answer, and there is one context (A2)', async () => {
+    const asked = cluster.hosts[0]!
+    const tried: Array<string> = []
+    let mcp: Awaited<ReturnType<typeof httpClient>> | undefined
+    try {
+      const { key, owner } = await openElsewhere(asked, 'mc', (k) => shop.url(`/store?v=${k}`), tried)
+      mcp = await httpClient(asked.url, { key })
+      const form = await mcp.call('browser_navigate', { url: shop.url('/form') })
+      expect(form.isError, form.text).toBe(false)
+      // The tools that work on the page itself (refs of a snapshot) ran on the owner's page.
+      const snapshot = await mcp.call('browser_snapshot')
+      expect(snapshot.isError, snapshot.text).toBe(false)
+      const typed = await mcp.call('browser_type', { element: 'the box', ref: mcp.refOf(snapshot.text, /textbox/), text: 'via-mcp' })
+      expect(typed.isError, typed.text).toBe(false)
+      const clicked = await mcp.call('browser_click', { element: 'go', ref: mcp.refOf(typed.text, /button "go"/) })
+      expect(clicked.isError, clicked.text).toBe(false)
+      expect(clicked.text).toContain('clicked:via-mcp')
+      const shot = await mcp.call('browser_take_screenshot')
+      expect(shot.isError, shot.text).toBe(false)
+      expect(shot.images[0]!.data.subarray(1, 4).toString()).toBe('PNG')
+      expect((await holders()).get(key)).toEqual([owner.index])
+      // The same errand, seen through a third host: its title is what the MCP client's click set.
+      const third = cluster.hosts.find((h) => h !== asked && h !== owner)!
+      expect((await third.call(key, 'GET', '/v1/tabs')).body.tabs[0].title).toBe('clicked:via-mcp')
+    } finally {
+      await mcp?.end()
       for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
     }
   })

@@ -24,7 +24,7 @@ import { Entity } from '@effect/cluster'
 import { Rpc } from '@effect/rpc'
 import {
   BlockedByPolicy, ClickBody, DialogAnswer, DialogBody, FillBody, Frame, HtmlAnswer, InputAnswer, InputEvent, NoDialog, PageError, PageSummary,
-  Png, ScrollAnswer, ScrollBody, SessionState, TabNotFound, Tabs, TabView, TaskAnswer, TaskStatus, TextAnswer, UrlAnswer, ViewportBody,
+  Png, ScrollAnswer, ToolResult, ScrollBody, SessionState, TabNotFound, Tabs, TabView, TaskAnswer, TaskStatus, TextAnswer, UrlAnswer, ViewportBody,
   ViewportSize, type BrowsingShape,
 } from '@errands/host'
 import { DevToolsUnavailable } from '@errands/devtools'
@@ -108,6 +108,12 @@ export const Errand = Entity.make('Errand', [
   Rpc.make('devtools', { payload: Session, success: Schema.Struct({ url: Schema.String }), error: Schema.Union(CallError, DevToolsUnavailable) }),
   Rpc.make('release', { payload: {} }),
   Rpc.make('park', { payload: {}, error: CallError }),
+  /**
+   * An MCP tool call for the errand (A2, #24): its page cannot cross a process, so the call does;
+   * the owner checks the arguments with the tool's own schema and answers with the tool's result
+   * (an error result for what failed, as the MCP server would).
+   */
+  Rpc.make('mcpTool', { payload: { tool: Schema.String, args: Schema.Unknown }, success: ToolResult }),
   Rpc.make('resume', { payload: {}, error: CallError }),
   // The person's card and Allow run where the errand is (lendRpcs.ts).
   Ask,
@@ -136,5 +142,5 @@ export const Errand = Entity.make('Errand', [
 
 // Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools' and the person's.
 type Tags = typeof Errand extends Entity.Entity<'Errand', infer R> ? Rpc.Tag<R> : never
-const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack' | 'devtools' | 'Ask' | 'Allow'>, Verb> = true
+const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack' | 'devtools' | 'mcpTool' | 'Ask' | 'Allow'>, Verb> = true
 void _oneRpcPerVerb

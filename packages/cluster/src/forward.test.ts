@@ -82,10 +82,10 @@ describe('forwarding the page verbs to a key\'s owner', () => {
 describe('the entity\'s RPCs are the host\'s verbs, typed with its Schemas (#24)', () => {
   const rpcs = Errand.protocol.requests
 
-  it('has one RPC per verb of Browsing, besides Heal, TakeBack, devtools and the person\'s Ask and Allow', () => {
+  it('has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, mcpTool and the person\'s Ask and Allow', () => {
     expect([...rpcs.keys()].sort()).toEqual([
       'Allow', 'Ask', 'Heal', 'TakeBack', 'activateTab', 'back', 'click', 'closeTab', 'devtools', 'dialog', 'fill', 'forward', 'frame', 'html', 'input',
-      'navigate', 'openTab', 'park', 'release', 'reload', 'resume', 'screenshot', 'scroll', 'state', 'tabs', 'task', 'text', 'url', 'viewport',
+      'mcpTool', 'navigate', 'openTab', 'park', 'release', 'reload', 'resume', 'screenshot', 'scroll', 'state', 'tabs', 'task', 'text', 'url', 'viewport',
     ])
   })
 

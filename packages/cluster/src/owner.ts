@@ -14,7 +14,7 @@
  */
 import { Entity } from '@effect/cluster'
 import { DevTools } from '@errands/devtools'
-import { Browsing, conversationIdOf, HostHealth, parseSessionKey, Person, sessionTarget } from '@errands/host'
+import { Browsing, conversationIdOf, HostHealth, parseSessionKey, Person, sessionTarget, toolRunner } from '@errands/host'
 import { Lending } from '@errands/lending'
 import { Supervisor, words } from '@errands/supervisor'
 import { Duration, Effect, Option } from 'effect'
@@ -35,6 +35,8 @@ export const errandOwnerLayer = Errand.toLayer(
   Effect.gen(function* () {
     const local = yield* Browsing
     const devtools = yield* DevTools
+    // MCP tool calls sent here run on this host's page, with refs of this host's snapshots.
+    const runTool = toolRunner(local)
     const supervisor = yield* Supervisor
     const health = yield* HostHealth
     const person = yield* Person
@@ -78,6 +80,7 @@ export const errandOwnerLayer = Errand.toLayer(
       ...ownerHandlers(local, key),
       // Brought up here like every verb (opened, resumed or healed), then a URL on this host's port.
       devtools: ({ payload }) => Effect.zipRight(local.tabs(sessionTarget(key, payload.upstreamProxy)), devtools.endpoint(conversationId)),
+      mcpTool: ({ payload }) => runTool(key, payload.tool, payload.args),
       // The arrival above did the healing; the healer's message only makes the entity arrive.
       Heal: () =>
         Effect.map(Effect.option(supervisor.view(conversationId)), (view) => ({

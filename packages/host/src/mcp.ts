@@ -15,13 +15,14 @@
  * if (isMcpPath(req.url)) void mcp.route(req, res)
  */
 import type { DailyBrowserShape } from '@errands/daily'
-import { makeMcpHttp, randomKey, RefBook, type ErrandBrowser, type TabAt } from '@errands/mcp'
+import { makeMcpHttp, randomKey, RefBook, runBrowserTool, type ErrandBrowser, type TabAt, type ToolResult } from '@errands/mcp'
 import { checkHost, checkMediaType, checkMethod, checkOrigin, nodeHeaders, sendError } from '@errands/edge'
 import { Effect, Either, type Scope } from 'effect'
 import type * as http from 'node:http'
 import { Browsing, sessionTarget, type BrowsingShape, type TabView } from './browsing/Browsing.ts'
 import { checkAgentToken, type AgentTokens } from './http/agentTokens.ts'
 import { HOST_RENDER } from './http/respond.ts'
+import { McpRoute, type McpRouteShape } from './mcpRoute.ts'
 import { parseSessionKey, type SessionKey } from './sessionKey.ts'
 
 /** Where MCP is mounted. @example `${host.url}${MCP_PATH}` */
@@ -48,10 +49,11 @@ const tabAt = (t: TabView): TabAt => ({ id: t.id, url: t.url, title: t.title, ac
  * const errand = errandBrowserOf(browsing, key)
  * yield* errand.navigate('http://127.0.0.1:3000/')
  */
-export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey): ErrandBrowser => {
+export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey, route?: McpRouteShape): ErrandBrowser => {
   const target = sessionTarget(key)
   return {
     key,
+    ...(route === undefined ? {} : { elsewhere: (tool: string, args: unknown) => route.elsewhere(key, tool, args) }),
     navigate: (url) => browsing.navigate(target, url),
     back: () => browsing.back(target),
     tabs: () => Effect.map(browsing.tabs(target), (tabs) => tabs.map(tabAt)),
@@ -75,10 +77,10 @@ export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey): Erran
  * bindErrand(browsing, 'task-42') // Right(errand of task-42)
  * bindErrand(browsing, 'a b')     // Left(InvalidSessionKey)
  */
-export const bindErrand = (browsing: BrowsingShape, raw: string | undefined) =>
+export const bindErrand = (browsing: BrowsingShape, raw: string | undefined, route?: McpRouteShape) =>
   raw === undefined
-    ? Either.right(errandBrowserOf(browsing, randomKey() as SessionKey))
-    : Either.map(parseSessionKey(raw), (key) => errandBrowserOf(browsing, key))
+    ? Either.right(errandBrowserOf(browsing, randomKey() as SessionKey, route))
+    : Either.map(parseSessionKey(raw), (key) => errandBrowserOf(browsing, key, route))
 
 /** The methods of MCP's Streamable HTTP: messages, the event stream, the session's end. */
 const MCP_METHODS = ['DELETE', 'GET', 'POST']
@@ -112,12 +114,13 @@ export interface McpMount {
  * @example
  * const mcp = yield* mountMcp({ port: 7777, log, idleMs: 900_000 })
  */
-export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, never, Browsing | Scope.Scope> =>
+export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, never, Browsing | McpRoute | Scope.Scope> =>
   Effect.gen(function* () {
     const browsing = yield* Browsing
+    const toolRoute = yield* McpRoute
     const runtime = yield* Effect.runtime<never>()
     const mcp = makeMcpHttp({
-      bind: (raw) => bindErrand(browsing, raw),
+      bind: (raw) => bindErrand(browsing, raw, toolRoute),
       refs: new RefBook(),
       log: options.log,
       daily: options.daily,
@@ -149,3 +152,17 @@ export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, neve
     }
     return { route, sessions: mcp.sessions }
   })
+
+/**
+ * Runs tool calls sent from other hosts on this host's errands, with refs of its own snapshots
+ * (a ref names an element of a snapshot this host took of its own page).
+ *
+ * @example
+ * const run = toolRunner(browsing)
+ * yield* run(key, 'browser_navigate', { url })
+ */
+export const toolRunner = (browsing: BrowsingShape) => {
+  const refs = new RefBook()
+  return (key: SessionKey, tool: string, args: unknown): Effect.Effect<ToolResult> =>
+    runBrowserTool(tool, { errand: errandBrowserOf(browsing, key), refs }, args)
+}

@@ -12,6 +12,7 @@
  * const yaml = yield* errand.onPage('snapshot', (page) => page.ariaSnapshot({ mode: 'ai' }))
  */
 import type { Effect } from 'effect'
+import type { ToolResult } from './remote.ts'
 import type { Page } from 'playwright-core'
 
 /**
@@ -67,6 +68,11 @@ export interface ErrandBrowser {
   readonly dialog?:
     | ((how: { readonly accept: boolean; readonly promptText?: string | undefined }) => Effect.Effect<{ readonly type: string; readonly message: string }, EngineFailure>)
     | undefined
+  /**
+   * A tool call for an errand held by another host (a cluster's, #24): runs it there and answers
+   * with its result; `undefined` while the errand is held here. Absent on a single host.
+   */
+  readonly elsewhere?: ((tool: string, args: unknown) => Effect.Effect<ToolResult, EngineFailure> | undefined) | undefined
   /** The MCP session ended: park the errand (lossless, E4), resumable with the same key. */
   readonly park: () => Effect.Effect<void>
   /** The MCP session ended and nobody can name its key again: forget the errand. */

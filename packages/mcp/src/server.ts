@@ -78,7 +78,11 @@ export const makeErrandServer = (options: ErrandServerOptions): { readonly serve
     server.registerTool(
       t.name,
       { title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: false, openWorldHint: true } },
-      (args: unknown, extra: { signal: AbortSignal }) => settle(t.name, t.run(ctx, args as never), extra.signal),
+      // Held by another host: the whole call runs there, on its page (remote.ts).
+      (args: unknown, extra: { signal: AbortSignal }) => {
+        const away = errand.elsewhere?.(t.name, args)
+        return settle(t.name, away === undefined ? t.run(ctx, args as never) : Effect.map(away, (r) => r as CallToolResult), extra.signal)
+      },
     )
   }
 

@@ -23,7 +23,12 @@ import { makeErrandServer, type ErrandServerOptions } from './server.ts'
 export const errandTest = (partial: Partial<ErrandBrowser> & { readonly key?: string }): ErrandBrowser =>
   new Proxy({ key: 'test-key', ...partial } as ErrandBrowser, {
     get: (target, name: string) =>
-      name in target ? target[name as keyof ErrandBrowser] : () => Effect.dieMessage(`errandTest: "${name}" was not provided`),
+      name in target
+        ? target[name as keyof ErrandBrowser]
+        // Absent, a tool call runs here (a single host's errand), as on a real one.
+        : name === 'elsewhere'
+          ? undefined
+          : () => Effect.dieMessage(`errandTest: "${name}" was not provided`),
   })
 
 /**
