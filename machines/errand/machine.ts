@@ -25,6 +25,20 @@ export { toFailure } from './effects.ts'
 
 
 /**
+ * While a context is being opened (seeding, resuming), an ending or a park asked for is remembered
+ * and done once the context is open: the opening is never cut in half.
+ */
+const requestsWhileOpening = {
+  'task.changed': [
+    { guard: 'isEnding', actions: 'requestClose' },
+    { guard: 'isParkingStatus', actions: 'requestPark' },
+  ],
+  'chat.deleted': { actions: 'requestClose' },
+  'errand.close': { actions: 'requestClose' },
+  'system.shutdown': { actions: 'requestPark' },
+} as const
+
+/**
  * The errand machine: one actor per conversation that browses in a context of its own.
  *
  * `seeding` opens a fresh context (seeded with the always-allowed sites by the supervisor);
@@ -142,15 +156,7 @@ export const errandMachine = setup({
         ],
         onError: { target: 'closed', actions: 'noteError' },
       },
-      on: {
-        'task.changed': [
-          { guard: 'isEnding', actions: 'requestClose' },
-          { guard: 'isParkingStatus', actions: 'requestPark' },
-        ],
-        'chat.deleted': { actions: 'requestClose' },
-        'errand.close': { actions: 'requestClose' },
-        'system.shutdown': { actions: 'requestPark' },
-      },
+      on: requestsWhileOpening,
     },
 
     active: {
@@ -306,15 +312,7 @@ export const errandMachine = setup({
           { target: 'parked', actions: ['noteError', 'clearPending'] },
         ],
       },
-      on: {
-        'task.changed': [
-          { guard: 'isEnding', actions: 'requestClose' },
-          { guard: 'isParkingStatus', actions: 'requestPark' },
-        ],
-        'chat.deleted': { actions: 'requestClose' },
-        'errand.close': { actions: 'requestClose' },
-        'system.shutdown': { actions: 'requestPark' },
-      },
+      on: requestsWhileOpening,
     },
 
     healing: {
