@@ -39,6 +39,20 @@ const requestsWhileOpening = {
 } as const
 
 /**
+ * With a context open or coming back (active, healing), an ending closes at once and a parking
+ * status parks; any other status counts as use.
+ */
+const endOrParkNow = {
+  'task.changed': [
+    { guard: 'isEnding', target: 'closing' },
+    { guard: 'isParkingStatus', target: 'parking', actions: 'noteParkCause' },
+    { actions: 'touch' },
+  ],
+  'chat.deleted': { target: 'closing' },
+  'errand.close': { target: 'closing' },
+} as const
+
+/**
  * The errand machine: one actor per conversation that browses in a context of its own.
  *
  * `seeding` opens a fresh context (seeded with the always-allowed sites by the supervisor);
@@ -164,13 +178,7 @@ export const errandMachine = setup({
       tags: ['holds-context'],
       entry: assign({ parkedAt: null, parkCause: null }),
       on: {
-        'task.changed': [
-          { guard: 'isEnding', target: 'closing' },
-          { guard: 'isParkingStatus', target: 'parking', actions: 'noteParkCause' },
-          { actions: 'touch' },
-        ],
-        'chat.deleted': { target: 'closing' },
-        'errand.close': { target: 'closing' },
+        ...endOrParkNow,
         'errand.used': { actions: 'touch' },
         'errand.park': { guard: 'isUndriven', target: 'parking', actions: assign({ parkCause: 'requested' }) },
         'errand.evict': {
@@ -318,13 +326,7 @@ export const errandMachine = setup({
     healing: {
       initial: 'deciding',
       on: {
-        'task.changed': [
-          { guard: 'isEnding', target: 'closing' },
-          { guard: 'isParkingStatus', target: 'parking', actions: 'noteParkCause' },
-          { actions: 'touch' },
-        ],
-        'chat.deleted': { target: 'closing' },
-        'errand.close': { target: 'closing' },
+        ...endOrParkNow,
         'system.shutdown': { target: 'parking', actions: 'noteShutdown' },
       },
       states: {
