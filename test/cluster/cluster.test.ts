@@ -13,6 +13,7 @@ import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
 import { Effect, ManagedRuntime, Redacted } from 'effect'
 import { chromium, type Browser } from 'playwright-core'
+import { WebSocket } from 'ws'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { loggingProxy } from '../fixtures/proxies.ts'
 import { httpClient } from '../mcp/clients.ts'
@@ -287,7 +288,7 @@ describe('three hosts on one Postgres (K1)', () => {
     for (const h of cluster.hosts) expect((await h.call(undefined, 'GET', '/v1/person/settings')).body).toMatchObject({ alwaysAllowed: [], trust: 'ask' })
   })
 
-  it("the live view's Park and Resume asked of a host that does not own the errand act on the owner's: no second context (V1)", async () => {
+  it("the live view's Park, Resume and stream asked of a host that does not own the errand act on the owner's: no second context (V1)", async () => {
     const asked = cluster.hosts[2]!
     const tried: Array<string> = []
     // The person signs in to the asked host's live view as its page does (the id goes in a header).
@@ -311,6 +312,27 @@ describe('three hosts on one Postgres (K1)', () => {
 
       const resumed = await post(`/live/api/conversations/${conversation}/resume`, {}, id)
       expect(resumed.status, await resumed.clone().text()).toBe(200)
+      expect((await holders()).get(key)).toEqual([owner.index])
+
+      // Watching it here streams the owner's page: frames come, and still one context.
+      const socket = new WebSocket(`${asked.url.replace('http://', 'ws://')}/live/socket`, ['errands-live', id], { headers: { origin: asked.url } })
+      const streamed = await new Promise<{ frame: Buffer; tab: { url: string } | null }>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no frame of the errand held elsewhere in 20 s')), 20_000)
+        let tab: { url: string } | null = null
+        socket.on('open', () => socket.send(JSON.stringify({ type: 'watch', conversationId: `session:${key}` })))
+        socket.on('message', (data) => {
+          const m = JSON.parse(String(data)) as { type: string; conversationId?: string; tab?: { url: string } | null; seq?: number; data?: string }
+          if (m.type === 'watching' && m.conversationId === `session:${key}`) tab = m.tab ?? null
+          if (m.type === 'frame' && m.conversationId === `session:${key}`) {
+            socket.send(JSON.stringify({ type: 'ack', seq: m.seq }))
+            clearTimeout(timer)
+            resolve({ frame: Buffer.from(m.data!, 'base64'), tab })
+          }
+        })
+        socket.on('error', reject)
+      }).finally(() => socket.close())
+      expect(streamed.frame.subarray(0, 2).toString('hex')).toBe('ffd8')
+      expect(streamed.tab?.url).toBe(shop.url(`/store?v=${key}`))
       expect((await holders()).get(key)).toEqual([owner.index])
       // The one errand, with what it held before the park: one cookie jar, on the wire too.
       const seen = await show(asked, shop, key)

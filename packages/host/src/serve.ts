@@ -27,7 +27,7 @@ import { makeApp, type App } from './http/app.ts'
 import { InFlight, nodeHandler, onClientError, type Fetcher } from './http/node.ts'
 import { errorResponse } from './http/respond.ts'
 import { refuseOtherUpgrade } from './http/upgrade.ts'
-import { Browsing } from './browsing/Browsing.ts'
+import { Browsing, sessionTarget } from './browsing/Browsing.ts'
 import { Pages } from './browsing/Pages.ts'
 import { HostHealth } from './health.ts'
 import { Person } from './person/Person.ts'
@@ -219,6 +219,27 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
         resume: (id) => {
           const key = sessionKeyOf(id)
           return key === undefined ? supervisor.resume(id) : browsing.resume(key)
+        },
+        // A session with no page here that is active where it is (another host of a cluster):
+        // streamed through the page verbs, whose frame verb runs the owner's own screencast.
+        remote: (id) => {
+          const key = sessionKeyOf(id)
+          if (key === undefined) return Effect.succeed(undefined)
+          const target = sessionTarget(key)
+          return Effect.map(browsing.state(target), (s) => {
+            if (s.lifecycle !== 'active') return undefined
+            const size = s.viewport ?? { width: 1280, height: 720 }
+            const tab = s.tabs.find((t) => t.active) ?? s.tabs[0]
+            return {
+              tab: tab === undefined ? null : { url: tab.url, title: tab.title },
+              // Only while it is active there: a frame call brings an errand up, and one the person
+              // parked must stay parked (the poll finds nothing and looks again later).
+              frame: () => Effect.runPromise(Effect.flatMap(browsing.state(target), (now) =>
+                now.lifecycle === 'active'
+                  ? Effect.map(browsing.frame(target), (f) => ({ data: f.data, seq: f.seq, ...size }))
+                  : Effect.fail(new Error(`the errand is ${now.lifecycle}`)))),
+            }
+          })
         },
         health: Effect.map(health.report, (r) => r.messages),
         inspector: {

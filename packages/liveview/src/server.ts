@@ -26,10 +26,12 @@ import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { BrowserContext, Page } from 'playwright-core'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { CONVERSATION_ID, makeLiveApi, readJson } from './api.ts'
+import { makeLiveApi, readJson } from './api.ts'
 import { LiveAuth, liveIdOf } from './auth.ts'
+import { parseClient } from './clientMessages.ts'
 import { bundleAssets, type Assets } from './bundle.ts'
 import { LiveCast } from './cast.ts'
+import { REMOTE_FRAME_MS, RemoteCast, type RemoteErrand } from './remoteCast.ts'
 import { requestRefusal, signInRefusal, upgradeRefusal } from './gate.ts'
 import { pageHtml } from './html.ts'
 import { LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveInspector, type LiveState, type LiveTab, type ServerMessage } from './protocol.ts'
@@ -63,6 +65,8 @@ export interface LiveViewOptions {
    * Unset: this host's supervisor.
    */
   readonly park?: ((conversationId: string) => Effect.Effect<unknown, unknown>) | undefined
+  /** An errand open on another host of a cluster, streamed from its owner (`undefined`: none is). */
+  readonly remote?: ((conversationId: string) => Effect.Effect<RemoteErrand | undefined, unknown>) | undefined
   readonly resume?: ((conversationId: string) => Effect.Effect<unknown, unknown>) | undefined
   /** Recent health messages, the supervisor's and the host's own (H3). */
   readonly health: Effect.Effect<ReadonlyArray<HealthMessage>>
@@ -163,7 +167,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
     /** One open page: its socket and what it watches. */
     class Viewer {
       watching: string | undefined
-      cast: LiveCast | undefined
+      cast: LiveCast | RemoteCast | undefined
       castKey = ''
       /** The tab's URL and title last told to the page. */
       told = ''
@@ -203,7 +207,9 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       async watch(conversationId: string): Promise<void> {
         // The old stream ends before the new one begins: no frame of the old one after this.
         await this.unwatch()
-        await run(supervisor.watch(conversationId))
+        // An errand held by another host of a cluster may be unknown to this supervisor: it is
+        // streamed from its owner (syncCast), and its owner counts the frame calls as use.
+        await run(Effect.catchTag(supervisor.watch(conversationId), 'UnknownConversation', (e) => (options.remote ? Effect.void : Effect.fail(e))))
         this.watching = conversationId
         await this.syncCast()
         this.follow = setInterval(() => this.enqueue(() => this.syncCast()), followMs)
@@ -219,6 +225,9 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
         const tabs = contextId === null ? [] : await run(tabsOf(runtime, contextId))
         const active = tabs.find((t) => t.active) ?? tabs[0]
         const key = contextId !== null && active ? `${contextId}/${active.id}` : ''
+        if (key === '' && this.castKey === `remote:${id}` && this.cast?.running) return
+        const remote = key === '' && options.remote ? await run(Effect.orElseSucceed(options.remote(id), () => undefined)) : undefined
+        if (remote !== undefined) return this.castRemote(id, remote)
         if (key === this.castKey && (this.cast?.running ?? key === '')) {
           // Same tab, maybe a new page in it: the caption follows.
           if (active && this.cast && this.told !== `${active.url}\n${active.title}`) {
@@ -255,6 +264,19 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
         this.say({ type: 'watching', conversationId: id, tab: { url: active.url, title: active.title } })
       }
 
+      /** Streams an errand held by another host from its owner (remoteCast.ts). */
+      async castRemote(id: string, remote: RemoteErrand): Promise<void> {
+        await this.stopCast()
+        if (this.watching !== id) return
+        const cast = new RemoteCast(remote.frame, (frame) => {
+          if (this.cast === cast && this.watching === id) this.say({ type: 'frame', conversationId: id, ...frame })
+        }, REMOTE_FRAME_MS)
+        this.cast = cast
+        this.castKey = `remote:${id}`
+        cast.start()
+        this.say({ type: 'watching', conversationId: id, tab: remote.tab })
+      }
+
       receive(message: ClientMessage): void {
         switch (message.type) {
           case 'watch':
@@ -268,20 +290,6 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
             this.cast?.ack(message.seq)
         }
       }
-    }
-
-    const parseClient = (data: unknown): ClientMessage | undefined => {
-      try {
-        const m = JSON.parse(String(data)) as Record<string, unknown>
-        if (m['type'] === 'watch' && typeof m['conversationId'] === 'string' && CONVERSATION_ID.test(m['conversationId'])) {
-          return { type: 'watch', conversationId: m['conversationId'] }
-        }
-        if (m['type'] === 'unwatch') return { type: 'unwatch' }
-        if (m['type'] === 'ack' && Number.isSafeInteger(m['seq'])) return { type: 'ack', seq: m['seq'] as number }
-      } catch {
-        // falls through
-      }
-      return undefined
     }
 
     wss.on('connection', (socket: WebSocket) => {
