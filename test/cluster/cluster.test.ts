@@ -288,7 +288,7 @@ describe('three hosts on one Postgres (K1)', () => {
     for (const h of cluster.hosts) expect((await h.call(undefined, 'GET', '/v1/person/settings')).body).toMatchObject({ alwaysAllowed: [], trust: 'ask' })
   })
 
-  it("the live view's Park, Resume and stream asked of a host that does not own the errand act on the owner's: no second context (V1)", async () => {
+  it("the live view of a host that does not own the errand lists it with its owner, and its Park, Resume and stream act on the owner's: no second context (V1)", async () => {
     const asked = cluster.hosts[2]!
     const tried: Array<string> = []
     // The person signs in to the asked host's live view as its page does (the id goes in a header).
@@ -314,6 +314,10 @@ describe('three hosts on one Postgres (K1)', () => {
       expect(resumed.status, await resumed.clone().text()).toBe(200)
       expect((await holders()).get(key)).toEqual([owner.index])
 
+      // The asked host lists it as open on its owner, not as a sealed copy of its own.
+      const state = await fetch(`${asked.url}/live/api/state`, { headers: { origin: asked.url, 'x-errands-live': id } })
+      const { conversations } = (await state.json()) as { conversations: Array<{ conversationId: string; state: string; heldBy?: string }> }
+      expect(conversations.find((c) => c.conversationId === `session:${key}`)).toMatchObject({ state: 'active', heldBy: owner.runner })
       // Watching it here streams the owner's page: frames come, and still one context.
       const socket = new WebSocket(`${asked.url.replace('http://', 'ws://')}/live/socket`, ['errands-live', id], { headers: { origin: asked.url } })
       const streamed = await new Promise<{ frame: Buffer; tab: { url: string } | null }>((resolve, reject) => {

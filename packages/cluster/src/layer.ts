@@ -25,14 +25,14 @@
 import { RunnerAddress, ShardId, Sharding } from '@effect/cluster'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
-import { Browsing, HostHealth, McpRoute, PageError, Person, type BrowsingShape, type ClusterReport, type HostCluster } from '@errands/host'
+import { Browsing, HostHealth, PageError, Placement, Person, type BrowsingShape, type ClusterReport, type HostCluster } from '@errands/host'
 import { PgSealedStore } from '@errands/store-pg'
 import { DevTools } from '@errands/devtools'
 import { Supervisor } from '@errands/supervisor'
 import { Duration, Effect, Layer, Option, type Redacted, Schedule } from 'effect'
 import type { ClusterSettings } from './config.ts'
 import { clusterDevTools } from './devtools.ts'
-import { clusterMcpRoute } from './mcpRoute.ts'
+import { clusterPlacement } from './placement.ts'
 import { Errand } from './ErrandEntity.ts'
 import { forwardingBrowsing, type ErrandClient } from './forward.ts'
 import { errandOwnerLayer } from './owner.ts'
@@ -155,7 +155,7 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
   const overlay = Layer.mergeAll(
     Layer.effect(Browsing, clusterBrowsing),
     Layer.effect(DevTools, clusterDevTools),
-    Layer.effect(McpRoute, clusterMcpRoute),
+    Layer.effect(Placement, clusterPlacement),
     Layer.effect(HostHealth, clusterHealth(s)),
     Layer.effect(Person, clusterPerson),
     errandOwnerLayer,

@@ -42,6 +42,8 @@ export interface OwnerBook {
   readonly forgetOrphan: (key: string) => Effect.Effect<void>
   /** One session key held by each other live runner (a runner holding none has nothing open). */
   readonly keyPerRunner: Effect.Effect<ReadonlyMap<string, string>>
+  /** Errands open on other live runners now: conversation id → runner (`host:port`). */
+  readonly heldElsewhere: Effect.Effect<ReadonlyMap<string, string>>
   /** The runners alive now (`host:port`, healthy and refreshed within the expiry). */
   readonly liveRunners: Effect.Effect<ReadonlyArray<string>>
   /** Follows the supervisor's changes into the table until the scope closes. */
@@ -118,6 +120,14 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
       return out
     })
 
+    const heldElsewhere = Effect.gen(function* () {
+      const live = yield* liveRunners
+      const rows = yield* sql<{ errand_id: string; runner: string }>`SELECT errand_id, runner FROM ${table} WHERE runner <> ${options.self}`.pipe(
+        Effect.orElseSucceed(() => []),
+      )
+      return new Map(rows.filter((r) => live.includes(r.runner)).map((r) => [r.errand_id, r.runner] as const))
+    })
+
     const follow = (supervisor: SupervisorShape) =>
       Effect.gen(function* () {
         // One writer, in order: an errand opened and parked at once must end without a row.
@@ -145,5 +155,5 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
         yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(changes), write)))
       })
 
-    return { orphans, orphanedBy, forgetOrphan, keyPerRunner, liveRunners, follow } satisfies OwnerBook
+    return { orphans, orphanedBy, forgetOrphan, keyPerRunner, heldElsewhere, liveRunners, follow } satisfies OwnerBook
   })

@@ -30,7 +30,7 @@ import { Pages, type PageAccess } from './browsing/Pages.ts'
 import { SessionProxy } from './browsing/SessionProxy.ts'
 import type { HostSettings } from './config.ts'
 import { HostHealth, makeHostHealth, type RuntimeReport } from './health.ts'
-import { McpRoute } from './mcpRoute.ts'
+import { Placement } from './placement.ts'
 import { makePerson } from './person/make.ts'
 import { Person } from './person/Person.ts'
 import { makeRoutedRuntime } from './remote/RoutedRuntime.ts'
@@ -84,7 +84,7 @@ export interface HostCluster {
   readonly store: Layer.Layer<SealedStore, StoreError | StoreConfigError>
   /** The person's settings every host shares (issue #24), instead of this host's settings.json. */
   readonly settings: Layer.Layer<Settings, SettingsError>
-  readonly overlay: Layer.Layer<Browsing | HostHealth | Person | DevTools | McpRoute, unknown, HostServices>
+  readonly overlay: Layer.Layer<Browsing | HostHealth | Person | DevTools | Placement, unknown, HostServices>
   /** The runner's own port on this machine: no context may reach it (G2). */
   readonly ownPorts: ReadonlyArray<number>
 }
@@ -92,7 +92,7 @@ export interface HostCluster {
 /** Everything the host's engine provides. */
 export type HostServices =
   | Browsing | Person | HostHealth | Stateless | HostBrowser | Pages | Runtime | Chromium | Supervisor | SealedStore | Lending | Settings
-  | InspectorSwitch | DevTools | SessionProxy | McpRoute
+  | InspectorSwitch | DevTools | SessionProxy | Placement
 
 /**
  * The containment policy of a host on `port` (plus other ports of its own).
@@ -194,8 +194,8 @@ const hostEngineOn = (options: HostEngineOptions) => {
     Layer.effect(Person, makePerson),
     Layer.effect(HostHealth, Effect.flatMap(HostBrowser, (b) => makeHostHealth(b.describe, notes))),
     Stateless.layer({ policy, localhostPorts: settings.localhostPorts, deadlineMs }),
-    // MCP tool calls run here; a cluster sends those of errands held elsewhere to their owner.
-    McpRoute.here,
+    // Every errand is here; a cluster knows which are held elsewhere and routes to them.
+    Placement.layer,
     // A DevTools endpoint per errand at /devtools/<token> on the host's own port (A1).
     // Clients may name files in their errand's own files folder only (#27).
     // Its limits come from the one config pass (settings.devtools), not from the environment again.

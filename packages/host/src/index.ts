@@ -29,7 +29,7 @@ export * from './serve.ts'
 export * from './run.ts'
 export { bindErrand, errandBrowserOf, isMcpPath, MCP_PATH, mountMcp, toolRunner, type McpMount, type McpMountOptions } from './mcp.ts'
 export { runMcpStdio, type McpStdioOptions } from './mcpStdio.ts'
-export { McpRoute, type McpRouteShape } from './mcpRoute.ts'
+export { Placement, type PlacementShape } from './placement.ts'
 // What crosses between hosts for a tool call (the cluster's entity carries it).
 export { ToolResult } from '@errands/mcp'
 export { loadToken, TOKEN_FILE } from './token.ts'

@@ -22,7 +22,7 @@ import type * as http from 'node:http'
 import { Browsing, sessionTarget, type BrowsingShape, type TabView } from './browsing/Browsing.ts'
 import { checkAgentToken, type AgentTokens } from './http/agentTokens.ts'
 import { HOST_RENDER } from './http/respond.ts'
-import { McpRoute, type McpRouteShape } from './mcpRoute.ts'
+import { Placement, type PlacementShape } from './placement.ts'
 import { parseSessionKey, type SessionKey } from './sessionKey.ts'
 
 /** Where MCP is mounted. @example `${host.url}${MCP_PATH}` */
@@ -49,11 +49,11 @@ const tabAt = (t: TabView): TabAt => ({ id: t.id, url: t.url, title: t.title, ac
  * const errand = errandBrowserOf(browsing, key)
  * yield* errand.navigate('http://127.0.0.1:3000/')
  */
-export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey, route?: McpRouteShape): ErrandBrowser => {
+export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey, placement?: PlacementShape): ErrandBrowser => {
   const target = sessionTarget(key)
   return {
     key,
-    ...(route === undefined ? {} : { elsewhere: (tool: string, args: unknown) => route.elsewhere(key, tool, args) }),
+    ...(placement === undefined ? {} : { elsewhere: (tool: string, args: unknown) => placement.tool(key, tool, args) }),
     navigate: (url) => browsing.navigate(target, url),
     back: () => browsing.back(target),
     tabs: () => Effect.map(browsing.tabs(target), (tabs) => tabs.map(tabAt)),
@@ -77,10 +77,10 @@ export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey, route?
  * bindErrand(browsing, 'task-42') // Right(errand of task-42)
  * bindErrand(browsing, 'a b')     // Left(InvalidSessionKey)
  */
-export const bindErrand = (browsing: BrowsingShape, raw: string | undefined, route?: McpRouteShape) =>
+export const bindErrand = (browsing: BrowsingShape, raw: string | undefined, placement?: PlacementShape) =>
   raw === undefined
-    ? Either.right(errandBrowserOf(browsing, randomKey() as SessionKey, route))
-    : Either.map(parseSessionKey(raw), (key) => errandBrowserOf(browsing, key, route))
+    ? Either.right(errandBrowserOf(browsing, randomKey() as SessionKey, placement))
+    : Either.map(parseSessionKey(raw), (key) => errandBrowserOf(browsing, key, placement))
 
 /** The methods of MCP's Streamable HTTP: messages, the event stream, the session's end. */
 const MCP_METHODS = ['DELETE', 'GET', 'POST']
@@ -114,13 +114,13 @@ export interface McpMount {
  * @example
  * const mcp = yield* mountMcp({ port: 7777, log, idleMs: 900_000 })
  */
-export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, never, Browsing | McpRoute | Scope.Scope> =>
+export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, never, Browsing | Placement | Scope.Scope> =>
   Effect.gen(function* () {
     const browsing = yield* Browsing
-    const toolRoute = yield* McpRoute
+    const placement = yield* Placement
     const runtime = yield* Effect.runtime<never>()
     const mcp = makeMcpHttp({
-      bind: (raw) => bindErrand(browsing, raw, toolRoute),
+      bind: (raw) => bindErrand(browsing, raw, placement),
       refs: new RefBook(),
       log: options.log,
       daily: options.daily,

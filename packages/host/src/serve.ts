@@ -28,6 +28,7 @@ import { InFlight, nodeHandler, onClientError, type Fetcher } from './http/node.
 import { errorResponse } from './http/respond.ts'
 import { refuseOtherUpgrade } from './http/upgrade.ts'
 import { Browsing, sessionTarget } from './browsing/Browsing.ts'
+import { Placement } from './placement.ts'
 import { Pages } from './browsing/Pages.ts'
 import { HostHealth } from './health.ts'
 import { Person } from './person/Person.ts'
@@ -202,6 +203,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       const browsing = yield* Browsing
       const health = yield* HostHealth
       const supervisor = yield* Supervisor
+      const placement = yield* Placement
       return yield* makeLiveView({
         port, token, log,
         pages: yield* Pages,
@@ -220,6 +222,8 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
           const key = sessionKeyOf(id)
           return key === undefined ? supervisor.resume(id) : browsing.resume(key)
         },
+        // Errands other hosts of a cluster hold open: listed with the host that holds them.
+        heldElsewhere: placement.heldElsewhere,
         // A session with no page here that is active where it is (another host of a cluster):
         // streamed through the page verbs, whose frame verb runs the owner's own screencast.
         remote: (id) => {

@@ -21,6 +21,8 @@ export interface LiveTab {
  * shows main's under `LiveState.main`). */
 export interface LiveConversation extends Omit<ErrandView, 'contextId'> {
   readonly tabs: ReadonlyArray<LiveTab>
+  /** In a cluster, the host (runner address) that holds this errand open, when it is another one. */
+  readonly heldBy?: string | undefined
 }
 
 /** The inspector's switch (V3), when the host has one. */

@@ -19,7 +19,7 @@
  * server.on('upgrade', (req, socket, head) => live.upgrade(req, socket, head) || socket.destroy())
  */
 import { Runtime as RuntimeTag, type ContextId, type RuntimeShape } from '@errands/runtime'
-import { Supervisor, type ErrandView, type HealthMessage, type SupervisorShape } from '@errands/supervisor'
+import { Supervisor, type HealthMessage, type SupervisorShape } from '@errands/supervisor'
 import { checkMethod, InternalError, NotFound, refuseUpgrade, sendError, sendJson, toFailure, Unauthorized } from '@errands/edge'
 import { Effect, Either, Runtime, type Redacted, type Scope } from 'effect'
 import type * as http from 'node:http'
@@ -31,10 +31,11 @@ import { LiveAuth, liveIdOf } from './auth.ts'
 import { parseClient } from './clientMessages.ts'
 import { bundleAssets, type Assets } from './bundle.ts'
 import { LiveCast } from './cast.ts'
+import { heldAt, holdsTabs, tabsOf, unknownHere } from './conversations.ts'
 import { REMOTE_FRAME_MS, RemoteCast, type RemoteErrand } from './remoteCast.ts'
 import { requestRefusal, signInRefusal, upgradeRefusal } from './gate.ts'
 import { pageHtml } from './html.ts'
-import { LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveInspector, type LiveState, type LiveTab, type ServerMessage } from './protocol.ts'
+import { LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveInspector, type LiveState, type ServerMessage } from './protocol.ts'
 
 /** Pages and contexts by the runtime's ids (the host's `Pages`, ChromiumRuntime's extras). */
 export interface LivePages {
@@ -65,6 +66,8 @@ export interface LiveViewOptions {
    * Unset: this host's supervisor.
    */
   readonly park?: ((conversationId: string) => Effect.Effect<unknown, unknown>) | undefined
+  /** Errands open on other hosts of a cluster: conversation id → the host that holds it. */
+  readonly heldElsewhere?: Effect.Effect<ReadonlyMap<string, string>> | undefined
   /** An errand open on another host of a cluster, streamed from its owner (`undefined`: none is). */
   readonly remote?: ((conversationId: string) => Effect.Effect<RemoteErrand | undefined, unknown>) | undefined
   readonly resume?: ((conversationId: string) => Effect.Effect<unknown, unknown>) | undefined
@@ -96,15 +99,6 @@ const failure = (error: unknown) => toFailure(error)
 
 const isOurs = (url: string): boolean => url === '/' || LIVE_PREFIXES.some((p) => url.startsWith(p))
 
-const tabsOf = (runtime: RuntimeShape, contextId: ContextId): Effect.Effect<ReadonlyArray<LiveTab>> =>
-  runtime.tabs(contextId).pipe(
-    Effect.map((tabs) => tabs.map(({ id, url, title, active }) => ({ id, url, title, active }))),
-    Effect.orElseSucceed(() => [] as ReadonlyArray<LiveTab>),
-  )
-
-const holdsTabs = (view: ErrandView): boolean =>
-  view.contextId !== null && view.reason !== 'main' && (view.state === 'active' || view.state === 'seeding')
-
 /**
  * Builds the live view over the supervisor and the runtime in context.
  *
@@ -127,12 +121,14 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
 
     const readState: Effect.Effect<LiveState> = Effect.gen(function* () {
       const views = yield* supervisor.list
+      const elsewhere = new Map(options.heldElsewhere ? yield* options.heldElsewhere : [])
       const conversations: LiveConversation[] = []
       for (const view of views) {
         const tabs = holdsTabs(view) ? yield* tabsOf(runtime, view.contextId!) : []
         const { contextId: _, ...seen } = view
-        conversations.push({ ...seen, tabs })
+        conversations.push({ ...seen, tabs, ...heldAt(elsewhere, view.conversationId) })
       }
+      for (const id of elsewhere.keys()) conversations.push({ ...unknownHere(id), tabs: [], ...heldAt(elsewhere, id) })
       conversations.sort((a, b) => b.lastUsedAt - a.lastUsedAt || a.conversationId.localeCompare(b.conversationId))
       return {
         at: Date.now(),

@@ -150,6 +150,7 @@ const Detail = ({ c, act, busy }: { c: LiveConversation; act: (path: string, bod
       <h2>{c.conversationId} <ReasonBadge c={c} /></h2>
       <p class="muted">
         {c.kind} · {STATE_WORDS[c.state] ?? c.state} <code>{c.detail}</code>
+        {c.heldBy ? <span> · on the host at {c.heldBy}</span> : null}
         {c.lastError ? <span class="error"> · {c.lastError}</span> : null}
       </p>
       <div class="actions">

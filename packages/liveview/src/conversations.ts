@@ -1,0 +1,50 @@
+/**
+ * The conversations the live view lists (V1): each errand of this host's supervisor with its
+ * tabs, and — in a cluster — the errands other hosts hold open, marked with the host that holds
+ * them (issue #24). An errand held elsewhere is known here at most as a sealed copy ("parked"),
+ * so the list says where it is open instead.
+ *
+ * @example
+ * conversations.push({ ...seen, tabs, ...heldAt(elsewhere, view.conversationId) })
+ */
+import type { ContextId, RuntimeShape } from '@errands/runtime'
+import type { ErrandView } from '@errands/supervisor'
+import { Effect } from 'effect'
+import type { LiveTab } from './protocol.ts'
+
+/** A context's tabs as the list shows them (none when it cannot be read now). @example yield* tabsOf(runtime, 'e1.1') */
+export const tabsOf = (runtime: RuntimeShape, contextId: ContextId): Effect.Effect<ReadonlyArray<LiveTab>> =>
+  runtime.tabs(contextId).pipe(
+    Effect.map((tabs) => tabs.map(({ id, url, title, active }) => ({ id, url, title, active }))),
+    Effect.orElseSucceed(() => [] as ReadonlyArray<LiveTab>),
+  )
+
+/** Whether a view's context has tabs worth listing. @example holdsTabs(view) // true while active or seeding */
+export const holdsTabs = (view: ErrandView): boolean =>
+  view.contextId !== null && view.reason !== 'main' && (view.state === 'active' || view.state === 'seeding')
+
+/**
+ * What the list says of a conversation another host holds open (and takes it out of `elsewhere`,
+ * so what is left there is unknown to this host): active, on that host. Nothing for one held here.
+ *
+ * @example
+ * heldAt(new Map([['session:k1', '127.0.0.1:7001']]), 'session:k1') // { state: 'active', heldBy: '127.0.0.1:7001' }
+ */
+export const heldAt = (elsewhere: Map<string, string>, conversationId: string): { readonly state?: string; readonly heldBy?: string } => {
+  const runner = elsewhere.get(conversationId)
+  if (runner === undefined) return {}
+  elsewhere.delete(conversationId)
+  return { state: 'active', heldBy: runner }
+}
+
+/**
+ * A session errand this host has never seen (opened on another host and not sealed yet), as the
+ * list shows it: a task, with nothing known here but its id.
+ *
+ * @example
+ * unknownHere('session:k1').kind // 'task'
+ */
+export const unknownHere = (conversationId: string): Omit<ErrandView, 'contextId'> => ({
+  conversationId, kind: 'task', reason: 'task', state: 'active', detail: 'held by another host', driven: false, watched: false,
+  lastUsedAt: 0, parkedAt: null, lentSites: [], lastError: null,
+})
