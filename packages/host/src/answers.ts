@@ -2,7 +2,8 @@
  * What the page verbs answer (B3), as Schemas: the types `Browsing` returns are these Schemas'
  * types, and the cluster's errand entity carries each verb's answer with the same Schema from the
  * host that owns the errand to the host that was asked (issue #24, K1) — so an answer can never
- * reach a caller in a shape the host's own API would not give.
+ * reach a caller in a shape the host's own API would not give. The route table declares each
+ * route's answer with these (and `routeAnswers.ts`'s), and the host encodes what it sends with them.
  *
  * @example
  * Schema.decodeUnknownSync(PageSummary)({ url: 'about:blank', title: '', tab: 'abc-t1' })

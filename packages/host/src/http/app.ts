@@ -8,7 +8,7 @@
  * 4. access: the session key (400, B1) — and, when agent tokens are configured, a token that
  *    covers it (401, X2, `agentTokens.ts`) — or the person's token (401);
  * 5. the query and the body, decoded strictly with Effect Schema (400);
- * 6. the route's one service call.
+ * 6. the route's one service call, whose answer is encoded with its declared Schema (`api.ts`).
  *
  * Steps 1–5 touch nothing: a refused request never reaches a service, let alone Chromium.
  *
@@ -19,7 +19,7 @@
 import { DevTools } from '@errands/devtools'
 import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
 import { checkBearer, checkHost, checkMediaType, checkMethod, checkOrigin, digestOf, hasBody, ownHost, type Identity } from '@errands/edge'
-import { Cause, Effect, Either, Exit, Redacted, Runtime } from 'effect'
+import { Cause, Effect, Either, Exit, Redacted, Runtime, Schema } from 'effect'
 import { Browsing } from '../browsing/Browsing.ts'
 import { SessionProxy } from '../browsing/SessionProxy.ts'
 import { BadRequest, HostUnavailable, NotFound } from '../errors.ts'
@@ -79,7 +79,7 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
       stateless: yield* Stateless,
       devtools: yield* DevTools,
       sessionProxy: yield* SessionProxy,
-    }))
+    }, { port: options.port }))
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? (() => undefined)
     const tokenDigest = digestOf(Redacted.value(options.token))
@@ -132,7 +132,9 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
             ? {}
             : yield* new BadRequest({ reason: 'invalid-body', message: `${request.method} ${url.pathname.slice(0, 200)} takes no body.` })
         const result = yield* route.run({ key, params: match.params, body, query, upstreamProxy })
-        return result instanceof Response ? result : json(200, result)
+        if (result instanceof Response) return result
+        // The answer goes out through its declared Schema, so the wire is what /v1/openapi.json says.
+        return json(200, yield* Effect.orDie(Schema.encodeUnknown(route.answer as Schema.Schema<unknown, unknown>)(result)))
       })
 
     const respond = (exit: Exit.Exit<Response, unknown>, request: Request): Response => {

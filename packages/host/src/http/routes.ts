@@ -1,11 +1,12 @@
 /**
- * The route table (B3): every endpoint, who may call it (`session` key, the `person`'s token,
- * or `open`), the schema of its body and query, and the one service call it makes. The page
- * verbs are defined once and mounted twice: under `/v1` for sessions and under
- * `/v1/person/main` for the person's main context (signing in).
+ * The route table (B3): each endpoint `api.ts` declares, given its one service call. The
+ * declaration holds who may call it and the Schemas of its body, query, parameters and answer;
+ * here a route only says what it does, typed by them — its handler gets the decoded body and must
+ * return the declared answer (or the bytes a byte answer declares), so the table cannot disagree
+ * with `/v1/openapi.json`.
  *
  * @example
- * const router = new Router(routes({ browsing, person, health, stateless }))
+ * const router = new Router(routes({ browsing, person, health, stateless, devtools, sessionProxy }, { port: 7777 }))
  */
 import type { DevToolsShape } from '@errands/devtools'
 import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
@@ -15,17 +16,16 @@ import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../b
 import type { SessionProxyShape } from '../browsing/SessionProxy.ts'
 import { publicHealth, type HostHealthShape } from '../health.ts'
 import type { PersonShape } from '../person/Person.ts'
-import {
-  ClickBody, DialogBody, EmptyBody, FillBody, InputBody, InspectorBody, LendTarget, NavigateBody, OwnBrowserBody, ProxyBody, ScreenshotQuery, ScrollBody,
-  SiteBody, TaskBody, TrustBody, ViewportBody,
-} from '../schemas.ts'
+import type { LendTarget } from '../schemas.ts'
 import { chatConversationId, conversationIdOf, parseSessionKey, SessionKey } from '../sessionKey.ts'
 import type { StatelessShape } from '../stateless/Stateless.ts'
+import { api, pageVerbs as declaredPageVerbs, SiteParam, TabId } from './api.ts'
+import type { Access, BytesAnswer, Endpoint } from './endpoint.ts'
+import { openApiDocument } from './openapi.ts'
 import { bytes } from './respond.ts'
 import type { RouteDef } from './router.ts'
 
-/** Who may call a route. */
-export type Access = 'session' | 'person' | 'open'
+export type { Access } from './endpoint.ts'
 
 /** What a route's handler receives (after every check passed). */
 export interface RouteInput<B, Q> {
@@ -38,14 +38,17 @@ export interface RouteInput<B, Q> {
   readonly upstreamProxy: UpstreamProxy | undefined
 }
 
-/** A route as the app runs it. */
+/** A route as the app runs it: its declaration and its one service call. */
 export interface Route {
+  readonly endpoint: Endpoint
   readonly access: Access
   /** `undefined`: no body (empty, or `{}`). */
   readonly body: Schema.Schema<unknown, unknown> | undefined
   /** `undefined`: no query parameters. */
   readonly query: Schema.Schema<unknown, unknown> | undefined
-  readonly run: (input: RouteInput<unknown, unknown>) => Effect.Effect<Response | object, unknown>
+  /** The answer's Schema (the app encodes what `run` gives with it), or a byte answer's media. */
+  readonly answer: Schema.Schema<unknown, unknown> | BytesAnswer
+  readonly run: (input: RouteInput<unknown, unknown>) => Effect.Effect<unknown, unknown>
 }
 
 /** The services the routes call. */
@@ -58,27 +61,25 @@ export interface RouteServices {
   readonly sessionProxy: SessionProxyShape
 }
 
-const def = <B = Record<string, never>, Q = Record<string, never>>(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  path: string,
-  access: Access,
-  spec: {
-    readonly body?: Schema.Schema<B, any> | undefined
-    readonly query?: Schema.Schema<Q, any> | undefined
-    readonly run: (input: RouteInput<B, Q>) => Effect.Effect<Response | object, unknown>
-  },
+type Decoded<S> = S extends Schema.Schema<infer A, any, any> ? A : Record<string, never>
+type Answered<A> = A extends BytesAnswer ? Response : A extends Schema.Schema<infer T, any, any> ? T : never
+
+/** Gives a declared endpoint its service call, typed by its Schemas. */
+const implement = <P extends string, B extends Endpoint['body'], Q extends Endpoint['query'], A extends Endpoint['answer']>(
+  endpoint: Endpoint<P, B, Q, A>,
+  run: (input: RouteInput<Decoded<B>, Decoded<Q>>) => Effect.Effect<Answered<A>, unknown>,
 ): RouteDef<Route> => ({
-  method,
-  path,
+  method: endpoint.method,
+  path: endpoint.path,
   value: {
-    access,
-    body: spec.body as Schema.Schema<unknown, unknown> | undefined,
-    query: spec.query as Schema.Schema<unknown, unknown> | undefined,
-    run: spec.run as Route['run'],
+    endpoint: endpoint as Endpoint,
+    access: endpoint.access,
+    body: endpoint.body as Route['body'],
+    query: endpoint.query as Route['query'],
+    answer: endpoint.answer as Route['answer'],
+    run: run as Route['run'],
   },
 })
-
-const TabId = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/))
 
 /** A path parameter decoded with `schema`, or a 400 naming it. */
 const param = <A>(schema: Schema.Schema<A, string>, name: string, value: string | undefined): Effect.Effect<A, BadRequest> =>
@@ -99,39 +100,34 @@ const frameResponse = (frame: { data: Uint8Array; mime: string; seq: number; at:
     'x-frame-source': frame.source,
   })
 
-/** The page verbs, under `prefix`, each on the target the access names. */
-const pageVerbs = (prefix: string, access: 'session' | 'person', b: BrowsingShape): Array<RouteDef<Route>> => {
+/** The page verbs declared under a prefix, each on the target the access names. */
+const pageRoutes = (verbs: ReturnType<typeof declaredPageVerbs>, access: 'session' | 'person', b: BrowsingShape): Array<RouteDef<Route>> => {
   const t = (key: SessionKey, proxy: UpstreamProxy | undefined): Target => (access === 'session' ? sessionTarget(key, proxy) : mainTarget)
   const tab = (params: Readonly<Record<string, string>>) => param(TabId, 'id', params['id'])
   return [
-    def('POST', `${prefix}/navigate`, access, { body: NavigateBody, run: ({ key, upstreamProxy, body }) => b.navigate(t(key, upstreamProxy), body.url) }),
-    def('GET', `${prefix}/url`, access, { run: ({ key, upstreamProxy }) => b.url(t(key, upstreamProxy)) }),
-    def('GET', `${prefix}/text`, access, { run: ({ key, upstreamProxy }) => b.text(t(key, upstreamProxy)) }),
-    def('GET', `${prefix}/html`, access, { run: ({ key, upstreamProxy }) => b.html(t(key, upstreamProxy)) }),
-    def('GET', `${prefix}/screenshot`, access, {
-      query: ScreenshotQuery,
-      run: ({ key, upstreamProxy, query }) => Effect.map(b.screenshot(t(key, upstreamProxy), { fullPage: query.fullPage === 'true' }), (png) => bytes(png, 'image/png')),
-    }),
-    def('POST', `${prefix}/click`, access, { body: ClickBody, run: ({ key, upstreamProxy, body }) => b.click(t(key, upstreamProxy), body) }),
-    def('POST', `${prefix}/fill`, access, { body: FillBody, run: ({ key, upstreamProxy, body }) => b.fill(t(key, upstreamProxy), body) }),
-    def('POST', `${prefix}/scroll`, access, { body: ScrollBody, run: ({ key, upstreamProxy, body }) => b.scroll(t(key, upstreamProxy), body) }),
-    def('POST', `${prefix}/back`, access, { body: EmptyBody, run: ({ key, upstreamProxy }) => b.back(t(key, upstreamProxy)) }),
-    def('POST', `${prefix}/forward`, access, { body: EmptyBody, run: ({ key, upstreamProxy }) => b.forward(t(key, upstreamProxy)) }),
-    def('POST', `${prefix}/reload`, access, { body: EmptyBody, run: ({ key, upstreamProxy }) => b.reload(t(key, upstreamProxy)) }),
-    def('GET', `${prefix}/frame`, access, { run: ({ key, upstreamProxy }) => Effect.map(b.frame(t(key, upstreamProxy)), frameResponse) }),
-    def('GET', `${prefix}/state`, access, { run: ({ key, upstreamProxy }) => b.state(t(key, upstreamProxy)) }),
-    def('POST', `${prefix}/dialog`, access, { body: DialogBody, run: ({ key, upstreamProxy, body }) => b.dialog(t(key, upstreamProxy), body) }),
-    def('POST', `${prefix}/input`, access, { body: InputBody, run: ({ key, upstreamProxy, body }) => b.input(t(key, upstreamProxy), body.events) }),
-    def('POST', `${prefix}/viewport`, access, { body: ViewportBody, run: ({ key, upstreamProxy, body }) => Effect.map(b.viewport(t(key, upstreamProxy), body), (viewport) => ({ viewport })) }),
-    def('GET', `${prefix}/tabs`, access, { run: ({ key, upstreamProxy }) => Effect.map(b.tabs(t(key, upstreamProxy)), (tabs) => ({ tabs })) }),
-    def('POST', `${prefix}/tabs`, access, { body: NavigateBody, run: ({ key, upstreamProxy, body }) => Effect.map(b.openTab(t(key, upstreamProxy), body.url), (opened) => ({ tab: opened })) }),
-    def('POST', `${prefix}/tabs/:id/activate`, access, {
-      body: EmptyBody,
-      run: ({ key, upstreamProxy, params }) => Effect.flatMap(tab(params), (id) => Effect.map(b.activateTab(t(key, upstreamProxy), id), (tabs) => ({ tabs }))),
-    }),
-    def('DELETE', `${prefix}/tabs/:id`, access, {
-      run: ({ key, upstreamProxy, params }) => Effect.flatMap(tab(params), (id) => Effect.map(b.closeTab(t(key, upstreamProxy), id), (tabs) => ({ tabs }))),
-    }),
+    implement(verbs.navigate, ({ key, upstreamProxy, body }) => b.navigate(t(key, upstreamProxy), body.url)),
+    implement(verbs.url, ({ key, upstreamProxy }) => b.url(t(key, upstreamProxy))),
+    implement(verbs.text, ({ key, upstreamProxy }) => b.text(t(key, upstreamProxy))),
+    implement(verbs.html, ({ key, upstreamProxy }) => b.html(t(key, upstreamProxy))),
+    implement(verbs.screenshot, ({ key, upstreamProxy, query }) =>
+      Effect.map(b.screenshot(t(key, upstreamProxy), { fullPage: query.fullPage === 'true' }), (png) => bytes(png, 'image/png'))),
+    implement(verbs.click, ({ key, upstreamProxy, body }) => b.click(t(key, upstreamProxy), body)),
+    implement(verbs.fill, ({ key, upstreamProxy, body }) => b.fill(t(key, upstreamProxy), body)),
+    implement(verbs.scroll, ({ key, upstreamProxy, body }) => b.scroll(t(key, upstreamProxy), body)),
+    implement(verbs.back, ({ key, upstreamProxy }) => b.back(t(key, upstreamProxy))),
+    implement(verbs.forward, ({ key, upstreamProxy }) => b.forward(t(key, upstreamProxy))),
+    implement(verbs.reload, ({ key, upstreamProxy }) => b.reload(t(key, upstreamProxy))),
+    implement(verbs.frame, ({ key, upstreamProxy }) => Effect.map(b.frame(t(key, upstreamProxy)), frameResponse)),
+    implement(verbs.state, ({ key, upstreamProxy }) => b.state(t(key, upstreamProxy))),
+    implement(verbs.dialog, ({ key, upstreamProxy, body }) => b.dialog(t(key, upstreamProxy), body)),
+    implement(verbs.input, ({ key, upstreamProxy, body }) => b.input(t(key, upstreamProxy), body.events)),
+    implement(verbs.viewport, ({ key, upstreamProxy, body }) => Effect.map(b.viewport(t(key, upstreamProxy), body), (viewport) => ({ viewport }))),
+    implement(verbs.tabs, ({ key, upstreamProxy }) => Effect.map(b.tabs(t(key, upstreamProxy)), (tabs) => ({ tabs }))),
+    implement(verbs.openTab, ({ key, upstreamProxy, body }) => Effect.map(b.openTab(t(key, upstreamProxy), body.url), (opened) => ({ tab: opened }))),
+    implement(verbs.activateTab, ({ key, upstreamProxy, params }) =>
+      Effect.flatMap(tab(params), (id) => Effect.map(b.activateTab(t(key, upstreamProxy), id), (tabs) => ({ tabs })))),
+    implement(verbs.closeTab, ({ key, upstreamProxy, params }) =>
+      Effect.flatMap(tab(params), (id) => Effect.map(b.closeTab(t(key, upstreamProxy), id), (tabs) => ({ tabs })))),
   ]
 }
 
@@ -145,65 +141,55 @@ const lendConversation = (target: typeof LendTarget.Type): Effect.Effect<string,
     : Effect.succeed(target.conversationId)
 
 /**
- * Every route of the host.
+ * Every route of the host: each endpoint of `api.ts` once. `port` is the host's, for the
+ * document's `servers`.
  *
  * @example
- * new Router(routes(services))
+ * new Router(routes(services, { port: 7777 }))
  */
-export const routes = ({ browsing, person, health, stateless, devtools, sessionProxy }: RouteServices): ReadonlyArray<RouteDef<Route>> => [
-  // X1: the open door answers liveness and counts; the whole report is the person's.
-  def('GET', '/health', 'open', { run: () => Effect.map(health.report, publicHealth) }),
-  def('GET', '/v1/person/health', 'person', { run: () => health.report }),
-  def('POST', '/v1/fetch', 'open', { body: NavigateBody, run: ({ body }) => stateless.fetch(body.url) }),
-  def('GET', '/v1/localhosts', 'open', { run: () => Effect.map(stateless.localhosts, (services) => ({ services })) }),
+export const routes = (
+  { browsing, person, health, stateless, devtools, sessionProxy }: RouteServices,
+  options: { readonly port: number },
+): ReadonlyArray<RouteDef<Route>> => {
+  const p = api.person
+  let document: Readonly<Record<string, unknown>> | undefined
+  return [
+    // X1: the open door answers liveness and counts; the whole report is the person's.
+    implement(api.health, () => Effect.map(health.report, publicHealth)),
+    // Built on first ask: the declaration does not change while the host runs.
+    implement(api.openapi, () => Effect.sync(() => (document ??= openApiDocument(api, { port: options.port })))),
+    implement(api.fetch, ({ body }) => stateless.fetch(body.url)),
+    implement(api.localhosts, () => Effect.map(stateless.localhosts, (services) => ({ services }))),
 
-  ...pageVerbs('/v1', 'session', browsing),
-  def('POST', '/v1/session/task', 'session', { body: TaskBody, run: ({ key, body }) => browsing.task(key, body.status) }),
-  def('DELETE', '/v1/session', 'session', { run: ({ key }) => Effect.as(browsing.release(key), { released: true }) }),
-  // A1: brought up like every verb (opened, resumed or healed), then a fresh URL into it.
-  def('GET', '/v1/session/devtools', 'session', {
-    run: ({ key, upstreamProxy }) => Effect.zipRight(browsing.tabs(sessionTarget(key, upstreamProxy)), devtools.endpoint(conversationIdOf(key))),
-  }),
-  // Issue #21: the session's upstream proxy from now on; `null` for none (the host's default).
-  def('PUT', '/v1/session/proxy', 'session', {
-    body: ProxyBody,
-    run: ({ key, body }) =>
+    ...pageRoutes(api, 'session', browsing),
+    implement(api.task, ({ key, body }) => browsing.task(key, body.status)),
+    implement(api.release, ({ key }) => Effect.as(browsing.release(key), { released: true as const })),
+    // A1: brought up like every verb (opened, resumed or healed), then a fresh URL into it.
+    implement(api.devtools, ({ key, upstreamProxy }) => Effect.zipRight(browsing.tabs(sessionTarget(key, upstreamProxy)), devtools.endpoint(conversationIdOf(key)))),
+    // Issue #21: the session's upstream proxy from now on; `null` for none (the host's default).
+    implement(api.proxy, ({ key, body }) =>
       Effect.flatMap(
         body.url === null ? Effect.succeed(undefined) : Either.match(parseUpstreamProxy(body.url), { onLeft: Effect.fail, onRight: Effect.succeed }),
         (proxy) => sessionProxy.set(key, proxy),
-      ),
-  }),
+      )),
 
-  def('GET', '/v1/person/settings', 'person', { run: () => person.settings }),
-  def('POST', '/v1/person/settings/always-allowed', 'person', { body: SiteBody, run: ({ body }) => person.allowAlways(body.site) }),
-  def('DELETE', '/v1/person/settings/always-allowed/:site', 'person', {
-    run: ({ params }) => Effect.flatMap(param(Schema.String.pipe(Schema.maxLength(253)), 'site', params['site']), person.revoke),
-  }),
-  def('PUT', '/v1/person/settings/trust', 'person', { body: TrustBody, run: ({ body }) => person.setTrust(body.mode) }),
-  def('POST', '/v1/person/sign-out-everywhere', 'person', { body: EmptyBody, run: () => person.signOutEverywhere }),
-  def('POST', '/v1/person/permission', 'person', {
-    body: LendTarget,
-    run: ({ body }) => Effect.flatMap(lendConversation(body), (id) => person.ask(id, body.site)),
-  }),
-  def('POST', '/v1/person/lend', 'person', {
-    body: LendTarget,
-    run: ({ body }) => Effect.flatMap(lendConversation(body), (id) => person.allow(id, body.site)),
-  }),
-  def('POST', '/v1/person/chats/:chat/own-browser', 'person', {
-    body: OwnBrowserBody,
-    run: ({ params, body }) => Effect.flatMap(chatParam(params['chat']), (chat) => person.ownBrowser(chatConversationId(chat), body.on)),
-  }),
-  def('DELETE', '/v1/person/chats/:chat', 'person', {
-    run: ({ params }) => Effect.flatMap(chatParam(params['chat']), (chat) => Effect.as(person.deleteChat(chatConversationId(chat)), { deleted: true })),
-  }),
-  def('GET', '/v1/person/sessions', 'person', { run: () => Effect.map(person.sessions, (sessions) => ({ sessions })) }),
-  def('DELETE', '/v1/person/sessions/:key', 'person', {
-    run: ({ params }) =>
-      // The host's own release: it also drops the session's host-side state (frames, viewport).
-      Effect.flatMap(chatParam(params['key']), (key) => Effect.as(browsing.release(key), { released: true })),
-  }),
-  ...pageVerbs('/v1/person/main', 'person', browsing),
-  // The XState inspector (V3, docs/inspector.md): its status and its switch.
-  def('GET', '/v1/person/inspector', 'person', { run: () => person.inspector }),
-  def('PUT', '/v1/person/inspector', 'person', { body: InspectorBody, run: ({ body }) => person.setInspector(body.on) }),
-]
+    implement(p.health, () => health.report),
+    implement(p.settings, () => person.settings),
+    implement(p.allowAlways, ({ body }) => person.allowAlways(body.site)),
+    implement(p.revoke, ({ params }) => Effect.flatMap(param(SiteParam, 'site', params['site']), person.revoke)),
+    implement(p.setTrust, ({ body }) => person.setTrust(body.mode)),
+    implement(p.signOutEverywhere, () => person.signOutEverywhere),
+    implement(p.permission, ({ body }) => Effect.flatMap(lendConversation(body), (id) => person.ask(id, body.site))),
+    implement(p.lend, ({ body }) => Effect.flatMap(lendConversation(body), (id) => person.allow(id, body.site))),
+    implement(p.ownBrowser, ({ params, body }) => Effect.flatMap(chatParam(params['chat']), (chat) => person.ownBrowser(chatConversationId(chat), body.on))),
+    implement(p.deleteChat, ({ params }) =>
+      Effect.flatMap(chatParam(params['chat']), (chat) => Effect.as(person.deleteChat(chatConversationId(chat)), { deleted: true as const }))),
+    implement(p.sessions, () => Effect.map(person.sessions, (sessions) => ({ sessions }))),
+    // The host's own release: it also drops the session's host-side state (frames, viewport).
+    implement(p.releaseSession, ({ params }) => Effect.flatMap(chatParam(params['key']), (key) => Effect.as(browsing.release(key), { released: true as const }))),
+    ...pageRoutes(p.main, 'person', browsing),
+    // The XState inspector (V3, docs/inspector.md): its status and its switch.
+    implement(p.inspector, () => person.inspector),
+    implement(p.setInspector, ({ body }) => person.setInspector(body.on)),
+  ]
+}
