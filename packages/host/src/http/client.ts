@@ -1,0 +1,138 @@
+/**
+ * A typed client of the host, derived from the declaration (`api.ts`): one method per endpoint,
+ * its input typed by the endpoint's body, query and path parameters, its answer decoded with the
+ * endpoint's answer Schema — strictly, so an answer the declaration does not describe (a field
+ * more, a type changed) throws {@link AnswerMismatch} instead of passing unnoticed. It sends what
+ * it is given as it is given: the host, not the client, judges a request.
+ *
+ * @example
+ * const host = v1Client('http://127.0.0.1:7777', { key: 'agent-7' })
+ * const page = await host.navigate({ body: { url: 'https://example.com/' } })
+ * if (page.ok) page.body.title
+ * await v1Client(base, { token }).person.sessions()
+ */
+import { ParseResult, Schema } from 'effect'
+import { api, type Api } from './api.ts'
+import type { BytesAnswer, Endpoint, ParamNames } from './endpoint.ts'
+import { isEndpoint } from './endpoint.ts'
+
+/**
+ * A 200 whose body the endpoint's answer Schema does not decode: the host and its declaration
+ * disagree (a bug on one side).
+ *
+ * @example
+ * new AnswerMismatch({ reason: 'schema', message: 'GET /v1/url: …' })
+ */
+export class AnswerMismatch extends Schema.TaggedError<AnswerMismatch>()('AnswerMismatch', {
+  reason: Schema.Literal('schema', 'not-json'),
+  message: Schema.String,
+}) {}
+
+/** How a client reaches the host and what it presents. */
+export interface ClientOptions {
+  /** `X-Browser-Session` for `session` endpoints. */
+  readonly key?: string | undefined
+  /** The person's token for `person` endpoints; an agent token (X2) for `session` ones. */
+  readonly token?: string | undefined
+  readonly agentToken?: string | undefined
+  /** More headers on every call (`X-Browser-Proxy` …). */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /** The transport (default `fetch`); an in-process app's `request` fits with a small adapter. */
+  readonly fetch?: ((url: string, init: RequestInit) => Promise<Response>) | undefined
+}
+
+/** An error body as the host sends it. */
+export interface ErrorAnswer {
+  readonly error: { readonly code: string; readonly reason?: string; readonly message: string }
+}
+
+/** A reply: the declared answer on 200, the error body otherwise. `bytes` is the raw body. */
+export type Reply<A> =
+  | { readonly ok: true; readonly status: number; readonly headers: Headers; readonly body: A; readonly bytes: Uint8Array }
+  | { readonly ok: false; readonly status: number; readonly headers: Headers; readonly body: ErrorAnswer | undefined; readonly bytes: Uint8Array }
+
+type Encoded<S> = S extends Schema.Schema<any, infer I, any> ? I : never
+type OptionalIfEmpty<K extends string, V> = {} extends V ? { readonly [k in K]?: V } : { readonly [k in K]: V }
+
+/** What calling endpoint `E` takes: its body's JSON, its query and its path parameters. */
+export type InputOf<E> = E extends Endpoint<infer P, infer B, infer Q, any>
+  ? ([B] extends [undefined] ? {} : OptionalIfEmpty<'body', Encoded<B>>)
+    & ([Q] extends [undefined] ? {} : { readonly query?: Encoded<Q> })
+    & ([ParamNames<P>] extends [never] ? {} : { readonly params: Readonly<Record<ParamNames<P>, string>> })
+  : never
+
+/** What endpoint `E` answers on success: its answer Schema's type, or the bytes. */
+export type AnswerOf<E> = E extends Endpoint<any, any, any, infer A> ? (A extends BytesAnswer ? Uint8Array : Schema.Schema.Type<A>) : never
+
+/** One endpoint as a method. */
+export type Call<E> = (...input: {} extends InputOf<E> ? [input?: InputOf<E>] : [input: InputOf<E>]) => Promise<Reply<AnswerOf<E>>>
+
+/** The client: the declaration's shape, each endpoint a {@link Call}. */
+export type Client<T> = { readonly [K in keyof T]: T[K] extends Endpoint<any, any, any, any> ? Call<T[K]> : Client<T[K]> }
+
+/** Loose input, for {@link call} on an endpoint known only at run time. */
+export interface AnyInput {
+  readonly body?: unknown
+  readonly query?: Readonly<Record<string, string>> | undefined
+  readonly params?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * Calls one endpoint of the host at `base`.
+ *
+ * @example
+ * const reply = await call('http://127.0.0.1:7777', api.closeTab, { params: { id: 'abc-t2' } }, { key: 'agent-7' })
+ */
+export const call = async <E extends Endpoint>(base: string, endpoint: E, input: InputOf<E> | AnyInput, options: ClientOptions = {}): Promise<Reply<AnswerOf<E>>> => {
+  const given = input as AnyInput
+  const path = endpoint.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(given.params?.[name] ?? ''))
+  const query = given.query && Object.keys(given.query).length > 0 ? `?${new URLSearchParams(given.query as Record<string, string>)}` : ''
+  const token = endpoint.access === 'person' ? options.token : endpoint.access === 'session' ? options.agentToken : undefined
+  const headers: Record<string, string> = {
+    ...(endpoint.access === 'session' && options.key !== undefined ? { 'x-browser-session': options.key } : {}),
+    ...(given.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
+    ...options.headers,
+  }
+  const send = options.fetch ?? ((url: string, init: RequestInit) => fetch(url, init))
+  const res = await send(`${base}${path}${query}`, {
+    method: endpoint.method,
+    headers,
+    ...(given.body !== undefined ? { body: JSON.stringify(given.body) } : {}),
+  })
+  const bytes = new Uint8Array(await res.arrayBuffer())
+  const isJson = (res.headers.get('content-type') ?? '').includes('json')
+  const parsed = (): unknown => JSON.parse(new TextDecoder().decode(bytes))
+  const where = `${endpoint.method} ${endpoint.path}`
+  if (res.status !== 200) {
+    return { ok: false, status: res.status, headers: res.headers, body: isJson ? (parsed() as ErrorAnswer) : undefined, bytes }
+  }
+  const answer = endpoint.answer
+  if ('_tag' in answer && answer._tag === 'BytesAnswer') {
+    return { ok: true, status: res.status, headers: res.headers, body: bytes as AnswerOf<E>, bytes }
+  }
+  if (!isJson) throw new AnswerMismatch({ reason: 'not-json', message: `${where} answered ${res.headers.get('content-type')}, not JSON` })
+  const decoded = Schema.decodeUnknownEither(answer as Schema.Schema<unknown, unknown>, { onExcessProperty: 'error' })(parsed())
+  if (decoded._tag === 'Left') {
+    throw new AnswerMismatch({ reason: 'schema', message: `${where}: the answer does not fit its declared Schema: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}` })
+  }
+  return { ok: true, status: res.status, headers: res.headers, body: decoded.right as AnswerOf<E>, bytes }
+}
+
+const build = (declaration: object, base: string, options: ClientOptions): object =>
+  Object.fromEntries(
+    Object.entries(declaration).map(([name, value]) => [
+      name,
+      isEndpoint(value) ? (input: AnyInput = {}) => call(base, value, input, options) : build(value as object, base, options),
+    ]),
+  )
+
+/**
+ * A client of every endpoint of the host at `base`, as `api.ts` names them.
+ *
+ * @example
+ * const k1 = v1Client('http://127.0.0.1:7777', { key: 'k1' })
+ * await k1.activateTab({ params: { id: 'abc-t2' } })
+ * await v1Client(base, { token }).person.main.navigate({ body: { url } })
+ */
+export const v1Client = (base: string, options: ClientOptions = {}): Client<Api> => build(api, base, options) as Client<Api>
