@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option } from 'effect'
 import type { ContextNotFound, RuntimeError } from './errors.ts'
+import type { Screencast, ScreencastOptions } from './screencast.ts'
 import type { InvalidUpstreamProxy, UpstreamProxy } from './upstream.ts'
 import type {
   ContextId, Cookie, DevToolsTarget, OpenContextSpec, RuntimeEvent, SessionLabel, Snapshot, StorageState, TabInfo,
@@ -62,6 +63,12 @@ export interface RuntimeShape {
    * `InvalidUpstreamProxy('unsupported')` — never quietly connects direct.
    */
   readonly setUpstreamProxy?: ((contextId: ContextId, proxy: UpstreamProxy | undefined) => Effect.Effect<void, ContextError | InvalidUpstreamProxy>) | undefined
+  /**
+   * Starts a screencast of a tab (`screencast.ts`): frames may reach `onFrame` before the effect
+   * succeeds. Absent in runtimes that cannot paint a page; callers say so instead of streaming.
+   * The screencast stops by itself when its tab or context closes.
+   */
+  readonly screencast?: ((contextId: ContextId, tabId: string, options: ScreencastOptions) => Effect.Effect<Screencast, ContextError>) | undefined
   /** Closes every context and the browsers behind them. Idempotent. */
   readonly shutdown: Effect.Effect<void>
 }

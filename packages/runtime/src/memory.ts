@@ -1,7 +1,9 @@
 import { Context, Effect, Layer, Option } from 'effect'
 import { ContextNotFound, RuntimeError } from './errors.ts'
+import { MemoryScreencasts, type MemoryPaint } from './memoryScreencast.ts'
 import { Runtime, type RuntimeShape } from './Runtime.ts'
 import { originOf } from './origins.ts'
+import type { ScreencastOptions } from './screencast.ts'
 import type { UpstreamProxy } from './upstream.ts'
 import {
   MAIN_CONTEXT,
@@ -50,6 +52,7 @@ const cookieKey = (c: Pick<Cookie, 'name' | 'domain' | 'path'>) => `${c.name}\u0
  * const memory = MemoryRuntime.make()
  * const id = Effect.runSync(memory.openContext({ errandId: 'e1', label: { reason: 'task', lentSites: [] } }))
  * memory.visit(id, 'http://shop.test/', { setCookies: [cookie('basket', 'apple', 'shop.test')] })
+ * memory.paint(id) // every screencast of its active tab that may take a frame gets one
  * memory.crashBrowser() // every errand context is gone; subscribers hear BrowserCrashed
  */
 export class MemoryRuntime implements RuntimeShape {
@@ -64,6 +67,8 @@ export class MemoryRuntime implements RuntimeShape {
   opened = 0
   /** Each open context's upstream proxy, as the egress would chain it (tests of issue #21). */
   readonly upstreamProxies = new Map<ContextId, UpstreamProxy | undefined>()
+  /** The running screencasts (`memoryScreencast.ts`); `running()` counts them. */
+  readonly screencasts = new MemoryScreencasts()
 
   static make(): MemoryRuntime {
     return new MemoryRuntime()
@@ -93,7 +98,7 @@ export class MemoryRuntime implements RuntimeShape {
   readonly closeContext = (contextId: ContextId): Effect.Effect<void> =>
     // Closing is idempotent: an unknown or already-closed context is simply not there any more.
     Effect.sync(() => {
-      if (contextId !== MAIN_CONTEXT) this.contexts.delete(contextId)
+      if (contextId !== MAIN_CONTEXT) this.dropContext(contextId)
       this.upstreamProxies.delete(contextId)
     })
 
@@ -138,6 +143,7 @@ export class MemoryRuntime implements RuntimeShape {
     this.withTab(contextId, tabId, (ctx) => {
       const index = ctx.tabs.findIndex((t) => t.id === tabId)
       ctx.tabs.splice(index, 1)
+      this.screencasts.stopWhere((key) => key === `${contextId}/${tabId}`)
       if (ctx.activeTab === tabId) ctx.activeTab = (ctx.tabs[index] ?? ctx.tabs[index - 1])?.id
     })
 
@@ -161,6 +167,9 @@ export class MemoryRuntime implements RuntimeShape {
       return Option.fromNullable(words)
     })
 
+  readonly screencast = (contextId: ContextId, tabId: string, options: ScreencastOptions) =>
+    this.withTab(contextId, tabId, () => this.screencasts.start(`${contextId}/${tabId}`, options))
+
   readonly subscribe = (listener: (event: RuntimeEvent) => void) =>
     Effect.sync(() => {
       this.listeners.add(listener)
@@ -168,7 +177,7 @@ export class MemoryRuntime implements RuntimeShape {
     })
 
   readonly shutdown = Effect.sync(() => {
-    for (const id of [...this.contexts.keys()]) if (id !== MAIN_CONTEXT) this.contexts.delete(id)
+    for (const id of [...this.contexts.keys()]) if (id !== MAIN_CONTEXT) this.dropContext(id)
   })
 
   // ---- simulation and fault injection (tests and replay) -----------------------------------
@@ -196,7 +205,20 @@ export class MemoryRuntime implements RuntimeShape {
       ctx.origins.set(origin, items)
     }
     this.emit({ _tag: 'PageLoaded', contextId, tabId: tab.id })
+    this.paint(contextId, tab.id)
     return this.tabInfo(ctx, tab)
+  }
+
+  /**
+   * A tab of `contextId` (the active one by default) repaints: each of its screencasts gets a
+   * frame, unless it waits for acks (see `memoryScreencast.ts`). Returns how many got one.
+   *
+   * @example
+   * memory.paint(id, 't1', { width: 800, height: 600 }) // 1
+   */
+  paint(contextId: ContextId, tabId?: string, paint?: MemoryPaint): number {
+    const tab = tabId ?? this.contexts.get(contextId)?.activeTab
+    return tab === undefined ? 0 : this.screencasts.paint(`${contextId}/${tab}`, paint)
   }
 
   /**
@@ -208,14 +230,14 @@ export class MemoryRuntime implements RuntimeShape {
     const ctx = this.contexts.get(contextId)
     if (contextId === MAIN_CONTEXT || ctx === undefined) return
     if (lastWords) this.lastWordsOf.set(contextId, this.snapshotOf(ctx))
-    this.contexts.delete(contextId)
+    this.dropContext(contextId)
     this.emit({ _tag: 'ContextCrashed', contextId })
   }
 
   /** The errands' browser dies (SIGKILL): every errand context is gone; the main context stays. */
   crashBrowser(): void {
     const contextIds = [...this.contexts.keys()].filter((id) => id !== MAIN_CONTEXT)
-    for (const id of contextIds) this.contexts.delete(id)
+    for (const id of contextIds) this.dropContext(id)
     this.emit({ _tag: 'BrowserCrashed', contextIds })
   }
 
@@ -230,6 +252,12 @@ export class MemoryRuntime implements RuntimeShape {
   }
 
   // ---- internals ---------------------------------------------------------------------------
+
+  /** A context goes, and the screencasts of its tabs stop with it. */
+  private dropContext(contextId: ContextId) {
+    this.contexts.delete(contextId)
+    this.screencasts.stopWhere((key) => key.startsWith(`${contextId}/`))
+  }
 
   private snapshotOf(ctx: MemoryContext): Omit<Snapshot, 'takenAt'> {
     return {
