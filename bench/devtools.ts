@@ -30,15 +30,23 @@ const percentile = (xs: ReadonlyArray<number>, p: number): number => {
   return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!
 }
 
+/** The DevTools URL of `key`'s errand (typed: the answer is decoded with its declared Schema). */
+const devtoolsUrl = async (host: TestHost, key: string): Promise<string> => {
+  const reply = await host.v1(key).devtools()
+  if (!reply.ok) throw new Error(`/v1/session/devtools → ${reply.status} ${reply.body?.error.code}`)
+  return reply.body.url
+}
+
 /** B's /v1/url latencies while `busy` runs (at least `minimum` samples). */
 const latencies = async (host: TestHost, busy: Promise<unknown>, minimum: number): Promise<Array<number>> => {
   let done = false
   void busy.finally(() => (done = true))
   const times: Array<number> = []
+  const b = host.v1('bench-b')
   while (!done || times.length < minimum) {
     const start = performance.now()
-    const reply = await host.call('bench-b', 'GET', '/v1/url')
-    if (reply.status !== 200) throw new Error(`/v1/url → ${reply.status}`)
+    const reply = await b.url()
+    if (!reply.ok) throw new Error(`/v1/url → ${reply.status} ${reply.body?.error.code}`)
     times.push(performance.now() - start)
   }
   return times
@@ -103,7 +111,7 @@ export const benchDevtools = async (rounds: number): Promise<Row[]> => {
   const raw = await launchRaw()
   const browsers: Array<Browser> = []
   try {
-    const url = (await host.call('bench', 'GET', '/v1/session/devtools')).body.url as string
+    const url = await devtoolsUrl(host, 'bench')
     const proxied = await chromium.connectOverCDP(url)
     const direct = raw.browser
     browsers.push(proxied)
@@ -136,8 +144,8 @@ export const benchDevtools = async (rounds: number): Promise<Row[]> => {
     }
     const hop = await interleave({ direct: trips(ownTab), proxy: trips(tab) }, rounds, 100)
     // The flood: B alone, then B while A's endpoint takes 20,000 messages.
-    await host.call('bench-b', 'POST', '/v1/navigate', { url: site!.url('/title?t=b') })
-    const floodUrl = (await host.call('bench-a', 'GET', '/v1/session/devtools')).body.url as string
+    await host.v1('bench-b').navigate({ body: { url: site!.url('/title?t=b') } })
+    const floodUrl = await devtoolsUrl(host, 'bench-a')
     const alone = await latencies(host, Promise.resolve(), 200)
     const flooded = flood(floodUrl)
     await flooded.started

@@ -5,10 +5,11 @@
  * @example
  * const host = await startTestHost({ ERRANDS_MAX_SESSIONS: '2' })
  * const res = await host.call('k1', 'POST', '/v1/navigate', { url: site.url('/page?t=a') })
+ * const tabs = await host.v1('k1').tabs() // typed, decoded with its declared Schema
  * await host.stop()
  */
 import { Chromium } from '@errands/engine'
-import { hostSettingsFrom, startHost, type RunningHost, type StartOptions } from '@errands/host'
+import { call, endpointAt, hostSettingsFrom, startHost, v1Client, type RunningHost, type StartOptions } from '@errands/host'
 import { Runtime } from '@errands/runtime'
 import { Supervisor } from '@errands/supervisor'
 import { Context, Effect, Exit, Redacted, Scope } from 'effect'
@@ -34,24 +35,37 @@ const read = async (res: Response): Promise<Reply> => {
 }
 
 /**
- * A client for a host at `base`.
+ * A client for a host at `base`: a call to a declared endpoint goes through the typed client
+ * (`call`, issue #24), so every 200 a test reads is first decoded strictly with the answer Schema
+ * its route declares — a host answer that drifted from `/v1/openapi.json` fails the test that got
+ * it. Anything else (an undeclared path or method, a query a route does not take) is sent as it is
+ * with `fetch`, for the tests that send wrong requests on purpose. Either way the key goes as
+ * given, and the token to every `/v1/person/` path.
  *
  * @example
  * const call = client('http://127.0.0.1:7777', token)
  * await call('k1', 'GET', '/v1/url')
  */
 export const client = (base: string, token?: string) =>
-  async (key: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> =>
-    read(await fetch(`${base}${path}`, {
+  async (key: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+    const url = new URL(path, base)
+    const found = endpointAt(method, url.pathname)
+    const sent = {
+      ...(key !== undefined ? { 'x-browser-session': key } : {}),
+      ...(url.pathname.startsWith('/v1/person/') && token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    }
+    if (found !== undefined && (url.search === '' || found.endpoint.query !== undefined)) {
+      const reply = await call(base, found.endpoint, { body, params: found.params, query: Object.fromEntries(url.searchParams) }, { headers: sent })
+      const json = reply.bytes.length > 0 && (reply.headers.get('content-type') ?? '').includes('json')
+      return { status: reply.status, headers: reply.headers, bytes: Buffer.from(reply.bytes), body: json ? reply.body : undefined }
+    }
+    return read(await fetch(`${base}${path}`, {
       method,
-      headers: {
-        ...(key !== undefined ? { 'x-browser-session': key } : {}),
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...(path.startsWith('/v1/person/') && token ? { authorization: `Bearer ${token}` } : {}),
-        ...headers,
-      },
+      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...sent },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     }))
+  }
 
 /**
  * A raw request with any headers (Host, control characters …) — what `fetch` will not send.
@@ -126,6 +140,8 @@ export const startTestHost = async (
     chromium: Context.get(host.services, Chromium),
     runtime: Context.get(host.services, Runtime),
     call: client(host.url, token),
+    /** The typed client (issue #24) as the session `key` (and the person, with the host's token). */
+    v1: (key?: string) => v1Client(host.url, { key, token }),
     run: <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect),
     /** Closes the host (parks every open session) and keeps the data dir. */
     close,

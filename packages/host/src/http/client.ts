@@ -14,7 +14,8 @@
 import { ParseResult, Schema } from 'effect'
 import { api, type Api } from './api.ts'
 import type { BytesAnswer, Endpoint, ParamNames } from './endpoint.ts'
-import { isEndpoint } from './endpoint.ts'
+import { endpointsOf, isEndpoint } from './endpoint.ts'
+import { Router } from './router.ts'
 
 /**
  * A 200 whose body the endpoint's answer Schema does not decode: the host and its declaration
@@ -117,6 +118,20 @@ export const call = async <E extends Endpoint>(base: string, endpoint: E, input:
     throw new AnswerMismatch({ reason: 'schema', message: `${where}: the answer does not fit its declared Schema: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}` })
   }
   return { ok: true, status: res.status, headers: res.headers, body: decoded.right as AnswerOf<E>, bytes }
+}
+
+const declared = new Router(endpointsOf(api).map((e) => ({ method: e.method, path: e.path, value: e })))
+
+/**
+ * The declared endpoint a method and path name, with the path's parameters (percent-decoded), or
+ * `undefined` when none is declared so (HEAD included: it is a GET without its body).
+ *
+ * @example
+ * endpointAt('POST', '/v1/tabs/abc-t2/activate') // { endpoint: api.activateTab, params: { id: 'abc-t2' } }
+ */
+export const endpointAt = (method: string, pathname: string): { readonly endpoint: Endpoint; readonly params: Readonly<Record<string, string>> } | undefined => {
+  const match = declared.match(method, pathname)
+  return match._tag === 'found' && match.value.method === method ? { endpoint: match.value, params: match.params } : undefined
 }
 
 const build = (declaration: object, base: string, options: ClientOptions): object =>
