@@ -29,7 +29,8 @@ export const DEPS: Rules['deps'] = {
   '@errands/lending': ['@errands/runtime', '@errands/store', '@errands/supervisor'],
   '@errands/daily': ['@errands/edge', '@errands/machines', '@errands/supervisor'],
   '@errands/devtools': ['@errands/edge', '@errands/guard', '@errands/runtime', '@errands/supervisor'],
-  '@errands/liveview': ['@errands/edge', '@errands/runtime', '@errands/runtime-chromium', '@errands/supervisor'],
+  // The live view streams through the runtime's screencast: no browser library (issue #24).
+  '@errands/liveview': ['@errands/edge', '@errands/runtime', '@errands/supervisor'],
   '@errands/mcp': ['@errands/daily', '@errands/edge'],
   '@errands/engine': ['@errands/lending', '@errands/runtime', '@errands/runtime-chromium', '@errands/store', '@errands/store-pg', '@errands/supervisor'],
   '@errands/host': [

@@ -1,7 +1,8 @@
-import { PageScreencast, type ScreencastFrame } from '@errands/runtime-chromium'
+import { ContextNotFound, RuntimeError, type ScreencastFrame } from '@errands/runtime'
+import { PageScreencast, type PageScreencastFrame } from '@errands/runtime-chromium'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { spec } from './harness.ts'
+import { failureOf, spec } from './harness.ts'
 import { useRuntimeAndSite } from './shared.ts'
 
 const setup = useRuntimeAndSite()
@@ -23,7 +24,7 @@ const animated = async (errandId: string) => {
     }
     tick(0)
   })
-  return { context, page, close: () => run(runtime.closeContext(contextId)) }
+  return { runtime, run, contextId, context, page, close: () => run(runtime.closeContext(contextId)) }
 }
 
 /** The count once it has not changed for `quietMs` (CI is busy: frames in flight may come late). */
@@ -48,7 +49,7 @@ describe('PageScreencast on real Chromium', () => {
   it('hands on frames with their metadata after start; stop ends them, is idempotent and leaves no listener', async () => {
     const { context, page, close } = await animated('immediate')
     const listenersBefore = closeListeners(page)
-    const frames: Array<ScreencastFrame> = []
+    const frames: Array<PageScreencastFrame> = []
     let stops = 0
     const cast = await PageScreencast.start(context, page, {
       format: 'jpeg', quality: 50, maxWidth: 640, maxHeight: 640, ack: 'immediate',
@@ -79,7 +80,7 @@ describe('PageScreencast on real Chromium', () => {
 
   it('with deferred acks sends nothing more until a frame is acked', async () => {
     const { context, page, close } = await animated('deferred')
-    const frames: Array<ScreencastFrame> = []
+    const frames: Array<PageScreencastFrame> = []
     const cast = await PageScreencast.start(context, page, {
       format: 'jpeg', quality: 50, maxWidth: 640, maxHeight: 640, ack: 'deferred',
       onFrame: (frame) => frames.push(frame),
@@ -123,5 +124,60 @@ describe('PageScreencast on real Chromium', () => {
     await closing
     expect(cast.running).toBe(false)
     await close()
+  })
+})
+
+describe("the runtime's screencast capability on real Chromium (issue #24: runtimes own pages)", () => {
+  it('with deferred acks sends nothing more until a frame is acked; frames are numbered JPEGs of the page', async () => {
+    const { runtime, run, contextId, page, close } = await animated('capability')
+    const frames: Array<ScreencastFrame> = []
+    const cast = await run(runtime.screencast(contextId, 't1', { ack: 'deferred', quality: 50, maxWidth: 640, maxHeight: 640, onFrame: (f) => frames.push(f) }))
+    await expect.poll(() => frames.length, { timeout: 15_000 }).toBeGreaterThan(0)
+    // The page keeps repainting, but Chromium waits for acks after its few frames in flight.
+    const held = await settled(() => frames.length)
+    expect(held).toBeLessThanOrEqual(3)
+    expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1))
+    expect(Buffer.from(frames[0]!.data, 'base64').subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]))
+    expect(frames[0]!.width).toBe(page.viewportSize()!.width)
+    expect(cast.running).toBe(true)
+
+    // One ack covers every frame up to it.
+    cast.ack(frames.at(-1)!.seq)
+    await expect.poll(() => frames.length, { timeout: 15_000 }).toBeGreaterThan(held)
+    await cast.stop()
+    await close()
+  })
+
+  it('stop() is idempotent, hands on nothing after it began and leaves no listener on the page', async () => {
+    const { runtime, run, contextId, page, close } = await animated('capability-stop')
+    const listenersBefore = closeListeners(page)
+    let frames = 0
+    let stops = 0
+    const cast = await run(runtime.screencast(contextId, 't1', { ack: 'auto', onFrame: () => frames++, onStop: () => stops++ }))
+    expect(closeListeners(page)).toBe(listenersBefore + 1)
+    // Auto acks keep frames coming well past Chromium's few in flight.
+    await expect.poll(() => frames, { timeout: 15_000 }).toBeGreaterThan(5)
+    const stopping = cast.stop()
+    const atStop = frames
+    expect(cast.stop()).toBe(stopping)
+    await stopping
+    await cast.stop()
+    expect([cast.running, stops]).toEqual([false, 1])
+    await sleep(1_000)
+    expect(frames).toBe(atStop)
+    expect(closeListeners(page)).toBe(listenersBefore)
+    await close()
+  })
+
+  it('stops by itself when its tab closes, and fails for a tab or a context that is not there', async () => {
+    const { runtime, run, contextId, close } = await animated('capability-gone')
+    const cast = await run(runtime.screencast(contextId, 't1', { ack: 'auto', onFrame: () => undefined }))
+    await run(runtime.closeTab(contextId, 't1'))
+    await expect.poll(() => cast.running, { timeout: 15_000 }).toBe(false)
+    await expect(cast.stop()).resolves.toBeUndefined()
+    const options = { ack: 'auto', onFrame: () => undefined } as const
+    expect(await failureOf(runtime.screencast(contextId, 't1', options))).toBeInstanceOf(RuntimeError)
+    await close()
+    expect(await failureOf(runtime.screencast(contextId, 't1', options))).toBeInstanceOf(ContextNotFound)
   })
 })

@@ -29,7 +29,6 @@ import { errorResponse } from './http/respond.ts'
 import { refuseOtherUpgrade } from './http/upgrade.ts'
 import { Browsing, sessionTarget } from './browsing/Browsing.ts'
 import { Placement } from './placement.ts'
-import { Pages } from './browsing/Pages.ts'
 import { HostHealth } from './health.ts'
 import { Person } from './person/Person.ts'
 import { isMcpPath, mountMcp, type McpMount } from './mcp.ts'
@@ -206,7 +205,6 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       const placement = yield* Placement
       return yield* makeLiveView({
         port, token, log,
-        pages: yield* Pages,
         ownBrowser: person.ownBrowser,
         release: (id) => {
           const key = sessionKeyOf(id)

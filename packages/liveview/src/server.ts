@@ -9,22 +9,22 @@
  * (`gate.ts`: Host, Origin, JSON bodies), and refused with the edge's JSON error.
  *
  * Watching: a page that watches a conversation marks its errand watched (never parked while on
- * screen, C1) and gets the active tab's screencast, frames acknowledged by the page (`cast.ts`).
+ * screen, C1) and gets the active tab's screencast — the runtime's `screencast`, so no browser
+ * library is needed here — frames acknowledged by the page (`cast.ts`).
  * Switching to another conversation stops the old stream before the new one starts, and closing
  * the page stops it and unwatches.
  *
  * @example
- * const live = yield* makeLiveView({ port, token, pages, ownBrowser, release, health })
+ * const live = yield* makeLiveView({ port, token, ownBrowser, release, health })
  * server.on('request', (req, res) => void live.handle(req, res).then((mine) => mine || next(req, res)))
  * server.on('upgrade', (req, socket, head) => live.upgrade(req, socket, head) || socket.destroy())
  */
-import { Runtime as RuntimeTag, type ContextId, type RuntimeShape } from '@errands/runtime'
+import { Runtime as RuntimeTag, type RuntimeShape } from '@errands/runtime'
 import { Supervisor, type HealthMessage, type SupervisorShape } from '@errands/supervisor'
 import { checkMethod, InternalError, NotFound, refuseUpgrade, sendError, sendJson, toFailure, Unauthorized } from '@errands/edge'
 import { Effect, Either, Runtime, type Redacted, type Scope } from 'effect'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
-import type { BrowserContext, Page } from 'playwright-core'
 import { WebSocketServer, type WebSocket } from 'ws'
 import { makeLiveApi, readJson } from './api.ts'
 import { LiveAuth, liveIdOf } from './auth.ts'
@@ -36,12 +36,6 @@ import { REMOTE_FRAME_MS, RemoteCast, type RemoteErrand } from './remoteCast.ts'
 import { requestRefusal, signInRefusal, upgradeRefusal } from './gate.ts'
 import { pageHtml } from './html.ts'
 import { LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveInspector, type LiveState, type ServerMessage } from './protocol.ts'
-
-/** Pages and contexts by the runtime's ids (the host's `Pages`, ChromiumRuntime's extras). */
-export interface LivePages {
-  readonly pageOf: (contextId: ContextId, tabId: string) => Page | undefined
-  readonly browserContextOf: (contextId: ContextId) => BrowserContext | undefined
-}
 
 /** The inspector's switch, when the host has one (V3). */
 export interface LiveInspectorSwitch {
@@ -55,7 +49,6 @@ export interface LiveViewOptions {
   readonly port: number
   /** The person's token (the host-token file). */
   readonly token: Redacted.Redacted<string>
-  readonly pages: LivePages
   /** A chat's own-browser toggle (E2); the host's registers an unknown chat first. */
   readonly ownBrowser: (conversationId: string, on: boolean) => Effect.Effect<unknown, unknown>
   /** Closes and forgets a conversation's errand (the host also drops a session's own state). */
@@ -233,24 +226,23 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
           return
         }
         await this.stopCast()
-        const context = contextId === null ? undefined : options.pages.browserContextOf(contextId)
-        const page = contextId !== null && active ? options.pages.pageOf(contextId, active.id) : undefined
         if (this.watching !== id) return
-        if (!context || !page || !active) {
-          this.say({
-            type: 'watching', conversationId: id, tab: null,
-            note: view._tag === 'Some' && view.value.state === 'parked' ? 'Set aside: resume it to see it.' : 'No page to show yet.',
-          })
+        const screencast = runtime.screencast
+        if (contextId === null || !active || screencast === undefined) {
+          const note = screencast === undefined
+            ? `This browser (${runtime.kind}) cannot show its pages.`
+            : view._tag === 'Some' && view.value.state === 'parked' ? 'Set aside: resume it to see it.' : 'No page to show yet.'
+          this.say({ type: 'watching', conversationId: id, tab: null, note })
           return
         }
         // Only the stream of what is watched now reaches the page — including frames that come
         // before `start` answers: the cast is `this.cast` from the start, so acks reach it too.
-        const cast = LiveCast.create(page, (frame) => {
+        const cast = LiveCast.create((frame) => {
           if (this.cast !== cast || this.watching !== id) return
           this.say({ type: 'frame', conversationId: id, ...frame })
         })
         this.cast = cast
-        await cast.start(context)
+        await cast.start((settings) => run(screencast(contextId, active.id, settings)))
         if (this.watching !== id) {
           await this.stopCast()
           return

@@ -18,7 +18,7 @@
 import { decide, formatDecision, type Decision } from '@errands/guard'
 import {
   RuntimeError,
-  type ContextId, type ContextNotFound, type DevToolsTarget, type SessionLabel, type Snapshot, type StorageState, type TabInfo, type TabSpec,
+  type ContextId, type ContextNotFound, type DevToolsTarget, type ScreencastOptions, type SessionLabel, type Snapshot, type StorageState, type TabInfo, type TabSpec,
 } from '@errands/runtime'
 import { Effect, Option } from 'effect'
 import type { Browser, Page } from 'playwright-core'
@@ -30,6 +30,7 @@ import { CrashedContexts } from './crashedContexts.ts'
 import { closeWithin, within } from './failures.ts'
 import { openTabs, type ReopenHooks } from './reopenTabs.ts'
 import type { QuietPage } from './storage.ts'
+import { tabScreencast } from './tabScreencast.ts'
 
 export type { ContextEntry, ContextSettings } from './contextEntry.ts'
 
@@ -163,6 +164,10 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
       await this.goto(page, url)
       return this.tabInfo(entry, tabId, page)
     })
+
+  /** A tab's screencast (`tabScreencast.ts`). @example const cast = yield* runtime.screencast(id, 't1', { ack: 'auto', onFrame: keep }) */
+  readonly screencast = (contextId: ContextId, tabId: string, options: ScreencastOptions) =>
+    tabScreencast(options, (cast) => this.withEntry(contextId, 'start screencast', (entry) => cast.start(entry.context, this.pageIn(entry, tabId))))
 
   /** @example yield* runtime.setLabel(id, { reason: 'task', lentSites: [] }) */
   readonly setLabel = (contextId: ContextId, label: SessionLabel) =>

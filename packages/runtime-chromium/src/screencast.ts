@@ -1,10 +1,10 @@
 /**
- * A CDP screencast of one Playwright page (`Page.startScreencast`), the one piece under both the
- * live view's stream (`@errands/liveview`, acks deferred until the viewer drew a frame) and the
- * host's `GET /v1/frame` (acks at once, the latest frame kept). It owns the CDP session: it opens
- * one, hands on every frame with Chromium's metadata, acknowledges frames by the chosen policy,
- * and on `stop()` — or when the page closes or the session detaches — stops the cast, detaches
- * and removes every listener it added.
+ * A CDP screencast of one Playwright page (`Page.startScreencast`), the piece under the runtime's
+ * `screencast` capability (`tabScreencast.ts`), which the live view's stream (acks deferred until
+ * the viewer drew a frame) and the host's `GET /v1/frame` (acks at once) use. It owns the CDP
+ * session: it opens one, hands on every frame with Chromium's metadata, acknowledges frames by
+ * the chosen policy, and on `stop()` — or when the page closes or the session detaches — stops
+ * the cast, detaches and removes every listener it added.
  *
  * Chromium sends a frame only while fewer than `maxFramesInFlight` (3 by default) are
  * unacknowledged (https://chromedevtools.github.io/devtools-protocol/tot/Page/#method-screencastFrameAck):
@@ -22,7 +22,7 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core'
 
 /** What Chromium tells about a frame (CDP `Page.ScreencastFrameMetadata`). */
-export interface ScreencastFrameMetadata {
+export interface PageScreencastFrameMetadata {
   /** The page's size in DIP when it was painted. */
   readonly deviceWidth: number
   readonly deviceHeight: number
@@ -35,16 +35,16 @@ export interface ScreencastFrameMetadata {
 }
 
 /** One frame as Chromium sent it. */
-export interface ScreencastFrame {
+export interface PageScreencastFrame {
   /** The image in the requested format, base64 (as CDP sends it). */
   readonly data: string
   /** What `ack` takes: Chromium's number for this screencast (not unique per frame). */
   readonly sessionId: number
-  readonly metadata: ScreencastFrameMetadata
+  readonly metadata: PageScreencastFrameMetadata
 }
 
 /** How a screencast runs. The image settings go to `Page.startScreencast` as they are. */
-export interface ScreencastOptions {
+export interface PageScreencastOptions {
   /** Default `'jpeg'`. */
   readonly format?: 'jpeg' | 'png' | undefined
   /** JPEG quality, 0–100. */
@@ -59,7 +59,7 @@ export interface ScreencastOptions {
    */
   readonly ack: 'immediate' | 'deferred'
   /** Every frame, in order, until the screencast stops; none after `stop()` has begun. */
-  readonly onFrame: (frame: ScreencastFrame) => void
+  readonly onFrame: (frame: PageScreencastFrame) => void
   /**
    * Once, when it has stopped for whatever reason: `stop()`, the page closed, the session
    * detached, or a failed start.
@@ -81,7 +81,7 @@ export class PageScreencast {
   private constructor(
     readonly page: Page,
     private readonly cdp: CDPSession,
-    private readonly options: ScreencastOptions,
+    private readonly options: PageScreencastOptions,
   ) {}
 
   /**
@@ -91,7 +91,7 @@ export class PageScreencast {
    * @example
    * const cast = await PageScreencast.start(context, page, { ack: 'immediate', onFrame: keep })
    */
-  static async start(context: BrowserContext, page: Page, options: ScreencastOptions): Promise<PageScreencast> {
+  static async start(context: BrowserContext, page: Page, options: PageScreencastOptions): Promise<PageScreencast> {
     const cdp = await context.newCDPSession(page)
     const cast = new PageScreencast(page, cdp, options)
     // Listening before the start: the first frame may arrive before its answer does.
@@ -161,7 +161,7 @@ export class PageScreencast {
     this.cdp.send('Page.screencastFrameAck', { sessionId }).catch(() => undefined)
   }
 
-  private readonly receive = (event: ScreencastFrame): void => {
+  private readonly receive = (event: PageScreencastFrame): void => {
     if (this.state !== 'running') return
     if (this.options.ack === 'immediate') this.send(event.sessionId)
     this.options.onFrame({ data: event.data, sessionId: event.sessionId, metadata: event.metadata })

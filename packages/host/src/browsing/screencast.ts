@@ -9,7 +9,7 @@
  * const frame = cast.latest ?? (await cast.next(1_500))
  * await cast.stop()
  */
-import { PageScreencast, type ScreencastFrame } from '@errands/runtime-chromium'
+import { PageScreencast, type PageScreencastFrame } from '@errands/runtime-chromium'
 import type { BrowserContext, Page } from 'playwright-core'
 
 /** One frame as Chromium painted it. */
@@ -111,7 +111,7 @@ export class Screencast {
     await this.screencast?.stop()
   }
 
-  private receive(painted: ScreencastFrame): void {
+  private receive(painted: PageScreencastFrame): void {
     if (!this.running) return
     const frame: CastFrame = {
       data: Buffer.from(painted.data, 'base64'),

@@ -133,6 +133,8 @@ export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions
       // A crashed context is no longer held by either: ask both (ids never collide).
       lastWords: (id) => (remote ? Effect.flatMap(remote.lastWords(id), (o) => (Option.isSome(o) ? Effect.succeed(o) : local.lastWords(id))) : local.lastWords(id)),
       devtools: (id) => (remote?.owns(id) ? remote.devtools(id) : local.devtools(id)),
+      // Both browsers paint their pages: the live view and the frame verb stream either.
+      screencast: (id, tab, options) => (remote?.owns(id) ? remote.screencast(id, tab, options) : local.screencast(id, tab, options)),
       setUpstreamProxy: (id, proxy) =>
         remote?.owns(id)
           ? Effect.fail(new InvalidUpstreamProxy({ reason: 'unsupported', message: 'This errand runs in a remote DevTools browser, which cannot chain through a proxy; open a new session with X-Browser-Proxy instead.' }))
