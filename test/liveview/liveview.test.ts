@@ -4,6 +4,7 @@
  */
 import { Effect } from 'effect'
 import { chromium } from 'playwright-core'
+import { WebSocket } from 'ws'
 import { freePort, request, until } from '../host/harness.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { canvasDistance, startLiveHarness, type LiveHarness } from './harness.ts'
@@ -176,6 +177,46 @@ describe('the live view', () => {
     // Closing the page lets go of the errand.
     await viewer.context.close()
     await poll(async () => (await stateOf('session:cast')).watched).toBe(false)
+  })
+
+  it('a viewer that does not acknowledge gets no more frames, though the page keeps painting; its ack lets the next come (V1 flow control)', async () => {
+    await h.navigate('flow', h.site.url('/page?t=flow'))
+    const contextId = (await stateOf('session:flow')).contextId!
+    // The errand's page repaints on every animation frame: Chromium would send frames without end.
+    await h.host.chromium.pageOf(contextId, 't1')!.evaluate(() => {
+      const tick = (n: number) => {
+        document.body.textContent = String(n)
+        requestAnimationFrame(() => tick(n + 1))
+      }
+      tick(0)
+    })
+    const signed = await h.signedIn()
+    const own = `127.0.0.1:${h.host.port}`
+    // A slow viewer: a socket of its own that watches and holds its acks back.
+    const socket = new WebSocket(`ws://${own}/live/socket`, ['errands-live', signed.liveId!], { headers: { origin: `http://${own}` } })
+    const frames: Array<number> = []
+    socket.on('message', (data) => {
+      const m = JSON.parse(String(data)) as { type: string; conversationId?: string; seq?: number }
+      if (m.type === 'frame' && m.conversationId === 'session:flow') frames.push(m.seq!)
+    })
+    await new Promise((resolve, reject) => socket.on('open', resolve).on('error', reject))
+    socket.send(JSON.stringify({ type: 'watch', conversationId: 'session:flow' }))
+    await poll(() => frames.length).toBeGreaterThan(0)
+    // Settled: the count has not moved for a second and a half, at Chromium's few frames in flight.
+    let held = -1
+    expect(await until(async () => {
+      const before = frames.length
+      await new Promise((r) => setTimeout(r, 1_500))
+      held = frames.length
+      return held === before
+    }, 20_000)).toBe(true)
+    expect(held).toBeLessThanOrEqual(3)
+    socket.send(JSON.stringify({ type: 'ack', seq: frames.at(-1) }))
+    await poll(() => frames.length).toBeGreaterThan(held)
+    socket.close()
+    await signed.context.close()
+    await poll(async () => (await stateOf('session:flow')).watched).toBe(false)
+    await h.host.run(h.host.supervisor.release('session:flow'))
   })
 
   it('a watched errand is never the one parked to make room (C1)', async () => {
