@@ -6,7 +6,7 @@ import { Clock, Effect } from 'effect'
 import type { makeActivePage } from './activePage.ts'
 import type { BrowsingError, Frame, Target } from './Browsing.ts'
 import type { makeDriving } from './driving.ts'
-import { pageCall } from './pageCalls.ts'
+import { fromRuntime, pageCall } from './pageCalls.ts'
 import { Screencast } from './screencast.ts'
 import type { VerbCore } from './verbCore.ts'
 
@@ -18,7 +18,7 @@ import type { VerbCore } from './verbCore.ts'
  * const { data, source } = yield* frame(sessionTarget(key))
  */
 export const makeFrame = (core: VerbCore, driving: ReturnType<typeof makeDriving>, active: ReturnType<typeof makeActivePage>) => {
-  const { options, pages, deadline } = core
+  const { options, runtime, deadline } = core
   const { verb } = driving
   const { activePage } = active
 
@@ -26,22 +26,26 @@ export const makeFrame = (core: VerbCore, driving: ReturnType<typeof makeDriving
     verb('frame', target, (scope) =>
       Effect.gen(function* () {
         const { session } = scope
-        const { page } = yield* activePage(scope)
-        const context = pages.browserContextOf(scope.contextId)
+        const { tabId, page } = yield* activePage(scope)
+        const tab = { contextId: scope.contextId, tabId }
+        const screencast = runtime.screencast
         const cast = yield* session.castLock.withPermits(1)(
           Effect.gen(function* () {
             const current = session.screencast
-            if (current?.running && current.page === page) return current
+            if (current?.running && current.shows(tab)) return current
             if (current) yield* Effect.promise(() => current.stop())
-            if (context === undefined) return undefined
-            const started = yield* pageCall('start screencast', deadline, () =>
-              Screencast.start(context, page, {
+            // A runtime that cannot paint its pages: the screenshot below stands in for every frame.
+            if (screencast === undefined) return undefined
+            const started = yield* Effect.mapError(
+              Screencast.start(tab, (o) => screencast(tab.contextId, tab.tabId, o), {
                 idleMs: options.screencastIdleMs ?? 30_000,
                 onFrame: (f) => {
                   session.frameSeq++
                   session.lastFrameAt = f.at
                 },
-              }))
+              }),
+              fromRuntime,
+            )
             session.screencast = started
             return started
           }),

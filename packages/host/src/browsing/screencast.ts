@@ -1,16 +1,16 @@
 /**
- * The live view's frames (V1, B3 `GET /v1/frame`): a `PageScreencast` (`@errands/runtime-chromium`)
- * of a session's active page, keeping only the latest frame. Each frame is acked at once with the
- * `sessionId` it carries (STACK-NOTES), or Chromium stops sending. A screencast stops by itself
- * after `idleMs` without a reader, so an unwatched session costs no encoding.
+ * The frames of B3 `GET /v1/frame` (and of the live view of an errand another host holds): the
+ * runtime's `screencast` of a session's active tab, keeping only the latest frame. Every frame is
+ * acknowledged as it comes (`ack: 'auto'`), or the browser stops sending. A screencast stops by
+ * itself after `idleMs` without a reader, so an unwatched session costs no encoding.
  *
  * @example
- * const cast = await Screencast.start(context, page, { idleMs: 30_000 })
- * const frame = cast.latest ?? (await cast.next(1_500))
- * await cast.stop()
+ * const cast = yield* Screencast.start({ contextId, tabId }, (o) => runtime.screencast!(contextId, tabId, o), { idleMs: 30_000 })
+ * const frame = cast.latest ?? (yield* Effect.promise(() => cast.next(1_500)))
+ * yield* Effect.promise(() => cast.stop())
  */
-import { PageScreencast, type PageScreencastFrame } from '@errands/runtime-chromium'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { ContextId, Screencast as TabScreencast, ScreencastFrame, ScreencastOptions } from '@errands/runtime'
+import { Effect } from 'effect'
 
 /** One frame as Chromium painted it. */
 export interface CastFrame {
@@ -21,11 +21,17 @@ export interface CastFrame {
   readonly height: number
 }
 
+/** Which tab a screencast shows. */
+export interface CastTab {
+  readonly contextId: ContextId
+  readonly tabId: string
+}
+
 /**
- * A running screencast of one page.
+ * A running screencast of one tab.
  *
  * @example
- * cast.page === page // which page it shows
+ * cast.shows({ contextId, tabId }) // whether it is that tab's
  */
 export class Screencast {
   latest: CastFrame | undefined
@@ -34,35 +40,45 @@ export class Screencast {
   private waiters = new Set<(frame: CastFrame | undefined) => void>()
   private idleTimer: NodeJS.Timeout | undefined
   /** Set by `start`, which makes this first: a frame may come before the screencast's start answers. */
-  private screencast: PageScreencast | undefined
+  private screencast: TabScreencast | undefined
 
   private constructor(
-    readonly page: Page,
+    readonly tab: CastTab,
     private readonly idleMs: number,
     private readonly onFrame: (frame: CastFrame) => void,
   ) {}
 
   /**
-   * Starts a screencast on `page`; `onFrame` is told about every frame (the session counts them).
+   * Starts a screencast of `tab` through `open` (the runtime's `screencast`); `onFrame` is told
+   * about every frame (the session counts them).
    *
    * @example
-   * const cast = await Screencast.start(context, page, { idleMs: 30_000, onFrame: () => seq++ })
+   * const cast = yield* Screencast.start(tab, (o) => runtime.screencast!(tab.contextId, tab.tabId, o), { idleMs: 30_000, onFrame: () => seq++ })
    */
-  static async start(
-    context: BrowserContext,
-    page: Page,
+  static start<E>(
+    tab: CastTab,
+    open: (options: ScreencastOptions) => Effect.Effect<TabScreencast, E>,
     options: { readonly idleMs: number; readonly onFrame?: ((frame: CastFrame) => void) | undefined },
-  ): Promise<Screencast> {
-    const cast = new Screencast(page, options.idleMs, options.onFrame ?? (() => undefined))
-    cast.screencast = await PageScreencast.start(context, page, {
-      format: 'jpeg', quality: 70, maxWidth: 1920, maxHeight: 1920, everyNthFrame: 1,
-      ack: 'immediate',
-      onFrame: (frame) => cast.receive(frame),
-      // The page closed (or its session went): waiters learn it now, not at their timeout.
-      onStop: () => void cast.stop(),
+  ): Effect.Effect<Screencast, E> {
+    return Effect.suspend(() => {
+      const cast = new Screencast(tab, options.idleMs, options.onFrame ?? (() => undefined))
+      const started = open({
+        quality: 70, maxWidth: 1920, maxHeight: 1920, ack: 'auto',
+        onFrame: (frame) => cast.receive(frame),
+        // The tab closed (or its context went): waiters learn it now, not at their timeout.
+        onStop: () => void cast.stop(),
+      })
+      return Effect.map(started, (screencast) => {
+        cast.screencast = screencast
+        cast.touch()
+        return cast
+      })
     })
-    cast.touch()
-    return cast
+  }
+
+  /** Whether it shows `tab`. @example cast.shows({ contextId, tabId: 't1' }) */
+  shows(tab: CastTab): boolean {
+    return this.tab.contextId === tab.contextId && this.tab.tabId === tab.tabId
   }
 
   /** Whether it still runs. @example cast.running */
@@ -111,13 +127,13 @@ export class Screencast {
     await this.screencast?.stop()
   }
 
-  private receive(painted: PageScreencastFrame): void {
+  private receive(painted: ScreencastFrame): void {
     if (!this.running) return
     const frame: CastFrame = {
       data: Buffer.from(painted.data, 'base64'),
-      at: painted.metadata.timestamp !== undefined ? painted.metadata.timestamp * 1000 : Date.now(),
-      width: painted.metadata.deviceWidth,
-      height: painted.metadata.deviceHeight,
+      at: painted.at ?? Date.now(),
+      width: painted.width,
+      height: painted.height,
     }
     this.latest = frame
     this.frames++
