@@ -79,8 +79,10 @@ describe('/v1/openapi.json', () => {
       expect(pathParams).toEqual(Object.keys(value.endpoint.params))
       expect(op.security).toEqual(value.access === 'open' ? [] : value.access === 'person' ? [{ personToken: [] }] : [{ sessionKey: [] }, { sessionKey: [], agentToken: [] }])
     }
-    const operations = Object.values(doc.paths).flatMap((ops) => Object.keys(ops))
+    const operations = Object.values(doc.paths).flatMap((ops) => Object.values(ops))
     expect(operations).toHaveLength(table.length)
+    // A client generator names its methods by operationId: one per operation.
+    expect(new Set(operations.map((op) => op.operationId)).size).toBe(table.length)
   })
 
   it('describes bodies and answers with the Schemas themselves (a field the host refuses is not in the document)', () => {
