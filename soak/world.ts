@@ -7,6 +7,7 @@
  * const world = await World.start({ dir, options, sites, journal, mountStore: true })
  * await world.stop()
  */
+import { answerMismatch } from '@errands/host'
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { shortTmpDir, startHost, type Reply, type SoakHost } from './host.ts'
@@ -169,6 +170,9 @@ export class World {
       const r = await host.call(key, method, path, body)
       this.stats.requests++
       if (r.status === 500) this.violation('internal-error', key ?? '-', `${method} ${path}: ${JSON.stringify(r.body)?.slice(0, 300)}`)
+      // Every 200 against the declared /v1 (issue #24): an answer /v1/openapi.json does not describe is a finding.
+      const drift = r.status === 200 ? answerMismatch(method, new URL(path, 'http://host').pathname, r.body) : undefined
+      if (drift !== undefined) this.violation('answer-drift', key ?? '-', drift.slice(0, 300))
       return r
     } finally {
       this.inFlight--

@@ -1,7 +1,7 @@
 import { Effect } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { api } from './api.ts'
-import { AnswerMismatch, call, v1Client, type ClientOptions } from './client.ts'
+import { AnswerMismatch, answerMismatch, call, v1Client, type ClientOptions } from './client.ts'
 import { endpointsOf } from './endpoint.ts'
 import { TEST_TOKEN, testApp } from './testing.ts'
 
@@ -87,6 +87,14 @@ describe('v1Client against the host on fakes', () => {
   it('throws AnswerMismatch when a 200 does not fit the declared answer', async () => {
     const fake: ClientOptions['fetch'] = async () => new Response(JSON.stringify({ url: 'about:blank', extra: 1 }), { headers: { 'content-type': 'application/json' } })
     await expect(call(BASE, api.url, {}, { key: 'k1', fetch: fake })).rejects.toBeInstanceOf(AnswerMismatch)
+  })
+
+  it('answerMismatch says what a 200 body lacks or adds against its declaration, for clients with their own transport', () => {
+    expect(answerMismatch('GET', '/v1/url', { url: 'about:blank' })).toBeUndefined()
+    expect(answerMismatch('GET', '/v1/url', { url: 'about:blank', extra: 1 })).toMatch(/^GET \/v1\/url: the answer does not fit/)
+    expect(answerMismatch('DELETE', '/v1/tabs/t1', { tabs: [{ id: 't1' }] })).toMatch(/url/)
+    expect(answerMismatch('GET', '/v1/screenshot', 'bytes')).toBeUndefined()
+    expect(answerMismatch('GET', '/v1/nothing', {})).toBeUndefined()
   })
 
   it('sends what it is given: the host judges a bad request (400), the client does not', async () => {

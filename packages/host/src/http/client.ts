@@ -11,7 +11,7 @@
  * if (page.ok) page.body.title
  * await v1Client(base, { token }).person.sessions()
  */
-import { ParseResult, Schema } from 'effect'
+import { Either, ParseResult, Schema } from 'effect'
 import { api, type Api } from './api.ts'
 import type { BytesAnswer, Endpoint, ParamNames } from './endpoint.ts'
 import { endpointsOf, isEndpoint } from './endpoint.ts'
@@ -113,12 +113,20 @@ export const call = async <E extends Endpoint>(base: string, endpoint: E, input:
     return { ok: true, status: res.status, headers: res.headers, body: bytes as AnswerOf<E>, bytes }
   }
   if (!isJson) throw new AnswerMismatch({ reason: 'not-json', message: `${where} answered ${res.headers.get('content-type')}, not JSON` })
-  const decoded = Schema.decodeUnknownEither(answer as Schema.Schema<unknown, unknown>, { onExcessProperty: 'error' })(parsed())
-  if (decoded._tag === 'Left') {
-    throw new AnswerMismatch({ reason: 'schema', message: `${where}: the answer does not fit its declared Schema: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}` })
-  }
+  const decoded = decodeAnswer(endpoint, parsed())
+  if (decoded._tag === 'Left') throw decoded.left
   return { ok: true, status: res.status, headers: res.headers, body: decoded.right as AnswerOf<E>, bytes }
 }
+
+/** A 200's JSON decoded strictly with the endpoint's answer Schema (a field more is a mismatch too). */
+const decodeAnswer = (endpoint: Endpoint, json: unknown): Either.Either<unknown, AnswerMismatch> =>
+  Either.mapLeft(
+    Schema.decodeUnknownEither(endpoint.answer as Schema.Schema<unknown, unknown>, { onExcessProperty: 'error' })(json),
+    (e) => new AnswerMismatch({
+      reason: 'schema',
+      message: `${endpoint.method} ${endpoint.path}: the answer does not fit its declared Schema: ${ParseResult.TreeFormatter.formatErrorSync(e)}`,
+    }),
+  )
 
 const declared = new Router(endpointsOf(api).map((e) => ({ method: e.method, path: e.path, value: e })))
 
@@ -132,6 +140,21 @@ const declared = new Router(endpointsOf(api).map((e) => ({ method: e.method, pat
 export const endpointAt = (method: string, pathname: string): { readonly endpoint: Endpoint; readonly params: Readonly<Record<string, string>> } | undefined => {
   const match = declared.match(method, pathname)
   return match._tag === 'found' && match.value.method === method ? { endpoint: match.value, params: match.params } : undefined
+}
+
+/**
+ * For a client with its own transport (the soak's timed keep-alive calls): what is wrong with a
+ * 200's parsed JSON body for `method` and `pathname`, in words, or `undefined` when it fits the
+ * declared answer — or when no JSON answer is declared there.
+ *
+ * @example
+ * answerMismatch('GET', '/v1/url', { url: 'about:blank', extra: 1 }) // 'GET /v1/url: the answer does not fit …'
+ */
+export const answerMismatch = (method: string, pathname: string, json: unknown): string | undefined => {
+  const found = endpointAt(method, pathname)
+  if (found === undefined || !Schema.isSchema(found.endpoint.answer)) return undefined
+  const decoded = decodeAnswer(found.endpoint, json)
+  return decoded._tag === 'Left' ? decoded.left.message : undefined
 }
 
 const build = (declaration: object, base: string, options: ClientOptions): object =>
