@@ -4,7 +4,8 @@
  */
 import { Effect } from 'effect'
 import { chromium } from 'playwright-core'
-import { WebSocket } from 'ws'
+// Named apart: a bare `WebSocket` inside page.evaluate must stay the page's own.
+import { WebSocket as NodeSocket } from 'ws'
 import { freePort, request, until } from '../host/harness.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { canvasDistance, startLiveHarness, type LiveHarness } from './harness.ts'
@@ -193,7 +194,7 @@ describe('the live view', () => {
     const signed = await h.signedIn()
     const own = `127.0.0.1:${h.host.port}`
     // A slow viewer: a socket of its own that watches and holds its acks back.
-    const socket = new WebSocket(`ws://${own}/live/socket`, ['errands-live', signed.liveId!], { headers: { origin: `http://${own}` } })
+    const socket = new NodeSocket(`ws://${own}/live/socket`, ['errands-live', signed.liveId!], { headers: { origin: `http://${own}` } })
     const frames: Array<number> = []
     socket.on('message', (data) => {
       const m = JSON.parse(String(data)) as { type: string; conversationId?: string; seq?: number }
