@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option } from 'effect'
 import type { ContextNotFound, RuntimeError } from './errors.ts'
+import type { PageVerbs } from './pages.ts'
 import type { Screencast, ScreencastOptions } from './screencast.ts'
 import type { InvalidUpstreamProxy, UpstreamProxy } from './upstream.ts'
 import type {
@@ -69,6 +70,11 @@ export interface RuntimeShape {
    * The screencast stops by itself when its tab or context closes.
    */
   readonly screencast?: ((contextId: ContextId, tabId: string, options: ScreencastOptions) => Effect.Effect<Screencast, ContextError>) | undefined
+  /**
+   * The page verbs (`pages.ts`): read, act, history and viewport per tab, with failures in the
+   * few kinds. Absent in runtimes that cannot drive a page.
+   */
+  readonly pages?: PageVerbs | undefined
   /** Closes every context and the browsers behind them. Idempotent. */
   readonly shutdown: Effect.Effect<void>
 }

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Option } from 'effect'
 import { ContextNotFound, RuntimeError } from './errors.ts'
+import { MemoryPages } from './memoryPages.ts'
 import { MemoryScreencasts, type MemoryPaint } from './memoryScreencast.ts'
 import { Runtime, type RuntimeShape } from './Runtime.ts'
 import { originOf } from './origins.ts'
@@ -69,6 +70,8 @@ export class MemoryRuntime implements RuntimeShape {
   readonly upstreamProxies = new Map<ContextId, UpstreamProxy | undefined>()
   /** The running screencasts (`memoryScreencast.ts`); `running()` counts them. */
   readonly screencasts = new MemoryScreencasts()
+  /** The page verbs, faked (`memoryPages.ts`): tests set a page's text and read what was done to it. */
+  readonly pages = new MemoryPages((contextId, tabId) => this.withTab(contextId, tabId, (_ctx, tab) => ({ url: tab.url, title: tab.url })))
 
   static make(): MemoryRuntime {
     return new MemoryRuntime()
@@ -144,6 +147,7 @@ export class MemoryRuntime implements RuntimeShape {
       const index = ctx.tabs.findIndex((t) => t.id === tabId)
       ctx.tabs.splice(index, 1)
       this.screencasts.stopWhere((key) => key === `${contextId}/${tabId}`)
+      this.pages.forget((key) => key === `${contextId}/${tabId}`)
       if (ctx.activeTab === tabId) ctx.activeTab = (ctx.tabs[index] ?? ctx.tabs[index - 1])?.id
     })
 
@@ -257,6 +261,7 @@ export class MemoryRuntime implements RuntimeShape {
   private dropContext(contextId: ContextId) {
     this.contexts.delete(contextId)
     this.screencasts.stopWhere((key) => key.startsWith(`${contextId}/`))
+    this.pages.forget((key) => key.startsWith(`${contextId}/`))
   }
 
   private snapshotOf(ctx: MemoryContext): Omit<Snapshot, 'takenAt'> {

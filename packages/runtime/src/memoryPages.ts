@@ -1,0 +1,126 @@
+/**
+ * The memory runtime's page verbs (`pages.ts`), faked deterministically: a tab's URL is what
+ * `visit` or `navigate` gave it and its title that URL, its text and HTML are what a test sets,
+ * and what is done to it (clicks, fills, input, history steps) is recorded for the test to read.
+ * A click or fill on a selector the test did not declare times out, as a missing element does in
+ * a browser; a verb on a closed tab is `target-closed`.
+ *
+ * @example
+ * memory.pages.set(id, 't1', { text: 'Basket: 1 apple', selectors: ['#buy'] })
+ * yield* memory.pages.act(id, 't1', { type: 'click', selector: '#buy', timeoutMs: 1_000 })
+ * memory.pages.record(id, 't1').actions // [{ type: 'click', selector: '#buy', ... }]
+ */
+import { Effect } from 'effect'
+import { RuntimeError } from './errors.ts'
+import type { PageAction, PageInput, PageSize, PageText, PageVerbs, PageWhere } from './pages.ts'
+import type { ContextError } from './Runtime.ts'
+import type { ContextId } from './types.ts'
+
+/** What a fake page holds and what was done to it. */
+export interface MemoryPageRecord {
+  text: string
+  html: string
+  /** Selectors a click or fill finds; any other times out. */
+  selectors: ReadonlyArray<string>
+  scrollX: number
+  scrollY: number
+  viewport: PageSize | undefined
+  readonly actions: Array<PageAction>
+  readonly inputs: Array<PageInput>
+  readonly steps: Array<'back' | 'forward' | 'reload'>
+}
+
+/** The memory runtime's hooks into its tabs: where one is, or a failure when it is gone. */
+export type MemoryTabLookup = (contextId: ContextId, tabId: string) => Effect.Effect<PageWhere, ContextError>
+
+const cut = (s: string, limit: number): PageText => ({ text: s.slice(0, limit), truncated: s.length > limit })
+
+/** A one-pixel PNG's signature and header: enough for a caller that checks it is a PNG. */
+const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+
+/**
+ * The fake pages of one memory runtime, keyed by context and tab.
+ *
+ * @example
+ * const pages = new MemoryPages((id, tab) => memory.whereOf(id, tab))
+ */
+export class MemoryPages implements PageVerbs {
+  private readonly records = new Map<string, MemoryPageRecord>()
+
+  constructor(private readonly lookup: MemoryTabLookup) {}
+
+  /**
+   * What a test puts on a page (text, HTML, the selectors that exist).
+   *
+   * @example
+   * memory.pages.set(id, 't1', { html: '<p>hi</p>', text: 'hi' })
+   */
+  set(contextId: ContextId, tabId: string, page: Partial<Pick<MemoryPageRecord, 'text' | 'html' | 'selectors' | 'viewport'>>): void {
+    Object.assign(this.record(contextId, tabId), page)
+  }
+
+  /**
+   * A page's record: what it holds and what was done to it.
+   *
+   * @example
+   * memory.pages.record(id, 't1').inputs.length // 2
+   */
+  record(contextId: ContextId, tabId: string): MemoryPageRecord {
+    const key = `${contextId}/${tabId}`
+    let record = this.records.get(key)
+    if (record === undefined) {
+      record = { text: '', html: '<html><head></head><body></body></html>', selectors: [], scrollX: 0, scrollY: 0, viewport: { width: 1280, height: 720 }, actions: [], inputs: [], steps: [] }
+      this.records.set(key, record)
+    }
+    return record
+  }
+
+  /** Forgets the pages the predicate accepts (their tab or context closed). @example pages.forget((key) => key.startsWith('c1/')) */
+  forget(which: (key: string) => boolean): void {
+    for (const key of [...this.records.keys()]) if (which(key)) this.records.delete(key)
+  }
+
+  readonly where = (contextId: ContextId, tabId: string) => this.lookup(contextId, tabId)
+
+  readonly text = (contextId: ContextId, tabId: string, limit: number) => this.on(contextId, tabId, (r) => cut(r.text, limit))
+
+  readonly html = (contextId: ContextId, tabId: string, limit: number) => this.on(contextId, tabId, (r) => cut(r.html, limit))
+
+  readonly screenshot = (contextId: ContextId, tabId: string, _options: { readonly fullPage: boolean }) => this.on(contextId, tabId, () => PNG.slice())
+
+  readonly act = (contextId: ContextId, tabId: string, action: PageAction) =>
+    Effect.flatMap(this.on(contextId, tabId, (r) => r), (r): Effect.Effect<void, RuntimeError> => {
+      if (!r.selectors.includes(action.selector)) {
+        return Effect.fail(new RuntimeError({ reason: 'timeout', message: `${action.type}: no element matches ${action.selector} within ${action.timeoutMs} ms` }))
+      }
+      r.actions.push(action)
+      return Effect.void
+    })
+
+  readonly scroll = (contextId: ContextId, tabId: string, dx: number, dy: number) =>
+    this.on(contextId, tabId, (r) => {
+      r.scrollX = Math.max(0, r.scrollX + dx)
+      r.scrollY = Math.max(0, r.scrollY + dy)
+      return { scrollX: r.scrollX, scrollY: r.scrollY }
+    })
+
+  readonly input = (contextId: ContextId, tabId: string, events: ReadonlyArray<PageInput>) =>
+    this.on(contextId, tabId, (r) => {
+      r.inputs.push(...events)
+      return events.length
+    })
+
+  readonly history = (contextId: ContextId, tabId: string, step: 'back' | 'forward' | 'reload', _timeoutMs: number) =>
+    Effect.flatMap(this.on(contextId, tabId, (r) => r.steps.push(step)), () => this.lookup(contextId, tabId))
+
+  readonly setViewport = (contextId: ContextId, tabId: string, size: PageSize) =>
+    this.on(contextId, tabId, (r) => {
+      r.viewport = { ...size }
+    })
+
+  readonly viewport = (contextId: ContextId, tabId: string) => this.on(contextId, tabId, (r) => r.viewport)
+
+  private on<A>(contextId: ContextId, tabId: string, f: (record: MemoryPageRecord) => A): Effect.Effect<A, ContextError> {
+    return Effect.map(this.lookup(contextId, tabId), () => f(this.record(contextId, tabId)))
+  }
+}
