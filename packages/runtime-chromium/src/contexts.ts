@@ -28,6 +28,7 @@ import { ContextBook } from './contextBook.ts'
 import { keptLabel, type ContextEntry } from './contextEntry.ts'
 import { CrashedContexts } from './crashedContexts.ts'
 import { closeWithin, within } from './failures.ts'
+import { chromiumPages, closedTab } from './pageVerbs.ts'
 import { openTabs, type ReopenHooks } from './reopenTabs.ts'
 import type { QuietPage } from './storage.ts'
 import { tabScreencast } from './tabScreencast.ts'
@@ -168,6 +169,10 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
   /** A tab's screencast (`tabScreencast.ts`). @example const cast = yield* runtime.screencast(id, 't1', { ack: 'auto', onFrame: keep }) */
   readonly screencast = (contextId: ContextId, tabId: string, options: ScreencastOptions) =>
     tabScreencast(options, (cast) => this.withEntry(contextId, 'start screencast', (entry) => cast.start(entry.context, this.pageIn(entry, tabId))))
+
+  /** The page verbs (`pageVerbs.ts`); a tab that is gone is `target-closed`. @example yield* runtime.pages.text(id, 't1', 1_000_000) */
+  readonly pages = chromiumPages(this.deadlineMs, (contextId, tabId, what, deadlineMs, run) =>
+    this.withEntry(contextId, what, (entry) => run(entry.tabs.get(tabId) ?? closedTab(tabId)), deadlineMs))
 
   /** @example yield* runtime.setLabel(id, { reason: 'task', lentSites: [] }) */
   readonly setLabel = (contextId: ContextId, label: SessionLabel) =>

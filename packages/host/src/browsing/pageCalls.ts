@@ -10,7 +10,6 @@ import { toRuntimeError } from '@errands/runtime-chromium'
 import { Duration, Effect } from 'effect'
 import type { Page } from 'playwright-core'
 import { PageError } from '../errors.ts'
-import type { InputEvent } from '../schemas.ts'
 
 /** Longest text returned (characters); longer is cut and flagged `truncated`. @example text.slice(0, MAX_TEXT) */
 export const MAX_TEXT = 1_000_000
@@ -87,43 +86,11 @@ export const scrollBy = (page: Page, dx: number, dy: number): Promise<{ readonly
   }>
 
 /**
- * Applies input events in order with Playwright's mouse and keyboard (trusted input, as a
- * person's). The caller holds the session's input lock.
+ * Applies input events in order as trusted input (the runtime's, `@errands/runtime-chromium`'s
+ * `pageVerbs.ts`, until the input verb goes through `runtime.pages`). The caller holds the
+ * session's input lock.
  *
  * @example
  * await applyInput(page, [{ type: 'mouse', action: 'click', x: 10, y: 10 }, { type: 'text', text: 'hi' }])
  */
-export const applyInput = async (page: Page, events: ReadonlyArray<InputEvent>): Promise<number> => {
-  let applied = 0
-  for (const e of events) {
-    switch (e.type) {
-      case 'mouse': {
-        const button = e.button ?? 'left'
-        if (e.action === 'move') await page.mouse.move(e.x, e.y)
-        else if (e.action === 'down') {
-          await page.mouse.move(e.x, e.y)
-          await page.mouse.down({ button })
-        } else if (e.action === 'up') {
-          await page.mouse.move(e.x, e.y)
-          await page.mouse.up({ button })
-        } else if (e.action === 'click') await page.mouse.click(e.x, e.y, { button })
-        else await page.mouse.dblclick(e.x, e.y, { button })
-        break
-      }
-      case 'wheel':
-        if (e.x !== undefined && e.y !== undefined) await page.mouse.move(e.x, e.y)
-        await page.mouse.wheel(e.dx, e.dy)
-        break
-      case 'key':
-        if (e.action === 'down') await page.keyboard.down(e.key)
-        else if (e.action === 'up') await page.keyboard.up(e.key)
-        else await page.keyboard.press(e.key)
-        break
-      case 'text':
-        await page.keyboard.type(e.text)
-        break
-    }
-    applied++
-  }
-  return applied
-}
+export { applyInput } from '@errands/runtime-chromium'

@@ -15,7 +15,7 @@
  * routed.describe() // { kind: 'cdp', where: 'remote', remote: { endpoint: 'http://127.0.0.1:9222', state: 'connected' } }
  */
 import { describeTarget, type GuardPolicy } from '@errands/guard'
-import { InvalidUpstreamProxy, type ContextId, type Cookie, type OpenContextSpec, type RuntimeEvent, type RuntimeShape, type SessionLabel } from '@errands/runtime'
+import { InvalidUpstreamProxy, routePages, type ContextId, type Cookie, type OpenContextSpec, type RuntimeEvent, type RuntimeShape, type SessionLabel } from '@errands/runtime'
 import type { ChromiumRuntime } from '@errands/runtime-chromium'
 import { toRuntimeError } from '@errands/runtime-chromium'
 import type { HealthLog } from '@errands/supervisor'
@@ -135,6 +135,7 @@ export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions
       devtools: (id) => (remote?.owns(id) ? remote.devtools(id) : local.devtools(id)),
       // Both browsers paint their pages: the live view and the frame verb stream either.
       screencast: (id, tab, options) => (remote?.owns(id) ? remote.screencast(id, tab, options) : local.screencast(id, tab, options)),
+      pages: routePages((id) => (remote?.owns(id) ? remote.pages : local.pages)),
       setUpstreamProxy: (id, proxy) =>
         remote?.owns(id)
           ? Effect.fail(new InvalidUpstreamProxy({ reason: 'unsupported', message: 'This errand runs in a remote DevTools browser, which cannot chain through a proxy; open a new session with X-Browser-Proxy instead.' }))

@@ -1,0 +1,113 @@
+/**
+ * The page capability (`@errands/runtime`'s `pages.ts`) over Playwright pages, written once for
+ * every Chromium runtime (ours and the remote DevTools one, through `ContextRuntime`). Every verb
+ * has a deadline and its failures come back in the few kinds (STYLE §6, `failures.ts`): a
+ * selector that never appears is `timeout`, a tab or context that went is `target-closed`.
+ *
+ * @example
+ * readonly pages = chromiumPages(this.deadlineMs, (id, tab, what, ms, run) => this.withEntry(id, what, (e) => run(pageOf(e, tab)), ms))
+ */
+import { RuntimeError, type ContextError, type ContextId, type PageAction, type PageInput, type PageVerbs, type PageWhere } from '@errands/runtime'
+import type { Effect } from 'effect'
+import type { Page } from 'playwright-core'
+
+/**
+ * Runs `run` on a tab's page within `deadlineMs`, failures mapped to `RuntimeError`s.
+ *
+ * @example
+ * onPage(id, 't1', 'text', 30_000, (page) => page.title())
+ */
+export type OnPage = <A>(contextId: ContextId, tabId: string, what: string, deadlineMs: number, run: (page: Page) => Promise<A>) => Effect.Effect<A, ContextError>
+
+/**
+ * A tab that is not (or no longer) in its context: `target-closed`, as a page closed mid-call is.
+ *
+ * @example
+ * entry.tabs.get(tabId) ?? closedTab(tabId)
+ */
+export const closedTab = (tabId: string): never => {
+  throw new RuntimeError({ reason: 'target-closed', message: `tab ${tabId} is closed` })
+}
+
+const cut = (s: string, limit: number) => ({ text: s.slice(0, limit), truncated: s.length > limit })
+
+const whereOf = async (page: Page): Promise<PageWhere> => ({ url: page.url(), title: await page.title() })
+
+/**
+ * Applies input events in order with Playwright's mouse and keyboard: trusted input, as a
+ * person's. The caller keeps other input from interleaving.
+ *
+ * @example
+ * await applyInput(page, [{ type: 'mouse', action: 'click', x: 10, y: 10 }, { type: 'text', text: 'hi' }])
+ */
+export const applyInput = async (page: Page, events: ReadonlyArray<PageInput>): Promise<number> => {
+  let applied = 0
+  for (const e of events) {
+    switch (e.type) {
+      case 'mouse': {
+        const button = e.button ?? 'left'
+        if (e.action === 'move') await page.mouse.move(e.x, e.y)
+        else if (e.action === 'down' || e.action === 'up') {
+          await page.mouse.move(e.x, e.y)
+          await (e.action === 'down' ? page.mouse.down({ button }) : page.mouse.up({ button }))
+        } else if (e.action === 'click') await page.mouse.click(e.x, e.y, { button })
+        else await page.mouse.dblclick(e.x, e.y, { button })
+        break
+      }
+      case 'wheel':
+        if (e.x !== undefined && e.y !== undefined) await page.mouse.move(e.x, e.y)
+        await page.mouse.wheel(e.dx, e.dy)
+        break
+      case 'key':
+        if (e.action === 'down') await page.keyboard.down(e.key)
+        else if (e.action === 'up') await page.keyboard.up(e.key)
+        else await page.keyboard.press(e.key)
+        break
+      case 'text':
+        await page.keyboard.type(e.text)
+        break
+    }
+    applied++
+  }
+  return applied
+}
+
+const act = (page: Page, action: PageAction): Promise<void> =>
+  action.type === 'click'
+    ? page.click(action.selector, { timeout: action.timeoutMs })
+    : page.fill(action.selector, action.value, { timeout: action.timeoutMs })
+
+/**
+ * The page verbs over `onPage`. A verb that waits on the page by its own timeout (act, history)
+ * gets a deadline a little past it, so the page's own `timeout` answers first and says what it
+ * waited for.
+ *
+ * @example
+ * const pages = chromiumPages(30_000, onPage)
+ * yield* pages.act(id, 't1', { type: 'click', selector: '#go', timeoutMs: 5_000 })
+ */
+export const chromiumPages = (deadlineMs: number, onPage: OnPage): PageVerbs => {
+  const past = (timeoutMs: number) => Math.max(deadlineMs, timeoutMs + 1_000)
+  return {
+    where: (id, tab) => onPage(id, tab, 'where', deadlineMs, whereOf),
+    // Scripts for the page are strings: no loader transform can reach what runs there (#22).
+    text: (id, tab, limit) =>
+      onPage(id, tab, 'text', deadlineMs, async (page) => cut(String(await page.evaluate("(document.body || document.documentElement || {}).innerText || ''")), limit)),
+    html: (id, tab, limit) => onPage(id, tab, 'html', deadlineMs, async (page) => cut(await page.content(), limit)),
+    screenshot: (id, tab, { fullPage }) =>
+      onPage(id, tab, 'screenshot', deadlineMs, async (page) => new Uint8Array(await page.screenshot({ type: 'png', fullPage, timeout: deadlineMs }))),
+    act: (id, tab, action) => onPage(id, tab, action.type, past(action.timeoutMs), (page) => act(page, action)),
+    scroll: (id, tab, dx, dy) =>
+      onPage(id, tab, 'scroll', deadlineMs, (page) =>
+        page.evaluate(`window.scrollBy(${Number(dx)}, ${Number(dy)}); ({ scrollX: window.scrollX, scrollY: window.scrollY })`) as Promise<{ scrollX: number; scrollY: number }>),
+    input: (id, tab, events) => onPage(id, tab, 'input', deadlineMs, (page) => applyInput(page, events)),
+    history: (id, tab, step, timeoutMs) =>
+      onPage(id, tab, step, past(timeoutMs), async (page) => {
+        const options = { timeout: timeoutMs, waitUntil: 'domcontentloaded' as const }
+        await (step === 'back' ? page.goBack(options) : step === 'forward' ? page.goForward(options) : page.reload(options))
+        return whereOf(page)
+      }),
+    setViewport: (id, tab, size) => onPage(id, tab, 'set viewport', deadlineMs, (page) => page.setViewportSize(size)),
+    viewport: (id, tab) => onPage(id, tab, 'viewport', deadlineMs, async (page) => page.viewportSize() ?? undefined),
+  }
+}
