@@ -12,7 +12,7 @@
  * const browsing = yield* makeBrowsing({ policy, deadlineMs: 30_000 })
  * yield* browsing.navigate(sessionTarget(key), 'http://127.0.0.1:3000/')
  */
-import { Runtime } from '@errands/runtime'
+import { Runtime, type ContextNotFound, type PageVerbs, type RuntimeError } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
 import { Supervisor } from '@errands/supervisor'
 import { Effect, type Scope } from 'effect'
@@ -24,7 +24,7 @@ import type { BrowsingShape, Target } from './Browsing.ts'
 import { dialogView, NO_DIALOG_MESSAGE, NoDialog, orDialog } from './dialog.ts'
 import { makeDriving } from './driving.ts'
 import { makeFrame } from './frame.ts'
-import { applyInput, fromRuntime, pageCall, readHtml, readText, scrollBy } from './pageCalls.ts'
+import { fromRuntime, MAX_HTML, MAX_TEXT, pageCall, runtimeCall } from './pageCalls.ts'
 import { Pages } from './Pages.ts'
 import { makeSessionState } from './sessionState.ts'
 import { publicTabId, SessionBook } from './sessions.ts'
@@ -78,6 +78,14 @@ export const makeBrowsing = (
     const read = <A>(what: string, target: Target, run: (page: Page) => Promise<A>) =>
       verb(what, target, (scope) => Effect.flatMap(activePage(scope), ({ page }) => pageCall(what, deadline, () => run(page))))
 
+    /** One of the runtime's page verbs on the active tab; `url` is where the tab is. */
+    const onTab = <A>(what: string, target: Target, run: (verbs: PageVerbs, contextId: string, tabId: string) => Effect.Effect<A, RuntimeError | ContextNotFound>) =>
+      verb(what, target, (scope) =>
+        Effect.flatMap(activePage(scope), ({ tabId, page }) =>
+          runtime.pages === undefined
+            ? Effect.fail(new PageError({ reason: 'invalid', message: `${what}: this browser cannot drive pages.` }))
+            : Effect.map(runtimeCall(what, deadline, run(runtime.pages, scope.contextId, tabId)), (a) => ({ a, url: page.url() }))))
+
     const navigationRefused = (e: PageError): PageError | BlockedByPolicy =>
       /ERR_BLOCKED_BY_CLIENT|blocked by policy/.test(e.message)
         ? new BlockedByPolicy({ reason: 'blocked', rule: 'guard', message: `The containment policy refused this navigation (${e.message}); use another address.` })
@@ -98,19 +106,14 @@ export const makeBrowsing = (
             })),
         ),
       url: (target) => read('url', target, async (page) => ({ url: page.url() })),
-      text: (target) =>
-        verb('text', target, (scope) =>
-          Effect.flatMap(activePage(scope), ({ page }) => Effect.map(pageCall('text', deadline, () => readText(page)), (t) => ({ url: page.url(), ...t })))),
-      html: (target) =>
-        verb('html', target, (scope) =>
-          Effect.flatMap(activePage(scope), ({ page }) => Effect.map(pageCall('html', deadline, () => readHtml(page)), (h) => ({ url: page.url(), ...h })))),
-      screenshot: (target, { fullPage }) =>
-        read('screenshot', target, async (page) => new Uint8Array(await page.screenshot({ type: 'png', fullPage, timeout: deadline }))),
+      text: (target) => Effect.map(onTab('text', target, (v, id, tab) => v.text(id, tab, MAX_TEXT)), ({ a, url }) => ({ url, ...a })),
+      html: (target) => Effect.map(onTab('html', target, (v, id, tab) => v.html(id, tab, MAX_HTML)), ({ a, url }) => ({ url, html: a.text, truncated: a.truncated })),
+      screenshot: (target, { fullPage }) => Effect.map(onTab('screenshot', target, (v, id, tab) => v.screenshot(id, tab, { fullPage })), ({ a }) => a),
       click: (target, { selector, timeoutMs }) =>
         onActive('click', target, (page) => page.click(selector, { timeout: Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline) })),
       fill: (target, { selector, value, timeoutMs }) =>
         onActive('fill', target, (page) => page.fill(selector, value, { timeout: Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline) })),
-      scroll: (target, { dx, dy }) => read('scroll', target, (page) => scrollBy(page, dx, dy)),
+      scroll: (target, { dx, dy }) => Effect.map(onTab('scroll', target, (v, id, tab) => v.scroll(id, tab, dx, dy)), ({ a }) => a),
       back: (target) =>
         Effect.mapError(onActive('back', target, (page) => page.goBack({ waitUntil: 'commit', timeout: deadline }), true), (e) => e._tag === 'PageError' ? navigationRefused(e) : e),
       forward: (target) =>
@@ -122,8 +125,10 @@ export const makeBrowsing = (
       input: (target, events) =>
         verb('input', target, (scope) =>
           Effect.gen(function* () {
-            const { page } = yield* activePage(scope)
-            const applied = yield* scope.session.inputLock.withPermits(1)(pageCall('input', deadline, () => applyInput(page, events)))
+            const { tabId } = yield* activePage(scope)
+            const verbs = runtime.pages
+            if (verbs === undefined) return yield* new PageError({ reason: 'invalid', message: 'input: this browser cannot drive pages.' })
+            const applied = yield* scope.session.inputLock.withPermits(1)(runtimeCall('input', deadline, verbs.input(scope.contextId, tabId, events)))
             scope.session.inputEvents += applied
             return { applied }
           })),

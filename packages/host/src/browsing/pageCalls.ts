@@ -1,14 +1,15 @@
 /**
  * The page calls behind the verbs, each with a deadline, and failures mapped onto the few kinds
- * a browser fails in (STYLE §6): timeout, target closed, crashed, unreachable, refused.
+ * a browser fails in (STYLE §6): timeout, target closed, crashed, unreachable, refused. The
+ * reads, scroll and input go through the runtime's page verbs (`runtimeCall`); the rest still
+ * run a Playwright call (`pageCall`) until they move too (#24).
  *
  * @example
- * const text = yield* pageCall('text', deadlineMs, () => readText(page))
+ * const text = yield* runtimeCall('text', deadlineMs, runtime.pages.text(contextId, tabId, MAX_TEXT))
  */
 import type { ContextNotFound, RuntimeError } from '@errands/runtime'
 import { toRuntimeError } from '@errands/runtime-chromium'
 import { Duration, Effect } from 'effect'
-import type { Page } from 'playwright-core'
 import { PageError } from '../errors.ts'
 
 /** Longest text returned (characters); longer is cut and flagged `truncated`. @example text.slice(0, MAX_TEXT) */
@@ -27,6 +28,23 @@ export const fromRuntime = (e: RuntimeError | ContextNotFound): PageError =>
   e._tag === 'ContextNotFound'
     ? new PageError({ reason: 'target-closed', message: "This session's browser closed while the call ran (released, set aside or crashed); call again." })
     : new PageError({ reason: e.reason, message: e.message })
+
+/**
+ * Runs one of the runtime's page verbs (`runtime.pages`) with the host's deadline, failures as
+ * `PageError`s: what `pageCall` does, but nothing here touches a browser library. A page that
+ * refused the call (`unavailable` outside a navigation) is `invalid`, as with `pageCall`.
+ *
+ * @example
+ * yield* runtimeCall('text', deadlineMs, runtime.pages.text(contextId, tabId, MAX_TEXT))
+ */
+export const runtimeCall = <A>(what: string, deadlineMs: number, run: Effect.Effect<A, RuntimeError | ContextNotFound>): Effect.Effect<A, PageError> =>
+  run.pipe(
+    Effect.mapError((e) => (e._tag === 'RuntimeError' && e.reason === 'unavailable' ? new PageError({ reason: 'invalid', message: e.message }) : fromRuntime(e))),
+    Effect.timeoutFail({
+      duration: Duration.millis(deadlineMs),
+      onTimeout: () => new PageError({ reason: 'timeout', message: `${what}: no answer within ${deadlineMs} ms; try again or give the page more time.` }),
+    }),
+  )
 
 /**
  * Runs one Playwright call with a deadline. `navigation` says whether an unreachable site is the
@@ -49,48 +67,3 @@ export const pageCall = <A>(what: string, deadlineMs: number, run: () => Promise
       onTimeout: () => new PageError({ reason: 'timeout', message: `${what}: no answer within ${deadlineMs} ms; try again or give the page more time.` }),
     }),
   )
-
-/**
- * The page's visible text (`innerText` of the body), cut at {@link MAX_TEXT}.
- *
- * @example
- * const { text, truncated } = await readText(page)
- */
-export const readText = async (page: Page): Promise<{ readonly text: string; readonly truncated: boolean }> => {
-  // Scripts for the page are strings: no loader transform can reach what runs there (#22).
-  const text = String(await page.evaluate("(document.body || document.documentElement || {}).innerText || ''"))
-  return { text: text.slice(0, MAX_TEXT), truncated: text.length > MAX_TEXT }
-}
-
-/**
- * The page's HTML, cut at {@link MAX_HTML}.
- *
- * @example
- * const { html } = await readHtml(page)
- */
-export const readHtml = async (page: Page): Promise<{ readonly html: string; readonly truncated: boolean }> => {
-  const html = await page.content()
-  return { html: html.slice(0, MAX_HTML), truncated: html.length > MAX_HTML }
-}
-
-/**
- * Scrolls the page's window by (dx, dy) CSS pixels; returns where it is now.
- *
- * @example
- * await scrollBy(page, 0, 600) // { scrollX: 0, scrollY: 600 }
- */
-export const scrollBy = (page: Page, dx: number, dy: number): Promise<{ readonly scrollX: number; readonly scrollY: number }> =>
-  page.evaluate(`window.scrollBy(${Number(dx)}, ${Number(dy)}); ({ scrollX: window.scrollX, scrollY: window.scrollY })`) as Promise<{
-    readonly scrollX: number
-    readonly scrollY: number
-  }>
-
-/**
- * Applies input events in order as trusted input (the runtime's, `@errands/runtime-chromium`'s
- * `pageVerbs.ts`, until the input verb goes through `runtime.pages`). The caller holds the
- * session's input lock.
- *
- * @example
- * await applyInput(page, [{ type: 'mouse', action: 'click', x: 10, y: 10 }, { type: 'text', text: 'hi' }])
- */
-export { applyInput } from '@errands/runtime-chromium'
