@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core'
 import { PageError } from '../errors.ts'
 import type { PageSummary } from './Browsing.ts'
 import { dialogView, type DialogView } from './dialog.ts'
-import { fromRuntime, pageCall } from './pageCalls.ts'
+import { fromRuntime, pageCall, runtimeCall } from './pageCalls.ts'
 import { publicTabId, type HostSession } from './sessions.ts'
 import type { VerbCore, VerbScope } from './verbCore.ts'
 
@@ -23,12 +23,15 @@ import type { VerbCore, VerbScope } from './verbCore.ts'
 export const makeActivePage = (core: VerbCore) => {
   const { runtime, pages, deadline } = core
 
-  const fitViewport = (session: HostSession, page: Page) =>
-    Effect.suspend(() => {
+  /** Sizes a tab to the session's viewport, through the runtime's page verbs. */
+  const fitViewport = (session: HostSession, contextId: ContextId, tabId: string) =>
+    Effect.gen(function* () {
       const want = session.viewport
-      const have = page.viewportSize()
-      if (want === undefined || (have?.width === want.width && have.height === want.height)) return Effect.void
-      return pageCall('set viewport', deadline, () => page.setViewportSize(want))
+      const verbs = runtime.pages
+      if (want === undefined || verbs === undefined) return
+      const have = yield* runtimeCall('viewport', deadline, verbs.viewport(contextId, tabId))
+      if (have?.width === want.width && have.height === want.height) return
+      yield* runtimeCall('set viewport', deadline, verbs.setViewport(contextId, tabId, want))
     })
 
   const watchContext = (session: HostSession, contextId: ContextId) => {
@@ -54,7 +57,7 @@ export const makeActivePage = (core: VerbCore) => {
       const page = pages.pageOf(contextId, tab.id)
       if (page === undefined) return yield* new PageError({ reason: 'target-closed', message: 'The tab closed while the call ran; call again.' })
       session.active = { contextId, tabId: tab.id, page }
-      yield* fitViewport(session, page)
+      yield* fitViewport(session, contextId, tab.id)
       return session.active
     })
 

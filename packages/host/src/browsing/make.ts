@@ -137,10 +137,7 @@ export const makeBrowsing = (
           Effect.gen(function* () {
             scope.session.viewport = { width: size.width, height: size.height }
             const tabs = yield* Effect.mapError(runtime.tabs(scope.contextId), fromRuntime)
-            for (const t of tabs) {
-              const page = pages.pageOf(scope.contextId, t.id)
-              if (page) yield* fitViewport(scope.session, page)
-            }
+            for (const t of tabs) yield* fitViewport(scope.session, scope.contextId, t.id)
             return scope.session.viewport
           })),
       tabs: (target) => verb('tabs', target, tabViews),
@@ -152,8 +149,7 @@ export const makeBrowsing = (
               watchContext(scope.session, scope.contextId)
               const tab = yield* runtime.openTab(scope.contextId, url).pipe(Effect.mapError((e) => navigationRefused(fromRuntime(e))))
               scope.session.active = undefined
-              const page = pages.pageOf(scope.contextId, tab.id)
-              if (page) yield* fitViewport(scope.session, page)
+              yield* fitViewport(scope.session, scope.contextId, tab.id)
               return tabView(scope.session, tab)
             })),
         ),
