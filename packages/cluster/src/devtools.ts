@@ -15,6 +15,7 @@ import { DevTools, DevToolsUnavailable } from '@errands/devtools'
 import { sessionKeyOf } from '@errands/host'
 import { Effect } from 'effect'
 import { Errand } from './ErrandEntity.ts'
+import { ownedHere } from './ownedHere.ts'
 
 /**
  * What the asked host says when the owner's answer is a failure of its own: the DevTools
@@ -38,13 +39,13 @@ export const clusterDevTools = Effect.gen(function* () {
   const local = yield* DevTools
   const sharding = yield* Sharding.Sharding
   const client = yield* Errand.client
-  const ownedHere = (key: string) => sharding.hasShardId(sharding.getShardId(key as never, 'default'))
+  const here = ownedHere(sharding)
   return DevTools.of({
     ...local,
     endpoint: (conversationId) => {
       const key = sessionKeyOf(conversationId)
       // A chat's conversation is this host's own; a session's errand lives where its shard is.
-      if (key === undefined || ownedHere(key)) return local.endpoint(conversationId)
+      if (key === undefined || here(key)) return local.endpoint(conversationId)
       return Effect.mapError(client(key).devtools({}), asEndpointError)
     },
   })

@@ -21,7 +21,7 @@ type UpstreamProxy = Extract<Target, { readonly _tag: 'session' }>['upstreamProx
 export type ErrandClient = Effect.Effect.Success<typeof Errand.client>
 
 /** Cluster-side failures (mailbox full, runner moving, storage) in words a model can act on. */
-const unreachable = (e: { readonly _tag: string }): PageError =>
+export const unreachable = (e: { readonly _tag: string }): PageError =>
   new PageError({
     reason: 'unavailable',
     message: `The host that holds this session could not be reached (${e._tag}); it may be moving to another host — try again in a few seconds.`,

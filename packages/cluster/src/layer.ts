@@ -34,6 +34,7 @@ import type { ClusterSettings } from './config.ts'
 import { clusterDevTools } from './devtools.ts'
 import { clusterPlacement } from './placement.ts'
 import { Errand } from './ErrandEntity.ts'
+import { ownedHere } from './ownedHere.ts'
 import { forwardingBrowsing, type ErrandClient } from './forward.ts'
 import { errandOwnerLayer } from './owner.ts'
 import { clusterPerson } from './person.ts'
@@ -126,9 +127,9 @@ const clusterBrowsing = Effect.gen(function* () {
   const sharding = yield* Sharding.Sharding
   const client: ErrandClient = yield* Errand.client
   const forwarding = forwardingBrowsing(local, client)
-  const ownedHere = (key: string) => sharding.hasShardId(sharding.getShardId(key as never, 'default'))
+  const here = ownedHere(sharding)
   const onPage: BrowsingShape['onPage'] = (target, what, run) =>
-    target._tag === 'main' || ownedHere(target.key)
+    target._tag === 'main' || here(target.key)
       ? local.onPage(target, what, run)
       : Effect.fail(new PageError({
           reason: 'unavailable',

@@ -13,6 +13,8 @@ import { Sharding } from '@effect/cluster'
 import { Placement } from '@errands/host'
 import { Effect } from 'effect'
 import { Errand } from './ErrandEntity.ts'
+import { unreachable } from './forward.ts'
+import { ownedHere } from './ownedHere.ts'
 import { Owners } from './owners.ts'
 
 /**
@@ -25,15 +27,12 @@ export const clusterPlacement = Effect.gen(function* () {
   const sharding = yield* Sharding.Sharding
   const client = yield* Errand.client
   const owners = yield* Owners
-  const ownedHere = (key: string) => sharding.hasShardId(sharding.getShardId(key as never, 'default'))
+  const here = ownedHere(sharding)
   return Placement.of({
     tool: (key, tool, args) =>
-      ownedHere(key)
+      here(key)
         ? undefined
-        : Effect.mapError(client(key).mcpTool({ tool, args }), (e) => ({
-            _tag: 'PageError',
-            message: `The host that holds this browser could not be reached (${e._tag}); it may be moving to another host — try again in a few seconds.`,
-          })),
+        : Effect.mapError(client(key).mcpTool({ tool, args }), unreachable),
     heldElsewhere: owners.heldElsewhere,
   })
 })
