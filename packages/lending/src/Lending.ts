@@ -12,7 +12,7 @@
  * yield* lending.allow('task-1', 'shop.example')             // the person pressed Allow
  * yield* lending.revoke('shop.example')                      // taken back from every errand, open or parked
  */
-import { Runtime } from '@errands/runtime'
+import { Runtime, type StorageState } from '@errands/runtime'
 import { SealedStore, type StoreError } from '@errands/store'
 import {
   Supervisor, type Conversation, type ErrandView, type Seed, type SupervisorError, type SupervisorOptions,
@@ -195,6 +195,28 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
         return report
       })
 
+    /** Lends `lent` into the conversation's open errand (or one healing: driving it heals it first). */
+    const lendOpen = (conversationId: string, site: string, view: ErrandView, lent: StorageState) =>
+      // Driving it keeps it from being parked while the cookies go in, and heals a crashed one first.
+      supervisor.use(conversationId, (binding) =>
+        Effect.gen(function* () {
+          if (!binding.isolated || binding.contextId === runtime.mainContext) {
+            return yield* refuse('main-context', conversationId, site)
+          }
+          const m = yield* lendIntoContext(deps, conversationId, binding.contextId, lent)
+          if (m === undefined) {
+            return yield* new LendFailed({ reason: 'browser', message: `the errand's browser closed while ${site} was lent; try again` })
+          }
+          // What went into the context goes into its snapshot too: a crash before the next
+          // snapshot heals with the lent sign-in.
+          yield* supervisor.amendSnapshots((id, snapshot) =>
+            id === conversationId ? { ...snapshot, storage: mergeStorage(snapshot.storage, { cookies: lent.cookies, origins: [] }) } : snapshot)
+          const current = yield* supervisor.view(conversationId).pipe(Effect.orElseSucceed(() => view))
+          yield* supervisor.setLentSites(conversationId, [...current.lentSites, site])
+          return m
+        }),
+      )
+
     const allow = (conversationId: string, input: string, signIn?: SignIn): Effect.Effect<LendReport, LendingError> =>
       Effect.gen(function* () {
         const site = yield* parseSite(input)
@@ -209,28 +231,14 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
               const done = yield* lendIntoRecord(deps, conversationId, lent, [site])
               if (done === undefined) return yield* refuse('errand-closed', conversationId, site)
               yield* supervisor.setLentSites(conversationId, done.record.lentSites)
-              return { site, ...done.moved }
+              // A resume that read the record while main's sign-in was being read (before the
+              // update above) opened without it: the errand is open now, so lend into it too.
+              // One that reads the record later finds the update (soak, seed 15, in CI).
+              yield* supervisor.settle
+              const after = yield* errandView(conversationId, site)
+              if (after.state === 'parked') return { site, ...done.moved }
             }
-            // Driving it keeps it from being parked while the cookies go in, and heals a crashed one first.
-            const moved = yield* supervisor.use(conversationId, (binding) =>
-              Effect.gen(function* () {
-                if (!binding.isolated || binding.contextId === runtime.mainContext) {
-                  return yield* refuse('main-context', conversationId, site)
-                }
-                const m = yield* lendIntoContext(deps, conversationId, binding.contextId, lent)
-                if (m === undefined) {
-                  return yield* new LendFailed({ reason: 'browser', message: `the errand's browser closed while ${site} was lent; try again` })
-                }
-                // What went into the context goes into its snapshot too: a crash before the next
-                // snapshot heals with the lent sign-in.
-                yield* supervisor.amendSnapshots((id, snapshot) =>
-                  id === conversationId ? { ...snapshot, storage: mergeStorage(snapshot.storage, { cookies: lent.cookies, origins: [] }) } : snapshot)
-                const current = yield* supervisor.view(conversationId).pipe(Effect.orElseSucceed(() => view))
-                yield* supervisor.setLentSites(conversationId, [...current.lentSites, site])
-                return m
-              }),
-            )
-            return { site, ...moved }
+            return { site, ...(yield* lendOpen(conversationId, site, view, lent)) }
           }),
         ).pipe(
           Effect.mapError(fromSupervisor(site)),
