@@ -150,6 +150,31 @@ describe('Allow (L2)', () => {
     }).pipe(Effect.provide(testLending())),
   )
 
+  it.scoped('an errand resumed while main\'s sign-in is read for it still gets the lent sign-in (soak, seed 15, in CI)', () =>
+    Effect.gen(function* () {
+      const { lending, supervisor, memory } = yield* lendingServices
+      signInMain(memory)
+      yield* supervisor.open(task('t1'))
+      yield* supervisor.taskChanged('t1', 'interrupted')
+      // The agent's next call resumes the errand from its record exactly while Allow reads main.
+      const read = memory.storageState
+      let resumed = false
+      Object.assign(memory, {
+        storageState: (contextId: string) =>
+          contextId === MAIN_CONTEXT && !resumed
+            ? Effect.zipRight(Effect.orDie(supervisor.resume('t1')).pipe(Effect.tap(() => (resumed = true))), read(contextId))
+            : read(contextId),
+      })
+      const report = yield* lending.allow('t1', 'bob.github.io')
+      expect(resumed).toBe(true)
+      expect(report.where).toBe('open')
+      const view = yield* supervisor.view('t1')
+      expect(view.state).not.toBe('parked')
+      expect(names(yield* storageOf(supervisor.contextOf('t1')!))).toEqual(['sid@bob.github.io'])
+      expect(view.lentSites).toEqual(['bob.github.io'])
+    }).pipe(Effect.provide(testLending())),
+  )
+
   it.scoped('refuses, typed, an unknown conversation, a chat on main, an ended errand and a non-site', () =>
     Effect.gen(function* () {
       const { lending, supervisor, memory } = yield* lendingServices
