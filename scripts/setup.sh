@@ -18,6 +18,7 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 
 # Chromium: CHROMIUM_PATH, then Debian's, then install Debian's when we may.
+source scripts/find-or-install.sh
 find_chromium() {
   for candidate in "${CHROMIUM_PATH:-}" /usr/lib/chromium/chromium /usr/bin/chromium /usr/bin/chromium-browser; do
     if [ -n "$candidate" ] && [ -x "$candidate" ]; then echo "$candidate"; return 0; fi
@@ -28,14 +29,6 @@ if [ -n "${CHROMIUM_PATH:-}" ] && [ ! -x "$CHROMIUM_PATH" ]; then
   echo "errands: CHROMIUM_PATH is set to '$CHROMIUM_PATH', which is not an executable file." >&2
   exit 1
 fi
-if ! chromium=$(find_chromium); then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "errands: installing Debian's chromium (apt-get install -y chromium)…" >&2
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >&2
-  fi
-  if ! chromium=$(find_chromium); then
-    echo "errands: no Chromium found. Install one (Debian/Ubuntu: 'sudo apt-get install chromium') or set CHROMIUM_PATH to its binary." >&2
-    exit 1
-  fi
-fi
+chromium=$(find_or_install find_chromium chromium \
+  "no Chromium found. Install one (Debian/Ubuntu: 'sudo apt-get install chromium') or set CHROMIUM_PATH to its binary.") || exit
 export CHROMIUM_PATH="$chromium"

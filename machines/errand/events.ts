@@ -1,11 +1,8 @@
 /**
- * What the errand machine reads from its events: when they happened (the supervisor's clock,
- * carried in `at`; the machine reads no clock) and why an errand parks.
+ * What the errand machine reads from its events: why an errand parks. When they happened (the
+ * supervisor's clock, carried in `at`) is `at` of ../timed.ts, which the lease machine reads too.
  */
 import type { ErrandEvent, ParkCause } from './types.ts'
-
-/** The supervisor-clock time an event carries, if it carries one. @example at({ type: 'errand.used', at: 10 }) // 10 */
-export const at = (event: ErrandEvent | { type: string }) => ('at' in event && typeof event.at === 'number' ? event.at : undefined)
 
 /**
  * Why an event parks the errand.

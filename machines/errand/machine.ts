@@ -5,7 +5,8 @@
 import { assign, setup } from 'xstate'
 import { initialContext } from './context.ts'
 import { effectInput, errorOf, notProvided, outputOf, toFailure } from './effects.ts'
-import { at, parkCauseOf } from './events.ts'
+import { parkCauseOf } from './events.ts'
+import { at } from '../timed.ts'
 import {
   endingStatuses,
   parkingStatuses,

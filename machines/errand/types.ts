@@ -4,6 +4,7 @@
  * value or a URL, because the machine's snapshots and events are shown to the XState inspector
  * and written to journals (L7).
  */
+import type { Timed } from '../timed.ts'
 
 /** What a task reports about itself (E3, E4). */
 export type TaskStatus = 'running' | 'done' | 'unverified' | 'stopped' | 'interrupted' | 'failed'
@@ -83,22 +84,12 @@ export interface ErrandContext {
 
 /** Events the errand machine understands. `at` is the supervisor's clock time of the input. */
 export type ErrandEvent =
-  | { readonly type: 'task.changed'; readonly status: TaskStatus; readonly at: number }
-  | { readonly type: 'chat.deleted'; readonly at: number }
-  | { readonly type: 'errand.resume'; readonly at: number }
-  | { readonly type: 'errand.used'; readonly at: number }
-  | { readonly type: 'errand.close'; readonly at: number }
-  | { readonly type: 'errand.park'; readonly at: number }
-  | { readonly type: 'errand.evict'; readonly cause: 'capacity' | 'idle'; readonly at: number }
-  | { readonly type: 'page.loaded'; readonly at: number }
-  | { readonly type: 'driver.attached'; readonly at: number }
-  | { readonly type: 'driver.detached'; readonly at: number }
-  | { readonly type: 'watcher.attached'; readonly at: number }
-  | { readonly type: 'watcher.detached'; readonly at: number }
-  | { readonly type: 'context.crashed'; readonly at: number }
-  | { readonly type: 'browser.crashed'; readonly at: number }
-  | { readonly type: 'sites.changed'; readonly lentSites: ReadonlyArray<string>; readonly at: number }
-  | { readonly type: 'system.shutdown'; readonly at: number }
+  | Timed<'task.changed', { readonly status: TaskStatus }>
+  | Timed<'errand.evict', { readonly cause: 'capacity' | 'idle' }>
+  | Timed<'sites.changed', { readonly lentSites: ReadonlyArray<string> }>
+  | Timed<'chat.deleted' | 'errand.resume' | 'errand.used' | 'errand.close' | 'errand.park' | 'system.shutdown'>
+  | Timed<'page.loaded' | 'driver.attached' | 'driver.detached' | 'watcher.attached' | 'watcher.detached'>
+  | Timed<'context.crashed' | 'browser.crashed'>
 
 /** The errand as its effects see it (ids and names only). */
 export interface EffectInput {

@@ -8,6 +8,7 @@ import type {
   ObservationRejectReason,
   PendingObservation,
 } from './types.ts'
+import { at } from '../timed.ts'
 
 /**
  * The final state a cause ends a lease in.
@@ -27,7 +28,8 @@ const without = (pending: ReadonlyArray<PendingObservation>, id: string | undefi
  * moment the deadline fell due, so that a replayed journal ends at the same time (T1).
  */
 const endTime = (context: LeaseContext, event: LeaseEvent | { type: string }, cause: LeaseEndCause): number => {
-  if ('at' in event && typeof event.at === 'number') return event.at
+  const time = at(event)
+  if (time !== undefined) return time
   switch (cause) {
     case 'pairing-expired':
       return context.createdAt + context.pairingExpiryMs

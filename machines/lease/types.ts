@@ -7,6 +7,7 @@
  * XState inspector and written to journals (L7). The service passes the fence as a digest of
  * the shared document's URL and document id, so the machine can compare without knowing either.
  */
+import type { Timed } from '../timed.ts'
 
 /**
  * Why a lease ended. The final state it ends in follows from the cause:
@@ -132,21 +133,11 @@ export interface LeaseContext {
  * actor.send({ type: 'observation.answered', id: 'obs-1', fence: fenceOf(url, documentId), at: now })
  */
 export type LeaseEvent =
-  | { readonly type: 'pairing.redeemed'; readonly at: number }
-  | { readonly type: 'lease.shared'; readonly fence: string; readonly at: number }
-  | { readonly type: 'extension.polled'; readonly at: number }
-  | { readonly type: 'observation.requested'; readonly id: string; readonly at: number }
-  | { readonly type: 'observation.answered'; readonly id: string; readonly fence: string; readonly at: number }
-  | { readonly type: 'observation.failed'; readonly id: string; readonly at: number }
-  | { readonly type: 'observation.abandoned'; readonly id: string; readonly at: number }
-  | { readonly type: 'approval.granted'; readonly at: number }
-  | { readonly type: 'lease.return'; readonly at: number }
-  | { readonly type: 'tab.navigated'; readonly at: number }
-  | { readonly type: 'tab.closed'; readonly at: number }
-  | { readonly type: 'access.removed'; readonly at: number }
-  | { readonly type: 'target.changed'; readonly at: number }
-  | { readonly type: 'host.disposed'; readonly at: number }
-  | { readonly type: 'lease.replaced'; readonly at: number }
+  | Timed<'pairing.redeemed' | 'extension.polled' | 'approval.granted' | 'lease.return'>
+  | Timed<'lease.shared', { readonly fence: string }>
+  | Timed<'observation.requested' | 'observation.failed' | 'observation.abandoned', { readonly id: string }>
+  | Timed<'observation.answered', { readonly id: string; readonly fence: string }>
+  | Timed<'tab.navigated' | 'tab.closed' | 'access.removed' | 'target.changed' | 'host.disposed' | 'lease.replaced'>
 
 /**
  * What the lease actor tells the service (`actor.on(type, handler)`): the service holds the

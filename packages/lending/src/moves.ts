@@ -104,6 +104,21 @@ const storeFailure = (what: string) => (e: { readonly _tag: string; readonly rea
   new LendFailed({ reason: 'store', message: `could not ${what} (${e._tag}: ${e.reason}); try again in a moment` })
 
 /**
+ * `move` on an open errand's context, with the rules every such move keeps: never on the main
+ * context (`refusal` is the defect, callers check first), `undefined` when the context closed
+ * meanwhile, and any other browser failure as `LendFailed` saying `what` could not be done.
+ */
+const inErrandContext = <E extends { readonly _tag: string; readonly reason: string }>(
+  deps: MoveDeps, contextId: ContextId, refusal: string, what: string, move: () => Effect.Effect<Moved, E>,
+): Effect.Effect<Moved | undefined, LendFailed> =>
+  contextId === deps.runtime.mainContext
+    ? Effect.dieMessage(refusal)
+    : move().pipe(
+        Effect.catchIf((e) => e._tag === 'ContextNotFound', () => Effect.succeed(undefined)),
+        Effect.mapError(browserFailure(what)),
+      )
+
+/**
  * The main context's storage for `sites` — the only read of the main context lending does.
  *
  * @example
@@ -129,13 +144,8 @@ export const mainStorageFor = (runtime: RuntimeShape, sites: ReadonlySet<string>
 export const lendIntoContext = (
   deps: MoveDeps, conversationId: string, contextId: ContextId, lent: StorageState,
 ): Effect.Effect<Moved | undefined, LendFailed> =>
-  contextId === deps.runtime.mainContext
-    ? Effect.dieMessage('lending never writes to the main context')
-    : deps.runtime.addCookies(contextId, lent.cookies).pipe(
-        Effect.as<Moved | undefined>({ conversationId, where: 'open', cookies: cookieNames(lent.cookies), origins: [] }),
-        Effect.catchTag('ContextNotFound', () => Effect.succeed(undefined)),
-        Effect.mapError(browserFailure("add cookies to an errand's browser")),
-      )
+  inErrandContext(deps, contextId, 'lending never writes to the main context', "add cookies to an errand's browser", () =>
+    Effect.as(deps.runtime.addCookies(contextId, lent.cookies), { conversationId, where: 'open', cookies: cookieNames(lent.cookies), origins: [] }))
 
 /**
  * Lays `lent` over a parked errand's sealed record (unseal, merge, reseal) and adds `sites` to
@@ -172,20 +182,16 @@ export const lendIntoRecord = (
 export const takeFromContext = (
   deps: MoveDeps, conversationId: string, contextId: ContextId, reach: Reach,
 ): Effect.Effect<Moved | undefined, LendFailed> =>
-  contextId === deps.runtime.mainContext
-    ? Effect.dieMessage('take-backs never touch the main context')
-    : Effect.gen(function* () {
-        const { runtime } = deps
-        const before = yield* runtime.storageState(contextId)
-        const cookies = before.cookies.filter(cookieIn(reach))
-        const origins = before.origins.filter((o) => originIn(reach)(o.origin))
-        yield* runtime.removeCookies(contextId, cookieIn(reach))
-        yield* runtime.clearOrigins(contextId, originIn(reach))
-        return { conversationId, where: 'open', cookies: cookieNames(cookies), origins: originSites(origins) } satisfies Moved
-      }).pipe(
-        Effect.catchTag('ContextNotFound', () => Effect.succeed(undefined)),
-        Effect.mapError(browserFailure("take sign-ins back from an errand's browser")),
-      )
+  inErrandContext(deps, contextId, 'take-backs never touch the main context', "take sign-ins back from an errand's browser", () =>
+    Effect.gen(function* () {
+      const { runtime } = deps
+      const before = yield* runtime.storageState(contextId)
+      const cookies = before.cookies.filter(cookieIn(reach))
+      const origins = before.origins.filter((o) => originIn(reach)(o.origin))
+      yield* runtime.removeCookies(contextId, cookieIn(reach))
+      yield* runtime.clearOrigins(contextId, originIn(reach))
+      return { conversationId, where: 'open', cookies: cookieNames(cookies), origins: originSites(origins) }
+    }))
 
 /**
  * Takes the cookies and localStorage of `reach` out of a parked errand's sealed record and drops
