@@ -23,4 +23,4 @@ export { readContextStorage, removeCookiesFrom, toPlaywrightCookies } from './st
 export { crConnectionOf, openCdpChannel, routerInstalled } from './cdpChannel.ts'
 export { reservePort } from './devtoolsPort.ts'
 export { DevToolsClients } from './clients.ts'
-export { applyInput, chromiumPages, closedTab, type OnPage } from './pageVerbs.ts'
+export { applyInput, chromiumPages, closedTab, orDialog, type ContextSide, type OnPage } from './pageVerbs.ts'
