@@ -31,7 +31,8 @@ export const DEPS: Rules['deps'] = {
   '@errands/devtools': ['@errands/edge', '@errands/guard', '@errands/runtime', '@errands/supervisor'],
   // The live view streams through the runtime's screencast: no browser library (issue #24).
   '@errands/liveview': ['@errands/edge', '@errands/runtime', '@errands/supervisor'],
-  '@errands/mcp': ['@errands/daily', '@errands/edge'],
+  // MCP narrows the runtime's opaque page (RawPage) to Playwright's for its locator tools (#24).
+  '@errands/mcp': ['@errands/daily', '@errands/edge', '@errands/runtime'],
   '@errands/engine': ['@errands/lending', '@errands/runtime', '@errands/runtime-chromium', '@errands/store', '@errands/store-pg', '@errands/supervisor'],
   '@errands/host': [
     '@errands/daily', '@errands/devtools', '@errands/edge', '@errands/egress', '@errands/engine', '@errands/guard', '@errands/lending',
