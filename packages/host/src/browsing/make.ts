@@ -12,7 +12,7 @@
  * const browsing = yield* makeBrowsing({ policy, deadlineMs: 30_000 })
  * yield* browsing.navigate(sessionTarget(key), 'http://127.0.0.1:3000/')
  */
-import { Runtime, type ContextNotFound, type PageHistoryStep, type PageVerbs, type RuntimeError } from '@errands/runtime'
+import { Runtime, type ContextNotFound, type PageAction, type PageHistoryStep, type PageVerbs, type RuntimeError } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
 import { Supervisor } from '@errands/supervisor'
 import { Effect, type Scope } from 'effect'
@@ -79,7 +79,7 @@ export const makeBrowsing = (
      * An action by selector, then where the page is. One that opens a dialog returns with it: the
      * runtime's act does not wait for the answer (#22).
      */
-    const act = (target: Target, action: Parameters<PageVerbs['act']>[2]) =>
+    const act = (target: Target, action: PageAction) =>
       verb(action.type, target, (scope) =>
         Effect.gen(function* () {
           const { tabId } = yield* activePage(scope)
