@@ -31,7 +31,8 @@ export const DEPS: Rules['deps'] = {
   '@errands/devtools': ['@errands/edge', '@errands/guard', '@errands/runtime', '@errands/supervisor'],
   // The live view streams through the runtime's screencast: no browser library (issue #24).
   '@errands/liveview': ['@errands/edge', '@errands/runtime', '@errands/supervisor'],
-  '@errands/mcp': ['@errands/daily', '@errands/edge'],
+  // MCP narrows the runtime's opaque page (RawPage) to Playwright's for its locator tools (#24).
+  '@errands/mcp': ['@errands/daily', '@errands/edge', '@errands/runtime'],
   '@errands/engine': ['@errands/lending', '@errands/runtime', '@errands/runtime-chromium', '@errands/store', '@errands/store-pg', '@errands/supervisor'],
   '@errands/host': [
     '@errands/daily', '@errands/devtools', '@errands/edge', '@errands/egress', '@errands/engine', '@errands/guard', '@errands/lending',
@@ -48,6 +49,23 @@ export const DEPS: Rules['deps'] = {
  */
 export const PURE: Rules['pure'] = {
   '@errands/machines': { source: ['xstate'], test: ['xstate', 'vitest', '@xstate/graph'] },
+}
+
+/**
+ * Outside packages a package may never import, in any of its files (issue #24, "runtimes own
+ * pages"): the host and the live view reach pages through the runtime's page verbs
+ * (`@errands/runtime`'s pages.ts and screencast.ts); only runtimes, and MCP's locator tools on the
+ * runtime's opaque `RawPage`, touch Playwright.
+ */
+export const FORBIDDEN: Rules['forbidden'] = {
+  '@errands/host': {
+    packages: ['playwright-core', 'playwright'],
+    why: "the host drives pages through the runtime's page verbs (runtime.pages); a runtime owns its browser library (ADR 0028)",
+  },
+  '@errands/liveview': {
+    packages: ['playwright-core', 'playwright'],
+    why: "the live view streams through the runtime's screencast; a runtime owns its browser library (ADR 0028)",
+  },
 }
 
 /** Violations accepted on purpose, each with its reason; one that stops matching fails the check. */
@@ -77,4 +95,4 @@ export const EXCEPTIONS: ReadonlyArray<Exception> = [
 ]
 
 /** The rules `imports.test.ts` holds the repo to. */
-export const RULES: Rules = { deps: DEPS, pure: PURE, exceptions: EXCEPTIONS }
+export const RULES: Rules = { deps: DEPS, pure: PURE, forbidden: FORBIDDEN, exceptions: EXCEPTIONS }

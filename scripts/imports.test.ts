@@ -20,6 +20,7 @@ const pkg = (dir: string, manifest: Manifest, files: Record<string, string>): Wo
 const rules: Rules = {
   deps: { '@errands/machines': [], '@errands/runtime': [], '@errands/host': ['@errands/runtime'] },
   pure: { '@errands/machines': { source: ['xstate'], test: ['xstate', 'vitest'] } },
+  forbidden: { '@errands/host': { packages: ['playwright-core', 'playwright'], why: 'no browser library' } },
   exceptions: [],
 }
 
@@ -109,6 +110,23 @@ describe('import rules: the checker fails on each kind of break', () => {
     expect(v.message).toContain('its tests may import only xstate, vitest')
   })
 
+  it('a host importing playwright-core, declared or not, from a source, a test or a subpath (forbidden)', () => {
+    const declared = pkg('packages/host', { name: '@errands/host', dependencies: { '@errands/runtime': '*', '@modelcontextprotocol/sdk': '1', 'playwright-core': '1' } }, {
+      'src/index.ts': "import type { Runtime } from '@errands/runtime'\nexport { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'\nimport type { Page } from 'playwright-core'",
+      'src/page.test.ts': "import { chromium } from 'playwright/test'",
+    })
+    const found = checkImports([machines(), runtime(), declared], rules)
+    expect(found.map((v) => [v.rule, v.file, v.line, v.import])).toEqual([
+      ['forbidden', 'packages/host/src/index.ts', 3, 'playwright-core'],
+      ['forbidden', 'packages/host/src/page.test.ts', 1, 'playwright/test'],
+      // Declared for nothing else: the manifest entry must go too.
+      ['unused', 'packages/host/package.json', 1, 'playwright-core'],
+    ])
+    expect(found[0]!.message).toBe("packages/host/src/index.ts:3 imports 'playwright-core': @errands/host may never import playwright-core: no browser library (FORBIDDEN in scripts/imports.rules.ts) (rule: forbidden)")
+    // The runtime may import it: the rule is the host's alone.
+    expect(checkImports([machines(), runtime({ 'src/page.ts': "import type { Page } from 'playwright-core'" }, { dependencies: { effect: '3', 'playwright-core': '1' } }), host()], rules)).toEqual([])
+  })
+
   it('a package without a row in DEPS (table)', () => {
     const v = only(checkImports([machines(), runtime(), host(), pkg('packages/new', { name: '@errands/new' }, { 'src/index.ts': 'export {}' })], rules))
     expect(v).toMatchObject({ rule: 'table', file: 'packages/new/package.json' })
@@ -160,6 +178,20 @@ describe('import rules: the repo', () => {
 
   it('keeps every rule (scripts/imports.rules.ts)', () => {
     expect(checkImports(packages, RULES).map((v) => v.message)).toEqual([])
+  })
+
+  it('fails the repo the moment the host or the live view imports Playwright again (FORBIDDEN, #24)', () => {
+    // The real tree and the real rules, with one file of each added as a regression would add it.
+    const broken = packages.map((p) =>
+      p.manifest.name === '@errands/host' || p.manifest.name === '@errands/liveview'
+        ? { ...p, files: [...p.files, { path: `${p.dir}/src/page.ts`, imports: scan('page.ts', "import type { Page } from 'playwright-core'").imports }] }
+        : p)
+    const found = checkImports(broken, RULES)
+    expect(found.map((v) => [v.rule, v.file, v.import])).toEqual([
+      ['forbidden', 'packages/host/src/page.ts', 'playwright-core'],
+      ['forbidden', 'packages/liveview/src/page.ts', 'playwright-core'],
+    ])
+    expect(found[0]!.message).toContain('ADR 0028')
   })
 
   it('the DEPS table names only workspace packages and has no cycle', () => {

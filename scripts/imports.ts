@@ -1,6 +1,7 @@
 /**
  * The import rules of the workspace, checked (issue #24): which `@errands/*` package may import
- * which (the table in `imports.rules.ts`), machines stay pure, every package a shipped file
+ * which (the table in `imports.rules.ts`), which outside packages a package may never import (the
+ * host and the live view: no browser library), machines stay pure, every package a shipped file
  * imports is declared in its own package.json and every declared one is used, and no relative
  * import leaves its package. Pure over an in-memory tree, so `imports.test.ts` can feed it broken
  * trees; {@link readWorkspace} reads the real one.
@@ -16,7 +17,7 @@ import { join, posix } from 'node:path'
 import { scan, sourcesUnder, type Import } from './source.ts'
 
 /** The rules a violation can break. */
-export type Rule = 'pure' | 'direction' | 'undeclared' | 'unused' | 'escapes' | 'table'
+export type Rule = 'pure' | 'direction' | 'forbidden' | 'undeclared' | 'unused' | 'escapes' | 'table'
 
 /** One broken rule: where, what, which rule, and a message that says all three. */
 export interface Violation {
@@ -63,6 +64,12 @@ export interface Rules {
   readonly deps: Readonly<Record<string, ReadonlyArray<string>>>
   /** Pure packages: the only bare modules their sources and their tests may import (no `node:`). */
   readonly pure: Readonly<Record<string, { readonly source: ReadonlyArray<string>; readonly test: ReadonlyArray<string> }>>
+  /**
+   * Per package, the outside packages none of its files (sources, tests, tooling) may import, with
+   * why (a subpath counts as its package): the host and the live view drive pages through the
+   * runtime's page verbs and never a browser library (#24).
+   */
+  readonly forbidden: Readonly<Record<string, { readonly packages: ReadonlyArray<string>; readonly why: string }>>
   readonly exceptions: ReadonlyArray<Exception>
 }
 
@@ -101,6 +108,7 @@ export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: R
       report('table', `${pkg.dir}/package.json`, 1, name, `${name} has no entry in the DEPS table (scripts/imports.rules.ts); add one naming the @errands/* packages it may import`)
     }
     const pure = rules.pure[name]
+    const forbidden = rules.forbidden[name]
     const declared = new Set([...Object.keys(pkg.manifest.dependencies ?? {}), ...Object.keys(pkg.manifest.peerDependencies ?? {})])
     const used = new Set<string>()
     for (const file of pkg.files) {
@@ -114,6 +122,10 @@ export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: R
           continue
         }
         const target = isBuiltin(specifier) ? specifier : packageOf(specifier)
+        if (forbidden !== undefined && forbidden.packages.includes(target)) {
+          report('forbidden', file.path, line, specifier, `${name} may never import ${target}: ${forbidden.why} (FORBIDDEN in scripts/imports.rules.ts)`)
+          continue
+        }
         if (pure !== undefined) {
           const ok = kind === 'source' ? pure.source : pure.test
           if (!ok.includes(target)) {

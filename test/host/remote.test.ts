@@ -1,5 +1,5 @@
 import { defaultPolicy } from '@errands/guard'
-import { RemoteRuntime } from '@errands/host'
+import { RemoteRuntime } from '@errands/runtime-chromium'
 import { Effect } from 'effect'
 import { chromium, type Browser, type CDPSession } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

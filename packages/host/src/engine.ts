@@ -20,26 +20,23 @@ import { Chromium, engineOver } from '@errands/engine'
 import { defaultPolicy, type GuardPolicy } from '@errands/guard'
 import type { Lending, Settings, SettingsError } from '@errands/lending'
 import { Runtime, type RuntimeShape } from '@errands/runtime'
-import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
+import { ChromiumRuntime, makeRoutedRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import type { SealedStore, StoreConfigError, StoreError } from '@errands/store'
 import { type HealthLog, InspectorSwitch, openInspectorRelay, Supervisor } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import { Browsing } from './browsing/Browsing.ts'
 import { makeBrowsing } from './browsing/make.ts'
-import { Pages, type PageAccess } from './browsing/Pages.ts'
 import { SessionProxy } from './browsing/SessionProxy.ts'
 import type { HostSettings } from './config.ts'
 import { HostHealth, makeHostHealth, type RuntimeReport } from './health.ts'
 import { Placement } from './placement.ts'
 import { makePerson } from './person/make.ts'
 import { Person } from './person/Person.ts'
-import { makeRoutedRuntime } from './remote/RoutedRuntime.ts'
 import { Stateless } from './stateless/Stateless.ts'
 
-/** The runtime errands use, its pages, and where it runs. */
+/** The runtime errands use (its pages are its page verbs, `runtime.pages`) and where it runs. */
 export interface HostBrowserShape {
   readonly runtime: RuntimeShape
-  readonly pages: PageAccess
   readonly describe: () => RuntimeReport
 }
 
@@ -91,7 +88,7 @@ export interface HostCluster {
 
 /** Everything the host's engine provides. */
 export type HostServices =
-  | Browsing | Person | HostHealth | Stateless | HostBrowser | Pages | Runtime | Chromium | Supervisor | SealedStore | Lending | Settings
+  | Browsing | Person | HostHealth | Stateless | HostBrowser | Runtime | Chromium | Supervisor | SealedStore | Lending | Settings
   | InspectorSwitch | DevTools | SessionProxy | Placement
 
 /**
@@ -158,18 +155,17 @@ const hostEngineOn = (options: HostEngineOptions) => {
   const local: RuntimeReport = { kind: 'chromium', where: 'local' }
   const cdpUrl = settings.cdpUrl
   const browser = cdpUrl === undefined
-    ? Layer.effect(HostBrowser, Effect.map(Chromium, (c): HostBrowserShape => ({ runtime: c, pages: c, describe: () => withCounts(local, c, deadlineMs) })))
+    ? Layer.effect(HostBrowser, Effect.map(Chromium, (c): HostBrowserShape => ({ runtime: c, describe: () => withCounts(local, c, deadlineMs) })))
     : Layer.scoped(
         HostBrowser,
         Effect.flatMap(Chromium, (c) =>
           Effect.map(makeRoutedRuntime(c, { cdpUrl, policy, log, deadlineMs, notes }), (r): HostBrowserShape => ({
-            runtime: r, pages: r, describe: () => withCounts(r.describe(), c, deadlineMs),
+            runtime: r, describe: () => withCounts(r.describe(), c, deadlineMs),
           }))),
       )
-  const runtime = Layer.mergeAll(
-    Layer.effect(Runtime, Effect.map(HostBrowser, (b) => b.runtime)),
-    Layer.effect(Pages, Effect.map(HostBrowser, (b) => b.pages)),
-  ).pipe(Layer.provideMerge(browser), Layer.provideMerge(chromium))
+  const runtime = Layer.effect(Runtime, Effect.map(HostBrowser, (b) => b.runtime)).pipe(
+    Layer.provideMerge(browser), Layer.provideMerge(chromium),
+  )
 
   // The XState inspector switch (V3, docs/inspector.md) sees every errand actor; it outlives the
   // supervisor, so it still shows the errands being parked at shutdown.

@@ -60,6 +60,7 @@ export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey, placem
     openTab: (url) => Effect.map(browsing.openTab(target, url), tabAt),
     activateTab: (id) => Effect.map(browsing.activateTab(target, id), (tabs) => tabs.map(tabAt)),
     closeTab: (id) => Effect.map(browsing.closeTab(target, id), (tabs) => tabs.map(tabAt)),
+    // The runtime's opaque page goes to MCP's tools untouched: they alone narrow it (#24).
     onPage: (what, run) => browsing.onPage(target, what, run),
     dialog: (how) => Effect.map(browsing.dialog(target, how), ({ answered }) => answered),
     // The agent went away: its task is interrupted (E4) — parked, lossless. Never opened, or

@@ -9,11 +9,11 @@
  *
  * @example
  * const summary = yield* errand.navigate('http://127.0.0.1:3000/')
- * const yaml = yield* errand.onPage('snapshot', (page) => page.ariaSnapshot({ mode: 'ai' }))
+ * const yaml = yield* onPlaywrightPage(errand, 'snapshot', (page) => page.ariaSnapshot({ mode: 'ai' }))
  */
+import type { RawPage } from '@errands/runtime'
 import type { Effect } from 'effect'
 import type { ToolResult } from './remote.ts'
-import type { Page } from 'playwright-core'
 
 /**
  * A failure of an engine call, as every typed error of the engine is: a tag and a message a model
@@ -57,10 +57,11 @@ export interface ErrandBrowser {
   readonly closeTab: (id: string) => Effect.Effect<ReadonlyArray<TabAt>, EngineFailure>
   /**
    * Runs `run` on the active tab's page while driving the errand, under the engine's deadline.
-   * `tab` is the active tab's id. Playwright failures come back as the engine's few kinds
-   * (timeout, target closed, crashed, refused).
+   * The page is the runtime's opaque `RawPage` (its declared escape hatch, #24); the tools see
+   * it as Playwright's through `onPlaywrightPage`. `tab` is the active tab's id. Failures come
+   * back as the engine's few kinds (timeout, target closed, crashed, refused).
    */
-  readonly onPage: <A>(what: string, run: (page: Page, tab: string) => Promise<A>) => Effect.Effect<A, EngineFailure>
+  readonly onPage: <A>(what: string, run: (page: RawPage, tab: string) => Promise<A>) => Effect.Effect<A, EngineFailure>
   /**
    * Answers the errand's waiting JavaScript dialog (#22): what it was, or a failure whose
    * message says none waits. Absent where the engine holds no dialogs.

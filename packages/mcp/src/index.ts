@@ -10,6 +10,7 @@
 export * from './ErrandBrowser.ts'
 export * from './errors.ts'
 export * from './refs.ts'
+export { onPlaywrightPage, playwrightPage } from './playwrightPage.ts'
 export * from './lifecycle.ts'
 export * from './server.ts'
 export * from './http.ts'

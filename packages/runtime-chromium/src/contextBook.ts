@@ -13,6 +13,7 @@ import { Dialogs, type PendingDialog } from './dialogs.ts'
 import { ErrandFiles } from './errandFiles.ts'
 import { call, toRuntimeError } from './failures.ts'
 import { PageWork } from './pageWork.ts'
+import type { ContextSide } from './pageVerbs.ts'
 import { TabBook } from './tabs.ts'
 
 /**
@@ -71,6 +72,15 @@ export abstract class ContextBook<E extends ContextEntry> {
   /** Answers that dialog; undefined when none waits. @example await runtime.answerDialog(id, { accept: true }) */
   answerDialog(contextId: ContextId, how: { readonly accept: boolean; readonly promptText?: string | undefined }): Promise<PendingDialog | undefined> {
     return this.dialogs.answer(contextId, how)
+  }
+
+  /** What the page verbs ask of a context rather than a page: its active tab and its held dialogs. */
+  protected contextSide(): ContextSide {
+    return {
+      activeTab: (contextId) => this.withEntry(contextId, 'active tab', async (entry) => entry.tabs.active()),
+      pendingDialog: (contextId) => this.pendingDialog(contextId),
+      answerDialog: (contextId, how) => this.answerDialog(contextId, how),
+    }
   }
 
   /** The Playwright context behind an id (tests and adapters only). @example runtime.browserContextOf('main') */

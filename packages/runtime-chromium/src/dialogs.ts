@@ -23,18 +23,12 @@
  * dialogs.pending('ctx-1') // { type: 'confirm', message: 'Sure?', defaultPrompt: '', tabId: 't1', since: … }
  * await dialogs.answer('ctx-1', { accept: true })
  */
-import type { ContextId } from '@errands/runtime'
+import type { ContextId, PageDialog } from '@errands/runtime'
 import type { Dialog, Page } from 'playwright-core'
 import type { DevToolsClients } from './clients.ts'
 
 /** A dialog waiting for an answer, as the verbs show it. */
-export interface PendingDialog {
-  readonly type: 'alert' | 'confirm' | 'prompt' | 'beforeunload'
-  readonly message: string
-  /** A prompt's default text ('' for the other kinds). */
-  readonly defaultPrompt: string
-  /** The runtime's id of the tab it belongs to. */
-  readonly tabId: string
+export interface PendingDialog extends PageDialog {
   /** When it opened (ms since the epoch). */
   readonly since: number
 }

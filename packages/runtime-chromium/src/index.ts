@@ -23,4 +23,6 @@ export { readContextStorage, removeCookiesFrom, toPlaywrightCookies } from './st
 export { crConnectionOf, openCdpChannel, routerInstalled } from './cdpChannel.ts'
 export { reservePort } from './devtoolsPort.ts'
 export { DevToolsClients } from './clients.ts'
-export { applyInput, chromiumPages, closedTab, type OnPage } from './pageVerbs.ts'
+export { applyInput, chromiumPages, closedTab, orDialog, type ContextSide, type OnPage } from './pageVerbs.ts'
+export { RemoteRuntime, type RemoteOptions } from './remote/RemoteRuntime.ts'
+export { makeRoutedRuntime, type RoutedNotes, type RoutedOptions, type RoutedReport, type RoutedRuntime } from './remote/RoutedRuntime.ts'

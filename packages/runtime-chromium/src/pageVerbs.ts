@@ -5,10 +5,13 @@
  * selector that never appears is `timeout`, a tab or context that went is `target-closed`.
  *
  * @example
- * readonly pages = chromiumPages(this.deadlineMs, (id, tab, what, ms, run) => this.withEntry(id, what, (e) => run(pageOf(e, tab)), ms))
+ * readonly pages = chromiumPages(this.deadlineMs, (id, tab, what, ms, run) => this.withEntry(id, what, (e) => run(pageOf(e, tab)), ms), side)
  */
-import { RuntimeError, type ContextError, type ContextId, type PageAction, type PageInput, type PageVerbs, type PageWhere } from '@errands/runtime'
-import type { Effect } from 'effect'
+import {
+  RuntimeError, type ContextError, type ContextId, type PageAction, type PageDialog, type PageDialogAnswer, type PageInput, type PageOutcome,
+  type PageVerbs, type PageWhere, type RawPage,
+} from '@errands/runtime'
+import { Effect } from 'effect'
 import type { Page } from 'playwright-core'
 
 /**
@@ -72,10 +75,39 @@ export const applyInput = async (page: Page, events: ReadonlyArray<PageInput>): 
   return applied
 }
 
-const act = (page: Page, action: PageAction): Promise<void> =>
-  action.type === 'click'
+/**
+ * `work`, or `'dialog'` as soon as `page` opens a JavaScript dialog first (an action that opened
+ * one would otherwise wait for its answer until the deadline). A failure of `work` after that is
+ * nobody's.
+ *
+ * @example
+ * await orDialog(page, page.click('#delete')) // 'dialog': a confirm() is waiting
+ */
+export const orDialog = (page: Page, work: Promise<unknown>): Promise<PageOutcome> => {
+  let off = (): void => undefined
+  const opened = new Promise<'dialog'>((resolve) => {
+    const on = () => resolve('dialog')
+    page.once('dialog', on)
+    off = () => void page.off('dialog', on)
+  })
+  work.catch(() => undefined)
+  return Promise.race([work.then(() => 'done' as const), opened]).finally(off)
+}
+
+const act = (page: Page, action: PageAction): Promise<PageOutcome> =>
+  orDialog(page, action.type === 'click'
     ? page.click(action.selector, { timeout: action.timeoutMs })
-    : page.fill(action.selector, action.value, { timeout: action.timeoutMs })
+    : page.fill(action.selector, action.value, { timeout: action.timeoutMs }))
+
+/** The runtime's side of the page verbs that are not one page's: the active tab and the held dialogs. */
+export interface ContextSide {
+  readonly activeTab: (contextId: ContextId) => Effect.Effect<string | undefined, ContextError>
+  readonly pendingDialog: (contextId: ContextId) => PageDialog | undefined
+  readonly answerDialog: (contextId: ContextId, how: PageDialogAnswer) => Promise<PageDialog | undefined>
+}
+
+const dialogOf = (d: PageDialog | undefined): PageDialog | undefined =>
+  d === undefined ? undefined : { type: d.type, message: d.message, defaultPrompt: d.defaultPrompt, tabId: d.tabId }
 
 /**
  * The page verbs over `onPage`. A verb that waits on the page by its own timeout (act, history)
@@ -86,28 +118,38 @@ const act = (page: Page, action: PageAction): Promise<void> =>
  * const pages = chromiumPages(30_000, onPage)
  * yield* pages.act(id, 't1', { type: 'click', selector: '#go', timeoutMs: 5_000 })
  */
-export const chromiumPages = (deadlineMs: number, onPage: OnPage): PageVerbs => {
+export const chromiumPages = (deadlineMs: number, onPage: OnPage, side: ContextSide): PageVerbs => {
   const past = (timeoutMs: number) => Math.max(deadlineMs, timeoutMs + 1_000)
   return {
     where: (id, tab) => onPage(id, tab, 'where', deadlineMs, whereOf),
+    url: (id, tab) => onPage(id, tab, 'url', deadlineMs, async (page) => page.url()),
+    waitForLoad: (id, tab, timeoutMs) =>
+      onPage(id, tab, 'load', past(timeoutMs), (page) => page.waitForLoadState('domcontentloaded', { timeout: timeoutMs })),
     // Scripts for the page are strings: no loader transform can reach what runs there (#22).
     text: (id, tab, limit) =>
       onPage(id, tab, 'text', deadlineMs, async (page) => cut(String(await page.evaluate("(document.body || document.documentElement || {}).innerText || ''")), limit)),
     html: (id, tab, limit) => onPage(id, tab, 'html', deadlineMs, async (page) => cut(await page.content(), limit)),
-    screenshot: (id, tab, { fullPage }) =>
-      onPage(id, tab, 'screenshot', deadlineMs, async (page) => new Uint8Array(await page.screenshot({ type: 'png', fullPage, timeout: deadlineMs }))),
+    screenshot: (id, tab, { fullPage, type, quality }) =>
+      onPage(id, tab, 'screenshot', deadlineMs, async (page) =>
+        new Uint8Array(await page.screenshot(type === 'jpeg' ? { type, quality, fullPage, timeout: deadlineMs } : { type: 'png', fullPage, timeout: deadlineMs }))),
     act: (id, tab, action) => onPage(id, tab, action.type, past(action.timeoutMs), (page) => act(page, action)),
     scroll: (id, tab, dx, dy) =>
       onPage(id, tab, 'scroll', deadlineMs, (page) =>
         page.evaluate(`window.scrollBy(${Number(dx)}, ${Number(dy)}); ({ scrollX: window.scrollX, scrollY: window.scrollY })`) as Promise<{ scrollX: number; scrollY: number }>),
     input: (id, tab, events) => onPage(id, tab, 'input', deadlineMs, (page) => applyInput(page, events)),
-    history: (id, tab, step, timeoutMs) =>
+    history: (id, tab, step, timeoutMs, wait = 'domcontentloaded') =>
       onPage(id, tab, step, past(timeoutMs), async (page) => {
-        const options = { timeout: timeoutMs, waitUntil: 'domcontentloaded' as const }
-        await (step === 'back' ? page.goBack(options) : step === 'forward' ? page.goForward(options) : page.reload(options))
-        return whereOf(page)
+        const options = { timeout: timeoutMs, waitUntil: wait }
+        const outcome = await orDialog(page, step === 'back' ? page.goBack(options) : step === 'forward' ? page.goForward(options) : page.reload(options))
+        // A dialog blocks the page's scripts: its title would wait for the answer.
+        return outcome === 'dialog' ? { url: page.url(), title: '' } : whereOf(page)
       }),
     setViewport: (id, tab, size) => onPage(id, tab, 'set viewport', deadlineMs, (page) => page.setViewportSize(size)),
     viewport: (id, tab) => onPage(id, tab, 'viewport', deadlineMs, async (page) => page.viewportSize() ?? undefined),
+    activeTab: side.activeTab,
+    dialog: (id) => Effect.sync(() => dialogOf(side.pendingDialog(id))),
+    answerDialog: (id, how) => Effect.map(Effect.promise(() => side.answerDialog(id, how)), dialogOf),
+    // The one way out to the browser library: an opaque handle only MCP narrows (playwrightPage).
+    raw: (id, tab) => onPage(id, tab, 'page', deadlineMs, async (page) => page as unknown as RawPage),
   }
 }

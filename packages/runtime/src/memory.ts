@@ -71,7 +71,10 @@ export class MemoryRuntime implements RuntimeShape {
   /** The running screencasts (`memoryScreencast.ts`); `running()` counts them. */
   readonly screencasts = new MemoryScreencasts()
   /** The page verbs, faked (`memoryPages.ts`): tests set a page's text and read what was done to it. */
-  readonly pages = new MemoryPages((contextId, tabId) => this.withTab(contextId, tabId, (_ctx, tab) => ({ url: tab.url, title: tab.url })))
+  readonly pages = new MemoryPages(
+    (contextId, tabId) => this.withTab(contextId, tabId, (_ctx, tab) => ({ url: tab.url, title: tab.url })),
+    (contextId) => this.withContext(contextId, (ctx) => ctx.activeTab),
+  )
 
   static make(): MemoryRuntime {
     return new MemoryRuntime()

@@ -12,7 +12,9 @@
  */
 import { Effect } from 'effect'
 import { RuntimeError } from './errors.ts'
-import type { PageAction, PageInput, PageSize, PageText, PageVerbs, PageWhere } from './pages.ts'
+import type {
+  PageAction, PageDialog, PageDialogAnswer, PageHistoryStep, PageInput, PageOutcome, PageShotOptions, PageSize, PageText, PageVerbs, PageWhere, RawPage,
+} from './pages.ts'
 import type { ContextError } from './Runtime.ts'
 import type { ContextId } from './types.ts'
 
@@ -27,11 +29,14 @@ export interface MemoryPageRecord {
   viewport: PageSize | undefined
   readonly actions: Array<PageAction>
   readonly inputs: Array<PageInput>
-  readonly steps: Array<'back' | 'forward' | 'reload'>
+  readonly steps: Array<PageHistoryStep>
 }
 
 /** The memory runtime's hooks into its tabs: where one is, or a failure when it is gone. */
 export type MemoryTabLookup = (contextId: ContextId, tabId: string) => Effect.Effect<PageWhere, ContextError>
+
+/** The memory runtime's active tab of a context (a failure when the context is gone). */
+export type MemoryActiveTab = (contextId: ContextId) => Effect.Effect<string | undefined, ContextError>
 
 const cut = (s: string, limit: number): PageText => ({ text: s.slice(0, limit), truncated: s.length > limit })
 
@@ -42,12 +47,25 @@ const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
  * The fake pages of one memory runtime, keyed by context and tab.
  *
  * @example
- * const pages = new MemoryPages((id, tab) => memory.whereOf(id, tab))
+ * const pages = new MemoryPages((id, tab) => memory.whereOf(id, tab), (id) => memory.activeOf(id))
  */
 export class MemoryPages implements PageVerbs {
   private readonly records = new Map<string, MemoryPageRecord>()
+  private readonly dialogs = new Map<ContextId, Array<PageDialog>>()
+  /** Every dialog answered, with how, in order. */
+  readonly answered: Array<{ readonly contextId: ContextId; readonly dialog: PageDialog; readonly how: PageDialogAnswer }> = []
 
-  constructor(private readonly lookup: MemoryTabLookup) {}
+  constructor(private readonly lookup: MemoryTabLookup, private readonly active: MemoryActiveTab) {}
+
+  /**
+   * A page opens a JavaScript dialog: it waits for `answerDialog`, oldest first.
+   *
+   * @example
+   * memory.pages.openDialog(id, { type: 'confirm', message: 'Sure?', defaultPrompt: '', tabId: 't1' })
+   */
+  openDialog(contextId: ContextId, dialog: PageDialog): void {
+    this.dialogs.set(contextId, [...(this.dialogs.get(contextId) ?? []), dialog])
+  }
 
   /**
    * What a test puts on a page (text, HTML, the selectors that exist).
@@ -75,9 +93,10 @@ export class MemoryPages implements PageVerbs {
     return record
   }
 
-  /** Forgets the pages the predicate accepts (their tab or context closed). @example pages.forget((key) => key.startsWith('c1/')) */
+  /** Forgets the pages the predicate accepts (their tab or context closed), and a closed context's dialogs. @example pages.forget((key) => key.startsWith('c1/')) */
   forget(which: (key: string) => boolean): void {
     for (const key of [...this.records.keys()]) if (which(key)) this.records.delete(key)
+    for (const contextId of [...this.dialogs.keys()]) if (which(`${contextId}/`)) this.dialogs.delete(contextId)
   }
 
   readonly where = (contextId: ContextId, tabId: string) => this.lookup(contextId, tabId)
@@ -86,15 +105,20 @@ export class MemoryPages implements PageVerbs {
 
   readonly html = (contextId: ContextId, tabId: string, limit: number) => this.on(contextId, tabId, (r) => cut(r.html, limit))
 
-  readonly screenshot = (contextId: ContextId, tabId: string, _options: { readonly fullPage: boolean }) => this.on(contextId, tabId, () => PNG.slice())
+  readonly url = (contextId: ContextId, tabId: string) => Effect.map(this.lookup(contextId, tabId), (w) => w.url)
+
+  readonly waitForLoad = (contextId: ContextId, tabId: string, _timeoutMs: number) => this.on(contextId, tabId, () => undefined)
+
+  // A JPEG is asked for as a PNG is: a test reads the bytes' presence, not the codec.
+  readonly screenshot = (contextId: ContextId, tabId: string, _options: PageShotOptions) => this.on(contextId, tabId, () => PNG.slice())
 
   readonly act = (contextId: ContextId, tabId: string, action: PageAction) =>
-    Effect.flatMap(this.on(contextId, tabId, (r) => r), (r): Effect.Effect<void, RuntimeError> => {
+    Effect.flatMap(this.on(contextId, tabId, (r) => r), (r): Effect.Effect<PageOutcome, RuntimeError> => {
       if (!r.selectors.includes(action.selector)) {
         return Effect.fail(new RuntimeError({ reason: 'timeout', message: `${action.type}: no element matches ${action.selector} within ${action.timeoutMs} ms` }))
       }
       r.actions.push(action)
-      return Effect.void
+      return Effect.succeed('done' as const)
     })
 
   readonly scroll = (contextId: ContextId, tabId: string, dx: number, dy: number) =>
@@ -110,7 +134,7 @@ export class MemoryPages implements PageVerbs {
       return events.length
     })
 
-  readonly history = (contextId: ContextId, tabId: string, step: 'back' | 'forward' | 'reload', _timeoutMs: number) =>
+  readonly history = (contextId: ContextId, tabId: string, step: PageHistoryStep, _timeoutMs: number) =>
     Effect.flatMap(this.on(contextId, tabId, (r) => r.steps.push(step)), () => this.lookup(contextId, tabId))
 
   readonly setViewport = (contextId: ContextId, tabId: string, size: PageSize) =>
@@ -119,6 +143,25 @@ export class MemoryPages implements PageVerbs {
     })
 
   readonly viewport = (contextId: ContextId, tabId: string) => this.on(contextId, tabId, (r) => r.viewport)
+
+  readonly activeTab = (contextId: ContextId) => this.active(contextId)
+
+  readonly dialog = (contextId: ContextId) => Effect.sync(() => this.dialogs.get(contextId)?.[0])
+
+  readonly answerDialog = (contextId: ContextId, how: PageDialogAnswer) =>
+    Effect.sync(() => {
+      const [first, ...rest] = this.dialogs.get(contextId) ?? []
+      if (first === undefined) return undefined
+      if (rest.length === 0) this.dialogs.delete(contextId)
+      else this.dialogs.set(contextId, rest)
+      this.answered.push({ contextId, dialog: first, how })
+      return first
+    })
+
+  // No browser library behind a fake page: the escape hatch fails loudly, as a layerTest's missing method does.
+  readonly raw = (contextId: ContextId, tabId: string): Effect.Effect<RawPage, ContextError> =>
+    Effect.flatMap(this.lookup(contextId, tabId), () =>
+      Effect.fail(new RuntimeError({ reason: 'invalid', message: 'the memory runtime has no browser pages to hand out' })))
 
   private on<A>(contextId: ContextId, tabId: string, f: (record: MemoryPageRecord) => A): Effect.Effect<A, ContextError> {
     return Effect.map(this.lookup(contextId, tabId), () => f(this.record(contextId, tabId)))

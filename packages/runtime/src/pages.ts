@@ -1,7 +1,7 @@
 /**
  * The page capability of the runtime contract (issue #24, "runtimes own pages"): what the
- * engine's verbs do to one tab — read it, act on it, move through its history, size it — with
- * no browser types, so the host can drive a page without a browser library and a test can drive
+ * engine's verbs do to one tab — read it, act on it, move through its history, size it, answer
+ * its JavaScript dialogs — with no browser types (one opaque escape hatch, `raw`, for MCP), so the host can drive a page without a browser library and a test can drive
  * the memory runtime's fake the same way. Failures are the runtime's few kinds (STYLE §6):
  * `RuntimeError` with `timeout`, `target-closed` (the tab or context went) or `crashed`.
  *
@@ -63,6 +63,52 @@ export type PageAction =
 /** A move through the tab's history. */
 export type PageHistoryStep = 'back' | 'forward' | 'reload'
 
+/** How far a history step waits: until the new document commits, or until it is parsed (the default). */
+export type PageHistoryWait = 'commit' | 'domcontentloaded'
+
+/** What an action or a history step came to: it finished, or the page opened a JavaScript dialog first. */
+export type PageOutcome = 'done' | 'dialog'
+
+/** A screenshot's format: PNG (the default), or JPEG at `quality` (0–100). */
+export interface PageShotOptions {
+  readonly fullPage: boolean
+  readonly type?: 'png' | 'jpeg' | undefined
+  readonly quality?: number | undefined
+}
+
+/**
+ * A JavaScript dialog the runtime holds for the verbs (#22): nobody connected over DevTools will
+ * answer it, so it waits for `answerDialog` (or is dismissed at the runtime's deadline).
+ *
+ * @example
+ * { type: 'confirm', message: 'Delete it?', defaultPrompt: '', tabId: 't1' }
+ */
+export interface PageDialog {
+  readonly type: 'alert' | 'confirm' | 'prompt' | 'beforeunload'
+  readonly message: string
+  /** A prompt's default text ('' for the other kinds). */
+  readonly defaultPrompt: string
+  /** The runtime's id of the tab it belongs to. */
+  readonly tabId: string
+}
+
+/** How to answer a dialog: accept (with `promptText` for a prompt) or dismiss. */
+export interface PageDialogAnswer {
+  readonly accept: boolean
+  readonly promptText?: string | undefined
+}
+
+/**
+ * A tab's page in the runtime's own browser library, opaque: the declared escape hatch for a face
+ * that works on the page itself (MCP's locator tools, which need Playwright's aria snapshots and
+ * locators). Only that face turns it into its library's type (`@errands/mcp`'s
+ * `playwrightPage`); the host passes it on untouched.
+ */
+export interface RawPage {
+  /** A brand nothing has: only the runtime that made the page hands one out (a cast). */
+  readonly '@errands/runtime/RawPage': never
+}
+
 /**
  * The page verbs of a runtime, per (context, tab). Absent in a runtime that cannot drive pages.
  *
@@ -77,20 +123,39 @@ export interface PageVerbs {
   readonly text: (contextId: ContextId, tabId: string, limit: number) => Effect.Effect<PageText, ContextError>
   /** The HTML, cut at `limit` characters (`text` holds it). */
   readonly html: (contextId: ContextId, tabId: string, limit: number) => Effect.Effect<PageText, ContextError>
-  /** A PNG of the viewport, or of the whole page with `fullPage`. */
-  readonly screenshot: (contextId: ContextId, tabId: string, options: { readonly fullPage: boolean }) => Effect.Effect<Uint8Array, ContextError>
-  /** Clicks or fills by selector. */
-  readonly act: (contextId: ContextId, tabId: string, action: PageAction) => Effect.Effect<void, ContextError>
+  /** The URL the page shows now (a failed navigation's error page included). */
+  readonly url: (contextId: ContextId, tabId: string) => Effect.Effect<string, ContextError>
+  /** Waits until the page's document is parsed (`DOMContentLoaded`), at most `timeoutMs`. */
+  readonly waitForLoad: (contextId: ContextId, tabId: string, timeoutMs: number) => Effect.Effect<void, ContextError>
+  /** A PNG of the viewport (JPEG with `type: 'jpeg'`), or of the whole page with `fullPage`. */
+  readonly screenshot: (contextId: ContextId, tabId: string, options: PageShotOptions) => Effect.Effect<Uint8Array, ContextError>
+  /**
+   * Clicks or fills by selector. Returns `'dialog'` as soon as the page opens a JavaScript
+   * dialog (which then waits for an answer: `dialog`, `answerDialog`), instead of waiting for it.
+   */
+  readonly act: (contextId: ContextId, tabId: string, action: PageAction) => Effect.Effect<PageOutcome, ContextError>
   /** Scrolls the window by (dx, dy); answers where it is now. */
   readonly scroll: (contextId: ContextId, tabId: string, dx: number, dy: number) => Effect.Effect<PageScroll, ContextError>
   /** Applies input events in order; answers how many were applied. */
   readonly input: (contextId: ContextId, tabId: string, events: ReadonlyArray<PageInput>) => Effect.Effect<number, ContextError>
-  /** Back, forward or reload, waited on for at most `timeoutMs`; answers where the page is. */
-  readonly history: (contextId: ContextId, tabId: string, step: PageHistoryStep, timeoutMs: number) => Effect.Effect<PageWhere, ContextError>
+  /**
+   * Back, forward or reload, waited on for at most `timeoutMs` (until `wait`, default
+   * `domcontentloaded`); answers where the page is. A dialog the page opens ends the wait, and
+   * the title is then `''` (the dialog blocks the page's scripts).
+   */
+  readonly history: (contextId: ContextId, tabId: string, step: PageHistoryStep, timeoutMs: number, wait?: PageHistoryWait) => Effect.Effect<PageWhere, ContextError>
   /** Sets the viewport's size. */
   readonly setViewport: (contextId: ContextId, tabId: string, size: PageSize) => Effect.Effect<void, ContextError>
   /** The viewport's size (none when the page has no fixed viewport). */
   readonly viewport: (contextId: ContextId, tabId: string) => Effect.Effect<PageSize | undefined, ContextError>
+  /** The context's active tab (no page is asked), or none when it has no tab. */
+  readonly activeTab: (contextId: ContextId) => Effect.Effect<string | undefined, ContextError>
+  /** The oldest dialog the runtime holds for the verbs in a context; none while a DevTools client answers them. */
+  readonly dialog: (contextId: ContextId) => Effect.Effect<PageDialog | undefined>
+  /** Answers that dialog (never twice); undefined when none waits. */
+  readonly answerDialog: (contextId: ContextId, how: PageDialogAnswer) => Effect.Effect<PageDialog | undefined>
+  /** The tab's page as an opaque {@link RawPage}: the escape hatch for MCP's locator tools only. */
+  readonly raw: (contextId: ContextId, tabId: string) => Effect.Effect<RawPage, ContextError>
 }
 
 /**
@@ -104,11 +169,17 @@ export const routePages = (pick: (contextId: ContextId) => PageVerbs): PageVerbs
   where: (id, tab) => pick(id).where(id, tab),
   text: (id, tab, limit) => pick(id).text(id, tab, limit),
   html: (id, tab, limit) => pick(id).html(id, tab, limit),
+  url: (id, tab) => pick(id).url(id, tab),
+  waitForLoad: (id, tab, timeoutMs) => pick(id).waitForLoad(id, tab, timeoutMs),
   screenshot: (id, tab, options) => pick(id).screenshot(id, tab, options),
   act: (id, tab, action) => pick(id).act(id, tab, action),
   scroll: (id, tab, dx, dy) => pick(id).scroll(id, tab, dx, dy),
   input: (id, tab, events) => pick(id).input(id, tab, events),
-  history: (id, tab, step, timeoutMs) => pick(id).history(id, tab, step, timeoutMs),
+  history: (id, tab, step, timeoutMs, wait) => pick(id).history(id, tab, step, timeoutMs, wait),
   setViewport: (id, tab, size) => pick(id).setViewport(id, tab, size),
   viewport: (id, tab) => pick(id).viewport(id, tab),
+  activeTab: (id) => pick(id).activeTab(id),
+  dialog: (id) => pick(id).dialog(id),
+  answerDialog: (id, how) => pick(id).answerDialog(id, how),
+  raw: (id, tab) => pick(id).raw(id, tab),
 })

@@ -10,10 +10,9 @@
  * const browsing = yield* Browsing
  * yield* browsing.navigate(sessionTarget(key), 'https://example.com/')
  */
-import type { UpstreamProxy } from '@errands/runtime'
+import type { RawPage, UpstreamProxy } from '@errands/runtime'
 import type { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
-import type { Page } from 'playwright-core'
 import type { BlockedByPolicy, PageError, TabNotFound } from '../errors.ts'
 import type { NoDialog } from './dialog.ts'
 import type { DialogAnswer, Frame, HtmlAnswer, InputAnswer, PageSummary, ScrollAnswer, SessionState, TabView, TaskAnswer, TextAnswer, UrlAnswer, ViewportSize } from '../answers.ts'
@@ -77,9 +76,10 @@ export interface BrowsingShape {
   /**
    * Runs `run` on the active tab's page while driving the session — the same bring-up, deadline
    * and failure kinds as every verb — for faces that work on the page itself (the MCP tools'
-   * snapshots and refs, A3). `tab` is the active tab's public id.
+   * snapshots and refs, A3). The page is the runtime's opaque `RawPage` (the declared escape
+   * hatch, #24): only MCP turns it into a Playwright page. `tab` is the active tab's public id.
    */
-  readonly onPage: <A>(target: Target, what: string, run: (page: Page, tab: string) => Promise<A>) => Effect.Effect<A, BrowsingError>
+  readonly onPage: <A>(target: Target, what: string, run: (page: RawPage, tab: string) => Promise<A>) => Effect.Effect<A, BrowsingError>
   /** The task's status changed (E3/E4): done/unverified/stopped forget it, interrupted/failed park it. */
   readonly task: (key: SessionKey, status: TaskBody['status']) => Effect.Effect<typeof TaskAnswer.Type, UnknownConversation>
   /** Closes and forgets the session (idempotent). */

@@ -6,7 +6,7 @@ import { Clock, Effect } from 'effect'
 import type { makeActivePage } from './activePage.ts'
 import type { BrowsingError, Frame, Target } from './Browsing.ts'
 import type { makeDriving } from './driving.ts'
-import { fromRuntime, pageCall } from './pageCalls.ts'
+import { fromRuntime, runtimeCall } from './pageCalls.ts'
 import { Screencast } from './screencast.ts'
 import type { VerbCore } from './verbCore.ts'
 
@@ -20,13 +20,14 @@ import type { VerbCore } from './verbCore.ts'
 export const makeFrame = (core: VerbCore, driving: ReturnType<typeof makeDriving>, active: ReturnType<typeof makeActivePage>) => {
   const { options, runtime, deadline } = core
   const { verb } = driving
-  const { activePage } = active
+  const { activePage, verbsFor } = active
 
   const frame = (target: Target): Effect.Effect<Frame, BrowsingError> =>
     verb('frame', target, (scope) =>
       Effect.gen(function* () {
         const { session } = scope
-        const { tabId, page } = yield* activePage(scope)
+        const { tabId } = yield* activePage(scope)
+        const verbs = yield* verbsFor('frame')
         const tab = { contextId: scope.contextId, tabId }
         const screencast = runtime.screencast
         const cast = yield* session.castLock.withPermits(1)(
@@ -53,8 +54,8 @@ export const makeFrame = (core: VerbCore, driving: ReturnType<typeof makeDriving
         // A frame painted before a viewport change is stale: the screencast only sends a new one
         // when the page repaints, which a still page may never do. Wait a moment for a fresh
         // frame of the current size; otherwise a screenshot (always the current size) stands in.
-        const size = page.viewportSize()
-        const fits = (f: { width: number; height: number }) => size === null || (f.width === size.width && f.height === size.height)
+        const size = yield* runtimeCall('viewport', deadline, verbs.viewport(scope.contextId, tabId))
+        const fits = (f: { width: number; height: number }) => size === undefined || (f.width === size.width && f.height === size.height)
         let painted = cast?.latest
         if (cast && (painted === undefined || !fits(painted))) {
           const next = yield* Effect.promise(() => cast.next(options.firstFrameMs ?? 1_500))
@@ -62,7 +63,7 @@ export const makeFrame = (core: VerbCore, driving: ReturnType<typeof makeDriving
         }
         if (painted) return { data: painted.data, mime: 'image/jpeg', seq: session.frameSeq, at: painted.at, source: 'screencast' } satisfies Frame
         // Nothing painted yet (a page that never changes may send no frame): a screenshot stands in.
-        const shot = yield* pageCall('screenshot', deadline, () => page.screenshot({ type: 'jpeg', quality: 70, timeout: deadline }))
+        const shot = yield* runtimeCall('screenshot', deadline, verbs.screenshot(scope.contextId, tabId, { fullPage: false, type: 'jpeg', quality: 70 }))
         const at = yield* Clock.currentTimeMillis
         return { data: shot, mime: 'image/jpeg', seq: session.frameSeq, at, source: 'screenshot' } satisfies Frame
       }))

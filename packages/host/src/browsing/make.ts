@@ -12,20 +12,18 @@
  * const browsing = yield* makeBrowsing({ policy, deadlineMs: 30_000 })
  * yield* browsing.navigate(sessionTarget(key), 'http://127.0.0.1:3000/')
  */
-import { Runtime, type ContextNotFound, type PageVerbs, type RuntimeError } from '@errands/runtime'
+import { Runtime, type ContextNotFound, type PageAction, type PageHistoryStep, type PageVerbs, type RuntimeError } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
 import { Supervisor } from '@errands/supervisor'
 import { Effect, type Scope } from 'effect'
-import type { Page } from 'playwright-core'
 import { BlockedByPolicy, PageError, TabNotFound } from '../errors.ts'
 import { conversationIdOf, type SessionKey } from '../sessionKey.ts'
 import { makeActivePage } from './activePage.ts'
 import type { BrowsingShape, Target } from './Browsing.ts'
-import { dialogView, NO_DIALOG_MESSAGE, NoDialog, orDialog } from './dialog.ts'
+import { dialogView, NO_DIALOG_MESSAGE, NoDialog } from './dialog.ts'
 import { makeDriving } from './driving.ts'
 import { makeFrame } from './frame.ts'
 import { fromRuntime, MAX_HTML, MAX_TEXT, pageCall, runtimeCall } from './pageCalls.ts'
-import { Pages } from './Pages.ts'
 import { makeSessionState } from './sessionState.ts'
 import { publicTabId, SessionBook } from './sessions.ts'
 import { makeTabViews } from './tabViews.ts'
@@ -44,47 +42,64 @@ const DEFAULT_ACTION_TIMEOUT = 10_000
  */
 export const makeBrowsing = (
   options: BrowsingOptions,
-): Effect.Effect<BrowsingShape & { readonly book: SessionBook }, never, Supervisor | Runtime | Pages | SealedStore | Scope.Scope> =>
+): Effect.Effect<BrowsingShape & { readonly book: SessionBook }, never, Supervisor | Runtime | SealedStore | Scope.Scope> =>
   Effect.gen(function* () {
     const supervisor = yield* Supervisor
     const runtime = yield* Runtime
-    const pages = yield* Pages
     const store = yield* SealedStore
     const book = new SessionBook()
     const deadline = options.deadlineMs
     yield* Effect.addFinalizer(() => Effect.promise(() => book.stopAll()))
 
-    const core: VerbCore = { options, supervisor, runtime, pages, store, book, deadline }
+    const core: VerbCore = { options, supervisor, runtime, store, book, deadline }
     const driving = makeDriving(core)
     const active = makeActivePage(core)
     const views = makeTabViews(core)
     const { allowed, verb } = driving
-    const { fitViewport, watchContext, activePage, summary } = active
+    const { verbsFor, fitViewport, activePage, summary } = active
     const { tabView, tabViews, ownTab } = views
     const frame = makeFrame(core, driving, active)
     const state = makeSessionState(core, active, views)
 
-    /** A navigation-like call on the active page, then where it is. */
-    const onActive = <A>(what: string, target: Target, run: (page: Page) => Promise<A>, navigation = false) =>
+    /**
+     * One of the runtime's page verbs on the active tab; with `withUrl`, `url` is where the tab
+     * is after it (the reads answer with it).
+     */
+    const onTab = <A>(what: string, target: Target, run: (verbs: PageVerbs, contextId: string, tabId: string) => Effect.Effect<A, RuntimeError | ContextNotFound>, withUrl = false) =>
       verb(what, target, (scope) =>
         Effect.gen(function* () {
-          const { tabId, page } = yield* activePage(scope)
-          // An action that opens a dialog would wait for its answer: it returns with the dialog.
-          yield* pageCall(what, deadline, () => orDialog(page, run(page)), navigation)
-          return yield* summary(scope.session, tabId, page, scope.contextId)
+          const { tabId } = yield* activePage(scope)
+          const verbs = yield* verbsFor(what)
+          const a = yield* runtimeCall(what, deadline, run(verbs, scope.contextId, tabId))
+          const url = withUrl ? yield* runtimeCall(what, deadline, verbs.url(scope.contextId, tabId)) : ''
+          return { a, url }
         }))
 
-    /** A read of the active page. */
-    const read = <A>(what: string, target: Target, run: (page: Page) => Promise<A>) =>
-      verb(what, target, (scope) => Effect.flatMap(activePage(scope), ({ page }) => pageCall(what, deadline, () => run(page))))
+    /**
+     * An action by selector, then where the page is. One that opens a dialog returns with it: the
+     * runtime's act does not wait for the answer (#22).
+     */
+    const act = (target: Target, action: PageAction) =>
+      verb(action.type, target, (scope) =>
+        Effect.gen(function* () {
+          const { tabId } = yield* activePage(scope)
+          const verbs = yield* verbsFor(action.type)
+          yield* runtimeCall(action.type, deadline, verbs.act(scope.contextId, tabId, action))
+          return yield* summary(scope.session, scope.contextId, tabId)
+        }))
 
-    /** One of the runtime's page verbs on the active tab; `url` is where the tab is. */
-    const onTab = <A>(what: string, target: Target, run: (verbs: PageVerbs, contextId: string, tabId: string) => Effect.Effect<A, RuntimeError | ContextNotFound>) =>
-      verb(what, target, (scope) =>
-        Effect.flatMap(activePage(scope), ({ tabId, page }) =>
-          runtime.pages === undefined
-            ? Effect.fail(new PageError({ reason: 'invalid', message: `${what}: this browser cannot drive pages.` }))
-            : Effect.map(runtimeCall(what, deadline, run(runtime.pages, scope.contextId, tabId)), (a) => ({ a, url: page.url() }))))
+    /** Back, forward or reload until the new document commits, then where the page is. */
+    const step = (target: Target, what: PageHistoryStep) =>
+      Effect.mapError(
+        verb(what, target, (scope) =>
+          Effect.gen(function* () {
+            const { tabId } = yield* activePage(scope)
+            const verbs = yield* verbsFor(what)
+            const where = yield* runtimeCall(what, deadline, verbs.history(scope.contextId, tabId, what, deadline, 'commit'), true)
+            return yield* summary(scope.session, scope.contextId, tabId, { where })
+          })),
+        (e) => (e._tag === 'PageError' ? navigationRefused(e) : e),
+      )
 
     const navigationRefused = (e: PageError): PageError | BlockedByPolicy =>
       /ERR_BLOCKED_BY_CLIENT|blocked by policy/.test(e.message)
@@ -98,28 +113,31 @@ export const makeBrowsing = (
           allowed(url),
           verb('navigate', target, (scope) =>
             Effect.gen(function* () {
-              const { tabId, page } = yield* activePage(scope)
+              const { tabId } = yield* activePage(scope)
+              const verbs = yield* verbsFor('navigate')
               yield* runtime.navigate(scope.contextId, tabId, url).pipe(Effect.mapError((e) => navigationRefused(fromRuntime(e))))
               // Committed; give the document a moment to be parsed, but never fail for a slow one.
-              yield* Effect.ignore(pageCall('load', deadline, () => page.waitForLoadState('domcontentloaded', { timeout: deadline })))
-              return yield* summary(scope.session, tabId, page)
+              yield* Effect.ignore(runtimeCall('load', deadline, verbs.waitForLoad(scope.contextId, tabId, deadline)))
+              return yield* summary(scope.session, scope.contextId, tabId, { dialogs: false })
             })),
         ),
-      url: (target) => read('url', target, async (page) => ({ url: page.url() })),
-      text: (target) => Effect.map(onTab('text', target, (v, id, tab) => v.text(id, tab, MAX_TEXT)), ({ a, url }) => ({ url, ...a })),
-      html: (target) => Effect.map(onTab('html', target, (v, id, tab) => v.html(id, tab, MAX_HTML)), ({ a, url }) => ({ url, html: a.text, truncated: a.truncated })),
+      url: (target) =>
+        verb('url', target, (scope) =>
+          Effect.gen(function* () {
+            const { tabId } = yield* activePage(scope)
+            const verbs = yield* verbsFor('url')
+            return { url: yield* runtimeCall('url', deadline, verbs.url(scope.contextId, tabId)) }
+          })),
+      text: (target) => Effect.map(onTab('text', target, (v, id, tab) => v.text(id, tab, MAX_TEXT), true), ({ a, url }) => ({ url, ...a })),
+      html: (target) => Effect.map(onTab('html', target, (v, id, tab) => v.html(id, tab, MAX_HTML), true), ({ a, url }) => ({ url, html: a.text, truncated: a.truncated })),
       screenshot: (target, { fullPage }) => Effect.map(onTab('screenshot', target, (v, id, tab) => v.screenshot(id, tab, { fullPage })), ({ a }) => a),
-      click: (target, { selector, timeoutMs }) =>
-        onActive('click', target, (page) => page.click(selector, { timeout: Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline) })),
+      click: (target, { selector, timeoutMs }) => act(target, { type: 'click', selector, timeoutMs: Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline) }),
       fill: (target, { selector, value, timeoutMs }) =>
-        onActive('fill', target, (page) => page.fill(selector, value, { timeout: Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline) })),
+        act(target, { type: 'fill', selector, value, timeoutMs: Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline) }),
       scroll: (target, { dx, dy }) => Effect.map(onTab('scroll', target, (v, id, tab) => v.scroll(id, tab, dx, dy)), ({ a }) => a),
-      back: (target) =>
-        Effect.mapError(onActive('back', target, (page) => page.goBack({ waitUntil: 'commit', timeout: deadline }), true), (e) => e._tag === 'PageError' ? navigationRefused(e) : e),
-      forward: (target) =>
-        Effect.mapError(onActive('forward', target, (page) => page.goForward({ waitUntil: 'commit', timeout: deadline }), true), (e) => e._tag === 'PageError' ? navigationRefused(e) : e),
-      reload: (target) =>
-        Effect.mapError(onActive('reload', target, (page) => page.reload({ waitUntil: 'commit', timeout: deadline }), true), (e) => e._tag === 'PageError' ? navigationRefused(e) : e),
+      back: (target) => step(target, 'back'),
+      forward: (target) => step(target, 'forward'),
+      reload: (target) => step(target, 'reload'),
       frame,
       state,
       input: (target, events) =>
@@ -146,7 +164,6 @@ export const makeBrowsing = (
           allowed(url),
           verb('open tab', target, (scope) =>
             Effect.gen(function* () {
-              watchContext(scope.session, scope.contextId)
               const tab = yield* runtime.openTab(scope.contextId, url).pipe(Effect.mapError((e) => navigationRefused(fromRuntime(e))))
               scope.session.active = undefined
               yield* fitViewport(scope.session, scope.contextId, tab.id)
@@ -178,14 +195,20 @@ export const makeBrowsing = (
       dialog: (target, { accept, promptText }) =>
         verb('dialog', target, (scope) =>
           Effect.flatMap(
-            Effect.promise(async () => pages.answerDialog?.(scope.contextId, { accept, promptText })),
+            runtime.pages === undefined ? Effect.succeed(undefined) : runtime.pages.answerDialog(scope.contextId, { accept, promptText }),
             (d) => d === undefined
               ? Effect.fail(new NoDialog({ reason: 'no-dialog', message: NO_DIALOG_MESSAGE }))
               : Effect.succeed({ answered: dialogView(d, (id) => publicTabId(scope.session, id)) }),
           )),
+      // The escape hatch for MCP's locator tools: the runtime's opaque page, handed on untouched.
       onPage: (target, what, run) =>
         verb(what, target, (scope) =>
-          Effect.flatMap(activePage(scope), ({ tabId, page }) => pageCall(what, deadline, () => run(page, publicTabId(scope.session, tabId))))),
+          Effect.gen(function* () {
+            const { tabId } = yield* activePage(scope)
+            const verbs = yield* verbsFor(what)
+            const raw = yield* runtimeCall(what, deadline, verbs.raw(scope.contextId, tabId))
+            return yield* pageCall(what, deadline, () => run(raw, publicTabId(scope.session, tabId)))
+          })),
       task: (key: SessionKey, status) =>
         Effect.gen(function* () {
           const view = yield* supervisor.taskChanged(conversationIdOf(key), status)

@@ -1,8 +1,8 @@
 /**
  * The page calls behind the verbs, each with a deadline, and failures mapped onto the few kinds
- * a browser fails in (STYLE §6): timeout, target closed, crashed, unreachable, refused. The
- * reads, scroll and input go through the runtime's page verbs (`runtimeCall`); the rest still
- * run a Playwright call (`pageCall`) until they move too (#24).
+ * a browser fails in (STYLE §6): timeout, target closed, crashed, unreachable, refused. Every
+ * verb goes through the runtime's page verbs (`runtimeCall`); only MCP's work on the raw page
+ * (`onPage`, a function of the caller's) runs under `pageCall` (#24).
  *
  * @example
  * const text = yield* runtimeCall('text', deadlineMs, runtime.pages.text(contextId, tabId, MAX_TEXT))
@@ -31,15 +31,17 @@ export const fromRuntime = (e: RuntimeError | ContextNotFound): PageError =>
 
 /**
  * Runs one of the runtime's page verbs (`runtime.pages`) with the host's deadline, failures as
- * `PageError`s: what `pageCall` does, but nothing here touches a browser library. A page that
- * refused the call (`unavailable` outside a navigation) is `invalid`, as with `pageCall`.
+ * `PageError`s: what `pageCall` does, but nothing here touches a browser library. `navigation`
+ * says whether an unreachable site is the likely failure (502); otherwise a page that refused
+ * the call (`unavailable`) is `invalid` (422), as with `pageCall`.
  *
  * @example
  * yield* runtimeCall('text', deadlineMs, runtime.pages.text(contextId, tabId, MAX_TEXT))
  */
-export const runtimeCall = <A>(what: string, deadlineMs: number, run: Effect.Effect<A, RuntimeError | ContextNotFound>): Effect.Effect<A, PageError> =>
+export const runtimeCall = <A>(what: string, deadlineMs: number, run: Effect.Effect<A, RuntimeError | ContextNotFound>, navigation = false): Effect.Effect<A, PageError> =>
   run.pipe(
-    Effect.mapError((e) => (e._tag === 'RuntimeError' && e.reason === 'unavailable' ? new PageError({ reason: 'invalid', message: e.message }) : fromRuntime(e))),
+    Effect.mapError((e) =>
+      e._tag === 'RuntimeError' && e.reason === 'unavailable' && !navigation ? new PageError({ reason: 'invalid', message: e.message }) : fromRuntime(e)),
     Effect.timeoutFail({
       duration: Duration.millis(deadlineMs),
       onTimeout: () => new PageError({ reason: 'timeout', message: `${what}: no answer within ${deadlineMs} ms; try again or give the page more time.` }),
@@ -47,11 +49,12 @@ export const runtimeCall = <A>(what: string, deadlineMs: number, run: Effect.Eff
   )
 
 /**
- * Runs one Playwright call with a deadline. `navigation` says whether an unreachable site is the
- * likely failure (502) rather than a refused action (422).
+ * Runs one call of the caller's on a raw page (MCP's tools, through `onPage`) with a deadline,
+ * its failures mapped as the runtime maps a browser's. `navigation` says whether an unreachable
+ * site is the likely failure (502) rather than a refused action (422).
  *
  * @example
- * yield* pageCall('click', 10_000, () => page.click('#go', { timeout: 10_000 }))
+ * yield* pageCall('snapshot', 10_000, () => run(raw, tab))
  */
 export const pageCall = <A>(what: string, deadlineMs: number, run: () => Promise<A>, navigation = false): Effect.Effect<A, PageError> =>
   Effect.tryPromise({

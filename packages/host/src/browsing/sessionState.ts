@@ -20,7 +20,7 @@ import type { VerbCore } from './verbCore.ts'
  * const { lifecycle, url } = yield* state(sessionTarget(key))
  */
 export const makeSessionState = (core: VerbCore, active: ReturnType<typeof makeActivePage>, views: ReturnType<typeof makeTabViews>) => {
-  const { supervisor, runtime, pages, store, book } = core
+  const { supervisor, runtime, store, book } = core
   const { heldDialog } = active
   const { tabView } = views
 
@@ -47,19 +47,20 @@ export const makeSessionState = (core: VerbCore, active: ReturnType<typeof makeA
         const snapshot: Snapshot | undefined = Option.isSome(record) ? record.value.snapshot : supervisor.lastSnapshot(conversationId!)
         return { ...empty, url: snapshot?.tabs.find((t) => t.active)?.url ?? snapshot?.tabs[0]?.url ?? null }
       }
-      const dialog = heldDialog(session ?? book.main, contextId)
+      const dialog = yield* heldDialog(session ?? book.main, contextId)
       const live = Effect.gen(function* () {
         const record = session ?? book.main
         const tabs = yield* Effect.mapError(runtime.tabs(contextId), fromRuntime)
         const active = tabs.find((t) => t.active) ?? tabs[0]
-        const page = active ? pages.pageOf(contextId, active.id) : undefined
+        // The viewport is the runtime's bookkeeping (no page is asked): it never waits on a busy page.
+        const size = active && runtime.pages ? yield* Effect.orElseSucceed(runtime.pages.viewport(contextId, active.id), () => undefined) : undefined
         return {
           ...empty,
           lifecycle: view?.state ?? 'main',
           url: active?.url ?? null,
           title: active?.title ?? null,
           tabs: tabs.map((t) => tabView(record, t)),
-          viewport: page?.viewportSize() ?? session?.viewport ?? null,
+          viewport: size ?? session?.viewport ?? null,
           dialog,
         } satisfies SessionState
       })

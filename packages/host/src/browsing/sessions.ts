@@ -19,7 +19,6 @@
 import { randomBytes } from 'node:crypto'
 import type { ContextId } from '@errands/runtime'
 import { Effect } from 'effect'
-import type { Page } from 'playwright-core'
 import type { SessionKey } from '../sessionKey.ts'
 import type { Screencast } from './screencast.ts'
 
@@ -38,16 +37,14 @@ export interface HostSession {
   viewport: { readonly width: number; readonly height: number } | undefined
   /** The context the session last worked in (changes after a park/resume or a heal). */
   contextId: ContextId | undefined
-  /** The active tab, cached until the context changes, a page opens, or the page closes. */
-  active: { readonly contextId: ContextId; readonly tabId: string; readonly page: Page } | undefined
+  /** The tab the verbs last drove (fitted to `viewport`); the runtime says which is active now. */
+  active: { readonly contextId: ContextId; readonly tabId: string } | undefined
   screencast: Screencast | undefined
   /** Frames this session's live view has received. */
   frameSeq: number
   lastFrameAt: number | null
   /** Input events applied. */
   inputEvents: number
-  /** Contexts whose `page` event already invalidates `active`. */
-  readonly watched: WeakSet<object>
 }
 
 const newSession = (key: SessionKey | 'main', nonce: string): HostSession => ({
@@ -63,7 +60,6 @@ const newSession = (key: SessionKey | 'main', nonce: string): HostSession => ({
   frameSeq: 0,
   lastFrameAt: null,
   inputEvents: 0,
-  watched: new WeakSet(),
 })
 
 /**

@@ -7,7 +7,6 @@ import type { GuardPolicy } from '@errands/guard'
 import type { ContextId, RuntimeShape } from '@errands/runtime'
 import type { SealedStoreShape } from '@errands/store'
 import type { SupervisorShape } from '@errands/supervisor'
-import type { PageAccess } from './Pages.ts'
 import type { HostSession, SessionBook } from './sessions.ts'
 
 /** How the verbs behave. */
@@ -39,7 +38,6 @@ export interface VerbCore {
   readonly options: BrowsingOptions
   readonly supervisor: SupervisorShape
   readonly runtime: RuntimeShape
-  readonly pages: PageAccess
   readonly store: SealedStoreShape
   readonly book: SessionBook
   /** Deadline of one page call (`options.deadlineMs`). */

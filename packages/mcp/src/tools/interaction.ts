@@ -12,6 +12,7 @@ import { z } from 'zod'
 import type { EngineFailure } from '../ErrandBrowser.ts'
 import type { StaleRef } from '../errors.ts'
 import { afterAction, tool, type ToolContext } from './tool.ts'
+import { onPlaywrightPage } from '../playwrightPage.ts'
 
 /** How long one action may wait for its element to be actionable. @example locator.click({ timeout: ACTION_MS }) */
 export const ACTION_MS = 10_000
@@ -35,7 +36,7 @@ export const onRef = (
   act: (target: Locator, page: Page) => Promise<unknown>,
 ): Effect.Effect<void, EngineFailure | StaleRef> =>
   Effect.flatMap(
-    ctx.errand.onPage(what, async (page) => {
+    onPlaywrightPage(ctx.errand, what, async (page) => {
       const stale = await ctx.refs.check(page, r, el)
       if (stale !== undefined) return stale
       await act(ctx.refs.locator(page, r), page)
@@ -98,7 +99,7 @@ export const browserPressKey = tool({
   readOnly: false,
   run: (ctx, { key }) =>
     Effect.zipRight(
-      ctx.errand.onPage('press key', (page) => page.keyboard.press(key)),
+      onPlaywrightPage(ctx.errand, 'press key', (page) => page.keyboard.press(key)),
       afterAction(ctx, `Pressed ${JSON.stringify(key)}.`),
     ),
 })

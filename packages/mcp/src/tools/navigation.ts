@@ -10,6 +10,7 @@ import { Duration, Effect } from 'effect'
 import { z } from 'zod'
 import { ToolRefused } from '../errors.ts'
 import { afterAction, tool } from './tool.ts'
+import { onPlaywrightPage } from '../playwrightPage.ts'
 
 /** The longest `browser_wait_for` sleeps, and waits for a text (ms). @example Math.min(time * 1000, MAX_WAIT_MS) */
 export const MAX_WAIT_MS = 20_000
@@ -54,11 +55,11 @@ export const browserWaitFor = tool({
       if (time !== undefined) yield* Effect.sleep(Duration.millis(time * 1000))
       const done: Array<string> = time === undefined ? [] : [`Waited ${time} s.`]
       if (text !== undefined) {
-        yield* ctx.errand.onPage('wait for text', (page) => page.getByText(text).first().waitFor({ state: 'visible', timeout: MAX_WAIT_MS }))
+        yield* onPlaywrightPage(ctx.errand, 'wait for text', (page) => page.getByText(text).first().waitFor({ state: 'visible', timeout: MAX_WAIT_MS }))
         done.push(`${JSON.stringify(text.slice(0, 80))} appeared.`)
       }
       if (textGone !== undefined) {
-        yield* ctx.errand.onPage('wait for text to go', (page) => page.getByText(textGone).first().waitFor({ state: 'hidden', timeout: MAX_WAIT_MS }))
+        yield* onPlaywrightPage(ctx.errand, 'wait for text to go', (page) => page.getByText(textGone).first().waitFor({ state: 'hidden', timeout: MAX_WAIT_MS }))
         done.push(`${JSON.stringify(textGone.slice(0, 80))} is gone.`)
       }
       return yield* afterAction(ctx, done.join(' '))

@@ -11,6 +11,7 @@ import { z } from 'zod'
 import { ToolRefused } from '../errors.ts'
 import { onRef } from './interaction.ts'
 import { afterAction, tool } from './tool.ts'
+import { onPlaywrightPage } from '../playwrightPage.ts'
 
 /** `browser_snapshot`. @example browserSnapshot.run(ctx, {}) */
 export const browserSnapshot = tool({
@@ -51,7 +52,7 @@ export const browserTakeScreenshot = tool({
           shot = await target.screenshot(options)
         })
       } else {
-        shot = yield* ctx.errand.onPage('screenshot', (page) => page.screenshot({ ...options, fullPage: fullPage === true }))
+        shot = yield* onPlaywrightPage(ctx.errand, 'screenshot', (page) => page.screenshot({ ...options, fullPage: fullPage === true }))
       }
       const what = ref !== undefined ? `the element ${JSON.stringify((element ?? '').slice(0, 80))} (ref ${ref})` : fullPage === true ? 'the full page' : 'the viewport'
       const note = filename === undefined ? '' : ' (filename ignored: the image is in this result, nothing is written to disk)'

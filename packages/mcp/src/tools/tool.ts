@@ -17,6 +17,7 @@ import type { Page } from 'playwright-core'
 import type { z } from 'zod'
 import type { EngineFailure, ErrandBrowser } from '../ErrandBrowser.ts'
 import type { RefBook } from '../refs.ts'
+import { onPlaywrightPage } from '../playwrightPage.ts'
 
 /** What a tool works with: the session's errand and the refs of its pages' snapshots. @example browserSnapshot.run({ errand, refs: new RefBook() }, {}) */
 export interface ToolContext {
@@ -101,4 +102,4 @@ const pageState = (ctx: ToolContext, page: Page): Promise<string> =>
  * yield* afterAction(ctx, 'Clicked "Add apple" (ref e3).')
  */
 export const afterAction = (ctx: ToolContext, done: string): Effect.Effect<CallToolResult, EngineFailure> =>
-  Effect.map(ctx.errand.onPage('snapshot', (page) => pageState(ctx, page)), (state) => text(done === '' ? state : `${done}\n\n${state}`))
+  Effect.map(onPlaywrightPage(ctx.errand, 'snapshot', (page) => pageState(ctx, page)), (state) => text(done === '' ? state : `${done}\n\n${state}`))

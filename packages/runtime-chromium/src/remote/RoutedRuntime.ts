@@ -16,13 +16,9 @@
  */
 import { describeTarget, type GuardPolicy } from '@errands/guard'
 import { InvalidUpstreamProxy, routePages, type ContextId, type Cookie, type OpenContextSpec, type RuntimeEvent, type RuntimeShape, type SessionLabel } from '@errands/runtime'
-import type { ChromiumRuntime } from '@errands/runtime-chromium'
-import { toRuntimeError } from '@errands/runtime-chromium'
-import type { HealthLog } from '@errands/supervisor'
 import { Clock, Effect, Option, type Scope } from 'effect'
-import type { BrowserContext, Page } from 'playwright-core'
-import type { PageAccess } from '../browsing/Pages.ts'
-import type { RuntimeReport } from '../health.ts'
+import type { ChromiumRuntime } from '../ChromiumRuntime.ts'
+import { toRuntimeError } from '../failures.ts'
 import { RemoteRuntime } from './RemoteRuntime.ts'
 
 /** How the routed runtime is set up. */
@@ -31,13 +27,25 @@ export interface RoutedOptions {
   readonly policy: GuardPolicy
   readonly log: (line: string) => void
   readonly deadlineMs: number
-  /** Where the one fallback message goes (health, V2). */
-  readonly notes: HealthLog
+  /** Where the one fallback message goes (the host's health log, V2). */
+  readonly notes: RoutedNotes
 }
 
-/** A runtime, its pages, and a report of where errands run. */
-export interface RoutedRuntime extends RuntimeShape, PageAccess {
-  readonly describe: () => RuntimeReport
+/** Takes a message for the person (the supervisor's `HealthLog` is one). */
+export interface RoutedNotes {
+  readonly add: (message: { readonly at: number; readonly level: 'warning'; readonly text: string }) => void
+}
+
+/** Where errands run: our own browser (`local`) or the DevTools browser (`remote`), and its address and state. */
+export interface RoutedReport {
+  readonly kind: string
+  readonly where: 'local' | 'remote'
+  readonly remote: { readonly endpoint: string; readonly state: 'connected' | 'fallback' }
+}
+
+/** A runtime (its pages through `pages`, routed like every call) and a report of where errands run. */
+export interface RoutedRuntime extends RuntimeShape {
+  readonly describe: () => RoutedReport
 }
 
 /** Why a remote browser can't be used, in words (no path, no query: L7). */
@@ -135,6 +143,7 @@ export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions
       devtools: (id) => (remote?.owns(id) ? remote.devtools(id) : local.devtools(id)),
       // Both browsers paint their pages: the live view and the frame verb stream either.
       screencast: (id, tab, options) => (remote?.owns(id) ? remote.screencast(id, tab, options) : local.screencast(id, tab, options)),
+      // The page verbs, JavaScript dialogs included (#22), go to whichever browser holds the errand.
       pages: routePages((id) => (remote?.owns(id) ? remote.pages : local.pages)),
       setUpstreamProxy: (id, proxy) =>
         remote?.owns(id)
@@ -146,11 +155,6 @@ export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions
           return () => void listeners.delete(listener)
         }),
       shutdown: Effect.suspend(() => Effect.zipRight(remote ? remote.shutdown : Effect.void, local.shutdown)),
-      pageOf: (id, tab): Page | undefined => (remote?.owns(id) ? remote.pageOf(id, tab) : local.pageOf(id, tab)),
-      browserContextOf: (id): BrowserContext | undefined => (remote?.owns(id) ? remote.browserContextOf(id) : local.browserContextOf(id)),
-      // JavaScript dialogs wait for the verbs wherever the errand runs (#22).
-      pendingDialog: (id) => (remote?.owns(id) ? remote.pendingDialog(id) : local.pendingDialog(id)),
-      answerDialog: (id, how) => (remote?.owns(id) ? remote.answerDialog(id, how) : local.answerDialog(id, how)),
       describe: () => ({
         kind: state === 'connected' ? 'cdp' : local.kind,
         where: state === 'connected' ? 'remote' : 'local',

@@ -8,7 +8,8 @@
  * Kept small but real: contexts, tabs (runtime tab ids `t1`, `t2` …), storage (cookies and
  * localStorage, never IndexedDB), snapshot, events (page loads, crashes, a lost connection) and
  * the guard. Restoring storage uses Playwright's `newContext({ storageState })`: slower than our
- * own browser's restore script (STACK-NOTES "Speed"), but exact.
+ * own browser's restore script (STACK-NOTES "Speed"), but exact. It lives beside our own Chromium
+ * (it is a runtime over Playwright); the host takes it from here and never sees a page (#24).
  * Tabs, labels, snapshots, events and what a page does (loads, crashes, popups, a WebSocket that
  * escaped routing) come from `ContextRuntime`, the same code as our own browser's; this file keeps
  * what is remote: connecting, opening and restoring contexts, storage, navigation, a lost connection.
@@ -22,10 +23,11 @@ import {
   MAIN_CONTEXT, RuntimeError,
   type ContextId, type Cookie, type OpenContextSpec, type RuntimeShape, type StorageState,
 } from '@errands/runtime'
-import {
-  call, checkNavigation, ContextRuntime, guardBrowserRequests, guardContextWebSockets, isolateClipboard, readContextStorage,
-  removeCookiesFrom, toPlaywrightCookies, within, type ContextEntry, type Log,
-} from '@errands/runtime-chromium'
+import { isolateClipboard } from '../clipboard.ts'
+import { checkNavigation, guardBrowserRequests, guardContextWebSockets, type Log } from '../containment.ts'
+import { ContextRuntime, type ContextEntry } from '../contexts.ts'
+import { call, within } from '../failures.ts'
+import { readContextStorage, removeCookiesFrom, toPlaywrightCookies } from '../storage.ts'
 import { Effect } from 'effect'
 import { chromium, type Browser, type Page } from 'playwright-core'
 
