@@ -14,7 +14,7 @@
  */
 import { Runtime, type ContextNotFound, type PageVerbs, type RuntimeError } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
-import { Supervisor } from '@errands/supervisor'
+import { Sessions } from '@errands/supervisor'
 import { Effect, type Scope } from 'effect'
 import type { Page } from 'playwright-core'
 import { BlockedByPolicy, PageError, TabNotFound } from '../errors.ts'
@@ -44,9 +44,9 @@ const DEFAULT_ACTION_TIMEOUT = 10_000
  */
 export const makeBrowsing = (
   options: BrowsingOptions,
-): Effect.Effect<BrowsingShape & { readonly book: SessionBook }, never, Supervisor | Runtime | Pages | SealedStore | Scope.Scope> =>
+): Effect.Effect<BrowsingShape & { readonly book: SessionBook }, never, Sessions | Runtime | Pages | SealedStore | Scope.Scope> =>
   Effect.gen(function* () {
-    const supervisor = yield* Supervisor
+    const sessions = yield* Sessions
     const runtime = yield* Runtime
     const pages = yield* Pages
     const store = yield* SealedStore
@@ -54,7 +54,7 @@ export const makeBrowsing = (
     const deadline = options.deadlineMs
     yield* Effect.addFinalizer(() => Effect.promise(() => book.stopAll()))
 
-    const core: VerbCore = { options, supervisor, runtime, pages, store, book, deadline }
+    const core: VerbCore = { options, sessions, runtime, pages, store, book, deadline }
     const driving = makeDriving(core)
     const active = makeActivePage(core)
     const views = makeTabViews(core)
@@ -188,17 +188,17 @@ export const makeBrowsing = (
           Effect.flatMap(activePage(scope), ({ tabId, page }) => pageCall(what, deadline, () => run(page, publicTabId(scope.session, tabId))))),
       task: (key: SessionKey, status) =>
         Effect.gen(function* () {
-          const view = yield* supervisor.taskChanged(conversationIdOf(key), status)
+          const view = yield* sessions.taskChanged(conversationIdOf(key), status)
           if (ENDING.has(status)) yield* Effect.promise(() => book.drop(key))
           return { lifecycle: view.state }
         }),
       release: (key) =>
         Effect.gen(function* () {
-          yield* supervisor.release(conversationIdOf(key))
+          yield* sessions.release(conversationIdOf(key))
           yield* Effect.promise(() => book.drop(key))
         }),
-      park: (key) => Effect.asVoid(supervisor.park(conversationIdOf(key))),
-      resume: (key) => Effect.asVoid(supervisor.resume(conversationIdOf(key))),
+      park: (key) => Effect.asVoid(sessions.park(conversationIdOf(key))),
+      resume: (key) => Effect.asVoid(sessions.resume(conversationIdOf(key))),
     }
     return browsing
   })
