@@ -28,7 +28,7 @@ import { PgClient } from '@effect/sql-pg'
 import { Browsing, HostHealth, PageError, Placement, Person, type BrowsingShape, type ClusterReport, type HostCluster } from '@errands/host'
 import { PgSealedStore } from '@errands/store-pg'
 import { DevTools } from '@errands/devtools'
-import { Supervisor } from '@errands/supervisor'
+import { Sessions } from '@errands/supervisor'
 import { Duration, Effect, Layer, Option, type Redacted, Schedule } from 'effect'
 import type { ClusterSettings } from './config.ts'
 import { clusterDevTools } from './devtools.ts'
@@ -149,7 +149,7 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
   const owners = Layer.effect(Owners, makeOwnerBook({ self: selfAddress(s), expiryMs: s.lockExpiryMs }))
   // Released first: a host leaving gracefully takes its rows out before it leaves the cluster,
   // so no peer mistakes the errands it is parking for orphans of a dead runner.
-  const follow = Layer.scopedDiscard(Effect.flatMap(Effect.zip(Owners, Supervisor), ([book, supervisor]) => book.follow(supervisor)))
+  const follow = Layer.scopedDiscard(Effect.flatMap(Effect.zip(Owners, Sessions), ([book, sessions]) => book.follow(sessions)))
   const sharding = tlsClusterSocket({ psk: runnerPsk(options.key), shardingConfig: shardingConfig(s) })
   // Built bottom-up, released top-down: the follower stops first, entities park before the shards go.
   const lower = sharding.pipe(Layer.provideMerge(owners), Layer.provideMerge(sql))

@@ -7,7 +7,8 @@
  * storage and tabs, and no errand is ever open on two runners at once.
  *
  * Cap, LRU parking, the idle sweep and healing stay this runner's supervisor's, unchanged: the
- * entity only calls the same `Browsing` verbs a single host runs.
+ * entity only calls the same `Browsing` verbs a single host runs, and adopts, resumes, views and
+ * parks through the same session service (`Sessions`, ADR 0027) every face of the host uses.
  *
  * @example
  * const layer = errandOwnerLayer // needs Sharding and the host's services
@@ -16,7 +17,7 @@ import { Entity } from '@effect/cluster'
 import { DevTools } from '@errands/devtools'
 import { Browsing, conversationIdOf, HostHealth, parseSessionKey, Person, sessionTarget, toolRunner } from '@errands/host'
 import { Lending } from '@errands/lending'
-import { Supervisor, words } from '@errands/supervisor'
+import { Sessions, words } from '@errands/supervisor'
 import { Duration, Effect, Option } from 'effect'
 import { Errand } from './ErrandEntity.ts'
 import { ownerHandlers } from './forward.ts'
@@ -37,7 +38,7 @@ export const errandOwnerLayer = Errand.toLayer(
     const devtools = yield* DevTools
     // MCP tool calls sent here run on this host's page, with refs of this host's snapshots.
     const runTool = toolRunner(local)
-    const supervisor = yield* Supervisor
+    const sessions = yield* Sessions
     const health = yield* HostHealth
     const person = yield* Person
     const lending = yield* Lending
@@ -49,7 +50,7 @@ export const errandOwnerLayer = Errand.toLayer(
     const conversationId = conversationIdOf(key)
 
     // Arrival: whatever a peer parked or sealed for this key becomes resumable here.
-    const adopted = yield* supervisor.adopt(conversationId).pipe(
+    const adopted = yield* sessions.adopt(conversationId).pipe(
       Effect.catchAll((e) => Effect.as(health.note('warning', `A session that moved here could not be read from the sealed store (${e.reason}).`), 'unreadable' as const)),
     )
     // Its runner died with it open (K3, H2): reopen it now from its last sealed snapshot, whoever
@@ -63,7 +64,7 @@ export const errandOwnerLayer = Errand.toLayer(
       yield* health.note('warning', `A session whose host ${deadRunner} left the cluster before its first snapshot was sealed starts afresh here.`)
     } else if (deadRunner !== undefined) {
       yield* Effect.uninterruptible(
-        supervisor.resume(conversationId).pipe(
+        sessions.resume(conversationId).pipe(
           Effect.zipRight(health.note('info', `${words.healed}: its host ${deadRunner} left the cluster.`)),
           Effect.catchAll((e) => health.note('warning', `A session whose host ${deadRunner} left the cluster could not be reopened here (${e.message})`)),
         ),
@@ -72,8 +73,8 @@ export const errandOwnerLayer = Errand.toLayer(
     // Leaving: park and seal before the shard is let go (the cluster waits for this).
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
-        const view = yield* Effect.option(supervisor.view(conversationId))
-        if (Option.isSome(view) && open(view.value.state)) yield* Effect.ignore(supervisor.park(conversationId))
+        const view = yield* Effect.option(sessions.view(conversationId))
+        if (Option.isSome(view) && open(view.value.state)) yield* Effect.ignore(sessions.park(conversationId))
       }))
 
     return {
@@ -83,7 +84,7 @@ export const errandOwnerLayer = Errand.toLayer(
       mcpTool: ({ payload }) => runTool(key, payload.tool, payload.args),
       // The arrival above did the healing; the healer's message only makes the entity arrive.
       Heal: () =>
-        Effect.map(Effect.option(supervisor.view(conversationId)), (view) => ({
+        Effect.map(Effect.option(sessions.view(conversationId)), (view) => ({
           lifecycle: Option.match(view, { onNone: () => 'none', onSome: (v) => v.state }),
         })),
       // The errand is here: the card reads its lent sites, an Allow lends into it (issue #24).

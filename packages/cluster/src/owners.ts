@@ -15,7 +15,7 @@
  */
 import { SqlClient } from '@effect/sql'
 import { sessionKeyOf } from '@errands/host'
-import type { ErrandView, SupervisorShape } from '@errands/supervisor'
+import type { ErrandView, SessionsShape } from '@errands/supervisor'
 import { Context, Effect, Queue, type Scope } from 'effect'
 
 /** The owners table's name. @example OWNERS_TABLE // 'errands_cluster_owners' */
@@ -46,8 +46,8 @@ export interface OwnerBook {
   readonly heldElsewhere: Effect.Effect<ReadonlyMap<string, string>>
   /** The runners alive now (`host:port`, healthy and refreshed within the expiry). */
   readonly liveRunners: Effect.Effect<ReadonlyArray<string>>
-  /** Follows the supervisor's changes into the table until the scope closes. */
-  readonly follow: (supervisor: SupervisorShape) => Effect.Effect<void, never, Scope.Scope>
+  /** Follows this runner's errands' changes (its session service's) into the table until the scope closes. */
+  readonly follow: (sessions: Pick<SessionsShape, 'onChange'>) => Effect.Effect<void, never, Scope.Scope>
 }
 
 /** The owners book of this runner (`@errands/cluster/Owners`). @example const book = yield* Owners */
@@ -128,11 +128,11 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
       return new Map(rows.filter((r) => live.includes(r.runner)).map((r) => [r.errand_id, r.runner] as const))
     })
 
-    const follow = (supervisor: SupervisorShape) =>
+    const follow = (sessions: Pick<SessionsShape, 'onChange'>) =>
       Effect.gen(function* () {
         // One writer, in order: an errand opened and parked at once must end without a row.
         const changes = yield* Queue.unbounded<ErrandView>()
-        const unsubscribe = supervisor.onChange((view) => void Queue.unsafeOffer(changes, view))
+        const unsubscribe = sessions.onChange((view) => void Queue.unsafeOffer(changes, view))
         yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
         // Leaving gracefully: every errand open here is about to be parked by the shutdown (E5), so
         // none is an orphan for a peer to heal. Runs after the writer below has stopped.

@@ -3,7 +3,8 @@
  * out `ws://<host>/devtools/<token>`, and `upgrade` takes the WebSocket upgrades of those URLs
  * (the host mounts it on its own port; an embedder on a server of its own).
  *
- * The lifecycle follows the supervisor, the one path for every caller (A3):
+ * The lifecycle follows the errand through the one session service (`Sessions`, ADR 0027), the
+ * one path for every caller (A3):
  * - a connection **drives** its errand while it is open (never parked to make room, C2) — it
  *   resumes or heals it first when needed, like every verb;
  * - a connection with no message for the idle limit is closed (code 4003), so an idle socket does
@@ -20,7 +21,7 @@
 import type { GuardPolicy } from '@errands/guard'
 import { checkHost, checkOrigin, nodeHeaders, refuseUpgrade as refuseWith, WrongHost } from '@errands/edge'
 import { Runtime, type DevToolsTarget } from '@errands/runtime'
-import { intBetween, Supervisor, type SupervisorError } from '@errands/supervisor'
+import { intBetween, Sessions, type SupervisorError } from '@errands/supervisor'
 import { Cause, Config, Context, Effect, Exit, Layer, Runtime as EffectRuntime, Schema, type Scope } from 'effect'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -102,7 +103,7 @@ export const maxInFlightConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_IN_FLIGHT',
 
 /** The service. @example if (!devtools.upgrade(req, socket, head)) socket.destroy() */
 export interface DevToolsShape {
-  /** A fresh URL into the conversation's errand (opened, resumed or healed through the supervisor first). */
+  /** A fresh URL into the conversation's errand (opened, resumed or healed through the session service first). */
   readonly endpoint: (conversationId: string) => Effect.Effect<DevToolsEndpoint, DevToolsUnavailable | SupervisorError>
   /** Takes an HTTP upgrade when its path is `/devtools/…` (`true`); anything else is not its own. */
   readonly upgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean
@@ -133,9 +134,9 @@ const ENDED = new Set(['closing', 'closed'])
  * @example
  * const devtools = yield* makeDevTools({ baseUrl: () => 'ws://127.0.0.1:7777', policy, log: console.error })
  */
-export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsShape, never, Supervisor | Runtime | Scope.Scope> =>
+export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsShape, never, Sessions | Runtime | Scope.Scope> =>
   Effect.gen(function* () {
-    const supervisor = yield* Supervisor
+    const sessions = yield* Sessions
     const runtime = yield* Runtime
     const run = EffectRuntime.runPromiseExit(yield* Effect.runtime<never>())
     const tokens = new TokenBook()
@@ -160,7 +161,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       for (const proxy of [...(open.get(conversationId) ?? [])]) proxy.close(why)
     }
 
-    const stopWatching = supervisor.onChange((view) => {
+    const stopWatching = sessions.onChange((view) => {
       if (view.state === 'parking' || view.state === 'parked') {
         tokens.revoke(view.conversationId)
         closeAll(view.conversationId, CLOSE.parked)
@@ -191,7 +192,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
     /** The errand's browser endpoint, while driving it; fails when it has none. */
     const target = (conversationId: string): Effect.Effect<DevToolsTarget, DevToolsUnavailable | SupervisorError> =>
       Effect.gen(function* () {
-        const binding = yield* supervisor.drive(conversationId)
+        const binding = yield* sessions.drive(conversationId)
         if (!binding.isolated) {
           return yield* new DevToolsUnavailable({
             reason: 'not-an-errand',
@@ -204,13 +205,13 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
         }
         return yield* Effect.mapError(devtools(binding.contextId), (e) =>
           new DevToolsUnavailable({ reason: 'browser-unreachable', message: `The errand's browser cannot be reached for DevTools now (${e.message}); try again.` }))
-      }).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : supervisor.undrive(conversationId))))
+      }).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : sessions.undrive(conversationId))))
 
     const endpoint = (conversationId: string) =>
       Effect.gen(function* () {
         // Proves the errand can be reached (opening, resuming or healing it), then lets it go.
         yield* target(conversationId)
-        yield* supervisor.undrive(conversationId)
+        yield* sessions.undrive(conversationId)
         const token = tokens.mint(conversationId)
         return { url: `${options.baseUrl()}/devtools/${token}` } satisfies DevToolsEndpoint
       })
@@ -225,11 +226,11 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
     const openHelper = async (conversationId: string) => {
       const id = `${conversationId}/devtools-${++helperSeq}`
       const opened = await run(Effect.gen(function* () {
-        yield* supervisor.open({ id, kind: 'task', helper: true, parent: conversationId })
+        yield* sessions.open({ id, kind: 'task', helper: true, parent: conversationId })
         return yield* target(id)
       }))
       if (Exit.isFailure(opened)) {
-        await run(supervisor.release(id))
+        await run(sessions.release(id))
         const error = Cause.squash(opened.cause)
         throw new Error(error instanceof Error ? error.message : 'the helper errand could not be opened')
       }
@@ -243,7 +244,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
           if (closed) return
           closed = true
           detach()
-          void run(Effect.andThen(supervisor.undrive(id), supervisor.release(id)))
+          void run(Effect.andThen(sessions.undrive(id), sessions.release(id)))
           options.log(`devtools: helper ${id} released`)
         },
       }
@@ -263,7 +264,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
           openHelper: () => openHelper(conversationId),
         })
       } catch (error) {
-        await run(supervisor.undrive(conversationId))
+        await run(sessions.undrive(conversationId))
         return refuseUpgrade(socket, 503, 'DevToolsUnavailable', `${error instanceof Error ? error.message : 'the errand\'s browser cannot be reached'}; try again.`)
       }
       const set = open.get(conversationId) ?? new Set<ErrandProxy>()
@@ -276,7 +277,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
         set.delete(proxy)
         if (set.size === 0 && open.get(conversationId) === set) open.delete(conversationId)
         options.log(`devtools: a client of ${conversationId} disconnected (${why.code})`)
-        void run(supervisor.undrive(conversationId))
+        void run(sessions.undrive(conversationId))
       })
       // Parked, released or shut down while we connected: the token is gone.
       if (closed || tokens.conversationOf(token) !== conversationId) {
@@ -352,8 +353,8 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
  * const layer = DevTools.layer({ baseUrl: () => 'ws://127.0.0.1:7777', policy, log: console.error })
  */
 export class DevTools extends Context.Tag('@errands/devtools/DevTools')<DevTools, DevToolsShape>() {
-  /** The service over the supervisor and runtime in context. @example DevTools.layer(options) */
-  static layer(options: DevToolsOptions): Layer.Layer<DevTools, never, Supervisor | Runtime> {
+  /** The service over the session service and runtime in context. @example DevTools.layer(options) */
+  static layer(options: DevToolsOptions): Layer.Layer<DevTools, never, Sessions | Runtime> {
     return Layer.scoped(DevTools, makeDevTools(options))
   }
 

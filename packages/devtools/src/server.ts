@@ -16,7 +16,7 @@
  */
 import { defaultPolicy, type GuardPolicy } from '@errands/guard'
 import type { Runtime } from '@errands/runtime'
-import type { Errands, Supervisor, SupervisorError } from '@errands/supervisor'
+import { Sessions, type Errands, type SupervisorError } from '@errands/supervisor'
 import { Effect, Exit, Scope } from 'effect'
 import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -50,13 +50,14 @@ const notFound = (res: http.ServerResponse) => {
 }
 
 /**
- * Serves the DevTools endpoint on a loopback port of its own until the scope closes.
+ * Serves the DevTools endpoint on a loopback port of its own until the scope closes. It acts on
+ * errands through the session service in context (`Sessions`, which `engineLayer` provides).
  *
  * @example
  * const devtools = yield* serveDevTools({ port: 0 })
  * const { url } = yield* devtools.endpoint('task-1')
  */
-export const serveDevTools = (options: DevToolsServerOptions = {}): Effect.Effect<DevToolsServing, never, Supervisor | Runtime | Scope.Scope> =>
+export const serveDevTools = (options: DevToolsServerOptions = {}): Effect.Effect<DevToolsServing, never, Sessions | Runtime | Scope.Scope> =>
   Effect.gen(function* () {
     const server = http.createServer((_req, res) => notFound(res))
     const port = yield* Effect.acquireRelease(
@@ -102,7 +103,8 @@ export class DevToolsServer {
   /** Starts serving errands' DevTools endpoints. @example await DevToolsServer.start(errands, { port: 0 }) */
   static async start(errands: Errands, options: DevToolsServerOptions = {}): Promise<DevToolsServer> {
     const scope = Effect.runSync(Scope.make())
-    const serving = await errands.runWith(Scope.extend(serveDevTools(options), scope))
+    // The Promise API holds a supervisor; the session service is built over it the one way there is.
+    const serving = await errands.runWith(Scope.extend(serveDevTools(options).pipe(Effect.provide(Sessions.layer)), scope))
     return new DevToolsServer(errands, serving, scope)
   }
 

@@ -3,7 +3,7 @@ import { Runtime, type RuntimeError } from '@errands/runtime'
 import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import { SealedStore, type StoreConfigError, type StoreError, type StoreFs } from '@errands/store'
 import { databaseUrlConfig, PgSealedStore } from '@errands/store-pg'
-import { supervisorConfig, type Supervisor, type SupervisorOptions, type SupervisorSettings } from '@errands/supervisor'
+import { Sessions, supervisorConfig, type Supervisor, type SupervisorOptions, type SupervisorSettings } from '@errands/supervisor'
 import { Config, Context, Effect, Layer, Option, type ConfigError, type Redacted } from 'effect'
 import * as path from 'node:path'
 
@@ -46,7 +46,7 @@ export interface EngineOptions {
 }
 
 /** Everything the engine provides. */
-export type EngineServices = Supervisor | Runtime | Chromium | SealedStore | Settings | Lending
+export type EngineServices = Supervisor | Sessions | Runtime | Chromium | SealedStore | Settings | Lending
 
 /** Ways the engine can fail to start. */
 export type EngineError = RuntimeError | StoreError | StoreConfigError | SettingsError
@@ -86,7 +86,9 @@ export const engineOver = <ROut, E, RIn>(
   const store = options.store ?? SealedStore.layer({ dir: path.join(settings.dataDir, 'store'), key: options.storeKey, ...settings.retention }, options.storeFs)
   const base = Layer.mergeAll(runtime, store, options.personSettings ?? Settings.layer(settings.dataDir))
   const supervisor = Lending.supervisorLayer({ ...options.supervisor, settings }).pipe(Layer.provideMerge(base))
-  return Lending.layer.pipe(Layer.provideMerge(supervisor))
+  // The one session service every face goes through (ADR 0027), over this engine's supervisor:
+  // fresh, so two engines built in one process never share one.
+  return Layer.merge(Lending.layer, Layer.fresh(Sessions.layer)).pipe(Layer.provideMerge(supervisor))
 }
 
 /**

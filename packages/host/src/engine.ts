@@ -22,7 +22,7 @@ import type { Lending, Settings, SettingsError } from '@errands/lending'
 import { Runtime, type RuntimeShape } from '@errands/runtime'
 import { ChromiumRuntime, makeRoutedRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import type { SealedStore, StoreConfigError, StoreError } from '@errands/store'
-import { type HealthLog, InspectorSwitch, openInspectorRelay, Supervisor } from '@errands/supervisor'
+import { type HealthLog, InspectorSwitch, openInspectorRelay, type Sessions, Supervisor } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import { Browsing } from './browsing/Browsing.ts'
 import { makeBrowsing } from './browsing/make.ts'
@@ -88,7 +88,7 @@ export interface HostCluster {
 
 /** Everything the host's engine provides. */
 export type HostServices =
-  | Browsing | Person | HostHealth | Stateless | HostBrowser | Runtime | Chromium | Supervisor | SealedStore | Lending | Settings
+  | Browsing | Person | HostHealth | Stateless | HostBrowser | Runtime | Chromium | Supervisor | Sessions | SealedStore | Lending | Settings
   | InspectorSwitch | DevTools | SessionProxy | Placement
 
 /**

@@ -12,7 +12,7 @@
  * const health = yield* HostHealth
  * yield* health.note('warning', 'The DevTools browser at ws://10.0.0.5:9222 cannot make browser contexts …')
  */
-import { HealthLog, Supervisor, type HealthMessage } from '@errands/supervisor'
+import { HealthLog, Sessions, Supervisor, type HealthMessage } from '@errands/supervisor'
 import { Clock, Context, Effect, Layer } from 'effect'
 
 /** Where errands run right now. */
@@ -144,7 +144,7 @@ export class HostHealth extends Context.Tag('@errands/host/HostHealth')<HostHeal
    * @example
    * HostHealth.layer(() => ({ kind: 'chromium', where: 'local' }))
    */
-  static layer(describe: () => RuntimeReport, notes: HealthLog = new HealthLog(50)): Layer.Layer<HostHealth, never, Supervisor> {
+  static layer(describe: () => RuntimeReport, notes: HealthLog = new HealthLog(50)): Layer.Layer<HostHealth, never, Supervisor | Sessions> {
     return Layer.effect(HostHealth, makeHostHealth(describe, notes))
   }
 
@@ -165,13 +165,15 @@ export class HostHealth extends Context.Tag('@errands/host/HostHealth')<HostHeal
  * @example
  * const health = yield* makeHostHealth(() => ({ kind: 'chromium', where: 'local' }), new HealthLog(50))
  */
-export const makeHostHealth = (describe: () => RuntimeReport, notes: HealthLog): Effect.Effect<HostHealthShape, never, Supervisor> =>
+export const makeHostHealth = (describe: () => RuntimeReport, notes: HealthLog): Effect.Effect<HostHealthShape, never, Supervisor | Sessions> =>
   Effect.gen(function* () {
+    // Capacity and health span errands (the supervisor's); the sessions are the session service's.
     const supervisor = yield* Supervisor
+    const sessions = yield* Sessions
     return {
       report: Effect.gen(function* () {
         const capacity = yield* supervisor.capacity
-        const views = yield* supervisor.list
+        const views = yield* sessions.list
         const messages = [...(yield* supervisor.health), ...notes.recent()].sort((a, b) => a.at - b.at).slice(-50)
         return {
           ok: true,

@@ -14,7 +14,7 @@
 import { DevTools, type DevToolsShape } from '@errands/devtools'
 import { DailyBrowser, makeDailyDoor, type DailyBrowserShape } from '@errands/daily'
 import { makeLiveView, type LiveInspector, type LiveView } from '@errands/liveview'
-import { HealthLog, Supervisor, type InspectorStatus } from '@errands/supervisor'
+import { HealthLog, Sessions, type InspectorStatus } from '@errands/supervisor'
 import { InternalError, rawErrorResponse } from '@errands/edge'
 import { Context, Effect, Layer, Logger, Redacted, type Scope } from 'effect'
 import * as http from 'node:http'
@@ -201,7 +201,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       const person = yield* Person
       const browsing = yield* Browsing
       const health = yield* HostHealth
-      const supervisor = yield* Supervisor
+      const sessions = yield* Sessions
       const placement = yield* Placement
       return yield* makeLiveView({
         port, token, log,
@@ -211,14 +211,14 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
           return key === undefined ? person.release(id) : browsing.release(key)
         },
         // A session's errand through the page verbs' service, which in a cluster reaches its owner:
-        // the host's own supervisor would open a second context for an errand held elsewhere.
+        // this host's own sessions would open a second context for an errand held elsewhere.
         park: (id) => {
           const key = sessionKeyOf(id)
-          return key === undefined ? supervisor.park(id) : browsing.park(key)
+          return key === undefined ? sessions.park(id) : browsing.park(key)
         },
         resume: (id) => {
           const key = sessionKeyOf(id)
-          return key === undefined ? supervisor.resume(id) : browsing.resume(key)
+          return key === undefined ? sessions.resume(id) : browsing.resume(key)
         },
         // Errands other hosts of a cluster hold open: listed with the host that holds them.
         heldElsewhere: placement.heldElsewhere,

@@ -5,11 +5,11 @@
  * every refusal is an `@errands/edge` error, answered by its renderer.
  *
  * @example
- * const api = makeLiveApi({ supervisor, options, run, readState, pushState, log })
+ * const api = makeLiveApi({ sessions, options, run, readState, pushState, log })
  * await api(req, res, '/live/api/conversations/session%3Ak1/park')
  */
 import { BadRequest, checkMethod, NotFound, parseJson, readNodeBody, sendError, sendJson, utf8, type EdgeError } from '@errands/edge'
-import type { SupervisorShape } from '@errands/supervisor'
+import type { SessionsShape } from '@errands/supervisor'
 import { Effect, Either } from 'effect'
 import type * as http from 'node:http'
 import { paths, type LiveState } from './protocol.ts'
@@ -32,7 +32,7 @@ export const readJson = (req: http.IncomingMessage): Promise<Either.Either<unkno
 
 /** What the API works with. */
 export interface LiveApiDeps {
-  readonly supervisor: SupervisorShape
+  readonly sessions: SessionsShape
   readonly options: Pick<LiveViewOptions, 'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume'>
   readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
   readonly readState: Effect.Effect<LiveState>
@@ -49,7 +49,7 @@ const onOff = () => new BadRequest({ reason: 'invalid-body', message: 'Send {"on
  * await makeLiveApi(deps)(req, res, paths.state)
  */
 export const makeLiveApi = (deps: LiveApiDeps) => {
-  const { supervisor, options, run } = deps
+  const { sessions, options, run } = deps
 
   const action = async (res: http.ServerResponse, effect: Effect.Effect<unknown, unknown>): Promise<void> => {
     const outcome = await run(Effect.either(effect))
@@ -95,9 +95,9 @@ export const makeLiveApi = (deps: LiveApiDeps) => {
     }
     switch (match[2]) {
       case 'park':
-        return action(res, (options.park ?? supervisor.park)(id))
+        return action(res, (options.park ?? sessions.park)(id))
       case 'resume':
-        return action(res, (options.resume ?? supervisor.resume)(id))
+        return action(res, (options.resume ?? sessions.resume)(id))
       case 'close':
         return action(res, options.release(id))
       default: {

@@ -20,7 +20,7 @@
  * server.on('upgrade', (req, socket, head) => live.upgrade(req, socket, head) || socket.destroy())
  */
 import { Runtime as RuntimeTag, type RuntimeShape } from '@errands/runtime'
-import { Supervisor, type HealthMessage, type SupervisorShape } from '@errands/supervisor'
+import { Sessions, Supervisor, type HealthMessage, type SessionsShape, type SupervisorShape } from '@errands/supervisor'
 import { checkMethod, InternalError, NotFound, refuseUpgrade, sendError, sendJson, toFailure, Unauthorized } from '@errands/edge'
 import { Effect, Either, Runtime, type Redacted, type Scope } from 'effect'
 import type * as http from 'node:http'
@@ -54,9 +54,9 @@ export interface LiveViewOptions {
   /** Closes and forgets a conversation's errand (the host also drops a session's own state). */
   readonly release: (conversationId: string) => Effect.Effect<unknown, unknown>
   /**
-   * Parks / resumes a conversation's errand where it lives: the supervisor here, unless the host
+   * Parks / resumes a conversation's errand where it lives: the session service here, unless the host
    * routes it (a session held by another host of a cluster is parked and resumed by its owner).
-   * Unset: this host's supervisor.
+   * Unset: this host's session service.
    */
   readonly park?: ((conversationId: string) => Effect.Effect<unknown, unknown>) | undefined
   /** Errands open on other hosts of a cluster: conversation id → the host that holds it. */
@@ -93,13 +93,15 @@ const failure = (error: unknown) => toFailure(error)
 const isOurs = (url: string): boolean => url === '/' || LIVE_PREFIXES.some((p) => url.startsWith(p))
 
 /**
- * Builds the live view over the supervisor and the runtime in context.
+ * Builds the live view over the session service (every conversation verb, ADR 0027), the
+ * supervisor (capacity and health only) and the runtime in context.
  *
  * @example
  * const live = yield* makeLiveView(options)
  */
-export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, unknown, Supervisor | RuntimeTag | Scope.Scope> =>
+export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, unknown, Sessions | Supervisor | RuntimeTag | Scope.Scope> =>
   Effect.gen(function* () {
+    const sessions: SessionsShape = yield* Sessions
     const supervisor: SupervisorShape = yield* Supervisor
     const runtime: RuntimeShape = yield* RuntimeTag
     const run = Runtime.runPromise(yield* Effect.runtime<never>())
@@ -113,7 +115,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
     const viewers = new Set<Viewer>()
 
     const readState: Effect.Effect<LiveState> = Effect.gen(function* () {
-      const views = yield* supervisor.list
+      const views = yield* sessions.list
       const elsewhere = new Map(options.heldElsewhere ? yield* options.heldElsewhere : [])
       const conversations: LiveConversation[] = []
       for (const view of views) {
@@ -133,7 +135,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       }
     })
 
-    // State pushes: on any supervisor change, health message or page load, coalesced; and a slow
+    // State pushes: on any errand's change, health message or page load, coalesced; and a slow
     // tick for what changes without an event (a tab's title).
     let pushTimer: NodeJS.Timeout | undefined
     const pushState = () => {
@@ -146,7 +148,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       }, 100)
     }
     const unsubscribe = [
-      supervisor.onChange(() => pushState()),
+      sessions.onChange(() => pushState()),
       supervisor.onHealth(() => pushState()),
       yield* runtime.subscribe(() => pushState()),
     ]
@@ -190,7 +192,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
         await this.stopCast()
         const old = this.watching
         this.watching = undefined
-        if (old !== undefined) await run(supervisor.unwatch(old))
+        if (old !== undefined) await run(sessions.unwatch(old))
       }
 
       async watch(conversationId: string): Promise<void> {
@@ -198,7 +200,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
         await this.unwatch()
         // An errand held by another host of a cluster may be unknown to this supervisor: it is
         // streamed from its owner (syncCast), and its owner counts the frame calls as use.
-        await run(Effect.catchTag(supervisor.watch(conversationId), 'UnknownConversation', (e) => (options.remote ? Effect.void : Effect.fail(e))))
+        await run(Effect.catchTag(sessions.watch(conversationId), 'UnknownConversation', (e) => (options.remote ? Effect.void : Effect.fail(e))))
         this.watching = conversationId
         await this.syncCast()
         this.follow = setInterval(() => this.enqueue(() => this.syncCast()), followMs)
@@ -209,7 +211,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       async syncCast(): Promise<void> {
         const id = this.watching
         if (id === undefined) return
-        const view = await run(Effect.option(supervisor.view(id)))
+        const view = await run(Effect.option(sessions.view(id)))
         const contextId = view._tag === 'Some' && (view.value.state === 'active' || view.value.state === 'main') ? view.value.contextId : null
         const tabs = contextId === null ? [] : await run(tabsOf(runtime, contextId))
         const active = tabs.find((t) => t.active) ?? tabs[0]
@@ -295,7 +297,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       void run(readState).then((state) => viewer.say({ type: 'state', state }), () => undefined)
     })
 
-    const api = makeLiveApi({ supervisor, options, run, readState, pushState, log })
+    const api = makeLiveApi({ sessions, options, run, readState, pushState, log })
 
     const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> => {
       const url = req.url ?? ''

@@ -9,7 +9,7 @@
  * yield* sessionProxy.set(key, Redacted.make('http://user:pass@proxy.example:3128')) // { upstreamProxy: 'set' }
  */
 import type { UpstreamProxy } from '@errands/runtime'
-import { Supervisor } from '@errands/supervisor'
+import { Sessions } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import { PageError } from '../errors.ts'
 import { conversationIdOf, type SessionKey } from '../sessionKey.ts'
@@ -30,21 +30,21 @@ export interface SessionProxyShape {
  * this runner owns (the forwarding `Browsing` carries no proxy yet).
  *
  * @example
- * SessionProxy.layer // needs Browsing and Supervisor
+ * SessionProxy.layer // needs Browsing and Sessions
  */
 export class SessionProxy extends Context.Tag('@errands/host/SessionProxy')<SessionProxy, SessionProxyShape>() {
-  /** Over the host's own verbs and supervisor. @example Layer.provide(SessionProxy.layer, services) */
-  static readonly layer: Layer.Layer<SessionProxy, never, Browsing | Supervisor> = Layer.effect(
+  /** Over the host's own verbs and session service. @example Layer.provide(SessionProxy.layer, services) */
+  static readonly layer: Layer.Layer<SessionProxy, never, Browsing | Sessions> = Layer.effect(
     SessionProxy,
     Effect.gen(function* () {
       const browsing = yield* Browsing
-      const supervisor = yield* Supervisor
+      const sessions = yield* Sessions
       return {
         set: (key, proxy) =>
           Effect.gen(function* () {
             // Up first (opened with the proxy on a first call), so the change lands on a live context.
             yield* browsing.tabs(sessionTarget(key, proxy))
-            yield* supervisor.setUpstreamProxy(conversationIdOf(key), proxy).pipe(
+            yield* sessions.setUpstreamProxy(conversationIdOf(key), proxy).pipe(
               // Parked meanwhile: the proxy is the errand's and is taken when it resumes.
               Effect.catchTag('ContextNotFound', () => Effect.void),
               Effect.catchTag('RuntimeError', () => Effect.fail(new PageError({ reason: 'unavailable', message: "The session's browser did not take the proxy; try again." }))),

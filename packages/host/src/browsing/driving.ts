@@ -22,7 +22,7 @@ import type { VerbCore, VerbScope } from './verbCore.ts'
  * yield* verb('tabs', target, (scope) => runtime.tabs(scope.contextId))
  */
 export const makeDriving = (core: VerbCore) => {
-  const { options, supervisor, runtime, book, deadline } = core
+  const { options, sessions, runtime, book, deadline } = core
 
   const resolve = options.resolve ?? makeResolver([])
   // Judged on what the name resolves to, like /v1/fetch and the egress: `http://vm:7070/`
@@ -38,17 +38,12 @@ export const makeDriving = (core: VerbCore) => {
 
   /**
    * Opens (first call), resumes (parked) or heals (crashed) the errand, and starts driving it.
-   * A call that names an upstream proxy opens through `open`, which takes the proxy when it
-   * opens the errand (issue #21) and changes nothing for one already open.
+   * Through the one session service's `resolve`: a call that names an upstream proxy opens
+   * with it (issue #21), which changes nothing for an errand already open.
    */
   const bringUp = (session: HostSession, conversationId: string, upstreamProxy: UpstreamProxy | undefined): Effect.Effect<Binding, BrowsingError> =>
     session.driveLock.withPermits(1)(
-      upstreamProxy !== undefined
-        ? Effect.zipRight(supervisor.open({ id: conversationId, kind: 'task', upstreamProxy }), supervisor.drive(conversationId))
-        : supervisor.drive(conversationId).pipe(
-            Effect.catchTag('UnknownConversation', () =>
-              Effect.zipRight(supervisor.open({ id: conversationId, kind: 'task' }), supervisor.drive(conversationId))),
-          ),
+      sessions.resolve(upstreamProxy !== undefined ? { id: conversationId, kind: 'task', upstreamProxy } : { id: conversationId, kind: 'task' }),
     )
 
   /** Runs `f` on the target while driving it (sessions) or directly (the person's main context). */
@@ -66,7 +61,7 @@ export const makeDriving = (core: VerbCore) => {
         }
         return f({ session, contextId: binding.contextId })
       },
-      () => supervisor.undrive(conversationId),
+      () => sessions.undrive(conversationId),
     )
   }
 

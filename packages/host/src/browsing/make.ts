@@ -14,7 +14,7 @@
  */
 import { Runtime, type ContextNotFound, type PageAction, type PageHistoryStep, type PageVerbs, type RuntimeError } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
-import { Supervisor } from '@errands/supervisor'
+import { Sessions } from '@errands/supervisor'
 import { Effect, type Scope } from 'effect'
 import { BlockedByPolicy, PageError, TabNotFound } from '../errors.ts'
 import { conversationIdOf, type SessionKey } from '../sessionKey.ts'
@@ -42,16 +42,16 @@ const DEFAULT_ACTION_TIMEOUT = 10_000
  */
 export const makeBrowsing = (
   options: BrowsingOptions,
-): Effect.Effect<BrowsingShape & { readonly book: SessionBook }, never, Supervisor | Runtime | SealedStore | Scope.Scope> =>
+): Effect.Effect<BrowsingShape & { readonly book: SessionBook }, never, Sessions | Runtime | SealedStore | Scope.Scope> =>
   Effect.gen(function* () {
-    const supervisor = yield* Supervisor
+    const sessions = yield* Sessions
     const runtime = yield* Runtime
     const store = yield* SealedStore
     const book = new SessionBook()
     const deadline = options.deadlineMs
     yield* Effect.addFinalizer(() => Effect.promise(() => book.stopAll()))
 
-    const core: VerbCore = { options, supervisor, runtime, store, book, deadline }
+    const core: VerbCore = { options, sessions, runtime, store, book, deadline }
     const driving = makeDriving(core)
     const active = makeActivePage(core)
     const views = makeTabViews(core)
@@ -211,17 +211,17 @@ export const makeBrowsing = (
           })),
       task: (key: SessionKey, status) =>
         Effect.gen(function* () {
-          const view = yield* supervisor.taskChanged(conversationIdOf(key), status)
+          const view = yield* sessions.taskChanged(conversationIdOf(key), status)
           if (ENDING.has(status)) yield* Effect.promise(() => book.drop(key))
           return { lifecycle: view.state }
         }),
       release: (key) =>
         Effect.gen(function* () {
-          yield* supervisor.release(conversationIdOf(key))
+          yield* sessions.release(conversationIdOf(key))
           yield* Effect.promise(() => book.drop(key))
         }),
-      park: (key) => Effect.asVoid(supervisor.park(conversationIdOf(key))),
-      resume: (key) => Effect.asVoid(supervisor.resume(conversationIdOf(key))),
+      park: (key) => Effect.asVoid(sessions.park(conversationIdOf(key))),
+      resume: (key) => Effect.asVoid(sessions.resume(conversationIdOf(key))),
     }
     return browsing
   })

@@ -20,7 +20,7 @@ import type { VerbCore } from './verbCore.ts'
  * const { lifecycle, url } = yield* state(sessionTarget(key))
  */
 export const makeSessionState = (core: VerbCore, active: ReturnType<typeof makeActivePage>, views: ReturnType<typeof makeTabViews>) => {
-  const { supervisor, runtime, store, book } = core
+  const { sessions, runtime, store, book } = core
   const { heldDialog } = active
   const { tabView } = views
 
@@ -33,18 +33,18 @@ export const makeSessionState = (core: VerbCore, active: ReturnType<typeof makeA
         frame: { seq: session?.frameSeq ?? 0, at: session?.lastFrameAt ?? null },
       }
       const conversationId = target._tag === 'session' ? conversationIdOf(target.key) : undefined
-      const view = conversationId === undefined ? undefined : Option.getOrUndefined(yield* Effect.option(supervisor.view(conversationId)))
+      const view = conversationId === undefined ? undefined : Option.getOrUndefined(yield* Effect.option(sessions.view(conversationId)))
       const empty: SessionState = {
         ...base, lifecycle: view?.state ?? 'none', url: null, title: null, tabs: [], viewport: session?.viewport ?? null,
         lentSites: view?.lentSites ?? [], lastUsedAt: view?.lastUsedAt ?? null, dialog: null,
       }
       if (conversationId !== undefined && view === undefined) return empty
-      const contextId = conversationId === undefined ? runtime.mainContext : supervisor.contextOf(conversationId)
+      const contextId = conversationId === undefined ? runtime.mainContext : sessions.contextOf(conversationId)
       if (contextId === undefined) {
         if (view?.state !== 'parked') return empty
         // Parked: where it will come back to, from the sealed record (read, never resumed).
         const record = yield* Effect.option(Effect.flatten(store.get(conversationId!)))
-        const snapshot: Snapshot | undefined = Option.isSome(record) ? record.value.snapshot : supervisor.lastSnapshot(conversationId!)
+        const snapshot: Snapshot | undefined = Option.isSome(record) ? record.value.snapshot : sessions.lastSnapshot(conversationId!)
         return { ...empty, url: snapshot?.tabs.find((t) => t.active)?.url ?? snapshot?.tabs[0]?.url ?? null }
       }
       const dialog = yield* heldDialog(session ?? book.main, contextId)

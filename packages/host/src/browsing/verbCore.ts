@@ -6,7 +6,7 @@ import type { Resolver } from '@errands/egress'
 import type { GuardPolicy } from '@errands/guard'
 import type { ContextId, RuntimeShape } from '@errands/runtime'
 import type { SealedStoreShape } from '@errands/store'
-import type { SupervisorShape } from '@errands/supervisor'
+import type { SessionsShape } from '@errands/supervisor'
 import type { HostSession, SessionBook } from './sessions.ts'
 
 /** How the verbs behave. */
@@ -36,7 +36,8 @@ export interface VerbScope {
 /** The services and state every part of the verbs shares (built once by `makeBrowsing`). */
 export interface VerbCore {
   readonly options: BrowsingOptions
-  readonly supervisor: SupervisorShape
+  /** The one session service (ADR 0027): errands are opened, driven, parked and closed through it. */
+  readonly sessions: SessionsShape
   readonly runtime: RuntimeShape
   readonly store: SealedStoreShape
   readonly book: SessionBook

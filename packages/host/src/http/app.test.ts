@@ -1,4 +1,4 @@
-import { AllBusy, InspectorSwitch, InspectorUnavailable, openInspectorRelay, testSupervisor, UnknownConversation } from '@errands/supervisor'
+import { AllBusy, InspectorSwitch, InspectorUnavailable, openInspectorRelay, Sessions, testSupervisor, UnknownConversation } from '@errands/supervisor'
 import { Effect, Layer } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { HostUnavailable, PageError } from '../errors.ts'
@@ -375,6 +375,6 @@ describe("the XState inspector's switch (V3): GET and PUT /v1/person/inspector",
       expect(closed).toBe(true)
     })
     const inspector = InspectorSwitch.layer({ open: () => openInspectorRelay({ port: 0 }) })
-    await Effect.runPromise(program.pipe(Effect.provide(Layer.merge(testSupervisor(), inspector)), Effect.scoped))
+    await Effect.runPromise(program.pipe(Effect.provide(Layer.merge(Sessions.layer.pipe(Layer.provideMerge(testSupervisor())), inspector)), Effect.scoped))
   })
 })

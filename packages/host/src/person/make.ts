@@ -1,11 +1,11 @@
 /**
- * The person's service over the supervisor and, when they are provided, lending and settings.
+ * The person's service over the one session service (ADR 0027) and, when they are provided, lending and settings.
  *
  * @example
- * Layer.effect(Person, makePerson) // needs Supervisor; uses Lending, Settings and InspectorSwitch when present
+ * Layer.effect(Person, makePerson) // needs Sessions; uses Lending, Settings and InspectorSwitch when present
  */
 import { Lending, Settings } from '@errands/lending'
-import { InspectorSwitch, Supervisor } from '@errands/supervisor'
+import { InspectorSwitch, Sessions } from '@errands/supervisor'
 import { Effect, Option } from 'effect'
 import { HostUnavailable } from '../errors.ts'
 import type { PersonShape } from './Person.ts'
@@ -19,8 +19,8 @@ const notWired = (what: string) =>
  * @example
  * const person = yield* makePerson
  */
-export const makePerson: Effect.Effect<PersonShape, never, Supervisor> = Effect.gen(function* () {
-  const supervisor = yield* Supervisor
+export const makePerson: Effect.Effect<PersonShape, never, Sessions> = Effect.gen(function* () {
+  const sessions = yield* Sessions
   const lending = yield* Effect.serviceOption(Lending)
   const settings = yield* Effect.serviceOption(Settings)
   const inspector = yield* Effect.serviceOption(InspectorSwitch)
@@ -43,10 +43,10 @@ export const makePerson: Effect.Effect<PersonShape, never, Supervisor> = Effect.
     allow: (conversationId, site) => withLending('Lending a sign-in', (l) => l.allow(conversationId, site)),
     ownBrowser: (conversationId, on) =>
       // A chat the host has not seen yet is registered (on the main context) before the toggle.
-      Effect.zipRight(supervisor.open({ id: conversationId, kind: 'chat' }), supervisor.setOwnBrowser(conversationId, on)),
-    deleteChat: (conversationId) => supervisor.chatDeleted(conversationId),
-    sessions: supervisor.list,
-    release: (conversationId) => supervisor.release(conversationId),
+      Effect.zipRight(sessions.open({ id: conversationId, kind: 'chat' }), sessions.setOwnBrowser(conversationId, on)),
+    deleteChat: (conversationId) => sessions.chatDeleted(conversationId),
+    sessions: sessions.list,
+    release: (conversationId) => sessions.release(conversationId),
     inspector: withInspector((i) => i.status),
     setInspector: (on) => withInspector((i) => i.set(on)),
   }
