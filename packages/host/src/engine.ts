@@ -33,6 +33,7 @@ import { HostHealth, makeHostHealth, type RuntimeReport } from './health.ts'
 import { Placement } from './placement.ts'
 import { makePerson } from './person/make.ts'
 import { Person } from './person/Person.ts'
+import { Questions } from './person/questions.ts'
 import { makeRoutedRuntime } from './remote/RoutedRuntime.ts'
 import { Stateless } from './stateless/Stateless.ts'
 
@@ -92,7 +93,7 @@ export interface HostCluster {
 /** Everything the host's engine provides. */
 export type HostServices =
   | Browsing | Person | HostHealth | Stateless | HostBrowser | Pages | Runtime | Chromium | Supervisor | SealedStore | Lending | Settings
-  | InspectorSwitch | DevTools | SessionProxy | Placement
+  | InspectorSwitch | DevTools | SessionProxy | Placement | Questions
 
 /**
  * The containment policy of a host on `port` (plus other ports of its own).
@@ -192,6 +193,8 @@ const hostEngineOn = (options: HostEngineOptions) => {
     // Names resolve as the browser's egress resolves them (its --host-resolver-rules too).
     Layer.scoped(Browsing, makeBrowsing({ policy, deadlineMs, resolve: makeResolver(resolverRulesIn(options.chromium?.extraArgs ?? [])) })),
     Layer.effect(Person, makePerson),
+    // What errands ask the person (issue #26): one service, seen by the routes, MCP and the live view.
+    Questions.layer,
     Layer.effect(HostHealth, Effect.flatMap(HostBrowser, (b) => makeHostHealth(b.describe, notes))),
     Stateless.layer({ policy, localhostPorts: settings.localhostPorts, deadlineMs }),
     // Every errand is here; a cluster knows which are held elsewhere and routes to them.
