@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Questions } from '../../packages/host/src/person/questions.ts'
 import { serveFixture, type Fixture } from '../host/fixtures.ts'
 import { request } from '../host/harness.ts'
+import { httpClient } from '../mcp/clients.ts'
 import { startLiveHarness, type LiveHarness, type Viewer } from './harness.ts'
 
 let h: LiveHarness
@@ -104,6 +105,27 @@ describe('asking the person for a sign-in', () => {
     const said = JSON.stringify(journal) + h.host.logs.join('\n')
     expect(said).not.toContain(MAIN_A)
     expect(said).not.toContain(MAIN_B)
+  })
+
+  it('over MCP, browser_request_sign_in asks the same way and Allow lends (P4)', async () => {
+    const mcp = await httpClient(h.host.url, { key: 'k6' })
+    try {
+      expect(await cookieSeen('k6', other)).toBe('')
+      const asking = mcp.call('browser_request_sign_in', { site: '127.0.0.1', timeoutMs: 60_000 })
+      await viewer.page.waitForSelector(`${card('127.0.0.1')}[data-conversation="session:k6"]`)
+      await viewer.page.click(`${card('127.0.0.1')} button.allow`)
+      const r = await asking
+      expect(r.isError, r.text).toBe(false)
+      expect(r.text).toMatch(/^Lent \(allowed\)/)
+      expect(r.text).not.toContain(MAIN_A)
+      expect(await cookieSeen('k6', other)).toBe(`basket=${MAIN_A}`)
+      expect(await cookieSeen('k6', h.site)).toBe('')
+      const bad = await mcp.call('browser_request_sign_in', { site: 'http://127.0.0.1/?token=abc' })
+      expect(bad.isError).toBe(true)
+      expect(bad.text).not.toContain('token=abc')
+    } finally {
+      await mcp.end()
+    }
   })
 
   it('nobody answers: the errand hears "timeout", nothing is lent, the card goes away', async () => {
