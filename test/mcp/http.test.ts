@@ -26,6 +26,8 @@ const PLAYWRIGHT_CORE = [
   'browser_select_option', 'browser_hover', 'browser_wait_for', 'browser_take_screenshot', 'browser_tabs', 'browser_close',
   'browser_handle_dialog',
 ]
+/** Ours beside Playwright's: asking the person for a sign-in (P4, issue #26). */
+const ERRANDS_OWN = ['browser_request_sign_in']
 const stateOf = async (key: string) => (await host.call(key, 'GET', '/v1/state')).body.lifecycle as string
 
 describe('an agent drives the fixture shop through MCP (A2)', () => {
@@ -33,7 +35,7 @@ describe('an agent drives the fixture shop through MCP (A2)', () => {
     const mcp = await httpClient(host.url, { key: 'mcp-drive' })
     try {
       const { tools } = await mcp.client.listTools()
-      expect(tools.map((t) => t.name).sort()).toEqual([...PLAYWRIGHT_CORE].sort())
+      expect(tools.map((t) => t.name).sort()).toEqual([...PLAYWRIGHT_CORE, ...ERRANDS_OWN].sort())
       expect(tools.find((t) => t.name === 'browser_click')!.inputSchema.required).toEqual(['element', 'ref'])
 
       const opened = await mcp.call('browser_navigate', { url: shop.url('/') })

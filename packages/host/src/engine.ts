@@ -32,6 +32,7 @@ import { HostHealth, makeHostHealth, type RuntimeReport } from './health.ts'
 import { Placement } from './placement.ts'
 import { makePerson } from './person/make.ts'
 import { Person } from './person/Person.ts'
+import { Questions } from './person/questions.ts'
 import { Stateless } from './stateless/Stateless.ts'
 
 /** The runtime errands use (its pages are its page verbs, `runtime.pages`) and where it runs. */
@@ -89,7 +90,7 @@ export interface HostCluster {
 /** Everything the host's engine provides. */
 export type HostServices =
   | Browsing | Person | HostHealth | Stateless | HostBrowser | Runtime | Chromium | Supervisor | Sessions | SealedStore | Lending | Settings
-  | InspectorSwitch | DevTools | SessionProxy | Placement
+  | InspectorSwitch | DevTools | SessionProxy | Placement | Questions
 
 /**
  * The containment policy of a host on `port` (plus other ports of its own).
@@ -188,6 +189,8 @@ const hostEngineOn = (options: HostEngineOptions) => {
     // Names resolve as the browser's egress resolves them (its --host-resolver-rules too).
     Layer.scoped(Browsing, makeBrowsing({ policy, deadlineMs, resolve: makeResolver(resolverRulesIn(options.chromium?.extraArgs ?? [])) })),
     Layer.effect(Person, makePerson),
+    // What errands ask the person (issue #26): one service, seen by the routes, MCP and the live view.
+    Questions.layer,
     Layer.effect(HostHealth, Effect.flatMap(HostBrowser, (b) => makeHostHealth(b.describe, notes))),
     Stateless.layer({ policy, localhostPorts: settings.localhostPorts, deadlineMs }),
     // Every errand is here; a cluster knows which are held elsewhere and routes to them.

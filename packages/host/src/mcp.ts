@@ -24,6 +24,9 @@ import { checkAgentToken, type AgentTokens } from './http/agentTokens.ts'
 import { HOST_RENDER } from './http/respond.ts'
 import { Placement, type PlacementShape } from './placement.ts'
 import { parseSessionKey, type SessionKey } from './sessionKey.ts'
+import { Person } from './person/Person.ts'
+import { Questions } from './person/questions.ts'
+import { requestSignIn, type SignInDeps } from './person/signIn.ts'
 
 /** Where MCP is mounted. @example `${host.url}${MCP_PATH}` */
 export const MCP_PATH = '/mcp'
@@ -49,10 +52,12 @@ const tabAt = (t: TabView): TabAt => ({ id: t.id, url: t.url, title: t.title, ac
  * const errand = errandBrowserOf(browsing, key)
  * yield* errand.navigate('http://127.0.0.1:3000/')
  */
-export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey, placement?: PlacementShape): ErrandBrowser => {
+export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey, placement?: PlacementShape, signIn?: SignInDeps): ErrandBrowser => {
   const target = sessionTarget(key)
   return {
     key,
+    // P4 (issue #26): the same asking as POST /v1/session/permission.
+    ...(signIn === undefined ? {} : { requestSignIn: (site: string, timeoutMs?: number) => requestSignIn(signIn)(key, { site, timeoutMs }) }),
     ...(placement === undefined ? {} : { elsewhere: (tool: string, args: unknown) => placement.tool(key, tool, args) }),
     navigate: (url) => browsing.navigate(target, url),
     back: () => browsing.back(target),
@@ -78,10 +83,10 @@ export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey, placem
  * bindErrand(browsing, 'task-42') // Right(errand of task-42)
  * bindErrand(browsing, 'a b')     // Left(InvalidSessionKey)
  */
-export const bindErrand = (browsing: BrowsingShape, raw: string | undefined, placement?: PlacementShape) =>
+export const bindErrand = (browsing: BrowsingShape, raw: string | undefined, placement?: PlacementShape, signIn?: SignInDeps) =>
   raw === undefined
-    ? Either.right(errandBrowserOf(browsing, randomKey() as SessionKey, placement))
-    : Either.map(parseSessionKey(raw), (key) => errandBrowserOf(browsing, key, placement))
+    ? Either.right(errandBrowserOf(browsing, randomKey() as SessionKey, placement, signIn))
+    : Either.map(parseSessionKey(raw), (key) => errandBrowserOf(browsing, key, placement, signIn))
 
 /** The methods of MCP's Streamable HTTP: messages, the event stream, the session's end. */
 const MCP_METHODS = ['DELETE', 'GET', 'POST']
@@ -115,13 +120,14 @@ export interface McpMount {
  * @example
  * const mcp = yield* mountMcp({ port: 7777, log, idleMs: 900_000 })
  */
-export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, never, Browsing | Placement | Scope.Scope> =>
+export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, never, Browsing | Placement | Person | Questions | Scope.Scope> =>
   Effect.gen(function* () {
     const browsing = yield* Browsing
     const placement = yield* Placement
+    const signIn: SignInDeps = { browsing, person: yield* Person, questions: yield* Questions }
     const runtime = yield* Effect.runtime<never>()
     const mcp = makeMcpHttp({
-      bind: (raw) => bindErrand(browsing, raw, placement),
+      bind: (raw) => bindErrand(browsing, raw, placement, signIn),
       refs: new RefBook(),
       log: options.log,
       daily: options.daily,

@@ -31,6 +31,7 @@ import { Browsing, sessionTarget } from './browsing/Browsing.ts'
 import { Placement } from './placement.ts'
 import { HostHealth } from './health.ts'
 import { Person } from './person/Person.ts'
+import { Questions } from './person/questions.ts'
 import { isMcpPath, mountMcp, type McpMount } from './mcp.ts'
 import { sessionKeyOf } from './sessionKey.ts'
 import { loadToken } from './token.ts'
@@ -203,6 +204,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       const health = yield* HostHealth
       const sessions = yield* Sessions
       const placement = yield* Placement
+      const questions = yield* Questions
       return yield* makeLiveView({
         port, token, log,
         ownBrowser: person.ownBrowser,
@@ -248,6 +250,8 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
           status: Effect.map(Effect.orElseSucceed(person.inspector, () => undefined), liveInspector),
           set: (on) => Effect.map(person.setInspector(on), liveInspector),
         },
+        // Issue #26: the sign-in questions errands wait on, as cards with Allow and Deny.
+        questions: { pending: questions.pending, answer: questions.answer, onChange: questions.onChange },
       })
     }).pipe(Effect.provide(services), Effect.mapError(engineFailed))
     // MCP at /mcp (A2): its sessions end, parking their errands, before the engine shuts down.

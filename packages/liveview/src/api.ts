@@ -13,6 +13,7 @@ import type { SessionsShape } from '@errands/supervisor'
 import { Effect, Either } from 'effect'
 import type * as http from 'node:http'
 import { paths, type LiveState } from './protocol.ts'
+import { answerRoute } from './questions.ts'
 import type { LiveViewOptions } from './server.ts'
 
 /** The largest body the live view reads (bytes). */
@@ -33,7 +34,7 @@ export const readJson = (req: http.IncomingMessage): Promise<Either.Either<unkno
 /** What the API works with. */
 export interface LiveApiDeps {
   readonly sessions: SessionsShape
-  readonly options: Pick<LiveViewOptions, 'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume'>
+  readonly options: Pick<LiveViewOptions, 'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume' | 'questions'>
   readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
   readonly readState: Effect.Effect<LiveState>
   readonly pushState: () => void
@@ -82,6 +83,8 @@ export const makeLiveApi = (deps: LiveApiDeps) => {
       if (typeof fields['on'] !== 'boolean') return void sendError(res, onOff())
       return action(res, options.inspector.set(fields['on']))
     }
+    const question = answerRoute(path, fields, options.questions)
+    if (question !== undefined) return Either.isLeft(question) ? void sendError(res, question.left) : action(res, question.right)
     const match = /^\/live\/api\/conversations\/([^/]+)\/(park|resume|close|own-browser)$/.exec(path)
     if (!match) return void sendError(res, new NotFound({ reason: 'no-route', message: `There is no live-view endpoint ${path.slice(0, 200)}.` }))
     let id: string

@@ -33,6 +33,20 @@ export interface LiveInspector {
   readonly url?: string | undefined
 }
 
+/**
+ * A question an errand is waiting on (P4, issue #26): the card "Allow lends your sign-in to this
+ * task" with Allow and Deny.
+ */
+export interface LiveQuestion {
+  readonly id: string
+  readonly kind: 'sign-in'
+  readonly conversationId: string
+  readonly site: string
+  readonly askedAt: number
+  /** When the errand stops waiting (ms since the epoch). */
+  readonly expiresAt: number
+}
+
 /** Everything the page shows. */
 export interface LiveState {
   /** ms since the epoch, when this state was read. */
@@ -43,6 +57,8 @@ export interface LiveState {
   readonly main: { readonly tabs: ReadonlyArray<LiveTab> }
   readonly health: ReadonlyArray<HealthMessage>
   readonly inspector: LiveInspector | null
+  /** Questions errands are waiting on, oldest first (absent: the host asks none). */
+  readonly questions?: ReadonlyArray<LiveQuestion> | undefined
 }
 
 /** Server → page. */
@@ -84,6 +100,8 @@ export const paths = {
   state: '/live/api/state',
   socket: '/live/socket',
   inspector: '/live/api/inspector',
+  /** POST `{"answer":"allow"|"deny"}` (issue #26). */
+  question: (id: string) => `/live/api/questions/${encodeURIComponent(id)}`,
   /** `${paths.conversation(id)}/park` … */
   conversation: (id: string) => `/live/api/conversations/${encodeURIComponent(id)}`,
 } as const

@@ -35,6 +35,7 @@ import { heldAt, holdsTabs, tabsOf, unknownHere } from './conversations.ts'
 import { REMOTE_FRAME_MS, RemoteCast, type RemoteErrand } from './remoteCast.ts'
 import { requestRefusal, signInRefusal, upgradeRefusal } from './gate.ts'
 import { pageHtml } from './html.ts'
+import type { LiveQuestions } from './questions.ts'
 import { LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveInspector, type LiveState, type ServerMessage } from './protocol.ts'
 
 /** The inspector's switch, when the host has one (V3). */
@@ -67,6 +68,8 @@ export interface LiveViewOptions {
   /** Recent health messages, the supervisor's and the host's own (H3). */
   readonly health: Effect.Effect<ReadonlyArray<HealthMessage>>
   readonly inspector?: LiveInspectorSwitch | undefined
+  /** Questions errands wait on (issue #26, `questions.ts`): pushed with the state, answered by the card. */
+  readonly questions?: LiveQuestions | undefined
   /** One line per refused socket or failed action; never tokens, cookies or page content. */
   readonly log?: ((line: string) => void) | undefined
   /** How often a watched conversation's active tab is re-checked (ms; default 500). */
@@ -132,6 +135,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
         main: { tabs: yield* tabsOf(runtime, runtime.mainContext) },
         health: [...(yield* options.health)].sort((a, b) => b.at - a.at).slice(0, 20),
         inspector: options.inspector ? yield* options.inspector.status : null,
+        questions: options.questions ? yield* options.questions.pending : undefined,
       }
     })
 
@@ -151,6 +155,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       sessions.onChange(() => pushState()),
       supervisor.onHealth(() => pushState()),
       yield* runtime.subscribe(() => pushState()),
+      options.questions?.onChange(() => pushState()) ?? (() => undefined),
     ]
     const tick = setInterval(pushState, 2_000)
     tick.unref()

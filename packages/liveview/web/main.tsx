@@ -10,6 +10,7 @@
 import { render } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { nested } from '../src/nesting.ts'
+import { Questions } from './QuestionCard.tsx'
 import { LIVE_HEADER, LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveState, type LiveTab, type ServerMessage } from '../src/protocol.ts'
 
 type Watching = Extract<ServerMessage, { type: 'watching' }>
@@ -256,6 +257,7 @@ const App = () => {
         })}>Sign out</button>
       </header>
       {notice && <p class="error" role="alert">{notice}</p>}
+      <Questions questions={state.questions ?? []} conversations={state.conversations} answer={(id, a) => void act(paths.question(id), { answer: a })} busy={busy} now={now} />
       <nav aria-label="Conversations">
         <table class="conversations">
           <thead><tr><th>Conversation</th><th>Browser</th><th>State</th><th>Who</th><th>Last use</th></tr></thead>

@@ -70,6 +70,13 @@ export interface ErrandBrowser {
     | ((how: { readonly accept: boolean; readonly promptText?: string | undefined }) => Effect.Effect<{ readonly type: string; readonly message: string }, EngineFailure>)
     | undefined
   /**
+   * Asks the person for a site's sign-in and waits for their answer (P4, issue #26): lent, or why
+   * not, in words. Absent where the engine has nobody to ask.
+   */
+  readonly requestSignIn?:
+    | ((site: string, timeoutMs?: number) => Effect.Effect<{ readonly site: string; readonly lent: boolean; readonly why: string; readonly message: string }, EngineFailure>)
+    | undefined
+  /**
    * A tool call for an errand held by another host (a cluster's, #24): runs it there and answers
    * with its result; `undefined` while the errand is held here. Absent on a single host.
    */

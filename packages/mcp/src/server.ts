@@ -23,13 +23,14 @@ import { navigationTools } from './tools/navigation.ts'
 import { dialogTools } from './tools/dialog.ts'
 import { pageTools } from './tools/page.ts'
 import { tabTools } from './tools/tabs.ts'
+import { personTools } from './tools/person.ts'
 import { failure, text, type Tool, type ToolContext } from './tools/tool.ts'
 
 /** The server's name and version as clients see them. @example SERVER_INFO.name // 'errands' */
 export const SERVER_INFO = { name: 'errands', version: '0.1.0' } as const
 
 /** Every browser tool, in the order clients list them. @example browserTools.map((t) => t.name) */
-export const browserTools: ReadonlyArray<Tool<any>> = [...navigationTools, ...pageTools, ...interactionTools, ...tabTools, ...dialogTools]
+export const browserTools: ReadonlyArray<Tool<any>> = [...navigationTools, ...pageTools, ...interactionTools, ...tabTools, ...dialogTools, ...personTools]
 
 /** What a session's server needs. @example makeErrandServer({ errand, refs: new RefBook(), log: console.error, daily }) */
 export interface ErrandServerOptions {

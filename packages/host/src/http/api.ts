@@ -20,6 +20,7 @@ import {
   SiteBody, TaskBody, TrustBody, ViewportBody,
 } from '../schemas.ts'
 import { bytesAnswer, endpoint } from './endpoint.ts'
+import { AnswerBody, AnsweredQuestion, QuestionId, QuestionsAnswer, SignInAnswer, SignInRequest } from '../person/signIn.ts'
 
 /** A tab's public id (`3fa9c1d2-t2`). @example Schema.is(TabId)('3fa9c1d2-t2') // true */
 export const TabId = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/))
@@ -92,6 +93,11 @@ const person = {
   releaseSession: endpoint('DELETE', '/v1/person/sessions/:key', 'person', { summary: 'Release a session (idempotent).', params: { key: KeyParam }, answer: Released }),
   inspector: endpoint('GET', '/v1/person/inspector', 'person', { summary: 'The XState inspector: on or off, and the page to open.', answer: InspectorAnswer }),
   setInspector: endpoint('PUT', '/v1/person/inspector', 'person', { summary: 'Switch the XState inspector on or off.', body: InspectorBody, answer: InspectorAnswer, errors: [409] }),
+  // Issue #26: what errands ask the person (P4), and the person's answer.
+  questions: endpoint('GET', '/v1/person/questions', 'person', { summary: 'The questions errands are waiting on, oldest first.', answer: QuestionsAnswer }),
+  answerQuestion: endpoint('POST', '/v1/person/questions/:id', 'person', {
+    summary: 'Answer a question: allow lends the sign-in to that errand (L2), deny lends nothing.', params: { id: QuestionId }, body: AnswerBody, answer: AnsweredQuestion, errors: [404],
+  }),
   /** The page verbs on the person's main context (signing in). */
   main: pageVerbs('/v1/person/main', 'person'),
 }
@@ -114,6 +120,10 @@ export const api = {
     summary: 'A DevTools WebSocket URL for the errand (docs/devtools-endpoint.md).', answer: DevToolsAnswer, errors: [409, 501],
   }),
   proxy: endpoint('PUT', '/v1/session/proxy', 'session', { summary: "The errand's upstream proxy from now on; null for none.", body: ProxyBody, answer: SessionProxyAnswer }),
+  signIn: endpoint('POST', '/v1/session/permission', 'session', {
+    summary: "Ask for a site's sign-in (P4): answers at once when already lent or when trust never lends, else waits for the person's Allow or Deny.",
+    body: SignInRequest, answer: SignInAnswer, errors: [404, 409, 503],
+  }),
   person,
 }
 

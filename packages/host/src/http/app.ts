@@ -25,6 +25,7 @@ import { SessionProxy } from '../browsing/SessionProxy.ts'
 import { BadRequest, HostUnavailable, NotFound } from '../errors.ts'
 import { HostHealth } from '../health.ts'
 import { Person } from '../person/Person.ts'
+import { Questions } from '../person/questions.ts'
 import { parseSessionKey, SESSION_HEADER, type SessionKey } from '../sessionKey.ts'
 import { Stateless } from '../stateless/Stateless.ts'
 import { checkAgentToken, type AgentTokens } from './agentTokens.ts'
@@ -70,7 +71,7 @@ const TOKEN_WORDS = {
  * @example
  * const app = await Effect.runPromise(makeApp(options).pipe(Effect.provide(layers)))
  */
-export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing | Person | HostHealth | Stateless | DevTools | SessionProxy> =>
+export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing | Person | HostHealth | Stateless | DevTools | SessionProxy | Questions> =>
   Effect.gen(function* () {
     const router = new Router<Route>(routes({
       browsing: yield* Browsing,
@@ -79,6 +80,7 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
       stateless: yield* Stateless,
       devtools: yield* DevTools,
       sessionProxy: yield* SessionProxy,
+      questions: yield* Questions,
     }, { port: options.port }))
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? (() => undefined)

@@ -14,6 +14,19 @@ const inProcess = (app: ReturnType<typeof testApp>['app'], options: ClientOption
 })
 const BASE = 'http://127.0.0.1:7777'
 
+/** Issue #26's three routes: the errand asks, the person lists the question and answers it. */
+const askAndAnswer = async (session: ReturnType<typeof v1Client>, person: ReturnType<typeof v1Client>) => {
+  const asking = session.signIn({ body: { site: 'shop.example', timeoutMs: 10_000 } })
+  let listed = await person.person.questions()
+  while (listed.ok && listed.body.questions.length === 0) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    listed = await person.person.questions()
+  }
+  const id = listed.ok ? listed.body.questions[0]!.id : 'none'
+  const answered = await person.person.answerQuestion({ params: { id }, body: { answer: 'deny' } })
+  return [listed, answered, await asking]
+}
+
 describe('v1Client against the host on fakes', () => {
   it('every endpoint answers what it declares (decoded strictly, a field more would throw)', async () => {
     const { app } = testApp()
@@ -65,6 +78,7 @@ describe('v1Client against the host on fakes', () => {
       await person.person.setInspector({ body: { on: false } }),
       await person.person.main.navigate({ body: { url } }),
       await person.person.main.tabs(),
+      ...(await askAndAnswer(session, person)),
     ]
     expect(replies.filter((r) => !r.ok).map((r) => [r.status, r.body])).toEqual([])
     // Every endpoint once, except the main context's page verbs: two of those stand for the mount.

@@ -16,6 +16,8 @@ import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../b
 import type { SessionProxyShape } from '../browsing/SessionProxy.ts'
 import { publicHealth, type HostHealthShape } from '../health.ts'
 import type { PersonShape } from '../person/Person.ts'
+import type { QuestionsShape } from '../person/questions.ts'
+import { QuestionId, requestSignIn } from '../person/signIn.ts'
 import type { LendTarget } from '../schemas.ts'
 import { chatConversationId, conversationIdOf, parseSessionKey, SessionKey } from '../sessionKey.ts'
 import type { StatelessShape } from '../stateless/Stateless.ts'
@@ -59,6 +61,8 @@ export interface RouteServices {
   readonly stateless: StatelessShape
   readonly devtools: DevToolsShape
   readonly sessionProxy: SessionProxyShape
+  /** What errands ask the person (issue #26). */
+  readonly questions: QuestionsShape
 }
 
 type Decoded<S> = S extends Schema.Schema<infer A, any, any> ? A : Record<string, never>
@@ -148,7 +152,7 @@ const lendConversation = (target: typeof LendTarget.Type): Effect.Effect<string,
  * new Router(routes(services, { port: 7777 }))
  */
 export const routes = (
-  { browsing, person, health, stateless, devtools, sessionProxy }: RouteServices,
+  { browsing, person, health, stateless, devtools, sessionProxy, questions }: RouteServices,
   options: { readonly port: number },
 ): ReadonlyArray<RouteDef<Route>> => {
   const p = api.person
@@ -172,6 +176,8 @@ export const routes = (
         body.url === null ? Effect.succeed(undefined) : Either.match(parseUpstreamProxy(body.url), { onLeft: Effect.fail, onRight: Effect.succeed }),
         (proxy) => sessionProxy.set(key, proxy),
       )),
+    // P4 (issue #26): asks the person in the live view, waiting at most the body's timeoutMs.
+    implement(api.signIn, ({ key, upstreamProxy, body }) => requestSignIn({ browsing, person, questions })(key, body, upstreamProxy)),
 
     implement(p.health, () => health.report),
     implement(p.settings, () => person.settings),
@@ -187,6 +193,9 @@ export const routes = (
     implement(p.sessions, () => Effect.map(person.sessions, (sessions) => ({ sessions }))),
     // The host's own release: it also drops the session's host-side state (frames, viewport).
     implement(p.releaseSession, ({ params }) => Effect.flatMap(chatParam(params['key']), (key) => Effect.as(browsing.release(key), { released: true as const }))),
+    implement(p.questions, () => Effect.map(questions.pending, (qs) => ({ questions: qs }))),
+    implement(p.answerQuestion, ({ params, body }) =>
+      Effect.flatMap(param(QuestionId, 'id', params['id']), (id) => Effect.map(questions.answer(id, body.answer), (question) => ({ question, answer: body.answer })))),
     ...pageRoutes(p.main, 'person', browsing),
     // The XState inspector (V3, docs/inspector.md): its status and its switch.
     implement(p.inspector, () => person.inspector),

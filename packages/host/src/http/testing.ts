@@ -14,6 +14,7 @@ import { Browsing, type BrowsingShape, type RecordedCall } from '../browsing/Bro
 import { SessionProxy } from '../browsing/SessionProxy.ts'
 import { HostHealth } from '../health.ts'
 import { Person, type PersonShape } from '../person/Person.ts'
+import { Questions } from '../person/questions.ts'
 import { Stateless } from '../stateless/Stateless.ts'
 import { makeApp, type App } from './app.ts'
 
@@ -67,6 +68,7 @@ export const testApp = (
   const layer = Layer.mergeAll(
     Browsing.layerRecording(calls as Array<RecordedCall>, overrides.browsing),
     Layer.succeed(Person, person),
+    Questions.layer,
     HostHealth.layerTest({ ok: true, runtime: { kind: 'memory', where: 'local' }, open: 0, parked: 0, cap: 2, sessions: 0, messages: [] }),
     Stateless.layerTest({
       fetch: (url) => Effect.sync(() => (record('fetch')(url), { url, status: 200, headers: {}, body: '', encoding: 'utf-8' as const, truncated: false, redirects: 0 })),
