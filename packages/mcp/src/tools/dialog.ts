@@ -29,6 +29,11 @@ export const browserHandleDialog = tool({
         return yield* new ToolRefused({ reason: 'invalid-argument', message: 'This browser answers no dialogs here: no dialog is waiting.' })
       }
       const d = yield* answer({ accept, promptText })
+      // Answered: the page's log no longer shows it under ### Modal state.
+      yield* ctx.errand.onPage('dialog answered', async (page) => {
+        const log = ctx.logs.watch(page)
+        if (log.modal?.kind === 'dialog') log.modal = undefined
+      })
       const done = `${accept ? 'Accepted' : 'Dismissed'} the ${d.type} dialog ${JSON.stringify(d.message.slice(0, 200))}${accept && promptText !== undefined ? ` with ${JSON.stringify(promptText.slice(0, 80))}` : ''}.`
       return yield* afterAction(ctx, done)
     }),
