@@ -65,7 +65,12 @@ export class PageLog {
       // A chooser of the document that is gone can no longer be answered.
       if (this.modal?.kind === 'filechooser') this.modal = undefined
     })
-    page.on('request', (request) => void this.requests.push({ request, nav: this.nav }))
+    // A main-frame navigation's own request comes before the document commits: it belongs to the
+    // navigation it starts (Playwright MCP lists the document with the page it loaded).
+    page.on('request', (request) => {
+      const starts = request.isNavigationRequest() && request.frame() === page.mainFrame()
+      this.requests.push({ request, nav: starts ? this.nav + 1 : this.nav })
+    })
     page.on('response', (r) => {
       const e = this.requests.findLast((x) => x.request === r.request())
       if (e !== undefined) e.response = { status: r.status(), statusText: r.statusText() }

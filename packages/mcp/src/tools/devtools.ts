@@ -28,6 +28,13 @@ const json = (v: unknown): string => {
   }
 }
 
+/**
+ * The model's function source as a function for Playwright, which sends a function's source to
+ * the page and calls it there (with the element, for a locator); a plain string would be
+ * evaluated as an expression, giving the function itself, not its result.
+ */
+const asFunction = (source: string) => Object.assign(() => undefined, { toString: () => source }) as unknown as (el?: unknown) => unknown
+
 /** `browser_evaluate`. @example browserEvaluate.run(ctx, { function: '() => document.title' }) */
 export const browserEvaluate = tool({
   name: 'browser_evaluate',
@@ -41,12 +48,11 @@ export const browserEvaluate = tool({
   readOnly: false,
   run: (ctx, args) =>
     Effect.gen(function* () {
-      // Playwright calls a string that is a function with the element (or nothing) as argument.
       let result: unknown
       if (args.target !== undefined || args.ref !== undefined) {
-        yield* onTarget(ctx, 'evaluate', yield* pick(args), async (el) => void (result = await el.evaluate(args.function)))
+        yield* onTarget(ctx, 'evaluate', yield* pick(args), async (el) => void (result = await el.evaluate(asFunction(args.function))))
       } else {
-        result = yield* ctx.errand.onPage('evaluate', (page) => page.evaluate(args.function))
+        result = yield* ctx.errand.onPage('evaluate', (page) => page.evaluate(asFunction(args.function)))
       }
       return text(`### Result\n${json(result).slice(0, 100_000)}${noFile(args.filename)}`)
     }),
