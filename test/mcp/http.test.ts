@@ -75,7 +75,7 @@ describe('an agent drives the fixture shop through MCP (A2)', () => {
       expect(jpeg.images[0]!.data.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]))
 
       const added = await mcp.call('browser_tabs', { action: 'new' })
-      expect(added.text).toMatch(/- 1: \(current\) \[\] \(about:blank\)/)
+      expect(added.text).toMatch(/- 1: \(current\) \[\]\(about:blank\)/)
       await mcp.call('browser_navigate', { url: shop.url('/other') })
       const listed = await mcp.call('browser_tabs', { action: 'list' })
       expect(listed.text).toContain(`- 0: [Shop](${shop.url('/')})`)
