@@ -33,8 +33,8 @@ export const fillErrand = async (mcp: McpClient, shop: Shop): Promise<void> => {
  */
 export const expectSameErrand = async (mcp: McpClient, shop: Shop, basket = 'plum'): Promise<void> => {
   const tabs = await mcp.call('browser_tabs', { action: 'list' })
-  expect(tabs.text).toContain(`[Shop] (${shop.url('/')})`)
-  expect(tabs.text).toContain(`[Other] (${shop.url('/other')})`)
+  expect(tabs.text).toContain(`[Shop](${shop.url('/')})`)
+  expect(tabs.text).toContain(`[Other](${shop.url('/other')})`)
   const before = shop.cookiesAt('/basket').length
   const page = await mcp.call('browser_navigate', { url: shop.url('/basket') })
   expect(page.text).toContain(`Basket: ${basket}`)

@@ -47,7 +47,7 @@ describe('errands mcp on stdio', () => {
       await mcp.call('browser_tabs', { action: 'new' })
       const tabs = await mcp.call('browser_tabs', { action: 'list' })
       expect(tabs.text).toMatch(/- 0: \[Note\]/)
-      expect(tabs.text).toMatch(/- 1: \(current\) \[\] \(about:blank\)/)
+      expect(tabs.text).toMatch(/- 1: \(current\) \[\]\(about:blank\)/)
 
       const file = await mcp.call('browser_navigate', { url: 'file:///etc/hostname' })
       expect([file.isError, file.text]).toEqual([true, expect.stringContaining('containment policy refuses')])

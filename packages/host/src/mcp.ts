@@ -15,7 +15,7 @@
  * if (isMcpPath(req.url)) void mcp.route(req, res)
  */
 import type { DailyBrowserShape } from '@errands/daily'
-import { makeMcpHttp, randomKey, RefBook, runBrowserTool, type ErrandBrowser, type TabAt, type ToolResult } from '@errands/mcp'
+import { makeMcpHttp, PageLogs, randomKey, RefBook, runBrowserTool, type Capability, type ErrandBrowser, type TabAt, type ToolResult } from '@errands/mcp'
 import { checkHost, checkMediaType, checkMethod, checkOrigin, nodeHeaders, sendError } from '@errands/edge'
 import { Effect, Either, type Scope } from 'effect'
 import type * as http from 'node:http'
@@ -101,6 +101,10 @@ export interface McpMountOptions {
   readonly lingerMs?: number | undefined
   /** The host's Daily Browser: `browser_observe` for a session whose key holds a lease (D4). */
   readonly daily?: DailyBrowserShape | undefined
+  /** The root of the errands' uploads folders (`<dataDir>/uploads`): `browser_file_upload` takes files from `<root>/<key>/` only. */
+  readonly uploads?: string | undefined
+  /** Optional MCP capabilities (Playwright MCP's `--caps`: `vision`, `pdf`). */
+  readonly caps?: ReadonlyArray<Capability> | undefined
   /** Agent credentials (X2): set, an `initialize` that names a key needs a token covering it. */
   readonly agentTokens?: AgentTokens | undefined
 }
@@ -131,6 +135,8 @@ export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, neve
       refs: new RefBook(),
       log: options.log,
       daily: options.daily,
+      uploads: options.uploads,
+      caps: options.caps,
       runtime,
       idleMs: options.idleMs,
       lingerMs: options.lingerMs,
@@ -170,6 +176,8 @@ export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, neve
  */
 export const toolRunner = (browsing: BrowsingShape) => {
   const refs = new RefBook()
+  const logs = new PageLogs()
+  // No uploads folder: the files of an errand held here are on the host the agent talks to.
   return (key: SessionKey, tool: string, args: unknown): Effect.Effect<ToolResult> =>
-    runBrowserTool(tool, { errand: errandBrowserOf(browsing, key), refs }, args)
+    runBrowserTool(tool, { errand: errandBrowserOf(browsing, key), refs, logs }, args)
 }

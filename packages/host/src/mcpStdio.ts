@@ -13,9 +13,10 @@
  * @example
  * process.exitCode = await runMcpStdio({ session: 'task-42' })
  */
-import { serveStdio, endErrand, randomKey, RefBook } from '@errands/mcp'
+import { serveStdio, endErrand, parseCaps, randomKey, RefBook } from '@errands/mcp'
 import { HealthLog } from '@errands/supervisor'
 import { Cause, Context, Effect, Either, Exit, Layer, Logger } from 'effect'
+import { join } from 'node:path'
 import { Browsing } from './browsing/Browsing.ts'
 import { explainHostConfigError, hostSettingsFrom } from './config.ts'
 import { hostEngineLayer, type HostEngineOptions } from './engine.ts'
@@ -30,6 +31,8 @@ export interface McpStdioOptions {
   readonly stdin?: NodeJS.ReadableStream | undefined
   readonly stdout?: NodeJS.WritableStream | undefined
   readonly stderr?: { write: (text: string) => unknown } | undefined
+  /** Optional MCP capabilities, comma-separated (`--caps vision,pdf`, as Playwright MCP's); an unknown one exits 2. */
+  readonly caps?: string | undefined
   /** Extra options for our own Chromium (tests). */
   readonly chromium?: HostEngineOptions['chromium']
 }
@@ -70,6 +73,11 @@ export const runMcpStdio = async (options: McpStdioOptions = {}): Promise<number
     }
     key = parsed.right
   }
+  const caps = parseCaps(options.caps ?? '')
+  if ('error' in caps) {
+    log(`errands mcp: --caps: ${caps.error}`)
+    return 2
+  }
   const anonymous = options.session === undefined
   const stop = signalled()
   // Effect's own logger writes to stdout, which is the protocol here.
@@ -81,7 +89,7 @@ export const runMcpStdio = async (options: McpStdioOptions = {}): Promise<number
       const runtime = yield* Effect.runtime<never>()
       log(`errands mcp: serving one MCP session on stdio (errand ${anonymous ? 'with a random key' : 'bound to its --session key'}; data in ${settings.supervisor.dataDir})`)
       yield* Effect.promise(() =>
-        serveStdio({ errand, refs: new RefBook(), log, runtime, stdin: options.stdin as never, stdout: options.stdout as never, stop: stop.promise }))
+        serveStdio({ errand, refs: new RefBook(), uploads: join(settings.supervisor.dataDir, 'uploads'), caps: caps.caps, log, runtime, stdin: options.stdin as never, stdout: options.stdout as never, stop: stop.promise }))
       log(`errands mcp: the session ended — ${anonymous ? 'forgetting its errand' : 'parking its errand'} and closing the browsers`)
       yield* endErrand(errand, anonymous)
     }),

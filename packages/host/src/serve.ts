@@ -18,6 +18,7 @@ import { HealthLog, Sessions, type InspectorStatus } from '@errands/supervisor'
 import { InternalError, rawErrorResponse } from '@errands/edge'
 import { Context, Effect, Layer, Logger, Redacted, type Scope } from 'effect'
 import * as http from 'node:http'
+import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import type { HostSettings } from './config.ts'
 import { hostEngineLayer, type HostEngineOptions, type HostServices } from './engine.ts'
@@ -255,7 +256,9 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       })
     }).pipe(Effect.provide(services), Effect.mapError(engineFailed))
     // MCP at /mcp (A2): its sessions end, parking their errands, before the engine shuts down.
-    mcp = yield* mountMcp({ port, log, idleMs: settings.supervisor.idleMs, lingerMs: options.mcpLingerMs, daily: dailyBrowser, agentTokens }).pipe(Effect.provide(services))
+    // browser_file_upload takes an errand's files from <dataDir>/uploads/<key>/ only (docs/mcp.md).
+    const uploads = join(settings.supervisor.dataDir, 'uploads')
+    mcp = yield* mountMcp({ port, log, idleMs: settings.supervisor.idleMs, lingerMs: options.mcpLingerMs, daily: dailyBrowser, agentTokens, uploads }).pipe(Effect.provide(services))
     current = app
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {

@@ -27,7 +27,7 @@ export class StaleRef extends Schema.TaggedError<StaleRef>('@errands/mcp/StaleRe
  * new ToolRefused({ reason: 'invalid-argument', message: 'There is no tab 7; list them with browser_tabs.' })
  */
 export class ToolRefused extends Schema.TaggedError<ToolRefused>('@errands/mcp/ToolRefused')('ToolRefused', {
-  reason: Schema.Literal('invalid-argument', 'no-lease'),
+  reason: Schema.Literal('invalid-argument', 'no-lease', 'no-modal'),
   message: Schema.String,
 }) {}
 
@@ -41,5 +41,18 @@ export class ToolRefused extends Schema.TaggedError<ToolRefused>('@errands/mcp/T
 export class McpHttpRefused extends Schema.TaggedError<McpHttpRefused>('@errands/mcp/McpHttpRefused')('McpHttpRefused', {
   reason: Schema.Literal('unknown-session', 'not-initialize', 'key-mismatch', 'too-many-sessions', 'shutting-down'),
   status: Schema.Literal(400, 404, 503),
+  message: Schema.String,
+}) {}
+
+/**
+ * A file `browser_file_upload` or `browser_drop` was asked for that is not one of the errand's
+ * own files: outside its uploads folder (or a link out of it), missing, or asked of a server that
+ * has no uploads folder. An MCP client never gets the server to read other files of the host.
+ *
+ * @example
+ * new UploadRefused({ reason: 'outside-folder', message: '/etc/passwd is not in this errand\'s uploads folder …' })
+ */
+export class UploadRefused extends Schema.TaggedError<UploadRefused>('@errands/mcp/UploadRefused')('UploadRefused', {
+  reason: Schema.Literal('no-folder', 'outside-folder', 'not-a-file'),
   message: Schema.String,
 }) {}

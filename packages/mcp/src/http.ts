@@ -29,6 +29,7 @@ import type * as http from 'node:http'
 import type { EngineFailure, ErrandBrowser } from './ErrandBrowser.ts'
 import { McpHttpRefused } from './errors.ts'
 import { endErrand } from './lifecycle.ts'
+import { PageLogs } from './pageLog.ts'
 import type { RefBook } from './refs.ts'
 import { makeErrandServer, type ErrandServerOptions } from './server.ts'
 
@@ -48,6 +49,12 @@ export interface McpHttpOptions {
   readonly refs: RefBook
   readonly log: (line: string) => void
   readonly daily?: ErrandServerOptions['daily']
+  /** What each page said and fetched (one per engine; default: a fresh one). */
+  readonly logs?: ErrandServerOptions['logs']
+  /** The root of the errands' uploads folders (`browser_file_upload`). */
+  readonly uploads?: ErrandServerOptions['uploads']
+  /** Optional capabilities (`vision`, `pdf`) of every session. */
+  readonly caps?: ErrandServerOptions['caps']
   readonly runtime?: Runtime.Runtime<never> | undefined
   /** A session with no request for this long ends (its errand parks). */
   readonly idleMs: number
@@ -89,6 +96,7 @@ const readJson = (req: http.IncomingMessage): Promise<Either.Either<unknown, Mcp
  */
 export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
   const runtime = options.runtime ?? Runtime.defaultRuntime
+  const logs = options.logs ?? new PageLogs()
   const sessions = new Map<string, Session>()
   const lingerMs = options.lingerMs ?? 30_000
   const maxSessions = options.maxSessions ?? 256
@@ -135,7 +143,7 @@ export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
     const leaseHeader = req.headers[LEASE_HEADER]
     const secret = Array.isArray(leaseHeader) ? leaseHeader[0] : leaseHeader
     const daily = options.daily !== undefined && secret !== undefined && secret !== '' ? heldLease(options.daily, secret) : undefined
-    const { server, close: stopServer } = makeErrandServer({ errand, refs: options.refs, log: options.log, daily, runtime })
+    const { server, close: stopServer } = makeErrandServer({ errand, refs: options.refs, logs, uploads: options.uploads, caps: options.caps, log: options.log, daily, runtime })
     let session: Session | undefined
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -1,11 +1,12 @@
 import { Effect, Schema } from 'effect'
 import { describe, expect, it } from 'vitest'
+import { PageLogs } from './pageLog.ts'
 import { RefBook } from './refs.ts'
 import { runBrowserTool, ToolResult } from './remote.ts'
 import { errandTest } from './testing.ts'
 
 const ctx = (tabs: () => Effect.Effect<never, never> | Effect.Effect<ReadonlyArray<{ id: string; url: string; title: string; active: boolean }>>) =>
-  ({ errand: errandTest({ tabs: tabs as never }), refs: new RefBook() })
+  ({ errand: errandTest({ tabs: tabs as never }), refs: new RefBook(), logs: new PageLogs() })
 
 const textOf = (r: ToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : `[${c.mimeType}]`)).join('\n')
 

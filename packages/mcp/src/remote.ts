@@ -10,7 +10,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Effect, Schema } from 'effect'
 import { z } from 'zod'
-import { browserTools } from './server.ts'
+import { toolsWith } from './server.ts'
 import { failure, type ToolContext } from './tools/tool.ts'
 
 /**
@@ -38,7 +38,7 @@ export type ToolResult = typeof ToolResult.Type
  * yield* runBrowserTool('browser_navigate', ctx, { url: 'https://example.com/' })
  */
 export const runBrowserTool = (name: string, ctx: ToolContext, args: unknown): Effect.Effect<ToolResult> => {
-  const t = browserTools.find((tool) => tool.name === name)
+  const t = toolsWith(['vision', 'pdf']).find((tool) => tool.name === name)
   if (t === undefined) return Effect.succeed(failure({ message: `There is no tool ${JSON.stringify(name.slice(0, 100))} on this browser.` }) as ToolResult)
   const parsed = z.object(t.inputSchema).safeParse(args ?? {})
   if (!parsed.success) return Effect.succeed(failure({ message: `${name}: the arguments do not fit its schema (${parsed.error.issues.map((i) => i.path.join('.') || i.message).join(', ').slice(0, 300)}).` }) as ToolResult)

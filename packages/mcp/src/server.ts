@@ -17,20 +17,63 @@ import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Cause, Effect, Exit, Runtime } from 'effect'
 import type { ErrandBrowser } from './ErrandBrowser.ts'
+import { PageLogs } from './pageLog.ts'
 import type { RefBook } from './refs.ts'
+import { devtoolsTools } from './tools/devtools.ts'
+import { dialogTools } from './tools/dialog.ts'
+import { formTools } from './tools/form.ts'
 import { interactionTools } from './tools/interaction.ts'
 import { navigationTools } from './tools/navigation.ts'
-import { dialogTools } from './tools/dialog.ts'
 import { pageTools } from './tools/page.ts'
+import { pdfTools } from './tools/pdf.ts'
 import { tabTools } from './tools/tabs.ts'
 import { personTools } from './tools/person.ts'
 import { failure, text, type Tool, type ToolContext } from './tools/tool.ts'
+import { viewTools } from './tools/view.ts'
+import { visionTools } from './tools/vision.ts'
 
 /** The server's name and version as clients see them. @example SERVER_INFO.name // 'errands' */
 export const SERVER_INFO = { name: 'errands', version: '0.1.0' } as const
 
-/** Every browser tool, in the order clients list them. @example browserTools.map((t) => t.name) */
-export const browserTools: ReadonlyArray<Tool<any>> = [...navigationTools, ...pageTools, ...interactionTools, ...tabTools, ...dialogTools, ...personTools]
+/**
+ * The browser tools every session has: Playwright MCP 0.0.86's default set (pinned in
+ * pinned/playwright-mcp.json) but `browser_run_code_unsafe`, which runs code in the server
+ * process, outside any errand (docs/mcp.md).
+ *
+ * @example
+ * browserTools.map((t) => t.name)
+ */
+export const browserTools: ReadonlyArray<Tool<any>> = [
+  ...navigationTools, ...pageTools, ...interactionTools, ...formTools, ...devtoolsTools, ...viewTools, ...tabTools, ...dialogTools, ...personTools,
+]
+
+/** The optional capabilities, as Playwright MCP's `--caps` names them. @example const caps: ReadonlyArray<Capability> = ['vision'] */
+export type Capability = 'vision' | 'pdf'
+
+/** The tools each capability adds. @example capabilityTools.vision.length // 6 */
+export const capabilityTools: Readonly<Record<Capability, ReadonlyArray<Tool<any>>>> = { vision: visionTools, pdf: pdfTools }
+
+/**
+ * The capabilities a `--caps` value names (Playwright MCP's comma-separated list); an unknown
+ * one is an error naming it. `devtools`, which Playwright MCP also has, is not offered.
+ *
+ * @example
+ * parseCaps('vision,pdf') // { caps: ['vision', 'pdf'] }
+ * parseCaps('devtools')   // { error: 'unknown capability "devtools" (known: vision, pdf)' }
+ */
+export const parseCaps = (value: string): { readonly caps: ReadonlyArray<Capability> } | { readonly error: string } => {
+  const names = value.split(',').map((c) => c.trim()).filter((c) => c !== '')
+  const unknown = names.find((c) => !(c in capabilityTools))
+  return unknown === undefined ? { caps: [...new Set(names as Array<Capability>)] } : { error: `unknown capability ${JSON.stringify(unknown)} (known: ${Object.keys(capabilityTools).join(', ')})` }
+}
+
+/**
+ * The tools of a session with these capabilities.
+ *
+ * @example
+ * toolsWith(['pdf']).at(-1)!.name // 'browser_pdf_save'
+ */
+export const toolsWith = (caps: ReadonlyArray<Capability> = []): ReadonlyArray<Tool<any>> => [...browserTools, ...caps.flatMap((c) => capabilityTools[c])]
 
 /** What a session's server needs. @example makeErrandServer({ errand, refs: new RefBook(), log: console.error, daily }) */
 export interface ErrandServerOptions {
@@ -41,6 +84,12 @@ export interface ErrandServerOptions {
   readonly log: (line: string) => void
   /** The Daily Browser, when this engine has one: `browser_observe` for the key's lease (bot id = session key). */
   readonly daily?: DailyBrowserShape | undefined
+  /** What each page said and fetched (shared by the engine's sessions, like `refs`; default: a fresh one). */
+  readonly logs?: PageLogs | undefined
+  /** The root of the errands' uploads folders (`browser_file_upload`); absent: no file is uploaded. */
+  readonly uploads?: string | undefined
+  /** Optional capabilities (`--caps vision,pdf`), as Playwright MCP offers them. */
+  readonly caps?: ReadonlyArray<Capability> | undefined
   /** Runs the tools' Effects (default: a runtime with Effect's default services). */
   readonly runtime?: Runtime.Runtime<never> | undefined
 }
@@ -62,7 +111,7 @@ const INSTRUCTIONS =
 export const makeErrandServer = (options: ErrandServerOptions): { readonly server: McpServer; readonly close: () => void } => {
   const { errand, refs, log } = options
   const runtime = options.runtime ?? Runtime.defaultRuntime
-  const ctx: ToolContext = { errand, refs }
+  const ctx: ToolContext = { errand, refs, logs: options.logs ?? new PageLogs(), uploads: options.uploads }
   const server = new McpServer(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS })
 
   const settle = async (name: string, effect: Effect.Effect<CallToolResult, { readonly message: string; readonly _tag: string }>, signal: AbortSignal): Promise<CallToolResult> => {
@@ -75,10 +124,10 @@ export const makeErrandServer = (options: ErrandServerOptions): { readonly serve
     return failure({ message: `${name} failed unexpectedly inside the server; try again, or take a new snapshot first.` })
   }
 
-  for (const t of browserTools) {
+  for (const t of toolsWith(options.caps)) {
     server.registerTool(
       t.name,
-      { title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: false, openWorldHint: true } },
+      { title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: !t.readOnly, openWorldHint: true } },
       // Held by another host: the whole call runs there, on its page (remote.ts).
       (args: unknown, extra: { signal: AbortSignal }) => {
         const away = errand.elsewhere?.(t.name, args)

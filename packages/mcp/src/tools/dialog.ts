@@ -11,6 +11,7 @@ import { Effect } from 'effect'
 import { z } from 'zod'
 import { ToolRefused } from '../errors.ts'
 import { afterAction, tool } from './tool.ts'
+import { onPlaywrightPage } from '../playwrightPage.ts'
 
 /** `browser_handle_dialog`. @example browserHandleDialog.run(ctx, { accept: true }) */
 export const browserHandleDialog = tool({
@@ -29,6 +30,11 @@ export const browserHandleDialog = tool({
         return yield* new ToolRefused({ reason: 'invalid-argument', message: 'This browser answers no dialogs here: no dialog is waiting.' })
       }
       const d = yield* answer({ accept, promptText })
+      // Answered: the page's log no longer shows it under ### Modal state.
+      yield* onPlaywrightPage(ctx.errand, 'dialog answered', async (page) => {
+        const log = ctx.logs.watch(page)
+        if (log.modal?.kind === 'dialog') log.modal = undefined
+      })
       const done = `${accept ? 'Accepted' : 'Dismissed'} the ${d.type} dialog ${JSON.stringify(d.message.slice(0, 200))}${accept && promptText !== undefined ? ` with ${JSON.stringify(promptText.slice(0, 80))}` : ''}.`
       return yield* afterAction(ctx, done)
     }),

@@ -13,7 +13,7 @@ import { afterAction, tool } from './tool.ts'
 import { onPlaywrightPage } from '../playwrightPage.ts'
 
 /** The longest `browser_wait_for` sleeps, and waits for a text (ms). @example Math.min(time * 1000, MAX_WAIT_MS) */
-export const MAX_WAIT_MS = 20_000
+export const MAX_WAIT_MS = 30_000
 
 /** `browser_navigate`. @example browserNavigate.run(ctx, { url: 'http://127.0.0.1:3000/' }) */
 export const browserNavigate = tool({
@@ -22,14 +22,20 @@ export const browserNavigate = tool({
   description: 'Navigate to a URL',
   inputSchema: { url: z.string().min(1).max(8_192).describe('The URL to navigate to') },
   readOnly: false,
-  run: (ctx, { url }) => Effect.zipRight(ctx.errand.navigate(url), afterAction(ctx, 'Navigated.')),
+  run: (ctx, { url }) =>
+    Effect.gen(function* () {
+      // The page's log starts before the navigation, so the new document's console and requests are kept.
+      yield* onPlaywrightPage(ctx.errand, 'watch', async (page) => void ctx.logs.watch(page))
+      yield* ctx.errand.navigate(url)
+      return yield* afterAction(ctx, 'Navigated.')
+    }),
 })
 
 /** `browser_navigate_back`. @example browserNavigateBack.run(ctx, {}) */
 export const browserNavigateBack = tool({
   name: 'browser_navigate_back',
   title: 'Go back',
-  description: 'Go back to the previous page',
+  description: 'Go back to the previous page in the history',
   inputSchema: {},
   readOnly: false,
   run: (ctx) => Effect.zipRight(ctx.errand.back(), afterAction(ctx, 'Went back.')),
@@ -39,9 +45,9 @@ export const browserNavigateBack = tool({
 export const browserWaitFor = tool({
   name: 'browser_wait_for',
   title: 'Wait for',
-  description: 'Wait for text to appear or disappear or a specified time to pass',
+  description: 'Wait for text to appear or disappear or a specified time to pass. When both text and textGone are provided, waits for the first one to happen',
   inputSchema: {
-    time: z.number().min(0).max(MAX_WAIT_MS / 1000).optional().describe('The time to wait in seconds'),
+    time: z.number().min(0).max(MAX_WAIT_MS / 1000).optional().describe('The time to wait in seconds, at most 30. When combined with text or textGone, serves as a timeout for them instead of the default action timeout'),
     text: z.string().min(1).max(1_000).optional().describe('The text to wait for'),
     textGone: z.string().min(1).max(1_000).optional().describe('The text to wait for to disappear'),
   },
@@ -51,18 +57,19 @@ export const browserWaitFor = tool({
       if (time === undefined && text === undefined && textGone === undefined) {
         return yield* new ToolRefused({ reason: 'invalid-argument', message: 'browser_wait_for needs time, text or textGone; give at least one.' })
       }
-      // A plain sleep holds no page and does not drive the errand.
-      if (time !== undefined) yield* Effect.sleep(Duration.millis(time * 1000))
-      const done: Array<string> = time === undefined ? [] : [`Waited ${time} s.`]
-      if (text !== undefined) {
-        yield* onPlaywrightPage(ctx.errand, 'wait for text', (page) => page.getByText(text).first().waitFor({ state: 'visible', timeout: MAX_WAIT_MS }))
-        done.push(`${JSON.stringify(text.slice(0, 80))} appeared.`)
+      if (text === undefined && textGone === undefined) {
+        // A plain sleep holds no page and does not drive the errand.
+        yield* Effect.sleep(Duration.millis(time! * 1000))
+        return yield* afterAction(ctx, `Waited for ${time} seconds`)
       }
-      if (textGone !== undefined) {
-        yield* onPlaywrightPage(ctx.errand, 'wait for text to go', (page) => page.getByText(textGone).first().waitFor({ state: 'hidden', timeout: MAX_WAIT_MS }))
-        done.push(`${JSON.stringify(textGone.slice(0, 80))} is gone.`)
-      }
-      return yield* afterAction(ctx, done.join(' '))
+      // With a text, `time` is how long to wait for it (Playwright MCP 0.0.86); the first to happen wins.
+      const timeout = time === undefined ? MAX_WAIT_MS : time * 1000
+      const done = yield* onPlaywrightPage(ctx.errand, 'wait for text', (page) =>
+        Promise.any([
+          ...(text === undefined ? [] : [page.getByText(text).first().waitFor({ state: 'visible', timeout }).then(() => `${JSON.stringify(text.slice(0, 80))} appeared.`)]),
+          ...(textGone === undefined ? [] : [page.getByText(textGone).first().waitFor({ state: 'hidden', timeout }).then(() => `${JSON.stringify(textGone.slice(0, 80))} is gone.`)]),
+        ]).catch((e: AggregateError) => Promise.reject(e.errors[0])))
+      return yield* afterAction(ctx, done)
     }),
 })
 

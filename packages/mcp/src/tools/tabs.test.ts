@@ -6,6 +6,6 @@ describe('browser_tabs', () => {
     expect(listTabs([
       { id: 'n-t1', url: 'https://a.example/?q=1', title: 'A', active: false },
       { id: 'n-t2', url: 'about:blank', title: '', active: true },
-    ])).toBe('### Open tabs\n- 0: [A] (https://a.example/?…)\n- 1: (current) [] (about:blank)')
+    ])).toBe('### Open tabs\n- 0: [A](https://a.example/?…)\n- 1: (current) [](about:blank)')
   })
 })

@@ -1,8 +1,8 @@
 /**
  * A tool as this package defines it: Playwright MCP's name and input shape (a zod raw shape, as
  * the SDK takes it), and a `run` that is an Effect over the session's errand. Results and
- * failures are rendered the way Playwright MCP renders them (`### Page state` with the URL, the
- * title and a fresh snapshot after an action; `### Error` with a message otherwise), so agents
+ * failures are rendered the way Playwright MCP renders them (`### Result`, `### Page` with the URL
+ * and the title, `### Modal state`, `### Snapshot` with a fresh snapshot after an action; `### Error` with a message otherwise), so agents
  * and prompts written for it carry over.
  *
  * URLs in what this package writes itself (page lines, tab lists) lose their query string and
@@ -16,6 +16,7 @@ import { Effect } from 'effect'
 import type { Page } from 'playwright-core'
 import type { z } from 'zod'
 import type { EngineFailure, ErrandBrowser } from '../ErrandBrowser.ts'
+import type { PageLogs } from '../pageLog.ts'
 import type { RefBook } from '../refs.ts'
 import { onPlaywrightPage } from '../playwrightPage.ts'
 
@@ -23,6 +24,13 @@ import { onPlaywrightPage } from '../playwrightPage.ts'
 export interface ToolContext {
   readonly errand: ErrandBrowser
   readonly refs: RefBook
+  /** What each page said, fetched and waits on (console, network, modal state). */
+  readonly logs: PageLogs
+  /**
+   * Where each errand's uploadable files live (`<uploads>/<errand folder>/`, see uploads.ts);
+   * absent: `browser_file_upload` and `browser_drop`'s paths refuse every file.
+   */
+  readonly uploads?: string | undefined
 }
 
 /** One tool. @example server.registerTool(t.name, { description: t.description, inputSchema: t.inputSchema }, handler) */
@@ -75,31 +83,52 @@ export const text = (body: string): CallToolResult => ({ content: [{ type: 'text
  */
 export const failure = (e: { readonly message: string }): CallToolResult => ({ content: [{ type: 'text', text: `### Error\n${e.message}` }], isError: true })
 
-/** Text of the active page: URL, title, and a fresh snapshot (its refs become the tab's latest). */
+/**
+ * The sections Playwright MCP prints after a tool ran, for the active page: `### Page` (URL,
+ * title, console counts), `### Modal state` when a dialog or file chooser waits, and
+ * `### Snapshot` with a fresh snapshot (its refs become the tab's latest). While a dialog blocks
+ * the page's scripts there is no snapshot to take, as in Playwright MCP.
+ */
 const pageState = (ctx: ToolContext, page: Page): Promise<string> =>
   (async () => {
+    const log = ctx.logs.watch(page)
     // A click may have started a navigation: give the new document a moment, never fail for it.
-    await page.waitForLoadState('domcontentloaded', { timeout: 5_000 }).catch(() => undefined)
-    const { yaml, truncated } = await ctx.refs.snapshot(page)
-    const title = await page.title().catch(() => '')
+    if (log.modal?.kind !== 'dialog') await page.waitForLoadState('domcontentloaded', { timeout: 5_000 }).catch(() => undefined)
+    let snap: { readonly yaml: string; readonly truncated: boolean } | undefined
+    try {
+      // A dialog this log saw may have been answered since (by the engine's deadline, a DevTools
+      // client): a snapshot that succeeds says so; one that cannot finish says it still waits.
+      snap = await ctx.refs.snapshot(page, log.modal?.kind === 'dialog' ? 1_000 : 10_000)
+      if (log.modal?.kind === 'dialog') log.modal = undefined
+    } catch (e) {
+      if (log.modal?.kind !== 'dialog') throw e
+    }
+    const title = log.modal?.kind === 'dialog' ? '' : await page.title().catch(() => '')
+    const errors = log.console.filter((m) => m.nav === log.nav && m.level === 'error').length
+    const warnings = log.console.filter((m) => m.nav === log.nav && m.level === 'warning').length
+    const modal = log.modal
     return [
-      '### Page state',
+      '### Page',
       `- Page URL: ${shownUrl(page.url())}`,
-      `- Page Title: ${title}`,
-      '- Page Snapshot:',
-      '```yaml',
-      yaml,
-      '```',
-      ...(truncated ? ['(the snapshot was cut; it is too long to show whole)'] : []),
+      ...(title === '' && modal?.kind === 'dialog' ? [] : [`- Page Title: ${title}`]),
+      ...(errors + warnings > 0 ? [`- Console: ${errors} errors, ${warnings} warnings`] : []),
+      ...(modal === undefined
+        ? []
+        : ['### Modal state', modal.kind === 'dialog'
+            ? `- [${JSON.stringify(modal.type)} dialog with message ${JSON.stringify(modal.message.slice(0, 500))}]: can be handled by browser_handle_dialog`
+            : '- [File chooser]: can be handled by browser_file_upload']),
+      ...(snap === undefined
+        ? []
+        : ['### Snapshot', '```yaml', snap.yaml, '```', ...(snap.truncated ? ['(the snapshot was cut; it is too long to show whole)'] : [])]),
     ].join('\n')
   })()
 
 /**
- * The result of an action: what was done, then the active tab's state with a fresh snapshot (its
- * refs are the ones to use next).
+ * The result of an action: what was done (`### Result`), then the active tab's sections with a
+ * fresh snapshot (its refs are the ones to use next).
  *
  * @example
  * yield* afterAction(ctx, 'Clicked "Add apple" (ref e3).')
  */
 export const afterAction = (ctx: ToolContext, done: string): Effect.Effect<CallToolResult, EngineFailure> =>
-  Effect.map(onPlaywrightPage(ctx.errand, 'snapshot', (page) => pageState(ctx, page)), (state) => text(done === '' ? state : `${done}\n\n${state}`))
+  Effect.map(onPlaywrightPage(ctx.errand, 'snapshot', (page) => pageState(ctx, page)), (state) => text(done === '' ? state : `### Result\n${done}\n${state}`))
