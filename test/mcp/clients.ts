@@ -32,7 +32,8 @@ export interface McpClient {
   readonly end: () => Promise<void>
 }
 
-const read = (raw: unknown): Result => {
+/** A tool call's raw answer as text and images. @example read(await client.callTool({ name: 'browser_snapshot' })) */
+export const read = (raw: unknown): Result => {
   const r = raw as { isError?: boolean; content: Array<{ type: string; text?: string; data?: string; mimeType?: string }> }
   return {
     isError: r.isError === true,

@@ -20,7 +20,7 @@ import { errandFolder } from '@errands/mcp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestHost, type TestHost } from '../host/harness.ts'
 import { installed } from '../clients/matrix.ts'
-import { httpClient, refOf, type Result } from './clients.ts'
+import { httpClient, read, refOf, type Result } from './clients.ts'
 import { serveParitySite, type ParitySite } from './paritySite.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium'
@@ -37,15 +37,6 @@ interface Side {
   /** The absolute path of `upload.txt` in the folder this server may upload from. */
   readonly upload: string
   readonly end: () => Promise<void>
-}
-
-const read = (raw: unknown): Result => {
-  const r = raw as { isError?: boolean; content: Array<{ type: string; text?: string; data?: string; mimeType?: string }> }
-  return {
-    isError: r.isError === true,
-    text: r.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n'),
-    images: r.content.filter((c) => c.type === 'image').map((c) => ({ data: Buffer.from(c.data!, 'base64'), mimeType: c.mimeType! })),
-  }
 }
 
 /** `@playwright/mcp` over stdio, as an agent's host starts it, on our Chromium; its workspace (the only folder it uploads from) is `cwd`. */
