@@ -72,6 +72,10 @@ const valueOf = async (agent: ReturnType<TestHost['v1']>, expression: string) =>
   return reply.body.value
 }
 
+/** The error message of a reply that failed. */
+const errorOf = (reply: { readonly ok: true } | { readonly ok: false; readonly body: { readonly error: { readonly message: string } } | undefined }) =>
+  reply.ok ? undefined : reply.body?.error.message
+
 describe('Playwright MCP tools over /v1 (issue #25)', () => {
   it('evaluate answers the JSON value (promises awaited); a page that throws is a 422 with its message', async () => {
     const agent = await onTools('cap-eval')
@@ -83,7 +87,7 @@ describe('Playwright MCP tools over /v1 (issue #25)', () => {
     const thrown = await agent.evaluate({ body: { expression: '(() => { throw new Error("boom from the page") })()' } })
     expect(thrown.ok).toBe(false)
     expect(thrown.status).toBe(422)
-    expect(thrown.body?.error.message).toContain('boom from the page')
+    expect(errorOf(thrown)).toContain('boom from the page')
     const empty = await agent.evaluate({ body: { expression: '' } })
     expect(empty.status).toBe(400)
   })
@@ -148,7 +152,7 @@ describe('Playwright MCP tools over /v1 (issue #25)', () => {
     symlinkSync('/etc/passwd', join(folder, 'passwd'))
     const linked = await agent.upload({ body: { selector: '#file', names: ['passwd'] } })
     expect(linked.status).toBe(422)
-    expect(linked.body?.error.message).toContain('leads out')
+    expect(errorOf(linked)).toContain('leads out')
     // What the page holds is still the one file it was given.
     expect(await valueOf(agent, '[...document.getElementById("file").files].map((f) => f.name)')).toEqual(['note.txt'])
   })
