@@ -58,10 +58,9 @@ export const fillForm = async (page: Page, fields: ReadonlyArray<PageFormField>,
       undefined,
       { timeout: timeoutMs },
     )
-    if (kind === 'select') {
-      const byValue = await field.selectOption(value, { timeout: timeoutMs }).catch(() => [])
-      if (byValue.length === 0) await field.selectOption({ label: value }, { timeout: timeoutMs })
-    } else if (kind === 'check') await field.setChecked(value !== 'false' && value !== '', { timeout: timeoutMs })
+    // A string option matches a value or a label (Playwright's selectOption).
+    if (kind === 'select') await field.selectOption(value, { timeout: timeoutMs })
+    else if (kind === 'check') await field.setChecked(value !== 'false' && value !== '', { timeout: timeoutMs })
     else await field.fill(value, { timeout: timeoutMs })
   }
 }
