@@ -254,6 +254,29 @@ describe('three hosts on one Postgres (K1)', () => {
     }
   })
 
+  it("the page tools (#25) asked of a host that does not own the errand run on the owner's page: evaluate, console, network, and a page's throw as the owner's 422", async () => {
+    const asked = cluster.hosts[2]!
+    const tried: Array<string> = []
+    try {
+      const { key, owner } = await openElsewhere(asked, 'tools', (k) => shop.url(`/page?t=tools-${k}`), tried)
+      const evaluated = await asked.call(key, 'POST', '/v1/evaluate', { expression: `console.log("via the owner"), ({ title: document.title })` })
+      expect(evaluated.status, JSON.stringify(evaluated.body)).toBe(200)
+      expect(evaluated.body).toMatchObject({ value: { title: `tools-${key}` }, truncated: false })
+      const logged = await owner.call(key, 'GET', '/v1/console')
+      expect(logged.body.messages).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'log', text: 'via the owner' })]))
+      const requests = (await asked.call(key, 'GET', '/v1/network')).body.requests as Array<{ url: string; status: number | null }>
+      expect(requests).toEqual(expect.arrayContaining([expect.objectContaining({ url: shop.url(`/page?t=tools-${key}`), status: 200 })]))
+      const thrown = await asked.call(key, 'POST', '/v1/evaluate', { expression: 'null.boom' })
+      expect(thrown.status).toBe(422)
+      expect(thrown.body.error.message).toMatch(/the page threw/)
+      const path = await asked.call(key, 'POST', '/v1/upload', { selector: '#file', names: ['../x'] })
+      expect(path.status).toBe(400)
+      expect((await holders()).get(key)).toEqual([owner.index])
+    } finally {
+      for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
+    }
+  })
+
   it('Allow asked of a host that does not own the errand lends into the one the owner has open, with the asked host\'s sign-in; allow-always and the trust mode told to one host are what every host reads (#24, L2)', async () => {
     const asked = cluster.hosts[1]!
     const tried: Array<string> = []

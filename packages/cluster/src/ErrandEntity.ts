@@ -23,7 +23,8 @@
 import { Entity } from '@effect/cluster'
 import { Rpc } from '@effect/rpc'
 import {
-  BlockedByPolicy, ClickBody, DialogAnswer, DialogBody, FillBody, Frame, HtmlAnswer, InputAnswer, InputEvent, NoDialog, PageError, PageSummary,
+  BlockedByPolicy, ClickBody, ConsoleAnswer, DialogAnswer, DialogBody, DragBody, EvaluateAnswer, EvaluateBody, FillBody, FillFormBody, Frame, HtmlAnswer,
+  InputAnswer, InputEvent, NetworkAnswer, NoDialog, PageError, PageSummary, UploadBody,
   Png, ScrollAnswer, ToolResult, ScrollBody, SessionState, TabNotFound, Tabs, TabView, TaskAnswer, TaskStatus, TextAnswer, UrlAnswer, ViewportBody,
   ViewportSize, type BrowsingShape,
 } from '@errands/host'
@@ -41,6 +42,7 @@ import { Allow, Ask } from './lendRpcs.ts'
 export const Verb = Schema.Literal(
   'navigate', 'url', 'text', 'html', 'screenshot', 'click', 'fill', 'scroll', 'back', 'forward', 'reload', 'frame', 'state',
   'input', 'viewport', 'tabs', 'openTab', 'activateTab', 'closeTab', 'task', 'release', 'dialog', 'park', 'resume',
+  'evaluate', 'console', 'network', 'fillForm', 'drag', 'upload',
 )
 
 /** A verb's name. @example const v: Verb = 'tabs' */
@@ -100,6 +102,13 @@ export const Errand = Entity.make('Errand', [
   verb('activateTab', { tabId: Schema.String }, Tabs),
   verb('closeTab', { tabId: Schema.String }, Tabs),
   verb('dialog', { body: DialogBody }, DialogAnswer),
+  // Issue #25: Playwright MCP's tools. An evaluation's value is any JSON: msgpack carries it as it is.
+  verb('evaluate', { body: EvaluateBody }, EvaluateAnswer),
+  verb('console', {}, ConsoleAnswer),
+  verb('network', {}, NetworkAnswer),
+  verb('fillForm', { body: FillFormBody }, PageSummary),
+  verb('drag', { body: DragBody }, PageSummary),
+  verb('upload', { body: UploadBody }, PageSummary),
   Rpc.make('task', { payload: { status: TaskStatus }, success: TaskAnswer, error: UnknownConversation }),
   /**
    * A DevTools URL into the errand, minted by its owner (A1, #24): the owner brings the errand up

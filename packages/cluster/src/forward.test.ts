@@ -7,6 +7,7 @@ import { Errand } from './ErrandEntity.ts'
 import { forwardingBrowsing, ownerHandlers, type ErrandClient } from './forward.ts'
 
 const key = 'task-42' as SessionKey
+const rpcPayload = (tag: string) => Errand.protocol.requests.get(tag)!.payloadSchema as Schema.Schema<unknown, unknown>
 const proxy = Redacted.make('http://user:s3cret@proxy.example:3128')
 
 /** A recording local Browsing, and a client that records what it would send to the owner. */
@@ -38,6 +39,34 @@ describe('forwarding the page verbs to a key\'s owner', () => {
       { key, verb: 'task', payload: { status: 'interrupted' } },
     ])
     expect(local).toEqual([])
+  })
+
+  it("sends the page tools (#25) as their own typed requests, and runs them on the owner's Browsing", async () => {
+    const { sent, forwarding, browsing, local } = setup()
+    await Effect.runPromise(forwarding.evaluate(sessionTarget(key), { expression: '1 + 1' }))
+    await Effect.runPromise(forwarding.console(sessionTarget(key)))
+    await Effect.runPromise(forwarding.network(sessionTarget(key)))
+    await Effect.runPromise(forwarding.fillForm(sessionTarget(key), { fields: [{ selector: '#q', value: 'x' }] }))
+    await Effect.runPromise(forwarding.drag(sessionTarget(key), { from: '#a', to: '#b' }))
+    await Effect.runPromise(forwarding.upload(sessionTarget(key), { selector: '#f', names: ['a.pdf'] }))
+    expect(sent.map((s) => [s.verb, s.payload])).toEqual([
+      ['evaluate', { body: { expression: '1 + 1' } }],
+      ['console', {}],
+      ['network', {}],
+      ['fillForm', { body: { fields: [{ selector: '#q', value: 'x' }] } }],
+      ['drag', { body: { from: '#a', to: '#b' } }],
+      ['upload', { body: { selector: '#f', names: ['a.pdf'] } }],
+    ])
+    const owner = ownerHandlers(browsing, key)
+    await Effect.runPromise(owner.evaluate({ payload: { body: { expression: '1 + 1' } } }))
+    await Effect.runPromise(owner.upload({ payload: { body: { selector: '#f', names: ['a.pdf'] } } }))
+    expect(local.map((c) => [c.method, c.args[0]])).toEqual([['evaluate', sessionTarget(key)], ['upload', sessionTarget(key)]])
+  })
+
+  it("an upload's names are checked by the RPC's own Schema: a path never reaches the owner", () => {
+    const payload = Schema.decodeUnknownEither(rpcPayload('upload'))
+    expect(Either.isRight(payload({ body: { selector: '#f', names: ['a.pdf'] } }))).toBe(true)
+    expect(Either.isLeft(payload({ body: { selector: '#f', names: ['../a.pdf'] } }))).toBe(true)
   })
 
   it('carries the upstream proxy the call names to the owner, still a secret (L7, #21)', async () => {
@@ -84,8 +113,9 @@ describe('the entity\'s RPCs are the host\'s verbs, typed with its Schemas (#24)
 
   it('has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, mcpTool and the person\'s Ask and Allow', () => {
     expect([...rpcs.keys()].sort()).toEqual([
-      'Allow', 'Ask', 'Heal', 'TakeBack', 'activateTab', 'back', 'click', 'closeTab', 'devtools', 'dialog', 'fill', 'forward', 'frame', 'html', 'input',
-      'mcpTool', 'navigate', 'openTab', 'park', 'release', 'reload', 'resume', 'screenshot', 'scroll', 'state', 'tabs', 'task', 'text', 'url', 'viewport',
+      'Allow', 'Ask', 'Heal', 'TakeBack', 'activateTab', 'back', 'click', 'closeTab', 'console', 'devtools', 'dialog', 'drag', 'evaluate', 'fill', 'fillForm',
+      'forward', 'frame', 'html', 'input', 'mcpTool', 'navigate', 'network', 'openTab', 'park', 'release', 'reload', 'resume', 'screenshot', 'scroll', 'state',
+      'tabs', 'task', 'text', 'upload', 'url', 'viewport',
     ])
   })
 

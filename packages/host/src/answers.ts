@@ -123,5 +123,43 @@ export const InputAnswer = Schema.Struct({ applied: Schema.Number })
 export const DialogAnswer = Schema.Struct({ answered: DialogView })
 /** `POST /v1/task`: the errand's lifecycle after the status. @example { lifecycle: 'parked' } */
 export const TaskAnswer = Schema.Struct({ lifecycle: Schema.String })
+/**
+ * Any JSON value, named so the document holds its schema once. Not `Schema.Unknown`: its
+ * generated JSON Schema has an `$id` another answer already carries, and an `$id` may not repeat.
+ */
+export const JsonValue: Schema.Schema<unknown> = Schema.Any.annotations({ identifier: 'JsonValue', description: 'Any JSON value.' })
+
+/**
+ * `POST /v1/evaluate` (issue #25): the expression's JSON value, or its JSON text cut at 1,000,000
+ * characters with `truncated`. A value JSON cannot hold (a function, a node, `undefined`) is `null`.
+ *
+ * @example
+ * { url: 'https://shop.example/', value: { items: 3 }, truncated: false }
+ */
+export const EvaluateAnswer = Schema.Struct({
+  url: Schema.String,
+  value: JsonValue,
+  truncated: Schema.Boolean,
+})
+
+/** A console message of the active tab (`at`: ms since the epoch). @example { type: 'error', text: 'Failed to load', at: 1767225600000 } */
+export const ConsoleMessage = Schema.Struct({ type: Schema.String, text: Schema.String, at: Schema.Number })
+
+/** `GET /v1/console`: the active tab's newest 500 messages since it opened, oldest first; `dropped` older ones. @example { url, messages: [], dropped: 0 } */
+export const ConsoleAnswer = Schema.Struct({ url: Schema.String, messages: Schema.Array(ConsoleMessage), dropped: Schema.Number })
+
+/** A request of the active tab: its status (`null` while unanswered or when it failed) and why it failed. */
+export const NetworkRequest = Schema.Struct({
+  method: Schema.String,
+  url: Schema.String,
+  resourceType: Schema.String,
+  status: Schema.NullOr(Schema.Number),
+  failure: Schema.NullOr(Schema.String),
+  at: Schema.Number,
+})
+
+/** `GET /v1/network`: the active tab's newest 500 requests since it opened, oldest first; `dropped` older ones. @example { url, requests: [], dropped: 0 } */
+export const NetworkAnswer = Schema.Struct({ url: Schema.String, requests: Schema.Array(NetworkRequest), dropped: Schema.Number })
+
 /** A PNG screenshot's bytes. */
 export const Png = Schema.Uint8ArrayFromSelf

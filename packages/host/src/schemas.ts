@@ -5,6 +5,7 @@
  * @example
  * Schema.decodeUnknownSync(NavigateBody, { onExcessProperty: 'error' })({ url: 'https://example.com' })
  */
+import { isPlainFileName } from '@errands/runtime'
 import { Schema } from 'effect'
 
 /**
@@ -57,6 +58,40 @@ export type ClickBody = typeof ClickBody.Type
 export const FillBody = Schema.Struct({ selector: Selector, value: Schema.String.pipe(Schema.maxLength(100_000)), timeoutMs: ActionTimeout })
 /** @see FillBody */
 export type FillBody = typeof FillBody.Type
+
+/** `POST /v1/evaluate` (issue #25): a JavaScript expression run in the active tab's page. @example { expression: 'document.title' } */
+export const EvaluateBody = Schema.Struct({ expression: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100_000)) })
+/** @see EvaluateBody */
+export type EvaluateBody = typeof EvaluateBody.Type
+
+/**
+ * `POST /v1/fill-form` (issue #25): fields filled in order — text filled, a `<select>` set to the
+ * option of that value or label, a checkbox or radio checked unless the value is `"false"` or `""`.
+ *
+ * @example
+ * { fields: [{ selector: '#name', value: 'Ada' }, { selector: '#agree', value: 'true' }] }
+ */
+export const FillFormBody = Schema.Struct({
+  fields: Schema.Array(Schema.Struct({ selector: Selector, value: Schema.String.pipe(Schema.maxLength(100_000)) })).pipe(Schema.minItems(1), Schema.maxItems(100)),
+  timeoutMs: ActionTimeout,
+})
+/** @see FillFormBody */
+export type FillFormBody = typeof FillFormBody.Type
+
+/** `POST /v1/drag` (issue #25): drag the element `from` onto the element `to`. @example { from: '#card', to: '#done' } */
+export const DragBody = Schema.Struct({ from: Selector, to: Selector, timeoutMs: ActionTimeout })
+/** @see DragBody */
+export type DragBody = typeof DragBody.Type
+
+/** A plain file name of the errand's files folder: no path separator, not `.` or `..`. @example Schema.is(FileName)('a.pdf') // true */
+export const FileName = Schema.String.pipe(
+  Schema.filter(isPlainFileName, { message: () => "must be a plain file name inside the errand's files folder (no / or \\, not . or .., at most 255 characters)" }),
+)
+
+/** `POST /v1/upload` (issue #25): set a file input's files to these files of the errand's files folder. @example { selector: '#file', names: ['receipt.pdf'] } */
+export const UploadBody = Schema.Struct({ selector: Selector, names: Schema.Array(FileName).pipe(Schema.minItems(1), Schema.maxItems(20)), timeoutMs: ActionTimeout })
+/** @see UploadBody */
+export type UploadBody = typeof UploadBody.Type
 
 const Delta = Schema.Number.pipe(Schema.finite(), Schema.between(-1_000_000, 1_000_000))
 

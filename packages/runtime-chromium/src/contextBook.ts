@@ -10,6 +10,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { DevToolsClients } from './clients.ts'
 import { keptLabel, type ContextEntry, type ContextSettings, type Kept } from './contextEntry.ts'
 import { Dialogs, type PendingDialog } from './dialogs.ts'
+import { PageLogs } from './pageLog.ts'
 import { ErrandFiles } from './errandFiles.ts'
 import { call, toRuntimeError } from './failures.ts'
 import { PageWork } from './pageWork.ts'
@@ -36,6 +37,9 @@ export abstract class ContextBook<E extends ContextEntry> {
 
   /** Each errand's own files folder (A1, #27), removed with its context. */
   protected readonly errandFiles = new ErrandFiles()
+
+  /** Every tab's console messages and requests since it opened (issue #25). */
+  protected readonly pageLogs = new PageLogs()
 
   /** Every page's JavaScript dialogs: the attached client's, or held for the verbs (#22). */
   readonly dialogs: Dialogs
@@ -74,10 +78,15 @@ export abstract class ContextBook<E extends ContextEntry> {
     return this.dialogs.answer(contextId, how)
   }
 
-  /** What the page verbs ask of a context rather than a page: its active tab and its held dialogs. */
-  protected contextSide(): ContextSide {
+  /**
+   * What the page verbs ask of a context rather than a page: its active tab, its held dialogs, the
+   * pages' logs, and its files folder through `filesDir` (the runtime's, which knows who has one).
+   */
+  protected contextSide(filesDir: ContextSide['filesDir']): ContextSide {
     return {
       activeTab: (contextId) => this.withEntry(contextId, 'active tab', async (entry) => entry.tabs.active()),
+      logs: this.pageLogs,
+      filesDir,
       pendingDialog: (contextId) => this.pendingDialog(contextId),
       answerDialog: (contextId, how) => this.answerDialog(contextId, how),
     }

@@ -172,7 +172,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
 
   /** The page verbs (`pageVerbs.ts`); a tab that is gone is `target-closed`. @example yield* runtime.pages.text(id, 't1', 1_000_000) */
   readonly pages = chromiumPages(this.deadlineMs, (contextId, tabId, what, deadlineMs, run) =>
-    this.withEntry(contextId, what, (entry) => run(entry.tabs.get(tabId) ?? closedTab(tabId)), deadlineMs), this.contextSide())
+    this.withEntry(contextId, what, (entry) => run(entry.tabs.get(tabId) ?? closedTab(tabId)), deadlineMs), this.contextSide((id) => this.filesDir(id)))
 
   /** @example yield* runtime.setLabel(id, { reason: 'task', lentSites: [] }) */
   readonly setLabel = (contextId: ContextId, label: SessionLabel) =>
@@ -270,6 +270,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
     page.on('crash', () => this.onPageCrash(entry, page))
     // Always a listener: without one Playwright dismisses every dialog at once (#22).
     this.dialogs.watch(entry.id, () => entry.tabs.idOf(page), page)
+    this.pageLogs.watch(page)
     page.on('close', () => {
       entry.tabs.remove(tabId)
     })

@@ -13,6 +13,8 @@ import {
 } from '@errands/runtime'
 import { Effect } from 'effect'
 import type { Page } from 'playwright-core'
+import type { PageLogs } from './pageLog.ts'
+import { drag, evaluateIn, fillForm, upload } from './pageTools.ts'
 
 /**
  * Runs `run` on a tab's page within `deadlineMs`, failures mapped to `RuntimeError`s.
@@ -94,14 +96,31 @@ export const orDialog = (page: Page, work: Promise<unknown>): Promise<PageOutcom
   return Promise.race([work.then(() => 'done' as const), opened]).finally(off)
 }
 
-const act = (page: Page, action: PageAction): Promise<PageOutcome> =>
-  orDialog(page, action.type === 'click'
-    ? page.click(action.selector, { timeout: action.timeoutMs })
-    : page.fill(action.selector, action.value, { timeout: action.timeoutMs }))
+/** An action by selector; an upload's files are in `folder` (the errand's files folder). */
+const act = (page: Page, action: PageAction, folder = ''): Promise<PageOutcome> => {
+  switch (action.type) {
+    case 'click':
+      return orDialog(page, page.click(action.selector, { timeout: action.timeoutMs }))
+    case 'fill':
+      return orDialog(page, page.fill(action.selector, action.value, { timeout: action.timeoutMs }))
+    case 'fill-form':
+      return orDialog(page, fillForm(page, action.fields, action.timeoutMs))
+    case 'drag':
+      return orDialog(page, drag(page, action.from, action.to, action.timeoutMs))
+    case 'upload':
+      // Its refusals (a name out of the folder) are the caller's: they fail the action, not wait for a dialog.
+      return upload(page, action.selector, action.names, folder, action.timeoutMs).then(() => 'done' as const)
+  }
+}
 
-/** The runtime's side of the page verbs that are not one page's: the active tab and the held dialogs. */
+/**
+ * The runtime's side of the page verbs that are not one page's: the active tab, the held
+ * dialogs, the pages' logs and the errand's files folder (a context without one fails `invalid`).
+ */
 export interface ContextSide {
   readonly activeTab: (contextId: ContextId) => Effect.Effect<string | undefined, ContextError>
+  readonly logs: PageLogs
+  readonly filesDir: (contextId: ContextId) => Effect.Effect<string, ContextError>
   readonly pendingDialog: (contextId: ContextId) => PageDialog | undefined
   readonly answerDialog: (contextId: ContextId, how: PageDialogAnswer) => Promise<PageDialog | undefined>
 }
@@ -132,7 +151,13 @@ export const chromiumPages = (deadlineMs: number, onPage: OnPage, side: ContextS
     screenshot: (id, tab, { fullPage, type, quality }) =>
       onPage(id, tab, 'screenshot', deadlineMs, async (page) =>
         new Uint8Array(await page.screenshot(type === 'jpeg' ? { type, quality, fullPage, timeout: deadlineMs } : { type: 'png', fullPage, timeout: deadlineMs }))),
-    act: (id, tab, action) => onPage(id, tab, action.type, past(action.timeoutMs), (page) => act(page, action)),
+    act: (id, tab, action) =>
+      action.type === 'upload'
+        ? Effect.flatMap(side.filesDir(id), (folder) => onPage(id, tab, action.type, past(action.timeoutMs), (page) => act(page, action, folder)))
+        : onPage(id, tab, action.type, past(action.timeoutMs), (page) => act(page, action)),
+    evaluate: (id, tab, expression, limit) => onPage(id, tab, 'evaluate', deadlineMs, (page) => evaluateIn(page, expression, limit)),
+    console: (id, tab) => onPage(id, tab, 'console', deadlineMs, async (page) => side.logs.of(page).console.read()),
+    network: (id, tab) => onPage(id, tab, 'network', deadlineMs, async (page) => side.logs.of(page).network.read()),
     scroll: (id, tab, dx, dy) =>
       onPage(id, tab, 'scroll', deadlineMs, (page) =>
         page.evaluate(`window.scrollBy(${Number(dx)}, ${Number(dy)}); ({ scrollX: window.scrollX, scrollY: window.scrollY })`) as Promise<{ scrollX: number; scrollY: number }>),

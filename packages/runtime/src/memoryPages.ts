@@ -3,7 +3,10 @@
  * `visit` or `navigate` gave it and its title that URL, its text and HTML are what a test sets,
  * and what is done to it (clicks, fills, input, history steps) is recorded for the test to read.
  * A click or fill on a selector the test did not declare times out, as a missing element does in
- * a browser; a verb on a closed tab is `target-closed`.
+ * a browser; a verb on a closed tab is `target-closed`. An expression evaluates to the value the
+ * test declared for it (any other throws, as an undefined name does in a page); the console and
+ * network logs are what the test puts there; an upload names files the test put in the
+ * context's fake files folder (`putFile`).
  *
  * @example
  * memory.pages.set(id, 't1', { text: 'Basket: 1 apple', selectors: ['#buy'] })
@@ -12,8 +15,9 @@
  */
 import { Effect } from 'effect'
 import { RuntimeError } from './errors.ts'
-import type {
-  PageAction, PageDialog, PageDialogAnswer, PageHistoryStep, PageInput, PageOutcome, PageShotOptions, PageSize, PageText, PageVerbs, PageWhere, RawPage,
+import {
+  isPlainFileName, type PageAction, type PageConsoleMessage, type PageDialog, type PageDialogAnswer, type PageHistoryStep, type PageInput, type PageOutcome,
+  type PageRequest, type PageShotOptions, type PageSize, type PageText, type PageVerbs, type PageWhere, type RawPage,
 } from './pages.ts'
 import type { ContextError } from './Runtime.ts'
 import type { ContextId } from './types.ts'
@@ -27,6 +31,10 @@ export interface MemoryPageRecord {
   scrollX: number
   scrollY: number
   viewport: PageSize | undefined
+  /** What an expression evaluates to, by its text; any other throws. */
+  evaluations: Readonly<Record<string, unknown>>
+  console: ReadonlyArray<PageConsoleMessage>
+  requests: ReadonlyArray<PageRequest>
   readonly actions: Array<PageAction>
   readonly inputs: Array<PageInput>
   readonly steps: Array<PageHistoryStep>
@@ -52,6 +60,7 @@ const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
 export class MemoryPages implements PageVerbs {
   private readonly records = new Map<string, MemoryPageRecord>()
   private readonly dialogs = new Map<ContextId, Array<PageDialog>>()
+  private readonly files = new Map<ContextId, Set<string>>()
   /** Every dialog answered, with how, in order. */
   readonly answered: Array<{ readonly contextId: ContextId; readonly dialog: PageDialog; readonly how: PageDialogAnswer }> = []
 
@@ -68,12 +77,22 @@ export class MemoryPages implements PageVerbs {
   }
 
   /**
+   * Puts a file (by name) in a context's fake files folder, for an upload to name.
+   *
+   * @example
+   * memory.pages.putFile(id, 'receipt.pdf')
+   */
+  putFile(contextId: ContextId, name: string): void {
+    this.files.set(contextId, (this.files.get(contextId) ?? new Set()).add(name))
+  }
+
+  /**
    * What a test puts on a page (text, HTML, the selectors that exist).
    *
    * @example
    * memory.pages.set(id, 't1', { html: '<p>hi</p>', text: 'hi' })
    */
-  set(contextId: ContextId, tabId: string, page: Partial<Pick<MemoryPageRecord, 'text' | 'html' | 'selectors' | 'viewport'>>): void {
+  set(contextId: ContextId, tabId: string, page: Partial<Pick<MemoryPageRecord, 'text' | 'html' | 'selectors' | 'viewport' | 'evaluations' | 'console' | 'requests'>>): void {
     Object.assign(this.record(contextId, tabId), page)
   }
 
@@ -87,7 +106,10 @@ export class MemoryPages implements PageVerbs {
     const key = `${contextId}/${tabId}`
     let record = this.records.get(key)
     if (record === undefined) {
-      record = { text: '', html: '<html><head></head><body></body></html>', selectors: [], scrollX: 0, scrollY: 0, viewport: { width: 1280, height: 720 }, actions: [], inputs: [], steps: [] }
+      record = {
+        text: '', html: '<html><head></head><body></body></html>', selectors: [], scrollX: 0, scrollY: 0, viewport: { width: 1280, height: 720 },
+        evaluations: {}, console: [], requests: [], actions: [], inputs: [], steps: [],
+      }
       this.records.set(key, record)
     }
     return record
@@ -97,6 +119,7 @@ export class MemoryPages implements PageVerbs {
   forget(which: (key: string) => boolean): void {
     for (const key of [...this.records.keys()]) if (which(key)) this.records.delete(key)
     for (const contextId of [...this.dialogs.keys()]) if (which(`${contextId}/`)) this.dialogs.delete(contextId)
+    for (const contextId of [...this.files.keys()]) if (which(`${contextId}/`)) this.files.delete(contextId)
   }
 
   readonly where = (contextId: ContextId, tabId: string) => this.lookup(contextId, tabId)
@@ -114,12 +137,33 @@ export class MemoryPages implements PageVerbs {
 
   readonly act = (contextId: ContextId, tabId: string, action: PageAction) =>
     Effect.flatMap(this.on(contextId, tabId, (r) => r), (r): Effect.Effect<PageOutcome, RuntimeError> => {
-      if (!r.selectors.includes(action.selector)) {
-        return Effect.fail(new RuntimeError({ reason: 'timeout', message: `${action.type}: no element matches ${action.selector} within ${action.timeoutMs} ms` }))
+      const missing = selectorsOf(action).find((s) => !r.selectors.includes(s))
+      if (missing !== undefined) {
+        return Effect.fail(new RuntimeError({ reason: 'timeout', message: `${action.type}: no element matches ${missing} within ${action.timeoutMs} ms` }))
+      }
+      if (action.type === 'upload') {
+        const folder = this.files.get(contextId) ?? new Set<string>()
+        const refused = action.names.find((n) => !isPlainFileName(n) || !folder.has(n))
+        if (refused !== undefined) {
+          return Effect.fail(new RuntimeError({ reason: 'invalid', message: `upload: ${JSON.stringify(refused)} is not a file of this errand's files folder` }))
+        }
       }
       r.actions.push(action)
       return Effect.succeed('done' as const)
     })
+
+  readonly evaluate = (contextId: ContextId, tabId: string, expression: string, limit: number) =>
+    Effect.flatMap(this.on(contextId, tabId, (r) => r), (r) => {
+      if (!Object.hasOwn(r.evaluations, expression)) {
+        return Effect.fail(new RuntimeError({ reason: 'invalid', message: `evaluate: the page threw: ReferenceError: ${expression.slice(0, 100)} is not defined` }))
+      }
+      const json = JSON.stringify(r.evaluations[expression]) ?? 'null'
+      return Effect.succeed(json.length > limit ? { value: json.slice(0, limit), truncated: true } : { value: JSON.parse(json) as unknown, truncated: false })
+    })
+
+  readonly console = (contextId: ContextId, tabId: string) => this.on(contextId, tabId, (r) => ({ entries: [...r.console], dropped: 0 }))
+
+  readonly network = (contextId: ContextId, tabId: string) => this.on(contextId, tabId, (r) => ({ entries: [...r.requests], dropped: 0 }))
 
   readonly scroll = (contextId: ContextId, tabId: string, dx: number, dy: number) =>
     this.on(contextId, tabId, (r) => {
@@ -167,3 +211,7 @@ export class MemoryPages implements PageVerbs {
     return Effect.map(this.lookup(contextId, tabId), () => f(this.record(contextId, tabId)))
   }
 }
+
+/** The selectors an action needs to find. */
+const selectorsOf = (action: PageAction): ReadonlyArray<string> =>
+  action.type === 'fill-form' ? action.fields.map((f) => f.selector) : action.type === 'drag' ? [action.from, action.to] : [action.selector]

@@ -59,6 +59,69 @@ export type PageInput =
 export type PageAction =
   | { readonly type: 'click'; readonly selector: string; readonly timeoutMs: number }
   | { readonly type: 'fill'; readonly selector: string; readonly value: string; readonly timeoutMs: number }
+  | { readonly type: 'fill-form'; readonly fields: ReadonlyArray<PageFormField>; readonly timeoutMs: number }
+  | { readonly type: 'drag'; readonly from: string; readonly to: string; readonly timeoutMs: number }
+  | { readonly type: 'upload'; readonly selector: string; readonly names: ReadonlyArray<string>; readonly timeoutMs: number }
+
+/**
+ * One field of a `fill-form` action: a text field is filled with `value`, a `<select>` selects
+ * the option of that value (or label), a checkbox or radio is checked unless `value` is
+ * `'false'` or `''` (issue #25, Playwright MCP's `browser_fill_form`).
+ *
+ * @example
+ * { selector: '#agree', value: 'true' }
+ */
+export interface PageFormField {
+  readonly selector: string
+  readonly value: string
+}
+
+/**
+ * Whether a name is a plain file name inside an errand's files folder: no path separator, no
+ * `.` or `..`, no NUL, at most 255 characters. An upload names files only so (issue #25).
+ *
+ * @example
+ * isPlainFileName('receipt.pdf') // true
+ * isPlainFileName('../etc/passwd') // false
+ */
+export const isPlainFileName = (name: string): boolean =>
+  name.length > 0 && name.length <= 255 && name !== '.' && name !== '..' && !/[/\\\0]/.test(name)
+
+/**
+ * What an expression evaluated in a page came to: its JSON value, or — when its JSON is longer
+ * than the caller's limit — that JSON text cut at the limit, with `truncated`. A value JSON
+ * cannot hold (a function, a DOM node, `undefined`) is `null`.
+ *
+ * @example
+ * { value: { title: 'Basket' }, truncated: false }
+ */
+export interface PageEvaluation {
+  readonly value: unknown
+  readonly truncated: boolean
+}
+
+/** A console message a tab's page logged (`type`: log, info, warning, error, debug …; `at`: ms since the epoch). */
+export interface PageConsoleMessage {
+  readonly type: string
+  readonly text: string
+  readonly at: number
+}
+
+/** A request a tab's page made: its answer's status (`null` while none came or when it failed), or why it failed. */
+export interface PageRequest {
+  readonly method: string
+  readonly url: string
+  readonly resourceType: string
+  readonly status: number | null
+  readonly failure: string | null
+  readonly at: number
+}
+
+/** The newest entries of a bounded log, oldest first; `dropped` older ones no longer kept. */
+export interface PageLog<T> {
+  readonly entries: ReadonlyArray<T>
+  readonly dropped: number
+}
 
 /** A move through the tab's history. */
 export type PageHistoryStep = 'back' | 'forward' | 'reload'
@@ -130,7 +193,9 @@ export interface PageVerbs {
   /** A PNG of the viewport (JPEG with `type: 'jpeg'`), or of the whole page with `fullPage`. */
   readonly screenshot: (contextId: ContextId, tabId: string, options: PageShotOptions) => Effect.Effect<Uint8Array, ContextError>
   /**
-   * Clicks or fills by selector. Returns `'dialog'` as soon as the page opens a JavaScript
+   * Clicks, fills, fills a form, drags or uploads by selector. An upload names plain files of the
+   * errand's files folder ({@link isPlainFileName}); a runtime without one refuses it
+   * (`invalid`). Returns `'dialog'` as soon as the page opens a JavaScript
    * dialog (which then waits for an answer: `dialog`, `answerDialog`), instead of waiting for it.
    */
   readonly act: (contextId: ContextId, tabId: string, action: PageAction) => Effect.Effect<PageOutcome, ContextError>
@@ -154,6 +219,15 @@ export interface PageVerbs {
   readonly dialog: (contextId: ContextId) => Effect.Effect<PageDialog | undefined>
   /** Answers that dialog (never twice); undefined when none waits. */
   readonly answerDialog: (contextId: ContextId, how: PageDialogAnswer) => Effect.Effect<PageDialog | undefined>
+  /**
+   * Evaluates a JavaScript expression in the page (a promise is awaited). A page that throws is
+   * `RuntimeError('invalid')` with its message; a JSON longer than `limit` characters is cut.
+   */
+  readonly evaluate: (contextId: ContextId, tabId: string, expression: string, limit: number) => Effect.Effect<PageEvaluation, ContextError>
+  /** The console messages the tab's page logged since the tab opened (a bounded ring). */
+  readonly console: (contextId: ContextId, tabId: string) => Effect.Effect<PageLog<PageConsoleMessage>, ContextError>
+  /** The requests the tab's page made since the tab opened (a bounded ring). */
+  readonly network: (contextId: ContextId, tabId: string) => Effect.Effect<PageLog<PageRequest>, ContextError>
   /** The tab's page as an opaque {@link RawPage}: the escape hatch for MCP's locator tools only. */
   readonly raw: (contextId: ContextId, tabId: string) => Effect.Effect<RawPage, ContextError>
 }
@@ -181,5 +255,8 @@ export const routePages = (pick: (contextId: ContextId) => PageVerbs): PageVerbs
   activeTab: (id) => pick(id).activeTab(id),
   dialog: (id) => pick(id).dialog(id),
   answerDialog: (id, how) => pick(id).answerDialog(id, how),
+  evaluate: (id, tab, expression, limit) => pick(id).evaluate(id, tab, expression, limit),
+  console: (id, tab) => pick(id).console(id, tab),
+  network: (id, tab) => pick(id).network(id, tab),
   raw: (id, tab) => pick(id).raw(id, tab),
 })

@@ -15,8 +15,8 @@ import type { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } 
 import { Context, Effect, Layer } from 'effect'
 import type { BlockedByPolicy, PageError, TabNotFound } from '../errors.ts'
 import type { NoDialog } from './dialog.ts'
-import type { DialogAnswer, Frame, HtmlAnswer, InputAnswer, PageSummary, ScrollAnswer, SessionState, TabView, TaskAnswer, TextAnswer, UrlAnswer, ViewportSize } from '../answers.ts'
-import type { ClickBody, DialogBody, FillBody, InputEvent, ScrollBody, TaskBody, ViewportBody } from '../schemas.ts'
+import type { ConsoleAnswer, DialogAnswer, EvaluateAnswer, Frame, HtmlAnswer, NetworkAnswer, InputAnswer, PageSummary, ScrollAnswer, SessionState, TabView, TaskAnswer, TextAnswer, UrlAnswer, ViewportSize } from '../answers.ts'
+import type { ClickBody, DialogBody, DragBody, EvaluateBody, FillBody, FillFormBody, UploadBody, InputEvent, ScrollBody, TaskBody, ViewportBody } from '../schemas.ts'
 import type { SessionKey } from '../sessionKey.ts'
 
 /**
@@ -73,6 +73,16 @@ export interface BrowsingShape {
   readonly closeTab: (target: Target, tabId: string) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
   /** Answers the session's waiting JavaScript dialog (#22); `NoDialog` (409) when none waits. */
   readonly dialog: (target: Target, body: DialogBody) => Effect.Effect<typeof DialogAnswer.Type, BrowsingError | NoDialog>
+  /** Evaluates an expression in the active tab's page (#25); what the page throws is `PageError('invalid')`. */
+  readonly evaluate: (target: Target, body: EvaluateBody) => Effect.Effect<typeof EvaluateAnswer.Type, BrowsingError>
+  /** The active tab's console messages since it opened (#25). */
+  readonly console: (target: Target) => Effect.Effect<typeof ConsoleAnswer.Type, BrowsingError>
+  /** The active tab's requests since it opened (#25). */
+  readonly network: (target: Target) => Effect.Effect<typeof NetworkAnswer.Type, BrowsingError>
+  readonly fillForm: (target: Target, body: FillFormBody) => Effect.Effect<PageSummary, BrowsingError>
+  readonly drag: (target: Target, body: DragBody) => Effect.Effect<PageSummary, BrowsingError>
+  /** Files of the errand's files folder into a file input (#25); a context without a folder is `PageError('invalid')`. */
+  readonly upload: (target: Target, body: UploadBody) => Effect.Effect<PageSummary, BrowsingError>
   /**
    * Runs `run` on the active tab's page while driving the session — the same bring-up, deadline
    * and failure kinds as every verb — for faces that work on the page itself (the MCP tools'
@@ -148,6 +158,12 @@ export class Browsing extends Context.Tag('@errands/host/Browsing')<Browsing, Br
       activateTab: () => Effect.succeed([tab]),
       closeTab: () => Effect.succeed([]),
       dialog: () => Effect.succeed({ answered: { type: 'confirm', message: '', defaultPrompt: '', tab: 'fake-t1' } }),
+      evaluate: () => Effect.succeed({ url: 'about:blank', value: null, truncated: false }),
+      console: () => Effect.succeed({ url: 'about:blank', messages: [], dropped: 0 }),
+      network: () => Effect.succeed({ url: 'about:blank', requests: [], dropped: 0 }),
+      fillForm: () => Effect.succeed(summary),
+      drag: () => Effect.succeed(summary),
+      upload: () => Effect.succeed(summary),
       onPage: () => Effect.dieMessage('Browsing fake: onPage needs a real page'),
       task: (_k, status) => Effect.succeed({ lifecycle: status === 'running' ? 'active' : 'closed' }),
       release: () => Effect.void,

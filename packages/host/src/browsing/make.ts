@@ -23,7 +23,7 @@ import type { BrowsingShape, Target } from './Browsing.ts'
 import { dialogView, NO_DIALOG_MESSAGE, NoDialog } from './dialog.ts'
 import { makeDriving } from './driving.ts'
 import { makeFrame } from './frame.ts'
-import { fromRuntime, MAX_HTML, MAX_TEXT, pageCall, runtimeCall } from './pageCalls.ts'
+import { fromRuntime, MAX_EVALUATE, MAX_HTML, MAX_TEXT, pageCall, runtimeCall } from './pageCalls.ts'
 import { makeSessionState } from './sessionState.ts'
 import { publicTabId, SessionBook } from './sessions.ts'
 import { makeTabViews } from './tabViews.ts'
@@ -101,6 +101,8 @@ export const makeBrowsing = (
         (e) => (e._tag === 'PageError' ? navigationRefused(e) : e),
       )
 
+    const actionTimeout = (timeoutMs: number | undefined) => Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline)
+
     const navigationRefused = (e: PageError): PageError | BlockedByPolicy =>
       /ERR_BLOCKED_BY_CLIENT|blocked by policy/.test(e.message)
         ? new BlockedByPolicy({ reason: 'blocked', rule: 'guard', message: `The containment policy refused this navigation (${e.message}); use another address.` })
@@ -134,6 +136,14 @@ export const makeBrowsing = (
       click: (target, { selector, timeoutMs }) => act(target, { type: 'click', selector, timeoutMs: Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline) }),
       fill: (target, { selector, value, timeoutMs }) =>
         act(target, { type: 'fill', selector, value, timeoutMs: Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline) }),
+      // Issue #25: Playwright MCP's tools, through the runtime's page capability like every verb.
+      evaluate: (target, { expression }) =>
+        Effect.map(onTab('evaluate', target, (v, id, tab) => v.evaluate(id, tab, expression, MAX_EVALUATE), true), ({ a, url }) => ({ url, ...a })),
+      console: (target) => Effect.map(onTab('console', target, (v, id, tab) => v.console(id, tab), true), ({ a, url }) => ({ url, messages: a.entries, dropped: a.dropped })),
+      network: (target) => Effect.map(onTab('network', target, (v, id, tab) => v.network(id, tab), true), ({ a, url }) => ({ url, requests: a.entries, dropped: a.dropped })),
+      fillForm: (target, { fields, timeoutMs }) => act(target, { type: 'fill-form', fields, timeoutMs: actionTimeout(timeoutMs) }),
+      drag: (target, { from, to, timeoutMs }) => act(target, { type: 'drag', from, to, timeoutMs: actionTimeout(timeoutMs) }),
+      upload: (target, { selector, names, timeoutMs }) => act(target, { type: 'upload', selector, names, timeoutMs: actionTimeout(timeoutMs) }),
       scroll: (target, { dx, dy }) => Effect.map(onTab('scroll', target, (v, id, tab) => v.scroll(id, tab, dx, dy)), ({ a }) => a),
       back: (target) => step(target, 'back'),
       forward: (target) => step(target, 'forward'),

@@ -14,6 +14,8 @@ import { PageError } from '../errors.ts'
 
 /** Longest text returned (characters); longer is cut and flagged `truncated`. @example text.slice(0, MAX_TEXT) */
 export const MAX_TEXT = 1_000_000
+/** Longest JSON an evaluation answers (characters); longer is cut and flagged `truncated`. */
+export const MAX_EVALUATE = 1_000_000
 /** Longest HTML returned (characters). @example html.slice(0, MAX_HTML) */
 export const MAX_HTML = 5_000_000
 

@@ -10,13 +10,13 @@
  * api.person.main.tabs.path    // '/v1/person/main/tabs'
  */
 import { Schema } from 'effect'
-import { DialogAnswer, HtmlAnswer, InputAnswer, PageSummary, ScrollAnswer, SessionState, TaskAnswer, TextAnswer, UrlAnswer } from '../answers.ts'
+import { ConsoleAnswer, DialogAnswer, EvaluateAnswer, HtmlAnswer, NetworkAnswer, InputAnswer, PageSummary, ScrollAnswer, SessionState, TaskAnswer, TextAnswer, UrlAnswer } from '../answers.ts'
 import {
   DevToolsAnswer, Deleted, ErrandViewAnswer, FetchAnswer, HealthAnswer, InspectorAnswer, LendAnswer, LocalhostsAnswer, OpenApiAnswer, OpenedTab,
   PermissionAnswer, PublicHealthAnswer, Released, SessionProxyAnswer, SessionsAnswer, SettingsAnswer, TabsAnswer, TakeBackAnswer, ViewportAnswer,
 } from '../routeAnswers.ts'
 import {
-  ClickBody, DialogBody, EmptyBody, FillBody, InputBody, InspectorBody, LendTarget, NavigateBody, OwnBrowserBody, ProxyBody, ScreenshotQuery, ScrollBody,
+  ClickBody, DialogBody, DragBody, EmptyBody, EvaluateBody, FillBody, FillFormBody, UploadBody, InputBody, InspectorBody, LendTarget, NavigateBody, OwnBrowserBody, ProxyBody, ScreenshotQuery, ScrollBody,
   SiteBody, TaskBody, TrustBody, ViewportBody,
 } from '../schemas.ts'
 import { bytesAnswer, endpoint } from './endpoint.ts'
@@ -71,6 +71,18 @@ export const pageVerbs = <const P extends string>(prefix: P, access: 'session' |
   openTab: endpoint('POST', `${prefix}/tabs`, access, { summary: 'Open and activate a tab.', body: NavigateBody, answer: OpenedTab, errors: PAGE }),
   activateTab: endpoint('POST', `${prefix}/tabs/:id/activate`, access, { summary: 'Activate a tab.', params: { id: TabId }, body: EmptyBody, answer: TabsAnswer, errors: PAGE }),
   closeTab: endpoint('DELETE', `${prefix}/tabs/:id`, access, { summary: "Close a tab (idempotent for the session's own tabs).", params: { id: TabId }, answer: TabsAnswer, errors: PAGE }),
+  // Issue #25: Playwright MCP's tools for agents that speak HTTP.
+  evaluate: endpoint('POST', `${prefix}/evaluate`, access, {
+    summary: "Evaluate a JavaScript expression in the active tab's page: its JSON value (cut at 1,000,000 characters); what the page throws is a 422 with its message.",
+    body: EvaluateBody, answer: EvaluateAnswer, errors: PAGE,
+  }),
+  console: endpoint('GET', `${prefix}/console`, access, { summary: "The active tab's console messages since it opened (the newest 500).", answer: ConsoleAnswer, errors: PAGE }),
+  network: endpoint('GET', `${prefix}/network`, access, { summary: "The active tab's requests since it opened (the newest 500): method, URL, status, resource type.", answer: NetworkAnswer, errors: PAGE }),
+  fillForm: endpoint('POST', `${prefix}/fill-form`, access, { summary: 'Fill, select or check 1–100 fields in order.', body: FillFormBody, answer: PageSummary, errors: PAGE }),
+  drag: endpoint('POST', `${prefix}/drag`, access, { summary: 'Drag one element onto another (by selectors).', body: DragBody, answer: PageSummary, errors: PAGE }),
+  upload: endpoint('POST', `${prefix}/upload`, access, {
+    summary: "Set a file input's files to files of the errand's own files folder, by plain name (no path: 400).", body: UploadBody, answer: PageSummary, errors: PAGE,
+  }),
 })
 
 /** The person's routes (token only). */

@@ -132,6 +132,12 @@ const pageRoutes = (verbs: ReturnType<typeof declaredPageVerbs>, access: 'sessio
       Effect.flatMap(tab(params), (id) => Effect.map(b.activateTab(t(key, upstreamProxy), id), (tabs) => ({ tabs })))),
     implement(verbs.closeTab, ({ key, upstreamProxy, params }) =>
       Effect.flatMap(tab(params), (id) => Effect.map(b.closeTab(t(key, upstreamProxy), id), (tabs) => ({ tabs })))),
+    implement(verbs.evaluate, ({ key, upstreamProxy, body }) => b.evaluate(t(key, upstreamProxy), body)),
+    implement(verbs.console, ({ key, upstreamProxy }) => b.console(t(key, upstreamProxy))),
+    implement(verbs.network, ({ key, upstreamProxy }) => b.network(t(key, upstreamProxy))),
+    implement(verbs.fillForm, ({ key, upstreamProxy, body }) => b.fillForm(t(key, upstreamProxy), body)),
+    implement(verbs.drag, ({ key, upstreamProxy, body }) => b.drag(t(key, upstreamProxy), body)),
+    implement(verbs.upload, ({ key, upstreamProxy, body }) => b.upload(t(key, upstreamProxy), body)),
   ]
 }
 
