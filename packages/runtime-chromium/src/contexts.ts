@@ -27,6 +27,7 @@ import { openCdpChannel } from './cdpChannel.ts'
 import { ContextBook } from './contextBook.ts'
 import { keptLabel, type ContextEntry } from './contextEntry.ts'
 import { CrashedContexts } from './crashedContexts.ts'
+import { Downloads } from './downloads.ts'
 import { closeWithin, within } from './failures.ts'
 import { chromiumPages, closedTab } from './pageVerbs.ts'
 import { openTabs, type ReopenHooks } from './reopenTabs.ts'
@@ -185,11 +186,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
 
   /**
    * Waits until the crashed contexts being read are closed, so a new context never stands beside
-   * them: the open contexts stay within the cap (C1; the 30-minute soak saw one over it while a
-   * crashed context's storage was read and a freed slot was already taken).
-   *
-   * @example
-   * await this.crashedClosed()
+   * them: the open contexts stay within the cap (C1; seen over it in the 30-minute soak).
    */
   protected async crashedClosed(): Promise<void> {
     await this.crashed.closed()
@@ -248,6 +245,10 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
       return this.errandFiles.dirFor(contextId)
     })
 
+  /** Downloads into the errands' folders, and the file verbs (`downloads.ts`, #25). */
+  private readonly downloads = new Downloads(this.errandFiles, (id) => this.filesDir(id), this.deadlineMs, this.log)
+  readonly files = this.downloads.verbs
+
   /** Whether the browser shares this machine's files (a remote DevTools browser does not). */
   protected get localFiles(): boolean {
     return true
@@ -271,6 +272,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
     // Always a listener: without one Playwright dismisses every dialog at once (#22).
     this.dialogs.watch(entry.id, () => entry.tabs.idOf(page), page)
     this.pageLogs.watch(page)
+    this.downloads.watch(entry.id, page)
     page.on('close', () => {
       entry.tabs.remove(tabId)
     })
@@ -331,9 +333,6 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
   /**
    * A new page of the context for the runtime's own work: never a tab, one of its own pages
    * ({@link isOwnPage}), closed by `done`. Make it inside the entry's `pageWork`.
-   *
-   * @example
-   * const { page, done } = await entry.pageWork.run(() => this.newQuietPage(entry))
    */
   protected async newQuietPage(entry: E): Promise<QuietPage> {
     entry.quietPages++

@@ -18,11 +18,39 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { ErrandFile } from '@errands/runtime'
 
 /** The errands' files folders of one runtime. */
 export class ErrandFiles {
   private root: string | undefined
   private readonly dirs = new Map<string, string>()
+  /** What is known of each folder's files (downloads and staged ones), and the names being written. */
+  private readonly records = new Map<string, Map<string, ErrandFile | 'pending'>>()
+
+  /** The folder's known files, oldest first. @example files.filesOf(id) */
+  filesOf(contextId: string): ReadonlyArray<ErrandFile> {
+    return [...(this.records.get(contextId)?.values() ?? [])].filter((f): f is ErrandFile => f !== 'pending')
+  }
+
+  /** Whether a name is taken (written, or being written) in the folder. @example files.taken(id, 'a.pdf') */
+  taken(contextId: string, name: string): boolean {
+    return this.records.get(contextId)?.has(name) ?? false
+  }
+
+  /** Holds a name while its file is written (so two downloads of one name never share it). @example files.reserve(id, 'a.pdf') */
+  reserve(contextId: string, name: string): void {
+    const book = this.records.get(contextId) ?? new Map<string, ErrandFile | 'pending'>()
+    this.records.set(contextId, book)
+    book.set(name, 'pending')
+  }
+
+  /** The file is written (or, with undefined, was not: its name is free again). @example files.settle(id, 'a.pdf', file) */
+  settle(contextId: string, name: string, file: ErrandFile | undefined): void {
+    const book = this.records.get(contextId)
+    if (book === undefined || !this.dirs.has(contextId)) return // its context went meanwhile
+    if (file === undefined) book.delete(name)
+    else book.set(name, file)
+  }
 
   /** The folder of `contextId`, made (empty, 0700) on first use. @example files.dirFor(id) */
   dirFor(contextId: string): string {
@@ -40,12 +68,14 @@ export class ErrandFiles {
   drop(contextId: string): void {
     const dir = this.dirs.get(contextId)
     this.dirs.delete(contextId)
+    this.records.delete(contextId)
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   }
 
   /** Removes every folder and the root (at shutdown). @example files.close() */
   close(): void {
     this.dirs.clear()
+    this.records.clear()
     if (this.root !== undefined) rmSync(this.root, { recursive: true, force: true })
     this.root = undefined
   }

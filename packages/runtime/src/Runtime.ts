@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option } from 'effect'
 import type { ContextNotFound, RuntimeError } from './errors.ts'
+import type { FileVerbs } from './files.ts'
 import type { PageVerbs } from './pages.ts'
 import type { Screencast, ScreencastOptions } from './screencast.ts'
 import type { InvalidUpstreamProxy, UpstreamProxy } from './upstream.ts'
@@ -75,6 +76,11 @@ export interface RuntimeShape {
    * few kinds. Absent in runtimes that cannot drive a page.
    */
   readonly pages?: PageVerbs | undefined
+  /**
+   * The errands' files folders (`files.ts`, issue #25): downloads land there, clients stage files
+   * there for uploads. Absent in runtimes without folders; the person's main context has none.
+   */
+  readonly files?: FileVerbs | undefined
   /** Closes every context and the browsers behind them. Idempotent. */
   readonly shutdown: Effect.Effect<void>
 }

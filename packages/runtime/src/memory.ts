@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option } from 'effect'
 import { ContextNotFound, RuntimeError } from './errors.ts'
 import { MemoryPages } from './memoryPages.ts'
+import { MemoryFiles } from './memoryFiles.ts'
 import { MemoryScreencasts, type MemoryPaint } from './memoryScreencast.ts'
 import { Runtime, type RuntimeShape } from './Runtime.ts'
 import { originOf } from './origins.ts'
@@ -74,6 +75,11 @@ export class MemoryRuntime implements RuntimeShape {
   readonly pages = new MemoryPages(
     (contextId, tabId) => this.withTab(contextId, tabId, (_ctx, tab) => ({ url: tab.url, title: tab.url })),
     (contextId) => this.withContext(contextId, (ctx) => ctx.activeTab),
+  )
+  /** The files folders, faked (`memoryFiles.ts`): `download` stands in for a page's download. */
+  readonly files = new MemoryFiles(
+    (contextId) => (contextId === MAIN_CONTEXT ? Effect.fail(new RuntimeError({ reason: 'invalid', message: 'the main context has no files folder' })) : this.withContext(contextId, () => undefined)),
+    (contextId, name) => this.pages.putFile(contextId, name),
   )
 
   static make(): MemoryRuntime {
@@ -265,6 +271,7 @@ export class MemoryRuntime implements RuntimeShape {
     this.contexts.delete(contextId)
     this.screencasts.stopWhere((key) => key.startsWith(`${contextId}/`))
     this.pages.forget((key) => key.startsWith(`${contextId}/`))
+    this.files.forget((id) => id === contextId)
   }
 
   private snapshotOf(ctx: MemoryContext): Omit<Snapshot, 'takenAt'> {

@@ -15,7 +15,7 @@
  * routed.describe() // { kind: 'cdp', where: 'remote', remote: { endpoint: 'http://127.0.0.1:9222', state: 'connected' } }
  */
 import { describeTarget, type GuardPolicy } from '@errands/guard'
-import { InvalidUpstreamProxy, routePages, type ContextId, type Cookie, type OpenContextSpec, type RuntimeEvent, type RuntimeShape, type SessionLabel } from '@errands/runtime'
+import { InvalidUpstreamProxy, routeFiles, routePages, type ContextId, type Cookie, type OpenContextSpec, type RuntimeEvent, type RuntimeShape, type SessionLabel } from '@errands/runtime'
 import { Clock, Effect, Option, type Scope } from 'effect'
 import type { ChromiumRuntime } from '../ChromiumRuntime.ts'
 import { toRuntimeError } from '../failures.ts'
@@ -145,6 +145,7 @@ export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions
       screencast: (id, tab, options) => (remote?.owns(id) ? remote.screencast(id, tab, options) : local.screencast(id, tab, options)),
       // The page verbs, JavaScript dialogs included (#22), go to whichever browser holds the errand.
       pages: routePages((id) => (remote?.owns(id) ? remote.pages : local.pages)),
+      files: routeFiles((id) => (remote?.owns(id) ? remote.files : local.files)),
       setUpstreamProxy: (id, proxy) =>
         remote?.owns(id)
           ? Effect.fail(new InvalidUpstreamProxy({ reason: 'unsupported', message: 'This errand runs in a remote DevTools browser, which cannot chain through a proxy; open a new session with X-Browser-Proxy instead.' }))

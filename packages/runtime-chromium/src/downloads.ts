@@ -1,0 +1,92 @@
+/**
+ * The files capability of a Chromium runtime (issue #25, F1–F3): a page's download is saved into
+ * its errand's own files folder (`errandFiles.ts`) under its suggested name, made plain and
+ * deduplicated (`report (1).pdf`), and clients list, read and stage files there. A download never
+ * ends a session: it is a file of the context, not a navigation of the tab, and a failed one is
+ * logged and forgotten (Playwright MCP issue #1768, where a download closed the page's session).
+ *
+ * The person's main context has no folder: its downloads are cancelled.
+ *
+ * @example
+ * const downloads = new Downloads(errandFiles, (id) => runtime.filesDir(id), 30_000, log)
+ * downloads.watch(contextId, page) // when the page becomes a tab
+ * yield* downloads.verbs.list(contextId)
+ */
+import { existsSync } from 'node:fs'
+import { lstat, readFile, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import {
+  dedupeName, isPlainFileName, mediaTypeOf, RuntimeError, sanitiseFileName, sourceOf,
+  type ContextError, type ContextId, type ErrandFile, type FileVerbs,
+} from '@errands/runtime'
+import { Effect, Either } from 'effect'
+import type { Download, Page } from 'playwright-core'
+import type { ErrandFiles } from './errandFiles.ts'
+import { call } from './failures.ts'
+
+/** A context's files folder, or why it has none (the main context, a remote browser, gone). */
+export type FilesDirOf = (contextId: ContextId) => Effect.Effect<string, ContextError>
+
+/** The downloads and file verbs of one runtime's errand folders. */
+export class Downloads {
+  constructor(
+    private readonly files: ErrandFiles,
+    private readonly dirOf: FilesDirOf,
+    private readonly deadlineMs: number,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Saves every download of `page` into its context's folder. @example downloads.watch(id, page) */
+  watch(contextId: ContextId, page: Page): void {
+    page.on('download', (download) => void this.save(contextId, download))
+  }
+
+  /** The capability of the runtime contract (`FileVerbs`). */
+  readonly verbs: FileVerbs = {
+    list: (id) => Effect.map(this.dirOf(id), () => this.files.filesOf(id)),
+    read: (id, name) =>
+      Effect.flatMap(this.dirOf(id), (dir) =>
+        call('read file', this.deadlineMs, async () => {
+          if (!isPlainFileName(name)) return undefined
+          const path = join(dir, name)
+          // A regular file of the folder only: never a link out of it.
+          const info = await lstat(path).catch(() => undefined)
+          return info?.isFile() ? new Uint8Array(await readFile(path)) : undefined
+        })),
+    stage: (id, name, bytes) =>
+      Effect.flatMap(this.dirOf(id), (dir) =>
+        isPlainFileName(name)
+          ? call('stage file', this.deadlineMs, () => this.write(id, dir, name, null, async (path) => writeFile(path, bytes, { flag: 'wx', mode: 0o600 })))
+          : Effect.fail(new RuntimeError({ reason: 'invalid', message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name (no path separators, no . or ..)` }))),
+  }
+
+  private async save(contextId: ContextId, download: Download): Promise<void> {
+    const dir = await Effect.runPromise(Effect.either(this.dirOf(contextId)))
+    if (Either.isLeft(dir)) {
+      await download.cancel().catch(() => undefined)
+      return
+    }
+    try {
+      const file = await this.write(contextId, dir.right, download.suggestedFilename(), sourceOf(download.url()), (path) => download.saveAs(path))
+      this.log(`download saved in context ${contextId}: ${file.name} (${file.size} bytes)`)
+    } catch (error) {
+      this.log(`download in context ${contextId} failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)
+    }
+  }
+
+  /** Writes a file under a free plain name (held while it is written), then records it. */
+  private async write(contextId: ContextId, dir: string, suggested: string, source: string | null, put: (path: string) => Promise<void>): Promise<ErrandFile> {
+    const name = dedupeName(sanitiseFileName(suggested), (n) => this.files.taken(contextId, n) || existsSync(join(dir, n)))
+    this.files.reserve(contextId, name)
+    try {
+      await put(join(dir, name))
+      const { size } = await stat(join(dir, name))
+      const file: ErrandFile = { name, size, type: mediaTypeOf(name), at: Date.now(), source, origin: source === null ? 'staged' : 'download' }
+      this.files.settle(contextId, name, file)
+      return file
+    } catch (error) {
+      this.files.settle(contextId, name, undefined)
+      throw error
+    }
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The files capability of the runtime contract (issue #25, "files per errand"): each errand
+ * context has a folder of its own (F1–F3) — what its pages downloaded, what a client staged for
+ * an upload. A runtime lists it, reads one file's bytes and stages bytes under a name; the names
+ * are plain ({@link isPlainFileName}) and never overwrite: a second `report.pdf` is
+ * `report (1).pdf` ({@link dedupeName}). The folder goes with its context.
+ *
+ * @example
+ * const files = runtime.files!
+ * const staged = yield* files.stage(contextId, 'receipt.pdf', bytes) // { name: 'receipt.pdf', … }
+ * const list = yield* files.list(contextId)
+ */
+import type { Effect } from 'effect'
+import type { ContextError } from './Runtime.ts'
+import type { ContextId } from './types.ts'
+
+/** One file of an errand's folder: how it got there (`download` or `staged`), and from where. */
+export interface ErrandFile {
+  readonly name: string
+  readonly size: number
+  /** A media type guessed from the name (`application/octet-stream` when unknown). */
+  readonly type: string
+  /** When it was saved (ms since the epoch). */
+  readonly at: number
+  /** A download's URL without its query and fragment; `null` for a staged file. */
+  readonly source: string | null
+  readonly origin: 'download' | 'staged'
+}
+
+/** The files capability, per context. Absent in a runtime without files folders. */
+export interface FileVerbs {
+  /** Every file of the context's folder, oldest first. */
+  readonly list: (contextId: ContextId) => Effect.Effect<ReadonlyArray<ErrandFile>, ContextError>
+  /** One file's bytes by plain name; none when there is no such file. */
+  readonly read: (contextId: ContextId, name: string) => Effect.Effect<Uint8Array | undefined, ContextError>
+  /** Saves bytes under `name` (sanitised, deduplicated); answers the file as saved. */
+  readonly stage: (contextId: ContextId, name: string, bytes: Uint8Array) => Effect.Effect<ErrandFile, ContextError>
+}
+
+/**
+ * A name a page or a client suggested, made plain: path separators, NUL and control characters
+ * become `_`, leading dots are dropped (no hidden files, no `..`), cut at 200 characters keeping
+ * the extension; `download` when nothing is left.
+ *
+ * @example
+ * sanitiseFileName('../../etc/passwd') // 'etc_passwd'
+ * sanitiseFileName('a/b\\c.pdf')        // 'a_b_c.pdf'
+ */
+export const sanitiseFileName = (suggested: string): string => {
+  // eslint-disable-next-line no-control-regex
+  let name = suggested.replace(/[/\\\0-\x1f\x7f]/g, '_').replace(/^[.\s_]+/, '').trim()
+  if (name.length > 200) {
+    const dot = name.lastIndexOf('.')
+    const ext = dot > 0 && name.length - dot <= 16 ? name.slice(dot) : ''
+    name = name.slice(0, 200 - ext.length) + ext
+  }
+  return name === '' || name === '.' || name === '..' ? 'download' : name
+}
+
+/**
+ * The first of `name`, `name (1).ext`, `name (2).ext` … that `taken` does not hold.
+ *
+ * @example
+ * dedupeName('a.pdf', (n) => n === 'a.pdf') // 'a (1).pdf'
+ */
+export const dedupeName = (name: string, taken: (name: string) => boolean): string => {
+  if (!taken(name)) return name
+  const dot = name.lastIndexOf('.')
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, '']
+  for (let i = 1; ; i++) {
+    const candidate = `${stem} (${i})${ext}`
+    if (!taken(candidate)) return candidate
+  }
+}
+
+const TYPES: Readonly<Record<string, string>> = {
+  pdf: 'application/pdf', txt: 'text/plain', csv: 'text/csv', json: 'application/json', html: 'text/html', htm: 'text/html',
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml',
+  zip: 'application/zip', xml: 'application/xml', md: 'text/markdown', ics: 'text/calendar',
+}
+
+/** A media type for a file name, by its extension. @example mediaTypeOf('a.pdf') // 'application/pdf' */
+export const mediaTypeOf = (name: string): string => TYPES[name.slice(name.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream'
+
+/** A URL without its query and fragment (a download's `source`). @example sourceOf('https://a.example/f.pdf?t=1') // 'https://a.example/f.pdf' */
+export const sourceOf = (url: string): string => {
+  try {
+    const u = new URL(url)
+    return `${u.origin === 'null' ? `${u.protocol}` : u.origin}${u.pathname}`
+  } catch {
+    return url.split(/[?#]/)[0] ?? ''
+  }
+}
+
+/**
+ * File verbs that each go to the runtime `pick` names for their context.
+ *
+ * @example
+ * files: routeFiles((id) => (remote?.owns(id) ? remote.files : local.files))
+ */
+export const routeFiles = (pick: (contextId: ContextId) => FileVerbs): FileVerbs => ({
+  list: (id) => pick(id).list(id),
+  read: (id, name) => pick(id).read(id, name),
+  stage: (id, name, bytes) => pick(id).stage(id, name, bytes),
+})

@@ -1,0 +1,66 @@
+/**
+ * The memory runtime's files capability (`files.ts`), faked: each context's folder is a map of
+ * names to bytes, with the same name rules as a real folder. A test makes a page "download" a
+ * file with `download`; a staged file is also put where the fake uploads look (`putFile`).
+ *
+ * @example
+ * memory.files.download(id, 'report.pdf', bytes, 'http://127.0.0.1:3000/report.pdf?x=1')
+ * const list = Effect.runSync(memory.files.list(id)) // [{ name: 'report.pdf', origin: 'download', … }]
+ */
+import { Effect } from 'effect'
+import { RuntimeError } from './errors.ts'
+import { dedupeName, mediaTypeOf, sanitiseFileName, sourceOf, type ErrandFile, type FileVerbs } from './files.ts'
+import { isPlainFileName } from './pages.ts'
+import type { ContextError } from './Runtime.ts'
+import type { ContextId } from './types.ts'
+
+interface Held {
+  readonly file: ErrandFile
+  readonly bytes: Uint8Array
+}
+
+/** The fake folders of a memory runtime. */
+export class MemoryFiles implements FileVerbs {
+  private readonly folders = new Map<ContextId, Map<string, Held>>()
+
+  /**
+   * @param known fails with ContextNotFound for a context that is not open (or is the main one)
+   * @param putFile tells the fake page verbs a file is there for an upload
+   */
+  constructor(
+    private readonly known: (contextId: ContextId) => Effect.Effect<void, ContextError>,
+    private readonly putFile: (contextId: ContextId, name: string) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  readonly list = (contextId: ContextId) => Effect.map(this.known(contextId), () => [...(this.folders.get(contextId)?.values() ?? [])].map((h) => h.file))
+
+  readonly read = (contextId: ContextId, name: string) =>
+    Effect.map(this.known(contextId), () => (isPlainFileName(name) ? this.folders.get(contextId)?.get(name)?.bytes.slice() : undefined))
+
+  readonly stage = (contextId: ContextId, name: string, bytes: Uint8Array) =>
+    Effect.flatMap(this.known(contextId), () =>
+      isPlainFileName(name)
+        ? Effect.succeed(this.save(contextId, name, bytes, null))
+        : Effect.fail(new RuntimeError({ reason: 'invalid', message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name` })))
+
+  /** A page of the context downloads a file (a test's stand-in for the browser's download). @example memory.files.download(id, 'a.pdf', bytes, url) */
+  download(contextId: ContextId, suggested: string, bytes: Uint8Array, url: string): ErrandFile {
+    return this.save(contextId, suggested, bytes, sourceOf(url))
+  }
+
+  /** Drops the folders `which` accepts (with their contexts). @example files.forget((id) => id === 'c1') */
+  forget(which: (contextId: ContextId) => boolean): void {
+    for (const id of [...this.folders.keys()]) if (which(id)) this.folders.delete(id)
+  }
+
+  private save(contextId: ContextId, suggested: string, bytes: Uint8Array, source: string | null): ErrandFile {
+    const folder = this.folders.get(contextId) ?? new Map<string, Held>()
+    this.folders.set(contextId, folder)
+    const name = dedupeName(sanitiseFileName(suggested), (n) => folder.has(n))
+    const file: ErrandFile = { name, size: bytes.byteLength, type: mediaTypeOf(name), at: this.now(), source, origin: source === null ? 'staged' : 'download' }
+    folder.set(name, { file, bytes: bytes.slice() })
+    this.putFile(contextId, name)
+    return file
+  }
+}
