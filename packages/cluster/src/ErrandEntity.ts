@@ -26,7 +26,7 @@ import {
   BlockedByPolicy, ClickBody, ConsoleAnswer, DialogAnswer, DialogBody, DragBody, EvaluateAnswer, EvaluateBody, FillBody, FillFormBody, Frame, HtmlAnswer,
   InputAnswer, InputEvent, NetworkAnswer, NoDialog, PageError, PageSummary, UploadBody,
   Png, ScrollAnswer, ToolResult, ScrollBody, SessionState, TabNotFound, Tabs, TabView, TaskAnswer, TaskStatus, TextAnswer, UrlAnswer, ViewportBody,
-  ViewportSize, type BrowsingShape,
+  ViewportSize, DownloadBytes, ErrandFileView, FileNotFound, FileTooLarge, StagedFile, type BrowsingShape,
 } from '@errands/host'
 import { DevToolsUnavailable } from '@errands/devtools'
 import { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/supervisor'
@@ -42,7 +42,7 @@ import { Allow, Ask } from './lendRpcs.ts'
 export const Verb = Schema.Literal(
   'navigate', 'url', 'text', 'html', 'screenshot', 'click', 'fill', 'scroll', 'back', 'forward', 'reload', 'frame', 'state',
   'input', 'viewport', 'tabs', 'openTab', 'activateTab', 'closeTab', 'task', 'release', 'dialog', 'park', 'resume',
-  'evaluate', 'console', 'network', 'fillForm', 'drag', 'upload',
+  'evaluate', 'console', 'network', 'fillForm', 'drag', 'upload', 'downloads', 'download', 'stageFile',
 )
 
 /** A verb's name. @example const v: Verb = 'tabs' */
@@ -109,6 +109,10 @@ export const Errand = Entity.make('Errand', [
   verb('fillForm', { body: FillFormBody }, PageSummary),
   verb('drag', { body: DragBody }, PageSummary),
   verb('upload', { body: UploadBody }, PageSummary),
+  // Issue #25: the errand's files folder lives on its owner's machine; the bytes travel in msgpack.
+  verb('downloads', {}, Schema.Array(ErrandFileView)),
+  Rpc.make('download', { payload: { ...Session, name: Schema.String }, success: DownloadBytes, error: Schema.Union(CallError, FileNotFound) }),
+  Rpc.make('stageFile', { payload: { ...Session, name: Schema.String, bytes: Schema.Uint8ArrayFromSelf }, success: StagedFile, error: Schema.Union(CallError, FileTooLarge) }),
   Rpc.make('task', { payload: { status: TaskStatus }, success: TaskAnswer, error: UnknownConversation }),
   /**
    * A DevTools URL into the errand, minted by its owner (A1, #24): the owner brings the errand up

@@ -113,8 +113,8 @@ describe('the entity\'s RPCs are the host\'s verbs, typed with its Schemas (#24)
 
   it('has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, mcpTool and the person\'s Ask and Allow', () => {
     expect([...rpcs.keys()].sort()).toEqual([
-      'Allow', 'Ask', 'Heal', 'TakeBack', 'activateTab', 'back', 'click', 'closeTab', 'console', 'devtools', 'dialog', 'drag', 'evaluate', 'fill', 'fillForm',
-      'forward', 'frame', 'html', 'input', 'mcpTool', 'navigate', 'network', 'openTab', 'park', 'release', 'reload', 'resume', 'screenshot', 'scroll', 'state',
+      'Allow', 'Ask', 'Heal', 'TakeBack', 'activateTab', 'back', 'click', 'closeTab', 'console', 'devtools', 'dialog', 'download', 'downloads', 'drag', 'evaluate', 'fill', 'fillForm',
+      'forward', 'frame', 'html', 'input', 'mcpTool', 'navigate', 'network', 'openTab', 'park', 'release', 'reload', 'resume', 'screenshot', 'scroll', 'stageFile', 'state',
       'tabs', 'task', 'text', 'upload', 'url', 'viewport',
     ])
   })

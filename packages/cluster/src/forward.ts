@@ -31,7 +31,7 @@ export const unreachable = (e: { readonly _tag: string }): PageError =>
 const refused = (message: string): InvalidRequest =>
   new InvalidRequest({ reason: 'invalid-input', message: `The request does not fit the page verb's schema: ${message.slice(0, 500)}` })
 
-const BROWSING_ERRORS = new Set(['AllBusy', 'ErrandUnavailable', 'InvalidRequest', 'UnknownConversation', 'BlockedByPolicy', 'PageError', 'TabNotFound', 'NoDialog'])
+const BROWSING_ERRORS = new Set(['AllBusy', 'ErrandUnavailable', 'InvalidRequest', 'UnknownConversation', 'BlockedByPolicy', 'PageError', 'TabNotFound', 'NoDialog', 'FileNotFound', 'FileTooLarge'])
 
 /** What every failure of a forwarded call becomes: the owner's typed error as it is, or words. */
 const asBrowsingError = (e: { readonly _tag: string; readonly message?: string }): BrowsingError =>
@@ -80,6 +80,9 @@ export const forwardingBrowsing = (local: BrowsingShape, client: ErrandClient): 
     fillForm: (t, body) => on(t, (x) => local.fillForm(x, body), (o, s) => o.fillForm({ ...s, body })),
     drag: (t, body) => on(t, (x) => local.drag(x, body), (o, s) => o.drag({ ...s, body })),
     upload: (t, body) => on(t, (x) => local.upload(x, body), (o, s) => o.upload({ ...s, body })),
+    downloads: (t) => on(t, local.downloads, (o, s) => o.downloads(s)),
+    download: (t, name) => on(t, (x) => local.download(x, name), (o, s) => o.download({ ...s, name })),
+    stageFile: (t, name, bytes) => on(t, (x) => local.stageFile(x, name, bytes), (o, s) => o.stageFile({ ...s, name, bytes })),
     task: (key, status) =>
       Effect.catchAll(client(key).task({ status }), (e) =>
         e._tag === 'UnknownConversation' ? Effect.fail(e) : Effect.die(e)),
@@ -126,6 +129,9 @@ export const ownerHandlers = (local: Omit<BrowsingShape, 'onPage'>, key: Session
     fillForm: ({ payload: p }: Req<{ readonly body: Parameters<BrowsingShape['fillForm']>[1] }>) => local.fillForm(t(p), p.body),
     drag: ({ payload: p }: Req<{ readonly body: Parameters<BrowsingShape['drag']>[1] }>) => local.drag(t(p), p.body),
     upload: ({ payload: p }: Req<{ readonly body: Parameters<BrowsingShape['upload']>[1] }>) => local.upload(t(p), p.body),
+    downloads: ({ payload: p }: Req<object>) => local.downloads(t(p)),
+    download: ({ payload: p }: Req<{ readonly name: string }>) => local.download(t(p), p.name),
+    stageFile: ({ payload: p }: Req<{ readonly name: string; readonly bytes: Uint8Array }>) => local.stageFile(t(p), p.name, p.bytes),
     task: ({ payload: p }: { readonly payload: { readonly status: Parameters<BrowsingShape['task']>[1] } }) => local.task(key, p.status),
     release: () => local.release(key),
     park: () => local.park(key),

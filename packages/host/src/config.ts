@@ -30,6 +30,8 @@ export const hostVariables = {
   ERRANDS_INSPECT: { default: 'off', text: 'must be on or off (also accepted: true/false, 1/0)' },
   ERRANDS_INSPECT_PORT: { min: 1, max: 65535, default: 7778, text: 'must be a whole number from 1 to 65535' },
   ERRANDS_AGENT_TOKENS_FILE: { text: 'must be the path of a file of "<token> <key pattern>" lines (see docs/secrets.md)' },
+  ERRANDS_FILES_MAX_FILE_BYTES: { min: 1, max: 1_073_741_824, default: 26_214_400, text: 'must be a whole number of bytes from 1 to 1073741824 (1 GiB)' },
+  ERRANDS_FILES_MAX_ERRAND_BYTES: { min: 1, max: 8_589_934_592, default: 104_857_600, text: 'must be a whole number of bytes from 1 to 8589934592 (8 GiB)' },
   ERRANDS_UPSTREAM_PROXY: { text: 'must be an http:// or https:// proxy address (http://user:pass@host:port), with no path' },
 } as const
 
@@ -53,6 +55,14 @@ export interface HostSettings {
   readonly upstreamProxy?: UpstreamProxy | undefined
   /** The DevTools endpoint's limits (#27), checked with every other variable at start-up. */
   readonly devtools: { readonly maxFrameBytes: number; readonly maxConnections: number; readonly maxInFlight: number }
+  /** The caps on an errand's files folder (#25): one staged file, and the whole folder. */
+  readonly files: FilesCaps
+}
+
+/** The caps on what a client may stage in an errand's files folder (issue #25). */
+export interface FilesCaps {
+  readonly maxFileBytes: number
+  readonly maxErrandBytes: number
 }
 
 type Ranged = { [K in keyof typeof hostVariables]: (typeof hostVariables)[K] extends { min: number } ? K : never }[keyof typeof hostVariables]
@@ -143,6 +153,10 @@ export const hostConfig: Config.Config<HostSettings> = Config.all({
   upstreamProxy: Config.option(Schema.Config('ERRANDS_UPSTREAM_PROXY', UpstreamProxyText)).pipe(
     Config.map((o) => Option.getOrUndefined(Option.flatMap(o, (text) => Option.getRight(parseUpstreamProxy(text))))),
   ),
+  files: Config.all({
+    maxFileBytes: ranged('ERRANDS_FILES_MAX_FILE_BYTES'),
+    maxErrandBytes: ranged('ERRANDS_FILES_MAX_ERRAND_BYTES'),
+  }),
   devtools: Config.all({
     // @errands/devtools' own configs (ranges and defaults in one place), read here with the rest.
     maxFrameBytes: maxFrameBytesConfig,

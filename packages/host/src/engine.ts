@@ -187,7 +187,7 @@ const hostEngineOn = (options: HostEngineOptions) => {
 
   const services = Layer.mergeAll(
     // Names resolve as the browser's egress resolves them (its --host-resolver-rules too).
-    Layer.scoped(Browsing, makeBrowsing({ policy, deadlineMs, resolve: makeResolver(resolverRulesIn(options.chromium?.extraArgs ?? [])) })),
+    Layer.scoped(Browsing, makeBrowsing({ policy, deadlineMs, files: settings.files, resolve: makeResolver(resolverRulesIn(options.chromium?.extraArgs ?? [])) })),
     Layer.effect(Person, makePerson),
     // What errands ask the person (issue #26): one service, seen by the routes, MCP and the live view.
     Questions.layer,

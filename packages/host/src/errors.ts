@@ -61,6 +61,34 @@ export class TabNotFound extends Schema.TaggedError<TabNotFound>()('TabNotFound'
 }
 
 /**
+ * A file the errand's files folder does not hold (issue #25): never downloaded, or another
+ * session's (each errand sees only its own folder).
+ *
+ * @example
+ * new FileNotFound({ reason: 'no-file', message: '…' }).status // 404
+ */
+export class FileNotFound extends Schema.TaggedError<FileNotFound>()('FileNotFound', {
+  reason: Schema.Literal('no-file'),
+  message: Schema.String,
+}) {
+  readonly status = 404
+}
+
+/**
+ * A staged file over a cap (issue #25): one file over ERRANDS_FILES_MAX_FILE_BYTES, or the
+ * errand's folder over ERRANDS_FILES_MAX_ERRAND_BYTES with it.
+ *
+ * @example
+ * new FileTooLarge({ reason: 'errand-full', message: '…' }).status // 413
+ */
+export class FileTooLarge extends Schema.TaggedError<FileTooLarge>()('FileTooLarge', {
+  reason: Schema.Literal('file-too-large', 'errand-full'),
+  message: Schema.String,
+}) {
+  readonly status = 413
+}
+
+/**
  * A page call failed in one of the browser's few ways (STYLE §6): the deadline passed
  * (`timeout`), the page or context went away (`target-closed`, `crashed`), the site could not be
  * reached (`unavailable`), or the page refused the action (`invalid`: no such element …).

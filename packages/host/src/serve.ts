@@ -189,7 +189,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
 
     const notes = new HealthLog(50)
     const services = yield* Layer.build(hostEngineLayer({ settings, port, log, notes, chromium: options.chromium, cluster: options.cluster })).pipe(Effect.mapError(engineFailed))
-    const app = yield* makeApp({ port, token, agentTokens, log }).pipe(Effect.provide(services))
+    const app = yield* makeApp({ port, token, agentTokens, log, maxRawBodyBytes: settings.files.maxFileBytes }).pipe(Effect.provide(services))
     devtools = Context.get(services, DevTools)
     let dailyBrowser: DailyBrowserShape | undefined
     if (options.daily === undefined) {

@@ -13,7 +13,8 @@
 import type { RawPage, UpstreamProxy } from '@errands/runtime'
 import type { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
-import type { BlockedByPolicy, PageError, TabNotFound } from '../errors.ts'
+import type { BlockedByPolicy, FileNotFound, FileTooLarge, PageError, TabNotFound } from '../errors.ts'
+import type { ErrandFileView } from '../filesAnswers.ts'
 import type { NoDialog } from './dialog.ts'
 import type { ConsoleAnswer, DialogAnswer, EvaluateAnswer, Frame, HtmlAnswer, NetworkAnswer, InputAnswer, PageSummary, ScrollAnswer, SessionState, TabView, TaskAnswer, TextAnswer, UrlAnswer, ViewportSize } from '../answers.ts'
 import type { ClickBody, DialogBody, DragBody, EvaluateBody, FillBody, FillFormBody, UploadBody, InputEvent, ScrollBody, TaskBody, ViewportBody } from '../schemas.ts'
@@ -83,6 +84,12 @@ export interface BrowsingShape {
   readonly drag: (target: Target, body: DragBody) => Effect.Effect<PageSummary, BrowsingError>
   /** Files of the errand's files folder into a file input (#25); a context without a folder is `PageError('invalid')`. */
   readonly upload: (target: Target, body: UploadBody) => Effect.Effect<PageSummary, BrowsingError>
+  /** The errand's downloads (#25, `files.ts`): name, size, type, when, from where. */
+  readonly downloads: (target: Target) => Effect.Effect<ReadonlyArray<ErrandFileView>, BrowsingError>
+  /** One file of the errand's folder, its bytes and media type (`FileNotFound` when absent). */
+  readonly download: (target: Target, name: string) => Effect.Effect<{ readonly bytes: Uint8Array; readonly type: string }, BrowsingError | FileNotFound>
+  /** Stages bytes in the errand's folder under a plain, deduplicated name (413 over a cap). */
+  readonly stageFile: (target: Target, name: string, bytes: Uint8Array) => Effect.Effect<{ readonly name: string; readonly size: number }, BrowsingError | FileTooLarge>
   /**
    * Runs `run` on the active tab's page while driving the session — the same bring-up, deadline
    * and failure kinds as every verb — for faces that work on the page itself (the MCP tools'
@@ -164,6 +171,9 @@ export class Browsing extends Context.Tag('@errands/host/Browsing')<Browsing, Br
       fillForm: () => Effect.succeed(summary),
       drag: () => Effect.succeed(summary),
       upload: () => Effect.succeed(summary),
+      downloads: () => Effect.succeed([]),
+      download: () => Effect.succeed({ bytes: new Uint8Array([0x25, 0x50]), type: 'application/pdf' }),
+      stageFile: (_t, name, bytes) => Effect.succeed({ name, size: bytes.byteLength }),
       onPage: () => Effect.dieMessage('Browsing fake: onPage needs a real page'),
       task: (_k, status) => Effect.succeed({ lifecycle: status === 'running' ? 'active' : 'closed' }),
       release: () => Effect.void,

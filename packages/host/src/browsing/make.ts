@@ -22,6 +22,7 @@ import { makeActivePage } from './activePage.ts'
 import type { BrowsingShape, Target } from './Browsing.ts'
 import { dialogView, NO_DIALOG_MESSAGE, NoDialog } from './dialog.ts'
 import { makeDriving } from './driving.ts'
+import { makeFiles } from './files.ts'
 import { makeFrame } from './frame.ts'
 import { fromRuntime, MAX_EVALUATE, MAX_HTML, MAX_TEXT, pageCall, runtimeCall } from './pageCalls.ts'
 import { makeSessionState } from './sessionState.ts'
@@ -144,6 +145,7 @@ export const makeBrowsing = (
       fillForm: (target, { fields, timeoutMs }) => act(target, { type: 'fill-form', fields, timeoutMs: actionTimeout(timeoutMs) }),
       drag: (target, { from, to, timeoutMs }) => act(target, { type: 'drag', from, to, timeoutMs: actionTimeout(timeoutMs) }),
       upload: (target, { selector, names, timeoutMs }) => act(target, { type: 'upload', selector, names, timeoutMs: actionTimeout(timeoutMs) }),
+      ...makeFiles(core, driving),
       scroll: (target, { dx, dy }) => Effect.map(onTab('scroll', target, (v, id, tab) => v.scroll(id, tab, dx, dy)), ({ a }) => a),
       back: (target) => step(target, 'back'),
       forward: (target) => step(target, 'forward'),

@@ -25,6 +25,8 @@ export interface BrowsingOptions {
   readonly screencastIdleMs?: number | undefined
   /** How long `frame` waits for the first screencast frame before taking a screenshot (default 1.5 s). */
   readonly firstFrameMs?: number | undefined
+  /** Caps on what a client stages in an errand's files folder (#25; default 25 MiB a file, 100 MiB an errand). */
+  readonly files?: { readonly maxFileBytes: number; readonly maxErrandBytes: number } | undefined
 }
 
 /** What a verb works with: the session's record and the context it drives right now. */

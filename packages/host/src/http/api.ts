@@ -16,10 +16,11 @@ import {
   PermissionAnswer, PublicHealthAnswer, Released, SessionProxyAnswer, SessionsAnswer, SettingsAnswer, TabsAnswer, TakeBackAnswer, ViewportAnswer,
 } from '../routeAnswers.ts'
 import {
-  ClickBody, DialogBody, DragBody, EmptyBody, EvaluateBody, FillBody, FillFormBody, UploadBody, InputBody, InspectorBody, LendTarget, NavigateBody, OwnBrowserBody, ProxyBody, ScreenshotQuery, ScrollBody,
+  ClickBody, DialogBody, DragBody, EmptyBody, EvaluateBody, FileName, FillBody, FillFormBody, UploadBody, InputBody, InspectorBody, LendTarget, NavigateBody, OwnBrowserBody, ProxyBody, ScreenshotQuery, ScrollBody,
   SiteBody, TaskBody, TrustBody, ViewportBody,
 } from '../schemas.ts'
 import { bytesAnswer, endpoint } from './endpoint.ts'
+import { DownloadsAnswer, StagedFile, StageQuery } from '../filesAnswers.ts'
 import { AnswerBody, AnsweredQuestion, QuestionId, QuestionsAnswer, SignInAnswer, SignInRequest } from '../person/signIn.ts'
 
 /** A tab's public id (`3fa9c1d2-t2`). @example Schema.is(TabId)('3fa9c1d2-t2') // true */
@@ -132,6 +133,16 @@ export const api = {
     summary: 'A DevTools WebSocket URL for the errand (docs/devtools-endpoint.md).', answer: DevToolsAnswer, errors: [409, 501],
   }),
   proxy: endpoint('PUT', '/v1/session/proxy', 'session', { summary: "The errand's upstream proxy from now on; null for none.", body: ProxyBody, answer: SessionProxyAnswer }),
+  // Issue #25: the errand's own files folder (docs/files.md): its downloads, and files staged for /v1/upload.
+  downloads: endpoint('GET', '/v1/session/downloads', 'session', { summary: "The errand's downloads: name, size, type, when, and from where (without the query).", answer: DownloadsAnswer, errors: PAGE }),
+  download: endpoint('GET', '/v1/session/downloads/:name', 'session', {
+    summary: "One file of the errand's folder, by plain name (404 FileNotFound when absent).", params: { name: FileName },
+    answer: bytesAnswer(['*/*'], 'The file, with the media type its name says.', { 'Content-Disposition': 'attachment, with the file name.' }), errors: PAGE,
+  }),
+  stageFile: endpoint('POST', '/v1/session/files', 'session', {
+    summary: "Stage a file for /v1/upload: the raw body saved under ?name= (deduplicated: 'a (1).pdf'); 413 over the per-file or per-errand cap.",
+    query: StageQuery, rawBody: 'application/octet-stream', answer: StagedFile, errors: [...PAGE, 413],
+  }),
   signIn: endpoint('POST', '/v1/session/permission', 'session', {
     summary: "Ask for a site's sign-in (P4): answers at once when already lent or when trust never lends, else waits for the person's Allow or Deny.",
     body: SignInRequest, answer: SignInAnswer, errors: [404, 409, 503],

@@ -18,7 +18,7 @@
  */
 import { DevTools } from '@errands/devtools'
 import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
-import { checkBearer, checkHost, checkMediaType, checkMethod, checkOrigin, digestOf, hasBody, ownHost, type Identity } from '@errands/edge'
+import { checkBearer, checkHost, checkMediaType, checkMethod, checkOrigin, digestOf, hasBody, ownHost, readWebBody, type Identity } from '@errands/edge'
 import { Cause, Effect, Either, Exit, Redacted, Runtime, Schema } from 'effect'
 import { Browsing } from '../browsing/Browsing.ts'
 import { SessionProxy } from '../browsing/SessionProxy.ts'
@@ -45,6 +45,8 @@ export interface AppOptions extends Identity {
   readonly agentTokens?: AgentTokens | undefined
   /** Receives one line per failed request (5xx) and per defect; never headers, bodies or keys. */
   readonly log?: ((line: string) => void) | undefined
+  /** The largest raw body (a staged file, #25) the app reads: ERRANDS_FILES_MAX_FILE_BYTES (default 25 MiB). */
+  readonly maxRawBodyBytes?: number | undefined
 }
 
 /** The host app. */
@@ -106,7 +108,9 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
             return yield* new BadRequest({ reason: 'invalid-parameter', message: 'A path parameter is not valid percent-encoding.' })
         }
         const route = match.value
-        const mediaRefusal = checkMediaType(headers, request.body !== null || hasBody(headers))
+        const raw = route.endpoint.rawBody !== undefined
+        // A raw body (a staged file) is bytes of any type: its route reads them, up to the file cap.
+        const mediaRefusal = raw ? undefined : checkMediaType(headers, request.body !== null || hasBody(headers))
         if (mediaRefusal) return yield* mediaRefusal
         // Only `session` routes read the key, and for them it is set just below.
         let key = undefined as unknown as SessionKey
@@ -127,6 +131,11 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
           : url.search.length > 1
             ? yield* new BadRequest({ reason: 'invalid-parameter', message: `${url.pathname.slice(0, 200)} takes no query parameters.` })
             : {}
+        if (raw) {
+          const bytes = yield* readWebBody(request.body, options.maxRawBodyBytes ?? 25 * 1024 * 1024, headers.get('content-length'))
+          const result = yield* route.run({ key, params: match.params, body: {}, query, upstreamProxy, raw: bytes })
+          return json(200, yield* Effect.orDie(Schema.encodeUnknown(route.answer as Schema.Schema<unknown, unknown>)(result)))
+        }
         const text = yield* readText(request)
         const body = route.body
           ? yield* decodeBody(route.body, text)

@@ -60,6 +60,7 @@ export type InputOf<E> = E extends Endpoint<infer P, infer B, infer Q, any>
   ? ([B] extends [undefined] ? {} : OptionalIfEmpty<'body', Encoded<B>>)
     & ([Q] extends [undefined] ? {} : { readonly query?: Encoded<Q> })
     & ([ParamNames<P>] extends [never] ? {} : { readonly params: Readonly<Record<ParamNames<P>, string>> })
+    & { readonly raw?: Uint8Array }
   : never
 
 /** What endpoint `E` answers on success: its answer Schema's type, or the bytes. */
@@ -76,6 +77,8 @@ export interface AnyInput {
   readonly body?: unknown
   readonly query?: Readonly<Record<string, string>> | undefined
   readonly params?: Readonly<Record<string, string>> | undefined
+  /** The raw body of an endpoint declared with `rawBody` (a staged file, #25). */
+  readonly raw?: Uint8Array | undefined
 }
 
 /**
@@ -92,6 +95,7 @@ export const call = async <E extends Endpoint>(base: string, endpoint: E, input:
   const headers: Record<string, string> = {
     ...(endpoint.access === 'session' && options.key !== undefined ? { 'x-browser-session': options.key } : {}),
     ...(given.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...(given.raw !== undefined ? { 'content-type': endpoint.rawBody ?? 'application/octet-stream' } : {}),
     ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
     ...options.headers,
   }
@@ -100,6 +104,7 @@ export const call = async <E extends Endpoint>(base: string, endpoint: E, input:
     method: endpoint.method,
     headers,
     ...(given.body !== undefined ? { body: JSON.stringify(given.body) } : {}),
+    ...(given.raw !== undefined ? { body: given.raw as Uint8Array<ArrayBuffer> } : {}),
   })
   const bytes = new Uint8Array(await res.arrayBuffer())
   const isJson = (res.headers.get('content-type') ?? '').includes('json')

@@ -77,6 +77,8 @@ export interface Endpoint<
   /** `undefined`: no query parameters. */
   readonly query: Q
   readonly answer: A
+  /** The media type of a body of raw bytes (a staged file, #25) instead of JSON; `undefined` for JSON or none. */
+  readonly rawBody: string | undefined
   /** Statuses this endpoint answers besides the ones every route of its access can (`openapi.ts`). */
   readonly errors: ReadonlyArray<number>
 }
@@ -103,6 +105,8 @@ export const endpoint = <
     readonly body?: B
     readonly query?: Q
     readonly errors?: ReadonlyArray<number>
+    /** The body is raw bytes of this media type, read up to the app's byte cap (no JSON Schema). */
+    readonly rawBody?: string
     /** One Schema per `:name` of the path (`api.test.ts` holds every path to it). */
     readonly params?: Readonly<Record<string, Schema.Schema<any, string, never>>>
   },
@@ -116,6 +120,7 @@ export const endpoint = <
   body: spec.body as B,
   query: spec.query as Q,
   answer: spec.answer,
+  rawBody: spec.rawBody,
   errors: spec.errors ?? [],
 })
 

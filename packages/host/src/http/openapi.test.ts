@@ -68,6 +68,7 @@ describe('/v1/openapi.json', () => {
       const op = doc.paths[docPath(path)]?.[method.toLowerCase()]
       expect(op, `${method} ${path}`).toBeDefined()
       if (value.body) expect(op.requestBody.content['application/json'].schema, `${method} ${path} body`).toBeDefined()
+      else if (value.endpoint.rawBody) expect(op.requestBody.content[value.endpoint.rawBody], `${method} ${path} raw body`).toBeDefined()
       else expect(op.requestBody).toBeUndefined()
       const ok = op.responses['200']
       if (Schema.isSchema(value.answer)) expect(ok.content['application/json'].schema, `${method} ${path} answer`).toBeDefined()

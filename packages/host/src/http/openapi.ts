@@ -111,7 +111,9 @@ export const openApiDocument = (declaration: object, options: { readonly port: n
               content: { 'application/json': { schema: json(e.body) } },
             },
           }
-        : {}),
+        : e.rawBody
+          ? { requestBody: { required: true, content: { [e.rawBody]: { schema: { type: 'string', format: 'binary' } } } } }
+          : {}),
       responses: {
         '200': ok,
         ...Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/Status${status}` }])),

@@ -21,6 +21,7 @@ import { QuestionId, requestSignIn } from '../person/signIn.ts'
 import type { LendTarget } from '../schemas.ts'
 import { chatConversationId, conversationIdOf, parseSessionKey, SessionKey } from '../sessionKey.ts'
 import type { StatelessShape } from '../stateless/Stateless.ts'
+import { FileName } from '../schemas.ts'
 import { api, pageVerbs as declaredPageVerbs, SiteParam, TabId } from './api.ts'
 import type { Access, BytesAnswer, Endpoint } from './endpoint.ts'
 import { openApiDocument } from './openapi.ts'
@@ -38,6 +39,8 @@ export interface RouteInput<B, Q> {
   readonly query: Q
   /** `X-Browser-Proxy` of a `session` call, checked (issue #21): the errand opens with it. */
   readonly upstreamProxy: UpstreamProxy | undefined
+  /** The bytes of a raw body (routes declared with `rawBody` only). */
+  readonly raw?: Uint8Array | undefined
 }
 
 /** A route as the app runs it: its declaration and its one service call. */
@@ -182,6 +185,13 @@ export const routes = (
         body.url === null ? Effect.succeed(undefined) : Either.match(parseUpstreamProxy(body.url), { onLeft: Effect.fail, onRight: Effect.succeed }),
         (proxy) => sessionProxy.set(key, proxy),
       )),
+    // Issue #25: the errand's own files folder (docs/files.md).
+    implement(api.downloads, ({ key, upstreamProxy }) => Effect.map(browsing.downloads(sessionTarget(key, upstreamProxy)), (downloads) => ({ downloads }))),
+    implement(api.download, ({ key, upstreamProxy, params }) =>
+      Effect.flatMap(param(FileName, 'name', params['name']), (name) =>
+        Effect.map(browsing.download(sessionTarget(key, upstreamProxy), name), (file) =>
+          bytes(file.bytes, file.type, { 'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}` })))),
+    implement(api.stageFile, ({ key, upstreamProxy, query, raw }) => browsing.stageFile(sessionTarget(key, upstreamProxy), query.name, raw ?? new Uint8Array(0))),
     // P4 (issue #26): asks the person in the live view, waiting at most the body's timeoutMs.
     implement(api.signIn, ({ key, upstreamProxy, body }) => requestSignIn({ browsing, person, questions })(key, body, upstreamProxy)),
 
