@@ -1,0 +1,123 @@
+// Files per errand (issue #25, F1–F3) against a real host with real Chromium, through the typed
+// client: a page's download lands in the errand's own folder under its name (deduplicated), is
+// listed and read back, and never ends the session (Playwright MCP issue #1768, where a download
+// closed the page's session); a file staged over HTTP is what /v1/upload puts in a file input.
+// Beside each working call, the way to break it: another session asking for the file, a name
+// that leaves the folder, a file or a folder over its cap.
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestHost, until, type TestHost } from '../host/harness.ts'
+
+const REPORT = Buffer.from(`%PDF-1.4 a report ${'x'.repeat(300)}`)
+const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>files</title></head><body>
+<a id="dl" href="/files/report.pdf?token=secret" download="report.pdf">report</a>
+<a id="evil" href="/files/report.pdf" download="../../.bashrc">evil</a>
+<input id="file" type="file">
+</body></html>`
+
+/** What the fixture's /upload received, in order. */
+const received: Array<string> = []
+let site: Server
+let origin: string
+let host: TestHost
+
+beforeAll(async () => {
+  site = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x')
+    if (url.pathname === '/files/report.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(REPORT)
+    if (url.pathname === '/upload') {
+      const chunks: Array<Buffer> = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        received.push(Buffer.concat(chunks).toString())
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
+      })
+      return
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(PAGE)
+  })
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
+  origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+  host = await startTestHost({ ERRANDS_MAX_SESSIONS: '3', ERRANDS_FILES_MAX_FILE_BYTES: '1000', ERRANDS_FILES_MAX_ERRAND_BYTES: '3000' })
+})
+afterAll(async () => {
+  await host?.stop()
+  await new Promise((resolve) => site?.close(resolve))
+})
+
+const onPage = async (key: string) => {
+  const agent = host.v1(key)
+  expect((await agent.navigate({ body: { url: `${origin}/` } })).ok).toBe(true)
+  return agent
+}
+
+const downloadsOf = async (agent: ReturnType<TestHost['v1']>) => {
+  const reply = await agent.downloads()
+  if (!reply.ok) throw new Error(`downloads: ${reply.status} ${JSON.stringify(reply.body)}`)
+  return reply.body.downloads
+}
+
+describe('files per errand (issue #25)', () => {
+  it('a download lands in the errand folder under its name, its bytes come back, and the session still answers', async () => {
+    const agent = await onPage('files-dl')
+    expect((await agent.click({ body: { selector: '#dl' } })).ok).toBe(true)
+    await until(async () => (await downloadsOf(agent)).length === 1, 15_000)
+    const [file] = await downloadsOf(agent)
+    expect(file).toMatchObject({ name: 'report.pdf', size: REPORT.byteLength, type: 'application/pdf', source: `${origin}/files/report.pdf` })
+    const bytes = await agent.download({ params: { name: 'report.pdf' } })
+    expect(bytes.ok && bytes.headers.get('content-type')).toBe('application/pdf')
+    expect(bytes.ok && Buffer.from(bytes.body).equals(REPORT)).toBe(true)
+    // The download neither navigated nor closed anything (Playwright MCP #1768).
+    const url = await agent.url()
+    expect(url.ok && url.body.url).toBe(`${origin}/`)
+    expect((await agent.tabs()).ok).toBe(true)
+  })
+
+  it('a second download of the same name is deduplicated; a name that climbs out is made plain', async () => {
+    const agent = await onPage('files-dedupe')
+    await agent.click({ body: { selector: '#dl' } })
+    await until(async () => (await downloadsOf(agent)).length === 1, 15_000)
+    await agent.click({ body: { selector: '#dl' } })
+    await agent.click({ body: { selector: '#evil' } })
+    await until(async () => (await downloadsOf(agent)).length === 3, 15_000)
+    expect((await downloadsOf(agent)).map((f) => f.name).sort()).toEqual(['bashrc', 'report (1).pdf', 'report.pdf'])
+  })
+
+  it('another session never sees them: an empty list and a 404', async () => {
+    const other = host.v1('files-other')
+    expect(await downloadsOf(other)).toEqual([])
+    const absent = await other.download({ params: { name: 'report.pdf' } })
+    expect(absent.status).toBe(404)
+    expect(!absent.ok && absent.body?.error.code).toBe('FileNotFound')
+  })
+
+  it('a staged file is what /v1/upload puts in a file input, and the site receives it', async () => {
+    const agent = await onPage('files-stage')
+    const staged = await agent.stageFile({ query: { name: 'note.txt' }, raw: new TextEncoder().encode('a staged note') })
+    expect(staged.ok && staged.body).toEqual({ name: 'note.txt', size: 13 })
+    const again = await agent.stageFile({ query: { name: 'note.txt' }, raw: new TextEncoder().encode('another') })
+    expect(again.ok && again.body.name).toBe('note (1).txt')
+    expect((await agent.upload({ body: { selector: '#file', names: ['note.txt'] } })).ok).toBe(true)
+    const sent = await agent.evaluate({ body: { expression: 'fetch("/upload", { method: "POST", body: document.getElementById("file").files[0] }).then((r) => r.text())' } })
+    expect(sent.ok && sent.body.value).toBe('ok')
+    expect(received).toContain('a staged note')
+    // Staged files are not downloads.
+    expect(await downloadsOf(agent)).toEqual([])
+  })
+
+  it('over the per-file or the per-errand cap is a 413; a name with a separator or .. is a 400', async () => {
+    const agent = host.v1('files-caps')
+    const big = await agent.stageFile({ query: { name: 'big.bin' }, raw: new Uint8Array(1001) })
+    expect(big.status).toBe(413)
+    for (const name of ['a', 'b', 'c']) expect((await agent.stageFile({ query: { name }, raw: new Uint8Array(900) })).ok).toBe(true)
+    const full = await agent.stageFile({ query: { name: 'd' }, raw: new Uint8Array(900) })
+    expect(full.status).toBe(413)
+    expect(!full.ok && full.body?.error.code).toBe('FileTooLarge')
+    for (const name of ['../x', 'a/b', '..', 'a\\b']) {
+      expect((await agent.stageFile({ query: { name }, raw: new Uint8Array(1) })).status, name).toBe(400)
+      // A bare `..` in a path is resolved by the URL itself (to /v1/session): no route, never a file.
+      expect((await agent.download({ params: { name } })).status, name).toBe(name === '..' ? 404 : 400)
+    }
+  })
+})
