@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestHost, until, type TestHost } from '../host/harness.ts'
+import { httpClient } from '../mcp/clients.ts'
 
 const REPORT = Buffer.from(`%PDF-1.4 a report ${'x'.repeat(300)}`)
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>files</title></head><body>
@@ -118,6 +119,27 @@ describe('files per errand (issue #25)', () => {
       expect((await agent.stageFile({ query: { name }, raw: new Uint8Array(1) })).status, name).toBe(400)
       // A bare `..` in a path is resolved by the URL itself (to /v1/session): no route, never a file.
       expect((await agent.download({ params: { name } })).status, name).toBe(name === '..' ? 404 : 400)
+    }
+  })
+
+  it('MCP lists the same downloads (browser_downloads); another session's MCP lists none', async () => {
+    const agent = await onPage('files-mcp')
+    await agent.click({ body: { selector: '#dl' } })
+    await until(async () => (await downloadsOf(agent)).length === 1, 15_000)
+    const mcp = await httpClient(host.url, { key: 'files-mcp' })
+    try {
+      const listed = await mcp.call('browser_downloads')
+      expect(listed.isError, listed.text).toBeFalsy()
+      expect(listed.text).toContain(`"report.pdf" (${REPORT.byteLength} bytes, application/pdf) from ${origin}/files/report.pdf`)
+      expect(listed.text).not.toContain('secret')
+      const other = await httpClient(host.url, { key: 'files-mcp-other' })
+      try {
+        expect((await other.call('browser_downloads')).text).toContain('No downloads yet')
+      } finally {
+        await other.end()
+      }
+    } finally {
+      await mcp.end()
     }
   })
 })

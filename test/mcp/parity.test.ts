@@ -13,10 +13,9 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { errandFolder } from '@errands/mcp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestHost, type TestHost } from '../host/harness.ts'
 import { installed } from '../clients/matrix.ts'
@@ -69,12 +68,11 @@ afterAll(async () => {
 
 const sides: Record<string, () => Promise<Side>> = {
   errands: async () => {
-    // The errand's own uploads folder: <dataDir>/uploads/<key>/ (docs/mcp.md).
-    const folder = errandFolder(join(host.dataDir, 'uploads'), 'parity')
-    mkdirSync(folder, { recursive: true })
-    writeFileSync(join(folder, 'upload.txt'), 'hello upload\n')
+    // The errand's own files folder (docs/files.md): staged over HTTP with the same key, named by name.
+    const staged = await host.v1('parity').stageFile({ query: { name: 'upload.txt' }, raw: new TextEncoder().encode('hello upload\n') })
+    if (!staged.ok) throw new Error(`staging upload.txt: ${staged.status}`)
     const mcp = await httpClient(host.url, { key: 'parity' })
-    return { call: mcp.call, upload: join(folder, 'upload.txt'), end: mcp.end }
+    return { call: mcp.call, upload: 'upload.txt', end: mcp.end }
   },
   '@playwright/mcp': async () => {
     writeFileSync(join(peerDir, 'upload.txt'), 'hello upload\n')

@@ -16,7 +16,7 @@ const help = `errands mcp — an MCP server on stdio: the agent gets a browser o
   errands mcp --caps vision,pdf
                               also offer Playwright MCP's optional tools: vision (mouse by
                               coordinates), pdf (browser_pdf_save)
-  browser_file_upload takes files from <ERRANDS_DATA_DIR>/uploads/<key>/ only.
+  browser_file_upload takes files of the errand's own files folder only, by name (docs/files.md).
   Stdout carries the protocol; logs go to stderr. Same ERRANDS_* settings and data directory as
   errands host (do not run both on one data directory at once). See docs/mcp.md.
 `

@@ -68,6 +68,11 @@ export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey, placem
     // The runtime's opaque page goes to MCP's tools untouched: they alone narrow it (#24).
     onPage: (what, run) => browsing.onPage(target, what, run),
     dialog: (how) => Effect.map(browsing.dialog(target, how), ({ answered }) => answered),
+    // Issue #25: the errand's own files folder, the one /v1/upload and /v1/session/files use.
+    files: {
+      downloads: () => browsing.downloads(target),
+      read: (name) => Effect.catchTag(browsing.download(target, name), 'FileNotFound', () => Effect.succeed(undefined)),
+    },
     // The agent went away: its task is interrupted (E4) — parked, lossless. Never opened, or
     // already parked: nothing to do.
     park: () => Effect.ignore(browsing.task(key, 'interrupted')),
@@ -101,8 +106,6 @@ export interface McpMountOptions {
   readonly lingerMs?: number | undefined
   /** The host's Daily Browser: `browser_observe` for a session whose key holds a lease (D4). */
   readonly daily?: DailyBrowserShape | undefined
-  /** The root of the errands' uploads folders (`<dataDir>/uploads`): `browser_file_upload` takes files from `<root>/<key>/` only. */
-  readonly uploads?: string | undefined
   /** Optional MCP capabilities (Playwright MCP's `--caps`: `vision`, `pdf`). */
   readonly caps?: ReadonlyArray<Capability> | undefined
   /** Agent credentials (X2): set, an `initialize` that names a key needs a token covering it. */
@@ -135,7 +138,6 @@ export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, neve
       refs: new RefBook(),
       log: options.log,
       daily: options.daily,
-      uploads: options.uploads,
       caps: options.caps,
       runtime,
       idleMs: options.idleMs,
@@ -177,7 +179,6 @@ export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, neve
 export const toolRunner = (browsing: BrowsingShape) => {
   const refs = new RefBook()
   const logs = new PageLogs()
-  // No uploads folder: the files of an errand held here are on the host the agent talks to.
   return (key: SessionKey, tool: string, args: unknown): Effect.Effect<ToolResult> =>
     runBrowserTool(tool, { errand: errandBrowserOf(browsing, key), refs, logs }, args)
 }

@@ -89,7 +89,7 @@ export const runMcpStdio = async (options: McpStdioOptions = {}): Promise<number
       const runtime = yield* Effect.runtime<never>()
       log(`errands mcp: serving one MCP session on stdio (errand ${anonymous ? 'with a random key' : 'bound to its --session key'}; data in ${settings.supervisor.dataDir})`)
       yield* Effect.promise(() =>
-        serveStdio({ errand, refs: new RefBook(), uploads: join(settings.supervisor.dataDir, 'uploads'), caps: caps.caps, log, runtime, stdin: options.stdin as never, stdout: options.stdout as never, stop: stop.promise }))
+        serveStdio({ errand, refs: new RefBook(), caps: caps.caps, log, runtime, stdin: options.stdin as never, stdout: options.stdout as never, stop: stop.promise }))
       log(`errands mcp: the session ended — ${anonymous ? 'forgetting its errand' : 'parking its errand'} and closing the browsers`)
       yield* endErrand(errand, anonymous)
     }),

@@ -256,9 +256,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       })
     }).pipe(Effect.provide(services), Effect.mapError(engineFailed))
     // MCP at /mcp (A2): its sessions end, parking their errands, before the engine shuts down.
-    // browser_file_upload takes an errand's files from <dataDir>/uploads/<key>/ only (docs/mcp.md).
-    const uploads = join(settings.supervisor.dataDir, 'uploads')
-    mcp = yield* mountMcp({ port, log, idleMs: settings.supervisor.idleMs, lingerMs: options.mcpLingerMs, daily: dailyBrowser, agentTokens, uploads }).pipe(Effect.provide(services))
+    mcp = yield* mountMcp({ port, log, idleMs: settings.supervisor.idleMs, lingerMs: options.mcpLingerMs, daily: dailyBrowser, agentTokens }).pipe(Effect.provide(services))
     current = app
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {

@@ -43,6 +43,21 @@ export interface TabAt {
   readonly active: boolean
 }
 
+/** A download of the errand, as `GET /v1/session/downloads` lists it. */
+export interface DownloadAt {
+  readonly name: string
+  readonly size: number
+  readonly type: string
+  readonly at: number
+  readonly source: string
+}
+
+/** What the tools reach of the errand's files folder. */
+export interface ErrandFilesAccess {
+  readonly downloads: () => Effect.Effect<ReadonlyArray<DownloadAt>, EngineFailure>
+  readonly read: (name: string) => Effect.Effect<{ readonly bytes: Uint8Array; readonly type: string } | undefined, EngineFailure>
+}
+
 /** One errand, bound to a session key. @example const at = yield* errand.navigate('http://127.0.0.1:3000/') */
 export interface ErrandBrowser {
   /** The session key the errand is bound to (what a backend or a reconnect names). */
@@ -81,6 +96,12 @@ export interface ErrandBrowser {
    * with its result; `undefined` while the errand is held here. Absent on a single host.
    */
   readonly elsewhere?: ((tool: string, args: unknown) => Effect.Effect<ToolResult, EngineFailure> | undefined) | undefined
+  /**
+   * The errand's own files folder (issue #25, docs/files.md) — the same one `/v1/upload` and
+   * `POST /v1/session/files` use: its downloads, and one file's bytes by plain name (none when
+   * absent). Absent where the engine keeps no files for errands.
+   */
+  readonly files?: ErrandFilesAccess | undefined
   /** The MCP session ended: park the errand (lossless, E4), resumable with the same key. */
   readonly park: () => Effect.Effect<void>
   /** The MCP session ended and nobody can name its key again: forget the errand. */

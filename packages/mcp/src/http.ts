@@ -51,8 +51,6 @@ export interface McpHttpOptions {
   readonly daily?: ErrandServerOptions['daily']
   /** What each page said and fetched (one per engine; default: a fresh one). */
   readonly logs?: ErrandServerOptions['logs']
-  /** The root of the errands' uploads folders (`browser_file_upload`). */
-  readonly uploads?: ErrandServerOptions['uploads']
   /** Optional capabilities (`vision`, `pdf`) of every session. */
   readonly caps?: ErrandServerOptions['caps']
   readonly runtime?: Runtime.Runtime<never> | undefined
@@ -143,7 +141,7 @@ export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
     const leaseHeader = req.headers[LEASE_HEADER]
     const secret = Array.isArray(leaseHeader) ? leaseHeader[0] : leaseHeader
     const daily = options.daily !== undefined && secret !== undefined && secret !== '' ? heldLease(options.daily, secret) : undefined
-    const { server, close: stopServer } = makeErrandServer({ errand, refs: options.refs, logs, uploads: options.uploads, caps: options.caps, log: options.log, daily, runtime })
+    const { server, close: stopServer } = makeErrandServer({ errand, refs: options.refs, logs, caps: options.caps, log: options.log, daily, runtime })
     let session: Session | undefined
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -28,6 +28,7 @@ import { pageTools } from './tools/page.ts'
 import { pdfTools } from './tools/pdf.ts'
 import { tabTools } from './tools/tabs.ts'
 import { personTools } from './tools/person.ts'
+import { fileTools } from './tools/files.ts'
 import { failure, text, type Tool, type ToolContext } from './tools/tool.ts'
 import { viewTools } from './tools/view.ts'
 import { visionTools } from './tools/vision.ts'
@@ -44,7 +45,7 @@ export const SERVER_INFO = { name: 'errands', version: '0.1.0' } as const
  * browserTools.map((t) => t.name)
  */
 export const browserTools: ReadonlyArray<Tool<any>> = [
-  ...navigationTools, ...pageTools, ...interactionTools, ...formTools, ...devtoolsTools, ...viewTools, ...tabTools, ...dialogTools, ...personTools,
+  ...navigationTools, ...pageTools, ...interactionTools, ...formTools, ...devtoolsTools, ...viewTools, ...tabTools, ...dialogTools, ...personTools, ...fileTools,
 ]
 
 /** The optional capabilities, as Playwright MCP's `--caps` names them. @example const caps: ReadonlyArray<Capability> = ['vision'] */
@@ -86,8 +87,6 @@ export interface ErrandServerOptions {
   readonly daily?: DailyBrowserShape | undefined
   /** What each page said and fetched (shared by the engine's sessions, like `refs`; default: a fresh one). */
   readonly logs?: PageLogs | undefined
-  /** The root of the errands' uploads folders (`browser_file_upload`); absent: no file is uploaded. */
-  readonly uploads?: string | undefined
   /** Optional capabilities (`--caps vision,pdf`), as Playwright MCP offers them. */
   readonly caps?: ReadonlyArray<Capability> | undefined
   /** Runs the tools' Effects (default: a runtime with Effect's default services). */
@@ -111,7 +110,7 @@ const INSTRUCTIONS =
 export const makeErrandServer = (options: ErrandServerOptions): { readonly server: McpServer; readonly close: () => void } => {
   const { errand, refs, log } = options
   const runtime = options.runtime ?? Runtime.defaultRuntime
-  const ctx: ToolContext = { errand, refs, logs: options.logs ?? new PageLogs(), uploads: options.uploads }
+  const ctx: ToolContext = { errand, refs, logs: options.logs ?? new PageLogs() }
   const server = new McpServer(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS })
 
   const settle = async (name: string, effect: Effect.Effect<CallToolResult, { readonly message: string; readonly _tag: string }>, signal: AbortSignal): Promise<CallToolResult> => {

@@ -1,60 +1,59 @@
 /**
- * The files an errand may upload: only those in its own folder, `<uploads>/<errand folder>/`
- * (the host's is `<ERRANDS_DATA_DIR>/uploads`). Playwright MCP reads any path the client names
- * (inside its workspace roots); here the client names a file of the errand's folder — by its
- * name, or by an absolute path inside the folder — and anything else is an {@link UploadRefused}:
- * a path outside, `..`, a symbolic link that leads out, a directory, a file that is not there.
- * So an MCP client cannot make the server read other files of the host.
+ * The files an errand may upload (`browser_file_upload`, `browser_drop`): only those of its own
+ * files folder (issue #25, docs/files.md) — the folder `/v1/upload` reads and
+ * `POST /v1/session/files` stages into, and where the errand's downloads land — named by plain
+ * name. Playwright MCP reads any path the client names (inside its workspace roots); here
+ * anything but a plain name of a file in the folder is an {@link UploadRefused}: a path, `..`,
+ * a name that is not there (a link that leads out or a directory is not a file of the folder
+ * either: the runtime reads regular files only). The bytes are read through the errand, so the
+ * server never opens a path a client named.
  *
  * @example
- * const dir = errandFolder('/data/uploads', 'task-42')  // '/data/uploads/task-42'
- * const files = await allowedFiles('/data/uploads', 'task-42', ['report.pdf'])
+ * const files = yield* errandUploads(errand, ['report.pdf']) // [{ name, mimeType, buffer }]
  */
-import { realpath, stat } from 'node:fs/promises'
-import { isAbsolute, join, relative, sep } from 'node:path'
+import { isAbsolute } from 'node:path'
+import { Effect } from 'effect'
+import type { ErrandBrowser } from './ErrandBrowser.ts'
 import { UploadRefused } from './errors.ts'
 
-/**
- * The folder of an errand's uploadable files. The key's characters outside `A–Z a–z 0–9 . _ - :`
- * become `_`, and a leading dot is escaped, so no key names another folder.
- *
- * @example
- * errandFolder('/data/uploads', 'mcp~5f…') // '/data/uploads/mcp_5f…'
- */
-export const errandFolder = (root: string, key: string): string => join(root, key.replace(/[^A-Za-z0-9._:-]/g, '_').replace(/^\./, '_'))
+/** One file to hand to the page: Playwright's file payload. */
+export interface ErrandUpload {
+  readonly name: string
+  readonly mimeType: string
+  readonly buffer: Buffer
+}
+
+/** A plain file name: no separator, not `.` or `..`, no NUL, 1–255 characters (`@errands/runtime`'s rule). */
+const isPlainName = (name: string): boolean => name.length > 0 && name.length <= 255 && name !== '.' && name !== '..' && !/[/\\\0]/.test(name)
+
+const HOW = 'stage files with POST /v1/session/files?name=… (same session key), or use what the errand downloaded (browser_downloads), then name them'
 
 /**
- * The real paths of `names`, each checked to be a file inside the errand's folder.
+ * The files `names` names, each a file of the errand's folder, read through the errand.
  *
  * @example
- * await allowedFiles(root, key, ['a.txt', `${errandFolder(root, key)}/b.txt`])
+ * yield* errandUploads(errand, ['a.txt']) // or UploadRefused('outside-folder') for '/etc/passwd'
  */
-export const allowedFiles = async (root: string | undefined, key: string, names: ReadonlyArray<string>): Promise<ReadonlyArray<string> | UploadRefused> => {
-  if (root === undefined) {
-    return new UploadRefused({ reason: 'no-folder', message: 'This server has no uploads folder, so it uploads no files; the page gets none.' })
-  }
-  const folder = errandFolder(root, key)
-  const real = await realpath(folder).catch(() => undefined)
-  if (real === undefined) {
-    return new UploadRefused({ reason: 'not-a-file', message: `This errand's uploads folder (${folder}) does not exist yet: put the files there first, then name them.` })
-  }
-  const files: Array<string> = []
-  for (const name of names) {
-    const asked = isAbsolute(name) ? name : join(folder, name)
-    const resolved = await realpath(asked).catch(() => undefined)
-    const inside = resolved !== undefined && (() => {
-      const r = relative(real, resolved)
-      return r !== '' && !r.startsWith(`..${sep}`) && r !== '..' && !isAbsolute(r)
-    })()
-    if (!inside) {
-      return resolved === undefined && !relative(folder, asked).startsWith('..')
-        ? new UploadRefused({ reason: 'not-a-file', message: `${JSON.stringify(name.slice(0, 200))} is not in this errand's uploads folder (${folder}); put it there, then name it.` })
-        : new UploadRefused({ reason: 'outside-folder', message: `${JSON.stringify(name.slice(0, 200))} is outside this errand's uploads folder (${folder}): only files in that folder can be uploaded.` })
+export const errandUploads = (errand: ErrandBrowser, names: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<ErrandUpload>, UploadRefused> =>
+  Effect.gen(function* () {
+    if (names.length === 0) return []
+    const files = errand.files
+    if (files === undefined) {
+      return yield* new UploadRefused({ reason: 'no-folder', message: 'This server keeps no files for errands, so it uploads none; the page gets no file.' })
     }
-    if (!(await stat(resolved).then((s) => s.isFile(), () => false))) {
-      return new UploadRefused({ reason: 'not-a-file', message: `${JSON.stringify(name.slice(0, 200))} is not a file.` })
+    const out: Array<ErrandUpload> = []
+    for (const name of names) {
+      if (!isPlainName(name)) {
+        return yield* new UploadRefused({
+          reason: 'outside-folder',
+          message: `${JSON.stringify(name.slice(0, 200))} is ${isAbsolute(name) ? 'a path' : 'not a plain file name'}: only files of this errand's own folder can be uploaded, by name; ${HOW}.`,
+        })
+      }
+      const read = yield* Effect.mapError(files.read(name), (e) => new UploadRefused({ reason: 'not-a-file', message: `${JSON.stringify(name.slice(0, 200))} could not be read: ${e.message}` }))
+      if (read === undefined) {
+        return yield* new UploadRefused({ reason: 'not-a-file', message: `${JSON.stringify(name.slice(0, 200))} is not a file of this errand's folder; ${HOW}.` })
+      }
+      out.push({ name, mimeType: read.type, buffer: Buffer.from(read.bytes) })
     }
-    files.push(resolved)
-  }
-  return files
-}
+    return out
+  })

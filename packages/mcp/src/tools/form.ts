@@ -3,27 +3,21 @@
  * (answers the file chooser a click opened) and `browser_drop` (files or MIME-typed data dropped
  * onto an element, as if dragged from outside the page).
  *
- * Files come only from the errand's own uploads folder (uploads.ts): a name in it, or an
- * absolute path inside it; anything else is refused with `UploadRefused` and the page gets no file.
+ * Files come only from the errand's own files folder (uploads.ts, docs/files.md), by plain name —
+ * the folder `/v1/upload` uses; anything else is refused with `UploadRefused` and the page gets no file.
  *
  * @example
  * await client.callTool({ name: 'browser_fill_form', arguments: { fields: [{ name: 'Name', type: 'textbox', target: 'e8', value: 'Ann' }] } })
  */
-import { readFile } from 'node:fs/promises'
-import { basename } from 'node:path'
 import { Effect } from 'effect'
 import { z } from 'zod'
 import { ToolRefused, UploadRefused } from '../errors.ts'
-import { allowedFiles } from '../uploads.ts'
+import { errandUploads, type ErrandUpload } from '../uploads.ts'
 import { ACTION_MS, describeNamed, elementField, onTarget, onTargets, pick, refField, targetField, targetShape, type Named } from './target.ts'
 import { afterAction, tool, type ToolContext } from './tool.ts'
 import { onPlaywrightPage } from '../playwrightPage.ts'
 
-const filesOf = (ctx: ToolContext, paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>, UploadRefused> =>
-  Effect.flatMap(
-    Effect.promise(() => allowedFiles(ctx.uploads, ctx.errand.key, paths)),
-    (r) => (r instanceof UploadRefused ? Effect.fail(r) : Effect.succeed(r)),
-  )
+const filesOf = (ctx: ToolContext, paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<ErrandUpload>, UploadRefused> => errandUploads(ctx.errand, paths)
 
 /** `browser_fill_form`. @example browserFillForm.run(ctx, { fields: [{ name: 'Agree', type: 'checkbox', target: 'e10', value: 'true' }] }) */
 export const browserFillForm = tool({
@@ -62,9 +56,9 @@ export const browserFillForm = tool({
 export const browserFileUpload = tool({
   name: 'browser_file_upload',
   title: 'Upload files',
-  description: "Upload one or multiple files. Only files in this errand's uploads folder can be uploaded: give their names, or absolute paths inside that folder.",
+  description: "Upload one or multiple files. Only files of this errand's own files folder can be uploaded, by name: its downloads, or files staged with POST /v1/session/files.",
   inputSchema: {
-    paths: z.array(z.string().min(1).max(4_096)).max(100).optional().describe("The files to upload: names in this errand's uploads folder, or absolute paths inside it. Can be single file or multiple files. If omitted, file chooser is cancelled."),
+    paths: z.array(z.string().min(1).max(4_096)).max(100).optional().describe("The files to upload: names of files in this errand's files folder. Can be single file or multiple files. If omitted, file chooser is cancelled."),
   },
   readOnly: false,
   run: (ctx, { paths }) =>
@@ -75,11 +69,11 @@ export const browserFileUpload = tool({
         const modal = log.modal
         if (modal?.kind !== 'filechooser') return true
         log.modal = undefined
-        await modal.chooser.setFiles([...files], { timeout: ACTION_MS })
+        await modal.chooser.setFiles(files.map((f) => ({ name: f.name, mimeType: f.mimeType, buffer: f.buffer })), { timeout: ACTION_MS })
         return false
       })
       if (none) return yield* new ToolRefused({ reason: 'no-modal', message: 'No file chooser is open: click the file input first (its click answers with "[File chooser]" under ### Modal state), then upload.' })
-      return yield* afterAction(ctx, files.length === 0 ? 'Cancelled the file chooser.' : `Uploaded ${files.map((f) => JSON.stringify(basename(f))).join(', ')}.`)
+      return yield* afterAction(ctx, files.length === 0 ? 'Cancelled the file chooser.' : `Uploaded ${files.map((f) => JSON.stringify(f.name)).join(', ')}.`)
     }),
 })
 
@@ -90,7 +84,7 @@ export const browserDrop = tool({
   description: 'Drop files or MIME-typed data onto an element, as if dragged from outside the page. At least one of "paths" or "data" must be provided.',
   inputSchema: {
     ...targetShape,
-    paths: z.array(z.string().min(1).max(4_096)).max(100).optional().describe("Files to drop onto the element: names in this errand's uploads folder, or absolute paths inside it."),
+    paths: z.array(z.string().min(1).max(4_096)).max(100).optional().describe("Files to drop onto the element: names of files in this errand's files folder."),
     data: z.record(z.string(), z.string().max(1_000_000)).optional().describe('Data to drop, as a map of MIME type to string value (e.g. {"text/plain": "hello", "text/uri-list": "https://example.com"}).'),
   },
   readOnly: false,
@@ -101,7 +95,7 @@ export const browserDrop = tool({
       }
       const n = yield* pick(args)
       const files = yield* filesOf(ctx, args.paths ?? [])
-      const payload = yield* Effect.promise(() => Promise.all(files.map(async (f) => ({ name: basename(f), b64: (await readFile(f)).toString('base64') }))))
+      const payload = files.map((f) => ({ name: f.name, b64: f.buffer.toString('base64') }))
       yield* onTarget(ctx, 'drop', n, (el) =>
         el.evaluate((target, { payload, data }) => {
           const dt = new DataTransfer()
@@ -109,7 +103,7 @@ export const browserDrop = tool({
           for (const f of payload) dt.items.add(new File([Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0))], f.name))
           for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }))
         }, { payload, data: args.data ?? {} }))
-      return yield* afterAction(ctx, `Dropped ${[...files.map((f) => JSON.stringify(basename(f))), ...Object.keys(args.data ?? {})].join(', ')} onto ${describeNamed(n)}.`)
+      return yield* afterAction(ctx, `Dropped ${[...files.map((f) => JSON.stringify(f.name)), ...Object.keys(args.data ?? {})].join(', ')} onto ${describeNamed(n)}.`)
     }),
 })
 

@@ -26,11 +26,6 @@ export interface ToolContext {
   readonly refs: RefBook
   /** What each page said, fetched and waits on (console, network, modal state). */
   readonly logs: PageLogs
-  /**
-   * Where each errand's uploadable files live (`<uploads>/<errand folder>/`, see uploads.ts);
-   * absent: `browser_file_upload` and `browser_drop`'s paths refuse every file.
-   */
-  readonly uploads?: string | undefined
 }
 
 /** One tool. @example server.registerTool(t.name, { description: t.description, inputSchema: t.inputSchema }, handler) */
