@@ -122,7 +122,7 @@ describe('files per errand (issue #25)', () => {
     }
   })
 
-  it('MCP lists the same downloads (browser_downloads); another session's MCP lists none', async () => {
+  it('MCP lists the same downloads (browser_downloads); another session sees none there', async () => {
     const agent = await onPage('files-mcp')
     await agent.click({ body: { selector: '#dl' } })
     await until(async () => (await downloadsOf(agent)).length === 1, 15_000)
