@@ -53,6 +53,14 @@ describe('host configuration (B4)', () => {
     expect(refused({ [name]: value })).toContain(text)
   })
 
+  it('caps an errand files folder: 25 MiB a staged file, 100 MiB a folder by default; out of range stops start-up naming the variable (#25)', () => {
+    const ok = Effect.runSync(hostSettingsFrom({}))
+    expect(ok.files).toEqual({ maxFileBytes: 25 * 1024 * 1024, maxErrandBytes: 100 * 1024 * 1024 })
+    expect(Effect.runSync(hostSettingsFrom({ ERRANDS_FILES_MAX_FILE_BYTES: '1000', ERRANDS_FILES_MAX_ERRAND_BYTES: '3000' })).files).toEqual({ maxFileBytes: 1000, maxErrandBytes: 3000 })
+    expect(refused({ ERRANDS_FILES_MAX_FILE_BYTES: '0' })).toContain('ERRANDS_FILES_MAX_FILE_BYTES: invalid value')
+    expect(refused({ ERRANDS_FILES_MAX_ERRAND_BYTES: 'lots' })).toContain('ERRANDS_FILES_MAX_ERRAND_BYTES: invalid value')
+  })
+
   it('reports every invalid variable at once', () => {
     expect(refused({ ERRANDS_PORT: '0', ERRANDS_MAX_SESSIONS: '33', ERRANDS_SESSION_IDLE_MS: '1' }).split('\n')).toHaveLength(3)
   })
