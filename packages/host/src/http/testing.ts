@@ -35,7 +35,7 @@ export interface TestApp {
  * const { app, calls } = testApp({ browsing: { url: () => Effect.fail(AllBusy.of(2)) } })
  */
 export const testApp = (
-  overrides: { readonly browsing?: Partial<BrowsingShape>; readonly person?: Partial<PersonShape>; readonly port?: number } = {},
+  overrides: { readonly browsing?: Partial<BrowsingShape>; readonly person?: Partial<PersonShape>; readonly port?: number; readonly maxRawBodyBytes?: number } = {},
 ): TestApp => {
   const calls: TestApp['calls'] = []
   const record = (method: string) => (...args: ReadonlyArray<unknown>) => {
@@ -77,6 +77,6 @@ export const testApp = (
     SessionProxy.layerTest({ set: (key, proxy) => Effect.sync(() => (record('sessionProxy')(key, proxy), { upstreamProxy: proxy === undefined ? 'none' as const : 'set' as const })) }),
     DevTools.layerTest({ endpoint: (id) => Effect.sync(() => (record('devtools')(id), { url: 'ws://127.0.0.1:7777/devtools/test-token' })) }),
   )
-  const app = Effect.runSync(makeApp({ port: overrides.port ?? 7777, token: Redacted.make(TEST_TOKEN) }).pipe(Effect.provide(layer)))
+  const app = Effect.runSync(makeApp({ port: overrides.port ?? 7777, token: Redacted.make(TEST_TOKEN), maxRawBodyBytes: overrides.maxRawBodyBytes }).pipe(Effect.provide(layer)))
   return { app, calls }
 }
