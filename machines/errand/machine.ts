@@ -57,8 +57,8 @@ const endOrParkNow = {
  * The errand machine: one actor per conversation that browses in a context of its own.
  *
  * `seeding` opens a fresh context (seeded with the always-allowed sites by the supervisor);
- * `active` tracks, in parallel regions, who drives it, who watches it and whether a snapshot is
- * due; `parked` holds no context (its state is sealed at rest); `healing` brings a crashed
+ * `active` tracks, in parallel regions, who drives it, who watches it, whether a person has the
+ * wheel and whether a snapshot is due; `parked` holds no context (its state is sealed at rest); `healing` brings a crashed
  * context back from its last snapshot; `closed` is final and means forgotten.
  *
  * @example
@@ -94,8 +94,10 @@ export const errandMachine = setup({
     isWatched: ({ context }) => context.watchers > 0,
     isLastDriver: ({ context }) => context.drivers <= 1,
     isLastWatcher: ({ context }) => context.watchers <= 1,
-    isIdle: ({ context }) => context.drivers === 0 && context.watchers === 0,
-    isUndriven: ({ context }) => context.drivers === 0,
+    // A person at the wheel counts as driving: never parked to make room, for idleness or on request (C2, P1).
+    isIdle: ({ context }) => context.drivers === 0 && context.watchers === 0 && context.wheel === 'agents',
+    isUndriven: ({ context }) => context.drivers === 0 && context.wheel === 'agents',
+    isPersonDriving: ({ context }) => context.wheel === 'person',
     closeRequested: ({ context }) => context.pending?.kind === 'close',
     parkRequested: ({ context }) => context.pending?.kind === 'park',
     needsCooling: ({ context }) => context.heals > 0,
@@ -108,6 +110,8 @@ export const errandMachine = setup({
     dropDriver: assign({ drivers: ({ context }) => Math.max(0, context.drivers - 1) }),
     addWatcher: assign({ watchers: ({ context }) => context.watchers + 1 }),
     dropWatcher: assign({ watchers: ({ context }) => Math.max(0, context.watchers - 1) }),
+    takeWheel: assign({ wheel: 'person' as const }),
+    handBack: assign({ wheel: 'agents' as const }),
     setSites: assign({
       lentSites: ({ context, event }) => (event.type === 'sites.changed' ? [...event.lentSites] : context.lentSites),
     }),
@@ -152,6 +156,9 @@ export const errandMachine = setup({
     'watcher.attached': { actions: 'addWatcher' },
     'watcher.detached': { actions: 'dropWatcher' },
     'sites.changed': { actions: 'setSites' },
+    // Who holds the wheel is remembered across parking and healing; `active.wheel` shows it.
+    'wheel.taken': { actions: ['takeWheel', 'touch'] },
+    'wheel.handedBack': { actions: ['handBack', 'touch'] },
   },
   states: {
     starting: {
@@ -222,6 +229,16 @@ export const errandMachine = setup({
                 ],
               },
             },
+          },
+        },
+        wheel: {
+          initial: 'deciding',
+          states: {
+            deciding: { always: [{ guard: 'isPersonDriving', target: 'person' }, { target: 'agents' }] },
+            agents: { on: { 'wheel.taken': { target: 'person', actions: ['takeWheel', 'touch'] } } },
+            // A person drives from the live view (P1): the agents' acting verbs are refused until
+            // the hand-back (P2), and the errand is not parked by the cap or idleness (C2).
+            person: { on: { 'wheel.handedBack': { target: 'agents', actions: ['handBack', 'touch'] } } },
           },
         },
         snapshot: {
