@@ -66,6 +66,7 @@ describe('v1Client against the host on fakes', () => {
       await session.upload({ body: { selector: '#file', names: ['receipt.pdf'] } }),
       await session.devtools(),
       await session.proxy({ body: { url: null } }),
+      await session.help({ body: { reason: 'stuck', timeoutMs: 1_000 } }),
       await session.task({ body: { status: 'interrupted' } }),
       await session.release(),
       await person.person.health(),
