@@ -25,6 +25,7 @@ export const initialContext = (input: ErrandInput): ErrandContext => ({
   heals: 0,
   lastCrashAt: null,
   lentSites: [...(input.lentSites ?? [])],
+  wheel: 'agents',
   lastError: null,
   pending: null,
   snapshotDebounceMs: input.snapshotDebounceMs ?? 3_000,

@@ -22,7 +22,7 @@ describe('errand machine — pure stepping', () => {
     expect(s0.value).toBe('seeding')
     expect(s0.hasTag('holds-context')).toBe(true)
     const s1 = step(s0, opened('ctx-9'))
-    expect(s1.value).toEqual({ active: { driver: 'free', watcher: 'unwatched', snapshot: 'clean' } })
+    expect(s1.value).toEqual({ active: { driver: 'free', watcher: 'unwatched', wheel: 'agents', snapshot: 'clean' } })
     expect(s1.context.contextId).toBe('ctx-9')
   })
 
@@ -81,6 +81,26 @@ describe('errand machine — pure stepping', () => {
     const evicted = step(idle, { type: 'errand.evict', cause: 'idle', at: 4 })
     expect(evicted.value).toBe('parking')
     expect(step(evicted, done('sealAndPark', { parkedAt: 4 })).context.parkCause).toBe('idle')
+  })
+
+  it('a person at the wheel (P1) keeps the errand open: not parked by the cap, idleness or a park request (C2), until the hand-back (P2)', () => {
+    const taken = step(active(), { type: 'wheel.taken', at: 1 })
+    expect(taken.matches({ active: { wheel: 'person' } })).toBe(true)
+    for (const e of [{ type: 'errand.evict', cause: 'capacity', at: 2 }, { type: 'errand.evict', cause: 'idle', at: 2 }, { type: 'errand.park', at: 2 }] as const) {
+      expect(step(taken, e).matches({ active: { wheel: 'person' } })).toBe(true)
+    }
+    // Shutdown and an ending still win: the person's session ends with the host or the task.
+    expect(step(taken, { type: 'system.shutdown', at: 2 }).value).toBe('parking')
+    const back = step(taken, { type: 'wheel.handedBack', at: 3 })
+    expect(back.matches({ active: { wheel: 'agents' } })).toBe(true)
+    expect(back.context.lastUsedAt).toBe(3)
+    expect(step(back, { type: 'errand.evict', cause: 'capacity', at: 4 }).value).toBe('parking')
+  })
+
+  it('the wheel survives a heal: a person who took it still has it after the context comes back', () => {
+    const s = step(active(), { type: 'wheel.taken', at: 1 }, { type: 'browser.crashed', at: 2 }, { type: 'errand.used', at: 3 }, done('restoreSnapshot', { contextId: 'ctx-5' }))
+    expect(s.matches({ active: { wheel: 'person' } })).toBe(true)
+    expect(step(s, { type: 'errand.evict', cause: 'idle', at: 4 }).matches('active')).toBe(true)
   })
 
   it('counts drivers and watchers across nested attaches', () => {
@@ -320,6 +340,8 @@ describe('errand machine — model-based paths', () => {
       { type: 'driver.detached', at: 1 },
       ...(s.context.watchers < 1 ? [{ type: 'watcher.attached', at: 1 }] : []),
       { type: 'watcher.detached', at: 1 },
+      { type: 'wheel.taken', at: 1 },
+      { type: 'wheel.handedBack', at: 1 },
     ]
     const effects: AnyEvent[] = [
       opened('ctx'), fail('openContext'),
@@ -334,7 +356,7 @@ describe('errand machine — model-based paths', () => {
     return [...domain, ...effects]
   }
   const serializeState = (s: Snap) =>
-    JSON.stringify([s.value, s.context.drivers, s.context.watchers, s.context.pending, Math.min(s.context.heals, 3), s.context.contextId !== null])
+    JSON.stringify([s.value, s.context.drivers, s.context.watchers, s.context.wheel, s.context.pending, Math.min(s.context.heals, 3), s.context.contextId !== null])
   const paths = getShortestPaths(errandMachine, {
     input,
     events: events as never,
@@ -366,6 +388,10 @@ describe('errand machine — model-based paths', () => {
         if (!next.hasTag('busy') && next.status !== 'done') expect(next.hasTag('holds-context')).toBe(next.context.contextId !== null)
         // A driven or watched errand is never parked to make room (C2).
         if (event.type === 'errand.evict' && s.matches('active') && (s.context.drivers > 0 || s.context.watchers > 0)) expect(next.matches('active')).toBe(true)
+        // Nor is one a person drives, whether the cap, idleness or a park request asks (C2, P1).
+        if ((event.type === 'errand.evict' || event.type === 'errand.park') && s.matches('active') && s.context.wheel === 'person') expect(next.matches('active')).toBe(true)
+        // The region shows the wheel as the context holds it.
+        if (next.matches('active')) expect(next.matches({ active: { wheel: next.context.wheel } })).toBe(true)
       }
     }
     expect(checked).toBeGreaterThan(1000)

@@ -6,6 +6,7 @@ import { assign, setup } from 'xstate'
 import { initialContext } from './context.ts'
 import { effectInput, errorOf, notProvided, outputOf, toFailure } from './effects.ts'
 import { parkCauseOf } from './events.ts'
+import { endOrParkNow, requestsWhileOpening, wheelRegion } from './transitions.ts'
 import { at } from '../timed.ts'
 import {
   endingStatuses,
@@ -23,42 +24,12 @@ import {
 
 export { toFailure } from './effects.ts'
 
-
-
-/**
- * While a context is being opened (seeding, resuming), an ending or a park asked for is remembered
- * and done once the context is open: the opening is never cut in half.
- */
-const requestsWhileOpening = {
-  'task.changed': [
-    { guard: 'isEnding', actions: 'requestClose' },
-    { guard: 'isParkingStatus', actions: 'requestPark' },
-  ],
-  'chat.deleted': { actions: 'requestClose' },
-  'errand.close': { actions: 'requestClose' },
-  'system.shutdown': { actions: 'requestPark' },
-} as const
-
-/**
- * With a context open or coming back (active, healing), an ending closes at once and a parking
- * status parks; any other status counts as use.
- */
-const endOrParkNow = {
-  'task.changed': [
-    { guard: 'isEnding', target: 'closing' },
-    { guard: 'isParkingStatus', target: 'parking', actions: 'noteParkCause' },
-    { actions: 'touch' },
-  ],
-  'chat.deleted': { target: 'closing' },
-  'errand.close': { target: 'closing' },
-} as const
-
 /**
  * The errand machine: one actor per conversation that browses in a context of its own.
  *
  * `seeding` opens a fresh context (seeded with the always-allowed sites by the supervisor);
- * `active` tracks, in parallel regions, who drives it, who watches it and whether a snapshot is
- * due; `parked` holds no context (its state is sealed at rest); `healing` brings a crashed
+ * `active` tracks, in parallel regions, who drives it, who watches it, whether a person has the
+ * wheel and whether a snapshot is due; `parked` holds no context (its state is sealed at rest); `healing` brings a crashed
  * context back from its last snapshot; `closed` is final and means forgotten.
  *
  * @example
@@ -94,8 +65,10 @@ export const errandMachine = setup({
     isWatched: ({ context }) => context.watchers > 0,
     isLastDriver: ({ context }) => context.drivers <= 1,
     isLastWatcher: ({ context }) => context.watchers <= 1,
-    isIdle: ({ context }) => context.drivers === 0 && context.watchers === 0,
-    isUndriven: ({ context }) => context.drivers === 0,
+    // A person at the wheel counts as driving: never parked to make room, for idleness or on request (C2, P1).
+    isIdle: ({ context }) => context.drivers === 0 && context.watchers === 0 && context.wheel === 'agents',
+    isUndriven: ({ context }) => context.drivers === 0 && context.wheel === 'agents',
+    isPersonDriving: ({ context }) => context.wheel === 'person',
     closeRequested: ({ context }) => context.pending?.kind === 'close',
     parkRequested: ({ context }) => context.pending?.kind === 'park',
     needsCooling: ({ context }) => context.heals > 0,
@@ -108,6 +81,8 @@ export const errandMachine = setup({
     dropDriver: assign({ drivers: ({ context }) => Math.max(0, context.drivers - 1) }),
     addWatcher: assign({ watchers: ({ context }) => context.watchers + 1 }),
     dropWatcher: assign({ watchers: ({ context }) => Math.max(0, context.watchers - 1) }),
+    takeWheel: assign({ wheel: 'person' as const }),
+    handBack: assign({ wheel: 'agents' as const }),
     setSites: assign({
       lentSites: ({ context, event }) => (event.type === 'sites.changed' ? [...event.lentSites] : context.lentSites),
     }),
@@ -152,6 +127,9 @@ export const errandMachine = setup({
     'watcher.attached': { actions: 'addWatcher' },
     'watcher.detached': { actions: 'dropWatcher' },
     'sites.changed': { actions: 'setSites' },
+    // Who holds the wheel is remembered across parking and healing; `active.wheel` shows it.
+    'wheel.taken': { actions: ['takeWheel', 'touch'] },
+    'wheel.handedBack': { actions: ['handBack', 'touch'] },
   },
   states: {
     starting: {
@@ -224,6 +202,7 @@ export const errandMachine = setup({
             },
           },
         },
+        wheel: wheelRegion,
         snapshot: {
           initial: 'clean',
           states: {

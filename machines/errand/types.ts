@@ -17,6 +17,9 @@ export const parkingStatuses: ReadonlyArray<TaskStatus> = ['interrupted', 'faile
 /** Why an errand was parked. */
 export type ParkCause = 'interrupted' | 'failed' | 'capacity' | 'idle' | 'shutdown' | 'requested' | 'heal-exhausted'
 
+/** Who drives the errand's pages: its agents, or a person who took the wheel in the live view (P1, P2). */
+export type Wheel = 'agents' | 'person'
+
 /** Why a conversation has a context of its own (E1, E2). */
 export type ErrandReason = 'task' | 'helper' | 'own-browser'
 
@@ -73,6 +76,11 @@ export interface ErrandContext {
   /** The `at` of the last crash, which decides whether the next one continues the streak. */
   readonly lastCrashAt: number | null
   readonly lentSites: ReadonlyArray<string>
+  /**
+   * Who has the wheel (P1): the agents, or a person from the live view. While a person drives,
+   * the errand is never parked by the cap or by idleness, nor on request (C2).
+   */
+  readonly wheel: Wheel
   readonly lastError: ErrandFailure | null
   /** An ending or parking asked for while a context was being opened or parked, applied after. */
   readonly pending: { readonly kind: 'close' } | { readonly kind: 'park'; readonly cause: ParkCause } | null
@@ -90,6 +98,7 @@ export type ErrandEvent =
   | Timed<'chat.deleted' | 'errand.resume' | 'errand.used' | 'errand.close' | 'errand.park' | 'system.shutdown'>
   | Timed<'page.loaded' | 'driver.attached' | 'driver.detached' | 'watcher.attached' | 'watcher.detached'>
   | Timed<'context.crashed' | 'browser.crashed'>
+  | Timed<'wheel.taken' | 'wheel.handedBack'>
 
 /** The errand as its effects see it (ids and names only). */
 export interface EffectInput {

@@ -12,7 +12,9 @@
  * - `/tall` — a 6000 px page (scrolling);
  * - `/slow?ms=N` — answers after N ms (in-flight work);
  * - `/redirect?to=URL` — 302; `/probe?to=URL` — the page fetches URL, its text says how it went;
- * - `/popup` — a link `#open` with `target=_blank` to `/page?t=popup`.
+ * - `/popup` — a link `#open` with `target=_blank` to `/page?t=popup`;
+ * - `/signup` — a big form (input `#q`, button `#send`) that submits `q` to `/submitted`, whose
+ *   queries the fixture keeps in `submitted`.
  *
  * @example
  * const site = await serveFixture('127.0.0.1')
@@ -28,6 +30,8 @@ export interface Fixture {
   readonly url: (path: string) => string
   /** Cookie headers received, by path. */
   readonly cookies: Array<{ readonly path: string; readonly cookie: string | undefined }>
+  /** The `q` of every form `/signup` submitted, in order. */
+  readonly submitted: string[]
   readonly close: () => Promise<void>
 }
 
@@ -44,6 +48,7 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
  */
 export const serveFixture = async (host = '127.0.0.1'): Promise<Fixture> => {
   const cookies: Array<{ path: string; cookie: string | undefined }> = []
+  const submitted: string[] = []
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x')
     cookies.push({ path: url.pathname, cookie: req.headers.cookie })
@@ -91,6 +96,13 @@ q.addEventListener('input', () => { document.getElementById('out').textContent =
         return html(page('probe', `<p id="out">probe:pending</p><script>
 fetch(${JSON.stringify(q('to'))}).then((r) => { document.getElementById('out').textContent = 'probe:ok:' + r.status }, () => { document.getElementById('out').textContent = 'probe:failed' })
 </script>`))
+      case '/signup':
+        return html(page('signup', `<form action="/submitted" method="get" style="margin:40px;font:32px sans-serif">
+<input id="q" name="q" autocomplete="off" style="font:32px sans-serif;width:520px;padding:10px">
+<button id="send" style="font:32px sans-serif;padding:10px 30px;margin-top:30px;display:block">Send</button></form>`))
+      case '/submitted':
+        submitted.push(q('q'))
+        return html(page('submitted', `<h1>thanks</h1>`))
       case '/popup':
         return html(page('popup', `<a id="open" href="/page?t=popup" target="_blank">open</a>`))
       default:
@@ -102,7 +114,7 @@ fetch(${JSON.stringify(q('to'))}).then((r) => { document.getElementById('out').t
   const port = (server.address() as AddressInfo).port
   const origin = `http://${host}:${port}`
   return {
-    origin, port, cookies,
+    origin, port, cookies, submitted,
     url: (path) => `${origin}${path}`,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections()

@@ -11,8 +11,16 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../.
 const journals = fs.readdirSync(path.join(root, 'journals')).filter((f) => f.endsWith('.jsonl')).sort()
 
 describe('golden journals (T1)', () => {
-  it('has journals that cover park, heal and the cap', () => {
-    expect(journals).toEqual(['cap.jsonl', 'heal.jsonl', 'park.jsonl'])
+  it('has journals that cover park, heal, the cap and a person at the wheel', () => {
+    expect(journals).toEqual(['cap.jsonl', 'heal.jsonl', 'park.jsonl', 'wheel.jsonl'])
+  })
+
+  it('wheel.jsonl: a person at the wheel is parked neither for room, nor on request, nor for idleness; after the hand-back the idle sweep parks it (C2, P1, P2)', () => {
+    const trace = fs.readFileSync(path.join(root, 'journals/wheel.trace'), 'utf8')
+    expect(trace).toContain('2000\tb\trefused(AllBusy)\n')
+    expect(trace).not.toMatch(/^(2500|200000)\ta\tparking/m)
+    expect(trace).toMatch(/^201000\ta\tactive\(.*wheel=agents\)\n/m)
+    expect(trace).toMatch(/^2[0-9]{5}\ta\tparked\n/m)
   })
 
   it.each(journals)('%s replays to its golden trace, byte for byte, twice', async (name) => {

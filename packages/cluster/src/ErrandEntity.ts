@@ -29,7 +29,7 @@ import {
   ViewportSize, DownloadBytes, ErrandFileView, FileNotFound, FileTooLarge, StagedFile, type BrowsingShape,
 } from '@errands/host'
 import { DevToolsUnavailable } from '@errands/devtools'
-import { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/supervisor'
+import { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/supervisor'
 import { Schema } from 'effect'
 import { Allow, Ask } from './lendRpcs.ts'
 
@@ -61,7 +61,7 @@ void _everyVerb
  * @example
  * Schema.is(CallError)(AllBusy.of(4)) // true
  */
-export const CallError = Schema.Union(AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation, BlockedByPolicy, PageError, TabNotFound, NoDialog)
+export const CallError = Schema.Union(AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation, BlockedByPolicy, PageError, TabNotFound, NoDialog, PersonDriving)
 
 /**
  * The upstream proxy a session call opens its errand with (absent: the host-wide one, or none).

@@ -31,7 +31,7 @@ export const unreachable = (e: { readonly _tag: string }): PageError =>
 const refused = (message: string): InvalidRequest =>
   new InvalidRequest({ reason: 'invalid-input', message: `The request does not fit the page verb's schema: ${message.slice(0, 500)}` })
 
-const BROWSING_ERRORS = new Set(['AllBusy', 'ErrandUnavailable', 'InvalidRequest', 'UnknownConversation', 'BlockedByPolicy', 'PageError', 'TabNotFound', 'NoDialog', 'FileNotFound', 'FileTooLarge'])
+const BROWSING_ERRORS = new Set(['AllBusy', 'ErrandUnavailable', 'InvalidRequest', 'UnknownConversation', 'BlockedByPolicy', 'PageError', 'TabNotFound', 'NoDialog', 'FileNotFound', 'FileTooLarge', 'PersonDriving'])
 
 /** What every failure of a forwarded call becomes: the owner's typed error as it is, or words. */
 const asBrowsingError = (e: { readonly _tag: string; readonly message?: string }): BrowsingError =>

@@ -26,7 +26,10 @@ import { Placement, type PlacementShape } from './placement.ts'
 import { parseSessionKey, type SessionKey } from './sessionKey.ts'
 import { Person } from './person/Person.ts'
 import { Questions } from './person/questions.ts'
+import { requestHelp } from './person/help.ts'
 import { requestSignIn, type SignInDeps } from './person/signIn.ts'
+import { conversationIdOf } from './sessionKey.ts'
+import { PersonDriving } from '@errands/supervisor'
 
 /** Where MCP is mounted. @example `${host.url}${MCP_PATH}` */
 export const MCP_PATH = '/mcp'
@@ -58,6 +61,11 @@ export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey, placem
     key,
     // P4 (issue #26): the same asking as POST /v1/session/permission.
     ...(signIn === undefined ? {} : { requestSignIn: (site: string, timeoutMs?: number) => requestSignIn(signIn)(key, { site, timeoutMs }) }),
+    ...(signIn === undefined ? {} : {
+      // P1, P3 (issue #26): refused in PersonDriving's words while a person drives; the same waiting as POST /v1/session/help.
+      personDriving: () => (signIn.person.personDriving(conversationIdOf(key)) ? PersonDriving.of(conversationIdOf(key)).message : undefined),
+      requestHelp: (reason: string, timeoutMs?: number) => requestHelp(signIn)(key, { reason, timeoutMs }),
+    }),
     ...(placement === undefined ? {} : { elsewhere: (tool: string, args: unknown) => placement.tool(key, tool, args) }),
     navigate: (url) => browsing.navigate(target, url),
     back: () => browsing.back(target),

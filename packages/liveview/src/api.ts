@@ -14,6 +14,8 @@ import { Effect, Either } from 'effect'
 import type * as http from 'node:http'
 import { paths, type LiveState } from './protocol.ts'
 import { answerRoute } from './questions.ts'
+import { wheelRoute } from './wheel.ts'
+import type { RuntimeShape } from '@errands/runtime'
 import type { LiveViewOptions } from './server.ts'
 
 /** The largest body the live view reads (bytes). */
@@ -34,6 +36,7 @@ export const readJson = (req: http.IncomingMessage): Promise<Either.Either<unkno
 /** What the API works with. */
 export interface LiveApiDeps {
   readonly sessions: SessionsShape
+  readonly runtime: RuntimeShape
   readonly options: Pick<LiveViewOptions, 'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume' | 'questions'>
   readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
   readonly readState: Effect.Effect<LiveState>
@@ -85,6 +88,14 @@ export const makeLiveApi = (deps: LiveApiDeps) => {
     }
     const question = answerRoute(path, fields, options.questions)
     if (question !== undefined) return Either.isLeft(question) ? void sendError(res, question.left) : action(res, question.right)
+    // P1, P2 (issue #26): take the wheel, hand back, and the person's input while they drive.
+    const wheel = wheelRoute(path, fields, deps)
+    if (wheel !== undefined) {
+      if (Either.isLeft(wheel)) return void sendError(res, wheel.left)
+      if (wheel.right.answersState) return action(res, wheel.right.effect)
+      const applied = await run(Effect.either(wheel.right.effect))
+      return Either.isLeft(applied) ? void sendError(res, applied.left) : sendJson(res, 200, applied.right)
+    }
     const match = /^\/live\/api\/conversations\/([^/]+)\/(park|resume|close|own-browser)$/.exec(path)
     if (!match) return void sendError(res, new NotFound({ reason: 'no-route', message: `There is no live-view endpoint ${path.slice(0, 200)}.` }))
     let id: string

@@ -302,7 +302,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       void run(readState).then((state) => viewer.say({ type: 'state', state }), () => undefined)
     })
 
-    const api = makeLiveApi({ sessions, options, run, readState, pushState, log })
+    const api = makeLiveApi({ sessions, runtime, options, run, readState, pushState, log })
 
     const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> => {
       const url = req.url ?? ''

@@ -11,6 +11,7 @@ import { render } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { nested } from '../src/nesting.ts'
 import { Questions } from './QuestionCard.tsx'
+import { HelpRequests, useWheelInput, WheelControls } from './Wheel.tsx'
 import { LIVE_HEADER, LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveState, type LiveTab, type ServerMessage } from '../src/protocol.ts'
 
 type Watching = Extract<ServerMessage, { type: 'watching' }>
@@ -110,9 +111,16 @@ const SignIn = ({ onSignedIn }: { onSignedIn: () => void }) => {
 }
 
 /** The screencast of the watched conversation, drawn on a canvas; each frame is acknowledged once drawn. */
-const Screen = ({ socket, watching, frameRef }: { socket: WebSocket | null; watching: Watching | null; frameRef: { current: ((m: Extract<ServerMessage, { type: 'frame' }>) => void) | null } }) => {
+const Screen = ({ socket, watching, frameRef, driving }: {
+  socket: WebSocket | null
+  watching: Watching | null
+  frameRef: { current: ((m: Extract<ServerMessage, { type: 'frame' }>) => void) | null }
+  /** The conversation the person has the wheel of, when it is the watched one (P1). */
+  driving: string | null
+}) => {
   const canvas = useRef<HTMLCanvasElement>(null)
   const [seq, setSeq] = useState(0)
+  useWheelInput(canvas, driving !== null, (events) => call(`${paths.conversation(driving ?? '')}/input`, 'POST', { events }))
   useEffect(() => {
     frameRef.current = (m) => {
       const blob = new Blob([Uint8Array.from(atob(m.data), (ch) => ch.charCodeAt(0))], { type: 'image/jpeg' })
@@ -123,6 +131,8 @@ const Screen = ({ socket, watching, frameRef }: { socket: WebSocket | null; watc
           c.height = bitmap.height
           c.getContext('2d')?.drawImage(bitmap, 0, 0)
           c.dataset['conversation'] = m.conversationId
+          c.dataset['pageWidth'] = String(m.width)
+          c.dataset['pageHeight'] = String(m.height)
           c.dataset['seq'] = String(m.seq)
           setSeq(m.seq)
         }
@@ -134,8 +144,8 @@ const Screen = ({ socket, watching, frameRef }: { socket: WebSocket | null; watc
     return () => void (frameRef.current = null)
   }, [socket])
   return (
-    <figure class="screen">
-      <canvas ref={canvas} id="screen" width={640} height={400} data-seq={String(seq)} />
+    <figure class={driving !== null ? 'screen at-wheel' : 'screen'}>
+      <canvas ref={canvas} id="screen" width={640} height={400} data-seq={String(seq)} tabIndex={driving !== null ? 0 : -1} data-driving={driving !== null ? 'true' : 'false'} />
       <figcaption>
         {watching?.tab ? <>Live: <strong>{watching.tab.title || '(untitled)'}</strong> <span class="tab-url">{watching.tab.url}</span></> : (watching?.note ?? 'Pick a conversation to watch it.')}
       </figcaption>
@@ -161,10 +171,11 @@ const Detail = ({ c, act, busy }: { c: LiveConversation; act: (path: string, bod
             A browser of its own for this chat
           </label>
         )}
-        {isolated && c.state === 'active' && <button disabled={busy} onClick={() => act(`${base}/park`)}>Set aside (park)</button>}
+        {isolated && c.state === 'active' && c.personDriving !== true && <button disabled={busy} onClick={() => act(`${base}/park`)}>Set aside (park)</button>}
         {isolated && c.state === 'parked' && <button disabled={busy} onClick={() => act(`${base}/resume`)}>Resume</button>}
         {c.state !== 'closed' && (c.kind === 'task' || isolated) && <button class="danger" disabled={busy} onClick={() => act(`${base}/close`)}>Close</button>}
       </div>
+      <WheelControls c={c} act={act} busy={busy} />
       {isolated && <Tabs tabs={c.tabs} label="Tabs" />}
     </section>
   )
@@ -257,6 +268,7 @@ const App = () => {
         })}>Sign out</button>
       </header>
       {notice && <p class="error" role="alert">{notice}</p>}
+      <HelpRequests conversations={state.conversations} pick={(id) => id !== selected && select(id)} now={now} />
       <Questions questions={state.questions ?? []} conversations={state.conversations} answer={(id, a) => void act(paths.question(id), { answer: a })} busy={busy} now={now} />
       <nav aria-label="Conversations">
         <table class="conversations">
@@ -278,7 +290,7 @@ const App = () => {
                 </td>
                 <td><ReasonBadge c={c} /></td>
                 <td><span class={`state state-${c.state}`} title={c.detail}>{STATE_WORDS[c.state] ?? c.state}</span></td>
-                <td>{[c.driven ? 'agent driving' : null, c.watched ? 'watched' : null].filter(Boolean).join(', ') || '—'}</td>
+                <td>{[c.personDriving ? 'you are driving' : c.driven ? 'agent driving' : null, c.help ? 'asks for help' : null, c.watched ? 'watched' : null].filter(Boolean).join(', ') || '—'}</td>
                 <td>{ago(c.lastUsedAt, now)}</td>
               </tr>
             ))}
@@ -291,7 +303,7 @@ const App = () => {
       </nav>
       <main>
         {current ? <Detail c={current} act={(p, b) => void act(p, b)} busy={busy} /> : <p class="muted">Pick a conversation to see its tabs and watch it live. Watching keeps it open.</p>}
-        <Screen socket={socket} watching={selected === null ? null : watching} frameRef={frameRef} />
+        <Screen socket={socket} watching={selected === null ? null : watching} frameRef={frameRef} driving={current?.personDriving === true ? current.conversationId : null} />
       </main>
       <aside aria-label="Health">
         <h2>Health</h2>

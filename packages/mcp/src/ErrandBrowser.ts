@@ -92,6 +92,19 @@ export interface ErrandBrowser {
     | ((site: string, timeoutMs?: number) => Effect.Effect<{ readonly site: string; readonly lent: boolean; readonly why: string; readonly message: string }, EngineFailure>)
     | undefined
   /**
+   * Whether a person has the wheel from the live view (P1): the words to refuse an acting tool
+   * with (the host's `PersonDriving` message), or `undefined` while the agents drive. Absent
+   * where nobody can take the wheel.
+   */
+  readonly personDriving?: (() => string | undefined) | undefined
+  /**
+   * Asks a person for help and waits for their hand-back (P3, issue #26): handed back with their
+   * note, or the time ran out. Absent where the engine has nobody to ask.
+   */
+  readonly requestHelp?:
+    | ((reason: string, timeoutMs?: number) => Effect.Effect<{ readonly handedBack: true; readonly note: string | null } | { readonly handedBack: false; readonly reason: 'timeout' }, EngineFailure>)
+    | undefined
+  /**
    * A tool call for an errand held by another host (a cluster's, #24): runs it there and answers
    * with its result; `undefined` while the errand is held here. Absent on a single host.
    */

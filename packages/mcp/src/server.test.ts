@@ -72,3 +72,27 @@ describe('browser_observe is offered while the session key holds a Daily Browser
     expect(changed.at(-1)).toBe('off')
   })
 })
+
+describe('while a person has the wheel (P1, issue #26)', () => {
+  it('a tool that acts answers isError in the host\'s words without touching the page; browser_request_help still answers, and after the hand-back the tool is not refused', async () => {
+    let touched = 0
+    let driving: string | undefined = 'A person is using this browser; wait for them to hand it back, then try again.'
+    const errand = errandTest({
+      personDriving: () => driving,
+      navigate: () => Effect.sync(() => (touched++, { url: 'https://a.example/', title: 'A', tab: 't1' })),
+      tabs: () => Effect.succeed([{ id: 't1', url: 'https://a.example/', title: 'A', active: true }]),
+      requestHelp: () => Effect.sync(() => ((driving = undefined), { handedBack: true as const, note: 'solved the captcha' })),
+    })
+    const { client, close } = await linkedClient({ errand })
+    const refused = (await client.callTool({ name: 'browser_navigate', arguments: { url: 'https://a.example/' } })) as { isError?: boolean; content: Array<{ text: string }> }
+    expect(refused.isError).toBe(true)
+    expect(refused.content[0]!.text).toContain('A person is using this browser; wait for them to hand it back')
+    expect(touched).toBe(0)
+    const help = (await client.callTool({ name: 'browser_request_help', arguments: { reason: 'a captcha' } })) as { content: Array<{ text: string }> }
+    expect(help.content[0]!.text).toContain('with a note: solved the captcha')
+    // Handed back: the tool is no longer refused (this fake has no page, so it fails further on).
+    const again = (await client.callTool({ name: 'browser_navigate', arguments: { url: 'https://a.example/' } })) as { content: Array<{ text: string }> }
+    expect(again.content[0]!.text).not.toContain('A person is using this browser')
+    await close()
+  })
+})

@@ -101,6 +101,9 @@ const INSTRUCTIONS =
   'When the session ends, a browser bound to a session key (X-Browser-Session, --session) is parked and comes back as it was when that key connects again; ' +
   'one without a key is forgotten. browser_close sets the browser aside the same way.'
 
+/** Tools that involve the person: never refused while a person has the wheel. */
+const ASKS_THE_PERSON: ReadonlySet<string> = new Set(personTools.map((t) => t.name))
+
 /**
  * Builds the MCP server of one session. The returned `close` stops listening for lease changes.
  *
@@ -129,6 +132,10 @@ export const makeErrandServer = (options: ErrandServerOptions): { readonly serve
       { title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: !t.readOnly, openWorldHint: true } },
       // Held by another host: the whole call runs there, on its page (remote.ts).
       (args: unknown, extra: { signal: AbortSignal }) => {
+        // P1: while a person has the wheel, the tools that act are refused in the host's words;
+        // reads and the tools that ask the person still answer.
+        const driving = t.readOnly || ASKS_THE_PERSON.has(t.name) ? undefined : errand.personDriving?.()
+        if (driving !== undefined) return Promise.resolve(failure({ message: driving }))
         const away = errand.elsewhere?.(t.name, args)
         return settle(t.name, away === undefined ? t.run(ctx, args as never) : Effect.map(away, (r) => r as CallToolResult), extra.signal)
       },

@@ -28,6 +28,7 @@ type SessionVerbs = Pick<
   SupervisorShape,
   | 'open' | 'use' | 'drive' | 'undrive' | 'taskChanged' | 'chatDeleted' | 'setOwnBrowser' | 'watch' | 'unwatch'
   | 'park' | 'resume' | 'release' | 'view' | 'list' | 'onChange' | 'contextOf' | 'lastSnapshot' | 'setUpstreamProxy' | 'adopt'
+  | 'takeWheel' | 'handBack' | 'personDriving' | 'askForHelp'
 >
 
 /**
@@ -54,6 +55,7 @@ export interface SessionsShape extends SessionVerbs {
 export const SESSION_VERBS: ReadonlyArray<keyof SessionsShape> = [
   'open', 'resolve', 'use', 'drive', 'undrive', 'taskChanged', 'chatDeleted', 'setOwnBrowser', 'watch', 'unwatch',
   'park', 'resume', 'release', 'view', 'list', 'onChange', 'contextOf', 'lastSnapshot', 'setUpstreamProxy', 'adopt',
+  'takeWheel', 'handBack', 'personDriving', 'askForHelp',
 ]
 
 /**
@@ -88,6 +90,10 @@ export const makeSessions = (supervisor: SupervisorShape): SessionsShape => ({
   lastSnapshot: supervisor.lastSnapshot,
   setUpstreamProxy: supervisor.setUpstreamProxy,
   adopt: supervisor.adopt,
+  takeWheel: supervisor.takeWheel,
+  handBack: supervisor.handBack,
+  personDriving: supervisor.personDriving,
+  askForHelp: supervisor.askForHelp,
 })
 
 /**

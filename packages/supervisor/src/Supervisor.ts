@@ -21,6 +21,7 @@ import { makeOperations } from './operations.ts'
 import { makeRuntimeEvents } from './runtimeEvents.ts'
 import { makeSessions } from './sessions.ts'
 import { makeSettling } from './settling.ts'
+import { makeWheel } from './wheel.ts'
 import type { SupervisorShape } from './shape.ts'
 import type { SupervisorOptions } from './types.ts'
 import { UpstreamBook } from './upstream.ts'
@@ -94,7 +95,8 @@ export const makeSupervisor = (
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(core.settings.sweepEveryMs), settling.sweep)))
     }
 
-    return makeOperations(core, { sessions, admission, driving, settling, adoption })
+    const wheel = makeWheel(core, sessions, admission)
+    return makeOperations(core, { sessions, admission, driving, settling, adoption, wheel })
   })
 
 /**

@@ -52,6 +52,29 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()('Invali
   readonly status = 400
 }
 
+/**
+ * A person has the wheel of this errand from the live view (P1): the agent's acting verbs wait
+ * for the hand-back. Reads still answer. The message tells a model what to do.
+ *
+ * @example
+ * Effect.catchTag('PersonDriving', () => sessions.askForHelp(id, 'waiting for the person', 60_000))
+ */
+export class PersonDriving extends Schema.TaggedError<PersonDriving>()('PersonDriving', {
+  reason: Schema.Literal('person-driving'),
+  conversationId: Schema.String,
+  message: Schema.String,
+}) {
+  /** HTTP status for the host: the browser is in use by someone else right now. */
+  readonly status = 409
+  static of(conversationId: string): PersonDriving {
+    return new PersonDriving({
+      reason: 'person-driving',
+      conversationId,
+      message: 'A person is using this browser; wait for them to hand it back (ask for help — POST /v1/session/help or browser_request_help — to wait for the hand-back), then try again.',
+    })
+  }
+}
+
 /** Errors of the supervisor's public operations. */
 export type SupervisorError = AllBusy | UnknownConversation | ErrandUnavailable | InvalidRequest
 

@@ -23,7 +23,7 @@ export type JournalSettings = typeof JournalSettings.Type
 export const JournalLine = Schema.Union(
   JournalSettings,
   Schema.Struct({ t: T, op: Schema.Literal('open'), conversation: Schema.Struct({ id: Id, kind: Schema.Literal('task', 'chat'), helper: Schema.optional(Schema.Boolean), parent: Schema.optional(Id) }) }),
-  Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('drive', 'undrive', 'watch', 'unwatch', 'chat.deleted', 'park', 'resume', 'release', 'page.loaded', 'context.crashed') })),
+  Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('drive', 'undrive', 'watch', 'unwatch', 'chat.deleted', 'park', 'resume', 'release', 'page.loaded', 'context.crashed', 'wheel.take', 'wheel.handback') })),
   Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('task'), status: Schema.Literal('running', 'done', 'unverified', 'stopped', 'interrupted', 'failed') })),
   Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('own-browser'), on: Schema.Boolean })),
   Schema.Struct({ t: T, op: Schema.Literal('browser.crashed', 'shutdown', 'advance') }),
@@ -108,6 +108,8 @@ const apply = (supervisor: SupervisorShape, entry: JournalLine, crash: { context
     case 'resume': return supervisor.resume(entry.conversationId)
     case 'release': return supervisor.release(entry.conversationId)
     case 'page.loaded': return supervisor.pageLoaded(entry.conversationId)
+    case 'wheel.take': return supervisor.takeWheel(entry.conversationId)
+    case 'wheel.handback': return supervisor.handBack(entry.conversationId)
     case 'context.crashed': return Effect.sync(() => crash.context(entry.conversationId))
     case 'browser.crashed': return Effect.sync(crash.browser)
     case 'shutdown': return supervisor.shutdown

@@ -13,6 +13,7 @@ import type { Sessions } from './sessions.ts'
 import type { makeSettling } from './settling.ts'
 import type { SupervisorShape } from './shape.ts'
 import { holdsContext, isIsolated, viewOf } from './views.ts'
+import type { WheelShape } from './wheel.ts'
 import { notBusy, waitUntil } from './waiting.ts'
 
 /** A proxy made elsewhere (an embedder's `Redacted.make`) is checked like one from HTTP. */
@@ -29,6 +30,7 @@ export interface SupervisorParts {
   readonly driving: Driving
   readonly settling: ReturnType<typeof makeSettling>
   readonly adoption: ReturnType<typeof makeAdoption>
+  readonly wheel: WheelShape
 }
 
 /**
@@ -47,6 +49,7 @@ export const makeOperations = (core: SupervisorCore, parts: SupervisorParts): Su
   const { adoptRecord } = parts.adoption
 
   const supervisor: SupervisorShape = {
+    ...parts.wheel,
     open: (conversation) =>
       Effect.gen(function* () {
         const { upstreamProxy, ...plain } = conversation

@@ -9,12 +9,13 @@ import type { SnapshotAmendment } from './amendments.ts'
 import type { SupervisorError, UnknownConversation } from './errors.ts'
 import type { Capacity, HealthMessage } from './health.ts'
 import type { Binding, Conversation, ErrandView } from './types.ts'
+import type { WheelShape } from './wheel.ts'
 
 /**
  * What the supervisor does. Every caller — the Effect API, the Promise API, the HTTP host, the
  * live view and journal replay — goes through these operations, so there is one code path.
  */
-export interface SupervisorShape {
+export interface SupervisorShape extends WheelShape {
   /** Registers a conversation; a task (or a chat with its own browser) gets an open errand (E1, E2). */
   readonly open: (conversation: Conversation) => Effect.Effect<Binding, SupervisorError>
   /** Runs `f` with the conversation's context while driving it (never parked while driven, C2). */

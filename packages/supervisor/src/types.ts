@@ -57,7 +57,19 @@ export interface ErrandView {
   readonly lastError: string | null
   /** A helper's parent conversation, when it has one (see `Conversation.parent`). */
   readonly parent?: string | undefined
+  /** Present (true) while a person has the wheel from the live view (P1). */
+  readonly personDriving?: true | undefined
+  /** The oldest pending request for help of an agent of this conversation (P3), while it waits. */
+  readonly help?: { readonly reason: string; readonly askedAt: number; readonly expiresAt: number } | undefined
 }
+
+/**
+ * How an agent's request for help ended (P3): a person handed the wheel back, with their note
+ * (or null), or the time ran out.
+ */
+export type HandBack =
+  | { readonly handedBack: true; readonly note: string | null }
+  | { readonly handedBack: false; readonly reason: 'timeout' }
 
 /** A new errand's seed: a copy of the main context's storage for the always-allowed sites (L1). */
 export interface Seed {
@@ -80,6 +92,7 @@ export type JournalEntry =
   | { readonly t: number; readonly op: 'chat.deleted' | 'park' | 'resume' | 'release'; readonly conversationId: string }
   | { readonly t: number; readonly op: 'own-browser'; readonly conversationId: string; readonly on: boolean }
   | { readonly t: number; readonly op: 'page.loaded' | 'context.crashed'; readonly conversationId: string }
+  | { readonly t: number; readonly op: 'wheel.take' | 'wheel.handback'; readonly conversationId: string }
   | { readonly t: number; readonly op: 'browser.crashed' }
   | { readonly t: number; readonly op: 'shutdown' }
   | { readonly t: number; readonly op: 'advance' }

@@ -1,4 +1,5 @@
 import type { errandMachine } from '@errands/machines'
+import type { Deferred } from 'effect'
 import type { Actor, SnapshotFrom, StateValue } from 'xstate'
 import type { Conversation, ErrandView } from './types.ts'
 
@@ -44,6 +45,16 @@ export interface Entry {
   /** Actors this entry's open `drive` calls attached to, innermost last. */
   readonly driving: ErrandActor[]
   lastState: string | undefined
+  /** Agents waiting for a person's hand-back (P3), oldest first; see wheel.ts. */
+  help?: ReadonlyArray<HelpAsked> | undefined
+}
+
+/** An agent's pending request for help: its reason, and the hand-back's note once a person hands back. */
+export interface HelpAsked {
+  readonly reason: string
+  readonly askedAt: number
+  readonly expiresAt: number
+  readonly answered: Deferred.Deferred<string | null>
 }
 
 /** Whether the entry's errand holds (or is opening, parking or closing) a browser context. */
@@ -60,7 +71,9 @@ export const isEvictable = (entry: Entry): boolean => {
     snapshot.status === 'active' &&
     snapshot.matches('active') &&
     snapshot.context.drivers === 0 &&
-    snapshot.context.watchers === 0
+    snapshot.context.watchers === 0 &&
+    // A person at the wheel drives it (P1): never a candidate for the cap or the idle sweep.
+    snapshot.context.wheel === 'agents'
   )
 }
 
@@ -91,6 +104,10 @@ export const viewOf = (entry: Entry, mainContext: string): ErrandView => {
     lentSites: c.lentSites,
     contextId: c.contextId,
     lastError: c.lastError === null ? null : `${c.lastError.tag}(${c.lastError.reason}): ${c.lastError.message}`,
+    ...(c.wheel === 'person' && snapshot.status === 'active' ? { personDriving: true } : {}),
+    ...(entry.help !== undefined && entry.help.length > 0
+      ? { help: { reason: entry.help[0]!.reason, askedAt: entry.help[0]!.askedAt, expiresAt: entry.help[0]!.expiresAt } }
+      : {}),
     ...(conversation.parent === undefined ? {} : { parent: conversation.parent }),
   }
 }

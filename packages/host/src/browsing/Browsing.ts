@@ -11,7 +11,7 @@
  * yield* browsing.navigate(sessionTarget(key), 'https://example.com/')
  */
 import type { RawPage, UpstreamProxy } from '@errands/runtime'
-import type { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/supervisor'
+import type { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import type { BlockedByPolicy, FileNotFound, FileTooLarge, PageError, TabNotFound } from '../errors.ts'
 import type { ErrandFileView } from '../filesAnswers.ts'
@@ -48,7 +48,7 @@ export type { Frame, PageSummary, SessionState, TabView } from '../answers.ts'
 
 /** Every way a page call can fail. */
 export type BrowsingError =
-  | AllBusy | ErrandUnavailable | InvalidRequest | UnknownConversation | BlockedByPolicy | PageError | TabNotFound
+  | AllBusy | ErrandUnavailable | InvalidRequest | UnknownConversation | BlockedByPolicy | PageError | TabNotFound | PersonDriving
 
 /** The stateful verbs. Each call has a deadline; a call in flight keeps its session from being parked (B5). */
 export interface BrowsingShape {

@@ -6,13 +6,16 @@
 import { decideUrl, makeResolver } from '@errands/egress'
 import { describeTarget } from '@errands/guard'
 import type { UpstreamProxy } from '@errands/runtime'
-import type { Binding } from '@errands/supervisor'
+import { PersonDriving, type Binding } from '@errands/supervisor'
 import { Duration, Effect } from 'effect'
 import { BlockedByPolicy, PageError } from '../errors.ts'
 import { conversationIdOf } from '../sessionKey.ts'
 import type { BrowsingError, Target } from './Browsing.ts'
 import type { HostSession } from './sessions.ts'
 import type { VerbCore, VerbScope } from './verbCore.ts'
+
+/** The verbs that only read a page: they still answer while a person has the wheel. */
+const READS: ReadonlySet<string> = new Set(['url', 'text', 'html', 'screenshot', 'frame', 'console', 'network', 'tabs', 'state'])
 
 /**
  * `allowed` (the policy on a URL, by what its name resolves to) and `verb` (a call on a target).
@@ -65,9 +68,17 @@ export const makeDriving = (core: VerbCore) => {
     )
   }
 
-  /** A verb: the target, a safety-net deadline over bringing it up plus the call. */
-  const verb = <A, E>(what: string, target: Target, f: (scope: VerbScope) => Effect.Effect<A, E>) =>
-    withTarget(target, f).pipe(
+  /**
+   * A verb: the target, a safety-net deadline over bringing it up plus the call. While a person
+   * has the wheel (P1), a verb that acts on a session's page is refused with `PersonDriving`
+   * (409) before anything is opened; reads still answer. `checkWheel: false` is for MCP's page
+   * hatch, whose server refuses acting tools itself.
+   */
+  const verb = <A, E>(what: string, target: Target, f: (scope: VerbScope) => Effect.Effect<A, E>, checkWheel = true) =>
+    Effect.suspend(() =>
+      checkWheel && target._tag !== 'main' && !READS.has(what) && sessions.personDriving(conversationIdOf(target.key))
+        ? Effect.fail(PersonDriving.of(conversationIdOf(target.key)))
+        : withTarget(target, f)).pipe(
       Effect.timeoutFail({
         duration: Duration.millis(deadline * 3),
         onTimeout: () => new PageError({ reason: 'timeout', message: `${what}: no answer within ${deadline * 3} ms; try again.` }),

@@ -220,7 +220,7 @@ export const makeBrowsing = (
             const verbs = yield* verbsFor(what)
             const raw = yield* runtimeCall(what, deadline, verbs.raw(scope.contextId, tabId))
             return yield* pageCall(what, deadline, () => run(raw, publicTabId(scope.session, tabId)))
-          })),
+          }), false),
       task: (key: SessionKey, status) =>
         Effect.gen(function* () {
           const view = yield* sessions.taskChanged(conversationIdOf(key), status)

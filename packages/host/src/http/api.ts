@@ -21,6 +21,7 @@ import {
 } from '../schemas.ts'
 import { bytesAnswer, endpoint } from './endpoint.ts'
 import { DownloadsAnswer, StagedFile, StageQuery } from '../filesAnswers.ts'
+import { HelpAnswer, HelpRequest } from '../person/help.ts'
 import { AnswerBody, AnsweredQuestion, QuestionId, QuestionsAnswer, SignInAnswer, SignInRequest } from '../person/signIn.ts'
 
 /** A tab's public id (`3fa9c1d2-t2`). @example Schema.is(TabId)('3fa9c1d2-t2') // true */
@@ -146,6 +147,10 @@ export const api = {
   signIn: endpoint('POST', '/v1/session/permission', 'session', {
     summary: "Ask for a site's sign-in (P4): answers at once when already lent or when trust never lends, else waits for the person's Allow or Deny.",
     body: SignInRequest, answer: SignInAnswer, errors: [404, 409, 503],
+  }),
+  help: endpoint('POST', '/v1/session/help', 'session', {
+    summary: 'Ask a person for help (P3): waits until they take the wheel in the live view and hand it back (with their note), or the time runs out.',
+    body: HelpRequest, answer: HelpAnswer, errors: [404, 409, 503],
   }),
   person,
 }

@@ -69,6 +69,7 @@ describe('v1Client against the host on fakes', () => {
       await session.stageFile({ query: { name: 'receipt.pdf' }, raw: new TextEncoder().encode('%PDF-1.4') }),
       await session.devtools(),
       await session.proxy({ body: { url: null } }),
+      await session.help({ body: { reason: 'stuck', timeoutMs: 1_000 } }),
       await session.task({ body: { status: 'interrupted' } }),
       await session.release(),
       await person.person.health(),

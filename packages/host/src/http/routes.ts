@@ -17,6 +17,7 @@ import type { SessionProxyShape } from '../browsing/SessionProxy.ts'
 import { publicHealth, type HostHealthShape } from '../health.ts'
 import type { PersonShape } from '../person/Person.ts'
 import type { QuestionsShape } from '../person/questions.ts'
+import { requestHelp } from '../person/help.ts'
 import { QuestionId, requestSignIn } from '../person/signIn.ts'
 import type { LendTarget } from '../schemas.ts'
 import { chatConversationId, conversationIdOf, parseSessionKey, SessionKey } from '../sessionKey.ts'
@@ -194,6 +195,8 @@ export const routes = (
     implement(api.stageFile, ({ key, upstreamProxy, query, raw }) => browsing.stageFile(sessionTarget(key, upstreamProxy), query.name, raw ?? new Uint8Array(0))),
     // P4 (issue #26): asks the person in the live view, waiting at most the body's timeoutMs.
     implement(api.signIn, ({ key, upstreamProxy, body }) => requestSignIn({ browsing, person, questions })(key, body, upstreamProxy)),
+    // P3 (issue #26): waits for a person's hand-back from the live view.
+    implement(api.help, ({ key, upstreamProxy, body }) => requestHelp({ browsing, person })(key, body, upstreamProxy)),
 
     implement(p.health, () => health.report),
     implement(p.settings, () => person.settings),

@@ -63,6 +63,8 @@ export const testApp = (
     release: (id) => Effect.sync(() => record('release')(id)),
     inspector: Effect.sync(() => (record('inspector')(), inspectorStatus())),
     setInspector: (on) => Effect.sync(() => (record('setInspector')(on), (inspecting = on), inspectorStatus())),
+    askForHelp: (id, reason, timeoutMs) => Effect.sync(() => (record('askForHelp')(id, reason, timeoutMs), { handedBack: true as const, note: null })),
+    personDriving: () => false,
     ...overrides.person,
   }
   const layer = Layer.mergeAll(

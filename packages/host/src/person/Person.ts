@@ -13,7 +13,7 @@
  * yield* person.ownBrowser('chat:c1', true)
  */
 import type { BrowserSettings, LendingError, LendReport, Permission, TakeBackReport, TrustMode } from '@errands/lending'
-import type { ErrandView, InspectorStatus, InspectorUnavailable, SupervisorError } from '@errands/supervisor'
+import type { ErrandView, HandBack, InspectorStatus, InspectorUnavailable, SupervisorError } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import type { HostUnavailable } from '../errors.ts'
 
@@ -43,6 +43,10 @@ export interface PersonShape {
   readonly inspector: Effect.Effect<InspectorStatus, PersonError>
   /** Switches the XState inspector on or off (idempotent); fails when its port is taken. */
   readonly setInspector: (on: boolean) => Effect.Effect<InspectorStatus, PersonError>
+  /** An agent asks for help (P3) and waits, at most `timeoutMs`, for a person's hand-back. */
+  readonly askForHelp: (conversationId: string, reason: string, timeoutMs: number) => Effect.Effect<HandBack, PersonError>
+  /** Whether a person has the wheel of the conversation's errand now (P1). */
+  readonly personDriving: (conversationId: string) => boolean
 }
 
 /**
@@ -74,6 +78,8 @@ export class Person extends Context.Tag('@errands/host/Person')<Person, PersonSh
       release: () => missing('release'),
       inspector: missing('inspector'),
       setInspector: () => missing('setInspector'),
+      askForHelp: () => missing('askForHelp'),
+      personDriving: () => false,
       ...partial,
     })
   }

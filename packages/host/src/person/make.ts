@@ -49,5 +49,7 @@ export const makePerson: Effect.Effect<PersonShape, never, Sessions> = Effect.ge
     release: (conversationId) => sessions.release(conversationId),
     inspector: withInspector((i) => i.status),
     setInspector: (on) => withInspector((i) => i.set(on)),
+    askForHelp: (conversationId, reason, timeoutMs) => sessions.askForHelp(conversationId, reason, timeoutMs),
+    personDriving: (conversationId) => sessions.personDriving(conversationId),
   }
 })

@@ -3,7 +3,9 @@
  * lend their sign-in for a site to this browser: the question appears in their live view as
  * "Allow lends your sign-in to this task" and the tool waits for Allow or Deny (at most
  * `timeoutMs`). Auto and full trust never lend, so they answer at once (L3). The result says
- * whether it was lent and what to do next; never a cookie (L7).
+ * whether it was lent and what to do next; never a cookie (L7). `browser_request_help` asks a
+ * person to take the wheel (P3): the reason shows at the top of their live view, and the tool
+ * waits until they hand back — with their note — or the time runs out.
  *
  * @example
  * await client.callTool({ name: 'browser_request_sign_in', arguments: { site: 'shop.example' } })
@@ -35,5 +37,31 @@ export const browserRequestSignIn = tool({
     }),
 })
 
+/** `browser_request_help`. @example browserRequestHelp.run(ctx, { reason: 'A captcha I cannot solve' }) */
+export const browserRequestHelp = tool({
+  name: 'browser_request_help',
+  title: 'Ask the person for help',
+  description:
+    'Ask the person to take over this browser for a moment (a captcha, a choice only they can make, a step you are stuck on). ' +
+    'They see your reason in their live view, act on the page themselves and hand it back with an optional note; waits for the hand-back. ' +
+    'While they drive, acting tools are refused: wait for this answer.',
+  inputSchema: {
+    reason: z.string().min(1).max(500).describe('What you need the person to do, in a sentence they can act on.'),
+    timeoutMs: z.number().int().min(100).max(600_000).optional().describe('How long to wait for the hand-back (ms); default 300000.'),
+  },
+  readOnly: false,
+  run: (ctx, { reason, timeoutMs }) =>
+    Effect.gen(function* () {
+      const ask = ctx.errand.requestHelp
+      if (ask === undefined) {
+        return yield* new ToolRefused({ reason: 'invalid-argument', message: 'Nobody can take over this browser here; carry on by yourself.' })
+      }
+      const answer = yield* ask(reason, timeoutMs)
+      return text(answer.handedBack
+        ? `The person handed the browser back${answer.note === null ? ' without a note' : ` with a note: ${answer.note}`}. Take a new snapshot before you act: the page may have changed.`
+        : 'Nobody handed the browser back in time (timeout). Carry on as best you can, or ask again later.')
+    }),
+})
+
 /** The tools that involve the person. @example personTools.map((t) => t.name) */
-export const personTools = [browserRequestSignIn] as const
+export const personTools = [browserRequestSignIn, browserRequestHelp] as const

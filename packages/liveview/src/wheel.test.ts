@@ -1,0 +1,45 @@
+import type { SessionsShape } from '@errands/supervisor'
+import { Either } from 'effect'
+import { describe, expect, it } from 'vitest'
+import { parseInput, wheelRoute, MAX_INPUT_EVENTS } from './wheel.ts'
+
+const deps = { sessions: {} as SessionsShape, runtime: {} as never }
+
+describe('the wheel routes of the live view (P1, P2, P5)', () => {
+  it('takes mouse, wheel, key and text events in the runtime\'s shapes, and nothing else', () => {
+    const events = [
+      { type: 'mouse', action: 'down', x: 10, y: 20, button: 'left' },
+      { type: 'wheel', x: 1, y: 2, dx: 0, dy: 120 },
+      { type: 'key', action: 'press', key: 'Enter' },
+      { type: 'text', text: 'hi' },
+    ]
+    expect(parseInput({ events })).toEqual(Either.right(events))
+    for (const bad of [[], Array(MAX_INPUT_EVENTS + 1).fill({ type: 'text', text: 'a' }), [{ type: 'mouse', action: 'down', x: 'a', y: 1 }], [{ type: 'eval', code: 'x' }], [{ type: 'key', action: 'press', key: '' }]]) {
+      expect(Either.isLeft(parseInput({ events: bad }))).toBe(true)
+    }
+  })
+
+  it('a refusal names the event, never what was typed (P5)', () => {
+    const secret = 'hunter2-typed'
+    const refused = parseInput({ events: [{ type: 'text', text: secret }, { type: 'text', text: secret, extra: { type: 'nope' } }, { type: 'text', text: 42 }] })
+    expect(Either.isLeft(refused) && refused.left.message).toBe('events[2] is not a mouse, wheel, key or text event this page can send.')
+    expect(JSON.stringify(refused)).not.toContain(secret)
+  })
+
+  it('routes take-wheel, hand-back (with a trimmed note, or none) and input; other paths are not the wheel\'s', () => {
+    const calls: unknown[] = []
+    const sessions = {
+      takeWheel: (id: string) => (calls.push(['take', id]), null),
+      handBack: (id: string, note?: string) => (calls.push(['back', id, note]), null),
+    } as unknown as SessionsShape
+    const d = { ...deps, sessions }
+    expect(Either.isRight(wheelRoute('/live/api/conversations/session%3Ak1/take-wheel', {}, d)!)).toBe(true)
+    wheelRoute('/live/api/conversations/session%3Ak1/hand-back', { note: '  done  ' }, d)
+    wheelRoute('/live/api/conversations/session%3Ak1/hand-back', { note: '   ' }, d)
+    expect(calls).toEqual([['take', 'session:k1'], ['back', 'session:k1', 'done'], ['back', 'session:k1', undefined]])
+    expect(Either.isLeft(wheelRoute('/live/api/conversations/c1/hand-back', { note: 'x'.repeat(2_001) }, d)!)).toBe(true)
+    expect(wheelRoute('/live/api/conversations/c1/park', {}, d)).toBeUndefined()
+    const input = wheelRoute('/live/api/conversations/c1/input', { events: [{ type: 'text', text: 'a' }] }, d)!
+    expect(Either.isRight(input) && input.right.answersState).toBe(false)
+  })
+})

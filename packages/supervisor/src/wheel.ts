@@ -1,0 +1,106 @@
+/**
+ * Taking the wheel and asking for help (P1–P3, issue #26). A person takes the wheel of a watched
+ * errand from the live view; while they drive, the errand machine is in `active.wheel.person`,
+ * where the cap and idleness never park it (C2), and the agents' acting verbs are refused with
+ * {@link PersonDriving}. The hand-back, with an optional note, returns control and answers every
+ * agent waiting in {@link WheelShape.askForHelp}.
+ *
+ * The journal records that the wheel was taken and handed back, never the note nor anything the
+ * person typed (P5, L7).
+ *
+ * @example
+ * const wheel = makeWheel(core, sessions, admission)
+ * const answer = yield* wheel.askForHelp('session:k1', 'a captcha', 60_000) // waits
+ * yield* wheel.takeWheel('session:k1') // the live view's button
+ * yield* wheel.handBack('session:k1', 'solved it') // → answer: { handedBack: true, note: 'solved it' }
+ */
+import { Deferred, Effect } from 'effect'
+import type { Admission } from './admission.ts'
+import type { SupervisorCore } from './core.ts'
+import { InvalidRequest, type SupervisorError, type UnknownConversation } from './errors.ts'
+import type { Sessions } from './sessions.ts'
+import type { HandBack } from './types.ts'
+import { isIsolated, viewOf, type Entry, type HelpAsked } from './views.ts'
+
+/** The supervisor's wheel operations. */
+export interface WheelShape {
+  /** A person takes the wheel (resuming a parked errand first); the agents' acting verbs are refused until the hand-back. */
+  readonly takeWheel: (conversationId: string) => Effect.Effect<import('./types.ts').ErrandView, SupervisorError>
+  /** The person hands back, with an optional note for the agent; idempotent. */
+  readonly handBack: (conversationId: string, note?: string | undefined) => Effect.Effect<void, UnknownConversation>
+  /** Whether a person has the wheel of the conversation's errand now. */
+  readonly personDriving: (conversationId: string) => boolean
+  /**
+   * An agent asks for help with a reason and waits, at most `timeoutMs`, for a person to hand the
+   * wheel back; the request shows in the live view while it waits, and is gone however it ends.
+   */
+  readonly askForHelp: (conversationId: string, reason: string, timeoutMs: number) => Effect.Effect<HandBack, UnknownConversation>
+}
+
+/**
+ * The wheel operations of one supervisor.
+ *
+ * @example
+ * const { takeWheel, handBack } = makeWheel(core, sessions, admission)
+ */
+export const makeWheel = (core: SupervisorCore, sessions: Sessions, admission: Admission): WheelShape => {
+  const { runtime, entries, changeListeners, now, journal } = core
+  const { entryOf, send } = sessions
+  const changed = (entry: Entry) => {
+    const view = viewOf(entry, runtime.mainContext)
+    for (const listener of changeListeners) listener(view)
+  }
+
+  return {
+    takeWheel: (conversationId) =>
+      Effect.gen(function* () {
+        const entry = yield* entryOf(conversationId)
+        if (!isIsolated(entry)) {
+          return yield* new InvalidRequest({ reason: 'invalid-input', message: "This chat browses in the person's own browser; there is no separate wheel to take." })
+        }
+        journal({ t: now(), op: 'wheel.take', conversationId })
+        yield* admission.ensureActive(entry, false)
+        send(entry, { type: 'wheel.taken', at: now() })
+        return viewOf(entry, runtime.mainContext)
+      }),
+    handBack: (conversationId, note) =>
+      Effect.gen(function* () {
+        const entry = yield* entryOf(conversationId)
+        // The note is for the agent only: it is not journaled (P5).
+        journal({ t: now(), op: 'wheel.handback', conversationId })
+        send(entry, { type: 'wheel.handedBack', at: now() })
+        const waiting = entry.help ?? []
+        entry.help = []
+        for (const asked of waiting) yield* Deferred.succeed(asked.answered, note ?? null)
+        if (waiting.length > 0) changed(entry)
+      }),
+    personDriving: (conversationId) => {
+      const snapshot = entries.get(conversationId)?.actor?.getSnapshot()
+      return snapshot !== undefined && snapshot.status === 'active' && snapshot.context.wheel === 'person'
+    },
+    askForHelp: (conversationId, reason, timeoutMs) =>
+      Effect.acquireUseRelease(
+        Effect.gen(function* () {
+          const entry = yield* entryOf(conversationId)
+          const t = now()
+          const asked: HelpAsked = { reason, askedAt: t, expiresAt: t + timeoutMs, answered: yield* Deferred.make<string | null>() }
+          entry.help = [...(entry.help ?? []), asked]
+          changed(entry)
+          return { entry, asked }
+        }),
+        ({ asked }) =>
+          Effect.timeoutTo(Deferred.await(asked.answered), {
+            duration: timeoutMs,
+            onSuccess: (note): HandBack => ({ handedBack: true, note }),
+            onTimeout: (): HandBack => ({ handedBack: false, reason: 'timeout' }),
+          }),
+        // Answered, timed out or abandoned (the agent's call was cancelled): the request is gone.
+        ({ entry, asked }) =>
+          Effect.sync(() => {
+            if (entry.help === undefined || !entry.help.includes(asked)) return
+            entry.help = entry.help.filter((h) => h !== asked)
+            changed(entry)
+          }),
+      ),
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Taking the wheel (P1–P3, P5, C2; issue #26) end to end: a real host with real Chromium for its
+ * errands and a cap of one, the person's live view driven by Playwright in a second headless
+ * Chromium. An agent asks for help; the person watches the errand, takes the wheel, clicks into
+ * the errand's form and types through the screencast, and presses its button — the fixture gets
+ * the form with the typed text — while the agent's acting verbs answer 409 PersonDriving and the
+ * cap parks nothing; "Hand back" with a note answers the agent's waiting request with that note.
+ */
+import { lstatSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startLiveHarness, type LiveHarness, type Viewer } from './harness.ts'
+
+let h: LiveHarness
+let viewer: Viewer
+
+beforeAll(async () => {
+  h = await startLiveHarness({ ERRANDS_MAX_SESSIONS: '1' })
+  viewer = await h.signedIn()
+})
+afterAll(async () => {
+  await h?.stop()
+})
+
+const poll = <T>(f: () => T | Promise<T>) => expect.poll(f, { timeout: 20_000, interval: 100 })
+const TYPED = 'hello wheel 42'
+
+/** Where an element of the errand's page is, in the page's CSS pixels (asked before the wheel is taken). */
+const centreOf = async (key: string, selector: string): Promise<{ x: number; y: number }> => {
+  const r = await h.host.call(key, 'POST', '/v1/evaluate', {
+    expression: `(() => { const b = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 } })()`,
+  })
+  expect(r.status).toBe(200)
+  return (r.body as { value: { x: number; y: number } }).value
+}
+
+/** Clicks the live view's screencast where the errand's page has `at` (scaled from the page's size to the canvas on screen). */
+const clickOnScreen = async (at: { x: number; y: number }) => {
+  const page = viewer.page
+  const canvas = page.locator('#screen')
+  const box = (await canvas.boundingBox())!
+  const size = await canvas.evaluate((c) => ({ w: Number((c as HTMLCanvasElement).dataset['pageWidth']), h: Number((c as HTMLCanvasElement).dataset['pageHeight']) }))
+  await page.mouse.click(box.x + (at.x / size.w) * box.width, box.y + (at.y / size.h) * box.height)
+}
+
+describe('taking the wheel from the live view', () => {
+  it('the person drives the errand through the screencast; the agent is refused (409) and waits; the cap parks nothing; Hand back answers the agent with the note', async () => {
+    await h.navigate('k1', h.site.url('/signup'))
+    const input = await centreOf('k1', '#q')
+    const button = await centreOf('k1', '#send')
+
+    // The agent asks for help and waits.
+    const helped = h.host.call('k1', 'POST', '/v1/session/help', { reason: 'Please fill in the sign-up form', timeoutMs: 120_000 })
+    const page = viewer.page
+    await page.waitForSelector('section.help[data-help="session:k1"]')
+    expect(await page.locator('section.help').textContent()).toContain('Please fill in the sign-up form')
+    await page.click('section.help button[name="help-watch"]')
+    await poll(() => page.locator('#screen').getAttribute('data-seq').then(Number)).toBeGreaterThan(0)
+
+    await page.click('button[name="take-wheel"]')
+    await page.waitForSelector('[data-testid="driving-banner"]')
+    await poll(() => page.locator('#screen').getAttribute('data-driving')).toBe('true')
+
+    // Meanwhile the agent's acting verbs are refused in words it can act on; reads still answer.
+    const click = await h.host.call('k1', 'POST', '/v1/click', { selector: '#send' })
+    expect(click.status).toBe(409)
+    expect(click.body).toMatchObject({ error: { code: 'PersonDriving', message: expect.stringContaining('A person is using this browser; wait for them to hand it back') } })
+    expect((await h.host.call('k1', 'POST', '/v1/navigate', { url: h.site.url('/page?t=x') })).status).toBe(409)
+    expect((await h.host.call('k1', 'GET', '/v1/url')).status).toBe(200)
+
+    // Another session under a cap of one: refused, and the errand the person drives stays open (C2).
+    const other = await h.host.call('k2', 'POST', '/v1/navigate', { url: h.site.url('/page?t=other') })
+    expect(other.status).toBe(503)
+    const sessions = (await h.host.call(undefined, 'GET', '/v1/person/sessions')).body as { sessions: Array<{ conversationId: string; state: string; personDriving?: boolean }> }
+    expect(sessions.sessions.find((s) => s.conversationId === 'session:k1')).toMatchObject({ state: 'active' })
+
+    // The person clicks into the field on the picture and types, then presses Send on the picture.
+    await clickOnScreen(input)
+    await page.keyboard.type(TYPED, { delay: 20 })
+    const shot = process.env['ERRANDS_SCREENSHOT_DIR']
+    if (shot !== undefined) {
+      // Wait for a frame that shows what was typed before taking the picture.
+      await page.waitForTimeout(800)
+      const file = join(shot, 'live-view-wheel.png')
+      mkdirSync(dirname(file), { recursive: true })
+      await page.screenshot({ path: file })
+    }
+    await clickOnScreen(button)
+    await poll(() => h.site.submitted.at(-1)).toBe(TYPED)
+
+    // Hand back with a note: the agent's waiting request answers with it.
+    await page.fill('input[name="hand-back-note"]', 'Signed up for you')
+    await page.click('button[name="hand-back"]')
+    const answer = await helped
+    expect(answer.status).toBe(200)
+    expect(answer.body).toEqual({ handedBack: true, note: 'Signed up for you' })
+    await poll(() => page.locator('[data-testid="driving-banner"]').count()).toBe(0)
+    await poll(() => page.locator('section.help').count()).toBe(0)
+    expect((await h.host.call('k1', 'GET', '/v1/url')).body).toMatchObject({ url: expect.stringContaining('/submitted?q=hello+wheel+42') })
+    // The agent drives again.
+    expect((await h.host.call('k1', 'POST', '/v1/navigate', { url: h.site.url('/page?t=back') })).status).toBe(200)
+  })
+
+  it('what the person typed is in no log or journal of the host (P5, L7)', () => {
+    const seen: string[] = []
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        // The browser's own profile holds the page's state (the submitted URL is the site's
+        // business); what must not hold the typing is the host's logs, journals and records.
+        if (name === 'profile') continue
+        const file = join(dir, name)
+        const st = lstatSync(file)
+        if (st.isDirectory()) walk(file)
+        else if (st.size < 5_000_000 && /\.(log|jsonl|json|txt)$/.test(name)) seen.push(readFileSync(file, 'utf8'))
+      }
+    }
+    walk(h.host.dataDir)
+    expect(seen.join('\n')).not.toContain(TYPED)
+    expect(h.host.logs.join('\n')).not.toContain(TYPED)
+  })
+
+  it('input without the wheel is refused: the live view only watches while the agent drives', async () => {
+    const r = await viewer.page.evaluate(async ({ header, id }) => {
+      const res = await fetch('/live/api/conversations/session%3Ak1/input', {
+        method: 'POST', headers: { 'content-type': 'application/json', [header]: id }, body: JSON.stringify({ events: [{ type: 'text', text: 'x' }] }),
+      })
+      return { status: res.status, body: await res.json() }
+    }, { header: 'x-errands-live', id: viewer.liveId! })
+    expect(r.status).toBe(409)
+    expect(r.body.error.code).toBe('NotAtTheWheel')
+  })
+})
