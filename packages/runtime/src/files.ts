@@ -35,7 +35,44 @@ export interface FileVerbs {
   readonly read: (contextId: ContextId, name: string) => Effect.Effect<Uint8Array | undefined, ContextError>
   /** Saves bytes under `name` (sanitised, deduplicated); answers the file as saved. */
   readonly stage: (contextId: ContextId, name: string, bytes: Uint8Array) => Effect.Effect<ErrandFile, ContextError>
+  /**
+   * Every finished file of the folder with its bytes, oldest first, for sealing with the errand
+   * when it parks (F3). A download still being written is not in it.
+   */
+  readonly pack: (contextId: ContextId) => Effect.Effect<ReadonlyArray<PackedFile>, ContextError>
+  /**
+   * Puts packed files back into the folder of a resumed context under their own names (a name
+   * that is not plain is skipped; one already taken is deduplicated), keeping `at`, `source` and
+   * `origin` (F3).
+   */
+  readonly unpack: (contextId: ContextId, files: ReadonlyArray<PackedFile>) => Effect.Effect<void, ContextError>
 }
+
+/** A file of the folder with its bytes: what parks (sealed) with its errand and comes back with it (F3). */
+export interface PackedFile extends ErrandFile {
+  readonly bytes: Uint8Array
+}
+
+/**
+ * The caps of an errand's folder (`ERRANDS_FILES_MAX_FILE_BYTES`, `…_MAX_ERRAND_BYTES`): a download
+ * that would pass either is deleted and never listed, as a staged file over them is refused.
+ *
+ * @example
+ * const caps: FilesCaps = { maxFileBytes: 25 * 1024 * 1024, maxErrandBytes: 100 * 1024 * 1024 }
+ */
+export interface FilesCaps {
+  readonly maxFileBytes: number
+  readonly maxErrandBytes: number
+}
+
+/**
+ * Why a download of `size` bytes does not fit a folder that holds `held` bytes, or undefined when it does.
+ *
+ * @example
+ * overCap({ maxFileBytes: 10, maxErrandBytes: 20 }, 15, 11) // 'file'
+ */
+export const overCap = (caps: FilesCaps | undefined, held: number, size: number): 'file' | 'errand' | undefined =>
+  caps === undefined ? undefined : size > caps.maxFileBytes ? 'file' : held + size > caps.maxErrandBytes ? 'errand' : undefined
 
 /**
  * A name a page or a client suggested, made plain: path separators, NUL and control characters
@@ -102,4 +139,6 @@ export const routeFiles = (pick: (contextId: ContextId) => FileVerbs): FileVerbs
   list: (id) => pick(id).list(id),
   read: (id, name) => pick(id).read(id, name),
   stage: (id, name, bytes) => pick(id).stage(id, name, bytes),
+  pack: (id) => pick(id).pack(id),
+  unpack: (id, files) => pick(id).unpack(id, files),
 })
