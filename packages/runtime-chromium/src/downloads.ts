@@ -22,7 +22,7 @@ import { existsSync } from 'node:fs'
 import { lstat, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
-  dedupeName, isPlainFileName, mediaTypeOf, overCap, RuntimeError, sanitiseFileName, sourceOf,
+  dedupeName, fitting, isPlainFileName, mediaTypeOf, overCap, RuntimeError, sanitiseFileName, sourceOf,
   type ContextError, type ContextId, type ErrandFile, type FilesCaps, type FileVerbs, type PackedFile,
 } from '@errands/runtime'
 import { Effect, Either } from 'effect'
@@ -65,15 +65,16 @@ export class Downloads {
         isPlainFileName(name)
           ? call('stage file', this.deadlineMs, () => this.write(id, dir, name, null, async (path) => writeFile(path, bytes, { flag: 'wx', mode: 0o600 })))
           : Effect.fail(new RuntimeError({ reason: 'invalid', message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name (no path separators, no . or ..)` }))),
-    pack: (id) =>
+    pack: (id, maxBytes) =>
       Effect.flatMap(this.dirOf(id), (dir) =>
         call('pack files', this.deadlineMs, async () => {
-          const packed: PackedFile[] = []
-          for (const file of this.files.filesOf(id)) {
+          const { fit, left } = fitting(this.files.filesOf(id), maxBytes)
+          const files: PackedFile[] = []
+          for (const file of fit) {
             const bytes = await readFile(join(dir, file.name)).catch(() => undefined)
-            if (bytes !== undefined) packed.push({ ...file, size: bytes.byteLength, bytes: new Uint8Array(bytes) })
+            if (bytes !== undefined) files.push({ ...file, size: bytes.byteLength, bytes: new Uint8Array(bytes) })
           }
-          return packed
+          return { files, left }
         })),
     unpack: (id, packed) =>
       Effect.flatMap(this.dirOf(id), (dir) =>

@@ -9,7 +9,7 @@
  */
 import { Effect } from 'effect'
 import { RuntimeError } from './errors.ts'
-import { dedupeName, mediaTypeOf, sanitiseFileName, sourceOf, type ErrandFile, type FileVerbs, type PackedFile } from './files.ts'
+import { dedupeName, mediaTypeOf, sanitiseFileName, sourceOf, type ErrandFile, type FileVerbs, type PackedFile, type PackedFolder, fitting } from './files.ts'
 import { isPlainFileName } from './pages.ts'
 import type { ContextError } from './Runtime.ts'
 import type { ContextId } from './types.ts'
@@ -44,8 +44,11 @@ export class MemoryFiles implements FileVerbs {
         ? Effect.succeed(this.save(contextId, name, bytes, null))
         : Effect.fail(new RuntimeError({ reason: 'invalid', message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name` })))
 
-  readonly pack = (contextId: ContextId) =>
-    Effect.map(this.known(contextId), (): ReadonlyArray<PackedFile> => [...(this.folders.get(contextId)?.values() ?? [])].map((h) => ({ ...h.file, bytes: h.bytes.slice() })))
+  readonly pack = (contextId: ContextId, maxBytes: number) =>
+    Effect.map(this.known(contextId), (): PackedFolder => {
+      const { fit, left } = fitting([...(this.folders.get(contextId)?.values() ?? [])].map((h) => ({ ...h.file, bytes: h.bytes })), maxBytes)
+      return { files: fit.map((f): PackedFile => ({ ...f, bytes: f.bytes.slice() })), left }
+    })
 
   readonly unpack = (contextId: ContextId, files: ReadonlyArray<PackedFile>) =>
     Effect.map(this.known(contextId), () => {

@@ -6,7 +6,7 @@ import { fromPromise } from 'xstate'
 import type { SnapshotBook } from './amendments.ts'
 import type { UpstreamBook } from './upstream.ts'
 import { words, type HealthLog } from './health.ts'
-import { packFiles, unpackFiles } from './parkedFiles.ts'
+import { MAX_PARKED_FILES_BYTES, packFiles, unpackFiles } from './parkedFiles.ts'
 import type { Conversation, Seed } from './types.ts'
 
 /** What the errand machine's effects need from the supervisor. */
@@ -160,11 +160,11 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         ? { ...fresh.value, takenAt: now }
         : (snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: now })
       // Its files folder, sealed with it (F3); a crashed context's folder went with it.
-      const files = Option.isSome(fresh) && input.contextId !== null
-        ? yield* packFiles(runtime, input.contextId).pipe(
-            Effect.catchAll((e) => Effect.as(Effect.sync(() => health.add({ at: now, level: 'warning', text: words.filesLost(e.message), conversationId: input.conversationId })), undefined)),
-          )
-        : undefined
+      const lost = (why: string) => health.add({ at: now, level: 'warning', text: words.filesLost(why), conversationId: input.conversationId })
+      const { files, left } = Option.isSome(fresh) && input.contextId !== null
+        ? yield* packFiles(runtime, input.contextId).pipe(Effect.catchAll((e) => Effect.sync(() => (lost(e.message), { files: undefined, left: [] }))))
+        : { files: undefined, left: [] }
+      if (left.length > 0) lost(`${left.length} of them did not fit the ${MAX_PARKED_FILES_BYTES / 1024 / 1024} MiB a set-aside task keeps: ${left.slice(0, 5).join(', ')}`)
       const record: ParkedRecord = {
         errandId: input.errandId,
         conversationId: input.conversationId,

@@ -2,6 +2,7 @@ import { it } from '@effect/vitest'
 import { SealedStore } from '@errands/store'
 import { Effect, Option } from 'effect'
 import { describe, expect } from 'vitest'
+import { packFiles, unpackFiles } from './parkedFiles.ts'
 import { services, testSupervisor } from './testing.ts'
 
 const task = (id: string) => ({ id, kind: 'task' as const })
@@ -11,7 +12,7 @@ const NOTE = new TextEncoder().encode('a staged note')
 /** The open context's files as a test compares them: name, origin, source, time and bytes. */
 const folder = (contextId: string) =>
   Effect.flatMap(services, ({ memory }) =>
-    Effect.orDie(Effect.map(memory.files.pack(contextId), (files) => files.map((f) => ({ ...f, bytes: [...f.bytes] })))))
+    Effect.orDie(Effect.map(memory.files.pack(contextId, Infinity), ({ files }) => files.map((f) => ({ ...f, bytes: [...f.bytes] })))))
 
 // F3 (issue #25): the supervisor packs an errand's folder into its sealed record when it parks,
 // puts it back when it resumes, and drops it with the record when the task ends (E3).
@@ -97,6 +98,22 @@ describe('an errand\'s files across a park (F3, E3)', () => {
       expect(Option.isSome(yield* store.get('a'))).toBe(true)
       yield* supervisor.release('a')
       expect(yield* store.list()).toEqual([])
+    }).pipe(Effect.provide(testSupervisor())),
+  )
+
+  it.scoped('a folder over the budget parks its oldest files that fit and names the rest', () =>
+    Effect.gen(function* () {
+      const { supervisor, memory } = yield* services
+      const a = yield* supervisor.open(task('a'))
+      memory.files.download(a.contextId, 'small.txt', new Uint8Array(10), 'https://shop.test/s')
+      memory.files.download(a.contextId, 'big.bin', new Uint8Array(100), 'https://shop.test/b')
+      memory.files.download(a.contextId, 'tiny.txt', new Uint8Array(5), 'https://shop.test/t')
+      const packed = yield* Effect.orDie(packFiles(memory, a.contextId, 50))
+      expect(packed.files?.map((f) => f.name)).toEqual(['small.txt', 'tiny.txt'])
+      expect(packed.left).toEqual(['big.bin'])
+      const b = yield* supervisor.open(task('b'))
+      yield* Effect.orDie(unpackFiles(memory, b.contextId, packed.files))
+      expect((yield* folder(b.contextId)).map((f) => [f.name, f.bytes.length])).toEqual([['small.txt', 10], ['tiny.txt', 5]])
     }).pipe(Effect.provide(testSupervisor())),
   )
 })
