@@ -14,6 +14,17 @@ const folder = (contextId: string) =>
   Effect.flatMap(services, ({ memory }) =>
     Effect.orDie(Effect.map(memory.files.pack(contextId, Infinity), ({ files }) => files.map((f) => ({ ...f, bytes: [...f.bytes] })))))
 
+/** Task `a` opened, `name` downloaded into its folder, then parked (interrupted): its store and runtime. */
+const parkedWith = (name: string) =>
+  Effect.gen(function* () {
+    const { supervisor, memory } = yield* services
+    const store = yield* SealedStore
+    const first = yield* supervisor.open(task('a'))
+    memory.files.download(first.contextId, name, REPORT, `https://shop.test/${name}`)
+    yield* supervisor.taskChanged('a', 'interrupted')
+    return { supervisor, memory, store, first }
+  })
+
 // F3 (issue #25): the supervisor packs an errand's folder into its sealed record when it parks,
 // puts it back when it resumes, and drops it with the record when the task ends (E3).
 describe('an errand\'s files across a park (F3, E3)', () => {
@@ -58,11 +69,7 @@ describe('an errand\'s files across a park (F3, E3)', () => {
 
   it.scoped('the record keeps the files after a resume until the next park replaces them', () =>
     Effect.gen(function* () {
-      const { supervisor, memory } = yield* services
-      const store = yield* SealedStore
-      const first = yield* supervisor.open(task('a'))
-      memory.files.download(first.contextId, 'one.pdf', REPORT, 'https://shop.test/1.pdf')
-      yield* supervisor.taskChanged('a', 'interrupted')
+      const { supervisor, memory, store } = yield* parkedWith('one.pdf')
       const second = yield* supervisor.resume('a')
       // An engine killed now brings the errand back as last sealed: files included.
       expect(Option.getOrThrow(yield* store.get('a')).files?.map((f) => f.name)).toEqual(['one.pdf'])
@@ -74,11 +81,7 @@ describe('an errand\'s files across a park (F3, E3)', () => {
 
   it.scoped('task done after a resume forgets the folder and the sealed files (E3)', () =>
     Effect.gen(function* () {
-      const { supervisor, memory } = yield* services
-      const store = yield* SealedStore
-      const first = yield* supervisor.open(task('a'))
-      memory.files.download(first.contextId, 'report.pdf', REPORT, 'https://shop.test/r.pdf')
-      yield* supervisor.taskChanged('a', 'interrupted')
+      const { supervisor, memory, store } = yield* parkedWith('report.pdf')
       const second = yield* supervisor.resume('a')
       yield* supervisor.taskChanged('a', 'done')
       expect(yield* memory.isOpen(second.contextId)).toBe(false)
@@ -90,11 +93,7 @@ describe('an errand\'s files across a park (F3, E3)', () => {
 
   it.scoped('release of a parked errand drops its sealed files (E3)', () =>
     Effect.gen(function* () {
-      const { supervisor, memory } = yield* services
-      const store = yield* SealedStore
-      const first = yield* supervisor.open(task('a'))
-      memory.files.download(first.contextId, 'report.pdf', REPORT, 'https://shop.test/r.pdf')
-      yield* supervisor.taskChanged('a', 'interrupted')
+      const { supervisor, store } = yield* parkedWith('report.pdf')
       expect(Option.isSome(yield* store.get('a'))).toBe(true)
       yield* supervisor.release('a')
       expect(yield* store.list()).toEqual([])
