@@ -5,7 +5,8 @@
 // ERRANDS_FILES_MAX_FILE_BYTES or …_MAX_ERRAND_BYTES is deleted and never listed, and the
 // session goes on downloading.
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
@@ -79,6 +80,20 @@ const everyFile = (dir: string): Array<{ path: string; bytes: Buffer }> =>
     .filter((d) => d.isFile())
     .map((d) => ({ path: join(d.parentPath, d.name), bytes: readFileSync(join(d.parentPath, d.name)) }))
 
+/** Playwright's artifacts (downloads) folders in the TMPDIRs of this host's Chromium. */
+const ourArtifactDirs = () =>
+  readdirSync(tmpdir())
+    .filter((name) => name.startsWith('errands-chromium-'))
+    .map((name) => join(tmpdir(), name))
+    .filter((dir) => {
+      try {
+        return JSON.parse(readFileSync(join(dir, '.errands-owner.json'), 'utf8')).owner === realpathSync(host.dataDir) && existsSync(join(dir, 'artifacts'))
+      } catch {
+        return false
+      }
+    })
+    .map((dir) => join(dir, 'artifacts'))
+
 const park = async (agent: Agent) => {
   const parked = await agent.task({ body: { status: 'interrupted' } })
   expect(parked.ok && parked.body).toEqual({ lifecycle: 'parked' })
@@ -101,8 +116,11 @@ describe('an errand\'s files park sealed and resume with it (F3, S1)', () => {
     expect(existsSync(folder)).toBe(false)
     expect(existsSync(sealedPath('park-a'))).toBe(true)
     // S1: the store holds the download's bytes sealed, never in the clear (nor its name or URL).
-    // …and no other errand folder (their common root) holds a copy either.
-    for (const { path, bytes } of [...everyFile(join(host.dataDir, 'store')), ...everyFile(dirname(folder))]) {
+    // …and no other errand folder (their common root), nor Playwright's downloads folder of our
+    // Chromium, holds a copy either.
+    const artifacts = ourArtifactDirs()
+    expect(artifacts.length).toBeGreaterThan(0)
+    for (const { path, bytes } of [join(host.dataDir, 'store'), dirname(folder), ...artifacts].flatMap(everyFile)) {
       for (const plain of [MARKER, 'report.pdf', origin]) expect(bytes.includes(plain), `${plain} in ${path}`).toBe(false)
     }
 
