@@ -175,6 +175,29 @@ describe('an errand\'s files park sealed and resume with it (F3, S1)', () => {
   })
 })
 
+describe('a restart brings parked files back', () => {
+  it('shutdown parks an errand with its download; a new host on the same data dir resumes it with equal bytes', async () => {
+    const first = await startTestHost({})
+    const dataDir = first.dataDir
+    let second: TestHost | undefined
+    try {
+      const agent = first.v1('restart-a')
+      expect((await agent.navigate({ body: { url: `${origin}/` } })).ok).toBe(true)
+      expect((await agent.click({ body: { selector: '#dl' } })).ok).toBe(true)
+      expect(await until(async () => (await downloadsOf(agent)).length === 1, 15_000)).toBe(true)
+      const before = await downloadsOf(agent)
+      await first.close()
+      second = await startTestHost({}, dataDir)
+      const again = second.v1('restart-a')
+      expect(await downloadsOf(again)).toEqual(before)
+      expect((await bytesOf(again, 'report.pdf'))?.equals(REPORT)).toBe(true)
+    } finally {
+      if (second) await second.stop()
+      else await first.stop()
+    }
+  })
+})
+
 describe('downloads are capped like staged files', () => {
   it('a download over the per-file cap is deleted and never listed; the session goes on downloading', async () => {
     const agent = await onPage('cap-file')
