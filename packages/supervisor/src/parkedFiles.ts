@@ -16,7 +16,7 @@ import { Effect } from 'effect'
 
 /**
  * The most bytes of files one parked record holds: 256 MiB, base64 in the sealed JSON payload
- * (~342 MiB), well under V8's longest string and Postgres' 1 GB `bytea`. A folder over it parks
+ * (~342 MiB), well under Node's longest string and Postgres' 1 GB `bytea`. A folder over it parks
  * its oldest files that fit; the others are said in health and dropped.
  */
 export const MAX_PARKED_FILES_BYTES = 256 * 1024 * 1024
