@@ -152,7 +152,7 @@ const hostEngineOn = (options: HostEngineOptions) => {
   const deadlineMs = settings.pageDeadlineMs
 
   const upstreamProxy = options.chromium?.upstreamProxy ?? settings.upstreamProxy
-  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir, policy, log, deadlineMs, upstreamProxy }))
+  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir, policy, log, deadlineMs, upstreamProxy, files: settings.files }))
   const local: RuntimeReport = { kind: 'chromium', where: 'local' }
   const cdpUrl = settings.cdpUrl
   const browser = cdpUrl === undefined

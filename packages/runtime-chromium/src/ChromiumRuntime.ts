@@ -73,7 +73,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     options: ChromiumRuntimeOptions,
     private readonly egressWiring: EgressWiring | undefined,
   ) {
-    super({ deadlineMs: settings.deadlineMs, policy: settings.policy, log: settings.log, noun: 'context' })
+    super({ deadlineMs: settings.deadlineMs, policy: settings.policy, log: settings.log, noun: 'context', files: options.files })
     this.defaultUpstream = options.upstreamProxy
     this.profileDir = join(options.dataDir, 'profile')
     this.errands = new ErrandsBrowser(settings, (generation) => this.onErrandsBrowserCrash(generation))

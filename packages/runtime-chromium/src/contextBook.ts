@@ -4,7 +4,7 @@
  * `ContextRuntime` (contexts.ts) builds the per-context `RuntimeShape` operations on it.
  */
 import type { GuardPolicy } from '@errands/guard'
-import { ContextNotFound, type ContextId, type RuntimeError, type RuntimeEvent } from '@errands/runtime'
+import { ContextNotFound, type ContextId, type FilesCaps, type RuntimeError, type RuntimeEvent } from '@errands/runtime'
 import { Effect } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
 import { DevToolsClients } from './clients.ts'
@@ -29,6 +29,8 @@ export abstract class ContextBook<E extends ContextEntry> {
   protected readonly log: (line: string) => void
   /** How log lines name one of these contexts. */
   protected readonly noun: string
+  /** The caps of each errand's files folder (downloads are held to them too). */
+  protected readonly filesCaps: FilesCaps | undefined
   private readonly entries = new Map<ContextId, E>()
   private readonly listeners = new Set<(event: RuntimeEvent) => void>()
 
@@ -50,6 +52,7 @@ export abstract class ContextBook<E extends ContextEntry> {
     this.policy = settings.policy
     this.log = settings.log
     this.noun = settings.noun
+    this.filesCaps = settings.files
   }
 
   /**
@@ -142,7 +145,7 @@ export abstract class ContextBook<E extends ContextEntry> {
   protected forget(entry: E): void {
     entry.state = 'closing'
     if (this.holds(entry)) this.entries.delete(entry.id)
-    // The errand's files go with it (#27: dropped, not sealed, on park too).
+    // The errand's files go with it (#27); a parking errand's were packed and sealed first (F3).
     this.errandFiles.drop(entry.id)
   }
 

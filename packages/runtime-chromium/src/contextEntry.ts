@@ -3,7 +3,7 @@
  * construction, and the label as it keeps it.
  */
 import type { GuardPolicy } from '@errands/guard'
-import type { ContextId, SessionLabel } from '@errands/runtime'
+import type { ContextId, FilesCaps, SessionLabel } from '@errands/runtime'
 import type { BrowserContext, Page } from 'playwright-core'
 import type { PageWork } from './pageWork.ts'
 import type { TabBook } from './tabs.ts'
@@ -42,6 +42,8 @@ export interface ContextSettings {
   readonly log: (line: string) => void
   /** How log lines name one of these contexts: `context`, `remote context`. */
   readonly noun: string
+  /** The caps of each errand's files folder, downloads included (issue #25); none: uncapped. */
+  readonly files?: FilesCaps | undefined
 }
 
 /**

@@ -246,7 +246,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
     })
 
   /** Downloads into the errands' folders, and the file verbs (`downloads.ts`, #25). */
-  private readonly downloads = new Downloads(this.errandFiles, (id) => this.filesDir(id), this.deadlineMs, this.log)
+  private readonly downloads = new Downloads(this.errandFiles, (id) => this.filesDir(id), this.deadlineMs, this.log, this.filesCaps)
   readonly files = this.downloads.verbs
 
   /** Whether the browser shares this machine's files (a remote DevTools browser does not). */

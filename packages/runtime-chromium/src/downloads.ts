@@ -5,7 +5,13 @@
  * ends a session: it is a file of the context, not a navigation of the tab, and a failed one is
  * logged and forgotten (Playwright MCP issue #1768, where a download closed the page's session).
  *
- * The person's main context has no folder: its downloads are cancelled.
+ * The person's main context has no folder: its downloads are cancelled. A download that would pass
+ * the folder's caps (`FilesCaps`: one file, the whole folder) is deleted and never listed; the
+ * session goes on. Its bytes sit in Playwright's artifacts folder (our TMPDIR) until it finishes:
+ * Chromium does not say a download's size in advance.
+ *
+ * `pack` and `unpack` carry the folder across a park (F3): the supervisor seals what `pack` read
+ * with the errand's record, and `unpack` writes it into the resumed context's new folder.
  *
  * @example
  * const downloads = new Downloads(errandFiles, (id) => runtime.filesDir(id), 30_000, log)
@@ -13,11 +19,11 @@
  * yield* downloads.verbs.list(contextId)
  */
 import { existsSync } from 'node:fs'
-import { lstat, readFile, stat, writeFile } from 'node:fs/promises'
+import { lstat, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
-  dedupeName, isPlainFileName, mediaTypeOf, RuntimeError, sanitiseFileName, sourceOf,
-  type ContextError, type ContextId, type ErrandFile, type FileVerbs,
+  dedupeName, fitting, isPlainFileName, mediaTypeOf, overCap, RuntimeError, sanitiseFileName, sourceOf,
+  type ContextError, type ContextId, type ErrandFile, type FilesCaps, type FileVerbs, type PackedFile,
 } from '@errands/runtime'
 import { Effect, Either } from 'effect'
 import type { Download, Page } from 'playwright-core'
@@ -34,6 +40,7 @@ export class Downloads {
     private readonly dirOf: FilesDirOf,
     private readonly deadlineMs: number,
     private readonly log: (line: string) => void,
+    private readonly caps: FilesCaps | undefined,
   ) {}
 
   /** Saves every download of `page` into its context's folder. @example downloads.watch(id, page) */
@@ -58,6 +65,28 @@ export class Downloads {
         isPlainFileName(name)
           ? call('stage file', this.deadlineMs, () => this.write(id, dir, name, null, async (path) => writeFile(path, bytes, { flag: 'wx', mode: 0o600 })))
           : Effect.fail(new RuntimeError({ reason: 'invalid', message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name (no path separators, no . or ..)` }))),
+    pack: (id, maxBytes) =>
+      Effect.flatMap(this.dirOf(id), (dir) =>
+        call('pack files', this.deadlineMs, async () => {
+          const { fit, left } = fitting(this.files.filesOf(id), maxBytes)
+          const files: PackedFile[] = []
+          for (const file of fit) {
+            const bytes = await readFile(join(dir, file.name)).catch(() => undefined)
+            if (bytes !== undefined) files.push({ ...file, size: bytes.byteLength, bytes: new Uint8Array(bytes) })
+          }
+          return { files, left }
+        })),
+    unpack: (id, packed) =>
+      Effect.flatMap(this.dirOf(id), (dir) =>
+        call('unpack files', this.deadlineMs, async () => {
+          for (const file of packed) {
+            if (!isPlainFileName(file.name)) continue
+            const saved = await this.write(id, dir, file.name, file.source, (path) => writeFile(path, file.bytes, { flag: 'wx', mode: 0o600 }), file.origin)
+            const kept: ErrandFile = { ...saved, at: file.at }
+            await utimes(join(dir, saved.name), new Date(file.at), new Date(file.at)).catch(() => undefined)
+            this.files.settle(id, saved.name, kept)
+          }
+        })),
   }
 
   private async save(contextId: ContextId, download: Download): Promise<void> {
@@ -67,21 +96,41 @@ export class Downloads {
       return
     }
     try {
-      const file = await this.write(contextId, dir.right, download.suggestedFilename(), sourceOf(download.url()), (path) => download.saveAs(path))
+      // Finished (in Playwright's artifacts folder) before it is judged: its size is known only then.
+      const done = await download.path()
+      const over = overCap(this.caps, this.files.heldBytes(contextId), (await stat(done)).size)
+      if (over !== undefined) {
+        await download.delete().catch(() => undefined)
+        this.log(`download in context ${contextId} refused: over the ${over === 'file' ? 'file cap (ERRANDS_FILES_MAX_FILE_BYTES)' : "errand's folder cap (ERRANDS_FILES_MAX_ERRAND_BYTES)"}; deleted, not listed`)
+        return
+      }
+      const file = await this.write(contextId, dir.right, download.suggestedFilename(), sourceOf(download.url()), (path) => download.saveAs(path), 'download', true)
+      await download.delete().catch(() => undefined)
       this.log(`download saved in context ${contextId}: ${file.name} (${file.size} bytes)`)
     } catch (error) {
       this.log(`download in context ${contextId} failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)
     }
   }
 
-  /** Writes a file under a free plain name (held while it is written), then records it. */
-  private async write(contextId: ContextId, dir: string, suggested: string, source: string | null, put: (path: string) => Promise<void>): Promise<ErrandFile> {
+  /**
+   * Writes a file under a free plain name (held while it is written), then records it. With
+   * `capped`, a file that no longer fits the caps once written (another download finished
+   * meanwhile) is removed and fails.
+   */
+  private async write(
+    contextId: ContextId, dir: string, suggested: string, source: string | null, put: (path: string) => Promise<void>,
+    origin: ErrandFile['origin'] = source === null ? 'staged' : 'download', capped = false,
+  ): Promise<ErrandFile> {
     const name = dedupeName(sanitiseFileName(suggested), (n) => this.files.taken(contextId, n) || existsSync(join(dir, n)))
     this.files.reserve(contextId, name)
     try {
       await put(join(dir, name))
       const { size } = await stat(join(dir, name))
-      const file: ErrandFile = { name, size, type: mediaTypeOf(name), at: Date.now(), source, origin: source === null ? 'staged' : 'download' }
+      if (capped && overCap(this.caps, this.files.heldBytes(contextId), size) !== undefined) {
+        await rm(join(dir, name), { force: true })
+        throw new Error('over the files caps once written; deleted, not listed')
+      }
+      const file: ErrandFile = { name, size, type: mediaTypeOf(name), at: Date.now(), source, origin }
       this.files.settle(contextId, name, file)
       return file
     } catch (error) {

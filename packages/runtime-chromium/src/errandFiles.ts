@@ -7,7 +7,8 @@
  * The folders live under one `errands-files-*` folder of the OS temp dir (mode 0700) — never
  * under the data dir, never inside a Chromium's TMPDIR (Playwright's artifacts and profiles are
  * there) — each named with 128 random bits. A folder is removed with its context (closed,
- * parked, crashed): what a parked errand downloaded is dropped, not sealed (docs/devtools-endpoint.md).
+ * parked, crashed); a parking errand's files are first packed by the supervisor and sealed with its
+ * record, then put back into the new folder when it resumes (F3, docs/files.md).
  *
  * @example
  * const files = new ErrandFiles()
@@ -30,6 +31,11 @@ export class ErrandFiles {
   /** The folder's known files, oldest first. @example files.filesOf(id) */
   filesOf(contextId: string): ReadonlyArray<ErrandFile> {
     return [...(this.records.get(contextId)?.values() ?? [])].filter((f): f is ErrandFile => f !== 'pending')
+  }
+
+  /** The bytes the folder's finished files hold (what its caps count). @example files.heldBytes(id) */
+  heldBytes(contextId: string): number {
+    return this.filesOf(contextId).reduce((sum, f) => sum + f.size, 0)
   }
 
   /** Whether a name is taken (written, or being written) in the folder. @example files.taken(id, 'a.pdf') */

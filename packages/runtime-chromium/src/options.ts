@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs'
 import type { GuardPolicy } from '@errands/guard'
-import type { UpstreamProxy } from '@errands/runtime'
+import type { FilesCaps, UpstreamProxy } from '@errands/runtime'
 
 /**
  * What `ChromiumRuntime.make` / `layer` need.
@@ -45,6 +45,11 @@ export interface ChromiumRuntimeOptions {
    * issue #21); the person's main context never uses it. Needs the egress.
    */
   readonly upstreamProxy?: UpstreamProxy | undefined
+  /**
+   * The caps of each errand's files folder (`ERRANDS_FILES_MAX_FILE_BYTES`, `…_MAX_ERRAND_BYTES`):
+   * a download that would pass one is deleted and never listed. None: downloads are not capped.
+   */
+  readonly files?: FilesCaps | undefined
 }
 
 /** The default deadline of one browser call. @example ChromiumRuntime.make({ dataDir, deadlineMs: DEFAULT_DEADLINE_MS * 2 }) */

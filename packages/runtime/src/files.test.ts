@@ -2,7 +2,7 @@
 // sends is made a plain name, and never overwrites a file already there.
 import { Effect } from 'effect'
 import { describe, expect, it } from 'vitest'
-import { dedupeName, mediaTypeOf, sanitiseFileName, sourceOf } from './files.ts'
+import { dedupeName, fitting, mediaTypeOf, overCap, sanitiseFileName, sourceOf } from './files.ts'
 import { MemoryRuntime } from './memory.ts'
 import { isPlainFileName } from './pages.ts'
 
@@ -64,5 +64,23 @@ describe('MemoryRuntime files (the fake every host test uses)', () => {
     expect(Effect.runSync(Effect.flip(memory.files.stage(a, '../x', new Uint8Array())))).toMatchObject({ reason: 'invalid' })
     Effect.runSync(memory.closeContext(a))
     expect(Effect.runSync(Effect.flip(memory.files.list(a)))._tag).toBe('ContextNotFound')
+  })
+})
+
+describe('caps and the parked budget (F3)', () => {
+  it('overCap says which cap a download would pass, and nothing without caps', () => {
+    const caps = { maxFileBytes: 10, maxErrandBytes: 20 }
+    expect(overCap(caps, 0, 10)).toBeUndefined()
+    expect(overCap(caps, 0, 11)).toBe('file')
+    expect(overCap(caps, 11, 10)).toBe('errand')
+    expect(overCap(caps, 10, 10)).toBeUndefined()
+    expect(overCap(undefined, 1e12, 1e12)).toBeUndefined()
+  })
+
+  it('fitting keeps files in order while they fit, skipping one that does not', () => {
+    const f = (name: string, size: number) => ({ name, size })
+    expect(fitting([f('a', 5), f('b', 9), f('c', 2)], 7)).toEqual({ fit: [f('a', 5), f('c', 2)], left: ['b'] })
+    expect(fitting([], 0)).toEqual({ fit: [], left: [] })
+    expect(fitting([f('empty', 0)], 0)).toEqual({ fit: [f('empty', 0)], left: [] })
   })
 })

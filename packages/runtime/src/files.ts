@@ -35,7 +35,71 @@ export interface FileVerbs {
   readonly read: (contextId: ContextId, name: string) => Effect.Effect<Uint8Array | undefined, ContextError>
   /** Saves bytes under `name` (sanitised, deduplicated); answers the file as saved. */
   readonly stage: (contextId: ContextId, name: string, bytes: Uint8Array) => Effect.Effect<ErrandFile, ContextError>
+  /**
+   * The finished files of the folder with their bytes, oldest first, for sealing with the errand
+   * when it parks (F3): each file that still fits `maxBytes` together with those before it (a
+   * file that does not is left out, and later smaller ones may still fit). A download still
+   * being written is not in it.
+   */
+  readonly pack: (contextId: ContextId, maxBytes: number) => Effect.Effect<PackedFolder, ContextError>
+  /**
+   * Puts packed files back into the folder of a resumed context under their own names (a name
+   * that is not plain is skipped; one already taken is deduplicated), keeping `at`, `source` and
+   * `origin` (F3).
+   */
+  readonly unpack: (contextId: ContextId, files: ReadonlyArray<PackedFile>) => Effect.Effect<void, ContextError>
 }
+
+/** What `pack` read: the files that fit, and the names of those left out for want of room. */
+export interface PackedFolder {
+  readonly files: ReadonlyArray<PackedFile>
+  readonly left: ReadonlyArray<string>
+}
+
+/**
+ * Which of a folder's files (oldest first) fit `maxBytes` together, in order; the rest are left.
+ *
+ * @example
+ * fitting([{ name: 'a', size: 5 }, { name: 'b', size: 9 }, { name: 'c', size: 1 }], 7) // { fit: [a, c], left: ['b'] }
+ */
+export const fitting = <F extends { readonly name: string; readonly size: number }>(files: ReadonlyArray<F>, maxBytes: number): { readonly fit: ReadonlyArray<F>; readonly left: ReadonlyArray<string> } => {
+  const fit: F[] = []
+  const left: string[] = []
+  let used = 0
+  for (const f of files) {
+    if (used + f.size <= maxBytes) {
+      fit.push(f)
+      used += f.size
+    } else left.push(f.name)
+  }
+  return { fit, left }
+}
+
+/** A file of the folder with its bytes: what parks (sealed) with its errand and comes back with it (F3). */
+export interface PackedFile extends ErrandFile {
+  readonly bytes: Uint8Array
+}
+
+/**
+ * The caps of an errand's folder (`ERRANDS_FILES_MAX_FILE_BYTES`, `…_MAX_ERRAND_BYTES`): a download
+ * that would pass either is deleted and never listed, as a staged file over them is refused.
+ *
+ * @example
+ * const caps: FilesCaps = { maxFileBytes: 25 * 1024 * 1024, maxErrandBytes: 100 * 1024 * 1024 }
+ */
+export interface FilesCaps {
+  readonly maxFileBytes: number
+  readonly maxErrandBytes: number
+}
+
+/**
+ * Why a download of `size` bytes does not fit a folder that holds `held` bytes, or undefined when it does.
+ *
+ * @example
+ * overCap({ maxFileBytes: 10, maxErrandBytes: 20 }, 15, 11) // 'file'
+ */
+export const overCap = (caps: FilesCaps | undefined, held: number, size: number): 'file' | 'errand' | undefined =>
+  caps === undefined ? undefined : size > caps.maxFileBytes ? 'file' : held + size > caps.maxErrandBytes ? 'errand' : undefined
 
 /**
  * A name a page or a client suggested, made plain: path separators, NUL and control characters
@@ -102,4 +166,6 @@ export const routeFiles = (pick: (contextId: ContextId) => FileVerbs): FileVerbs
   list: (id) => pick(id).list(id),
   read: (id, name) => pick(id).read(id, name),
   stage: (id, name, bytes) => pick(id).stage(id, name, bytes),
+  pack: (id, maxBytes) => pick(id).pack(id, maxBytes),
+  unpack: (id, files) => pick(id).unpack(id, files),
 })

@@ -9,7 +9,7 @@
  */
 import { Effect } from 'effect'
 import { RuntimeError } from './errors.ts'
-import { dedupeName, mediaTypeOf, sanitiseFileName, sourceOf, type ErrandFile, type FileVerbs } from './files.ts'
+import { dedupeName, mediaTypeOf, sanitiseFileName, sourceOf, type ErrandFile, type FileVerbs, type PackedFile, type PackedFolder, fitting } from './files.ts'
 import { isPlainFileName } from './pages.ts'
 import type { ContextError } from './Runtime.ts'
 import type { ContextId } from './types.ts'
@@ -44,6 +44,21 @@ export class MemoryFiles implements FileVerbs {
         ? Effect.succeed(this.save(contextId, name, bytes, null))
         : Effect.fail(new RuntimeError({ reason: 'invalid', message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name` })))
 
+  readonly pack = (contextId: ContextId, maxBytes: number) =>
+    Effect.map(this.known(contextId), (): PackedFolder => {
+      const { fit, left } = fitting([...(this.folders.get(contextId)?.values() ?? [])].map((h) => ({ ...h.file, bytes: h.bytes })), maxBytes)
+      return { files: fit.map((f): PackedFile => ({ ...f, bytes: f.bytes.slice() })), left }
+    })
+
+  readonly unpack = (contextId: ContextId, files: ReadonlyArray<PackedFile>) =>
+    Effect.map(this.known(contextId), () => {
+      for (const f of files) {
+        if (!isPlainFileName(f.name)) continue
+        const saved = this.save(contextId, f.name, f.bytes, f.source, f.origin)
+        this.folders.get(contextId)!.set(saved.name, { file: { ...saved, at: f.at }, bytes: f.bytes.slice() })
+      }
+    })
+
   /** A page of the context downloads a file (a test's stand-in for the browser's download). @example memory.files.download(id, 'a.pdf', bytes, url) */
   download(contextId: ContextId, suggested: string, bytes: Uint8Array, url: string): ErrandFile {
     return this.save(contextId, suggested, bytes, sourceOf(url))
@@ -54,11 +69,11 @@ export class MemoryFiles implements FileVerbs {
     for (const id of [...this.folders.keys()]) if (which(id)) this.folders.delete(id)
   }
 
-  private save(contextId: ContextId, suggested: string, bytes: Uint8Array, source: string | null): ErrandFile {
+  private save(contextId: ContextId, suggested: string, bytes: Uint8Array, source: string | null, origin: ErrandFile['origin'] = source === null ? 'staged' : 'download'): ErrandFile {
     const folder = this.folders.get(contextId) ?? new Map<string, Held>()
     this.folders.set(contextId, folder)
     const name = dedupeName(sanitiseFileName(suggested), (n) => folder.has(n))
-    const file: ErrandFile = { name, size: bytes.byteLength, type: mediaTypeOf(name), at: this.now(), source, origin: source === null ? 'staged' : 'download' }
+    const file: ErrandFile = { name, size: bytes.byteLength, type: mediaTypeOf(name), at: this.now(), source, origin }
     folder.set(name, { file, bytes: bytes.slice() })
     this.putFile(contextId, name)
     return file

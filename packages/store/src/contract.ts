@@ -38,6 +38,24 @@ export const storeContract = (name: string, makeLayer: MakeLayer): void => {
         expect(yield* store.get('nobody')).toEqual(Option.none())
       })))
 
+    it.effect('seals an errand\'s files with its record, and removes them with it (F3, E3)', () =>
+      run(Effect.gen(function* () {
+        const store = yield* SealedStore
+        const bytes = new Uint8Array(64 * 1024).map((_, i) => i % 251)
+        const files = [
+          { name: 'report.pdf', type: 'application/pdf', at: 5, source: 'https://shop.example/r.pdf', origin: 'download' as const, data: Buffer.from(bytes).toString('base64') },
+          { name: 'note.txt', type: 'text/plain', at: 6, source: null, origin: 'staged' as const, data: '' },
+        ]
+        const record: ParkedRecord = { ...(yield* at('e1')), files }
+        yield* store.put(record)
+        const back = Option.getOrThrow(yield* store.get('e1'))
+        expect(back.files).toEqual(files)
+        expect(new Uint8Array(Buffer.from(back.files![0]!.data, 'base64'))).toEqual(bytes)
+        yield* store.remove('e1')
+        expect(yield* store.get('e1')).toEqual(Option.none())
+        expect(yield* ids).toEqual([])
+      })))
+
     it.effect('keeps ids with odd characters apart', () =>
       run(Effect.gen(function* () {
         const store = yield* SealedStore

@@ -43,6 +43,19 @@ describe('disk store', () => {
       expect(sealed.some((f) => f.bytes.toString('latin1').includes('errand-one'))).toBe(true)
     }))
 
+  it.scoped('never writes a parked file\'s bytes, name or source in plaintext (F3, S1)', () =>
+    Effect.gen(function* () {
+      const dir = join(yield* tempDir, 'store')
+      const store = yield* open(dir)
+      const marker = 'INVOICE-MARKER-7f3a9c'
+      const data = Buffer.from(`%PDF-1.4 ${marker} ${'y'.repeat(4000)}`).toString('base64')
+      yield* store.put({ ...sampleRecord('errand-files', 0), files: [{ name: 'secret-invoice.pdf', type: 'application/pdf', at: 1, source: 'https://bank.example/inv.pdf', origin: 'download', data }] })
+      for (const { path, bytes } of yield* Effect.promise(() => allFiles(dir))) {
+        const text = bytes.toString('latin1')
+        for (const secret of [marker, data.slice(0, 40), 'secret-invoice', 'bank.example']) expect(text.includes(secret), `${secret} in ${path}`).toBe(false)
+      }
+    }))
+
   it.scoped('uses a fresh nonce per write: the same record sealed twice gives different bytes', () =>
     Effect.gen(function* () {
       const dir = join(yield* tempDir, 'store')

@@ -1,5 +1,5 @@
 export * from './errors.ts'
-export { ErrandId, ParkedRecordSchema, StorageStateSchema, type ParkedEntry, type ParkedRecord } from './record.ts'
+export { ErrandId, ParkedRecordSchema, StorageStateSchema, type ParkedEntry, type ParkedRecord, type SealedFile } from './record.ts'
 export { DAY_MS, DEFAULT_RETENTION, toDrop, type Retention } from './retention.ts'
 export { CACHEDIR_TAG, BACKUP_EXCLUDE, isProtectedPath } from './markers.ts'
 export { FORMAT_VERSION, MAGIC } from './format.ts'

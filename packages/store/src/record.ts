@@ -27,6 +27,28 @@ export interface ParkedRecord {
    * errand, so a resumed errand — in this process or after a restart — leaves through it again.
    */
   readonly upstreamProxy?: string | undefined
+  /**
+   * The errand's files folder as it was when it parked (F3, issue #25): downloads and staged
+   * files with their bytes, sealed in the same payload as the rest, put back when it resumes.
+   */
+  readonly files?: ReadonlyArray<SealedFile> | undefined
+}
+
+/**
+ * One file of a parked errand's folder: the runtime's `ErrandFile` with its bytes as base64
+ * (the payload is JSON). Its size is its bytes' length.
+ *
+ * @example
+ * const f: SealedFile = { name: 'a.pdf', type: 'application/pdf', at: 0, source: null, origin: 'staged', data: 'JVBERi0=' }
+ */
+export interface SealedFile {
+  readonly name: string
+  readonly type: string
+  readonly at: number
+  readonly source: string | null
+  readonly origin: 'download' | 'staged'
+  /** The bytes, base64. */
+  readonly data: string
 }
 
 // With the `u` flag a surrogate pair is one code point outside this range, so only lone ones match.
@@ -96,6 +118,14 @@ export const ParkedRecordSchema: Schema.Schema<ParkedRecord> = Schema.Struct({
   snapshot: SnapshotSchema,
   parkedAt: Schema.NonNegativeInt,
   upstreamProxy: Schema.optional(Schema.String),
+  files: Schema.optional(Schema.Array(Schema.Struct({
+    name: Schema.String,
+    type: Schema.String,
+    at: Finite,
+    source: Schema.NullOr(Schema.String),
+    origin: Schema.Literal('download', 'staged'),
+    data: Schema.String,
+  }))),
 })
 
 const decodeUnknown = Schema.decodeUnknownEither(ParkedRecordSchema, { onExcessProperty: 'ignore' })
@@ -163,6 +193,7 @@ const pick = (r: ParkedRecord): ParkedRecord => ({
   },
   parkedAt: r.parkedAt,
   ...(r.upstreamProxy === undefined ? {} : { upstreamProxy: r.upstreamProxy }),
+  ...(r.files === undefined ? {} : { files: r.files.map((f) => ({ name: f.name, type: f.type, at: f.at, source: f.source, origin: f.origin, data: f.data })) }),
 })
 
 /**

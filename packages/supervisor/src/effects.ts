@@ -6,6 +6,7 @@ import { fromPromise } from 'xstate'
 import type { SnapshotBook } from './amendments.ts'
 import type { UpstreamBook } from './upstream.ts'
 import { words, type HealthLog } from './health.ts'
+import { MAX_PARKED_FILES_BYTES, packFiles, unpackFiles } from './parkedFiles.ts'
 import type { Conversation, Seed } from './types.ts'
 
 /** What the errand machine's effects need from the supervisor. */
@@ -69,6 +70,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       let snapshot: Snapshot
       let lentSites = input.lentSites
       let upstreamProxy = proxies.get(input.errandId)
+      let files: ParkedRecord['files']
       if (input.source === 'parked') {
         const found = yield* store.get(input.errandId).pipe(
           Effect.tapErrorTag('RecordUnreadable', (e) =>
@@ -85,6 +87,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         }
         snapshot = found.value.snapshot
         lentSites = found.value.lentSites
+        files = found.value.files
         upstreamProxy = proxies.restore(input.errandId, found.value.upstreamProxy)
       } else {
         // The held snapshot is amended at once by a take-back (L5), so a heal never reopens a
@@ -106,6 +109,11 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       }))
       // What is amended while the context opens is owed to the snapshot kept for it.
       snapshots.set(input.errandId, yield* snapshots.read(input.errandId, opening))
+      // The folder as it parked (F3). A file that cannot be written back is said, not fatal: the
+      // errand's browser is open, and its record still holds the files until the next park.
+      yield* unpackFiles(runtime, contextId!, files).pipe(
+        Effect.catchAll((e) => Effect.sync(() => health.add({ at: now, level: 'warning', text: words.filesLost(e.message), conversationId: input.conversationId }))),
+      )
       // A resumed errand keeps its sealed record until it is parked again (overwritten) or closed
       // (removed): the open context lives only in this process, and an engine killed after the
       // resume would otherwise lose an errand that was safely set aside (issue #9; the kill test
@@ -151,6 +159,12 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       const snapshot: Snapshot = Option.isSome(fresh)
         ? { ...fresh.value, takenAt: now }
         : (snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: now })
+      // Its files folder, sealed with it (F3); a crashed context's folder went with it.
+      const lost = (why: string) => health.add({ at: now, level: 'warning', text: words.filesLost(why), conversationId: input.conversationId })
+      const { files, left } = Option.isSome(fresh) && input.contextId !== null
+        ? yield* packFiles(runtime, input.contextId).pipe(Effect.catchAll((e) => Effect.sync(() => (lost(e.message), { files: undefined, left: [] }))))
+        : { files: undefined, left: [] }
+      if (left.length > 0) lost(`${left.length} of them did not fit the ${MAX_PARKED_FILES_BYTES / 1024 / 1024} MiB a set-aside task keeps: ${left.slice(0, 5).join(', ')}`)
       const record: ParkedRecord = {
         errandId: input.errandId,
         conversationId: input.conversationId,
@@ -160,6 +174,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         snapshot,
         parkedAt: now,
         ...sealedProxy(input.errandId),
+        ...(files === undefined ? {} : { files }),
       }
       yield* store.put(record).pipe(
         Effect.tapError((e) =>

@@ -55,5 +55,6 @@ export const words = {
   parked: (cause: string) => `Set a task's browser aside (${cause})`,
   recordDropped: (reason: string) => `A set-aside task's browser could not be read (${reason}) and was dropped`,
   parkFailed: (reason: string) => `Could not set a task's browser aside (${reason}); it stays open`,
+  filesLost: (why: string) => `A task's files could not be kept with its browser (${why}); download them again`,
   sealFailed: (reason: string) => `Could not seal a task's latest snapshot (${reason}); it stays open here, and another host would reopen it as last sealed`,
 } as const
