@@ -84,7 +84,7 @@ describe('a staged file uploaded by a DevTools client (#25)', () => {
     try {
       const page = (await browser.pages()).find((p) => p.url().startsWith(origin))!
       const session = await page.createCDPSession()
-      const input = (await page.$('#file'))!
+      const input = (await page.$('input#file'))!
       await expect(input.uploadFile('/etc/passwd')).rejects.toThrow(/only files inside this errand's files folder/)
       const folder = await env().host.run(env().host.chromium.filesDir(env().host.supervisor.contextOf('session:up-pp')!))
       const count = received.length

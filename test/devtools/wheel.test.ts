@@ -4,11 +4,14 @@
 // hand-back sends what was held, in order, after `Errands.handedBack {note}`. `Errands.requestHelp`
 // is POST /v1/session/help over CDP. The wheel is taken and handed back through the host's own
 // session service, as the live view's buttons do (test/liveview/wheel.test.ts drives those).
+import { HELP_DEFAULT_TIMEOUT_MS, HELP_MAX_TIMEOUT_MS } from '@errands/devtools'
 import { Sessions } from '@errands/supervisor'
 import CDP from 'chrome-remote-interface'
 import { Context } from 'effect'
 import { chromium } from 'playwright-core'
+import puppeteer from 'puppeteer-core'
 import { describe, expect, it } from 'vitest'
+import * as help from '../../packages/host/src/person/help.ts'
 import { useDevToolsHost } from './harness.ts'
 import { RawCdp } from './raw.ts'
 
@@ -78,6 +81,10 @@ describe('a person at the wheel pauses a DevTools client (#26)', () => {
     }
   })
 
+  it('Errands.requestHelp takes the limits and default of POST /v1/session/help', () => {
+    expect([HELP_DEFAULT_TIMEOUT_MS, HELP_MAX_TIMEOUT_MS]).toEqual([help.HELP_DEFAULT_TIMEOUT_MS, help.HELP_MAX_TIMEOUT_MS])
+  })
+
   it('Errands.requestHelp is answered by the hand-back with its note, or by its timeout; bad params are -32602, other names -32601', async () => {
     const { host } = env()
     const cdp = await RawCdp.open(await env().endpoint('w2'))
@@ -139,6 +146,25 @@ describe('a person at the wheel pauses a DevTools client (#26)', () => {
       expect(await page.evaluate(() => 1 + 1)).toBe(2)
     } finally {
       await browser.close()
+    }
+  })
+
+  it('Puppeteer connected across the take and the hand-back lets the Errands events pass and goes on working', async () => {
+    const { sites } = env()
+    const site = sites[0]!
+    const browser = await puppeteer.connect({ browserWSEndpoint: await env().endpoint('w5'), defaultViewport: null })
+    try {
+      const page = await browser.newPage()
+      await page.goto(site.url('/echo'))
+      await take('w5')
+      const held = page.goto(site.url('/title'))
+      await poll(async () => (await env().host.call('w5', 'GET', '/v1/url')).body.url).toBe(site.url('/echo'))
+      await handBack('w5', 'go on')
+      await held
+      expect(page.url()).toBe(site.url('/title'))
+      expect(await page.evaluate(() => 2 + 2)).toBe(4)
+    } finally {
+      await browser.disconnect()
     }
   })
 })
