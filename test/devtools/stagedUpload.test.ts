@@ -24,17 +24,13 @@ let site: Server
 let origin: string
 
 beforeAll(async () => {
-  site = createServer((req, res) => {
-    if (req.url === '/upload') {
-      const chunks: Array<Buffer> = []
-      req.on('data', (c: Buffer) => chunks.push(c))
-      req.on('end', () => {
-        received.push(Buffer.concat(chunks).toString())
-        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
-      })
-      return
-    }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(PAGE)
+  // The form, and /upload keeping each body it gets.
+  site = createServer(async (req, res) => {
+    if (req.url !== '/upload') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(PAGE)
+    const chunks: Array<Buffer> = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    received.push(Buffer.concat(chunks).toString())
+    res.end('ok')
   })
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
   origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
