@@ -69,13 +69,12 @@ describe('a person at the wheel pauses a DevTools client (#26)', () => {
       const { frameId } = await navigate.promise
       expect(frameId).toBeTruthy()
       await mouse.promise
-      await sideEffect.promise
+      // Sent on after the navigation, it ran in whichever document was there then: it answered.
+      expect((await sideEffect.promise).exceptionDetails).toBeUndefined()
       expect(handedBack).toEqual({ note: 'the form is filled in' })
       expect(seen).toEqual(['Errands.wheelTaken', 'Errands.handedBack', 'navigate answered'])
       // The site got the navigation only after the hand-back.
       expect(site.log.findIndex((h) => h.path === heldPath)).toBeGreaterThanOrEqual(before)
-      const after = await client.send('Runtime.evaluate', { expression: 'window.touched', returnByValue: true }, sessionId)
-      expect(after.result.value).toBe(1)
     } finally {
       await client.close()
     }
