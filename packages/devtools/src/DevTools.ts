@@ -170,12 +170,19 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
         closeAll(view.conversationId, CLOSE.released)
       } else if (view.state === 'healing') {
         closeAll(view.conversationId, CLOSE.healing)
+      } else {
+        // A person took the wheel or handed it back (#26): the errand's clients pause or go on.
+        for (const proxy of open.get(view.conversationId) ?? []) proxy.wheel.set(view.personDriving === true)
       }
+    })
+    // The note comes just before the hand-back's change (Sessions.onHandBack).
+    const stopHearing = sessions.onHandBack((conversationId, note) => {
+      for (const proxy of open.get(conversationId) ?? []) proxy.wheel.noteOf(note)
     })
 
     const idleCheck = setInterval(() => {
       const now = Date.now()
-      for (const proxies of open.values()) for (const proxy of [...proxies]) if (now - proxy.lastActivity >= idleMs) proxy.close(CLOSE.idle)
+      for (const proxies of open.values()) for (const proxy of [...proxies]) if (now - proxy.lastActivity >= idleMs && !proxy.waiting) proxy.close(CLOSE.idle)
     }, Math.max(50, Math.min(30_000, Math.floor(idleMs / 4))))
     idleCheck.unref()
 
@@ -183,6 +190,7 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       Effect.sync(() => {
         closed = true
         stopWatching()
+        stopHearing()
         clearInterval(idleCheck)
         tokens.clear()
         for (const id of [...open.keys()]) closeAll(id, CLOSE.shutdown)
@@ -262,6 +270,13 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
           maxInFlight,
           connect: found.value.connect, browserContextId: found.value.browserContextId, policy: options.policy, log: options.log, name: conversationId, filesDir: found.value.filesDir,
           openHelper: () => openHelper(conversationId),
+          // P3: what POST /v1/session/help asks, for Errands.requestHelp.
+          requestHelp: (reason, timeoutMs, signal) =>
+            run(sessions.askForHelp(conversationId, reason, timeoutMs), { signal }).then((exit) => {
+              if (Exit.isSuccess(exit)) return exit.value
+              const error = Cause.squash(exit.cause)
+              throw error instanceof Error ? error : new Error('the errand is gone')
+            }),
         })
       } catch (error) {
         await run(sessions.undrive(conversationId))
@@ -298,6 +313,8 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
         const close = ws.close.bind(ws)
         ws.close = (code?: number, reason?: string | Buffer) => close(code, code === 1009 && reason === undefined ? frameLimit.slice(0, 120) : reason)
         proxy.attach(ws)
+        // Connected while a person drives: paused from the start (#26).
+        proxy.wheel.set(sessions.personDriving(conversationId))
         options.log(`devtools: a client connected to ${conversationId}`)
       })
     }

@@ -6,6 +6,7 @@
  */
 import type { GuardPolicy } from '@errands/guard'
 import type { CdpChannel } from '@errands/runtime'
+import type { HandBack } from '@errands/supervisor'
 import type { TargetInfo } from './targets.ts'
 
 /** A command's params or an answer's result. @example const p: Params = { targetId: 'T1' } */
@@ -42,6 +43,12 @@ export interface ProxyOptions {
    * its own context, counted against the cap. None: a second context is refused.
    */
   readonly openHelper?: (() => Promise<HelperContext>) | undefined
+  /**
+   * Asks a person for help with the errand (`Errands.requestHelp`, P3): the session service's
+   * `askForHelp`, as `POST /v1/session/help`; `signal` aborts it when the client leaves. None:
+   * `Errands.requestHelp` is refused.
+   */
+  readonly requestHelp?: ((reason: string, timeoutMs: number, signal: AbortSignal) => Promise<HandBack>) | undefined
 }
 
 /**

@@ -6,6 +6,9 @@
  *   dropped files of `Input.dispatchDragEvent`): each path is resolved with `realpath` and must
  *   be a plain file inside the folder. A directory (Chromium walks it for a `webkitdirectory`
  *   input), a symlink that leads out, a device, a FIFO, a missing file are refused with why.
+ *   A bare file name (`note.txt`: no separator, not `.` or `..`) names the file of that name in
+ *   the folder — one an agent staged with `POST /v1/session/files?name=` (#25, F2) — and is sent
+ *   on as that path; the same checks apply to it.
  * - **Download folders** (`Browser.` / `Page.setDownloadBehavior`): downloads of an errand go to
  *   its folder, whatever the client named. A path that is not the folder is not refused but
  *   replaced: Playwright's `connectOverCDP` names a folder of its own for every context and cannot
@@ -18,7 +21,7 @@
  * refusedUpload(['/etc/passwd'], '/tmp/errands-files-x/ab12') // 'the path … is outside this errand's files folder'
  */
 import { lstatSync, realpathSync } from 'node:fs'
-import { isAbsolute, sep } from 'node:path'
+import { isAbsolute, join, sep } from 'node:path'
 
 const NO_FOLDER = "this errand has no files folder on the engine's machine (a remote browser's files are not ours to name)"
 
@@ -42,7 +45,7 @@ export const refusedUpload = (paths: unknown, folder: string | undefined): strin
   if (root === undefined) return NO_FOLDER
   const list = Array.isArray(paths) ? paths : [paths]
   for (const path of list) {
-    if (typeof path !== 'string' || !isAbsolute(path)) return 'paths must be absolute'
+    if (typeof path !== 'string' || !isAbsolute(path)) return 'paths must be absolute, or the bare name of a file of this errand\'s folder'
     const real = realOr(path)
     if (real === undefined) return `no such file in this errand's files folder (${folder})`
     if (!real.startsWith(root + sep)) return `only files inside this errand's files folder (${folder}) may be named; that path leads outside it`
@@ -51,6 +54,41 @@ export const refusedUpload = (paths: unknown, folder: string | undefined): strin
     if (!stat.isFile()) return 'only plain files may be named (not a device, socket or FIFO)'
   }
   return undefined
+}
+
+const bareName = (path: unknown): path is string =>
+  typeof path === 'string' && path !== '' && path !== '.' && path !== '..' && !path.includes('/') && !path.includes('\\') && !path.includes('\0')
+
+/**
+ * A command's params with the paths it would give a page (`files`, and `data.files` of a drag)
+ * checked — bare names made paths of the errand's folder — or why they are refused.
+ *
+ * @example
+ * uploadParams({ nodeId: 4, files: ['note.txt'] }, dir) // { nodeId: 4, files: [`${dir}/note.txt`] }
+ * uploadParams({ nodeId: 4, files: ['/etc/passwd'] }, dir) // 'only files inside this errand's files folder …'
+ */
+export const uploadParams = (params: Record<string, unknown>, folder: string | undefined): Record<string, unknown> | string => {
+  const named = (paths: unknown): unknown => {
+    if (folder === undefined) return paths
+    const inFolder = (p: unknown) => (bareName(p) ? join(realOr(folder) ?? folder, p) : p)
+    return Array.isArray(paths) ? paths.map(inFolder) : inFolder(paths)
+  }
+  const data = params['data']
+  const dropped = typeof data === 'object' && data !== null ? (data as { files?: unknown }).files : undefined
+  let out = params
+  if (params['files'] !== undefined) {
+    const files = named(params['files'])
+    const why = refusedUpload(files, folder)
+    if (why !== undefined) return why
+    out = { ...out, files }
+  }
+  if (dropped !== undefined) {
+    const files = named(dropped)
+    const why = refusedUpload(files, folder)
+    if (why !== undefined) return why
+    out = { ...out, data: { ...(data as object), files } }
+  }
+  return out
 }
 
 /**

@@ -28,6 +28,7 @@ import WebSocket from 'ws'
 import { onBrowserCommand } from './browserMethods.ts'
 import type { AnsweringView, CloseReason, Command, HelperContext, Params, ProxyOptions, ViewConnection } from './connection.ts'
 import { BrowserView } from './view.ts'
+import { helpParams, WheelGate } from './wheel.ts'
 
 export type { CloseReason, Command, HelperContext, Params, ProxyOptions } from './connection.ts'
 
@@ -105,6 +106,10 @@ export class ErrandProxy implements ViewConnection {
   /** Helper errands' contexts this client opened (`browser.newContext()`), by browser context id. */
   private readonly helpers = new Map<string, HelperContext>()
   private openingHelpers = 0
+  /** A person at the wheel (#26): this client's acting commands held meanwhile (wheel.ts). */
+  readonly wheel = new WheelGate((command) => this.route(command), (method, params) => this.announce(method, params))
+  /** `Errands.requestHelp` calls waiting for a hand-back, aborted when the client leaves. */
+  private readonly helpAsked = new Set<AbortController>()
 
   private constructor(/** @internal */ readonly options: ProxyOptions) {}
 
@@ -142,6 +147,14 @@ export class ErrandProxy implements ViewConnection {
     this.closeListeners.push(listener)
   }
 
+  /**
+   * Whether the client is waiting on us rather than idle: a person drives (its acting commands
+   * are held) or it asked for help. The idle limit does not close it then.
+   */
+  get waiting(): boolean {
+    return this.wheel.personDriving || this.wheel.heldCount > 0 || this.helpAsked.size > 0
+  }
+
   /** Whether the connection is still up. @example if (proxy.open) … */
   get open(): boolean {
     return this.state === 'open'
@@ -166,6 +179,10 @@ export class ErrandProxy implements ViewConnection {
     // The client's helper errands end with it (E1: closed when the client disconnects).
     for (const helper of this.helpers.values()) helper.close()
     this.helpers.clear()
+    // Held commands are not sent; a request for help leaves the live view.
+    this.wheel.drop()
+    for (const asked of this.helpAsked) asked.abort()
+    this.helpAsked.clear()
     this.state = 'closed'
     for (const listener of this.closeListeners.splice(0)) listener(why)
   }
@@ -191,9 +208,17 @@ export class ErrandProxy implements ViewConnection {
     }
     const command: Command = { id: message.id as number, method: message.method, params: (message.params ?? {}) as Params, sessionId }
     const limit = this.options.maxInFlight ?? MAX_IN_FLIGHT
-    if (this.inFlight >= limit) {
+    // Held commands (#26) wait for the browser too.
+    if (this.inFlight + this.wheel.heldCount >= limit) {
       return this.refused(command, `more than ${limit} commands of this connection are waiting for the browser (the in-flight limit); wait for answers first`)
     }
+    if (command.method.startsWith('Errands.')) return this.errands(command)
+    if (!this.wheel.hold(command)) this.route(command)
+  }
+
+  /** Sends a client's command to the view it is for (now, or at the hand-back when it was held). */
+  private route(command: Command): void {
+    const sessionId = command.sessionId
     if (sessionId === undefined) return onBrowserCommand(this.root, command)
     const browserSession = this.browserSessions.get(sessionId)
     if (browserSession !== undefined) return onBrowserCommand(browserSession, command)
@@ -201,6 +226,44 @@ export class ErrandProxy implements ViewConnection {
     // As Chromium answers an unknown session: on the connection, without the id.
     if (view === undefined) return this.refused({ ...command, sessionId: undefined }, 'no session with this id belongs to this errand')
     view.onSession(command)
+  }
+
+  // ---- the Errands domain (#26, wheel.ts) ----
+
+  /** `Errands.*` on a browser session (the root one or a client's): -32601 elsewhere and for a name not of the domain. */
+  private errands(command: Command): void {
+    const onBrowser = command.sessionId === undefined || this.browserSessions.has(command.sessionId)
+    if (onBrowser && command.method === 'Errands.requestHelp') return this.requestHelp(command)
+    if (onBrowser && command.method === 'Errands.getFilesFolder') {
+      const path = this.options.filesDir
+      if (path === undefined) return this.refused(command, "this errand has no files folder on the engine's machine (a remote browser's)")
+      return this.toClient({ id: command.id, sessionId: command.sessionId, result: { path } })
+    }
+    this.refused(command, undefined)
+  }
+
+  private requestHelp(command: Command): void {
+    const ask = this.options.requestHelp
+    if (ask === undefined) return this.refused(command, 'no person can be asked for help through this endpoint')
+    const params = helpParams(command.params)
+    if (typeof params === 'string') {
+      return this.toClient({ id: command.id, sessionId: command.sessionId, error: { code: -32602, message: `Errands.requestHelp: ${params}.` } })
+    }
+    const asked = new AbortController()
+    this.helpAsked.add(asked)
+    void ask(params.reason, params.timeoutMs, asked.signal).then(
+      (result) => this.toClient({ id: command.id, sessionId: command.sessionId, result }),
+      (error: unknown) => this.refused(command, `the request for help failed (${error instanceof Error ? error.message : String(error)})`),
+    ).finally(() => {
+      this.helpAsked.delete(asked)
+      this.lastActivity = Date.now()
+    })
+  }
+
+  /** An `Errands.*` event to the client, on the connection and on each of its browser sessions. */
+  private announce(method: string, params: Params): void {
+    this.root?.emit(method, params)
+    for (const view of this.browserSessions.values()) view.emit(method, params)
   }
 
   // ---- browser sessions (#22) ----

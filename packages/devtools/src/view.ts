@@ -24,7 +24,7 @@
 import { decide, describeTarget } from '@errands/guard'
 import type { CdpChannel, CdpMessage } from '@errands/runtime'
 import type { Command, Params, ViewConnection } from './connection.ts'
-import { downloadParams, refusedUpload } from './files.ts'
+import { downloadParams, uploadParams } from './files.ts'
 import { knownMethod } from './protocol.ts'
 import { CONTEXT_METHODS, matchesFilter, refusedOnSession, URL_METHODS, type TargetInfo } from './targets.ts'
 
@@ -131,9 +131,10 @@ export class BrowserView {
     }
     if (URL_METHODS.has(command.method) && !this.allowedUrl(command, p['url'])) return
     // Paths of this machine: uploads (`DOM.setFileInputFiles`, `Page.handleFileChooser`), dropped
-    // files (`Input.dispatchDragEvent`), download folders (`Page.setDownloadBehavior`).
-    const data = p['data'] as { files?: unknown } | undefined
-    if (!this.allowedFiles(command, p['files']) || !this.allowedFiles(command, typeof data === 'object' && data !== null ? data.files : undefined)) return
+    // files (`Input.dispatchDragEvent`) — a bare name is the errand's staged file — and download
+    // folders (`Page.setDownloadBehavior`).
+    const params = uploadParams(p, this.options.filesDir)
+    if (typeof params === 'string') return this.refuse(command, params)
     if (command.method === 'Page.setDownloadBehavior') return this.forward(command, this.downloadTo(p))
     if (command.method === 'Target.detachFromTarget' && p['sessionId'] !== undefined && !this.sessions.has(String(p['sessionId']))) {
       return this.refuse(command, 'no session with this id belongs to this errand')
@@ -142,7 +143,7 @@ export class BrowserView {
       return this.refuse(command, 'no target with this id belongs to this errand')
     }
     if (command.method.startsWith('Browser.')) return this.onSessionWindow(command)
-    this.forward(command, p, (r) => this.hideResult(r))
+    this.forward(command, params, (r) => this.hideResult(r))
   }
 
   /** `Browser.*` window methods on a page session (Puppeteer's `page.windowId()` / `resize()`). */
@@ -205,13 +206,6 @@ export class BrowserView {
     if (decision.allow) return true
     this.refuse(command, `the containment policy refuses ${describeTarget(url)} (rule ${decision.rule}: ${decision.detail})`)
     return false
-  }
-
-  allowedFiles(command: Command, paths: unknown): boolean {
-    if (paths === undefined) return true
-    const why = refusedUpload(paths, this.options.filesDir)
-    if (why !== undefined) this.refuse(command, why)
-    return why === undefined
   }
 
   /** Download params with the errand's folder as the only download folder (`deny` when it has none). */
