@@ -11,8 +11,20 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../.
 const journals = fs.readdirSync(path.join(root, 'journals')).filter((f) => f.endsWith('.jsonl')).sort()
 
 describe('golden journals (T1)', () => {
-  it('has journals that cover park, heal, the cap and a person at the wheel', () => {
-    expect(journals).toEqual(['cap.jsonl', 'heal.jsonl', 'park.jsonl', 'wheel.jsonl'])
+  it('has journals that cover park, heal, the cap, a person at the wheel and waiting for the person', () => {
+    expect(journals).toEqual(['asking.jsonl', 'cap.jsonl', 'heal.jsonl', 'park.jsonl', 'wheel.jsonl'])
+  })
+
+  it('asking.jsonl: an errand waiting for the person is not parked for idleness, the cap may park it, the ask waits across the park and ends with the hand-back; the journal holds no reason or note (P3, P4, C2)', () => {
+    const trace = fs.readFileSync(path.join(root, 'journals/asking.trace'), 'utf8')
+    const journal = fs.readFileSync(path.join(root, 'journals/asking.jsonl'), 'utf8')
+    expect(trace).toMatch(/^1000\ta\tactive\(asking=waiting,/m)
+    expect(trace).not.toMatch(/^[0-9]{5}\ta\tparking/m) // not for idleness between 61 s and 100 s
+    expect(trace).toContain('101000\ta\tparked\n')
+    expect(trace).toMatch(/^103000\ta\tactive\(asking=waiting,/m)
+    expect(trace).toMatch(/^105000\ta\tactive\(asking=none,.*wheel=agents\)\n/m)
+    expect(trace).toContain('165000\ta\tparked\n')
+    expect(journal).not.toMatch(/reason|note|cookie/)
   })
 
   it('wheel.jsonl: a person at the wheel is parked neither for room, nor on request, nor for idleness; after the hand-back the idle sweep parks it (C2, P1, P2)', () => {

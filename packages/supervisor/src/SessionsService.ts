@@ -28,7 +28,7 @@ type SessionVerbs = Pick<
   SupervisorShape,
   | 'open' | 'use' | 'drive' | 'undrive' | 'taskChanged' | 'chatDeleted' | 'setOwnBrowser' | 'watch' | 'unwatch'
   | 'park' | 'resume' | 'release' | 'view' | 'list' | 'onChange' | 'contextOf' | 'lastSnapshot' | 'setUpstreamProxy' | 'adopt'
-  | 'takeWheel' | 'handBack' | 'personDriving' | 'askForHelp'
+  | 'takeWheel' | 'handBack' | 'personDriving' | 'askForHelp' | 'asked' | 'answered'
 >
 
 /**
@@ -55,7 +55,7 @@ export interface SessionsShape extends SessionVerbs {
 export const SESSION_VERBS: ReadonlyArray<keyof SessionsShape> = [
   'open', 'resolve', 'use', 'drive', 'undrive', 'taskChanged', 'chatDeleted', 'setOwnBrowser', 'watch', 'unwatch',
   'park', 'resume', 'release', 'view', 'list', 'onChange', 'contextOf', 'lastSnapshot', 'setUpstreamProxy', 'adopt',
-  'takeWheel', 'handBack', 'personDriving', 'askForHelp',
+  'takeWheel', 'handBack', 'personDriving', 'askForHelp', 'asked', 'answered',
 ]
 
 /**
@@ -94,6 +94,8 @@ export const makeSessions = (supervisor: SupervisorShape): SessionsShape => ({
   handBack: supervisor.handBack,
   personDriving: supervisor.personDriving,
   askForHelp: supervisor.askForHelp,
+  asked: supervisor.asked,
+  answered: supervisor.answered,
 })
 
 /**
