@@ -82,6 +82,10 @@ const counts = {
   parked: Schema.Number,
   cap: Schema.Number,
   sessions: Schema.Number,
+  /** Errands a person drives from the live view now (P1). */
+  personDriving: Schema.Number,
+  /** Errands whose agent waits for the person: a request for help or a sign-in question (P3, P4). */
+  waitingForPerson: Schema.Number,
   cluster: Schema.optional(ClusterReport),
 }
 
@@ -157,6 +161,12 @@ export const ErrandViewAnswer = Schema.Struct({
   contextId: Schema.NullOr(Schema.String),
   lastError: Schema.NullOr(Schema.String),
   parent: Schema.optional(Schema.String),
+  /** Present (true) while a person has the wheel (P1). */
+  personDriving: Schema.optional(Schema.Literal(true)),
+  /** The oldest pending request for help (P3), while an agent waits. */
+  help: Schema.optional(Schema.Struct({ reason: Schema.String, askedAt: Schema.Number, expiresAt: Schema.Number })),
+  /** Present while an agent waits for the person (P3, P4): the kinds of its open asks, oldest first. */
+  waiting: Schema.optional(Schema.Array(Schema.Literal('help', 'sign-in'))),
 })
 
 /** `GET /v1/person/sessions`. @example { sessions: [] } */

@@ -18,6 +18,8 @@ import type { SupervisorCore } from './core.ts'
 import type { UnknownConversation } from './errors.ts'
 import type { Sessions } from './sessions.ts'
 
+export type { AskKind, AskOutcome }
+
 /** One ask of a person: its id (unique while it waits), its kind and, for a sign-in, the site. */
 export interface Ask {
   readonly id: string
