@@ -35,7 +35,7 @@ describe('waiting for the person (P3, P4)', () => {
     expect(health.text).not.toContain('asker-key-7')
     expect((await host.call(undefined, 'GET', '/v1/person/health')).body).toMatchObject({ waitingForPerson: 1 })
 
-    const [{ id }] = await questions()
+    const id = (await questions())[0]!.id
     expect((await host.call(undefined, 'POST', `/v1/person/questions/${id}`, { answer: 'deny' })).status).toBe(200)
     expect((await asking).body).toMatchObject({ lent: false, why: 'denied' })
     expect((await viewOf('asker-key-7'))?.waiting).toBeUndefined()
