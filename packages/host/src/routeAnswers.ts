@@ -89,7 +89,7 @@ const counts = {
   cluster: Schema.optional(ClusterReport),
 }
 
-/** The open `GET /health`: liveness and counts (X1). @example { ok: true, runtime: { kind: 'chromium', where: 'local' }, open: 1, parked: 0, cap: 4, sessions: 1, messages: 0 } */
+/** The open `GET /health`: liveness and counts (X1). @example { ok: true, runtime: { kind: 'chromium', where: 'local' }, open: 1, parked: 0, cap: 4, sessions: 1, personDriving: 0, waitingForPerson: 1, messages: 0 } */
 export const PublicHealthAnswer = Schema.Struct({
   ...counts,
   runtime: Schema.Struct({
