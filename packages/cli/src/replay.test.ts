@@ -1,6 +1,6 @@
 import { cookie } from '@errands/runtime'
 import { journalRecorder, parseJournal, replay, formatTrace, services, testSupervisor, defaultSettings, type TraceLine } from '@errands/supervisor'
-import { Effect, TestClock, TestContext } from 'effect'
+import { Effect, Fiber, TestClock, TestContext } from 'effect'
 import { execFileSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
@@ -94,6 +94,42 @@ describe('recording (T1)', () => {
     // L7: a journal holds ids, times and states — never a cookie value or URL.
     expect(recorder.text()).not.toContain('secret')
     expect(recorder.text()).not.toContain('shop.test')
+  })
+
+  it('a run with a request for help and a sign-in question replays to its own trace; the journal holds neither the reason nor the note (P3, P4, P5)', async () => {
+    const live: TraceLine[] = []
+    const settings = defaultSettings({ maxErrands: 1, idleMs: 60_000, dataDir: '/nonexistent' })
+    const recorder = journalRecorder(settings, 0)
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const { supervisor } = yield* services
+        yield* supervisor.open({ id: 'a', kind: 'task' })
+        const help = yield* Effect.fork(supervisor.askForHelp('a', 'the secret reason', 300_000))
+        yield* TestClock.adjust(90_000) // past the idle limit: still open, it waits for the person
+        yield* supervisor.settle
+        yield* supervisor.takeWheel('a')
+        yield* supervisor.handBack('a', 'the secret note')
+        yield* Fiber.join(help)
+        yield* supervisor.asked('a', { id: 'q1', ask: 'sign-in', site: 'shop.example' })
+        yield* supervisor.open({ id: 'b', kind: 'task' }) // the cap parks the waiting errand
+        yield* supervisor.settle
+        yield* supervisor.answered('a', 'q1', 'timeout')
+        const late = yield* Effect.fork(supervisor.askForHelp('b', 'again', 1_000))
+        yield* TestClock.adjust(1_000)
+        yield* Fiber.join(late)
+        yield* TestClock.adjust(90_000)
+        yield* supervisor.settle
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(testSupervisor(settings, { journal: recorder.record, trace: (l) => void live.push(l) })),
+        Effect.provide(TestContext.TestContext),
+      ),
+    )
+    const journal = await Effect.runPromise(parseJournal(recorder.text()))
+    expect(journal.filter((e) => e.op === 'question.answered').map((e) => (e.op === 'question.answered' ? e.outcome : ''))).toEqual(['handed-back', 'timeout', 'timeout'])
+    expect(formatTrace(live)).toContain('asking=waiting')
+    expect(formatTrace(await Effect.runPromise(replay(journal)))).toBe(formatTrace(live))
+    expect(recorder.text()).not.toContain('secret')
   })
 
   it.each([
