@@ -137,6 +137,9 @@ describe('recording (T1)', () => {
     ['no settings', '{"t":0,"op":"shutdown"}', 'no-settings'],
     ['an unknown op', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"explode"}', 'invalid-entry'],
     ['an extra field', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"shutdown","x":1}', 'invalid-entry'],
+    ['a question that carries its reason', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"question.asked","conversationId":"a","id":"h1","ask":"help","reason":"x"}', 'invalid-entry'],
+    ['an answer with a note', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"question.answered","conversationId":"a","id":"h1","outcome":"handed-back","note":"x"}', 'invalid-entry'],
+    ['an unknown outcome', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"question.answered","conversationId":"a","id":"h1","outcome":"maybe"}', 'invalid-entry'],
     ['time going back', '{"t":5,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"shutdown"}', 'time-goes-back'],
   ])('a journal with %s is a typed error naming the line', async (_, text, reason) => {
     const result = await Effect.runPromise(Effect.either(parseJournal(text)))
