@@ -57,12 +57,24 @@ describe('golden journals (T1)', () => {
   })
 })
 
+/** Runs `run` on a test supervisor with `maxErrands`, recording its journal and its live trace. */
+const recordRun = async <E>(maxErrands: number, run: Effect.Effect<void, E, Effect.Effect.Context<typeof services>>) => {
+  const live: TraceLine[] = []
+  const settings = defaultSettings({ maxErrands, idleMs: 60_000, dataDir: '/nonexistent' })
+  const recorder = journalRecorder(settings, 0)
+  await Effect.runPromise(
+    run.pipe(
+      Effect.scoped,
+      Effect.provide(testSupervisor(settings, { journal: recorder.record, trace: (l) => void live.push(l) })),
+      Effect.provide(TestContext.TestContext),
+    ),
+  )
+  return { live, recorder }
+}
+
 describe('recording (T1)', () => {
   it('a run recorded as a journal replays to the trace the run itself produced', async () => {
-    const live: TraceLine[] = []
-    const settings = defaultSettings({ maxErrands: 2, idleMs: 60_000, dataDir: '/nonexistent' })
-    const recorder = journalRecorder(settings, 0)
-    await Effect.runPromise(
+    const { live, recorder } = await recordRun(2,
       Effect.gen(function* () {
         const { supervisor, memory } = yield* services
         const a = yield* supervisor.open({ id: 'a', kind: 'task' })
@@ -80,11 +92,7 @@ describe('recording (T1)', () => {
         yield* supervisor.taskChanged('b', 'failed')
         yield* TestClock.adjust(90_000)
         yield* supervisor.settle
-      }).pipe(
-        Effect.scoped,
-        Effect.provide(testSupervisor(settings, { journal: recorder.record, trace: (l) => void live.push(l) })),
-        Effect.provide(TestContext.TestContext),
-      ),
+      }),
     )
     const journal = await Effect.runPromise(parseJournal(recorder.text()))
     expect(journal.some((e) => e.op === 'browser.crashed')).toBe(true)
@@ -97,10 +105,7 @@ describe('recording (T1)', () => {
   })
 
   it('a run with a request for help and a sign-in question replays to its own trace; the journal holds neither the reason nor the note (P3, P4, P5)', async () => {
-    const live: TraceLine[] = []
-    const settings = defaultSettings({ maxErrands: 1, idleMs: 60_000, dataDir: '/nonexistent' })
-    const recorder = journalRecorder(settings, 0)
-    await Effect.runPromise(
+    const { live, recorder } = await recordRun(1,
       Effect.gen(function* () {
         const { supervisor } = yield* services
         yield* supervisor.open({ id: 'a', kind: 'task' })
@@ -119,11 +124,7 @@ describe('recording (T1)', () => {
         yield* Fiber.join(late)
         yield* TestClock.adjust(90_000)
         yield* supervisor.settle
-      }).pipe(
-        Effect.scoped,
-        Effect.provide(testSupervisor(settings, { journal: recorder.record, trace: (l) => void live.push(l) })),
-        Effect.provide(TestContext.TestContext),
-      ),
+      }),
     )
     const journal = await Effect.runPromise(parseJournal(recorder.text()))
     expect(journal.filter((e) => e.op === 'question.answered').map((e) => (e.op === 'question.answered' ? e.outcome : ''))).toEqual(['handed-back', 'timeout', 'timeout'])
