@@ -26,6 +26,7 @@ export const initialContext = (input: ErrandInput): ErrandContext => ({
   lastCrashAt: null,
   lentSites: [...(input.lentSites ?? [])],
   wheel: 'agents',
+  asks: [],
   lastError: null,
   pending: null,
   snapshotDebounceMs: input.snapshotDebounceMs ?? 3_000,

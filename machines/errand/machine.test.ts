@@ -22,7 +22,7 @@ describe('errand machine — pure stepping', () => {
     expect(s0.value).toBe('seeding')
     expect(s0.hasTag('holds-context')).toBe(true)
     const s1 = step(s0, opened('ctx-9'))
-    expect(s1.value).toEqual({ active: { driver: 'free', watcher: 'unwatched', wheel: 'agents', snapshot: 'clean' } })
+    expect(s1.value).toEqual({ active: { driver: 'free', watcher: 'unwatched', wheel: 'agents', asking: 'none', snapshot: 'clean' } })
     expect(s1.context.contextId).toBe('ctx-9')
   })
 
@@ -336,12 +336,15 @@ describe('errand machine — model-based paths', () => {
       ...(['running', 'done', 'interrupted', 'failed'] as const).map((status) => ({ type: 'task.changed', status, at: 1 })),
       ...(['chat.deleted', 'errand.resume', 'errand.used', 'errand.close', 'errand.park', 'page.loaded', 'context.crashed', 'browser.crashed', 'system.shutdown'] as const).map((type) => ({ type, at: 1 })),
       { type: 'errand.evict', cause: 'capacity', at: 1 },
+      { type: 'errand.evict', cause: 'idle', at: 1 },
       ...(s.context.drivers < 2 ? [{ type: 'driver.attached', at: 1 }] : []),
       { type: 'driver.detached', at: 1 },
       ...(s.context.watchers < 1 ? [{ type: 'watcher.attached', at: 1 }] : []),
       { type: 'watcher.detached', at: 1 },
       { type: 'wheel.taken', at: 1 },
       { type: 'wheel.handedBack', at: 1 },
+      // One ask at a time keeps the walk small; several asks are asking.test.ts's.
+      ...(s.context.asks.length === 0 ? [{ type: 'person.asked', id: 'a0', ask: 'sign-in', at: 1 }] : [{ type: 'person.answered', id: 'a0', outcome: 'timeout', at: 1 }]),
     ]
     const effects: AnyEvent[] = [
       opened('ctx'), fail('openContext'),
@@ -356,7 +359,7 @@ describe('errand machine — model-based paths', () => {
     return [...domain, ...effects]
   }
   const serializeState = (s: Snap) =>
-    JSON.stringify([s.value, s.context.drivers, s.context.watchers, s.context.wheel, s.context.pending, Math.min(s.context.heals, 3), s.context.contextId !== null])
+    JSON.stringify([s.value, s.context.drivers, s.context.watchers, s.context.wheel, s.context.asks.map((a) => a.id), s.context.pending, Math.min(s.context.heals, 3), s.context.contextId !== null])
   const paths = getShortestPaths(errandMachine, {
     input,
     events: events as never,
@@ -392,8 +395,13 @@ describe('errand machine — model-based paths', () => {
         if ((event.type === 'errand.evict' || event.type === 'errand.park') && s.matches('active') && s.context.wheel === 'person') expect(next.matches('active')).toBe(true)
         // The region shows the wheel as the context holds it.
         if (next.matches('active')) expect(next.matches({ active: { wheel: next.context.wheel } })).toBe(true)
+        // Idleness never parks an errand whose agent waits for the person (C2, P3, P4).
+        if (event.type === 'errand.evict' && event.cause === 'idle' && s.matches('active') && s.context.asks.length > 0) expect(next.matches('active')).toBe(true)
+        // The asking region shows the open asks, each id once, as the context holds them.
+        if (next.matches('active')) expect(next.matches({ active: { asking: next.context.asks.length > 0 ? 'waiting' : 'none' } })).toBe(true)
+        expect(new Set(next.context.asks.map((a) => a.id)).size).toBe(next.context.asks.length)
       }
     }
     expect(checked).toBeGreaterThan(1000)
-  })
+  }, 60_000)
 })

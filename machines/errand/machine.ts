@@ -7,6 +7,7 @@ import { initialContext } from './context.ts'
 import { effectInput, errorOf, notProvided, outputOf, toFailure } from './effects.ts'
 import { parkCauseOf } from './events.ts'
 import { endOrParkNow, requestsWhileOpening, wheelRegion } from './transitions.ts'
+import { answersLastAsk, askingRegion, isWaiting, mayEvict, withAsk, withoutAsk } from './asking.ts'
 import { at } from '../timed.ts'
 import {
   endingStatuses,
@@ -29,7 +30,7 @@ export { toFailure } from './effects.ts'
  *
  * `seeding` opens a fresh context (seeded with the always-allowed sites by the supervisor);
  * `active` tracks, in parallel regions, who drives it, who watches it, whether a person has the
- * wheel and whether a snapshot is due; `parked` holds no context (its state is sealed at rest); `healing` brings a crashed
+ * wheel, whether an agent waits for the person and whether a snapshot is due; `parked` holds no context (its state is sealed at rest); `healing` brings a crashed
  * context back from its last snapshot; `closed` is final and means forgotten.
  *
  * @example
@@ -66,9 +67,12 @@ export const errandMachine = setup({
     isLastDriver: ({ context }) => context.drivers <= 1,
     isLastWatcher: ({ context }) => context.watchers <= 1,
     // A person at the wheel counts as driving: never parked to make room, for idleness or on request (C2, P1).
-    isIdle: ({ context }) => context.drivers === 0 && context.watchers === 0 && context.wheel === 'agents',
+    // Nor is one whose agent waits for the person parked for idleness (asking.ts).
+    isIdle: ({ context, event }) => mayEvict(context, event),
     isUndriven: ({ context }) => context.drivers === 0 && context.wheel === 'agents',
     isPersonDriving: ({ context }) => context.wheel === 'person',
+    isWaitingForPerson: ({ context }) => isWaiting(context),
+    answersLastAsk: ({ context, event }) => answersLastAsk(context, event),
     closeRequested: ({ context }) => context.pending?.kind === 'close',
     parkRequested: ({ context }) => context.pending?.kind === 'park',
     needsCooling: ({ context }) => context.heals > 0,
@@ -83,6 +87,8 @@ export const errandMachine = setup({
     dropWatcher: assign({ watchers: ({ context }) => Math.max(0, context.watchers - 1) }),
     takeWheel: assign({ wheel: 'person' as const }),
     handBack: assign({ wheel: 'agents' as const }),
+    noteAsked: assign({ asks: ({ context, event }) => withAsk(context.asks, event) }),
+    noteAnswered: assign({ asks: ({ context, event }) => withoutAsk(context.asks, event) }),
     setSites: assign({
       lentSites: ({ context, event }) => (event.type === 'sites.changed' ? [...event.lentSites] : context.lentSites),
     }),
@@ -130,6 +136,9 @@ export const errandMachine = setup({
     // Who holds the wheel is remembered across parking and healing; `active.wheel` shows it.
     'wheel.taken': { actions: ['takeWheel', 'touch'] },
     'wheel.handedBack': { actions: ['handBack', 'touch'] },
+    // So are an agent's open asks of the person; `active.asking` shows them.
+    'person.asked': { actions: ['noteAsked', 'touch'] },
+    'person.answered': { actions: ['noteAnswered', 'touch'] },
   },
   states: {
     starting: {
@@ -203,6 +212,7 @@ export const errandMachine = setup({
           },
         },
         wheel: wheelRegion,
+        asking: askingRegion,
         snapshot: {
           initial: 'clean',
           states: {

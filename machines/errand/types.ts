@@ -20,6 +20,21 @@ export type ParkCause = 'interrupted' | 'failed' | 'capacity' | 'idle' | 'shutdo
 /** Who drives the errand's pages: its agents, or a person who took the wheel in the live view (P1, P2). */
 export type Wheel = 'agents' | 'person'
 
+/** What an agent asked a person (P3, P4): help (a hand on the wheel) or a site's sign-in. */
+export type AskKind = 'help' | 'sign-in'
+
+/**
+ * How an ask ended: the person's Allow or Deny (sign-in), a hand-back (help), the asker's time ran
+ * out, or the asker stopped waiting (its call was cancelled).
+ */
+export type AskOutcome = 'allow' | 'deny' | 'handed-back' | 'timeout' | 'withdrawn'
+
+/** An ask still waiting for the person: its id and kind only (the reason and site stay out, L7). */
+export interface PendingAsk {
+  readonly id: string
+  readonly ask: AskKind
+}
+
 /** Why a conversation has a context of its own (E1, E2). */
 export type ErrandReason = 'task' | 'helper' | 'own-browser'
 
@@ -81,6 +96,11 @@ export interface ErrandContext {
    * the errand is never parked by the cap or by idleness, nor on request (C2).
    */
   readonly wheel: Wheel
+  /**
+   * Asks of its agents still waiting for the person (P3, P4), oldest first. While there is one,
+   * idleness does not park the errand (C2); they outlive parking and healing (asking.ts).
+   */
+  readonly asks: ReadonlyArray<PendingAsk>
   readonly lastError: ErrandFailure | null
   /** An ending or parking asked for while a context was being opened or parked, applied after. */
   readonly pending: { readonly kind: 'close' } | { readonly kind: 'park'; readonly cause: ParkCause } | null
@@ -99,6 +119,8 @@ export type ErrandEvent =
   | Timed<'page.loaded' | 'driver.attached' | 'driver.detached' | 'watcher.attached' | 'watcher.detached'>
   | Timed<'context.crashed' | 'browser.crashed'>
   | Timed<'wheel.taken' | 'wheel.handedBack'>
+  | Timed<'person.asked', { readonly id: string; readonly ask: AskKind }>
+  | Timed<'person.answered', { readonly id: string; readonly outcome: AskOutcome }>
 
 /** The errand as its effects see it (ids and names only). */
 export interface EffectInput {

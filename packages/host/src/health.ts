@@ -65,6 +65,10 @@ export interface HealthReport {
   readonly parked: number
   readonly cap: number
   readonly sessions: number
+  /** Errands a person drives from the live view now (P1): a count, never which (X1). */
+  readonly personDriving: number
+  /** Errands whose agent waits for the person, for help or a sign-in (P3, P4): a count (X1). */
+  readonly waitingForPerson: number
   readonly messages: ReadonlyArray<HealthMessage>
   /** Several hosts as one (issue #16): the runners and which shards this one holds. */
   readonly cluster?: ClusterReport | undefined
@@ -94,6 +98,8 @@ export interface PublicHealthReport {
   readonly parked: number
   readonly cap: number
   readonly sessions: number
+  readonly personDriving: number
+  readonly waitingForPerson: number
   /** How many health messages the person's report holds (read them at `/v1/person/health`). */
   readonly messages: number
   readonly cluster?: ClusterReport | undefined
@@ -120,6 +126,9 @@ export const publicHealth = (report: HealthReport): PublicHealthReport => ({
   parked: report.parked,
   cap: report.cap,
   sessions: report.sessions,
+  // Counts over every errand: they name no conversation, so they go out open like `open` (X1).
+  personDriving: report.personDriving,
+  waitingForPerson: report.waitingForPerson,
   messages: report.messages.length,
   ...(report.cluster ? { cluster: report.cluster } : {}),
 })
@@ -152,7 +161,7 @@ export class HostHealth extends Context.Tag('@errands/host/HostHealth')<HostHeal
    * A fixed report, for router tests.
    *
    * @example
-   * HostHealth.layerTest({ ok: true, runtime: { kind: 'memory', where: 'local' }, open: 0, parked: 0, cap: 2, sessions: 0, messages: [] })
+   * HostHealth.layerTest({ ok: true, runtime: { kind: 'memory', where: 'local' }, open: 0, parked: 0, cap: 2, sessions: 0, personDriving: 0, waitingForPerson: 0, messages: [] })
    */
   static layerTest(report: HealthReport): Layer.Layer<HostHealth> {
     return Layer.succeed(HostHealth, { report: Effect.succeed(report), note: () => Effect.void })
@@ -182,6 +191,8 @@ export const makeHostHealth = (describe: () => RuntimeReport, notes: HealthLog):
           parked: capacity.parked,
           cap: capacity.limit,
           sessions: views.filter((v) => v.conversationId.startsWith('session:') && v.state !== 'closed').length,
+          personDriving: capacity.personDriving,
+          waitingForPerson: capacity.waitingForPerson,
           messages,
         }
       }),

@@ -82,10 +82,14 @@ const counts = {
   parked: Schema.Number,
   cap: Schema.Number,
   sessions: Schema.Number,
+  /** Errands a person drives from the live view now (P1). */
+  personDriving: Schema.Number,
+  /** Errands whose agent waits for the person: a request for help or a sign-in question (P3, P4). */
+  waitingForPerson: Schema.Number,
   cluster: Schema.optional(ClusterReport),
 }
 
-/** The open `GET /health`: liveness and counts (X1). @example { ok: true, runtime: { kind: 'chromium', where: 'local' }, open: 1, parked: 0, cap: 4, sessions: 1, messages: 0 } */
+/** The open `GET /health`: liveness and counts (X1). @example { ok: true, runtime: { kind: 'chromium', where: 'local' }, open: 1, parked: 0, cap: 4, sessions: 1, personDriving: 0, waitingForPerson: 1, messages: 0 } */
 export const PublicHealthAnswer = Schema.Struct({
   ...counts,
   runtime: Schema.Struct({
@@ -157,6 +161,12 @@ export const ErrandViewAnswer = Schema.Struct({
   contextId: Schema.NullOr(Schema.String),
   lastError: Schema.NullOr(Schema.String),
   parent: Schema.optional(Schema.String),
+  /** Present (true) while a person has the wheel (P1). */
+  personDriving: Schema.optional(Schema.Literal(true)),
+  /** The oldest pending request for help (P3), while an agent waits. */
+  help: Schema.optional(Schema.Struct({ reason: Schema.String, askedAt: Schema.Number, expiresAt: Schema.Number })),
+  /** Present while an agent waits for the person (P3, P4): the kinds of its open asks, oldest first. */
+  waiting: Schema.optional(Schema.Array(Schema.Literal('help', 'sign-in'))),
 })
 
 /** `GET /v1/person/sessions`. @example { sessions: [] } */

@@ -28,7 +28,7 @@ type SessionVerbs = Pick<
   SupervisorShape,
   | 'open' | 'use' | 'drive' | 'undrive' | 'taskChanged' | 'chatDeleted' | 'setOwnBrowser' | 'watch' | 'unwatch'
   | 'park' | 'resume' | 'release' | 'view' | 'list' | 'onChange' | 'contextOf' | 'lastSnapshot' | 'setUpstreamProxy' | 'adopt'
-  | 'takeWheel' | 'handBack' | 'personDriving' | 'askForHelp'
+  | 'takeWheel' | 'handBack' | 'personDriving' | 'askForHelp' | 'asked' | 'answered'
 >
 
 /**
@@ -75,7 +75,7 @@ const listenersOf = (supervisor: SupervisorShape): Set<HandBackListener> => {
 export const SESSION_VERBS: ReadonlyArray<keyof SessionsShape> = [
   'open', 'resolve', 'use', 'drive', 'undrive', 'taskChanged', 'chatDeleted', 'setOwnBrowser', 'watch', 'unwatch',
   'park', 'resume', 'release', 'view', 'list', 'onChange', 'contextOf', 'lastSnapshot', 'setUpstreamProxy', 'adopt',
-  'takeWheel', 'handBack', 'personDriving', 'askForHelp', 'onHandBack',
+  'takeWheel', 'handBack', 'personDriving', 'askForHelp', 'onHandBack', 'asked', 'answered',
 ]
 
 /**
@@ -125,6 +125,8 @@ export const makeSessions = (supervisor: SupervisorShape): SessionsShape => ({
     listeners.add(listener)
     return () => void listeners.delete(listener)
   },
+  asked: supervisor.asked,
+  answered: supervisor.answered,
 })
 
 /**

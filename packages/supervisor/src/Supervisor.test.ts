@@ -53,7 +53,7 @@ describe('Supervisor', () => {
       yield* supervisor.open(task('c'))
       expect((yield* supervisor.view('b')).state).toBe('parked')
       expect((yield* supervisor.view('a')).state).toBe('active')
-      expect(yield* supervisor.capacity).toEqual({ open: 2, parked: 1, limit: 2 })
+      expect(yield* supervisor.capacity).toEqual({ open: 2, parked: 1, limit: 2, personDriving: 0, waitingForPerson: 0 })
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }))),
   )
 

@@ -16,6 +16,10 @@ export interface Capacity {
   readonly open: number
   readonly parked: number
   readonly limit: number
+  /** Errands a person drives from the live view now (P1): never parked for room or idleness. */
+  readonly personDriving: number
+  /** Errands whose agent waits for the person (P3, P4), open or parked. */
+  readonly waitingForPerson: number
 }
 
 /**

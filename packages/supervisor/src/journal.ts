@@ -8,6 +8,8 @@ import type { JournalEntry, TraceLine } from './types.ts'
 const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
 const T = Schema.Number.pipe(Schema.finite(), Schema.nonNegative())
 const ConversationId = Schema.Struct({ t: T, conversationId: Id })
+/** A site name (a host name is at most 253 characters). */
+const Site = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(253))
 
 /** The settings line that opens every journal, so a replay uses the cap and delays of the run. */
 export const JournalSettings = Schema.Struct({
@@ -26,6 +28,8 @@ export const JournalLine = Schema.Union(
   Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('drive', 'undrive', 'watch', 'unwatch', 'chat.deleted', 'park', 'resume', 'release', 'page.loaded', 'context.crashed', 'wheel.take', 'wheel.handback') })),
   Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('task'), status: Schema.Literal('running', 'done', 'unverified', 'stopped', 'interrupted', 'failed') })),
   Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('own-browser'), on: Schema.Boolean })),
+  Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('question.asked'), id: Id, ask: Schema.Literal('help', 'sign-in'), site: Schema.optional(Site) })),
+  Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('question.answered'), id: Id, outcome: Schema.Literal('allow', 'deny', 'handed-back', 'timeout', 'withdrawn') })),
   Schema.Struct({ t: T, op: Schema.Literal('browser.crashed', 'shutdown', 'advance') }),
 )
 export type JournalLine = typeof JournalLine.Type
@@ -110,6 +114,8 @@ const apply = (supervisor: SupervisorShape, entry: JournalLine, crash: { context
     case 'page.loaded': return supervisor.pageLoaded(entry.conversationId)
     case 'wheel.take': return supervisor.takeWheel(entry.conversationId)
     case 'wheel.handback': return supervisor.handBack(entry.conversationId)
+    case 'question.asked': return supervisor.asked(entry.conversationId, { id: entry.id, ask: entry.ask, site: entry.site })
+    case 'question.answered': return supervisor.answered(entry.conversationId, entry.id, entry.outcome)
     case 'context.crashed': return Effect.sync(() => crash.context(entry.conversationId))
     case 'browser.crashed': return Effect.sync(crash.browser)
     case 'shutdown': return supervisor.shutdown

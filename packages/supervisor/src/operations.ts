@@ -12,7 +12,7 @@ import { InvalidRequest } from './errors.ts'
 import type { Sessions } from './sessions.ts'
 import type { makeSettling } from './settling.ts'
 import type { SupervisorShape } from './shape.ts'
-import { holdsContext, isIsolated, viewOf } from './views.ts'
+import { holdsContext, isIsolated, isPersonDriving, isWaitingForPerson, viewOf } from './views.ts'
 import type { WheelShape } from './wheel.ts'
 import { notBusy, waitUntil } from './waiting.ts'
 
@@ -178,6 +178,8 @@ export const makeOperations = (core: SupervisorCore, parts: SupervisorParts): Su
         open: all.filter(holdsContext).length,
         parked: all.filter((e) => e.actor?.getSnapshot().matches('parked') === true).length,
         limit: settings.maxErrands,
+        personDriving: all.filter(isPersonDriving).length,
+        waitingForPerson: all.filter(isWaitingForPerson).length,
       }
     }),
     health: Effect.sync(() => health.recent()),

@@ -13,7 +13,7 @@ const ids = ['t0', 't1', 't2', 't3', 't4', 't5']
 const id = fc.constantFrom(...ids)
 
 type Command =
-  | { kind: 'open' | 'use' | 'park' | 'resume' | 'release' | 'hold' | 'letGo' | 'watch' | 'unwatch' | 'crashContext'; id: string }
+  | { kind: 'open' | 'use' | 'park' | 'resume' | 'release' | 'hold' | 'letGo' | 'watch' | 'unwatch' | 'crashContext' | 'ask' | 'answer'; id: string }
   | { kind: 'status'; id: string; status: TaskStatus }
   | { kind: 'crashBrowser' }
   | { kind: 'advance'; ms: number }
@@ -22,7 +22,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 6, arbitrary: id.map((i) => ({ kind: 'open' as const, id: i })) },
   { weight: 5, arbitrary: id.map((i) => ({ kind: 'use' as const, id: i })) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('status' as const), id, status: fc.constantFrom<TaskStatus>('running', 'done', 'interrupted', 'failed', 'stopped') }) },
-  ...(['park', 'resume', 'release', 'hold', 'letGo', 'watch', 'unwatch', 'crashContext'] as const).map((kind) => ({ weight: 1, arbitrary: id.map((i) => ({ kind, id: i })) })),
+  ...(['park', 'resume', 'release', 'hold', 'letGo', 'watch', 'unwatch', 'crashContext', 'ask', 'answer'] as const).map((kind) => ({ weight: 1, arbitrary: id.map((i) => ({ kind, id: i })) })),
   { weight: 1, arbitrary: fc.constant({ kind: 'crashBrowser' as const }) },
   { weight: 2, arbitrary: fc.integer({ min: 1, max: 90_000 }).map((ms) => ({ kind: 'advance' as const, ms })) },
 )
@@ -35,6 +35,9 @@ const run = (commands: ReadonlyArray<Command>) =>
     const store = yield* SealedStore
     const parkedAs = new Map<string, Omit<Snapshot, 'takenAt'>>()
     let visits = 0
+    // Asks of the person still open, per conversation (P3, P4): what its errand should show as waiting.
+    const asking = new Map<string, string[]>()
+    let asks = 0
 
     const check = Effect.gen(function* () {
       yield* supervisor.settle
@@ -63,6 +66,10 @@ const run = (commands: ReadonlyArray<Command>) =>
           expect(v.contextId).toBeNull()
         }
         if (v.state === 'parked') expect(records.has(v.conversationId)).toBe(true)
+        // An errand waits for the person exactly while an ask of it is open, whatever its state
+        // (parked and healing too); a closed one has forgotten its asks.
+        if (v.state === 'closed') asking.delete(v.conversationId)
+        expect(v.waiting?.length ?? 0).toBe(asking.get(v.conversationId)?.length ?? 0)
       }
     })
 
@@ -128,7 +135,20 @@ const run = (commands: ReadonlyArray<Command>) =>
         case 'release':
           yield* supervisor.release(c.id)
           parkedAs.delete(c.id)
+          asking.delete(c.id)
           break
+        case 'ask': {
+          const askId = `q${++asks}`
+          if (yield* Effect.isSuccess(supervisor.asked(c.id, { id: askId, ask: 'sign-in', site: 'shop.test' }))) asking.set(c.id, [...(asking.get(c.id) ?? []), askId])
+          break
+        }
+        case 'answer': {
+          const [oldest, ...rest] = asking.get(c.id) ?? []
+          if (oldest === undefined) break
+          yield* supervisor.answered(c.id, oldest, 'deny')
+          asking.set(c.id, rest)
+          break
+        }
         case 'hold':
           yield* attempt(supervisor.drive(c.id))
           break
@@ -155,8 +175,11 @@ const run = (commands: ReadonlyArray<Command>) =>
           // Idle parking happens here: remember what each idle errand holds before the sweep.
           const before = new Map<string, Omit<Snapshot, 'takenAt'> | undefined>()
           for (const i of ids) before.set(i, yield* snapshotOf(i))
+          const waitingActive = (yield* supervisor.list).filter((v) => v.state === 'active' && v.waiting !== undefined).map((v) => v.conversationId)
           yield* TestClock.adjust(c.ms)
           yield* supervisor.settle
+          // Idleness never parks an errand whose agent waits for the person (C2, P3, P4).
+          for (const i of waitingActive) expect((yield* supervisor.view(i)).state).not.toBe('parked')
           for (const i of ids) if (!parkedAs.has(i)) yield* attempt(rememberIfParked(i, before.get(i)))
           break
         }

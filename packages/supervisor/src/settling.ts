@@ -22,7 +22,7 @@ export const makeSettling = (core: SupervisorCore, sessions: Sessions) => {
   const sweep = Effect.gen(function* () {
     const t = now()
     const idle = [...entries.values()].filter(
-      (e) => isEvictable(e) && t - e.actor!.getSnapshot().context.lastUsedAt >= settings.idleMs,
+      (e) => isEvictable(e, 'idle') && t - e.actor!.getSnapshot().context.lastUsedAt >= settings.idleMs,
     )
     for (const e of idle) e.actor!.send({ type: 'errand.evict', cause: 'idle', at: t })
     for (const e of idle) yield* waitUntil(e.actor!, notBusy)

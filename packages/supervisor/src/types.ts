@@ -1,4 +1,4 @@
-import type { ErrandReason, TaskStatus } from '@errands/machines'
+import type { AskKind, AskOutcome, ErrandReason, TaskStatus } from '@errands/machines'
 import type { ContextId, StorageState, UpstreamProxy } from '@errands/runtime'
 import type { Effect } from 'effect'
 import type { InspectionEvent, Observer } from 'xstate'
@@ -59,6 +59,11 @@ export interface ErrandView {
   readonly parent?: string | undefined
   /** Present (true) while a person has the wheel from the live view (P1). */
   readonly personDriving?: true | undefined
+  /**
+   * Present while an agent of this conversation waits for the person (P3, P4): the kinds of its
+   * open asks, oldest first (`help`, `sign-in`); the `detail` shows `asking=waiting` too.
+   */
+  readonly waiting?: ReadonlyArray<AskKind> | undefined
   /** The oldest pending request for help of an agent of this conversation (P3), while it waits. */
   readonly help?: { readonly reason: string; readonly askedAt: number; readonly expiresAt: number } | undefined
 }
@@ -93,6 +98,8 @@ export type JournalEntry =
   | { readonly t: number; readonly op: 'own-browser'; readonly conversationId: string; readonly on: boolean }
   | { readonly t: number; readonly op: 'page.loaded' | 'context.crashed'; readonly conversationId: string }
   | { readonly t: number; readonly op: 'wheel.take' | 'wheel.handback'; readonly conversationId: string }
+  | { readonly t: number; readonly op: 'question.asked'; readonly conversationId: string; readonly id: string; readonly ask: AskKind; readonly site?: string | undefined }
+  | { readonly t: number; readonly op: 'question.answered'; readonly conversationId: string; readonly id: string; readonly outcome: AskOutcome }
   | { readonly t: number; readonly op: 'browser.crashed' }
   | { readonly t: number; readonly op: 'shutdown' }
   | { readonly t: number; readonly op: 'advance' }

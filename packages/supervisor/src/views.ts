@@ -1,4 +1,4 @@
-import type { errandMachine } from '@errands/machines'
+import { askKinds, mayEvict, type errandMachine } from '@errands/machines'
 import type { Deferred } from 'effect'
 import type { Actor, SnapshotFrom, StateValue } from 'xstate'
 import type { Conversation, ErrandView } from './types.ts'
@@ -49,8 +49,9 @@ export interface Entry {
   help?: ReadonlyArray<HelpAsked> | undefined
 }
 
-/** An agent's pending request for help: its reason, and the hand-back's note once a person hands back. */
+/** An agent's pending request for help: its id, its reason, and the hand-back's note once a person hands back. */
 export interface HelpAsked {
+  readonly id: string
   readonly reason: string
   readonly askedAt: number
   readonly expiresAt: number
@@ -63,18 +64,31 @@ export const holdsContext = (entry: Entry): boolean => {
   return snapshot !== undefined && snapshot.status === 'active' && snapshot.hasTag('holds-context')
 }
 
-/** Whether the entry's errand is open and nobody drives or watches it (C2's candidates). */
-export const isEvictable = (entry: Entry): boolean => {
+/**
+ * Whether the entry's errand is open and may be parked for `cause` (C2's candidates): nobody
+ * drives or watches it, no person has the wheel (P1), and — for idleness — no agent of it waits
+ * for the person (P3, P4). The machine's own guard decides, so the two never disagree.
+ */
+export const isEvictable = (entry: Entry, cause: 'capacity' | 'idle' = 'capacity'): boolean => {
   const snapshot = entry.actor?.getSnapshot()
   return (
     snapshot !== undefined &&
     snapshot.status === 'active' &&
     snapshot.matches('active') &&
-    snapshot.context.drivers === 0 &&
-    snapshot.context.watchers === 0 &&
-    // A person at the wheel drives it (P1): never a candidate for the cap or the idle sweep.
-    snapshot.context.wheel === 'agents'
+    mayEvict(snapshot.context, { type: 'errand.evict', cause, at: 0 })
   )
+}
+
+/** Whether a person has the wheel of the entry's live errand (P1). */
+export const isPersonDriving = (entry: Entry): boolean => {
+  const snapshot = entry.actor?.getSnapshot()
+  return snapshot !== undefined && snapshot.status === 'active' && snapshot.context.wheel === 'person'
+}
+
+/** Whether an agent of the entry's live errand waits for the person (P3, P4), parked or not. */
+export const isWaitingForPerson = (entry: Entry): boolean => {
+  const snapshot = entry.actor?.getSnapshot()
+  return snapshot !== undefined && snapshot.status === 'active' && snapshot.context.asks.length > 0
 }
 
 /** Whether the conversation browses in an errand context (tasks always, chats when toggled). */
@@ -105,6 +119,7 @@ export const viewOf = (entry: Entry, mainContext: string): ErrandView => {
     contextId: c.contextId,
     lastError: c.lastError === null ? null : `${c.lastError.tag}(${c.lastError.reason}): ${c.lastError.message}`,
     ...(c.wheel === 'person' && snapshot.status === 'active' ? { personDriving: true } : {}),
+    ...(c.asks.length > 0 && snapshot.status === 'active' ? { waiting: askKinds(c) } : {}),
     ...(entry.help !== undefined && entry.help.length > 0
       ? { help: { reason: entry.help[0]!.reason, askedAt: entry.help[0]!.askedAt, expiresAt: entry.help[0]!.expiresAt } }
       : {}),

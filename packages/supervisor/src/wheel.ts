@@ -5,8 +5,10 @@
  * {@link PersonDriving}. The hand-back, with an optional note, returns control and answers every
  * agent waiting in {@link WheelShape.askForHelp}.
  *
- * The journal records that the wheel was taken and handed back, never the note nor anything the
- * person typed (P5, L7).
+ * While an agent waits for help, its errand shows waiting for the person (`active.asking`, through
+ * asking.ts); the hand-back answers it `handed-back`, the clock `timeout`, a cancelled call
+ * `withdrawn`. The journal records that the wheel was taken and handed back and the ask and its
+ * end, never the reason, the note nor anything the person typed (P5, L7).
  *
  * @example
  * const wheel = makeWheel(core, sessions, admission)
@@ -16,14 +18,15 @@
  */
 import { Deferred, Effect } from 'effect'
 import type { Admission } from './admission.ts'
+import { makeAsking, type AskingShape } from './asking.ts'
 import type { SupervisorCore } from './core.ts'
 import { InvalidRequest, type SupervisorError, type UnknownConversation } from './errors.ts'
 import type { Sessions } from './sessions.ts'
 import type { HandBack } from './types.ts'
-import { isIsolated, viewOf, type Entry, type HelpAsked } from './views.ts'
+import { isIsolated, isPersonDriving, viewOf, type Entry, type HelpAsked } from './views.ts'
 
-/** The supervisor's wheel operations. */
-export interface WheelShape {
+/** The supervisor's wheel operations, and the asking every ask of a person goes through. */
+export interface WheelShape extends AskingShape {
   /** A person takes the wheel (resuming a parked errand first); the agents' acting verbs are refused until the hand-back. */
   readonly takeWheel: (conversationId: string) => Effect.Effect<import('./types.ts').ErrandView, SupervisorError>
   /** The person hands back, with an optional note for the agent; idempotent. */
@@ -46,12 +49,16 @@ export interface WheelShape {
 export const makeWheel = (core: SupervisorCore, sessions: Sessions, admission: Admission): WheelShape => {
   const { runtime, entries, changeListeners, now, journal } = core
   const { entryOf, send } = sessions
+  const asking = makeAsking(core, sessions)
+  // Help asks' ids: unique within this supervisor, and the same on every replay.
+  let helpAsks = 0
   const changed = (entry: Entry) => {
     const view = viewOf(entry, runtime.mainContext)
     for (const listener of changeListeners) listener(view)
   }
 
   return {
+    ...asking,
     takeWheel: (conversationId) =>
       Effect.gen(function* () {
         const entry = yield* entryOf(conversationId)
@@ -71,19 +78,23 @@ export const makeWheel = (core: SupervisorCore, sessions: Sessions, admission: A
         send(entry, { type: 'wheel.handedBack', at: now() })
         const waiting = entry.help ?? []
         entry.help = []
-        for (const asked of waiting) yield* Deferred.succeed(asked.answered, note ?? null)
+        for (const asked of waiting) {
+          yield* asking.answered(conversationId, asked.id, 'handed-back')
+          yield* Deferred.succeed(asked.answered, note ?? null)
+        }
         if (waiting.length > 0) changed(entry)
       }),
     personDriving: (conversationId) => {
-      const snapshot = entries.get(conversationId)?.actor?.getSnapshot()
-      return snapshot !== undefined && snapshot.status === 'active' && snapshot.context.wheel === 'person'
+      const entry = entries.get(conversationId)
+      return entry !== undefined && isPersonDriving(entry)
     },
     askForHelp: (conversationId, reason, timeoutMs) =>
       Effect.acquireUseRelease(
         Effect.gen(function* () {
           const entry = yield* entryOf(conversationId)
           const t = now()
-          const asked: HelpAsked = { reason, askedAt: t, expiresAt: t + timeoutMs, answered: yield* Deferred.make<string | null>() }
+          const asked: HelpAsked = { id: `h${++helpAsks}`, reason, askedAt: t, expiresAt: t + timeoutMs, answered: yield* Deferred.make<string | null>() }
+          yield* asking.asked(conversationId, { id: asked.id, ask: 'help' })
           entry.help = [...(entry.help ?? []), asked]
           changed(entry)
           return { entry, asked }
@@ -94,11 +105,12 @@ export const makeWheel = (core: SupervisorCore, sessions: Sessions, admission: A
             onSuccess: (note): HandBack => ({ handedBack: true, note }),
             onTimeout: (): HandBack => ({ handedBack: false, reason: 'timeout' }),
           }),
-        // Answered, timed out or abandoned (the agent's call was cancelled): the request is gone.
-        ({ entry, asked }) =>
-          Effect.sync(() => {
+        // Answered (the hand-back ended it), timed out or abandoned (the agent's call was cancelled): the request is gone.
+        ({ entry, asked }, exit) =>
+          Effect.gen(function* () {
             if (entry.help === undefined || !entry.help.includes(asked)) return
             entry.help = entry.help.filter((h) => h !== asked)
+            yield* asking.answered(conversationId, asked.id, exit._tag === 'Success' ? 'timeout' : 'withdrawn')
             changed(entry)
           }),
       ),

@@ -65,13 +65,19 @@ export const testApp = (
     setInspector: (on) => Effect.sync(() => (record('setInspector')(on), (inspecting = on), inspectorStatus())),
     askForHelp: (id, reason, timeoutMs) => Effect.sync(() => (record('askForHelp')(id, reason, timeoutMs), { handedBack: true as const, note: null })),
     personDriving: () => false,
+    view: (id) => Effect.sync(() => (record('view')(id), {
+      conversationId: id, kind: 'task' as const, reason: 'task' as const, state: 'active', detail: '',
+      driven: false, watched: false, lastUsedAt: 0, parkedAt: null, lentSites: [], contextId: null, lastError: null,
+    })),
+    asked: (id, ask) => Effect.sync(() => record('asked')(id, ask)),
+    answered: (id, askId, outcome) => Effect.sync(() => record('answered')(id, askId, outcome)),
     ...overrides.person,
   }
   const layer = Layer.mergeAll(
     Browsing.layerRecording(calls as Array<RecordedCall>, overrides.browsing),
     Layer.succeed(Person, person),
     Questions.layer,
-    HostHealth.layerTest({ ok: true, runtime: { kind: 'memory', where: 'local' }, open: 0, parked: 0, cap: 2, sessions: 0, messages: [] }),
+    HostHealth.layerTest({ ok: true, runtime: { kind: 'memory', where: 'local' }, open: 0, parked: 0, cap: 2, sessions: 0, personDriving: 0, waitingForPerson: 0, messages: [] }),
     Stateless.layerTest({
       fetch: (url) => Effect.sync(() => (record('fetch')(url), { url, status: 200, headers: {}, body: '', encoding: 'utf-8' as const, truncated: false, redirects: 0 })),
       localhosts: Effect.sync(() => (record('localhosts')(), [])),

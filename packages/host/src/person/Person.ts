@@ -13,7 +13,7 @@
  * yield* person.ownBrowser('chat:c1', true)
  */
 import type { BrowserSettings, LendingError, LendReport, Permission, TakeBackReport, TrustMode } from '@errands/lending'
-import type { ErrandView, HandBack, InspectorStatus, InspectorUnavailable, SupervisorError } from '@errands/supervisor'
+import type { Ask, AskOutcome, ErrandView, HandBack, InspectorStatus, InspectorUnavailable, SupervisorError } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import type { HostUnavailable } from '../errors.ts'
 
@@ -37,6 +37,8 @@ export interface PersonShape {
   /** A chat was deleted: its errand closes and is forgotten (E3). */
   readonly deleteChat: (conversationId: string) => Effect.Effect<void, PersonError>
   readonly sessions: Effect.Effect<ReadonlyArray<ErrandView>, PersonError>
+  /** One conversation's errand, asked of its session directly (not found among every session's). */
+  readonly view: (conversationId: string) => Effect.Effect<ErrandView, PersonError>
   /** Closes and forgets a conversation's errand (idempotent). */
   readonly release: (conversationId: string) => Effect.Effect<void, PersonError>
   /** The XState inspector: on or off, and the page to open while on (V3). */
@@ -47,6 +49,10 @@ export interface PersonShape {
   readonly askForHelp: (conversationId: string, reason: string, timeoutMs: number) => Effect.Effect<HandBack, PersonError>
   /** Whether a person has the wheel of the conversation's errand now (P1). */
   readonly personDriving: (conversationId: string) => boolean
+  /** An agent of the conversation asked the person (a sign-in question, P4): its errand waits for the person. */
+  readonly asked: (conversationId: string, ask: Ask) => Effect.Effect<void, PersonError>
+  /** How that ask ended; once for every `asked`. */
+  readonly answered: (conversationId: string, id: string, outcome: AskOutcome) => Effect.Effect<void>
 }
 
 /**
@@ -80,6 +86,9 @@ export class Person extends Context.Tag('@errands/host/Person')<Person, PersonSh
       setInspector: () => missing('setInspector'),
       askForHelp: () => missing('askForHelp'),
       personDriving: () => false,
+      view: () => missing('view'),
+      asked: () => missing('asked'),
+      answered: () => missing('answered'),
       ...partial,
     })
   }

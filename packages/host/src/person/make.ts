@@ -46,10 +46,13 @@ export const makePerson: Effect.Effect<PersonShape, never, Sessions> = Effect.ge
       Effect.zipRight(sessions.open({ id: conversationId, kind: 'chat' }), sessions.setOwnBrowser(conversationId, on)),
     deleteChat: (conversationId) => sessions.chatDeleted(conversationId),
     sessions: sessions.list,
+    view: (conversationId) => sessions.view(conversationId),
     release: (conversationId) => sessions.release(conversationId),
     inspector: withInspector((i) => i.status),
     setInspector: (on) => withInspector((i) => i.set(on)),
     askForHelp: (conversationId, reason, timeoutMs) => sessions.askForHelp(conversationId, reason, timeoutMs),
     personDriving: (conversationId) => sessions.personDriving(conversationId),
+    asked: (conversationId, ask) => sessions.asked(conversationId, ask),
+    answered: (conversationId, id, outcome) => sessions.answered(conversationId, id, outcome),
   }
 })

@@ -51,8 +51,12 @@ export type QuestionJournalLine =
 
 /** What the questions service does. */
 export interface QuestionsShape {
-  /** Asks the person and waits, at most `timeoutMs`; the question is gone when this ends, however it ends. */
-  readonly ask: (about: { readonly conversationId: string; readonly site: string }, timeoutMs: number) => Effect.Effect<QuestionOutcome>
+  /**
+   * Asks the person and waits, at most `timeoutMs`; the question is gone when this ends, however
+   * it ends. `id` names the question (default: a fresh {@link newQuestionId}), so the asker can
+   * tell the errand machine about it under the same id.
+   */
+  readonly ask: (about: { readonly conversationId: string; readonly site: string; readonly id?: string | undefined }, timeoutMs: number) => Effect.Effect<QuestionOutcome>
   /** The questions waiting for an answer, oldest first. */
   readonly pending: Effect.Effect<ReadonlyArray<Question>>
   /** The person answered: the asker gets it. A question no longer waiting is `QuestionNotFound` (404). */
@@ -65,6 +69,9 @@ export interface QuestionsShape {
 
 /** How many journal lines the service keeps. */
 export const JOURNAL_LINES = 500
+
+/** A fresh question id: unguessable, so only the person's token can answer it. @example newQuestionId() // 'q3fa9c1d2…' */
+export const newQuestionId = (): string => `q${randomBytes(9).toString('base64url')}`
 
 const unknownQuestion = () =>
   new QuestionNotFound({ reason: 'not-waiting', message: 'No question with that id is waiting: it was answered, its time ran out, or the errand stopped waiting.' })
@@ -109,10 +116,11 @@ export const makeQuestions = (options: { readonly journal?: ((line: QuestionJour
       Effect.acquireUseRelease(
         Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
-          const question: Question = { id: `q${randomBytes(9).toString('base64url')}`, kind: 'sign-in', ...about, askedAt: now, expiresAt: now + timeoutMs }
+          const { conversationId, site } = about
+          const question: Question = { id: about.id ?? newQuestionId(), kind: 'sign-in', conversationId, site, askedAt: now, expiresAt: now + timeoutMs }
           const answered = yield* Deferred.make<QuestionAnswer>()
           waiting.set(question.id, { question, answered })
-          yield* record({ t: now, op: 'question.asked', id: question.id, ...about })
+          yield* record({ t: now, op: 'question.asked', id: question.id, conversationId, site })
           changed()
           return { question, answered }
         }),

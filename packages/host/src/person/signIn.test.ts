@@ -29,6 +29,14 @@ describe('POST /v1/session/permission', () => {
     expect((await person(t.app, `/v1/person/questions/${id}`, { answer: 'allow' })).status).toBe(200)
     expect(await (await answer).json()).toMatchObject({ site: 'shop.example', lent: true, why: 'allowed' })
     expect(t.calls.filter((c) => c.method === 'allow').map((c) => c.args)).toEqual([['session:k1', 'shop.example']])
+    // The errand waited for the person under the question's id, and the Allow ended it (P4, #26).
+    expect(t.calls.filter((c) => c.method === 'asked' || c.method === 'answered').map((c) => c.args)).toEqual([
+      ['session:k1', { id, ask: 'sign-in', site: 'shop.example' }],
+      ['session:k1', id, 'allow'],
+    ])
+    // The errand's view is asked of its own session, not found among every session's.
+    expect(t.calls.some((c) => c.method === 'sessions')).toBe(false)
+    expect(t.calls.filter((c) => c.method === 'view').map((c) => c.args)).toEqual([['session:k1']])
   })
 
   it('Deny lends nothing; a timeout lends nothing and the question is gone', async () => {
@@ -39,6 +47,25 @@ describe('POST /v1/session/permission', () => {
     expect(await (await ask(t.app, { site: 'shop.example', timeoutMs: 100 })).json()).toMatchObject({ lent: false, why: 'timeout' })
     expect(await (await person(t.app, '/v1/person/questions')).json()).toEqual({ questions: [] })
     expect(t.calls.some((c) => c.method === 'allow')).toBe(false)
+    expect(t.calls.filter((c) => c.method === 'answered').map((c) => c.args[2])).toEqual(['deny', 'timeout'])
+  })
+
+  it('an agent that stops waiting withdraws its question, and the errand stops waiting', async () => {
+    const t = testApp()
+    const gone = new AbortController()
+    const call = t.app.request('/v1/session/permission', {
+      method: 'POST', signal: gone.signal,
+      headers: { 'x-browser-session': 'k1', 'content-type': 'application/json' }, body: JSON.stringify({ site: 'shop.example' }),
+    }).catch(() => undefined)
+    const id = await firstQuestion(t.app)
+    gone.abort()
+    await call
+    for (;;) {
+      const { questions } = (await (await person(t.app, '/v1/person/questions')).json()) as { questions: unknown[] }
+      if (questions.length === 0) break
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    expect(t.calls.filter((c) => c.method === 'answered').map((c) => c.args)).toEqual([['session:k1', id, 'withdrawn']])
   })
 
   it('auto trust answers at once and asks nobody (L3); an already lent site answers at once', async () => {
@@ -49,7 +76,7 @@ describe('POST /v1/session/permission', () => {
     expect(await (await ask(auto.app, { site: 'shop.example' })).json()).toMatchObject({ lent: false, why: 'trust', message: expect.stringContaining('(auto)') })
     const always = testApp({ person: { ask: (_id, site) => Effect.succeed({ site, lendsSignIn: true, decision: 'allowed-always' as const }) } })
     expect(await (await ask(always.app, { site: 'shop.example' })).json()).toMatchObject({ lent: true, why: 'already-lent' })
-    expect([...auto.calls, ...always.calls].some((c) => c.method === 'allow')).toBe(false)
+    expect([...auto.calls, ...always.calls].some((c) => c.method === 'allow' || c.method === 'asked')).toBe(false)
   })
 
   it('bad input is a 400 before anything is asked or opened', async () => {

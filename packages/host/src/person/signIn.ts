@@ -4,7 +4,10 @@
  * sign-in or when the trust mode never lends (auto, full); otherwise it puts the question "Allow
  * lends your sign-in to this task" in front of the person (the live view's card, `questions.ts`)
  * and waits — at most `timeoutMs`. Allow lends through lending's one path (`Person.allow`, the
- * same as the permission card's button); Deny and a timeout lend nothing.
+ * same as the permission card's button); Deny and a timeout lend nothing. While it waits, the
+ * errand waits for the person (`Person.asked`, shown in health, the sessions' views and the
+ * inspector); its end — allow, deny, timeout, or withdrawn when the agent's call goes away — is
+ * `Person.answered` with the question's id.
  *
  * The agent is told whether it was lent and why, in words it can act on; never a cookie (L7).
  *
@@ -19,7 +22,7 @@ import { sessionTarget, type BrowsingShape } from '../browsing/Browsing.ts'
 import { BadRequest } from '../errors.ts'
 import { conversationIdOf, type SessionKey } from '../sessionKey.ts'
 import type { PersonShape } from './Person.ts'
-import { Question, QuestionAnswer, type QuestionsShape } from './questions.ts'
+import { newQuestionId, Question, QuestionAnswer, type QuestionsShape } from './questions.ts'
 
 /** How long an errand waits for the person by default (ms). */
 export const SIGN_IN_DEFAULT_TIMEOUT_MS = 120_000
@@ -87,9 +90,9 @@ export const requestSignIn = (deps: SignInDeps) =>
       // Lending needs the errand: an agent asks before its first page as well as after.
       yield* deps.browsing.tabs(sessionTarget(key, upstreamProxy))
       const conversationId = conversationIdOf(key)
-      const view = (yield* deps.person.sessions).find((v) => v.conversationId === conversationId)
+      const view = yield* deps.person.view(conversationId)
       const card = yield* deps.person.ask(conversationId, site)
-      if (card.decision === 'allowed-always' || view?.lentSites.includes(site) === true) {
+      if (card.decision === 'allowed-always' || view.lentSites.includes(site)) {
         return said(site, true, 'already-lent', `This browser already holds the person's sign-in for ${site}; go on.`)
       }
       if (card.decision === 'not-lent') {
@@ -97,7 +100,13 @@ export const requestSignIn = (deps: SignInDeps) =>
         return said(site, false, 'trust',
           `The person's trust mode (${mode}) never lends a sign-in, so nobody was asked; carry on signed out, or ask the person to sign in inside this browser.`)
       }
-      const outcome = yield* deps.questions.ask({ conversationId, site }, request.timeoutMs ?? SIGN_IN_DEFAULT_TIMEOUT_MS)
+      const id = newQuestionId()
+      // The errand waits for the person from the question to its end, however it ends (withdrawn: the call went away).
+      const outcome = yield* Effect.acquireUseRelease(
+        deps.person.asked(conversationId, { id, ask: 'sign-in', site }),
+        () => deps.questions.ask({ conversationId, site, id }, request.timeoutMs ?? SIGN_IN_DEFAULT_TIMEOUT_MS),
+        (_, exit) => deps.person.answered(conversationId, id, exit._tag === 'Success' ? exit.value : 'withdrawn'),
+      )
       switch (outcome) {
         case 'allow': {
           // L2: the person's press lends, through lending's one path (open or parked errand).
