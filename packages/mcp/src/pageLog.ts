@@ -10,7 +10,7 @@
  * const log = logs.watch(page)
  * log.console.filter((m) => m.level === 'error')
  */
-import type { ConsoleMessage, Dialog, FileChooser, Page, Request } from 'playwright-core'
+import type { ConsoleMessage, Dialog, Download, FileChooser, Page, Request } from 'playwright-core'
 
 /** A console level as Playwright MCP names it (each includes the more severe). @example 'warning' */
 export type ConsoleLevel = 'error' | 'warning' | 'info' | 'debug'
@@ -51,6 +51,14 @@ export class PageLog {
   readonly requests: Array<RequestEntry> = []
   modal: Modal | undefined = undefined
   nav = 0
+  /**
+   * Lines of the `### Events` section not shown yet (Playwright MCP's `- Downloading file …` and
+   * `- Downloaded file …`): the next answer with the page's sections shows and clears them.
+   */
+  readonly events: Array<string> = []
+  /** Told when one of the page's downloads has landed (an MCP session's resource list changed). */
+  readonly landed = new Set<() => void>()
+  private readonly downloading = new Set<Promise<unknown>>()
   private readonly waiters = new Set<() => void>()
 
   constructor(page: Page) {
@@ -79,11 +87,47 @@ export class PageLog {
       const e = this.requests.findLast((x) => x.request === r)
       if (e !== undefined) e.failure = r.failure()?.errorText ?? 'failed'
     })
+    // The engine saves the download into the errand's files folder (the runtime's downloads);
+    // this only says that it started and how it ended, under its suggested name.
+    page.on('download', (download) => this.download(download))
     // Listening for dialogs does not answer them: the engine holds a page's dialog for the agent
     // (ErrandBrowser.dialog answers it); this only knows that one waits.
     page.on('dialog', (dialog) => this.open({ kind: 'dialog', type: dialog.type(), message: dialog.message(), dialog }))
     // A listener makes Playwright intercept the chooser instead of opening the system's.
     page.on('filechooser', (chooser) => this.open({ kind: 'filechooser', chooser }))
+  }
+
+  private download(download: Download): void {
+    const name = JSON.stringify(download.suggestedFilename().slice(0, 200))
+    this.events.push(`- Downloading file ${name} ...`)
+    const ended = download.failure().then(
+      (failed) => {
+        this.events.push(failed === null ? `- Downloaded file ${name} into this errand's files folder (browser_downloads lists its name there)` : `- Download of ${name} failed`)
+        if (failed === null) for (const f of this.landed) f()
+      },
+      () => undefined,
+    )
+    this.downloading.add(ended)
+    void ended.finally(() => this.downloading.delete(ended))
+  }
+
+  /**
+   * Waits (at most `ms`) for the downloads in flight to end, as Playwright MCP does before it
+   * answers, so the answer can say where a quick one landed.
+   *
+   * @example
+   * await log.downloadsEnded(5_000)
+   */
+  async downloadsEnded(ms: number): Promise<void> {
+    if (this.downloading.size === 0) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([Promise.all(this.downloading), new Promise((resolve) => (timer = setTimeout(resolve, ms)))])
+    clearTimeout(timer)
+  }
+
+  /** The `### Events` lines not shown yet, taken (each is shown once). @example log.takeEvents() */
+  takeEvents(): ReadonlyArray<string> {
+    return this.events.splice(0)
   }
 
   private open(modal: Modal): void {
@@ -124,6 +168,17 @@ export class PageLog {
  */
 export class PageLogs {
   private readonly logs = new WeakMap<Page, PageLog>()
+  /** Every log made, weakly (a closed page's goes with it): to forget a session's listener. */
+  private readonly made = new Set<WeakRef<PageLog>>()
+
+  /** A session ended: its download listener is told nothing more. @example logs.forget(landed) */
+  forget(listener: () => void): void {
+    for (const ref of this.made) {
+      const log = ref.deref()
+      if (log === undefined) this.made.delete(ref)
+      else log.landed.delete(listener)
+    }
+  }
 
   /** The page's log, started now if this is the first time a tool sees the page. @example logs.watch(page).console */
   watch(page: Page): PageLog {
@@ -131,6 +186,7 @@ export class PageLogs {
     if (log === undefined) {
       log = new PageLog(page)
       this.logs.set(page, log)
+      this.made.add(new WeakRef(log))
     }
     return log
   }

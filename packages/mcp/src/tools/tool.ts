@@ -26,6 +26,8 @@ export interface ToolContext {
   readonly refs: RefBook
   /** What each page said, fetched and waits on (console, network, modal state). */
   readonly logs: PageLogs
+  /** Told when a download of a page this session saw has landed (its resource list changed). */
+  readonly landed?: (() => void) | undefined
 }
 
 /** One tool. @example server.registerTool(t.name, { description: t.description, inputSchema: t.inputSchema }, handler) */
@@ -102,6 +104,9 @@ const pageState = (ctx: ToolContext, page: Page): Promise<string> =>
     const errors = log.console.filter((m) => m.nav === log.nav && m.level === 'error').length
     const warnings = log.console.filter((m) => m.nav === log.nav && m.level === 'warning').length
     const modal = log.modal
+    if (ctx.landed !== undefined) log.landed.add(ctx.landed)
+    await log.downloadsEnded(5_000)
+    const events = log.takeEvents()
     return [
       '### Page',
       `- Page URL: ${shownUrl(page.url())}`,
@@ -115,6 +120,7 @@ const pageState = (ctx: ToolContext, page: Page): Promise<string> =>
       ...(snap === undefined
         ? []
         : ['### Snapshot', '```yaml', snap.yaml, '```', ...(snap.truncated ? ['(the snapshot was cut; it is too long to show whole)'] : [])]),
+      ...(events.length === 0 ? [] : ['### Events', ...events]),
     ].join('\n')
   })()
 
