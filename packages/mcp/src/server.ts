@@ -19,6 +19,7 @@ import { Cause, Effect, Exit, Runtime } from 'effect'
 import type { ErrandBrowser } from './ErrandBrowser.ts'
 import { PageLogs } from './pageLog.ts'
 import type { RefBook } from './refs.ts'
+import { registerDownloads } from './resources.ts'
 import { devtoolsTools } from './tools/devtools.ts'
 import { dialogTools } from './tools/dialog.ts'
 import { formTools } from './tools/form.ts'
@@ -113,8 +114,11 @@ const ASKS_THE_PERSON: ReadonlySet<string> = new Set(personTools.map((t) => t.na
 export const makeErrandServer = (options: ErrandServerOptions): { readonly server: McpServer; readonly close: () => void } => {
   const { errand, refs, log } = options
   const runtime = options.runtime ?? Runtime.defaultRuntime
-  const ctx: ToolContext = { errand, refs, logs: options.logs ?? new PageLogs() }
   const server = new McpServer(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS })
+  // A download landed: the session's resource list (its errand's downloads) changed.
+  const landed = () => server.sendResourceListChanged()
+  const ctx: ToolContext = { errand, refs, logs: options.logs ?? new PageLogs(), landed }
+  registerDownloads(server, errand, runtime)
 
   const settle = async (name: string, effect: Effect.Effect<CallToolResult, { readonly message: string; readonly _tag: string }>, signal: AbortSignal): Promise<CallToolResult> => {
     const exit = await Runtime.runPromiseExit(runtime)(effect, { signal })
@@ -159,6 +163,12 @@ export const makeErrandServer = (options: ErrandServerOptions): { readonly serve
       if (view.botId === errand.key) offer(holdsLease(view))
     }) as () => void
   }
-  return { server, close: () => stopWatching() }
+  return {
+    server,
+    close: () => {
+      stopWatching()
+      ctx.logs.forget(landed)
+    },
+  }
 }
 
