@@ -13,6 +13,7 @@
  * await server.connect(new StdioServerTransport())
  */
 import { browserObserveTool, observeForModel, type DailyBrowserShape, type LeaseView } from '@errands/daily'
+import { onlyReads } from '@errands/runtime'
 import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Cause, Effect, Exit, Runtime } from 'effect'
@@ -131,14 +132,16 @@ export const makeErrandServer = (options: ErrandServerOptions): { readonly serve
   }
 
   for (const t of toolsWith(options.caps)) {
+    // One list says which calls only read, for the host's verbs and these tools (@errands/runtime).
+    const reads = onlyReads(t.name)
     server.registerTool(
       t.name,
-      { title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: !t.readOnly, openWorldHint: true } },
+      { title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, readOnlyHint: reads, destructiveHint: !reads, openWorldHint: true } },
       // Held by another host: the whole call runs there, on its page (remote.ts).
       (args: unknown, extra: { signal: AbortSignal }) => {
         // P1: while a person has the wheel, the tools that act are refused in the host's words;
         // reads and the tools that ask the person still answer.
-        const driving = t.readOnly || ASKS_THE_PERSON.has(t.name) ? undefined : errand.personDriving?.()
+        const driving = reads || ASKS_THE_PERSON.has(t.name) ? undefined : errand.personDriving?.()
         if (driving !== undefined) return Promise.resolve(failure({ message: driving }))
         const away = errand.elsewhere?.(t.name, args)
         return settle(t.name, away === undefined ? t.run(ctx, args as never) : Effect.map(away, (r) => r as CallToolResult), extra.signal)

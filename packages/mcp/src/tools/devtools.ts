@@ -46,7 +46,6 @@ export const browserEvaluate = tool({
     function: z.string().min(1).max(100_000).describe('() => { /* code */ } or (element) => { /* code */ } when element is provided'),
     filename: z.string().max(256).optional().describe('Not used here: the result is returned as text, never written to a file.'),
   },
-  readOnly: false,
   run: (ctx, args) =>
     Effect.gen(function* () {
       let result: unknown
@@ -69,7 +68,6 @@ export const browserConsoleMessages = tool({
     all: z.boolean().optional().describe('Return all console messages since the beginning of the session, not just since the last navigation. Defaults to false.'),
     filename: z.string().max(256).optional().describe('Not used here: messages are returned as text, never written to a file.'),
   },
-  readOnly: true,
   run: (ctx, { level, all, filename }) =>
     Effect.map(
       onPlaywrightPage(ctx.errand, 'console messages', async (page) => {
@@ -103,7 +101,6 @@ export const browserNetworkRequests = tool({
     all: z.boolean().optional().describe('Return all network requests since the beginning of the session, not just since the last navigation. Defaults to false.'),
     filename: z.string().max(256).optional().describe('Not used here: requests are returned as text, never written to a file.'),
   },
-  readOnly: true,
   run: (ctx, args) =>
     Effect.gen(function* () {
       const re = args.filter === undefined ? undefined : yield* Effect.try({
@@ -136,7 +133,6 @@ export const browserNetworkRequest = tool({
     part: z.enum(['request-headers', 'request-body', 'response-headers', 'response-body']).optional().describe('Return only this part of the request. Omit to return full details.'),
     filename: z.string().max(256).optional().describe('Not used here: the details are returned as text, never written to a file.'),
   },
-  readOnly: true,
   run: (ctx, { index, part, filename }) =>
     Effect.gen(function* () {
       const body = yield* onPlaywrightPage(ctx.errand, 'network request', async (page) => {

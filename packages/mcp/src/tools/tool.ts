@@ -36,7 +36,6 @@ export interface Tool<S extends z.ZodRawShape = z.ZodRawShape> {
   readonly title: string
   readonly description: string
   readonly inputSchema: S
-  readonly readOnly: boolean
   readonly run: (ctx: ToolContext, args: z.objectOutputType<S, z.ZodTypeAny>) => Effect.Effect<CallToolResult, EngineFailure>
 }
 
@@ -44,7 +43,7 @@ export interface Tool<S extends z.ZodRawShape = z.ZodRawShape> {
  * Declares a tool (keeps the argument types of `run` tied to its schema).
  *
  * @example
- * export const back = tool({ name: 'browser_navigate_back', title: 'Go back', description: '…', inputSchema: {}, readOnly: false, run })
+ * export const back = tool({ name: 'browser_navigate_back', title: 'Go back', description: '…', inputSchema: {}, run })
  */
 export const tool = <S extends z.ZodRawShape>(t: Tool<S>): Tool<S> => t
 
