@@ -137,6 +137,11 @@ describe(`one Playwright MCP session script passes on Errands and on @playwright
         expect(requests).toMatch(/^\d+\. \[GET\] /m)
         expect(requests).not.toMatch(/\[GET\] http:\/\/127\.0\.0\.1:\d+\/ =>/) // the document is a static request
         expect(ok(await s.call('browser_network_requests', { static: true }), 'all requests')).toMatch(/\[GET\] http:\/\/127\.0\.0\.1:\d+\/ => \[200\]/)
+        // One request's details by its number: its answer's headers as the site sent them. (Its
+        // body is not asked for: Playwright waits on a fetch's body the page never read, on both.)
+        const pingNumber = /^(\d+)\. \[GET\] \S+\/api\/ping/m.exec(requests)?.[1]
+        expect(pingNumber).toBeDefined()
+        expect(ok(await s.call('browser_network_request', { index: Number(pingNumber), part: 'response-headers' }), 'request details')).toMatch(/content-type: application\/json/i)
 
         // A click that opens confirm(): the answer shows the modal state; the dialog is answered.
         const asked = ok(await s.call('browser_click', { element: 'Ask button', target: refOf(snap, /button "Ask"/) }), 'click Ask')
