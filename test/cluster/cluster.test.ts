@@ -614,3 +614,69 @@ describe('three hosts on one Postgres (K1)', () => {
     for (const key of leavingKeys) expect(now.get(key), key).toHaveLength(1)
   })
 })
+
+// Issue #25 across hosts (files per errand): the file RPCs run on the owner. Self-contained: its
+// own fixture site and keys, released at the end; it needs one live host that is not the owner.
+describe('files of an errand through a host that does not own it (#25)', () => {
+  it("a file staged and a download made through the asked host land in the owner's folder; the asked host lists and fetches them; MCP there lists and reads them too", async () => {
+    const { createServer } = await import('node:http')
+    const { v1Client } = await import('@errands/host')
+    const report = Buffer.from(`cluster report ${'r'.repeat(200)}`)
+    const site = createServer((req, res) => {
+      if ((req.url ?? '').startsWith('/files/report.txt')) return void res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' }).end(report)
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+        .end('<!doctype html><title>files</title><a id="dl" href="/files/report.txt">report</a>')
+    })
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
+    const origin = `http://127.0.0.1:${(site.address() as { port: number }).port}`
+    const live = cluster.live()
+    expect(live.length).toBeGreaterThanOrEqual(2)
+    const asked = live[0]!
+    const tried: Array<string> = []
+    try {
+      const { key, owner } = await openElsewhere(asked, 'fl', (k) => `${origin}/?v=${k}`, tried)
+      const agent = v1Client(asked.url, { key, token: asked.token })
+      const staged = await agent.stageFile({ query: { name: 'note.txt' }, raw: new TextEncoder().encode('a staged note') })
+      expect(staged.ok, JSON.stringify(staged.body)).toBe(true)
+      expect((await agent.click({ body: { selector: '#dl' } })).ok).toBe(true)
+      const listed = async () => {
+        const r = await agent.downloads()
+        if (!r.ok) throw new Error(`downloads: ${r.status} ${JSON.stringify(r.body)}`)
+        return r.body.downloads
+      }
+      expect(await eventually(async () => (await listed()).length === 1, 15_000, 100)).toBe(true)
+      expect((await listed())[0]).toMatchObject({ name: 'report.txt', size: report.byteLength, source: `${origin}/files/report.txt` })
+      const bytes = await agent.download({ params: { name: 'report.txt' } })
+      expect(bytes.ok && Buffer.from(bytes.body).equals(report)).toBe(true)
+      // The same list through the owner: one folder, the owner's.
+      const ownerList = await v1Client(owner.url, { key, token: owner.token }).downloads()
+      expect(ownerList.ok && ownerList.body.downloads.map((f) => f.name)).toEqual(['report.txt'])
+      // The staged file is in that folder too (not a download), read back through the asked host.
+      const note = await agent.download({ params: { name: 'note.txt' } })
+      expect(note.ok && Buffer.from(note.body).toString()).toBe('a staged note')
+      // A second download of the same name, through the asked host, is deduplicated in the owner's folder.
+      expect((await agent.click({ body: { selector: '#dl' } })).ok).toBe(true)
+      expect(await eventually(async () => (await listed()).length === 2, 15_000, 100)).toBe(true)
+      // MCP on the asked host (bound to the key): browser_downloads answers from the owner's folder.
+      const mcp = await httpClient(asked.url, { key })
+      try {
+        const r = await mcp.call('browser_downloads')
+        expect(r.isError, r.text).toBe(false)
+        expect(r.text).toContain('"report.txt"')
+        expect(r.text).toContain('"report (1).txt"')
+        expect(r.text).not.toContain('note.txt')
+        // And as resources, read from the owner's folder byte for byte.
+        expect((await mcp.client.listResources()).resources.map((x) => x.name).sort()).toEqual(['report (1).txt', 'report.txt'])
+        const read = (await mcp.client.readResource({ uri: 'errands://downloads/report.txt' })).contents[0] as { text?: string }
+        expect(read.text).toBe(report.toString())
+      } finally {
+        await mcp.end()
+      }
+      expect((await holders()).get(key)).toEqual([owner.index])
+    } finally {
+      for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
+      site.closeAllConnections()
+      await new Promise((resolve) => site.close(resolve))
+    }
+  })
+})

@@ -13,14 +13,14 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestHost, type TestHost } from '../host/harness.ts'
 import { installed } from '../clients/matrix.ts'
 import { httpClient, read, refOf, type Result } from './clients.ts'
-import { serveParitySite, type ParitySite } from './paritySite.ts'
+import { REPORT, serveParitySite, type ParitySite } from './paritySite.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium'
 const peerCli = installed('@playwright/mcp', 'playwright-mcp').bin
@@ -35,6 +35,8 @@ interface Side {
   readonly call: (name: string, args?: Record<string, unknown>) => Promise<Result>
   /** The absolute path of `upload.txt` in the folder this server may upload from. */
   readonly upload: string
+  /** The bytes of the downloaded file called `name`, when it has landed (each server's own way). */
+  readonly downloaded: (name: string) => Promise<string | undefined>
   readonly end: () => Promise<void>
 }
 
@@ -72,7 +74,19 @@ const sides: Record<string, () => Promise<Side>> = {
     const staged = await host.v1('parity').stageFile({ query: { name: 'upload.txt' }, raw: new TextEncoder().encode('hello upload\n') })
     if (!staged.ok) throw new Error(`staging upload.txt: ${staged.status}`)
     const mcp = await httpClient(host.url, { key: 'parity' })
-    return { call: mcp.call, upload: 'upload.txt', end: mcp.end }
+    return {
+      call: mcp.call,
+      upload: 'upload.txt',
+      // Through the tool first (it lists the file), then its bytes through the resource.
+      downloaded: async (name) => {
+        const listed = ok(await mcp.call('browser_downloads'), 'downloads')
+        if (!listed.includes(`- ${JSON.stringify(name)} (`)) return undefined
+        const read = await mcp.client.readResource({ uri: `errands://downloads/${encodeURIComponent(name)}` })
+        const c = read.contents[0] as { text?: string; blob?: string }
+        return c.text ?? Buffer.from(c.blob ?? '', 'base64').toString('utf8')
+      },
+      end: mcp.end,
+    }
   },
   '@playwright/mcp': async () => {
     writeFileSync(join(peerDir, 'upload.txt'), 'hello upload\n')
@@ -80,6 +94,11 @@ const sides: Record<string, () => Promise<Side>> = {
     return {
       call: async (name, args = {}) => read(await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })),
       upload: join(peerDir, 'upload.txt'),
+      // Playwright MCP saves downloads into its output folder (named after the suggested name).
+      downloaded: async (name) => {
+        const files = (existsSync(join(peerDir, 'out')) ? readdirSync(join(peerDir, 'out'), { recursive: true, encoding: 'utf8' }) : []).filter((f) => f.endsWith(name.split('.').pop()!) && f.includes(name.split('.')[0]!))
+        return files.map((f) => readFileSync(join(peerDir, 'out', f), 'utf8')).find((t) => t === REPORT)
+      },
       end: () => client.close(),
     }
   },
@@ -118,6 +137,11 @@ describe(`one Playwright MCP session script passes on Errands and on @playwright
         expect(requests).toMatch(/^\d+\. \[GET\] /m)
         expect(requests).not.toMatch(/\[GET\] http:\/\/127\.0\.0\.1:\d+\/ =>/) // the document is a static request
         expect(ok(await s.call('browser_network_requests', { static: true }), 'all requests')).toMatch(/\[GET\] http:\/\/127\.0\.0\.1:\d+\/ => \[200\]/)
+        // One request's details by its number: its answer's headers as the site sent them. (Its
+        // body is not asked for: Playwright waits on a fetch's body the page never read, on both.)
+        const pingNumber = /^(\d+)\. \[GET\] \S+\/api\/ping/m.exec(requests)?.[1]
+        expect(pingNumber).toBeDefined()
+        expect(ok(await s.call('browser_network_request', { index: Number(pingNumber), part: 'response-headers' }), 'request details')).toMatch(/content-type: application\/json/i)
 
         // A click that opens confirm(): the answer shows the modal state; the dialog is answered.
         const asked = ok(await s.call('browser_click', { element: 'Ask button', target: refOf(snap, /button "Ask"/) }), 'click Ask')
@@ -145,6 +169,16 @@ describe(`one Playwright MCP session script passes on Errands and on @playwright
         expect(outside.isError, outside.text).toBe(true)
         ok(await s.call('browser_file_upload', { paths: [s.upload] }), 'file upload')
         await expect.poll(() => evaluate("() => document.getElementById('filetext').textContent")).toContain('"File: upload.txt hello upload"')
+
+        // A link that downloads: the answer says so in an Events section, the file lands, and the
+        // session goes on (Playwright MCP issue #1768: a download must not end it).
+        snap = ok(await s.call('browser_snapshot'), 'snapshot')
+        let events = ok(await s.call('browser_click', { element: 'Get report link', target: refOf(snap, /link "Get report"/) }), 'click download')
+        // The download may start just after the click's answer: the next answer carries it then.
+        if (!events.includes('### Events')) events = ok(await s.call('browser_snapshot'), 'snapshot after download')
+        expect(events).toContain('### Events')
+        expect(events).toMatch(/- Download(ing|ed) file "?report\.txt"? /)
+        await expect.poll(() => s.downloaded('report.txt'), { timeout: 15_000 }).toBe(REPORT)
 
         // A new tab at a URL: it opens there and becomes the current tab.
         const opened = ok(await s.call('browser_tabs', { action: 'new', url: site.url('/other') }), 'tabs new')

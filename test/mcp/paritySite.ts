@@ -9,7 +9,9 @@
  *   shows as `Answer: true|false`; a form — `Name` textbox, `Agree` checkbox, `Size` select —
  *   whose values show as `Form: <name>|<agree>|<size>` on every change; an `Attachment` file
  *   input that shows `File: <name> <text>` once a file is chosen;
+ *   a `Get report` link to `/files/report.txt`;
  * - `/other` — title `Other`;
+ * - `/files/report.txt` — {@link REPORT} as an attachment (a download, not a page);
  * - `/api/ping` — JSON `{"pong":true}`.
  *
  * Every request is logged with its path and query.
@@ -20,6 +22,9 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+
+/** The bytes of `/files/report.txt`. @example REPORT // 'parity report\n' */
+export const REPORT = 'parity report\n'
 
 /** A running parity site. @example site.url('/other') */
 export interface ParitySite {
@@ -43,6 +48,7 @@ const HOME = `<!doctype html><html><head><meta charset="utf-8"><title>Parity</ti
 <p id="form">Form: none</p>
 <p id="filetext">File: none</p>
 <a href="/other">Other page</a>
+<a href="/files/report.txt">Get report</a>
 <script>
   function show() {
     document.getElementById('form').textContent = 'Form: ' + document.getElementById('name').value + '|' + document.getElementById('agree').checked + '|' + document.getElementById('size').value
@@ -77,6 +83,9 @@ export const serveParitySite = async (host = '127.0.0.1'): Promise<ParitySite> =
         return send('text/html; charset=utf-8', HOME)
       case '/other':
         return send('text/html; charset=utf-8', '<!doctype html><html><head><title>Other</title></head><body><h1>Other page</h1></body></html>')
+      case '/files/report.txt':
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"', 'cache-control': 'no-store' })
+        return res.end(REPORT)
       case '/api/ping':
         return send('application/json', '{"pong":true}')
       default:

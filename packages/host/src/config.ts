@@ -13,6 +13,7 @@ import { DAY_MS } from '@errands/store'
 import { maxConnectionsConfig, maxFrameBytesConfig, maxInFlightConfig } from '@errands/devtools'
 import { describeTarget } from '@errands/guard'
 import { describeUpstreamProxy, parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
+import { capabilityTools, parseCaps, type Capability } from '@errands/mcp'
 import { configFrom, explainConfigError, intBetween, supervisorConfig, type SupervisorSettings } from '@errands/supervisor'
 import { Config, ConfigError, Effect, Either, Option, ParseResult, Schema } from 'effect'
 
@@ -33,6 +34,7 @@ export const hostVariables = {
   ERRANDS_FILES_MAX_FILE_BYTES: { min: 1, max: 1_073_741_824, default: 26_214_400, text: 'must be a whole number of bytes from 1 to 1073741824 (1 GiB)' },
   ERRANDS_FILES_MAX_ERRAND_BYTES: { min: 1, max: 8_589_934_592, default: 104_857_600, text: 'must be a whole number of bytes from 1 to 8589934592 (8 GiB)' },
   ERRANDS_UPSTREAM_PROXY: { text: 'must be an http:// or https:// proxy address (http://user:pass@host:port), with no path' },
+  ERRANDS_MCP_CAPS: { default: '', text: `must be a comma-separated list of MCP capabilities (known: ${Object.keys(capabilityTools).join(', ')})` },
 } as const
 
 /** The host's settings. */
@@ -57,6 +59,8 @@ export interface HostSettings {
   readonly devtools: { readonly maxFrameBytes: number; readonly maxConnections: number; readonly maxInFlight: number }
   /** The caps on an errand's files folder (#25): one staged file, and the whole folder. */
   readonly files: FilesCaps
+  /** Optional MCP capabilities every `/mcp` session is offered (Playwright MCP's `--caps`: vision, pdf). */
+  readonly mcpCaps: ReadonlyArray<Capability>
 }
 
 /** The caps on what a client may stage in an errand's files folder (issue #25). */
@@ -132,6 +136,21 @@ export const UpstreamProxyText = Schema.String.pipe(
 )
 
 /**
+ * A `--caps`-style list of MCP capabilities (`vision,pdf`); an unknown one is an error naming the list.
+ *
+ * @example
+ * Schema.decodeUnknownSync(McpCaps)('vision, pdf') // ['vision', 'pdf']
+ */
+export const McpCaps = Schema.transformOrFail(Schema.String, Schema.Array(Schema.Literal(...(Object.keys(capabilityTools) as Array<Capability>))), {
+  strict: true,
+  decode: (s, _, ast) => {
+    const parsed = parseCaps(s)
+    return 'caps' in parsed ? Effect.succeed(parsed.caps) : Effect.fail(new ParseResult.Type(ast, s, hostVariables.ERRANDS_MCP_CAPS.text))
+  },
+  encode: (caps) => Effect.succeed(caps.join(',')),
+})
+
+/**
  * The host's settings from the environment (`Effect<HostSettings, ConfigError>`).
  *
  * @example
@@ -157,6 +176,7 @@ export const hostConfig: Config.Config<HostSettings> = Config.all({
     maxFileBytes: ranged('ERRANDS_FILES_MAX_FILE_BYTES'),
     maxErrandBytes: ranged('ERRANDS_FILES_MAX_ERRAND_BYTES'),
   }),
+  mcpCaps: Schema.Config('ERRANDS_MCP_CAPS', McpCaps).pipe(Config.withDefault([] as ReadonlyArray<Capability>)),
   devtools: Config.all({
     // @errands/devtools' own configs (ranges and defaults in one place), read here with the rest.
     maxFrameBytes: maxFrameBytesConfig,

@@ -31,7 +31,7 @@ export interface McpStdioOptions {
   readonly stdin?: NodeJS.ReadableStream | undefined
   readonly stdout?: NodeJS.WritableStream | undefined
   readonly stderr?: { write: (text: string) => unknown } | undefined
-  /** Optional MCP capabilities, comma-separated (`--caps vision,pdf`, as Playwright MCP's); an unknown one exits 2. */
+  /** Optional MCP capabilities, comma-separated (`--caps vision,pdf`, as Playwright MCP's; default `ERRANDS_MCP_CAPS`); an unknown one exits 2. */
   readonly caps?: string | undefined
   /** Extra options for our own Chromium (tests). */
   readonly chromium?: HostEngineOptions['chromium']
@@ -73,7 +73,8 @@ export const runMcpStdio = async (options: McpStdioOptions = {}): Promise<number
     }
     key = parsed.right
   }
-  const caps = parseCaps(options.caps ?? '')
+  // --caps wins; without it, the host's ERRANDS_MCP_CAPS (checked with the other settings).
+  const caps = options.caps === undefined ? { caps: settings.mcpCaps } : parseCaps(options.caps)
   if ('error' in caps) {
     log(`errands mcp: --caps: ${caps.error}`)
     return 2

@@ -256,7 +256,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       })
     }).pipe(Effect.provide(services), Effect.mapError(engineFailed))
     // MCP at /mcp (A2): its sessions end, parking their errands, before the engine shuts down.
-    mcp = yield* mountMcp({ port, log, idleMs: settings.supervisor.idleMs, lingerMs: options.mcpLingerMs, daily: dailyBrowser, agentTokens }).pipe(Effect.provide(services))
+    mcp = yield* mountMcp({ port, log, idleMs: settings.supervisor.idleMs, lingerMs: options.mcpLingerMs, daily: dailyBrowser, agentTokens, caps: settings.mcpCaps }).pipe(Effect.provide(services))
     current = app
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {

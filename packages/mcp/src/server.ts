@@ -13,12 +13,14 @@
  * await server.connect(new StdioServerTransport())
  */
 import { browserObserveTool, observeForModel, type DailyBrowserShape, type LeaseView } from '@errands/daily'
+import { onlyReads } from '@errands/runtime'
 import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Cause, Effect, Exit, Runtime } from 'effect'
 import type { ErrandBrowser } from './ErrandBrowser.ts'
 import { PageLogs } from './pageLog.ts'
 import type { RefBook } from './refs.ts'
+import { registerDownloads } from './resources.ts'
 import { devtoolsTools } from './tools/devtools.ts'
 import { dialogTools } from './tools/dialog.ts'
 import { formTools } from './tools/form.ts'
@@ -113,8 +115,11 @@ const ASKS_THE_PERSON: ReadonlySet<string> = new Set(personTools.map((t) => t.na
 export const makeErrandServer = (options: ErrandServerOptions): { readonly server: McpServer; readonly close: () => void } => {
   const { errand, refs, log } = options
   const runtime = options.runtime ?? Runtime.defaultRuntime
-  const ctx: ToolContext = { errand, refs, logs: options.logs ?? new PageLogs() }
   const server = new McpServer(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS })
+  // A download landed: the session's resource list (its errand's downloads) changed.
+  const landed = () => server.sendResourceListChanged()
+  const ctx: ToolContext = { errand, refs, logs: options.logs ?? new PageLogs(), landed }
+  registerDownloads(server, errand, runtime)
 
   const settle = async (name: string, effect: Effect.Effect<CallToolResult, { readonly message: string; readonly _tag: string }>, signal: AbortSignal): Promise<CallToolResult> => {
     const exit = await Runtime.runPromiseExit(runtime)(effect, { signal })
@@ -127,14 +132,16 @@ export const makeErrandServer = (options: ErrandServerOptions): { readonly serve
   }
 
   for (const t of toolsWith(options.caps)) {
+    // One list says which calls only read, for the host's verbs and these tools (@errands/runtime).
+    const reads = onlyReads(t.name)
     server.registerTool(
       t.name,
-      { title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: !t.readOnly, openWorldHint: true } },
+      { title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, readOnlyHint: reads, destructiveHint: !reads, openWorldHint: true } },
       // Held by another host: the whole call runs there, on its page (remote.ts).
       (args: unknown, extra: { signal: AbortSignal }) => {
         // P1: while a person has the wheel, the tools that act are refused in the host's words;
         // reads and the tools that ask the person still answer.
-        const driving = t.readOnly || ASKS_THE_PERSON.has(t.name) ? undefined : errand.personDriving?.()
+        const driving = reads || ASKS_THE_PERSON.has(t.name) ? undefined : errand.personDriving?.()
         if (driving !== undefined) return Promise.resolve(failure({ message: driving }))
         const away = errand.elsewhere?.(t.name, args)
         return settle(t.name, away === undefined ? t.run(ctx, args as never) : Effect.map(away, (r) => r as CallToolResult), extra.signal)
@@ -159,6 +166,12 @@ export const makeErrandServer = (options: ErrandServerOptions): { readonly serve
       if (view.botId === errand.key) offer(holdsLease(view))
     }) as () => void
   }
-  return { server, close: () => stopWatching() }
+  return {
+    server,
+    close: () => {
+      stopWatching()
+      ctx.logs.forget(landed)
+    },
+  }
 }
 

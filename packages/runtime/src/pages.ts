@@ -105,6 +105,12 @@ export interface PageConsoleMessage {
   readonly type: string
   readonly text: string
   readonly at: number
+  /** Its severity as Playwright MCP names it (`error` also for an uncaught page error). */
+  readonly level?: 'error' | 'warning' | 'info' | 'debug' | undefined
+  /** Where it was logged (`url:line`), `''` when unknown. */
+  readonly location?: string | undefined
+  /** The main-frame navigation of the page it belongs to (see {@link PageLogView}). */
+  readonly nav?: number | undefined
 }
 
 /** A request a tab's page made: its answer's status (`null` while none came or when it failed), or why it failed. */
@@ -115,6 +121,12 @@ export interface PageRequest {
   readonly status: number | null
   readonly failure: string | null
   readonly at: number
+  /** The answer's status text (`null` until it came). */
+  readonly statusText?: string | null | undefined
+  /** The main-frame navigation it belongs to (a document request: the one it starts). */
+  readonly nav?: number | undefined
+  /** Its number on the page, from 1, in order (kept when older entries are dropped). */
+  readonly seq?: number | undefined
 }
 
 /** The newest entries of a bounded log, oldest first; `dropped` older ones no longer kept. */

@@ -5,7 +5,7 @@
  */
 import { decideUrl, makeResolver } from '@errands/egress'
 import { describeTarget } from '@errands/guard'
-import type { UpstreamProxy } from '@errands/runtime'
+import { onlyReads, type UpstreamProxy } from '@errands/runtime'
 import { PersonDriving, type Binding } from '@errands/supervisor'
 import { Duration, Effect } from 'effect'
 import { BlockedByPolicy, PageError } from '../errors.ts'
@@ -13,9 +13,6 @@ import { conversationIdOf } from '../sessionKey.ts'
 import type { BrowsingError, Target } from './Browsing.ts'
 import type { HostSession } from './sessions.ts'
 import type { VerbCore, VerbScope } from './verbCore.ts'
-
-/** The verbs that only read a page: they still answer while a person has the wheel. */
-const READS: ReadonlySet<string> = new Set(['url', 'text', 'html', 'screenshot', 'frame', 'console', 'network', 'tabs', 'state'])
 
 /**
  * `allowed` (the policy on a URL, by what its name resolves to) and `verb` (a call on a target).
@@ -76,7 +73,7 @@ export const makeDriving = (core: VerbCore) => {
    */
   const verb = <A, E>(what: string, target: Target, f: (scope: VerbScope) => Effect.Effect<A, E>, checkWheel = true) =>
     Effect.suspend(() =>
-      checkWheel && target._tag !== 'main' && !READS.has(what) && sessions.personDriving(conversationIdOf(target.key))
+      checkWheel && target._tag !== 'main' && !onlyReads(what) && sessions.personDriving(conversationIdOf(target.key))
         ? Effect.fail(PersonDriving.of(conversationIdOf(target.key)))
         : withTarget(target, f)).pipe(
       Effect.timeoutFail({

@@ -1,7 +1,8 @@
 /**
  * What a developer's tools show: `browser_evaluate` (a function run in the page, or on one
  * element), `browser_console_messages` and `browser_network_requests` / `browser_network_request`
- * (from the page's log, pageLog.ts: what the page said and fetched since a tool first saw it).
+ * (from the runtime's log of the page — the one behind `GET /v1/console` and `/v1/network`,
+ * reached through the page with `pageLogOf`: what the page said and fetched since its tab opened).
  *
  * The function of `browser_evaluate` runs inside the page, in the errand's own context, as the
  * page's own scripts do; it cannot reach the server. (Playwright MCP's `browser_run_code_unsafe`,
@@ -11,10 +12,11 @@
  * @example
  * await client.callTool({ name: 'browser_evaluate', arguments: { function: '() => document.title' } })
  */
+import { pageLogOf, type PageLogView, type PageRequest } from '@errands/runtime'
 import { Effect } from 'effect'
+import type { Page, Request } from 'playwright-core'
 import { z } from 'zod'
 import { ToolRefused } from '../errors.ts'
-import { LEVELS, type RequestEntry } from '../pageLog.ts'
 import { noFile } from './page.ts'
 import { onTarget, pick, targetShape } from './target.ts'
 import { shownUrl, text, tool } from './tool.ts'
@@ -46,7 +48,6 @@ export const browserEvaluate = tool({
     function: z.string().min(1).max(100_000).describe('() => { /* code */ } or (element) => { /* code */ } when element is provided'),
     filename: z.string().max(256).optional().describe('Not used here: the result is returned as text, never written to a file.'),
   },
-  readOnly: false,
   run: (ctx, args) =>
     Effect.gen(function* () {
       let result: unknown
@@ -59,6 +60,16 @@ export const browserEvaluate = tool({
     }),
 })
 
+/** A console level as Playwright MCP names it, most severe first (each includes the more severe). @example LEVELS.indexOf('info') // 2 */
+export const LEVELS = ['error', 'warning', 'info', 'debug'] as const
+
+/** The runtime's log of the page; a page without one (no Chromium runtime) fails loudly. */
+const logOf = (page: Page): PageLogView => {
+  const log = pageLogOf(page)
+  if (log === undefined) throw new TypeError('this page has no log of the runtime (MCP\'s devtools need a Chromium runtime)')
+  return log
+}
+
 /** `browser_console_messages`. @example browserConsoleMessages.run(ctx, { level: 'warning' }) */
 export const browserConsoleMessages = tool({
   name: 'browser_console_messages',
@@ -69,18 +80,21 @@ export const browserConsoleMessages = tool({
     all: z.boolean().optional().describe('Return all console messages since the beginning of the session, not just since the last navigation. Defaults to false.'),
     filename: z.string().max(256).optional().describe('Not used here: messages are returned as text, never written to a file.'),
   },
-  readOnly: true,
   run: (ctx, { level, all, filename }) =>
     Effect.map(
       onPlaywrightPage(ctx.errand, 'console messages', async (page) => {
-        const log = ctx.logs.watch(page)
-        const since = log.console.filter((m) => all === true || m.nav === log.nav)
-        const shown = since.filter((m) => LEVELS.indexOf(m.level) <= LEVELS.indexOf(level))
+        const log = logOf(page)
+        const nav = log.nav()
+        const since = log.console().entries.filter((m) => all === true || m.nav === nav)
+        const shown = since.filter((m) => LEVELS.indexOf(m.level ?? 'info') <= LEVELS.indexOf(level))
         const count = (l: string) => since.filter((m) => m.level === l).length
         return [
           '### Result',
           `Total messages: ${since.length} (Errors: ${count('error')}, Warnings: ${count('warning')})`,
-          ...(shown.length === 0 ? [] : ['', ...shown.map((m) => `[${m.type === 'pageerror' ? 'ERROR' : m.type.toUpperCase()}] ${m.text.slice(0, 2_000)}${m.at === '' ? '' : ` @ ${shownUrl(m.at.replace(/:\d+$/, ''))}:${/:(\d+)$/.exec(m.at)?.[1] ?? ''}`}`)]),
+          ...(shown.length === 0 ? [] : ['', ...shown.map((m) => {
+            const at = m.location ?? ''
+            return `[${m.type === 'pageerror' ? 'ERROR' : m.type.toUpperCase()}] ${m.text.slice(0, 2_000)}${at === '' ? '' : ` @ ${shownUrl(at.replace(/:\d+$/, ''))}:${/:(\d+)$/.exec(at)?.[1] ?? ''}`}`
+          })]),
         ].join('\n')
       }),
       (body) => text(`${body}${noFile(filename)}`),
@@ -88,9 +102,9 @@ export const browserConsoleMessages = tool({
 })
 
 const STATIC = new Set(['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'manifest', 'other'])
-const isStatic = (e: RequestEntry) => STATIC.has(e.request.resourceType()) && e.failure === undefined && (e.response?.status ?? 0) < 400
-const line = (e: RequestEntry, i: number) =>
-  `${i}. [${e.request.method()}] ${shownUrl(e.request.url())} => ${e.failure !== undefined ? `[FAILED] ${e.failure}` : e.response === undefined ? '[pending]' : `[${e.response.status}] ${e.response.statusText}`}`
+const isStatic = (e: PageRequest) => STATIC.has(e.resourceType) && e.failure === null && (e.status ?? 0) < 400
+const line = (e: PageRequest, i: number) =>
+  `${i}. [${e.method}] ${shownUrl(e.url)} => ${e.failure !== null ? `[FAILED] ${e.failure}` : e.status === null ? '[pending]' : `[${e.status}] ${e.statusText ?? ''}`}`
 
 /** `browser_network_requests`. @example browserNetworkRequests.run(ctx, { static: false }) */
 export const browserNetworkRequests = tool({
@@ -103,7 +117,6 @@ export const browserNetworkRequests = tool({
     all: z.boolean().optional().describe('Return all network requests since the beginning of the session, not just since the last navigation. Defaults to false.'),
     filename: z.string().max(256).optional().describe('Not used here: requests are returned as text, never written to a file.'),
   },
-  readOnly: true,
   run: (ctx, args) =>
     Effect.gen(function* () {
       const re = args.filter === undefined ? undefined : yield* Effect.try({
@@ -111,9 +124,10 @@ export const browserNetworkRequests = tool({
         catch: () => new ToolRefused({ reason: 'invalid-argument', message: `filter is not a valid regular expression: ${args.filter!.slice(0, 80)}` }),
       })
       const body = yield* onPlaywrightPage(ctx.errand, 'network requests', async (page) => {
-        const log = ctx.logs.watch(page)
-        const listed = log.requests.map((e, i) => ({ e, n: i + 1 })).filter(({ e }) => args.all === true || e.nav === log.nav)
-        const matching = listed.filter(({ e }) => re === undefined || re.test(e.request.url()))
+        const log = logOf(page)
+        const nav = log.nav()
+        const listed = log.network().entries.map((e) => ({ e, n: e.seq ?? 0 })).filter(({ e }) => args.all === true || e.nav === nav)
+        const matching = listed.filter(({ e }) => re === undefined || re.test(e.url))
         const shown = matching.filter(({ e }) => args.static || !isStatic(e))
         const hidden = matching.length - shown.length
         return [
@@ -126,6 +140,20 @@ export const browserNetworkRequests = tool({
     }),
 })
 
+/**
+ * A response's body, or why not: Playwright waits on the body of a fetch the page never read
+ * (Playwright MCP hangs there), so this gives up after a few seconds instead of the whole deadline.
+ */
+const bodyOf = async (response: { text: () => Promise<string> }): Promise<string> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const gaveUp = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('(not available: the page has not read this body)'), 5_000)))
+  try {
+    return await Promise.race([response.text().catch(() => '(not available)'), gaveUp])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 /** `browser_network_request`. @example browserNetworkRequest.run(ctx, { index: 2, part: 'response-body' }) */
 export const browserNetworkRequest = tool({
   name: 'browser_network_request',
@@ -136,22 +164,23 @@ export const browserNetworkRequest = tool({
     part: z.enum(['request-headers', 'request-body', 'response-headers', 'response-body']).optional().describe('Return only this part of the request. Omit to return full details.'),
     filename: z.string().max(256).optional().describe('Not used here: the details are returned as text, never written to a file.'),
   },
-  readOnly: true,
   run: (ctx, { index, part, filename }) =>
     Effect.gen(function* () {
       const body = yield* onPlaywrightPage(ctx.errand, 'network request', async (page) => {
-        const e = ctx.logs.watch(page).requests[index - 1]
-        if (e === undefined) return undefined
+        const log = logOf(page)
+        const e = log.network().entries.find((r) => r.seq === index)
+        const request = log.request(index) as unknown as Request | undefined
+        if (e === undefined || request === undefined) return undefined
         const headers = (h: Record<string, string>) => Object.entries(h).map(([k, v]) => `    ${k}: ${/^(cookie|set-cookie|authorization|proxy-authorization)$/i.test(k) ? '(hidden)' : v}`)
-        const response = await e.request.response().catch(() => null)
+        const response = await request.response().catch(() => null)
         const sections: Record<string, () => Promise<Array<string>>> = {
-          'request-headers': async () => ['  Request headers', ...headers(await e.request.allHeaders().catch(() => ({})))],
-          'request-body': async () => ['  Request body', `    ${(e.request.postData() ?? '(none)').slice(0, 20_000)}`],
+          'request-headers': async () => ['  Request headers', ...headers(await request.allHeaders().catch(() => ({})))],
+          'request-body': async () => ['  Request body', `    ${(request.postData() ?? '(none)').slice(0, 20_000)}`],
           'response-headers': async () => ['  Response headers', ...(response === null ? ['    (no response)'] : headers(await response.allHeaders().catch(() => ({}))))],
-          'response-body': async () => ['  Response body', `    ${response === null ? '(no response)' : (await response.text().catch(() => '(not available)')).slice(0, 20_000)}`],
+          'response-body': async () => ['  Response body', `    ${response === null ? '(no response)' : (await bodyOf(response)).slice(0, 20_000)}`],
         }
         const parts = part === undefined ? ['request-headers', 'response-headers'] : [part]
-        const out = [`#${index} ${line(e, index).replace(/^\d+\. /, '')}`, '', `  General`, `    type:      ${e.request.resourceType()}`]
+        const out = [`#${index} ${line(e, index).replace(/^\d+\. /, '')}`, '', `  General`, `    type:      ${e.resourceType}`]
         for (const p of parts) out.push('', ...(await sections[p]!()))
         if (part === undefined) out.push('', 'Call browser_network_request with part="response-body" to read the response body.')
         return ['### Result', ...out].join('\n')

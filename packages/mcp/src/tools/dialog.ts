@@ -22,7 +22,6 @@ export const browserHandleDialog = tool({
     accept: z.boolean().describe('Whether to accept the dialog.'),
     promptText: z.string().max(100_000).optional().describe('The text of the prompt in case of a prompt dialog.'),
   },
-  readOnly: false,
   run: (ctx, { accept, promptText }) =>
     Effect.gen(function* () {
       const answer = ctx.errand.dialog

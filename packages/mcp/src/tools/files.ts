@@ -18,7 +18,6 @@ export const browserDownloads = tool({
   description:
     "List the files this browser downloaded (name, size, type, from where). They stay in this errand's own files folder: upload one with browser_file_upload by its name.",
   inputSchema: {},
-  readOnly: true,
   run: (ctx) =>
     Effect.gen(function* () {
       const files = ctx.errand.files

@@ -34,7 +34,6 @@ export const browserFillForm = tool({
       value: z.string().max(100_000).describe('Value to fill in the field. If the field is a checkbox, the value should be `true` or `false`. If the field is a combobox, the value should be the text of the option.'),
     })).min(1).max(100).describe('Fields to fill in'),
   },
-  readOnly: false,
   run: (ctx, { fields }) =>
     Effect.gen(function* () {
       const named: Array<Named> = []
@@ -60,7 +59,6 @@ export const browserFileUpload = tool({
   inputSchema: {
     paths: z.array(z.string().min(1).max(4_096)).max(100).optional().describe("The files to upload: names of files in this errand's files folder. Can be single file or multiple files. If omitted, file chooser is cancelled."),
   },
-  readOnly: false,
   run: (ctx, { paths }) =>
     Effect.gen(function* () {
       const files = paths === undefined ? [] : yield* filesOf(ctx, paths)
@@ -87,7 +85,6 @@ export const browserDrop = tool({
     paths: z.array(z.string().min(1).max(4_096)).max(100).optional().describe("Files to drop onto the element: names of files in this errand's files folder."),
     data: z.record(z.string(), z.string().max(1_000_000)).optional().describe('Data to drop, as a map of MIME type to string value (e.g. {"text/plain": "hello", "text/uri-list": "https://example.com"}).'),
   },
-  readOnly: false,
   run: (ctx, args) =>
     Effect.gen(function* () {
       if (args.paths === undefined && args.data === undefined) {

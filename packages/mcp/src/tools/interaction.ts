@@ -26,7 +26,6 @@ export const browserClick = tool({
     button: z.enum(['left', 'right', 'middle']).optional().describe('Button to click, defaults to left'),
     modifiers: z.array(z.enum(['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift'])).max(5).optional().describe('Modifier keys to press'),
   },
-  readOnly: false,
   run: (ctx, args) =>
     Effect.gen(function* () {
       const n = yield* pick(args)
@@ -47,7 +46,6 @@ export const browserType = tool({
     submit: z.boolean().optional().describe('Whether to submit entered text (press Enter after)'),
     slowly: z.boolean().optional().describe('Whether to type one character at a time. Useful for triggering key handlers in the page. By default entire text is filled in at once.'),
   },
-  readOnly: false,
   run: (ctx, args) =>
     Effect.gen(function* () {
       const n = yield* pick(args)
@@ -67,7 +65,6 @@ export const browserPressKey = tool({
   title: 'Press a key',
   description: 'Press a key on the keyboard',
   inputSchema: { key: z.string().min(1).max(64).describe('Name of the key to press or a character to generate, such as `ArrowLeft` or `a`') },
-  readOnly: false,
   run: (ctx, { key }) => Effect.zipRight(onActive(ctx, 'press key', (page) => page.keyboard.press(key)), afterAction(ctx, `Pressed ${JSON.stringify(key)}.`)),
 })
 
@@ -80,7 +77,6 @@ export const browserSelectOption = tool({
     ...targetShape,
     values: z.array(z.string().max(10_000)).min(1).max(100).describe('Array of values to select in the dropdown. This can be a single value or multiple values.'),
   },
-  readOnly: false,
   run: (ctx, args) =>
     Effect.gen(function* () {
       const n = yield* pick(args)
@@ -95,7 +91,6 @@ export const browserHover = tool({
   title: 'Hover mouse',
   description: 'Hover over element on page',
   inputSchema: targetShape,
-  readOnly: false,
   run: (ctx, args) =>
     Effect.gen(function* () {
       const n = yield* pick(args)
@@ -117,7 +112,6 @@ export const browserDrag = tool({
     startRef: refField('Deprecated: the older name of startTarget.'),
     endRef: refField('Deprecated: the older name of endTarget.'),
   },
-  readOnly: false,
   run: (ctx, args) =>
     Effect.gen(function* () {
       const from = yield* pick({ element: args.startElement, target: args.startTarget, ref: args.startRef }, 'startTarget')

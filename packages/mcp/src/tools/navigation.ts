@@ -21,7 +21,6 @@ export const browserNavigate = tool({
   title: 'Navigate to a URL',
   description: 'Navigate to a URL',
   inputSchema: { url: z.string().min(1).max(8_192).describe('The URL to navigate to') },
-  readOnly: false,
   run: (ctx, { url }) =>
     Effect.gen(function* () {
       // The page's log starts before the navigation, so the new document's console and requests are kept.
@@ -37,7 +36,6 @@ export const browserNavigateBack = tool({
   title: 'Go back',
   description: 'Go back to the previous page in the history',
   inputSchema: {},
-  readOnly: false,
   run: (ctx) => Effect.zipRight(ctx.errand.back(), afterAction(ctx, 'Went back.')),
 })
 
@@ -51,7 +49,6 @@ export const browserWaitFor = tool({
     text: z.string().min(1).max(1_000).optional().describe('The text to wait for'),
     textGone: z.string().min(1).max(1_000).optional().describe('The text to wait for to disappear'),
   },
-  readOnly: true,
   run: (ctx, { time, text, textGone }) =>
     Effect.gen(function* () {
       if (time === undefined && text === undefined && textGone === undefined) {

@@ -32,7 +32,6 @@ export const browserSnapshot = tool({
     depth: z.number().int().min(0).max(1_000).optional().describe('Limit the depth of the snapshot tree'),
     boxes: z.boolean().optional().describe("Include each element's bounding box as [box=x,y,width,height] in the snapshot"),
   },
-  readOnly: true,
   run: (ctx, { target, filename, depth, boxes }) =>
     Effect.gen(function* () {
       if (target === undefined && depth === undefined && boxes !== true) {
@@ -87,7 +86,6 @@ export const browserFind = tool({
     maxResults: z.number().int().min(1).max(10_000).optional().describe('Maximum number of matching items to return. Defaults to returning all matches.'),
     filename: filenameField('what was found'),
   },
-  readOnly: true,
   run: (ctx, { text: needle, regex, maxResults, filename }) =>
     Effect.gen(function* () {
       if ((needle === undefined) === (regex === undefined)) {
@@ -123,7 +121,6 @@ export const browserTakeScreenshot = tool({
     fullPage: z.boolean().optional().describe('When true, takes a screenshot of the full scrollable page, instead of the currently visible viewport. Cannot be used with element screenshots.'),
     scale: z.enum(['css', 'device']).default('css').describe('Image resolution scale. "css" produces a screenshot sized in CSS pixels; "device" uses device pixels. Default is css.'),
   },
-  readOnly: true,
   run: (ctx, args) =>
     Effect.gen(function* () {
       const element = args.target ?? args.ref

@@ -19,7 +19,6 @@ export const browserPdfSave = tool({
   inputSchema: {
     filename: z.string().max(256).optional().describe('The name the PDF is given in the result (nothing is written to disk). Defaults to `page-{timestamp}.pdf`.'),
   },
-  readOnly: true,
   run: (ctx, { filename }) =>
     Effect.map(
       onPlaywrightPage(ctx.errand, 'pdf', async (page) => ({ pdf: await page.pdf(), url: page.url() })),

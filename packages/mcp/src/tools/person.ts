@@ -25,7 +25,6 @@ export const browserRequestSignIn = tool({
     site: z.string().min(1).max(253).describe('The site, as a host name or registrable domain (e.g. shop.example), not a URL.'),
     timeoutMs: z.number().int().min(100).max(240_000).optional().describe('How long to wait for the person (ms); default 120000.'),
   },
-  readOnly: false,
   run: (ctx, { site, timeoutMs }) =>
     Effect.gen(function* () {
       const ask = ctx.errand.requestSignIn
@@ -49,7 +48,6 @@ export const browserRequestHelp = tool({
     reason: z.string().min(1).max(500).describe('What you need the person to do, in a sentence they can act on.'),
     timeoutMs: z.number().int().min(100).max(600_000).optional().describe('How long to wait for the hand-back (ms); default 300000.'),
   },
-  readOnly: false,
   run: (ctx, { reason, timeoutMs }) =>
     Effect.gen(function* () {
       const ask = ctx.errand.requestHelp

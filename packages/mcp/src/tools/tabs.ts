@@ -48,7 +48,6 @@ export const browserTabs = tool({
     url: z.string().min(1).max(8_192).optional().describe('URL to navigate to in the new tab, used for new.'),
     isolatedContext: z.string().max(256).optional().describe('Not offered here: this browser is one errand, one context of its own; only "default" (or omitted) is accepted.'),
   },
-  readOnly: false,
   run: (ctx, { action, index, url, isolatedContext }) =>
     Effect.gen(function* () {
       switch (action) {
@@ -89,7 +88,6 @@ export const browserClose = tool({
   title: 'Close browser',
   description: 'Close the page',
   inputSchema: {},
-  readOnly: false,
   run: (ctx) =>
     Effect.as(
       ctx.errand.park(),

@@ -11,6 +11,7 @@
  * @example
  * const tool: Tool<{ url: z.ZodString }> = { name: 'browser_navigate', description: '…', inputSchema: { url: z.string() }, run }
  */
+import { pageLogOf } from '@errands/runtime'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Effect } from 'effect'
 import type { Page } from 'playwright-core'
@@ -24,8 +25,10 @@ import { onPlaywrightPage } from '../playwrightPage.ts'
 export interface ToolContext {
   readonly errand: ErrandBrowser
   readonly refs: RefBook
-  /** What each page said, fetched and waits on (console, network, modal state). */
+  /** What each page waits on (modal state) and the downloads not shown yet; console and requests are the runtime's (`pageLogOf`). */
   readonly logs: PageLogs
+  /** Told when a download of a page this session saw has landed (its resource list changed). */
+  readonly landed?: (() => void) | undefined
 }
 
 /** One tool. @example server.registerTool(t.name, { description: t.description, inputSchema: t.inputSchema }, handler) */
@@ -34,7 +37,6 @@ export interface Tool<S extends z.ZodRawShape = z.ZodRawShape> {
   readonly title: string
   readonly description: string
   readonly inputSchema: S
-  readonly readOnly: boolean
   readonly run: (ctx: ToolContext, args: z.objectOutputType<S, z.ZodTypeAny>) => Effect.Effect<CallToolResult, EngineFailure>
 }
 
@@ -42,7 +44,7 @@ export interface Tool<S extends z.ZodRawShape = z.ZodRawShape> {
  * Declares a tool (keeps the argument types of `run` tied to its schema).
  *
  * @example
- * export const back = tool({ name: 'browser_navigate_back', title: 'Go back', description: '…', inputSchema: {}, readOnly: false, run })
+ * export const back = tool({ name: 'browser_navigate_back', title: 'Go back', description: '…', inputSchema: {}, run })
  */
 export const tool = <S extends z.ZodRawShape>(t: Tool<S>): Tool<S> => t
 
@@ -99,9 +101,16 @@ const pageState = (ctx: ToolContext, page: Page): Promise<string> =>
       if (log.modal?.kind !== 'dialog') throw e
     }
     const title = log.modal?.kind === 'dialog' ? '' : await page.title().catch(() => '')
-    const errors = log.console.filter((m) => m.nav === log.nav && m.level === 'error').length
-    const warnings = log.console.filter((m) => m.nav === log.nav && m.level === 'warning').length
+    // The runtime's log of the page (the one behind /v1/console): this document's messages.
+    const said = pageLogOf(page)
+    const nav = said?.nav()
+    const since = said?.console().entries.filter((m) => m.nav === nav) ?? []
+    const errors = since.filter((m) => m.level === 'error').length
+    const warnings = since.filter((m) => m.level === 'warning').length
     const modal = log.modal
+    if (ctx.landed !== undefined) log.landed.add(ctx.landed)
+    await log.downloadsEnded(5_000)
+    const events = log.takeEvents()
     return [
       '### Page',
       `- Page URL: ${shownUrl(page.url())}`,
@@ -115,6 +124,7 @@ const pageState = (ctx: ToolContext, page: Page): Promise<string> =>
       ...(snap === undefined
         ? []
         : ['### Snapshot', '```yaml', snap.yaml, '```', ...(snap.truncated ? ['(the snapshot was cut; it is too long to show whole)'] : [])]),
+      ...(events.length === 0 ? [] : ['### Events', ...events]),
     ].join('\n')
   })()
 

@@ -19,7 +19,6 @@ export const browserResize = tool({
     width: z.number().int().min(1).max(10_000).describe('Width of the browser window'),
     height: z.number().int().min(1).max(10_000).describe('Height of the browser window'),
   },
-  readOnly: false,
   run: (ctx, { width, height }) =>
     Effect.zipRight(onPlaywrightPage(ctx.errand, 'resize', (page) => page.setViewportSize({ width, height })), afterAction(ctx, `Resized the viewport to ${width}×${height}.`)),
 })
@@ -38,7 +37,6 @@ export const browserEmulateMedia = tool({
     contrast: feature(['more', 'no-preference'], 'Emulates the prefers-contrast media feature'),
     media: feature(['screen', 'print'], 'Changes the CSS media type of the page'),
   },
-  readOnly: false,
   run: (ctx, args) => {
     const set = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined))
     return Effect.zipRight(

@@ -20,7 +20,6 @@ export const browserMouseMoveXy = tool({
   title: 'Move mouse',
   description: 'Move mouse to a given position',
   inputSchema: { x: coord('X coordinate'), y: coord('Y coordinate') },
-  readOnly: false,
   run: (ctx, { x, y }) => Effect.zipRight(onActive(ctx, 'mouse move', (p) => p.mouse.move(x, y)), afterAction(ctx, `Moved the mouse to ${x}, ${y}.`)),
 })
 
@@ -36,7 +35,6 @@ export const browserMouseClickXy = tool({
     clickCount: z.number().int().min(1).max(3).optional().describe('Number of clicks, defaults to 1'),
     delay: z.number().min(0).max(5_000).optional().describe('Time to wait between mouse down and mouse up in milliseconds, defaults to 0'),
   },
-  readOnly: false,
   run: (ctx, { x, y, button, clickCount, delay }) =>
     Effect.zipRight(onActive(ctx, 'mouse click', (p) => p.mouse.click(x, y, { button, clickCount, delay })), afterAction(ctx, `Clicked at ${x}, ${y}.`)),
 })
@@ -47,7 +45,6 @@ export const browserMouseDragXy = tool({
   title: 'Drag mouse',
   description: 'Drag left mouse button to a given position',
   inputSchema: { startX: coord('Start X coordinate'), startY: coord('Start Y coordinate'), endX: coord('End X coordinate'), endY: coord('End Y coordinate') },
-  readOnly: false,
   run: (ctx, { startX, startY, endX, endY }) =>
     Effect.zipRight(
       onActive(ctx, 'mouse drag', async (p) => {
@@ -66,7 +63,6 @@ export const browserMouseDown = tool({
   title: 'Press mouse down',
   description: 'Press mouse down',
   inputSchema: { button: button('Button to press, defaults to left') },
-  readOnly: false,
   run: (ctx, { button }) => Effect.zipRight(onActive(ctx, 'mouse down', (p) => p.mouse.down({ button })), afterAction(ctx, 'Pressed the mouse button down.')),
 })
 
@@ -76,7 +72,6 @@ export const browserMouseUp = tool({
   title: 'Press mouse up',
   description: 'Press mouse up',
   inputSchema: { button: button('Button to press, defaults to left') },
-  readOnly: false,
   run: (ctx, { button }) => Effect.zipRight(onActive(ctx, 'mouse up', (p) => p.mouse.up({ button })), afterAction(ctx, 'Released the mouse button.')),
 })
 
@@ -86,7 +81,6 @@ export const browserMouseWheel = tool({
   title: 'Scroll mouse wheel',
   description: 'Scroll mouse wheel',
   inputSchema: { deltaX: z.number().min(-100_000).max(100_000).default(0).describe('X delta'), deltaY: z.number().min(-100_000).max(100_000).default(0).describe('Y delta') },
-  readOnly: false,
   run: (ctx, { deltaX, deltaY }) => Effect.zipRight(onActive(ctx, 'mouse wheel', (p) => p.mouse.wheel(deltaX, deltaY)), afterAction(ctx, `Scrolled by ${deltaX}, ${deltaY}.`)),
 })
 
