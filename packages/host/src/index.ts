@@ -36,6 +36,7 @@ export * from './run.ts'
 export { bindErrand, errandBrowserOf, isMcpPath, MCP_PATH, mountMcp, toolRunner, type McpMount, type McpMountOptions } from './mcp.ts'
 export { runMcpStdio, type McpStdioOptions } from './mcpStdio.ts'
 export { Placement, type PlacementShape } from './placement.ts'
+export { PersonWheel, type PersonWheelShape } from './wheel.ts'
 // What crosses between hosts for a tool call (the cluster's entity carries it).
 export { ToolResult } from '@errands/mcp'
 export { loadToken, TOKEN_FILE } from './token.ts'

@@ -157,6 +157,8 @@ export const ErrandViewAnswer = Schema.Struct({
   contextId: Schema.NullOr(Schema.String),
   lastError: Schema.NullOr(Schema.String),
   parent: Schema.optional(Schema.String),
+  /** Present (true) while a person has the wheel (P1, issue #26). */
+  personDriving: Schema.optional(Schema.Boolean),
 })
 
 /** `GET /v1/person/sessions`. @example { sessions: [] } */
