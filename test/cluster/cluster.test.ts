@@ -613,4 +613,73 @@ describe('three hosts on one Postgres (K1)', () => {
     const now = await holders()
     for (const key of leavingKeys) expect(now.get(key), key).toHaveLength(1)
   })
+
+  it("the wheel of an errand another host holds is taken, driven and handed back through any host, on the owner's page; MCP's acting tools through the asked host are refused meanwhile (K4, P1, P2)", async () => {
+    while (cluster.live().length < 2) await cluster.add()
+    expect(await cluster.settled(60_000)).toBe(true)
+    const asked = cluster.live()[0]!
+    const tried: Array<string> = []
+    let mcp: Awaited<ReturnType<typeof httpClient>> | undefined
+    const post = (path: string, body: unknown, id?: string) =>
+      fetch(`${asked.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: asked.url, ...(id === undefined ? {} : { 'x-errands-live': id }) },
+        body: JSON.stringify(body),
+      })
+    try {
+      const { key, owner } = await openElsewhere(asked, 'wh', () => shop.url('/form'), tried)
+      const driving = async () =>
+        ((await owner.call(undefined, 'GET', '/v1/person/sessions')).body.sessions as Array<{ conversationId: string; personDriving?: boolean }>)
+          .find((s) => s.conversationId === `session:${key}`)?.personDriving === true
+      // Where the box and the button are, asked before the wheel is taken (evaluate acts).
+      const at = await asked.call(key, 'POST', '/v1/evaluate', {
+        expression: `(() => { const c = (s) => { const b = document.querySelector(s).getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 } }; return { q: c('#q'), go: c('#go') } })()`,
+      })
+      expect(at.status, JSON.stringify(at.body)).toBe(200)
+      const { q, go } = at.body.value as { q: { x: number; y: number }; go: { x: number; y: number } }
+      mcp = await httpClient(asked.url, { key })
+      const snapshot = await mcp.call('browser_snapshot')
+      expect(snapshot.isError, snapshot.text).toBe(false)
+
+      // The person takes the wheel through the host that does not hold the errand: the owner's errand is driven.
+      const taken = await asked.call(undefined, 'POST', '/v1/person/wheel', { session: key })
+      expect(taken.status, JSON.stringify(taken.body)).toBe(200)
+      expect(taken.body).toMatchObject({ conversationId: `session:${key}`, state: 'active', personDriving: true })
+      expect(await driving()).toBe(true)
+      expect((await holders()).get(key)).toEqual([owner.index])
+
+      // Meanwhile the agent is refused through the asked host, over HTTP and over MCP (the owner answers).
+      const navigated = await asked.call(key, 'POST', '/v1/navigate', { url: shop.url('/page?t=agent') })
+      expect(navigated.status).toBe(409)
+      expect(navigated.body.error.code).toBe('PersonDriving')
+      const clicked = await mcp.call('browser_click', { element: 'go', ref: mcp.refOf(snapshot.text, /button "go"/) })
+      expect(clicked.isError).toBe(true)
+      expect(clicked.text).toContain('A person is using this browser')
+      expect(await mcp.call('browser_snapshot').then((r) => r.isError)).toBe(false)
+
+      // The person drives through the asked host's live view: the input lands on the owner's page.
+      const signIn = await post('/live/sign-in', { token: asked.token })
+      expect(signIn.status).toBe(200)
+      const { id } = (await signIn.json()) as { id: string }
+      const conversation = encodeURIComponent(`session:${key}`)
+      const input = await post(`/live/api/conversations/${conversation}/input`, {
+        events: [{ type: 'mouse', action: 'click', x: q.x, y: q.y }, { type: 'text', text: 'by-person' }, { type: 'mouse', action: 'click', x: go.x, y: go.y }],
+      }, id)
+      expect(input.status, await input.clone().text()).toBe(200)
+      expect(await input.json()).toEqual({ applied: 3 })
+      expect(await eventually(async () => (await asked.call(key, 'GET', '/v1/tabs')).body.tabs[0].title === 'clicked:by-person', 10_000)).toBe(true)
+      expect((await holders()).get(key)).toEqual([owner.index])
+
+      // Handed back through the live view of the asked host: the owner's agent drives again.
+      const back = await post(`/live/api/conversations/${conversation}/hand-back`, { note: 'done' }, id)
+      expect(back.status, await back.clone().text()).toBe(200)
+      expect(await driving()).toBe(false)
+      const again = await mcp.call('browser_navigate', { url: shop.url('/page?t=after') })
+      expect(again.isError, again.text).toBe(false)
+      expect((await holders()).get(key)).toEqual([owner.index])
+    } finally {
+      await mcp?.end()
+      for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
+    }
+  })
 })

@@ -6,7 +6,10 @@
  * @example
  * Layer.succeed(PersonWheel, { takeWheel, handBack, personDriving })
  */
-import { Context, type Effect } from 'effect'
+import { applyWheelInput } from '@errands/liveview'
+import { Runtime, type PageInput } from '@errands/runtime'
+import { Sessions } from '@errands/supervisor'
+import { Context, Effect } from 'effect'
 import type { ErrandViewAnswer } from './routeAnswers.ts'
 
 /** Taking the wheel and handing it back, by conversation id. */
@@ -15,6 +18,8 @@ export interface PersonWheelShape {
   readonly takeWheel: (conversationId: string) => Effect.Effect<typeof ErrandViewAnswer.Type, unknown>
   /** The person hands back, with an optional note for the waiting agents; idempotent. */
   readonly handBack: (conversationId: string, note?: string | undefined) => Effect.Effect<void, unknown>
+  /** The person's input while they drive, applied where the errand is (the live view's, K4). */
+  readonly input?: ((conversationId: string, events: ReadonlyArray<PageInput>) => Effect.Effect<{ readonly applied: number }, unknown>) | undefined
 }
 
 /**
@@ -24,3 +29,21 @@ export interface PersonWheelShape {
  * Effect.serviceOption(PersonWheel)
  */
 export class PersonWheel extends Context.Tag('@errands/host/PersonWheel')<PersonWheel, PersonWheelShape>() {}
+
+/**
+ * This host's own wheel: its sessions take and hand back, and the person's input goes to the
+ * errand's page here (what a cluster's owner runs for the others, K4).
+ *
+ * @example
+ * const wheel = yield* localWheel
+ * yield* wheel.input!('session:k1', [{ type: 'text', text: 'hi' }])
+ */
+export const localWheel = Effect.gen(function* () {
+  const sessions = yield* Sessions
+  const runtime = yield* Runtime
+  return PersonWheel.of({
+    takeWheel: sessions.takeWheel,
+    handBack: sessions.handBack,
+    input: (conversationId, events) => applyWheelInput({ sessions, runtime }, conversationId, events),
+  })
+})

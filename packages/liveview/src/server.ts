@@ -36,6 +36,7 @@ import { REMOTE_FRAME_MS, RemoteCast, type RemoteErrand } from './remoteCast.ts'
 import { requestRefusal, signInRefusal, upgradeRefusal } from './gate.ts'
 import { pageHtml } from './html.ts'
 import type { LiveQuestions } from './questions.ts'
+import type { LiveWheel } from './wheel.ts'
 import { LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveInspector, type LiveState, type ServerMessage } from './protocol.ts'
 
 /** The inspector's switch, when the host has one (V3). */
@@ -70,6 +71,8 @@ export interface LiveViewOptions {
   readonly inspector?: LiveInspectorSwitch | undefined
   /** Questions errands wait on (issue #26, `questions.ts`): pushed with the state, answered by the card. */
   readonly questions?: LiveQuestions | undefined
+  /** Where the wheel is taken and driven (K4: a cluster's owner); unset, this host's sessions. */
+  readonly wheel?: LiveWheel | undefined
   /** One line per refused socket or failed action; never tokens, cookies or page content. */
   readonly log?: ((line: string) => void) | undefined
   /** How often a watched conversation's active tab is re-checked (ms; default 500). */
