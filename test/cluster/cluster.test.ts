@@ -647,6 +647,15 @@ describe('three hosts on one Postgres (K1)', () => {
       expect(taken.body).toMatchObject({ conversationId: `session:${key}`, state: 'active', personDriving: true })
       expect(await driving()).toBe(true)
       expect((await holders()).get(key)).toEqual([owner.index])
+      // The asked host's live view shows it driven, as its owner says.
+      const signIn = await post('/live/sign-in', { token: asked.token })
+      expect(signIn.status).toBe(200)
+      const { id } = (await signIn.json()) as { id: string }
+      const listed = async () => {
+        const state = await fetch(`${asked.url}/live/api/state`, { headers: { origin: asked.url, 'x-errands-live': id } })
+        return ((await state.json()) as { conversations: Array<{ conversationId: string; personDriving?: boolean; heldBy?: string }> }).conversations.find((c) => c.conversationId === `session:${key}`)
+      }
+      expect(await listed()).toMatchObject({ heldBy: owner.runner, personDriving: true })
 
       // Meanwhile the agent is refused through the asked host, over HTTP and over MCP (the owner answers).
       const navigated = await asked.call(key, 'POST', '/v1/navigate', { url: shop.url('/page?t=agent') })
@@ -658,9 +667,6 @@ describe('three hosts on one Postgres (K1)', () => {
       expect(await mcp.call('browser_snapshot').then((r) => r.isError)).toBe(false)
 
       // The person drives through the asked host's live view: the input lands on the owner's page.
-      const signIn = await post('/live/sign-in', { token: asked.token })
-      expect(signIn.status).toBe(200)
-      const { id } = (await signIn.json()) as { id: string }
       const conversation = encodeURIComponent(`session:${key}`)
       const input = await post(`/live/api/conversations/${conversation}/input`, {
         events: [{ type: 'mouse', action: 'click', x: q.x, y: q.y }, { type: 'text', text: 'by-person' }, { type: 'mouse', action: 'click', x: go.x, y: go.y }],
@@ -674,6 +680,7 @@ describe('three hosts on one Postgres (K1)', () => {
       const back = await post(`/live/api/conversations/${conversation}/hand-back`, { note: 'done' }, id)
       expect(back.status, await back.clone().text()).toBe(200)
       expect(await driving()).toBe(false)
+      expect((await listed())?.personDriving).toBeUndefined()
       const again = await mcp.call('browser_navigate', { url: shop.url('/page?t=after') })
       expect(again.isError, again.text).toBe(false)
       expect((await holders()).get(key)).toEqual([owner.index])

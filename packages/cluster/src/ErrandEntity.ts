@@ -32,7 +32,7 @@ import { DevToolsUnavailable } from '@errands/devtools'
 import { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/supervisor'
 import { Schema } from 'effect'
 import { Allow, Ask } from './lendRpcs.ts'
-import { HandBack, TakeWheel, WheelInput } from './wheelRpcs.ts'
+import { Driving, HandBack, TakeWheel, WheelInput } from './wheelRpcs.ts'
 
 /**
  * The page verbs a session key's owner answers — every method of `BrowsingShape`.
@@ -136,6 +136,7 @@ export const Errand = Entity.make('Errand', [
   TakeWheel,
   HandBack,
   WheelInput,
+  Driving,
   Rpc.make('Heal', {
     /** The runner that held it and is gone (`host:port`), for health's words. */
     payload: { from: Schema.String },
@@ -160,5 +161,5 @@ export const Errand = Entity.make('Errand', [
 
 // Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools', the person's and the wheel's.
 type Tags = typeof Errand extends Entity.Entity<'Errand', infer R> ? Rpc.Tag<R> : never
-const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack' | 'devtools' | 'mcpTool' | 'Ask' | 'Allow' | 'TakeWheel' | 'HandBack' | 'WheelInput'>, Verb> = true
+const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack' | 'devtools' | 'mcpTool' | 'Ask' | 'Allow' | 'TakeWheel' | 'HandBack' | 'WheelInput' | 'Driving'>, Verb> = true
 void _oneRpcPerVerb

@@ -95,6 +95,7 @@ export const errandOwnerLayer = Errand.toLayer(
       // The person's wheel (K4): taken, handed back and driven here, where the page is.
       TakeWheel: () => sessions.takeWheel(conversationId),
       HandBack: ({ payload }) => sessions.handBack(conversationId, payload.note),
+      Driving: () => Effect.sync(() => sessions.personDriving(conversationId)),
       WheelInput: ({ payload }) =>
         Effect.catchAll(wheel.input!(conversationId, payload.events), (e) =>
           Effect.fail(e instanceof NotAtTheWheel ? e : new PageError({ reason: 'unavailable', message: 'The input could not reach the errand’s page; try again.' }))),

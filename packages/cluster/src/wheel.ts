@@ -29,6 +29,10 @@ export const clusterWheel = Effect.gen(function* () {
       const key = sessionKeyOf(conversationId)
       return key === undefined ? here.handBack(conversationId, note) : client(key).HandBack({ note })
     },
+    driving: (conversationId) => {
+      const key = sessionKeyOf(conversationId)
+      return key === undefined ? here.driving!(conversationId) : client(key).Driving({})
+    },
     input: (conversationId, events) => {
       const key = sessionKeyOf(conversationId)
       return key === undefined ? here.input!(conversationId, events) : client(key).WheelInput({ events })

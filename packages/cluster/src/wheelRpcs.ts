@@ -47,3 +47,11 @@ export const WheelInput = Rpc.make('WheelInput', {
   success: InputAnswer,
   error: Schema.Union(NotAtTheWheel, PageError, UnknownConversation),
 })
+
+/**
+ * Whether a person drives the entity's errand now (what another host's live view shows, K4).
+ *
+ * @example
+ * client(key).Driving({}) // true while a person has the wheel
+ */
+export const Driving = Rpc.make('Driving', { payload: {}, success: Schema.Boolean })

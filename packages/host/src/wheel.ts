@@ -18,6 +18,8 @@ export interface PersonWheelShape {
   readonly takeWheel: (conversationId: string) => Effect.Effect<typeof ErrandViewAnswer.Type, unknown>
   /** The person hands back, with an optional note for the waiting agents; idempotent. */
   readonly handBack: (conversationId: string, note?: string | undefined) => Effect.Effect<void, unknown>
+  /** Whether a person drives the errand, asked where it is (a cluster's owner, K4). */
+  readonly driving?: ((conversationId: string) => Effect.Effect<boolean, unknown>) | undefined
   /** The person's input while they drive, applied where the errand is (the live view's, K4). */
   readonly input?: ((conversationId: string, events: ReadonlyArray<PageInput>) => Effect.Effect<{ readonly applied: number }, unknown>) | undefined
 }
@@ -44,6 +46,7 @@ export const localWheel = Effect.gen(function* () {
   return PersonWheel.of({
     takeWheel: sessions.takeWheel,
     handBack: sessions.handBack,
+    driving: (conversationId) => Effect.sync(() => sessions.personDriving(conversationId)),
     input: (conversationId, events) => applyWheelInput({ sessions, runtime }, conversationId, events),
   })
 })

@@ -31,7 +31,7 @@ import { LiveAuth, liveIdOf } from './auth.ts'
 import { parseClient } from './clientMessages.ts'
 import { bundleAssets, type Assets } from './bundle.ts'
 import { LiveCast } from './cast.ts'
-import { heldAt, holdsTabs, tabsOf, unknownHere } from './conversations.ts'
+import { heldAt, holdsTabs, markDriving, tabsOf, unknownHere } from './conversations.ts'
 import { REMOTE_FRAME_MS, RemoteCast, type RemoteErrand } from './remoteCast.ts'
 import { requestRefusal, signInRefusal, upgradeRefusal } from './gate.ts'
 import { pageHtml } from './html.ts'
@@ -130,6 +130,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
         conversations.push({ ...seen, tabs, ...heldAt(elsewhere, view.conversationId) })
       }
       for (const id of elsewhere.keys()) conversations.push({ ...unknownHere(id), tabs: [], ...heldAt(elsewhere, id) })
+      yield* markDriving(conversations, options.wheel?.driving)
       conversations.sort((a, b) => b.lastUsedAt - a.lastUsedAt || a.conversationId.localeCompare(b.conversationId))
       return {
         at: Date.now(),

@@ -97,6 +97,8 @@ export const parseInput = (fields: Readonly<Record<string, unknown>>): Either.Ei
 export interface LiveWheel {
   readonly takeWheel: (conversationId: string) => Effect.Effect<unknown, unknown>
   readonly handBack: (conversationId: string, note?: string | undefined) => Effect.Effect<unknown, unknown>
+  /** Whether a person drives an errand another host holds (asked of its owner); unset, this host's list says. */
+  readonly driving?: ((conversationId: string) => Effect.Effect<boolean, unknown>) | undefined
   /** Unset: applied here ({@link applyWheelInput} on this host's sessions and runtime). */
   readonly input?: ((conversationId: string, events: ReadonlyArray<PageInput>) => Effect.Effect<{ readonly applied: number }, unknown>) | undefined
 }
