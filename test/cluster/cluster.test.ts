@@ -83,6 +83,14 @@ const show = async (host: ClusterHost, site: Fixture, key: string) => {
   }
 }
 
+/** A POST to `host`'s live view as its page makes it: the host's own Origin, the sign-in id in a header. */
+const livePost = (host: ClusterHost) => (path: string, body: unknown, id?: string) =>
+  fetch(`${host.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: host.url, ...(id === undefined ? {} : { 'x-errands-live': id }) },
+    body: JSON.stringify(body),
+  })
+
 /** Which live host holds each key open now. */
 const holders = async () => {
   const out = new Map<string, Array<number>>()
@@ -324,12 +332,7 @@ describe('three hosts on one Postgres (K1)', () => {
     const asked = cluster.hosts[2]!
     const tried: Array<string> = []
     // The person signs in to the asked host's live view as its page does (the id goes in a header).
-    const post = (path: string, body: unknown, id?: string) =>
-      fetch(`${asked.url}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', origin: asked.url, ...(id === undefined ? {} : { 'x-errands-live': id }) },
-        body: JSON.stringify(body),
-      })
+    const post = livePost(asked)
     try {
       const { key, owner } = await openElsewhere(asked, 'lv', (k) => shop.url(`/store?v=${k}`), tried)
       const signIn = await post('/live/sign-in', { token: asked.token })
@@ -620,12 +623,7 @@ describe('three hosts on one Postgres (K1)', () => {
     const asked = cluster.live()[0]!
     const tried: Array<string> = []
     let mcp: Awaited<ReturnType<typeof httpClient>> | undefined
-    const post = (path: string, body: unknown, id?: string) =>
-      fetch(`${asked.url}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', origin: asked.url, ...(id === undefined ? {} : { 'x-errands-live': id }) },
-        body: JSON.stringify(body),
-      })
+    const post = livePost(asked)
     try {
       const { key, owner } = await openElsewhere(asked, 'wh', () => shop.url('/form'), tried)
       const driving = async () =>
