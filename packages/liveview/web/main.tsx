@@ -266,11 +266,11 @@ const App = () => {
             {state.inspector.on && state.inspector.url ? <a href={state.inspector.url} target="_blank" rel="noreferrer noopener"> open</a> : null}
           </label>
         )}
-        <NotifyButton notify={notify} />
         <button class="link" onClick={() => void call(paths.signOut, 'POST').then(() => {
           liveId = undefined
           location.reload()
         })}>Sign out</button>
+        <NotifyButton notify={notify} />
       </header>
       {notice && <p class="error" role="alert">{notice}</p>}
       <HelpRequests conversations={state.conversations} pick={(id) => id !== selected && select(id)} now={now} />
