@@ -11,6 +11,7 @@
  * reason; a click picks that errand; one that arrives while the person looks at the page raises
  * none (the card is there).
  */
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startLiveHarness, type LiveHarness, type Viewer } from './harness.ts'
@@ -93,6 +94,8 @@ describe('desktop notifications from the live view', () => {
       shown[shown.length - 1]!.dispatchEvent(new Event('click'))
     })
     await poll(() => page.locator('tr[data-conversation="session:k3"]').getAttribute('class')).toContain('selected')
+    const shot = process.env['ERRANDS_SCREENSHOT_DIR']
+    if (shot !== undefined) await page.screenshot({ path: join(shot, 'live-view-notify.png'), clip: { x: 0, y: 0, width: 1400, height: 420 } })
 
     // Looking at the page: the card, no notification.
     await back()

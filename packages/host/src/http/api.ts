@@ -136,11 +136,11 @@ const person = {
   // P1, P2 (issue #26): the wheel without the live view — what its Take the wheel and Hand back buttons do.
   takeWheel: endpoint('POST', '/v1/person/wheel', 'person', {
     summary: "Take the wheel of an errand (resuming it if parked): the agents' acting verbs answer 409 PersonDriving and the cap never parks it until the hand-back.",
-    body: WheelTarget, answer: ErrandViewAnswer, errors: [400, 404, 503],
+    body: WheelTarget, answer: ErrandViewAnswer, errors: [400, 404, 501, 503],
   }),
   handBack: endpoint('POST', '/v1/person/hand-back', 'person', {
     summary: 'Hand the wheel back, with an optional note that answers every agent waiting on POST /v1/session/help (idempotent).',
-    body: HandBackBody, answer: HandedBack, errors: [404, 503],
+    body: HandBackBody, answer: HandedBack, errors: [404, 501, 503],
   }),
   /** The page verbs on the person's main context (signing in). */
   main: pageVerbs('/v1/person/main', 'person'),
