@@ -83,6 +83,14 @@ const show = async (host: ClusterHost, site: Fixture, key: string) => {
   }
 }
 
+/** A POST to `host`'s live view as its page makes it: the host's own Origin, the sign-in id in a header. */
+const livePost = (host: ClusterHost) => (path: string, body: unknown, id?: string) =>
+  fetch(`${host.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: host.url, ...(id === undefined ? {} : { 'x-errands-live': id }) },
+    body: JSON.stringify(body),
+  })
+
 /** Which live host holds each key open now. */
 const holders = async () => {
   const out = new Map<string, Array<number>>()
@@ -324,12 +332,7 @@ describe('three hosts on one Postgres (K1)', () => {
     const asked = cluster.hosts[2]!
     const tried: Array<string> = []
     // The person signs in to the asked host's live view as its page does (the id goes in a header).
-    const post = (path: string, body: unknown, id?: string) =>
-      fetch(`${asked.url}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', origin: asked.url, ...(id === undefined ? {} : { 'x-errands-live': id }) },
-        body: JSON.stringify(body),
-      })
+    const post = livePost(asked)
     try {
       const { key, owner } = await openElsewhere(asked, 'lv', (k) => shop.url(`/store?v=${k}`), tried)
       const signIn = await post('/live/sign-in', { token: asked.token })
@@ -612,6 +615,77 @@ describe('three hosts on one Postgres (K1)', () => {
     }
     const now = await holders()
     for (const key of leavingKeys) expect(now.get(key), key).toHaveLength(1)
+  })
+
+  it("the wheel of an errand another host holds is taken, driven and handed back through any host, on the owner's page; MCP's acting tools through the asked host are refused meanwhile (K4, P1, P2)", async () => {
+    while (cluster.live().length < 2) await cluster.add()
+    expect(await cluster.settled(60_000)).toBe(true)
+    const asked = cluster.live()[0]!
+    const tried: Array<string> = []
+    let mcp: Awaited<ReturnType<typeof httpClient>> | undefined
+    const post = livePost(asked)
+    try {
+      const { key, owner } = await openElsewhere(asked, 'wh', () => shop.url('/form'), tried)
+      const driving = async () =>
+        ((await owner.call(undefined, 'GET', '/v1/person/sessions')).body.sessions as Array<{ conversationId: string; personDriving?: boolean }>)
+          .find((s) => s.conversationId === `session:${key}`)?.personDriving === true
+      // Where the box and the button are, asked before the wheel is taken (evaluate acts).
+      const at = await asked.call(key, 'POST', '/v1/evaluate', {
+        expression: `(() => { const c = (s) => { const b = document.querySelector(s).getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 } }; return { q: c('#q'), go: c('#go') } })()`,
+      })
+      expect(at.status, JSON.stringify(at.body)).toBe(200)
+      const { q, go } = at.body.value as { q: { x: number; y: number }; go: { x: number; y: number } }
+      mcp = await httpClient(asked.url, { key })
+      const snapshot = await mcp.call('browser_snapshot')
+      expect(snapshot.isError, snapshot.text).toBe(false)
+
+      // The person takes the wheel through the host that does not hold the errand: the owner's errand is driven.
+      const taken = await asked.call(undefined, 'POST', '/v1/person/wheel', { session: key })
+      expect(taken.status, JSON.stringify(taken.body)).toBe(200)
+      expect(taken.body).toMatchObject({ conversationId: `session:${key}`, state: 'active', personDriving: true })
+      expect(await driving()).toBe(true)
+      expect((await holders()).get(key)).toEqual([owner.index])
+      // The asked host's live view shows it driven, as its owner says.
+      const signIn = await post('/live/sign-in', { token: asked.token })
+      expect(signIn.status).toBe(200)
+      const { id } = (await signIn.json()) as { id: string }
+      const listed = async () => {
+        const state = await fetch(`${asked.url}/live/api/state`, { headers: { origin: asked.url, 'x-errands-live': id } })
+        return ((await state.json()) as { conversations: Array<{ conversationId: string; personDriving?: boolean; heldBy?: string }> }).conversations.find((c) => c.conversationId === `session:${key}`)
+      }
+      expect(await listed()).toMatchObject({ heldBy: owner.runner, personDriving: true })
+
+      // Meanwhile the agent is refused through the asked host, over HTTP and over MCP (the owner answers).
+      const navigated = await asked.call(key, 'POST', '/v1/navigate', { url: shop.url('/page?t=agent') })
+      expect(navigated.status).toBe(409)
+      expect(navigated.body.error.code).toBe('PersonDriving')
+      const clicked = await mcp.call('browser_click', { element: 'go', ref: mcp.refOf(snapshot.text, /button "go"/) })
+      expect(clicked.isError).toBe(true)
+      expect(clicked.text).toContain('A person is using this browser')
+      expect(await mcp.call('browser_snapshot').then((r) => r.isError)).toBe(false)
+
+      // The person drives through the asked host's live view: the input lands on the owner's page.
+      const conversation = encodeURIComponent(`session:${key}`)
+      const input = await post(`/live/api/conversations/${conversation}/input`, {
+        events: [{ type: 'mouse', action: 'click', x: q.x, y: q.y }, { type: 'text', text: 'by-person' }, { type: 'mouse', action: 'click', x: go.x, y: go.y }],
+      }, id)
+      expect(input.status, await input.clone().text()).toBe(200)
+      expect(await input.json()).toEqual({ applied: 3 })
+      expect(await eventually(async () => (await asked.call(key, 'GET', '/v1/tabs')).body.tabs[0].title === 'clicked:by-person', 10_000)).toBe(true)
+      expect((await holders()).get(key)).toEqual([owner.index])
+
+      // Handed back through the live view of the asked host: the owner's agent drives again.
+      const back = await post(`/live/api/conversations/${conversation}/hand-back`, { note: 'done' }, id)
+      expect(back.status, await back.clone().text()).toBe(200)
+      expect(await driving()).toBe(false)
+      expect((await listed())?.personDriving).toBeUndefined()
+      const again = await mcp.call('browser_navigate', { url: shop.url('/page?t=after') })
+      expect(again.isError, again.text).toBe(false)
+      expect((await holders()).get(key)).toEqual([owner.index])
+    } finally {
+      await mcp?.end()
+      for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
+    }
   })
 })
 

@@ -31,14 +31,24 @@ export interface Viewer {
   readonly liveId?: string | undefined
 }
 
+/** How a viewer's browser context is set up. */
+export interface ViewerOptions {
+  readonly permissions?: ReadonlyArray<string>
+  readonly initScript?: string
+}
+
 export const startLiveHarness = async (env: Record<string, string> = {}) => {
   const host: TestHost = await startTestHost({ ERRANDS_MAX_SESSIONS: '4', ...env })
   const site: Fixture = await serveFixture('127.0.0.2')
   const browser: Browser = await chromium.launch({ executablePath: resolveExecutable(), args: [...CHROMIUM_ARGS] })
 
-  /** A fresh viewer context on the live view (not signed in). */
-  const open = async (): Promise<Viewer> => {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } })
+  /**
+   * A fresh viewer context on the live view (not signed in); `permissions` granted to it and
+   * `initScript` run in its pages before theirs (issue #26's notifications).
+   */
+  const open = async (o: ViewerOptions = {}): Promise<Viewer> => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, ...(o.permissions ? { permissions: [...o.permissions] } : {}) })
+    if (o.initScript !== undefined) await context.addInitScript(o.initScript)
     const page = await context.newPage()
     const received: Received[] = []
     page.on('websocket', (ws) => {
@@ -52,8 +62,8 @@ export const startLiveHarness = async (env: Record<string, string> = {}) => {
   }
 
   /** A viewer signed in with the host's token, the conversation list on screen. */
-  const signedIn = async (): Promise<Viewer> => {
-    const viewer = await open()
+  const signedIn = async (o: ViewerOptions = {}): Promise<Viewer> => {
+    const viewer = await open(o)
     await viewer.page.fill('input[name="token"]', host.tokenText)
     const answered = viewer.page.waitForResponse((r) => r.url().endsWith('/live/sign-in') && r.status() === 200)
     await viewer.page.click('button[type="submit"]')

@@ -32,6 +32,7 @@ import { DevToolsUnavailable } from '@errands/devtools'
 import { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/supervisor'
 import { Schema } from 'effect'
 import { Allow, Ask } from './lendRpcs.ts'
+import { Driving, HandBack, TakeWheel, WheelInput } from './wheelRpcs.ts'
 
 /**
  * The page verbs a session key's owner answers — every method of `BrowsingShape`.
@@ -131,6 +132,11 @@ export const Errand = Entity.make('Errand', [
   // The person's card and Allow run where the errand is (lendRpcs.ts).
   Ask,
   Allow,
+  // The person's wheel runs where the errand is (wheelRpcs.ts, K4).
+  TakeWheel,
+  HandBack,
+  WheelInput,
+  Driving,
   Rpc.make('Heal', {
     /** The runner that held it and is gone (`host:port`), for health's words. */
     payload: { from: Schema.String },
@@ -153,7 +159,7 @@ export const Errand = Entity.make('Errand', [
   }),
 ])
 
-// Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools' and the person's.
+// Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools', the person's and the wheel's.
 type Tags = typeof Errand extends Entity.Entity<'Errand', infer R> ? Rpc.Tag<R> : never
-const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack' | 'devtools' | 'mcpTool' | 'Ask' | 'Allow'>, Verb> = true
+const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack' | 'devtools' | 'mcpTool' | 'Ask' | 'Allow' | 'TakeWheel' | 'HandBack' | 'WheelInput' | 'Driving'>, Verb> = true
 void _oneRpcPerVerb

@@ -111,9 +111,9 @@ describe('forwarding the page verbs to a key\'s owner', () => {
 describe('the entity\'s RPCs are the host\'s verbs, typed with its Schemas (#24)', () => {
   const rpcs = Errand.protocol.requests
 
-  it('has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, mcpTool and the person\'s Ask and Allow', () => {
+  it('has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, mcpTool, the person\'s Ask and Allow, and the wheel\'s', () => {
     expect([...rpcs.keys()].sort()).toEqual([
-      'Allow', 'Ask', 'Heal', 'TakeBack', 'activateTab', 'back', 'click', 'closeTab', 'console', 'devtools', 'dialog', 'download', 'downloads', 'drag', 'evaluate', 'fill', 'fillForm',
+      'Allow', 'Ask', 'Driving', 'HandBack', 'Heal', 'TakeBack', 'TakeWheel', 'WheelInput', 'activateTab', 'back', 'click', 'closeTab', 'console', 'devtools', 'dialog', 'download', 'downloads', 'drag', 'evaluate', 'fill', 'fillForm',
       'forward', 'frame', 'html', 'input', 'mcpTool', 'navigate', 'network', 'openTab', 'park', 'release', 'reload', 'resume', 'screenshot', 'scroll', 'stageFile', 'state',
       'tabs', 'task', 'text', 'upload', 'url', 'viewport',
     ])

@@ -25,7 +25,7 @@
 import { RunnerAddress, ShardId, Sharding } from '@effect/cluster'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
-import { Browsing, HostHealth, PageError, Placement, Person, type BrowsingShape, type ClusterReport, type HostCluster } from '@errands/host'
+import { Browsing, HostHealth, PageError, PersonWheel, Placement, Person, type BrowsingShape, type ClusterReport, type HostCluster } from '@errands/host'
 import { PgSealedStore } from '@errands/store-pg'
 import { DevTools } from '@errands/devtools'
 import { Sessions } from '@errands/supervisor'
@@ -38,6 +38,7 @@ import { ownedHere } from './ownedHere.ts'
 import { forwardingBrowsing, type ErrandClient } from './forward.ts'
 import { errandOwnerLayer } from './owner.ts'
 import { clusterPerson } from './person.ts'
+import { clusterWheel } from './wheel.ts'
 import { makeOwnerBook, Owners } from './owners.ts'
 import { PgSettings } from './personSettings.ts'
 import { runnerPsk, tlsClusterSocket } from './transport.ts'
@@ -159,6 +160,8 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
     Layer.effect(Placement, clusterPlacement),
     Layer.effect(HostHealth, clusterHealth(s)),
     Layer.effect(Person, clusterPerson),
+    // K4: the person's wheel of a session's errand is taken and driven on its owner.
+    Layer.effect(PersonWheel, clusterWheel),
     errandOwnerLayer,
     Layer.scopedDiscard(healer(s)),
     follow,

@@ -15,7 +15,7 @@
  */
 import { Entity } from '@effect/cluster'
 import { DevTools } from '@errands/devtools'
-import { Browsing, conversationIdOf, HostHealth, parseSessionKey, Person, sessionTarget, toolRunner } from '@errands/host'
+import { Browsing, conversationIdOf, HostHealth, localWheel, NotAtTheWheel, PageError, parseSessionKey, Person, sessionTarget, toolRunner } from '@errands/host'
 import { Lending } from '@errands/lending'
 import { Sessions, words } from '@errands/supervisor'
 import { Duration, Effect, Option } from 'effect'
@@ -37,8 +37,10 @@ export const errandOwnerLayer = Errand.toLayer(
     const local = yield* Browsing
     const devtools = yield* DevTools
     // MCP tool calls sent here run on this host's page, with refs of this host's snapshots.
-    const runTool = toolRunner(local)
     const sessions = yield* Sessions
+    // An acting tool is refused here while a person drives (P1): the asking host cannot know (K4).
+    const runTool = toolRunner(local, sessions.personDriving)
+    const wheel = yield* localWheel
     const health = yield* HostHealth
     const person = yield* Person
     const lending = yield* Lending
@@ -90,6 +92,13 @@ export const errandOwnerLayer = Errand.toLayer(
       // The errand is here: the card reads its lent sites, an Allow lends into it (issue #24).
       Ask: ({ payload }) => lending.ask(conversationId, payload.site),
       Allow: ({ payload }) => lending.allow(conversationId, payload.site, payload.signIn),
+      // The person's wheel (K4): taken, handed back and driven here, where the page is.
+      TakeWheel: () => sessions.takeWheel(conversationId),
+      HandBack: ({ payload }) => sessions.handBack(conversationId, payload.note),
+      Driving: () => Effect.sync(() => sessions.personDriving(conversationId)),
+      WheelInput: ({ payload }) =>
+        Effect.catchAll(wheel.input!(conversationId, payload.events), (e) =>
+          Effect.fail(e instanceof NotAtTheWheel ? e : new PageError({ reason: 'unavailable', message: 'The input could not reach the errand’s page; try again.' }))),
       TakeBack: ({ payload }) =>
         (payload.site === null ? person.signOutEverywhere : person.revoke(payload.site)).pipe(
           Effect.map((report) => ({ runner: `${runner.host}:${runner.port}`, report, failed: null })),

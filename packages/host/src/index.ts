@@ -36,6 +36,9 @@ export * from './run.ts'
 export { bindErrand, errandBrowserOf, isMcpPath, MCP_PATH, mountMcp, toolRunner, type McpMount, type McpMountOptions } from './mcp.ts'
 export { runMcpStdio, type McpStdioOptions } from './mcpStdio.ts'
 export { Placement, type PlacementShape } from './placement.ts'
+export { localWheel, PersonWheel, type PersonWheelShape } from './wheel.ts'
+// The live view's refusal of input without the wheel: a cluster's owner answers it for the others (K4).
+export { NotAtTheWheel } from '@errands/liveview'
 // What crosses between hosts for a tool call (the cluster's entity carries it).
 export { ToolResult } from '@errands/mcp'
 export { loadToken, TOKEN_FILE } from './token.ts'

@@ -16,7 +16,7 @@ import { DailyBrowser, makeDailyDoor, type DailyBrowserShape } from '@errands/da
 import { makeLiveView, type LiveInspector, type LiveView } from '@errands/liveview'
 import { HealthLog, Sessions, type InspectorStatus } from '@errands/supervisor'
 import { InternalError, rawErrorResponse } from '@errands/edge'
-import { Context, Effect, Layer, Logger, Redacted, type Scope } from 'effect'
+import { Context, Effect, Layer, Logger, Option, Redacted, type Scope } from 'effect'
 import * as http from 'node:http'
 import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
@@ -30,6 +30,7 @@ import { errorResponse } from './http/respond.ts'
 import { refuseOtherUpgrade } from './http/upgrade.ts'
 import { Browsing, sessionTarget } from './browsing/Browsing.ts'
 import { Placement } from './placement.ts'
+import { PersonWheel } from './wheel.ts'
 import { HostHealth } from './health.ts'
 import { Person } from './person/Person.ts'
 import { Questions } from './person/questions.ts'
@@ -253,6 +254,8 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
         },
         // Issue #26: the sign-in questions errands wait on, as cards with Allow and Deny.
         questions: { pending: questions.pending, answer: questions.answer, onChange: questions.onChange },
+        // K4: in a cluster, the wheel of a session's errand is taken and driven on its owner.
+        wheel: Option.getOrUndefined(yield* Effect.serviceOption(PersonWheel)),
       })
     }).pipe(Effect.provide(services), Effect.mapError(engineFailed))
     // MCP at /mcp (A2): its sessions end, parking their errands, before the engine shuts down.

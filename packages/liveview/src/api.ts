@@ -37,7 +37,7 @@ export const readJson = (req: http.IncomingMessage): Promise<Either.Either<unkno
 export interface LiveApiDeps {
   readonly sessions: SessionsShape
   readonly runtime: RuntimeShape
-  readonly options: Pick<LiveViewOptions, 'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume' | 'questions'>
+  readonly options: Pick<LiveViewOptions, 'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume' | 'questions' | 'wheel'>
   readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
   readonly readState: Effect.Effect<LiveState>
   readonly pushState: () => void
@@ -89,7 +89,7 @@ export const makeLiveApi = (deps: LiveApiDeps) => {
     const question = answerRoute(path, fields, options.questions)
     if (question !== undefined) return Either.isLeft(question) ? void sendError(res, question.left) : action(res, question.right)
     // P1, P2 (issue #26): take the wheel, hand back, and the person's input while they drive.
-    const wheel = wheelRoute(path, fields, deps)
+    const wheel = wheelRoute(path, fields, { sessions, runtime: deps.runtime, wheel: options.wheel })
     if (wheel !== undefined) {
       if (Either.isLeft(wheel)) return void sendError(res, wheel.left)
       if (wheel.right.answersState) return action(res, wheel.right.effect)

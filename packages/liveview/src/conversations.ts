@@ -10,7 +10,7 @@
 import type { ContextId, RuntimeShape } from '@errands/runtime'
 import type { ErrandView } from '@errands/supervisor'
 import { Effect } from 'effect'
-import type { LiveTab } from './protocol.ts'
+import type { LiveConversation, LiveTab } from './protocol.ts'
 
 /** A context's tabs as the list shows them (none when it cannot be read now). @example yield* tabsOf(runtime, 'e1.1') */
 export const tabsOf = (runtime: RuntimeShape, contextId: ContextId): Effect.Effect<ReadonlyArray<LiveTab>> =>
@@ -48,3 +48,23 @@ export const unknownHere = (conversationId: string): Omit<ErrandView, 'contextId
   conversationId, kind: 'task', reason: 'task', state: 'active', detail: 'held by another host', driven: false, watched: false,
   lastUsedAt: 0, parkedAt: null, lentSites: [], lastError: null,
 })
+
+/**
+ * Marks the errands other hosts hold that a person drives there (K4), asking each one's owner
+ * (`driving`, a cluster's); one that does not answer within a second is shown as the
+ * agent's. Replaces the entries of `conversations` in place.
+ *
+ * @example
+ * yield* markDriving(conversations, options.wheel?.driving)
+ */
+export const markDriving = (
+  conversations: LiveConversation[],
+  driving: ((conversationId: string) => Effect.Effect<boolean, unknown>) | undefined,
+): Effect.Effect<void> =>
+  driving === undefined
+    ? Effect.void
+    : Effect.forEach(conversations.map((c, i) => [c, i] as const).filter(([c]) => c.heldBy !== undefined), ([c, i]) =>
+        Effect.map(Effect.orElseSucceed(Effect.timeout(driving(c.conversationId), '1 second'), () => false), (on) => {
+          const { personDriving: _, ...rest } = c
+          conversations[i] = on ? { ...rest, personDriving: true } : rest
+        }), { concurrency: 'unbounded', discard: true })

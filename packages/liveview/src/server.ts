@@ -31,11 +31,12 @@ import { LiveAuth, liveIdOf } from './auth.ts'
 import { parseClient } from './clientMessages.ts'
 import { bundleAssets, type Assets } from './bundle.ts'
 import { LiveCast } from './cast.ts'
-import { heldAt, holdsTabs, tabsOf, unknownHere } from './conversations.ts'
+import { heldAt, holdsTabs, markDriving, tabsOf, unknownHere } from './conversations.ts'
 import { REMOTE_FRAME_MS, RemoteCast, type RemoteErrand } from './remoteCast.ts'
 import { requestRefusal, signInRefusal, upgradeRefusal } from './gate.ts'
 import { pageHtml } from './html.ts'
 import type { LiveQuestions } from './questions.ts'
+import type { LiveWheel } from './wheel.ts'
 import { LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveInspector, type LiveState, type ServerMessage } from './protocol.ts'
 
 /** The inspector's switch, when the host has one (V3). */
@@ -70,6 +71,8 @@ export interface LiveViewOptions {
   readonly inspector?: LiveInspectorSwitch | undefined
   /** Questions errands wait on (issue #26, `questions.ts`): pushed with the state, answered by the card. */
   readonly questions?: LiveQuestions | undefined
+  /** Where the wheel is taken and driven (K4: a cluster's owner); unset, this host's sessions. */
+  readonly wheel?: LiveWheel | undefined
   /** One line per refused socket or failed action; never tokens, cookies or page content. */
   readonly log?: ((line: string) => void) | undefined
   /** How often a watched conversation's active tab is re-checked (ms; default 500). */
@@ -127,6 +130,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
         conversations.push({ ...seen, tabs, ...heldAt(elsewhere, view.conversationId) })
       }
       for (const id of elsewhere.keys()) conversations.push({ ...unknownHere(id), tabs: [], ...heldAt(elsewhere, id) })
+      yield* markDriving(conversations, options.wheel?.driving)
       conversations.sort((a, b) => b.lastUsedAt - a.lastUsedAt || a.conversationId.localeCompare(b.conversationId))
       return {
         at: Date.now(),

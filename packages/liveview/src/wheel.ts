@@ -90,14 +90,35 @@ export const parseInput = (fields: Readonly<Record<string, unknown>>): Either.Ei
   return Either.right(out)
 }
 
+/**
+ * The wheel where the errand is (K4): a cluster's host takes, hands back and applies input on the
+ * host that holds a session's errand, so a live view on any host drives the one page there is.
+ */
+export interface LiveWheel {
+  readonly takeWheel: (conversationId: string) => Effect.Effect<unknown, unknown>
+  readonly handBack: (conversationId: string, note?: string | undefined) => Effect.Effect<unknown, unknown>
+  /** Whether a person drives an errand another host holds (asked of its owner); unset, this host's list says. */
+  readonly driving?: ((conversationId: string) => Effect.Effect<boolean, unknown>) | undefined
+  /** Unset: applied here ({@link applyWheelInput} on this host's sessions and runtime). */
+  readonly input?: ((conversationId: string, events: ReadonlyArray<PageInput>) => Effect.Effect<{ readonly applied: number }, unknown>) | undefined
+}
+
 /** What the wheel's routes work with. */
 export interface WheelDeps {
   readonly sessions: SessionsShape
   readonly runtime: RuntimeShape
+  /** Unset: this host's sessions. */
+  readonly wheel?: LiveWheel | undefined
 }
 
-/** Applies input to the errand's active tab, only while a person has its wheel. */
-const applyInput = (deps: WheelDeps, conversationId: string, events: ReadonlyArray<PageInput>) =>
+/**
+ * Applies input to the errand's active tab, only while a person has its wheel — on the host that
+ * holds the errand (a cluster's owner runs this for the others).
+ *
+ * @example
+ * yield* applyWheelInput({ sessions, runtime }, 'session:k1', [{ type: 'text', text: 'hi' }]) // { applied: 1 }
+ */
+export const applyWheelInput = (deps: Pick<WheelDeps, 'sessions' | 'runtime'>, conversationId: string, events: ReadonlyArray<PageInput>): Effect.Effect<{ readonly applied: number }, unknown> =>
   Effect.gen(function* () {
     if (!deps.sessions.personDriving(conversationId)) {
       return yield* new NotAtTheWheel({ reason: 'not-driving', message: 'Take the wheel first: while the agent drives, this view only watches.' })
@@ -137,16 +158,18 @@ export const wheelRoute = (
   if (!/^[\x21-\x7e]{1,200}$/.test(id)) return Either.left(new NotFound({ reason: 'no-route', message: 'A conversation id is 1–200 printable characters.' }))
   switch (match[2]) {
     case 'take-wheel':
-      return Either.right({ effect: deps.sessions.takeWheel(id), answersState: true })
+      return Either.right({ effect: (deps.wheel ?? deps.sessions).takeWheel(id), answersState: true })
     case 'hand-back': {
       const note = fields['note']
       if (note !== undefined && note !== null && (typeof note !== 'string' || note.length > 2_000)) {
         return Either.left(new BadRequest({ reason: 'invalid-body', message: 'A note is text of at most 2,000 characters.' }))
       }
       const text = typeof note === 'string' && note.trim() !== '' ? note.trim() : undefined
-      return Either.right({ effect: deps.sessions.handBack(id, text), answersState: true })
+      return Either.right({ effect: (deps.wheel ?? deps.sessions).handBack(id, text), answersState: true })
     }
-    default:
-      return Either.map(parseInput(fields), (events) => ({ effect: applyInput(deps, id, events), answersState: false }))
+    default: {
+      const input = deps.wheel?.input
+      return Either.map(parseInput(fields), (events) => ({ effect: input ? input(id, events) : applyWheelInput(deps, id, events), answersState: false }))
+    }
   }
 }

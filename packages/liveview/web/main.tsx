@@ -10,6 +10,7 @@
 import { render } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { nested } from '../src/nesting.ts'
+import { NotifyButton, useDesktopNotifications } from './Notify.tsx'
 import { Questions } from './QuestionCard.tsx'
 import { HelpRequests, useWheelInput, WheelControls } from './Wheel.tsx'
 import { LIVE_HEADER, LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveState, type LiveTab, type ServerMessage } from '../src/protocol.ts'
@@ -242,6 +243,9 @@ const App = () => {
     } else setNotice(r.json?.error?.message ?? `The host answered ${r.status}.`)
   }
 
+  // Issue #26: a desktop notification for a request or question that comes while the person is away.
+  const notify = useDesktopNotifications(state, (id) => id !== selected && select(id))
+
   if (signedIn === null) return <p class="boot">Loading the live view…</p>
   if (!signedIn) return <SignIn onSignedIn={() => void load()} />
   if (!state) return <p class="boot">Loading…</p>
@@ -266,6 +270,7 @@ const App = () => {
           liveId = undefined
           location.reload()
         })}>Sign out</button>
+        <NotifyButton notify={notify} />
       </header>
       {notice && <p class="error" role="alert">{notice}</p>}
       <HelpRequests conversations={state.conversations} pick={(id) => id !== selected && select(id)} now={now} />

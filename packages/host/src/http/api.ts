@@ -30,6 +30,27 @@ export const TabId = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/))
 /** A chat id or a session key in a path (checked again by `parseSessionKey`). @example Schema.is(KeyParam)('agent-7') // true */
 export const KeyParam = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._:-]{1,128}$/))
 
+/**
+ * Whose wheel (P1, issue #26): a session key (its errand is `session:<key>`) or a conversation id
+ * (a chat's `chat:<id>`, an embedder's), like the lend target without the site.
+ *
+ * @example
+ * { session: 'agent-7' } // or { conversationId: 'chat:c1' }
+ */
+export const WheelTarget = Schema.Union(
+  Schema.Struct({ session: LendTarget.members[0].fields.session }),
+  Schema.Struct({ conversationId: LendTarget.members[1].fields.conversationId }),
+)
+/** A note for the agent with the hand-back (P3): at most 2,000 characters, never journaled (P5). */
+const HandBackNote = Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2_000))))
+/** `POST /v1/person/hand-back`. @example { session: 'agent-7', note: 'Solved the captcha' } */
+export const HandBackBody = Schema.Union(
+  Schema.Struct({ ...WheelTarget.members[0].fields, note: HandBackNote }),
+  Schema.Struct({ ...WheelTarget.members[1].fields, note: HandBackNote }),
+)
+/** `POST /v1/person/hand-back`: the errand's conversation, its wheel now the agents'. @example { conversationId: 'session:agent-7', handedBack: true } */
+export const HandedBack = Schema.Struct({ conversationId: Schema.String, handedBack: Schema.Literal(true) })
+
 /** A site in a path (any host of it). @example Schema.is(SiteParam)('shop.example') // true */
 export const SiteParam = Schema.String.pipe(Schema.maxLength(253))
 
@@ -111,6 +132,15 @@ const person = {
   questions: endpoint('GET', '/v1/person/questions', 'person', { summary: 'The questions errands are waiting on, oldest first.', answer: QuestionsAnswer }),
   answerQuestion: endpoint('POST', '/v1/person/questions/:id', 'person', {
     summary: 'Answer a question: allow lends the sign-in to that errand (L2), deny lends nothing.', params: { id: QuestionId }, body: AnswerBody, answer: AnsweredQuestion, errors: [404],
+  }),
+  // P1, P2 (issue #26): the wheel without the live view — what its Take the wheel and Hand back buttons do.
+  takeWheel: endpoint('POST', '/v1/person/wheel', 'person', {
+    summary: "Take the wheel of an errand (resuming it if parked): the agents' acting verbs answer 409 PersonDriving and the cap never parks it until the hand-back.",
+    body: WheelTarget, answer: ErrandViewAnswer, errors: [400, 404, 501, 503],
+  }),
+  handBack: endpoint('POST', '/v1/person/hand-back', 'person', {
+    summary: 'Hand the wheel back, with an optional note that answers every agent waiting on POST /v1/session/help (idempotent).',
+    body: HandBackBody, answer: HandedBack, errors: [404, 501, 503],
   }),
   /** The page verbs on the person's main context (signing in). */
   main: pageVerbs('/v1/person/main', 'person'),

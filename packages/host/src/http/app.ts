@@ -19,7 +19,8 @@
 import { DevTools } from '@errands/devtools'
 import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
 import { checkBearer, checkHost, checkMediaType, checkMethod, checkOrigin, digestOf, hasBody, ownHost, readWebBody, type Identity } from '@errands/edge'
-import { Cause, Effect, Either, Exit, Redacted, Runtime, Schema } from 'effect'
+import { Sessions } from '@errands/supervisor'
+import { Cause, Effect, Either, Exit, Option, Redacted, Runtime, Schema } from 'effect'
 import { Browsing } from '../browsing/Browsing.ts'
 import { SessionProxy } from '../browsing/SessionProxy.ts'
 import { BadRequest, HostUnavailable, NotFound } from '../errors.ts'
@@ -28,6 +29,7 @@ import { Person } from '../person/Person.ts'
 import { Questions } from '../person/questions.ts'
 import { parseSessionKey, SESSION_HEADER, type SessionKey } from '../sessionKey.ts'
 import { Stateless } from '../stateless/Stateless.ts'
+import { PersonWheel } from '../wheel.ts'
 import { checkAgentToken, type AgentTokens } from './agentTokens.ts'
 import { decodeBody, decodeQuery, readText } from './body.ts'
 import { errorResponse, json } from './respond.ts'
@@ -75,6 +77,8 @@ const TOKEN_WORDS = {
  */
 export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing | Person | HostHealth | Stateless | DevTools | SessionProxy | Questions> =>
   Effect.gen(function* () {
+    const sessions = yield* Effect.serviceOption(Sessions)
+    const clusterWheel = yield* Effect.serviceOption(PersonWheel)
     const router = new Router<Route>(routes({
       browsing: yield* Browsing,
       person: yield* Person,
@@ -83,6 +87,8 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
       devtools: yield* DevTools,
       sessionProxy: yield* SessionProxy,
       questions: yield* Questions,
+      // P1, P2 (issue #26): the wheel routes; a cluster's PersonWheel reaches the errand's owner.
+      wheel: Option.getOrUndefined(Option.orElse(clusterWheel, () => sessions)),
     }, { port: options.port }))
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? (() => undefined)

@@ -86,6 +86,8 @@ describe('v1Client against the host on fakes', () => {
       await person.person.releaseSession({ params: { key: 'k1' } }),
       await person.person.inspector(),
       await person.person.setInspector({ body: { on: false } }),
+      await person.person.takeWheel({ body: { session: 'k1' } }),
+      await person.person.handBack({ body: { conversationId: 'session:k1', note: 'done' } }),
       await person.person.main.navigate({ body: { url } }),
       await person.person.main.tabs(),
       ...(await askAndAnswer(session, person)),

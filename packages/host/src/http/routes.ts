@@ -11,7 +11,7 @@
 import type { DevToolsShape } from '@errands/devtools'
 import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
 import { Effect, Either, Schema } from 'effect'
-import { BadRequest } from '../errors.ts'
+import { BadRequest, HostUnavailable } from '../errors.ts'
 import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../browsing/Browsing.ts'
 import type { SessionProxyShape } from '../browsing/SessionProxy.ts'
 import { publicHealth, type HostHealthShape } from '../health.ts'
@@ -23,7 +23,8 @@ import type { LendTarget } from '../schemas.ts'
 import { chatConversationId, conversationIdOf, parseSessionKey, SessionKey } from '../sessionKey.ts'
 import type { StatelessShape } from '../stateless/Stateless.ts'
 import { FileName } from '../schemas.ts'
-import { api, pageVerbs as declaredPageVerbs, SiteParam, TabId } from './api.ts'
+import { api, pageVerbs as declaredPageVerbs, SiteParam, TabId, type WheelTarget } from './api.ts'
+import type { PersonWheelShape } from '../wheel.ts'
 import type { Access, BytesAnswer, Endpoint } from './endpoint.ts'
 import { openApiDocument } from './openapi.ts'
 import { bytes } from './respond.ts'
@@ -67,6 +68,8 @@ export interface RouteServices {
   readonly sessionProxy: SessionProxyShape
   /** What errands ask the person (issue #26). */
   readonly questions: QuestionsShape
+  /** The wheel (P1, P2, issue #26): the host's sessions; absent, the wheel routes answer 501. */
+  readonly wheel?: PersonWheelShape | undefined
 }
 
 type Decoded<S> = S extends Schema.Schema<infer A, any, any> ? A : Record<string, never>
@@ -145,14 +148,19 @@ const pageRoutes = (verbs: ReturnType<typeof declaredPageVerbs>, access: 'sessio
   ]
 }
 
-/** The lend target's conversation id. */
-const lendConversation = (target: typeof LendTarget.Type): Effect.Effect<string, BadRequest> =>
+/** The lend (or wheel) target's conversation id. */
+const lendConversation = (target: typeof LendTarget.Type | typeof WheelTarget.Type): Effect.Effect<string, BadRequest> =>
   'session' in target
     ? Effect.map(
         Effect.mapError(parseSessionKey(target.session), (e) => new BadRequest({ reason: 'invalid-body', message: e.message })),
         conversationIdOf,
       )
     : Effect.succeed(target.conversationId)
+
+const withWheel = (wheel: PersonWheelShape | undefined): Effect.Effect<PersonWheelShape, HostUnavailable> =>
+  wheel === undefined
+    ? Effect.fail(new HostUnavailable({ reason: 'not-wired', message: 'Taking the wheel is not available in this host (no sessions are wired in).' }))
+    : Effect.succeed(wheel)
 
 /**
  * Every route of the host: each endpoint of `api.ts` once. `port` is the host's, for the
@@ -162,7 +170,7 @@ const lendConversation = (target: typeof LendTarget.Type): Effect.Effect<string,
  * new Router(routes(services, { port: 7777 }))
  */
 export const routes = (
-  { browsing, person, health, stateless, devtools, sessionProxy, questions }: RouteServices,
+  { browsing, person, health, stateless, devtools, sessionProxy, questions, wheel }: RouteServices,
   options: { readonly port: number },
 ): ReadonlyArray<RouteDef<Route>> => {
   const p = api.person
@@ -219,5 +227,10 @@ export const routes = (
     // The XState inspector (V3, docs/inspector.md): its status and its switch.
     implement(p.inspector, () => person.inspector),
     implement(p.setInspector, ({ body }) => person.setInspector(body.on)),
+    // P1, P2 (issue #26): the live view's wheel buttons as routes; the note is the agent's only (P5).
+    implement(p.takeWheel, ({ body }) => Effect.flatMap(withWheel(wheel), (w) => Effect.flatMap(lendConversation(body), w.takeWheel))),
+    implement(p.handBack, ({ body }) =>
+      Effect.flatMap(withWheel(wheel), (w) =>
+        Effect.flatMap(lendConversation(body), (id) => Effect.as(w.handBack(id, body.note?.trim() || undefined), { conversationId: id, handedBack: true as const })))),
   ]
 }

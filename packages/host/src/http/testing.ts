@@ -16,6 +16,7 @@ import { HostHealth } from '../health.ts'
 import { Person, type PersonShape } from '../person/Person.ts'
 import { Questions } from '../person/questions.ts'
 import { Stateless } from '../stateless/Stateless.ts'
+import { PersonWheel } from '../wheel.ts'
 import { makeApp, type App } from './app.ts'
 
 /** A test token (64 hex characters). @example headers: { authorization: `Bearer ${TEST_TOKEN}` } */
@@ -73,7 +74,16 @@ export const testApp = (
     answered: (id, askId, outcome) => Effect.sync(() => record('answered')(id, askId, outcome)),
     ...overrides.person,
   }
+  const view = (id: string, personDriving: boolean) => ({
+    conversationId: id, kind: 'task' as const, reason: 'task' as const, state: 'active', detail: 'active', driven: false, watched: false,
+    lastUsedAt: 0, parkedAt: null, lentSites: [], contextId: 'fake', lastError: null, ...(personDriving ? { personDriving: true } : {}),
+  })
   const layer = Layer.mergeAll(
+    // P1, P2 (issue #26): the wheel routes' service.
+    Layer.succeed(PersonWheel, {
+      takeWheel: (id) => Effect.sync(() => (record('takeWheel')(id), view(id, true))),
+      handBack: (id, note) => Effect.sync(() => record('handBack')(id, note)),
+    }),
     Browsing.layerRecording(calls as Array<RecordedCall>, overrides.browsing),
     Layer.succeed(Person, person),
     Questions.layer,
