@@ -15,7 +15,7 @@
  * if (isMcpPath(req.url)) void mcp.route(req, res)
  */
 import type { DailyBrowserShape } from '@errands/daily'
-import { makeMcpHttp, PageLogs, randomKey, RefBook, runBrowserTool, toolsWith, type Capability, type ErrandBrowser, type TabAt, type ToolResult } from '@errands/mcp'
+import { makeMcpHttp, PageLogs, randomKey, RefBook, refusedWhilePersonDrives, runBrowserTool, type Capability, type ErrandBrowser, type TabAt, type ToolResult } from '@errands/mcp'
 import { checkHost, checkMediaType, checkMethod, checkOrigin, nodeHeaders, sendError } from '@errands/edge'
 import { Effect, Either, type Scope } from 'effect'
 import type * as http from 'node:http'
@@ -190,13 +190,9 @@ export const toolRunner = (browsing: BrowsingShape, personDriving?: (conversatio
   return (key: SessionKey, tool: string, args: unknown): Effect.Effect<ToolResult> => {
     // P1 in a cluster (K4): the asking host's server could not know; the owner refuses an acting
     // tool while a person drives, in the words the MCP server uses.
-    const acts = toolsWith(['vision', 'pdf']).find((t) => t.name === tool)?.readOnly === false && !ASKS_THE_PERSON.has(tool)
-    if (acts && personDriving?.(conversationIdOf(key)) === true) {
+    if (refusedWhilePersonDrives(tool) && personDriving?.(conversationIdOf(key)) === true) {
       return Effect.succeed({ content: [{ type: 'text', text: PersonDriving.of(conversationIdOf(key)).message }], isError: true })
     }
     return runBrowserTool(tool, { errand: errandBrowserOf(browsing, key), refs, logs }, args)
   }
 }
-
-/** The tools that involve the person (MCP's own list, `@errands/mcp` tools/person.ts): never refused while a person drives. */
-const ASKS_THE_PERSON: ReadonlySet<string> = new Set(['browser_request_sign_in', 'browser_request_help'])

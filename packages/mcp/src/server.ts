@@ -107,6 +107,16 @@ const INSTRUCTIONS =
 const ASKS_THE_PERSON: ReadonlySet<string> = new Set(personTools.map((t) => t.name))
 
 /**
+ * Whether a tool is refused while a person has the wheel (P1): it acts on the page, and it is not
+ * one of the tools that ask the person. The owner of a cluster errand asks the same (host mcp.ts).
+ *
+ * @example
+ * refusedWhilePersonDrives('browser_click') // true
+ * refusedWhilePersonDrives('browser_snapshot') // false
+ */
+export const refusedWhilePersonDrives = (tool: string): boolean => !onlyReads(tool) && !ASKS_THE_PERSON.has(tool)
+
+/**
  * Builds the MCP server of one session. The returned `close` stops listening for lease changes.
  *
  * @example
@@ -141,7 +151,7 @@ export const makeErrandServer = (options: ErrandServerOptions): { readonly serve
       (args: unknown, extra: { signal: AbortSignal }) => {
         // P1: while a person has the wheel, the tools that act are refused in the host's words;
         // reads and the tools that ask the person still answer.
-        const driving = reads || ASKS_THE_PERSON.has(t.name) ? undefined : errand.personDriving?.()
+        const driving = refusedWhilePersonDrives(t.name) ? errand.personDriving?.() : undefined
         if (driving !== undefined) return Promise.resolve(failure({ message: driving }))
         const away = errand.elsewhere?.(t.name, args)
         return settle(t.name, away === undefined ? t.run(ctx, args as never) : Effect.map(away, (r) => r as CallToolResult), extra.signal)

@@ -76,7 +76,7 @@ export const testApp = (
   }
   const view = (id: string, personDriving: boolean) => ({
     conversationId: id, kind: 'task' as const, reason: 'task' as const, state: 'active', detail: 'active', driven: false, watched: false,
-    lastUsedAt: 0, parkedAt: null, lentSites: [], contextId: 'fake', lastError: null, ...(personDriving ? { personDriving: true } : {}),
+    lastUsedAt: 0, parkedAt: null, lentSites: [], contextId: 'fake', lastError: null, ...(personDriving ? { personDriving: true as const } : {}),
   })
   const layer = Layer.mergeAll(
     // P1, P2 (issue #26): the wheel routes' service.
