@@ -3,14 +3,13 @@
 // Puppeteer's uploadFile with the path in the errand's folder (Playwright with `isLocal: true`) (`Errands.getFilesFolder` says
 // where), a raw CDP client with the bare name — and the site receives its bytes; a path outside
 // the errand's folder is refused and the site receives nothing.
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import puppeteer from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useDevToolsHost } from './harness.ts'
 import { RawCdp } from './raw.ts'
+import { serveFileSite, type FileSite } from '../fixtures/fileSite.ts'
 
 const env = useDevToolsHost(0)
 
@@ -19,24 +18,18 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>upload</ti
 </body></html>`
 
 /** The bodies the fixture's /upload received, in order. */
-const received: Array<string> = []
-let site: Server
+let received: Array<string> = []
+let site: FileSite
 let origin: string
 
 beforeAll(async () => {
   // The form, and /upload keeping each body it gets.
-  site = createServer(async (req, res) => {
-    if (req.url !== '/upload') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(PAGE)
-    const chunks: Array<Buffer> = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    received.push(Buffer.concat(chunks).toString())
-    res.end('ok')
-  })
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
-  origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+  site = await serveFileSite(PAGE)
+  origin = site.origin
+  received = site.received
 })
 afterAll(async () => {
-  await new Promise((resolve) => site?.close(resolve))
+  await site?.close()
 })
 
 /** Session `key` on the form, with `text` staged as `name`; its DevTools URL. */

@@ -4,11 +4,10 @@
 // closed the page's session); a file staged over HTTP is what /v1/upload puts in a file input.
 // Beside each working call, the way to break it: another session asking for the file, a name
 // that leaves the folder, a file or a folder over its cap.
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestHost, until, type TestHost } from '../host/harness.ts'
 import { httpClient } from '../mcp/clients.ts'
+import { serveFileSite, type FileSite } from '../fixtures/fileSite.ts'
 
 const REPORT = Buffer.from(`%PDF-1.4 a report ${'x'.repeat(300)}`)
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>files</title></head><body>
@@ -18,33 +17,20 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>files</tit
 </body></html>`
 
 /** What the fixture's /upload received, in order. */
-const received: Array<string> = []
-let site: Server
+let received: Array<string> = []
+let site: FileSite
 let origin: string
 let host: TestHost
 
 beforeAll(async () => {
-  site = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x')
-    if (url.pathname === '/files/report.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(REPORT)
-    if (url.pathname === '/upload') {
-      const chunks: Array<Buffer> = []
-      req.on('data', (c: Buffer) => chunks.push(c))
-      req.on('end', () => {
-        received.push(Buffer.concat(chunks).toString())
-        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
-      })
-      return
-    }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(PAGE)
-  })
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
-  origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+  site = await serveFileSite(PAGE, { '/files/report.pdf': ['application/pdf', REPORT] })
+  origin = site.origin
+  received = site.received
   host = await startTestHost({ ERRANDS_MAX_SESSIONS: '3', ERRANDS_FILES_MAX_FILE_BYTES: '1000', ERRANDS_FILES_MAX_ERRAND_BYTES: '3000' })
 })
 afterAll(async () => {
   await host?.stop()
-  await new Promise((resolve) => site?.close(resolve))
+  await site?.close()
 })
 
 const onPage = async (key: string) => {

@@ -7,11 +7,10 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestHost, until, type TestHost } from '../host/harness.ts'
+import { serveFileSite, type FileSite } from '../fixtures/fileSite.ts'
 
 const MARKER = 'PARKED-INVOICE-MARKER-5e1d'
 const REPORT = Buffer.from(`%PDF-1.4 ${MARKER} ${'x'.repeat(500)}`)
@@ -23,25 +22,22 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>park files
 <a id="small" href="/files/small.txt" download="small.txt">small</a>
 </body></html>`
 
-let site: Server
+let site: FileSite
 let origin: string
 let host: TestHost
 
 beforeAll(async () => {
-  site = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname
-    if (path === '/files/report.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(REPORT)
-    if (path === '/files/big.bin') return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(BIG)
-    if (path === '/files/small.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end(SMALL)
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(PAGE)
+  site = await serveFileSite(PAGE, {
+    '/files/report.pdf': ['application/pdf', REPORT],
+    '/files/big.bin': ['application/octet-stream', BIG],
+    '/files/small.txt': ['text/plain', SMALL],
   })
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
-  origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+  origin = site.origin
   host = await startTestHost({ ERRANDS_MAX_SESSIONS: '3', ERRANDS_FILES_MAX_FILE_BYTES: '2000', ERRANDS_FILES_MAX_ERRAND_BYTES: '2500' })
 })
 afterAll(async () => {
   await host?.stop()
-  await new Promise((resolve) => site?.close(resolve))
+  await site?.close()
 })
 
 type Agent = ReturnType<TestHost['v1']>

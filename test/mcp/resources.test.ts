@@ -5,11 +5,10 @@
 // base64 blob otherwise, equal to what the site sent. The ways to break it: a name the errand
 // does not hold (an error naming it), and another session's client (it lists nothing of A's).
 import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestHost, until, type TestHost } from '../host/harness.ts'
 import { httpClient, refOf } from './clients.ts'
+import { serveFileSite, type FileSite } from '../fixtures/fileSite.ts'
 
 const NOTES = 'first line\nsecond line – ünïcode\n'
 const BLOB = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 7) % 256))
@@ -18,25 +17,21 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>downloads<
 <a href="/files/data.bin" download="data.bin">Get data</a>
 </body></html>`
 
-let site: Server
+let site: FileSite
 let origin: string
 let host: TestHost
 
 beforeAll(async () => {
-  site = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname
-    if (path === '/files/notes.txt') return res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(NOTES)
-    if (path === '/files/data.bin') return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(BLOB)
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(PAGE)
+  site = await serveFileSite(PAGE, {
+    '/files/notes.txt': ['text/plain; charset=utf-8', NOTES],
+    '/files/data.bin': ['application/octet-stream', BLOB],
   })
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
-  origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`
+  origin = site.origin
   host = await startTestHost({ ERRANDS_MAX_SESSIONS: '4' })
 })
 afterAll(async () => {
   await host?.stop()
-  site?.closeAllConnections()
-  await new Promise((resolve) => site?.close(resolve))
+  await site?.close()
 })
 
 describe("an errand's downloads are MCP resources (#25, F2)", () => {
