@@ -66,7 +66,8 @@ export class Downloads {
           ? call('stage file', this.deadlineMs, () => this.write(id, dir, name, null, async (path) => writeFile(path, bytes, { flag: 'wx', mode: 0o600 })))
           : Effect.fail(new RuntimeError({ reason: 'invalid', message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name (no path separators, no . or ..)` }))),
     pack: (id, maxBytes) =>
-      Effect.flatMap(this.dirOf(id), (dir) =>
+      // An errand that never had a folder has nothing to pack; asking for one would make one.
+      !this.files.has(id) ? Effect.succeed({ files: [], left: [] }) : Effect.flatMap(this.dirOf(id), (dir) =>
         call('pack files', this.deadlineMs, async () => {
           const { fit, left } = fitting(this.files.filesOf(id), maxBytes)
           const files: PackedFile[] = []

@@ -25,6 +25,13 @@ import type { ErrandFile } from '@errands/runtime'
 export class ErrandFiles {
   private root: string | undefined
   private readonly dirs = new Map<string, string>()
+  /**
+   * Contexts whose folder was removed, and whether the runtime closed: a late call (a park's
+   * `pack`, a download finishing, at shutdown or after a crash) never makes a folder again — it
+   * would outlive its context, and after `close` its root too.
+   */
+  private readonly gone = new Set<string>()
+  private closed = false
   /** What is known of each folder's files (downloads and staged ones), and the names being written. */
   private readonly records = new Map<string, Map<string, ErrandFile | 'pending'>>()
 
@@ -58,10 +65,16 @@ export class ErrandFiles {
     else book.set(name, file)
   }
 
+  /** Whether `contextId` has a folder now (packing one that has none makes none). @example files.has(id) */
+  has(contextId: string): boolean {
+    return this.dirs.has(contextId)
+  }
+
   /** The folder of `contextId`, made (empty, 0700) on first use. @example files.dirFor(id) */
   dirFor(contextId: string): string {
     let dir = this.dirs.get(contextId)
     if (dir === undefined) {
+      if (this.closed || this.gone.has(contextId)) throw new Error(`the files folder of context ${contextId} is gone with its context`)
       this.root ??= mkdtempSync(join(tmpdir(), 'errands-files-'))
       dir = join(this.root, randomBytes(16).toString('hex'))
       mkdirSync(dir, { mode: 0o700 })
@@ -75,11 +88,14 @@ export class ErrandFiles {
     const dir = this.dirs.get(contextId)
     this.dirs.delete(contextId)
     this.records.delete(contextId)
+    this.gone.add(contextId)
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   }
 
   /** Removes every folder and the root (at shutdown). @example files.close() */
   close(): void {
+    this.closed = true
+    this.gone.clear()
     this.dirs.clear()
     this.records.clear()
     if (this.root !== undefined) rmSync(this.root, { recursive: true, force: true })
