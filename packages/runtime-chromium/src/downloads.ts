@@ -12,6 +12,8 @@
  *
  * `pack` and `unpack` carry the folder across a park (F3): the supervisor seals what `pack` read
  * with the errand's record, and `unpack` writes it into the resumed context's new folder.
+ * `claimAside` carries it across a crash (K3): the crashed context's folder, set aside, has its
+ * files moved (renamed, never copied) into the healed context's folder.
  *
  * @example
  * const downloads = new Downloads(errandFiles, (id) => runtime.filesDir(id), 30_000, log)
@@ -19,7 +21,7 @@
  * yield* downloads.verbs.list(contextId)
  */
 import { existsSync } from 'node:fs'
-import { lstat, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { lstat, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
   dedupeName, fitting, isPlainFileName, mediaTypeOf, overCap, RuntimeError, sanitiseFileName, sourceOf,
@@ -87,6 +89,24 @@ export class Downloads {
             this.files.settle(id, saved.name, kept)
           }
         })),
+    claimAside: (errandId, id) =>
+      Effect.flatMap(this.dirOf(id), (dir) =>
+        call('claim files', this.deadlineMs, async () => {
+          let moved = 0
+          for (const aside of this.files.takeAside(errandId)) {
+            for (const file of aside.files) {
+              // Same temp root, so a rename: the bytes never exist twice, nor leave the root. A
+              // file that cannot move (gone from the folder) is skipped; the rest still move.
+              const saved = await this.write(id, dir, file.name, file.source, (path) => rename(join(aside.dir, file.name), path), file.origin).catch(() => undefined)
+              if (saved === undefined) continue
+              this.files.settle(id, saved.name, { ...saved, at: file.at })
+              moved++
+            }
+            await rm(aside.dir, { recursive: true, force: true })
+          }
+          return moved
+        })),
+    dropAside: (errandId) => Effect.sync(() => this.files.dropAside(errandId)),
   }
 
   private async save(contextId: ContextId, download: Download): Promise<void> {

@@ -6,9 +6,14 @@
  * parks none. The record is removed when the task ends (E3), and its files with it. At most
  * {@link MAX_PARKED_FILES_BYTES} of a folder park (the record is one JSON payload; see ADR 0030).
  *
+ * A crashed context's folder is not parked: the runtime sets it aside, and the heal claims it for
+ * the new context (`claimAsideFiles`); an errand that parks or ends instead drops it
+ * (`dropAsideFiles`), so no folder outlives the heal that did not come (K3, ADR 0030).
+ *
  * @example
  * const files = yield* packFiles(runtime, contextId)        // SealedFile[] | undefined
  * yield* unpackFiles(runtime, newContextId, record.files)   // the folder as it was
+ * yield* claimAsideFiles(runtime, errandId, healedContextId) // the crashed context's files, moved
  */
 import type { ContextId, PackedFile, RuntimeShape } from '@errands/runtime'
 import type { SealedFile } from '@errands/store'
@@ -58,3 +63,11 @@ export const unpackFiles = (runtime: RuntimeShape, contextId: ContextId, files: 
         const bytes = new Uint8Array(Buffer.from(f.data, 'base64'))
         return { name: f.name, type: f.type, at: f.at, source: f.source, origin: f.origin, size: bytes.byteLength, bytes }
       }))
+
+/** Moves the folders a crashed context of the errand left aside into its healed context's folder; answers how many files moved. */
+export const claimAsideFiles = (runtime: RuntimeShape, errandId: string, contextId: ContextId) =>
+  runtime.files === undefined ? Effect.succeed(0) : runtime.files.claimAside(errandId, contextId)
+
+/** Removes the folders a crashed context of the errand left aside (its heal will not come). */
+export const dropAsideFiles = (runtime: RuntimeShape, errandId: string) =>
+  runtime.files === undefined ? Effect.void : runtime.files.dropAside(errandId)
