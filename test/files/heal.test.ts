@@ -1,8 +1,10 @@
 // An errand's files across a crash (issue #25, K3 with F3) against a real host with real
 // Chromium: when an errand's renderer crashes, or the whole errands' browser is killed, its files
 // folder is set aside (not deleted) and the heal claims it — the download is listed the same with
-// equal bytes in the healed context. When the heal does not come (the task ends, healing gives
-// up), the folder aside is removed: nothing of it stays on disk.
+// equal bytes in the healed context. When the heal does not come, the folder aside is removed:
+// nothing of it stays on disk — an errand whose heals are spent parks with the files sealed in its
+// record (F3), one whose task ends forgets them (E3).
+import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -129,8 +131,8 @@ describe("a crashed errand keeps its files (K3, F3)", () => {
     expect(copiesUnder(dirname(folder))).toEqual([])
   })
 
-  it('healing gives up (the crash after the last heal of a streak): the errand is set aside and no folder remains', async () => {
-    const { agent, folder } = await withDownload('heal-gives-up')
+  it('healing gives up (the crash after the last heal of a streak): the errand parks with its files sealed, no folder remains, and a resume brings them back', async () => {
+    const { agent, before, folder } = await withDownload('heal-gives-up')
     const folders = [folder]
     // Three heals (the default), each claiming the files; the fourth crash parks it.
     for (let heal = 1; heal <= 3; heal++) {
@@ -143,5 +145,11 @@ describe("a crashed errand keeps its files (K3, F3)", () => {
     await crashRenderer('heal-gives-up', 'parked')
     for (const dir of folders) expect(existsSync(dir)).toBe(false)
     expect(copiesUnder(dirname(folder))).toEqual([])
+    // Sealed in its record (never in the clear), as a park keeps a live folder's files (F3).
+    const sealed = join(host.dataDir, 'store', 'errands', `${createHash('sha256').update('session:heal-gives-up').digest('hex')}.sealed`)
+    expect(readFileSync(sealed).includes(MARKER)).toBe(false)
+    expect(await downloadsOf(agent)).toEqual(before)
+    expect((await bytesOf(agent, 'report.pdf'))?.equals(REPORT)).toBe(true)
+    expect((await agent.task({ body: { status: 'done' } })).ok).toBe(true)
   })
 })

@@ -25,11 +25,11 @@ import { lstat, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/pr
 import { join } from 'node:path'
 import {
   dedupeName, fitting, isPlainFileName, mediaTypeOf, overCap, RuntimeError, sanitiseFileName, sourceOf,
-  type ContextError, type ContextId, type ErrandFile, type FilesCaps, type FileVerbs, type PackedFile,
+  type ContextError, type ContextId, type ErrandFile, type FilesCaps, type FileVerbs, type PackedFile, type PackedFolder,
 } from '@errands/runtime'
 import { Effect, Either } from 'effect'
 import type { Download, Page } from 'playwright-core'
-import type { ErrandFiles } from './errandFiles.ts'
+import type { AsideFolder, ErrandFiles } from './errandFiles.ts'
 import { call } from './failures.ts'
 
 /** A context's files folder, or why it has none (the main context, a remote browser, gone). */
@@ -67,17 +67,8 @@ export class Downloads {
         isPlainFileName(name)
           ? call('stage file', this.deadlineMs, () => this.write(id, dir, name, null, async (path) => writeFile(path, bytes, { flag: 'wx', mode: 0o600 })))
           : Effect.fail(new RuntimeError({ reason: 'invalid', message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name (no path separators, no . or ..)` }))),
-    pack: (id, maxBytes) =>
-      Effect.flatMap(this.dirOf(id), (dir) =>
-        call('pack files', this.deadlineMs, async () => {
-          const { fit, left } = fitting(this.files.filesOf(id), maxBytes)
-          const files: PackedFile[] = []
-          for (const file of fit) {
-            const bytes = await readFile(join(dir, file.name)).catch(() => undefined)
-            if (bytes !== undefined) files.push({ ...file, size: bytes.byteLength, bytes: new Uint8Array(bytes) })
-          }
-          return { files, left }
-        })),
+    pack: (id, maxBytes) => Effect.flatMap(this.dirOf(id), (dir) => this.packed('pack files', [{ dir, files: this.files.filesOf(id) }], maxBytes)),
+    packAside: (errandId, maxBytes) => this.packed('pack files set aside', this.files.asideOf(errandId), maxBytes),
     unpack: (id, packed) =>
       Effect.flatMap(this.dirOf(id), (dir) =>
         call('unpack files', this.deadlineMs, async () => {
@@ -107,6 +98,19 @@ export class Downloads {
           return moved
         })),
     dropAside: (errandId) => Effect.sync(() => this.files.dropAside(errandId)),
+  }
+
+  /** What of `folders`' files (oldest folder first) fits `maxBytes`, with their bytes. */
+  private packed(what: string, folders: ReadonlyArray<AsideFolder>, maxBytes: number): Effect.Effect<PackedFolder, RuntimeError> {
+    return call(what, this.deadlineMs, async () => {
+      const { fit, left } = fitting(folders.flatMap(({ dir, files }) => files.map((file) => ({ ...file, dir }))), maxBytes)
+      const files: PackedFile[] = []
+      for (const { dir, ...file } of fit) {
+        const bytes = await readFile(join(dir, file.name)).catch(() => undefined)
+        if (bytes !== undefined) files.push({ ...file, size: bytes.byteLength, bytes: new Uint8Array(bytes) })
+      }
+      return { files, left }
+    })
   }
 
   private async save(contextId: ContextId, download: Download): Promise<void> {

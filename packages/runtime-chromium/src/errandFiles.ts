@@ -118,6 +118,11 @@ export class ErrandFiles {
     this.aside.set(errandId, [...(this.aside.get(errandId) ?? []), { dir, files }])
   }
 
+  /** The folders set aside for an errand, oldest first, still kept here. @example files.asideOf('task-1') */
+  asideOf(errandId: string): ReadonlyArray<AsideFolder> {
+    return this.aside.get(errandId) ?? []
+  }
+
   /** The folders set aside for an errand, oldest first, no longer kept here (the caller moves their files, then removes them). @example files.takeAside('task-1') */
   takeAside(errandId: string): ReadonlyArray<AsideFolder> {
     const folders = this.aside.get(errandId) ?? []

@@ -57,6 +57,13 @@ export interface FileVerbs {
    * (0 when nothing was aside).
    */
   readonly claimAside: (errandId: string, contextId: ContextId) => Effect.Effect<number, ContextError>
+  /**
+   * The files of the folders set aside for `errandId`, with their bytes, as `pack` reads a live
+   * folder (oldest folder first; what fits `maxBytes`): a crashed errand that parks instead of
+   * healing (its heals spent, a shutdown) seals them in its record. The folders stay until
+   * {@link dropAside}.
+   */
+  readonly packAside: (errandId: string, maxBytes: number) => Effect.Effect<PackedFolder, ContextError>
   /** Removes the folders set aside for `errandId` (its errand ended, parked or gave up healing); idempotent. */
   readonly dropAside: (errandId: string) => Effect.Effect<void>
 }
@@ -181,5 +188,6 @@ export const routeFiles = (pick: (contextId: ContextId) => FileVerbs, aside: Fil
   pack: (id, maxBytes) => pick(id).pack(id, maxBytes),
   unpack: (id, files) => pick(id).unpack(id, files),
   claimAside: (errandId, id) => pick(id).claimAside(errandId, id),
+  packAside: (errandId, maxBytes) => aside.packAside(errandId, maxBytes),
   dropAside: (errandId) => aside.dropAside(errandId),
 })

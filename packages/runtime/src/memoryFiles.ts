@@ -76,6 +76,12 @@ export class MemoryFiles implements FileVerbs {
       return moved
     })
 
+  readonly packAside = (errandId: string, maxBytes: number) =>
+    Effect.sync((): PackedFolder => {
+      const { fit, left } = fitting((this.aside.get(errandId) ?? []).flatMap((folder) => [...folder.values()].map((h) => ({ ...h.file, bytes: h.bytes }))), maxBytes)
+      return { files: fit.map((f): PackedFile => ({ ...f, bytes: f.bytes.slice() })), left }
+    })
+
   readonly dropAside = (errandId: string) => Effect.sync(() => void this.aside.delete(errandId))
 
   /** Which errand a context is of (its folder is set aside for it when it crashes). @example files.belongsTo('ctx-1', 'e1') */

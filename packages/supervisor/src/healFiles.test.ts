@@ -5,8 +5,8 @@ import { describe, expect } from 'vitest'
 import { services, testSupervisor } from './testing.ts'
 
 // K3 with F3 (issue #25): a crashed context's files folder is set aside by the runtime, claimed by
-// the errand's heal (its files move into the new context's folder) or dropped when the heal does
-// not come (the task ends, healing gives up). The real-Chromium side is test/files/heal.test.ts.
+// the errand's heal (its files move into the new context's folder), sealed in its record when it
+// parks instead (healing gives up, a shutdown), or dropped when the task ends. The real-Chromium side is test/files/heal.test.ts.
 const task = (id: string) => ({ id, kind: 'task' as const })
 const REPORT = new TextEncoder().encode('%PDF-1.4 a report')
 const NOTE = new TextEncoder().encode('a staged note')
@@ -86,16 +86,29 @@ describe("a crashed errand's files (K3, F3)", () => {
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, options))),
   )
 
-  it.scoped('healing gives up (no heals left): the errand parks from its snapshot and the folder aside is dropped', () =>
+  it.scoped('healing gives up (no heals left): the errand parks with the files aside sealed in its record, the folder is dropped, and a resume brings them back', () =>
     Effect.gen(function* () {
       const { supervisor, memory } = yield* services
-      const { contextId } = yield* withFiles('a')
+      const { contextId, before } = yield* withFiles('a')
       memory.crashContext(contextId, true)
       yield* supervisor.settle
       expect(yield* supervisor.view('a')).toMatchObject({ state: 'parked' })
       expect(memory.files.asideCount()).toBe(0)
-      // The heal did not come, so neither did the files: the record holds none.
-      expect(Option.map(yield* (yield* SealedStore).get('a'), (r) => r.files)).toEqual(Option.some(undefined))
+      expect(Option.map(yield* (yield* SealedStore).get('a'), (r) => r.files?.map((f) => f.name))).toEqual(Option.some(['a.pdf', 'note.txt']))
+      const back = yield* supervisor.resume('a')
+      expect(yield* folder(back.contextId)).toEqual(before)
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, { ...options, maxHeals: 0 }))),
+  )
+
+  it.scoped('a shutdown while an errand waits for its heal seals its files aside too', () =>
+    Effect.gen(function* () {
+      const { supervisor, memory } = yield* services
+      yield* withFiles('a')
+      memory.crashBrowser()
+      expect((yield* supervisor.view('a')).detail).toBe('healing.waiting')
+      yield* supervisor.shutdown
+      expect(memory.files.asideCount()).toBe(0)
+      expect(Option.map(yield* (yield* SealedStore).get('a'), (r) => r.files?.map((f) => f.name))).toEqual(Option.some(['a.pdf', 'note.txt']))
+    }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, options))),
   )
 })
