@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestHost, until, type TestHost } from '../host/harness.ts'
 import { serveFileSite, type FileSite } from '../fixtures/fileSite.ts'
+import { bytesOf, downloadsOf, type Agent } from './downloads.ts'
 
 const MARKER = 'HEALED-INVOICE-MARKER-7c2a'
 const REPORT = Buffer.from(`%PDF-1.4 ${MARKER} ${'x'.repeat(500)}`)
@@ -28,19 +29,6 @@ afterAll(async () => {
   await host?.stop()
   await site?.close()
 })
-
-type Agent = ReturnType<TestHost['v1']>
-
-const downloadsOf = async (agent: Agent) => {
-  const reply = await agent.downloads()
-  if (!reply.ok) throw new Error(`downloads: ${reply.status} ${JSON.stringify(reply.body)}`)
-  return reply.body.downloads
-}
-
-const bytesOf = async (agent: Agent, name: string) => {
-  const reply = await agent.download({ params: { name } })
-  return reply.ok ? Buffer.from(reply.body) : undefined
-}
 
 const contextOf = (key: string) => {
   const contextId = host.supervisor.contextOf(`session:${key}`)

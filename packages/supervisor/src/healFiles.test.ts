@@ -2,7 +2,7 @@ import { it } from '@effect/vitest'
 import { SealedStore } from '@errands/store'
 import { Effect, Option, TestClock } from 'effect'
 import { describe, expect } from 'vitest'
-import { services, testSupervisor } from './testing.ts'
+import { folderOf, services, testSupervisor } from './testing.ts'
 
 // K3 with F3 (issue #25): a crashed context's files folder is set aside by the runtime, claimed by
 // the errand's heal (its files move into the new context's folder), sealed in its record when it
@@ -12,10 +12,6 @@ const REPORT = new TextEncoder().encode('%PDF-1.4 a report')
 const NOTE = new TextEncoder().encode('a staged note')
 const options = { maxHeals: 3, healBackoffMs: 1_000, healWindowMs: 60_000 }
 
-/** The context's files as a test compares them: name, origin, source, time and bytes. */
-const folder = (contextId: string) =>
-  Effect.flatMap(services, ({ memory }) =>
-    Effect.orDie(Effect.map(memory.files.pack(contextId, Infinity), ({ files }) => files.map((f) => ({ ...f, bytes: [...f.bytes] })))))
 
 /** Task `id` opened with a download and a staged file in its folder: its context and folder. */
 const withFiles = (id: string) =>
@@ -24,7 +20,7 @@ const withFiles = (id: string) =>
     const { contextId } = yield* supervisor.open(task(id))
     memory.files.download(contextId, `${id}.pdf`, REPORT, `https://shop.test/${id}.pdf?token=t`)
     yield* Effect.orDie(memory.files.stage(contextId, 'note.txt', NOTE))
-    return { contextId, before: yield* folder(contextId) }
+    return { contextId, before: yield* folderOf(contextId) }
   })
 
 describe("a crashed errand's files (K3, F3)", () => {
@@ -38,7 +34,7 @@ describe("a crashed errand's files (K3, F3)", () => {
       yield* supervisor.use('a', () => Effect.void)
       const healed = supervisor.contextOf('a')!
       expect(healed).not.toBe(contextId)
-      expect(yield* folder(healed)).toEqual(before)
+      expect(yield* folderOf(healed)).toEqual(before)
       expect(memory.files.asideCount()).toBe(0)
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, options))),
   )
@@ -52,8 +48,8 @@ describe("a crashed errand's files (K3, F3)", () => {
       expect(memory.files.asideCount()).toBe(2)
       yield* supervisor.use('a', () => Effect.void)
       yield* supervisor.use('b', () => Effect.void)
-      expect(yield* folder(supervisor.contextOf('a')!)).toEqual(a.before)
-      expect(yield* folder(supervisor.contextOf('b')!)).toEqual(b.before)
+      expect(yield* folderOf(supervisor.contextOf('a')!)).toEqual(a.before)
+      expect(yield* folderOf(supervisor.contextOf('b')!)).toEqual(b.before)
       expect(memory.files.asideCount()).toBe(0)
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, options))),
   )
@@ -69,7 +65,7 @@ describe("a crashed errand's files (K3, F3)", () => {
       expect((yield* supervisor.view('a')).detail).toBe('healing.cooling') // the second heal waits its backoff
       yield* TestClock.adjust(1_000)
       yield* supervisor.use('a', () => Effect.void)
-      expect(yield* folder(supervisor.contextOf('a')!)).toEqual(before)
+      expect(yield* folderOf(supervisor.contextOf('a')!)).toEqual(before)
       expect(memory.files.asideCount()).toBe(0)
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, options))),
   )
@@ -96,7 +92,7 @@ describe("a crashed errand's files (K3, F3)", () => {
       expect(memory.files.asideCount()).toBe(0)
       expect(Option.map(yield* (yield* SealedStore).get('a'), (r) => r.files?.map((f) => f.name))).toEqual(Option.some(['a.pdf', 'note.txt']))
       const back = yield* supervisor.resume('a')
-      expect(yield* folder(back.contextId)).toEqual(before)
+      expect(yield* folderOf(back.contextId)).toEqual(before)
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, { ...options, maxHeals: 0 }))),
   )
 
