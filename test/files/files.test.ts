@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestHost, until, type TestHost } from '../host/harness.ts'
 import { httpClient } from '../mcp/clients.ts'
 import { serveFileSite, type FileSite } from '../fixtures/fileSite.ts'
+import { downloadsOf } from './downloads.ts'
 
 const REPORT = Buffer.from(`%PDF-1.4 a report ${'x'.repeat(300)}`)
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>files</title></head><body>
@@ -37,12 +38,6 @@ const onPage = async (key: string) => {
   const agent = host.v1(key)
   expect((await agent.navigate({ body: { url: `${origin}/` } })).ok).toBe(true)
   return agent
-}
-
-const downloadsOf = async (agent: ReturnType<TestHost['v1']>) => {
-  const reply = await agent.downloads()
-  if (!reply.ok) throw new Error(`downloads: ${reply.status} ${JSON.stringify(reply.body)}`)
-  return reply.body.downloads
 }
 
 describe('files per errand (issue #25)', () => {

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestHost, until, type TestHost } from '../host/harness.ts'
 import { serveFileSite, type FileSite } from '../fixtures/fileSite.ts'
+import { bytesOf, downloadsOf, type Agent } from './downloads.ts'
 
 const MARKER = 'PARKED-INVOICE-MARKER-5e1d'
 const REPORT = Buffer.from(`%PDF-1.4 ${MARKER} ${'x'.repeat(500)}`)
@@ -40,23 +41,10 @@ afterAll(async () => {
   await site?.close()
 })
 
-type Agent = ReturnType<TestHost['v1']>
-
 const onPage = async (key: string): Promise<Agent> => {
   const agent = host.v1(key)
   expect((await agent.navigate({ body: { url: `${origin}/` } })).ok).toBe(true)
   return agent
-}
-
-const downloadsOf = async (agent: Agent) => {
-  const reply = await agent.downloads()
-  if (!reply.ok) throw new Error(`downloads: ${reply.status} ${JSON.stringify(reply.body)}`)
-  return reply.body.downloads
-}
-
-const bytesOf = async (agent: Agent, name: string) => {
-  const reply = await agent.download({ params: { name } })
-  return reply.ok ? Buffer.from(reply.body) : undefined
 }
 
 /** The errand's files folder on disk while it is open. */

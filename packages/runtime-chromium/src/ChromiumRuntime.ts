@@ -73,7 +73,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     options: ChromiumRuntimeOptions,
     private readonly egressWiring: EgressWiring | undefined,
   ) {
-    super({ deadlineMs: settings.deadlineMs, policy: settings.policy, log: settings.log, noun: 'context', files: options.files })
+    super({ deadlineMs: settings.deadlineMs, policy: settings.policy, log: settings.log, noun: 'context', files: options.files, owner: settings.owner })
     this.defaultUpstream = options.upstreamProxy
     this.profileDir = join(options.dataDir, 'profile')
     this.errands = new ErrandsBrowser(settings, (generation) => this.onErrandsBrowserCrash(generation))
@@ -331,6 +331,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     const id = `${spec.errandId}.${++this.counter}`
     this.egressWiring?.assign(context, spec.errandId, this.upstreamText(spec.upstreamProxy))
     const entry = this.trackContext(id, 'errand', context, generation, spec.label, spec.storage?.origins ?? [])
+    this.errandFiles.belongsTo(id, spec.errandId)
     try {
       // Storage first, before any page runs.
       await Promise.all([
@@ -355,7 +356,8 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   }
 
   private onErrandsBrowserCrash(generation: number): void {
-    const dead = this.forgetWhere((e) => e.kind === 'errand' && e.generation === generation)
+    // Their files folders are set aside for the heals, as a renderer crash's is (K3).
+    const dead = this.forgetWhere((e) => e.kind === 'errand' && e.generation === generation, 'crashed')
     if (this.state !== 'open') return
     this.log(`errands browser crashed; lost contexts: ${dead.map((e) => e.id).join(', ') || 'none'}`)
     this.emit({ _tag: 'BrowserCrashed', contextIds: dead.map((e) => e.id) })

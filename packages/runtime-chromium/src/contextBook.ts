@@ -37,8 +37,8 @@ export abstract class ContextBook<E extends ContextEntry> {
   /** DevTools clients attached per context (the proxy counts itself in; dialogs ask it). */
   readonly devtoolsClients = new DevToolsClients()
 
-  /** Each errand's own files folder (A1, #27), removed with its context. */
-  protected readonly errandFiles = new ErrandFiles()
+  /** Each errand's own files folder (A1, #27), removed with its context (set aside when it crashes). */
+  protected readonly errandFiles: ErrandFiles
 
   /** Every tab's console messages and requests since it opened (issue #25). */
   protected readonly pageLogs = new PageLogs()
@@ -53,6 +53,7 @@ export abstract class ContextBook<E extends ContextEntry> {
     this.log = settings.log
     this.noun = settings.noun
     this.filesCaps = settings.files
+    this.errandFiles = new ErrandFiles(settings.owner)
   }
 
   /**
@@ -130,23 +131,31 @@ export abstract class ContextBook<E extends ContextEntry> {
 
   /**
    * Stops keeping the entries `which` accepts (they are marked closing); returns them. Their
-   * browser contexts are the caller's to close.
+   * browser contexts are the caller's to close. With `crashed`, their files folders are set aside
+   * for their errands' heals (see {@link forget}).
    *
    * @example
-   * const lost = this.forgetWhere((e) => e.generation === generation)
+   * const lost = this.forgetWhere((e) => e.generation === generation, 'crashed')
    */
-  protected forgetWhere(which: (entry: E) => boolean): Array<E> {
+  protected forgetWhere(which: (entry: E) => boolean, crashed?: 'crashed'): Array<E> {
     const gone = [...this.entries.values()].filter(which)
-    for (const entry of gone) this.forget(entry)
+    for (const entry of gone) this.forget(entry, crashed)
     return gone
   }
 
-  /** Stops keeping one entry (marked closing). @example this.forget(entry) */
-  protected forget(entry: E): void {
+  /**
+   * Stops keeping one entry (marked closing). Its files folder goes with it (#27; a parking
+   * errand's were packed and sealed first, F3) — unless it `crashed`: then the folder is set aside
+   * until the errand's heal claims it or the supervisor drops it (K3).
+   *
+   * @example
+   * this.forget(entry)
+   */
+  protected forget(entry: E, crashed?: 'crashed'): void {
     entry.state = 'closing'
     if (this.holds(entry)) this.entries.delete(entry.id)
-    // The errand's files go with it (#27); a parking errand's were packed and sealed first (F3).
-    this.errandFiles.drop(entry.id)
+    if (crashed === undefined) this.errandFiles.drop(entry.id)
+    else this.errandFiles.setAside(entry.id)
   }
 
   /**

@@ -44,6 +44,8 @@ export interface ContextSettings {
   readonly noun: string
   /** The caps of each errand's files folder, downloads included (issue #25); none: uncapped. */
   readonly files?: FilesCaps | undefined
+  /** The engine's data dir, marked on the errands' files root so a later start sweeps it (ADR 0013). */
+  readonly owner?: string | undefined
 }
 
 /**

@@ -387,8 +387,8 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
       // A crashed context is forgotten at once (calls see it gone) and the supervisor heals it.
       // Its storage lives in the browser, not in the dead renderer: it is read, with the tabs'
       // URLs, before the context closes — the heal's last words (lossless, not the last
-      // debounced snapshot; found by the soak, issue #15).
-      this.forget(entry)
+      // debounced snapshot; found by the soak, issue #15). Its files folder is set aside for the heal.
+      this.forget(entry, 'crashed')
       const tabs = this.tabSpecsOf(entry)
       const read = this.readStorage(entry)
       this.crashed.hold(entry, tabs, read)

@@ -12,6 +12,8 @@
  *
  * `pack` and `unpack` carry the folder across a park (F3): the supervisor seals what `pack` read
  * with the errand's record, and `unpack` writes it into the resumed context's new folder.
+ * `claimAside` carries it across a crash (K3): the crashed context's folder, set aside, has its
+ * files moved (renamed, never copied) into the healed context's folder.
  *
  * @example
  * const downloads = new Downloads(errandFiles, (id) => runtime.filesDir(id), 30_000, log)
@@ -19,15 +21,15 @@
  * yield* downloads.verbs.list(contextId)
  */
 import { existsSync } from 'node:fs'
-import { lstat, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { lstat, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
   dedupeName, fitting, isPlainFileName, mediaTypeOf, overCap, RuntimeError, sanitiseFileName, sourceOf,
-  type ContextError, type ContextId, type ErrandFile, type FilesCaps, type FileVerbs, type PackedFile,
+  type ContextError, type ContextId, type ErrandFile, type FilesCaps, type FileVerbs, type PackedFile, type PackedFolder,
 } from '@errands/runtime'
 import { Effect, Either } from 'effect'
 import type { Download, Page } from 'playwright-core'
-import type { ErrandFiles } from './errandFiles.ts'
+import type { AsideFolder, ErrandFiles } from './errandFiles.ts'
 import { call } from './failures.ts'
 
 /** A context's files folder, or why it has none (the main context, a remote browser, gone). */
@@ -67,16 +69,10 @@ export class Downloads {
           : Effect.fail(new RuntimeError({ reason: 'invalid', message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name (no path separators, no . or ..)` }))),
     pack: (id, maxBytes) =>
       // An errand that never had a folder has nothing to pack; asking for one would make one.
-      !this.files.has(id) ? Effect.succeed({ files: [], left: [] }) : Effect.flatMap(this.dirOf(id), (dir) =>
-        call('pack files', this.deadlineMs, async () => {
-          const { fit, left } = fitting(this.files.filesOf(id), maxBytes)
-          const files: PackedFile[] = []
-          for (const file of fit) {
-            const bytes = await readFile(join(dir, file.name)).catch(() => undefined)
-            if (bytes !== undefined) files.push({ ...file, size: bytes.byteLength, bytes: new Uint8Array(bytes) })
-          }
-          return { files, left }
-        })),
+      !this.files.has(id)
+        ? Effect.succeed({ files: [], left: [] })
+        : Effect.flatMap(this.dirOf(id), (dir) => this.packed('pack files', [{ dir, files: this.files.filesOf(id) }], maxBytes)),
+    packAside: (errandId, maxBytes) => this.packed('pack files set aside', this.files.asideOf(errandId), maxBytes),
     unpack: (id, packed) =>
       Effect.flatMap(this.dirOf(id), (dir) =>
         call('unpack files', this.deadlineMs, async () => {
@@ -88,6 +84,37 @@ export class Downloads {
             this.files.settle(id, saved.name, kept)
           }
         })),
+    claimAside: (errandId, id) =>
+      Effect.flatMap(this.dirOf(id), (dir) =>
+        call('claim files', this.deadlineMs, async () => {
+          let moved = 0
+          for (const aside of this.files.takeAside(errandId)) {
+            for (const file of aside.files) {
+              // Same temp root, so a rename: the bytes never exist twice, nor leave the root. A
+              // file that cannot move (gone from the folder) is skipped; the rest still move.
+              const saved = await this.write(id, dir, file.name, file.source, (path) => rename(join(aside.dir, file.name), path), file.origin).catch(() => undefined)
+              if (saved === undefined) continue
+              this.files.settle(id, saved.name, { ...saved, at: file.at })
+              moved++
+            }
+            await rm(aside.dir, { recursive: true, force: true })
+          }
+          return moved
+        })),
+    dropAside: (errandId) => Effect.sync(() => this.files.dropAside(errandId)),
+  }
+
+  /** What of `folders`' files (oldest folder first) fits `maxBytes`, with their bytes. */
+  private packed(what: string, folders: ReadonlyArray<AsideFolder>, maxBytes: number): Effect.Effect<PackedFolder, RuntimeError> {
+    return call(what, this.deadlineMs, async () => {
+      const { fit, left } = fitting(folders.flatMap(({ dir, files }) => files.map((file) => ({ ...file, dir }))), maxBytes)
+      const files: PackedFile[] = []
+      for (const { dir, ...file } of fit) {
+        const bytes = await readFile(join(dir, file.name)).catch(() => undefined)
+        if (bytes !== undefined) files.push({ ...file, size: bytes.byteLength, bytes: new Uint8Array(bytes) })
+      }
+      return { files, left }
+    })
   }
 
   private async save(contextId: ContextId, download: Download): Promise<void> {

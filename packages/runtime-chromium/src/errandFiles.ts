@@ -20,6 +20,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ErrandFile } from '@errands/runtime'
+import { freshTmpDir } from './tmpDirs.ts'
+
+/** A crashed context's folder kept for its errand's heal: where it is, and its finished files. */
+export interface AsideFolder {
+  readonly dir: string
+  readonly files: ReadonlyArray<ErrandFile>
+}
 
 /** The errands' files folders of one runtime. */
 export class ErrandFiles {
@@ -34,6 +41,18 @@ export class ErrandFiles {
   private closed = false
   /** What is known of each folder's files (downloads and staged ones), and the names being written. */
   private readonly records = new Map<string, Map<string, ErrandFile | 'pending'>>()
+  /** Each context's errand, for setting its folder aside when it crashes. */
+  private readonly errandOf = new Map<string, string>()
+  /** Crashed contexts' folders, per errand, until its heal claims them or they are dropped. */
+  private readonly aside = new Map<string, Array<AsideFolder>>()
+
+  /** @param owner the engine's data dir, written in the root's marker (none: an unmarked root) */
+  constructor(private readonly owner?: string) {}
+
+  /** Says which errand a context is of (its folder is set aside for it on a crash). @example files.belongsTo(id, 'task-1') */
+  belongsTo(contextId: string, errandId: string): void {
+    this.errandOf.set(contextId, errandId)
+  }
 
   /** The folder's known files, oldest first. @example files.filesOf(id) */
   filesOf(contextId: string): ReadonlyArray<ErrandFile> {
@@ -75,7 +94,7 @@ export class ErrandFiles {
     let dir = this.dirs.get(contextId)
     if (dir === undefined) {
       if (this.closed || this.gone.has(contextId)) throw new Error(`the files folder of context ${contextId} is gone with its context`)
-      this.root ??= mkdtempSync(join(tmpdir(), 'errands-files-'))
+      this.root ??= this.owner === undefined ? mkdtempSync(join(tmpdir(), 'errands-files-')) : freshTmpDir(this.owner, 'errands-files-')
       dir = join(this.root, randomBytes(16).toString('hex'))
       mkdirSync(dir, { mode: 0o700 })
       this.dirs.set(contextId, dir)
@@ -89,7 +108,46 @@ export class ErrandFiles {
     this.dirs.delete(contextId)
     this.records.delete(contextId)
     this.gone.add(contextId)
+    this.errandOf.delete(contextId)
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  }
+
+  /**
+   * Keeps the folder of a crashed context aside for its errand (where it is, with its finished
+   * files; a download still being written is not kept): the context is forgotten, the folder
+   * stays until `takeAside` or `dropAside`. A context of no known errand, or with no files, is
+   * dropped.
+   *
+   * @example
+   * files.setAside(entry.id)
+   */
+  setAside(contextId: string): void {
+    const dir = this.dirs.get(contextId)
+    const errandId = this.errandOf.get(contextId)
+    const files = this.filesOf(contextId)
+    if (dir === undefined || errandId === undefined || files.length === 0) return this.drop(contextId)
+    this.dirs.delete(contextId)
+    this.records.delete(contextId)
+    this.errandOf.delete(contextId)
+    this.gone.add(contextId)
+    this.aside.set(errandId, [...(this.aside.get(errandId) ?? []), { dir, files }])
+  }
+
+  /** The folders set aside for an errand, oldest first, still kept here. @example files.asideOf('task-1') */
+  asideOf(errandId: string): ReadonlyArray<AsideFolder> {
+    return this.aside.get(errandId) ?? []
+  }
+
+  /** The folders set aside for an errand, oldest first, no longer kept here (the caller moves their files, then removes them). @example files.takeAside('task-1') */
+  takeAside(errandId: string): ReadonlyArray<AsideFolder> {
+    const folders = this.aside.get(errandId) ?? []
+    this.aside.delete(errandId)
+    return folders
+  }
+
+  /** Removes the folders set aside for an errand (idempotent). @example files.dropAside('task-1') */
+  dropAside(errandId: string): void {
+    for (const { dir } of this.takeAside(errandId)) rmSync(dir, { recursive: true, force: true })
   }
 
   /** Removes every folder and the root (at shutdown). @example files.close() */
@@ -98,6 +156,8 @@ export class ErrandFiles {
     this.gone.clear()
     this.dirs.clear()
     this.records.clear()
+    this.errandOf.clear()
+    this.aside.clear()
     if (this.root !== undefined) rmSync(this.root, { recursive: true, force: true })
     this.root = undefined
   }

@@ -36,8 +36,13 @@ describe('sweepStaleTmpDirs (temp folders a killed engine left behind)', () => {
     const outside = mkdtempSync(join(tmpdir(), 'errands-sweep-outside-'))
     roots.push(outside)
     const odd = leftover(root, 'errands-chromium-odd', { owner: '/data/a', pid: deadPid(), dirs: [outside, join(root, 'errands-chromium-live')] })
+    // The errands' files folders (downloads, and a crashed context's folder kept aside) too.
+    const files = leftover(root, 'errands-files-dead', { owner: '/data/a', pid: deadPid() })
+    const liveFiles = leftover(root, 'errands-files-live', { owner: '/data/a', pid: process.ppid })
 
-    expect(sweepStaleTmpDirs('/data/a', root)).toBe(2)
+    expect(sweepStaleTmpDirs('/data/a', root)).toBe(3)
+    expect(existsSync(files)).toBe(false)
+    expect(existsSync(liveFiles)).toBe(true)
     expect(existsSync(dead)).toBe(false)
     expect(existsSync(join(root, 'playwright_chromiumdev_profile-dead'))).toBe(false)
     expect(existsSync(odd)).toBe(false)

@@ -72,13 +72,22 @@ export const tmpDirProblem = (root = tmpdir()): string | undefined => {
 }
 
 /**
- * A fresh private TMPDIR for one Chromium process tree, marked with its owner and this pid.
+ * The marked folders a sweep looks at: Chromiums' TMPDIRs, and the roots of the errands' files
+ * folders (downloads and staged files, a crashed context's folder kept aside for its heal: none
+ * of it outlives its engine's next start in the clear).
+ */
+const SWEPT = ['errands-chromium-', 'errands-files-'] as const
+
+/**
+ * A fresh private folder (0700) of the temp dir, marked with its owner and this pid: a TMPDIR
+ * for one Chromium process tree, or (`errands-files-`) the root of the errands' files folders.
  *
  * @example
  * const dir = freshTmpDir(owner)
+ * const files = freshTmpDir(owner, 'errands-files-')
  */
-export const freshTmpDir = (owner: string): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'errands-chromium-'))
+export const freshTmpDir = (owner: string, prefix: (typeof SWEPT)[number] = 'errands-chromium-'): string => {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
   writeFileSync(join(dir, TMP_MARKER), JSON.stringify({ owner, pid: process.pid, dirs: [] } satisfies Marker))
   return dir
 }
@@ -112,7 +121,7 @@ export const sweepStaleTmpDirs = (owner: string, root = tmpdir()): number => {
     return 0
   }
   for (const name of names) {
-    if (!name.startsWith('errands-chromium-')) continue
+    if (!SWEPT.some((prefix) => name.startsWith(prefix))) continue
     const dir = join(root, name)
     const m = readMarker(dir)
     if (m === undefined || m.owner !== owner || m.pid === process.pid || alive(m.pid)) continue

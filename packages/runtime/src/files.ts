@@ -48,6 +48,24 @@ export interface FileVerbs {
    * `origin` (F3).
    */
   readonly unpack: (contextId: ContextId, files: ReadonlyArray<PackedFile>) => Effect.Effect<void, ContextError>
+  /**
+   * Moves the files of the folders set aside for `errandId` into the folder of `contextId`, its
+   * healed context, and removes those folders (K3). A context that crashes (its renderer, or the
+   * whole browser) does not take its folder with it: the folder is set aside, under the same
+   * temp root, until its errand's heal claims it or {@link dropAside} removes it. Names already
+   * taken are deduplicated; `at`, `source` and `origin` are kept. Answers how many files moved
+   * (0 when nothing was aside).
+   */
+  readonly claimAside: (errandId: string, contextId: ContextId) => Effect.Effect<number, ContextError>
+  /**
+   * The files of the folders set aside for `errandId`, with their bytes, as `pack` reads a live
+   * folder (oldest folder first; what fits `maxBytes`): a crashed errand that parks instead of
+   * healing (its heals spent, a shutdown) seals them in its record. The folders stay until
+   * {@link dropAside}.
+   */
+  readonly packAside: (errandId: string, maxBytes: number) => Effect.Effect<PackedFolder, ContextError>
+  /** Removes the folders set aside for `errandId` (its errand ended, parked or gave up healing); idempotent. */
+  readonly dropAside: (errandId: string) => Effect.Effect<void>
 }
 
 /** What `pack` read: the files that fit, and the names of those left out for want of room. */
@@ -157,15 +175,19 @@ export const sourceOf = (url: string): string => {
 }
 
 /**
- * File verbs that each go to the runtime `pick` names for their context.
+ * File verbs that each go to the runtime `pick` names for their context; the folders set aside
+ * for an errand are dropped in `aside`, the runtime that keeps them (its contexts' folders are local).
  *
  * @example
- * files: routeFiles((id) => (remote?.owns(id) ? remote.files : local.files))
+ * files: routeFiles((id) => (remote?.owns(id) ? remote.files : local.files), local.files)
  */
-export const routeFiles = (pick: (contextId: ContextId) => FileVerbs): FileVerbs => ({
+export const routeFiles = (pick: (contextId: ContextId) => FileVerbs, aside: FileVerbs): FileVerbs => ({
   list: (id) => pick(id).list(id),
   read: (id, name) => pick(id).read(id, name),
   stage: (id, name, bytes) => pick(id).stage(id, name, bytes),
   pack: (id, maxBytes) => pick(id).pack(id, maxBytes),
   unpack: (id, files) => pick(id).unpack(id, files),
+  claimAside: (errandId, id) => pick(id).claimAside(errandId, id),
+  packAside: (errandId, maxBytes) => aside.packAside(errandId, maxBytes),
+  dropAside: (errandId) => aside.dropAside(errandId),
 })

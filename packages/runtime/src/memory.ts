@@ -102,6 +102,7 @@ export class MemoryRuntime implements RuntimeShape {
       const ctx = this.blank(spec.label)
       this.restoreInto(ctx, spec.storage, spec.tabs)
       this.contexts.set(id, ctx)
+      this.files.belongsTo(id, spec.errandId)
       this.upstreamProxies.set(id, spec.upstreamProxy)
       this.opened++
       return Effect.succeed(id)
@@ -243,6 +244,7 @@ export class MemoryRuntime implements RuntimeShape {
     const ctx = this.contexts.get(contextId)
     if (contextId === MAIN_CONTEXT || ctx === undefined) return
     if (lastWords) this.lastWordsOf.set(contextId, this.snapshotOf(ctx))
+    this.files.setAside(contextId) // kept for the heal, as Chromium's runtime keeps it (K3)
     this.dropContext(contextId)
     this.emit({ _tag: 'ContextCrashed', contextId })
   }
@@ -250,7 +252,10 @@ export class MemoryRuntime implements RuntimeShape {
   /** The errands' browser dies (SIGKILL): every errand context is gone; the main context stays. */
   crashBrowser(): void {
     const contextIds = [...this.contexts.keys()].filter((id) => id !== MAIN_CONTEXT)
-    for (const id of contextIds) this.dropContext(id)
+    for (const id of contextIds) {
+      this.files.setAside(id)
+      this.dropContext(id)
+    }
     this.emit({ _tag: 'BrowserCrashed', contextIds })
   }
 

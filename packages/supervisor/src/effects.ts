@@ -6,7 +6,7 @@ import { fromPromise } from 'xstate'
 import type { SnapshotBook } from './amendments.ts'
 import type { UpstreamBook } from './upstream.ts'
 import { words, type HealthLog } from './health.ts'
-import { MAX_PARKED_FILES_BYTES, packFiles, unpackFiles } from './parkedFiles.ts'
+import { claimAsideFiles, dropAsideFiles, MAX_PARKED_FILES_BYTES, packAsideFiles, packFiles, unpackFiles } from './parkedFiles.ts'
 import type { Conversation, Seed } from './types.ts'
 
 /** What the errand machine's effects need from the supervisor. */
@@ -111,7 +111,8 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       snapshots.set(input.errandId, yield* snapshots.read(input.errandId, opening))
       // The folder as it parked (F3). A file that cannot be written back is said, not fatal: the
       // errand's browser is open, and its record still holds the files until the next park.
-      yield* unpackFiles(runtime, contextId!, files).pipe(
+      // A heal claims the folder its crashed context left aside (K3): the same files, moved.
+      yield* (input.source === 'parked' ? unpackFiles(runtime, contextId!, files) : claimAsideFiles(runtime, input.errandId, contextId!)).pipe(
         Effect.catchAll((e) => Effect.sync(() => health.add({ at: now, level: 'warning', text: words.filesLost(e.message), conversationId: input.conversationId }))),
       )
       // A resumed errand keeps its sealed record until it is parked again (overwritten) or closed
@@ -159,11 +160,12 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       const snapshot: Snapshot = Option.isSome(fresh)
         ? { ...fresh.value, takenAt: now }
         : (snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: now })
-      // Its files folder, sealed with it (F3); a crashed context's folder went with it.
+      // Its files folder, sealed with it (F3); a crashed context's, set aside for a heal that
+      // does not come now, likewise (K3) — then dropped below.
       const lost = (why: string) => health.add({ at: now, level: 'warning', text: words.filesLost(why), conversationId: input.conversationId })
-      const { files, left } = Option.isSome(fresh) && input.contextId !== null
-        ? yield* packFiles(runtime, input.contextId).pipe(Effect.catchAll((e) => Effect.sync(() => (lost(e.message), { files: undefined, left: [] }))))
-        : { files: undefined, left: [] }
+      const { files, left } = yield* (Option.isSome(fresh) && input.contextId !== null ? packFiles(runtime, input.contextId) : packAsideFiles(runtime, input.errandId)).pipe(
+        Effect.catchAll((e) => Effect.sync(() => (lost(e.message), { files: undefined, left: [] }))),
+      )
       if (left.length > 0) lost(`${left.length} of them did not fit the ${MAX_PARKED_FILES_BYTES / 1024 / 1024} MiB a set-aside task keeps: ${left.slice(0, 5).join(', ')}`)
       const record: ParkedRecord = {
         errandId: input.errandId,
@@ -183,6 +185,8 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       )
       if (input.contextId !== null) yield* runtime.closeContext(input.contextId)
       // A parked errand holds no browser and no copy in memory: the sealed record is the truth.
+      // Nor a crashed context's folder kept aside for a heal that will not come (K3): sealed above.
+      yield* dropAsideFiles(runtime, input.errandId)
       snapshots.delete(input.errandId)
       health.add(
         input.cause === 'heal-exhausted'
@@ -195,6 +199,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
   const closeContext = (input: EffectInput) =>
     Effect.gen(function* () {
       if (input.contextId !== null) yield* runtime.closeContext(input.contextId)
+      yield* dropAsideFiles(runtime, input.errandId)
       snapshots.delete(input.errandId)
       yield* store.remove(input.errandId)
     })

@@ -3,16 +3,12 @@ import { SealedStore } from '@errands/store'
 import { Effect, Option } from 'effect'
 import { describe, expect } from 'vitest'
 import { packFiles, unpackFiles } from './parkedFiles.ts'
-import { services, testSupervisor } from './testing.ts'
+import { folderOf, services, testSupervisor } from './testing.ts'
 
 const task = (id: string) => ({ id, kind: 'task' as const })
 const REPORT = new TextEncoder().encode('%PDF-1.4 a report')
 const NOTE = new TextEncoder().encode('a staged note')
 
-/** The open context's files as a test compares them: name, origin, source, time and bytes. */
-const folder = (contextId: string) =>
-  Effect.flatMap(services, ({ memory }) =>
-    Effect.orDie(Effect.map(memory.files.pack(contextId, Infinity), ({ files }) => files.map((f) => ({ ...f, bytes: [...f.bytes] })))))
 
 /** Task `a` opened, `name` downloaded into its folder, then parked (interrupted): its store and runtime. */
 const parkedWith = (name: string) =>
@@ -35,7 +31,7 @@ describe('an errand\'s files across a park (F3, E3)', () => {
       const first = yield* supervisor.open(task('a'))
       memory.files.download(first.contextId, 'report.pdf', REPORT, 'https://shop.test/inv/1.pdf?token=t')
       yield* Effect.orDie(memory.files.stage(first.contextId, 'note.txt', NOTE))
-      const before = yield* folder(first.contextId)
+      const before = yield* folderOf(first.contextId)
       yield* supervisor.taskChanged('a', 'interrupted')
       expect((yield* supervisor.view('a')).state).toBe('parked')
       expect(yield* memory.isOpen(first.contextId)).toBe(false)
@@ -46,7 +42,7 @@ describe('an errand\'s files across a park (F3, E3)', () => {
       ])
       const second = yield* supervisor.resume('a')
       expect(second.contextId).not.toBe(first.contextId)
-      expect(yield* folder(second.contextId)).toEqual(before)
+      expect(yield* folderOf(second.contextId)).toEqual(before)
     }).pipe(Effect.provide(testSupervisor())),
   )
 
@@ -61,9 +57,9 @@ describe('an errand\'s files across a park (F3, E3)', () => {
       yield* supervisor.taskChanged('b', 'interrupted')
       expect(Option.getOrThrow(yield* store.get('b')).files).toBeUndefined()
       const b = yield* supervisor.resume('b')
-      expect(yield* folder(b.contextId)).toEqual([])
+      expect(yield* folderOf(b.contextId)).toEqual([])
       const back = yield* supervisor.resume('a')
-      expect((yield* folder(back.contextId)).map((f) => f.name)).toEqual(['report.pdf'])
+      expect((yield* folderOf(back.contextId)).map((f) => f.name)).toEqual(['report.pdf'])
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 4 }))),
   )
 
@@ -87,7 +83,7 @@ describe('an errand\'s files across a park (F3, E3)', () => {
       expect(yield* memory.isOpen(second.contextId)).toBe(false)
       expect(yield* store.get('a')).toEqual(Option.none())
       const third = yield* supervisor.use('a', (b) => Effect.succeed(b))
-      expect(yield* folder(third.contextId)).toEqual([])
+      expect(yield* folderOf(third.contextId)).toEqual([])
     }).pipe(Effect.provide(testSupervisor())),
   )
 
@@ -112,7 +108,7 @@ describe('an errand\'s files across a park (F3, E3)', () => {
       expect(packed.left).toEqual(['big.bin'])
       const b = yield* supervisor.open(task('b'))
       yield* Effect.orDie(unpackFiles(memory, b.contextId, packed.files))
-      expect((yield* folder(b.contextId)).map((f) => [f.name, f.bytes.length])).toEqual([['small.txt', 10], ['tiny.txt', 5]])
+      expect((yield* folderOf(b.contextId)).map((f) => [f.name, f.bytes.length])).toEqual([['small.txt', 10], ['tiny.txt', 5]])
     }).pipe(Effect.provide(testSupervisor())),
   )
 })

@@ -6,11 +6,17 @@
  * parks none. The record is removed when the task ends (E3), and its files with it. At most
  * {@link MAX_PARKED_FILES_BYTES} of a folder park (the record is one JSON payload; see ADR 0030).
  *
+ * A crashed context's folder is not lost: the runtime sets it aside, and the heal claims it for
+ * the new context (`claimAsideFiles`); an errand that parks instead seals it in its record
+ * (`packAsideFiles`) and one that ends drops it (`dropAsideFiles`), so no folder outlives the
+ * heal that did not come (K3, ADR 0030).
+ *
  * @example
  * const files = yield* packFiles(runtime, contextId)        // SealedFile[] | undefined
  * yield* unpackFiles(runtime, newContextId, record.files)   // the folder as it was
+ * yield* claimAsideFiles(runtime, errandId, healedContextId) // the crashed context's files, moved
  */
-import type { ContextId, PackedFile, RuntimeShape } from '@errands/runtime'
+import type { ContextError, ContextId, PackedFile, PackedFolder, RuntimeShape } from '@errands/runtime'
 import type { SealedFile } from '@errands/store'
 import { Effect } from 'effect'
 
@@ -29,18 +35,30 @@ export const MAX_PARKED_FILES_BYTES = 256 * 1024 * 1024
  * const { files, left } = yield* packFiles(runtime, contextId)
  */
 export const packFiles = (runtime: RuntimeShape, contextId: ContextId, maxBytes = MAX_PARKED_FILES_BYTES) =>
-  runtime.files === undefined
-    ? Effect.succeed(none)
-    : runtime.files.pack(contextId, maxBytes).pipe(
-        Effect.map(({ files, left }): Packed => ({
-          files: files.length === 0
-            ? undefined
-            : files.map((f) => ({ name: f.name, type: f.type, at: f.at, source: f.source, origin: f.origin, data: Buffer.from(f.bytes).toString('base64') })),
-          left,
-        })),
-        // A context with no folder (the runtime says `invalid`) has nothing to park.
-        Effect.catchTag('RuntimeError', (e) => (e.reason === 'invalid' ? Effect.succeed(none) : Effect.fail(e))),
-      )
+  runtime.files === undefined ? Effect.succeed(none) : sealedForm(runtime.files.pack(contextId, maxBytes))
+
+/**
+ * The files of the folders a crashed context of the errand left aside, for its parked record
+ * when it parks instead of healing (its heals spent, a shutdown, a parking status): they are
+ * sealed like a live folder's, then dropped (`dropAsideFiles`).
+ *
+ * @example
+ * const { files, left } = yield* packAsideFiles(runtime, errandId)
+ */
+export const packAsideFiles = (runtime: RuntimeShape, errandId: string, maxBytes = MAX_PARKED_FILES_BYTES) =>
+  runtime.files === undefined ? Effect.succeed(none) : sealedForm(runtime.files.packAside(errandId, maxBytes))
+
+const sealedForm = (read: Effect.Effect<PackedFolder, ContextError>) =>
+  read.pipe(
+    Effect.map(({ files, left }): Packed => ({
+      files: files.length === 0
+        ? undefined
+        : files.map((f) => ({ name: f.name, type: f.type, at: f.at, source: f.source, origin: f.origin, data: Buffer.from(f.bytes).toString('base64') })),
+      left,
+    })),
+    // A context with no folder (the runtime says `invalid`) has nothing to park.
+    Effect.catchTag('RuntimeError', (e) => (e.reason === 'invalid' ? Effect.succeed(none) : Effect.fail(e))),
+  )
 
 /** What `packFiles` gives: the sealed form of the files that fit, and the names left out. */
 export interface Packed {
@@ -58,3 +76,11 @@ export const unpackFiles = (runtime: RuntimeShape, contextId: ContextId, files: 
         const bytes = new Uint8Array(Buffer.from(f.data, 'base64'))
         return { name: f.name, type: f.type, at: f.at, source: f.source, origin: f.origin, size: bytes.byteLength, bytes }
       }))
+
+/** Moves the folders a crashed context of the errand left aside into its healed context's folder; answers how many files moved. */
+export const claimAsideFiles = (runtime: RuntimeShape, errandId: string, contextId: ContextId) =>
+  runtime.files === undefined ? Effect.succeed(0) : runtime.files.claimAside(errandId, contextId)
+
+/** Removes the folders a crashed context of the errand left aside (its heal will not come). */
+export const dropAsideFiles = (runtime: RuntimeShape, errandId: string) =>
+  runtime.files === undefined ? Effect.void : runtime.files.dropAside(errandId)

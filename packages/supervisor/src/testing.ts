@@ -32,3 +32,13 @@ export const visitAs = (memory: MemoryRuntime, contextId: string, owner: string,
 
 /** The supervisor and the memory runtime, together. */
 export const services = Effect.all({ supervisor: Supervisor, memory: MemoryRuntimeTag })
+
+/**
+ * A context's files as a test compares them: every file of its folder with its bytes as an array.
+ *
+ * @example
+ * expect(yield* folderOf(second.contextId)).toEqual(before)
+ */
+export const folderOf = (contextId: string) =>
+  Effect.flatMap(services, ({ memory }) =>
+    Effect.orDie(Effect.map(memory.files.pack(contextId, Infinity), ({ files }) => files.map((f) => ({ ...f, bytes: [...f.bytes] })))))

@@ -145,7 +145,7 @@ export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions
       screencast: (id, tab, options) => (remote?.owns(id) ? remote.screencast(id, tab, options) : local.screencast(id, tab, options)),
       // The page verbs, JavaScript dialogs included (#22), go to whichever browser holds the errand.
       pages: routePages((id) => (remote?.owns(id) ? remote.pages : local.pages)),
-      files: routeFiles((id) => (remote?.owns(id) ? remote.files : local.files)),
+      files: routeFiles((id) => (remote?.owns(id) ? remote.files : local.files), local.files),
       setUpstreamProxy: (id, proxy) =>
         remote?.owns(id)
           ? Effect.fail(new InvalidUpstreamProxy({ reason: 'unsupported', message: 'This errand runs in a remote DevTools browser, which cannot chain through a proxy; open a new session with X-Browser-Proxy instead.' }))
