@@ -9,6 +9,8 @@
  * await viewer.page.click('tr[data-conversation="session:k1"]')
  * await h.stop()
  */
+import { lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { CHROMIUM_ARGS, resolveExecutable } from '@errands/runtime-chromium'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { serveFixture, type Fixture } from '../host/fixtures.ts'
@@ -118,3 +120,26 @@ export const canvasDistance = (page: Page, png: Buffer): Promise<number> =>
     }
     return sum / n
   }, `data:image/png;base64,${png.toString('base64')}`)
+
+/**
+ * Everything the host wrote that could hold what a person typed (P5, L7): its log lines and the
+ * text files of its data directory (logs, journals, records) — not the errands' browser profiles,
+ * where the page's own state (a submitted URL) is the site's business.
+ *
+ * @example
+ * expect(hostWritings(h.host)).not.toContain(typed)
+ */
+export const hostWritings = (host: TestHost): string => {
+  const seen: string[] = [...host.logs]
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      if (name === 'profile') continue
+      const file = join(dir, name)
+      const st = lstatSync(file)
+      if (st.isDirectory()) walk(file)
+      else if (st.size < 5_000_000 && /\.(log|jsonl|json|txt)$/.test(name)) seen.push(readFileSync(file, 'utf8'))
+    }
+  }
+  walk(host.dataDir)
+  return seen.join('\n')
+}
