@@ -143,3 +143,32 @@ export const hostWritings = (host: TestHost): string => {
   walk(host.dataDir)
   return seen.join('\n')
 }
+
+/**
+ * Where an element of an errand's page is, in the page's CSS pixels — asked through the agent's
+ * `/v1/evaluate`, so before the person takes the wheel (evaluate acts, and is refused then).
+ *
+ * @example
+ * const field = await centreOf(h.host, 'k1', '#q')
+ */
+export const centreOf = async (host: TestHost, key: string, selector: string): Promise<{ x: number; y: number }> => {
+  const r = await host.call(key, 'POST', '/v1/evaluate', {
+    expression: `(() => { const b = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 } })()`,
+  })
+  if (r.status !== 200) throw new Error(`centreOf ${selector} → ${r.status} ${JSON.stringify(r.body)}`)
+  return (r.body as { value: { x: number; y: number } }).value
+}
+
+/**
+ * Clicks the live view's screencast where the errand's page has `at` (scaled from the page's size,
+ * which each frame carries, to the canvas on screen).
+ *
+ * @example
+ * await clickOnScreen(viewer.page, await centreOf(h.host, 'k1', '#send'))
+ */
+export const clickOnScreen = async (page: Page, at: { x: number; y: number }): Promise<void> => {
+  const canvas = page.locator('#screen')
+  const box = (await canvas.boundingBox())!
+  const size = await canvas.evaluate((c) => ({ w: Number((c as HTMLCanvasElement).dataset['pageWidth']), h: Number((c as HTMLCanvasElement).dataset['pageHeight']) }))
+  await page.mouse.click(box.x + (at.x / size.w) * box.width, box.y + (at.y / size.h) * box.height)
+}

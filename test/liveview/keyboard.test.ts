@@ -10,7 +10,7 @@
  * The hand-back clears the badges; nothing typed reaches the host's logs or journals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { hostWritings, startLiveHarness, type LiveHarness, type Viewer } from './harness.ts'
+import { centreOf, clickOnScreen, hostWritings, startLiveHarness, type LiveHarness, type Viewer } from './harness.ts'
 
 let h: LiveHarness
 let viewer: Viewer
@@ -37,15 +37,6 @@ const TYPED = `${IME}${COMPOSED}${PASTED}`
 /** The capture field the keyboard goes through while the person drives. */
 const FIELD = 'textarea[name="wheel-keyboard"]'
 
-/** Where an element of the errand's page is, in the page's CSS pixels (asked before the wheel is taken). */
-const centreOf = async (key: string, selector: string): Promise<{ x: number; y: number }> => {
-  const r = await h.host.call(key, 'POST', '/v1/evaluate', {
-    expression: `(() => { const b = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 } })()`,
-  })
-  expect(r.status).toBe(200)
-  return (r.body as { value: { x: number; y: number } }).value
-}
-
 /** One event the live view sent to the input route. */
 type Sent = { readonly type: string; readonly text?: string; readonly key?: string }
 
@@ -53,7 +44,7 @@ describe('the wheel\'s keyboard: IME, composition, paste, keys; and who waits fo
   it('a waiting agent is badged; text arrives the IME way, composed, pasted and edited with keys, and Enter submits exactly it; the hand-back clears the badges', async () => {
     await h.navigate('k1', h.site.url('/signup'))
     await h.navigate('k2', h.site.url('/page?t=other'))
-    const input = await centreOf('k1', '#q')
+    const input = await centreOf(h.host, 'k1', '#q')
     const page = viewer.page
     const row = page.locator('tr[data-conversation="session:k1"]')
     // Every event the page sends (the errand's field cannot be read while the person drives: evaluate acts).
@@ -78,10 +69,7 @@ describe('the wheel\'s keyboard: IME, composition, paste, keys; and who waits fo
     await poll(() => page.evaluate(() => (document.activeElement as HTMLTextAreaElement | null)?.name)).toBe('wheel-keyboard')
 
     // A press on the picture puts the errand's caret in its field (and keeps the capture focused).
-    const canvas = page.locator('#screen')
-    const box = (await canvas.boundingBox())!
-    const size = await canvas.evaluate((c) => ({ w: Number((c as HTMLCanvasElement).dataset['pageWidth']), h: Number((c as HTMLCanvasElement).dataset['pageHeight']) }))
-    await page.mouse.click(box.x + (input.x / size.w) * box.width, box.y + (input.y / size.h) * box.height)
+    await clickOnScreen(page, input)
     expect(await page.evaluate(() => (document.activeElement as HTMLTextAreaElement | null)?.name)).toBe('wheel-keyboard')
 
     // Typed ASCII with keydowns, then Control+A and an IME's insertion (no keydown) replacing it.

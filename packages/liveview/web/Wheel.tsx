@@ -13,7 +13,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { PageInput } from '@errands/runtime'
 import type { LiveConversation } from '../src/protocol.ts'
-import { attachKeyboard } from './keyboard.ts'
+import { attachKeyboard, listen } from './keyboard.ts'
 
 /** The agents waiting for a person, oldest first; a click picks the conversation. */
 export const HelpRequests = ({ conversations, pick, now }: { conversations: ReadonlyArray<LiveConversation>; pick: (id: string) => void; now: number }) => {
@@ -109,21 +109,15 @@ export const useWheelInput = (
       post([{ type: 'wheel', ...at(e), dx: Math.round(e.deltaX), dy: Math.round(e.deltaY) }])
     }
     const noMenu = (e: Event) => e.preventDefault()
-    c.addEventListener('mousedown', onDown)
-    window.addEventListener('mouseup', onUp)
-    c.addEventListener('mousemove', onMove)
-    c.addEventListener('wheel', onWheel, { passive: false })
-    c.addEventListener('contextmenu', noMenu)
-    const detachKeyboard = attachKeyboard(f, post, notice)
+    const offCanvas = listen(c, [['mousedown', onDown], ['mousemove', onMove], ['wheel', onWheel, { passive: false }], ['contextmenu', noMenu]])
+    const offWindow = listen(window, [['mouseup', onUp]])
+    const offKeyboard = attachKeyboard(f, post, notice)
     // Taking the wheel puts the keyboard on the errand's page at once.
     f.focus({ preventScroll: true })
     return () => {
-      c.removeEventListener('mousedown', onDown)
-      window.removeEventListener('mouseup', onUp)
-      c.removeEventListener('mousemove', onMove)
-      c.removeEventListener('wheel', onWheel)
-      c.removeEventListener('contextmenu', noMenu)
-      detachKeyboard()
+      offCanvas()
+      offWindow()
+      offKeyboard()
       notice(null)
     }
   }, [driving, canvas.current, field.current])

@@ -20,6 +20,22 @@
 import type { PageInput } from '@errands/runtime'
 import { keyChord, MAX_PASTE, textPieces } from '../src/keys.ts'
 
+/** One listener: the event's name, its handler, and its options. */
+type Listener = readonly [string, (e: any) => void, AddEventListenerOptions?]
+
+/**
+ * Adds the listeners to `target`; the answer removes them all.
+ *
+ * @example
+ * const off = listen(canvas, [['mousedown', onDown], ['wheel', onWheel, { passive: false }]])
+ */
+export const listen = (target: EventTarget, listeners: ReadonlyArray<Listener>): (() => void) => {
+  for (const [type, handler, options] of listeners) target.addEventListener(type, handler, options)
+  return () => {
+    for (const [type, handler] of listeners) target.removeEventListener(type, handler)
+  }
+}
+
 /** Sends what the person typed, in order; tells the person when a paste is too long. */
 export const attachKeyboard = (
   field: HTMLTextAreaElement,
@@ -76,17 +92,9 @@ export const attachKeyboard = (
     sendText(text)
   }
 
-  field.addEventListener('keydown', onKeyDown)
-  field.addEventListener('input', onInput)
-  field.addEventListener('compositionstart', onCompositionStart)
-  field.addEventListener('compositionend', onCompositionEnd)
-  field.addEventListener('paste', onPaste)
+  const off = listen(field, [['keydown', onKeyDown], ['input', onInput], ['compositionstart', onCompositionStart], ['compositionend', onCompositionEnd], ['paste', onPaste]])
   return () => {
-    field.removeEventListener('keydown', onKeyDown)
-    field.removeEventListener('input', onInput)
-    field.removeEventListener('compositionstart', onCompositionStart)
-    field.removeEventListener('compositionend', onCompositionEnd)
-    field.removeEventListener('paste', onPaste)
+    off()
     clear()
   }
 }
