@@ -60,6 +60,8 @@ const inputOf = (raw: unknown): PageInput | undefined => {
       if (action !== 'down' && action !== 'up' && action !== 'press') return undefined
       // A named key or an ASCII character with modifiers (keys.ts): what the runtime's keyboard knows.
       if (typeof key !== 'string' || key.length > 40 || !isKeyChord(key)) return undefined
+      // Only a press takes a chord: the runtime's keyboard holds one key down at a time.
+      if (action !== 'press' && /.\+./.test(key)) return undefined
       return { type: 'key', action, key }
     }
     case 'text': {
