@@ -9,6 +9,8 @@
  * await viewer.page.click('tr[data-conversation="session:k1"]')
  * await h.stop()
  */
+import { lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { CHROMIUM_ARGS, resolveExecutable } from '@errands/runtime-chromium'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { serveFixture, type Fixture } from '../host/fixtures.ts'
@@ -118,3 +120,55 @@ export const canvasDistance = (page: Page, png: Buffer): Promise<number> =>
     }
     return sum / n
   }, `data:image/png;base64,${png.toString('base64')}`)
+
+/**
+ * Everything the host wrote that could hold what a person typed (P5, L7): its log lines and the
+ * text files of its data directory (logs, journals, records) — not the errands' browser profiles,
+ * where the page's own state (a submitted URL) is the site's business.
+ *
+ * @example
+ * expect(hostWritings(h.host)).not.toContain(typed)
+ */
+export const hostWritings = (host: TestHost): string => {
+  const seen: string[] = [...host.logs]
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      if (name === 'profile') continue
+      const file = join(dir, name)
+      const st = lstatSync(file)
+      if (st.isDirectory()) walk(file)
+      else if (st.size < 5_000_000 && /\.(log|jsonl|json|txt)$/.test(name)) seen.push(readFileSync(file, 'utf8'))
+    }
+  }
+  walk(host.dataDir)
+  return seen.join('\n')
+}
+
+/**
+ * Where an element of an errand's page is, in the page's CSS pixels — asked through the agent's
+ * `/v1/evaluate`, so before the person takes the wheel (evaluate acts, and is refused then).
+ *
+ * @example
+ * const field = await centreOf(h.host, 'k1', '#q')
+ */
+export const centreOf = async (host: TestHost, key: string, selector: string): Promise<{ x: number; y: number }> => {
+  const r = await host.call(key, 'POST', '/v1/evaluate', {
+    expression: `(() => { const b = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 } })()`,
+  })
+  if (r.status !== 200) throw new Error(`centreOf ${selector} → ${r.status} ${JSON.stringify(r.body)}`)
+  return (r.body as { value: { x: number; y: number } }).value
+}
+
+/**
+ * Clicks the live view's screencast where the errand's page has `at` (scaled from the page's size,
+ * which each frame carries, to the canvas on screen).
+ *
+ * @example
+ * await clickOnScreen(viewer.page, await centreOf(h.host, 'k1', '#send'))
+ */
+export const clickOnScreen = async (page: Page, at: { x: number; y: number }): Promise<void> => {
+  const canvas = page.locator('#screen')
+  const box = (await canvas.boundingBox())!
+  const size = await canvas.evaluate((c) => ({ w: Number((c as HTMLCanvasElement).dataset['pageWidth']), h: Number((c as HTMLCanvasElement).dataset['pageHeight']) }))
+  await page.mouse.click(box.x + (at.x / size.w) * box.width, box.y + (at.y / size.h) * box.height)
+}

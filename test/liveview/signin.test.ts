@@ -91,11 +91,15 @@ describe('asking the person for a sign-in', () => {
   it('Deny lends nothing, and the journal records the question and the answer, never a cookie (L7)', async () => {
     const asking = ask('k2', '127.0.0.1')
     await viewer.page.waitForSelector(card('127.0.0.1'))
+    // The errand's row says it waits for the person (issue #26's badge), until the answer.
+    const badge = viewer.page.locator('tr[data-conversation="session:k2"] [data-testid="waiting"]')
+    await poll(() => badge.textContent()).toBe('Waiting for you: sign-in')
     // The person's own route lists the same question.
     const listed = await h.host.call(undefined, 'GET', '/v1/person/questions')
     expect(listed.body).toMatchObject({ questions: [{ kind: 'sign-in', conversationId: 'session:k2', site: '127.0.0.1' }] })
     await viewer.page.click(`${card('127.0.0.1')} button.deny`)
     expect((await asking).body).toMatchObject({ site: '127.0.0.1', lent: false, why: 'denied' })
+    await poll(() => badge.count()).toBe(0)
     expect(await cookieSeen('k2', other)).toBe('')
     expect(await cookieSeen('k2', h.site)).toBe('')
 

@@ -6,10 +6,10 @@
  * the form with the typed text — while the agent's acting verbs answer 409 PersonDriving and the
  * cap parks nothing; "Hand back" with a note answers the agent's waiting request with that note.
  */
-import { lstatSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startLiveHarness, type LiveHarness, type Viewer } from './harness.ts'
+import { centreOf, clickOnScreen, hostWritings, startLiveHarness, type LiveHarness, type Viewer } from './harness.ts'
 
 let h: LiveHarness
 let viewer: Viewer
@@ -25,29 +25,11 @@ afterAll(async () => {
 const poll = <T>(f: () => T | Promise<T>) => expect.poll(f, { timeout: 20_000, interval: 100 })
 const TYPED = 'hello wheel 42'
 
-/** Where an element of the errand's page is, in the page's CSS pixels (asked before the wheel is taken). */
-const centreOf = async (key: string, selector: string): Promise<{ x: number; y: number }> => {
-  const r = await h.host.call(key, 'POST', '/v1/evaluate', {
-    expression: `(() => { const b = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 } })()`,
-  })
-  expect(r.status).toBe(200)
-  return (r.body as { value: { x: number; y: number } }).value
-}
-
-/** Clicks the live view's screencast where the errand's page has `at` (scaled from the page's size to the canvas on screen). */
-const clickOnScreen = async (at: { x: number; y: number }) => {
-  const page = viewer.page
-  const canvas = page.locator('#screen')
-  const box = (await canvas.boundingBox())!
-  const size = await canvas.evaluate((c) => ({ w: Number((c as HTMLCanvasElement).dataset['pageWidth']), h: Number((c as HTMLCanvasElement).dataset['pageHeight']) }))
-  await page.mouse.click(box.x + (at.x / size.w) * box.width, box.y + (at.y / size.h) * box.height)
-}
-
 describe('taking the wheel from the live view', () => {
   it('the person drives the errand through the screencast; the agent is refused (409) and waits; the cap parks nothing; Hand back answers the agent with the note', async () => {
     await h.navigate('k1', h.site.url('/signup'))
-    const input = await centreOf('k1', '#q')
-    const button = await centreOf('k1', '#send')
+    const input = await centreOf(h.host, 'k1', '#q')
+    const button = await centreOf(h.host, 'k1', '#send')
 
     // The agent asks for help and waits.
     const helped = h.host.call('k1', 'POST', '/v1/session/help', { reason: 'Please fill in the sign-up form', timeoutMs: 120_000 })
@@ -75,7 +57,7 @@ describe('taking the wheel from the live view', () => {
     expect(sessions.sessions.find((s) => s.conversationId === 'session:k1')).toMatchObject({ state: 'active' })
 
     // The person clicks into the field on the picture and types, then presses Send on the picture.
-    await clickOnScreen(input)
+    await clickOnScreen(page, input)
     await page.keyboard.type(TYPED, { delay: 20 })
     const shot = process.env['ERRANDS_SCREENSHOT_DIR']
     if (shot !== undefined) {
@@ -85,7 +67,7 @@ describe('taking the wheel from the live view', () => {
       mkdirSync(dirname(file), { recursive: true })
       await page.screenshot({ path: file })
     }
-    await clickOnScreen(button)
+    await clickOnScreen(page, button)
     await poll(() => h.site.submitted.at(-1)).toBe(TYPED)
 
     // Hand back with a note: the agent's waiting request answers with it.
@@ -102,21 +84,7 @@ describe('taking the wheel from the live view', () => {
   })
 
   it('what the person typed is in no log or journal of the host (P5, L7)', () => {
-    const seen: string[] = []
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        // The browser's own profile holds the page's state (the submitted URL is the site's
-        // business); what must not hold the typing is the host's logs, journals and records.
-        if (name === 'profile') continue
-        const file = join(dir, name)
-        const st = lstatSync(file)
-        if (st.isDirectory()) walk(file)
-        else if (st.size < 5_000_000 && /\.(log|jsonl|json|txt)$/.test(name)) seen.push(readFileSync(file, 'utf8'))
-      }
-    }
-    walk(h.host.dataDir)
-    expect(seen.join('\n')).not.toContain(TYPED)
-    expect(h.host.logs.join('\n')).not.toContain(TYPED)
+    expect(hostWritings(h.host)).not.toContain(TYPED)
   })
 
   it('input without the wheel is refused: the live view only watches while the agent drives', async () => {

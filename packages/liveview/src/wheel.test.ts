@@ -11,10 +11,12 @@ describe('the wheel routes of the live view (P1, P2, P5)', () => {
       { type: 'mouse', action: 'down', x: 10, y: 20, button: 'left' },
       { type: 'wheel', x: 1, y: 2, dx: 0, dy: 120 },
       { type: 'key', action: 'press', key: 'Enter' },
+      { type: 'key', action: 'press', key: 'Control+Shift+Z' },
       { type: 'text', text: 'hi' },
     ]
     expect(parseInput({ events })).toEqual(Either.right(events))
-    for (const bad of [[], Array(MAX_INPUT_EVENTS + 1).fill({ type: 'text', text: 'a' }), [{ type: 'mouse', action: 'down', x: 'a', y: 1 }], [{ type: 'eval', code: 'x' }], [{ type: 'key', action: 'press', key: '' }]]) {
+    for (const bad of [[], Array(MAX_INPUT_EVENTS + 1).fill({ type: 'text', text: 'a' }), [{ type: 'mouse', action: 'down', x: 'a', y: 1 }], [{ type: 'eval', code: 'x' }], [{ type: 'key', action: 'press', key: '' }],
+      [{ type: 'key', action: 'press', key: 'Control+é' }], [{ type: 'key', action: 'down', key: 'Control+a' }], [{ type: 'key', action: 'press', key: 'Process' }]]) {
       expect(Either.isLeft(parseInput({ events: bad }))).toBe(true)
     }
   })

@@ -14,6 +14,7 @@ import { BadRequest, NotFound, type EdgeError } from '@errands/edge'
 import type { PageInput, RuntimeShape } from '@errands/runtime'
 import type { SessionsShape } from '@errands/supervisor'
 import { Effect, Either, Schema } from 'effect'
+import { isKeyChord, MAX_TEXT_EVENT } from './keys.ts'
 
 /** At most this many events per call (a burst of typing or a drag). */
 export const MAX_INPUT_EVENTS = 200
@@ -57,12 +58,15 @@ const inputOf = (raw: unknown): PageInput | undefined => {
       const action = e['action']
       const key = e['key']
       if (action !== 'down' && action !== 'up' && action !== 'press') return undefined
-      if (typeof key !== 'string' || key.length === 0 || key.length > 32) return undefined
+      // A named key or an ASCII character with modifiers (keys.ts): what the runtime's keyboard knows.
+      if (typeof key !== 'string' || key.length > 40 || !isKeyChord(key)) return undefined
+      // Only a press takes a chord: the runtime's keyboard holds one key down at a time.
+      if (action !== 'press' && /.\+./.test(key)) return undefined
       return { type: 'key', action, key }
     }
     case 'text': {
       const text = e['text']
-      if (typeof text !== 'string' || text.length === 0 || text.length > 1_000) return undefined
+      if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT_EVENT) return undefined
       return { type: 'text', text }
     }
     default:

@@ -4,8 +4,8 @@
  * drives, and the screencast's pointer, wheel and keyboard sent to the errand's active tab.
  *
  * Events are mapped from the canvas to the page's CSS pixels (the frame says the page's size) and
- * sent in order, one call at a time; what the person types goes to the host and nowhere else —
- * no log, no storage (P5).
+ * sent in order, one call at a time; the keyboard is a hidden field over the picture
+ * (`keyboard.ts`). What the person types goes to the host and nowhere else — no log, no storage (P5).
  *
  * @example
  * <HelpRequests conversations={state.conversations} pick={select} now={now} />
@@ -13,6 +13,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { PageInput } from '@errands/runtime'
 import type { LiveConversation } from '../src/protocol.ts'
+import { attachKeyboard, listen } from './keyboard.ts'
 
 /** The agents waiting for a person, oldest first; a click picks the conversation. */
 export const HelpRequests = ({ conversations, pick, now }: { conversations: ReadonlyArray<LiveConversation>; pick: (id: string) => void; now: number }) => {
@@ -55,23 +56,27 @@ export const WheelControls = ({ c, act, busy }: { c: LiveConversation; act: (pat
   )
 }
 
-const SPECIAL_KEYS = new Set(['Enter', 'Backspace', 'Tab', 'Escape', 'Delete', 'ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End', 'PageUp', 'PageDown'])
-
 /**
- * Makes the canvas drive the page while `driving`: the events go to `send` in order.
+ * Makes the canvas drive the page while `driving`: the pointer on the canvas, the keyboard through
+ * the capture field laid over it (`keyboard.ts`: typed text, IME, paste, keys); the events go to
+ * `send` in order, one call at a time. A press on the picture focuses the field and moves it
+ * there, so an input method's candidate window opens where the person types.
  *
  * @example
- * useWheelInput(canvas, driving, (events) => call(`${base}/input`, 'POST', { events }))
+ * useWheelInput(canvas, field, driving, (events) => call(`${base}/input`, 'POST', { events }), setNotice)
  */
 export const useWheelInput = (
   canvas: { current: HTMLCanvasElement | null },
+  field: { current: HTMLTextAreaElement | null },
   driving: boolean,
   send: (events: ReadonlyArray<PageInput>) => Promise<unknown>,
+  notice: (message: string | null) => void,
 ) => {
   const queue = useRef<Promise<unknown>>(Promise.resolve())
   useEffect(() => {
     const c = canvas.current
-    if (!c || !driving) return
+    const f = field.current
+    if (!c || !f || !driving) return
     const post = (events: ReadonlyArray<PageInput>) => void (queue.current = queue.current.then(() => send(events)).catch(() => undefined))
     // The frame's CSS size over the drawn size: where on the page the pointer is.
     const at = (e: MouseEvent) => {
@@ -84,7 +89,9 @@ export const useWheelInput = (
     let down = false
     const onDown = (e: MouseEvent) => {
       e.preventDefault()
-      c.focus()
+      f.style.left = `${e.clientX - c.getBoundingClientRect().left}px`
+      f.style.top = `${e.clientY - c.getBoundingClientRect().top}px`
+      f.focus({ preventScroll: true })
       down = true
       const p = at(e)
       post([{ type: 'mouse', action: 'move', ...p }, { type: 'mouse', action: 'down', ...p, button: button(e) }])
@@ -101,27 +108,17 @@ export const useWheelInput = (
       e.preventDefault()
       post([{ type: 'wheel', ...at(e), dx: Math.round(e.deltaX), dy: Math.round(e.deltaY) }])
     }
-    const onKey = (e: KeyboardEvent) => {
-      if (e.ctrlKey || e.metaKey || e.altKey) return
-      if (e.key.length === 1) post([{ type: 'text', text: e.key }])
-      else if (SPECIAL_KEYS.has(e.key)) post([{ type: 'key', action: 'press', key: e.key }])
-      else return
-      e.preventDefault()
-    }
     const noMenu = (e: Event) => e.preventDefault()
-    c.addEventListener('mousedown', onDown)
-    window.addEventListener('mouseup', onUp)
-    c.addEventListener('mousemove', onMove)
-    c.addEventListener('wheel', onWheel, { passive: false })
-    c.addEventListener('keydown', onKey)
-    c.addEventListener('contextmenu', noMenu)
+    const offCanvas = listen(c, [['mousedown', onDown], ['mousemove', onMove], ['wheel', onWheel, { passive: false }], ['contextmenu', noMenu]])
+    const offWindow = listen(window, [['mouseup', onUp]])
+    const offKeyboard = attachKeyboard(f, post, notice)
+    // Taking the wheel puts the keyboard on the errand's page at once.
+    f.focus({ preventScroll: true })
     return () => {
-      c.removeEventListener('mousedown', onDown)
-      window.removeEventListener('mouseup', onUp)
-      c.removeEventListener('mousemove', onMove)
-      c.removeEventListener('wheel', onWheel)
-      c.removeEventListener('keydown', onKey)
-      c.removeEventListener('contextmenu', noMenu)
+      offCanvas()
+      offWindow()
+      offKeyboard()
+      notice(null)
     }
-  }, [driving, canvas.current])
+  }, [driving, canvas.current, field.current])
 }

@@ -12,6 +12,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { nested } from '../src/nesting.ts'
 import { NotifyButton, useDesktopNotifications } from './Notify.tsx'
 import { Questions } from './QuestionCard.tsx'
+import { WaitingCount, Who } from './Waiting.tsx'
 import { HelpRequests, useWheelInput, WheelControls } from './Wheel.tsx'
 import { LIVE_HEADER, LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveState, type LiveTab, type ServerMessage } from '../src/protocol.ts'
 
@@ -120,8 +121,10 @@ const Screen = ({ socket, watching, frameRef, driving }: {
   driving: string | null
 }) => {
   const canvas = useRef<HTMLCanvasElement>(null)
+  const field = useRef<HTMLTextAreaElement>(null)
   const [seq, setSeq] = useState(0)
-  useWheelInput(canvas, driving !== null, (events) => call(`${paths.conversation(driving ?? '')}/input`, 'POST', { events }))
+  const [keyNotice, setKeyNotice] = useState<string | null>(null)
+  useWheelInput(canvas, field, driving !== null, (events) => call(`${paths.conversation(driving ?? '')}/input`, 'POST', { events }), setKeyNotice)
   useEffect(() => {
     frameRef.current = (m) => {
       const blob = new Blob([Uint8Array.from(atob(m.data), (ch) => ch.charCodeAt(0))], { type: 'image/jpeg' })
@@ -146,7 +149,14 @@ const Screen = ({ socket, watching, frameRef, driving }: {
   }, [socket])
   return (
     <figure class={driving !== null ? 'screen at-wheel' : 'screen'}>
-      <canvas ref={canvas} id="screen" width={640} height={400} data-seq={String(seq)} tabIndex={driving !== null ? 0 : -1} data-driving={driving !== null ? 'true' : 'false'} />
+      <div class="screen-box">
+        <canvas ref={canvas} id="screen" width={640} height={400} data-seq={String(seq)} data-driving={driving !== null ? 'true' : 'false'} />
+        {driving !== null && (
+          <textarea ref={field} class="wheel-keyboard" name="wheel-keyboard" aria-label="Type into the errand's page"
+            autocomplete="off" autocapitalize="off" autocorrect="off" spellcheck={false} rows={1} />
+        )}
+      </div>
+      {keyNotice && <p class="error" role="alert" data-testid="keyboard-notice">{keyNotice}</p>}
       <figcaption>
         {watching?.tab ? <>Live: <strong>{watching.tab.title || '(untitled)'}</strong> <span class="tab-url">{watching.tab.url}</span></> : (watching?.note ?? 'Pick a conversation to watch it.')}
       </figcaption>
@@ -256,6 +266,7 @@ const App = () => {
     <div class="layout">
       <header>
         <h1>Errands</h1>
+        <WaitingCount conversations={state.conversations} pick={(id) => id !== selected && select(id)} />
         <p class="capacity" data-testid="capacity">
           <strong>{state.capacity.open}</strong> open · <strong>{state.capacity.parked}</strong> set aside · limit <strong>{state.capacity.limit}</strong>
         </p>
@@ -286,7 +297,8 @@ const App = () => {
                 data-conversation={c.conversationId}
                 data-state={c.state}
                 data-depth={depth}
-                class={[c.conversationId === selected ? 'selected' : '', depth > 0 ? 'child' : ''].filter(Boolean).join(' ')}
+                data-waiting={c.waiting?.join(' ')}
+                class={[c.conversationId === selected ? 'selected' : '', depth > 0 ? 'child' : '', c.waiting ? 'waiting' : ''].filter(Boolean).join(' ')}
                 onClick={() => select(c.conversationId === selected ? null : c.conversationId)}
               >
                 <td style={depth > 0 ? { paddingLeft: `${4 + depth * 16}px` } : undefined}>
@@ -295,7 +307,7 @@ const App = () => {
                 </td>
                 <td><ReasonBadge c={c} /></td>
                 <td><span class={`state state-${c.state}`} title={c.detail}>{STATE_WORDS[c.state] ?? c.state}</span></td>
-                <td>{[c.personDriving ? 'you are driving' : c.driven ? 'agent driving' : null, c.help ? 'asks for help' : null, c.watched ? 'watched' : null].filter(Boolean).join(', ') || '—'}</td>
+                <td><Who c={c} /></td>
                 <td>{ago(c.lastUsedAt, now)}</td>
               </tr>
             ))}
