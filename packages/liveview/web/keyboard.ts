@@ -9,7 +9,7 @@
  *   `Process`), the composed text once at `compositionend`;
  * - paste: the clipboard's `text/plain` as text events of at most 1,000 characters each (line
  *   breaks as `\n`); a paste over {@link MAX_PASTE} characters is not sent, and `notice` says so;
- * - Enter, Backspace, Tab, arrows, Escape, Delete, Home/End, PageUp/Down, F1–F12 and the
+ * - Enter, Backspace, Tab, arrows, Escape, Delete, Home/End, PageUp/Down, the function keys and the
  *   Control/Meta shortcuts: key presses with their modifiers (`Shift+Tab`, `Control+a`).
  *
  * The field is emptied after each send, so it never holds what was typed; nothing is logged (P5).
