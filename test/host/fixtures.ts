@@ -14,7 +14,7 @@
  * - `/redirect?to=URL` — 302; `/probe?to=URL` — the page fetches URL, its text says how it went;
  * - `/popup` — a link `#open` with `target=_blank` to `/page?t=popup`;
  * - `/signup` — a big form (input `#q`, button `#send`) that submits `q` to `/submitted`, whose
- *   queries the fixture keeps in `submitted`.
+ *   queries the fixture keeps in `submitted`; `/submitted` signs the browser in (cookie `member=q`).
  *
  * @example
  * const site = await serveFixture('127.0.0.1')
@@ -102,7 +102,8 @@ fetch(${JSON.stringify(q('to'))}).then((r) => { document.getElementById('out').t
 <button id="send" style="font:32px sans-serif;padding:10px 30px;margin-top:30px;display:block">Send</button></form>`))
       case '/submitted':
         submitted.push(q('q'))
-        return html(page('submitted', `<h1>thanks</h1>`))
+        // A sign-up signs in: the browser that submitted the form gets the site's cookie.
+        return html(page('submitted', `<h1>thanks</h1>`), { 'set-cookie': `member=${encodeURIComponent(q('q'))}; Path=/; SameSite=Lax` })
       case '/popup':
         return html(page('popup', `<a id="open" href="/page?t=popup" target="_blank">open</a>`))
       default:

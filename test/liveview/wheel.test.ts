@@ -81,6 +81,14 @@ describe('taking the wheel from the live view', () => {
     expect((await h.host.call('k1', 'GET', '/v1/url')).body).toMatchObject({ url: expect.stringContaining('/submitted?q=hello+wheel+42') })
     // The agent drives again.
     expect((await h.host.call('k1', 'POST', '/v1/navigate', { url: h.site.url('/page?t=back') })).status).toBe(200)
+
+    // The sign-in the person made stays in the errand (P5, L4): the errand sends its cookie to the
+    // site; the person's own browser, on the same site, does not have it.
+    const member = `member=${encodeURIComponent(TYPED)}`
+    expect((await h.host.call('k1', 'POST', '/v1/navigate', { url: h.site.url('/show') })).status).toBe(200)
+    expect(h.site.cookies.filter((c) => c.path === '/show').at(-1)?.cookie).toContain(member)
+    expect((await h.host.call(undefined, 'POST', '/v1/person/main/navigate', { url: h.site.url('/show') })).status).toBe(200)
+    expect(h.site.cookies.filter((c) => c.path === '/show').at(-1)?.cookie ?? '').not.toContain('member=')
   })
 
   it('what the person typed is in no log or journal of the host (P5, L7)', () => {
