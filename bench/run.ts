@@ -2,16 +2,19 @@
  * `npm run bench [-- sections…] [--rounds N]` — side-by-side measurements, printed as a table of
  * medians and ratios. Each comparison runs its sides interleaved in one process, on one machine,
  * so the ratio holds even when the machine is noisy. Sections: open, forty, resume, heal, memory, reads,
- * spare, supervisor, host, devtools, store (all by default), and breakdown (the open path step by step, on request).
+ * spare, supervisor, host, devtools, store, files (all by default), and breakdown (the open path step by step, on request).
+ * `--large` adds the 50 MiB case to files.
  *
  * @example
  * npm run bench -- resume --rounds 9
+ * npm run bench -- files --rounds 3 --large
  */
 import { resolveExecutable } from '@errands/runtime-chromium'
 import { execFileSync } from 'node:child_process'
 import { closeSites, serveSites } from '../test/fixtures/sites.ts'
 import { benchBreakdown } from './breakdown.ts'
 import { benchDevtools } from './devtools.ts'
+import { benchFiles } from './files.ts'
 import { loadNow, startBench } from './common.ts'
 import { benchForty } from './forty.ts'
 import { benchHeal } from './heal.ts'
@@ -25,11 +28,12 @@ import { benchStore } from './store.ts'
 import { benchSupervisor } from './supervisor.ts'
 import { printTable, type Row } from './table.ts'
 
-const ALL = ['open', 'forty', 'resume', 'heal', 'memory', 'reads', 'spare', 'supervisor', 'host', 'devtools', 'store']
+const ALL = ['open', 'forty', 'resume', 'heal', 'memory', 'reads', 'spare', 'supervisor', 'host', 'devtools', 'store', 'files']
 const args = process.argv.slice(2)
 const roundsAt = args.indexOf('--rounds')
 const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 7
 const wanted = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--rounds')
+const large = args.includes('--large')
 const sections = wanted.length > 0 ? wanted : ALL
 const unknown = sections.filter((s) => ![...ALL, 'breakdown'].includes(s))
 if (unknown.length > 0) throw new Error(`unknown bench sections: ${unknown.join(', ')} (known: ${[...ALL, 'breakdown'].join(', ')})`)
@@ -55,7 +59,7 @@ const section = async (name: string, f: () => Promise<Row[]>) => {
   console.error(`bench: ${name} done in ${((performance.now() - started) / 1000).toFixed(0)} s (load ${loadNow()})`)
 }
 
-const engineSections = ['open', 'forty', 'resume', 'heal', 'memory', 'reads', 'breakdown']
+const engineSections = ['open', 'forty', 'resume', 'heal', 'memory', 'reads', 'files', 'breakdown']
 if (sections.some((s) => engineSections.includes(s))) {
   const sites = await serveSites(3)
   const { bench, services, dispose } = await startBench(sites, rounds)
@@ -85,6 +89,7 @@ if (sections.some((s) => engineSections.includes(s))) {
     await section('heal', () => benchHeal(bench, fewer))
     await section('memory', () => benchMemory(bench, 3))
     await section('reads', () => withSites(20, (many) => benchReads(bench, many)))
+    await section('files', () => benchFiles(bench, services.runtime, services.store, fewer, large))
   } finally {
     await dispose()
     await closeSites(sites)
@@ -105,7 +110,7 @@ const version = (bin: string) => {
   }
 }
 printTable(rows, {
-  rounds: `${rounds} (forty, heal: ${fewer}; memory: 3)`,
+  rounds: `${rounds} (forty, heal, files: ${fewer}; memory: 3)`,
   node: process.version,
   chromium: version(resolveExecutable()),
 })
