@@ -819,6 +819,18 @@ describe('the person in the loop through a host that does not own the errand (#2
       expect(await eventually(async () => (await atOwner())?.waiting === undefined, 10_000, 100)).toBe(true)
       expect((await atOwner())?.detail).not.toContain('asking=waiting')
       expectWire((await show(asked, shop, key)).wire, 'basket=main-question')
+
+      // An agent that stops waiting for help on the asked host withdraws its request on the owner.
+      const gone = new AbortController()
+      const abandoned = fetch(`${asked.url}/v1/session/help`, {
+        method: 'POST', signal: gone.signal,
+        headers: { 'content-type': 'application/json', 'x-browser-session': key },
+        body: JSON.stringify({ reason: 'going away', timeoutMs: 50_000 }),
+      }).catch((e: Error) => e.name)
+      expect(await eventually(async () => (await atOwner())?.help?.reason === 'going away', 15_000, 100)).toBe(true)
+      gone.abort()
+      expect(await abandoned).toBe('AbortError')
+      expect(await eventually(async () => (await atOwner())?.waiting === undefined, 15_000, 100)).toBe(true)
       expect((await holders()).get(key)).toEqual([owner.index])
     } finally {
       for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
