@@ -9,7 +9,9 @@
  * A session's permission card and Allow go to its errand's entity, on whichever runner holds it
  * (issue #24): the Allow carries this host's main-context sign-in for the site — the browser the
  * person pressed Allow in — and the owner lends it into the errand it has open. A chat's
- * conversation is this host's own and stays here. The settings themselves need nothing here:
+ * conversation is this host's own and stays here. What an agent asks of the person waits on the
+ * errand's owner (askRpcs.ts, K4): a request for help whole, a sign-in question's waiting (its
+ * card stays on this host, where the agent's call waits). The settings themselves need nothing here:
  * in a cluster they are one Postgres table (personSettings.ts).
  *
  * @example
