@@ -754,3 +754,86 @@ describe('files of an errand through a host that does not own it (#25)', () => {
     }
   })
 })
+
+// Issue #26 (K4) across hosts: the person in the loop. Self-contained: its own keys, released at
+// the end; it needs one live host that is not the owner.
+describe('the person in the loop through a host that does not own the errand (#26, K4)', () => {
+  it("a help request made through the asked host waits on the owner's errand and is answered by a hand-back on the owner's live view with the note; a sign-in question asked there is Allowed there and lends on the wire; the asked host's live view lists the owner's waiting and wheel", async () => {
+    while (cluster.live().length < 2) await cluster.add()
+    expect(await cluster.settled(60_000)).toBe(true)
+    const asked = cluster.live()[0]!
+    const tried: Array<string> = []
+    type Listed = { conversationId: string; detail: string; heldBy?: string; personDriving?: boolean; waiting?: Array<string>; help?: { reason: string } }
+    try {
+      const { key, owner } = await openElsewhere(asked, 'pl', () => shop.url('/form'), tried)
+      const conversationId = `session:${key}`
+      /** The errand as the owner's GET /v1/person/sessions lists it: its own errand machine. */
+      const atOwner = async () =>
+        ((await owner.call(undefined, 'GET', '/v1/person/sessions')).body.sessions as Array<Listed>).find((s) => s.conversationId === conversationId)
+      /** A live view's sign-in id on `host`. */
+      const liveId = async (host: ClusterHost) => {
+        const signedIn = await livePost(host)('/live/sign-in', { token: host.token })
+        expect(signedIn.status).toBe(200)
+        return ((await signedIn.json()) as { id: string }).id
+      }
+      const askedId = await liveId(asked)
+      /** The errand as the asked host's live view lists it. */
+      const atAsked = async () => {
+        const state = await fetch(`${asked.url}/live/api/state`, { headers: { origin: asked.url, 'x-errands-live': askedId } })
+        return ((await state.json()) as { conversations: Array<Listed> }).conversations.find((c) => c.conversationId === conversationId)
+      }
+
+      // An agent asks for help through the asked host: the owner's errand machine waits for the person.
+      const help = asked.call(key, 'POST', '/v1/session/help', { reason: 'a captcha', timeoutMs: 50_000 })
+      expect(await eventually(async () => (await atOwner())?.detail.includes('asking=waiting') === true, 15_000, 100)).toBe(true)
+      expect(await atOwner()).toMatchObject({ waiting: ['help'], help: { reason: 'a captcha' } })
+      // The asked host's live view lists the owner's idea of it: waiting for help, with the reason.
+      expect(await atAsked()).toMatchObject({ heldBy: owner.runner, waiting: ['help'], help: { reason: 'a captcha' } })
+      // The wheel taken through the asked host: its list shows it driven, still waiting.
+      expect((await asked.call(undefined, 'POST', '/v1/person/wheel', { session: key })).status).toBe(200)
+      expect(await atAsked()).toMatchObject({ heldBy: owner.runner, personDriving: true, waiting: ['help'] })
+      // Handed back on the owner's live view, with a note: the agent waiting on the asked host reads it.
+      const back = await livePost(owner)(`/live/api/conversations/${encodeURIComponent(conversationId)}/hand-back`, { note: 'solved it' }, await liveId(owner))
+      expect(back.status, await back.clone().text()).toBe(200)
+      const answered = await help
+      expect(answered.status, JSON.stringify(answered.body)).toBe(200)
+      expect(answered.body).toEqual({ handedBack: true, note: 'solved it' })
+      const after = await atAsked()
+      expect(after?.personDriving).toBeUndefined()
+      expect(after?.waiting).toBeUndefined()
+
+      // A sign-in question through the asked host: its card is there, the owner's errand waits.
+      expect((await asked.call(undefined, 'POST', '/v1/person/main/navigate', { url: shop.url('/store?v=main-question') })).status).toBe(200)
+      const question = asked.call(key, 'POST', '/v1/session/permission', { site: '127.0.0.1', timeoutMs: 50_000 })
+      const pending = async () => ((await asked.call(undefined, 'GET', '/v1/person/questions')).body.questions as Array<{ id: string; conversationId: string }>)
+        .find((q) => q.conversationId === conversationId)
+      expect(await eventually(async () => (await pending()) !== undefined, 15_000, 100)).toBe(true)
+      expect((await atOwner())?.waiting).toEqual(['sign-in'])
+      expect((await atAsked())?.waiting).toEqual(['sign-in'])
+      // Allow, pressed where the card is: the asked host's sign-in lent into the owner's errand.
+      const allowed = await asked.call(undefined, 'POST', `/v1/person/questions/${(await pending())!.id}`, { answer: 'allow' })
+      expect(allowed.status, JSON.stringify(allowed.body)).toBe(200)
+      const lent = await question
+      expect(lent.status, JSON.stringify(lent.body)).toBe(200)
+      expect(lent.body).toMatchObject({ site: '127.0.0.1', lent: true, why: 'allowed' })
+      expect(await eventually(async () => (await atOwner())?.waiting === undefined, 10_000, 100)).toBe(true)
+      expect((await atOwner())?.detail).not.toContain('asking=waiting')
+      expectWire((await show(asked, shop, key)).wire, 'basket=main-question')
+
+      // An agent that stops waiting for help on the asked host withdraws its request on the owner.
+      const gone = new AbortController()
+      const abandoned = fetch(`${asked.url}/v1/session/help`, {
+        method: 'POST', signal: gone.signal,
+        headers: { 'content-type': 'application/json', 'x-browser-session': key },
+        body: JSON.stringify({ reason: 'going away', timeoutMs: 50_000 }),
+      }).catch((e: Error) => e.name)
+      expect(await eventually(async () => (await atOwner())?.help?.reason === 'going away', 15_000, 100)).toBe(true)
+      gone.abort()
+      expect(await abandoned).toBe('AbortError')
+      expect(await eventually(async () => (await atOwner())?.waiting === undefined, 15_000, 100)).toBe(true)
+      expect((await holders()).get(key)).toEqual([owner.index])
+    } finally {
+      for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
+    }
+  })
+})

@@ -33,6 +33,7 @@ import { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConve
 import { Schema } from 'effect'
 import { Allow, Ask } from './lendRpcs.ts'
 import { Driving, HandBack, TakeWheel, WheelInput } from './wheelRpcs.ts'
+import { Answered, Asked, Help, View } from './askRpcs.ts'
 
 /**
  * The page verbs a session key's owner answers — every method of `BrowsingShape`.
@@ -137,6 +138,11 @@ export const Errand = Entity.make('Errand', [
   HandBack,
   WheelInput,
   Driving,
+  // The person in the loop: the errand's view, a request for help and a question's waiting, where the errand is (askRpcs.ts, K4).
+  View,
+  Help,
+  Asked,
+  Answered,
   Rpc.make('Heal', {
     /** The runner that held it and is gone (`host:port`), for health's words. */
     payload: { from: Schema.String },
@@ -159,7 +165,7 @@ export const Errand = Entity.make('Errand', [
   }),
 ])
 
-// Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools', the person's and the wheel's.
+// Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools', the person's, the wheel's and the asks'.
 type Tags = typeof Errand extends Entity.Entity<'Errand', infer R> ? Rpc.Tag<R> : never
-const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack' | 'devtools' | 'mcpTool' | 'Ask' | 'Allow' | 'TakeWheel' | 'HandBack' | 'WheelInput' | 'Driving'>, Verb> = true
+const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack' | 'devtools' | 'mcpTool' | 'Ask' | 'Allow' | 'TakeWheel' | 'HandBack' | 'WheelInput' | 'Driving' | 'View' | 'Help' | 'Asked' | 'Answered'>, Verb> = true
 void _oneRpcPerVerb

@@ -111,9 +111,9 @@ describe('forwarding the page verbs to a key\'s owner', () => {
 describe('the entity\'s RPCs are the host\'s verbs, typed with its Schemas (#24)', () => {
   const rpcs = Errand.protocol.requests
 
-  it('has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, mcpTool, the person\'s Ask and Allow, and the wheel\'s', () => {
+  it('has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, mcpTool, the person\'s Ask and Allow, the wheel\'s and the asks\' (View, Help, Asked, Answered)', () => {
     expect([...rpcs.keys()].sort()).toEqual([
-      'Allow', 'Ask', 'Driving', 'HandBack', 'Heal', 'TakeBack', 'TakeWheel', 'WheelInput', 'activateTab', 'back', 'click', 'closeTab', 'console', 'devtools', 'dialog', 'download', 'downloads', 'drag', 'evaluate', 'fill', 'fillForm',
+      'Allow', 'Answered', 'Ask', 'Asked', 'Driving', 'HandBack', 'Heal', 'Help', 'TakeBack', 'TakeWheel', 'View', 'WheelInput', 'activateTab', 'back', 'click', 'closeTab', 'console', 'devtools', 'dialog', 'download', 'downloads', 'drag', 'evaluate', 'fill', 'fillForm',
       'forward', 'frame', 'html', 'input', 'mcpTool', 'navigate', 'network', 'openTab', 'park', 'release', 'reload', 'resume', 'screenshot', 'scroll', 'stageFile', 'state',
       'tabs', 'task', 'text', 'upload', 'url', 'viewport',
     ])

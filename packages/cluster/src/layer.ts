@@ -12,7 +12,8 @@
  *   it comes back on its shard's new owner from its last sealed snapshot;
  * - `HostHealth` with the runners and this runner's shards;
  * - `Person` whose take-backs (revoke, sign out everywhere) reach every runner, and whose card
- *   and Allow for a session run on its errand's owner (person.ts);
+ *   and Allow for a session run on its errand's owner, and whose asks of the person (help, a
+ *   sign-in question's waiting) wait on that owner's errand machine (person.ts, askRpcs.ts);
  * - the person's settings in a table every host shares (personSettings.ts).
  *
  * Release order: the entities park their errands before the shards are let go, then the

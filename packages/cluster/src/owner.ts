@@ -96,6 +96,11 @@ export const errandOwnerLayer = Errand.toLayer(
       TakeWheel: () => sessions.takeWheel(conversationId),
       HandBack: ({ payload }) => sessions.handBack(conversationId, payload.note),
       Driving: () => Effect.sync(() => sessions.personDriving(conversationId)),
+      // The person in the loop (K4): this errand's machine waits, whichever host the agent asked.
+      View: () => sessions.view(conversationId),
+      Help: ({ payload }) => sessions.askForHelp(conversationId, payload.reason, payload.timeoutMs),
+      Asked: ({ payload }) => sessions.asked(conversationId, payload),
+      Answered: ({ payload }) => sessions.answered(conversationId, payload.id, payload.outcome),
       WheelInput: ({ payload }) =>
         Effect.catchAll(wheel.input!(conversationId, payload.events), (e) =>
           Effect.fail(e instanceof NotAtTheWheel ? e : new PageError({ reason: 'unavailable', message: 'The input could not reach the errand’s page; try again.' }))),

@@ -9,7 +9,9 @@
  * A session's permission card and Allow go to its errand's entity, on whichever runner holds it
  * (issue #24): the Allow carries this host's main-context sign-in for the site — the browser the
  * person pressed Allow in — and the owner lends it into the errand it has open. A chat's
- * conversation is this host's own and stays here. The settings themselves need nothing here:
+ * conversation is this host's own and stays here. What an agent asks of the person waits on the
+ * errand's owner (askRpcs.ts, K4): a request for help whole, a sign-in question's waiting (its
+ * card stays on this host, where the agent's call waits). The settings themselves need nothing here:
  * in a cluster they are one Postgres table (personSettings.ts).
  *
  * @example
@@ -17,6 +19,7 @@
  */
 import { Person, sessionKeyOf, type PersonShape } from '@errands/host'
 import { Lending, LendFailed, type LendingError, type TakeBackReport } from '@errands/lending'
+import { ErrandUnavailable, type SupervisorError } from '@errands/supervisor'
 import { Effect } from 'effect'
 import { Errand } from './ErrandEntity.ts'
 import { Owners } from './owners.ts'
@@ -33,6 +36,16 @@ const asLendingError = (e: { readonly _tag: string }): LendingError =>
     : new LendFailed({
         reason: 'unavailable',
         message: `The host that holds this session could not be reached (${e._tag}); it may be moving to another host — nothing was lent, try again in a few seconds.`,
+      })
+
+/** The owner's supervisor error as it is; the cluster's own failures in words. */
+const asSupervisorError = (conversationId: string) => (e: { readonly _tag: string }): SupervisorError =>
+  e._tag === 'UnknownConversation'
+    ? (e as SupervisorError)
+    : new ErrandUnavailable({
+        reason: 'open-failed',
+        conversationId,
+        message: `The host that holds this session could not be reached (${e._tag}); it may be moving to another host — try again in a few seconds.`,
       })
 
 /**
@@ -82,6 +95,33 @@ export const clusterPerson = Effect.gen(function* () {
     ask: (conversationId, site) => {
       const key = sessionKeyOf(conversationId)
       return key === undefined ? local.ask(conversationId, site) : Effect.mapError(client(key).Ask({ site }), asLendingError)
+    },
+    // The person in the loop across hosts (K4, askRpcs.ts): a session's errand is read where it is
+    // (a sign-in question reads its lent sites), and what an agent asks of the person waits there.
+    // The list (`sessions`) stays this host's supervisor's: what this host holds (docs/cluster.md).
+    view: (conversationId) => {
+      const key = sessionKeyOf(conversationId)
+      return key === undefined ? local.view(conversationId) : Effect.mapError(client(key).View({}), asSupervisorError(conversationId))
+    },
+    askForHelp: (conversationId, reason, timeoutMs) => {
+      const key = sessionKeyOf(conversationId)
+      return key === undefined
+        ? local.askForHelp(conversationId, reason, timeoutMs)
+        : Effect.mapError(client(key).Help({ reason, timeoutMs }), asSupervisorError(conversationId))
+    },
+    asked: (conversationId, ask) => {
+      const key = sessionKeyOf(conversationId)
+      return key === undefined ? local.asked(conversationId, ask) : Effect.mapError(client(key).Asked(ask), asSupervisorError(conversationId))
+    },
+    answered: (conversationId, id, outcome) => {
+      const key = sessionKeyOf(conversationId)
+      // Its end must reach the owner, or its errand keeps waiting: a few tries, then said in the log.
+      return key === undefined
+        ? local.answered(conversationId, id, outcome)
+        : client(key).Answered({ id, outcome }).pipe(
+            Effect.retry({ times: 3 }),
+            Effect.catchAll((e) => Effect.logWarning(`question ${id}: its end (${outcome}) could not reach the host that holds ${conversationId} (${e._tag})`)),
+          )
     },
     allow: (conversationId, site) => {
       const key = sessionKeyOf(conversationId)

@@ -33,6 +33,11 @@ export const clusterWheel = Effect.gen(function* () {
       const key = sessionKeyOf(conversationId)
       return key === undefined ? here.driving!(conversationId) : client(key).Driving({})
     },
+    // The person in the loop as the owner has it (askRpcs.ts): another host's live view lists it.
+    view: (conversationId) => {
+      const key = sessionKeyOf(conversationId)
+      return key === undefined ? Effect.fail(new Error(`not a session: ${conversationId}`)) : client(key).View({})
+    },
     input: (conversationId, events) => {
       const key = sessionKeyOf(conversationId)
       return key === undefined ? here.input!(conversationId, events) : client(key).WheelInput({ events })

@@ -20,6 +20,8 @@ export interface PersonWheelShape {
   readonly handBack: (conversationId: string, note?: string | undefined) => Effect.Effect<void, unknown>
   /** Whether a person drives the errand, asked where it is (a cluster's owner, K4). */
   readonly driving?: ((conversationId: string) => Effect.Effect<boolean, unknown>) | undefined
+  /** The errand as its owner has it — driving, waiting, a request for help — for another host's live view (K4). */
+  readonly view?: ((conversationId: string) => Effect.Effect<typeof ErrandViewAnswer.Type, unknown>) | undefined
   /** The person's input while they drive, applied where the errand is (the live view's, K4). */
   readonly input?: ((conversationId: string, events: ReadonlyArray<PageInput>) => Effect.Effect<{ readonly applied: number }, unknown>) | undefined
 }

@@ -49,22 +49,35 @@ export const unknownHere = (conversationId: string): Omit<ErrandView, 'contextId
   lastUsedAt: 0, parkedAt: null, lentSites: [], lastError: null,
 })
 
+/** What an errand's owner says of the person in its loop (K4): driving, waiting, a request for help. */
+export type PersonFields = Pick<ErrandView, 'personDriving' | 'waiting' | 'help'>
+
 /**
- * Marks the errands other hosts hold that a person drives there (K4), asking each one's owner
- * (`driving`, a cluster's); one that does not answer within a second is shown as the
- * agent's. Replaces the entries of `conversations` in place.
+ * Marks the errands other hosts hold with what their owners say of the person (K4): whether a
+ * person drives there (`driving`), or — given `view`, the owner's view of the errand — that and
+ * whether an agent waits for the person there, and its request for help. One whose owner does not
+ * answer within a second is shown as the agent's, waiting for nobody. Replaces the entries of
+ * `conversations` in place.
  *
  * @example
- * yield* markDriving(conversations, options.wheel?.driving)
+ * yield* markDriving(conversations, options.wheel?.driving, options.wheel?.view)
  */
 export const markDriving = (
   conversations: LiveConversation[],
   driving: ((conversationId: string) => Effect.Effect<boolean, unknown>) | undefined,
-): Effect.Effect<void> =>
-  driving === undefined
+  view?: ((conversationId: string) => Effect.Effect<PersonFields, unknown>) | undefined,
+): Effect.Effect<void> => {
+  const ask = view ?? (driving === undefined ? undefined : (id: string) => Effect.map(driving(id), (on): PersonFields => (on ? { personDriving: true } : {})))
+  return ask === undefined
     ? Effect.void
     : Effect.forEach(conversations.map((c, i) => [c, i] as const).filter(([c]) => c.heldBy !== undefined), ([c, i]) =>
-        Effect.map(Effect.orElseSucceed(Effect.timeout(driving(c.conversationId), '1 second'), () => false), (on) => {
-          const { personDriving: _, ...rest } = c
-          conversations[i] = on ? { ...rest, personDriving: true } : rest
+        Effect.map(Effect.orElseSucceed(Effect.timeout(ask(c.conversationId), '1 second'), (): PersonFields => ({})), (owner) => {
+          const { personDriving: _, waiting: _w, help: _h, ...rest } = c
+          conversations[i] = {
+            ...rest,
+            ...(owner.personDriving === true ? { personDriving: true as const } : {}),
+            ...(owner.waiting !== undefined && owner.waiting.length > 0 ? { waiting: owner.waiting } : {}),
+            ...(owner.help !== undefined ? { help: owner.help } : {}),
+          }
         }), { concurrency: 'unbounded', discard: true })
+}

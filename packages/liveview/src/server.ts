@@ -130,7 +130,7 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
         conversations.push({ ...seen, tabs, ...heldAt(elsewhere, view.conversationId) })
       }
       for (const id of elsewhere.keys()) conversations.push({ ...unknownHere(id), tabs: [], ...heldAt(elsewhere, id) })
-      yield* markDriving(conversations, options.wheel?.driving)
+      yield* markDriving(conversations, options.wheel?.driving, options.wheel?.view)
       conversations.sort((a, b) => b.lastUsedAt - a.lastUsedAt || a.conversationId.localeCompare(b.conversationId))
       return {
         at: Date.now(),

@@ -15,6 +15,7 @@ import type { PageInput, RuntimeShape } from '@errands/runtime'
 import type { SessionsShape } from '@errands/supervisor'
 import { Effect, Either, Schema } from 'effect'
 import { isKeyChord, MAX_TEXT_EVENT } from './keys.ts'
+import type { PersonFields } from './conversations.ts'
 
 /** At most this many events per call (a burst of typing or a drag). */
 export const MAX_INPUT_EVENTS = 200
@@ -103,6 +104,8 @@ export interface LiveWheel {
   readonly handBack: (conversationId: string, note?: string | undefined) => Effect.Effect<unknown, unknown>
   /** Whether a person drives an errand another host holds (asked of its owner); unset, this host's list says. */
   readonly driving?: ((conversationId: string) => Effect.Effect<boolean, unknown>) | undefined
+  /** An errand another host holds, as its owner has it: driving, waiting, its request for help (K4); unset, `driving` says. */
+  readonly view?: ((conversationId: string) => Effect.Effect<PersonFields, unknown>) | undefined
   /** Unset: applied here ({@link applyWheelInput} on this host's sessions and runtime). */
   readonly input?: ((conversationId: string, events: ReadonlyArray<PageInput>) => Effect.Effect<{ readonly applied: number }, unknown>) | undefined
 }
