@@ -85,7 +85,8 @@ export class Downloads {
           }
         })),
     claimAside: (errandId, id) =>
-      Effect.flatMap(this.dirOf(id), (dir) =>
+      // Nothing set aside (every heal asks): no folder is made for the healed context.
+      this.files.asideOf(errandId).length === 0 ? Effect.succeed(0) : Effect.flatMap(this.dirOf(id), (dir) =>
         call('claim files', this.deadlineMs, async () => {
           let moved = 0
           for (const aside of this.files.takeAside(errandId)) {

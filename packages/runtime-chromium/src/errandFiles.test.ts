@@ -3,7 +3,9 @@
 // that outlived the host (the soak's leak-temp-dirs, seed 15).
 import { existsSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { Effect } from 'effect'
 import { describe, expect, it } from 'vitest'
+import { Downloads } from './downloads.ts'
 import { ErrandFiles } from './errandFiles.ts'
 
 describe('ErrandFiles', () => {
@@ -25,5 +27,14 @@ describe('ErrandFiles', () => {
     expect(existsSync(root)).toBe(false)
     expect(() => files.dirFor('t.2')).toThrow(/gone with its context/)
     expect(existsSync(root)).toBe(false)
+  })
+
+  it('a heal or a park of an errand with no files makes no folder (the soak counts the temp dir entries)', async () => {
+    const files = new ErrandFiles()
+    const downloads = new Downloads(files, (id) => Effect.sync(() => files.dirFor(id)), 5_000, () => undefined, undefined)
+    expect(await Effect.runPromise(downloads.verbs.claimAside('task-1', 'task-1.2'))).toBe(0)
+    expect(await Effect.runPromise(downloads.verbs.pack('task-1.2', 1_000))).toEqual({ files: [], left: [] })
+    expect(files.has('task-1.2')).toBe(false)
+    files.close()
   })
 })
