@@ -1,4 +1,6 @@
 import type { TabInfo } from '@errands/runtime'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
 import { failureOf, type Harness, spec, until } from './harness.ts'
@@ -85,6 +87,26 @@ describe('tabs', () => {
     expect(t4).toMatchObject({ id: 't4', active: true })
     expect((await failureOf(h.runtime.activateTab(id, 't9')))).toMatchObject({ _tag: 'RuntimeError', reason: 'invalid' })
     await h.run(h.runtime.closeContext(id))
+  })
+
+  it('reports the title of a document that commits before its title arrives', async () => {
+    // The head commits the document; the title comes 300 ms later. Answering at commit said "".
+    const late = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' })
+      res.write(`<!doctype html><html><head><meta charset="utf-8">${' '.repeat(2048)}`)
+      setTimeout(() => res.end('<title>late</title></head><body>late</body></html>'), 300)
+    })
+    await new Promise<void>((resolve) => late.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(late.address() as AddressInfo).port}/`
+    try {
+      const id = await h.run(h.runtime.openContext(spec('late-title')))
+      expect(await h.run(h.runtime.navigate(id, 't1', url))).toMatchObject({ title: 'late' })
+      expect(await h.run(h.runtime.openTab(id, url))).toMatchObject({ title: 'late' })
+      await h.run(h.runtime.closeContext(id))
+    } finally {
+      late.closeAllConnections()
+      await new Promise((resolve) => late.close(resolve))
+    }
   })
 
   it('turns a popup into an active tab', async () => {

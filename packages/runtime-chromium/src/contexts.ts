@@ -29,6 +29,7 @@ import { keptLabel, type ContextEntry } from './contextEntry.ts'
 import { CrashedContexts } from './crashedContexts.ts'
 import { Downloads } from './downloads.ts'
 import { closeWithin, within } from './failures.ts'
+import { parsed } from './navigation.ts'
 import { chromiumPages, closedTab } from './pageVerbs.ts'
 import { openTabs, type ReopenHooks } from './reopenTabs.ts'
 import type { QuietPage } from './storage.ts'
@@ -137,7 +138,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
       // Usually the context's `page` event has made it a tab already.
       const tabId = entry.tabs.idOf(page) ?? this.register(entry, page, true)
       entry.tabs.activate(tabId)
-      if (url !== 'about:blank') await this.goto(page, url)
+      if (url !== 'about:blank') await this.goto(page, url).then(() => parsed(page))
       return this.tabInfo(entry, tabId, page)
     })
 
@@ -163,7 +164,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
     this.withEntry(contextId, 'navigate', async (entry) => {
       const page = this.pageIn(entry, tabId)
       this.assertAllowed(entry, url)
-      await this.goto(page, url)
+      await this.goto(page, url).then(() => parsed(page))
       return this.tabInfo(entry, tabId, page)
     })
 

@@ -52,3 +52,23 @@ export const goto = async (page: Page, deadlineMs: number, url: string): Promise
     }
   }
 }
+
+/**
+ * Waits (at most `ms`) until a committed document has parsed, or a dialog stops it, so the title
+ * `openTab` and `navigate` report is the page's and not the empty one of a document that has only
+ * committed (seen under load: `navigate` to a page titled "moved" answered "").
+ *
+ * @example
+ * await goto(page, deadlineMs, url)
+ * await parsed(page)
+ */
+export const parsed = async (page: Page, ms = 2_000): Promise<void> => {
+  let onDialog = (): void => undefined
+  const dialog = new Promise<void>((resolve) => (onDialog = resolve))
+  page.on('dialog', onDialog)
+  try {
+    await Promise.race([page.waitForLoadState('domcontentloaded', { timeout: ms }).catch(() => undefined), dialog])
+  } finally {
+    page.off('dialog', onDialog)
+  }
+}

@@ -19,11 +19,29 @@ export const profileOf = (pid: number | undefined): string | undefined => {
   }
 }
 
-/** The browser process (not a `--type=` helper) of the Chromium started with `TMPDIR=tmpDir`. @example browserPidOf(tmpDir) */
+/** The parent pid of a process, from `/proc/<pid>/stat` (its command may hold spaces and parentheses). */
+const parentOf = (pid: number): number | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The browser process of the Chromium this process started with `TMPDIR=tmpDir`: our own child,
+ * not one of its `--type=` helpers nor its crashpad handlers (which carry the same TMPDIR). Taking
+ * the first match in `/proc` order was wrong once pids wrapped: Linux starts again at 300, a
+ * crashpad handler got a lower pid than its browser, and a test's SIGKILL hit the handler.
+ *
+ * @example
+ * browserPidOf(tmpDir)
+ */
 export const browserPidOf = (tmpDir: string): number | undefined =>
   pidsWithEnv(`TMPDIR=${tmpDir}`).find((pid) => {
     try {
-      return !readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').some((a) => a.startsWith('--type='))
+      return parentOf(pid) === process.pid && !readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').some((a) => a.startsWith('--type='))
     } catch {
       return false
     }

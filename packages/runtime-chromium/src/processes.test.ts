@@ -1,0 +1,44 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { browserPidOf, killAll, untilGone } from './processes.ts'
+
+const started: Array<number> = []
+afterEach(() => {
+  killAll(started)
+  untilGone(started, 5_000)
+  started.length = 0
+})
+
+describe('browserPidOf', () => {
+  it('finds our own child, not an older process of the same TMPDIR (a crashpad handler after pids wrapped)', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'errands-pids-'))
+    try {
+      const env = { ...process.env, TMPDIR: tmp }
+      // A process with the TMPDIR that is not our child (its parent exits at once), started
+      // first so its pid is lower: what a crashpad handler looks like once pids wrapped.
+      const orphan = Number(spawnSync('sh', ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], { env, encoding: 'utf8' }).stdout.trim())
+      started.push(orphan)
+      const child: ChildProcess = spawn('sleep', ['31'], { env, stdio: 'ignore' })
+      started.push(child.pid!)
+      expect(orphan).toBeLessThan(child.pid!)
+      expect(readFileSync(`/proc/${orphan}/environ`, 'latin1')).toContain(`TMPDIR=${tmp}`)
+      expect(browserPidOf(tmp)).toBe(child.pid)
+    } finally {
+      rmSync(tmp, { recursive: true, force: true })
+    }
+  })
+
+  it('passes over a helper of ours started with --type=', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'errands-pids-'))
+    try {
+      const helper = spawn('sh', ['-c', 'sleep 32', '--type=renderer'], { env: { ...process.env, TMPDIR: tmp }, stdio: 'ignore' })
+      started.push(helper.pid!)
+      expect(browserPidOf(tmp)).toBeUndefined()
+    } finally {
+      rmSync(tmp, { recursive: true, force: true })
+    }
+  })
+})
