@@ -42,3 +42,20 @@ describe('browserPidOf', () => {
     }
   })
 })
+
+describe('browserPidOf without a child of ours', () => {
+  it('passes over a crashpad handler', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'errands-pids-'))
+    try {
+      const env = { ...process.env, TMPDIR: tmp }
+      const spawnOrphan = (argv0: string) => Number(spawnSync('bash', ['-c', `exec -a ${argv0} sleep 33 >/dev/null 2>&1 & echo $!`], { env, encoding: 'utf8' }).stdout.trim())
+      const handler = spawnOrphan('/usr/lib/chromium/chrome_crashpad_handler')
+      started.push(handler)
+      const browser = spawnOrphan('/usr/lib/chromium/chromium')
+      started.push(browser)
+      expect(browserPidOf(tmp)).toBe(browser)
+    } finally {
+      rmSync(tmp, { recursive: true, force: true })
+    }
+  })
+})

@@ -30,22 +30,26 @@ const parentOf = (pid: number): number | undefined => {
 }
 
 /**
- * The browser process of the Chromium this process started with `TMPDIR=tmpDir`: our own child,
- * not one of its `--type=` helpers nor its crashpad handlers (which carry the same TMPDIR). Taking
- * the first match in `/proc` order was wrong once pids wrapped: Linux starts again at 300, a
- * crashpad handler got a lower pid than its browser, and a test's SIGKILL hit the handler.
+ * The browser process of the Chromium this process started with `TMPDIR=tmpDir`: not one of its
+ * `--type=` helpers nor its crashpad handlers (which carry the same TMPDIR), and our own child
+ * when one is (a wrapper script that does not `exec` makes it a grandchild). Taking the first
+ * match in `/proc` order was wrong once pids wrapped: Linux starts again at 300, a crashpad
+ * handler got a lower pid than its browser, and a test's SIGKILL hit the handler.
  *
  * @example
  * browserPidOf(tmpDir)
  */
-export const browserPidOf = (tmpDir: string): number | undefined =>
-  pidsWithEnv(`TMPDIR=${tmpDir}`).find((pid) => {
+export const browserPidOf = (tmpDir: string): number | undefined => {
+  const browsers = pidsWithEnv(`TMPDIR=${tmpDir}`).filter((pid) => {
     try {
-      return parentOf(pid) === process.pid && !readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').some((a) => a.startsWith('--type='))
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')
+      return !argv[0]!.includes('crashpad') && !argv.some((a) => a.startsWith('--type='))
     } catch {
       return false
     }
   })
+  return browsers.find((pid) => parentOf(pid) === process.pid) ?? browsers[0]
+}
 
 /** Whether the process runs (not a zombie). @example if (alive(pid)) killAll([pid]) */
 export const alive = (pid: number): boolean => {
