@@ -28,7 +28,7 @@ type SessionVerbs = Pick<
   SupervisorShape,
   | 'open' | 'use' | 'drive' | 'undrive' | 'taskChanged' | 'chatDeleted' | 'setOwnBrowser' | 'watch' | 'unwatch'
   | 'park' | 'resume' | 'release' | 'view' | 'list' | 'onChange' | 'contextOf' | 'lastSnapshot' | 'setUpstreamProxy' | 'adopt'
-  | 'takeWheel' | 'handBack' | 'personDriving' | 'askForHelp' | 'asked' | 'answered'
+  | 'takeWheel' | 'handBack' | 'personDriving' | 'askForHelp' | 'onHandBack' | 'asked' | 'answered'
 >
 
 /**
@@ -43,26 +43,6 @@ export interface SessionsShape extends SessionVerbs {
    * opens the errand (issue #21) and changes nothing for one already open.
    */
   readonly resolve: (conversation: Conversation) => Effect.Effect<Binding, SupervisorError>
-  /**
-   * Hears each hand-back with the person's note (null without one), just before the supervisor
-   * hands back (issue #26): a face that holds an agent's calls while a person drives — the
-   * DevTools endpoint — tells its agent the note even when that agent did not ask for help.
-   * Every `Sessions` over one supervisor hears the same hand-backs. Returns the unsubscribe.
-   */
-  readonly onHandBack: (listener: (conversationId: string, note: string | null) => void) => () => void
-}
-
-type HandBackListener = (conversationId: string, note: string | null) => void
-
-/** Hand-back listeners by supervisor: the host's `Sessions` and an embedder's DevTools server's are two over one supervisor. */
-const handBackListeners = new WeakMap<SupervisorShape, Set<HandBackListener>>()
-
-const listenersOf = (supervisor: SupervisorShape): Set<HandBackListener> => {
-  const known = handBackListeners.get(supervisor)
-  if (known !== undefined) return known
-  const made = new Set<HandBackListener>()
-  handBackListeners.set(supervisor, made)
-  return made
 }
 
 /**
@@ -111,20 +91,10 @@ export const makeSessions = (supervisor: SupervisorShape): SessionsShape => ({
   setUpstreamProxy: supervisor.setUpstreamProxy,
   adopt: supervisor.adopt,
   takeWheel: supervisor.takeWheel,
-  handBack: (conversationId, note) =>
-    Effect.zipRight(
-      Effect.sync(() => {
-        for (const listener of listenersOf(supervisor)) listener(conversationId, note ?? null)
-      }),
-      supervisor.handBack(conversationId, note),
-    ),
+  handBack: supervisor.handBack,
   personDriving: supervisor.personDriving,
   askForHelp: supervisor.askForHelp,
-  onHandBack: (listener) => {
-    const listeners = listenersOf(supervisor)
-    listeners.add(listener)
-    return () => void listeners.delete(listener)
-  },
+  onHandBack: supervisor.onHandBack,
   asked: supervisor.asked,
   answered: supervisor.answered,
 })

@@ -57,6 +57,7 @@ export const makeSupervisor = (
       snapshots: new SnapshotBook(),
       proxies: new UpstreamBook(),
       changeListeners: new Set(),
+      handBackListeners: new Set(),
       admission: yield* Effect.makeSemaphore(1),
       pendingHeals: new Set(),
       now: () => EffectRuntime.runSync(effectRuntime)(Clock.currentTimeMillis),

@@ -28,6 +28,8 @@ export interface SupervisorCore {
   readonly snapshots: SnapshotBook
   readonly proxies: UpstreamBook
   readonly changeListeners: Set<(view: ErrandView) => void>
+  /** Who hears each hand-back and its note (`WheelShape.onHandBack`). */
+  readonly handBackListeners: Set<(conversationId: string, note: string | null) => void>
   /** One admission at a time, so the cap on open errands holds (C2). */
   readonly admission: Effect.Semaphore
   /** Heals started because someone watches a crashed errand; `settle` waits for them. */

@@ -27,6 +27,10 @@ describe('Sessions.onHandBack (issue #26: a paused DevTools client hears the not
       yield* host.takeWheel('session:a')
       yield* host.handBack('session:a')
       expect(heard).toContain('session:a note=null')
+      // A hand-back that fails (nobody knows the conversation) tells nobody.
+      heard.length = 0
+      expect((yield* Effect.flip(host.handBack('session:nobody', 'lost')))._tag).toBe('UnknownConversation')
+      expect(heard).toEqual([])
       stop()
       stopViews()
       heard.length = 0

@@ -38,6 +38,13 @@ export interface WheelShape extends AskingShape {
    * wheel back; the request shows in the live view while it waits, and is gone however it ends.
    */
   readonly askForHelp: (conversationId: string, reason: string, timeoutMs: number) => Effect.Effect<HandBack, UnknownConversation>
+  /**
+   * Hears each hand-back of a known conversation with the person's note (null without one),
+   * before the view changes: a face that holds an agent's calls while a person drives — the
+   * DevTools endpoint — tells its agent the note even when that agent did not ask for help.
+   * Returns the unsubscribe.
+   */
+  readonly onHandBack: (listener: (conversationId: string, note: string | null) => void) => () => void
 }
 
 /**
@@ -47,7 +54,7 @@ export interface WheelShape extends AskingShape {
  * const { takeWheel, handBack } = makeWheel(core, sessions, admission)
  */
 export const makeWheel = (core: SupervisorCore, sessions: Sessions, admission: Admission): WheelShape => {
-  const { runtime, entries, changeListeners, now, journal } = core
+  const { runtime, entries, changeListeners, handBackListeners, now, journal } = core
   const { entryOf, send } = sessions
   const asking = makeAsking(core, sessions)
   // Help asks' ids: unique within this supervisor, and the same on every replay.
@@ -75,6 +82,7 @@ export const makeWheel = (core: SupervisorCore, sessions: Sessions, admission: A
         const entry = yield* entryOf(conversationId)
         // The note is for the agent only: it is not journaled (P5).
         journal({ t: now(), op: 'wheel.handback', conversationId })
+        for (const listener of handBackListeners) listener(conversationId, note ?? null)
         send(entry, { type: 'wheel.handedBack', at: now() })
         const waiting = entry.help ?? []
         entry.help = []
@@ -84,6 +92,10 @@ export const makeWheel = (core: SupervisorCore, sessions: Sessions, admission: A
         }
         if (waiting.length > 0) changed(entry)
       }),
+    onHandBack: (listener) => {
+      handBackListeners.add(listener)
+      return () => void handBackListeners.delete(listener)
+    },
     personDriving: (conversationId) => {
       const entry = entries.get(conversationId)
       return entry !== undefined && isPersonDriving(entry)
