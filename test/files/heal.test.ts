@@ -89,7 +89,8 @@ describe("a crashed errand keeps its files (K3, F3)", () => {
     // Moved, not copied: one copy of the bytes under the root.
     expect(copiesUnder(dirname(healed))).toEqual([join(healed, 'report.pdf')])
     // The healed context downloads on into the same folder.
-    expect((await agent.click({ body: { selector: '#dl' } })).ok).toBe(true)
+    const again = await agent.click({ body: { selector: '#dl' } })
+    expect(again.ok, JSON.stringify(again.body)).toBe(true)
     expect(await until(async () => (await downloadsOf(agent)).map((f) => f.name).join() === 'report.pdf,report (1).pdf', 15_000)).toBe(true)
     expect((await agent.task({ body: { status: 'done' } })).ok).toBe(true)
   })

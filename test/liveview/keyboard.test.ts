@@ -29,7 +29,7 @@ const IME = '日本語 café'
 const COMPOSED = '東京'
 /**
  * Just over one text event's 1,000 characters, so the paste goes as two. (The runtime types text
- * a character at a time, so a long paste takes seconds to land.)
+ * keyboard characters as keys and inserts the rest a run at a time, so the paste lands at once.)
  */
 const PASTED = ` — ${'ペースト✓'.repeat(200)}`
 const TYPED = `${IME}${COMPOSED}${PASTED}`

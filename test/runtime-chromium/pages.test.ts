@@ -30,6 +30,25 @@ describe('the page capability on real Chromium (runtime.pages, issue #24)', () =
     await close()
   })
 
+  it('types keyboard characters as keys and inserts a run of others at once, as an input method or a paste does', async () => {
+    const { run, runtime, contextId, pages, close } = await errand('pages-type')
+    const page = runtime.pageOf(contextId, 't1')!
+    await page.evaluate(() => {
+      const seen: string[] = []
+      Object.assign(window, { seen })
+      const q = document.querySelector('input[name=q]')!
+      q.addEventListener('keydown', (e) => seen.push(`key ${(e as KeyboardEvent).key}`))
+      q.addEventListener('input', (e) => seen.push(`input ${(e as InputEvent).data}`))
+    })
+    const pasted = 'ペースト✓'.repeat(400)
+    await run(pages.act(contextId, 't1', { type: 'click', selector: 'input[name=q]', timeoutMs: 5_000 }))
+    expect(await run(pages.input(contextId, 't1', [{ type: 'text', text: `ab東京c ${pasted}` }]))).toBe(1)
+    expect(await page.inputValue('input[name=q]')).toBe(`ab東京c ${pasted}`)
+    expect(await page.evaluate(() => (window as unknown as { seen: string[] }).seen)).toEqual(
+      ['key a', 'input a', 'key b', 'input b', 'input 東京', 'key c', 'input c', 'key  ', 'input  ', `input ${pasted}`])
+    await close()
+  })
+
   it('clicks and fills by selector, scrolls, types, resizes and goes through history', async () => {
     const { run, runtime, contextId, site, pages, close } = await errand('pages-act')
     await run(pages.act(contextId, 't1', { type: 'click', selector: '#go', timeoutMs: 5_000 }))

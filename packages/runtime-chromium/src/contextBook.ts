@@ -165,15 +165,15 @@ export abstract class ContextBook<E extends ContextEntry> {
    * @example
    * this.withEntry(id, 'add cookies', (entry) => entry.context.addCookies(cookies))
    */
-  protected withEntry<A>(contextId: ContextId, what: string, run: (entry: E) => Promise<A>, deadlineMs = this.deadlineMs): Effect.Effect<A, RuntimeError | ContextNotFound> {
+  protected withEntry<A>(contextId: ContextId, what: string, run: (entry: E, signal: AbortSignal) => Promise<A>, deadlineMs = this.deadlineMs): Effect.Effect<A, RuntimeError | ContextNotFound> {
     return Effect.suspend((): Effect.Effect<A, RuntimeError | ContextNotFound> => {
       const entry = this.entries.get(contextId)
       const revived = entry ? undefined : this.revive(contextId)
-      if (revived) return revived.pipe(Effect.flatMap((e) => call(what, deadlineMs, () => run(e))))
+      if (revived) return revived.pipe(Effect.flatMap((e) => call(what, deadlineMs, (signal) => run(e, signal))))
       if (!entry || entry.state !== 'open') {
         return Effect.fail(new ContextNotFound({ reason: 'unknown-context', contextId, message: `no open context ${contextId}` }))
       }
-      return call(what, deadlineMs, () => run(entry))
+      return call(what, deadlineMs, (signal) => run(entry, signal))
     })
   }
 

@@ -174,7 +174,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
 
   /** The page verbs (`pageVerbs.ts`); a tab that is gone is `target-closed`. @example yield* runtime.pages.text(id, 't1', 1_000_000) */
   readonly pages = chromiumPages(this.deadlineMs, (contextId, tabId, what, deadlineMs, run) =>
-    this.withEntry(contextId, what, (entry) => run(entry.tabs.get(tabId) ?? closedTab(tabId)), deadlineMs), this.contextSide((id) => this.filesDir(id)))
+    this.withEntry(contextId, what, (entry, signal) => run(entry.tabs.get(tabId) ?? closedTab(tabId), signal), deadlineMs), this.contextSide((id) => this.filesDir(id)))
 
   /** @example yield* runtime.setLabel(id, { reason: 'task', lentSites: [] }) */
   readonly setLabel = (contextId: ContextId, label: SessionLabel) =>

@@ -37,6 +37,14 @@ describe('call', () => {
     expect(exit).toMatchObject({ _tag: 'Failure' })
     if (Exit.isFailure(exit)) expect(JSON.stringify(exit.cause)).toContain('"reason":"timeout"')
   })
+  it('aborts the signal of the work it gave up on, so many-step work stops behind it', async () => {
+    let signal: AbortSignal | undefined
+    await Effect.runPromiseExit(call('slow', 20, (s) => ((signal = s), new Promise(() => undefined))))
+    expect(signal?.aborted).toBe(true)
+    let kept: AbortSignal | undefined
+    await Effect.runPromise(call('quick', 1_000, async (s) => void (kept = s)))
+    expect(kept?.aborted).toBe(false)
+  })
   it('maps rejections', async () => {
     const error = await Effect.runPromise(Effect.flip(call('x', 1_000, () => Promise.reject(new Error('Target closed')))))
     expect(error).toMatchObject({ _tag: 'RuntimeError', reason: 'target-closed' })

@@ -44,13 +44,15 @@ export const toRuntimeError = (what: string, error: unknown): RuntimeError => {
 }
 
 /**
- * Runs one browser call with a deadline; failures become `RuntimeError`s.
+ * Runs one browser call with a deadline; failures become `RuntimeError`s. `run` gets a signal that
+ * aborts when the deadline passes (or the caller is interrupted), so work made of many steps (typing)
+ * stops instead of going on behind the next call.
  *
  * @example
  * yield* call('close context', deadlineMs, () => context.close())
  */
-export const call = <A>(what: string, deadlineMs: number, run: () => Promise<A>): Effect.Effect<A, RuntimeError> =>
-  Effect.tryPromise({ try: run, catch: (e) => toRuntimeError(what, e) }).pipe(
+export const call = <A>(what: string, deadlineMs: number, run: (signal: AbortSignal) => Promise<A>): Effect.Effect<A, RuntimeError> =>
+  Effect.tryPromise({ try: (signal) => run(signal), catch: (e) => toRuntimeError(what, e) }).pipe(
     Effect.timeoutFail({
       duration: Duration.millis(deadlineMs),
       onTimeout: () => new RuntimeError({ reason: 'timeout', message: `${what}: no answer within ${deadlineMs} ms` }),

@@ -8,7 +8,7 @@
  * readonly pages = chromiumPages(this.deadlineMs, (id, tab, what, ms, run) => this.withEntry(id, what, (e) => run(pageOf(e, tab)), ms), side)
  */
 import {
-  RuntimeError, type ContextError, type ContextId, type PageAction, type PageDialog, type PageDialogAnswer, type PageInput, type PageOutcome,
+  inputDeadline, RuntimeError, TYPED_AS_KEY, type ContextError, type ContextId, type PageAction, type PageDialog, type PageDialogAnswer, type PageInput, type PageOutcome,
   type PageVerbs, type PageWhere, type RawPage,
 } from '@errands/runtime'
 import { Effect } from 'effect'
@@ -22,7 +22,7 @@ import { drag, evaluateIn, fillForm, upload } from './pageTools.ts'
  * @example
  * onPage(id, 't1', 'text', 30_000, (page) => page.title())
  */
-export type OnPage = <A>(contextId: ContextId, tabId: string, what: string, deadlineMs: number, run: (page: Page) => Promise<A>) => Effect.Effect<A, ContextError>
+export type OnPage = <A>(contextId: ContextId, tabId: string, what: string, deadlineMs: number, run: (page: Page, signal: AbortSignal) => Promise<A>) => Effect.Effect<A, ContextError>
 
 /**
  * A tab that is not (or no longer) in its context: `target-closed`, as a page closed mid-call is.
@@ -39,15 +39,34 @@ const cut = (s: string, limit: number) => ({ text: s.slice(0, limit), truncated:
 const whereOf = async (page: Page): Promise<PageWhere> => ({ url: page.url(), title: await page.title() })
 
 /**
+ * Types `text` as a person's keyboard would: characters on the keyboard as key presses, one at a
+ * time; each run of the others (what an input method or a paste brings) inserted at once, as a
+ * browser inserts committed text — so a long paste of Japanese is one step, not a thousand. Stops
+ * between steps once `signal` aborts (the verb's deadline passed), so no typing goes on behind the
+ * next call.
+ *
+ * @example
+ * await typeText(page, 'café 東京', signal) // c, a, f as keys; "é" inserted; space; "東京" inserted
+ */
+const typeText = async (page: Page, text: string, signal?: AbortSignal): Promise<void> => {
+  for (const run of text.match(/[\x20-\x7e\n\r\t]|[^\x20-\x7e\n\r\t]+/g) ?? []) {
+    if (signal?.aborted) throw new Error('input: stopped at its deadline')
+    await (TYPED_AS_KEY.test(run) ? page.keyboard.type(run) : page.keyboard.insertText(run))
+  }
+}
+
+/**
  * Applies input events in order with Playwright's mouse and keyboard: trusted input, as a
- * person's. The caller keeps other input from interleaving.
+ * person's. The caller keeps other input from interleaving; once `signal` aborts, nothing more is
+ * applied.
  *
  * @example
  * await applyInput(page, [{ type: 'mouse', action: 'click', x: 10, y: 10 }, { type: 'text', text: 'hi' }])
  */
-export const applyInput = async (page: Page, events: ReadonlyArray<PageInput>): Promise<number> => {
+export const applyInput = async (page: Page, events: ReadonlyArray<PageInput>, signal?: AbortSignal): Promise<number> => {
   let applied = 0
   for (const e of events) {
+    if (signal?.aborted) throw new Error('input: stopped at its deadline')
     switch (e.type) {
       case 'mouse': {
         const button = e.button ?? 'left'
@@ -69,7 +88,7 @@ export const applyInput = async (page: Page, events: ReadonlyArray<PageInput>): 
         else await page.keyboard.press(e.key)
         break
       case 'text':
-        await page.keyboard.type(e.text)
+        await typeText(page, e.text, signal)
         break
     }
     applied++
@@ -161,7 +180,7 @@ export const chromiumPages = (deadlineMs: number, onPage: OnPage, side: ContextS
     scroll: (id, tab, dx, dy) =>
       onPage(id, tab, 'scroll', deadlineMs, (page) =>
         page.evaluate(`window.scrollBy(${Number(dx)}, ${Number(dy)}); ({ scrollX: window.scrollX, scrollY: window.scrollY })`) as Promise<{ scrollX: number; scrollY: number }>),
-    input: (id, tab, events) => onPage(id, tab, 'input', deadlineMs, (page) => applyInput(page, events)),
+    input: (id, tab, events) => onPage(id, tab, 'input', inputDeadline(deadlineMs, events), (page, signal) => applyInput(page, events, signal)),
     history: (id, tab, step, timeoutMs, wait = 'domcontentloaded') =>
       onPage(id, tab, step, past(timeoutMs), async (page) => {
         const options = { timeout: timeoutMs, waitUntil: wait }

@@ -51,6 +51,28 @@ export type PageInput =
   | { readonly type: 'text'; readonly text: string }
 
 /**
+ * A character a keyboard types as a key press (the US layout Playwright and CDP know: printable
+ * ASCII, Enter, Tab); a `text` event's other characters are inserted as an input method or a paste
+ * inserts them, a run at a time.
+ *
+ * @example
+ * TYPED_AS_KEY.test('a') // true
+ * TYPED_AS_KEY.test('東') // false
+ */
+export const TYPED_AS_KEY = /[\x20-\x7e\n\r\t]/
+
+/**
+ * How long applying `events` may take: `deadlineMs`, and 20 ms more for every character typed as a
+ * key press (a paste of a thousand ASCII characters is a thousand presses). The host's and the
+ * runtime's deadlines for input are both this, so a long paste is not cut off half-typed.
+ *
+ * @example
+ * inputDeadline(30_000, [{ type: 'text', text: 'hi' }]) // 30_040
+ */
+export const inputDeadline = (deadlineMs: number, events: ReadonlyArray<PageInput>): number =>
+  deadlineMs + 20 * events.reduce((n, e) => n + (e.type === 'text' ? [...e.text].filter((c) => TYPED_AS_KEY.test(c)).length : 0), 0)
+
+/**
  * An action by selector, waited on for at most `timeoutMs` (then `RuntimeError('timeout')`).
  *
  * @example

@@ -12,7 +12,7 @@
  * const browsing = yield* makeBrowsing({ policy, deadlineMs: 30_000 })
  * yield* browsing.navigate(sessionTarget(key), 'http://127.0.0.1:3000/')
  */
-import { Runtime, type ContextNotFound, type PageAction, type PageHistoryStep, type PageVerbs, type RuntimeError } from '@errands/runtime'
+import { inputDeadline, Runtime, type ContextNotFound, type PageAction, type PageHistoryStep, type PageVerbs, type RuntimeError } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
 import { Sessions } from '@errands/supervisor'
 import { Effect, type Scope } from 'effect'
@@ -158,7 +158,7 @@ export const makeBrowsing = (
             const { tabId } = yield* activePage(scope)
             const verbs = runtime.pages
             if (verbs === undefined) return yield* new PageError({ reason: 'invalid', message: 'input: this browser cannot drive pages.' })
-            const applied = yield* scope.session.inputLock.withPermits(1)(runtimeCall('input', deadline, verbs.input(scope.contextId, tabId, events)))
+            const applied = yield* scope.session.inputLock.withPermits(1)(runtimeCall('input', inputDeadline(deadline, events), verbs.input(scope.contextId, tabId, events)))
             scope.session.inputEvents += applied
             return { applied }
           })),
