@@ -112,3 +112,37 @@ describe('shutdown and restart (E5)', () => {
     expect(alive(browsers2)).toEqual([])
   })
 })
+
+describe('the largest input a client may send (attack, the shipped host)', () => {
+  it('a 1 MB paste and 200 typed events are applied in bounded time, then the session takes the next call; more is refused', async () => {
+    const p = spawnTracked({ ERRANDS_DATA_DIR: dataDir(), ERRANDS_PORT: String(await freePort()) })
+    try {
+      const call = client(await p.ready)
+      expect((await call('flood', 'POST', '/v1/navigate', { url: site.url('/input') })).status).toBe(200)
+      // [the field's length, the key presses the page saw]
+      const seen = async () => (await call('flood', 'POST', '/v1/evaluate', { expression: `[q.value.length, (log.textContent.match(/k:/g) ?? []).length]` })).body.value
+      // Just under the host's 1 MiB body: 100 texts of 10,000 keyboard characters. Typed key by key
+      // (5 ms or more each) they would hold the session's input for hours; each is a paste, inserted
+      // at once, and with no field focused it inserts nothing and presses no key.
+      const paste = await call('flood', 'POST', '/v1/input', { events: Array.from({ length: 100 }, () => ({ type: 'text', text: 'a'.repeat(10_000) })) })
+      expect(paste.body).toEqual({ applied: 100 })
+      expect(await seen()).toEqual([0, 0])
+      // The most key presses a body can ask for: 200 texts short enough to be typed; a call types at
+      // most 256 keys and inserts the rest.
+      expect((await call('flood', 'POST', '/v1/click', { selector: '#q' })).status).toBe(200)
+      const typed = await call('flood', 'POST', '/v1/input', { events: Array.from({ length: 200 }, () => ({ type: 'text', text: 'b'.repeat(64) })) })
+      expect(typed.body).toEqual({ applied: 200 })
+      expect(await seen()).toEqual([200 * 64, 256])
+      expect((await call('flood', 'POST', '/v1/input', { events: [{ type: 'key', action: 'press', key: 'Enter' }] })).body).toEqual({ applied: 1 })
+      expect(await seen()).toEqual([200 * 64, 257])
+      const tooMany = await call('flood', 'POST', '/v1/input', { events: Array.from({ length: 201 }, () => ({ type: 'text', text: 'c' })) })
+      expect(tooMany.status).toBe(400)
+      const tooBig = await call('flood', 'POST', '/v1/input', { events: Array.from({ length: 105 }, () => ({ type: 'text', text: 'c'.repeat(10_000) })) })
+      expect(tooBig.status).toBe(413)
+      expect(await seen()).toEqual([200 * 64, 257])
+    } finally {
+      p.child.kill('SIGTERM')
+      expect(await p.exited).toBe(0)
+    }
+  })
+})

@@ -30,7 +30,7 @@ describe('the page capability on real Chromium (runtime.pages, issue #24)', () =
     await close()
   })
 
-  it('types keyboard characters as keys and inserts a run of others at once, as an input method or a paste does', async () => {
+  it('types keyboard characters as keys, inserts a run of others at once as an input method does, and a long text whole as a paste', async () => {
     const { run, runtime, contextId, pages, close } = await errand('pages-type')
     const page = runtime.pageOf(contextId, 't1')!
     await page.evaluate(() => {
@@ -41,11 +41,12 @@ describe('the page capability on real Chromium (runtime.pages, issue #24)', () =
       q.addEventListener('input', (e) => seen.push(`input ${(e as InputEvent).data}`))
     })
     const pasted = 'ペースト✓'.repeat(400)
+    const asciiPaste = 'plain text pasted, '.repeat(50)
     await run(pages.act(contextId, 't1', { type: 'click', selector: 'input[name=q]', timeoutMs: 5_000 }))
-    expect(await run(pages.input(contextId, 't1', [{ type: 'text', text: `ab東京c ${pasted}` }]))).toBe(1)
-    expect(await page.inputValue('input[name=q]')).toBe(`ab東京c ${pasted}`)
+    expect(await run(pages.input(contextId, 't1', [{ type: 'text', text: 'ab東京c ' }, { type: 'text', text: pasted }, { type: 'text', text: asciiPaste }]))).toBe(3)
+    expect(await page.inputValue('input[name=q]')).toBe(`ab東京c ${pasted}${asciiPaste}`)
     expect(await page.evaluate(() => (window as unknown as { seen: string[] }).seen)).toEqual(
-      ['key a', 'input a', 'key b', 'input b', 'input 東京', 'key c', 'input c', 'key  ', 'input  ', `input ${pasted}`])
+      ['key a', 'input a', 'key b', 'input b', 'input 東京', 'key c', 'input c', 'key  ', 'input  ', `input ${pasted}`, `input ${asciiPaste}`])
     await close()
   })
 

@@ -8,7 +8,7 @@
  * readonly pages = chromiumPages(this.deadlineMs, (id, tab, what, ms, run) => this.withEntry(id, what, (e) => run(pageOf(e, tab)), ms), side)
  */
 import {
-  inputDeadline, RuntimeError, TYPED_AS_KEY, type ContextError, type ContextId, type PageAction, type PageDialog, type PageDialogAnswer, type PageInput, type PageOutcome,
+  inputDeadline, RuntimeError, typedRuns, type TextRun, type ContextError, type ContextId, type PageAction, type PageDialog, type PageDialogAnswer, type PageInput, type PageOutcome,
   type PageVerbs, type PageWhere, type RawPage,
 } from '@errands/runtime'
 import { Effect } from 'effect'
@@ -39,19 +39,26 @@ const cut = (s: string, limit: number) => ({ text: s.slice(0, limit), truncated:
 const whereOf = async (page: Page): Promise<PageWhere> => ({ url: page.url(), title: await page.title() })
 
 /**
- * Types `text` as a person's keyboard would: characters on the keyboard as key presses, one at a
- * time; each run of the others (what an input method or a paste brings) inserted at once, as a
- * browser inserts committed text — so a long paste of Japanese is one step, not a thousand. Stops
+ * Types a text event's runs ({@link typedRuns}) as a person's keyboard would: keyboard characters
+ * as key presses, one at a time; the others (what an input method or a paste brings) inserted at
+ * once, as a browser inserts committed text — so a long paste is one step, not a thousand. Stops
  * between steps once `signal` aborts (the verb's deadline passed), so no typing goes on behind the
  * next call.
  *
  * @example
- * await typeText(page, 'café 東京', signal) // c, a, f as keys; "é" inserted; space; "東京" inserted
+ * await typeRuns(page, typedRuns([{ type: 'text', text: 'café 東京' }])[0]!, signal) // c, a, f as keys; "é" inserted; space; "東京" inserted
  */
-const typeText = async (page: Page, text: string, signal?: AbortSignal): Promise<void> => {
-  for (const run of text.match(/[\x20-\x7e\n\r\t]|[^\x20-\x7e\n\r\t]+/g) ?? []) {
-    if (signal?.aborted) throw new Error('input: stopped at its deadline')
-    await (TYPED_AS_KEY.test(run) ? page.keyboard.type(run) : page.keyboard.insertText(run))
+const typeRuns = async (page: Page, runs: ReadonlyArray<TextRun>, signal?: AbortSignal): Promise<void> => {
+  for (const run of runs) {
+    if (!run.keys) {
+      signal?.throwIfAborted()
+      await page.keyboard.insertText(run.text)
+    } else {
+      for (const key of run.text) {
+        signal?.throwIfAborted()
+        await page.keyboard.type(key)
+      }
+    }
   }
 }
 
@@ -64,9 +71,10 @@ const typeText = async (page: Page, text: string, signal?: AbortSignal): Promise
  * await applyInput(page, [{ type: 'mouse', action: 'click', x: 10, y: 10 }, { type: 'text', text: 'hi' }])
  */
 export const applyInput = async (page: Page, events: ReadonlyArray<PageInput>, signal?: AbortSignal): Promise<number> => {
+  const runs = typedRuns(events)
   let applied = 0
   for (const e of events) {
-    if (signal?.aborted) throw new Error('input: stopped at its deadline')
+    signal?.throwIfAborted()
     switch (e.type) {
       case 'mouse': {
         const button = e.button ?? 'left'
@@ -88,7 +96,7 @@ export const applyInput = async (page: Page, events: ReadonlyArray<PageInput>, s
         else await page.keyboard.press(e.key)
         break
       case 'text':
-        await typeText(page, e.text, signal)
+        await typeRuns(page, runs[applied]!, signal)
         break
     }
     applied++

@@ -31,12 +31,17 @@ describe('browserPidOf', () => {
     }
   })
 
-  it('passes over a helper of ours started with --type=', () => {
+  it('passes over a helper of ours started with --type=', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'errands-pids-'))
     try {
-      const helper = spawn('sh', ['-c', 'sleep 32', '--type=renderer'], { env: { ...process.env, TMPDIR: tmp }, stdio: 'ignore' })
+      // Node keeps its command line; `sh -c 'sleep 32' --type=…` did not: dash execs its last
+      // command, and once it had, the process read as `sleep 32` (CI: 'expected 20330 to be undefined').
+      const helper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 32_000)', '--type=renderer'], { env: { ...process.env, TMPDIR: tmp }, stdio: 'ignore' })
       started.push(helper.pid!)
-      expect(browserPidOf(tmp)).toBeUndefined()
+      const argv = (pid: number | undefined) => (pid === undefined ? undefined : readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0'))
+      await expect.poll(() => argv(helper.pid)).toContain('--type=renderer')
+      const found = browserPidOf(tmp)
+      expect({ found, argv: argv(found) }).toEqual({ found: undefined, argv: undefined })
     } finally {
       rmSync(tmp, { recursive: true, force: true })
     }

@@ -50,27 +50,60 @@ export type PageInput =
   | { readonly type: 'key'; readonly action: 'down' | 'up' | 'press'; readonly key: string }
   | { readonly type: 'text'; readonly text: string }
 
+/** A run of characters a keyboard types as key presses (the US layout Playwright and CDP know: printable ASCII, Enter, Tab), or a run of others. */
+const KEYBOARD_RUN = /([\x20-\x7e\n\r\t]+)|[^\x20-\x7e\n\r\t]+/g
+
+/** A `text` event longer than this is a paste: inserted whole, with no key events, as a browser pastes. */
+export const PASTE_OVER = 64
+
+/** The most characters one input call types as key presses; the text after them is inserted. */
+export const KEY_BUDGET = 256
+
+/** A piece of a `text` event: typed as key presses, or inserted at once (as an input method or a paste inserts). */
+export interface TextRun {
+  readonly text: string
+  readonly keys: boolean
+}
+
 /**
- * A character a keyboard types as a key press (the US layout Playwright and CDP know: printable
- * ASCII, Enter, Tab); a `text` event's other characters are inserted as an input method or a paste
- * inserts them, a run at a time.
+ * How each event's text is typed, one list per event (empty for other events): a text event of at
+ * most {@link PASTE_OVER} characters types its keyboard characters as key presses and inserts each
+ * run of others (東京, é) at once; a longer one is a paste, inserted whole. A call types at most
+ * {@link KEY_BUDGET} key presses, so its time is bounded: a body of 200 events could otherwise
+ * hold 2,000,000 presses, and the session's input for hours.
  *
  * @example
- * TYPED_AS_KEY.test('a') // true
- * TYPED_AS_KEY.test('東') // false
+ * typedRuns([{ type: 'text', text: 'ab東京' }]) // [[{ text: 'ab', keys: true }, { text: '東京', keys: false }]]
  */
-export const TYPED_AS_KEY = /[\x20-\x7e\n\r\t]/
+export const typedRuns = (events: ReadonlyArray<PageInput>): ReadonlyArray<ReadonlyArray<TextRun>> => {
+  let budget = KEY_BUDGET
+  return events.map((e) => {
+    if (e.type !== 'text') return []
+    if ([...e.text].length > PASTE_OVER) return [{ text: e.text, keys: false }]
+    const runs: Array<TextRun> = []
+    for (const [run, keyboard] of e.text.matchAll(KEYBOARD_RUN)) {
+      if (keyboard === undefined) runs.push({ text: run, keys: false })
+      else {
+        const typed = run.slice(0, budget)
+        budget -= typed.length
+        if (typed !== '') runs.push({ text: typed, keys: true })
+        if (typed.length < run.length) runs.push({ text: run.slice(typed.length), keys: false })
+      }
+    }
+    return runs
+  })
+}
 
 /**
  * How long applying `events` may take: `deadlineMs`, and 20 ms more for every character typed as a
- * key press (a paste of a thousand ASCII characters is a thousand presses). The host's and the
- * runtime's deadlines for input are both this, so a long paste is not cut off half-typed.
+ * key press (at most {@link KEY_BUDGET} of them, so at most 5.12 s more). The host's and the
+ * runtime's deadlines for input are both this, so a typed text is not cut off half-typed.
  *
  * @example
  * inputDeadline(30_000, [{ type: 'text', text: 'hi' }]) // 30_040
  */
 export const inputDeadline = (deadlineMs: number, events: ReadonlyArray<PageInput>): number =>
-  deadlineMs + 20 * events.reduce((n, e) => n + (e.type === 'text' ? [...e.text].filter((c) => TYPED_AS_KEY.test(c)).length : 0), 0)
+  deadlineMs + 20 * typedRuns(events).flat().reduce((n, run) => n + (run.keys ? run.text.length : 0), 0)
 
 /**
  * An action by selector, waited on for at most `timeoutMs` (then `RuntimeError('timeout')`).
