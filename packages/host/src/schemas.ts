@@ -143,7 +143,13 @@ export const KeyEvent = Schema.Struct({
   key: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)),
 })
 
-/** Text typed into the focused element. @example { type: 'text', text: 'hello' } */
+/**
+ * Text for the focused element: up to 64 characters are typed (keyboard characters as key presses,
+ * 256 at most per call); a longer text is a paste, inserted whole with no key events.
+ *
+ * @example
+ * { type: 'text', text: 'hello' }
+ */
 export const TextEvent = Schema.Struct({
   type: Schema.Literal('text'),
   text: Schema.String.pipe(Schema.maxLength(10_000)),
