@@ -298,11 +298,17 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
     await w.think(random)
   }
 
+  /**
+   * The tabs after a tab verb, from the listing. A listing refused (the errand parked to make room
+   * between the verb and it) leaves the model not knowing what the verb did: uncertain, so the
+   * next park is not taken as exact (CI: a tab opened, the listing answered AllBusy, the park was
+   * acknowledged and the resume showed the tab the model never had: a false park-not-exact).
+   */
   async function resync(op: string) {
     const listed = await call(op, 'GET', '/v1/tabs')
     if (listed.status === 200) {
       syncTabs(tabs, listed.body.tabs)
       if (!s.uncertain) s.set({ tabs: urlsOf(tabs) })
-    }
+    } else s.uncertain = true
   }
 }
