@@ -88,7 +88,12 @@ describe("a crashed errand keeps its files (K3, F3)", () => {
     expect(existsSync(folder)).toBe(false)
     // Moved, not copied: one copy of the bytes under the root.
     expect(copiesUnder(dirname(healed))).toEqual([join(healed, 'report.pdf')])
-    // The healed context downloads on into the same folder.
+    // The healed context downloads on into the same folder, on the page loaded again. How the heal
+    // reopens tabs is the errand heal tests' subject (test/errands/heal.test.ts); twice under
+    // CI's load the click on the reopened tab waited out its 10 s for the link ("click: Timeout
+    // 10000ms exceeded"), the file taking 28 s longer than usual: a reopened tab whose load the
+    // heal gave up on (it keeps the tab) fits, but it was not reproduced here.
+    expect((await agent.navigate({ body: { url: `${site.origin}/` } })).ok).toBe(true)
     const again = await agent.click({ body: { selector: '#dl' } })
     expect(again.ok, JSON.stringify(again.body)).toBe(true)
     expect(await until(async () => (await downloadsOf(agent)).map((f) => f.name).join() === 'report.pdf,report (1).pdf', 15_000)).toBe(true)
