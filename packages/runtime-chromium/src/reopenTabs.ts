@@ -54,6 +54,8 @@ export const openTabs = async <E extends ContextEntry>(
     await hooks.goto(pages[i]!, tab.url).catch((e: unknown) => {
       const failure = toRuntimeError('restore tab', e)
       if (failure.reason === 'crashed' || failure.reason === 'target-closed') throw failure
+      // The tab stays, without its page: said (the origin only, never a URL's path or query).
+      hooks.log(`${hooks.noun} ${entry.id}: a reopened tab of ${originOf(tab.url) ?? 'a page'} did not load (${failure.reason})`)
     })
   }))
   if (pages.length > 1) await pages[activeIndex]!.bringToFront()
