@@ -1,5 +1,4 @@
-import { statSync } from 'node:fs'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import * as http from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -140,6 +139,49 @@ describe('the largest input a client may send (attack, the shipped host)', () =>
       const tooBig = await call('flood', 'POST', '/v1/input', { events: Array.from({ length: 105 }, () => ({ type: 'text', text: 'c'.repeat(10_000) })) })
       expect(tooBig.status).toBe(413)
       expect(await seen()).toEqual([200 * 64, 257])
+    } finally {
+      p.child.kill('SIGTERM')
+      expect(await p.exited).toBe(0)
+    }
+  })
+})
+
+describe('the wheel on the shipped host, asked from other processes (P1, X2, X3)', () => {
+  it("only the person's token takes and hands back the wheel; the agent meanwhile gets 409; a foreign page's request and /health give nothing away", async () => {
+    const dir = dataDir()
+    const agentToken = 'process-test-agent-token-0123456789abcdef'
+    writeFileSync(join(dir, 'agent-tokens'), `${agentToken} *\n`, { mode: 0o600 })
+    const p = spawnTracked({ ERRANDS_DATA_DIR: dir, ERRANDS_PORT: String(await freePort()), ERRANDS_AGENT_TOKENS_FILE: join(dir, 'agent-tokens') })
+    try {
+      const url = await p.ready
+      const person = client(url, readFileSync(join(dir, 'host-token'), 'utf8').trim())
+      const agent = client(url)
+      const asAgent = { authorization: `Bearer ${agentToken}` }
+      expect((await agent('secret-key-1', 'POST', '/v1/navigate', { url: site.url('/input') }, asAgent)).status).toBe(200)
+      expect((await agent('secret-key-1', 'POST', '/v1/click', { selector: '#q' }, asAgent)).status).toBe(200)
+      // The agent's token, and no token at all, take no wheel.
+      for (const headers of [asAgent, {}]) {
+        const r = await agent(undefined, 'POST', '/v1/person/wheel', { session: 'secret-key-1' }, headers)
+        expect(r.status).toBe(401)
+        expect(r.body).toMatchObject({ error: { code: 'Unauthorized' } })
+      }
+      // The person's token from a page of another origin (a rebinding or hostile page) is refused too.
+      const foreign = await person(undefined, 'POST', '/v1/person/wheel', { session: 'secret-key-1' }, { origin: 'http://evil.example' })
+      expect(foreign.status).toBe(403)
+      expect((await agent('secret-key-1', 'POST', '/v1/input', { events: [{ type: 'text', text: 'a' }] }, asAgent)).body).toEqual({ applied: 1 })
+
+      expect((await person(undefined, 'POST', '/v1/person/wheel', { session: 'secret-key-1' })).body).toMatchObject({ personDriving: true })
+      const refused = await agent('secret-key-1', 'POST', '/v1/input', { events: [{ type: 'text', text: 'b' }] }, asAgent)
+      expect(refused.status).toBe(409)
+      expect(refused.body).toMatchObject({ error: { code: 'PersonDriving' } })
+      expect((await agent(undefined, 'POST', '/v1/person/hand-back', { session: 'secret-key-1' }, asAgent)).status).toBe(401)
+      const health = await agent(undefined, 'GET', '/health')
+      expect(health.body).toMatchObject({ open: 1 })
+      expect(JSON.stringify(health.body)).not.toContain('secret-key-1')
+
+      expect((await person(undefined, 'POST', '/v1/person/hand-back', { session: 'secret-key-1', note: 'done' })).status).toBe(200)
+      expect((await agent('secret-key-1', 'POST', '/v1/input', { events: [{ type: 'text', text: 'c' }] }, asAgent)).body).toEqual({ applied: 1 })
+      expect((await agent('secret-key-1', 'POST', '/v1/evaluate', { expression: 'q.value' }, asAgent)).body.value).toBe('ac')
     } finally {
       p.child.kill('SIGTERM')
       expect(await p.exited).toBe(0)
