@@ -36,6 +36,17 @@ const spawnTracked = (env: Record<string, string>) => {
   return p
 }
 
+/** Runs `body` against a host started with `env`, then stops it with SIGTERM and expects a clean exit. */
+const withHost = async (env: Record<string, string>, body: (url: string) => Promise<void>) => {
+  const p = spawnTracked(env)
+  try {
+    await body(await p.ready)
+  } finally {
+    p.child.kill('SIGTERM')
+    expect(await p.exited).toBe(0)
+  }
+}
+
 const alive = (pids: ReadonlyArray<number>) => {
   const live = new Set(processes().map((p) => p.pid))
   return pids.filter((pid) => live.has(pid))
@@ -114,9 +125,8 @@ describe('shutdown and restart (E5)', () => {
 
 describe('the largest input a client may send (attack, the shipped host)', () => {
   it('a 1 MB paste and 200 typed events are applied in bounded time, then the session takes the next call; more is refused', async () => {
-    const p = spawnTracked({ ERRANDS_DATA_DIR: dataDir(), ERRANDS_PORT: String(await freePort()) })
-    try {
-      const call = client(await p.ready)
+    await withHost({ ERRANDS_DATA_DIR: dataDir(), ERRANDS_PORT: String(await freePort()) }, async (url) => {
+      const call = client(url)
       expect((await call('flood', 'POST', '/v1/navigate', { url: site.url('/input') })).status).toBe(200)
       // [the field's length, the key presses the page saw]
       const seen = async () => (await call('flood', 'POST', '/v1/evaluate', { expression: `[q.value.length, (log.textContent.match(/k:/g) ?? []).length]` })).body.value
@@ -139,10 +149,7 @@ describe('the largest input a client may send (attack, the shipped host)', () =>
       const tooBig = await call('flood', 'POST', '/v1/input', { events: Array.from({ length: 105 }, () => ({ type: 'text', text: 'c'.repeat(10_000) })) })
       expect(tooBig.status).toBe(413)
       expect(await seen()).toEqual([200 * 64, 257])
-    } finally {
-      p.child.kill('SIGTERM')
-      expect(await p.exited).toBe(0)
-    }
+    })
   })
 })
 
@@ -151,9 +158,7 @@ describe('the wheel on the shipped host, asked from other processes (P1, X2, X3)
     const dir = dataDir()
     const agentToken = 'process-test-agent-token-0123456789abcdef'
     writeFileSync(join(dir, 'agent-tokens'), `${agentToken} *\n`, { mode: 0o600 })
-    const p = spawnTracked({ ERRANDS_DATA_DIR: dir, ERRANDS_PORT: String(await freePort()), ERRANDS_AGENT_TOKENS_FILE: join(dir, 'agent-tokens') })
-    try {
-      const url = await p.ready
+    await withHost({ ERRANDS_DATA_DIR: dir, ERRANDS_PORT: String(await freePort()), ERRANDS_AGENT_TOKENS_FILE: join(dir, 'agent-tokens') }, async (url) => {
       const person = client(url, readFileSync(join(dir, 'host-token'), 'utf8').trim())
       const agent = client(url)
       const asAgent = { authorization: `Bearer ${agentToken}` }
@@ -182,9 +187,6 @@ describe('the wheel on the shipped host, asked from other processes (P1, X2, X3)
       expect((await person(undefined, 'POST', '/v1/person/hand-back', { session: 'secret-key-1', note: 'done' })).status).toBe(200)
       expect((await agent('secret-key-1', 'POST', '/v1/input', { events: [{ type: 'text', text: 'c' }] }, asAgent)).body).toEqual({ applied: 1 })
       expect((await agent('secret-key-1', 'POST', '/v1/evaluate', { expression: 'q.value' }, asAgent)).body.value).toBe('ac')
-    } finally {
-      p.child.kill('SIGTERM')
-      expect(await p.exited).toBe(0)
-    }
+    })
   })
 })

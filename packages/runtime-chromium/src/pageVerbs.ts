@@ -50,14 +50,9 @@ const whereOf = async (page: Page): Promise<PageWhere> => ({ url: page.url(), ti
  */
 const typeRuns = async (page: Page, runs: ReadonlyArray<TextRun>, signal?: AbortSignal): Promise<void> => {
   for (const run of runs) {
-    if (!run.keys) {
+    for (const step of run.keys ? run.text : [run.text]) {
       signal?.throwIfAborted()
-      await page.keyboard.insertText(run.text)
-    } else {
-      for (const key of run.text) {
-        signal?.throwIfAborted()
-        await page.keyboard.type(key)
-      }
+      await (run.keys ? page.keyboard.type(step) : page.keyboard.insertText(step))
     }
   }
 }
