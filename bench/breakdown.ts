@@ -44,7 +44,9 @@ export const benchBreakdown = async (bench: Bench, below: Below): Promise<Row[]>
     // 2. The same below the supervisor: the seed, the runtime's open and close, the store's remove.
     const seedMs = await timed(() => run(below.lending.seed({ id, kind: 'task' })))
     let direct = ''
-    const rtOpenMs = await timed(async () => void (direct = await run(below.runtime.openContext({ errandId: `${id}-rt`, label }))))
+    const rtOpenMs = await timed(
+      async () => void (direct = await run(below.runtime.openContext({ errandId: `${id}-rt`, label }))),
+    )
     const rtLoadMs = await timed(async () => {
       const [tab] = await run(below.runtime.tabs(direct))
       await run(below.runtime.navigate(direct, tab!.id, url))
@@ -79,7 +81,7 @@ export const benchBreakdown = async (bench: Bench, below: Below): Promise<Row[]>
     add('  runtime tabs + navigate + load alone', rtLoadMs)
     add('  runtime.closeContext alone', rtCloseMs)
     add('  store.remove alone', removeMs)
-    add('Playwright in the errands\' browser: newContext', pwNewContextMs)
+    add("Playwright in the errands' browser: newContext", pwNewContextMs)
     add('  context.routeWebSocket (the WebSocket guard)', pwRouteWsMs)
     add('  newPage (renderer start)', pwNewPageMs)
     add('  goto (load)', pwGotoMs)

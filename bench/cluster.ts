@@ -31,7 +31,11 @@ const TASKS = arg('tasks', 40)
 const PARALLEL = arg('parallel', 6)
 const CALLS = arg('calls', 100)
 const LOCK_EXPIRY_MS = 4_000
-const ENV = { ERRANDS_MAX_SESSIONS: String(PARALLEL), ERRANDS_SNAPSHOT_DEBOUNCE_MS: '300', CHROMIUM_PATH: process.env['CHROMIUM_PATH'] ?? '/usr/lib/chromium/chromium' }
+const ENV = {
+  ERRANDS_MAX_SESSIONS: String(PARALLEL),
+  ERRANDS_SNAPSHOT_DEBOUNCE_MS: '300',
+  CHROMIUM_PATH: process.env['CHROMIUM_PATH'] ?? '/usr/lib/chromium/chromium',
+}
 
 type Call = ReturnType<typeof client>
 
@@ -42,20 +46,22 @@ const fortyTasks = async (calls: ReadonlyArray<Call>, url: (path: string) => str
   let next = 0
   const run = `r${randomUUID().slice(0, 6)}`
   const started = performance.now()
-  await Promise.all(Array.from({ length: PARALLEL }, async () => {
-    for (let k = next++; k < TASKS; k = next++) {
-      const call = calls[k % calls.length]!
-      const key = `${run}-${k}`
-      const t = performance.now()
-      const steps = [
-        await call(key, 'POST', '/v1/navigate', { url: url(`/page?t=task-${k}`) }),
-        (opens.push(performance.now() - t), await call(key, 'GET', '/v1/text')),
-        await call(key, 'POST', '/v1/navigate', { url: url(`/store?v=${k}`) }),
-        await call(key, 'POST', '/v1/session/task', { status: 'done' }),
-      ]
-      if (steps.some((s) => s.status !== 200)) failures++
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: PARALLEL }, async () => {
+      for (let k = next++; k < TASKS; k = next++) {
+        const call = calls[k % calls.length]!
+        const key = `${run}-${k}`
+        const t = performance.now()
+        const steps = [
+          await call(key, 'POST', '/v1/navigate', { url: url(`/page?t=task-${k}`) }),
+          (opens.push(performance.now() - t), await call(key, 'GET', '/v1/text')),
+          await call(key, 'POST', '/v1/navigate', { url: url(`/store?v=${k}`) }),
+          await call(key, 'POST', '/v1/session/task', { status: 'done' }),
+        ]
+        if (steps.some((s) => s.status !== 200)) failures++
+      }
+    }),
+  )
   return { wall: performance.now() - started, opens, failures }
 }
 
@@ -79,7 +85,12 @@ const main = async () => {
 
   // One plain host: no database, today's embedded store.
   const dir = mkdtempSync(join(tmpdir(), 'errands-bench-plain-'))
-  const plain = spawnHost({ ...ENV, ERRANDS_DATA_DIR: dir, ERRANDS_PORT: String(await freePort()), ERRANDS_INSPECT_PORT: String(await freePort()) })
+  const plain = spawnHost({
+    ...ENV,
+    ERRANDS_DATA_DIR: dir,
+    ERRANDS_PORT: String(await freePort()),
+    ERRANDS_INSPECT_PORT: String(await freePort()),
+  })
   const plainCall = client(await plain.ready, readFileSync(join(dir, 'host-token'), 'utf8').trim())
   await fortyTasks([plainCall], site.url) // warm-up: Chromium started, caches filled
   const p = await fortyTasks([plainCall], site.url)
@@ -109,7 +120,8 @@ const main = async () => {
   const ownCalls = await perCall(ownerHost!.call, 'bench-call')
   const forwardedCalls = await perCall(other.call, 'bench-call')
   // A SIGKILLed runner's open errands, open again on the others.
-  for (let i = 0; i < 9; i++) await calls[i % 3]!(`heal-${i}`, 'POST', '/v1/navigate', { url: site.url(`/store?v=heal-${i}`) })
+  for (let i = 0; i < 9; i++)
+    await calls[i % 3]!(`heal-${i}`, 'POST', '/v1/navigate', { url: site.url(`/store?v=heal-${i}`) })
   const held = await Promise.all(three.hosts.map((h) => h.openKeys()))
   const victimAt = held.reduce((best, keys, i) => (keys.length > held[best]!.length ? i : best), 0)
   const victim = three.hosts[victimAt]!
@@ -119,10 +131,14 @@ const main = async () => {
   const killedAt = performance.now()
   victim.child.kill('SIGKILL')
   await victim.exited
-  await eventually(async () => {
-    const open = (await Promise.all(three.live().map((h) => h.openKeys()))).flat()
-    return victimKeys.every((k) => open.includes(k))
-  }, 120_000, 50)
+  await eventually(
+    async () => {
+      const open = (await Promise.all(three.live().map((h) => h.openKeys()))).flat()
+      return victimKeys.every((k) => open.includes(k))
+    },
+    120_000,
+    50,
+  )
   const healMs = performance.now() - killedAt
   await three.stop()
   await site.close()
@@ -136,15 +152,47 @@ const main = async () => {
     { section, name: '  per task, three hosts', median: per(c3.wall), ratio: NaN },
     { section, name: '  open (first navigate), one plain host, median', median: median(p.opens), ratio: NaN },
     { section, name: '  open (first navigate), three hosts, median', median: median(c3.opens), ratio: NaN },
-    { section, name: `  failed tasks: plain ${p.failures}, one-host cluster ${c1.failures}, three hosts ${c3.failures}`, median: p.failures + c1.failures + c3.failures, ratio: NaN, unit: 'tasks' },
+    {
+      section,
+      name: `  failed tasks: plain ${p.failures}, one-host cluster ${c1.failures}, three hosts ${c3.failures}`,
+      median: p.failures + c1.failures + c3.failures,
+      ratio: NaN,
+      unit: 'tasks',
+    },
     { section: callSection, name: 'one plain host', median: median(plainCalls), ratio: 1 },
-    { section: callSection, name: 'one host in a cluster (the entity call is local)', median: median(oneCalls), ratio: median(oneCalls) / median(plainCalls) },
-    { section: callSection, name: 'three hosts, asked of the owner', median: median(ownCalls), ratio: median(ownCalls) / median(plainCalls) },
-    { section: callSection, name: 'three hosts, asked of another host (forwarded)', median: median(forwardedCalls), ratio: median(forwardedCalls) / median(plainCalls) },
-    { section: `a SIGKILLed runner with ${victimKeys.length} open errands (lock expiry ${LOCK_EXPIRY_MS} ms)`, name: 'until all are open again on the others (one sample)', median: healMs, ratio: NaN },
+    {
+      section: callSection,
+      name: 'one host in a cluster (the entity call is local)',
+      median: median(oneCalls),
+      ratio: median(oneCalls) / median(plainCalls),
+    },
+    {
+      section: callSection,
+      name: 'three hosts, asked of the owner',
+      median: median(ownCalls),
+      ratio: median(ownCalls) / median(plainCalls),
+    },
+    {
+      section: callSection,
+      name: 'three hosts, asked of another host (forwarded)',
+      median: median(forwardedCalls),
+      ratio: median(forwardedCalls) / median(plainCalls),
+    },
+    {
+      section: `a SIGKILLed runner with ${victimKeys.length} open errands (lock expiry ${LOCK_EXPIRY_MS} ms)`,
+      name: 'until all are open again on the others (one sample)',
+      median: healMs,
+      ratio: NaN,
+    },
   )
   // The machine is shared: the load says how far to trust the absolute figures.
-  printTable(rows, { tasks: TASKS, parallel: PARALLEL, 'max sessions per host': PARALLEL, 'load average at the start': loadAtStart, 'at the end': loadavg()[0]!.toFixed(1) })
+  printTable(rows, {
+    tasks: TASKS,
+    parallel: PARALLEL,
+    'max sessions per host': PARALLEL,
+    'load average at the start': loadAtStart,
+    'at the end': loadavg()[0]!.toFixed(1),
+  })
 }
 
 await main()

@@ -42,25 +42,43 @@ export const engineLog: Array<{ readonly at: number; readonly line: string }> = 
  * @example
  * const { bench, dispose } = await startBench(sites, 7)
  */
-export const startBench = async (sites: ReadonlyArray<Site>, rounds: number, warmSpare = true, extraArgs: ReadonlyArray<string> = [], egress = true) => {
+export const startBench = async (
+  sites: ReadonlyArray<Site>,
+  rounds: number,
+  warmSpare = true,
+  extraArgs: ReadonlyArray<string> = [],
+  egress = true,
+) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'errands-bench-'))
-  const managed = ManagedRuntime.make(engineLayer({
-    settings: defaultSettings({ dataDir, maxErrands: 6, snapshotDebounceMs: 3_000 }),
-    chromium: {
-      warmSpare,
-      extraArgs,
-      // `false` only to measure what the egress costs (issue #21): never a setting for real use.
-      egress,
-      log: (line) => {
-        engineLog.push({ at: performance.now(), line })
-        if (engineLog.length > 500) engineLog.splice(0, 100)
+  const managed = ManagedRuntime.make(
+    engineLayer({
+      settings: defaultSettings({ dataDir, maxErrands: 6, snapshotDebounceMs: 3_000 }),
+      chromium: {
+        warmSpare,
+        extraArgs,
+        // `false` only to measure what the egress costs (issue #21): never a setting for real use.
+        egress,
+        log: (line) => {
+          engineLog.push({ at: performance.now(), line })
+          if (engineLog.length > 500) engineLog.splice(0, 100)
+        },
       },
-    },
-  }))
-  const services = await managed.runPromise(Effect.all({ supervisor: Supervisor, engine: Chromium, runtime: Runtime, store: SealedStore, lending: Lending }))
-  const bench: Bench = { supervisor: services.supervisor, engine: services.engine, run: (e) => managed.runPromise(e), sites, rounds }
+    }),
+  )
+  const services = await managed.runPromise(
+    Effect.all({ supervisor: Supervisor, engine: Chromium, runtime: Runtime, store: SealedStore, lending: Lending }),
+  )
+  const bench: Bench = {
+    supervisor: services.supervisor,
+    engine: services.engine,
+    run: (e) => managed.runPromise(e),
+    sites,
+    rounds,
+  }
   return {
-    bench, services, dataDir,
+    bench,
+    services,
+    dataDir,
     dispose: async () => {
       await managed.dispose()
       rmSync(dataDir, { recursive: true, force: true })
@@ -124,10 +142,14 @@ export interface RawChromium {
  */
 export const launchRaw = async (): Promise<RawChromium> => {
   const dir = mkdtempSync(join(tmpdir(), 'errands-bench-raw-'))
-  const child = spawn(resolveExecutable(), [...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${dir}`, 'about:blank'], {
-    stdio: 'ignore',
-    env: { ...process.env, TMPDIR: dir },
-  })
+  const child = spawn(
+    resolveExecutable(),
+    [...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${dir}`, 'about:blank'],
+    {
+      stdio: 'ignore',
+      env: { ...process.env, TMPDIR: dir },
+    },
+  )
   const exited = new Promise((r) => child.once('exit', r))
   const portFile = join(dir, 'DevToolsActivePort')
   // The file appears before its two lines are written: wait for a port and a path.
@@ -143,7 +165,10 @@ export const launchRaw = async (): Promise<RawChromium> => {
   const browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`)
   const cdp = await CDP({ target: browserWs })
   return {
-    browser, cdp, browserWs, pid: child.pid!,
+    browser,
+    cdp,
+    browserWs,
+    pid: child.pid!,
     close: async () => {
       await cdp.close().catch(() => undefined)
       await browser.close().catch(() => undefined)
@@ -183,10 +208,13 @@ export const cdpErrand = async (client: CDP.Client): Promise<CdpErrand> => {
   const { sessionId } = await client.send('Target.attachToTarget', { targetId, flatten: true })
   await client.send('Page.enable', undefined, sessionId)
   return {
-    browserContextId, sessionId,
+    browserContextId,
+    sessionId,
     load: async (url) => {
       // Events of a flat session arrive as `<method>.<sessionId>` too (chrome-remote-interface).
-      const loaded = new Promise<void>((resolve) => (client as unknown as EventEmitter).once(`Page.loadEventFired.${sessionId}`, () => resolve()))
+      const loaded = new Promise<void>((resolve) =>
+        (client as unknown as EventEmitter).once(`Page.loadEventFired.${sessionId}`, () => resolve()),
+      )
       await client.send('Page.navigate', { url }, sessionId)
       await loaded
     },

@@ -84,7 +84,10 @@ const flood = (url: string): Flood => {
       ws.on('close', (_code, reason) => { closed = reason.toString(); end() })
       ws.on('error', () => undefined)
     `
-    const child = spawn(process.execPath, ['-e', script, url, String(FLOOD_MESSAGES)], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, ['-e', script, url, String(FLOOD_MESSAGES)], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     let out = ''
     child.stdout.on('data', (d) => {
       out += d
@@ -156,16 +159,38 @@ export const benchDevtools = async (rounds: number): Promise<Row[]> => {
     const p50 = percentile(alone, 50)
     return [
       { section: SECTION, name: 'connectOverCDP straight to a plain Chromium', median: base, ratio: 1 },
-      { section: SECTION, name: "through the errand's DevTools endpoint", median: median(times['proxy']!), ratio: median(times['proxy']!) / base },
+      {
+        section: SECTION,
+        name: "through the errand's DevTools endpoint",
+        median: median(times['proxy']!),
+        ratio: median(times['proxy']!) / base,
+      },
       { section: HOP, name: 'straight to a plain Chromium', median: hopBase, ratio: 1 },
-      { section: HOP, name: "through the errand's DevTools endpoint", median: median(hop['proxy']!) / 50, ratio: median(hop['proxy']!) / 50 / hopBase },
+      {
+        section: HOP,
+        name: "through the errand's DevTools endpoint",
+        median: median(hop['proxy']!) / 50,
+        ratio: median(hop['proxy']!) / 50 / hopBase,
+      },
       { section: FLOOD, name: `B alone: p50 (${alone.length} calls)`, median: p50, ratio: 1 },
       { section: FLOOD, name: 'B alone: p95', median: percentile(alone, 95), ratio: percentile(alone, 95) / p50 },
-      { section: FLOOD, name: `B during A's flood: p50 (${during.length} calls)`, median: percentile(during, 50), ratio: percentile(during, 50) / p50 },
-      { section: FLOOD, name: "B during A's flood: p95", median: percentile(during, 95), ratio: percentile(during, 95) / p50 },
       {
-        section: FLOOD, name: `A's flood: ${outcome.answered} answered, ${outcome.refused} refused${outcome.closed ? `, closed: ${outcome.closed.slice(0, 40)}` : ''}`,
-        median: NaN, ratio: NaN,
+        section: FLOOD,
+        name: `B during A's flood: p50 (${during.length} calls)`,
+        median: percentile(during, 50),
+        ratio: percentile(during, 50) / p50,
+      },
+      {
+        section: FLOOD,
+        name: "B during A's flood: p95",
+        median: percentile(during, 95),
+        ratio: percentile(during, 95) / p50,
+      },
+      {
+        section: FLOOD,
+        name: `A's flood: ${outcome.answered} answered, ${outcome.refused} refused${outcome.closed ? `, closed: ${outcome.closed.slice(0, 40)}` : ''}`,
+        median: NaN,
+        ratio: NaN,
       },
     ]
   } finally {

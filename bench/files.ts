@@ -58,7 +58,9 @@ const peakRss = async (f: () => Promise<unknown>): Promise<{ readonly ms: number
 /** Stages `mib` MiB of random (incompressible) bytes into the context's folder, in files of at most {@link FILE_MIB} MiB. */
 const stageFiles = async (bench: Bench, runtime: RuntimeShape, contextId: string, mib: number) => {
   for (let i = 0, left = mib; left > 0; i++, left -= FILE_MIB) {
-    await bench.run(runtime.files!.stage(contextId, `download-${i}.bin`, new Uint8Array(randomBytes(Math.min(left, FILE_MIB) * MiB))))
+    await bench.run(
+      runtime.files!.stage(contextId, `download-${i}.bin`, new Uint8Array(randomBytes(Math.min(left, FILE_MIB) * MiB))),
+    )
   }
 }
 
@@ -66,12 +68,27 @@ const stageFiles = async (bench: Bench, runtime: RuntimeShape, contextId: string
 const folderBytes = async (bench: Bench, runtime: RuntimeShape, contextId: string) =>
   (await bench.run(runtime.files!.list(contextId))).reduce((sum, f) => sum + f.size, 0)
 
-export const benchFiles = async (bench: Bench, runtime: RuntimeShape, store: SealedStoreShape, rounds: number, large: boolean): Promise<Row[]> => {
+export const benchFiles = async (
+  bench: Bench,
+  runtime: RuntimeShape,
+  store: SealedStoreShape,
+  rounds: number,
+  large: boolean,
+): Promise<Row[]> => {
   const { supervisor, engine, run, sites } = bench
-  if (runtime.files === undefined || store.dir === undefined) throw new Error('the files bench needs a runtime with files folders and the file store')
+  if (runtime.files === undefined || store.dir === undefined)
+    throw new Error('the files bench needs a runtime with files folders and the file store')
   const sizes = large ? [0, 1, 10, 50] : [0, 1, 10]
   const url = sites[0]!.url('/title?t=files')
-  const cases = sizes.map((mib) => ({ mib, id: `bench-files-${mib}`, park: [] as number[], resume: [] as number[], record: [] as number[], parkRss: [] as number[], resumeRss: [] as number[] }))
+  const cases = sizes.map((mib) => ({
+    mib,
+    id: `bench-files-${mib}`,
+    park: [] as number[],
+    resume: [] as number[],
+    record: [] as number[],
+    parkRss: [] as number[],
+    resumeRss: [] as number[],
+  }))
   // Each errand: one tab on a site, its folder filled once; the files come back with each resume.
   for (const c of cases) {
     const { contextId } = await run(supervisor.open({ id: c.id, kind: 'task' }))
@@ -88,7 +105,8 @@ export const benchFiles = async (bench: Bench, runtime: RuntimeShape, store: Sea
   const round = async (c: (typeof cases)[number], keep: boolean) => {
     const { ms: park, peak } = await peakRss(() => run(supervisor.park(c.id)))
     const record = statSync(join(store.dir!, ERRANDS_DIR, fileNameFor(c.id))).size
-    if (record < c.mib * MiB) throw new Error(`errand ${c.id}: its record (${record} bytes) cannot hold its ${c.mib} MiB of files`)
+    if (record < c.mib * MiB)
+      throw new Error(`errand ${c.id}: its record (${record} bytes) cannot hold its ${c.mib} MiB of files`)
     await pause()
     let contextId = ''
     const { ms: resume, peak: resumePeak } = await peakRss(async () => (contextId = await resumeLoaded(c)))
@@ -109,22 +127,36 @@ export const benchFiles = async (bench: Bench, runtime: RuntimeShape, store: Sea
     for (const c of [...cases.slice(i % cases.length), ...cases.slice(0, i % cases.length)]) await round(c, i > 0)
   }
   for (const c of cases) await run(supervisor.release(c.id))
-  const name = (mib: number) => (mib === 0 ? 'no files' : `${mib} MiB of files (${Math.ceil(mib / FILE_MIB)} file${mib > FILE_MIB ? 's' : ''})`)
+  const name = (mib: number) =>
+    mib === 0 ? 'no files' : `${mib} MiB of files (${Math.ceil(mib / FILE_MIB)} file${mib > FILE_MIB ? 's' : ''})`
   type Case = (typeof cases)[number]
   /** Times: the ratio to the errand with no files. */
   const timeRows = (section: string, pick: (c: Case) => number[]): Row[] =>
-    cases.map((c) => ({ section, name: name(c.mib), median: median(pick(c)), ratio: median(pick(c)) / median(pick(cases[0]!)) }))
+    cases.map((c) => ({
+      section,
+      name: name(c.mib),
+      median: median(pick(c)),
+      ratio: median(pick(c)) / median(pick(cases[0]!)),
+    }))
   /** Bytes: in MiB, the ratio to the files' own bytes (none for the errand with no files, whose value is shown in KiB). */
   const byteRows = (section: string, pick: (c: Case) => number[]): Row[] =>
-    cases.map((c) => c.mib === 0
-      ? { section, name: name(0), median: median(pick(c)) / 1024, ratio: NaN, unit: 'KiB' }
-      : { section, name: name(c.mib), median: median(pick(c)) / MiB, ratio: median(pick(c)) / (c.mib * MiB), unit: 'MiB' })
+    cases.map((c) =>
+      c.mib === 0
+        ? { section, name: name(0), median: median(pick(c)) / 1024, ratio: NaN, unit: 'KiB' }
+        : {
+            section,
+            name: name(c.mib),
+            median: median(pick(c)) / MiB,
+            ratio: median(pick(c)) / (c.mib * MiB),
+            unit: 'MiB',
+          },
+    )
   const about = 'errand with one loaded tab, file store'
-  const rss = 'host peak RSS over its RSS before, worker-sampled every 2 ms; ratio to the files\' bytes'
+  const rss = "host peak RSS over its RSS before, worker-sampled every 2 ms; ratio to the files' bytes"
   return [
     ...timeRows(`files: park (snapshot, pack, seal, write, close; ${about}; ratio to no files)`, (c) => c.park),
     ...timeRows(`files: resume (read, unseal, open, unpack, tab loaded; ${about}; ratio to no files)`, (c) => c.resume),
-    ...byteRows('files: sealed record on disk (ratio to the files\' bytes)', (c) => c.record),
+    ...byteRows("files: sealed record on disk (ratio to the files' bytes)", (c) => c.record),
     ...byteRows(`files: during the park (${rss})`, (c) => c.parkRss),
     ...byteRows(`files: during the resume (${rss})`, (c) => c.resumeRss),
   ]

@@ -48,27 +48,41 @@ const healErrands = async (bench: Bench, round: number): Promise<Heal> => {
   for (const [i, id] of ids.entries()) {
     const { sites, state } = holding(bench, i, `heal${round}`)
     const contextId = await errandWithTabs(bench, id, sites, state)
-    urls.set(id, (await run(engine.tabs(contextId))).map((t) => t.url))
+    urls.set(
+      id,
+      (await run(engine.tabs(contextId))).map((t) => t.url),
+    )
   }
   // H1: the snapshot (debounced after the last load) must hold the tabs and the storage.
-  await until(() => ids.every((id) => {
-    const s = supervisor.lastSnapshot(id)
-    return s !== undefined && JSON.stringify(s.tabs.map((t) => t.url)) === JSON.stringify(urls.get(id)) && s.storage.origins.length === 2
-  }), 30_000, 'the snapshots')
+  await until(
+    () =>
+      ids.every((id) => {
+        const s = supervisor.lastSnapshot(id)
+        return (
+          s !== undefined &&
+          JSON.stringify(s.tabs.map((t) => t.url)) === JSON.stringify(urls.get(id)) &&
+          s.storage.origins.length === 2
+        )
+      }),
+    30_000,
+    'the snapshots',
+  )
   await pause(500)
   const pid = engine.errandsBrowserPid()!
   const start = performance.now()
   process.kill(pid, 'SIGKILL')
   await until(() => ids.every((id) => supervisor.contextOf(id) === undefined), 10_000, 'crash detection')
   const detected = performance.now() - start
-  await Promise.all(ids.map(async (id) => {
-    const b = await run(supervisor.drive(id))
-    try {
-      if ((await allTabsLoaded(bench, b.contextId)) !== 2) throw new Error(`healed errand ${id} should hold 2 tabs`)
-    } finally {
-      await run(supervisor.undrive(id))
-    }
-  }))
+  await Promise.all(
+    ids.map(async (id) => {
+      const b = await run(supervisor.drive(id))
+      try {
+        if ((await allTabsLoaded(bench, b.contextId)) !== 2) throw new Error(`healed errand ${id} should hold 2 tabs`)
+      } finally {
+        await run(supervisor.undrive(id))
+      }
+    }),
+  )
   const total = performance.now() - start
   // The runtime logs the relaunch the moment it is connected and guarded (a poll here lags under load).
   const started = engineLog.find((l) => l.at > start && l.line.startsWith('errands browser started'))
@@ -81,8 +95,12 @@ const healRaw = async (bench: Bench, round: number): Promise<Heal> => {
   const launch = async () => {
     const dir = mkdtempSync(join(tmpdir(), 'errands-bench-heal-'))
     const server = await chromium.launchServer({
-      executablePath: resolveExecutable(), args: [...CHROMIUM_ARGS], env: { ...process.env, TMPDIR: dir },
-      handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+      executablePath: resolveExecutable(),
+      args: [...CHROMIUM_ARGS],
+      env: { ...process.env, TMPDIR: dir },
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
     })
     const browser = await chromium.connect(server.wsEndpoint())
     return { server, browser, dir }
@@ -96,7 +114,12 @@ const healRaw = async (bench: Bench, round: number): Promise<Heal> => {
     for (const site of sites) {
       const page = await context.newPage()
       await page.goto(site.url('/title?t=tab'))
-      await page.evaluate((xs) => { for (const it of xs) localStorage.setItem(it.name, it.value) }, state.origins.find((o) => o.origin === site.origin)!.localStorage)
+      await page.evaluate(
+        (xs) => {
+          for (const it of xs) localStorage.setItem(it.name, it.value)
+        },
+        state.origins.find((o) => o.origin === site.origin)!.localStorage,
+      )
     }
     // What a raw setup would keep for a crash: the storage state and the tabs' URLs.
     states.push({ state: await context.storageState({ indexedDB: false }), urls: context.pages().map((p) => p.url()) })
@@ -109,10 +132,12 @@ const healRaw = async (bench: Bench, round: number): Promise<Heal> => {
   const detected = performance.now() - start
   const second = await launch()
   const relaunched = performance.now() - start
-  await Promise.all(states.map(async ({ state, urls }) => {
-    const context = await second.browser.newContext({ storageState: state })
-    await Promise.all(urls.map(async (url) => (await context.newPage()).goto(url)))
-  }))
+  await Promise.all(
+    states.map(async ({ state, urls }) => {
+      const context = await second.browser.newContext({ storageState: state })
+      await Promise.all(urls.map(async (url) => (await context.newPage()).goto(url)))
+    }),
+  )
   const total = performance.now() - start
   for (const run of [first, second]) {
     await run.browser.close().catch(() => undefined)
@@ -137,11 +162,36 @@ export const benchHeal = async (bench: Bench, rounds: number): Promise<Row[]> =>
   const base = median(raw.map((h) => h.total))
   const of = (hs: Heal[], k: keyof Heal) => median(hs.map((h) => h[k]))
   return [
-    { section: SECTION, name: 'raw: relaunch + 4 × newContext({ storageState }) + reopen tabs', median: base, ratio: 1 },
+    {
+      section: SECTION,
+      name: 'raw: relaunch + 4 × newContext({ storageState }) + reopen tabs',
+      median: base,
+      ratio: 1,
+    },
     { section: SECTION, name: '  of which: kill → disconnected', median: of(raw, 'detected'), ratio: NaN },
-    { section: SECTION, name: '  of which: kill → relaunched and connected', median: of(raw, 'relaunched'), ratio: NaN },
-    { section: SECTION, name: 'Errands: crash detected, 4 errands healed from snapshots, tabs loaded', median: of(ours, 'total'), ratio: of(ours, 'total') / base },
-    { section: SECTION, name: '  of which: kill → all 4 errands know they crashed', median: of(ours, 'detected'), ratio: NaN },
-    { section: SECTION, name: '  of which: kill → errands\' browser relaunched (its log)', median: of(ours, 'relaunched'), ratio: NaN },
+    {
+      section: SECTION,
+      name: '  of which: kill → relaunched and connected',
+      median: of(raw, 'relaunched'),
+      ratio: NaN,
+    },
+    {
+      section: SECTION,
+      name: 'Errands: crash detected, 4 errands healed from snapshots, tabs loaded',
+      median: of(ours, 'total'),
+      ratio: of(ours, 'total') / base,
+    },
+    {
+      section: SECTION,
+      name: '  of which: kill → all 4 errands know they crashed',
+      median: of(ours, 'detected'),
+      ratio: NaN,
+    },
+    {
+      section: SECTION,
+      name: "  of which: kill → errands' browser relaunched (its log)",
+      median: of(ours, 'relaunched'),
+      ratio: NaN,
+    },
   ]
 }

@@ -20,7 +20,10 @@ export const benchHost = async (rounds: number): Promise<Row[]> => {
     row('Playwright page.url() directly (no round trip)', t.direct),
     row('Playwright page.evaluate(location.href) (one CDP round trip)', t.evaluate),
     row(`GET /v1/url via the host, ${SESSIONS} at once (each call's latency)`, t.viaHost),
-    row(`  overhead over page.url(), median`, t.viaHost.map((x) => x - direct)),
+    row(
+      `  overhead over page.url(), median`,
+      t.viaHost.map((x) => x - direct),
+    ),
     row(`  the same batch per call (batch time / ${SESSIONS})`, t.viaHostPerCall),
     row('GET /v1/url, one session at a time', t.single),
     row('GET /health (HTTP and checks only)', t.health),

@@ -115,8 +115,26 @@ export const benchMemory = async (bench: Bench, rounds: number): Promise<Row[]> 
   await raw.close()
   const base = median(rawPer)
   return [
-    { section: SECTION, name: `raw Playwright context + page (${median(rawProcs).toFixed(1)} processes each)`, median: base, ratio: 1, unit: 'MB' },
-    { section: SECTION, name: `Errands errand + its tab (${median(oursProcs).toFixed(1)} processes each)`, median: median(ours), ratio: median(ours) / base, unit: 'MB' },
-    { section: SECTION, name: `Errands parked errand, PSS left vs before (contexts left: ${median(contextsLeft)})`, median: median(parkedLeft), ratio: NaN, unit: 'MB' },
+    {
+      section: SECTION,
+      name: `raw Playwright context + page (${median(rawProcs).toFixed(1)} processes each)`,
+      median: base,
+      ratio: 1,
+      unit: 'MB',
+    },
+    {
+      section: SECTION,
+      name: `Errands errand + its tab (${median(oursProcs).toFixed(1)} processes each)`,
+      median: median(ours),
+      ratio: median(ours) / base,
+      unit: 'MB',
+    },
+    {
+      section: SECTION,
+      name: `Errands parked errand, PSS left vs before (contexts left: ${median(contextsLeft)})`,
+      median: median(parkedLeft),
+      ratio: NaN,
+      unit: 'MB',
+    },
   ]
 }

@@ -20,7 +20,12 @@ export const OPEN_SECTION = 'open an errand, load a local page, close it'
  * @example
  * await errandOpenLoadClose(bench, 'task-1', site.url('/title?t=x'))
  */
-export const errandOpenLoadClose = async (bench: Bench, id: string, url: string, between?: (contextId: string) => Promise<void>): Promise<string> => {
+export const errandOpenLoadClose = async (
+  bench: Bench,
+  id: string,
+  url: string,
+  between?: (contextId: string) => Promise<void>,
+): Promise<string> => {
   const { supervisor, engine, run } = bench
   const { contextId } = await run(supervisor.open({ id, kind: 'task' }))
   // An errand opens with one blank tab (the warm spare's page): that is where the agent browses.
@@ -37,27 +42,49 @@ export const benchOpen = async (bench: Bench, cold?: Bench, noEgress?: Bench): P
   const url = bench.sites[0]!.url('/title?t=bench')
   let n = 0
   const baseline = 'raw CDP: createBrowserContext + target + load'
-  const times = await interleave({
-    [baseline]: async () => {
-      const e = await cdpErrand(raw.cdp)
-      await e.load(url)
-      await e.close()
+  const times = await interleave(
+    {
+      [baseline]: async () => {
+        const e = await cdpErrand(raw.cdp)
+        await e.load(url)
+        await e.close()
+      },
+      'raw Playwright: newContext + newPage + goto': async () => {
+        const context = await raw.browser.newContext()
+        await (await context.newPage()).goto(url)
+        await context.close()
+      },
+      'a browser launched per errand': async () => {
+        const browser = await chromium.launch({
+          executablePath: resolveExecutable(),
+          args: [...CHROMIUM_ARGS],
+          handleSIGINT: false,
+          handleSIGTERM: false,
+          handleSIGHUP: false,
+        })
+        await (await browser.newPage()).goto(url)
+        await browser.close()
+      },
+      'Errands: open errand + load its tab + close (guarded)': () =>
+        errandOpenLoadClose(bench, `bench-open-${n++}`, url),
+      ...(cold
+        ? { 'Errands without the warm spare context': () => errandOpenLoadClose(cold, `bench-open-cold-${n++}`, url) }
+        : {}),
+      ...(noEgress
+        ? {
+            'Errands with the egress off (measurement only, issue #21)': () =>
+              errandOpenLoadClose(noEgress, `bench-open-direct-${n++}`, url),
+          }
+        : {}),
     },
-    'raw Playwright: newContext + newPage + goto': async () => {
-      const context = await raw.browser.newContext()
-      await (await context.newPage()).goto(url)
-      await context.close()
-    },
-    'a browser launched per errand': async () => {
-      const browser = await chromium.launch({ executablePath: resolveExecutable(), args: [...CHROMIUM_ARGS], handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false })
-      await (await browser.newPage()).goto(url)
-      await browser.close()
-    },
-    'Errands: open errand + load its tab + close (guarded)': () => errandOpenLoadClose(bench, `bench-open-${n++}`, url),
-    ...(cold ? { 'Errands without the warm spare context': () => errandOpenLoadClose(cold, `bench-open-cold-${n++}`, url) } : {}),
-    ...(noEgress ? { 'Errands with the egress off (measurement only, issue #21)': () => errandOpenLoadClose(noEgress, `bench-open-direct-${n++}`, url) } : {}),
-  }, bench.rounds)
+    bench.rounds,
+  )
   await raw.close()
   const base = median(times[baseline]!)
-  return Object.entries(times).map(([name, xs]) => ({ section: OPEN_SECTION, name, median: median(xs), ratio: median(xs) / base }))
+  return Object.entries(times).map(([name, xs]) => ({
+    section: OPEN_SECTION,
+    name,
+    median: median(xs),
+    ratio: median(xs) / base,
+  }))
 }

@@ -30,9 +30,17 @@ export const benchReads = async (bench: Bench, many: ReadonlyArray<Site>): Promi
     if (many.some((s) => !origins.some((o) => o.origin === s.origin))) throw new Error('a read missed an origin')
   }
   const playwright = 'Playwright storageState(): every origin, every read'
-  const sides: Record<string, { readonly before?: () => Promise<unknown>; readonly read: () => Promise<ReadonlyArray<{ readonly origin: string }>> }> = {
+  const sides: Record<
+    string,
+    {
+      readonly before?: () => Promise<unknown>
+      readonly read: () => Promise<ReadonlyArray<{ readonly origin: string }>>
+    }
+  > = {
     [playwright]: { read: async () => (await context.storageState({ indexedDB: false })).origins },
-    'Errands, nothing shown since the last read': { read: async () => (await run(engine.storageState(contextId))).origins },
+    'Errands, nothing shown since the last read': {
+      read: async () => (await run(engine.storageState(contextId))).origins,
+    },
     'Errands, one origin shown again (one visit)': {
       // Not timed: a document of one origin comes and goes, so the read must visit it.
       before: async () => {
@@ -53,5 +61,10 @@ export const benchReads = async (bench: Bench, many: ReadonlyArray<Site>): Promi
   }
   const base = median(times[playwright]!)
   await run(supervisor.taskChanged('bench-reads', 'done'))
-  return Object.entries(times).map(([name, xs]) => ({ section: SECTION, name, median: median(xs), ratio: median(xs) / base }))
+  return Object.entries(times).map(([name, xs]) => ({
+    section: SECTION,
+    name,
+    median: median(xs),
+    ratio: median(xs) / base,
+  }))
 }

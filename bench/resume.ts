@@ -18,8 +18,20 @@ import { median, type Row } from './table.ts'
  * const state = storageFor(bench.sites, 'r1')
  */
 export const storageFor = (sites: Bench['sites'], tag: string): StorageState => ({
-  cookies: sites.map((s, i) => ({ name: 'session', value: `${tag}-v${i}`, domain: s.host, path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Lax' as const })),
-  origins: sites.map((s, i) => ({ origin: s.origin, localStorage: Array.from({ length: 10 }, (_, k) => ({ name: `k${k}`, value: `${tag}-${i}-${k}` })) })),
+  cookies: sites.map((s, i) => ({
+    name: 'session',
+    value: `${tag}-v${i}`,
+    domain: s.host,
+    path: '/',
+    expires: -1,
+    httpOnly: true,
+    secure: false,
+    sameSite: 'Lax' as const,
+  })),
+  origins: sites.map((s, i) => ({
+    origin: s.origin,
+    localStorage: Array.from({ length: 10 }, (_, k) => ({ name: `k${k}`, value: `${tag}-${i}-${k}` })),
+  })),
 })
 
 /**
@@ -28,7 +40,12 @@ export const storageFor = (sites: Bench['sites'], tag: string): StorageState => 
  * @example
  * const contextId = await errandWithTabs(bench, 'bench-resume', bench.sites, storageFor(bench.sites, 'x'))
  */
-export const errandWithTabs = async (bench: Bench, id: string, sites: Bench['sites'], state: StorageState): Promise<string> => {
+export const errandWithTabs = async (
+  bench: Bench,
+  id: string,
+  sites: Bench['sites'],
+  state: StorageState,
+): Promise<string> => {
   const { supervisor, engine, run } = bench
   const { contextId } = await run(supervisor.open({ id, kind: 'task' }))
   await run(engine.addCookies(contextId, state.cookies))
@@ -36,11 +53,15 @@ export const errandWithTabs = async (bench: Bench, id: string, sites: Bench['sit
   const [first] = await run(engine.tabs(contextId))
   for (const [i, site] of sites.entries()) {
     const url = site.url('/title?t=tab')
-    const tab = i === 0 ? await run(engine.navigate(contextId, first!.id, url)) : await run(engine.openTab(contextId, url))
+    const tab =
+      i === 0 ? await run(engine.navigate(contextId, first!.id, url)) : await run(engine.openTab(contextId, url))
     const items = state.origins.find((o) => o.origin === site.origin)!.localStorage
-    await engine.pageOf(contextId, tab.id)!.evaluate((xs) => { for (const it of xs) localStorage.setItem(it.name, it.value) }, items)
+    await engine.pageOf(contextId, tab.id)!.evaluate((xs) => {
+      for (const it of xs) localStorage.setItem(it.name, it.value)
+    }, items)
   }
-  if ((await run(engine.tabs(contextId))).length !== sites.length) throw new Error(`errand ${id} should hold exactly ${sites.length} tabs`)
+  if ((await run(engine.tabs(contextId))).length !== sites.length)
+    throw new Error(`errand ${id} should hold exactly ${sites.length} tabs`)
   return contextId
 }
 
@@ -62,7 +83,8 @@ export const benchResume = async (bench: Bench): Promise<Row[]> => {
   const playwright: number[] = []
   const resumeLoaded = async () => {
     const b = await run(supervisor.resume('bench-resume'))
-    if ((await allTabsLoaded(bench, b.contextId)) !== 3) throw new Error('the resumed errand should hold exactly 3 tabs')
+    if ((await allTabsLoaded(bench, b.contextId)) !== 3)
+      throw new Error('the resumed errand should hold exactly 3 tabs')
   }
   const backToBack: number[] = []
   const parkResume = async () => {
@@ -79,11 +101,18 @@ export const benchResume = async (bench: Bench): Promise<Row[]> => {
     await pause(1_500)
     oursParkResume.push(await timed(parkResume))
     await pause()
-    playwright.push(await timed(async () => {
-      const context = await raw.browser.newContext({ storageState: { cookies: state.cookies.map((c) => ({ ...c })), origins: state.origins.map((o) => ({ ...o, localStorage: [...o.localStorage] })) } })
-      for (const url of tabs) await (await context.newPage()).goto(url)
-      await context.close()
-    }))
+    playwright.push(
+      await timed(async () => {
+        const context = await raw.browser.newContext({
+          storageState: {
+            cookies: state.cookies.map((c) => ({ ...c })),
+            origins: state.origins.map((o) => ({ ...o, localStorage: [...o.localStorage] })),
+          },
+        })
+        for (const url of tabs) await (await context.newPage()).goto(url)
+        await context.close()
+      }),
+    )
     await pause()
   }
   await run(supervisor.release('bench-resume'))
@@ -92,8 +121,18 @@ export const benchResume = async (bench: Bench): Promise<Row[]> => {
   const section = 'resume 3 tabs on 3 sites (cookies + localStorage)'
   return [
     { section, name: 'Playwright: newContext({ storageState }) + goto per tab', median: base, ratio: 1 },
-    { section, name: 'Errands: resume (unseal + restore + tabs loaded)', median: median(ours), ratio: median(ours) / base },
+    {
+      section,
+      name: 'Errands: resume (unseal + restore + tabs loaded)',
+      median: median(ours),
+      ratio: median(ours) / base,
+    },
     { section, name: 'Errands: park + resume', median: median(oursParkResume), ratio: median(oursParkResume) / base },
-    { section, name: 'Errands: park + resume 0.3 s after the last open (no warm spare yet)', median: median(backToBack), ratio: median(backToBack) / base },
+    {
+      section,
+      name: 'Errands: park + resume 0.3 s after the last open (no warm spare yet)',
+      median: median(backToBack),
+      ratio: median(backToBack) / base,
+    },
   ]
 }

@@ -28,7 +28,20 @@ import { benchStore } from './store.ts'
 import { benchSupervisor } from './supervisor.ts'
 import { printTable, type Row } from './table.ts'
 
-const ALL = ['open', 'forty', 'resume', 'heal', 'memory', 'reads', 'spare', 'supervisor', 'host', 'devtools', 'store', 'files']
+const ALL = [
+  'open',
+  'forty',
+  'resume',
+  'heal',
+  'memory',
+  'reads',
+  'spare',
+  'supervisor',
+  'host',
+  'devtools',
+  'store',
+  'files',
+]
 const args = process.argv.slice(2)
 const roundsAt = args.indexOf('--rounds')
 const rounds = roundsAt >= 0 ? Number(args[roundsAt + 1]) : 7
@@ -36,13 +49,17 @@ const wanted = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--r
 const large = args.includes('--large')
 const sections = wanted.length > 0 ? wanted : ALL
 const unknown = sections.filter((s) => ![...ALL, 'breakdown'].includes(s))
-if (unknown.length > 0) throw new Error(`unknown bench sections: ${unknown.join(', ')} (known: ${[...ALL, 'breakdown'].join(', ')})`)
+if (unknown.length > 0)
+  throw new Error(`unknown bench sections: ${unknown.join(', ')} (known: ${[...ALL, 'breakdown'].join(', ')})`)
 // The slow sections (tens of seconds a round) run fewer rounds.
 const fewer = Math.max(2, Math.ceil(rounds / 2))
 
 const rows: Row[] = []
 /** Runs `f` with `n` fixture sites of its own, closed after. */
-const withSites = async <A>(n: number, f: (sites: Awaited<ReturnType<typeof serveSites>>) => Promise<A>): Promise<A> => {
+const withSites = async <A>(
+  n: number,
+  f: (sites: Awaited<ReturnType<typeof serveSites>>) => Promise<A>,
+): Promise<A> => {
   const sites = await serveSites(n)
   try {
     return await f(sites)

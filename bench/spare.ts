@@ -85,8 +85,20 @@ export const benchSpare = async (sites: ReadonlyArray<Site>, rounds: number): Pr
       rows.push({ section: SECTION, name: `${name}: off`, median: base, ratio: 1 })
       rows.push({ section: SECTION, name: `${name}: on`, median: median(times.on!), ratio: median(times.on!) / base })
       const s = (side: 'off' | 'on') => median(starts[`${name} ${side}`]!)
-      rows.push({ section: SECTION, name: `${name}: renderers started, off`, median: s('off'), ratio: 1, unit: 'procs' })
-      rows.push({ section: SECTION, name: `${name}: renderers started, on`, median: s('on'), ratio: s('on') / s('off'), unit: 'procs' })
+      rows.push({
+        section: SECTION,
+        name: `${name}: renderers started, off`,
+        median: s('off'),
+        ratio: 1,
+        unit: 'procs',
+      })
+      rows.push({
+        section: SECTION,
+        name: `${name}: renderers started, on`,
+        median: s('on'),
+        ratio: s('on') / s('off'),
+        unit: 'procs',
+      })
     }
     return rows
   } finally {

@@ -24,7 +24,10 @@ import { median, type Row } from './table.ts'
 /** A record like a parked errand's: 3 sites' cookies, ~2 KB of localStorage each, 3 tabs. */
 const recordFor = (errandId: string, n: number): ParkedRecord => {
   const base = sampleRecord(errandId, Date.now(), `v${n}`)
-  const origins = [1, 2, 3].map((i) => ({ origin: `https://site${i}.example`, localStorage: [{ name: 'state', value: 'x'.repeat(2048) }] }))
+  const origins = [1, 2, 3].map((i) => ({
+    origin: `https://site${i}.example`,
+    localStorage: [{ name: 'state', value: 'x'.repeat(2048) }],
+  }))
   return {
     ...base,
     snapshot: {
@@ -56,17 +59,27 @@ export const benchStore = async (rounds: number): Promise<Row[]> => {
     const calls = {
       put: (s: SealedStoreShape) => s.put(recordFor('e7', ++n)),
       get: (s: SealedStoreShape) => s.get('e7'),
-      update: (s: SealedStoreShape) => s.update('e7', (r) => ({ ...r, lentSites: r.lentSites.length > 0 ? [] : ['shop.example'] })),
+      update: (s: SealedStoreShape) =>
+        s.update('e7', (r) => ({ ...r, lentSites: r.lentSites.length > 0 ? [] : ['shop.example'] })),
       list: (s: SealedStoreShape) => s.list(),
     } as const
     const rows: Row[] = []
     for (const [call, f] of Object.entries(calls)) {
-      const sides = Object.fromEntries(Object.entries(stores).map(([name, store]) =>
-        [name, () => Effect.runPromise(f(store) as Effect.Effect<unknown, unknown>)]))
+      const sides = Object.fromEntries(
+        Object.entries(stores).map(([name, store]) => [
+          name,
+          () => Effect.runPromise(f(store) as Effect.Effect<unknown, unknown>),
+        ]),
+      )
       const times = await interleave(sides, rounds, 5)
       const base = median(times['file']!)
       for (const name of Object.keys(stores)) {
-        rows.push({ section: `sealed store: ${call} (40 records of ~8 KB; Postgres on loopback)`, name: name, median: median(times[name]!), ratio: median(times[name]!) / base })
+        rows.push({
+          section: `sealed store: ${call} (40 records of ~8 KB; Postgres on loopback)`,
+          name: name,
+          median: median(times[name]!),
+          ratio: median(times[name]!) / base,
+        })
       }
     }
     return rows

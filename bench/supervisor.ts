@@ -35,13 +35,29 @@ export const benchSupervisor = async (): Promise<Row[]> => {
         }
       }
       const seconds = (performance.now() - start) / 1000
-      rows.push({ section: `supervisor alone, ${N.toLocaleString('en')} conversations (memory runtime)`, name: 'events per second (page.loaded + undrive)', median: events / seconds, ratio: NaN, unit: 'ev/s' })
+      rows.push({
+        section: `supervisor alone, ${N.toLocaleString('en')} conversations (memory runtime)`,
+        name: 'events per second (page.loaded + undrive)',
+        median: events / seconds,
+        ratio: NaN,
+        unit: 'ev/s',
+      })
       // Heap per parked errand: measure against a supervisor with the same conversations closed.
       for (const id of ids) yield* supervisor.release(id)
       global.gc?.()
       const heapEmpty = process.memoryUsage().heapUsed
-      rows.push({ section: `supervisor alone, ${N.toLocaleString('en')} conversations (memory runtime)`, name: 'heap per parked errand (actor + sealed record)', median: Math.max(0, heapParked - heapEmpty) / N / 1024, ratio: NaN, unit: 'KB' })
-    }).pipe(Effect.scoped, Effect.provide(testSupervisor({ maxErrands: 6 }, { sweep: false })), Effect.provide(TestContext.TestContext)),
+      rows.push({
+        section: `supervisor alone, ${N.toLocaleString('en')} conversations (memory runtime)`,
+        name: 'heap per parked errand (actor + sealed record)',
+        median: Math.max(0, heapParked - heapEmpty) / N / 1024,
+        ratio: NaN,
+        unit: 'KB',
+      })
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(testSupervisor({ maxErrands: 6 }, { sweep: false })),
+      Effect.provide(TestContext.TestContext),
+    ),
   )
   return rows
 }

@@ -23,7 +23,11 @@ export const median = (xs: ReadonlyArray<number>): number => {
 
 export const printTable = (rows: ReadonlyArray<Row>, about: Record<string, unknown>): void => {
   const cpu = cpus()[0]?.model ?? 'cpu'
-  console.log(`\nErrands bench — ${cpus().length} × ${cpu}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB; ${Object.entries(about).map(([k, v]) => `${k} ${v}`).join(', ')}\n`)
+  console.log(
+    `\nErrands bench — ${cpus().length} × ${cpu}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB; ${Object.entries(about)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}\n`,
+  )
   let section = ''
   const width = Math.max(...rows.map((r) => r.name.length), 20)
   for (const r of rows) {
@@ -33,7 +37,9 @@ export const printTable = (rows: ReadonlyArray<Row>, about: Record<string, unkno
       console.log(`  ${'side'.padEnd(width)}  ${'median'.padStart(12)}  ${'ratio'.padStart(7)}`)
     }
     const value = r.unit ? `${r.median.toFixed(r.median < 100 ? 2 : 0)} ${r.unit}` : `${r.median.toFixed(1)} ms`
-    console.log(`  ${r.name.padEnd(width)}  ${value.padStart(12)}  ${Number.isFinite(r.ratio) ? `${r.ratio.toFixed(2)}×`.padStart(7) : ''.padStart(7)}`)
+    console.log(
+      `  ${r.name.padEnd(width)}  ${value.padStart(12)}  ${Number.isFinite(r.ratio) ? `${r.ratio.toFixed(2)}×`.padStart(7) : ''.padStart(7)}`,
+    )
   }
   console.log('')
 }

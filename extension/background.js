@@ -110,8 +110,14 @@ async function share(tabId) {
       target: { tabId, frameIds: [0] },
       func: () => ({ url: location.href, title: document.title }),
     })
-    if (!injection?.documentId || !injection.result) throw new Error('This tab cannot be read; open the extension from the tab you want to share.')
-    const shared = { tabId, documentId: injection.documentId, url: String(injection.result.url), title: String(injection.result.title ?? '') }
+    if (!injection?.documentId || !injection.result)
+      throw new Error('This tab cannot be read; open the extension from the tab you want to share.')
+    const shared = {
+      tabId,
+      documentId: injection.documentId,
+      url: String(injection.result.url),
+      title: String(injection.result.title ?? ''),
+    }
     if (!/^https?:\/\//i.test(shared.url)) throw new Error('Only web pages (http or https) can be shared.')
     await call(state.host, '/lease/share', shared, { token: state.token })
     // Tab events are decided inside `update` too, so each one lands either before this commit
@@ -145,7 +151,10 @@ async function report(event) {
   if (!isPaired(state)) return state
   stopPolling()
   await call(state.host, '/lease/event', { event }, { token: state.token }).catch(() => {})
-  return finish(event === 'tab-closed' ? 'tab-closed' : 'navigation', event === 'tab-closed' ? 'The shared tab was closed.' : 'The shared tab reloaded or navigated.')
+  return finish(
+    event === 'tab-closed' ? 'tab-closed' : 'navigation',
+    event === 'tab-closed' ? 'The shared tab was closed.' : 'The shared tab reloaded or navigated.',
+  )
 }
 
 async function finish(cause, message) {
@@ -164,7 +173,8 @@ function onTabUpdated(tabId, change) {
 async function onTabEvent(tabId, event) {
   let lent = false
   await update((s) => {
-    if (s.pendingShare?.tabId === tabId) return { ...s, pendingShare: { ...s.pendingShare, gone: s.pendingShare.gone ?? event } }
+    if (s.pendingShare?.tabId === tabId)
+      return { ...s, pendingShare: { ...s.pendingShare, gone: s.pendingShare.gone ?? event } }
     lent = s.share?.tabId === tabId
     return null
   })
@@ -195,7 +205,12 @@ async function pollLoop(leaseId, signal) {
     const state = await loadState()
     if (!isPaired(state) || state.leaseId !== leaseId) return
     try {
-      const result = await call(state.host, '/lease/poll', { waitMs: state.pollWaitMs ?? 20_000, inFlight: [...inFlight] }, { token: state.token, signal })
+      const result = await call(
+        state.host,
+        '/lease/poll',
+        { waitMs: state.pollWaitMs ?? 20_000, inFlight: [...inFlight] },
+        { token: state.token, signal },
+      )
       // An extension API call: resets the worker's 30-second idle timer.
       await chrome.storage.session.set({ lastPollAt: Date.now() })
       for (const request of result.requests ?? []) if (!inFlight.has(request.id)) void observe(leaseId, request)
@@ -241,7 +256,15 @@ async function observe(leaseId, request) {
     await call(
       state.host,
       '/lease/answer',
-      { id: request.id, url: page.url, documentId: injection.documentId, title: page.title, text: page.text, controls: page.controls, truncated: page.truncated },
+      {
+        id: request.id,
+        url: page.url,
+        documentId: injection.documentId,
+        title: page.title,
+        text: page.text,
+        controls: page.controls,
+        truncated: page.truncated,
+      },
       token,
     )
   } catch (e) {

@@ -23,7 +23,9 @@ function render(s) {
   if (!s.paired && s.lastHost) $('host').value = s.lastHost
   $('bot').textContent = s.botId ?? ''
   const readable = typeof tab?.url === 'string' && /^https?:\/\//i.test(tab.url)
-  $('current').textContent = tab?.url ? `${tab.title || '(untitled)'} — ${tab.url}` : 'not readable (open this popup from the tab you want to share)'
+  $('current').textContent = tab?.url
+    ? `${tab.title || '(untitled)'} — ${tab.url}`
+    : 'not readable (open this popup from the tab you want to share)'
   $('share').disabled = !readable || Boolean(s.share) || s.sharing
   show('share', !s.share)
   show('shared', Boolean(s.share))
@@ -52,7 +54,9 @@ async function act(message, button) {
   showError(error)
 }
 
-$('pair').addEventListener('click', () => act({ type: 'pair', host: $('host').value, code: $('code').value }, $('pair')))
+$('pair').addEventListener('click', () =>
+  act({ type: 'pair', host: $('host').value, code: $('code').value }, $('pair')),
+)
 $('share').addEventListener('click', () => act({ type: 'share', tabId: tab?.id }, $('share')))
 $('return').addEventListener('click', () => act({ type: 'return' }, $('return')))
 

@@ -33,12 +33,36 @@ export const DEPS: Rules['deps'] = {
   '@errands/liveview': ['@errands/edge', '@errands/runtime', '@errands/supervisor'],
   // MCP narrows the runtime's opaque page (RawPage) to Playwright's for its locator tools (#24).
   '@errands/mcp': ['@errands/daily', '@errands/edge', '@errands/runtime'],
-  '@errands/engine': ['@errands/lending', '@errands/runtime', '@errands/runtime-chromium', '@errands/store', '@errands/store-pg', '@errands/supervisor'],
-  '@errands/host': [
-    '@errands/daily', '@errands/devtools', '@errands/edge', '@errands/egress', '@errands/engine', '@errands/guard', '@errands/lending',
-    '@errands/liveview', '@errands/mcp', '@errands/runtime', '@errands/runtime-chromium', '@errands/store', '@errands/supervisor',
+  '@errands/engine': [
+    '@errands/lending',
+    '@errands/runtime',
+    '@errands/runtime-chromium',
+    '@errands/store',
+    '@errands/store-pg',
+    '@errands/supervisor',
   ],
-  '@errands/cluster': ['@errands/devtools', '@errands/host', '@errands/lending', '@errands/store-pg', '@errands/supervisor'],
+  '@errands/host': [
+    '@errands/daily',
+    '@errands/devtools',
+    '@errands/edge',
+    '@errands/egress',
+    '@errands/engine',
+    '@errands/guard',
+    '@errands/lending',
+    '@errands/liveview',
+    '@errands/mcp',
+    '@errands/runtime',
+    '@errands/runtime-chromium',
+    '@errands/store',
+    '@errands/supervisor',
+  ],
+  '@errands/cluster': [
+    '@errands/devtools',
+    '@errands/host',
+    '@errands/lending',
+    '@errands/store-pg',
+    '@errands/supervisor',
+  ],
   // The CLI's tests drive it with the memory runtime (a devDependency).
   '@errands/cli': ['@errands/cluster', '@errands/host', '@errands/runtime', '@errands/supervisor'],
 }
@@ -72,24 +96,45 @@ export const FORBIDDEN: Rules['forbidden'] = {
 export const EXCEPTIONS: ReadonlyArray<Exception> = [
   // machines/purity.test.ts is the machines' other lint rule: it reads their sources to look for clocks and timers.
   { rule: 'pure', where: 'machines/purity.test.ts', import: 'node:fs', reason: 'reads the machine sources it checks' },
-  { rule: 'pure', where: 'machines/purity.test.ts', import: 'node:path', reason: 'reads the machine sources it checks' },
   {
-    rule: 'undeclared', where: 'packages/liveview/src/bundle.ts', import: 'esbuild',
-    reason: 'loaded only when running from src/*.ts in the repo; the compiled package serves the dist/web bundle the build wrote, so an install never needs esbuild (ADR 0008)',
+    rule: 'pure',
+    where: 'machines/purity.test.ts',
+    import: 'node:path',
+    reason: 'reads the machine sources it checks',
+  },
+  {
+    rule: 'undeclared',
+    where: 'packages/liveview/src/bundle.ts',
+    import: 'esbuild',
+    reason:
+      'loaded only when running from src/*.ts in the repo; the compiled package serves the dist/web bundle the build wrote, so an install never needs esbuild (ADR 0008)',
   },
   // Test support kept in src/ because test/store-pg runs the same suites against rows; index.ts does not export it, so nothing installed loads it.
-  { rule: 'undeclared', where: 'packages/store/src/contract.ts', import: '@effect/vitest', reason: 'test support, not exported' },
+  {
+    rule: 'undeclared',
+    where: 'packages/store/src/contract.ts',
+    import: '@effect/vitest',
+    reason: 'test support, not exported',
+  },
   { rule: 'undeclared', where: 'packages/store/src/damage.ts', import: 'vitest', reason: 'test support, not exported' },
   {
-    rule: 'unused', where: '@errands/cluster', import: '@effect/workflow',
-    reason: 'a peer dependency of @effect/cluster: declared so the install gets the version the cluster was tested with',
+    rule: 'unused',
+    where: '@errands/cluster',
+    import: '@effect/workflow',
+    reason:
+      'a peer dependency of @effect/cluster: declared so the install gets the version the cluster was tested with',
   },
   {
-    rule: 'escapes', where: 'packages/runtime-chromium/bench/guard.ts', import: '../../../test/fixtures/sites.ts',
-    reason: "a benchmark borrowing the tests' loopback sites; bench/ is not shipped (files: dist), moving it to the top-level bench/ is the runtime's owner's call",
+    rule: 'escapes',
+    where: 'packages/runtime-chromium/bench/guard.ts',
+    import: '../../../test/fixtures/sites.ts',
+    reason:
+      "a benchmark borrowing the tests' loopback sites; bench/ is not shipped (files: dist), moving it to the top-level bench/ is the runtime's owner's call",
   },
   {
-    rule: 'escapes', where: 'packages/runtime-chromium/bench/restore.ts', import: '../../../test/fixtures/sites.ts',
+    rule: 'escapes',
+    where: 'packages/runtime-chromium/bench/restore.ts',
+    import: '../../../test/fixtures/sites.ts',
     reason: "a benchmark borrowing the tests' loopback sites; bench/ is not shipped (files: dist)",
   },
 ]

@@ -63,7 +63,9 @@ export interface Rules {
   /** Per package, the `@errands/*` packages it may import (its own name is always allowed). */
   readonly deps: Readonly<Record<string, ReadonlyArray<string>>>
   /** Pure packages: the only bare modules their sources and their tests may import (no `node:`). */
-  readonly pure: Readonly<Record<string, { readonly source: ReadonlyArray<string>; readonly test: ReadonlyArray<string> }>>
+  readonly pure: Readonly<
+    Record<string, { readonly source: ReadonlyArray<string>; readonly test: ReadonlyArray<string> }>
+  >
   /**
    * Per package, the outside packages none of its files (sources, tests, tooling) may import, with
    * why (a subpath counts as its package): the host and the live view drive pages through the
@@ -84,7 +86,8 @@ export const kindOf = (dir: string, path: string): FileKind => {
 
 const BUILTINS = new Set(builtinModules)
 const isRelative = (specifier: string): boolean => specifier.startsWith('./') || specifier.startsWith('../')
-const isBuiltin = (specifier: string): boolean => specifier.startsWith('node:') || BUILTINS.has(specifier.split('/')[0]!)
+const isBuiltin = (specifier: string): boolean =>
+  specifier.startsWith('node:') || BUILTINS.has(specifier.split('/')[0]!)
 
 /** The package a bare specifier names: `@scope/name/sub` → `@scope/name`, `name/sub` → `name`. @example packageOf('@modelcontextprotocol/sdk/types.js') // '@modelcontextprotocol/sdk' */
 export const packageOf = (specifier: string): string => {
@@ -99,17 +102,32 @@ export const packageOf = (specifier: string): string => {
 export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: Rules): Array<Violation> => {
   const found: Array<Violation> = []
   const report = (rule: Rule, file: string, line: number, specifier: string, why: string): void => {
-    found.push({ rule, file, line, import: specifier, message: `${file}:${line} imports '${specifier}': ${why} (rule: ${rule})` })
+    found.push({
+      rule,
+      file,
+      line,
+      import: specifier,
+      message: `${file}:${line} imports '${specifier}': ${why} (rule: ${rule})`,
+    })
   }
   for (const pkg of packages) {
     const name = pkg.manifest.name
     const allowed = rules.deps[name]
     if (allowed === undefined) {
-      report('table', `${pkg.dir}/package.json`, 1, name, `${name} has no entry in the DEPS table (scripts/imports.rules.ts); add one naming the @errands/* packages it may import`)
+      report(
+        'table',
+        `${pkg.dir}/package.json`,
+        1,
+        name,
+        `${name} has no entry in the DEPS table (scripts/imports.rules.ts); add one naming the @errands/* packages it may import`,
+      )
     }
     const pure = rules.pure[name]
     const forbidden = rules.forbidden[name]
-    const declared = new Set([...Object.keys(pkg.manifest.dependencies ?? {}), ...Object.keys(pkg.manifest.peerDependencies ?? {})])
+    const declared = new Set([
+      ...Object.keys(pkg.manifest.dependencies ?? {}),
+      ...Object.keys(pkg.manifest.peerDependencies ?? {}),
+    ])
     const used = new Set<string>()
     for (const file of pkg.files) {
       const kind = kindOf(pkg.dir, file.path)
@@ -117,46 +135,90 @@ export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: R
         if (isRelative(specifier)) {
           const target = posix.normalize(posix.join(posix.dirname(file.path), specifier))
           if (!target.startsWith(`${pkg.dir}/`)) {
-            report('escapes', file.path, line, specifier, `a relative import must stay inside ${pkg.dir}/; it reaches ${target} (import the other package by its name, or move the shared code)`)
+            report(
+              'escapes',
+              file.path,
+              line,
+              specifier,
+              `a relative import must stay inside ${pkg.dir}/; it reaches ${target} (import the other package by its name, or move the shared code)`,
+            )
           }
           continue
         }
         const target = isBuiltin(specifier) ? specifier : packageOf(specifier)
         if (forbidden !== undefined && forbidden.packages.includes(target)) {
-          report('forbidden', file.path, line, specifier, `${name} may never import ${target}: ${forbidden.why} (FORBIDDEN in scripts/imports.rules.ts)`)
+          report(
+            'forbidden',
+            file.path,
+            line,
+            specifier,
+            `${name} may never import ${target}: ${forbidden.why} (FORBIDDEN in scripts/imports.rules.ts)`,
+          )
           continue
         }
         if (pure !== undefined) {
           const ok = kind === 'source' ? pure.source : pure.test
           if (!ok.includes(target)) {
-            report('pure', file.path, line, specifier, `${name} is pure and its ${kind === 'source' ? 'sources' : 'tests'} may import only ${ok.join(', ')} and their own files (STYLE §1: no I/O, no clock, no effect or browser libraries)`)
+            report(
+              'pure',
+              file.path,
+              line,
+              specifier,
+              `${name} is pure and its ${kind === 'source' ? 'sources' : 'tests'} may import only ${ok.join(', ')} and their own files (STYLE §1: no I/O, no clock, no effect or browser libraries)`,
+            )
             continue
           }
         }
         if (isBuiltin(specifier)) continue
         if (target.startsWith('@errands/') && target !== name && allowed !== undefined && !allowed.includes(target)) {
-          report('direction', file.path, line, specifier, `${name} may import only ${allowed.length === 0 ? 'no @errands/* package' : allowed.join(', ')} (DEPS in scripts/imports.rules.ts)`)
+          report(
+            'direction',
+            file.path,
+            line,
+            specifier,
+            `${name} may import only ${allowed.length === 0 ? 'no @errands/* package' : allowed.join(', ')} (DEPS in scripts/imports.rules.ts)`,
+          )
         }
         if (kind !== 'source' || target === name) continue
         used.add(target)
         if (!declared.has(target)) {
           const dev = pkg.manifest.devDependencies?.[target] !== undefined
-          report('undeclared', file.path, line, specifier, `${target} is not in ${pkg.dir}/package.json dependencies or peerDependencies${dev ? ' (it is a devDependency, which an installed package does not get)' : ''}`)
+          report(
+            'undeclared',
+            file.path,
+            line,
+            specifier,
+            `${target} is not in ${pkg.dir}/package.json dependencies or peerDependencies${dev ? ' (it is a devDependency, which an installed package does not get)' : ''}`,
+          )
         }
       }
     }
     for (const dep of declared) {
       if (!used.has(dep)) {
-        found.push({ rule: 'unused', file: `${pkg.dir}/package.json`, line: 1, import: dep, message: `${pkg.dir}/package.json declares '${dep}' but no non-test file of ${name} imports it; remove it, move it to devDependencies, or list it as an exception with a reason (rule: unused)` })
+        found.push({
+          rule: 'unused',
+          file: `${pkg.dir}/package.json`,
+          line: 1,
+          import: dep,
+          message: `${pkg.dir}/package.json declares '${dep}' but no non-test file of ${name} imports it; remove it, move it to devDependencies, or list it as an exception with a reason (rule: unused)`,
+        })
       }
     }
   }
   const matches = (v: Violation, e: Exception): boolean =>
-    v.rule === e.rule && v.import === e.import && (v.file === e.where || (v.rule === 'unused' && v.file === `${dirOf(packages, e.where)}/package.json`))
+    v.rule === e.rule &&
+    v.import === e.import &&
+    (v.file === e.where || (v.rule === 'unused' && v.file === `${dirOf(packages, e.where)}/package.json`))
   const kept = found.filter((v) => !rules.exceptions.some((e) => matches(v, e)))
   for (const e of rules.exceptions) {
     if (!found.some((v) => matches(v, e))) {
-      kept.push({ rule: 'table', file: 'scripts/imports.rules.ts', line: 1, import: e.import, message: `the exception for '${e.import}' in ${e.where} (rule ${e.rule}) matches nothing any more; remove it (rule: table)` })
+      kept.push({
+        rule: 'table',
+        file: 'scripts/imports.rules.ts',
+        line: 1,
+        import: e.import,
+        message: `the exception for '${e.import}' in ${e.where} (rule ${e.rule}) matches nothing any more; remove it (rule: table)`,
+      })
     }
   }
   return kept
@@ -172,13 +234,19 @@ export const readWorkspace = (root: string): Array<WorkspacePackage> => {
   const dirs = workspaces.flatMap((w) => {
     if (!w.endsWith('/*')) return [w]
     const parent = w.slice(0, -2)
-    return readdirSync(join(root, parent), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `${parent}/${e.name}`)
+    return readdirSync(join(root, parent), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `${parent}/${e.name}`)
   })
   // A folder without a package.json (one being set up) is no package; a broken one throws.
-  return dirs.filter((dir) => existsSync(join(root, dir, 'package.json'))).map((dir) => {
-    const manifest = read(`${dir}/package.json`) as Manifest
-    const files = sourcesUnder(root, dir).map((path) => ({ path, imports: scan(path, readFileSync(join(root, path), 'utf8')).imports }))
-    return { dir, manifest, files }
-  })
+  return dirs
+    .filter((dir) => existsSync(join(root, dir, 'package.json')))
+    .map((dir) => {
+      const manifest = read(`${dir}/package.json`) as Manifest
+      const files = sourcesUnder(root, dir).map((path) => ({
+        path,
+        imports: scan(path, readFileSync(join(root, path), 'utf8')).imports,
+      }))
+      return { dir, manifest, files }
+    })
 }
-

@@ -12,8 +12,13 @@ import { describe, expect, it } from 'vitest'
 
 const root = resolve(import.meta.dirname, '..')
 const read = (file: string) => JSON.parse(readFileSync(join(root, file), 'utf8'))
-const dirs = ['machines', ...readdirSync(join(root, 'packages')).map((d) => `packages/${d}`)]
-  .filter((d) => { try { return read(`${d}/package.json`).name !== undefined } catch { return false } })
+const dirs = ['machines', ...readdirSync(join(root, 'packages')).map((d) => `packages/${d}`)].filter((d) => {
+  try {
+    return read(`${d}/package.json`).name !== undefined
+  } catch {
+    return false
+  }
+})
 
 describe('workspace packages (R4)', () => {
   it.each(dirs)('%s: exports dist with types and an @errands/source condition; files ships dist', (dir) => {
@@ -30,7 +35,9 @@ describe('workspace packages (R4)', () => {
   it.each(dirs)('%s: its tsconfig references exactly its @errands/* dependencies, and the build lists it', (dir) => {
     const deps = Object.keys(read(`${dir}/package.json`).dependencies ?? {}).filter((d) => d.startsWith('@errands/'))
     const byName = new Map(dirs.map((d) => [read(`${d}/package.json`).name as string, d]))
-    const refs = (read(`${dir}/tsconfig.json`).references as Array<{ path: string }>).map((r) => relative(root, resolve(root, dir, r.path)))
+    const refs = (read(`${dir}/tsconfig.json`).references as Array<{ path: string }>).map((r) =>
+      relative(root, resolve(root, dir, r.path)),
+    )
     expect(refs.sort()).toEqual(deps.map((d) => byName.get(d)).sort())
     const build = (read('tsconfig.build.json').references as Array<{ path: string }>).map((r) => r.path)
     expect(build).toContain(dir)

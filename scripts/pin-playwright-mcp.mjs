@@ -20,11 +20,19 @@ const { version, bin } = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf
 
 /** The tools the installed server lists with these extra arguments. */
 export const listed = async (args = []) => {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(pkg, typeof bin === 'string' ? bin : bin['playwright-mcp']), '--headless', '--isolated', ...args], stderr: 'pipe' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(pkg, typeof bin === 'string' ? bin : bin['playwright-mcp']), '--headless', '--isolated', ...args],
+    stderr: 'pipe',
+  })
   const client = new Client({ name: 'errands-pin', version: '1.0.0' })
   await client.connect(transport)
   try {
-    return (await client.listTools()).tools.map((t) => ({ name: t.name, title: t.annotations?.title ?? t.title, inputSchema: t.inputSchema }))
+    return (await client.listTools()).tools.map((t) => ({
+      name: t.name,
+      title: t.annotations?.title ?? t.title,
+      inputSchema: t.inputSchema,
+    }))
   } finally {
     await client.close()
   }

@@ -53,7 +53,9 @@ describe('docs/requirements.md', () => {
   it('resolves every ID cited in the comments and test titles of the code', () => {
     const cited = citedIn(root, ['packages', 'machines', 'soak', 'bench', 'test', 'scripts'])
     expect(cited.length).toBeGreaterThan(100)
-    const missing = cited.filter((c) => !anchors.includes(c.id.toLowerCase())).map((c) => `${c.file}:${c.line} cites ${c.id}, which docs/requirements.md has no heading for`)
+    const missing = cited
+      .filter((c) => !anchors.includes(c.id.toLowerCase()))
+      .map((c) => `${c.file}:${c.line} cites ${c.id}, which docs/requirements.md has no heading for`)
     expect(missing).toEqual([])
   })
 })

@@ -48,12 +48,15 @@ export interface Citation {
 
 /** Every citation in the comments and test titles of the TypeScript files under `dirs` (repo-relative). */
 export const citedIn = (root: string, dirs: ReadonlyArray<string>): Array<Citation> =>
-  dirs.flatMap((dir) => sourcesUnder(root, dir)).flatMap((file) => {
-    const { comments, titles } = scan(file, readFileSync(join(root, file), 'utf8'))
-    return [...comments, ...titles].flatMap(({ text, line }) =>
-      // A block comment spans lines: count which line of it the ID is on.
-      text.split('\n').flatMap((part, i) => citations(part).map((id) => ({ id, file, line: line + i }))))
-  })
+  dirs
+    .flatMap((dir) => sourcesUnder(root, dir))
+    .flatMap((file) => {
+      const { comments, titles } = scan(file, readFileSync(join(root, file), 'utf8'))
+      return [...comments, ...titles].flatMap(({ text, line }) =>
+        // A block comment spans lines: count which line of it the ID is on.
+        text.split('\n').flatMap((part, i) => citations(part).map((id) => ({ id, file, line: line + i }))),
+      )
+    })
 
 /**
  * The anchors of a Markdown file's headings that are a requirement ID alone (`### E1` → `e1`),

@@ -20,7 +20,13 @@ import { parseSync } from 'rolldown/utils'
 import { sourcesUnder } from './source.ts'
 
 /** The face packages' source folders the rule reads. */
-export const FACES = ['packages/devtools/src', 'packages/liveview/src', 'packages/daily/src', 'packages/mcp/src', 'packages/host/src']
+export const FACES = [
+  'packages/devtools/src',
+  'packages/liveview/src',
+  'packages/daily/src',
+  'packages/mcp/src',
+  'packages/host/src',
+]
 
 /** Files that build the layers, and so may name the supervisor (they call no session verb on it either). */
 export const LAYER_FILES = ['packages/host/src/engine.ts']
@@ -49,7 +55,12 @@ const isSupervisorTag = (node: unknown): boolean => {
   if (identifier(node) === 'Supervisor') return true
   if (node.type === 'YieldExpression') return isSupervisorTag(node['argument'])
   if (node.type === 'BinaryExpression' && identifier(node['left']) === 'yield') return isSupervisorTag(node['right'])
-  if (node.type === 'TSAsExpression' || node.type === 'TSSatisfiesExpression' || node.type === 'ParenthesizedExpression') return isSupervisorTag(node['expression'])
+  if (
+    node.type === 'TSAsExpression' ||
+    node.type === 'TSSatisfiesExpression' ||
+    node.type === 'ParenthesizedExpression'
+  )
+    return isSupervisorTag(node['expression'])
   return false
 }
 
@@ -63,14 +74,20 @@ const typedSupervisor = (id: Node): boolean => {
 const walk = (node: Node, visit: (node: Node) => void): void => {
   visit(node)
   for (const value of Object.values(node)) {
-    if (Array.isArray(value)) for (const item of value) { if (isNode(item)) walk(item, visit) }
+    if (Array.isArray(value))
+      for (const item of value) {
+        if (isNode(item)) walk(item, visit)
+      }
     else if (isNode(value)) walk(value, visit)
   }
 }
 
 const propertyName = (node: Node): string | undefined => {
   const property = node['property'] ?? node['key']
-  if (node['computed'] === true) return isNode(property) && property.type === 'Literal' && typeof property['value'] === 'string' ? property['value'] : undefined
+  if (node['computed'] === true)
+    return isNode(property) && property.type === 'Literal' && typeof property['value'] === 'string'
+      ? property['value']
+      : undefined
   return identifier(property)
 }
 
@@ -79,7 +96,11 @@ const propertyName = (node: Node): string | undefined => {
  *
  * @throws when the file does not parse (a check must not pass by reading nothing).
  */
-export const checkSessionPath = (file: string, text: string, verbs: ReadonlyArray<string>): Array<SessionPathViolation> => {
+export const checkSessionPath = (
+  file: string,
+  text: string,
+  verbs: ReadonlyArray<string>,
+): Array<SessionPathViolation> => {
   const result = parseSync(file, text)
   if (result.errors.length > 0) throw new Error(`${file} does not parse: ${result.errors[0]!.message}`)
   const program = result.program as unknown as Node
@@ -96,7 +117,11 @@ export const checkSessionPath = (file: string, text: string, verbs: ReadonlyArra
     if (node.type === 'CallExpression') {
       const args = node['arguments'] as Array<unknown>
       const callback = args[1]
-      if (isSupervisorTag(args[0]) && isNode(callback) && (callback.type === 'ArrowFunctionExpression' || callback.type === 'FunctionExpression')) {
+      if (
+        isSupervisorTag(args[0]) &&
+        isNode(callback) &&
+        (callback.type === 'ArrowFunctionExpression' || callback.type === 'FunctionExpression')
+      ) {
         const param = identifier((callback['params'] as Array<unknown>)[0])
         if (param !== undefined) names.add(param)
       }
@@ -106,13 +131,18 @@ export const checkSessionPath = (file: string, text: string, verbs: ReadonlyArra
     const name = identifier(node)
     if (name !== undefined) return names.has(name) || /supervisor/i.test(name) ? name : undefined
     // `this.supervisor.park`, `core.supervisor.view`
-    return isNode(node) && node.type === 'MemberExpression' && /supervisor/i.test(propertyName(node) ?? '') ? propertyName(node) : undefined
+    return isNode(node) && node.type === 'MemberExpression' && /supervisor/i.test(propertyName(node) ?? '')
+      ? propertyName(node)
+      : undefined
   }
 
   const violations: Array<SessionPathViolation> = []
   const add = (node: Node, name: string, verb: string) =>
     violations.push({
-      file, line: lineOf(node.start), name, verb,
+      file,
+      line: lineOf(node.start),
+      name,
+      verb,
       message: `${file}:${lineOf(node.start)} calls '${verb}' on the Supervisor (${name}); a face acts on a session through the Sessions service (ADR 0027, scripts/sessionPath.ts)`,
     })
   walk(program, (node) => {

@@ -18,15 +18,24 @@ if (file === undefined) {
 }
 const report = JSON.parse(readFileSync(file, 'utf8'))
 const rows = report.testResults
-  .map((r) => ({ file: r.name.replace(/^.*?\/(?=(?:test|packages|machines|scripts)\/)/, ''), s: (r.endTime - r.startTime) / 1000, status: r.status }))
+  .map((r) => ({
+    file: r.name.replace(/^.*?\/(?=(?:test|packages|machines|scripts)\/)/, ''),
+    s: (r.endTime - r.startTime) / 1000,
+    status: r.status,
+  }))
   .sort((a, b) => b.s - a.s)
 if (arg === '--durations') {
   const out = join(import.meta.dirname, '..', 'test', 'durations.json')
-  writeFileSync(out, `${JSON.stringify(Object.fromEntries(rows.map((r) => [r.file, Math.round(r.s * 10) / 10])), null, 2)}\n`)
+  writeFileSync(
+    out,
+    `${JSON.stringify(Object.fromEntries(rows.map((r) => [r.file, Math.round(r.s * 10) / 10])), null, 2)}\n`,
+  )
   process.stdout.write(`test/durations.json: ${rows.length} files\n`)
   process.exit(0)
 }
 const total = (report.testResults.reduce((m, r) => Math.max(m, r.endTime), 0) - report.startTime) / 1000
 process.stdout.write(`| file | seconds | status |\n|---|---:|---|\n`)
 for (const r of rows.slice(0, Number(arg))) process.stdout.write(`| ${r.file} | ${r.s.toFixed(1)} | ${r.status} |\n`)
-process.stdout.write(`\n${report.numTotalTests} tests in ${report.testResults.length} files, ${report.numFailedTests} failed; vitest wall time ${total.toFixed(0)} s\n`)
+process.stdout.write(
+  `\n${report.numTotalTests} tests in ${report.testResults.length} files, ${report.numFailedTests} failed; vitest wall time ${total.toFixed(0)} s\n`,
+)

@@ -43,7 +43,8 @@ const literal = (value: unknown): string | undefined => {
   // `typeof import('x')` wraps its argument in a literal type.
   if (value.type === 'TSLiteralType') return literal(value['literal'])
   const quasis = value['quasis']
-  if (value.type === 'TemplateLiteral' && Array.isArray(quasis) && quasis.length === 1) return (quasis[0] as { value: { cooked: string } }).value.cooked
+  if (value.type === 'TemplateLiteral' && Array.isArray(quasis) && quasis.length === 1)
+    return (quasis[0] as { value: { cooked: string } }).value.cooked
   return undefined
 }
 
@@ -100,12 +101,16 @@ export const scan = (path: string, text: string): Scanned => {
       case 'CallExpression': {
         const root = calleeRoot(node['callee'])
         const title = literal((node['arguments'] as Array<unknown>)[0])
-        if (root !== undefined && TEST_CALLS.has(root) && title !== undefined) titles.push({ text: title, line: lineOf(node.start) })
+        if (root !== undefined && TEST_CALLS.has(root) && title !== undefined)
+          titles.push({ text: title, line: lineOf(node.start) })
         break
       }
     }
     for (const value of Object.values(node)) {
-      if (Array.isArray(value)) for (const item of value) { if (isNode(item)) visit(item) }
+      if (Array.isArray(value))
+        for (const item of value) {
+          if (isNode(item)) visit(item)
+        }
       else if (isNode(value)) visit(value)
     }
   }

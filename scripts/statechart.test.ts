@@ -21,9 +21,16 @@ describe("the errand machine's state chart in docs (generated, never drawn)", ()
 
   it('shows every state, every event the machine handles, every invoked actor and every named delay', () => {
     const text = chart.mermaid + chart.table
-    const walk = (node: { path: string[]; states: Record<string, unknown>; invoke: Array<{ id: string }>; after: Array<{ delay: unknown }>; transitions: Map<string, unknown> }): void => {
+    const walk = (node: {
+      path: string[]
+      states: Record<string, unknown>
+      invoke: Array<{ id: string }>
+      after: Array<{ delay: unknown }>
+      transitions: Map<string, unknown>
+    }): void => {
       if (node.path.length > 0) expect(chart.table).toContain(`| \`${node.path.join('.')}\` |`)
-      if (node.path.length > 0 && Object.keys(node.states).length === 0) expect(chart.mermaid).toMatch(new RegExp(`state "${node.path.at(-1)}" as ${node.path.join('_')}\\n`))
+      if (node.path.length > 0 && Object.keys(node.states).length === 0)
+        expect(chart.mermaid).toMatch(new RegExp(`state "${node.path.at(-1)}" as ${node.path.join('_')}\\n`))
       for (const i of node.invoke) expect(text).toContain(i.id)
       for (const a of node.after) expect(text).toContain(String(a.delay))
       for (const event of node.transitions.keys()) {
@@ -32,7 +39,9 @@ describe("the errand machine's state chart in docs (generated, never drawn)", ()
       for (const child of Object.values(node.states)) walk(child as never)
     }
     walk(errandMachine.root as never)
-    expect(chart.mermaid).toContain('active --> parking : task.changed [isParkingStatus], errand.park [isUndriven], errand.evict [isIdle], system.shutdown')
+    expect(chart.mermaid).toContain(
+      'active --> parking : task.changed [isParkingStatus], errand.park [isUndriven], errand.evict [isIdle], system.shutdown',
+    )
     expect(chart.mermaid).toContain('closed --> [*]')
   })
 })
@@ -60,32 +69,34 @@ describe('statechartOf', () => {
         done: { type: 'final' },
       },
     })
-    expect(statechartOf(m).mermaid).toBe([
-      'stateDiagram-v2',
-      '  [*] --> idle',
-      '  state "idle" as idle',
-      '  state "busy" as busy',
-      '  state both {',
-      '    state both_left {',
-      '      [*] --> both_left_a',
-      '      state "a" as both_left_a',
-      '      state "b" as both_left_b',
-      '      both_left_a --> both_left_b : after pause',
-      '    }',
-      '    --',
-      '    state both_right {',
-      '      [*] --> both_right_c',
-      '      state "c" as both_right_c',
-      '    }',
-      '  }',
-      '  state "done" as done',
-      '  done --> [*]',
-      '  idle --> busy : always [ok]',
-      '  idle --> both : go',
-      '  busy --> both : done: 0.m.busy, error: 0.m.busy (to both.left.b)',
-      '  both --> done : stop (from both.left.b)',
-      '',
-    ].join('\n'))
+    expect(statechartOf(m).mermaid).toBe(
+      [
+        'stateDiagram-v2',
+        '  [*] --> idle',
+        '  state "idle" as idle',
+        '  state "busy" as busy',
+        '  state both {',
+        '    state both_left {',
+        '      [*] --> both_left_a',
+        '      state "a" as both_left_a',
+        '      state "b" as both_left_b',
+        '      both_left_a --> both_left_b : after pause',
+        '    }',
+        '    --',
+        '    state both_right {',
+        '      [*] --> both_right_c',
+        '      state "c" as both_right_c',
+        '    }',
+        '  }',
+        '  state "done" as done',
+        '  done --> [*]',
+        '  idle --> busy : always [ok]',
+        '  idle --> both : go',
+        '  busy --> both : done: 0.m.busy, error: 0.m.busy (to both.left.b)',
+        '  both --> done : stop (from both.left.b)',
+        '',
+      ].join('\n'),
+    )
     expect(statechartOf(m).table).toContain('| `busy` | atomic |  | invoke: load (as 0.m.busy) |  |')
     expect(statechartOf(m).table).toContain('| (every state) |  |  |  | ping |')
   })

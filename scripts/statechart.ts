@@ -25,9 +25,14 @@ const wanted = new Map([
 const stale = [...wanted].filter(([file, text]) => !fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== text)
 
 if (process.argv.includes('--check')) {
-  for (const [file] of stale) process.stderr.write(`${path.relative(root, file)} is out of date: run npx tsx scripts/statechart.ts\n`)
+  for (const [file] of stale)
+    process.stderr.write(`${path.relative(root, file)} is out of date: run npx tsx scripts/statechart.ts\n`)
   process.exitCode = stale.length === 0 ? 0 : 1
 } else {
   for (const [file, text] of stale) fs.writeFileSync(file, text)
-  process.stdout.write(stale.length === 0 ? 'the state chart is up to date\n' : `wrote ${stale.map(([f]) => path.relative(root, f)).join(', ')}\n`)
+  process.stdout.write(
+    stale.length === 0
+      ? 'the state chart is up to date\n'
+      : `wrote ${stale.map(([f]) => path.relative(root, f)).join(', ')}\n`,
+  )
 }

@@ -38,7 +38,10 @@ const temps = (w: World) => {
  * @example
  * const { midWrite, restartMs } = await killHostDuringSeal(world)
  */
-export const killHostDuringSeal = async (w: World, giveUpMs = 30_000): Promise<{ sealing: boolean; midWrite: boolean; restartMs: number }> => {
+export const killHostDuringSeal = async (
+  w: World,
+  giveUpMs = 30_000,
+): Promise<{ sealing: boolean; midWrite: boolean; restartMs: number }> => {
   let sealing = false
   await new Promise<void>((resolve) => {
     let done = false
@@ -93,7 +96,13 @@ export type ChaosKind = 'renderer-kill' | 'browser-kill' | 'host-kill' | 'disk-f
  * const next = chaosSchedule(random, true); next() // 'renderer-kill'
  */
 export const chaosSchedule = (random: () => number, diskFull: boolean) => {
-  const kinds: ChaosKind[] = ['renderer-kill', 'browser-kill', 'host-kill', ...(diskFull ? ['disk-full' as const] : []), 'renderer-kill']
+  const kinds: ChaosKind[] = [
+    'renderer-kill',
+    'browser-kill',
+    'host-kill',
+    ...(diskFull ? ['disk-full' as const] : []),
+    'renderer-kill',
+  ]
   let round: ChaosKind[] = [...kinds]
   return (): ChaosKind => {
     if (round.length === 0) {
@@ -117,7 +126,8 @@ export const chaosOnce = async (w: World, kind: ChaosKind, random: () => number,
   if (kind === 'renderer-kill') {
     const renderers = w.probe.errandRenderers()
     if (renderers.length === 0) return 'renderer-kill (none running)'
-    if (!kill(w, renderers[Math.floor(random() * renderers.length)]!, 'renderer-kill')) return 'renderer-kill (exited first)'
+    if (!kill(w, renderers[Math.floor(random() * renderers.length)]!, 'renderer-kill'))
+      return 'renderer-kill (exited first)'
     w.stats.rendererKills++
     return 'renderer-kill'
   }

@@ -43,7 +43,12 @@ export const percentile = (values: ReadonlyArray<number>, p: number): number => 
  * @example
  * await healRounds({ dir: '/tmp/soak', sites, rounds: 2 })
  */
-export const healRounds = async (o: { readonly dir: string; readonly sites: SoakSites; readonly rounds: number; readonly live?: number }): Promise<HealResult> => {
+export const healRounds = async (o: {
+  readonly dir: string
+  readonly sites: SoakSites
+  readonly rounds: number
+  readonly live?: number
+}): Promise<HealResult> => {
   const live = o.live ?? 10
   const dataDir = join(o.dir, 'heal', 'data')
   const tmpDir = shortTmpDir()
@@ -57,7 +62,13 @@ export const healRounds = async (o: { readonly dir: string; readonly sites: Soak
   try {
     for (let round = 0; round < o.rounds; round++) {
       const keys = Array.from({ length: live }, (_, i) => `heal-${i}`)
-      await Promise.all(keys.map((k) => host.call(k, 'POST', '/v1/navigate', { url: o.sites.url('news.example', `/page?t=${k}-r${round}`, `${k}~0.${round}`) })))
+      await Promise.all(
+        keys.map((k) =>
+          host.call(k, 'POST', '/v1/navigate', {
+            url: o.sites.url('news.example', `/page?t=${k}-r${round}`, `${k}~0.${round}`),
+          }),
+        ),
+      )
       // The snapshot a heal restores is taken a debounce (500 ms here) after the page loaded;
       // reading every page's text first gives it that time under any load.
       await Promise.all(keys.map((k) => host.call(k, 'GET', '/v1/text')))
@@ -66,18 +77,20 @@ export const healRounds = async (o: { readonly dir: string; readonly sites: Soak
       const killed = performance.now()
       process.kill(browser, 'SIGKILL')
       await eventually(() => probe.chromium().errandsBrowser !== browser, 10_000, 20)
-      await Promise.all(keys.map(async (k) => {
-        while (performance.now() - killed < 30_000) {
-          const r = await host.call(k, 'GET', '/v1/text')
-          if (r.status === 200) {
-            times.push(performance.now() - killed)
-            if (String(r.body.text).includes(`page ${k}-r${round}`)) asItWas++
-            return
+      await Promise.all(
+        keys.map(async (k) => {
+          while (performance.now() - killed < 30_000) {
+            const r = await host.call(k, 'GET', '/v1/text')
+            if (r.status === 200) {
+              times.push(performance.now() - killed)
+              if (String(r.body.text).includes(`page ${k}-r${round}`)) asItWas++
+              return
+            }
+            // A crashed page answers 503 until its errand heals; ask again at once.
           }
-          // A crashed page answers 503 until its errand heals; ask again at once.
-        }
-        failed++
-      }))
+          failed++
+        }),
+      )
     }
   } finally {
     await host.stop()

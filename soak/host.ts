@@ -45,7 +45,14 @@ export const dropIdleSockets = (): void => {
   for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy()
 }
 
-const request = (port: number, method: string, path: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<Reply> =>
+const request = (
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  timeoutMs: number,
+): Promise<Reply> =>
   new Promise((done) => {
     const start = performance.now()
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent, timeout: timeoutMs }, (res) => {
@@ -125,14 +132,17 @@ export const startHost = async (spec: HostSpec) => {
       child.stdout!.destroy()
       child.stderr!.destroy()
       r({ code, signal })
-    }))
+    }),
+  )
   const port = await new Promise<number>((resolvePort, reject) => {
     const check = () => {
       const m = /errands host listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
       if (m) resolvePort(Number(m[1]))
     }
     child.stdout!.on('data', check)
-    void exited.then(({ code, signal }) => reject(new Error(`host exited (${code ?? signal}) before it was ready:\n${err.slice(-4000)}`)))
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`host exited (${code ?? signal}) before it was ready:\n${err.slice(-4000)}`)),
+    )
   })
   const startMs = performance.now() - started
   const token = readFileSync(join(spec.dataDir, 'host-token'), 'utf8').trim()
@@ -140,13 +150,26 @@ export const startHost = async (spec: HostSpec) => {
   void exited.then(() => (dead = true))
 
   /** One call; `key` goes in `X-Browser-Session`, person paths get the token. */
-  const call = (key: string | undefined, method: string, path: string, body?: unknown, timeoutMs = 60_000): Promise<Reply> =>
-    request(port, method, path, {
-      host: `127.0.0.1:${port}`,
-      ...(key !== undefined ? { 'x-browser-session': key } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...(path.startsWith('/v1/person/') ? { authorization: `Bearer ${token}` } : {}),
-    }, body === undefined ? undefined : JSON.stringify(body), timeoutMs)
+  const call = (
+    key: string | undefined,
+    method: string,
+    path: string,
+    body?: unknown,
+    timeoutMs = 60_000,
+  ): Promise<Reply> =>
+    request(
+      port,
+      method,
+      path,
+      {
+        host: `127.0.0.1:${port}`,
+        ...(key !== undefined ? { 'x-browser-session': key } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(path.startsWith('/v1/person/') ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body === undefined ? undefined : JSON.stringify(body),
+      timeoutMs,
+    )
 
   return {
     pid: child.pid!,

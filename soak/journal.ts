@@ -64,7 +64,10 @@ export type Journal = ReturnType<typeof openJournal>
  * const { options, ops } = readJournal(path)
  */
 export const readJournal = (path: string) => {
-  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>)
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
   const head = lines[0]
   if (head?.['kind'] !== 'run') throw new Error(`${path} is not a soak journal (no run line first)`)
   const ops = new Map<string, string[]>()

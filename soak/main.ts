@@ -34,24 +34,36 @@ const replay = flag('replay')
 const say = (line: string) => process.stderr.write(`soak: ${line}\n`)
 
 if (flag('seal-kills') !== undefined) {
-  const result = await sealKillLoop({ kills: int('seal-kills', 1000, 1, 100_000), minutes: int('minutes', 60, 1, 1440), out, seed: int('seed', 1, 0, 2 ** 31) }, say)
+  const result = await sealKillLoop(
+    {
+      kills: int('seal-kills', 1000, 1, 100_000),
+      minutes: int('minutes', 60, 1, 1440),
+      out,
+      seed: int('seed', 1, 0, 2 ** 31),
+    },
+    say,
+  )
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
   process.exit(result.violations.length === 0 ? 0 : 1)
 }
 
 const minutes = int('minutes', 60, 1, 1440)
 const recorded = replay === undefined ? undefined : readJournal(replay)
-const options: RunOptions = recorded?.options ? { ...recorded.options, out } : {
-  seed: int('seed', Date.now() % 1_000_000, 0, 2 ** 31),
-  sessions: int('sessions', 24, 1, 200),
-  cap: int('cap', 6, 1, 32),
-  minutes,
-  chaosEveryMs: int('chaos-ms', 10_000, 1000, 600_000),
-  quietEveryMs: int('quiet-ms', Math.max(60_000, Math.min(300_000, (minutes * 60_000) / 6)), 10_000, 3_600_000),
-  healRounds: int('heal-rounds', minutes >= 10 ? 10 : 2, 0, 1000),
-  out,
-}
-say(`seed ${options.seed}, ${options.sessions} sessions, cap ${options.cap}, ${options.minutes} min, out ${out}${replay ? ` (replaying ${replay})` : ''}`)
+const options: RunOptions = recorded?.options
+  ? { ...recorded.options, out }
+  : {
+      seed: int('seed', Date.now() % 1_000_000, 0, 2 ** 31),
+      sessions: int('sessions', 24, 1, 200),
+      cap: int('cap', 6, 1, 32),
+      minutes,
+      chaosEveryMs: int('chaos-ms', 10_000, 1000, 600_000),
+      quietEveryMs: int('quiet-ms', Math.max(60_000, Math.min(300_000, (minutes * 60_000) / 6)), 10_000, 3_600_000),
+      healRounds: int('heal-rounds', minutes >= 10 ? 10 : 2, 0, 1000),
+      out,
+    }
+say(
+  `seed ${options.seed}, ${options.sessions} sessions, cap ${options.cap}, ${options.minutes} min, out ${out}${replay ? ` (replaying ${replay})` : ''}`,
+)
 const result = await runSoak(options, say)
 const table = await writeReport(result, out)
 process.stdout.write(table)
@@ -61,12 +73,16 @@ if (recorded) {
     const again = now.ops.get(session) ?? []
     const n = Math.min(ops.length, again.length)
     const at = ops.slice(0, n).findIndex((op, i) => op !== again[i])
-    process.stdout.write(`replay ${session}: ${at < 0 ? `same ${n} ops` : `differs at op ${at}: ${ops[at]} then, ${again[at]} now`}\n`)
+    process.stdout.write(
+      `replay ${session}: ${at < 0 ? `same ${n} ops` : `differs at op ${at}: ${ops[at]} then, ${again[at]} now`}\n`,
+    )
   }
 }
 if (result.violations.length > 0) {
-  process.stderr.write(`soak: ${result.violations.length} violations — seed ${options.seed}, journal ${result.journal}\n` +
-    `replay: npm run soak -- --replay ${result.journal} --out ${out}-replay\n`)
+  process.stderr.write(
+    `soak: ${result.violations.length} violations — seed ${options.seed}, journal ${result.journal}\n` +
+      `replay: npm run soak -- --replay ${result.journal} --out ${out}-replay\n`,
+  )
   process.exit(1)
 }
 process.exit(0)

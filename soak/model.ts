@@ -31,7 +31,12 @@ const empty: Held = { sid: undefined, basket: undefined, local: {}, tabs: [] }
 export class SessionModel {
   generation = 0
   held: Held = empty
-  private history = { sid: new Set<string>(), basket: new Set<string>(), local: new Set<string>(), tabs: new Set<string>() }
+  private history = {
+    sid: new Set<string>(),
+    basket: new Set<string>(),
+    local: new Set<string>(),
+    tabs: new Set<string>(),
+  }
   /** Set when something may have rolled the session back (a crash, a host kill): a heal check is due. */
   uncertain = false
   /** The host answered `{lifecycle: 'parked'}` and nothing has touched the session since. */
@@ -92,7 +97,8 @@ export class SessionModel {
     const out: string[] = []
     if (seen.sid !== undefined && !this.history.sid.has(seen.sid)) out.push(`sid ${seen.sid}`)
     if (seen.basket !== undefined && !this.history.basket.has(seen.basket)) out.push(`basket ${seen.basket}`)
-    for (const [k, v] of Object.entries(seen.local)) if (!this.history.local.has(`${k}:${v}`)) out.push(`localStorage ${k}:${v}`)
+    for (const [k, v] of Object.entries(seen.local))
+      if (!this.history.local.has(`${k}:${v}`)) out.push(`localStorage ${k}:${v}`)
     for (const t of seen.tabs) if (!this.history.tabs.has(t)) out.push(`tab ${t}`)
     return out
   }
@@ -111,16 +117,24 @@ export class SessionModel {
  * @example
  * parseShow('cookie=sid=a; basket=b local=k1:v') // { cookies: { sid: 'a', basket: 'b' }, local: { k1: 'v' } }
  */
-export const parseShow = (text: string): { cookies: Record<string, string>; local: Record<string, string> } | undefined => {
+export const parseShow = (
+  text: string,
+): { cookies: Record<string, string>; local: Record<string, string> } | undefined => {
   const m = /cookie=(.*?) local=(.*)/s.exec(text)
   if (!m) return undefined
   const cookies: Record<string, string> = {}
-  for (const part of m[1]!.split(';').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of m[1]!
+    .split(';')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const i = part.indexOf('=')
     cookies[part.slice(0, i)] = decodeURIComponent(part.slice(i + 1))
   }
   const local: Record<string, string> = {}
-  for (const item of m[2]!.trim().split(',').filter((p) => p !== '')) {
+  for (const item of m[2]!
+    .trim()
+    .split(',')
+    .filter((p) => p !== '')) {
     const i = item.indexOf(':')
     local[item.slice(0, i)] = item.slice(i + 1)
   }

@@ -38,7 +38,10 @@ export interface Quiet extends Sample {
 
 /** The kinds `now` has more of than `base`: `renderer +1, utility:storage.mojom.StorageService +1`. */
 const kindsAbove = (now: Readonly<Record<string, number>>, base: Readonly<Record<string, number>>) =>
-  Object.entries(now).filter(([k, n]) => n > (base[k] ?? 0)).map(([k, n]) => `${k} +${n - (base[k] ?? 0)}`).join(', ') || 'none by kind'
+  Object.entries(now)
+    .filter(([k, n]) => n > (base[k] ?? 0))
+    .map(([k, n]) => `${k} +${n - (base[k] ?? 0)}`)
+    .join(', ') || 'none by kind'
 
 const mb = (bytes: number | undefined) => (bytes === undefined ? undefined : Math.round((bytes / 1048576) * 10) / 10)
 
@@ -77,7 +80,11 @@ export const startMonitor = (w: World, everyMs = 2_000) => {
       if (s.contexts !== undefined && s.contexts > w.spec.options.cap + 1) {
         const detail = await w.probe.contextDetail()
         const health = await w.call(undefined, 'GET', '/health')
-        w.violation('contexts-over-cap', '-', `${s.contexts} browser contexts open with a cap of ${w.spec.options.cap} (+1 warm spare); host says open ${health.body?.open}; pages ${JSON.stringify(detail)}`)
+        w.violation(
+          'contexts-over-cap',
+          '-',
+          `${s.contexts} browser contexts open with a cap of ${w.spec.options.cap} (+1 warm spare); host says open ${health.body?.open}; pages ${JSON.stringify(detail)}`,
+        )
       }
       await new Promise((r) => setTimeout(r, everyMs))
     }
@@ -114,7 +121,12 @@ export type Monitor = ReturnType<typeof startMonitor>
  */
 const comparable = (s: Sample): number => s.chromium - Math.min(s.errandRenderers, s.contexts ?? 0, 1)
 
-export const quietPeriod = async (w: World, quiets: Quiet[], random: () => number, settleMs = 30_000): Promise<Quiet> => {
+export const quietPeriod = async (
+  w: World,
+  quiets: Quiet[],
+  random: () => number,
+  settleMs = 30_000,
+): Promise<Quiet> => {
   await w.quiet()
   // The person lends bank.example to two open errands, and revokes it once all are parked: every
   // quiet period exercises Allow into an open errand and a take-back from sealed records (L2, L5).
@@ -132,10 +144,17 @@ export const quietPeriod = async (w: World, quiets: Quiet[], random: () => numbe
   const started = Date.now()
   const base = quiets[0]
   let last = await sample(w, false)
-  const settled = await eventually(async () => {
-    last = await sample(w, false)
-    return base === undefined || (comparable(last) <= comparable(base) && last.tempDirs <= base.tempDirs && last.fds <= base.fds + 8)
-  }, base === undefined ? 3_000 : settleMs, 250)
+  const settled = await eventually(
+    async () => {
+      last = await sample(w, false)
+      return (
+        base === undefined ||
+        (comparable(last) <= comparable(base) && last.tempDirs <= base.tempDirs && last.fds <= base.fds + 8)
+      )
+    },
+    base === undefined ? 3_000 : settleMs,
+    250,
+  )
   const withHeap = await sample(w, true)
   const health = await w.call(undefined, 'GET', '/health')
   const quiet: Quiet = {
@@ -149,11 +168,27 @@ export const quietPeriod = async (w: World, quiets: Quiet[], random: () => numbe
     // keeps an errand open with its renderers, which is no leak (the journal still has the figure).
     if (comparable(last) > comparable(base) && quiet.open <= base.open) {
       // Where the extra process is: the errands' browser's renderers and pages, or the person's.
-      w.violation('leak-processes', '-', `${last.chromium} Chromium processes after ${settleMs} ms quiet with ${quiet.open} errands open, baseline ${base.chromium} with ${base.open} (more: ${kindsAbove(last.kinds, base.kinds)}; renderers of the errands' browser ${last.errandRenderers}, baseline ${base.errandRenderers}; its pages ${JSON.stringify(await w.probe.contextDetail())})`)
-    }
-    else if (comparable(last) > comparable(base)) w.journal.write({ kind: 'quiet-not-comparable', chromium: last.chromium, open: quiet.open, baseChromium: base.chromium, baseOpen: base.open })
-    if (last.tempDirs > base.tempDirs) w.violation('leak-temp-dirs', '-', `${last.tempDirs} temp dirs after ${settleMs} ms quiet, baseline ${base.tempDirs}`)
-    if (last.fds > base.fds + 8) w.violation('leak-fds', '-', `${last.fds} host fds after ${settleMs} ms quiet, baseline ${base.fds}`)
+      w.violation(
+        'leak-processes',
+        '-',
+        `${last.chromium} Chromium processes after ${settleMs} ms quiet with ${quiet.open} errands open, baseline ${base.chromium} with ${base.open} (more: ${kindsAbove(last.kinds, base.kinds)}; renderers of the errands' browser ${last.errandRenderers}, baseline ${base.errandRenderers}; its pages ${JSON.stringify(await w.probe.contextDetail())})`,
+      )
+    } else if (comparable(last) > comparable(base))
+      w.journal.write({
+        kind: 'quiet-not-comparable',
+        chromium: last.chromium,
+        open: quiet.open,
+        baseChromium: base.chromium,
+        baseOpen: base.open,
+      })
+    if (last.tempDirs > base.tempDirs)
+      w.violation(
+        'leak-temp-dirs',
+        '-',
+        `${last.tempDirs} temp dirs after ${settleMs} ms quiet, baseline ${base.tempDirs}`,
+      )
+    if (last.fds > base.fds + 8)
+      w.violation('leak-fds', '-', `${last.fds} host fds after ${settleMs} ms quiet, baseline ${base.fds}`)
   }
   quiets.push(quiet)
   w.stats.quietPeriods++

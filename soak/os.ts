@@ -73,7 +73,14 @@ export const osProbe = (o: { readonly owner: string; readonly tmpDir: string }) 
       const args = cmdline(pid)
       const type = args.find((a) => a.startsWith('--type='))?.slice('--type='.length)
       const sub = args.find((a) => a.startsWith('--utility-sub-type='))?.slice('--utility-sub-type='.length)
-      const kind = type === undefined ? (/crashpad/.test(args[0] ?? '') ? 'crashpad' : 'browser') : sub === undefined ? type : `${type}:${sub}`
+      const kind =
+        type === undefined
+          ? /crashpad/.test(args[0] ?? '')
+            ? 'crashpad'
+            : 'browser'
+          : sub === undefined
+            ? type
+            : `${type}:${sub}`
       kinds[kind] = (kinds[kind] ?? 0) + 1
     }
     for (const pid of pids) {
@@ -109,7 +116,10 @@ export const osProbe = (o: { readonly owner: string; readonly tmpDir: string }) 
     if (pid === undefined) return undefined
     // The soak's host child opens a debugging port of Chromium's choosing (soak/host-child.mjs; the
     // engine itself has none): Chromium writes it into its profile's DevToolsActivePort.
-    const profileDir = cmdline(pid).filter((a) => a.startsWith('--user-data-dir=')).map((a) => a.slice('--user-data-dir='.length)).pop()
+    const profileDir = cmdline(pid)
+      .filter((a) => a.startsWith('--user-data-dir='))
+      .map((a) => a.slice('--user-data-dir='.length))
+      .pop()
     if (profileDir === undefined) return undefined
     let port: number
     try {
@@ -120,10 +130,16 @@ export const osProbe = (o: { readonly owner: string; readonly tmpDir: string }) 
     if (!(port > 0)) return undefined
     let client: CDP.Client | undefined
     try {
-      const version = (await (await fetch(`http://127.0.0.1:${port}/json/version`)).json()) as { webSocketDebuggerUrl: string }
+      const version = (await (await fetch(`http://127.0.0.1:${port}/json/version`)).json()) as {
+        webSocketDebuggerUrl: string
+      }
       client = await CDP({ target: version.webSocketDebuggerUrl, local: true })
-      const { browserContextIds } = (await client.send('Target.getBrowserContexts' as never)) as unknown as { browserContextIds: string[] }
-      const { targetInfos } = (await client.send('Target.getTargets' as never)) as unknown as { targetInfos: Array<{ browserContextId?: string; url: string; type: string }> }
+      const { browserContextIds } = (await client.send('Target.getBrowserContexts' as never)) as unknown as {
+        browserContextIds: string[]
+      }
+      const { targetInfos } = (await client.send('Target.getTargets' as never)) as unknown as {
+        targetInfos: Array<{ browserContextId?: string; url: string; type: string }>
+      }
       const out: Record<string, string[]> = Object.fromEntries(browserContextIds.map((id) => [id, [] as string[]]))
       // Targets of no listed context (a worker, a leftover) under "other", so a leak shows where it is.
       for (const t of targetInfos) {

@@ -47,13 +47,18 @@ export interface SoakResult {
   readonly chaosLog: ReadonlyArray<string>
 }
 
-const trend = (latencies: ReadonlyArray<{ t: number; path: string; ms: number }>, path: string, elapsedMs: number): Trend => {
+const trend = (
+  latencies: ReadonlyArray<{ t: number; path: string; ms: number }>,
+  path: string,
+  elapsedMs: number,
+): Trend => {
   const own = latencies.filter((l) => l.path === path)
   const first = own.filter((l) => l.t <= elapsedMs / 10).map((l) => l.ms)
   const last = own.filter((l) => l.t >= (elapsedMs * 9) / 10).map((l) => l.ms)
   const round = (n: number) => Math.round(n)
   return {
-    path, count: own.length,
+    path,
+    count: own.length,
     first: { p50: round(percentile(first, 50)), p95: round(percentile(first, 95)) },
     last: { p50: round(percentile(last, 50)), p95: round(percentile(last, 95)) },
   }
@@ -71,7 +76,11 @@ const mountStore = (storeDir: string): string | undefined => {
 
 /** A run killed during a full-disk period leaves its tmpfs mounted (the next run's clean-up would fail with EBUSY): unmount it. */
 const unmountLeftover = (storeDir: string): void => {
-  const mounted = existsSync('/proc/mounts') && readFileSync('/proc/mounts', 'utf8').split('\n').some((line) => line.split(' ')[1] === resolve(storeDir))
+  const mounted =
+    existsSync('/proc/mounts') &&
+    readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .some((line) => line.split(' ')[1] === resolve(storeDir))
   if (mounted) execFileSync('umount', ['-l', storeDir], { stdio: 'pipe' })
 }
 
@@ -116,19 +125,30 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
       if (Date.now() >= endAt) break
       if (Date.now() >= nextQuiet) {
         const q = await quietPeriod(w, quiets, random)
-        say(`quiet at ${Math.round(q.t / 1000)} s: ${q.chromium} Chromium processes, ${q.fds} fds, ${q.tempDirs} temp dirs, heap ${q.heapMb} MB (settled in ${q.settledMs} ms)`)
+        say(
+          `quiet at ${Math.round(q.t / 1000)} s: ${q.chromium} Chromium processes, ${q.fds} fds, ${q.tempDirs} temp dirs, heap ${q.heapMb} MB (settled in ${q.settledMs} ms)`,
+        )
         nextQuiet = Date.now() + options.quietEveryMs
         continue
       }
-      const what = await chaosOnce(w, nextChaos(), random, { diskFull: cannotMount === undefined, diskFullMs: Math.min(20_000, options.chaosEveryMs) })
+      const what = await chaosOnce(w, nextChaos(), random, {
+        diskFull: cannotMount === undefined,
+        diskFullMs: Math.min(20_000, options.chaosEveryMs),
+      })
       chaosLog.push(`${Math.round(w.elapsed() / 1000)} s ${what}`)
       say(`chaos at ${Math.round(w.elapsed() / 1000)} s: ${what}`)
     }
     const last = await quietPeriod(w, quiets, random)
-    say(`last quiet: ${last.chromium} Chromium processes, ${last.fds} fds, ${last.tempDirs} temp dirs, heap ${last.heapMb} MB`)
+    say(
+      `last quiet: ${last.chromium} Chromium processes, ${last.fds} fds, ${last.tempDirs} temp dirs, heap ${last.heapMb} MB`,
+    )
     // Every parked session resumes once more and is checked against its model before the end.
     w.reopen()
-    await eventually(() => w.sessions.every((s) => !s.parkedAcked) || w.elapsed() > options.minutes * 60_000 + 120_000, 120_000, 100)
+    await eventually(
+      () => w.sessions.every((s) => !s.parkedAcked) || w.elapsed() > options.minutes * 60_000 + 120_000,
+      120_000,
+      100,
+    )
     w.stopping = true
     w.reopen()
     await Promise.all(loops)
@@ -142,20 +162,38 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
     const exit = await host.stop()
     if (exit.code !== 0) w.violation('shutdown', '-', `the host exited ${exit.code ?? exit.signal} on SIGTERM`)
     await eventually(() => w.probe.chromium().total === 0, 15_000)
-    if (w.probe.chromium().total > 0) w.violation('leak-processes', '-', `${w.probe.chromium().total} Chromium processes after the host stopped`)
+    if (w.probe.chromium().total > 0)
+      w.violation('leak-processes', '-', `${w.probe.chromium().total} Chromium processes after the host stopped`)
     const left = readdirSync(w.tmpDir).filter((n) => !n.startsWith('tsx-'))
-    if (left.length > 0) w.violation('leak-temp-dirs', '-', `left in TMPDIR after shutdown: ${left.slice(0, 5).join(', ')}`)
-    if (leftoverTemps(w) > 0) w.violation('torn-record', '-', `${leftoverTemps(w)} temp records left in the store after shutdown`)
+    if (left.length > 0)
+      w.violation('leak-temp-dirs', '-', `left in TMPDIR after shutdown: ${left.slice(0, 5).join(', ')}`)
+    if (leftoverTemps(w) > 0)
+      w.violation('torn-record', '-', `${leftoverTemps(w)} temp records left in the store after shutdown`)
 
     const heal = options.healRounds > 0 ? await healRounds({ dir, sites, rounds: options.healRounds }) : undefined
-    if (heal) say(`heal: p50 ${Math.round(heal.p50)} ms, p95 ${Math.round(heal.p95)} ms over ${heal.times.length} heals, ${heal.asItWas} as they were, ${heal.failed} failed`)
+    if (heal)
+      say(
+        `heal: p50 ${Math.round(heal.p50)} ms, p95 ${Math.round(heal.p95)} ms over ${heal.times.length} heals, ${heal.asItWas} as they were, ${heal.failed} failed`,
+      )
     const starts = w.hostStarts
     return {
-      options, journal: journal.path, elapsedMs, stats: w.stats, violations: w.violations,
+      options,
+      journal: journal.path,
+      elapsedMs,
+      stats: w.stats,
+      violations: w.violations,
       trends: [trend(w.latencies, '/v1/navigate', elapsedMs), trend(w.latencies, '/v1/text', elapsedMs)],
-      samples: monitor.samples, quiets, latencies: w.latencies,
-      hostStartMs: { p50: Math.round(percentile(starts, 50)), max: Math.round(Math.max(...starts)), count: starts.length },
-      heal, diskFull: cannotMount === undefined, chaosLog,
+      samples: monitor.samples,
+      quiets,
+      latencies: w.latencies,
+      hostStartMs: {
+        p50: Math.round(percentile(starts, 50)),
+        max: Math.round(Math.max(...starts)),
+        count: starts.length,
+      },
+      heal,
+      diskFull: cannotMount === undefined,
+      chaosLog,
     }
   } finally {
     await world?.host?.kill()

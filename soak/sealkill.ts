@@ -49,7 +49,10 @@ const KEEPERS = ['keep-0', 'keep-1', 'keep-2']
  * @example
  * await sealKillLoop({ kills: 5, minutes: 5, out, seed: 1 })
  */
-export const sealKillLoop = async (o: { readonly kills: number; readonly minutes: number; readonly out: string; readonly seed: number }, say: (line: string) => void = () => {}): Promise<SealKillResult> => {
+export const sealKillLoop = async (
+  o: { readonly kills: number; readonly minutes: number; readonly out: string; readonly seed: number },
+  say: (line: string) => void = () => {},
+): Promise<SealKillResult> => {
   const dir = join(o.out, 'seal-work')
   rmSync(dir, { recursive: true, force: true })
   const dataDir = join(dir, 'data')
@@ -57,7 +60,16 @@ export const sealKillLoop = async (o: { readonly kills: number; readonly minutes
   mkdirSync(dataDir, { recursive: true })
   mkdirSync(tmpDir, { recursive: true })
   mkdirSync(o.out, { recursive: true })
-  const journal = openJournal(join(o.out, 'seal-journal.jsonl'), { seed: o.seed, sessions: 2 + KEEPERS.length, cap: 2, minutes: o.minutes, chaosEveryMs: 0, quietEveryMs: 0, healRounds: 0, out: o.out })
+  const journal = openJournal(join(o.out, 'seal-journal.jsonl'), {
+    seed: o.seed,
+    sessions: 2 + KEEPERS.length,
+    cap: 2,
+    minutes: o.minutes,
+    chaosEveryMs: 0,
+    quietEveryMs: 0,
+    healRounds: 0,
+    out: o.out,
+  })
   const sites = await serveSoakSites()
   const probe = osProbe({ owner: dataDir, tmpDir })
   const violations: string[] = []
@@ -119,7 +131,10 @@ export const sealKillLoop = async (o: { readonly kills: number; readonly minutes
         killedNew++
         killedAcked = killed.attempted
       } else if (got === (killed.old?.v ?? 'none')) killedOld++
-      else fail(`cycle ${cycles}: the kill cut the park of 'killed' (${killed.attempted.v}); it came back as ${got}, not the old ${killed.old?.v ?? 'none'} nor the new`)
+      else
+        fail(
+          `cycle ${cycles}: the kill cut the park of 'killed' (${killed.attempted.v}); it came back as ${got}, not the old ${killed.old?.v ?? 'none'} nor the new`,
+        )
     }
   }
   try {
@@ -170,9 +185,13 @@ export const sealKillLoop = async (o: { readonly kills: number; readonly minutes
       const midWrite = existsSync(errands) && readdirSync(errands).some((n) => n.endsWith('.tmp'))
       if (midWrite) killsMidWrite++
       journal.write({ kind: 'seal-kill', cycle: cycles, sealing, midWrite, acked: rk.status === 200 })
-      if (cycles % 25 === 0) say(`seal-kill: ${cycles} cycles, ${killsDuringSeal} kills during a seal (${killsMidWrite} with the record half on disk), host start p50 ${Math.round(percentile(starts, 50))} ms`)
+      if (cycles % 25 === 0)
+        say(
+          `seal-kill: ${cycles} cycles, ${killsDuringSeal} kills during a seal (${killsMidWrite} with the record half on disk), host start p50 ${Math.round(percentile(starts, 50))} ms`,
+        )
       h = await start()
-      if (probe.chromium().total > 40) fail(`cycle ${cycles}: ${probe.chromium().total} Chromium processes of this data dir (orphans not reaped)`)
+      if (probe.chromium().total > 40)
+        fail(`cycle ${cycles}: ${probe.chromium().total} Chromium processes of this data dir (orphans not reaped)`)
     }
     // The last kill's aftermath is checked too.
     await verify(h)
@@ -185,7 +204,13 @@ export const sealKillLoop = async (o: { readonly kills: number; readonly minutes
     await sites.close()
   }
   return {
-    cycles, killsDuringSeal, killsMidWrite, ackedRestoredExactly: ackedExact, killedCameBackOld: killedOld, killedCameBackNew: killedNew, keepersChecked,
+    cycles,
+    killsDuringSeal,
+    killsMidWrite,
+    ackedRestoredExactly: ackedExact,
+    killedCameBackOld: killedOld,
+    killedCameBackNew: killedNew,
+    keepersChecked,
     hostStartMs: { p50: Math.round(percentile(starts, 50)), p95: Math.round(percentile(starts, 95)) },
     elapsedMs: Date.now() - t0,
     violations,

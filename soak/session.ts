@@ -15,8 +15,19 @@ import type { World } from './world.ts'
 
 /** The ops a session chooses from, with their weights. */
 const OPS: ReadonlyArray<readonly [op: string, weight: number]> = [
-  ['signin', 10], ['add', 14], ['store', 10], ['browse', 10], ['text', 12], ['check', 10],
-  ['tab-open', 6], ['tab-close', 4], ['tab-activate', 4], ['park', 7], ['done', 2], ['lend', 4], ['revoke', 1],
+  ['signin', 10],
+  ['add', 14],
+  ['store', 10],
+  ['browse', 10],
+  ['text', 12],
+  ['check', 10],
+  ['tab-open', 6],
+  ['tab-close', 4],
+  ['tab-activate', 4],
+  ['park', 7],
+  ['done', 2],
+  ['lend', 4],
+  ['revoke', 1],
 ]
 const TOTAL = OPS.reduce((n, [, w]) => n + w, 0)
 
@@ -30,7 +41,9 @@ const pick = (random: () => number): string => {
 }
 
 /** Statuses that mean "nothing happened, try later" (the host is down, starting or full). */
-const refused = (r: Reply) => r.status === 0 || (r.status === 503 && ['AllBusy', 'HostUnavailable', 'ErrandUnavailable'].includes(r.body?.error?.code))
+const refused = (r: Reply) =>
+  r.status === 0 ||
+  (r.status === 503 && ['AllBusy', 'HostUnavailable', 'ErrandUnavailable'].includes(r.body?.error?.code))
 
 /** The tabs a session believes it has: public id → URL, and the active one. */
 interface Tabs {
@@ -57,7 +70,17 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
   const tag = () => `${s.tag}.${++n}`
   const call = async (op: string, method: string, path: string, body?: unknown) => {
     const r = await w.call(s.key, method, path, body)
-    w.journal.write({ kind: 'req', session: s.key, op, method, path, status: r.status, code: r.body?.error?.code, lifecycle: r.body?.lifecycle, ms: Math.round(r.ms) })
+    w.journal.write({
+      kind: 'req',
+      session: s.key,
+      op,
+      method,
+      path,
+      status: r.status,
+      code: r.body?.error?.code,
+      lifecycle: r.body?.lifecycle,
+      ms: Math.round(r.ms),
+    })
     return r
   }
   const navigate = async (op: string, host: string, path: string, reqTag = tag()) => {
@@ -140,7 +163,12 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
       const diff = s.compare(seen, expected)
       if (why === 'resume') w.stats.resumesChecked++
       else w.stats.checks++
-      if (diff.length > 0) w.violation(why === 'resume' ? 'park-not-exact' : 'state-lost', s.key, `${diff.join('; ')} (the page showed: ${lastShown})`)
+      if (diff.length > 0)
+        w.violation(
+          why === 'resume' ? 'park-not-exact' : 'state-lost',
+          s.key,
+          `${diff.join('; ')} (the page showed: ${lastShown})`,
+        )
       else if (why === 'resume') w.stats.resumesExact++
       s.adopt(seen)
     }
@@ -161,7 +189,8 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
     const r = await run()
     if (refused(r)) return backOff()
     if (r.status !== 200 || w.epoch !== epoch) {
-      if (r.status >= 500 && !refused(r)) w.journal.write({ kind: 'error', session: s.key, status: r.status, code: r.body?.error?.code })
+      if (r.status >= 500 && !refused(r))
+        w.journal.write({ kind: 'error', session: s.key, status: r.status, code: r.body?.error?.code })
       s.uncertain = true
       return
     }
@@ -185,7 +214,10 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
       case 'signin': {
         const value = `${s.tag}.${n + 1}`
         s.attempt({ sid: value })
-        await mutate(() => navigate(op, 'shop.example', `/signin?n=sid&v=${value}`), () => s.set({ sid: value, tabs: urlsOf(tabs) }))
+        await mutate(
+          () => navigate(op, 'shop.example', `/signin?n=sid&v=${value}`),
+          () => s.set({ sid: value, tabs: urlsOf(tabs) }),
+        )
         break
       }
       case 'add': {
@@ -193,15 +225,19 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
         const item = `i${Math.floor(random() * 1000)}`
         const expected = s.held.basket
         let applied = false
-        await mutate(() => navigate(op, 'shop.example', `/add?item=${item}`, reqTag), () => {
-          applied = true
-          const set = w.sites.basketSet(reqTag)
-          const before = set?.slice(0, set.length - item.length - 1)
-          // The server built the new basket from the Cookie header it received: that header is the
-          // session's jar on the wire, and it must be what the model holds.
-          if (set === undefined || before !== (expected ?? s.tag)) w.violation('basket-lost', s.key, `wire ${before} ≠ model ${expected}`)
-          s.set({ basket: set ?? `${expected ?? s.tag}.${item}`, tabs: urlsOf(tabs) })
-        })
+        await mutate(
+          () => navigate(op, 'shop.example', `/add?item=${item}`, reqTag),
+          () => {
+            applied = true
+            const set = w.sites.basketSet(reqTag)
+            const before = set?.slice(0, set.length - item.length - 1)
+            // The server built the new basket from the Cookie header it received: that header is the
+            // session's jar on the wire, and it must be what the model holds.
+            if (set === undefined || before !== (expected ?? s.tag))
+              w.violation('basket-lost', s.key, `wire ${before} ≠ model ${expected}`)
+            s.set({ basket: set ?? `${expected ?? s.tag}.${item}`, tabs: urlsOf(tabs) })
+          },
+        )
         // An answer lost to chaos: the server may still have set a basket, which a snapshot may hold.
         if (!applied) s.attempt({ basket: w.sites.basketSet(reqTag) })
         break
@@ -210,11 +246,17 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
         const k = `k${Math.floor(random() * 4)}`
         const v = `${s.tag}.${n + 1}`
         s.attempt({ local: { [k]: v } })
-        await mutate(() => navigate(op, 'shop.example', `/store?k=${k}&v=${v}`), () => s.set({ local: { ...s.held.local, [k]: v }, tabs: urlsOf(tabs) }))
+        await mutate(
+          () => navigate(op, 'shop.example', `/store?k=${k}&v=${v}`),
+          () => s.set({ local: { ...s.held.local, [k]: v }, tabs: urlsOf(tabs) }),
+        )
         break
       }
       case 'browse':
-        await mutate(() => navigate(op, 'news.example', `/page?t=p${Math.floor(random() * 100)}`), () => s.set({ tabs: urlsOf(tabs) }))
+        await mutate(
+          () => navigate(op, 'news.example', `/page?t=p${Math.floor(random() * 100)}`),
+          () => s.set({ tabs: urlsOf(tabs) }),
+        )
         break
       case 'text': {
         const r = await call(op, 'GET', '/v1/text')
@@ -230,7 +272,10 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
         const reqTag = tag()
         const url = w.sites.url('news.example', `/page?t=tab${n}`, reqTag)
         s.attempt({ tabs: [url] })
-        await mutate(() => call(op, 'POST', '/v1/tabs', { url }), () => {})
+        await mutate(
+          () => call(op, 'POST', '/v1/tabs', { url }),
+          () => {},
+        )
         await resync(op)
         break
       }
@@ -238,7 +283,10 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
         const other = [...tabs.map.keys()].filter((id) => id !== tabs.active)
         if (other.length === 0) break
         const id = other[Math.floor(random() * other.length)]!
-        await mutate(() => call(op, 'DELETE', `/v1/tabs/${id}`), () => {})
+        await mutate(
+          () => call(op, 'DELETE', `/v1/tabs/${id}`),
+          () => {},
+        )
         await resync(op)
         break
       }
@@ -246,7 +294,10 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
         const ids = [...tabs.map.keys()]
         if (ids.length < 2) break
         const id = ids[Math.floor(random() * ids.length)]!
-        await mutate(() => call(op, 'POST', `/v1/tabs/${id}/activate`), () => {})
+        await mutate(
+          () => call(op, 'POST', `/v1/tabs/${id}/activate`),
+          () => {},
+        )
         await resync(op)
         break
       }
@@ -264,7 +315,8 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
             s.parkedAcked = true
             w.stats.parksAcked++
           } else s.uncertain = true
-        } else if (r.status === 200) w.stats.parksRefused++ // e.g. a full disk: the errand stays open, as it was
+        } else if (r.status === 200)
+          w.stats.parksRefused++ // e.g. a full disk: the errand stays open, as it was
         else if (r.status !== 404) s.uncertain = true
         break
       }

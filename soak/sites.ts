@@ -49,10 +49,14 @@ export interface SoakSites {
 }
 
 const parseCookies = (header: string | undefined) =>
-  (header ?? '').split(';').map((p) => p.trim()).filter((p) => p !== '').map((p) => {
-    const i = p.indexOf('=')
-    return { name: i < 0 ? p : p.slice(0, i), value: i < 0 ? '' : decodeURIComponent(p.slice(i + 1)) }
-  })
+  (header ?? '')
+    .split(';')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .map((p) => {
+      const i = p.indexOf('=')
+      return { name: i < 0 ? p : p.slice(0, i), value: i < 0 ? '' : decodeURIComponent(p.slice(i + 1)) }
+    })
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 const page = (title: string, body: string) =>
@@ -80,13 +84,14 @@ export const serveSoakSites = async (): Promise<SoakSites> => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...headers })
       res.end(body)
     }
-    const cookie = (name: string, value: string) => `${name}=${encodeURIComponent(value)}; Path=/; SameSite=Lax; Max-Age=86400`
+    const cookie = (name: string, value: string) =>
+      `${name}=${encodeURIComponent(value)}; Path=/; SameSite=Lax; Max-Age=86400`
     switch (url.pathname) {
       case '/signin':
         return html(page('signed in', '<p>signed in</p>'), { 'set-cookie': cookie('sid', q('v')) })
       case '/add': {
         const before = cookies.find((c) => c.name === 'basket')?.value
-        const owner = (q('s').split('.')[0] ?? '')
+        const owner = q('s').split('.')[0] ?? ''
         // A reload of the same request (a tab restored on resume or heal) adds nothing again.
         const basket = added.get(q('s')) ?? `${before ?? owner}.${q('item')}`
         added.set(q('s'), basket)
@@ -94,13 +99,23 @@ export const serveSoakSites = async (): Promise<SoakSites> => {
         return html(page('basket', `<p>basket ${esc(basket)}</p>`), { 'set-cookie': cookie('basket', basket) })
       }
       case '/store':
-        return html(page('stored', `<p>stored</p><script>localStorage.setItem(${JSON.stringify(q('k'))}, ${JSON.stringify(q('v'))})</script>`))
+        return html(
+          page(
+            'stored',
+            `<p>stored</p><script>localStorage.setItem(${JSON.stringify(q('k'))}, ${JSON.stringify(q('v'))})</script>`,
+          ),
+        )
       case '/show':
-        return html(page('show', `<p id="out">cookie=${esc(req.headers.cookie ?? '')} local=</p><script>
+        return html(
+          page(
+            'show',
+            `<p id="out">cookie=${esc(req.headers.cookie ?? '')} local=</p><script>
 const items = []
 for (let i = 0; i < localStorage.length; i++) { const k = localStorage.key(i); items.push(k + ':' + localStorage.getItem(k)) }
 document.getElementById('out').textContent += items.sort().join(',')
-</script>`))
+</script>`,
+          ),
+        )
       case '/page':
         return html(page(q('t'), `<h1>page ${esc(q('t'))}</h1>`))
       default:
@@ -116,7 +131,8 @@ document.getElementById('out').textContent += items.sort().join(',')
   const port = (server.address() as AddressInfo).port
   return {
     port,
-    url: (host, path, tag) => `http://${host}:${port}${path}${path.includes('?') ? '&' : '?'}s=${encodeURIComponent(tag)}`,
+    url: (host, path, tag) =>
+      `http://${host}:${port}${path}${path.includes('?') ? '&' : '?'}s=${encodeURIComponent(tag)}`,
     drain: () => {
       const out = pending
       pending = []

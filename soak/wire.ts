@@ -33,7 +33,15 @@ export const checkWire = (w: World): number => {
     let sawMain = false
     const names = hit.cookies.map((c) => c.name)
     const twice = names.filter((n, i) => names.indexOf(n) !== i)
-    if (twice.length > 0) w.violation('cookie-duplicated', owner, `${hit.host}${hit.path} received cookie ${twice.join(', ')} more than once: ${hit.cookies.filter((c) => twice.includes(c.name)).map((c) => c.value).join(' | ')}`)
+    if (twice.length > 0)
+      w.violation(
+        'cookie-duplicated',
+        owner,
+        `${hit.host}${hit.path} received cookie ${twice.join(', ')} more than once: ${hit.cookies
+          .filter((c) => twice.includes(c.name))
+          .map((c) => c.value)
+          .join(' | ')}`,
+      )
     for (const c of hit.cookies) {
       const valueOwner = c.value.split('.')[0]!
       if (valueOwner === 'main') {
@@ -41,7 +49,11 @@ export const checkWire = (w: World): number => {
         if (owner.startsWith('main~')) continue
         if (lent?.lent === 'no') {
           w.stats.revokedCookies++
-          w.violation('revoked-cookie', owner, `${c.name} of the person's sign-in reached ${hit.host}${hit.path} after the revoke was acknowledged`)
+          w.violation(
+            'revoked-cookie',
+            owner,
+            `${c.name} of the person's sign-in reached ${hit.host}${hit.path} after the revoke was acknowledged`,
+          )
         }
         continue
       }

@@ -50,9 +50,27 @@ export interface Stats {
 }
 
 const zero = (): Stats => ({
-  requests: 0, refused: 0, sessions: 0, parksAcked: 0, parksRefused: 0, resumesChecked: 0, resumesExact: 0, checks: 0, healChecks: 0,
-  lends: 0, revokes: 0, hostKills: 0, hostKillsMidWrite: 0, browserKills: 0, rendererKills: 0, diskFulls: 0, quietPeriods: 0,
-  wireRequests: 0, wrongSessionCookies: 0, revokedCookies: 0, lentMissing: 0,
+  requests: 0,
+  refused: 0,
+  sessions: 0,
+  parksAcked: 0,
+  parksRefused: 0,
+  resumesChecked: 0,
+  resumesExact: 0,
+  checks: 0,
+  healChecks: 0,
+  lends: 0,
+  revokes: 0,
+  hostKills: 0,
+  hostKillsMidWrite: 0,
+  browserKills: 0,
+  rendererKills: 0,
+  diskFulls: 0,
+  quietPeriods: 0,
+  wireRequests: 0,
+  wrongSessionCookies: 0,
+  revokedCookies: 0,
+  lentMissing: 0,
 })
 
 /** Where and how a world runs. */
@@ -106,7 +124,9 @@ export class World {
   static async start(spec: WorldSpec): Promise<World> {
     const w = new World(spec)
     await w.restart()
-    const signIn = await w.call(undefined, 'POST', '/v1/person/main/navigate', { url: spec.sites.url('bank.example', '/signin?n=bank&v=main.1', 'main~0.1') })
+    const signIn = await w.call(undefined, 'POST', '/v1/person/main/navigate', {
+      url: spec.sites.url('bank.example', '/signin?n=bank&v=main.1', 'main~0.1'),
+    })
     if (signIn.status !== 200) throw new Error(`the person could not sign in to bank.example (${signIn.status})`)
     return w
   }
@@ -169,7 +189,8 @@ export class World {
     try {
       const r = await host.call(key, method, path, body)
       this.stats.requests++
-      if (r.status === 500) this.violation('internal-error', key ?? '-', `${method} ${path}: ${JSON.stringify(r.body)?.slice(0, 300)}`)
+      if (r.status === 500)
+        this.violation('internal-error', key ?? '-', `${method} ${path}: ${JSON.stringify(r.body)?.slice(0, 300)}`)
       // Every 200 against the declared /v1 (issue #24): an answer /v1/openapi.json does not describe is a finding.
       const drift = r.status === 200 ? answerMismatch(method, new URL(path, 'http://host').pathname, r.body) : undefined
       if (drift !== undefined) this.violation('answer-drift', key ?? '-', drift.slice(0, 300))
@@ -240,7 +261,14 @@ export class World {
     s.lent = 'unknown'
     const r = await this.call(undefined, 'POST', '/v1/person/lend', { session: s.key, site: 'bank.example' })
     this.lending.delete(s.key)
-    this.journal.write({ kind: 'req', session: s.key, op: 'lend', status: r.status, code: r.body?.error?.code, ms: Math.round(r.ms) })
+    this.journal.write({
+      kind: 'req',
+      session: s.key,
+      op: 'lend',
+      status: r.status,
+      code: r.body?.error?.code,
+      ms: Math.round(r.ms),
+    })
     if (r.status === 200) {
       this.stats.lends++
       s.lent = this.revoking > 0 ? 'unknown' : 'yes'
@@ -252,7 +280,14 @@ export class World {
     this.revoking++
     const r = await this.call(undefined, 'DELETE', '/v1/person/settings/always-allowed/bank.example')
     this.revoking--
-    this.journal.write({ kind: 'req', session: '-', op: 'revoke', status: r.status, code: r.body?.error?.code, ms: Math.round(r.ms) })
+    this.journal.write({
+      kind: 'req',
+      session: '-',
+      op: 'revoke',
+      status: r.status,
+      code: r.body?.error?.code,
+      ms: Math.round(r.ms),
+    })
     if (r.status !== 200) return
     this.stats.revokes++
     for (const s of this.sessions) s.lent = this.lending.has(s.key) || this.revoking > 0 ? 'unknown' : 'no'

@@ -14,7 +14,9 @@ export function checkHost(text) {
     throw new Error('The host must be a URL such as http://127.0.0.1:7777')
   }
   if (url.protocol !== 'http:' || !['127.0.0.1', 'localhost'].includes(url.hostname)) {
-    throw new Error('The host must be http://127.0.0.1:<port> or http://localhost:<port> (this extension talks to loopback only).')
+    throw new Error(
+      'The host must be http://127.0.0.1:<port> or http://localhost:<port> (this extension talks to loopback only).',
+    )
   }
   return url.origin
 }

@@ -20,9 +20,28 @@ export function observePage(limits) {
   const maxControls = Math.max(0, limits.maxControls | 0)
   const maxLabel = Math.max(1, limits.maxLabelChars | 0)
   // Subtrees whose text is (or may be) user input, code, or not rendered as text.
-  const skipped = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'TEXTAREA', 'SELECT', 'OPTION', 'DATALIST', 'INPUT', 'IFRAME', 'FRAME', 'OBJECT', 'EMBED', 'CANVAS', 'HEAD'])
+  const skipped = new Set([
+    'SCRIPT',
+    'STYLE',
+    'NOSCRIPT',
+    'TEMPLATE',
+    'TEXTAREA',
+    'SELECT',
+    'OPTION',
+    'DATALIST',
+    'INPUT',
+    'IFRAME',
+    'FRAME',
+    'OBJECT',
+    'EMBED',
+    'CANVAS',
+    'HEAD',
+  ])
   const fields = new Set(['INPUT', 'TEXTAREA', 'SELECT'])
-  const squash = (s) => String(s ?? '').replace(/\s+/g, ' ').trim()
+  const squash = (s) =>
+    String(s ?? '')
+      .replace(/\s+/g, ' ')
+      .trim()
   const clip = (s) => (s.length > maxLabel ? s.slice(0, maxLabel) : s)
   const isVisible = (el) =>
     typeof el.checkVisibility === 'function'
@@ -113,29 +132,51 @@ export function observePage(limits) {
   }
   const each = (selector, fn) => {
     // Inside an editable region everything is user content; the region's own host may still be named.
-    for (const el of document.querySelectorAll(selector)) if (!seen.has(el) && isVisible(el) && !el.parentElement?.isContentEditable) fn(el)
+    for (const el of document.querySelectorAll(selector))
+      if (!seen.has(el) && isVisible(el) && !el.parentElement?.isContentEditable) fn(el)
   }
   const buttonTypes = new Set(['button', 'submit', 'reset', 'image'])
-  each('button, [role="button"], input[type="button" i], input[type="submit" i], input[type="reset" i], input[type="image" i]', (el) => {
-    const type = el.tagName === 'INPUT' ? String(el.getAttribute('type') ?? '').toLowerCase() : ''
-    const named = ariaName(el) || squash(el.getAttribute('title'))
-    const label = el.tagName === 'INPUT' ? named || squash(type === 'image' ? el.getAttribute('alt') : '') || type : named || safeText(el)
-    add(el, 'button', label)
-  })
+  each(
+    'button, [role="button"], input[type="button" i], input[type="submit" i], input[type="reset" i], input[type="image" i]',
+    (el) => {
+      const type = el.tagName === 'INPUT' ? String(el.getAttribute('type') ?? '').toLowerCase() : ''
+      const named = ariaName(el) || squash(el.getAttribute('title'))
+      const label =
+        el.tagName === 'INPUT'
+          ? named || squash(type === 'image' ? el.getAttribute('alt') : '') || type
+          : named || safeText(el)
+      add(el, 'button', label)
+    },
+  )
   each('a[href], [role="link"]', (el) => {
     const img = el.querySelector('img[alt]')
-    add(el, 'link', ariaName(el) || safeText(el) || squash(el.getAttribute('title')) || squash(img?.getAttribute('alt')))
+    add(
+      el,
+      'link',
+      ariaName(el) || safeText(el) || squash(el.getAttribute('title')) || squash(img?.getAttribute('alt')),
+    )
   })
   each('label', (el) => add(el, 'label', safeText(el)))
-  each('input, textarea, select, [role="textbox"], [role="combobox"], [role="checkbox"], [role="radio"], [role="switch"]', (el) => {
-    const type = el.tagName === 'INPUT' ? String(el.getAttribute('type') ?? 'text').toLowerCase() : el.tagName === 'TEXTAREA' ? 'textarea' : el.tagName === 'SELECT' ? 'select' : String(el.getAttribute('role'))
-    if (type === 'hidden' || buttonTypes.has(type)) return
-    const labels = el.labels ? [...el.labels].map(safeText).filter(Boolean).join(' ') : ''
-    const name = ariaName(el) || labels || squash(el.getAttribute('title')) || squash(el.getAttribute('name'))
-    const placeholder = squash(el.getAttribute('placeholder'))
-    const label = name && placeholder && placeholder !== name ? `${name} (placeholder: ${placeholder})` : name || placeholder
-    add(el, 'field', label || type, type.replace(/[^a-z-]/g, '').slice(0, 20))
-  })
+  each(
+    'input, textarea, select, [role="textbox"], [role="combobox"], [role="checkbox"], [role="radio"], [role="switch"]',
+    (el) => {
+      const type =
+        el.tagName === 'INPUT'
+          ? String(el.getAttribute('type') ?? 'text').toLowerCase()
+          : el.tagName === 'TEXTAREA'
+            ? 'textarea'
+            : el.tagName === 'SELECT'
+              ? 'select'
+              : String(el.getAttribute('role'))
+      if (type === 'hidden' || buttonTypes.has(type)) return
+      const labels = el.labels ? [...el.labels].map(safeText).filter(Boolean).join(' ') : ''
+      const name = ariaName(el) || labels || squash(el.getAttribute('title')) || squash(el.getAttribute('name'))
+      const placeholder = squash(el.getAttribute('placeholder'))
+      const label =
+        name && placeholder && placeholder !== name ? `${name} (placeholder: ${placeholder})` : name || placeholder
+      add(el, 'field', label || type, type.replace(/[^a-z-]/g, '').slice(0, 20))
+    },
+  )
   each('[aria-label], [aria-labelledby]', (el) => {
     if (!fields.has(el.tagName)) add(el, 'named', ariaName(el))
   })

@@ -7,11 +7,22 @@ type Snap = SnapshotFrom<typeof errandMachine>
 type AnyEvent = ErrandEvent | { type: string; [k: string]: unknown }
 
 const input: ErrandInput = { errandId: 'e1', conversationId: 'c1', kind: 'task', reason: 'task', now: 0 }
-const step = (s: Snap, ...events: AnyEvent[]) => events.reduce((acc, e) => transition(errandMachine, acc, e as ErrandEvent)[0], s)
+const step = (s: Snap, ...events: AnyEvent[]) =>
+  events.reduce((acc, e) => transition(errandMachine, acc, e as ErrandEvent)[0], s)
 const done = (id: string, output: unknown = undefined) => ({ type: `xstate.done.actor.${id}`, output })
 const active = () => step(initialTransition(errandMachine, input)[0], done('openContext', { contextId: 'ctx-1' }))
-const asked = (id: string, at = 1, ask: 'help' | 'sign-in' = 'help'): ErrandEvent => ({ type: 'person.asked', id, ask, at })
-const answered = (id: string, at = 2, outcome: AskOutcome = 'handed-back'): ErrandEvent => ({ type: 'person.answered', id, outcome, at })
+const asked = (id: string, at = 1, ask: 'help' | 'sign-in' = 'help'): ErrandEvent => ({
+  type: 'person.asked',
+  id,
+  ask,
+  at,
+})
+const answered = (id: string, at = 2, outcome: AskOutcome = 'handed-back'): ErrandEvent => ({
+  type: 'person.answered',
+  id,
+  outcome,
+  at,
+})
 const waiting = (s: Snap) => s.matches({ active: { asking: 'waiting' } })
 
 describe('errand machine — waiting for the person (P3, P4)', () => {
@@ -49,7 +60,11 @@ describe('errand machine — waiting for the person (P3, P4)', () => {
   it('a person at the wheel while an agent waits: both regions show it, and nothing parks it', () => {
     const s = step(active(), asked('h1'), { type: 'wheel.taken', at: 2 })
     expect(s.matches({ active: { wheel: 'person', asking: 'waiting' } })).toBe(true)
-    for (const e of [{ type: 'errand.evict', cause: 'capacity', at: 3 }, { type: 'errand.evict', cause: 'idle', at: 3 }, { type: 'errand.park', at: 3 }] as const) {
+    for (const e of [
+      { type: 'errand.evict', cause: 'capacity', at: 3 },
+      { type: 'errand.evict', cause: 'idle', at: 3 },
+      { type: 'errand.park', at: 3 },
+    ] as const) {
       expect(step(s, e).matches('active')).toBe(true)
     }
     // The hand-back answers the help (the supervisor sends both).
@@ -60,7 +75,12 @@ describe('errand machine — waiting for the person (P3, P4)', () => {
 
 describe('errand machine — asks across parking and healing', () => {
   it('an ask open when the errand parks for room still waits after the resume', () => {
-    const parked = step(active(), asked('q1', 1, 'sign-in'), { type: 'errand.evict', cause: 'capacity', at: 2 }, done('sealAndPark', { parkedAt: 2 }))
+    const parked = step(
+      active(),
+      asked('q1', 1, 'sign-in'),
+      { type: 'errand.evict', cause: 'capacity', at: 2 },
+      done('sealAndPark', { parkedAt: 2 }),
+    )
     expect(parked.value).toBe('parked')
     expect(parked.context.asks).toHaveLength(1)
     const resumed = step(parked, { type: 'errand.resume', at: 3 }, done('restoreParked', { contextId: 'ctx-2' }))
@@ -68,15 +88,31 @@ describe('errand machine — asks across parking and healing', () => {
   })
 
   it('an answer while parked is kept: the errand resumes not waiting', () => {
-    const parked = step(active(), asked('q1', 1, 'sign-in'), { type: 'errand.park', at: 2 }, done('sealAndPark', { parkedAt: 2 }))
+    const parked = step(
+      active(),
+      asked('q1', 1, 'sign-in'),
+      { type: 'errand.park', at: 2 },
+      done('sealAndPark', { parkedAt: 2 }),
+    )
     const answeredParked = step(parked, answered('q1', 3, 'allow'))
     expect(answeredParked.value).toBe('parked')
     expect(answeredParked.context.asks).toEqual([])
-    expect(step(answeredParked, { type: 'errand.resume', at: 4 }, done('restoreParked', { contextId: 'ctx-2' })).matches({ active: { asking: 'none' } })).toBe(true)
+    expect(
+      step(answeredParked, { type: 'errand.resume', at: 4 }, done('restoreParked', { contextId: 'ctx-2' })).matches({
+        active: { asking: 'none' },
+      }),
+    ).toBe(true)
   })
 
   it('a heal brings the waiting back (the asker still waits in the supervisor); an ask made while healing shows after it', () => {
-    const healed = step(active(), asked('h1'), { type: 'browser.crashed', at: 2 }, asked('q2', 3, 'sign-in'), { type: 'errand.used', at: 4 }, done('restoreSnapshot', { contextId: 'ctx-3' }))
+    const healed = step(
+      active(),
+      asked('h1'),
+      { type: 'browser.crashed', at: 2 },
+      asked('q2', 3, 'sign-in'),
+      { type: 'errand.used', at: 4 },
+      done('restoreSnapshot', { contextId: 'ctx-3' }),
+    )
     expect(waiting(healed)).toBe(true)
     expect(healed.context.asks.map((a) => a.id)).toEqual(['h1', 'q2'])
   })

@@ -17,7 +17,9 @@ import type { AskKind, ErrandContext, ErrandEvent, PendingAsk } from './types.ts
  * withAsk([], { type: 'person.asked', id: 'h1', ask: 'help', at: 0 }) // [{ id: 'h1', ask: 'help' }]
  */
 export const withAsk = (asks: ReadonlyArray<PendingAsk>, event: ErrandEvent): ReadonlyArray<PendingAsk> =>
-  event.type !== 'person.asked' || asks.some((a) => a.id === event.id) ? asks : [...asks, { id: event.id, ask: event.ask }]
+  event.type !== 'person.asked' || asks.some((a) => a.id === event.id)
+    ? asks
+    : [...asks, { id: event.id, ask: event.ask }]
 
 /**
  * The asks without the one an event answers; an unknown id changes nothing.
@@ -32,7 +34,8 @@ export const withoutAsk = (asks: ReadonlyArray<PendingAsk>, event: ErrandEvent):
 export const isWaiting = (context: ErrandContext): boolean => context.asks.length > 0
 
 /** Whether the event answers the last open ask. */
-export const answersLastAsk = (context: ErrandContext, event: ErrandEvent): boolean => withoutAsk(context.asks, event).length === 0
+export const answersLastAsk = (context: ErrandContext, event: ErrandEvent): boolean =>
+  withoutAsk(context.asks, event).length === 0
 
 /**
  * Whether an eviction may park the errand. Nobody may drive, watch or hold the wheel (C2); and an
@@ -44,7 +47,9 @@ export const answersLastAsk = (context: ErrandContext, event: ErrandEvent): bool
  * mayEvict(ctx, { type: 'errand.evict', cause: 'idle', at: 0 })
  */
 export const mayEvict = (context: ErrandContext, event: ErrandEvent): boolean =>
-  context.drivers === 0 && context.watchers === 0 && context.wheel === 'agents' &&
+  context.drivers === 0 &&
+  context.watchers === 0 &&
+  context.wheel === 'agents' &&
   !(event.type === 'errand.evict' && event.cause === 'idle' && isWaiting(context))
 
 /** The kinds of the open asks, in the order they were asked. @example askKinds(ctx) // ['sign-in'] */

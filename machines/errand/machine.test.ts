@@ -9,9 +9,13 @@ type AnyEvent = ErrandEvent | { type: string; [k: string]: unknown }
 
 const input: ErrandInput = { errandId: 'e1', conversationId: 'c1', kind: 'task', reason: 'task', now: 0 }
 const start = (extra: Partial<ErrandInput> = {}) => initialTransition(errandMachine, { ...input, ...extra })[0]
-const step = (s: Snap, ...events: AnyEvent[]) => events.reduce((acc, e) => transition(errandMachine, acc, e as ErrandEvent)[0], s)
+const step = (s: Snap, ...events: AnyEvent[]) =>
+  events.reduce((acc, e) => transition(errandMachine, acc, e as ErrandEvent)[0], s)
 const done = (id: string, output: unknown = undefined) => ({ type: `xstate.done.actor.${id}`, output })
-const fail = (id: string, error: unknown = { _tag: 'RuntimeError', reason: 'crashed', message: 'gone' }) => ({ type: `xstate.error.actor.${id}`, error })
+const fail = (id: string, error: unknown = { _tag: 'RuntimeError', reason: 'crashed', message: 'gone' }) => ({
+  type: `xstate.error.actor.${id}`,
+  error,
+})
 const opened = (contextId = 'ctx-1') => done('openContext', { contextId })
 const active = (extra: Partial<ErrandInput> = {}) => step(start(extra), opened())
 const value = (s: Snap) => JSON.stringify(s.value)
@@ -22,7 +26,9 @@ describe('errand machine — pure stepping', () => {
     expect(s0.value).toBe('seeding')
     expect(s0.hasTag('holds-context')).toBe(true)
     const s1 = step(s0, opened('ctx-9'))
-    expect(s1.value).toEqual({ active: { driver: 'free', watcher: 'unwatched', wheel: 'agents', asking: 'none', snapshot: 'clean' } })
+    expect(s1.value).toEqual({
+      active: { driver: 'free', watcher: 'unwatched', wheel: 'agents', asking: 'none', snapshot: 'clean' },
+    })
     expect(s1.context.contextId).toBe('ctx-9')
   })
 
@@ -54,20 +60,32 @@ describe('errand machine — pure stepping', () => {
   })
 
   it('regression (issue #15): an ending asked for during a park that fails (a full disk) still closes, instead of being dropped with the park', () => {
-    for (const ending of [{ type: 'task.changed', status: 'done', at: 2 }, { type: 'chat.deleted', at: 2 }, { type: 'errand.close', at: 2 }] as const) {
+    for (const ending of [
+      { type: 'task.changed', status: 'done', at: 2 },
+      { type: 'chat.deleted', at: 2 },
+      { type: 'errand.close', at: 2 },
+    ] as const) {
       const parking = step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, ending)
       expect(parking.value).toBe('parking')
-      const failed = step(parking, fail('sealAndPark', { _tag: 'StoreError', reason: 'disk-full', message: 'no space' }))
+      const failed = step(
+        parking,
+        fail('sealAndPark', { _tag: 'StoreError', reason: 'disk-full', message: 'no space' }),
+      )
       expect(failed.value).toBe('closing')
       expect(failed.context.contextId).toBe('ctx-1') // still open: closing closes it
       expect(step(failed, done('closeContext')).value).toBe('closed')
     }
     // Without an ending, a failed park keeps the errand open as it was.
-    expect(step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, fail('sealAndPark')).matches('active')).toBe(true)
+    expect(
+      step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, fail('sealAndPark')).matches('active'),
+    ).toBe(true)
   })
 
   it('deleting the chat closes it, from any state that has a context or a record', () => {
-    for (const s of [active(), step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, done('sealAndPark', { parkedAt: 1 }))]) {
+    for (const s of [
+      active(),
+      step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, done('sealAndPark', { parkedAt: 1 })),
+    ]) {
       expect(step(s, { type: 'chat.deleted', at: 2 }).value).toBe('closing')
     }
   })
@@ -86,7 +104,11 @@ describe('errand machine — pure stepping', () => {
   it('a person at the wheel (P1) keeps the errand open: not parked by the cap, idleness or a park request (C2), until the hand-back (P2)', () => {
     const taken = step(active(), { type: 'wheel.taken', at: 1 })
     expect(taken.matches({ active: { wheel: 'person' } })).toBe(true)
-    for (const e of [{ type: 'errand.evict', cause: 'capacity', at: 2 }, { type: 'errand.evict', cause: 'idle', at: 2 }, { type: 'errand.park', at: 2 }] as const) {
+    for (const e of [
+      { type: 'errand.evict', cause: 'capacity', at: 2 },
+      { type: 'errand.evict', cause: 'idle', at: 2 },
+      { type: 'errand.park', at: 2 },
+    ] as const) {
       expect(step(taken, e).matches({ active: { wheel: 'person' } })).toBe(true)
     }
     // Shutdown and an ending still win: the person's session ends with the host or the task.
@@ -98,13 +120,24 @@ describe('errand machine — pure stepping', () => {
   })
 
   it('the wheel survives a heal: a person who took it still has it after the context comes back', () => {
-    const s = step(active(), { type: 'wheel.taken', at: 1 }, { type: 'browser.crashed', at: 2 }, { type: 'errand.used', at: 3 }, done('restoreSnapshot', { contextId: 'ctx-5' }))
+    const s = step(
+      active(),
+      { type: 'wheel.taken', at: 1 },
+      { type: 'browser.crashed', at: 2 },
+      { type: 'errand.used', at: 3 },
+      done('restoreSnapshot', { contextId: 'ctx-5' }),
+    )
     expect(s.matches({ active: { wheel: 'person' } })).toBe(true)
     expect(step(s, { type: 'errand.evict', cause: 'idle', at: 4 }).matches('active')).toBe(true)
   })
 
   it('counts drivers and watchers across nested attaches', () => {
-    const s = step(active(), { type: 'driver.attached', at: 1 }, { type: 'driver.attached', at: 2 }, { type: 'driver.detached', at: 3 })
+    const s = step(
+      active(),
+      { type: 'driver.attached', at: 1 },
+      { type: 'driver.attached', at: 2 },
+      { type: 'driver.detached', at: 3 },
+    )
     expect(s.matches({ active: { driver: 'driven' } })).toBe(true)
     expect(step(s, { type: 'driver.detached', at: 4 }).matches({ active: { driver: 'free' } })).toBe(true)
     expect(s.context.lastUsedAt).toBe(3)
@@ -122,7 +155,7 @@ describe('errand machine — pure stepping', () => {
     expect(healed.matches('active')).toBe(true)
   })
 
-  it('a watched errand waits for the supervisor to admit its heal (the slot is the supervisor\'s call), then stays watched', () => {
+  it("a watched errand waits for the supervisor to admit its heal (the slot is the supervisor's call), then stays watched", () => {
     const s = step(active(), { type: 'watcher.attached', at: 1 }, { type: 'context.crashed', at: 2 })
     expect(s.value).toEqual({ healing: 'waiting' })
     expect(s.context.watchers).toBe(1)
@@ -132,11 +165,27 @@ describe('errand machine — pure stepping', () => {
   })
 
   it('heals in a row back off, and too many park the errand instead', () => {
-    let s = step(active(), { type: 'browser.crashed', at: 1 }, { type: 'errand.used', at: 2 }, done('restoreSnapshot', { contextId: 'a' }))
+    let s = step(
+      active(),
+      { type: 'browser.crashed', at: 1 },
+      { type: 'errand.used', at: 2 },
+      done('restoreSnapshot', { contextId: 'a' }),
+    )
     s = step(s, { type: 'browser.crashed', at: 3 })
     expect(s.value).toEqual({ healing: 'cooling' })
-    s = step(s, { type: 'xstate.after.healBackoff.errand.healing.cooling' }, { type: 'errand.used', at: 4 }, done('restoreSnapshot', { contextId: 'b' }))
-    s = step(s, { type: 'browser.crashed', at: 5 }, { type: 'xstate.after.healBackoff.errand.healing.cooling' }, { type: 'errand.used', at: 6 }, done('restoreSnapshot', { contextId: 'c' }))
+    s = step(
+      s,
+      { type: 'xstate.after.healBackoff.errand.healing.cooling' },
+      { type: 'errand.used', at: 4 },
+      done('restoreSnapshot', { contextId: 'b' }),
+    )
+    s = step(
+      s,
+      { type: 'browser.crashed', at: 5 },
+      { type: 'xstate.after.healBackoff.errand.healing.cooling' },
+      { type: 'errand.used', at: 6 },
+      done('restoreSnapshot', { contextId: 'c' }),
+    )
     expect(s.context.heals).toBe(3)
     s = step(s, { type: 'browser.crashed', at: 7 })
     expect(s.value).toBe('parking')
@@ -147,8 +196,14 @@ describe('errand machine — pure stepping', () => {
     // Each heal reloads the tabs, so a snapshot follows every heal: before the fix each crash
     // started again from zero and an errand whose browser died every few seconds healed forever.
     const healThenSnapshot = (s: Snap, t: number, id: string) =>
-      step(s, { type: 'errand.used', at: t }, done('restoreSnapshot', { contextId: id }),
-        { type: 'page.loaded', at: t + 1 }, { type: 'xstate.after.snapshotDebounce.errand.active.snapshot.due' }, done('takeSnapshot', { takenAt: t + 4 }))
+      step(
+        s,
+        { type: 'errand.used', at: t },
+        done('restoreSnapshot', { contextId: id }),
+        { type: 'page.loaded', at: t + 1 },
+        { type: 'xstate.after.snapshotDebounce.errand.active.snapshot.due' },
+        done('takeSnapshot', { takenAt: t + 4 }),
+      )
     let s = healThenSnapshot(step(active(), { type: 'browser.crashed', at: 1_000 }), 1_001, 'a')
     expect(s.context).toMatchObject({ heals: 1, snapshotAt: 1_005 })
     s = step(s, { type: 'browser.crashed', at: 10_000 })
@@ -163,10 +218,20 @@ describe('errand machine — pure stepping', () => {
   })
 
   it('a crash longer than healWindowMs after the previous one starts a new streak (immediate heal, fresh budget)', () => {
-    let s = step(active({ healWindowMs: 60_000 }), { type: 'browser.crashed', at: 1 }, { type: 'errand.used', at: 2 }, done('restoreSnapshot', { contextId: 'a' }))
+    let s = step(
+      active({ healWindowMs: 60_000 }),
+      { type: 'browser.crashed', at: 1 },
+      { type: 'errand.used', at: 2 },
+      done('restoreSnapshot', { contextId: 'a' }),
+    )
     s = step(s, { type: 'context.crashed', at: 60_001 })
     expect(s.value).toEqual({ healing: 'cooling' }) // exactly the window apart: same streak
-    s = step(s, { type: 'xstate.after.healBackoff.errand.healing.cooling' }, { type: 'errand.used', at: 60_002 }, done('restoreSnapshot', { contextId: 'b' }))
+    s = step(
+      s,
+      { type: 'xstate.after.healBackoff.errand.healing.cooling' },
+      { type: 'errand.used', at: 60_002 },
+      done('restoreSnapshot', { contextId: 'b' }),
+    )
     expect(s.context.heals).toBe(2)
     s = step(s, { type: 'browser.crashed', at: 120_002 + 1 })
     expect(s.value).toEqual({ healing: 'waiting' })
@@ -174,10 +239,20 @@ describe('errand machine — pure stepping', () => {
   })
 
   it('after giving up, a resume within the streak is not healed again: the next crash sets it aside at once', () => {
-    let s = step(active({ maxHeals: 1 }), { type: 'browser.crashed', at: 1 }, { type: 'errand.used', at: 2 }, done('restoreSnapshot', { contextId: 'a' }))
+    let s = step(
+      active({ maxHeals: 1 }),
+      { type: 'browser.crashed', at: 1 },
+      { type: 'errand.used', at: 2 },
+      done('restoreSnapshot', { contextId: 'a' }),
+    )
     s = step(s, { type: 'browser.crashed', at: 3 })
     expect(s.value).toBe('parking')
-    s = step(s, done('sealAndPark', { parkedAt: 3 }), { type: 'errand.resume', at: 4 }, done('restoreParked', { contextId: 'b' }))
+    s = step(
+      s,
+      done('sealAndPark', { parkedAt: 3 }),
+      { type: 'errand.resume', at: 4 },
+      done('restoreParked', { contextId: 'b' }),
+    )
     expect(s.matches('active')).toBe(true)
     s = step(s, { type: 'browser.crashed', at: 5 })
     expect(s.value).toBe('parking')
@@ -196,22 +271,41 @@ describe('errand machine — pure stepping', () => {
   })
 
   it('a park asked for while resuming parks right after', () => {
-    const parked = step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, done('sealAndPark', { parkedAt: 1 }))
-    const s = step(parked, { type: 'errand.resume', at: 2 }, { type: 'system.shutdown', at: 3 }, done('restoreParked', { contextId: 'x' }))
+    const parked = step(
+      active(),
+      { type: 'task.changed', status: 'interrupted', at: 1 },
+      done('sealAndPark', { parkedAt: 1 }),
+    )
+    const s = step(
+      parked,
+      { type: 'errand.resume', at: 2 },
+      { type: 'system.shutdown', at: 3 },
+      done('restoreParked', { contextId: 'x' }),
+    )
     expect(s.value).toBe('parking')
   })
 
   it('a failed seal leaves the context open (nothing lost)', () => {
-    const s = step(active(), { type: 'task.changed', status: 'failed', at: 1 }, fail('sealAndPark', { _tag: 'StoreError', reason: 'disk-full', message: 'no space' }))
+    const s = step(
+      active(),
+      { type: 'task.changed', status: 'failed', at: 1 },
+      fail('sealAndPark', { _tag: 'StoreError', reason: 'disk-full', message: 'no space' }),
+    )
     expect(s.matches('active')).toBe(true)
     expect(s.context.contextId).toBe('ctx-1')
     expect(s.context.lastError).toEqual({ tag: 'StoreError', reason: 'disk-full', message: 'no space' })
   })
 
   it('an unreadable parked record ends the errand; a passing failure keeps it parked', () => {
-    const parked = step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, done('sealAndPark', { parkedAt: 1 }))
+    const parked = step(
+      active(),
+      { type: 'task.changed', status: 'interrupted', at: 1 },
+      done('sealAndPark', { parkedAt: 1 }),
+    )
     const resuming = step(parked, { type: 'errand.resume', at: 2 })
-    expect(step(resuming, fail('restoreParked', { _tag: 'RecordUnreadable', reason: 'tampered', message: 'x' })).value).toBe('closed')
+    expect(
+      step(resuming, fail('restoreParked', { _tag: 'RecordUnreadable', reason: 'tampered', message: 'x' })).value,
+    ).toBe('closed')
     expect(step(resuming, fail('restoreParked')).value).toBe('parked')
   })
 
@@ -333,8 +427,24 @@ describe('errand machine — bounded healing on a simulated clock (issue #9)', (
 describe('errand machine — model-based paths', () => {
   const events = (s: Snap): AnyEvent[] => {
     const domain: AnyEvent[] = [
-      ...(['running', 'done', 'interrupted', 'failed'] as const).map((status) => ({ type: 'task.changed', status, at: 1 })),
-      ...(['chat.deleted', 'errand.resume', 'errand.used', 'errand.close', 'errand.park', 'page.loaded', 'context.crashed', 'browser.crashed', 'system.shutdown'] as const).map((type) => ({ type, at: 1 })),
+      ...(['running', 'done', 'interrupted', 'failed'] as const).map((status) => ({
+        type: 'task.changed',
+        status,
+        at: 1,
+      })),
+      ...(
+        [
+          'chat.deleted',
+          'errand.resume',
+          'errand.used',
+          'errand.close',
+          'errand.park',
+          'page.loaded',
+          'context.crashed',
+          'browser.crashed',
+          'system.shutdown',
+        ] as const
+      ).map((type) => ({ type, at: 1 })),
       { type: 'errand.evict', cause: 'capacity', at: 1 },
       { type: 'errand.evict', cause: 'idle', at: 1 },
       ...(s.context.drivers < 2 ? [{ type: 'driver.attached', at: 1 }] : []),
@@ -344,14 +454,22 @@ describe('errand machine — model-based paths', () => {
       { type: 'wheel.taken', at: 1 },
       { type: 'wheel.handedBack', at: 1 },
       // One ask at a time keeps the walk small; several asks are asking.test.ts's.
-      ...(s.context.asks.length === 0 ? [{ type: 'person.asked', id: 'a0', ask: 'sign-in', at: 1 }] : [{ type: 'person.answered', id: 'a0', outcome: 'timeout', at: 1 }]),
+      ...(s.context.asks.length === 0
+        ? [{ type: 'person.asked', id: 'a0', ask: 'sign-in', at: 1 }]
+        : [{ type: 'person.answered', id: 'a0', outcome: 'timeout', at: 1 }]),
     ]
     const effects: AnyEvent[] = [
-      opened('ctx'), fail('openContext'),
-      done('restoreParked', { contextId: 'ctx' }), fail('restoreParked'), fail('restoreParked', { _tag: 'RecordUnreadable', reason: 'tampered', message: '' }),
-      done('restoreSnapshot', { contextId: 'ctx' }), fail('restoreSnapshot'),
-      done('takeSnapshot', { takenAt: 1 }), fail('takeSnapshot'),
-      done('sealAndPark', { parkedAt: 1 }), fail('sealAndPark'),
+      opened('ctx'),
+      fail('openContext'),
+      done('restoreParked', { contextId: 'ctx' }),
+      fail('restoreParked'),
+      fail('restoreParked', { _tag: 'RecordUnreadable', reason: 'tampered', message: '' }),
+      done('restoreSnapshot', { contextId: 'ctx' }),
+      fail('restoreSnapshot'),
+      done('takeSnapshot', { takenAt: 1 }),
+      fail('takeSnapshot'),
+      done('sealAndPark', { parkedAt: 1 }),
+      fail('sealAndPark'),
       done('closeContext'),
       { type: 'xstate.after.snapshotDebounce.errand.active.snapshot.due' },
       { type: 'xstate.after.healBackoff.errand.healing.cooling' },
@@ -359,7 +477,16 @@ describe('errand machine — model-based paths', () => {
     return [...domain, ...effects]
   }
   const serializeState = (s: Snap) =>
-    JSON.stringify([s.value, s.context.drivers, s.context.watchers, s.context.wheel, s.context.asks.map((a) => a.id), s.context.pending, Math.min(s.context.heals, 3), s.context.contextId !== null])
+    JSON.stringify([
+      s.value,
+      s.context.drivers,
+      s.context.watchers,
+      s.context.wheel,
+      s.context.asks.map((a) => a.id),
+      s.context.pending,
+      Math.min(s.context.heals, 3),
+      s.context.contextId !== null,
+    ])
   const paths = getShortestPaths(errandMachine, {
     input,
     events: events as never,
@@ -388,17 +515,26 @@ describe('errand machine — model-based paths', () => {
         if (s.status === 'done') expect(value(next)).toBe(value(s))
         if (next.status === 'done') expect(next.value).toBe('closed')
         // At rest (no effect in flight), holding a context and having its id go together.
-        if (!next.hasTag('busy') && next.status !== 'done') expect(next.hasTag('holds-context')).toBe(next.context.contextId !== null)
+        if (!next.hasTag('busy') && next.status !== 'done')
+          expect(next.hasTag('holds-context')).toBe(next.context.contextId !== null)
         // A driven or watched errand is never parked to make room (C2).
-        if (event.type === 'errand.evict' && s.matches('active') && (s.context.drivers > 0 || s.context.watchers > 0)) expect(next.matches('active')).toBe(true)
+        if (event.type === 'errand.evict' && s.matches('active') && (s.context.drivers > 0 || s.context.watchers > 0))
+          expect(next.matches('active')).toBe(true)
         // Nor is one a person drives, whether the cap, idleness or a park request asks (C2, P1).
-        if ((event.type === 'errand.evict' || event.type === 'errand.park') && s.matches('active') && s.context.wheel === 'person') expect(next.matches('active')).toBe(true)
+        if (
+          (event.type === 'errand.evict' || event.type === 'errand.park') &&
+          s.matches('active') &&
+          s.context.wheel === 'person'
+        )
+          expect(next.matches('active')).toBe(true)
         // The region shows the wheel as the context holds it.
         if (next.matches('active')) expect(next.matches({ active: { wheel: next.context.wheel } })).toBe(true)
         // Idleness never parks an errand whose agent waits for the person (C2, P3, P4).
-        if (event.type === 'errand.evict' && event.cause === 'idle' && s.matches('active') && s.context.asks.length > 0) expect(next.matches('active')).toBe(true)
+        if (event.type === 'errand.evict' && event.cause === 'idle' && s.matches('active') && s.context.asks.length > 0)
+          expect(next.matches('active')).toBe(true)
         // The asking region shows the open asks, each id once, as the context holds them.
-        if (next.matches('active')) expect(next.matches({ active: { asking: next.context.asks.length > 0 ? 'waiting' : 'none' } })).toBe(true)
+        if (next.matches('active'))
+          expect(next.matches({ active: { asking: next.context.asks.length > 0 ? 'waiting' : 'none' } })).toBe(true)
         expect(new Set(next.context.asks.map((a) => a.id)).size).toBe(next.context.asks.length)
       }
     }

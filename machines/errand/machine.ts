@@ -80,7 +80,9 @@ export const errandMachine = setup({
     isRecordLost: ({ event }) => toFailure(errorOf(event)).tag === 'RecordUnreadable',
   },
   actions: {
-    touch: assign({ lastUsedAt: ({ context, event }) => Math.max(context.lastUsedAt, at(event) ?? context.lastUsedAt) }),
+    touch: assign({
+      lastUsedAt: ({ context, event }) => Math.max(context.lastUsedAt, at(event) ?? context.lastUsedAt),
+    }),
     addDriver: assign({ drivers: ({ context }) => context.drivers + 1 }),
     dropDriver: assign({ drivers: ({ context }) => Math.max(0, context.drivers - 1) }),
     addWatcher: assign({ watchers: ({ context }) => context.watchers + 1 }),
@@ -96,9 +98,7 @@ export const errandMachine = setup({
     requestClose: assign({ pending: { kind: 'close' } as const }),
     requestPark: assign({
       pending: ({ context, event }) =>
-        context.pending?.kind === 'close'
-          ? context.pending
-          : ({ kind: 'park', cause: parkCauseOf(event) } as const),
+        context.pending?.kind === 'close' ? context.pending : ({ kind: 'park', cause: parkCauseOf(event) } as const),
     }),
     clearPending: assign({ pending: null }),
     countHeal: assign({ heals: ({ context }) => context.heals + 1 }),
@@ -248,7 +248,10 @@ export const errandMachine = setup({
       invoke: {
         id: 'sealAndPark',
         src: 'sealAndPark',
-        input: ({ context }): ParkInput => ({ ...effectInput(context), cause: context.pending?.kind === 'park' ? context.pending.cause : (context.parkCause ?? 'requested') }),
+        input: ({ context }): ParkInput => ({
+          ...effectInput(context),
+          cause: context.pending?.kind === 'park' ? context.pending.cause : (context.parkCause ?? 'requested'),
+        }),
         onDone: [
           { guard: 'closeRequested', target: 'closing', actions: ['forgetContext', 'clearPending'] },
           {
@@ -257,7 +260,8 @@ export const errandMachine = setup({
               'forgetContext',
               assign({
                 parkedAt: ({ event }) => event.output.parkedAt,
-                parkCause: ({ context }) => (context.pending?.kind === 'park' ? context.pending.cause : context.parkCause),
+                parkCause: ({ context }) =>
+                  context.pending?.kind === 'park' ? context.pending.cause : context.parkCause,
                 lastError: null,
               }),
               'clearPending',
@@ -269,7 +273,11 @@ export const errandMachine = setup({
           // An ending asked for during the park still ends it: closing needs no disk (issue #15:
           // the soak's "done" under a full disk was answered 200 and the errand stayed open).
           { guard: 'closeRequested', target: 'closing', actions: ['noteError', 'clearPending'] },
-          { guard: ({ context }) => context.contextId === null, target: '#errand.healing.waiting', actions: ['noteError', 'clearPending'] },
+          {
+            guard: ({ context }) => context.contextId === null,
+            target: '#errand.healing.waiting',
+            actions: ['noteError', 'clearPending'],
+          },
           { target: 'active', actions: ['noteError', 'clearPending'] },
         ],
       },

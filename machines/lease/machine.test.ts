@@ -32,7 +32,8 @@ const after = {
 }
 const paired = () => step(start(), { type: 'pairing.redeemed', at: 10 })
 const shared = () => step(paired(), { type: 'lease.shared', fence: 'F', at: 20 })
-const withPending = (...ids: string[]) => step(shared(), ...ids.map((id, i) => ({ type: 'observation.requested', id, at: 30 + i })))
+const withPending = (...ids: string[]) =>
+  step(shared(), ...ids.map((id, i) => ({ type: 'observation.requested', id, at: 30 + i })))
 const rejections = (emitted: LeaseEmitted[]) => emitted.filter((e) => e.type === 'observation.rejected')
 const ended = (emitted: LeaseEmitted[]) => emitted.filter((e) => e.type === 'lease.ended')
 
@@ -56,14 +57,24 @@ describe('lease machine — pure stepping', () => {
   })
 
   it('resolves an answer fenced by the shared document (D4)', () => {
-    const { snap, emitted } = run(withPending('o1', 'o2'), { type: 'observation.answered', id: 'o1', fence: 'F', at: 40 })
+    const { snap, emitted } = run(withPending('o1', 'o2'), {
+      type: 'observation.answered',
+      id: 'o1',
+      fence: 'F',
+      at: 40,
+    })
     expect(emitted).toEqual([{ type: 'observation.resolved', leaseId: 'l1', id: 'o1' }])
     expect(snap.context.pending.map((p) => p.id)).toEqual(['o2'])
     expect(snap.hasTag('shared')).toBe(true)
   })
 
   it('rejects an answer from another document and revokes the lease (D4)', () => {
-    const { snap, emitted } = run(withPending('o1', 'o2'), { type: 'observation.answered', id: 'o1', fence: 'OTHER', at: 40 })
+    const { snap, emitted } = run(withPending('o1', 'o2'), {
+      type: 'observation.answered',
+      id: 'o1',
+      fence: 'OTHER',
+      at: 40,
+    })
     expect(snap.value).toBe('revoked')
     expect(snap.context.endCause).toBe('navigation')
     expect(rejections(emitted)).toEqual([
@@ -82,21 +93,34 @@ describe('lease machine — pure stepping', () => {
   it('rejects an observation at once when nothing is shared yet', () => {
     for (const s of [start(), paired()]) {
       const { snap, emitted } = run(s, { type: 'observation.requested', id: 'o1', at: 11 })
-      expect(emitted).toEqual([{ type: 'observation.rejected', leaseId: 'l1', id: 'o1', reason: 'not-shared', cause: null }])
+      expect(emitted).toEqual([
+        { type: 'observation.rejected', leaseId: 'l1', id: 'o1', reason: 'not-shared', cause: null },
+      ])
       expect(snap.context.pending).toEqual([])
     }
   })
 
   it('bounds pending observations and ignores a repeated request id', () => {
     const s = withPending('a', 'b', 'c', 'd')
-    const { snap, emitted } = run(s, { type: 'observation.requested', id: 'e', at: 50 }, { type: 'observation.requested', id: 'a', at: 51 })
+    const { snap, emitted } = run(
+      s,
+      { type: 'observation.requested', id: 'e', at: 50 },
+      { type: 'observation.requested', id: 'a', at: 51 },
+    )
     expect(emitted).toEqual([{ type: 'observation.rejected', leaseId: 'l1', id: 'e', reason: 'too-many', cause: null }])
     expect(snap.context.pending.map((p) => p.id)).toEqual(['a', 'b', 'c', 'd'])
   })
 
   it('settles failed and abandoned observations without ending the lease', () => {
-    const { snap, emitted } = run(withPending('a', 'b'), { type: 'observation.failed', id: 'a', at: 40 }, { type: 'observation.abandoned', id: 'b', at: 41 })
-    expect(emitted.map((e) => e.type === 'observation.rejected' && [e.id, e.reason])).toEqual([['a', 'extension-error'], ['b', 'abandoned']])
+    const { snap, emitted } = run(
+      withPending('a', 'b'),
+      { type: 'observation.failed', id: 'a', at: 40 },
+      { type: 'observation.abandoned', id: 'b', at: 41 },
+    )
+    expect(emitted.map((e) => e.type === 'observation.rejected' && [e.id, e.reason])).toEqual([
+      ['a', 'extension-error'],
+      ['b', 'abandoned'],
+    ])
     expect(snap.hasTag('shared')).toBe(true)
   })
 
@@ -120,12 +144,26 @@ describe('lease machine — pure stepping', () => {
     expect(snap.status).toBe('done')
     expect(endStateOf(cause)).toBe(final)
     expect(snap.context).toMatchObject({ endCause: cause, pending: [], approved: false })
-    expect(rejections(emitted).map((e) => [e.type === 'observation.rejected' && e.id, e.type === 'observation.rejected' && e.cause])).toEqual([
+    expect(
+      rejections(emitted).map((e) => [
+        e.type === 'observation.rejected' && e.id,
+        e.type === 'observation.rejected' && e.cause,
+      ]),
+    ).toEqual([
       ['o1', cause],
       ['o2', cause],
     ])
     expect(ended(emitted)).toEqual([
-      { type: 'lease.ended', leaseId: 'l1', botId: 'bot-1', state: final, cause, at: snap.context.endedAt, rejected: ['o1', 'o2'], approvalInvalidated: true },
+      {
+        type: 'lease.ended',
+        leaseId: 'l1',
+        botId: 'bot-1',
+        state: final,
+        cause,
+        at: snap.context.endedAt,
+        rejected: ['o1', 'o2'],
+        approvalInvalidated: true,
+      },
     ])
   })
 
@@ -145,7 +183,12 @@ describe('lease machine — pure stepping', () => {
 
   it('ends with the cause that came first; later causes change nothing', () => {
     const s = step(withPending('o1'), { type: 'tab.closed', at: 60 })
-    const { snap, emitted } = run(s, { type: 'host.disposed', at: 61 }, { type: 'lease.return', at: 62 }, { type: 'observation.answered', id: 'o1', fence: 'F', at: 63 })
+    const { snap, emitted } = run(
+      s,
+      { type: 'host.disposed', at: 61 },
+      { type: 'lease.return', at: 62 },
+      { type: 'observation.answered', id: 'o1', fence: 'F', at: 63 },
+    )
     expect(emitted).toEqual([])
     expect(snap.context.endCause).toBe('tab-closed')
   })
@@ -227,7 +270,12 @@ describe('lease machine — simulated clock', () => {
     expect(actor.getSnapshot().hasTag('shared')).toBe(true)
     clock.increment(1)
     expect(actor.getSnapshot().value).toBe('expired')
-    expect(emitted.at(-1)).toMatchObject({ type: 'lease.ended', cause: 'lease-limit', approvalInvalidated: true, at: 1_801_000 })
+    expect(emitted.at(-1)).toMatchObject({
+      type: 'lease.ended',
+      cause: 'lease-limit',
+      approvalInvalidated: true,
+      at: 1_801_000,
+    })
   })
 
   it('deadlines are configurable (tightened by the service)', () => {
@@ -252,22 +300,57 @@ describe('lease machine — model-based paths', () => {
       { type: 'observation.abandoned', id, at: 1 },
     ]),
     { type: 'approval.granted', at: 1 },
-    ...(['lease.return', 'tab.navigated', 'tab.closed', 'access.removed', 'target.changed', 'host.disposed', 'lease.replaced'] as const).map((type) => ({ type, at: 1 })),
-    after.pairingExpiry, after.leaseLimit, after.pollTimeout,
+    ...(
+      [
+        'lease.return',
+        'tab.navigated',
+        'tab.closed',
+        'access.removed',
+        'target.changed',
+        'host.disposed',
+        'lease.replaced',
+      ] as const
+    ).map((type) => ({ type, at: 1 })),
+    after.pairingExpiry,
+    after.leaseLimit,
+    after.pollTimeout,
   ]
   const serializeState = (s: Snap) =>
-    JSON.stringify([s.value, s.context.pending.map((p) => p.id), s.context.approved, s.context.fence, s.context.endCause])
-  const paths = getShortestPaths(leaseMachine, { input, events: events as never, serializeState: serializeState as never })
+    JSON.stringify([
+      s.value,
+      s.context.pending.map((p) => p.id),
+      s.context.approved,
+      s.context.fence,
+      s.context.endCause,
+    ])
+  const paths = getShortestPaths(leaseMachine, {
+    input,
+    events: events as never,
+    serializeState: serializeState as never,
+  })
   const reached = paths.map((p) => p.state as Snap)
 
   it('reaches every state node and every end cause', () => {
     const seen = new Set<string>()
     for (const s of reached) for (const node of s._nodes) seen.add(node.id)
-    expect(getStateNodes(leaseMachine).map((n) => n.id).filter((id) => !seen.has(id))).toEqual([])
+    expect(
+      getStateNodes(leaseMachine)
+        .map((n) => n.id)
+        .filter((id) => !seen.has(id)),
+    ).toEqual([])
     const causes = new Set(reached.map((s) => s.context.endCause).filter((c) => c !== null))
-    expect([...causes].sort()).toEqual(
-      ['access-removed', 'host-disposed', 'lease-limit', 'navigation', 'pairing-expired', 'poll-timeout', 'replaced', 'return', 'tab-closed', 'target-changed'],
-    )
+    expect([...causes].sort()).toEqual([
+      'access-removed',
+      'host-disposed',
+      'lease-limit',
+      'navigation',
+      'pairing-expired',
+      'poll-timeout',
+      'replaced',
+      'return',
+      'tab-closed',
+      'target-changed',
+    ])
   })
 
   it('settles every pending observation exactly once, and an end leaves nothing approved', () => {
@@ -284,7 +367,9 @@ describe('lease machine — model-based paths', () => {
         for (const id of gone) expect(settled.filter((x) => x === id)).toHaveLength(1)
         expect(new Set(settled).size).toBe(settled.length)
         // A new request is pending, or it was rejected, never silently dropped (unless a duplicate).
-        for (const id of requested) if (s.status !== 'done' && !before.has(id)) expect(snap.context.pending.some((p) => p.id === id) || settled.includes(id)).toBe(true)
+        for (const id of requested)
+          if (s.status !== 'done' && !before.has(id))
+            expect(snap.context.pending.some((p) => p.id === id) || settled.includes(id)).toBe(true)
         if (snap.status === 'done') {
           expect(snap.context.pending).toEqual([])
           expect(snap.context.approved).toBe(false)

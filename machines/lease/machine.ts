@@ -20,8 +20,10 @@ export const endStateOf = (cause: LeaseEndCause): 'returned' | 'revoked' | 'expi
   cause === 'return' ? 'returned' : cause === 'pairing-expired' || cause === 'lease-limit' ? 'expired' : 'revoked'
 
 const idOf = (event: LeaseEvent): string | undefined => ('id' in event ? event.id : undefined)
-const isPending = (context: LeaseContext, id: string | undefined) => id !== undefined && context.pending.some((p) => p.id === id)
-const without = (pending: ReadonlyArray<PendingObservation>, id: string | undefined) => pending.filter((p) => p.id !== id)
+const isPending = (context: LeaseContext, id: string | undefined) =>
+  id !== undefined && context.pending.some((p) => p.id === id)
+const without = (pending: ReadonlyArray<PendingObservation>, id: string | undefined) =>
+  pending.filter((p) => p.id !== id)
 
 /**
  * When a lease ended: the event's time, or — for a deadline, whose event carries no time — the
@@ -108,19 +110,27 @@ export const leaseMachine = setup({
     isKnownObservation: ({ context, event }) => isPending(context, idOf(event)),
     isDuplicateRequest: ({ context, event }) => isPending(context, idOf(event)),
     isFull: ({ context }) => context.pending.length >= context.maxPending,
-    isFenced: ({ context, event }) => event.type === 'observation.answered' && context.fence !== null && event.fence === context.fence,
+    isFenced: ({ context, event }) =>
+      event.type === 'observation.answered' && context.fence !== null && event.fence === context.fence,
   },
   actions: {
     markEnd: assign(({ context, event }, params: { cause: LeaseEndCause }) => ({
       endCause: params.cause,
       endedAt: endTime(context, event, params.cause),
     })),
-    markPaired: assign(({ event }) => ({ pairedAt: 'at' in event ? event.at : null, lastPollAt: 'at' in event ? event.at : null })),
-    markShared: assign(({ event }) => (event.type === 'lease.shared' ? { fence: event.fence, sharedAt: event.at } : {})),
+    markPaired: assign(({ event }) => ({
+      pairedAt: 'at' in event ? event.at : null,
+      lastPollAt: 'at' in event ? event.at : null,
+    })),
+    markShared: assign(({ event }) =>
+      event.type === 'lease.shared' ? { fence: event.fence, sharedAt: event.at } : {},
+    ),
     markPolled: assign({ lastPollAt: ({ context, event }) => ('at' in event ? event.at : context.lastPollAt) }),
     addPending: assign({
       pending: ({ context, event }) =>
-        event.type === 'observation.requested' ? [...context.pending, { id: event.id, requestedAt: event.at }] : context.pending,
+        event.type === 'observation.requested'
+          ? [...context.pending, { id: event.id, requestedAt: event.at }]
+          : context.pending,
     }),
     approve: assign({ approved: true }),
     resolveObservation: enqueueActions(({ context, event, enqueue }) => {
@@ -206,11 +216,20 @@ export const leaseMachine = setup({
                   // Another URL or document answered: the shared document is gone, so is the lease.
                   {
                     target: '#lease.revoked',
-                    actions: [{ type: 'rejectObservation', params: { reason: 'fence-mismatch' } }, { type: 'markEnd', params: { cause: 'navigation' } }],
+                    actions: [
+                      { type: 'rejectObservation', params: { reason: 'fence-mismatch' } },
+                      { type: 'markEnd', params: { cause: 'navigation' } },
+                    ],
                   },
                 ],
-                'observation.failed': { guard: 'isKnownObservation', actions: { type: 'rejectObservation', params: { reason: 'extension-error' } } },
-                'observation.abandoned': { guard: 'isKnownObservation', actions: { type: 'rejectObservation', params: { reason: 'abandoned' } } },
+                'observation.failed': {
+                  guard: 'isKnownObservation',
+                  actions: { type: 'rejectObservation', params: { reason: 'extension-error' } },
+                },
+                'observation.abandoned': {
+                  guard: 'isKnownObservation',
+                  actions: { type: 'rejectObservation', params: { reason: 'abandoned' } },
+                },
                 'approval.granted': { actions: 'approve' },
                 'tab.navigated': revokeWith('navigation'),
                 'tab.closed': revokeWith('tab-closed'),

@@ -45,7 +45,13 @@ export type LeaseEndCause =
  * revokingCauses.includes('tab-closed') // true
  */
 export const revokingCauses: ReadonlyArray<LeaseEndCause> = [
-  'navigation', 'tab-closed', 'access-removed', 'target-changed', 'host-disposed', 'poll-timeout', 'replaced',
+  'navigation',
+  'tab-closed',
+  'access-removed',
+  'target-changed',
+  'host-disposed',
+  'poll-timeout',
+  'replaced',
 ]
 
 /**

@@ -23,7 +23,9 @@ const run = promisify(execFile)
 
 /** The ref (`@eN`) of the snapshot line `- role "name" [… ref=eN]` (`name` '': the role with no name). */
 const refOf = (snapshot: string, role: string, name: string): string => {
-  const line = snapshot.split('\n').find((l) => (name === '' ? new RegExp(`- ${role} \\[`).test(l) : l.includes(`- ${role} "${name}"`)))
+  const line = snapshot
+    .split('\n')
+    .find((l) => (name === '' ? new RegExp(`- ${role} \\[`).test(l) : l.includes(`- ${role} "${name}"`)))
   const ref = line === undefined ? undefined : /ref=(e\d+)/.exec(line)?.[1]
   if (ref === undefined) throw new Error(`no ${role} "${name}" in the snapshot`)
   return `@${ref}`

@@ -8,13 +8,24 @@
  * It has no raw CDP tool (evaluate_script runs page JavaScript, not protocol commands), so the
  * task's `cdp` step is not offered.
  */
-import { installed, type MatrixClient, must, type Outcome, runTask, type Side, startMcpServer, type TaskSite } from './matrix.ts'
+import {
+  installed,
+  type MatrixClient,
+  must,
+  type Outcome,
+  runTask,
+  type Side,
+  startMcpServer,
+  type TaskSite,
+} from './matrix.ts'
 
 const cli = installed('chrome-devtools-mcp', 'chrome-devtools-mcp').bin
 
 /** The uid of the snapshot line `uid=… role "name"` (`name` '': a line with the role and no name). */
 const uidOf = (snapshot: string, role: string, name: string): string => {
-  const line = snapshot.split('\n').find((l) => (name === '' ? new RegExp(`uid=\\S+ ${role}$`).test(l.trim()) : l.includes(` ${role} "${name}"`)))
+  const line = snapshot
+    .split('\n')
+    .find((l) => (name === '' ? new RegExp(`uid=\\S+ ${role}$`).test(l.trim()) : l.includes(` ${role} "${name}"`)))
   const uid = line === undefined ? undefined : /uid=(\S+)/.exec(line)?.[1]
   if (uid === undefined) throw new Error(`no ${role} "${name}" in the snapshot`)
   return uid
@@ -35,7 +46,8 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
   let pageId = 0
   let otherId = 0
   let snapshot = ''
-  const evaluate = async (id: number, fn: string) => (await mcp.call('evaluate_script', { pageId: id, function: fn })).text
+  const evaluate = async (id: number, fn: string) =>
+    (await mcp.call('evaluate_script', { pageId: id, function: fn })).text
   const pages = async () => pagesOf((await mcp.call('list_pages')).text)
   try {
     return await runTask({
@@ -50,11 +62,19 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
       },
       click: async () => {
         await mcp.call('click', { pageId, uid: uidOf(snapshot, 'button', 'Click') })
-        must((await evaluate(pageId, "() => document.getElementById('h').textContent")).includes('"Clicked"'), 'click had no effect')
+        must(
+          (await evaluate(pageId, "() => document.getElementById('h').textContent")).includes('"Clicked"'),
+          'click had no effect',
+        )
       },
       type: async () => {
         await mcp.call('fill', { pageId, uid: uidOf(snapshot, 'textbox', ''), value: 'typed by chrome-devtools-mcp' })
-        must((await evaluate(pageId, "() => document.getElementById('i').value")).includes('"typed by chrome-devtools-mcp"'), 'field not filled')
+        must(
+          (await evaluate(pageId, "() => document.getElementById('i').value")).includes(
+            '"typed by chrome-devtools-mcp"',
+          ),
+          'field not filled',
+        )
       },
       dialog: async () => {
         const clicked = await mcp.call('click', { pageId, uid: uidOf(snapshot, 'button', 'Confirm') })
@@ -82,7 +102,12 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
       },
       screenshot: async () => {
         const { images } = await mcp.call('take_screenshot', { pageId, format: 'png' })
-        must(images.some((i) => i.mimeType === 'image/png' && Buffer.from(i.data, 'base64').subarray(1, 4).toString() === 'PNG'), 'no PNG')
+        must(
+          images.some(
+            (i) => i.mimeType === 'image/png' && Buffer.from(i.data, 'base64').subarray(1, 4).toString() === 'PNG',
+          ),
+          'no PNG',
+        )
       },
       cdp: 'no raw CDP tool (evaluate_script runs page JavaScript)',
     })
@@ -92,4 +117,8 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
 }
 
 /** The client, for matrix.test.ts. */
-export const client: MatrixClient = { name: 'chrome-devtools-mcp (--wsEndpoint)', key: 'matrix-chrome-devtools-mcp', task }
+export const client: MatrixClient = {
+  name: 'chrome-devtools-mcp (--wsEndpoint)',
+  key: 'matrix-chrome-devtools-mcp',
+  task,
+}

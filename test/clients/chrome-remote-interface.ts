@@ -13,7 +13,8 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
     on: (event: string, listener: (params: any, sessionId?: string) => void) => void
   }
   try {
-    const attach = async (targetId: string) => (await raw.send('Target.attachToTarget', { targetId, flatten: true })).sessionId as string
+    const attach = async (targetId: string) =>
+      (await raw.send('Target.attachToTarget', { targetId, flatten: true })).sessionId as string
     const pageTarget = async () => {
       const { targetInfos } = await raw.send('Target.getTargets')
       const found = targetInfos.find((t: any) => t.type === 'page')
@@ -21,15 +22,21 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
     }
     const targetId: string = await pageTarget()
     const s = await attach(targetId)
-    const on = (sessionId: string) => (method: string, params: object = {}) => raw.send(method, params, sessionId)
+    const on =
+      (sessionId: string) =>
+      (method: string, params: object = {}) =>
+        raw.send(method, params, sessionId)
     const page = on(s)
-    const value = async (expression: string) => (await page('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true })).result.value
+    const value = async (expression: string) =>
+      (await page('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true })).result.value
     const until = async (expression: string) => {
       for (let i = 0; i < 200 && !(await value(expression)); i++) await new Promise((r) => setTimeout(r, 50))
       must(await value(expression), `never true: ${expression}`)
     }
     const clickAt = async (selector: string) => {
-      const { x, y } = await value(`(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 } })()`)
+      const { x, y } = await value(
+        `(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 } })()`,
+      )
       await page('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', clickCount: 1 })
       await page('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', clickCount: 1 })
     }
@@ -41,7 +48,8 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
         await page('Page.navigate', { url: site.url('/task') })
         await until("document.readyState === 'complete' && location.pathname === '/task'")
       },
-      read: async () => must((await value("document.querySelector('#h').textContent")) === 'Hello task', 'heading not read'),
+      read: async () =>
+        must((await value("document.querySelector('#h').textContent")) === 'Hello task', 'heading not read'),
       click: async () => {
         await clickAt('#b')
         await until("document.querySelector('#h').textContent === 'Clicked'")
@@ -52,7 +60,9 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
         must((await value("document.querySelector('#i').value")) === 'typed raw', 'field not filled')
       },
       dialog: async () => {
-        const opened = new Promise<void>((resolve) => raw.on('Page.javascriptDialogOpening', (_p, sessionId) => sessionId === s && resolve()))
+        const opened = new Promise<void>((resolve) =>
+          raw.on('Page.javascriptDialogOpening', (_p, sessionId) => sessionId === s && resolve()),
+        )
         await page('Runtime.evaluate', { expression: "setTimeout(() => document.querySelector('#c').click(), 50); 1" })
         await opened
         await page('Page.handleJavaScriptDialog', { accept: true })
@@ -67,7 +77,8 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
         await raw.send('Target.activateTarget', { targetId: otherId })
         const other = on(await attach(otherId!))
         for (let i = 0; i < 200; i++) {
-          const title = (await other('Runtime.evaluate', { expression: 'document.title', returnByValue: true })).result.value
+          const title = (await other('Runtime.evaluate', { expression: 'document.title', returnByValue: true })).result
+            .value
           if (title === 'Other') return
           await new Promise((r) => setTimeout(r, 50))
         }
@@ -76,7 +87,8 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
       close: async () => {
         await raw.send('Target.closeTarget', { targetId: otherId })
         // closeTarget answers before the target is gone: list the targets until it is.
-        const listed = async () => (await raw.send('Target.getTargets')).targetInfos.some((t: any) => t.targetId === otherId)
+        const listed = async () =>
+          (await raw.send('Target.getTargets')).targetInfos.some((t: any) => t.targetId === otherId)
         for (let i = 0; i < 100 && (await listed()); i++) await new Promise((r) => setTimeout(r, 50))
         must(!(await listed()), 'tab still listed')
       },

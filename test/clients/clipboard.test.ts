@@ -35,7 +35,13 @@ const open = async (key: string): Promise<Page> => {
   const watch = (page: Page) => {
     page.on('pageerror', (e) => problems.push(`${key}: pageerror ${e.message}`))
     // The fixture site has no favicon: its 404 is the site's, not something the engine injected.
-    page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && problems.push(`${key}: console ${m.text()}`))
+    page.on(
+      'console',
+      (m) =>
+        m.type() === 'error' &&
+        !m.text().startsWith('Failed to load resource') &&
+        problems.push(`${key}: console ${m.text()}`),
+    )
   }
   context.pages().forEach(watch)
   context.on('page', watch)
@@ -73,7 +79,9 @@ describe('the clipboard on the shipped start path (T5)', () => {
     await a.evaluate(`navigator.clipboard.writeText(${JSON.stringify(written)})`)
     await b.bringToFront()
     expect(await pasteInto(b)).not.toContain(written)
-    const read = await b.evaluate(`navigator.clipboard.readText().then((t) => 'read: ' + t, (e) => 'refused: ' + e.name)`)
+    const read = await b.evaluate(
+      `navigator.clipboard.readText().then((t) => 'read: ' + t, (e) => 'refused: ' + e.name)`,
+    )
     expect(read).not.toContain(written)
     expect(read).toBe('refused: NotAllowedError')
 

@@ -18,7 +18,15 @@ import { client as stagehand } from './stagehand.ts'
 const env = useMatrix()
 
 describe('compatibility matrix', () => {
-  for (const client of [playwrightCore, puppeteerCore, chromeRemoteInterface, playwrightMcp, chromeDevtoolsMcp, agentBrowser, stagehand]) {
+  for (const client of [
+    playwrightCore,
+    puppeteerCore,
+    chromeRemoteInterface,
+    playwrightMcp,
+    chromeDevtoolsMcp,
+    agentBrowser,
+    stagehand,
+  ]) {
     it(`${client.name} does the task through an errand as against Chromium`, async () => {
       const { plain, errand } = await both(env, client)
       compare(plain, errand, client.refused)

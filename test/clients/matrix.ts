@@ -55,7 +55,11 @@ const serveTaskSite = async (): Promise<TaskSite> => {
   const { port } = server.address() as AddressInfo
   return {
     url: (p) => `http://127.0.0.1:${port}${p}`,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()) }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections()
+        server.close(() => r())
+      }),
   }
 }
 
@@ -71,9 +75,13 @@ export interface PlainChromium {
 const launchPlain = async (): Promise<PlainChromium> => {
   const dir = mkdtempSync(join(tmpdir(), 'errands-plain-'))
   const executable = process.env['CHROMIUM_PATH'] ?? '/usr/lib/chromium/chromium'
-  const child: ChildProcess = spawn(executable, [...chromiumArgs(), '--remote-debugging-port=0', `--user-data-dir=${dir}`, 'about:blank'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
+  const child: ChildProcess = spawn(
+    executable,
+    [...chromiumArgs(), '--remote-debugging-port=0', `--user-data-dir=${dir}`, 'about:blank'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  )
   const exited = new Promise<void>((r) => child.once('exit', () => r()))
   const wsUrl = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stderr! }).on('line', (line) => {
@@ -115,7 +123,11 @@ export interface MatrixEnv {
 export const useMatrix = (): (() => MatrixEnv) => {
   let value: MatrixEnv | undefined
   beforeAll(async () => {
-    const [host, plain, site] = await Promise.all([startShippedHost({ ERRANDS_MAX_SESSIONS: '12' }), launchPlain(), serveTaskSite()])
+    const [host, plain, site] = await Promise.all([
+      startShippedHost({ ERRANDS_MAX_SESSIONS: '12' }),
+      launchPlain(),
+      serveTaskSite(),
+    ])
     value = { host, plain, site }
   })
   afterAll(async () => {
@@ -152,7 +164,10 @@ export interface MatrixClient {
  * @example
  * const { plain, errand } = await both(env, client)
  */
-export const both = async (env: () => MatrixEnv, client: MatrixClient): Promise<{ plain: Outcome; errand: Outcome }> => {
+export const both = async (
+  env: () => MatrixEnv,
+  client: MatrixClient,
+): Promise<{ plain: Outcome; errand: Outcome }> => {
   const { host, plain: chromium, site } = env()
   const [plain, errand] = await Promise.all([
     client.task(chromium.wsUrl, 'plain', site),
@@ -172,11 +187,17 @@ export const compare = (plain: Outcome, errand: Outcome, expectedRefused: Partia
   // MATRIX_LOG=1 prints both rows (what docs/devtools-endpoint.md's table is written from).
   if (process.env['MATRIX_LOG'] === '1') console.log(JSON.stringify({ plain, errand }, null, 1))
   const offered = (s: Step) => !plain[s].startsWith(NOT_OFFERED)
-  expect(plain, 'the task against plain Chromium').toEqual(Object.fromEntries(STEPS.map((s) => [s, offered(s) ? 'ok' : plain[s]])))
-  const expected = Object.fromEntries(STEPS.map((s) => [s, !offered(s) ? plain[s] : s in expectedRefused ? errand[s] : 'ok']))
+  expect(plain, 'the task against plain Chromium').toEqual(
+    Object.fromEntries(STEPS.map((s) => [s, offered(s) ? 'ok' : plain[s]])),
+  )
+  const expected = Object.fromEntries(
+    STEPS.map((s) => [s, !offered(s) ? plain[s] : s in expectedRefused ? errand[s] : 'ok']),
+  )
   expect(errand, 'the task through the errand').toEqual(expected)
   for (const [step, why] of Object.entries(expectedRefused)) {
-    expect(errand[step as Step], `${step} is listed as refused (${why}); it works now: update the matrix`).not.toBe('ok')
+    expect(errand[step as Step], `${step} is listed as refused (${why}); it works now: update the matrix`).not.toBe(
+      'ok',
+    )
   }
 }
 
@@ -189,7 +210,10 @@ export const compare = (plain: Outcome, errand: Outcome, expectedRefused: Partia
  */
 export const installed = (pkg: string, bin?: string): { version: string; bin: string } => {
   const dir = join(import.meta.dirname, '../../node_modules', pkg)
-  const json = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string; bin?: string | Record<string, string> }
+  const json = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+    version: string
+    bin?: string | Record<string, string>
+  }
   const path = typeof json.bin === 'string' ? json.bin : bin !== undefined ? json.bin?.[bin] : undefined
   return { version: json.version, bin: path === undefined ? '' : join(dir, path) }
 }
@@ -217,7 +241,11 @@ export interface McpResult {
  * const mcp = await startMcpServer(require.resolve('@playwright/mcp/cli.js'), ['--cdp-endpoint', url])
  * const { text } = await mcp.call('browser_snapshot')
  */
-export const startMcpServer = async (script: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<McpServer> => {
+export const startMcpServer = async (
+  script: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string> = {},
+): Promise<McpServer> => {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js')
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js')
   const transport = new StdioClientTransport({
@@ -237,9 +265,14 @@ export const startMcpServer = async (script: string, args: ReadonlyArray<string>
         isError?: boolean
       }
       const content = result.content ?? []
-      const text = content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n')
+      const text = content
+        .filter((c) => c.type === 'text')
+        .map((c) => c.text ?? '')
+        .join('\n')
       if (result.isError === true) throw new Error(`${name}: ${text.replace(/^#+ ?Error\s*/i, '').trim()}`)
-      const images = content.filter((c) => c.type === 'image').map((c) => ({ mimeType: c.mimeType ?? '', data: c.data ?? '' }))
+      const images = content
+        .filter((c) => c.type === 'image')
+        .map((c) => ({ mimeType: c.mimeType ?? '', data: c.data ?? '' }))
       return { text, images }
     },
     stderr: () => err,

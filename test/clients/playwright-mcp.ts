@@ -8,7 +8,16 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { installed, type MatrixClient, must, type Outcome, runTask, type Side, startMcpServer, type TaskSite } from './matrix.ts'
+import {
+  installed,
+  type MatrixClient,
+  must,
+  type Outcome,
+  runTask,
+  type Side,
+  startMcpServer,
+  type TaskSite,
+} from './matrix.ts'
 
 const cli = installed('@playwright/mcp', 'playwright-mcp').bin
 
@@ -20,14 +29,21 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
   try {
     return await runTask({
       navigate: async () => void (await mcp.call('browser_navigate', { url: site.url('/task') })),
-      read: async () => must((await mcp.call('browser_snapshot')).text.includes('Hello task'), 'heading not in the snapshot'),
+      read: async () =>
+        must((await mcp.call('browser_snapshot')).text.includes('Hello task'), 'heading not in the snapshot'),
       click: async () => {
         await mcp.call('browser_click', { element: 'Click button', target: '#b' })
-        must((await evaluate("() => document.getElementById('h').textContent")).includes('"Clicked"'), 'click had no effect')
+        must(
+          (await evaluate("() => document.getElementById('h').textContent")).includes('"Clicked"'),
+          'click had no effect',
+        )
       },
       type: async () => {
         await mcp.call('browser_type', { element: 'text field', target: '#i', text: 'typed by playwright mcp' })
-        must((await evaluate("() => document.getElementById('i').value")).includes('"typed by playwright mcp"'), 'field not filled')
+        must(
+          (await evaluate("() => document.getElementById('i').value")).includes('"typed by playwright mcp"'),
+          'field not filled',
+        )
       },
       dialog: async () => {
         const clicked = await mcp.call('browser_click', { element: 'Confirm button', target: '#c' })
@@ -56,7 +72,12 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
       },
       screenshot: async () => {
         const { images } = await mcp.call('browser_take_screenshot', { type: 'png' })
-        must(images.some((i) => i.mimeType === 'image/png' && Buffer.from(i.data, 'base64').subarray(1, 4).toString() === 'PNG'), 'no PNG')
+        must(
+          images.some(
+            (i) => i.mimeType === 'image/png' && Buffer.from(i.data, 'base64').subarray(1, 4).toString() === 'PNG',
+          ),
+          'no PNG',
+        )
       },
       cdp: async () => {
         // browser_run_code_unsafe runs Playwright code in the server: the raw CDP session an agent drops to.

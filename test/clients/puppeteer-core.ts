@@ -19,7 +19,10 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
       },
       type: async () => {
         await page.type('#i', 'typed by puppeteer')
-        must((await page.$eval('#i', (e) => (e as HTMLInputElement).value)) === 'typed by puppeteer', 'field not filled')
+        must(
+          (await page.$eval('#i', (e) => (e as HTMLInputElement).value)) === 'typed by puppeteer',
+          'field not filled',
+        )
       },
       dialog: async () => {
         page.once('dialog', (d) => void d.accept())

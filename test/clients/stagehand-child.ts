@@ -20,7 +20,13 @@ type Page = NonNullable<ReturnType<Stagehand['context']['pages']>[number]>
 
 const [cdpUrl, site] = process.argv.slice(2) as [string, string]
 
-const stagehand = new Stagehand({ env: 'LOCAL', localBrowserLaunchOptions: { cdpUrl }, verbose: 0, disablePino: true, logger: () => undefined })
+const stagehand = new Stagehand({
+  env: 'LOCAL',
+  localBrowserLaunchOptions: { cdpUrl },
+  verbose: 0,
+  disablePino: true,
+  logger: () => undefined,
+})
 await stagehand.init()
 try {
   const context = stagehand.context
@@ -69,7 +75,10 @@ try {
       must(png.subarray(1, 4).toString() === 'PNG', 'not a PNG')
     },
     cdp: async () => {
-      const { result } = await page.sendCDP<{ result: { value: unknown } }>('Runtime.evaluate', { expression: '6 * 7', returnByValue: true })
+      const { result } = await page.sendCDP<{ result: { value: unknown } }>('Runtime.evaluate', {
+        expression: '6 * 7',
+        returnByValue: true,
+      })
       must(result.value === 42, 'raw CDP gave no answer')
     },
   })

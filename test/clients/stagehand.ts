@@ -13,10 +13,14 @@ const run = promisify(execFile)
 const repo = join(import.meta.dirname, '../..')
 
 const task = async (cdpUrl: string, _side: Side, site: TaskSite): Promise<Outcome> => {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'stagehand-child.ts'), cdpUrl, site.url('')], {
-    cwd: repo,
-    timeout: 120_000,
-  })
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'stagehand-child.ts'), cdpUrl, site.url('')],
+    {
+      cwd: repo,
+      timeout: 120_000,
+    },
+  )
   const line = stdout.trim().split('\n').at(-1) ?? ''
   return JSON.parse(line) as Outcome
 }

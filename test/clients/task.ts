@@ -7,7 +7,18 @@
  * const outcome = await runTask({ navigate: async () => …, …, cdp: 'no raw CDP tool' })
  */
 /** The steps, in order. */
-export const STEPS = ['navigate', 'read', 'click', 'type', 'dialog', 'newTab', 'switch', 'close', 'screenshot', 'cdp'] as const
+export const STEPS = [
+  'navigate',
+  'read',
+  'click',
+  'type',
+  'dialog',
+  'newTab',
+  'switch',
+  'close',
+  'screenshot',
+  'cdp',
+] as const
 /** One step's name. */
 export type Step = (typeof STEPS)[number]
 /** What each step came to: `ok`, or the error's first line. */
@@ -15,7 +26,10 @@ export type Outcome = Record<Step, string>
 
 /** First line of an error, without addresses that differ between runs. */
 export const firstLine = (e: unknown): string =>
-  (e instanceof Error ? e.message : String(e)).split('\n')[0]!.replace(/ws:\/\/\S+/g, 'ws://…').slice(0, 300)
+  (e instanceof Error ? e.message : String(e))
+    .split('\n')[0]!
+    .replace(/ws:\/\/\S+/g, 'ws://…')
+    .slice(0, 300)
 
 /** A step's outcome when the client has no way to do it (`runTask` was given a reason, not a function). */
 export const NOT_OFFERED = 'not offered: '
@@ -29,7 +43,10 @@ export const NOT_OFFERED = 'not offered: '
  * @example
  * const outcome = await runTask({ navigate: async () => { await page.goto(url) }, …, cdp: 'no raw CDP tool' })
  */
-export const runTask = async (steps: Record<Step, (() => Promise<void>) | string>, stepMs = 20_000): Promise<Outcome> => {
+export const runTask = async (
+  steps: Record<Step, (() => Promise<void>) | string>,
+  stepMs = 20_000,
+): Promise<Outcome> => {
   const outcome = {} as Record<Step, string>
   const took: Record<string, number> = {}
   for (const step of STEPS) {
@@ -43,7 +60,9 @@ export const runTask = async (steps: Record<Step, (() => Promise<void>) | string
     try {
       await Promise.race([
         run(),
-        new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${step}: no answer within ${stepMs} ms`)), stepMs) }),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`${step}: no answer within ${stepMs} ms`)), stepMs)
+        }),
       ])
       outcome[step] = 'ok'
     } catch (e) {

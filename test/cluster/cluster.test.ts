@@ -34,7 +34,11 @@ const LOCK_EXPIRY_MS = 12_000
 
 beforeAll(async () => {
   ;[shop, bank] = await Promise.all([serveFixture('127.0.0.1'), serveFixture('127.0.0.2')])
-  cluster = await startCluster(3, { lockExpiryMs: LOCK_EXPIRY_MS, leastPrivilege: true, env: { ERRANDS_MAX_SESSIONS: '8', ERRANDS_SNAPSHOT_DEBOUNCE_MS: '200' } })
+  cluster = await startCluster(3, {
+    lockExpiryMs: LOCK_EXPIRY_MS,
+    leastPrivilege: true,
+    env: { ERRANDS_MAX_SESSIONS: '8', ERRANDS_SNAPSHOT_DEBOUNCE_MS: '200' },
+  })
 }, 180_000)
 
 afterEach((ctx) => {
@@ -42,7 +46,10 @@ afterEach((ctx) => {
   if (ctx.task.result?.state !== 'fail') return
   // Without the egress's allowed requests: a page load makes several, and they crowd out the cluster's words.
   for (const h of cluster?.hosts ?? []) {
-    const lines = h.stderr().split('\n').filter((l) => !l.startsWith('egress: allowed'))
+    const lines = h
+      .stderr()
+      .split('\n')
+      .filter((l) => !l.startsWith('egress: allowed'))
     console.log(`--- host ${h.index} (${h.alive() ? 'running' : 'exited'}):\n${lines.slice(-40).join('\n')}`)
   }
 })
@@ -55,7 +62,11 @@ afterAll(async () => {
 const keys = Array.from({ length: 12 }, (_, i) => `k${i}`)
 
 /** The /show requests since `from`: what their Cookie headers held. */
-const showCookies = (site: Fixture, from: number) => site.cookies.slice(from).filter((c) => c.path === '/show').map((c) => c.cookie ?? '')
+const showCookies = (site: Fixture, from: number) =>
+  site.cookies
+    .slice(from)
+    .filter((c) => c.path === '/show')
+    .map((c) => c.cookie ?? '')
 
 /**
  * Every /show request carried exactly `cookie`. There may be more than one: an errand that was
@@ -79,7 +90,9 @@ const show = async (host: ClusterHost, site: Fixture, key: string) => {
     const text = (await host.call(key, 'GET', '/v1/text')).body.text as string
     const wire = showCookies(site, from)
     if (wire.length > 0 || attempt === 3) return { text: text.trim(), wire }
-    console.log(`cluster: ${key}'s navigation to ${site.url('/show')} through host ${host.index} made no request (page says ${JSON.stringify(text.trim())}); again`)
+    console.log(
+      `cluster: ${key}'s navigation to ${site.url('/show')} through host ${host.index} made no request (page says ${JSON.stringify(text.trim())}); again`,
+    )
   }
 }
 
@@ -87,7 +100,11 @@ const show = async (host: ClusterHost, site: Fixture, key: string) => {
 const livePost = (host: ClusterHost) => (path: string, body: unknown, id?: string) =>
   fetch(`${host.url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', origin: host.url, ...(id === undefined ? {} : { 'x-errands-live': id }) },
+    headers: {
+      'content-type': 'application/json',
+      origin: host.url,
+      ...(id === undefined ? {} : { 'x-errands-live': id }),
+    },
     body: JSON.stringify(body),
   })
 
@@ -102,7 +119,13 @@ const holders = async () => {
  * Opens keys `<prefix>0`, `<prefix>1` … through `asked` (each at `url(key)`, with `headers`, pushed
  * to `tried` for the case to release) until one lands on another host: that key and its owner.
  */
-const openElsewhere = async (asked: ClusterHost, prefix: string, url: (key: string) => string, tried: Array<string>, headers?: Record<string, string>) => {
+const openElsewhere = async (
+  asked: ClusterHost,
+  prefix: string,
+  url: (key: string) => string,
+  tried: Array<string>,
+  headers?: Record<string, string>,
+) => {
   for (let i = 0; i < 12; i++) {
     const key = `${prefix}${i}`
     tried.push(key)
@@ -140,7 +163,13 @@ describe('three hosts on one Postgres (K1)', () => {
     expect(perHost.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2)
     // Health lists the runners and the shards each holds; together they hold every shard once.
     const reports = await Promise.all(cluster.hosts.map((h) => h.health()))
-    for (const r of reports) expect(r.cluster.runners.filter((x) => x.alive).map((x) => x.address).sort()).toEqual(cluster.hosts.map((h) => h.runner).sort())
+    for (const r of reports)
+      expect(
+        r.cluster.runners
+          .filter((x) => x.alive)
+          .map((x) => x.address)
+          .sort(),
+      ).toEqual(cluster.hosts.map((h) => h.runner).sort())
     expect(reports.reduce((n, r) => n + r.cluster.shards.here, 0)).toBe(reports[0]!.cluster.shards.total)
     expect(reports.map((r) => r.open)).toEqual(perHost)
     // The runner's own socket is the engine's: no context of its errands may reach it (G2).
@@ -149,16 +178,25 @@ describe('three hosts on one Postgres (K1)', () => {
     expect(refused.body.error.code).toBe('BlockedByPolicy')
   })
 
-  it('the runner sockets are TLS-PSK (issue #23): a plain TCP peer speaking the RPC gets nothing, nor one with another key; the hosts\' own calls above went over them', async () => {
+  it("the runner sockets are TLS-PSK (issue #23): a plain TCP peer speaking the RPC gets nothing, nor one with another key; the hosts' own calls above went over them", async () => {
     const psk = runnerPsk(await loadClusterKey(cluster.keyFile))
     const stranger = runnerPsk(Redacted.make(new Uint8Array(randomBytes(32))))
     for (const h of cluster.hosts) {
       const port = Number(h.runner.split(':')[1])
       // From the path: msgpack frames as a runner sends them, over plain TCP. The runner reads them
       // as a broken TLS hello and closes; not one byte comes back, let alone a Pong.
-      expect(await speakRpc(port, { psk: undefined })).toEqual({ secure: false, bytes: 0, replies: [], closedByRunner: true })
+      expect(await speakRpc(port, { psk: undefined })).toEqual({
+        secure: false,
+        bytes: 0,
+        replies: [],
+        closedByRunner: true,
+      })
       // TLS with another cluster's key: the handshake fails (the PSK binds its Finished messages).
-      expect(await speakRpc(port, { psk: stranger })).toMatchObject({ secure: false, replies: [], closedByRunner: true })
+      expect(await speakRpc(port, { psk: stranger })).toMatchObject({
+        secure: false,
+        replies: [],
+        closedByRunner: true,
+      })
       // The control: the same frames with the cluster's key are answered, so the refusals above are the transport's.
       const member = await speakRpc(port, { psk })
       expect(member.secure).toBe(true)
@@ -166,32 +204,52 @@ describe('three hosts on one Postgres (K1)', () => {
     }
     // And the cluster still works over them: every runner alive in every host's view.
     for (const r of await Promise.all(cluster.hosts.map((h) => h.health()))) {
-      expect(r.cluster.runners.filter((x) => x.alive).map((x) => x.address).sort()).toEqual(cluster.hosts.map((h) => h.runner).sort())
+      expect(
+        r.cluster.runners
+          .filter((x) => x.alive)
+          .map((x) => x.address)
+          .sort(),
+      ).toEqual(cluster.hosts.map((h) => h.runner).sort())
     }
   })
 
-  it('the hosts run as the docs\' least-privilege role (issue #23): it reads and writes the tables the owner made, and can drop, alter or truncate none', async () => {
+  it("the hosts run as the docs' least-privilege role (issue #23): it reads and writes the tables the owner made, and can drop, alter or truncate none", async () => {
     const roles = cluster.roles!
     const as = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(roles.hostUrl) }))
-    const run = (statement: string) => as.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement))).then(
-      (rows) => ({ ok: true as const, rows: rows as ReadonlyArray<Record<string, unknown>> }),
-      (e: unknown) => ({ ok: false as const, rows: [], error: String((e as { cause?: unknown }).cause ?? e) }),
-    )
+    const run = (statement: string) =>
+      as.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement))).then(
+        (rows) => ({ ok: true as const, rows: rows as ReadonlyArray<Record<string, unknown>> }),
+        (e: unknown) => ({ ok: false as const, rows: [], error: String((e as { cause?: unknown }).cause ?? e) }),
+      )
     try {
       // What the owner's first start made: the tables and sequences docs/cluster.md lists, owned by it.
       const made = await run(`SELECT c.relname, c.relkind, pg_get_userbyid(c.relowner) AS owner FROM pg_class c
         WHERE c.relnamespace = 'errands'::regnamespace AND c.relkind IN ('r', 'S') ORDER BY c.relname`)
       expect(made.ok).toBe(true)
       expect(made.rows.map((r) => `${r['relkind']}:${r['relname']}`)).toEqual([
-        'r:cluster_messages', 'S:cluster_messages_rowid_seq', 'r:cluster_migrations', 'r:cluster_replies', 'S:cluster_replies_rowid_seq',
-        'r:cluster_runners', 'S:cluster_runners_machine_id_seq', 'r:errands_cluster_owners', 'r:errands_person_settings', 'r:errands_sealed_records',
+        'r:cluster_messages',
+        'S:cluster_messages_rowid_seq',
+        'r:cluster_migrations',
+        'r:cluster_replies',
+        'S:cluster_replies_rowid_seq',
+        'r:cluster_runners',
+        'S:cluster_runners_machine_id_seq',
+        'r:errands_cluster_owners',
+        'r:errands_person_settings',
+        'r:errands_sealed_records',
       ])
       expect(new Set(made.rows.map((r) => r['owner']))).not.toContain(roles.host)
       // The hosts' role reads and writes them (the cases above and below are the proof at scale)…
       expect((await run('SELECT count(*) FROM errands_sealed_records')).ok).toBe(true)
       // …and can do nothing else to them, nor anything to the server.
-      for (const statement of ['DROP TABLE errands_sealed_records', 'TRUNCATE cluster_messages', 'ALTER TABLE cluster_runners ADD COLUMN x int',
-        'CREATE ROLE intruder', 'CREATE DATABASE intruder', 'SELECT * FROM pg_authid']) {
+      for (const statement of [
+        'DROP TABLE errands_sealed_records',
+        'TRUNCATE cluster_messages',
+        'ALTER TABLE cluster_runners ADD COLUMN x int',
+        'CREATE ROLE intruder',
+        'CREATE DATABASE intruder',
+        'SELECT * FROM pg_authid',
+      ]) {
         const r = await run(statement)
         expect(r.ok, statement).toBe(false)
         expect(r.ok === false && r.error, statement).toMatch(/must be owner|permission denied/)
@@ -223,7 +281,9 @@ describe('three hosts on one Postgres (K1)', () => {
     const tried: Array<string> = []
     try {
       // The first key whose owner is another host: its proxy has to cross the runners' socket.
-      const { key, owner } = await openElsewhere(asked, 'px', (k) => bank.url(`/via/${k}`), tried, { 'x-browser-proxy': proxy.url })
+      const { key, owner } = await openElsewhere(asked, 'px', (k) => bank.url(`/via/${k}`), tried, {
+        'x-browser-proxy': proxy.url,
+      })
       await proxy.reached(`/via/${key}`)
       // A later call through the owner itself goes out the same way: the proxy is the errand's.
       expect((await owner.call(key, 'POST', '/v1/navigate', { url: bank.url(`/again/${key}`) })).status).toBe(200)
@@ -267,13 +327,22 @@ describe('three hosts on one Postgres (K1)', () => {
     const tried: Array<string> = []
     try {
       const { key, owner } = await openElsewhere(asked, 'tools', (k) => shop.url(`/page?t=tools-${k}`), tried)
-      const evaluated = await asked.call(key, 'POST', '/v1/evaluate', { expression: `console.log("via the owner"), ({ title: document.title })` })
+      const evaluated = await asked.call(key, 'POST', '/v1/evaluate', {
+        expression: `console.log("via the owner"), ({ title: document.title })`,
+      })
       expect(evaluated.status, JSON.stringify(evaluated.body)).toBe(200)
       expect(evaluated.body).toMatchObject({ value: { title: `tools-${key}` }, truncated: false })
       const logged = await owner.call(key, 'GET', '/v1/console')
-      expect(logged.body.messages).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'log', text: 'via the owner' })]))
-      const requests = (await asked.call(key, 'GET', '/v1/network')).body.requests as Array<{ url: string; status: number | null }>
-      expect(requests).toEqual(expect.arrayContaining([expect.objectContaining({ url: shop.url(`/page?t=tools-${key}`), status: 200 })]))
+      expect(logged.body.messages).toEqual(
+        expect.arrayContaining([expect.objectContaining({ type: 'log', text: 'via the owner' })]),
+      )
+      const requests = (await asked.call(key, 'GET', '/v1/network')).body.requests as Array<{
+        url: string
+        status: number | null
+      }>
+      expect(requests).toEqual(
+        expect.arrayContaining([expect.objectContaining({ url: shop.url(`/page?t=tools-${key}`), status: 200 })]),
+      )
       const thrown = await asked.call(key, 'POST', '/v1/evaluate', { expression: 'null.boom' })
       expect(thrown.status).toBe(422)
       expect(thrown.body.error.message).toMatch(/the page threw/)
@@ -285,27 +354,40 @@ describe('three hosts on one Postgres (K1)', () => {
     }
   })
 
-  it('Allow asked of a host that does not own the errand lends into the one the owner has open, with the asked host\'s sign-in; allow-always and the trust mode told to one host are what every host reads (#24, L2)', async () => {
+  it("Allow asked of a host that does not own the errand lends into the one the owner has open, with the asked host's sign-in; allow-always and the trust mode told to one host are what every host reads (#24, L2)", async () => {
     const asked = cluster.hosts[1]!
     const tried: Array<string> = []
     try {
       // The first key whose owner is another host than the one asked.
       const { key, owner } = await openElsewhere(asked, 'ln', (k) => bank.url(`/page?t=${k}`), tried)
       // The person is signed in to the shop in the asked host's main browser (and otherwise in the owner's).
-      expect((await asked.call(undefined, 'POST', '/v1/person/main/navigate', { url: shop.url('/store?v=main-asked') })).status).toBe(200)
-      expect((await owner.call(undefined, 'POST', '/v1/person/main/navigate', { url: shop.url('/store?v=main-owner') })).status).toBe(200)
+      expect(
+        (await asked.call(undefined, 'POST', '/v1/person/main/navigate', { url: shop.url('/store?v=main-asked') }))
+          .status,
+      ).toBe(200)
+      expect(
+        (await owner.call(undefined, 'POST', '/v1/person/main/navigate', { url: shop.url('/store?v=main-owner') }))
+          .status,
+      ).toBe(200)
 
       const lent = await asked.call(undefined, 'POST', '/v1/person/lend', { session: key, site: '127.0.0.1' })
       expect(lent.status, JSON.stringify(lent.body)).toBe(200)
       // Into the errand open on its owner — not into a sealed copy the owner's next park overwrites.
-      expect(lent.body).toMatchObject({ site: '127.0.0.1', conversationId: `session:${key}`, where: 'open', cookies: ['basket@127.0.0.1'] })
+      expect(lent.body).toMatchObject({
+        site: '127.0.0.1',
+        conversationId: `session:${key}`,
+        where: 'open',
+        cookies: ['basket@127.0.0.1'],
+      })
       expect((await holders()).get(key)).toEqual([owner.index])
       // On the wire: the errand sends the sign-in of the browser the person pressed Allow in.
       const third = cluster.hosts.find((h) => h !== asked && h !== owner)!
       expectWire((await show(third, shop, key)).wire, 'basket=main-asked')
       expect((await holders()).get(key)).toEqual([owner.index])
       // And it survives the owner's park: lent into its context, sealed with it, back on resume.
-      expect((await asked.call(key, 'POST', '/v1/session/task', { status: 'interrupted' })).body.lifecycle).toBe('parked')
+      expect((await asked.call(key, 'POST', '/v1/session/task', { status: 'interrupted' })).body.lifecycle).toBe(
+        'parked',
+      )
       expectWire((await show(asked, shop, key)).wire, 'basket=main-asked')
       expect((await holders()).get(key)).toHaveLength(1)
     } finally {
@@ -316,16 +398,26 @@ describe('three hosts on one Postgres (K1)', () => {
     const [h0, h1, h2] = cluster.hosts as [ClusterHost, ClusterHost, ClusterHost]
     const site = 'everywhere.example'
     try {
-      expect((await h0.call(undefined, 'POST', '/v1/person/settings/always-allowed', { site: `www.${site}` })).status).toBe(200)
-      for (const h of [h1, h2]) expect((await h.call(undefined, 'GET', '/v1/person/settings')).body.alwaysAllowed, `host ${h.index}`).toContain(site)
+      expect(
+        (await h0.call(undefined, 'POST', '/v1/person/settings/always-allowed', { site: `www.${site}` })).status,
+      ).toBe(200)
+      for (const h of [h1, h2])
+        expect((await h.call(undefined, 'GET', '/v1/person/settings')).body.alwaysAllowed, `host ${h.index}`).toContain(
+          site,
+        )
       expect((await h2.call(undefined, 'PUT', '/v1/person/settings/trust', { mode: 'auto' })).status).toBe(200)
-      for (const h of [h0, h1]) expect((await h.call(undefined, 'GET', '/v1/person/settings')).body.trust, `host ${h.index}`).toBe('auto')
+      for (const h of [h0, h1])
+        expect((await h.call(undefined, 'GET', '/v1/person/settings')).body.trust, `host ${h.index}`).toBe('auto')
     } finally {
       expect((await h1.call(undefined, 'DELETE', `/v1/person/settings/always-allowed/${site}`)).status).toBe(200)
       expect((await h0.call(undefined, 'PUT', '/v1/person/settings/trust', { mode: 'ask' })).status).toBe(200)
     }
     // A revoke told to one host took it off the list every host reads.
-    for (const h of cluster.hosts) expect((await h.call(undefined, 'GET', '/v1/person/settings')).body).toMatchObject({ alwaysAllowed: [], trust: 'ask' })
+    for (const h of cluster.hosts)
+      expect((await h.call(undefined, 'GET', '/v1/person/settings')).body).toMatchObject({
+        alwaysAllowed: [],
+        trust: 'ask',
+      })
   })
 
   it("the live view of a host that does not own the errand lists it with its owner, and its Park, Resume and stream act on the owner's: no second context (V1)", async () => {
@@ -351,16 +443,29 @@ describe('three hosts on one Postgres (K1)', () => {
 
       // The asked host lists it as open on its owner, not as a sealed copy of its own.
       const state = await fetch(`${asked.url}/live/api/state`, { headers: { origin: asked.url, 'x-errands-live': id } })
-      const { conversations } = (await state.json()) as { conversations: Array<{ conversationId: string; state: string; heldBy?: string }> }
-      expect(conversations.find((c) => c.conversationId === `session:${key}`)).toMatchObject({ state: 'active', heldBy: owner.runner })
+      const { conversations } = (await state.json()) as {
+        conversations: Array<{ conversationId: string; state: string; heldBy?: string }>
+      }
+      expect(conversations.find((c) => c.conversationId === `session:${key}`)).toMatchObject({
+        state: 'active',
+        heldBy: owner.runner,
+      })
       // Watching it here streams the owner's page: frames come, and still one context.
-      const socket = new WebSocket(`${asked.url.replace('http://', 'ws://')}/live/socket`, ['errands-live', id], { headers: { origin: asked.url } })
+      const socket = new WebSocket(`${asked.url.replace('http://', 'ws://')}/live/socket`, ['errands-live', id], {
+        headers: { origin: asked.url },
+      })
       const streamed = await new Promise<{ frame: Buffer; tab: { url: string } | null }>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('no frame of the errand held elsewhere in 20 s')), 20_000)
         let tab: { url: string } | null = null
         socket.on('open', () => socket.send(JSON.stringify({ type: 'watch', conversationId: `session:${key}` })))
         socket.on('message', (data) => {
-          const m = JSON.parse(String(data)) as { type: string; conversationId?: string; tab?: { url: string } | null; seq?: number; data?: string }
+          const m = JSON.parse(String(data)) as {
+            type: string
+            conversationId?: string
+            tab?: { url: string } | null
+            seq?: number
+            data?: string
+          }
           if (m.type === 'watching' && m.conversationId === `session:${key}`) tab = m.tab ?? null
           if (m.type === 'frame' && m.conversationId === `session:${key}`) {
             socket.send(JSON.stringify({ type: 'ack', seq: m.seq }))
@@ -383,7 +488,7 @@ describe('three hosts on one Postgres (K1)', () => {
     }
   })
 
-  it('MCP over HTTP on a host that does not own the errand drives the owner\'s: snapshot, click, type and screenshot answer, and there is one context (A2)', async () => {
+  it("MCP over HTTP on a host that does not own the errand drives the owner's: snapshot, click, type and screenshot answer, and there is one context (A2)", async () => {
     const asked = cluster.hosts[0]!
     const tried: Array<string> = []
     let mcp: Awaited<ReturnType<typeof httpClient>> | undefined
@@ -395,7 +500,11 @@ describe('three hosts on one Postgres (K1)', () => {
       // The tools that work on the page itself (refs of a snapshot) ran on the owner's page.
       const snapshot = await mcp.call('browser_snapshot')
       expect(snapshot.isError, snapshot.text).toBe(false)
-      const typed = await mcp.call('browser_type', { element: 'the box', ref: mcp.refOf(snapshot.text, /textbox/), text: 'via-mcp' })
+      const typed = await mcp.call('browser_type', {
+        element: 'the box',
+        ref: mcp.refOf(snapshot.text, /textbox/),
+        text: 'via-mcp',
+      })
       expect(typed.isError, typed.text).toBe(false)
       const clicked = await mcp.call('browser_click', { element: 'go', ref: mcp.refOf(typed.text, /button "go"/) })
       expect(clicked.isError, clicked.text).toBe(false)
@@ -416,21 +525,35 @@ describe('three hosts on one Postgres (K1)', () => {
   it('SIGKILL a runner with its open errands: they heal on the others from their last sealed snapshot, with tabs; a revocation while it was down reached its sealed rows (K3, L5)', async () => {
     const held = await holders()
     // The runner holding the most of the 12 (about 4).
-    const victim = [...cluster.hosts].sort((a, b) =>
-      [...held.values()].filter((h) => h[0] === b.index).length - [...held.values()].filter((h) => h[0] === a.index).length)[0]!
-    const victimKeys = [...held].filter(([, h]) => h[0] === victim.index).map(([k]) => k).sort()
+    const victim = [...cluster.hosts].sort(
+      (a, b) =>
+        [...held.values()].filter((h) => h[0] === b.index).length -
+        [...held.values()].filter((h) => h[0] === a.index).length,
+    )[0]!
+    const victimKeys = [...held]
+      .filter(([, h]) => h[0] === victim.index)
+      .map(([k]) => k)
+      .sort()
     const survivors = cluster.hosts.filter((h) => h !== victim)
     expect(victimKeys.length).toBeGreaterThanOrEqual(1)
     // A second tab on a site that stays, sealed with the debounced snapshot (H1) before the kill.
     for (const key of victimKeys) {
       const before = await cluster.sealed(key)
-      expect((await survivors[0]!.call(key, 'POST', '/v1/tabs', { url: bank.url(`/store?v=${key}-bank`) })).status).toBe(200)
+      expect(
+        (await survivors[0]!.call(key, 'POST', '/v1/tabs', { url: bank.url(`/store?v=${key}-bank`) })).status,
+      ).toBe(200)
       expect(await eventually(async () => (await cluster.sealed(key)) !== before, 15_000, 100)).toBe(true)
     }
     // Down: frozen first (it can neither answer nor clean anything), until the others see it gone.
     victim.child.kill('SIGSTOP')
-    expect(await eventually(async () =>
-      (await survivors[0]!.health()).cluster.runners.find((r) => r.address === victim.runner)?.alive === false, LOCK_EXPIRY_MS * 5, 200)).toBe(true)
+    expect(
+      await eventually(
+        async () =>
+          (await survivors[0]!.health()).cluster.runners.find((r) => r.address === victim.runner)?.alive === false,
+        LOCK_EXPIRY_MS * 5,
+        200,
+      ),
+    ).toBe(true)
     // The person takes the shop's sign-ins back meanwhile, through a survivor.
     const revoked = await survivors[0]!.call(undefined, 'DELETE', `/v1/person/settings/always-allowed/127.0.0.1`)
     expect(revoked.status).toBe(200)
@@ -443,12 +566,20 @@ describe('three hosts on one Postgres (K1)', () => {
     const killedAt = Date.now()
     victim.child.kill('SIGKILL')
     await victim.exited
-    expect(await eventually(async () => {
-      const now = await holders()
-      return victimKeys.every((k) => (now.get(k) ?? []).length === 1 && !now.get(k)!.includes(victim.index))
-    }, 60_000, 100)).toBe(true)
+    expect(
+      await eventually(
+        async () => {
+          const now = await holders()
+          return victimKeys.every((k) => (now.get(k) ?? []).length === 1 && !now.get(k)!.includes(victim.index))
+        },
+        60_000,
+        100,
+      ),
+    ).toBe(true)
     const healedInMs = Date.now() - killedAt
-    console.log(`cluster: ${victimKeys.length} errands of a SIGKILLed runner healed on the others in ${healedInMs} ms (lock expiry ${LOCK_EXPIRY_MS} ms)`)
+    console.log(
+      `cluster: ${victimKeys.length} errands of a SIGKILLed runner healed on the others in ${healedInMs} ms (lock expiry ${LOCK_EXPIRY_MS} ms)`,
+    )
     expect(healedInMs).toBeLessThan(LOCK_EXPIRY_MS * 5)
     expect(await eventually(() => victim.chromium() === 0, 15_000)).toBe(true)
     await cluster.settled()
@@ -458,7 +589,10 @@ describe('three hosts on one Postgres (K1)', () => {
       const owner = cluster.hosts[now.get(key)![0]!]!
       const reader = survivors.find((h) => h !== owner) ?? owner
       const listed = await reader.call(key, 'GET', '/v1/tabs')
-      expect(listed.status, `${key} through host ${reader.index} (owner ${owner.index}): ${JSON.stringify(listed.body)}`).toBe(200)
+      expect(
+        listed.status,
+        `${key} through host ${reader.index} (owner ${owner.index}): ${JSON.stringify(listed.body)}`,
+      ).toBe(200)
       const tabs = listed.body.tabs as Array<{ url: string }>
       expect(tabs.map((t) => t.url).sort()).toEqual([bank.url(`/store?v=${key}-bank`), shop.url('/show')].sort())
       expect((await show(reader, bank, key)).text).toBe(`cookie=basket=${key}-bank storage=${key}-bank`)
@@ -511,13 +645,19 @@ describe('three hosts on one Postgres (K1)', () => {
         await watcher
       }
     }
-    type Step = { readonly op: 'call'; readonly key: number; readonly via: number } | { readonly op: 'kill'; readonly via: number }
-    const call = fc.record({ op: fc.constant('call' as const), key: fc.integer({ min: 0, max: pool.length - 1 }), via: fc.nat() })
+    type Step =
+      | { readonly op: 'call'; readonly key: number; readonly via: number }
+      | { readonly op: 'kill'; readonly via: number }
+    const call = fc.record({
+      op: fc.constant('call' as const),
+      key: fc.integer({ min: 0, max: pool.length - 1 }),
+      via: fc.nat(),
+    })
     // Random calls through random hosts with exactly one SIGKILL of a random runner somewhere
     // among them: one kill per run keeps it bounded (and two runners alive for the next case).
-    const steps = fc.tuple(fc.array(call, { minLength: 5, maxLength: 5 }), fc.integer({ min: 0, max: 5 }), fc.nat()).map(
-      ([calls, at, via]): Array<Step> => [...calls.slice(0, at), { op: 'kill', via }, ...calls.slice(at)],
-    )
+    const steps = fc
+      .tuple(fc.array(call, { minLength: 5, maxLength: 5 }), fc.integer({ min: 0, max: 5 }), fc.nat())
+      .map(([calls, at, via]): Array<Step> => [...calls.slice(0, at), { op: 'kill', via }, ...calls.slice(at)])
     await fc.assert(
       fc.asyncProperty(steps, async (steps) => {
         // Back to three runners: one joins (its shards move to it, their errands park and resume there).
@@ -545,23 +685,53 @@ describe('three hosts on one Postgres (K1)', () => {
               // The dead runner's open errands that had a sealed snapshot are open again, once.
               // One opened just before the kill may have none yet (H1: a snapshot follows a load
               // by the debounce): nothing can bring it back, and its next use starts it afresh.
-              const sealed = (await Promise.all(its.map(async (k) => ((await cluster.sealed(k)) === undefined ? [] : [k])))).flat()
-              console.log(`cluster property: SIGKILL of ${host.runner} with ${its.length} open (${fresh ?? 'no fresh key'} among them), ${its.length - sealed.length} not sealed yet`)
-              const back = await eventually(async () => {
-                const now = await holders()
-                return sealed.every((k) => (now.get(k) ?? []).length === 1)
-              }, 60_000, 100)
-              expect(back, `${sealed.join(',')} (sealed) of ${its.join(',')} of ${host.runner}; now ${JSON.stringify([...(await holders())])}`).toBe(true)
+              const sealed = (
+                await Promise.all(its.map(async (k) => ((await cluster.sealed(k)) === undefined ? [] : [k])))
+              ).flat()
+              console.log(
+                `cluster property: SIGKILL of ${host.runner} with ${its.length} open (${fresh ?? 'no fresh key'} among them), ${its.length - sealed.length} not sealed yet`,
+              )
+              const back = await eventually(
+                async () => {
+                  const now = await holders()
+                  return sealed.every((k) => (now.get(k) ?? []).length === 1)
+                },
+                60_000,
+                100,
+              )
+              expect(
+                back,
+                `${sealed.join(',')} (sealed) of ${its.join(',')} of ${host.runner}; now ${JSON.stringify([...(await holders())])}`,
+              ).toBe(true)
               // The unsealed ones: no healer asks for them again (their rows go), the health of
               // their new owner says they start afresh, and their next use does.
               for (const key of its.filter((k) => !sealed.includes(k))) {
-                expect(await eventually(async () => (await cluster.owner(key)) === undefined, 30_000, 100), `${key}'s owner row`).toBe(true)
-                const said = await eventually(async () => {
-                  for (const h of cluster.live()) if ((await h.health()).messages.some((m) => m.text.includes('before its first snapshot was sealed starts afresh'))) return true
-                  return false
-                }, 30_000, 200)
+                expect(
+                  await eventually(async () => (await cluster.owner(key)) === undefined, 30_000, 100),
+                  `${key}'s owner row`,
+                ).toBe(true)
+                const said = await eventually(
+                  async () => {
+                    for (const h of cluster.live())
+                      if (
+                        (await h.health()).messages.some((m) =>
+                          m.text.includes('before its first snapshot was sealed starts afresh'),
+                        )
+                      )
+                        return true
+                    return false
+                  },
+                  30_000,
+                  200,
+                )
                 expect(said, `health about ${key}`).toBe(true)
-                expect((await cluster.live()[0]!.call(key, 'POST', '/v1/navigate', { url: bank.url(`/store?v=${key}-again`) })).status).toBe(200)
+                expect(
+                  (
+                    await cluster
+                      .live()[0]!
+                      .call(key, 'POST', '/v1/navigate', { url: bank.url(`/store?v=${key}-again`) })
+                  ).status,
+                ).toBe(200)
               }
             })
             // Nothing was lost: the others are open, or parked where a shard moved between two
@@ -579,7 +749,9 @@ describe('three hosts on one Postgres (K1)', () => {
           })
         }
         expect(twice).toEqual([])
-        expect(await eventually(async () => [...(await holders()).values()].every((h) => h.length === 1), 15_000, 100)).toBe(true)
+        expect(
+          await eventually(async () => [...(await holders()).values()].every((h) => h.length === 1), 15_000, 100),
+        ).toBe(true)
       }),
       process.env['CLUSTER_PROPERTY_RUNS'] === undefined
         ? { numRuns: 1, seed: 1616, endOnFailure: true }
@@ -594,13 +766,21 @@ describe('three hosts on one Postgres (K1)', () => {
     const live = cluster.live()
     expect(live.length).toBeGreaterThanOrEqual(2)
     const held = await holders()
-    const [leaving, staying] = [...live].sort((a, b) =>
-      [...held.values()].filter((h) => h[0] === b.index).length - [...held.values()].filter((h) => h[0] === a.index).length) as [ClusterHost, ClusterHost]
+    const [leaving, staying] = [...live].sort(
+      (a, b) =>
+        [...held.values()].filter((h) => h[0] === b.index).length -
+        [...held.values()].filter((h) => h[0] === a.index).length,
+    ) as [ClusterHost, ClusterHost]
     const leavingKeys = [...held].filter(([, h]) => h[0] === leaving.index).map(([k]) => k)
     expect(leavingKeys.length).toBeGreaterThanOrEqual(1)
-    for (const key of leavingKeys) await staying.call(key, 'POST', '/v1/navigate', { url: bank.url(`/store?v=${key}-late`) })
+    for (const key of leavingKeys)
+      await staying.call(key, 'POST', '/v1/navigate', { url: bank.url(`/store?v=${key}-late`) })
     const tabsBefore = new Map<string, unknown>()
-    for (const key of leavingKeys) tabsBefore.set(key, ((await staying.call(key, 'GET', '/v1/tabs')).body.tabs as Array<{ url: string }>).map((t) => t.url).sort())
+    for (const key of leavingKeys)
+      tabsBefore.set(
+        key,
+        ((await staying.call(key, 'GET', '/v1/tabs')).body.tabs as Array<{ url: string }>).map((t) => t.url).sort(),
+      )
     leaving.child.kill('SIGTERM')
     expect(await leaving.exited).toBe(0)
     expect(leaving.chromium()).toBe(0)
@@ -627,8 +807,12 @@ describe('three hosts on one Postgres (K1)', () => {
     try {
       const { key, owner } = await openElsewhere(asked, 'wh', () => shop.url('/form'), tried)
       const driving = async () =>
-        ((await owner.call(undefined, 'GET', '/v1/person/sessions')).body.sessions as Array<{ conversationId: string; personDriving?: boolean }>)
-          .find((s) => s.conversationId === `session:${key}`)?.personDriving === true
+        (
+          (await owner.call(undefined, 'GET', '/v1/person/sessions')).body.sessions as Array<{
+            conversationId: string
+            personDriving?: boolean
+          }>
+        ).find((s) => s.conversationId === `session:${key}`)?.personDriving === true
       // Where the box and the button are, asked before the wheel is taken (evaluate acts).
       const at = await asked.call(key, 'POST', '/v1/evaluate', {
         expression: `(() => { const c = (s) => { const b = document.querySelector(s).getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 } }; return { q: c('#q'), go: c('#go') } })()`,
@@ -650,8 +834,14 @@ describe('three hosts on one Postgres (K1)', () => {
       expect(signIn.status).toBe(200)
       const { id } = (await signIn.json()) as { id: string }
       const listed = async () => {
-        const state = await fetch(`${asked.url}/live/api/state`, { headers: { origin: asked.url, 'x-errands-live': id } })
-        return ((await state.json()) as { conversations: Array<{ conversationId: string; personDriving?: boolean; heldBy?: string }> }).conversations.find((c) => c.conversationId === `session:${key}`)
+        const state = await fetch(`${asked.url}/live/api/state`, {
+          headers: { origin: asked.url, 'x-errands-live': id },
+        })
+        return (
+          (await state.json()) as {
+            conversations: Array<{ conversationId: string; personDriving?: boolean; heldBy?: string }>
+          }
+        ).conversations.find((c) => c.conversationId === `session:${key}`)
       }
       expect(await listed()).toMatchObject({ heldBy: owner.runner, personDriving: true })
 
@@ -666,12 +856,25 @@ describe('three hosts on one Postgres (K1)', () => {
 
       // The person drives through the asked host's live view: the input lands on the owner's page.
       const conversation = encodeURIComponent(`session:${key}`)
-      const input = await post(`/live/api/conversations/${conversation}/input`, {
-        events: [{ type: 'mouse', action: 'click', x: q.x, y: q.y }, { type: 'text', text: 'by-person' }, { type: 'mouse', action: 'click', x: go.x, y: go.y }],
-      }, id)
+      const input = await post(
+        `/live/api/conversations/${conversation}/input`,
+        {
+          events: [
+            { type: 'mouse', action: 'click', x: q.x, y: q.y },
+            { type: 'text', text: 'by-person' },
+            { type: 'mouse', action: 'click', x: go.x, y: go.y },
+          ],
+        },
+        id,
+      )
       expect(input.status, await input.clone().text()).toBe(200)
       expect(await input.json()).toEqual({ applied: 3 })
-      expect(await eventually(async () => (await asked.call(key, 'GET', '/v1/tabs')).body.tabs[0].title === 'clicked:by-person', 10_000)).toBe(true)
+      expect(
+        await eventually(
+          async () => (await asked.call(key, 'GET', '/v1/tabs')).body.tabs[0].title === 'clicked:by-person',
+          10_000,
+        ),
+      ).toBe(true)
       expect((await holders()).get(key)).toEqual([owner.index])
 
       // Handed back through the live view of the asked host: the owner's agent drives again.
@@ -697,8 +900,12 @@ describe('files of an errand through a host that does not own it (#25)', () => {
     const { v1Client } = await import('@errands/host')
     const report = Buffer.from(`cluster report ${'r'.repeat(200)}`)
     const site = createServer((req, res) => {
-      if ((req.url ?? '').startsWith('/files/report.txt')) return void res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' }).end(report)
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+      if ((req.url ?? '').startsWith('/files/report.txt'))
+        return void res
+          .writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"' })
+          .end(report)
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
         .end('<!doctype html><title>files</title><a id="dl" href="/files/report.txt">report</a>')
     })
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
@@ -710,7 +917,10 @@ describe('files of an errand through a host that does not own it (#25)', () => {
     try {
       const { key, owner } = await openElsewhere(asked, 'fl', (k) => `${origin}/?v=${k}`, tried)
       const agent = v1Client(asked.url, { key, token: asked.token })
-      const staged = await agent.stageFile({ query: { name: 'note.txt' }, raw: new TextEncoder().encode('a staged note') })
+      const staged = await agent.stageFile({
+        query: { name: 'note.txt' },
+        raw: new TextEncoder().encode('a staged note'),
+      })
       expect(staged.ok, JSON.stringify(staged.body)).toBe(true)
       expect((await agent.click({ body: { selector: '#dl' } })).ok).toBe(true)
       const listed = async () => {
@@ -719,7 +929,11 @@ describe('files of an errand through a host that does not own it (#25)', () => {
         return r.body.downloads
       }
       expect(await eventually(async () => (await listed()).length === 1, 15_000, 100)).toBe(true)
-      expect((await listed())[0]).toMatchObject({ name: 'report.txt', size: report.byteLength, source: `${origin}/files/report.txt` })
+      expect((await listed())[0]).toMatchObject({
+        name: 'report.txt',
+        size: report.byteLength,
+        source: `${origin}/files/report.txt`,
+      })
       const bytes = await agent.download({ params: { name: 'report.txt' } })
       expect(bytes.ok && Buffer.from(bytes.body).equals(report)).toBe(true)
       // The same list through the owner: one folder, the owner's.
@@ -740,8 +954,13 @@ describe('files of an errand through a host that does not own it (#25)', () => {
         expect(r.text).toContain('"report (1).txt"')
         expect(r.text).not.toContain('note.txt')
         // And as resources, read from the owner's folder byte for byte.
-        expect((await mcp.client.listResources()).resources.map((x) => x.name).sort()).toEqual(['report (1).txt', 'report.txt'])
-        const read = (await mcp.client.readResource({ uri: 'errands://downloads/report.txt' })).contents[0] as { text?: string }
+        expect((await mcp.client.listResources()).resources.map((x) => x.name).sort()).toEqual([
+          'report (1).txt',
+          'report.txt',
+        ])
+        const read = (await mcp.client.readResource({ uri: 'errands://downloads/report.txt' })).contents[0] as {
+          text?: string
+        }
         expect(read.text).toBe(report.toString())
       } finally {
         await mcp.end()
@@ -763,13 +982,22 @@ describe('the person in the loop through a host that does not own the errand (#2
     expect(await cluster.settled(60_000)).toBe(true)
     const asked = cluster.live()[0]!
     const tried: Array<string> = []
-    type Listed = { conversationId: string; detail: string; heldBy?: string; personDriving?: boolean; waiting?: Array<string>; help?: { reason: string } }
+    type Listed = {
+      conversationId: string
+      detail: string
+      heldBy?: string
+      personDriving?: boolean
+      waiting?: Array<string>
+      help?: { reason: string }
+    }
     try {
       const { key, owner } = await openElsewhere(asked, 'pl', () => shop.url('/form'), tried)
       const conversationId = `session:${key}`
       /** The errand as the owner's GET /v1/person/sessions lists it: its own errand machine. */
       const atOwner = async () =>
-        ((await owner.call(undefined, 'GET', '/v1/person/sessions')).body.sessions as Array<Listed>).find((s) => s.conversationId === conversationId)
+        ((await owner.call(undefined, 'GET', '/v1/person/sessions')).body.sessions as Array<Listed>).find(
+          (s) => s.conversationId === conversationId,
+        )
       /** A live view's sign-in id on `host`. */
       const liveId = async (host: ClusterHost) => {
         const signedIn = await livePost(host)('/live/sign-in', { token: host.token })
@@ -779,13 +1007,19 @@ describe('the person in the loop through a host that does not own the errand (#2
       const askedId = await liveId(asked)
       /** The errand as the asked host's live view lists it. */
       const atAsked = async () => {
-        const state = await fetch(`${asked.url}/live/api/state`, { headers: { origin: asked.url, 'x-errands-live': askedId } })
-        return ((await state.json()) as { conversations: Array<Listed> }).conversations.find((c) => c.conversationId === conversationId)
+        const state = await fetch(`${asked.url}/live/api/state`, {
+          headers: { origin: asked.url, 'x-errands-live': askedId },
+        })
+        return ((await state.json()) as { conversations: Array<Listed> }).conversations.find(
+          (c) => c.conversationId === conversationId,
+        )
       }
 
       // An agent asks for help through the asked host: the owner's errand machine waits for the person.
       const help = asked.call(key, 'POST', '/v1/session/help', { reason: 'a captcha', timeoutMs: 50_000 })
-      expect(await eventually(async () => (await atOwner())?.detail.includes('asking=waiting') === true, 15_000, 100)).toBe(true)
+      expect(
+        await eventually(async () => (await atOwner())?.detail.includes('asking=waiting') === true, 15_000, 100),
+      ).toBe(true)
       expect(await atOwner()).toMatchObject({ waiting: ['help'], help: { reason: 'a captcha' } })
       // The asked host's live view lists the owner's idea of it: waiting for help, with the reason.
       expect(await atAsked()).toMatchObject({ heldBy: owner.runner, waiting: ['help'], help: { reason: 'a captcha' } })
@@ -793,7 +1027,11 @@ describe('the person in the loop through a host that does not own the errand (#2
       expect((await asked.call(undefined, 'POST', '/v1/person/wheel', { session: key })).status).toBe(200)
       expect(await atAsked()).toMatchObject({ heldBy: owner.runner, personDriving: true, waiting: ['help'] })
       // Handed back on the owner's live view, with a note: the agent waiting on the asked host reads it.
-      const back = await livePost(owner)(`/live/api/conversations/${encodeURIComponent(conversationId)}/hand-back`, { note: 'solved it' }, await liveId(owner))
+      const back = await livePost(owner)(
+        `/live/api/conversations/${encodeURIComponent(conversationId)}/hand-back`,
+        { note: 'solved it' },
+        await liveId(owner),
+      )
       expect(back.status, await back.clone().text()).toBe(200)
       const answered = await help
       expect(answered.status, JSON.stringify(answered.body)).toBe(200)
@@ -803,15 +1041,25 @@ describe('the person in the loop through a host that does not own the errand (#2
       expect(after?.waiting).toBeUndefined()
 
       // A sign-in question through the asked host: its card is there, the owner's errand waits.
-      expect((await asked.call(undefined, 'POST', '/v1/person/main/navigate', { url: shop.url('/store?v=main-question') })).status).toBe(200)
+      expect(
+        (await asked.call(undefined, 'POST', '/v1/person/main/navigate', { url: shop.url('/store?v=main-question') }))
+          .status,
+      ).toBe(200)
       const question = asked.call(key, 'POST', '/v1/session/permission', { site: '127.0.0.1', timeoutMs: 50_000 })
-      const pending = async () => ((await asked.call(undefined, 'GET', '/v1/person/questions')).body.questions as Array<{ id: string; conversationId: string }>)
-        .find((q) => q.conversationId === conversationId)
+      const pending = async () =>
+        (
+          (await asked.call(undefined, 'GET', '/v1/person/questions')).body.questions as Array<{
+            id: string
+            conversationId: string
+          }>
+        ).find((q) => q.conversationId === conversationId)
       expect(await eventually(async () => (await pending()) !== undefined, 15_000, 100)).toBe(true)
       expect((await atOwner())?.waiting).toEqual(['sign-in'])
       expect((await atAsked())?.waiting).toEqual(['sign-in'])
       // Allow, pressed where the card is: the asked host's sign-in lent into the owner's errand.
-      const allowed = await asked.call(undefined, 'POST', `/v1/person/questions/${(await pending())!.id}`, { answer: 'allow' })
+      const allowed = await asked.call(undefined, 'POST', `/v1/person/questions/${(await pending())!.id}`, {
+        answer: 'allow',
+      })
       expect(allowed.status, JSON.stringify(allowed.body)).toBe(200)
       const lent = await question
       expect(lent.status, JSON.stringify(lent.body)).toBe(200)
@@ -823,7 +1071,8 @@ describe('the person in the loop through a host that does not own the errand (#2
       // An agent that stops waiting for help on the asked host withdraws its request on the owner.
       const gone = new AbortController()
       const abandoned = fetch(`${asked.url}/v1/session/help`, {
-        method: 'POST', signal: gone.signal,
+        method: 'POST',
+        signal: gone.signal,
         headers: { 'content-type': 'application/json', 'x-browser-session': key },
         body: JSON.stringify({ reason: 'going away', timeoutMs: 50_000 }),
       }).catch((e: Error) => e.name)

@@ -50,7 +50,13 @@ export interface ClusterHost {
   readonly stderr: () => string
   readonly exited: Promise<number | null>
   /** A keyed call (or an unkeyed one with `undefined`); person calls carry this host's token. */
-  readonly call: (key: string | undefined, method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Reply>
+  readonly call: (
+    key: string | undefined,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) => Promise<Reply>
   readonly health: () => Promise<ClusterHealth>
   /** Session keys whose errand holds a context on this host now (from its own supervisor). */
   readonly openKeys: () => Promise<ReadonlyArray<string>>
@@ -107,11 +113,16 @@ const removeDataDir = async (dataDir: string) => {
 const spawnClusterHost = async (index: number, env: Record<string, string>): Promise<ClusterHost> => {
   const dataDir = mkdtempSync(join(tmpdir(), `errands-cluster-h${index}-`))
   const [port, runnerPort, inspectPort] = [await freePort(), await freePort(), await freePort()]
-  const host = spawnHost({
-    ...env,
-    ERRANDS_DATA_DIR: dataDir, ERRANDS_PORT: String(port), ERRANDS_CLUSTER_PORT: String(runnerPort),
-    ERRANDS_INSPECT_PORT: String(inspectPort),
-  }, ['packages/cli/src/main.ts', 'host'])
+  const host = spawnHost(
+    {
+      ...env,
+      ERRANDS_DATA_DIR: dataDir,
+      ERRANDS_PORT: String(port),
+      ERRANDS_CLUSTER_PORT: String(runnerPort),
+      ERRANDS_INSPECT_PORT: String(inspectPort),
+    },
+    ['packages/cli/src/main.ts', 'host'],
+  )
   const { child, exited } = host
   let running = true
   void exited.then(() => (running = false))
@@ -125,15 +136,29 @@ const spawnClusterHost = async (index: number, env: Record<string, string>): Pro
   const call: ClusterHost['call'] = (key, method, path, body, headers) =>
     Promise.race([
       plainCall(key, method, path, body, headers),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`host ${index}: ${method} ${path} (${key ?? 'no key'}) had no answer in 60 s`)), 60_000).unref()),
+      new Promise<never>((_, reject) =>
+        setTimeout(
+          () => reject(new Error(`host ${index}: ${method} ${path} (${key ?? 'no key'}) had no answer in 60 s`)),
+          60_000,
+        ).unref(),
+      ),
     ])
   return {
-    index, url, token, runner: `127.0.0.1:${runnerPort}`, dataDir, child, exited,
+    index,
+    url,
+    token,
+    runner: `127.0.0.1:${runnerPort}`,
+    dataDir,
+    child,
+    exited,
     stderr: host.stderr,
     call,
     health: async () => (await call(undefined, 'GET', '/v1/person/health')).body as ClusterHealth,
     openKeys: async () => {
-      const sessions = (await call(undefined, 'GET', '/v1/person/sessions')).body.sessions as ReadonlyArray<{ conversationId: string; state: string }>
+      const sessions = (await call(undefined, 'GET', '/v1/person/sessions')).body.sessions as ReadonlyArray<{
+        conversationId: string
+        state: string
+      }>
       return sessions
         .filter((s) => s.conversationId.startsWith('session:') && s.state !== 'parked' && s.state !== 'closed')
         .map((s) => s.conversationId.slice('session:'.length))
@@ -172,21 +197,39 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
   // every seal look as if it never landed (the SIGKILL case waited 15 s for a change it could not see).
   const table = (name: string) => (roles === undefined ? name : `${roles.schema}.${name}`)
   const sealed = (key: string) =>
-    db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql<{ sealed: Uint8Array }>`SELECT sealed FROM ${sql(table('errands_sealed_records'))} WHERE errand_hash = ${rowKeyFor(`session:${key}`)}`)).then(
-      (rows) => (rows[0] === undefined ? undefined : Buffer.from(rows[0].sealed).toString('hex')),
-    )
+    db
+      .runPromise(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) =>
+            sql<{
+              sealed: Uint8Array
+            }>`SELECT sealed FROM ${sql(table('errands_sealed_records'))} WHERE errand_hash = ${rowKeyFor(`session:${key}`)}`,
+        ),
+      )
+      .then((rows) => (rows[0] === undefined ? undefined : Buffer.from(rows[0].sealed).toString('hex')))
   const owner = (key: string) =>
-    db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql<{ runner: string }>`SELECT runner FROM ${sql(table(OWNERS_TABLE))} WHERE errand_id = ${`session:${key}`}`)).then(
-      (rows) => rows[0]?.runner,
-    )
+    db
+      .runPromise(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) =>
+            sql<{
+              runner: string
+            }>`SELECT runner FROM ${sql(table(OWNERS_TABLE))} WHERE errand_id = ${`session:${key}`}`,
+        ),
+      )
+      .then((rows) => rows[0]?.runner)
   const stop = async () => {
-    await Promise.all(hosts.filter((h) => h.alive()).map(async (h) => {
-      h.child.kill('SIGTERM')
-      const code = await Promise.race([h.exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 30_000))])
-      if (code === 'late') h.child.kill('SIGKILL')
-    }))
+    await Promise.all(
+      hosts
+        .filter((h) => h.alive())
+        .map(async (h) => {
+          h.child.kill('SIGTERM')
+          const code = await Promise.race([h.exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 30_000))])
+          if (code === 'late') h.child.kill('SIGKILL')
+        }),
+    )
     await db.dispose()
     await pg.stop()
     await roles?.drop()
@@ -214,9 +257,19 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
     const reports = await Promise.all(up.map((h) => h.health().catch(() => undefined)))
     if (reports.some((r) => r?.cluster === undefined)) return undefined
     const want = JSON.stringify(up.map((h) => h.runner).sort())
-    const seesAll = reports.every((r) => JSON.stringify(r!.cluster.runners.filter((x) => x.alive).map((x) => x.address).sort()) === want)
+    const seesAll = reports.every(
+      (r) =>
+        JSON.stringify(
+          r!.cluster.runners
+            .filter((x) => x.alive)
+            .map((x) => x.address)
+            .sort(),
+        ) === want,
+    )
     const counts = reports.map((r) => r!.cluster.shards.here)
-    return seesAll && counts.every((n) => n > 0) && counts.reduce((a, b) => a + b, 0) === shards ? counts.join(',') : undefined
+    return seesAll && counts.every((n) => n > 0) && counts.reduce((a, b) => a + b, 0) === shards
+      ? counts.join(',')
+      : undefined
   }
   // Settled: every runner sees the same live runners, each holds some shards, all are held once,
   // and it stays so across polls spanning a refresh of the assignments (3 s at most): one host
@@ -224,15 +277,19 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
   const settled = async (timeoutMs = 30_000) => {
     let last: string | undefined
     let since = 0
-    return eventually(async () => {
-      const now = await shape()
-      if (now === undefined || now !== last) {
-        last = now
-        since = Date.now()
-        return false
-      }
-      return Date.now() - since >= 3_500
-    }, timeoutMs, 250)
+    return eventually(
+      async () => {
+        const now = await shape()
+        if (now === undefined || now !== last) {
+          last = now
+          since = Date.now()
+          return false
+        }
+        return Date.now() - since >= 3_500
+      },
+      timeoutMs,
+      250,
+    )
   }
   if (!(await settled(60_000))) {
     await stop()

@@ -14,7 +14,8 @@ import { sqlClient, usePostgres } from '../store-pg/harness.ts'
 const pg = usePostgres()
 
 /** One host's settings, in the current scope. */
-const host = () => Layer.build(PgSettings.layer({ url: pg.url() })).pipe(Effect.map(Context.get(Settings)), Effect.orDie)
+const host = () =>
+  Layer.build(PgSettings.layer({ url: pg.url() })).pipe(Effect.map(Context.get(Settings)), Effect.orDie)
 
 /** Starts each case from an empty table (a host's start creates it). */
 const empty = Effect.gen(function* () {
@@ -23,7 +24,7 @@ const empty = Effect.gen(function* () {
   yield* Effect.orDie(sql`DELETE FROM ${sql(PERSON_SETTINGS_TABLE)}`)
 })
 
-describe('the person\'s settings shared by a cluster\'s hosts (issue #24)', () => {
+describe("the person's settings shared by a cluster's hosts (issue #24)", () => {
   it.scoped('start at the defaults; what one host is told, every host reads at once', () =>
     Effect.gen(function* () {
       yield* empty
@@ -38,18 +39,27 @@ describe('the person\'s settings shared by a cluster\'s hosts (issue #24)', () =
       expect((yield* b.removeAlways('a.shop.example')).alwaysAllowed).toEqual([])
       expect((yield* c.removeAlways('shop.example')).alwaysAllowed).toEqual([])
       expect((yield* a.get).alwaysAllowed).toEqual([])
-    }))
+    }),
+  )
 
   it.scoped('changes from two hosts at once all land (no read-modify-write loses one)', () =>
     Effect.gen(function* () {
       yield* empty
       const [a, b] = [yield* host(), yield* host()]
       const sites = Array.from({ length: 20 }, (_, i) => `site${i}.example`)
-      yield* Effect.forEach(sites, (site, i) => (i % 2 === 0 ? a : b).allowAlways(site), { concurrency: 'unbounded', discard: true })
+      yield* Effect.forEach(sites, (site, i) => (i % 2 === 0 ? a : b).allowAlways(site), {
+        concurrency: 'unbounded',
+        discard: true,
+      })
       expect((yield* b.get).alwaysAllowed).toEqual([...sites].sort())
       yield* Effect.all([a.setTrust('full'), b.removeAlways('site3.example')], { concurrency: 'unbounded' })
-      expect(yield* a.get).toEqual({ version: 1, alwaysAllowed: [...sites].filter((s) => s !== 'site3.example').sort(), trust: 'full' })
-    }))
+      expect(yield* a.get).toEqual({
+        version: 1,
+        alwaysAllowed: [...sites].filter((s) => s !== 'site3.example').sort(),
+        trust: 'full',
+      })
+    }),
+  )
 
   it.scoped('a non-site is refused before it is written; a broken row is named, not guessed around', () =>
     Effect.gen(function* () {
@@ -62,7 +72,8 @@ describe('the person\'s settings shared by a cluster\'s hosts (issue #24)', () =
       yield* Effect.orDie(sql`INSERT INTO ${sql(PERSON_SETTINGS_TABLE)} (name, value) VALUES ('trust', 'reckless')`)
       expect(yield* Effect.flip(a.get)).toMatchObject({ _tag: 'SettingsError', reason: 'invalid-file' })
       expect((yield* Effect.flip(a.get)).message).toContain(PERSON_SETTINGS_TABLE)
-    }))
+    }),
+  )
 
   it.scoped('a database that cannot be reached is SettingsError(database), a 503 a person can retry', () =>
     Effect.gen(function* () {
@@ -72,5 +83,6 @@ describe('the person\'s settings shared by a cluster\'s hosts (issue #24)', () =
       expect(error).toMatchObject({ _tag: 'SettingsError', reason: 'database' })
       expect(error.status).toBe(503)
       expect(error.message).not.toContain('secret')
-    }))
+    }),
+  )
 })

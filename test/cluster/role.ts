@@ -59,7 +59,10 @@ export interface ClusterRoles {
 
 const runAll = (url: string, statements: ReadonlyArray<string>) => {
   const db = ManagedRuntime.make(PgClient.layer({ url: Redacted.make(url) }))
-  return db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(statements, (s) => sql.unsafe(s), { discard: true })))
+  return db
+    .runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(statements, (s) => sql.unsafe(s), { discard: true })),
+    )
     .finally(() => db.dispose())
 }
 
@@ -92,6 +95,9 @@ export const makeClusterRoles = async (pg: TestPostgres): Promise<ClusterRoles> 
     hostUrl: as(names.host, names.hostPassword),
     host: names.host,
     schema: 'errands',
-    drop: () => runAll(admin.toString(), [`DROP ROLE IF EXISTS ${names.host}`, `DROP ROLE IF EXISTS ${names.owner}`]).catch(() => undefined),
+    drop: () =>
+      runAll(admin.toString(), [`DROP ROLE IF EXISTS ${names.host}`, `DROP ROLE IF EXISTS ${names.owner}`]).catch(
+        () => undefined,
+      ),
   }
 }

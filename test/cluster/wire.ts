@@ -47,7 +47,11 @@ export const runnerFrames = (): Buffer => {
  */
 export const speakRpc = (
   port: number,
-  options: { readonly psk: Redacted.Redacted<Buffer> | undefined; readonly tls?: Tls.ConnectionOptions; readonly giveUpMs?: number },
+  options: {
+    readonly psk: Redacted.Redacted<Buffer> | undefined
+    readonly tls?: Tls.ConnectionOptions
+    readonly giveUpMs?: number
+  },
 ): Promise<Heard> =>
   new Promise((resolve) => {
     const parser = RpcSerialization.msgPack.unsafeMake()
@@ -55,9 +59,15 @@ export const speakRpc = (
     let bytes = 0
     let secure = false
     let done = false
-    const conn: Net.Socket = options.psk === undefined && options.tls === undefined
-      ? Net.connect({ host: '127.0.0.1', port })
-      : Tls.connect({ host: '127.0.0.1', port, ...(options.psk === undefined ? {} : runnerTlsClientOptions(options.psk)), ...options.tls })
+    const conn: Net.Socket =
+      options.psk === undefined && options.tls === undefined
+        ? Net.connect({ host: '127.0.0.1', port })
+        : Tls.connect({
+            host: '127.0.0.1',
+            port,
+            ...(options.psk === undefined ? {} : runnerTlsClientOptions(options.psk)),
+            ...options.tls,
+          })
     const finish = (closedByRunner: boolean) => {
       if (done) return
       done = true
@@ -66,10 +76,11 @@ export const speakRpc = (
       resolve({ secure, bytes, replies, closedByRunner })
     }
     const timer = setTimeout(() => finish(false), options.giveUpMs ?? 10_000)
-    if (conn instanceof Tls.TLSSocket) conn.on('secureConnect', () => {
-      secure = true
-      conn.write(runnerFrames())
-    })
+    if (conn instanceof Tls.TLSSocket)
+      conn.on('secureConnect', () => {
+        secure = true
+        conn.write(runnerFrames())
+      })
     else conn.on('connect', () => conn.write(runnerFrames()))
     conn.on('data', (chunk: Buffer) => {
       bytes += chunk.length

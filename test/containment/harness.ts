@@ -50,7 +50,9 @@ export const enginePortListener = async () => {
       socket.on('data', (d: Buffer) => {
         seen.tcpBytes += d.length
         seen.lines.push(d.toString('latin1').split('\r\n')[0]!.slice(0, 80))
-        socket.end(`HTTP/1.1 200 OK\r\naccess-control-allow-origin: *\r\ncontent-type: text/event-stream\r\ncontent-length: ${ENGINE_SECRET.length + 7}\r\n\r\ndata: ${ENGINE_SECRET}\n\n`)
+        socket.end(
+          `HTTP/1.1 200 OK\r\naccess-control-allow-origin: *\r\ncontent-type: text/event-stream\r\ncontent-length: ${ENGINE_SECRET.length + 7}\r\n\r\ndata: ${ENGINE_SECRET}\n\n`,
+        )
       })
       socket.on('error', () => undefined)
     })
@@ -98,7 +100,10 @@ export const hostileSite = async (): Promise<HostileSite> => {
   const reports: Array<Record<string, unknown>> = []
   const js = (body: string) => ({ type: 'text/javascript', body })
   const files: Record<string, { type: string; body: string }> = {
-    '/hostile': { type: 'text/html', body: HOSTILE_HTML }, '/worker.js': js(WORKER_JS), '/shared.js': js(SHARED_JS), '/sw.js': js(SW_JS),
+    '/hostile': { type: 'text/html', body: HOSTILE_HTML },
+    '/worker.js': js(WORKER_JS),
+    '/shared.js': js(SHARED_JS),
+    '/sw.js': js(SW_JS),
   }
   const server: HttpServer = createHttpServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x')
@@ -150,11 +155,16 @@ export const startHostileHost = async (o: {
 }) => {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'errands-containment-'))
   const logs: Array<string> = []
-  const settings = Effect.runSync(hostSettingsFrom({ ...o.env, ERRANDS_DATA_DIR: dataDir, ERRANDS_INSPECT_PORT: String(o.enginePort) }))
+  const settings = Effect.runSync(
+    hostSettingsFrom({ ...o.env, ERRANDS_DATA_DIR: dataDir, ERRANDS_INSPECT_PORT: String(o.enginePort) }),
+  )
   const scope = Effect.runSync(Scope.make())
   const host = await Effect.runPromise(
     startHost({
-      settings, port: 0, log: (line) => logs.push(line), daily: false,
+      settings,
+      port: 0,
+      log: (line) => logs.push(line),
+      daily: false,
       chromium: { warmSpare: false, egress: o.egress, extraArgs: [`--host-resolver-rules=${RESOLVER_RULES}`] },
     }).pipe(Scope.extend(scope)),
   )
@@ -172,4 +182,6 @@ export const startHostileHost = async (o: {
 
 /** Every spelling of the engine's port a page may write (the issue's list), plus names that resolve to loopback. */
 export const spellings = (port: number): ReadonlyArray<string> =>
-  ['127.0.0.1', '127.1', '0x7f000001', '[::ffff:127.0.0.1]', '0.0.0.0', 'localhost.', 'engine.test', 'vm'].map((h) => `${h}:${port}`)
+  ['127.0.0.1', '127.1', '0x7f000001', '[::ffff:127.0.0.1]', '0.0.0.0', 'localhost.', 'engine.test', 'vm'].map(
+    (h) => `${h}:${port}`,
+  )

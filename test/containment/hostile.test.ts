@@ -16,7 +16,14 @@ import type { EgressDecision } from '@errands/egress'
 import type { ChromiumRuntime } from '@errands/runtime-chromium'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { until } from '../host/harness.ts'
-import { ENGINE_SECRET, enginePortListener, hostileSite, spellings, startHostileHost, type HostileSite } from './harness.ts'
+import {
+  ENGINE_SECRET,
+  enginePortListener,
+  hostileSite,
+  spellings,
+  startHostileHost,
+  type HostileSite,
+} from './harness.ts'
 import type { Attack } from './page.ts'
 
 let engine: Awaited<ReturnType<typeof enginePortListener>>
@@ -48,21 +55,33 @@ describe('a hostile page behind the egress (G3, G4)', () => {
     expect(opened.status).toBe(200)
     // Part 1 (every channel but the workers'), then part 2 — or the tab closed by the runtime
     // when a worker's WebSocket to a blocked address showed up (contexts.ts).
-    const settled = await until(() => site.reports.length >= 2 || (site.reports.length === 1 && host.logs.some((l) => l.includes('escaped routing'))), 60_000)
+    const settled = await until(
+      () =>
+        site.reports.length >= 2 || (site.reports.length === 1 && host.logs.some((l) => l.includes('escaped routing'))),
+      60_000,
+    )
     expect(settled, `reports: ${JSON.stringify(site.reports)}\nlogs:\n${host.logs.slice(-30).join('\n')}`).toBe(true)
     const report = JSON.stringify(site.reports)
     console.log(`hostile page report: ${report}`)
 
-    expect(engine.seen, `reached the engine port: ${engine.seen.lines.join(' | ')}\nreport: ${report}`).toEqual({ tcpConnections: 0, tcpBytes: 0, udpBytes: 0, lines: [] })
+    expect(engine.seen, `reached the engine port: ${engine.seen.lines.join(' | ')}\nreport: ${report}`).toEqual({
+      tcpConnections: 0,
+      tcpBytes: 0,
+      udpBytes: 0,
+      lines: [],
+    })
     expect(report).not.toContain(ENGINE_SECRET)
     // The channels ran (the positive): the page's own site was reached through the egress, for the errand (its lane).
     const errands = new Set(decisions.filter((d) => d.target.endsWith(`:${site.port}`)).map((d) => d.errand))
-    expect([...errands], 'the hostile site is reached through one errand\'s lane').toHaveLength(1)
+    expect([...errands], "the hostile site is reached through one errand's lane").toHaveLength(1)
     expect([...errands][0]).not.toMatch(/^(main|spare)$/)
     expect(decisions.some((d) => d.allow && d.target.endsWith(`:${site.port}`))).toBe(true)
     // Names are resolved and judged by the egress: loopback names on the engine port by own-port …
     for (const name of ['engine.test', 'vm']) {
-      expect(decisions.some((d) => !d.allow && d.rule === 'own-port' && d.target.includes(`//${name}:${engine.port}`)), name).toBe(true)
+      expect(
+        decisions.some((d) => !d.allow && d.rule === 'own-port' && d.target.includes(`//${name}:${engine.port}`)),
+        name,
+      ).toBe(true)
     }
     // … and the private name by its address, before any connect: it was never allowed to dial.
     expect(decisions.some((d) => !d.allow && d.rule === 'private' && d.target.includes('intranet.test'))).toBe(true)

@@ -47,7 +47,9 @@ describe('an agent navigating to a name that resolves to an engine port (G2, G3)
       expect(shape(tab), name).toEqual(shape(literal))
     }
     // The control: the same session navigates to an allowed loopback site through the same door.
-    const allowed = await host.call('nav-1', 'POST', '/v1/navigate', { url: `http://vm:${site.port}/redirect?to=/worker.js` })
+    const allowed = await host.call('nav-1', 'POST', '/v1/navigate', {
+      url: `http://vm:${site.port}/redirect?to=/worker.js`,
+    })
     expect(allowed.status, JSON.stringify(allowed.body)).toBe(200)
     expect(engine.seen).toEqual({ tcpConnections: 0, tcpBytes: 0, udpBytes: 0, lines: [] })
   })

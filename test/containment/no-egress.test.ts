@@ -27,14 +27,24 @@ afterAll(async () => {
 
 describe('the same hostile page with the egress off', () => {
   it('reaches the engine port: the suite finds leaks when the egress is missing', async () => {
-    const attack: Attack = { targets: spellings(engine.port), udpTargets: [`127.0.0.1:${engine.port}`, `[::1]:${engine.port}`], privateTargets: [] }
+    const attack: Attack = {
+      targets: spellings(engine.port),
+      udpTargets: [`127.0.0.1:${engine.port}`, `[::1]:${engine.port}`],
+      privateTargets: [],
+    }
     const url = `http://127.0.0.1:${site.port}/hostile?attack=${encodeURIComponent(JSON.stringify(attack))}`
     expect((await host.call('leaky-1', 'POST', '/v1/navigate', { url })).status).toBe(200)
     // Part 1 (every channel but the workers'), then part 2 — or the tab closed by the runtime
     // when a worker's WebSocket to a blocked address showed up (contexts.ts).
-    const settled = await until(() => site.reports.length >= 2 || (site.reports.length === 1 && host.logs.some((l) => l.includes('escaped routing'))), 60_000)
+    const settled = await until(
+      () =>
+        site.reports.length >= 2 || (site.reports.length === 1 && host.logs.some((l) => l.includes('escaped routing'))),
+      60_000,
+    )
     expect(settled, `reports: ${JSON.stringify(site.reports)}\nlogs:\n${host.logs.slice(-30).join('\n')}`).toBe(true)
-    console.log(`without the egress: ${engine.seen.tcpConnections} TCP connections, ${engine.seen.tcpBytes} TCP bytes, ${engine.seen.udpBytes} UDP bytes; ${engine.seen.lines.join(' | ')}`)
+    console.log(
+      `without the egress: ${engine.seen.tcpConnections} TCP connections, ${engine.seen.tcpBytes} TCP bytes, ${engine.seen.udpBytes} UDP bytes; ${engine.seen.lines.join(' | ')}`,
+    )
     expect(engine.seen.tcpBytes + engine.seen.udpBytes).toBeGreaterThan(0)
   })
 })

@@ -22,7 +22,9 @@ const site = async () => {
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname
     if (path.endsWith('.png')) return void res.writeHead(204).end()
-    res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' }).end(`<title>${path}</title><img src="${path}-sub.png">`)
+    res
+      .writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' })
+      .end(`<title>${path}</title><img src="${path}-sub.png">`)
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
   return { port: (server.address() as { port: number }).port, close: () => new Promise((r) => server.close(r)) }
@@ -59,17 +61,26 @@ const filesUnder = (dir: string): Array<string> =>
 
 describe('an upstream proxy per errand (issue #21, L7)', () => {
   it('chains each errand through its own proxy, keeps it across a park and a restart, and never shows a password', async () => {
-    const start = () => startHostileHost({ enginePort: engine.port, egress: true, dataDir, env: { ERRANDS_UPSTREAM_PROXY: d.url } })
+    const start = () =>
+      startHostileHost({ enginePort: engine.port, egress: true, dataDir, env: { ERRANDS_UPSTREAM_PROXY: d.url } })
     const page = (name: string) => `http://127.0.0.1:${web.port}/${name}`
     let host = await start()
-    const call = async (key: string, method: string, path: string, body?: unknown, headers?: Record<string, string>) => {
+    const call = async (
+      key: string,
+      method: string,
+      path: string,
+      body?: unknown,
+      headers?: Record<string, string>,
+    ) => {
       const reply = await host.call(key, method, path, body, headers)
       answers.push(JSON.stringify(reply.body))
       return reply
     }
     try {
       // a: named on the first call; b: named by PUT before any page; c: names none (the default, D).
-      expect((await call('a', 'POST', '/v1/navigate', { url: page('a1') }, { 'x-browser-proxy': a.url })).status).toBe(200)
+      expect((await call('a', 'POST', '/v1/navigate', { url: page('a1') }, { 'x-browser-proxy': a.url })).status).toBe(
+        200,
+      )
       expect((await call('b', 'PUT', '/v1/session/proxy', { url: b.url })).body).toEqual({ upstreamProxy: 'set' })
       expect((await call('b', 'POST', '/v1/navigate', { url: page('b1') })).status).toBe(200)
       expect((await call('c', 'POST', '/v1/navigate', { url: page('c1') })).status).toBe(200)

@@ -13,7 +13,11 @@ afterAll(async () => {
 
 const status = async (botId: string) => h.daily.run(h.daily.daily.status(botId))
 const observe = (botId: string) => h.daily.run(h.daily.daily.observe(botId))
-const failureOf = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as ObservationFailed)
+const failureOf = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as ObservationFailed,
+  )
 
 /** A fresh code for `botId`, typed into the real popup opened on `page`'s tab. */
 const pairOn = async (page: Page, botId: string): Promise<Popup> => {
@@ -28,12 +32,26 @@ const shareOn = async (popup: Popup, botId: string) => {
   await popup.click('share')
   await until(async () => (await status(botId))?.state === 'shared', 15_000, 'the lease to be shared')
   // The host hears of the Share before the popup does (the worker answers the popup afterwards).
-  await until(() => popup.eval<boolean>(`!document.getElementById('shared').hidden`), 15_000, 'the popup to show the shared page')
+  await until(
+    () => popup.eval<boolean>(`!document.getElementById('shared').hidden`),
+    15_000,
+    'the popup to show the shared page',
+  )
 }
 
 const SECRETS = [
-  'typed-pass-9', 'typed-email@example.org', 'VALUE-ATTR-EMAIL', 'VALUE-ATTR-PASSWORD', '4111111111111111', 'HIDDEN-INPUT-SECRET',
-  'TEXTAREA-SECRET', 'OPTION-SECRET', 'EDITABLE-SECRET', 'SUBMIT-VALUE-SECRET', 'HIDDEN-TEXT-7', 'HIDDEN-ATTR-TEXT',
+  'typed-pass-9',
+  'typed-email@example.org',
+  'VALUE-ATTR-EMAIL',
+  'VALUE-ATTR-PASSWORD',
+  '4111111111111111',
+  'HIDDEN-INPUT-SECRET',
+  'TEXTAREA-SECRET',
+  'OPTION-SECRET',
+  'EDITABLE-SECRET',
+  'SUBMIT-VALUE-SECRET',
+  'HIDDEN-TEXT-7',
+  'HIDDEN-ATTR-TEXT',
 ]
 
 describe('Daily Browser in real Chromium (D2–D6)', () => {
@@ -52,15 +70,33 @@ describe('Daily Browser in real Chromium (D2–D6)', () => {
     expect(await popup.text('shared-page')).toContain('Account — Fixture Bank')
 
     const result: ObservationResult = await observe('bot-1')
-    expect(result).toMatchObject({ target: 'daily-browser', untrusted: true, page: { origin: new URL(h.fixtureUrl('/')).origin, path: '/account', title: 'Account — Fixture Bank' } })
+    expect(result).toMatchObject({
+      target: 'daily-browser',
+      untrusted: true,
+      page: { origin: new URL(h.fixtureUrl('/')).origin, path: '/account', title: 'Account — Fixture Bank' },
+    })
     expect(result.text).toContain('Welcome back, Ada Lovelace')
     expect(result.text).toContain('Your balance is 1,234.56 credits.')
     const labels = result.controls.map((c) => `${c.kind}:${c.label}${c.inputType ? `:${c.inputType}` : ''}`)
-    expect(labels).toEqual(expect.arrayContaining([
-      'link:Statements', 'link:Next page', 'button:Sign out', 'button:submit', 'label:Email address', 'label:Password', 'label:Remember me',
-      'field:Email address (placeholder: you@example.com):email', 'field:Password:password', 'field:Card number:text',
-      'field:Notes:textarea', 'field:Plan:select', 'field:Remember me:checkbox', 'field:Message:textbox', 'named:Main navigation',
-    ]))
+    expect(labels).toEqual(
+      expect.arrayContaining([
+        'link:Statements',
+        'link:Next page',
+        'button:Sign out',
+        'button:submit',
+        'label:Email address',
+        'label:Password',
+        'label:Remember me',
+        'field:Email address (placeholder: you@example.com):email',
+        'field:Password:password',
+        'field:Card number:text',
+        'field:Notes:textarea',
+        'field:Plan:select',
+        'field:Remember me:checkbox',
+        'field:Message:textbox',
+        'named:Main navigation',
+      ]),
+    )
     const everything = JSON.stringify(result)
     for (const secret of SECRETS) expect(everything, secret).not.toContain(secret)
     // The values really are in the page: the observation left them out.
@@ -73,12 +109,21 @@ describe('Daily Browser in real Chromium (D2–D6)', () => {
     await page.goto(h.fixtureUrl('/next'))
     const rejected = await pending
     expect(rejected).toMatchObject({ _tag: 'ObservationFailed', reason: 'lease-ended', cause: 'navigation' })
-    expect(await status('bot-1')).toMatchObject({ state: 'revoked', cause: 'navigation', pendingObservations: 0, approved: false })
+    expect(await status('bot-1')).toMatchObject({
+      state: 'revoked',
+      cause: 'navigation',
+      pendingObservations: 0,
+      approved: false,
+    })
     h.holdAnswers(false)
     h.releaseHeld()
 
     // The extension forgot the lease and does not share again by itself (D6).
-    await until(async () => (await h.extensionState()).ended?.cause === 'navigation', 15_000, 'the extension to end the lease')
+    await until(
+      async () => (await h.extensionState()).ended?.cause === 'navigation',
+      15_000,
+      'the extension to end the lease',
+    )
     const state = await h.extensionState()
     expect(state.token).toBeUndefined()
     expect(state.share).toBeUndefined()
@@ -120,9 +165,13 @@ describe('Daily Browser in real Chromium (D2–D6)', () => {
     await other.goto(h.fixtureUrl('/next'))
     const popup = await pairOn(clicked, 'bot-3')
     // Ask the worker, from the popup, to share the other tab: activeTab covers only the clicked one.
-    const otherId = await popup.eval<number>(`chrome.tabs.query({}).then((tabs) => tabs.find((t) => t.id !== undefined && t.url === undefined)?.id ?? -1)`)
+    const otherId = await popup.eval<number>(
+      `chrome.tabs.query({}).then((tabs) => tabs.find((t) => t.id !== undefined && t.url === undefined)?.id ?? -1)`,
+    )
     expect(otherId).toBeGreaterThan(0)
-    const answer = await popup.eval<{ ok: boolean; error?: string }>(`chrome.runtime.sendMessage({ type: 'share', tabId: ${otherId} })`)
+    const answer = await popup.eval<{ ok: boolean; error?: string }>(
+      `chrome.runtime.sendMessage({ type: 'share', tabId: ${otherId} })`,
+    )
     expect(answer.ok).toBe(false)
     expect(answer.error).toMatch(/Cannot access|permission/i)
     expect((await status('bot-3'))?.state).toBe('awaiting')

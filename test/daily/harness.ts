@@ -29,8 +29,14 @@ export const EXTENSION_ORIGIN = `chrome-extension://${dailyExtensionId}`
 const ADMIN_TOKEN = 'daily-browser-test-admin'
 
 const FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
   '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,PreloadTopChromeWebUI',
 ]
 
@@ -170,24 +176,40 @@ export const startHarness = async (): Promise<Harness> => {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium',
     // Playwright's switch is off so that it adds no headless flags of its own: `--headless` is in FLAGS.
     headless: false,
-    args: [...FLAGS, `--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`, '--enable-unsafe-extension-debugging'],
-    handleSIGTERM: false, handleSIGINT: false, handleSIGHUP: false,
+    args: [
+      ...FLAGS,
+      `--disable-extensions-except=${EXTENSION_DIR}`,
+      `--load-extension=${EXTENSION_DIR}`,
+      '--enable-unsafe-extension-debugging',
+    ],
+    handleSIGTERM: false,
+    handleSIGINT: false,
+    handleSIGHUP: false,
   })
-  const sw = ctx.serviceWorkers().find((w) => w.url().startsWith(EXTENSION_ORIGIN)) ?? (await ctx.waitForEvent('serviceworker', { predicate: (w) => w.url().startsWith(EXTENSION_ORIGIN) }))
+  const sw =
+    ctx.serviceWorkers().find((w) => w.url().startsWith(EXTENSION_ORIGIN)) ??
+    (await ctx.waitForEvent('serviceworker', { predicate: (w) => w.url().startsWith(EXTENSION_ORIGIN) }))
   const cdp = await ctx.browser()!.newBrowserCDPSession()
-  const raw = (method: string, params: object = {}) => (cdp as unknown as { send: (m: string, p: object) => Promise<any> }).send(method, params)
+  const raw = (method: string, params: object = {}) =>
+    (cdp as unknown as { send: (m: string, p: object) => Promise<any> }).send(method, params)
 
   const openPopup = async (page: Page): Promise<Popup> => {
     const url = page.url()
     const { targetInfos: tabs } = await raw('Target.getTargets', { filter: [{ type: 'tab' }] })
     const tab = (tabs as Array<{ targetId: string; url: string }>).find((t) => t.url === url)
     if (!tab) throw new Error(`no tab target for ${url}`)
-    const before = new Set(((await raw('Target.getTargets')).targetInfos as Array<{ targetId: string }>).map((t) => t.targetId))
+    const before = new Set(
+      ((await raw('Target.getTargets')).targetInfos as Array<{ targetId: string }>).map((t) => t.targetId),
+    )
     await raw('Extensions.triggerAction', { id: dailyExtensionId, targetId: tab.targetId })
-    const target = await until(async () =>
-      ((await raw('Target.getTargets')).targetInfos as Array<{ targetId: string; url: string }>).find(
-        (t) => t.url === `${EXTENSION_ORIGIN}/popup.html` && !before.has(t.targetId),
-      ), 15_000, 'the popup')
+    const target = await until(
+      async () =>
+        ((await raw('Target.getTargets')).targetInfos as Array<{ targetId: string; url: string }>).find(
+          (t) => t.url === `${EXTENSION_ORIGIN}/popup.html` && !before.has(t.targetId),
+        ),
+      15_000,
+      'the popup',
+    )
     return drivePopup(cdp, raw, target!.targetId)
   }
 
@@ -197,7 +219,9 @@ export const startHarness = async (): Promise<Harness> => {
     )
 
   return {
-    ctx, sw, daily,
+    ctx,
+    sw,
+    daily,
     workers: async () => (await workerTargets()).length,
     stopWorker: async () => {
       for (const t of await workerTargets()) await raw('Target.closeTarget', { targetId: t.targetId })
@@ -210,7 +234,11 @@ export const startHarness = async (): Promise<Harness> => {
     held: () => held.length,
     releaseHeld: () => held.splice(0).forEach((go) => go()),
     openPopup,
-    extensionState: () => sw.evaluate(async () => ((await (globalThis as any).chrome.storage.session.get('daily')) as Record<string, any>).daily ?? {}),
+    extensionState: () =>
+      sw.evaluate(
+        async () =>
+          ((await (globalThis as any).chrome.storage.session.get('daily')) as Record<string, any>).daily ?? {},
+      ),
     stop: async () => {
       holding = false
       held.splice(0).forEach((go) => go())
@@ -225,7 +253,11 @@ export const startHarness = async (): Promise<Harness> => {
 }
 
 /** Attaches to the popup target (non-flattened session: Playwright's CDPSession has no child sessions). */
-const drivePopup = async (cdp: CDPSession, raw: (m: string, p?: object) => Promise<any>, targetId: string): Promise<Popup> => {
+const drivePopup = async (
+  cdp: CDPSession,
+  raw: (m: string, p?: object) => Promise<any>,
+  targetId: string,
+): Promise<Popup> => {
   const { sessionId } = await raw('Target.attachToTarget', { targetId, flatten: false })
   let next = 0
   const waiting = new Map<number, (m: any) => void>()
@@ -235,7 +267,10 @@ const drivePopup = async (cdp: CDPSession, raw: (m: string, p?: object) => Promi
     waiting.get(m.id)?.(m)
     waiting.delete(m.id)
   }
-  ;(cdp as unknown as { on: (e: string, f: (x: any) => void) => void }).on('Target.receivedMessageFromTarget', onMessage)
+  ;(cdp as unknown as { on: (e: string, f: (x: any) => void) => void }).on(
+    'Target.receivedMessageFromTarget',
+    onMessage,
+  )
   const call = (method: string, params: object) =>
     new Promise<any>((resolve) => {
       const id = ++next
@@ -248,14 +283,23 @@ const drivePopup = async (cdp: CDPSession, raw: (m: string, p?: object) => Promi
     return m.result.result.value as T
   }
   // The popup's module script has run once its buttons are wired and its state rendered.
-  await until(() => evaluate<boolean>(`document.readyState === 'complete' && !(document.getElementById('pairing').hidden && document.getElementById('paired').hidden)`), 15_000, 'the popup to render')
+  await until(
+    () =>
+      evaluate<boolean>(
+        `document.readyState === 'complete' && !(document.getElementById('pairing').hidden && document.getElementById('paired').hidden)`,
+      ),
+    15_000,
+    'the popup to render',
+  )
   const click = async (id: string) => void (await evaluate(`document.getElementById(${JSON.stringify(id)}).click()`))
   return {
     eval: evaluate,
     text: (id) => evaluate<string>(`document.getElementById(${JSON.stringify(id)}).textContent`),
     click,
     pair: async (code, host) => {
-      await evaluate(`document.getElementById('host').value = ${JSON.stringify(host)}; document.getElementById('code').value = ${JSON.stringify(code)}`)
+      await evaluate(
+        `document.getElementById('host').value = ${JSON.stringify(host)}; document.getElementById('code').value = ${JSON.stringify(code)}`,
+      )
       await click('pair')
     },
     close: async () => void (await raw('Target.closeTarget', { targetId }).catch(() => {})),

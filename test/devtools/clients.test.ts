@@ -24,7 +24,7 @@ const othersSendNo = async (cookie: string, i = 0) => {
 const tabUrls = async (key: string) => (await tabsOf(env().host, key)).map((t) => t.url)
 
 describe('a DevTools endpoint per errand, with real clients (A1)', () => {
-  it('playwright-core connectOverCDP drives one errand, and its tab is the errand\'s (snapshots, guard)', async () => {
+  it("playwright-core connectOverCDP drives one errand, and its tab is the errand's (snapshots, guard)", async () => {
     const { host, sites } = env()
     const site = sites[0]!
     const url = await env().endpoint('pw')
@@ -37,7 +37,9 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
       const page = await context.newPage()
       await page.goto(site.url('/title?t=via-playwright'))
       expect(await page.title()).toBe('via-playwright')
-      expect(await eventually(async () => (await tabUrls('pw')).includes(site.url('/title?t=via-playwright')))).toBe(true)
+      expect(await eventually(async () => (await tabUrls('pw')).includes(site.url('/title?t=via-playwright')))).toBe(
+        true,
+      )
 
       await context.addCookies([{ name: 'viaPw', value: '1', url: site.origin }])
       await page.goto(site.url('/echo'))
@@ -51,7 +53,15 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
 
       // The guard sees what the client's tab does (G1): the host's port is the engine's (G2). The
       // browsers have no port of their own (A4: test/devtools/noPort.test.ts).
-      const reach = (url: string) => page.evaluate((u) => fetch(u).then(() => 'reached', () => 'blocked'), url)
+      const reach = (url: string) =>
+        page.evaluate(
+          (u) =>
+            fetch(u).then(
+              () => 'reached',
+              () => 'blocked',
+            ),
+          url,
+        )
       expect(await reach(`${host.url}/health`)).toBe('blocked')
       expect(await reach(site.url('/title?t=ok'))).toBe('reached')
       // …and its WebSockets: one to the host's port is closed by the guard (1008), one to a site works.
@@ -116,7 +126,11 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
       const loaded = new Promise<void>((resolve) => client.on(`Page.loadEventFired.${sessionId}`, () => resolve()))
       await client.send('Page.navigate', { url: site.url('/echo') }, sessionId)
       await loaded
-      const { result } = await client.send('Runtime.evaluate', { expression: 'document.body.innerText', returnByValue: true }, sessionId)
+      const { result } = await client.send(
+        'Runtime.evaluate',
+        { expression: 'document.body.innerText', returnByValue: true },
+        sessionId,
+      )
       expect(JSON.parse(result.value as string).cookie).toContain('viaCri=3')
       expect(await eventually(async () => (await tabUrls('cri')).includes(site.url('/echo')))).toBe(true)
 
@@ -124,22 +138,44 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
       await expect(client.send('Browser.crash')).rejects.toThrow(/not on the allowlist/)
       // A second context is a helper errand of this one (#22, E1); no other context can be disposed of.
       const { browserContextId: helper } = await client.send('Target.createBrowserContext', {})
-      await expect(client.send('Target.disposeBrowserContext', { browserContextId: 'F'.repeat(32) })).rejects.toThrow(/only a helper context/)
+      await expect(client.send('Target.disposeBrowserContext', { browserContextId: 'F'.repeat(32) })).rejects.toThrow(
+        /only a helper context/,
+      )
       await client.send('Target.disposeBrowserContext', { browserContextId: helper })
-      await expect(client.send('Storage.getCookies', { browserContextId: 'F'.repeat(32) })).rejects.toThrow(/not this errand's/)
-      await expect(client.send('Page.navigate', { url: `${host.url}/health` }, sessionId)).rejects.toThrow(/containment policy refuses/)
-      await expect(client.send('Page.navigate', { url: 'file:///etc/passwd' }, sessionId)).rejects.toThrow(/containment policy refuses/)
+      await expect(client.send('Storage.getCookies', { browserContextId: 'F'.repeat(32) })).rejects.toThrow(
+        /not this errand's/,
+      )
+      await expect(client.send('Page.navigate', { url: `${host.url}/health` }, sessionId)).rejects.toThrow(
+        /containment policy refuses/,
+      )
+      await expect(client.send('Page.navigate', { url: 'file:///etc/passwd' }, sessionId)).rejects.toThrow(
+        /containment policy refuses/,
+      )
       // Files of the engine's machine: neither uploaded nor dropped from outside the temp folder, never from its data.
-      await expect(client.send('DOM.setFileInputFiles', { files: ['/etc/passwd'], backendNodeId: 1 }, sessionId)).rejects.toThrow(/files folder/)
-      await expect(client.send('DOM.setFileInputFiles', { files: [`${host.dataDir}/host-token`], backendNodeId: 1 }, sessionId)).rejects.toThrow(/files folder/)
-      await expect(client.send('Input.dispatchDragEvent', { type: 'drop', x: 1, y: 1, data: { items: [], files: ['/etc/passwd'], dragOperationsMask: 1 } }, sessionId)).rejects.toThrow(/files folder/)
+      await expect(
+        client.send('DOM.setFileInputFiles', { files: ['/etc/passwd'], backendNodeId: 1 }, sessionId),
+      ).rejects.toThrow(/files folder/)
+      await expect(
+        client.send('DOM.setFileInputFiles', { files: [`${host.dataDir}/host-token`], backendNodeId: 1 }, sessionId),
+      ).rejects.toThrow(/files folder/)
+      await expect(
+        client.send(
+          'Input.dispatchDragEvent',
+          { type: 'drop', x: 1, y: 1, data: { items: [], files: ['/etc/passwd'], dragOperationsMask: 1 } },
+          sessionId,
+        ),
+      ).rejects.toThrow(/files folder/)
       // A download folder of its own choosing is not refused but replaced (Playwright names one as it
       // connects): what the page downloads lands in the errand's folder, never in the one named.
       const named = mkdtempSync(join(tmpdir(), 'errands-named-'))
       await client.send('Page.setDownloadBehavior', { behavior: 'allow', downloadPath: named }, sessionId)
-      await client.send('Runtime.evaluate', {
-        expression: `const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['x'])); a.download = 'cri.txt'; document.body.append(a); a.click()`,
-      }, sessionId)
+      await client.send(
+        'Runtime.evaluate',
+        {
+          expression: `const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['x'])); a.download = 'cri.txt'; document.body.append(a); a.click()`,
+        },
+        sessionId,
+      )
       const folder = await host.run(host.chromium.filesDir(host.supervisor.contextOf('session:cri')!))
       expect(await eventually(() => existsSync(join(folder, 'cri.txt')))).toBe(true)
       expect(readdirSync(named)).toEqual([])
@@ -152,14 +188,23 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
     await othersSendNo('viaCri')
   })
 
-  it('refuses a web page\'s upgrade, another Host, and an unknown token before touching a browser (B7)', async () => {
+  it("refuses a web page's upgrade, another Host, and an unknown token before touching a browser (B7)", async () => {
     const { host } = env()
     const url = new URL(await env().endpoint('guarded'))
     const status = (headers: Record<string, string>, path = url.pathname) =>
       new Promise<number>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port: host.port, path, headers: {
-          connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers,
-        } })
+        const req = http.request({
+          host: '127.0.0.1',
+          port: host.port,
+          path,
+          headers: {
+            connection: 'Upgrade',
+            upgrade: 'websocket',
+            'sec-websocket-version': '13',
+            'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+            ...headers,
+          },
+        })
         req.on('response', (res) => resolve(res.statusCode ?? 0))
         req.on('upgrade', (res, socket) => (socket.destroy(), resolve(res.statusCode ?? 0)))
         req.on('error', reject)

@@ -9,19 +9,25 @@ import { RawCdp } from './raw.ts'
 
 const env = useDevToolsHost(1)
 
-describe('cookie and storage methods on any session are the errand\'s (#27)', () => {
-  it('Storage.setCookies / getCookies / clearCookies without an id on A\'s page session never reach B nor main', async () => {
+describe("cookie and storage methods on any session are the errand's (#27)", () => {
+  it("Storage.setCookies / getCookies / clearCookies without an id on A's page session never reach B nor main", async () => {
     const { sites } = env()
     const site = sites[0]!
     const a = await RawCdp.open(await env().endpoint('dc-a'))
     const b = await RawCdp.open(await env().endpoint('b'))
     try {
       // B has a cookie of its own (set through its endpoint, at the browser level: B's context).
-      expect((await b.send('Storage.setCookies', { cookies: [{ name: 'bOnly', value: '1', url: site.origin }] })).error).toBeUndefined()
+      expect(
+        (await b.send('Storage.setCookies', { cookies: [{ name: 'bOnly', value: '1', url: site.origin }] })).error,
+      ).toBeUndefined()
       expect(await env().cookieSeenBy('b', 0)).toContain('bOnly=1')
 
       const { sessionId } = await a.newPage()
-      const set = await a.send('Storage.setCookies', { cookies: [{ name: 'covert', value: 'a2b', url: site.origin }] }, sessionId)
+      const set = await a.send(
+        'Storage.setCookies',
+        { cookies: [{ name: 'covert', value: 'a2b', url: site.origin }] },
+        sessionId,
+      )
       expect(set.error).toBeUndefined()
       // On the wire: B and main never send it; A does (forced into A's context, not dropped).
       expect(await env().cookieSeenBy('b', 0)).not.toContain('covert')
@@ -41,7 +47,9 @@ describe('cookie and storage methods on any session are the errand\'s (#27)', ()
       // Naming another context on a session is refused.
       const other = await b.send('Target.getTargets')
       expect(other.result).toBeDefined()
-      expect((await a.send('Storage.getCookies', { browserContextId: 'F'.repeat(32) }, sessionId)).error?.message).toMatch(/not this errand/)
+      expect(
+        (await a.send('Storage.getCookies', { browserContextId: 'F'.repeat(32) }, sessionId)).error?.message,
+      ).toMatch(/not this errand/)
 
       // Clearing without an id clears A's only: B still sends its cookie.
       expect((await a.send('Storage.clearCookies', {}, sessionId)).error).toBeUndefined()

@@ -16,7 +16,10 @@ describe('the DevTools endpoint from the Promise API', () => {
   it('hands out a URL into an errand of our own Chromium, and refuses a chat on the main context', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'errands-embed-'))
     const [site] = await serveSites(1)
-    const errands = await Errands.create({ settings: { dataDir }, runtime: ChromiumRuntime.layer({ dataDir, warmSpare: false }) })
+    const errands = await Errands.create({
+      settings: { dataDir },
+      runtime: ChromiumRuntime.layer({ dataDir, warmSpare: false }),
+    })
     const devtools = await DevToolsServer.start(errands)
     try {
       await errands.open({ id: 'task-1', kind: 'task' })
@@ -30,7 +33,11 @@ describe('the DevTools endpoint from the Promise API', () => {
       await browser.close()
 
       await errands.open({ id: 'chat-1', kind: 'chat' })
-      await expect(devtools.url('chat-1')).rejects.toMatchObject({ _tag: 'DevToolsUnavailable', reason: 'not-an-errand', status: 409 })
+      await expect(devtools.url('chat-1')).rejects.toMatchObject({
+        _tag: 'DevToolsUnavailable',
+        reason: 'not-an-errand',
+        status: 409,
+      })
       await expect(devtools.url('nobody')).rejects.toMatchObject({ _tag: 'UnknownConversation' })
     } finally {
       await devtools.close()
@@ -42,7 +49,10 @@ describe('the DevTools endpoint from the Promise API', () => {
 
   it('takes the limits from its options (#27): frame size, connections per errand, commands in flight', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'errands-embed-'))
-    const errands = await Errands.create({ settings: { dataDir }, runtime: ChromiumRuntime.layer({ dataDir, warmSpare: false }) })
+    const errands = await Errands.create({
+      settings: { dataDir },
+      runtime: ChromiumRuntime.layer({ dataDir, warmSpare: false }),
+    })
     const devtools = await DevToolsServer.start(errands, { maxFrameBytes: 4096, maxConnections: 1, maxInFlight: 2 })
     try {
       await errands.open({ id: 'task-l', kind: 'task' })
@@ -50,8 +60,15 @@ describe('the DevTools endpoint from the Promise API', () => {
       await expect(RawCdp.open(await devtools.url('task-l'))).rejects.toThrow(/HTTP 429/)
       // Five commands that stay in flight (answered after 1 s), with a limit of 2: three refused.
       const { sessionId } = await first.newPage()
-      const answers = await Promise.all(Array.from({ length: 5 }, () =>
-        first.send('Runtime.evaluate', { expression: 'new Promise((r) => setTimeout(r, 1000))', awaitPromise: true }, sessionId)))
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          first.send(
+            'Runtime.evaluate',
+            { expression: 'new Promise((r) => setTimeout(r, 1000))', awaitPromise: true },
+            sessionId,
+          ),
+        ),
+      )
       expect(answers.filter((a) => a.error?.message.includes('the in-flight limit'))).toHaveLength(3)
       first.ws.send(JSON.stringify({ id: 9, method: 'Runtime.evaluate', params: { expression: 'x'.repeat(8192) } }))
       expect(await first.closed()).toMatchObject({ code: 1009, reason: expect.stringContaining('4096 bytes') })
@@ -67,7 +84,11 @@ describe('the DevTools endpoint from the Promise API', () => {
     const devtools = await DevToolsServer.start(errands)
     try {
       await errands.open({ id: 'task-m', kind: 'task' })
-      await expect(devtools.url('task-m')).rejects.toMatchObject({ _tag: 'DevToolsUnavailable', reason: 'unsupported', status: 501 })
+      await expect(devtools.url('task-m')).rejects.toMatchObject({
+        _tag: 'DevToolsUnavailable',
+        reason: 'unsupported',
+        status: 501,
+      })
     } finally {
       await devtools.close()
       await errands.close()

@@ -32,7 +32,7 @@ const PAGE = `
   }
 `
 
-describe('files of the engine\'s machine: only the errand\'s own folder (#27)', () => {
+describe("files of the engine's machine: only the errand's own folder (#27)", () => {
   it('refuses every way out, the page reads 0 bytes; an upload inside the folder works', async () => {
     const { host } = env()
     const cdp = await RawCdp.open(await env().endpoint('fa'))
@@ -55,10 +55,20 @@ describe('files of the engine\'s machine: only the errand\'s own folder (#27)', 
       await cdp.send('Runtime.evaluate', { expression: PAGE }, sessionId)
       const doc = await cdp.send('DOM.getDocument', {}, sessionId)
       const nodeOf = async (selector: string) =>
-        (await cdp.send('DOM.querySelector', { nodeId: (doc.result!['root'] as { nodeId: number }).nodeId, selector }, sessionId)).result!['nodeId'] as number
+        (
+          await cdp.send(
+            'DOM.querySelector',
+            { nodeId: (doc.result!['root'] as { nodeId: number }).nodeId, selector },
+            sessionId,
+          )
+        ).result!['nodeId'] as number
       const [file, dir] = [await nodeOf('#f'), await nodeOf('#d')]
       const received = async (id: string): Promise<{ bytes: number; names: Array<string> }> => {
-        const r = await cdp.send('Runtime.evaluate', { expression: `received(${JSON.stringify(id)})`, awaitPromise: true, returnByValue: true }, sessionId)
+        const r = await cdp.send(
+          'Runtime.evaluate',
+          { expression: `received(${JSON.stringify(id)})`, awaitPromise: true, returnByValue: true },
+          sessionId,
+        )
         return JSON.parse((r.result!['result'] as { value: string }).value)
       }
 
@@ -80,20 +90,26 @@ describe('files of the engine\'s machine: only the errand\'s own folder (#27)', 
         expect(answer.error?.code, what).toBe(-32000)
       }
       // Dropped files are checked the same way.
-      const drop = await cdp.send('Input.dispatchDragEvent', { type: 'drop', x: 1, y: 1, data: { items: [], files: [tmpLink], dragOperationsMask: 1 } }, sessionId)
+      const drop = await cdp.send(
+        'Input.dispatchDragEvent',
+        { type: 'drop', x: 1, y: 1, data: { items: [], files: [tmpLink], dragOperationsMask: 1 } },
+        sessionId,
+      )
       expect(drop.error?.message).toMatch(/outside/)
       expect(await received('f')).toEqual({ bytes: 0, names: [] })
       expect(await received('d')).toEqual({ bytes: 0, names: [] })
 
       // Inside its folder: works.
-      expect((await cdp.send('DOM.setFileInputFiles', { files: [join(folder, 'ok.txt')], nodeId: file }, sessionId)).error).toBeUndefined()
+      expect(
+        (await cdp.send('DOM.setFileInputFiles', { files: [join(folder, 'ok.txt')], nodeId: file }, sessionId)).error,
+      ).toBeUndefined()
       expect(await received('f')).toEqual({ bytes: 5, names: ['ok.txt'] })
     } finally {
       cdp.close()
     }
   })
 
-  it('downloads land in the errand\'s folder, never in the store through a symlink', async () => {
+  it("downloads land in the errand's folder, never in the store through a symlink", async () => {
     const { host } = env()
     const cdp = await RawCdp.open(await env().endpoint('fa'))
     try {
@@ -102,14 +118,27 @@ describe('files of the engine\'s machine: only the errand\'s own folder (#27)', 
       const before = existsSync(store) ? readdirSync(store) : []
       const storeLink = join(tmpdir(), `errands-store-${randomBytes(4).toString('hex')}`)
       symlinkSync(existsSync(store) ? store : host.dataDir, storeLink)
-      const set = await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: storeLink, eventsEnabled: true })
+      const set = await cdp.send('Browser.setDownloadBehavior', {
+        behavior: 'allow',
+        downloadPath: storeLink,
+        eventsEnabled: true,
+      })
       expect(set.error).toBeUndefined()
       const { sessionId } = await cdp.newPage()
-      await cdp.send('Runtime.evaluate', {
-        expression: `const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['downloaded'])); a.download = 'got.txt'; document.body.append(a); a.click()`,
-      }, sessionId)
+      await cdp.send(
+        'Runtime.evaluate',
+        {
+          expression: `const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['downloaded'])); a.download = 'got.txt'; document.body.append(a); a.click()`,
+        },
+        sessionId,
+      )
       expect(await eventually(() => existsSync(join(folder, 'got.txt')), 15_000)).toBe(true)
-      expect(await eventually(() => cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params['state'] === 'completed'), 15_000)).toBe(true)
+      expect(
+        await eventually(
+          () => cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params['state'] === 'completed'),
+          15_000,
+        ),
+      ).toBe(true)
       expect(existsSync(join(storeLink, 'got.txt'))).toBe(false)
       expect(existsSync(store) ? readdirSync(store) : []).toEqual(before)
       expect(existsSync(join(host.dataDir, 'got.txt'))).toBe(false)

@@ -37,7 +37,8 @@ export const useDevToolsHost = (siteCount = 2, env: Record<string, string> = {})
     const [host, sites] = await Promise.all([startTestHost(env), serveSites(siteCount)])
     const endpoint = async (key: string) => {
       const reply = await host.call(key, 'GET', '/v1/session/devtools')
-      if (reply.status !== 200) throw new Error(`GET /v1/session/devtools → ${reply.status} ${JSON.stringify(reply.body)}`)
+      if (reply.status !== 200)
+        throw new Error(`GET /v1/session/devtools → ${reply.status} ${JSON.stringify(reply.body)}`)
       return reply.body.url as string
     }
     const cookieSeenBy = async (who: Other, i: number) => {
@@ -68,7 +69,10 @@ export const useDevToolsHost = (siteCount = 2, env: Record<string, string> = {})
  * @example
  * expect((await tabsOf(host, 'a')).map((t) => t.url)).toContain(site.url('/title?t=x'))
  */
-export const tabsOf = async (host: TestHost, key: string): Promise<ReadonlyArray<{ readonly id: string; readonly url: string }>> => {
+export const tabsOf = async (
+  host: TestHost,
+  key: string,
+): Promise<ReadonlyArray<{ readonly id: string; readonly url: string }>> => {
   const reply = await host.call(key, 'GET', '/v1/tabs')
   return reply.body.tabs
 }

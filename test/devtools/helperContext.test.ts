@@ -51,16 +51,21 @@ describe('a second browser context through an errand is a helper errand (#22, E1
       const created = await cdp.send('Target.createBrowserContext', {})
       const helperId = created.result!['browserContextId'] as string
       expect((await cdp.send('Target.getBrowserContexts')).result!['browserContextIds']).toEqual([helperId])
-      const helperConversation = [...Array(5).keys()].map((i) => `session:hc2/devtools-${i + 1}`).find((id) => host.supervisor.contextOf(id) !== undefined)
+      const helperConversation = [...Array(5).keys()]
+        .map((i) => `session:hc2/devtools-${i + 1}`)
+        .find((id) => host.supervisor.contextOf(id) !== undefined)
       expect(helperConversation).toBeDefined()
       const tab = await cdp.send('Target.createTarget', { url: 'about:blank', browserContextId: helperId })
       expect(tab.error).toBeUndefined()
       // Another errand's context id, and a made-up one, stay refused.
       const theirs = await other.send('Target.createTarget', { url: 'about:blank' })
       // Their context as the browser names it (their client sees an alias), and main's.
-      const theirs2 = (await host.run(host.chromium.devtools(host.supervisor.contextOf('session:hc-other')!))).browserContextId
+      const theirs2 = (await host.run(host.chromium.devtools(host.supervisor.contextOf('session:hc-other')!)))
+        .browserContextId
       for (const id of [theirs2, 'F'.repeat(32)]) {
-        expect((await cdp.send('Target.createTarget', { url: 'about:blank', browserContextId: id })).error?.message).toMatch(/not this errand's/)
+        expect(
+          (await cdp.send('Target.createTarget', { url: 'about:blank', browserContextId: id })).error?.message,
+        ).toMatch(/not this errand's/)
         expect((await cdp.send('Target.disposeBrowserContext', { browserContextId: id })).error?.code).toBe(-32000)
       }
       const targets = (await cdp.send('Target.getTargets')).result!['targetInfos'] as Array<{ targetId: string }>

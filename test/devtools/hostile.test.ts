@@ -20,14 +20,18 @@ import { useDevToolsHost } from './harness.ts'
 const env = useDevToolsHost(1)
 
 const protocol = (file: string): Array<string> => {
-  const json = JSON.parse(readFileSync(createRequire(import.meta.url).resolve(`devtools-protocol/json/${file}`), 'utf8')) as {
+  const json = JSON.parse(
+    readFileSync(createRequire(import.meta.url).resolve(`devtools-protocol/json/${file}`), 'utf8'),
+  ) as {
     domains: Array<{ domain: string; commands?: Array<{ name: string }> }>
   }
   return json.domains.flatMap((d) => (d.commands ?? []).map((c) => `${d.domain}.${c.name}`))
 }
 const METHODS = [...protocol('browser_protocol.json'), ...protocol('js_protocol.json')]
 /** The domains that act on the whole browser: drawn from more often, so the rules get tried. */
-const WIDE = METHODS.filter((m) => /^(Target|Browser|Storage|SystemInfo|Tethering|Fetch|Tracing|Security|Network|Page)\./.test(m))
+const WIDE = METHODS.filter((m) =>
+  /^(Target|Browser|Storage|SystemInfo|Tethering|Fetch|Tracing|Security|Network|Page)\./.test(m),
+)
 
 /** A raw CDP client that keeps every message it receives. */
 class RawClient {
@@ -42,7 +46,8 @@ class RawClient {
       const text = data.toString()
       this.seen.push(text)
       const message = JSON.parse(text) as { id?: number; method?: string; params?: { sessionId?: string } }
-      if (message.method === 'Target.attachedToTarget' && message.params?.sessionId) this.sessions.push(message.params.sessionId)
+      if (message.method === 'Target.attachedToTarget' && message.params?.sessionId)
+        this.sessions.push(message.params.sessionId)
       if (message.id !== undefined) this.waiting.get(message.id)?.(message)
     })
     ws.on('close', () => {
@@ -91,11 +96,14 @@ const cdpIdsOf = async (contextId: ContextId): Promise<Other> => {
 }
 
 const cookiesOf = async (contextId: ContextId) =>
-  (await env().host.run(env().host.runtime.storageState(contextId))).cookies.map((c) => `${c.name}=${c.value}@${c.domain}`).sort()
+  (await env().host.run(env().host.runtime.storageState(contextId))).cookies
+    .map((c) => `${c.name}=${c.value}@${c.domain}`)
+    .sort()
 
-const tabUrls = async (contextId: ContextId) => (await env().host.run(env().host.runtime.tabs(contextId))).map((t) => t.url)
+const tabUrls = async (contextId: ContextId) =>
+  (await env().host.run(env().host.runtime.tabs(contextId))).map((t) => t.url)
 
-describe('a hostile client on an errand\'s DevTools endpoint', () => {
+describe("a hostile client on an errand's DevTools endpoint", () => {
   let victim: Other
   let main: Other
   let baseline: { victimTabs: Array<string>; victimCookies: Array<string>; mainCookies: Array<string> }
@@ -103,23 +111,32 @@ describe('a hostile client on an errand\'s DevTools endpoint', () => {
   beforeAll(async () => {
     const { host, sites } = env()
     const site = sites[0]!
-    for (const [key, path] of [['b', '/v1/navigate'], [undefined, '/v1/person/main/navigate']] as const) {
+    for (const [key, path] of [
+      ['b', '/v1/navigate'],
+      [undefined, '/v1/person/main/navigate'],
+    ] as const) {
       expect((await host.call(key, 'POST', path, { url: site.url('/signin') })).status).toBe(200)
     }
     victim = await cdpIdsOf(host.supervisor.contextOf('session:b')!)
     main = await cdpIdsOf(host.runtime.mainContext)
-    baseline = { victimTabs: await tabUrls(victim.contextId), victimCookies: await cookiesOf(victim.contextId), mainCookies: await cookiesOf(main.contextId) }
+    baseline = {
+      victimTabs: await tabUrls(victim.contextId),
+      victimCookies: await cookiesOf(victim.contextId),
+      mainCookies: await cookiesOf(main.contextId),
+    }
     expect(baseline.victimCookies.some((c) => c.startsWith('session='))).toBe(true)
   })
 
-  it('a browser-level Target.setAutoAttach({ waitForDebuggerOnStart }) never pauses another errand\'s new tabs', async () => {
+  it("a browser-level Target.setAutoAttach({ waitForDebuggerOnStart }) never pauses another errand's new tabs", async () => {
     const { host, sites } = env()
     const client = await RawClient.open(await env().endpoint('a'))
     try {
       // What Playwright's connectOverCDP sends first; forwarded as is, Chromium would hold every
       // new target of every context until this client let it run.
       await client.send('Target.setAutoAttach', { autoAttach: true, flatten: true, waitForDebuggerOnStart: true })
-      const tab = await host.run(host.runtime.openTab(victim.contextId, sites[0]!.url('/title?t=not-paused')).pipe(Effect.timeout('10 seconds')))
+      const tab = await host.run(
+        host.runtime.openTab(victim.contextId, sites[0]!.url('/title?t=not-paused')).pipe(Effect.timeout('10 seconds')),
+      )
       expect(tab.title).toBe('not-paused')
       await host.run(host.runtime.closeTab(victim.contextId, tab.id))
     } finally {
@@ -132,18 +149,24 @@ describe('a hostile client on an errand\'s DevTools endpoint', () => {
     try {
       await client.send('Target.setAutoAttach', { autoAttach: true, flatten: true, waitForDebuggerOnStart: true })
       const own = client.sessions.at(-1)!
-      const answered = (id: number) => new Promise<string>((resolve) => {
-        const check = setInterval(() => {
-          const reply = client.seen.find((t) => t.startsWith(`{"id":${id},`))
-          if (reply) (clearInterval(check), resolve(reply))
-        }, 20)
-      })
+      const answered = (id: number) =>
+        new Promise<string>((resolve) => {
+          const check = setInterval(() => {
+            const reply = client.seen.find((t) => t.startsWith(`{"id":${id},`))
+            if (reply) clearInterval(check), resolve(reply)
+          }, 20)
+        })
       // Sent by hand (JSON.stringify never writes a key twice): JSON.parse keeps the last `params`,
       // another parser might keep the first. What goes on must be exactly what was checked.
       ;(client as unknown as { ws: WebSocket }).ws.send(
-        `{"id":9001,"method":"Page.navigate","sessionId":"${own}","params":{"url":"file:///etc/passwd"},"params":{"url":"about:blank"}}`)
+        `{"id":9001,"method":"Page.navigate","sessionId":"${own}","params":{"url":"file:///etc/passwd"},"params":{"url":"about:blank"}}`,
+      )
       await answered(9001)
-      const where = (await client.send('Runtime.evaluate', { expression: 'location.href', returnByValue: true }, own)) as { result: { result: { value: string } } }
+      const where = (await client.send(
+        'Runtime.evaluate',
+        { expression: 'location.href', returnByValue: true },
+        own,
+      )) as { result: { result: { value: string } } }
       expect(where.result.result.value).not.toContain('file:')
     } finally {
       client.close()
@@ -155,16 +178,36 @@ describe('a hostile client on an errand\'s DevTools endpoint', () => {
     const site = sites[0]!
     const crafted = [victim.targetId, victim.browserContextId, main.targetId, main.browserContextId, 'F'.repeat(32), '']
     const id = fc.constantFrom(...crafted)
-    const params = fc.record({
-      targetId: id, browserContextId: id, sessionId: id, frameId: id,
-      url: fc.constantFrom(site.url('/title?t=x'), `${host.url}/health`, 'file:///etc/passwd', 'chrome://settings', 'http://127.0.0.1:9222/json/version', 'about:blank'),
-      flatten: fc.boolean(), discover: fc.boolean(), autoAttach: fc.boolean(), waitForDebuggerOnStart: fc.constant(true),
-      filter: fc.constantFrom([{}], [{ type: 'page' }], undefined),
-      cookies: fc.constant([{ name: 'evil', value: '1', url: site.origin }]),
-      downloadPath: fc.constantFrom('/etc', host.dataDir), files: fc.constantFrom(['/etc/passwd'], [`${host.dataDir}/host-token`]),
-      behavior: fc.constantFrom('allow', 'deny'), permissions: fc.constant(['geolocation']), origin: fc.constant(site.origin),
-      windowId: fc.nat(5), expression: fc.constant('1 + 1'),
-    }, { requiredKeys: [] })
+    const params = fc.record(
+      {
+        targetId: id,
+        browserContextId: id,
+        sessionId: id,
+        frameId: id,
+        url: fc.constantFrom(
+          site.url('/title?t=x'),
+          `${host.url}/health`,
+          'file:///etc/passwd',
+          'chrome://settings',
+          'http://127.0.0.1:9222/json/version',
+          'about:blank',
+        ),
+        flatten: fc.boolean(),
+        discover: fc.boolean(),
+        autoAttach: fc.boolean(),
+        waitForDebuggerOnStart: fc.constant(true),
+        filter: fc.constantFrom([{}], [{ type: 'page' }], undefined),
+        cookies: fc.constant([{ name: 'evil', value: '1', url: site.origin }]),
+        downloadPath: fc.constantFrom('/etc', host.dataDir),
+        files: fc.constantFrom(['/etc/passwd'], [`${host.dataDir}/host-token`]),
+        behavior: fc.constantFrom('allow', 'deny'),
+        permissions: fc.constant(['geolocation']),
+        origin: fc.constant(site.origin),
+        windowId: fc.nat(5),
+        expression: fc.constant('1 + 1'),
+      },
+      { requiredKeys: [] },
+    )
     const method = fc.oneof(
       { arbitrary: fc.constantFrom(...METHODS), weight: 1 },
       { arbitrary: fc.constantFrom(...WIDE), weight: 1 },
@@ -182,22 +225,29 @@ describe('a hostile client on an errand\'s DevTools endpoint', () => {
           for (const s of sequence) {
             if (client.closed) {
               client = await RawClient.open(await env().endpoint('a'))
-              await client.send('Target.setAutoAttach', { autoAttach: true, flatten: true, waitForDebuggerOnStart: true })
+              await client.send('Target.setAutoAttach', {
+                autoAttach: true,
+                flatten: true,
+                waitForDebuggerOnStart: true,
+              })
             }
             const session = s.on === 'own' ? client.sessions.at(-1) : s.on === 'crafted' ? victim.targetId : undefined
             await client.send(s.method, s.params, session)
             steps++
             // Read: no id of another context ever reached the client.
-            for (const text of client.seen) for (const other of [victim.targetId, victim.browserContextId, main.targetId, main.browserContextId]) {
-              if (text.includes(other)) throw new Error(`${s.method}: the client received an id of another context`)
-            }
+            for (const text of client.seen)
+              for (const other of [victim.targetId, victim.browserContextId, main.targetId, main.browserContextId]) {
+                if (text.includes(other)) throw new Error(`${s.method}: the client received an id of another context`)
+              }
             // Changed or closed: the other errand's tabs and cookies, and the main context's cookies.
             expect(await host.run(host.runtime.isOpen(victim.contextId))).toBe(true)
             expect(await tabUrls(victim.contextId)).toEqual(baseline.victimTabs)
             expect(await cookiesOf(victim.contextId)).toEqual(baseline.victimCookies)
             expect(await cookiesOf(main.contextId)).toEqual(baseline.mainCookies)
             // Still works: a new tab of the other errand opens and loads (nothing paused it).
-            const tab = await host.run(host.runtime.openTab(victim.contextId, site.url('/title?t=probe')).pipe(Effect.timeout('10 seconds')))
+            const tab = await host.run(
+              host.runtime.openTab(victim.contextId, site.url('/title?t=probe')).pipe(Effect.timeout('10 seconds')),
+            )
             expect(tab.title).toBe('probe')
             await host.run(host.runtime.closeTab(victim.contextId, tab.id))
           }

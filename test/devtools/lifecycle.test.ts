@@ -18,17 +18,24 @@ const env = useDevToolsHost(1, { ERRANDS_MAX_SESSIONS: '2' })
 
 /** A raw client: resolves `closed` with the close frame's code and reason. */
 const rawClient = (url: string) =>
-  new Promise<{ readonly ws: WebSocket; readonly closed: Promise<{ code: number; reason: string }> }>((resolve, reject) => {
-    const ws = new WebSocket(url)
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })))
-    ws.once('open', () => resolve({ ws, closed }))
-    ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)))
-    ws.once('error', reject)
-  })
+  new Promise<{ readonly ws: WebSocket; readonly closed: Promise<{ code: number; reason: string }> }>(
+    (resolve, reject) => {
+      const ws = new WebSocket(url)
+      const closed = new Promise<{ code: number; reason: string }>((r) =>
+        ws.on('close', (code, reason) => r({ code, reason: reason.toString() })),
+      )
+      ws.once('open', () => resolve({ ws, closed }))
+      ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)))
+      ws.once('error', reject)
+    },
+  )
 
 /** The HTTP status an upgrade to `url` is refused with (101 when it is taken). */
 const upgradeStatus = (url: string) =>
-  rawClient(url).then(({ ws }) => (ws.close(), 101), (e: Error) => Number(/HTTP (\d+)/.exec(e.message)?.[1] ?? 0))
+  rawClient(url).then(
+    ({ ws }) => (ws.close(), 101),
+    (e: Error) => Number(/HTTP (\d+)/.exec(e.message)?.[1] ?? 0),
+  )
 
 const view = (key: string) => env().host.run(env().host.supervisor.view(`session:${key}`))
 
@@ -41,10 +48,13 @@ describe('a DevTools connection follows its errand', () => {
     // A tab the client opens is the errand's: parked with it, back after resume (E4).
     const tabUrl = env().sites[0]!.url('/title?t=opened-by-the-client')
     ws.send(JSON.stringify({ id: 1, method: 'Target.createTarget', params: { url: tabUrl } }))
-    const tabs = async () => ((await host.call('park', 'GET', '/v1/tabs')).body.tabs as Array<{ url: string }>).map((t) => t.url)
+    const tabs = async () =>
+      ((await host.call('park', 'GET', '/v1/tabs')).body.tabs as Array<{ url: string }>).map((t) => t.url)
     expect(await eventually(async () => (await tabs()).includes(tabUrl))).toBe(true)
 
-    expect((await host.call('park', 'POST', '/v1/session/task', { status: 'interrupted' })).body.lifecycle).toBe('parked')
+    expect((await host.call('park', 'POST', '/v1/session/task', { status: 'interrupted' })).body.lifecycle).toBe(
+      'parked',
+    )
     const why = await closed
     expect(why.code).toBe(4001)
     expect(why.reason).toMatch(/parked.*new URL/)
@@ -85,10 +95,14 @@ describe('a DevTools connection follows its errand', () => {
     const url = new URL(await env().endpoint('leaver'))
     const socket = net.connect(host.port, '127.0.0.1')
     await new Promise<void>((r) => socket.once('connect', () => r()))
-    socket.write(`GET ${url.pathname} HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
-      'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n')
+    socket.write(
+      `GET ${url.pathname} HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+        'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+    )
     socket.destroy()
-    expect(await eventually(() => host.logs.some((l) => l === 'devtools: a client of session:leaver disconnected (1006)'))).toBe(true)
+    expect(
+      await eventually(() => host.logs.some((l) => l === 'devtools: a client of session:leaver disconnected (1006)')),
+    ).toBe(true)
     expect((await view('leaver')).driven).toBe(false)
     await host.call('leaver', 'DELETE', '/v1/session')
   })
@@ -102,8 +116,12 @@ describe('a DevTools connection follows its errand', () => {
     const port = (server.address() as AddressInfo).port
     try {
       const devtools = await Effect.runPromise(
-        makeDevTools({ baseUrl: () => `ws://127.0.0.1:${port}`, policy: defaultPolicy([]), log: () => undefined, idleMs: 400 }).pipe(
-          Effect.provide(host.services), Scope.extend(scope)),
+        makeDevTools({
+          baseUrl: () => `ws://127.0.0.1:${port}`,
+          policy: defaultPolicy([]),
+          log: () => undefined,
+          idleMs: 400,
+        }).pipe(Effect.provide(host.services), Scope.extend(scope)),
       )
       server.on('upgrade', (req, socket, head) => void (devtools.upgrade(req, socket, head) || socket.destroy()))
       expect((await host.call('idle', 'GET', '/v1/url')).status).toBe(200)
@@ -119,7 +137,7 @@ describe('a DevTools connection follows its errand', () => {
     }
   })
 
-  it('after a SIGKILL of the errands\' browser, a client reconnects with the same URL and finds its tabs back (H2)', async () => {
+  it("after a SIGKILL of the errands' browser, a client reconnects with the same URL and finds its tabs back (H2)", async () => {
     const { host, sites } = env()
     const site = sites[0]!
     const url = await env().endpoint('heal')
@@ -127,19 +145,34 @@ describe('a DevTools connection follows its errand', () => {
     const page = await browser.contexts()[0]!.newPage()
     await page.goto(site.url('/title?t=before-the-crash'))
     // Healing restores the last snapshot: wait until it holds the client's tab.
-    expect(await eventually(() => (host.supervisor.lastSnapshot('session:heal')?.tabs ?? []).some((t) => t.url.includes('before-the-crash')))).toBe(true)
+    expect(
+      await eventually(() =>
+        (host.supervisor.lastSnapshot('session:heal')?.tabs ?? []).some((t) => t.url.includes('before-the-crash')),
+      ),
+    ).toBe(true)
     const disconnected = new Promise((r) => browser.once('disconnected', r))
     process.kill(host.chromium.errandsBrowserPid()!, 'SIGKILL')
     await disconnected
 
     let reconnected: typeof browser | undefined
-    expect(await eventually(async () => {
-      reconnected = await chromium.connectOverCDP(url).catch(() => undefined)
-      return reconnected !== undefined
-    }, 30_000, 200)).toBe(true)
+    expect(
+      await eventually(
+        async () => {
+          reconnected = await chromium.connectOverCDP(url).catch(() => undefined)
+          return reconnected !== undefined
+        },
+        30_000,
+        200,
+      ),
+    ).toBe(true)
     browser = reconnected!
     try {
-      expect(browser.contexts()[0]!.pages().map((p) => p.url())).toContain(site.url('/title?t=before-the-crash'))
+      expect(
+        browser
+          .contexts()[0]!
+          .pages()
+          .map((p) => p.url()),
+      ).toContain(site.url('/title?t=before-the-crash'))
       expect((await view('heal')).state).toBe('active')
     } finally {
       await browser.close()

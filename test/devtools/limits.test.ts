@@ -21,7 +21,10 @@ const hugeFrameFrom = (url: string, bytes: number): Promise<{ code: number; reas
       ws.on('close', (code, reason) => { process.stdout.write(JSON.stringify({ code, reason: reason.toString() })); process.exit(0) })
       ws.on('error', () => undefined)
     `
-    const child = spawn(process.execPath, ['-e', script, url, String(bytes)], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, ['-e', script, url, String(bytes)], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     let out = ''
     child.stdout.on('data', (d) => (out += d))
     child.on('exit', () => (out ? resolve(JSON.parse(out)) : reject(new Error('the client process reported nothing'))))
@@ -82,7 +85,12 @@ describe('limits of the DevTools endpoint (#27)', () => {
       // Commands that stay in flight (the page answers each after 1.5 s): the endpoint takes one
       // message per turn of its event loop, so instant ones could be answered as fast as they come.
       const { sessionId } = await cdp.newPage()
-      const slow = () => cdp.send('Runtime.evaluate', { expression: 'new Promise((r) => setTimeout(r, 1500))', awaitPromise: true }, sessionId)
+      const slow = () =>
+        cdp.send(
+          'Runtime.evaluate',
+          { expression: 'new Promise((r) => setTimeout(r, 1500))', awaitPromise: true },
+          sessionId,
+        )
       const answers = await Promise.all(Array.from({ length: MAX_IN_FLIGHT + 20 }, slow))
       const refused = answers.filter((a) => a.error !== undefined)
       expect(refused).toHaveLength(20)

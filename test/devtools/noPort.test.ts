@@ -72,7 +72,17 @@ describe('no debugging port (A4, #27)', () => {
   })
 
   it('the /proc check sees a Chromium that does listen (the check can fail)', async () => {
-    const child = spawn('/usr/lib/chromium/chromium', ['--headless', '--no-sandbox', '--remote-debugging-port=0', '--user-data-dir=/tmp/errands-noport-control', 'about:blank'], { stdio: 'ignore' })
+    const child = spawn(
+      '/usr/lib/chromium/chromium',
+      [
+        '--headless',
+        '--no-sandbox',
+        '--remote-debugging-port=0',
+        '--user-data-dir=/tmp/errands-noport-control',
+        'about:blank',
+      ],
+      { stdio: 'ignore' },
+    )
     try {
       expect(await eventually(async () => listenersOf(child.pid!, listeningInodes()).length > 0, 20_000)).toBe(true)
     } finally {
@@ -87,7 +97,9 @@ describe('no debugging port (A4, #27)', () => {
     const target = await host.run(host.runtime.devtools!(contextId))
     const channel = await target.connect()
     try {
-      const { browser } = await (host.chromium as unknown as { errands: { ensure(): Promise<{ browser: import('playwright-core').Browser }> } }).errands.ensure()
+      const { browser } = await (
+        host.chromium as unknown as { errands: { ensure(): Promise<{ browser: import('playwright-core').Browser }> } }
+      ).errands.ensure()
       // crConnectionOf throws "Playwright internal changed: …" naming what is missing.
       const connection = crConnectionOf(browser)
       expect(typeof connection.rootSession.send).toBe('function')

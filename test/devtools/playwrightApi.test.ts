@@ -23,7 +23,7 @@ const env = useDevToolsHost(1)
 type Hello = { hello: (who: string) => Promise<string> }
 
 describe('Playwright and Puppeteer APIs beyond pages, through an errand (#22)', () => {
-  it('context.exposeFunction() after route() and addInitScript() with a page open: new pages see it; the engine\'s own binding still answers', async () => {
+  it("context.exposeFunction() after route() and addInitScript() with a page open: new pages see it; the engine's own binding still answers", async () => {
     const site = env().sites[0]!
     const browser = await chromium.connectOverCDP(await env().endpoint('expose'))
     try {
@@ -72,20 +72,41 @@ describe('Playwright and Puppeteer APIs beyond pages, through an errand (#22)', 
       expect((await session.send('Browser.getVersion')).product).toMatch(/Chrome/)
       const { targetInfos } = await session.send('Target.getTargets')
       const tabs = ((await host.call('cdp', 'GET', '/v1/tabs')).body.tabs as Array<{ url: string }>).map((t) => t.url)
-      expect(targetInfos.filter((t) => t.type === 'page').map((t) => t.url).sort()).toEqual(tabs.sort())
+      expect(
+        targetInfos
+          .filter((t) => t.type === 'page')
+          .map((t) => t.url)
+          .sort(),
+      ).toEqual(tabs.sort())
       expect(targetInfos.map((t) => t.targetId)).not.toContain(foreign)
       expect((await session.send('Target.getBrowserContexts')).browserContextIds).toEqual([])
-      await expect(session.send('Target.attachToTarget', { targetId: foreign, flatten: true })).rejects.toThrow(/no target with this id belongs to this errand/)
-      await expect(session.send('Target.closeTarget', { targetId: foreign })).rejects.toThrow(/no target with this id belongs to this errand/)
+      await expect(session.send('Target.attachToTarget', { targetId: foreign, flatten: true })).rejects.toThrow(
+        /no target with this id belongs to this errand/,
+      )
+      await expect(session.send('Target.closeTarget', { targetId: foreign })).rejects.toThrow(
+        /no target with this id belongs to this errand/,
+      )
       await expect(session.send('Browser.crash')).rejects.toThrow(/not on the allowlist/)
-      await expect(session.send('Storage.getCookies', { browserContextId: 'F'.repeat(32) })).rejects.toThrow(/not this errand's/)
+      await expect(session.send('Storage.getCookies', { browserContextId: 'F'.repeat(32) })).rejects.toThrow(
+        /not this errand's/,
+      )
       // Its own targets: attach, drive, detach, as against Chromium.
       const mine = targetInfos.find((t) => t.type === 'page')!
       const { sessionId } = await session.send('Target.attachToTarget', { targetId: mine.targetId, flatten: true })
       expect(typeof sessionId).toBe('string')
       await session.detach()
       // The other errand's tab is still there and still works.
-      expect((await other.send('Runtime.evaluate', { expression: '1' }, (await other.send('Target.attachToTarget', { targetId: foreign, flatten: true })).result!['sessionId'] as string)).error).toBeUndefined()
+      expect(
+        (
+          await other.send(
+            'Runtime.evaluate',
+            { expression: '1' },
+            (
+              await other.send('Target.attachToTarget', { targetId: foreign, flatten: true })
+            ).result!['sessionId'] as string,
+          )
+        ).error,
+      ).toBeUndefined()
     } finally {
       await browser.close()
       other.close()
@@ -99,17 +120,30 @@ describe('Playwright and Puppeteer APIs beyond pages, through an errand (#22)', 
     try {
       const attached = await cdp.send('Target.attachToBrowserTarget')
       const bs = attached.result!['sessionId'] as string
-      expect(cdp.events.some((e) => e.method === 'Target.attachedToTarget' && e.params['sessionId'] === bs && (e.params['targetInfo'] as { type: string }).type === 'browser')).toBe(true)
+      expect(
+        cdp.events.some(
+          (e) =>
+            e.method === 'Target.attachedToTarget' &&
+            e.params['sessionId'] === bs &&
+            (e.params['targetInfo'] as { type: string }).type === 'browser',
+        ),
+      ).toBe(true)
       const root = (await cdp.send('Target.getTargets')).result!['targetInfos'] as Array<{ targetId: string }>
-      const viaSession = (await cdp.send('Target.getTargets', {}, bs)).result!['targetInfos'] as Array<{ targetId: string }>
+      const viaSession = (await cdp.send('Target.getTargets', {}, bs)).result!['targetInfos'] as Array<{
+        targetId: string
+      }>
       expect(viaSession.map((t) => t.targetId).sort()).toEqual(root.map((t) => t.targetId).sort())
       // A tab opened through the browser session is the errand's and attaches on it.
       const created = await cdp.send('Target.createTarget', { url: 'about:blank' }, bs)
       const page = await cdp.send('Target.attachToTarget', { targetId: created.result!['targetId'], flatten: true }, bs)
       const ps = page.result!['sessionId'] as string
-      expect((await cdp.send('Runtime.evaluate', { expression: '1 + 1', returnByValue: true }, ps)).result!['result']).toMatchObject({ value: 2 })
+      expect(
+        (await cdp.send('Runtime.evaluate', { expression: '1 + 1', returnByValue: true }, ps)).result!['result'],
+      ).toMatchObject({ value: 2 })
       const pages = (root as Array<{ type?: string }>).filter((t) => t.type === 'page').length
-      expect(await eventually(async () => (await host.call('raw-bs', 'GET', '/v1/tabs')).body.tabs.length === pages + 1)).toBe(true)
+      expect(
+        await eventually(async () => (await host.call('raw-bs', 'GET', '/v1/tabs')).body.tabs.length === pages + 1),
+      ).toBe(true)
 
       for (const session of [undefined, bs]) {
         const unknown = await cdp.send('Foo.bar', {}, session)
@@ -131,7 +165,9 @@ describe('Playwright and Puppeteer APIs beyond pages, through an errand (#22)', 
 
       // Detaching the browser session ends it (Chromium's detachedFromTarget), the connection goes on.
       expect((await cdp.send('Target.detachFromTarget', { sessionId: bs })).error).toBeUndefined()
-      expect(cdp.events.some((e) => e.method === 'Target.detachedFromTarget' && e.params['sessionId'] === bs)).toBe(true)
+      expect(cdp.events.some((e) => e.method === 'Target.detachedFromTarget' && e.params['sessionId'] === bs)).toBe(
+        true,
+      )
       expect((await cdp.send('Target.getTargets', {}, bs)).error?.message).toMatch(/no session/)
       expect((await cdp.send('Browser.getVersion')).error).toBeUndefined()
     } finally {
@@ -139,7 +175,7 @@ describe('Playwright and Puppeteer APIs beyond pages, through an errand (#22)', 
     }
   })
 
-  it('Puppeteer\'s page.windowId() and page.resize() work on the errand\'s windows; another window is refused', async () => {
+  it("Puppeteer's page.windowId() and page.resize() work on the errand's windows; another window is refused", async () => {
     const other = await RawCdp.open(await env().endpoint('win-other'))
     const browser = await puppeteer.connect({ browserWSEndpoint: await env().endpoint('win'), defaultViewport: null })
     try {
@@ -158,10 +194,19 @@ describe('Playwright and Puppeteer APIs beyond pages, through an errand (#22)', 
       const { sessionId } = await other.newPage()
       const theirs = (await other.send('Browser.getWindowForTarget', {}, sessionId)).result!['windowId'] as number
       expect(theirs).not.toBe(windowId)
-      await expect(cdp.send('Browser.setWindowBounds', { windowId: theirs, bounds: { width: 300, height: 300 } })).rejects.toThrow(/not one of this errand's/)
-      await expect(cdp.send('Browser.setContentsSize', { windowId: theirs, width: 300, height: 300 })).rejects.toThrow(/not one of this errand's/)
-      await expect(cdp.send('Browser.getWindowForTarget', { targetId: 'F'.repeat(32) })).rejects.toThrow(/targetId of this errand/)
-      expect((await other.send('Browser.getWindowBounds', { windowId: theirs })).result!['bounds']).not.toMatchObject({ width: 300, height: 300 })
+      await expect(
+        cdp.send('Browser.setWindowBounds', { windowId: theirs, bounds: { width: 300, height: 300 } }),
+      ).rejects.toThrow(/not one of this errand's/)
+      await expect(cdp.send('Browser.setContentsSize', { windowId: theirs, width: 300, height: 300 })).rejects.toThrow(
+        /not one of this errand's/,
+      )
+      await expect(cdp.send('Browser.getWindowForTarget', { targetId: 'F'.repeat(32) })).rejects.toThrow(
+        /targetId of this errand/,
+      )
+      expect((await other.send('Browser.getWindowBounds', { windowId: theirs })).result!['bounds']).not.toMatchObject({
+        width: 300,
+        height: 300,
+      })
     } finally {
       await browser.disconnect()
       other.close()

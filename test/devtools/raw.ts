@@ -18,18 +18,32 @@ export interface Answer {
 export class RawCdp {
   private seq = 0
   private readonly waiting = new Map<number, (answer: Answer) => void>()
-  readonly events: Array<{ readonly method: string; readonly params: Record<string, unknown>; readonly sessionId?: string }> = []
+  readonly events: Array<{
+    readonly method: string
+    readonly params: Record<string, unknown>
+    readonly sessionId?: string
+  }> = []
   ended: { readonly code: number; readonly reason: string } | undefined
   private readonly endListeners: Array<() => void> = []
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const m = JSON.parse(data.toString()) as { id?: number; method?: string; params?: Record<string, unknown>; sessionId?: string } & Answer
+      const m = JSON.parse(data.toString()) as {
+        id?: number
+        method?: string
+        params?: Record<string, unknown>
+        sessionId?: string
+      } & Answer
       if (m.id !== undefined) {
         const done = this.waiting.get(m.id)
         this.waiting.delete(m.id)
         done?.({ ...(m.result ? { result: m.result } : {}), ...(m.error ? { error: m.error } : {}) })
-      } else if (m.method) this.events.push({ method: m.method, params: m.params ?? {}, ...(m.sessionId ? { sessionId: m.sessionId } : {}) })
+      } else if (m.method)
+        this.events.push({
+          method: m.method,
+          params: m.params ?? {},
+          ...(m.sessionId ? { sessionId: m.sessionId } : {}),
+        })
     })
     ws.on('close', (code, reason) => {
       this.ended = { code, reason: reason.toString() }

@@ -35,7 +35,7 @@ const echoCookie = async (key: string | undefined) => {
 }
 
 describe('a DevTools endpoint of an errand in a remote DevTools browser (R2)', () => {
-  it('drives exactly that errand there; the remote browser\'s other contexts stay out of sight', async () => {
+  it("drives exactly that errand there; the remote browser's other contexts stay out of sight", async () => {
     const site = sites[0]!
     expect((await host.call('rb', 'GET', '/v1/url')).status).toBe(200)
     const reply = await host.call('ra', 'GET', '/v1/session/devtools')
@@ -67,13 +67,25 @@ describe('a DevTools endpoint of an errand in a remote DevTools browser (R2)', (
     const cdp = await RawCdp.open((await host.call('rc', 'GET', '/v1/session/devtools')).body.url)
     try {
       const named = mkdtempSync(join(tmpdir(), 'errands-named-'))
-      const set = await cdp.send('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: named, eventsEnabled: true })
+      const set = await cdp.send('Browser.setDownloadBehavior', {
+        behavior: 'allowAndName',
+        downloadPath: named,
+        eventsEnabled: true,
+      })
       expect(set.error).toBeUndefined()
       const { sessionId } = await cdp.newPage()
-      await cdp.send('Runtime.evaluate', {
-        expression: `const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['x'])); a.download = 'r.txt'; document.body.append(a); a.click()`,
-      }, sessionId)
-      expect(await eventually(() => cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params['state'] === 'canceled'))).toBe(true)
+      await cdp.send(
+        'Runtime.evaluate',
+        {
+          expression: `const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['x'])); a.download = 'r.txt'; document.body.append(a); a.click()`,
+        },
+        sessionId,
+      )
+      expect(
+        await eventually(() =>
+          cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params['state'] === 'canceled'),
+        ),
+      ).toBe(true)
       expect(readdirSync(named)).toEqual([])
     } finally {
       cdp.close()

@@ -42,20 +42,29 @@ const staged = async (key: string, name: string, text: string) => {
 }
 
 describe('a staged file uploaded by a DevTools client (#25)', () => {
-  it('Playwright connectOverCDP: setInputFiles with the staged file of the errand\'s folder; a path outside it is refused', async () => {
+  it("Playwright connectOverCDP: setInputFiles with the staged file of the errand's folder; a path outside it is refused", async () => {
     // isLocal: Playwright names the file's path to the browser (DOM.setFileInputFiles) instead of
     // reading it on its own side and sending the bytes, as it does by default over CDP.
-    const browser = await chromium.connectOverCDP(await staged('up-pw', 'note.txt', 'a staged note for playwright'), { isLocal: true })
+    const browser = await chromium.connectOverCDP(await staged('up-pw', 'note.txt', 'a staged note for playwright'), {
+      isLocal: true,
+    })
     try {
-      const page = browser.contexts()[0]!.pages().find((p) => p.url().startsWith(origin))!
+      const page = browser
+        .contexts()[0]!
+        .pages()
+        .find((p) => p.url().startsWith(origin))!
       const cdp = await browser.newBrowserCDPSession()
       const { path } = (await cdp.send('Errands.getFilesFolder' as never)) as { path: string }
-      expect(path).toBe(await env().host.run(env().host.chromium.filesDir(env().host.supervisor.contextOf('session:up-pw')!)))
+      expect(path).toBe(
+        await env().host.run(env().host.chromium.filesDir(env().host.supervisor.contextOf('session:up-pw')!)),
+      )
 
       const count = received.length
       // Playwright retries an action's protocol error until its timeout; the endpoint's refusal is in the log.
       await expect(page.setInputFiles('#file', '/etc/hostname', { timeout: 1500 })).rejects.toThrow(/Timeout 1500ms/)
-      expect(env().host.logs.join('\n')).toMatch(/devtools: DOM\.setFileInputFiles refused for session:up-pw: only files inside this errand's files folder/)
+      expect(env().host.logs.join('\n')).toMatch(
+        /devtools: DOM\.setFileInputFiles refused for session:up-pw: only files inside this errand's files folder/,
+      )
       expect(await page.evaluate(() => (document.getElementById('file') as HTMLInputElement).files!.length)).toBe(0)
 
       await page.setInputFiles('#file', join(path, 'note.txt'))
@@ -75,7 +84,9 @@ describe('a staged file uploaded by a DevTools client (#25)', () => {
       const session = await page.createCDPSession()
       const input = (await page.$('input#file'))!
       await expect(input.uploadFile('/etc/passwd')).rejects.toThrow(/only files inside this errand's files folder/)
-      const folder = await env().host.run(env().host.chromium.filesDir(env().host.supervisor.contextOf('session:up-pp')!))
+      const folder = await env().host.run(
+        env().host.chromium.filesDir(env().host.supervisor.contextOf('session:up-pp')!),
+      )
       const count = received.length
       await input.uploadFile(join(folder, 'report.txt'))
       await Promise.all([page.waitForNavigation(), page.click('#send')])
@@ -86,17 +97,40 @@ describe('a staged file uploaded by a DevTools client (#25)', () => {
     }
 
     // A raw CDP client needs no path: the bare name is the errand's staged file.
-    expect((await env().host.v1('up-pp').navigate({ body: { url: `${origin}/` } })).ok).toBe(true)
+    expect(
+      (
+        await env()
+          .host.v1('up-pp')
+          .navigate({ body: { url: `${origin}/` } })
+      ).ok,
+    ).toBe(true)
     const cdp = await RawCdp.open(await env().endpoint('up-pp'))
     try {
-      const targets = (await cdp.send('Target.getTargets')).result!['targetInfos'] as Array<{ targetId: string; type: string }>
-      const { sessionId } = (await cdp.send('Target.attachToTarget', { targetId: targets.find((t) => t.type === 'page')!.targetId, flatten: true })).result as { sessionId: string }
+      const targets = (await cdp.send('Target.getTargets')).result!['targetInfos'] as Array<{
+        targetId: string
+        type: string
+      }>
+      const { sessionId } = (
+        await cdp.send('Target.attachToTarget', {
+          targetId: targets.find((t) => t.type === 'page')!.targetId,
+          flatten: true,
+        })
+      ).result as { sessionId: string }
       const root = (await cdp.send('DOM.getDocument', {}, sessionId)).result!['root'] as { nodeId: number }
-      const { nodeId } = (await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: '#file' }, sessionId)).result as { nodeId: number }
-      expect((await cdp.send('DOM.setFileInputFiles', { files: ['passwd'], nodeId }, sessionId)).error?.message).toMatch(/no such file in this errand's files folder/)
-      expect((await cdp.send('DOM.setFileInputFiles', { files: ['..'], nodeId }, sessionId)).error?.message).toMatch(/paths must be absolute, or the bare name/)
+      const { nodeId } = (await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: '#file' }, sessionId))
+        .result as { nodeId: number }
+      expect(
+        (await cdp.send('DOM.setFileInputFiles', { files: ['passwd'], nodeId }, sessionId)).error?.message,
+      ).toMatch(/no such file in this errand's files folder/)
+      expect((await cdp.send('DOM.setFileInputFiles', { files: ['..'], nodeId }, sessionId)).error?.message).toMatch(
+        /paths must be absolute, or the bare name/,
+      )
       expect((await cdp.send('DOM.setFileInputFiles', { files: ['report.txt'], nodeId }, sessionId)).result).toEqual({})
-      const read = await cdp.send('Runtime.evaluate', { expression: 'document.getElementById("file").files[0].text()', awaitPromise: true, returnByValue: true }, sessionId)
+      const read = await cdp.send(
+        'Runtime.evaluate',
+        { expression: 'document.getElementById("file").files[0].text()', awaitPromise: true, returnByValue: true },
+        sessionId,
+      )
       expect((read.result!['result'] as { value: string }).value).toBe('a staged report for puppeteer')
     } finally {
       cdp.close()

@@ -18,7 +18,11 @@ let a: Fixture
 let b: Fixture
 
 beforeAll(async () => {
-  ;[host, a, b] = await Promise.all([startShippedHost({ ERRANDS_SNAPSHOT_DEBOUNCE_MS: '300' }), serveFixture('127.0.0.1'), serveFixture('127.0.0.2')])
+  ;[host, a, b] = await Promise.all([
+    startShippedHost({ ERRANDS_SNAPSHOT_DEBOUNCE_MS: '300' }),
+    serveFixture('127.0.0.1'),
+    serveFixture('127.0.0.2'),
+  ])
 })
 afterAll(async () => {
   await Promise.all([host?.stop(), a?.close(), b?.close()])
@@ -36,11 +40,13 @@ describe("a DevTools client changes storage out of the runtime's sight", () => {
     expect((await host.call(key, 'POST', '/v1/navigate', { url: b.url('/store?v=from-b') })).status).toBe(200)
     // The snapshot after b's load has read a (its document is gone): the runtime knows a's items.
     const token = readFileSync(join(host.dataDir, 'host-token'), 'utf8').trim()
-    expect(await eventually(async () => {
-      const res = await fetch(`${host.url}/v1/person/sessions`, { headers: { authorization: `Bearer ${token}` } })
-      const { sessions } = (await res.json()) as { sessions: Array<{ conversationId: string; detail: string }> }
-      return sessions.find((s) => s.conversationId === `session:${key}`)?.detail.includes('snapshot=clean') === true
-    }, 20_000)).toBe(true)
+    expect(
+      await eventually(async () => {
+        const res = await fetch(`${host.url}/v1/person/sessions`, { headers: { authorization: `Bearer ${token}` } })
+        const { sessions } = (await res.json()) as { sessions: Array<{ conversationId: string; detail: string }> }
+        return sessions.find((s) => s.conversationId === `session:${key}`)?.detail.includes('snapshot=clean') === true
+      }, 20_000),
+    ).toBe(true)
 
     const client = await CDP({ target: await host.devtoolsUrl(key), local: true })
     try {
@@ -52,7 +58,9 @@ describe("a DevTools client changes storage out of the runtime's sight", () => {
       await client.close()
     }
 
-    expect((await host.call(key, 'POST', '/v1/session/task', { status: 'interrupted' })).body).toEqual({ lifecycle: 'parked' })
+    expect((await host.call(key, 'POST', '/v1/session/task', { status: 'interrupted' })).body).toEqual({
+      lifecycle: 'parked',
+    })
     // Resumed by the next call: a shows nothing of its own any more, b still has its item.
     expect(await shown(key, a)).toMatch(/storage=$/m)
     expect(await shown(key, b)).toContain('storage=from-b')

@@ -25,7 +25,10 @@ const poll = <T>(f: () => T | Promise<T>) => expect.poll(f, { timeout: 20_000, i
 /** A client's CDP call, remembered as settled or not. */
 const tracked = <T>(promise: Promise<T>) => {
   const state = { settled: false, promise }
-  void promise.then(() => (state.settled = true), () => (state.settled = true))
+  void promise.then(
+    () => (state.settled = true),
+    () => (state.settled = true),
+  )
   return state
 }
 
@@ -48,12 +51,20 @@ describe('a person at the wheel pauses a DevTools client (#26)', () => {
       await take('w1')
       await poll(() => seen).toEqual(['Errands.wheelTaken'])
       const heldPath = '/held-until-hand-back'
-      const navigate = tracked(client.send('Page.navigate', { url: site.url(heldPath) }, sessionId).then((r) => (seen.push('navigate answered'), r)))
+      const navigate = tracked(
+        client
+          .send('Page.navigate', { url: site.url(heldPath) }, sessionId)
+          .then((r) => (seen.push('navigate answered'), r)),
+      )
       const mouse = tracked(client.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: 5, y: 5 }, sessionId))
       const sideEffect = tracked(client.send('Runtime.evaluate', { expression: 'window.touched = 1' }, sessionId))
 
       // Reads answer meanwhile: an evaluation V8 keeps free of side effects, the history, the DOM.
-      const read = await client.send('Runtime.evaluate', { expression: 'location.pathname', throwOnSideEffect: true, returnByValue: true }, sessionId)
+      const read = await client.send(
+        'Runtime.evaluate',
+        { expression: 'location.pathname', throwOnSideEffect: true, returnByValue: true },
+        sessionId,
+      )
       expect(read.result.value).toBe('/echo')
       const history = await client.send('Page.getNavigationHistory', undefined, sessionId)
       expect(history.entries.at(-1)?.url).toBe(site.url('/echo'))
@@ -81,7 +92,10 @@ describe('a person at the wheel pauses a DevTools client (#26)', () => {
   })
 
   it('Errands.requestHelp takes the limits and default of POST /v1/session/help', () => {
-    expect([HELP_DEFAULT_TIMEOUT_MS, HELP_MAX_TIMEOUT_MS]).toEqual([help.HELP_DEFAULT_TIMEOUT_MS, help.HELP_MAX_TIMEOUT_MS])
+    expect([HELP_DEFAULT_TIMEOUT_MS, HELP_MAX_TIMEOUT_MS]).toEqual([
+      help.HELP_DEFAULT_TIMEOUT_MS,
+      help.HELP_MAX_TIMEOUT_MS,
+    ])
   })
 
   it('Errands.requestHelp is answered by the hand-back with its note, or by its timeout; bad params are -32602, other names -32601', async () => {
@@ -90,19 +104,29 @@ describe('a person at the wheel pauses a DevTools client (#26)', () => {
     try {
       const asked = tracked(cdp.send('Errands.requestHelp', { reason: 'A captcha I cannot solve', timeoutMs: 60_000 }))
       // The request shows where the person sees it (the live view reads this view).
-      await poll(async () => (await host.run(sessionsOf().view('session:w2'))).help?.reason).toBe('A captcha I cannot solve')
+      await poll(async () => (await host.run(sessionsOf().view('session:w2'))).help?.reason).toBe(
+        'A captcha I cannot solve',
+      )
       expect(asked.settled).toBe(false)
       await take('w2')
       await handBack('w2', 'solved it')
       expect(await asked.promise).toEqual({ result: { handedBack: true, note: 'solved it' } })
       expect((await host.run(sessionsOf().view('session:w2'))).help).toBeUndefined()
 
-      expect(await cdp.send('Errands.requestHelp', { reason: 'nobody will come', timeoutMs: 300 })).toEqual({ result: { handedBack: false, reason: 'timeout' } })
+      expect(await cdp.send('Errands.requestHelp', { reason: 'nobody will come', timeoutMs: 300 })).toEqual({
+        result: { handedBack: false, reason: 'timeout' },
+      })
 
       const bad = async (params: object) => (await cdp.send('Errands.requestHelp', params)).error
-      expect(await bad({})).toMatchObject({ code: -32602, message: expect.stringContaining('reason must be a string of 1–500 characters') })
+      expect(await bad({})).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('reason must be a string of 1–500 characters'),
+      })
       expect(await bad({ reason: 'x'.repeat(501) })).toMatchObject({ code: -32602 })
-      expect(await bad({ reason: 'x', timeoutMs: 5 })).toMatchObject({ code: -32602, message: expect.stringContaining('timeoutMs must be a whole number of milliseconds from 100 to 600000') })
+      expect(await bad({ reason: 'x', timeoutMs: 5 })).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('timeoutMs must be a whole number of milliseconds from 100 to 600000'),
+      })
       expect(await bad({ reason: 'x', timeoutMs: 600_001 })).toMatchObject({ code: -32602 })
       expect((await cdp.send('Errands.nope')).error).toEqual({ code: -32601, message: "'Errands.nope' wasn't found" })
       // On a page's session the domain is not there either.
@@ -140,7 +164,10 @@ describe('a person at the wheel pauses a DevTools client (#26)', () => {
       const held = page.goto(site.url('/title'))
       await handBack('w4')
       await held
-      expect(events).toEqual([{ method: 'wheelTaken', params: {} }, { method: 'handedBack', params: { note: null } }])
+      expect(events).toEqual([
+        { method: 'wheelTaken', params: {} },
+        { method: 'handedBack', params: { note: null } },
+      ])
       expect(page.url()).toBe(site.url('/title'))
       expect(await page.evaluate(() => 1 + 1)).toBe(2)
     } finally {

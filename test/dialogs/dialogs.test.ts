@@ -49,11 +49,24 @@ describe('nobody answers', () => {
   it('a dialog nobody answers is dismissed after the page deadline, logged, and counted in the open /health', async () => {
     const quick = await startTestHost({ ERRANDS_PAGE_DEADLINE_MS: '5000' })
     try {
-      expect((await quick.call(undefined, 'GET', '/health')).body.runtime.dialogs).toEqual({ dismissedUnanswered: 0, deadlineMs: 5000 })
-      expect((await quick.call('dlg-late', 'POST', '/v1/navigate', { url: site.url('/confirm?delay=300') })).status).toBe(200)
+      expect((await quick.call(undefined, 'GET', '/health')).body.runtime.dialogs).toEqual({
+        dismissedUnanswered: 0,
+        deadlineMs: 5000,
+      })
+      expect(
+        (await quick.call('dlg-late', 'POST', '/v1/navigate', { url: site.url('/confirm?delay=300') })).status,
+      ).toBe(200)
       // Dismissed: the page's confirm() returns false.
-      expect(await eventually(async () => (await quick.call('dlg-late', 'GET', '/v1/state')).body?.title === 'answered:false', 20_000)).toBe(true)
-      expect((await quick.call(undefined, 'GET', '/health')).body.runtime.dialogs).toEqual({ dismissedUnanswered: 1, deadlineMs: 5000 })
+      expect(
+        await eventually(
+          async () => (await quick.call('dlg-late', 'GET', '/v1/state')).body?.title === 'answered:false',
+          20_000,
+        ),
+      ).toBe(true)
+      expect((await quick.call(undefined, 'GET', '/health')).body.runtime.dialogs).toEqual({
+        dismissedUnanswered: 1,
+        deadlineMs: 5000,
+      })
       expect(quick.logs.some((l) => /a confirm dialog nobody answered within 5000 ms was dismissed/.test(l))).toBe(true)
       // Never answered twice: the verb finds nothing now.
       expect((await quick.call('dlg-late', 'POST', '/v1/dialog', { accept: true })).status).toBe(409)
@@ -65,7 +78,9 @@ describe('nobody answers', () => {
 
 describe('no DevTools client: the verbs see and answer the dialog', () => {
   it('a confirm() answered true over HTTP; a second answer is a 409 with words to act on', async () => {
-    expect((await host.call('dlg-http', 'POST', '/v1/navigate', { url: site.url('/confirm?delay=300') })).status).toBe(200)
+    expect((await host.call('dlg-http', 'POST', '/v1/navigate', { url: site.url('/confirm?delay=300') })).status).toBe(
+      200,
+    )
     expect(await dialogOf('dlg-http')).toMatchObject({ type: 'confirm', message: 'Sure?', defaultPrompt: '' })
     const answered = await host.call('dlg-http', 'POST', '/v1/dialog', { accept: true })
     expect(answered.status).toBe(200)
@@ -94,7 +109,7 @@ describe('no DevTools client: the verbs see and answer the dialog', () => {
     expect(await titleOf('dlg-click', 'answered:Ada')).toBe('answered:Ada')
   })
 
-  it('a confirm() answered true over MCP (browser_handle_dialog, Playwright MCP\'s shape)', async () => {
+  it("a confirm() answered true over MCP (browser_handle_dialog, Playwright MCP's shape)", async () => {
     const mcp = await httpClient(host.url, { key: 'dlg-mcp' })
     try {
       // The dialog opens after the navigation's snapshot was taken.
@@ -113,7 +128,7 @@ describe('no DevTools client: the verbs see and answer the dialog', () => {
   })
 })
 
-describe('a DevTools client drives: the dialog is the client\'s', () => {
+describe("a DevTools client drives: the dialog is the client's", () => {
   it('playwright-core with a dialog handler accepts a confirm(): the page gets true', async () => {
     const browser = await chromium.connectOverCDP(await host.devtoolsUrl('dlg-pw'))
     browsers.push(browser)
@@ -156,14 +171,20 @@ describe('a DevTools client drives: the dialog is the client\'s', () => {
     const client = await CDP({ target: url, local: true })
     try {
       const { sessionId } = await client.Target.attachToTarget({ targetId: target.targetId, flatten: true })
-      const send = (method: string, params: object = {}) => (client as any).send(method, params, sessionId) as Promise<any>
+      const send = (method: string, params: object = {}) =>
+        (client as any).send(method, params, sessionId) as Promise<any>
       await send('Page.enable')
-      const opened = new Promise<void>((resolve) => client.on('Page.javascriptDialogOpening' as any, (_p: unknown, s?: string) => s === sessionId && resolve()))
-      await send('Runtime.evaluate', { expression: "setTimeout(() => { alert('raw'); document.title = 'raw done' }, 100); 1" })
+      const opened = new Promise<void>((resolve) =>
+        client.on('Page.javascriptDialogOpening' as any, (_p: unknown, s?: string) => s === sessionId && resolve()),
+      )
+      await send('Runtime.evaluate', {
+        expression: "setTimeout(() => { alert('raw'); document.title = 'raw done' }, 100); 1",
+      })
       await opened
       // Before #22 the engine had dismissed it already: -32000 "No dialog is showing".
       await expect(send('Page.handleJavaScriptDialog', { accept: true })).resolves.toBeDefined()
-      const title = async () => (await send('Runtime.evaluate', { expression: 'document.title', returnByValue: true })).result.value
+      const title = async () =>
+        (await send('Runtime.evaluate', { expression: 'document.title', returnByValue: true })).result.value
       expect(await eventually(async () => (await title()) === 'raw done', 10_000)).toBe(true)
     } finally {
       await client.close()

@@ -26,9 +26,11 @@ const page = (script: string) =>
 
 const scripts: Record<string, (delay: number) => string> = {
   '/confirm': (d) => `setTimeout(function () { var r = confirm('Sure?'); document.title = 'answered:' + r }, ${d})`,
-  '/prompt': (d) => `setTimeout(function () { var r = prompt('Name?', 'nobody'); document.title = 'answered:' + r }, ${d})`,
+  '/prompt': (d) =>
+    `setTimeout(function () { var r = prompt('Name?', 'nobody'); document.title = 'answered:' + r }, ${d})`,
   '/alert': (d) => `setTimeout(function () { alert('Hello'); document.title = 'alerted' }, ${d})`,
-  '/button': () => `document.getElementById('b').onclick = function () { var r = confirm('Delete?'); document.title = 'answered:' + r }`,
+  '/button': () =>
+    `document.getElementById('b').onclick = function () { var r = confirm('Delete?'); document.title = 'answered:' + r }`,
 }
 
 /**
@@ -45,12 +47,18 @@ export const serveDialogSite = async (): Promise<DialogSite> => {
       res.writeHead(404).end()
       return
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(script(Number(u.searchParams.get('delay') ?? 200))))
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(page(script(Number(u.searchParams.get('delay') ?? 200))))
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const { port } = server.address() as AddressInfo
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()) }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections()
+        server.close(() => r())
+      }),
   }
 }

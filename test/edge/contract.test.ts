@@ -50,7 +50,10 @@ interface Answer {
 }
 
 /** An HTTP request to one of the fronts, read as status and error code. */
-const ask = async (port: number, o: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<Answer> => {
+const ask = async (
+  port: number,
+  o: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<Answer> => {
   const reply = await request(port, { ...o, headers: { host: `127.0.0.1:${port}`, ...o.headers } })
   return { status: reply.status, code: reply.body?.error?.code, headers: reply.headers }
 }
@@ -59,11 +62,20 @@ const ask = async (port: number, o: { method?: string; path: string; headers?: R
 const upgrade = (port: number, path: string, headers: Record<string, string> = {}): Promise<Answer> =>
   new Promise((resolve, reject) => {
     const all = {
-      host: `127.0.0.1:${port}`, upgrade: 'websocket', connection: 'Upgrade',
-      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13', ...headers,
+      host: `127.0.0.1:${port}`,
+      upgrade: 'websocket',
+      connection: 'Upgrade',
+      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      'sec-websocket-version': '13',
+      ...headers,
     }
     const socket = net.connect(port, '127.0.0.1', () =>
-      socket.write(`GET ${path} HTTP/1.1\r\n${Object.entries(all).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`))
+      socket.write(
+        `GET ${path} HTTP/1.1\r\n${Object.entries(all)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join('\r\n')}\r\n\r\n`,
+      ),
+    )
     let out = ''
     socket.on('data', (d) => (out += d.toString('latin1')))
     socket.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? undefined : reject(e)))
@@ -82,7 +94,12 @@ const upgrade = (port: number, path: string, headers: Record<string, string> = {
 const own = (port: number) => `http://127.0.0.1:${port}`
 const json = { 'content-type': 'application/json' }
 const agent = { 'x-browser-session': 'edge-k1', authorization: `Bearer ${AGENT_TOKEN}` }
-const mcpInit = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'edge', version: '0' } } })
+const mcpInit = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'edge', version: '0' } },
+})
 
 const statusAndCode = (a: Answer) => [a.status, a.code]
 
@@ -91,9 +108,19 @@ describe('one edge: the six fronts answer the same refusal alike (issue #24, B7)
     const evil = { origin: 'https://evil.example' }
     const p = host.port
     const answers = {
-      host: await ask(p, { method: 'POST', path: '/v1/navigate', headers: { ...agent, ...json, ...evil }, body: '{"url":"about:blank"}' }),
+      host: await ask(p, {
+        method: 'POST',
+        path: '/v1/navigate',
+        headers: { ...agent, ...json, ...evil },
+        body: '{"url":"about:blank"}',
+      }),
       liveView: await ask(p, { method: 'POST', path: '/live/sign-in', headers: { ...json, ...evil }, body: '{}' }),
-      daily: await ask(p, { method: 'POST', path: '/daily/redeem', headers: { ...json, ...evil }, body: '{"code":"x"}' }),
+      daily: await ask(p, {
+        method: 'POST',
+        path: '/daily/redeem',
+        headers: { ...json, ...evil },
+        body: '{"code":"x"}',
+      }),
       devtools: await upgrade(p, '/devtools/some-token', evil),
       mcp: await ask(p, { method: 'POST', path: '/mcp', headers: { ...json, ...evil }, body: mcpInit }),
       relay: await upgrade(relayPort, '/', evil),
@@ -107,7 +134,12 @@ describe('one edge: the six fronts answer the same refusal alike (issue #24, B7)
     const answers = {
       host: await ask(p, { path: '/v1/url', headers: { ...agent, ...rebound(p) } }),
       liveView: await ask(p, { path: '/', headers: rebound(p) }),
-      daily: await ask(p, { method: 'POST', path: '/daily/redeem', headers: { ...json, origin: EXTENSION, ...rebound(p) }, body: '{"code":"x"}' }),
+      daily: await ask(p, {
+        method: 'POST',
+        path: '/daily/redeem',
+        headers: { ...json, origin: EXTENSION, ...rebound(p) },
+        body: '{"code":"x"}',
+      }),
       devtools: await upgrade(p, '/devtools/some-token', rebound(p)),
       mcp: await ask(p, { method: 'POST', path: '/mcp', headers: { ...json, ...rebound(p) }, body: mcpInit }),
       relay: await ask(relayPort, { path: '/', headers: rebound(relayPort) }),
@@ -119,20 +151,46 @@ describe('one edge: the six fronts answer the same refusal alike (issue #24, B7)
     const p = host.port
     const form = { 'content-type': 'application/x-www-form-urlencoded' }
     const answers = {
-      host: await ask(p, { method: 'POST', path: '/v1/navigate', headers: { ...agent, ...form }, body: 'url=about:blank' }),
-      liveView: await ask(p, { method: 'POST', path: '/live/sign-in', headers: { ...form, origin: own(p) }, body: 'token=x' }),
-      daily: await ask(p, { method: 'POST', path: '/daily/redeem', headers: { ...form, origin: EXTENSION }, body: 'code=x' }),
+      host: await ask(p, {
+        method: 'POST',
+        path: '/v1/navigate',
+        headers: { ...agent, ...form },
+        body: 'url=about:blank',
+      }),
+      liveView: await ask(p, {
+        method: 'POST',
+        path: '/live/sign-in',
+        headers: { ...form, origin: own(p) },
+        body: 'token=x',
+      }),
+      daily: await ask(p, {
+        method: 'POST',
+        path: '/daily/redeem',
+        headers: { ...form, origin: EXTENSION },
+        body: 'code=x',
+      }),
       mcp: await ask(p, { method: 'POST', path: '/mcp', headers: form, body: 'a=1' }),
     }
-    for (const [front, a] of Object.entries(answers)) expect(statusAndCode(a), front).toEqual([415, 'UnsupportedMediaType'])
+    for (const [front, a] of Object.entries(answers))
+      expect(statusAndCode(a), front).toEqual([415, 'UnsupportedMediaType'])
   })
 
   it('an oversized body is 413 PayloadTooLarge on every front that takes bodies', async () => {
     const p = host.port
     const answers = {
       host: await ask(p, { method: 'POST', path: '/v1/navigate', headers: { ...agent, ...json }, body: HUGE }),
-      liveView: await ask(p, { method: 'POST', path: '/live/sign-in', headers: { ...json, origin: own(p) }, body: HUGE }),
-      daily: await ask(p, { method: 'POST', path: '/daily/redeem', headers: { ...json, origin: EXTENSION }, body: HUGE }),
+      liveView: await ask(p, {
+        method: 'POST',
+        path: '/live/sign-in',
+        headers: { ...json, origin: own(p) },
+        body: HUGE,
+      }),
+      daily: await ask(p, {
+        method: 'POST',
+        path: '/daily/redeem',
+        headers: { ...json, origin: EXTENSION },
+        body: HUGE,
+      }),
       mcp: await ask(p, { method: 'POST', path: '/mcp', headers: json, body: HUGE }),
     }
     for (const [front, a] of Object.entries(answers)) expect(statusAndCode(a), front).toEqual([413, 'PayloadTooLarge'])
@@ -145,13 +203,28 @@ describe('one edge: the six fronts answer the same refusal alike (issue #24, B7)
       host: await ask(p, { path: '/v1/person/settings' }),
       liveView: await ask(p, { path: '/live/api/state' }),
       daily: await ask(p, { method: 'POST', path: '/daily/admin/leases', headers: json, body: '{}' }),
-      mcp: await ask(p, { method: 'POST', path: '/mcp', headers: { ...json, 'x-browser-session': 'edge-k2' }, body: mcpInit }),
+      mcp: await ask(p, {
+        method: 'POST',
+        path: '/mcp',
+        headers: { ...json, 'x-browser-session': 'edge-k2' },
+        body: mcpInit,
+      }),
     }
     const wrongOnes = {
       host: await ask(p, { path: '/v1/person/settings', headers: wrong }),
-      liveView: await ask(p, { method: 'POST', path: '/live/sign-in', headers: { ...json, origin: own(p) }, body: '{"token":"not-the-token-at-all"}' }),
+      liveView: await ask(p, {
+        method: 'POST',
+        path: '/live/sign-in',
+        headers: { ...json, origin: own(p) },
+        body: '{"token":"not-the-token-at-all"}',
+      }),
       daily: await ask(p, { method: 'POST', path: '/daily/admin/leases', headers: { ...json, ...wrong }, body: '{}' }),
-      mcp: await ask(p, { method: 'POST', path: '/mcp', headers: { ...json, ...wrong, 'x-browser-session': 'edge-k2' }, body: mcpInit }),
+      mcp: await ask(p, {
+        method: 'POST',
+        path: '/mcp',
+        headers: { ...json, ...wrong, 'x-browser-session': 'edge-k2' },
+        body: mcpInit,
+      }),
     }
     for (const [front, a] of [...Object.entries(missing), ...Object.entries(wrongOnes)]) {
       expect(statusAndCode(a), front).toEqual([401, 'Unauthorized'])

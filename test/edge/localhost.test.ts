@@ -29,7 +29,9 @@ describe("the inspector relay's page under both names the edge answers", () => {
       try {
         const page = await context.newPage()
         const refused: Array<string> = []
-        page.on('console', (m) => { if (/Content Security Policy|Refused to connect/i.test(m.text())) refused.push(m.text()) })
+        page.on('console', (m) => {
+          if (/Content Security Policy|Refused to connect/i.test(m.text())) refused.push(m.text())
+        })
         const socket = page.waitForEvent('websocket', { timeout: 10_000 })
         const answer = await page.goto(`http://${name}:${port}/`)
         expect(answer?.status()).toBe(200)

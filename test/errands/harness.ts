@@ -38,7 +38,12 @@ export const startEngine = async (
     return chromium.pageOf(contextId, tab.id)!
   }
   return {
-    supervisor, chromium, dataDir, logs, run, newPage,
+    supervisor,
+    chromium,
+    dataDir,
+    logs,
+    run,
+    newPage,
     /** Closes the engine (parks every open errand) and keeps the data dir. */
     close: () => managed.dispose(),
     /** Closes the engine and removes the data dir. */

@@ -32,15 +32,28 @@ describe('healing on real Chromium', () => {
       const page = await engine.newPage(contextId, shopOf(i).url(`/add?item=item-${i}`))
       await page.evaluate((v) => localStorage.setItem('basket', v), `local-${i}`)
       await engine.newPage(contextId, otherOf(i).url('/title?t=second'))
-      before.set(id, (await engine.run(chromium.tabs(contextId))).map((t) => t.url))
+      before.set(
+        id,
+        (await engine.run(chromium.tabs(contextId))).map((t) => t.url),
+      )
     }
     // H1: a snapshot a few hundred ms after the last load holds the cookie and the storage.
     // Wait for the snapshot that holds what the test recorded: under load an earlier one can
     // catch a tab still navigating, and a crash loses what came after the last snapshot.
-    expect(await eventually(() => ids.every((id) => {
-      const s = supervisor.lastSnapshot(id)
-      return s !== undefined && JSON.stringify(s.tabs.map((t) => t.url)) === JSON.stringify(before.get(id)) && s.storage.origins.length > 0
-    }), 15_000)).toBe(true)
+    expect(
+      await eventually(
+        () =>
+          ids.every((id) => {
+            const s = supervisor.lastSnapshot(id)
+            return (
+              s !== undefined &&
+              JSON.stringify(s.tabs.map((t) => t.url)) === JSON.stringify(before.get(id)) &&
+              s.storage.origins.length > 0
+            )
+          }),
+        15_000,
+      ),
+    ).toBe(true)
 
     const pid = chromium.errandsBrowserPid()!
     process.kill(pid, 'SIGKILL')
@@ -73,7 +86,12 @@ describe('healing on real Chromium', () => {
     const { supervisor, chromium } = engine
     const { contextId } = await engine.run(supervisor.open({ id: 'renderer', kind: 'task' }))
     const page = await engine.newPage(contextId, shopOf(0).url('/add?item=before'))
-    expect(await eventually(() => supervisor.lastSnapshot('renderer')?.storage.cookies.some((c) => c.value === 'before') === true, 15_000)).toBe(true)
+    expect(
+      await eventually(
+        () => supervisor.lastSnapshot('renderer')?.storage.cookies.some((c) => c.value === 'before') === true,
+        15_000,
+      ),
+    ).toBe(true)
     // No page load after these, so no snapshot holds them.
     await page.evaluate(() => {
       localStorage.setItem('basket', 'after-snapshot')
@@ -82,10 +100,18 @@ describe('healing on real Chromium', () => {
     const tabs = (await engine.run(chromium.tabs(contextId))).map((t) => t.url)
     const session = await chromium.browserContextOf(contextId)!.newCDPSession(page)
     await session.send('Page.crash').catch(() => undefined) // no answer: the renderer is gone
-    expect(await eventually(async () => (await engine.run(supervisor.view('renderer'))).detail === 'healing.waiting', 10_000)).toBe(true)
+    expect(
+      await eventually(
+        async () => (await engine.run(supervisor.view('renderer'))).detail === 'healing.waiting',
+        10_000,
+      ),
+    ).toBe(true)
     const healed = await engine.run(supervisor.use('renderer', (b) => chromium.tabs(b.contextId)))
     expect(healed.map((t) => t.url)).toEqual(tabs)
-    const state = await seen(chromium.pageOf(supervisor.contextOf('renderer')!, healed[healed.length - 1]!.id)!, shopOf(0).url('/echo'))
+    const state = await seen(
+      chromium.pageOf(supervisor.contextOf('renderer')!, healed[healed.length - 1]!.id)!,
+      shopOf(0).url('/echo'),
+    )
     expect(state.cookie).toContain('basket=before')
     expect(state.cookie).toContain('late=1')
     expect(state.localBasket).toBe('after-snapshot')
@@ -100,10 +126,12 @@ describe('healing on real Chromium', () => {
     // Asserted: the heal below restores this snapshot, so it must be there before the crash.
     expect(await eventually(() => supervisor.lastSnapshot('watched')?.tabs.length === 2, 15_000)).toBe(true)
     process.kill(chromium.errandsBrowserPid()!, 'SIGKILL')
-    expect(await eventually(() => {
-      const id = supervisor.contextOf('watched')
-      return id !== undefined && id !== contextId
-    }, 15_000)).toBe(true)
+    expect(
+      await eventually(() => {
+        const id = supervisor.contextOf('watched')
+        return id !== undefined && id !== contextId
+      }, 15_000),
+    ).toBe(true)
     await engine.run(supervisor.unwatch('watched'))
   })
 })
@@ -141,7 +169,12 @@ describe('containment through the engine (G1, G2)', () => {
     const pids = [e.chromium.errandsBrowserPid()!]
     expect(chromiumProcesses({ cmdlineContains: e.dataDir }).length).toBeGreaterThan(0)
     await e.stop()
-    expect(await eventually(() => chromiumProcesses({ cmdlineContains: e.dataDir }).length === 0 && chromiumProcesses({ descendantsOf: pids }).length === 0)).toBe(true)
+    expect(
+      await eventually(
+        () =>
+          chromiumProcesses({ cmdlineContains: e.dataDir }).length === 0 &&
+          chromiumProcesses({ descendantsOf: pids }).length === 0,
+      ),
+    ).toBe(true)
   })
 })
-

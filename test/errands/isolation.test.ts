@@ -68,7 +68,9 @@ describe('errands on real Chromium (E1–E3)', () => {
     expect((await seen(mainPage, shop.url('/echo'))).cookie).toContain('session=')
 
     await engine.run(supervisor.setOwnBrowser('chat-2', true))
-    const own = await engine.run(supervisor.use('chat-2', (binding) => engine.chromium.openTab(binding.contextId, shop.url('/echo'))))
+    const own = await engine.run(
+      supervisor.use('chat-2', (binding) => engine.chromium.openTab(binding.contextId, shop.url('/echo'))),
+    )
     const ownContext = engine.supervisor.contextOf('chat-2')!
     expect(ownContext).not.toBe(chat.contextId)
     const ownPage = engine.chromium.pageOf(ownContext, own.id)!
@@ -76,7 +78,9 @@ describe('errands on real Chromium (E1–E3)', () => {
     expect(own.session.reason).toBe('own-browser')
 
     await engine.run(supervisor.setOwnBrowser('chat-2', false))
-    const back = await engine.run(supervisor.use('chat-2', (binding) => engine.chromium.openTab(binding.contextId, shop.url('/echo'))))
+    const back = await engine.run(
+      supervisor.use('chat-2', (binding) => engine.chromium.openTab(binding.contextId, shop.url('/echo'))),
+    )
     const backPage = engine.chromium.pageOf(chat.contextId, back.id)!
     expect((await seen(backPage, shop.url('/echo'))).cookie).toContain('session=')
     expect(await engine.run(engine.chromium.isOpen(ownContext))).toBe(false)

@@ -18,7 +18,8 @@ const SECRET = 'cookie-secret-7f3a'
 const LOCAL = 'local-secret-91bc'
 
 /** An errand with one tab per site (a cookie and a localStorage item on each), in the engine process. */
-const fill = (engine: EngineProcess, id: string) => fillErrand(engine, id, fixture.sites(), { secret: SECRET, local: LOCAL })
+const fill = (engine: EngineProcess, id: string) =>
+  fillErrand(engine, id, fixture.sites(), { secret: SECRET, local: LOCAL })
 
 describe('park, restart, resume (issue 4)', () => {
   it('an errand parked with 3 tabs on 3 sites comes back after the process restarts: same cookies, localStorage and tab URLs, in order; the store holds no plaintext', async () => {
@@ -35,7 +36,8 @@ describe('park, restart, resume (issue 4)', () => {
     expect(files).toHaveLength(1)
     for (const f of files) {
       const bytes = readFileSync(f).toString('latin1')
-      for (const needle of [SECRET, LOCAL, fixture.sites()[0]!.origin, '127.0.0.', '/add?item']) expect(bytes).not.toContain(needle)
+      for (const needle of [SECRET, LOCAL, fixture.sites()[0]!.origin, '127.0.0.', '/add?item'])
+        expect(bytes).not.toContain(needle)
     }
     expect(statSync(join(storeDir, 'device.key')).mode & 0o777).toBe(0o600)
 
@@ -58,7 +60,10 @@ describe('park, restart, resume (issue 4)', () => {
     expect(chromiumProcesses({ cmdlineContains: dataDir })).toEqual([])
 
     const second = await spawnEngine(dataDir)
-    expect((await second.call<Array<{ state: string }>>({ op: 'list' })).map((v) => v.state)).toEqual(['parked', 'parked'])
+    expect((await second.call<Array<{ state: string }>>({ op: 'list' })).map((v) => v.state)).toEqual([
+      'parked',
+      'parked',
+    ])
     expect(comparable(await second.call<State>({ op: 'resume', id: 'a' }))).toEqual(comparable(before.a))
     expect(comparable(await second.call<State>({ op: 'resume', id: 'b' }))).toEqual(comparable(before.b))
     await second.exit()
@@ -72,10 +77,12 @@ describe('park, restart, resume (issue 4)', () => {
     await first.exit()
     // Flip one byte of the bad errand's sealed file.
     const victim = await Effect.runPromise(
-      Effect.scoped(Effect.gen(function* () {
-        const store = yield* SealedStore
-        return (store.dir ? join(store.dir, 'errands') : '') + '/'
-      })).pipe(Effect.provide(SealedStore.layer({ dir: join(dataDir, 'store') }))),
+      Effect.scoped(
+        Effect.gen(function* () {
+          const store = yield* SealedStore
+          return (store.dir ? join(store.dir, 'errands') : '') + '/'
+        }),
+      ).pipe(Effect.provide(SealedStore.layer({ dir: join(dataDir, 'store') }))),
     )
     const { fileNameFor } = await import('@errands/store')
     const file = join(victim, fileNameFor('bad'))

@@ -31,7 +31,10 @@ let engine: Engine
 
 beforeAll(async () => {
   ;[site] = (await serveSites(1)) as [Site]
-  engine = await startEngine({ maxErrands: 2, snapshotDebounceMs: 300 }, { supervisor: { maxHeals: 3, healBackoffMs: BACKOFF, healWindowMs: 600_000 } })
+  engine = await startEngine(
+    { maxErrands: 2, snapshotDebounceMs: 300 },
+    { supervisor: { maxHeals: 3, healBackoffMs: BACKOFF, healWindowMs: 600_000 } },
+  )
 })
 afterAll(async () => {
   await engine?.stop()
@@ -48,15 +51,22 @@ describe("the errands' browser crashing repeatedly (issue #9)", () => {
     await page.evaluate(() => localStorage.setItem('basket', 'kept'))
     await engine.newPage(contextId, site.url('/title?t=second'))
     const tabs = (await engine.run(chromium.tabs(contextId))).map((t) => t.url)
-    const snapshotHolds = () => eventually(() => {
-      const s = supervisor.lastSnapshot(id)
-      return s !== undefined && JSON.stringify(s.tabs.map((t) => t.url)) === JSON.stringify(tabs) && s.storage.origins.length > 0
-    }, 15_000)
+    const snapshotHolds = () =>
+      eventually(() => {
+        const s = supervisor.lastSnapshot(id)
+        return (
+          s !== undefined &&
+          JSON.stringify(s.tabs.map((t) => t.url)) === JSON.stringify(tabs) &&
+          s.storage.origins.length > 0
+        )
+      }, 15_000)
     expect(await snapshotHolds()).toBe(true)
 
     // When the errand entered and left cooling, as the supervisor reports its state changes.
     const changes: Array<{ detail: string; at: number }> = []
-    const stopWatching = supervisor.onChange((v) => v.conversationId === id && changes.push({ detail: v.detail, at: performance.now() }))
+    const stopWatching = supervisor.onChange(
+      (v) => v.conversationId === id && changes.push({ detail: v.detail, at: performance.now() }),
+    )
     const pids = new Set<number>()
     const crash = async () => {
       const pid = chromium.errandsBrowserPid()!

@@ -56,7 +56,9 @@ export const serveCdpProxy = async (upstreamHttp: string): Promise<CdpProxy> => 
   const wss = new WebSocketServer({ server, maxPayload: 256 * 1024 * 1024 })
   wss.on('connection', (client, req) => {
     connections++
-    const upstream = new WebSocket(`${upstreamHttp.replace(/^http/, 'ws')}${req.url}`, { maxPayload: 256 * 1024 * 1024 })
+    const upstream = new WebSocket(`${upstreamHttp.replace(/^http/, 'ws')}${req.url}`, {
+      maxPayload: 256 * 1024 * 1024,
+    })
     sockets.add(client).add(upstream)
     const pending: RawData[] = []
     const drop = () => {

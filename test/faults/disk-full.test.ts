@@ -31,7 +31,8 @@ const probeMount = (): string | undefined => {
   }
 }
 const cannotMount = probeMount()
-if (cannotMount !== undefined) console.warn(`disk-full fault test skipped: cannot mount a tmpfs here (${cannotMount.trim()})`)
+if (cannotMount !== undefined)
+  console.warn(`disk-full fault test skipped: cannot mount a tmpfs here (${cannotMount.trim()})`)
 
 let site: Site
 let engine: Engine | undefined

@@ -22,7 +22,10 @@ import { prng } from './prng.ts'
 interface State {
   open: boolean
   tabs: Array<{ url: string; active: boolean }>
-  storage: { cookies: Array<{ name: string; value: string }>; origins: Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }> }
+  storage: {
+    cookies: Array<{ name: string; value: string }>
+    origins: Array<{ origin: string; localStorage: Array<{ name: string; value: string }> }>
+  }
 }
 type Kind = 'park' | 'seal' | 'resume'
 
@@ -50,7 +53,13 @@ const comparable = (s: State) => ({
 type Comparable = ReturnType<typeof comparable>
 
 const visit = (engine: EngineProcess, id: string, version: number) =>
-  engine.call<State>({ op: 'visit', id, url: site.url(`/add?item=${id}${version}`), then: site.url(`/title?t=${id}-v${version}`), local: `${id}-v${version}` })
+  engine.call<State>({
+    op: 'visit',
+    id,
+    url: site.url(`/add?item=${id}${version}`),
+    then: site.url(`/title?t=${id}-v${version}`),
+    local: `${id}-v${version}`,
+  })
 
 const debug = (line: string) => {
   if (process.env.FAULT_DEBUG) appendFileSync(process.env.FAULT_DEBUG, `${new Date().toISOString()} ${line}\n`)
@@ -81,11 +90,19 @@ const SLOW_WRITE_MS = 800
  * store write, or its tab's page) until the kill — a random delay alone missed whenever this
  * park ran faster than half the last one, or a loaded machine passed the news on late.
  */
-const killDuring = (engine: EngineProcess, kind: Kind, random: () => number, took: { park: number; resume: number }, i: number) =>
+const killDuring = (
+  engine: EngineProcess,
+  kind: Kind,
+  random: () => number,
+  took: { park: number; resume: number },
+  i: number,
+) =>
   new Promise<{ delay: number }>((resolve) => {
     const fire = (delay: number) => {
       unsubscribe()
-      void sleep(delay).then(() => engine.kill()).then(() => resolve({ delay }))
+      void sleep(delay)
+        .then(() => engine.kill())
+        .then(() => resolve({ delay }))
     }
     const unsubscribe = engine.onEvent((e) => {
       const within = (ms: number) => fire(Math.floor(random() * (i === 0 ? 0.5 : 1.2) * ms))
@@ -144,7 +161,10 @@ const scenario = async (kind: Kind) => {
       }
       if (i === 0 && kind === 'resume') letGo = site.hold('/title')
       const trigger = kind === 'resume' ? { op: 'resume', id: 'x' } : { op: 'task', id: 'x', status: 'interrupted' }
-      const reply = engine.call(trigger).then(() => 'finished', () => 'killed')
+      const reply = engine.call(trigger).then(
+        () => 'finished',
+        () => 'killed',
+      )
       await killed
       letGo()
       const tmp = readdirSync(join(dataDir, 'store', 'errands')).filter((n) => n.endsWith('.tmp'))
@@ -161,12 +181,21 @@ const scenario = async (kind: Kind) => {
       // Never a silently lost errand: both are there, set aside, resumable.
       expect(list.map((v) => `${v.conversationId}:${v.state}`).sort(), at(i)).toEqual(['x:parked', 'y:parked'])
       const health = await engine.call<Array<{ text: string }>>({ op: 'health' })
-      expect(health.filter((m) => m.text.includes('could not be read')), at(i)).toEqual([])
-      expect(readdirSync(join(dataDir, 'store', 'errands')).filter((n) => n.endsWith('.tmp')), `${at(i)}: temp files survive a restart`).toEqual([])
+      expect(
+        health.filter((m) => m.text.includes('could not be read')),
+        at(i),
+      ).toEqual([])
+      expect(
+        readdirSync(join(dataDir, 'store', 'errands')).filter((n) => n.endsWith('.tmp')),
+        `${at(i)}: temp files survive a restart`,
+      ).toEqual([])
     }
     const last = comparable(await engine.call<State>({ op: 'resume', id: 'x' }))
     expect(allowed.get('x'), `${kind}, seed ${seed}: final`).toContainEqual(last)
-    expect(comparable(await engine.call<State>({ op: 'resume', id: 'y' })), `${kind}, seed ${seed}: the other errand`).toEqual(allowed.get('y')![0])
+    expect(
+      comparable(await engine.call<State>({ op: 'resume', id: 'y' })),
+      `${kind}, seed ${seed}: the other errand`,
+    ).toEqual(allowed.get('y')![0])
     expect(await engine.exit()).toBe(0)
     expect(await eventually(() => pidsWithEnv(`ERRANDS_OWNER=${dataDir}`).length === 0, 10_000)).toBe(true)
   } finally {
@@ -217,5 +246,3 @@ describe('kill -9 of the engine mid-operation (issue #9, S4)', () => {
     expect(interrupted, `seed ${seed}: no kill landed inside a resume`).toBeGreaterThan(0)
   }, 300_000)
 })
-
-

@@ -36,7 +36,8 @@ afterAll(async () => {
   await Promise.all([site?.close(), proxy?.close(), remote?.close()])
 })
 
-const contexts = async () => ((await cdp.send('Target.getBrowserContexts')) as { browserContextIds: string[] }).browserContextIds
+const contexts = async () =>
+  ((await cdp.send('Target.getBrowserContexts')) as { browserContextIds: string[] }).browserContextIds
 const timed = async <T>(run: () => Promise<T>) => {
   const start = performance.now()
   const value = await run()
@@ -44,11 +45,17 @@ const timed = async <T>(run: () => Promise<T>) => {
 }
 /** Until the session's last snapshot holds its cookie (H1), so a heal has something to restore. */
 const snapshotHolds = (key: string, cookie: string) =>
-  eventually(() => (host.supervisor.lastSnapshot(`session:${key}`)?.storage.cookies ?? []).some((c) => c.value.includes(cookie)), 15_000)
+  eventually(
+    () => (host.supervisor.lastSnapshot(`session:${key}`)?.storage.cookies ?? []).some((c) => c.value.includes(cookie)),
+    15_000,
+  )
 
 describe('a remote DevTools connection that drops mid-call (issue #9)', () => {
   it('a navigation whose connection drops fails with a typed 5xx at once; the next call heals into a new remote context with the session as it was', async () => {
-    expect((await host.call(undefined, 'GET', '/health')).body.runtime).toMatchObject({ where: 'remote', remote: { state: 'connected' } })
+    expect((await host.call(undefined, 'GET', '/health')).body.runtime).toMatchObject({
+      where: 'remote',
+      remote: { state: 'connected' },
+    })
     expect((await host.call('k', 'POST', '/v1/navigate', { url: site.url('/store?v=kept') })).status).toBe(200)
     expect(await snapshotHolds('k', 'kept')).toBe(true)
     const before = await contexts()

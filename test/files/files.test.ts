@@ -27,7 +27,11 @@ beforeAll(async () => {
   site = await serveFileSite(PAGE, { '/files/report.pdf': ['application/pdf', REPORT] })
   origin = site.origin
   received = site.received
-  host = await startTestHost({ ERRANDS_MAX_SESSIONS: '3', ERRANDS_FILES_MAX_FILE_BYTES: '1000', ERRANDS_FILES_MAX_ERRAND_BYTES: '3000' })
+  host = await startTestHost({
+    ERRANDS_MAX_SESSIONS: '3',
+    ERRANDS_FILES_MAX_FILE_BYTES: '1000',
+    ERRANDS_FILES_MAX_ERRAND_BYTES: '3000',
+  })
 })
 afterAll(async () => {
   await host?.stop()
@@ -46,7 +50,12 @@ describe('files per errand (issue #25)', () => {
     expect((await agent.click({ body: { selector: '#dl' } })).ok).toBe(true)
     await until(async () => (await downloadsOf(agent)).length === 1, 15_000)
     const [file] = await downloadsOf(agent)
-    expect(file).toMatchObject({ name: 'report.pdf', size: REPORT.byteLength, type: 'application/pdf', source: `${origin}/files/report.pdf` })
+    expect(file).toMatchObject({
+      name: 'report.pdf',
+      size: REPORT.byteLength,
+      type: 'application/pdf',
+      source: `${origin}/files/report.pdf`,
+    })
     const bytes = await agent.download({ params: { name: 'report.pdf' } })
     expect(bytes.ok && bytes.headers.get('content-type')).toBe('application/pdf')
     expect(bytes.ok && Buffer.from(bytes.body).equals(REPORT)).toBe(true)
@@ -76,12 +85,20 @@ describe('files per errand (issue #25)', () => {
 
   it('a staged file is what /v1/upload puts in a file input, and the site receives it', async () => {
     const agent = await onPage('files-stage')
-    const staged = await agent.stageFile({ query: { name: 'note.txt' }, raw: new TextEncoder().encode('a staged note') })
+    const staged = await agent.stageFile({
+      query: { name: 'note.txt' },
+      raw: new TextEncoder().encode('a staged note'),
+    })
     expect(staged.ok && staged.body).toEqual({ name: 'note.txt', size: 13 })
     const again = await agent.stageFile({ query: { name: 'note.txt' }, raw: new TextEncoder().encode('another') })
     expect(again.ok && again.body.name).toBe('note (1).txt')
     expect((await agent.upload({ body: { selector: '#file', names: ['note.txt'] } })).ok).toBe(true)
-    const sent = await agent.evaluate({ body: { expression: 'fetch("/upload", { method: "POST", body: document.getElementById("file").files[0] }).then((r) => r.text())' } })
+    const sent = await agent.evaluate({
+      body: {
+        expression:
+          'fetch("/upload", { method: "POST", body: document.getElementById("file").files[0] }).then((r) => r.text())',
+      },
+    })
     expect(sent.ok && sent.body.value).toBe('ok')
     expect(received).toContain('a staged note')
     // Staged files are not downloads.
@@ -92,7 +109,8 @@ describe('files per errand (issue #25)', () => {
     const agent = host.v1('files-caps')
     const big = await agent.stageFile({ query: { name: 'big.bin' }, raw: new Uint8Array(1001) })
     expect(big.status).toBe(413)
-    for (const name of ['a', 'b', 'c']) expect((await agent.stageFile({ query: { name }, raw: new Uint8Array(900) })).ok).toBe(true)
+    for (const name of ['a', 'b', 'c'])
+      expect((await agent.stageFile({ query: { name }, raw: new Uint8Array(900) })).ok).toBe(true)
     const full = await agent.stageFile({ query: { name: 'd' }, raw: new Uint8Array(900) })
     expect(full.status).toBe(413)
     expect(!full.ok && full.body?.error.code).toBe('FileTooLarge')
@@ -111,7 +129,9 @@ describe('files per errand (issue #25)', () => {
     try {
       const listed = await mcp.call('browser_downloads')
       expect(listed.isError, listed.text).toBeFalsy()
-      expect(listed.text).toContain(`"report.pdf" (${REPORT.byteLength} bytes, application/pdf) from ${origin}/files/report.pdf`)
+      expect(listed.text).toContain(
+        `"report.pdf" (${REPORT.byteLength} bytes, application/pdf) from ${origin}/files/report.pdf`,
+      )
       expect(listed.text).not.toContain('secret')
       const other = await httpClient(host.url, { key: 'files-mcp-other' })
       try {

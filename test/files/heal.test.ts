@@ -59,7 +59,13 @@ const crashRenderer = async (key: string, seen: 'healing' | 'parked' = 'healing'
   const page = host.chromium.pageOf(contextId, tab!.id)!
   const session = await host.chromium.browserContextOf(contextId)!.newCDPSession(page)
   await session.send('Page.crash').catch(() => undefined) // no answer: the renderer is gone
-  expect(await until(async () => (seen === 'parked' ? (await viewOf(key)).state === 'parked' : (await viewOf(key)).detail.startsWith('healing')), 15_000)).toBe(true)
+  expect(
+    await until(
+      async () =>
+        seen === 'parked' ? (await viewOf(key)).state === 'parked' : (await viewOf(key)).detail.startsWith('healing'),
+      15_000,
+    ),
+  ).toBe(true)
 }
 
 /** Every file under the errands' files root that holds the download's bytes. */
@@ -68,7 +74,7 @@ const copiesUnder = (root: string) =>
     .filter((d) => d.isFile() && readFileSync(join(d.parentPath, d.name)).includes(MARKER))
     .map((d) => join(d.parentPath, d.name))
 
-describe("a crashed errand keeps its files (K3, F3)", () => {
+describe('a crashed errand keeps its files (K3, F3)', () => {
   it('a renderer crash: the folder is set aside, and after the heal the download is listed the same with equal bytes', async () => {
     const { agent, before, folder } = await withDownload('heal-renderer')
     const crashed = contextOf('heal-renderer')
@@ -76,7 +82,10 @@ describe("a crashed errand keeps its files (K3, F3)", () => {
     // Aside, not deleted: the folder and its bytes wait for the heal, under the root that carries
     // its owner's marker — so if this engine were killed now, its next start would sweep them.
     expect(readFileSync(join(folder, 'report.pdf')).equals(REPORT)).toBe(true)
-    const marker = JSON.parse(readFileSync(join(dirname(folder), '.errands-owner.json'), 'utf8')) as { owner: string; pid: number }
+    const marker = JSON.parse(readFileSync(join(dirname(folder), '.errands-owner.json'), 'utf8')) as {
+      owner: string
+      pid: number
+    }
     expect(marker).toMatchObject({ owner: realpathSync(host.dataDir), pid: process.pid })
 
     // Any use heals it; the files are claimed into the new context's folder.
@@ -96,15 +105,27 @@ describe("a crashed errand keeps its files (K3, F3)", () => {
     expect((await agent.navigate({ body: { url: `${site.origin}/` } })).ok).toBe(true)
     const again = await agent.click({ body: { selector: '#dl' } })
     expect(again.ok, JSON.stringify(again.body)).toBe(true)
-    expect(await until(async () => (await downloadsOf(agent)).map((f) => f.name).join() === 'report.pdf,report (1).pdf', 15_000)).toBe(true)
+    expect(
+      await until(
+        async () => (await downloadsOf(agent)).map((f) => f.name).join() === 'report.pdf,report (1).pdf',
+        15_000,
+      ),
+    ).toBe(true)
     expect((await agent.task({ body: { status: 'done' } })).ok).toBe(true)
   })
 
-  it('the whole errands\' browser is killed: every errand heals with its own download', async () => {
+  it("the whole errands' browser is killed: every errand heals with its own download", async () => {
     const a = await withDownload('heal-kill-a')
     const b = await withDownload('heal-kill-b')
     process.kill(host.chromium.errandsBrowserPid()!, 'SIGKILL')
-    expect(await until(async () => (await detailOf('heal-kill-a')).startsWith('healing') && (await detailOf('heal-kill-b')).startsWith('healing'), 15_000)).toBe(true)
+    expect(
+      await until(
+        async () =>
+          (await detailOf('heal-kill-a')).startsWith('healing') &&
+          (await detailOf('heal-kill-b')).startsWith('healing'),
+        15_000,
+      ),
+    ).toBe(true)
     expect(existsSync(a.folder) && existsSync(b.folder)).toBe(true)
 
     expect(await downloadsOf(a.agent)).toEqual(a.before)
@@ -140,7 +161,12 @@ describe("a crashed errand keeps its files (K3, F3)", () => {
     for (const dir of folders) expect(existsSync(dir)).toBe(false)
     expect(copiesUnder(dirname(folder))).toEqual([])
     // Sealed in its record (never in the clear), as a park keeps a live folder's files (F3).
-    const sealed = join(host.dataDir, 'store', 'errands', `${createHash('sha256').update('session:heal-gives-up').digest('hex')}.sealed`)
+    const sealed = join(
+      host.dataDir,
+      'store',
+      'errands',
+      `${createHash('sha256').update('session:heal-gives-up').digest('hex')}.sealed`,
+    )
     expect(readFileSync(sealed).includes(MARKER)).toBe(false)
     expect(await downloadsOf(agent)).toEqual(before)
     expect((await bytesOf(agent, 'report.pdf'))?.equals(REPORT)).toBe(true)

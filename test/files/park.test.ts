@@ -34,7 +34,11 @@ beforeAll(async () => {
     '/files/small.txt': ['text/plain', SMALL],
   })
   origin = site.origin
-  host = await startTestHost({ ERRANDS_MAX_SESSIONS: '3', ERRANDS_FILES_MAX_FILE_BYTES: '2000', ERRANDS_FILES_MAX_ERRAND_BYTES: '2500' })
+  host = await startTestHost({
+    ERRANDS_MAX_SESSIONS: '3',
+    ERRANDS_FILES_MAX_FILE_BYTES: '2000',
+    ERRANDS_FILES_MAX_ERRAND_BYTES: '2500',
+  })
 })
 afterAll(async () => {
   await host?.stop()
@@ -71,7 +75,10 @@ const ourArtifactDirs = () =>
     .map((name) => join(tmpdir(), name))
     .filter((dir) => {
       try {
-        return JSON.parse(readFileSync(join(dir, '.errands-owner.json'), 'utf8')).owner === realpathSync(host.dataDir) && existsSync(join(dir, 'artifacts'))
+        return (
+          JSON.parse(readFileSync(join(dir, '.errands-owner.json'), 'utf8')).owner === realpathSync(host.dataDir) &&
+          existsSync(join(dir, 'artifacts'))
+        )
       } catch {
         return false
       }
@@ -88,7 +95,7 @@ const downloadOne = async (agent: Agent, selector: string, count: number) => {
   expect(await until(async () => (await downloadsOf(agent)).length === count, 15_000)).toBe(true)
 }
 
-describe('an errand\'s files park sealed and resume with it (F3, S1)', () => {
+describe("an errand's files park sealed and resume with it (F3, S1)", () => {
   it('download → park → nothing of it in the clear, folder gone → resume → listed the same with equal bytes', async () => {
     const agent = await onPage('park-a')
     await downloadOne(agent, '#dl', 1)
@@ -105,7 +112,8 @@ describe('an errand\'s files park sealed and resume with it (F3, S1)', () => {
     const artifacts = ourArtifactDirs()
     expect(artifacts.length).toBeGreaterThan(0)
     for (const { path, bytes } of [join(host.dataDir, 'store'), dirname(folder), ...artifacts].flatMap(everyFile)) {
-      for (const plain of [MARKER, 'report.pdf', origin]) expect(bytes.includes(plain), `${plain} in ${path}`).toBe(false)
+      for (const plain of [MARKER, 'report.pdf', origin])
+        expect(bytes.includes(plain), `${plain} in ${path}`).toBe(false)
     }
 
     // Any use resumes it; the folder is back as it parked.
@@ -196,13 +204,18 @@ describe('downloads are capped like staged files', () => {
     expect(url.ok && url.body.url).toBe(`${origin}/`)
   })
 
-  it('a download that would pass the errand\'s folder cap is deleted and never listed', async () => {
+  it("a download that would pass the errand's folder cap is deleted and never listed", async () => {
     const agent = await onPage('cap-errand')
     const fill = await agent.stageFile({ query: { name: 'fill.bin' }, raw: new Uint8Array(1990) })
     expect(fill.ok).toBe(true)
     const refusals = host.logs.filter((l) => l.includes("refused: over the errand's folder cap")).length
     expect((await agent.click({ body: { selector: '#dl' } })).ok).toBe(true)
-    expect(await until(() => host.logs.filter((l) => l.includes("refused: over the errand's folder cap")).length > refusals, 15_000)).toBe(true)
+    expect(
+      await until(
+        () => host.logs.filter((l) => l.includes("refused: over the errand's folder cap")).length > refusals,
+        15_000,
+      ),
+    ).toBe(true)
     expect(await downloadsOf(agent)).toEqual([])
     await downloadOne(agent, '#small', 1)
     expect((await downloadsOf(agent)).map((f) => f.name)).toEqual(['small.txt'])

@@ -73,14 +73,22 @@ const valueOf = async (agent: ReturnType<TestHost['v1']>, expression: string) =>
 }
 
 /** The error message of a reply that failed. */
-const errorOf = (reply: { readonly ok: true } | { readonly ok: false; readonly body: { readonly error: { readonly message: string } } | undefined }) =>
-  reply.ok ? undefined : reply.body?.error.message
+const errorOf = (
+  reply:
+    | { readonly ok: true }
+    | { readonly ok: false; readonly body: { readonly error: { readonly message: string } } | undefined },
+) => (reply.ok ? undefined : reply.body?.error.message)
 
 describe('Playwright MCP tools over /v1 (issue #25)', () => {
   it('evaluate answers the JSON value (promises awaited); a page that throws is a 422 with its message', async () => {
     const agent = await onTools('cap-eval')
     expect(await valueOf(agent, 'document.title')).toBe('tools')
-    expect(await valueOf(agent, '({ options: [...document.querySelectorAll("option")].map((o) => o.value), at: location.pathname })')).toEqual({ options: ['s', 'l'], at: '/tools' })
+    expect(
+      await valueOf(
+        agent,
+        '({ options: [...document.querySelectorAll("option")].map((o) => o.value), at: location.pathname })',
+      ),
+    ).toEqual({ options: ['s', 'l'], at: '/tools' })
     expect(await valueOf(agent, 'new Promise((r) => setTimeout(() => r("later"), 50))')).toBe('later')
     expect(await valueOf(agent, 'undefined')).toBeNull()
 
@@ -100,22 +108,42 @@ describe('Playwright MCP tools over /v1 (issue #25)', () => {
       messages = reply.ok ? reply.body.messages : []
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
-    expect(messages).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'log', text: 'hello from the page' }), expect.objectContaining({ type: 'info', text: 'ping said pong' })]))
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'log', text: 'hello from the page' }),
+        expect.objectContaining({ type: 'info', text: 'ping said pong' }),
+      ]),
+    )
 
     const network = await agent.network()
     expect(network.ok).toBe(true)
     const requests = network.ok ? network.body.requests : []
-    expect(requests).toEqual(expect.arrayContaining([
-      expect.objectContaining({ method: 'GET', url: `${origin}/tools`, status: 200, resourceType: 'document' }),
-      expect.objectContaining({ method: 'GET', url: `${origin}/api/ping?x=1`, status: 200, resourceType: 'fetch' }),
-    ]))
+    expect(requests).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ method: 'GET', url: `${origin}/tools`, status: 200, resourceType: 'document' }),
+        expect.objectContaining({ method: 'GET', url: `${origin}/api/ping?x=1`, status: 200, resourceType: 'fetch' }),
+      ]),
+    )
   })
 
   it('fill-form fills a text field, a select and a checkbox; the submitted form reaches the site with the values', async () => {
     const agent = await onTools('cap-form')
-    const filled = await agent.fillForm({ body: { fields: [{ selector: '#name', value: 'Ada' }, { selector: '#size', value: 'Large' }, { selector: '#agree', value: 'true' }] } })
+    const filled = await agent.fillForm({
+      body: {
+        fields: [
+          { selector: '#name', value: 'Ada' },
+          { selector: '#size', value: 'Large' },
+          { selector: '#agree', value: 'true' },
+        ],
+      },
+    })
     expect(filled.ok).toBe(true)
-    expect(await valueOf(agent, '[document.getElementById("name").value, document.getElementById("size").value, document.getElementById("agree").checked]')).toEqual(['Ada', 'l', true])
+    expect(
+      await valueOf(
+        agent,
+        '[document.getElementById("name").value, document.getElementById("size").value, document.getElementById("agree").checked]',
+      ),
+    ).toEqual(['Ada', 'l', true])
     const sent = await agent.click({ body: { selector: '#send' } })
     expect(sent.ok).toBe(true)
     for (let i = 0; i < 50 && submitted.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100))
@@ -128,7 +156,9 @@ describe('Playwright MCP tools over /v1 (issue #25)', () => {
 
   it('drag moves an element onto another', async () => {
     const agent = await onTools('cap-drag')
-    expect(await valueOf(agent, 'document.getElementById("done").contains(document.getElementById("card"))')).toBe(false)
+    expect(await valueOf(agent, 'document.getElementById("done").contains(document.getElementById("card"))')).toBe(
+      false,
+    )
     const dragged = await agent.drag({ body: { from: '#card', to: '#done' } })
     expect(dragged.ok).toBe(true)
     expect(await valueOf(agent, 'document.getElementById("done").contains(document.getElementById("card"))')).toBe(true)
@@ -141,7 +171,12 @@ describe('Playwright MCP tools over /v1 (issue #25)', () => {
     writeFileSync(join(folder, 'note.txt'), 'a note for the form')
     const uploaded = await agent.upload({ body: { selector: '#file', names: ['note.txt'] } })
     expect(uploaded.ok).toBe(true)
-    expect(await valueOf(agent, 'document.getElementById("file").files[0].text().then((t) => [document.getElementById("file").files[0].name, t])')).toEqual(['note.txt', 'a note for the form'])
+    expect(
+      await valueOf(
+        agent,
+        'document.getElementById("file").files[0].text().then((t) => [document.getElementById("file").files[0].name, t])',
+      ),
+    ).toEqual(['note.txt', 'a note for the form'])
 
     for (const name of ['../note.txt', '/etc/passwd', 'a/b.txt', '..', 'a\\b.txt']) {
       const refused = await agent.upload({ body: { selector: '#file', names: [name] } })

@@ -57,7 +57,11 @@ describe('capacity (B4, B5, C2, C3)', () => {
     const busy = await host.call('fourth', 'GET', '/v1/url')
     expect(busy.status).toBe(503)
     expect(busy.headers.get('retry-after')).toBe('60')
-    expect(busy.body.error).toEqual({ code: 'AllBusy', reason: 'all-busy', message: expect.stringMatching(/All 2 browser slots are busy.*wait a minute and try again/) })
+    expect(busy.body.error).toEqual({
+      code: 'AllBusy',
+      reason: 'all-busy',
+      message: expect.stringMatching(/All 2 browser slots are busy.*wait a minute and try again/),
+    })
     // The parked one cannot come back either, and the busy ones finish undisturbed.
     expect((await host.call('second', 'GET', '/v1/url')).status).toBe(503)
     expect((await Promise.all(slow)).map((r) => r.status)).toEqual([200, 200])
@@ -76,15 +80,21 @@ describe('capacity (B4, B5, C2, C3)', () => {
     expect((await host.call('gone', 'GET', '/v1/url')).body.url).toBe('about:blank')
     await host.call('gone', 'POST', '/v1/navigate', { url: site.url('/show') })
     expect(await text('gone')).toContain('cookie= storage=')
-    expect((await host.run(host.supervisor.list)).find((v) => v.conversationId === 'session:never-used')).toBeUndefined()
+    expect(
+      (await host.run(host.supervisor.list)).find((v) => v.conversationId === 'session:never-used'),
+    ).toBeUndefined()
   })
 
   it('task status: interrupted parks (and resumes on use), done closes and forgets (E3, E4)', async () => {
     await host.call('task', 'POST', '/v1/navigate', { url: site.url('/store?v=fig') })
-    expect((await host.call('task', 'POST', '/v1/session/task', { status: 'interrupted' })).body).toEqual({ lifecycle: 'parked' })
+    expect((await host.call('task', 'POST', '/v1/session/task', { status: 'interrupted' })).body).toEqual({
+      lifecycle: 'parked',
+    })
     expect(await state('task')).toMatchObject({ lifecycle: 'parked' })
     expect((await host.call('task', 'GET', '/v1/url')).body.url).toBe(site.url('/store?v=fig'))
-    expect((await host.call('task', 'POST', '/v1/session/task', { status: 'done' })).body).toEqual({ lifecycle: 'closed' })
+    expect((await host.call('task', 'POST', '/v1/session/task', { status: 'done' })).body).toEqual({
+      lifecycle: 'closed',
+    })
     expect((await state('task')).lifecycle).toBe('closed')
     const unknown = await host.call('no-such-task', 'POST', '/v1/session/task', { status: 'done' })
     expect(unknown.status).toBe(404)

@@ -31,7 +31,13 @@ export const serveFakeCdp = async (): Promise<FakeCdp> => {
     if ((req.url ?? '').startsWith('/json/version')) {
       const port = (server.address() as AddressInfo).port
       res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ Browser: 'Chrome/156.0.0.0', 'Protocol-Version': '1.3', webSocketDebuggerUrl: `ws://127.0.0.1:${port}/devtools/browser/fake` }))
+      res.end(
+        JSON.stringify({
+          Browser: 'Chrome/156.0.0.0',
+          'Protocol-Version': '1.3',
+          webSocketDebuggerUrl: `ws://127.0.0.1:${port}/devtools/browser/fake`,
+        }),
+      )
       return
     }
     res.writeHead(404)
@@ -42,16 +48,40 @@ export const serveFakeCdp = async (): Promise<FakeCdp> => {
     socket.on('message', (data) => {
       const message = JSON.parse(data.toString()) as { id: number; method: string; sessionId?: string }
       methods.push(message.method)
-      const reply = (body: object) => socket.send(JSON.stringify({ id: message.id, ...(message.sessionId ? { sessionId: message.sessionId } : {}), ...body }))
+      const reply = (body: object) =>
+        socket.send(
+          JSON.stringify({ id: message.id, ...(message.sessionId ? { sessionId: message.sessionId } : {}), ...body }),
+        )
       switch (message.method) {
         case 'Browser.getVersion':
-          return reply({ result: { protocolVersion: '1.3', product: 'Chrome/156.0.0.0', revision: '0', userAgent: 'Mozilla/5.0 HeadlessChrome/156.0.0.0', jsVersion: '13.0' } })
+          return reply({
+            result: {
+              protocolVersion: '1.3',
+              product: 'Chrome/156.0.0.0',
+              revision: '0',
+              userAgent: 'Mozilla/5.0 HeadlessChrome/156.0.0.0',
+              jsVersion: '13.0',
+            },
+          })
         case 'Target.createBrowserContext':
-          return reply({ error: { code: -32000, message: 'Creating browser contexts is not allowed on this endpoint' } })
+          return reply({
+            error: { code: -32000, message: 'Creating browser contexts is not allowed on this endpoint' },
+          })
         case 'Target.attachToBrowserTarget':
           return reply({ result: { sessionId: 'fake-browser-session' } })
         case 'Target.getTargetInfo':
-          return reply({ result: { targetInfo: { targetId: 'browser', type: 'browser', title: '', url: '', attached: true, canAccessOpener: false } } })
+          return reply({
+            result: {
+              targetInfo: {
+                targetId: 'browser',
+                type: 'browser',
+                title: '',
+                url: '',
+                attached: true,
+                canAccessOpener: false,
+              },
+            },
+          })
         default:
           return reply({ result: {} })
       }
@@ -63,11 +93,12 @@ export const serveFakeCdp = async (): Promise<FakeCdp> => {
     wsUrl: `ws://127.0.0.1:${port}/devtools/browser/fake`,
     httpUrl: `http://127.0.0.1:${port}`,
     methods,
-    close: () => new Promise<void>((resolve) => {
-      for (const c of wss.clients) c.terminate()
-      wss.close()
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of wss.clients) c.terminate()
+        wss.close()
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

@@ -63,24 +63,47 @@ export const serveFixture = async (host = '127.0.0.1'): Promise<Fixture> => {
       case '/big':
         return html(page(esc(q('t')), `<p style="font:bold 160px/1 sans-serif;margin:40px">${esc(q('t'))}</p>`))
       case '/store':
-        return html(page('stored', `<p>stored</p><script>localStorage.setItem('basket', ${JSON.stringify(q('v'))})</script>`), {
-          'set-cookie': `basket=${encodeURIComponent(q('v'))}; Path=/; SameSite=Lax`,
-        })
+        return html(
+          page('stored', `<p>stored</p><script>localStorage.setItem('basket', ${JSON.stringify(q('v'))})</script>`),
+          {
+            'set-cookie': `basket=${encodeURIComponent(q('v'))}; Path=/; SameSite=Lax`,
+          },
+        )
       case '/show':
-        return html(page('show', `<p id="out">cookie=${esc(req.headers.cookie ?? '')} storage=</p><script>document.getElementById('out').textContent += (localStorage.getItem('basket') ?? '')</script>`))
+        return html(
+          page(
+            'show',
+            `<p id="out">cookie=${esc(req.headers.cookie ?? '')} storage=</p><script>document.getElementById('out').textContent += (localStorage.getItem('basket') ?? '')</script>`,
+          ),
+        )
       case '/input':
-        return html(page('input', `<input id="q"><div id="log"></div><script>
+        return html(
+          page(
+            'input',
+            `<input id="q"><div id="log"></div><script>
 const log = document.getElementById('log')
 addEventListener('keydown', (e) => { log.textContent += 'k:' + e.key + ' ' })
 addEventListener('mousedown', (e) => { log.textContent += 'm:' + e.clientX + ',' + e.clientY + ' ' })
-</script>`))
+</script>`,
+          ),
+        )
       case '/paste':
-        return html(page('paste', `<textarea id="q" autofocus></textarea><p id="out">value:</p><script>
+        return html(
+          page(
+            'paste',
+            `<textarea id="q" autofocus></textarea><p id="out">value:</p><script>
 const q = document.getElementById('q')
 q.addEventListener('input', () => { document.getElementById('out').textContent = 'value:' + q.value })
-</script>`))
+</script>`,
+          ),
+        )
       case '/form':
-        return html(page('form', `<input id="q"><button id="go" onclick="document.title='clicked:' + document.getElementById('q').value">go</button>`))
+        return html(
+          page(
+            'form',
+            `<input id="q"><button id="go" onclick="document.title='clicked:' + document.getElementById('q').value">go</button>`,
+          ),
+        )
       case '/tall':
         return html(page('tall', '<div style="height:6000px">tall</div>'))
       case '/slow': {
@@ -93,17 +116,29 @@ q.addEventListener('input', () => { document.getElementById('out').textContent =
         res.end()
         return
       case '/probe':
-        return html(page('probe', `<p id="out">probe:pending</p><script>
+        return html(
+          page(
+            'probe',
+            `<p id="out">probe:pending</p><script>
 fetch(${JSON.stringify(q('to'))}).then((r) => { document.getElementById('out').textContent = 'probe:ok:' + r.status }, () => { document.getElementById('out').textContent = 'probe:failed' })
-</script>`))
+</script>`,
+          ),
+        )
       case '/signup':
-        return html(page('signup', `<form action="/submitted" method="get" style="margin:40px;font:32px sans-serif">
+        return html(
+          page(
+            'signup',
+            `<form action="/submitted" method="get" style="margin:40px;font:32px sans-serif">
 <input id="q" name="q" autocomplete="off" style="font:32px sans-serif;width:520px;padding:10px">
-<button id="send" style="font:32px sans-serif;padding:10px 30px;margin-top:30px;display:block">Send</button></form>`))
+<button id="send" style="font:32px sans-serif;padding:10px 30px;margin-top:30px;display:block">Send</button></form>`,
+          ),
+        )
       case '/submitted':
         submitted.push(q('q'))
         // A sign-up signs in: the browser that submitted the form gets the site's cookie.
-        return html(page('submitted', `<h1>thanks</h1>`), { 'set-cookie': `member=${encodeURIComponent(q('q'))}; Path=/; SameSite=Lax` })
+        return html(page('submitted', `<h1>thanks</h1>`), {
+          'set-cookie': `member=${encodeURIComponent(q('q'))}; Path=/; SameSite=Lax`,
+        })
       case '/popup':
         return html(page('popup', `<a id="open" href="/page?t=popup" target="_blank">open</a>`))
       default:
@@ -115,11 +150,15 @@ fetch(${JSON.stringify(q('to'))}).then((r) => { document.getElementById('out').t
   const port = (server.address() as AddressInfo).port
   const origin = `http://${host}:${port}`
   return {
-    origin, port, cookies, submitted,
+    origin,
+    port,
+    cookies,
+    submitted,
     url: (path) => `${origin}${path}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

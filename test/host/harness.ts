@@ -9,7 +9,15 @@
  * await host.stop()
  */
 import { Chromium } from '@errands/engine'
-import { call, endpointAt, hostSettingsFrom, startHost, v1Client, type RunningHost, type StartOptions } from '@errands/host'
+import {
+  call,
+  endpointAt,
+  hostSettingsFrom,
+  startHost,
+  v1Client,
+  type RunningHost,
+  type StartOptions,
+} from '@errands/host'
 import { Runtime } from '@errands/runtime'
 import { Supervisor } from '@errands/supervisor'
 import { Context, Effect, Exit, Redacted, Scope } from 'effect'
@@ -31,7 +39,12 @@ export interface Reply {
 const read = async (res: Response): Promise<Reply> => {
   const bytes = Buffer.from(await res.arrayBuffer())
   const type = res.headers.get('content-type') ?? ''
-  return { status: res.status, headers: res.headers, bytes, body: type.includes('json') ? JSON.parse(bytes.toString('utf8')) : undefined }
+  return {
+    status: res.status,
+    headers: res.headers,
+    bytes,
+    body: type.includes('json') ? JSON.parse(bytes.toString('utf8')) : undefined,
+  }
 }
 
 /**
@@ -46,8 +59,15 @@ const read = async (res: Response): Promise<Reply> => {
  * const call = client('http://127.0.0.1:7777', token)
  * await call('k1', 'GET', '/v1/url')
  */
-export const client = (base: string, token?: string) =>
-  async (key: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+export const client =
+  (base: string, token?: string) =>
+  async (
+    key: string | undefined,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Reply> => {
     const url = new URL(path, base)
     const found = endpointAt(method, url.pathname)
     const sent = {
@@ -56,15 +76,27 @@ export const client = (base: string, token?: string) =>
       ...headers,
     }
     if (found !== undefined && (url.search === '' || found.endpoint.query !== undefined)) {
-      const reply = await call(base, found.endpoint, { body, params: found.params, query: Object.fromEntries(url.searchParams) }, { headers: sent })
+      const reply = await call(
+        base,
+        found.endpoint,
+        { body, params: found.params, query: Object.fromEntries(url.searchParams) },
+        { headers: sent },
+      )
       const json = reply.bytes.length > 0 && (reply.headers.get('content-type') ?? '').includes('json')
-      return { status: reply.status, headers: reply.headers, bytes: Buffer.from(reply.bytes), body: json ? reply.body : undefined }
+      return {
+        status: reply.status,
+        headers: reply.headers,
+        bytes: Buffer.from(reply.bytes),
+        body: json ? reply.body : undefined,
+      }
     }
-    return read(await fetch(`${base}${path}`, {
-      method,
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...sent },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    }))
+    return read(
+      await fetch(`${base}${path}`, {
+        method,
+        headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...sent },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      }),
+    )
   }
 
 /**
@@ -73,7 +105,10 @@ export const client = (base: string, token?: string) =>
  * @example
  * await raw(port, 'GET /health HTTP/1.1\r\nHost: evil.example\r\n\r\n')
  */
-export const raw = (port: number, request: string | Buffer): Promise<{ readonly status: number; readonly text: string }> =>
+export const raw = (
+  port: number,
+  request: string | Buffer,
+): Promise<{ readonly status: number; readonly text: string }> =>
   new Promise((resolvePromise, reject) => {
     const socket = net.connect(port, '127.0.0.1', () => socket.end(request))
     let out = ''
@@ -91,22 +126,28 @@ export const raw = (port: number, request: string | Buffer): Promise<{ readonly 
  * @example
  * await request(port, { path: '/health', headers: { host: 'evil.example:7777' } })
  */
-export const request = (port: number, o: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> =>
+export const request = (
+  port: number,
+  o: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> =>
   new Promise((resolvePromise, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: o.method ?? 'GET', path: o.path, headers: o.headers ?? {}, agent: false }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8')
-        let body: unknown = text
-        try {
-          body = JSON.parse(text)
-        } catch {
-          // not JSON
-        }
-        resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body })
-      })
-    })
+    const req = http.request(
+      { host: '127.0.0.1', port, method: o.method ?? 'GET', path: o.path, headers: o.headers ?? {}, agent: false },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8')
+          let body: unknown = text
+          try {
+            body = JSON.parse(text)
+          } catch {
+            // not JSON
+          }
+          resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body })
+        })
+      },
+    )
     req.on('error', reject)
     req.end(o.body)
   })
@@ -124,10 +165,14 @@ export const startTestHost = async (
   start: Pick<StartOptions, 'mcpLingerMs'> = {},
 ) => {
   const logs: string[] = []
-  const settings = Effect.runSync(hostSettingsFrom({ ERRANDS_DATA_DIR: dataDir, ERRANDS_SNAPSHOT_DEBOUNCE_MS: '300', ...env }))
+  const settings = Effect.runSync(
+    hostSettingsFrom({ ERRANDS_DATA_DIR: dataDir, ERRANDS_SNAPSHOT_DEBOUNCE_MS: '300', ...env }),
+  )
   const scope = Effect.runSync(Scope.make())
   const host: RunningHost = await Effect.runPromise(
-    startHost({ settings, port, log: (line) => logs.push(line), chromium: { warmSpare: false }, ...start }).pipe(Scope.extend(scope)),
+    startHost({ settings, port, log: (line) => logs.push(line), chromium: { warmSpare: false }, ...start }).pipe(
+      Scope.extend(scope),
+    ),
   )
   const token = Redacted.value(host.token)
   const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
@@ -171,7 +216,8 @@ export interface HostProcess {
 /** `packages/<name>/src/<file>.ts` → `packages/<name>/dist/<file>.js`, the file that ships. */
 const compiled = (source: string): string => {
   const m = /^packages\/([^/]+)\/src\/(.+)\.ts$/.exec(source)
-  if (m === null) throw new Error(`spawnHost: ${source} is not a package's source file; name the entry by its src/ path`)
+  if (m === null)
+    throw new Error(`spawnHost: ${source} is not a package's source file; name the entry by its src/ path`)
   return `packages/${m[1]}/dist/${m[2]}.js`
 }
 
@@ -185,7 +231,10 @@ const compiled = (source: string): string => {
  * const p = spawnHost({ ERRANDS_PORT: '0' })
  * const q = spawnHost(env, ['packages/cli/src/main.ts', 'host'])
  */
-export const spawnHost = (env: Record<string, string>, entry: ReadonlyArray<string> = ['packages/host/src/main.ts']): HostProcess => {
+export const spawnHost = (
+  env: Record<string, string>,
+  entry: ReadonlyArray<string> = ['packages/host/src/main.ts'],
+): HostProcess => {
   const [script, ...args] = entry
   const child = spawn(process.execPath, [join(repo, compiled(script!)), ...args], {
     cwd: repo,

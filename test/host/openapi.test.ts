@@ -24,11 +24,18 @@ describe('/v1/openapi.json on a running host', () => {
   it('validates as OpenAPI 3.1, names this host and every declared route, without a key or token', async () => {
     const res = await fetch(`${host.url}/v1/openapi.json`)
     expect(res.status).toBe(200)
-    const doc = (await res.json()) as { servers: Array<{ url: string }>; paths: Record<string, Record<string, unknown>> }
+    const doc = (await res.json()) as {
+      servers: Array<{ url: string }>
+      paths: Record<string, Record<string, unknown>>
+    }
     const result = await new Validator().validate(doc)
     expect(result.errors ?? []).toEqual([])
     expect(doc.servers).toEqual([{ url: host.url }])
-    for (const e of endpointsOf(api)) expect(doc.paths[e.path.replace(/:([A-Za-z]+)/g, '{$1}')]?.[e.method.toLowerCase()], `${e.method} ${e.path}`).toBeDefined()
+    for (const e of endpointsOf(api))
+      expect(
+        doc.paths[e.path.replace(/:([A-Za-z]+)/g, '{$1}')]?.[e.method.toLowerCase()],
+        `${e.method} ${e.path}`,
+      ).toBeDefined()
   })
 
   it("real pages' answers decode with their declared Schemas through the typed client", async () => {

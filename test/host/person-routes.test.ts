@@ -36,19 +36,23 @@ afterAll(async () => {
 
 const poll = <T>(f: () => T | Promise<T>) => expect.poll(f, { timeout: 20_000, interval: 100 })
 /** An agent's call for session `key`, with its token. */
-const agentCall = (key: string, method: string, path: string, body?: unknown) => host.call(key, method, path, body, asAgent)
+const agentCall = (key: string, method: string, path: string, body?: unknown) =>
+  host.call(key, method, path, body, asAgent)
 /** A call to a `/v1/person/` route made with the agent's token instead of the person's. */
 const agentAsPerson = (method: string, path: string, body?: unknown) => host.call('k1', method, path, body, asAgent)
 /** A session's errand as the person's list shows it. */
 const errand = async (key: string) => {
   const listed = await host.call(undefined, 'GET', '/v1/person/sessions')
   expect(listed.status).toBe(200)
-  return (listed.body as { sessions: Array<{ conversationId: string; state: string; personDriving?: boolean }> }).sessions.find((s) => s.conversationId === `session:${key}`)
+  return (
+    listed.body as { sessions: Array<{ conversationId: string; state: string; personDriving?: boolean }> }
+  ).sessions.find((s) => s.conversationId === `session:${key}`)
 }
 /** A live-view API call as a page of another process would make it: the host's own Origin, the given headers. */
 const live = (path: string, headers: Record<string, string>, body: unknown) =>
   request(host.port, {
-    method: 'POST', path,
+    method: 'POST',
+    path,
     headers: { origin: `http://127.0.0.1:${host.port}`, 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   })
@@ -57,7 +61,9 @@ describe('the wheel as /v1/person routes', () => {
   it('takes the wheel and hands it back: the agent is refused (409) meanwhile and gets the note', async () => {
     expect((await agentCall('k1', 'POST', '/v1/navigate', { url: site.url('/page?t=one') })).status).toBe(200)
     const helped = agentCall('k1', 'POST', '/v1/session/help', { reason: 'A captcha', timeoutMs: 120_000 })
-    await poll(async () => (await host.run(host.supervisor.list)).find((v) => v.conversationId === 'session:k1')?.help?.reason).toBe('A captcha')
+    await poll(
+      async () => (await host.run(host.supervisor.list)).find((v) => v.conversationId === 'session:k1')?.help?.reason,
+    ).toBe('A captcha')
 
     // Through the typed client: the route is declared like every other.
     const taken = await host.v1().person.takeWheel({ body: { session: 'k1' } })
@@ -76,10 +82,12 @@ describe('the wheel as /v1/person routes', () => {
     expect((await errand('k1'))?.personDriving).toBeUndefined()
     expect((await agentCall('k1', 'POST', '/v1/navigate', { url: site.url('/page?t=two') })).status).toBe(200)
     // Handing back twice is no error.
-    expect((await host.call(undefined, 'POST', '/v1/person/hand-back', { conversationId: 'session:k1' })).status).toBe(200)
+    expect((await host.call(undefined, 'POST', '/v1/person/hand-back', { conversationId: 'session:k1' })).status).toBe(
+      200,
+    )
   })
 
-  it('answers bad input with a JSON 4xx: unknown session 404, a chat in the person\'s own browser 400, bad bodies 400, no token 401', async () => {
+  it("answers bad input with a JSON 4xx: unknown session 404, a chat in the person's own browser 400, bad bodies 400, no token 401", async () => {
     const unknown = await host.call(undefined, 'POST', '/v1/person/wheel', { session: 'nobody' })
     expect(unknown.status).toBe(404)
     expect(unknown.body).toMatchObject({ error: { code: 'UnknownConversation' } })
@@ -96,8 +104,15 @@ describe('the wheel as /v1/person routes', () => {
       expect(r.status, JSON.stringify(body)).toBe(400)
       expect(r.body.error.code).toBe('BadRequest')
     }
-    expect((await host.call(undefined, 'POST', '/v1/person/hand-back', { session: 'k1', note: 'x'.repeat(2_001) })).status).toBe(400)
-    const anonymous = await request(host.port, { method: 'POST', path: '/v1/person/wheel', headers: { 'content-type': 'application/json' }, body: '{"session":"k1"}' })
+    expect(
+      (await host.call(undefined, 'POST', '/v1/person/hand-back', { session: 'k1', note: 'x'.repeat(2_001) })).status,
+    ).toBe(400)
+    const anonymous = await request(host.port, {
+      method: 'POST',
+      path: '/v1/person/wheel',
+      headers: { 'content-type': 'application/json' },
+      body: '{"session":"k1"}',
+    })
     expect(anonymous.status).toBe(401)
     expect((await errand('k1'))?.personDriving).toBeUndefined()
   })
@@ -106,8 +121,13 @@ describe('the wheel as /v1/person routes', () => {
 describe("an agent's credential is not the person's (X2, X3)", () => {
   it('cannot answer a question: 401 with a JSON body, and the question still waits', async () => {
     const asked = agentCall('k1', 'POST', '/v1/session/permission', { site: '127.0.0.1', timeoutMs: 60_000 })
-    await poll(async () => ((await host.call(undefined, 'GET', '/v1/person/questions')).body as { questions: unknown[] }).questions.length).toBe(1)
-    const [question] = ((await host.call(undefined, 'GET', '/v1/person/questions')).body as { questions: Array<{ id: string }> }).questions
+    await poll(
+      async () =>
+        ((await host.call(undefined, 'GET', '/v1/person/questions')).body as { questions: unknown[] }).questions.length,
+    ).toBe(1)
+    const [question] = (
+      (await host.call(undefined, 'GET', '/v1/person/questions')).body as { questions: Array<{ id: string }> }
+    ).questions
     for (const headers of [asAgent, { ...asAgent, 'x-browser-session': 'k1' }]) {
       const r = await host.call(undefined, 'POST', `/v1/person/questions/${question!.id}`, { answer: 'allow' }, headers)
       expect(r.status).toBe(401)
@@ -115,12 +135,22 @@ describe("an agent's credential is not the person's (X2, X3)", () => {
     }
     // Nor through the live view: the agent's token signs nobody in, and is no sign-in id.
     expect((await live('/live/sign-in', {}, { token: agent })).status).toBe(401)
-    const viaLive = await live(`/live/api/questions/${question!.id}`, { ...asAgent, 'x-errands-live': agent }, { answer: 'allow' })
+    const viaLive = await live(
+      `/live/api/questions/${question!.id}`,
+      { ...asAgent, 'x-errands-live': agent },
+      { answer: 'allow' },
+    )
     expect(viaLive.status).toBe(401)
     expect(viaLive.body.error.code).toBe('Unauthorized')
-    expect(((await host.call(undefined, 'GET', '/v1/person/questions')).body as { questions: Array<{ id: string }> }).questions.map((q) => q.id)).toEqual([question!.id])
+    expect(
+      (
+        (await host.call(undefined, 'GET', '/v1/person/questions')).body as { questions: Array<{ id: string }> }
+      ).questions.map((q) => q.id),
+    ).toEqual([question!.id])
 
-    expect((await host.call(undefined, 'POST', `/v1/person/questions/${question!.id}`, { answer: 'deny' })).status).toBe(200)
+    expect(
+      (await host.call(undefined, 'POST', `/v1/person/questions/${question!.id}`, { answer: 'deny' })).status,
+    ).toBe(200)
     expect((await asked).body).toMatchObject({ site: '127.0.0.1' })
   })
 
@@ -130,7 +160,11 @@ describe("an agent's credential is not the person's (X2, X3)", () => {
     expect(take.body).toMatchObject({ error: { code: 'Unauthorized' } })
     expect((await errand('k1'))?.personDriving).toBeUndefined()
     for (const action of ['take-wheel', 'input']) {
-      const r = await live(`/live/api/conversations/session%3Ak1/${action}`, { ...asAgent, 'x-errands-live': agent, 'x-browser-session': 'k1' }, { events: [{ type: 'text', text: 'x' }] })
+      const r = await live(
+        `/live/api/conversations/session%3Ak1/${action}`,
+        { ...asAgent, 'x-errands-live': agent, 'x-browser-session': 'k1' },
+        { events: [{ type: 'text', text: 'x' }] },
+      )
       expect(r.status, action).toBe(401)
       expect(r.body.error.code).toBe('Unauthorized')
     }
@@ -139,7 +173,10 @@ describe("an agent's credential is not the person's (X2, X3)", () => {
     // While the person drives, the agent can neither hand back nor type into the errand.
     expect((await host.call(undefined, 'POST', '/v1/person/wheel', { session: 'k1' })).status).toBe(200)
     expect((await agentAsPerson('POST', '/v1/person/hand-back', { session: 'k1' })).status).toBe(401)
-    expect((await live('/live/api/conversations/session%3Ak1/hand-back', { ...asAgent, 'x-errands-live': agent }, {})).status).toBe(401)
+    expect(
+      (await live('/live/api/conversations/session%3Ak1/hand-back', { ...asAgent, 'x-errands-live': agent }, {}))
+        .status,
+    ).toBe(401)
     const typed = await agentCall('k1', 'POST', '/v1/input', { events: [{ type: 'text', text: 'x' }] })
     expect(typed.status).toBe(409)
     expect(typed.body).toMatchObject({ error: { code: 'PersonDriving' } })
@@ -152,12 +189,12 @@ describe('the cap with a person at the wheel (C2), nobody watching', () => {
   it('another session is refused (503) and the driven errand stays open; after the hand-back the next open parks it', async () => {
     expect((await errand('k1'))?.state).toBe('active')
     expect((await host.call(undefined, 'POST', '/v1/person/wheel', { session: 'k1' })).status).toBe(200)
-    expect((await errand('k1'))).toMatchObject({ state: 'active', personDriving: true })
+    expect(await errand('k1')).toMatchObject({ state: 'active', personDriving: true })
 
     const other = await agentCall('k2', 'POST', '/v1/navigate', { url: site.url('/page?t=other') })
     expect(other.status).toBe(503)
     expect(other.body).toMatchObject({ error: { code: 'AllBusy' } })
-    expect((await errand('k1'))).toMatchObject({ state: 'active', personDriving: true })
+    expect(await errand('k1')).toMatchObject({ state: 'active', personDriving: true })
 
     expect((await host.call(undefined, 'POST', '/v1/person/hand-back', { session: 'k1' })).status).toBe(200)
     expect((await agentCall('k2', 'POST', '/v1/navigate', { url: site.url('/page?t=other') })).status).toBe(200)

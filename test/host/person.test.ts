@@ -25,7 +25,11 @@ const shown = async (key: string) => {
 describe("the person's endpoints", () => {
   it('need the bearer token; without it nothing happens', async () => {
     const anonymous = client(host.url)
-    for (const [method, path, body] of [['POST', '/v1/person/main/navigate', { url: site.url('/store?v=stolen') }], ['GET', '/v1/person/settings'], ['POST', '/v1/person/sign-out-everywhere', {}]] as const) {
+    for (const [method, path, body] of [
+      ['POST', '/v1/person/main/navigate', { url: site.url('/store?v=stolen') }],
+      ['GET', '/v1/person/settings'],
+      ['POST', '/v1/person/sign-out-everywhere', {}],
+    ] as const) {
       const res = await anonymous('any-key', method, path, body)
       expect(res.status).toBe(401)
     }
@@ -36,14 +40,21 @@ describe("the person's endpoints", () => {
     const signed = await host.call(undefined, 'POST', '/v1/person/main/navigate', { url: site.url('/store?v=mine') })
     expect(signed.status).toBe(200)
     await host.call(undefined, 'POST', '/v1/person/main/navigate', { url: site.url('/show') })
-    expect((await host.call(undefined, 'GET', '/v1/person/main/text')).body.text).toContain('cookie=basket=mine storage=mine')
-    expect((await host.call(undefined, 'GET', '/v1/person/main/state')).body).toMatchObject({ lifecycle: 'main', url: site.url('/show') })
+    expect((await host.call(undefined, 'GET', '/v1/person/main/text')).body.text).toContain(
+      'cookie=basket=mine storage=mine',
+    )
+    expect((await host.call(undefined, 'GET', '/v1/person/main/state')).body).toMatchObject({
+      lifecycle: 'main',
+      url: site.url('/show'),
+    })
     expect(await shown('main')).toContain('cookie= storage=')
     expect(await shown('agent')).toContain('cookie= storage=')
   })
 
   it('always-allowed sites seed new sessions; revoking takes them back; Allow lends one site to one session', async () => {
-    expect((await host.call(undefined, 'POST', '/v1/person/settings/always-allowed', { site: '127.0.0.1' })).body).toMatchObject({ alwaysAllowed: ['127.0.0.1'] })
+    expect(
+      (await host.call(undefined, 'POST', '/v1/person/settings/always-allowed', { site: '127.0.0.1' })).body,
+    ).toMatchObject({ alwaysAllowed: ['127.0.0.1'] })
     expect(await shown('seeded')).toContain('cookie=basket=mine')
     expect(await shown('agent')).toContain('cookie= storage=')
 
@@ -71,8 +82,12 @@ describe("the person's endpoints", () => {
     expect(on.body).toMatchObject({ conversationId: 'chat:chat-1', reason: 'own-browser', state: 'active' })
     const off = await host.call(undefined, 'POST', '/v1/person/chats/chat-1/own-browser', { on: false })
     expect(off.body).toMatchObject({ conversationId: 'chat:chat-1', reason: 'main', state: 'main' })
-    const list = (await host.call(undefined, 'GET', '/v1/person/sessions')).body.sessions as Array<{ conversationId: string }>
-    expect(list.map((v) => v.conversationId)).toEqual(expect.arrayContaining(['session:agent', 'session:seeded', 'chat:chat-1']))
+    const list = (await host.call(undefined, 'GET', '/v1/person/sessions')).body.sessions as Array<{
+      conversationId: string
+    }>
+    expect(list.map((v) => v.conversationId)).toEqual(
+      expect.arrayContaining(['session:agent', 'session:seeded', 'chat:chat-1']),
+    )
     expect((await host.call(undefined, 'DELETE', '/v1/person/sessions/agent')).body).toEqual({ released: true })
     expect((await host.call('agent', 'GET', '/v1/state')).body.lifecycle).toBe('closed')
   })
@@ -82,7 +97,13 @@ describe("the person's endpoints", () => {
     expect(redeem.status).toBe(403)
     const anonymous = await client(host.url)(undefined, 'POST', '/daily/admin/leases', {})
     expect(anonymous.status).toBe(401)
-    const admin = await client(host.url)(undefined, 'POST', '/daily/admin/leases', {}, { authorization: `Bearer ${host.tokenText}` })
+    const admin = await client(host.url)(
+      undefined,
+      'POST',
+      '/daily/admin/leases',
+      {},
+      { authorization: `Bearer ${host.tokenText}` },
+    )
     expect(admin.status).toBe(200)
     expect(admin.body).toEqual({ leases: [] })
     expect((await client(host.url)(undefined, 'GET', '/dailyx')).status).toBe(404)

@@ -29,9 +29,14 @@ describe('a DevTools browser elsewhere (R2)', () => {
   let host: TestHost
   let observer: Browser
   let cdp: CDPSession
-  const contexts = async () => ((await cdp.send('Target.getBrowserContexts')) as { browserContextIds: string[] }).browserContextIds
+  const contexts = async () =>
+    ((await cdp.send('Target.getBrowserContexts')) as { browserContextIds: string[] }).browserContextIds
   const pages = async () =>
-    ((await cdp.send('Target.getTargets')) as { targetInfos: Array<{ type: string; url: string; browserContextId?: string }> }).targetInfos.filter((t) => t.type === 'page')
+    (
+      (await cdp.send('Target.getTargets')) as {
+        targetInfos: Array<{ type: string; url: string; browserContextId?: string }>
+      }
+    ).targetInfos.filter((t) => t.type === 'page')
 
   beforeAll(async () => {
     observer = await chromium.connectOverCDP(remote.wsUrl)
@@ -47,7 +52,9 @@ describe('a DevTools browser elsewhere (R2)', () => {
     const { egress, dialogs, ...runtime } = (await host.call(undefined, 'GET', '/v1/person/health')).body.runtime
     expect(dialogs).toEqual({ dismissedUnanswered: 0, deadlineMs: 30_000 })
     expect(runtime).toEqual({
-      kind: 'cdp', where: 'remote', remote: { endpoint: remote.httpUrl.replace(/\/$/, ''), state: 'connected' },
+      kind: 'cdp',
+      where: 'remote',
+      remote: { endpoint: remote.httpUrl.replace(/\/$/, ''), state: 'connected' },
     })
     // Issue #21: errands there leave through the remote browser's network, not our egress; health says so.
     expect(egress).toMatchObject({ on: true, remoteBypasses: true })
@@ -73,7 +80,7 @@ describe('a DevTools browser elsewhere (R2)', () => {
     expect(frame.headers.get('content-type')).toBe('image/jpeg')
   })
 
-  it("gives each session a clipboard of its own there (the remote browser has one for all its contexts)", async () => {
+  it('gives each session a clipboard of its own there (the remote browser has one for all its contexts)', async () => {
     const keys = (...pressed: string[]) => pressed.map((key) => ({ type: 'key', action: 'press', key }))
     const field = async (key: string, text: string) => {
       await host.call(key, 'POST', '/v1/navigate', { url: site.url('/paste') })
@@ -81,11 +88,15 @@ describe('a DevTools browser elsewhere (R2)', () => {
     }
     const pasted = async (key: string) => {
       await field(key, '')
-      await host.call(key, 'POST', '/v1/input', { events: [{ type: 'mouse', action: 'click', x: 20, y: 20 }, ...keys('Control+V')] })
+      await host.call(key, 'POST', '/v1/input', {
+        events: [{ type: 'mouse', action: 'click', x: 20, y: 20 }, ...keys('Control+V')],
+      })
       return (await host.call(key, 'GET', '/v1/text')).body.text as string
     }
     await field('east', 'from-east')
-    await host.call('east', 'POST', '/v1/input', { events: [{ type: 'mouse', action: 'click', x: 20, y: 20 }, ...keys('Control+A', 'Control+C')] })
+    await host.call('east', 'POST', '/v1/input', {
+      events: [{ type: 'mouse', action: 'click', x: 20, y: 20 }, ...keys('Control+A', 'Control+C')],
+    })
     expect(await pasted('east')).toContain('value:from-east')
     const west = await pasted('west')
     expect(west).toContain('value:')
@@ -104,16 +115,22 @@ describe('a DevTools browser elsewhere (R2)', () => {
     await observer.close()
     const dialogSite = await serveDialogSite()
     try {
-      expect((await host.call('east', 'POST', '/v1/navigate', { url: dialogSite.url('/confirm?delay=300') })).status).toBe(200)
+      expect(
+        (await host.call('east', 'POST', '/v1/navigate', { url: dialogSite.url('/confirm?delay=300') })).status,
+      ).toBe(200)
       let state: any
-      expect(await until(async () => {
-        state = (await host.call('east', 'GET', '/v1/state')).body
-        return state?.dialog != null
-      })).toBe(true)
+      expect(
+        await until(async () => {
+          state = (await host.call('east', 'GET', '/v1/state')).body
+          return state?.dialog != null
+        }),
+      ).toBe(true)
       expect(state.dialog).toMatchObject({ type: 'confirm', message: 'Sure?' })
       expect((await host.call('east', 'POST', '/v1/dialog', { accept: true })).status).toBe(200)
       let last: any
-      const answered = await until(async () => (last = (await host.call('east', 'GET', '/v1/state')).body)?.title === 'answered:true')
+      const answered = await until(
+        async () => (last = (await host.call('east', 'GET', '/v1/state')).body)?.title === 'answered:true',
+      )
       expect(answered, JSON.stringify(last)).toBe(true)
       expect((await host.call('east', 'POST', '/v1/dialog', { accept: true })).status).toBe(409)
     } finally {
@@ -143,16 +160,24 @@ describe('the guard in a remote context (G1)', () => {
 
   it("closes the tab of a worker's WebSocket that escaped routing", async () => {
     const [shop, blocked] = sites as [Site, Site]
-    const id = await Effect.runPromise(runtime.openContext({
-      errandId: 'worker', label: { reason: 'task', lentSites: [] }, tabs: [{ url: shop.url('/title?t=w'), active: true }],
-    }))
+    const id = await Effect.runPromise(
+      runtime.openContext({
+        errandId: 'worker',
+        label: { reason: 'task', lentSites: [] },
+        tabs: [{ url: shop.url('/title?t=w'), active: true }],
+      }),
+    )
     expect(await Effect.runPromise(runtime.tabs(id))).toMatchObject([{ id: 't1', title: 'w' }])
     await runtime.pageOf(id, 't1')!.evaluate((u) => {
       const src = `new WebSocket(${JSON.stringify(u)})`
       new Worker(URL.createObjectURL(new Blob([src])))
     }, blocked.wsUrl)
     expect(await until(async () => (await Effect.runPromise(runtime.tabs(id))).length === 0)).toBe(true)
-    expect(logs.some((l) => l.includes(`websocket in remote context ${id} (escaped routing`) && l.includes('rule=blocked-host'))).toBe(true)
+    expect(
+      logs.some(
+        (l) => l.includes(`websocket in remote context ${id} (escaped routing`) && l.includes('rule=blocked-host'),
+      ),
+    ).toBe(true)
     await Effect.runPromise(runtime.closeContext(id))
   })
 })
@@ -169,10 +194,13 @@ describe.concurrent('an endpoint that cannot make contexts (R2 fallback)', () =>
         expect((await host.call(key, 'POST', '/v1/navigate', { url: site.url(`/store?v=${key}`) })).status).toBe(200)
       }
       expect(host.chromium.errandsBrowserPid()).toBeGreaterThan(0)
-      const messages = ((await host.call(undefined, 'GET', '/v1/person/health')).body.messages as Array<{ level: string; text: string }>)
-        .filter((m) => m.text.includes('cannot make browser contexts'))
+      const messages = (
+        (await host.call(undefined, 'GET', '/v1/person/health')).body.messages as Array<{ level: string; text: string }>
+      ).filter((m) => m.text.includes('cannot make browser contexts'))
       expect(messages).toHaveLength(1)
-      expect(messages[0]!.text).toMatch(/^The DevTools browser at ws:\/\/127\.0\.0\.1:\d+ cannot make browser contexts \(.*not allowed.*\); errands run in our own browser here\.$/)
+      expect(messages[0]!.text).toMatch(
+        /^The DevTools browser at ws:\/\/127\.0\.0\.1:\d+ cannot make browser contexts \(.*not allowed.*\); errands run in our own browser here\.$/,
+      )
       expect(messages[0]!.text).not.toContain('/devtools/browser/fake')
     } finally {
       await host.stop()
@@ -182,7 +210,10 @@ describe.concurrent('an endpoint that cannot make contexts (R2 fallback)', () =>
   it('falls back the same way when the endpoint cannot be reached at all', async () => {
     const host = await startTestHost({ ERRANDS_CDP_URL: 'http://127.0.0.1:1' })
     try {
-      expect((await host.call(undefined, 'GET', '/health')).body.runtime).toMatchObject({ where: 'local', remote: { state: 'fallback' } })
+      expect((await host.call(undefined, 'GET', '/health')).body.runtime).toMatchObject({
+        where: 'local',
+        remote: { state: 'fallback' },
+      })
       expect((await host.call('solo', 'GET', '/v1/url')).status).toBe(200)
     } finally {
       await host.stop()

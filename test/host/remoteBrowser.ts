@@ -30,12 +30,22 @@ export interface RemoteChromium {
  */
 export const launchRemoteChromium = async (): Promise<RemoteChromium> => {
   const profile = mkdtempSync(join(tmpdir(), 'errands-remote-'))
-  const child = spawn(resolveExecutable(), [...CHROMIUM_ARGS, '--remote-debugging-port=0', '--remote-debugging-address=127.0.0.1', `--user-data-dir=${profile}`, 'about:blank'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, TMPDIR: profile },
-    // Its own process group, so `close` ends the whole tree it started (renderers, zygotes) at once.
-    detached: true,
-  })
+  const child = spawn(
+    resolveExecutable(),
+    [
+      ...CHROMIUM_ARGS,
+      '--remote-debugging-port=0',
+      '--remote-debugging-address=127.0.0.1',
+      `--user-data-dir=${profile}`,
+      'about:blank',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, TMPDIR: profile },
+      // Its own process group, so `close` ends the whole tree it started (renderers, zygotes) at once.
+      detached: true,
+    },
+  )
   let err = ''
   const wsUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`remote Chromium did not start:\n${err}`)), 60_000)

@@ -20,13 +20,19 @@ const openHealth = async () => {
   return { text: await res.clone().text(), body: (await res.json()) as Record<string, unknown> }
 }
 const viewOf = async (key: string) =>
-  ((await host.call(undefined, 'GET', '/v1/person/sessions')).body.sessions as Array<Record<string, unknown>>).find((v) => v.conversationId === `session:${key}`)
-const questions = async () => (await host.call(undefined, 'GET', '/v1/person/questions')).body.questions as Array<{ id: string }>
+  ((await host.call(undefined, 'GET', '/v1/person/sessions')).body.sessions as Array<Record<string, unknown>>).find(
+    (v) => v.conversationId === `session:${key}`,
+  )
+const questions = async () =>
+  (await host.call(undefined, 'GET', '/v1/person/questions')).body.questions as Array<{ id: string }>
 
 describe('waiting for the person (P3, P4)', () => {
   it('a sign-in question: the errand waits (sessions, /health counts it without naming it) until the person answers', async () => {
     expect((await openHealth()).body).toMatchObject({ personDriving: 0, waitingForPerson: 0 })
-    const asking = host.call('asker-key-7', 'POST', '/v1/session/permission', { site: 'shop.example', timeoutMs: 60_000 })
+    const asking = host.call('asker-key-7', 'POST', '/v1/session/permission', {
+      site: 'shop.example',
+      timeoutMs: 60_000,
+    })
     expect(await until(async () => (await questions()).length === 1)).toBe(true)
     const view = await viewOf('asker-key-7')
     expect(view).toMatchObject({ waiting: ['sign-in'], detail: expect.stringContaining('asking=waiting') })

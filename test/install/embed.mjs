@@ -29,17 +29,20 @@ errands.on('change', (view) => states.push(view.state))
 try {
   await errands.open({ id: 'packed-1', kind: 'task' })
   const tab = await errands.use('packed-1', ({ contextId }) =>
-    errands.runWith(Effect.flatMap(Runtime, (runtime) => runtime.openTab(contextId, url))))
+    errands.runWith(Effect.flatMap(Runtime, (runtime) => runtime.openTab(contextId, url))),
+  )
   await errands.taskChanged('packed-1', 'done')
-  process.stdout.write(JSON.stringify({
-    loaded: {
-      supervisor: import.meta.resolve('@errands/supervisor'),
-      runtimeChromium: import.meta.resolve('@errands/runtime-chromium'),
-      playwright: import.meta.resolve('playwright-core'),
-    },
-    tab: { url: tab.url, title: tab.title },
-    states,
-  }) + '\n')
+  process.stdout.write(
+    JSON.stringify({
+      loaded: {
+        supervisor: import.meta.resolve('@errands/supervisor'),
+        runtimeChromium: import.meta.resolve('@errands/runtime-chromium'),
+        playwright: import.meta.resolve('playwright-core'),
+      },
+      tab: { url: tab.url, title: tab.title },
+      states,
+    }) + '\n',
+  )
 } finally {
   await errands.close()
   server.close()

@@ -1,6 +1,15 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -27,11 +36,19 @@ let project: string
 let packDir: string
 
 const npm = (args: ReadonlyArray<string>, cwd: string): string =>
-  execFileSync('npm', [...args], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  execFileSync('npm', [...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
 
 beforeAll(() => {
   packDir = mkdtempSync(join(tmpdir(), 'errands-pack-'))
-  const packed = JSON.parse(npm(['pack', '--workspaces', '--json', '--pack-destination', packDir], repo)) as Array<{ filename: string; name: string }>
+  const packed = JSON.parse(npm(['pack', '--workspaces', '--json', '--pack-destination', packDir], repo)) as Array<{
+    filename: string
+    name: string
+  }>
   const tarballs = packed.map((p) => join(packDir, p.filename)).sort()
   const hash = createHash('sha256')
   for (const t of tarballs) hash.update(readFileSync(t))
@@ -41,14 +58,20 @@ beforeAll(() => {
     // Older installs are of packages that no longer exist in this form.
     rmSync(cache, { recursive: true, force: true })
     mkdirSync(join(project, 'tarballs'), { recursive: true })
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'an-embedder', private: true, type: 'module' }, null, 2))
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'an-embedder', private: true, type: 'module' }, null, 2),
+    )
     const local = tarballs.map((t) => {
       const copy = join(project, 'tarballs', t.split('/').at(-1)!)
       copyFileSync(t, copy)
       return `./tarballs/${t.split('/').at(-1)}`
     })
     // The embedder's own dependency on Effect, as README's example imports it.
-    npm(['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...local, 'effect@3.22.4'], project)
+    npm(
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...local, 'effect@3.22.4'],
+      project,
+    )
     writeFileSync(join(project, '.installed'), new Date().toISOString())
   }
   copyFileSync(join(import.meta.dirname, 'embed.mjs'), join(project, 'embed.mjs'))
@@ -66,15 +89,22 @@ describe('the packed packages, installed outside the monorepo (R4)', () => {
     expect(cli).toContain('main.js')
     expect(cli.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([])
     expect(cli.filter((f) => f.includes('.test.'))).toEqual([])
-    expect(readFileSync(join(project, 'node_modules/@errands/cli/dist/main.js'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node')
+    expect(readFileSync(join(project, 'node_modules/@errands/cli/dist/main.js'), 'utf8').split('\n')[0]).toBe(
+      '#!/usr/bin/env node',
+    )
   })
 
   it('(c) the packed `errands demo` replays the journals it ships with, each to its golden trace', () => {
     const out = execFileSync(process.execPath, [join(project, 'node_modules/.bin/errands'), 'demo'], {
-      cwd: project, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' }, timeout: 60_000,
+      cwd: project,
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
+      timeout: 60_000,
     })
     for (const name of ['cap', 'heal', 'park']) {
-      expect(out).toContain(`== ${name}.jsonl (t, conversation, state) ==\n${readFileSync(join(repo, 'journals', `${name}.trace`), 'utf8')}`)
+      expect(out).toContain(
+        `== ${name}.jsonl (t, conversation, state) ==\n${readFileSync(join(repo, 'journals', `${name}.trace`), 'utf8')}`,
+      )
     }
   })
 
@@ -84,7 +114,12 @@ describe('the packed packages, installed outside the monorepo (R4)', () => {
       const out = execFileSync(process.execPath, ['embed.mjs'], {
         cwd: project,
         encoding: 'utf8',
-        env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', CHROMIUM_PATH: chromium, EMBED_DATA_DIR: dataDir },
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          HOME: process.env['HOME'] ?? '',
+          CHROMIUM_PATH: chromium,
+          EMBED_DATA_DIR: dataDir,
+        },
         timeout: 120_000,
       })
       const report = JSON.parse(out.trim().split('\n').at(-1)!) as {
@@ -109,7 +144,13 @@ describe('the packed packages, installed outside the monorepo (R4)', () => {
     const port = await freePort()
     const child = spawn(process.execPath, [join(project, 'node_modules/.bin/errands'), 'host'], {
       cwd: project,
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', CHROMIUM_PATH: chromium, ERRANDS_PORT: String(port), ERRANDS_DATA_DIR: dataDir },
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HOME: process.env['HOME'] ?? '',
+        CHROMIUM_PATH: chromium,
+        ERRANDS_PORT: String(port),
+        ERRANDS_DATA_DIR: dataDir,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let out = ''
@@ -128,7 +169,10 @@ describe('the packed packages, installed outside the monorepo (R4)', () => {
       const site = await import('node:http').then(({ createServer }) => {
         const s = createServer((_, res) => res.end('<title>packed host</title>'))
         return new Promise<{ url: string; close: () => void }>((r) =>
-          s.listen(0, '127.0.0.1', () => r({ url: `http://127.0.0.1:${(s.address() as { port: number }).port}/`, close: () => s.close() })))
+          s.listen(0, '127.0.0.1', () =>
+            r({ url: `http://127.0.0.1:${(s.address() as { port: number }).port}/`, close: () => s.close() }),
+          ),
+        )
       })
       try {
         const reply = await fetch(`${base}/v1/navigate`, {

@@ -24,7 +24,13 @@ describe('HSTS', () => {
   const plainVisit = async (who: Who, host: string) => {
     const probe = `hsts${++probes}`
     const page = await wire().visit(who, wire().server.url(host, `/hsts?probe=${probe}`, 'http'))
-    return { url: new URL(page.url()).protocol, title: await page.title(), schemes: wire().server.hits.filter((h) => h.probe === probe).map((h) => h.scheme) }
+    return {
+      url: new URL(page.url()).protocol,
+      title: await page.title(),
+      schemes: wire()
+        .server.hits.filter((h) => h.probe === probe)
+        .map((h) => h.scheme),
+    }
   }
 
   it.each(['a', 'main'] as const)('an upgrade learned in %s applies there and in no other context', async (learner) => {
@@ -35,7 +41,11 @@ describe('HSTS', () => {
     // The positive: Chromium upgrades internally — the plain request never reaches the server.
     expect(await plainVisit(learner, host)).toEqual({ url: 'https:', title: 'hsts:https', schemes: ['https'] })
     for (const other of others(learner)) {
-      expect(await plainVisit(other, host), `${other} must not know ${learner}'s HSTS`).toEqual({ url: 'http:', title: 'hsts:http', schemes: ['http'] })
+      expect(await plainVisit(other, host), `${other} must not know ${learner}'s HSTS`).toEqual({
+        url: 'http:',
+        title: 'hsts:http',
+        schemes: ['http'],
+      })
     }
   })
 })
@@ -46,47 +56,63 @@ describe('connections (socket pools)', () => {
     const start = wire().server.hits.length
     const page = await wire().visit(who, wire().server.url(host, '/page?t=connections'))
     await page.evaluate(() => fetch('/echo').then((r) => r.text()))
-    return new Set(wire().server.hits.slice(start).filter((h) => h.host === host).map((h) => h.connection))
+    return new Set(
+      wire()
+        .server.hits.slice(start)
+        .filter((h) => h.host === host)
+        .map((h) => h.connection),
+    )
   }
 
-  it.each(['a', 'main'] as const)('keep-alive connections of %s are reused there and by no other context', async (owner) => {
-    const host = hostFor('conn', owner)
-    const owned = await requestsOf(owner, host)
-    // The positive: the pool works — the context's next requests ride a connection it opened.
-    const again = await requestsOf(owner, host)
-    expect([...again].some((c) => owned.has(c))).toBe(true)
-    for (const c of again) owned.add(c)
-    for (const other of others(owner)) {
-      const theirs = await requestsOf(other, host)
-      expect(theirs.size).toBeGreaterThan(0)
-      expect([...theirs].filter((c) => owned.has(c)), `${other} must not use ${owner}'s connections`).toEqual([])
-    }
-  })
+  it.each(['a', 'main'] as const)(
+    'keep-alive connections of %s are reused there and by no other context',
+    async (owner) => {
+      const host = hostFor('conn', owner)
+      const owned = await requestsOf(owner, host)
+      // The positive: the pool works — the context's next requests ride a connection it opened.
+      const again = await requestsOf(owner, host)
+      expect([...again].some((c) => owned.has(c))).toBe(true)
+      for (const c of again) owned.add(c)
+      for (const other of others(owner)) {
+        const theirs = await requestsOf(other, host)
+        expect(theirs.size).toBeGreaterThan(0)
+        expect(
+          [...theirs].filter((c) => owned.has(c)),
+          `${other} must not use ${owner}'s connections`,
+        ).toEqual([])
+      }
+    },
+  )
 })
 
 describe('service workers', () => {
-  it.each(['a', 'main'] as const)('a worker registered in %s intercepts there only; elsewhere there is no registration and requests reach the network', async (registrant) => {
-    const host = hostFor('sw', registrant)
-    const page = await wire().visit(registrant, wire().server.url(host, '/sw-page', 'https'))
-    await page.waitForFunction(() => document.title !== 'sw:pending')
-    expect(await page.title()).toBe('sw:controlled')
-    expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length)).toBe(1)
-    expect(await page.evaluate(() => fetch('/sw-probe').then((r) => r.text()))).toBe('from-sw')
-    await wire().visit(registrant, wire().server.url(host, '/sw-probe', 'https'))
-    expect(await page.textContent('body')).toBe('from-sw') // navigations are intercepted too
-    expect(wire().server.count('/sw-probe', { host })).toBe(0)
+  it.each(['a', 'main'] as const)(
+    'a worker registered in %s intercepts there only; elsewhere there is no registration and requests reach the network',
+    async (registrant) => {
+      const host = hostFor('sw', registrant)
+      const page = await wire().visit(registrant, wire().server.url(host, '/sw-page', 'https'))
+      await page.waitForFunction(() => document.title !== 'sw:pending')
+      expect(await page.title()).toBe('sw:controlled')
+      expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length)).toBe(1)
+      expect(await page.evaluate(() => fetch('/sw-probe').then((r) => r.text()))).toBe('from-sw')
+      await wire().visit(registrant, wire().server.url(host, '/sw-probe', 'https'))
+      expect(await page.textContent('body')).toBe('from-sw') // navigations are intercepted too
+      expect(wire().server.count('/sw-probe', { host })).toBe(0)
 
-    let reached = 0
-    for (const other of others(registrant)) {
-      const there = await wire().visit(other, wire().server.url(host, '/page', 'https'))
-      expect(await there.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length), other).toBe(0)
-      expect(await there.evaluate(() => fetch('/sw-probe').then((r) => r.text())), other).toBe('from-network')
-      await wire().visit(other, wire().server.url(host, '/sw-probe', 'https'))
-      expect(await there.textContent('body'), other).toBe('from-network')
-      reached += 2
-      expect(wire().server.count('/sw-probe', { host })).toBe(reached)
-    }
-  })
+      let reached = 0
+      for (const other of others(registrant)) {
+        const there = await wire().visit(other, wire().server.url(host, '/page', 'https'))
+        expect(await there.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length), other).toBe(
+          0,
+        )
+        expect(await there.evaluate(() => fetch('/sw-probe').then((r) => r.text())), other).toBe('from-network')
+        await wire().visit(other, wire().server.url(host, '/sw-probe', 'https'))
+        expect(await there.textContent('body'), other).toBe('from-network')
+        reached += 2
+        expect(wire().server.count('/sw-probe', { host })).toBe(reached)
+      }
+    },
+  )
 })
 
 describe('permissions', () => {
@@ -102,8 +128,15 @@ describe('permissions', () => {
     await wire().browserContext(granter).setGeolocation({ latitude: 48.8566, longitude: 2.3522 })
     expect(await state(granter, origin)).toBe('granted')
     const page = await wire().visit(granter, `${origin}/page`)
-    const where = await page.evaluate(() => new Promise<number>((resolve, reject) =>
-      navigator.geolocation.getCurrentPosition((p) => resolve(p.coords.latitude), (e) => reject(new Error(e.message)))))
+    const where = await page.evaluate(
+      () =>
+        new Promise<number>((resolve, reject) =>
+          navigator.geolocation.getCurrentPosition(
+            (p) => resolve(p.coords.latitude),
+            (e) => reject(new Error(e.message)),
+          ),
+        ),
+    )
     expect(where).toBeCloseTo(48.8566, 3)
     for (const other of others(granter)) expect(await state(other, origin), other).toBe('prompt')
   })
@@ -118,15 +151,20 @@ describe('the clipboard', () => {
     await page.bringToFront() // the Clipboard API wants a focused document
     return page
   }
-  const write = async (who: Who, text: string) => (await open(who)).evaluate((t) => navigator.clipboard.writeText(t), text)
-  const read = async (who: Who) => (await open(who)).evaluate(() => navigator.clipboard.readText().catch((e: Error) => `refused: ${e.name}`))
+  const write = async (who: Who, text: string) =>
+    (await open(who)).evaluate((t) => navigator.clipboard.writeText(t), text)
+  const read = async (who: Who) =>
+    (await open(who)).evaluate(() => navigator.clipboard.readText().catch((e: Error) => `refused: ${e.name}`))
   /** `who`'s tab (or `page`) with a fresh field holding `text`, focused. */
   const field = async (who: Who, text: string, page?: Page) => {
     const tab = page ?? (await wire().visit(who, `${origin()}/page?t=field`))
     // A tab opens once its navigation commits (navigation.ts): its body may not be parsed yet.
     await tab.waitForLoadState('domcontentloaded')
     await tab.bringToFront()
-    await tab.evaluate((t) => { document.body.innerHTML = '<textarea id="f"></textarea>'; document.querySelector('textarea')!.value = t }, text)
+    await tab.evaluate((t) => {
+      document.body.innerHTML = '<textarea id="f"></textarea>'
+      document.querySelector('textarea')!.value = t
+    }, text)
     await tab.focus('#f')
     return tab
   }
@@ -144,7 +182,8 @@ describe('the clipboard', () => {
   const token = (what: string) => `${what}-${Math.random().toString(36).slice(2)}`
 
   beforeAll(async () => {
-    for (const who of everyone) await wire().browserContext(who).grantPermissions(['clipboard-read', 'clipboard-write'], { origin: origin() })
+    for (const who of everyone)
+      await wire().browserContext(who).grantPermissions(['clipboard-read', 'clipboard-write'], { origin: origin() })
   })
 
   it('keyboard copy in one errand pastes in its own tabs (another site too) and in no other context; main keeps its own', async () => {
@@ -179,7 +218,10 @@ describe('the clipboard', () => {
     expect(await paste('a')).toBe(cut)
     expect(await paste('b')).toBe('')
 
-    await tab.evaluate(() => { document.body.innerHTML = '<div id="src" contenteditable>plain <b>bold</b></div><div id="dst" contenteditable></div>' })
+    await tab.evaluate(() => {
+      document.body.innerHTML =
+        '<div id="src" contenteditable>plain <b>bold</b></div><div id="dst" contenteditable></div>'
+    })
     await tab.focus('#src')
     await tab.keyboard.press('Control+A')
     await tab.keyboard.press('Control+C')
@@ -191,7 +233,14 @@ describe('the clipboard', () => {
   it("a page's own copy handler is kept, and what it puts pastes in its errand only", async () => {
     const tab = await field('a', 'what was selected')
     const chosen = token('handler-a')
-    await tab.evaluate((t) => addEventListener('copy', (e) => { e.clipboardData!.setData('text/plain', t); e.preventDefault() }), chosen)
+    await tab.evaluate(
+      (t) =>
+        addEventListener('copy', (e) => {
+          e.clipboardData!.setData('text/plain', t)
+          e.preventDefault()
+        }),
+      chosen,
+    )
     await tab.keyboard.press('Control+A')
     await tab.keyboard.press('Control+C')
     expect(await paste('a')).toBe(chosen)

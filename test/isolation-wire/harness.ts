@@ -58,11 +58,14 @@ let probes = 0
  */
 export const startWire = async (): Promise<Wire> => {
   const server = await serveWire()
-  const engine = await startEngine({ maxErrands: 4 }, {
-    chromium: {
-      extraArgs: [`--host-resolver-rules=${RESOLVER_RULES}`, `--ignore-certificate-errors-spki-list=${server.spki}`],
+  const engine = await startEngine(
+    { maxErrands: 4 },
+    {
+      chromium: {
+        extraArgs: [`--host-resolver-rules=${RESOLVER_RULES}`, `--ignore-certificate-errors-spki-list=${server.spki}`],
+      },
     },
-  })
+  )
   const { supervisor } = engine
   const a = await engine.run(supervisor.open({ id: 'a', kind: 'task' }))
   await engine.run(supervisor.open({ id: 'b', kind: 'chat' }))
@@ -85,7 +88,10 @@ export const startWire = async (): Promise<Wire> => {
     return page
   }
   return {
-    engine, server, visit, newTab,
+    engine,
+    server,
+    visit,
+    newTab,
     contextOf: (who) => ids[who],
     browserContext: (who) => {
       const context = engine.chromium.browserContextOf(ids[who])
@@ -133,4 +139,8 @@ export const hostFor = (what: string, who: Who) => `${what}-${who}.wire.test`
 
 /** The cookie names in a `Cookie` header, sorted. @example names('b=1; a=2') // ['a', 'b'] */
 export const names = (header: string): ReadonlyArray<string> =>
-  header.split(';').map((part) => part.split('=')[0]!.trim()).filter((name) => name !== '').sort()
+  header
+    .split(';')
+    .map((part) => part.split('=')[0]!.trim())
+    .filter((name) => name !== '')
+    .sort()

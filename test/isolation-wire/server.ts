@@ -99,22 +99,43 @@ self.addEventListener('connect', (event) => {
   }
 })`
 
-const SW_PAGE = page('sw:pending', `<script>
+const SW_PAGE = page(
+  'sw:pending',
+  `<script>
 navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready).then(() => {
   if (navigator.serviceWorker.controller) document.title = 'sw:controlled'
   else navigator.serviceWorker.addEventListener('controllerchange', () => { document.title = 'sw:controlled' })
 }, (error) => { document.title = 'sw:error:' + error.message })
-</script>`)
+</script>`,
+)
 
 /** A self-signed certificate for `*.wire.test` made with openssl; returns PEMs and the SPKI hash. */
 const makeCertificate = (): { readonly key: string; readonly cert: string; readonly spki: string } => {
   const dir = mkdtempSync(join(tmpdir(), 'errands-wire-cert-'))
   try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-      '-subj', '/CN=wire.test', '-addext', `subjectAltName=DNS:*.wire.test,DNS:wire.test`,
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' })
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=wire.test',
+        '-addext',
+        `subjectAltName=DNS:*.wire.test,DNS:wire.test`,
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    )
     const key = readFileSync(join(dir, 'key.pem'), 'utf8')
     const cert = readFileSync(join(dir, 'cert.pem'), 'utf8')
     const der = createPublicKey(cert).export({ type: 'spki', format: 'der' })
@@ -138,7 +159,14 @@ export const serveWire = async (): Promise<WireServer> => {
   const handle = (scheme: 'http' | 'https') => (req: IncomingMessage, res: ServerResponse) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '')
     const url = new URL(req.url ?? '/', `${scheme}://${req.headers.host ?? 'x'}`)
-    hits.push({ scheme, host, path: url.pathname, probe: url.searchParams.get('probe') ?? undefined, cookie: req.headers.cookie, connection: req.socket.remotePort })
+    hits.push({
+      scheme,
+      host,
+      path: url.pathname,
+      probe: url.searchParams.get('probe') ?? undefined,
+      cookie: req.headers.cookie,
+      connection: req.socket.remotePort,
+    })
     const send = (type: string, body: string, headers: Record<string, string> = {}) => {
       res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store', ...headers })
       res.end(body)
@@ -149,7 +177,9 @@ export const serveWire = async (): Promise<WireServer> => {
         return send('text/html', page(q('t') || 'page'))
       case '/set-cookie': {
         const maxAge = q('maxAge') ? `; Max-Age=${Number(q('maxAge'))}` : ''
-        return send('text/html', page('set'), { 'set-cookie': `${q('name')}=${q('value')}; Path=/; SameSite=Lax${maxAge}` })
+        return send('text/html', page('set'), {
+          'set-cookie': `${q('name')}=${q('value')}; Path=/; SameSite=Lax${maxAge}`,
+        })
       }
       case '/echo':
         return send('application/json', JSON.stringify({ cookie: req.headers.cookie ?? null }))
@@ -161,7 +191,11 @@ export const serveWire = async (): Promise<WireServer> => {
         return
       }
       case '/hsts':
-        return send('text/html', page(`hsts:${scheme}`), scheme === 'https' ? { 'strict-transport-security': 'max-age=3600' } : {})
+        return send(
+          'text/html',
+          page(`hsts:${scheme}`),
+          scheme === 'https' ? { 'strict-transport-security': 'max-age=3600' } : {},
+        )
       case '/sw.js':
         return send('text/javascript', SERVICE_WORKER)
       case '/sw-page':
@@ -201,10 +235,17 @@ export const serveWire = async (): Promise<WireServer> => {
   const port = (door.address() as AddressInfo).port
 
   return {
-    port, spki, hits,
+    port,
+    spki,
+    hits,
     url: (host, path, scheme = 'http') => `${scheme}://${host}:${port}${path}`,
     count: (path, where = {}) =>
-      hits.filter((h) => h.path === path && (where.scheme === undefined || h.scheme === where.scheme) && (where.host === undefined || h.host === where.host)).length,
+      hits.filter(
+        (h) =>
+          h.path === path &&
+          (where.scheme === undefined || h.scheme === where.scheme) &&
+          (where.host === undefined || h.host === where.host),
+      ).length,
     cookieAt: (probe) => {
       const hit = hits.find((h) => h.probe === probe)
       return hit === undefined ? undefined : (hit.cookie ?? '')

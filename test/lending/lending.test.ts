@@ -59,7 +59,9 @@ describe('seeding (L1)', () => {
     expect(await s.probe('g', 'github.io')).toEqual(['gh'])
     expect(await s.probe('g', 'alice.github.io')).toEqual([])
     expect(await s.probe('g', 'bob.github.io')).toEqual([])
-    await s.run(Effect.flatMap(Settings, (st) => Effect.zipRight(st.removeAlways('github.io'), st.allowAlways('bob.github.io'))))
+    await s.run(
+      Effect.flatMap(Settings, (st) => Effect.zipRight(st.removeAlways('github.io'), st.allowAlways('bob.github.io'))),
+    )
     await s.run(open('b'))
     expect(await s.probe('b', 'bob.github.io')).toEqual(['sid'])
     expect(await s.probe('b', 'alice.github.io')).toEqual([])
@@ -103,14 +105,22 @@ describe('revoking (L5)', () => {
     expect((await s.run(Effect.flatMap(Supervisor, (sup) => sup.view('parked')))).state).toBe('parked')
 
     const report = await s.run(Effect.flatMap(Lending, (l) => l.revoke('shop.example')))
-    expect(report.errands.map((m) => `${m.conversationId}/${m.where}:${m.cookies.join('+')}:${m.origins.join('+')}`)).toEqual([
+    expect(
+      report.errands.map((m) => `${m.conversationId}/${m.where}:${m.cookies.join('+')}:${m.origins.join('+')}`),
+    ).toEqual([
       'open/open:pref@shop.example+sid@shop.example:shop.example',
       'parked/parked:pref@shop.example+sid@shop.example:shop.example',
     ])
-    const openState = await s.run(Effect.flatMap(Supervisor, (sup) => Effect.flatMap(Runtime, (r) => r.storageState(sup.contextOf('open')!))))
+    const openState = await s.run(
+      Effect.flatMap(Supervisor, (sup) => Effect.flatMap(Runtime, (r) => r.storageState(sup.contextOf('open')!))),
+    )
     expect(openState.origins.map((o) => new URL(o.origin).hostname)).toEqual(['other.example'])
     const record = await s.run(Effect.flatMap(SealedStore, (st) => st.get('parked')))
-    expect(Option.getOrThrow(record).snapshot.storage.cookies.map((c) => c.name).sort()).toEqual(['own', 'sid'])
+    expect(
+      Option.getOrThrow(record)
+        .snapshot.storage.cookies.map((c) => c.name)
+        .sort(),
+    ).toEqual(['own', 'sid'])
 
     expect(await s.probe('open', 'a.shop.example')).toEqual([])
     expect(await s.probe('open', 'other.example')).toEqual(['sid'])
@@ -139,7 +149,7 @@ describe('revoking (L5)', () => {
 })
 
 describe('never back (L4)', () => {
-  it("a sign-in made inside an errand never reaches the main context", async () => {
+  it('a sign-in made inside an errand never reaches the main context', async () => {
     const s = (stack = await startStack({ alwaysAllowed: ['shop.example'] }))
     await signInEverywhere(s)
     const mainBefore = await s.run(mainState)
@@ -186,7 +196,11 @@ describe('secrets (L7)', () => {
     // Polled: the inspector hands events over on an idle callback, which a loaded machine delays.
     await expect.poll(() => s.inspection.length, { timeout: 15_000 }).toBeGreaterThan(0)
     const haystack = [
-      ...s.logs, ...s.runtimeLogs, JSON.stringify(s.inspection), JSON.stringify(health), JSON.stringify(views),
+      ...s.logs,
+      ...s.runtimeLogs,
+      JSON.stringify(s.inspection),
+      JSON.stringify(health),
+      JSON.stringify(views),
       ...s.errors.map((e) => `${String(e)} ${JSON.stringify(e)}`),
     ].join('\n')
     for (const secret of s.server.issued) expect(haystack).not.toContain(secret)

@@ -83,7 +83,10 @@ export const serveNamedSites = async (): Promise<NamedSites> => {
       case '/store': {
         const key = url.searchParams.get('key') ?? 'k'
         const value = secret(`ls:${key}@${host}`)
-        send('text/html', `<!doctype html><title>stored</title><script>localStorage.setItem(${JSON.stringify(key)}, ${JSON.stringify(value)}); document.title = 'stored:done'</script>`)
+        send(
+          'text/html',
+          `<!doctype html><title>stored</title><script>localStorage.setItem(${JSON.stringify(key)}, ${JSON.stringify(value)}); document.title = 'stored:done'</script>`,
+        )
         return
       }
       case '/echo':
@@ -101,12 +104,19 @@ export const serveNamedSites = async (): Promise<NamedSites> => {
   const port = (server.address() as AddressInfo).port
   const cookieAt = (probe: string) => hits.find((h) => h.probe === probe)?.cookie
   return {
-    port, hits, issued, cookieAt,
+    port,
+    hits,
+    issued,
+    cookieAt,
     url: (host, path) => `http://${host}:${port}${path}`,
     cookieNamesAt: (probe) => {
       const hit = hits.find((h) => h.probe === probe)
       if (hit === undefined) throw new Error(`no request with probe ${probe}`)
-      return (hit.cookie ?? '').split(';').map((p) => p.trim().split('=')[0]!).filter((n) => n !== '').sort()
+      return (hit.cookie ?? '')
+        .split(';')
+        .map((p) => p.trim().split('=')[0]!)
+        .filter((n) => n !== '')
+        .sort()
     },
     close: () =>
       new Promise<void>((resolve) => {

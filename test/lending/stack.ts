@@ -65,9 +65,14 @@ let probes = 0
  * @example
  * const s = await startStack({ alwaysAllowed: ['alice.github.io'], trust: 'ask' })
  */
-export const startStack = async (settings: { readonly alwaysAllowed?: ReadonlyArray<string>; readonly trust?: 'ask' | 'auto' | 'full' } = {}): Promise<Stack> => {
+export const startStack = async (
+  settings: { readonly alwaysAllowed?: ReadonlyArray<string>; readonly trust?: 'ask' | 'auto' | 'full' } = {},
+): Promise<Stack> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'errands-lending-'))
-  writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ version: 1, alwaysAllowed: settings.alwaysAllowed ?? [], trust: settings.trust ?? 'ask' }))
+  writeFileSync(
+    join(dataDir, 'settings.json'),
+    JSON.stringify({ version: 1, alwaysAllowed: settings.alwaysAllowed ?? [], trust: settings.trust ?? 'ask' }),
+  )
 
   const server = await serveNamedSites()
   const logs: string[] = []
@@ -75,7 +80,12 @@ export const startStack = async (settings: { readonly alwaysAllowed?: ReadonlyAr
   const inspection: StatelyInspectionEvent[] = []
   const errors: unknown[] = []
   const chromium = await Effect.runPromise(
-    ChromiumRuntime.make({ dataDir, extraArgs: [`--host-resolver-rules=${RESOLVER_RULES}`], log: (line) => runtimeLogs.push(line), warmSpare: false }),
+    ChromiumRuntime.make({
+      dataDir,
+      extraArgs: [`--host-resolver-rules=${RESOLVER_RULES}`],
+      log: (line) => runtimeLogs.push(line),
+      warmSpare: false,
+    }),
   )
   const inspector = createInspector({ send: (event) => void inspection.push(event) })
   const logger = Logger.replace(
@@ -95,7 +105,12 @@ export const startStack = async (settings: { readonly alwaysAllowed?: ReadonlyAr
     inspect: inspector.inspect,
     sweep: false,
   })
-  const app = Lending.layer.pipe(Layer.provideMerge(supervisor), Layer.provideMerge(base), Layer.provide(logger), Layer.orDie)
+  const app = Lending.layer.pipe(
+    Layer.provideMerge(supervisor),
+    Layer.provideMerge(base),
+    Layer.provide(logger),
+    Layer.orDie,
+  )
   const rt = ManagedRuntime.make(app)
   const run = <A, E>(effect: Effect.Effect<A, E, Services>) => rt.runPromise(effect)
   const failure = async <A, E>(effect: Effect.Effect<A, E, Services>) => {
@@ -111,19 +126,31 @@ export const startStack = async (settings: { readonly alwaysAllowed?: ReadonlyAr
   const visitIn = async (contextId: string, url: string, ready?: () => boolean) => {
     const tabs = await Effect.runPromise(chromium.tabs(contextId))
     const tab = tabs.find((t) => t.active) ?? tabs[0]
-    const shown = tab === undefined
-      ? await Effect.runPromise(chromium.openTab(contextId, url))
-      : await Effect.runPromise(chromium.navigate(contextId, tab.id, url))
+    const shown =
+      tab === undefined
+        ? await Effect.runPromise(chromium.openTab(contextId, url))
+        : await Effect.runPromise(chromium.navigate(contextId, tab.id, url))
     if (ready) await chromium.pageOf(contextId, shown.id)?.waitForFunction(ready)
   }
   const inErrand = (conversationId: string, url: string) =>
-    run(Effect.flatMap(Supervisor, (s) => s.use(conversationId, (b) => Effect.promise(() => visitIn(b.contextId, url)))))
+    run(
+      Effect.flatMap(Supervisor, (s) => s.use(conversationId, (b) => Effect.promise(() => visitIn(b.contextId, url)))),
+    )
 
   return {
-    server, chromium, dataDir, logs, runtimeLogs, inspection, run, failure, errors,
+    server,
+    chromium,
+    dataDir,
+    logs,
+    runtimeLogs,
+    inspection,
+    run,
+    failure,
+    errors,
     signInMain: (host, name, domain) =>
       visitIn(MAIN_CONTEXT, server.url(host, `/signin?name=${name}${domain ? `&domain=${domain}` : ''}`)),
-    storeMain: (host, key) => visitIn(MAIN_CONTEXT, server.url(host, `/store?key=${key}`), () => document.title === 'stored:done'),
+    storeMain: (host, key) =>
+      visitIn(MAIN_CONTEXT, server.url(host, `/store?key=${key}`), () => document.title === 'stored:done'),
     signInErrand: (conversationId, host, name) => inErrand(conversationId, server.url(host, `/signin?name=${name}`)),
     probe: async (conversationId, host) => {
       const probe = `p${++probes}`

@@ -49,14 +49,22 @@ export const startLiveHarness = async (env: Record<string, string> = {}) => {
    * `initScript` run in its pages before theirs (issue #26's notifications).
    */
   const open = async (o: ViewerOptions = {}): Promise<Viewer> => {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, ...(o.permissions ? { permissions: [...o.permissions] } : {}) })
+    const context = await browser.newContext({
+      viewport: { width: 1400, height: 1000 },
+      ...(o.permissions ? { permissions: [...o.permissions] } : {}),
+    })
     if (o.initScript !== undefined) await context.addInitScript(o.initScript)
     const page = await context.newPage()
     const received: Received[] = []
     page.on('websocket', (ws) => {
       ws.on('framereceived', ({ payload }) => {
         const m = JSON.parse(String(payload)) as { type: string; conversationId?: string | null; seq?: number }
-        received.push({ at: Date.now(), type: m.type, conversationId: m.conversationId, ...(m.seq !== undefined ? { seq: m.seq } : {}) })
+        received.push({
+          at: Date.now(),
+          type: m.type,
+          conversationId: m.conversationId,
+          ...(m.seq !== undefined ? { seq: m.seq } : {}),
+        })
       })
     })
     await page.goto(host.url)
@@ -75,7 +83,11 @@ export const startLiveHarness = async (env: Record<string, string> = {}) => {
   }
 
   return {
-    host, site, browser, open, signedIn,
+    host,
+    site,
+    browser,
+    open,
+    signedIn,
     /** Drives a host session through the API (as an agent would). */
     navigate: async (key: string, url: string) => {
       const reply = await host.call(key, 'POST', '/v1/navigate', { url })
@@ -100,26 +112,29 @@ export type LiveHarness = Awaited<ReturnType<typeof startLiveHarness>>
  * const d = await canvasDistance(viewer.page, png)
  */
 export const canvasDistance = (page: Page, png: Buffer): Promise<number> =>
-  page.evaluate(async (dataUrl) => {
-    const screen = document.getElementById('screen') as HTMLCanvasElement
-    const image = new Image()
-    image.src = dataUrl
-    await image.decode()
-    const other = document.createElement('canvas')
-    other.width = screen.width
-    other.height = screen.height
-    const octx = other.getContext('2d')!
-    octx.drawImage(image, 0, 0, other.width, other.height)
-    const a = screen.getContext('2d')!.getImageData(0, 0, screen.width, screen.height).data
-    const b = octx.getImageData(0, 0, other.width, other.height).data
-    let sum = 0
-    let n = 0
-    for (let i = 0; i < a.length; i += 4) {
-      sum += Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!)
-      n += 3
-    }
-    return sum / n
-  }, `data:image/png;base64,${png.toString('base64')}`)
+  page.evaluate(
+    async (dataUrl) => {
+      const screen = document.getElementById('screen') as HTMLCanvasElement
+      const image = new Image()
+      image.src = dataUrl
+      await image.decode()
+      const other = document.createElement('canvas')
+      other.width = screen.width
+      other.height = screen.height
+      const octx = other.getContext('2d')!
+      octx.drawImage(image, 0, 0, other.width, other.height)
+      const a = screen.getContext('2d')!.getImageData(0, 0, screen.width, screen.height).data
+      const b = octx.getImageData(0, 0, other.width, other.height).data
+      let sum = 0
+      let n = 0
+      for (let i = 0; i < a.length; i += 4) {
+        sum += Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!)
+        n += 3
+      }
+      return sum / n
+    },
+    `data:image/png;base64,${png.toString('base64')}`,
+  )
 
 /**
  * Everything the host wrote that could hold what a person typed (P5, L7): its log lines and the
@@ -169,6 +184,9 @@ export const centreOf = async (host: TestHost, key: string, selector: string): P
 export const clickOnScreen = async (page: Page, at: { x: number; y: number }): Promise<void> => {
   const canvas = page.locator('#screen')
   const box = (await canvas.boundingBox())!
-  const size = await canvas.evaluate((c) => ({ w: Number((c as HTMLCanvasElement).dataset['pageWidth']), h: Number((c as HTMLCanvasElement).dataset['pageHeight']) }))
+  const size = await canvas.evaluate((c) => ({
+    w: Number((c as HTMLCanvasElement).dataset['pageWidth']),
+    h: Number((c as HTMLCanvasElement).dataset['pageHeight']),
+  }))
   await page.mouse.click(box.x + (at.x / size.w) * box.width, box.y + (at.y / size.h) * box.height)
 }

@@ -40,7 +40,7 @@ const FIELD = 'textarea[name="wheel-keyboard"]'
 /** One event the live view sent to the input route. */
 type Sent = { readonly type: string; readonly text?: string; readonly key?: string }
 
-describe('the wheel\'s keyboard: IME, composition, paste, keys; and who waits for the person', () => {
+describe("the wheel's keyboard: IME, composition, paste, keys; and who waits for the person", () => {
   it('a waiting agent is badged; text arrives the IME way, composed, pasted and edited with keys, and Enter submits exactly it; the hand-back clears the badges', async () => {
     await h.navigate('k1', h.site.url('/signup'))
     await h.navigate('k2', h.site.url('/page?t=other'))
@@ -56,7 +56,10 @@ describe('the wheel\'s keyboard: IME, composition, paste, keys; and who waits fo
     const texts = () => sent.filter((e) => e.type === 'text').map((e) => e.text)
 
     // The agent asks for help: its row says it waits for the person, the other's does not.
-    const helped = h.host.call('k1', 'POST', '/v1/session/help', { reason: 'Type the name in Japanese', timeoutMs: 120_000 })
+    const helped = h.host.call('k1', 'POST', '/v1/session/help', {
+      reason: 'Type the name in Japanese',
+      timeoutMs: 120_000,
+    })
     await poll(() => row.locator('[data-testid="waiting"]').textContent()).toBe('Waiting for you: help')
     expect(await page.locator('tr[data-conversation="session:k2"] [data-testid="waiting"]').count()).toBe(0)
     await poll(() => page.locator('[data-testid="waiting-count"]').textContent()).toBe('1 waiting for you')
@@ -66,11 +69,15 @@ describe('the wheel\'s keyboard: IME, composition, paste, keys; and who waits fo
     await poll(() => page.locator('#screen').getAttribute('data-seq').then(Number)).toBeGreaterThan(0)
     await page.click('button[name="take-wheel"]')
     await poll(() => row.locator('[data-testid="person-driving"]').textContent()).toBe('A person is driving')
-    await poll(() => page.evaluate(() => (document.activeElement as HTMLTextAreaElement | null)?.name)).toBe('wheel-keyboard')
+    await poll(() => page.evaluate(() => (document.activeElement as HTMLTextAreaElement | null)?.name)).toBe(
+      'wheel-keyboard',
+    )
 
     // A press on the picture puts the errand's caret in its field (and keeps the capture focused).
     await clickOnScreen(page, input)
-    expect(await page.evaluate(() => (document.activeElement as HTMLTextAreaElement | null)?.name)).toBe('wheel-keyboard')
+    expect(await page.evaluate(() => (document.activeElement as HTMLTextAreaElement | null)?.name)).toBe(
+      'wheel-keyboard',
+    )
 
     // Typed ASCII with keydowns, then Control+A and an IME's insertion (no keydown) replacing it.
     await page.keyboard.type('junk')
@@ -85,10 +92,20 @@ describe('the wheel\'s keyboard: IME, composition, paste, keys; and who waits fo
       const fire = (e: Event) => f.dispatchEvent(e)
       fire(new CompositionEvent('compositionstart', { data: '', bubbles: true }))
       for (const step of ['と', 'とう', 'とうきょう', composed]) {
-        fire(new KeyboardEvent('keydown', { key: 'Process', keyCode: 229, isComposing: true, bubbles: true, cancelable: true } as KeyboardEventInit))
+        fire(
+          new KeyboardEvent('keydown', {
+            key: 'Process',
+            keyCode: 229,
+            isComposing: true,
+            bubbles: true,
+            cancelable: true,
+          } as KeyboardEventInit),
+        )
         fire(new CompositionEvent('compositionupdate', { data: step, bubbles: true }))
         f.value = step
-        fire(new InputEvent('input', { data: step, inputType: 'insertCompositionText', isComposing: true, bubbles: true }))
+        fire(
+          new InputEvent('input', { data: step, inputType: 'insertCompositionText', isComposing: true, bubbles: true }),
+        )
       }
       fire(new CompositionEvent('compositionend', { data: composed, bubbles: true }))
     }, COMPOSED)
@@ -97,14 +114,19 @@ describe('the wheel\'s keyboard: IME, composition, paste, keys; and who waits fo
     expect(keys()).toEqual(['Control+a'])
 
     // A paste: the clipboard's text/plain, in pieces of the route's size; a paste over the cap is not sent.
-    const paste = (text: string) => page.locator(FIELD).evaluate((f, t) => {
-      const dt = new DataTransfer()
-      dt.setData('text/plain', t)
-      f.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }))
-    }, text)
+    const paste = (text: string) =>
+      page.locator(FIELD).evaluate((f, t) => {
+        const dt = new DataTransfer()
+        dt.setData('text/plain', t)
+        f.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }))
+      }, text)
     const before = texts().length
     await paste(PASTED)
-    await poll(() => texts().slice(before).map((t) => t!.length)).toEqual([1_000, PASTED.length - 1_000])
+    await poll(() =>
+      texts()
+        .slice(before)
+        .map((t) => t!.length),
+    ).toEqual([1_000, PASTED.length - 1_000])
     expect(texts().slice(before).join('')).toBe(PASTED)
     await paste('x'.repeat(20_001))
     await poll(() => page.locator('[data-testid="keyboard-notice"]').textContent()).toContain('nothing was sent')
@@ -127,7 +149,7 @@ describe('the wheel\'s keyboard: IME, composition, paste, keys; and who waits fo
     expect(await page.locator(FIELD).count()).toBe(0)
   })
 
-  it('nothing typed is in the host\'s logs or journals (P5)', () => {
+  it("nothing typed is in the host's logs or journals (P5)", () => {
     const written = hostWritings(h.host)
     for (const typed of [IME, COMPOSED, 'ペースト✓', 'junk', 'とうきょう']) expect(written).not.toContain(typed)
   })

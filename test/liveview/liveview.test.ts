@@ -37,11 +37,14 @@ describe('the live view', () => {
     })
     expect(api.status).toBe(401)
     expect(api.body.error).toMatchObject({ code: 'Unauthorized', reason: 'missing-token' })
-    const socket = await page.evaluate(() => new Promise<string>((resolve) => {
-      const ws = new WebSocket(`ws://${location.host}/live/socket`)
-      ws.onopen = () => resolve('open')
-      ws.onerror = () => resolve('refused')
-    }))
+    const socket = await page.evaluate(
+      () =>
+        new Promise<string>((resolve) => {
+          const ws = new WebSocket(`ws://${location.host}/live/socket`)
+          ws.onopen = () => resolve('open')
+          ws.onerror = () => resolve('refused')
+        }),
+    )
     expect(socket).toBe('refused')
     // A wrong token is refused in words; nothing is set.
     await page.fill('input[name="token"]', 'not-the-token')
@@ -73,23 +76,57 @@ describe('the live view', () => {
     const park = '/live/api/conversations/session%3Anobody/park'
     expect((await request(port, { path: '/', headers: { host: `evil.example:${port}` } })).status).toBe(421)
     expect((await request(port, { path: '/live/api/state', headers: { host: own, [header]: live } })).status).toBe(200)
-    expect((await request(port, { path: '/live/api/state', headers: { host: own, [header]: live, 'sec-fetch-site': 'cross-site' } })).status).toBe(403)
-    const foreign = await request(port, { method: 'POST', path: park, headers: { host: own, [header]: live, origin: 'http://evil.example', 'content-type': 'application/json' }, body: '{}' })
+    expect(
+      (
+        await request(port, {
+          path: '/live/api/state',
+          headers: { host: own, [header]: live, 'sec-fetch-site': 'cross-site' },
+        })
+      ).status,
+    ).toBe(403)
+    const foreign = await request(port, {
+      method: 'POST',
+      path: park,
+      headers: { host: own, [header]: live, origin: 'http://evil.example', 'content-type': 'application/json' },
+      body: '{}',
+    })
     expect(foreign.status).toBe(403)
     expect(foreign.body.error.code).toBe('ForeignOrigin')
-    const form = await request(port, { method: 'POST', path: park, headers: { host: own, [header]: live, origin: `http://${own}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' })
+    const form = await request(port, {
+      method: 'POST',
+      path: park,
+      headers: {
+        host: own,
+        [header]: live,
+        origin: `http://${own}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'a=1',
+    })
     expect(form.status).toBe(415)
-    const unknown = await request(port, { method: 'POST', path: park, headers: { host: own, [header]: live, origin: `http://${own}`, 'content-type': 'application/json' }, body: '{}' })
+    const unknown = await request(port, {
+      method: 'POST',
+      path: park,
+      headers: { host: own, [header]: live, origin: `http://${own}`, 'content-type': 'application/json' },
+      body: '{}',
+    })
     expect(unknown.status).toBe(404)
     expect(unknown.body.error.code).toBe('UnknownConversation')
     const badToggle = await request(port, {
-      method: 'POST', path: '/live/api/conversations/chat%3Ax/own-browser',
-      headers: { host: own, [header]: live, origin: `http://${own}`, 'content-type': 'application/json' }, body: '{"on":"yes"}',
+      method: 'POST',
+      path: '/live/api/conversations/chat%3Ax/own-browser',
+      headers: { host: own, [header]: live, origin: `http://${own}`, 'content-type': 'application/json' },
+      body: '{"on":"yes"}',
     })
     expect(badToggle.status).toBe(400)
     // The person's bearer token on the API is not a way in either, nor a cookie: only the sign-in id in its header is.
-    expect((await request(port, { path: '/live/api/state', headers: { host: own, cookie: `errands_live=${live}` } })).status).toBe(401)
-    const bearer = await request(port, { path: '/live/api/state', headers: { host: own, authorization: `Bearer ${h.host.tokenText}` } })
+    expect(
+      (await request(port, { path: '/live/api/state', headers: { host: own, cookie: `errands_live=${live}` } })).status,
+    ).toBe(401)
+    const bearer = await request(port, {
+      path: '/live/api/state',
+      headers: { host: own, authorization: `Bearer ${h.host.tokenText}` },
+    })
     expect(bearer.status).toBe(401)
   })
 
@@ -117,8 +154,19 @@ describe('the live view', () => {
     expect((await stateOf(id)).state).toBe('parked')
     // And closed.
     await page.click('button:has-text("Close")')
-    await poll(async () => (await page.locator(row(id)).count()) === 0 || (await page.locator(`${row(id)}[data-state="closed"]`).count()) === 1).toBe(true)
-    expect(await h.host.run(h.host.supervisor.view(id).pipe(Effect.map((v) => v.state), Effect.orElseSucceed(() => 'forgotten')))).toMatch(/closed|forgotten/)
+    await poll(
+      async () =>
+        (await page.locator(row(id)).count()) === 0 ||
+        (await page.locator(`${row(id)}[data-state="closed"]`).count()) === 1,
+    ).toBe(true)
+    expect(
+      await h.host.run(
+        h.host.supervisor.view(id).pipe(
+          Effect.map((v) => v.state),
+          Effect.orElseSucceed(() => 'forgotten'),
+        ),
+      ),
+    ).toMatch(/closed|forgotten/)
     await viewer.context.close()
   })
 
@@ -126,10 +174,23 @@ describe('the live view', () => {
     const { host, site } = h
     const siteName = new URL(site.origin).hostname
     // The person is signed in to the site in their own browser, and always lends it.
-    await h.host.run(host.runtime.addCookies(host.runtime.mainContext, [
-      { name: 'session', value: 'person', domain: siteName, path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Lax' },
-    ]))
-    expect((await host.call(undefined, 'POST', '/v1/person/settings/always-allowed', { site: siteName })).status).toBe(200)
+    await h.host.run(
+      host.runtime.addCookies(host.runtime.mainContext, [
+        {
+          name: 'session',
+          value: 'person',
+          domain: siteName,
+          path: '/',
+          expires: -1,
+          httpOnly: true,
+          secure: false,
+          sameSite: 'Lax',
+        },
+      ]),
+    )
+    expect((await host.call(undefined, 'POST', '/v1/person/settings/always-allowed', { site: siteName })).status).toBe(
+      200,
+    )
     const endpoint = await host.call('helpers', 'GET', '/v1/session/devtools')
     expect(endpoint.status).toBe(200)
     const browser = await chromium.connectOverCDP(endpoint.body.url as string)
@@ -143,11 +204,19 @@ describe('the live view', () => {
 
       const viewer = await h.signedIn()
       await viewer.page.waitForSelector(`${row(id)}[data-depth="1"]`)
-      const order = await viewer.page.locator('table.conversations tr[data-conversation]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-conversation')))
+      const order = await viewer.page
+        .locator('table.conversations tr[data-conversation]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-conversation')))
       expect(order.indexOf(id)).toBe(order.indexOf('session:helpers') + 1)
-      expect(await viewer.page.locator(`${row(id)} .child-mark`).getAttribute('title')).toBe('A helper of session:helpers')
+      expect(await viewer.page.locator(`${row(id)} .child-mark`).getAttribute('title')).toBe(
+        'A helper of session:helpers',
+      )
       await helper.close()
-      await poll(async () => (await viewer.page.locator(row(id)).count()) === 0 || (await viewer.page.locator(`${row(id)}[data-state="closed"]`).count()) === 1).toBe(true)
+      await poll(
+        async () =>
+          (await viewer.page.locator(row(id)).count()) === 0 ||
+          (await viewer.page.locator(`${row(id)}[data-state="closed"]`).count()) === 1,
+      ).toBe(true)
       await viewer.context.close()
     } finally {
       await browser.close()
@@ -174,7 +243,9 @@ describe('the live view', () => {
       return toOmega < 4 && toAlpha > toOmega * 2
     }).toBe(true)
     // Frames were acknowledged by the page: more than one arrived (Chromium waits for each ack).
-    expect(viewer.received.filter((m) => m.type === 'frame' && m.conversationId === 'session:cast').length).toBeGreaterThan(1)
+    expect(
+      viewer.received.filter((m) => m.type === 'frame' && m.conversationId === 'session:cast').length,
+    ).toBeGreaterThan(1)
     // Closing the page lets go of the errand.
     await viewer.context.close()
     await poll(async () => (await stateOf('session:cast')).watched).toBe(false)
@@ -194,7 +265,9 @@ describe('the live view', () => {
     const signed = await h.signedIn()
     const own = `127.0.0.1:${h.host.port}`
     // A slow viewer: a socket of its own that watches and holds its acks back.
-    const socket = new NodeSocket(`ws://${own}/live/socket`, ['errands-live', signed.liveId!], { headers: { origin: `http://${own}` } })
+    const socket = new NodeSocket(`ws://${own}/live/socket`, ['errands-live', signed.liveId!], {
+      headers: { origin: `http://${own}` },
+    })
     const frames: Array<number> = []
     socket.on('message', (data) => {
       const m = JSON.parse(String(data)) as { type: string; conversationId?: string; seq?: number }
@@ -205,12 +278,14 @@ describe('the live view', () => {
     await poll(() => frames.length).toBeGreaterThan(0)
     // Settled: the count has not moved for a second and a half, at Chromium's few frames in flight.
     let held = -1
-    expect(await until(async () => {
-      const before = frames.length
-      await new Promise((r) => setTimeout(r, 1_500))
-      held = frames.length
-      return held === before
-    }, 20_000)).toBe(true)
+    expect(
+      await until(async () => {
+        const before = frames.length
+        await new Promise((r) => setTimeout(r, 1_500))
+        held = frames.length
+        return held === before
+      }, 20_000),
+    ).toBe(true)
     expect(held).toBeLessThanOrEqual(3)
     socket.send(JSON.stringify({ type: 'ack', seq: frames.at(-1) }))
     await poll(() => frames.length).toBeGreaterThan(held)
@@ -233,7 +308,9 @@ describe('the live view', () => {
     await h.navigate('cap-3', h.site.url('/page?t=cap-3'))
     await h.navigate('cap-4', h.site.url('/page?t=cap-4'))
     expect((await stateOf('session:cap-1')).state).toBe('active')
-    const states = await Promise.all(['cap-2', 'cap-3', 'cap-4'].map(async (k) => (await stateOf(`session:${k}`)).state))
+    const states = await Promise.all(
+      ['cap-2', 'cap-3', 'cap-4'].map(async (k) => (await stateOf(`session:${k}`)).state),
+    )
     expect(states.filter((s) => s === 'parked').length).toBeGreaterThanOrEqual(1)
     await viewer.context.close()
     for (const k of ['cap-1', 'cap-2', 'cap-3', 'cap-4']) await h.host.run(h.host.supervisor.release(`session:${k}`))
@@ -247,7 +324,9 @@ describe('the live view', () => {
     await page.click(row('session:one'))
     await page.waitForSelector('#screen[data-conversation="session:one"]')
     await page.click(row('session:two'))
-    await poll(() => viewer.received.some((m) => m.type === 'watching' && m.conversationId === 'session:two')).toBe(true)
+    await poll(() => viewer.received.some((m) => m.type === 'watching' && m.conversationId === 'session:two')).toBe(
+      true,
+    )
     const switchedAt = viewer.received.findIndex((m) => m.type === 'watching' && m.conversationId === 'session:two')
     await page.waitForSelector('#screen[data-conversation="session:two"]')
     // The old conversation keeps painting — and none of it reaches the page.
@@ -271,7 +350,9 @@ describe('the live view', () => {
 
   it("the toggle changes what a chat's pages can see (E2), and the badge says why (E6)", async () => {
     // The person is signed in to the site in their own browser.
-    const signIn = await h.host.call(undefined, 'POST', '/v1/person/main/navigate', { url: h.site.url('/store?v=person') })
+    const signIn = await h.host.call(undefined, 'POST', '/v1/person/main/navigate', {
+      url: h.site.url('/store?v=person'),
+    })
     expect(signIn.status).toBe(200)
     const chat = 'chat:c1'
     await h.host.run(h.host.supervisor.open({ id: chat, kind: 'chat' }))
@@ -289,11 +370,20 @@ describe('the live view', () => {
     await page.click(row(chat))
     const toggle = page.locator('input[name="own-browser"]')
     expect(await toggle.isChecked()).toBe(false)
-    expect(await page.locator(`${row(chat)} [data-testid="reason"]`).getAttribute('title')).toContain('your own browser')
+    expect(await page.locator(`${row(chat)} [data-testid="reason"]`).getAttribute('title')).toContain(
+      'your own browser',
+    )
     await toggle.click()
-    await poll(async () => { const v = await stateOf(chat); return `${v.reason}/${v.state}` }).toBe('own-browser/active')
-    await poll(() => page.locator(`${row(chat)} [data-testid="reason"]`).textContent()).toContain('switched on for this chat')
-    expect(await page.locator(`${row(chat)} [data-testid="reason"]`).getAttribute('title')).toContain('none of your sign-ins')
+    await poll(async () => {
+      const v = await stateOf(chat)
+      return `${v.reason}/${v.state}`
+    }).toBe('own-browser/active')
+    await poll(() => page.locator(`${row(chat)} [data-testid="reason"]`).textContent()).toContain(
+      'switched on for this chat',
+    )
+    expect(await page.locator(`${row(chat)} [data-testid="reason"]`).getAttribute('title')).toContain(
+      'none of your sign-ins',
+    )
     expect(await cookieSeen()).not.toContain('basket=person')
     await page.locator('input[name="own-browser"]').click()
     await poll(async () => (await stateOf(chat)).reason).toBe('main')

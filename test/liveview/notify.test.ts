@@ -50,7 +50,8 @@ const back = async () => {
   await poll(() => viewer.page.evaluate(() => document.hasFocus())).toBe(true)
 }
 
-const helpFor = (key: string, reason: string) => h.host.call(key, 'POST', '/v1/session/help', { reason, timeoutMs: 120_000 })
+const helpFor = (key: string, reason: string) =>
+  h.host.call(key, 'POST', '/v1/session/help', { reason, timeoutMs: 120_000 })
 
 beforeAll(async () => {
   h = await startLiveHarness({ ERRANDS_MAX_SESSIONS: '4' })
@@ -83,10 +84,18 @@ describe('desktop notifications from the live view', () => {
 
     await away()
     const asked = h.host.call('k2', 'POST', '/v1/session/permission', { site: '127.0.0.1', timeoutMs: 120_000 })
-    await poll(notes).toEqual([expect.objectContaining({ title: 'Sign in to 127.0.0.1?', body: expect.stringContaining('session:k2 asks to use your sign-in for 127.0.0.1') })])
+    await poll(notes).toEqual([
+      expect.objectContaining({
+        title: 'Sign in to 127.0.0.1?',
+        body: expect.stringContaining('session:k2 asks to use your sign-in for 127.0.0.1'),
+      }),
+    ])
     const second = helpFor('k3', 'A captcha I cannot solve')
     await poll(async () => (await notes()).length).toBe(2)
-    expect((await notes())[1]).toMatchObject({ title: 'session:k3 asks for your help', body: 'A captcha I cannot solve' })
+    expect((await notes())[1]).toMatchObject({
+      title: 'session:k3 asks for your help',
+      body: 'A captcha I cannot solve',
+    })
 
     // The person clicks the notification: the live view picks that errand.
     await page.evaluate(() => {
@@ -95,7 +104,11 @@ describe('desktop notifications from the live view', () => {
     })
     await poll(() => page.locator('tr[data-conversation="session:k3"]').getAttribute('class')).toContain('selected')
     const shot = process.env['ERRANDS_SCREENSHOT_DIR']
-    if (shot !== undefined) await page.screenshot({ path: join(shot, 'live-view-notify.png'), clip: { x: 0, y: 0, width: 1400, height: 420 } })
+    if (shot !== undefined)
+      await page.screenshot({
+        path: join(shot, 'live-view-notify.png'),
+        clip: { x: 0, y: 0, width: 1400, height: 420 },
+      })
 
     // Looking at the page: the card, no notification.
     await back()
@@ -104,9 +117,14 @@ describe('desktop notifications from the live view', () => {
     expect(await notes()).toHaveLength(2)
 
     // Everyone stops waiting: the question denied, every request handed back.
-    const [question] = ((await h.host.call(undefined, 'GET', '/v1/person/questions')).body as { questions: Array<{ id: string }> }).questions
-    expect((await h.host.call(undefined, 'POST', `/v1/person/questions/${question!.id}`, { answer: 'deny' })).status).toBe(200)
-    for (const key of ['k1', 'k3', 'k4']) expect((await h.host.call(undefined, 'POST', '/v1/person/hand-back', { session: key })).status).toBe(200)
+    const [question] = (
+      (await h.host.call(undefined, 'GET', '/v1/person/questions')).body as { questions: Array<{ id: string }> }
+    ).questions
+    expect(
+      (await h.host.call(undefined, 'POST', `/v1/person/questions/${question!.id}`, { answer: 'deny' })).status,
+    ).toBe(200)
+    for (const key of ['k1', 'k3', 'k4'])
+      expect((await h.host.call(undefined, 'POST', '/v1/person/hand-back', { session: key })).status).toBe(200)
     for (const waiting of [first, asked, second, third]) expect((await waiting).status).toBe(200)
   })
 })

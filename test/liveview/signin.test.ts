@@ -49,7 +49,8 @@ const cookieSeen = async (key: string, site: Fixture): Promise<string> => {
   return seen?.cookie ?? ''
 }
 
-const ask = (key: string, site: string, timeoutMs = 60_000) => h.host.call(key, 'POST', '/v1/session/permission', { site, timeoutMs })
+const ask = (key: string, site: string, timeoutMs = 60_000) =>
+  h.host.call(key, 'POST', '/v1/session/permission', { site, timeoutMs })
 
 describe('asking the person for a sign-in', () => {
   it('Allow on the live view card lends main’s sign-in to that errand, for that site only (L2)', async () => {
@@ -80,7 +81,9 @@ describe('asking the person for a sign-in', () => {
     // Another errand got nothing.
     expect(await cookieSeen('k9', h.site)).toBe('')
     // The live view's tooltip names the lent site (E6).
-    await poll(() => page.locator('tr[data-conversation="session:k1"] [data-testid="reason"]').getAttribute('title')).toContain('127.0.0.2')
+    await poll(() =>
+      page.locator('tr[data-conversation="session:k1"] [data-testid="reason"]').getAttribute('title'),
+    ).toContain('127.0.0.2')
 
     // Asked again: answered at once, no card.
     const again = await ask('k1', '127.0.0.2')
@@ -96,7 +99,9 @@ describe('asking the person for a sign-in', () => {
     await poll(() => badge.textContent()).toBe('Waiting for you: sign-in')
     // The person's own route lists the same question.
     const listed = await h.host.call(undefined, 'GET', '/v1/person/questions')
-    expect(listed.body).toMatchObject({ questions: [{ kind: 'sign-in', conversationId: 'session:k2', site: '127.0.0.1' }] })
+    expect(listed.body).toMatchObject({
+      questions: [{ kind: 'sign-in', conversationId: 'session:k2', site: '127.0.0.1' }],
+    })
     await viewer.page.click(`${card('127.0.0.1')} button.deny`)
     expect((await asking).body).toMatchObject({ site: '127.0.0.1', lent: false, why: 'denied' })
     await poll(() => badge.count()).toBe(0)
@@ -104,8 +109,16 @@ describe('asking the person for a sign-in', () => {
     expect(await cookieSeen('k2', h.site)).toBe('')
 
     const journal = await h.host.run(Context.get(h.host.services as Context.Context<Questions>, Questions).journal)
-    expect(journal.filter((l) => l.conversationId === 'session:k2').map((l) => l.op === 'question.answered' ? l.outcome : l.op)).toEqual(['question.asked', 'deny'])
-    expect(journal.filter((l) => l.conversationId === 'session:k1').map((l) => l.op === 'question.answered' ? l.outcome : l.op)).toEqual(['question.asked', 'allow'])
+    expect(
+      journal
+        .filter((l) => l.conversationId === 'session:k2')
+        .map((l) => (l.op === 'question.answered' ? l.outcome : l.op)),
+    ).toEqual(['question.asked', 'deny'])
+    expect(
+      journal
+        .filter((l) => l.conversationId === 'session:k1')
+        .map((l) => (l.op === 'question.answered' ? l.outcome : l.op)),
+    ).toEqual(['question.asked', 'allow'])
     const said = JSON.stringify(journal) + h.host.logs.join('\n')
     expect(said).not.toContain(MAIN_A)
     expect(said).not.toContain(MAIN_B)
@@ -156,7 +169,9 @@ describe('asking the person for a sign-in', () => {
 
     for (const body of [{ site: 'http://127.0.0.1/?token=abc' }, { site: 42 }, { site: '127.0.0.1', timeoutMs: 0 }]) {
       const r = await request(h.host.port, {
-        method: 'POST', path: '/v1/session/permission', body: JSON.stringify(body),
+        method: 'POST',
+        path: '/v1/session/permission',
+        body: JSON.stringify(body),
         headers: { 'x-browser-session': 'k5', 'content-type': 'application/json' },
       })
       expect(r.status).toBe(400)
@@ -164,10 +179,17 @@ describe('asking the person for a sign-in', () => {
       expect(r.body.error.message).not.toContain('token=abc')
     }
     // An answer to a question that is not waiting, from the live view's own API.
-    const gone = await viewer.page.evaluate(async ([id]) => {
-      const r = await fetch('/live/api/questions/nope', { method: 'POST', headers: { 'content-type': 'application/json', 'x-errands-live': id! }, body: '{"answer":"allow"}' })
-      return r.status
-    }, [viewer.liveId])
+    const gone = await viewer.page.evaluate(
+      async ([id]) => {
+        const r = await fetch('/live/api/questions/nope', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-errands-live': id! },
+          body: '{"answer":"allow"}',
+        })
+        return r.status
+      },
+      [viewer.liveId],
+    )
     expect(gone).toBe(404)
   })
 })

@@ -32,7 +32,10 @@ describe('taking the wheel from the live view', () => {
     const button = await centreOf(h.host, 'k1', '#send')
 
     // The agent asks for help and waits.
-    const helped = h.host.call('k1', 'POST', '/v1/session/help', { reason: 'Please fill in the sign-up form', timeoutMs: 120_000 })
+    const helped = h.host.call('k1', 'POST', '/v1/session/help', {
+      reason: 'Please fill in the sign-up form',
+      timeoutMs: 120_000,
+    })
     const page = viewer.page
     await page.waitForSelector('section.help[data-help="session:k1"]')
     expect(await page.locator('section.help').textContent()).toContain('Please fill in the sign-up form')
@@ -46,14 +49,21 @@ describe('taking the wheel from the live view', () => {
     // Meanwhile the agent's acting verbs are refused in words it can act on; reads still answer.
     const click = await h.host.call('k1', 'POST', '/v1/click', { selector: '#send' })
     expect(click.status).toBe(409)
-    expect(click.body).toMatchObject({ error: { code: 'PersonDriving', message: expect.stringContaining('A person is using this browser; wait for them to hand it back') } })
+    expect(click.body).toMatchObject({
+      error: {
+        code: 'PersonDriving',
+        message: expect.stringContaining('A person is using this browser; wait for them to hand it back'),
+      },
+    })
     expect((await h.host.call('k1', 'POST', '/v1/navigate', { url: h.site.url('/page?t=x') })).status).toBe(409)
     expect((await h.host.call('k1', 'GET', '/v1/url')).status).toBe(200)
 
     // Another session under a cap of one: refused, and the errand the person drives stays open (C2).
     const other = await h.host.call('k2', 'POST', '/v1/navigate', { url: h.site.url('/page?t=other') })
     expect(other.status).toBe(503)
-    const sessions = (await h.host.call(undefined, 'GET', '/v1/person/sessions')).body as { sessions: Array<{ conversationId: string; state: string; personDriving?: boolean }> }
+    const sessions = (await h.host.call(undefined, 'GET', '/v1/person/sessions')).body as {
+      sessions: Array<{ conversationId: string; state: string; personDriving?: boolean }>
+    }
     expect(sessions.sessions.find((s) => s.conversationId === 'session:k1')).toMatchObject({ state: 'active' })
 
     // The person clicks into the field on the picture and types, then presses Send on the picture.
@@ -78,7 +88,9 @@ describe('taking the wheel from the live view', () => {
     expect(answer.body).toEqual({ handedBack: true, note: 'Signed up for you' })
     await poll(() => page.locator('[data-testid="driving-banner"]').count()).toBe(0)
     await poll(() => page.locator('section.help').count()).toBe(0)
-    expect((await h.host.call('k1', 'GET', '/v1/url')).body).toMatchObject({ url: expect.stringContaining('/submitted?q=hello+wheel+42') })
+    expect((await h.host.call('k1', 'GET', '/v1/url')).body).toMatchObject({
+      url: expect.stringContaining('/submitted?q=hello+wheel+42'),
+    })
     // The agent drives again.
     expect((await h.host.call('k1', 'POST', '/v1/navigate', { url: h.site.url('/page?t=back') })).status).toBe(200)
 
@@ -87,7 +99,9 @@ describe('taking the wheel from the live view', () => {
     const member = `member=${encodeURIComponent(TYPED)}`
     expect((await h.host.call('k1', 'POST', '/v1/navigate', { url: h.site.url('/show') })).status).toBe(200)
     expect(h.site.cookies.filter((c) => c.path === '/show').at(-1)?.cookie).toContain(member)
-    expect((await h.host.call(undefined, 'POST', '/v1/person/main/navigate', { url: h.site.url('/show') })).status).toBe(200)
+    expect(
+      (await h.host.call(undefined, 'POST', '/v1/person/main/navigate', { url: h.site.url('/show') })).status,
+    ).toBe(200)
     expect(h.site.cookies.filter((c) => c.path === '/show').at(-1)?.cookie ?? '').not.toContain('member=')
   })
 
@@ -96,12 +110,17 @@ describe('taking the wheel from the live view', () => {
   })
 
   it('input without the wheel is refused: the live view only watches while the agent drives', async () => {
-    const r = await viewer.page.evaluate(async ({ header, id }) => {
-      const res = await fetch('/live/api/conversations/session%3Ak1/input', {
-        method: 'POST', headers: { 'content-type': 'application/json', [header]: id }, body: JSON.stringify({ events: [{ type: 'text', text: 'x' }] }),
-      })
-      return { status: res.status, body: await res.json() }
-    }, { header: 'x-errands-live', id: viewer.liveId! })
+    const r = await viewer.page.evaluate(
+      async ({ header, id }) => {
+        const res = await fetch('/live/api/conversations/session%3Ak1/input', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', [header]: id },
+          body: JSON.stringify({ events: [{ type: 'text', text: 'x' }] }),
+        })
+        return { status: res.status, body: await res.json() }
+      },
+      { header: 'x-errands-live', id: viewer.liveId! },
+    )
     expect(r.status).toBe(409)
     expect(r.body.error.code).toBe('NotAtTheWheel')
   })

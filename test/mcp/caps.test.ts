@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestHost, type TestHost } from '../host/harness.ts'
 import { httpClient } from './clients.ts'
 
-const VISION = ['browser_mouse_click_xy', 'browser_mouse_down', 'browser_mouse_drag_xy', 'browser_mouse_move_xy', 'browser_mouse_up', 'browser_mouse_wheel']
+const VISION = [
+  'browser_mouse_click_xy',
+  'browser_mouse_down',
+  'browser_mouse_drag_xy',
+  'browser_mouse_move_xy',
+  'browser_mouse_up',
+  'browser_mouse_wheel',
+]
 
 let withCaps: TestHost
 let without: TestHost
@@ -31,7 +38,11 @@ describe("the host's /mcp takes ERRANDS_MCP_CAPS", () => {
       expect(saved.isError ?? false).toBe(false)
       const pdf = parts.find((p) => p.type === 'resource')?.resource
       expect(pdf?.mimeType).toBe('application/pdf')
-      expect(Buffer.from(pdf?.blob ?? '', 'base64').subarray(0, 5).toString()).toBe('%PDF-')
+      expect(
+        Buffer.from(pdf?.blob ?? '', 'base64')
+          .subarray(0, 5)
+          .toString(),
+      ).toBe('%PDF-')
       expect((await mcp.call('browser_mouse_move_xy', { x: 10, y: 10 })).isError).toBe(false)
 
       const plainNames = (await plain.client.listTools()).tools.map((t) => t.name)

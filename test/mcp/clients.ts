@@ -34,11 +34,19 @@ export interface McpClient {
 
 /** A tool call's raw answer as text and images. @example read(await client.callTool({ name: 'browser_snapshot' })) */
 export const read = (raw: unknown): Result => {
-  const r = raw as { isError?: boolean; content: Array<{ type: string; text?: string; data?: string; mimeType?: string }> }
+  const r = raw as {
+    isError?: boolean
+    content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>
+  }
   return {
     isError: r.isError === true,
-    text: r.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n'),
-    images: r.content.filter((c) => c.type === 'image').map((c) => ({ data: Buffer.from(c.data!, 'base64'), mimeType: c.mimeType! })),
+    text: r.content
+      .filter((c) => c.type === 'text')
+      .map((c) => c.text)
+      .join('\n'),
+    images: r.content
+      .filter((c) => c.type === 'image')
+      .map((c) => ({ data: Buffer.from(c.data!, 'base64'), mimeType: c.mimeType! })),
   }
 }
 
@@ -68,7 +76,10 @@ const wrap = (client: Client, end: () => Promise<void>): McpClient => ({
  * @example
  * const mcp = await httpClient(host.url, { key: 'k1' })
  */
-export const httpClient = async (base: string, o: { readonly key?: string; readonly headers?: Record<string, string> } = {}) => {
+export const httpClient = async (
+  base: string,
+  o: { readonly key?: string; readonly headers?: Record<string, string> } = {},
+) => {
   const headers = { ...(o.key !== undefined ? { 'x-browser-session': o.key } : {}), ...o.headers }
   const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } })
   const client = new Client({ name: 'errands-test', version: '1.0.0' })
@@ -91,7 +102,11 @@ const repo = resolve(import.meta.dirname, '../..')
  * @example
  * const mcp = await stdioClient({ ERRANDS_DATA_DIR: dir }, ['--session', 'k1'])
  */
-export const stdioClient = async (env: Record<string, string>, args: ReadonlyArray<string> = [], via: 'cli' | 'npm' = 'cli') => {
+export const stdioClient = async (
+  env: Record<string, string>,
+  args: ReadonlyArray<string> = [],
+  via: 'cli' | 'npm' = 'cli',
+) => {
   const transport = new StdioClientTransport({
     // The issue's own command. npm prints its banner on stdout first; the SDK's client skips
     // lines that are not JSON-RPC (docs/mcp.md tells stricter clients to add --silent).

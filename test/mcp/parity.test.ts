@@ -24,7 +24,9 @@ import { REPORT, serveParitySite, type ParitySite } from './paritySite.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium'
 const peerCli = installed('@playwright/mcp', 'playwright-mcp').bin
-const pinned = JSON.parse(readFileSync(join(import.meta.dirname, '../../packages/mcp/src/pinned/playwright-mcp.json'), 'utf8')) as {
+const pinned = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../packages/mcp/src/pinned/playwright-mcp.json'), 'utf8'),
+) as {
   version: string
   default: ReadonlyArray<{ name: string; inputSchema: unknown }>
   caps: Record<string, ReadonlyArray<{ name: string; inputSchema: unknown }>>
@@ -44,7 +46,17 @@ interface Side {
 const startPeer = async (cwd: string, extra: ReadonlyArray<string> = []) => {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [peerCli, '--isolated', '--headless', '--executable-path', CHROMIUM, '--no-sandbox', '--output-dir', join(cwd, 'out'), ...extra],
+    args: [
+      peerCli,
+      '--isolated',
+      '--headless',
+      '--executable-path',
+      CHROMIUM,
+      '--no-sandbox',
+      '--output-dir',
+      join(cwd, 'out'),
+      ...extra,
+    ],
     cwd,
     env: { ...(process.env as Record<string, string>) },
     stderr: 'pipe',
@@ -71,7 +83,9 @@ afterAll(async () => {
 const sides: Record<string, () => Promise<Side>> = {
   errands: async () => {
     // The errand's own files folder (docs/files.md): staged over HTTP with the same key, named by name.
-    const staged = await host.v1('parity').stageFile({ query: { name: 'upload.txt' }, raw: new TextEncoder().encode('hello upload\n') })
+    const staged = await host
+      .v1('parity')
+      .stageFile({ query: { name: 'upload.txt' }, raw: new TextEncoder().encode('hello upload\n') })
     if (!staged.ok) throw new Error(`staging upload.txt: ${staged.status}`)
     const mcp = await httpClient(host.url, { key: 'parity' })
     return {
@@ -92,11 +106,16 @@ const sides: Record<string, () => Promise<Side>> = {
     writeFileSync(join(peerDir, 'upload.txt'), 'hello upload\n')
     const client = await startPeer(peerDir)
     return {
-      call: async (name, args = {}) => read(await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })),
+      call: async (name, args = {}) =>
+        read(await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })),
       upload: join(peerDir, 'upload.txt'),
       // Playwright MCP saves downloads into its output folder (named after the suggested name).
       downloaded: async (name) => {
-        const files = (existsSync(join(peerDir, 'out')) ? readdirSync(join(peerDir, 'out'), { recursive: true, encoding: 'utf8' }) : []).filter((f) => f.endsWith(name.split('.').pop()!) && f.includes(name.split('.')[0]!))
+        const files = (
+          existsSync(join(peerDir, 'out'))
+            ? readdirSync(join(peerDir, 'out'), { recursive: true, encoding: 'utf8' })
+            : []
+        ).filter((f) => f.endsWith(name.split('.').pop()!) && f.includes(name.split('.')[0]!))
         return files.map((f) => readFileSync(join(peerDir, 'out', f), 'utf8')).find((t) => t === REPORT)
       },
       end: () => client.close(),
@@ -121,7 +140,9 @@ describe(`one Playwright MCP session script passes on Errands and on @playwright
         expect(refOf(snap, /button "Say hi"/)).toMatch(/^(f\d+)?e\d+$/)
         const before = site.log.filter((l) => l.path === '/api/ping' && l.query.get('from') === 'click').length
         ok(await s.call('browser_click', { element: 'Say hi button', target: refOf(snap, /button "Say hi"/) }), 'click')
-        await expect.poll(() => site.log.filter((l) => l.path === '/api/ping' && l.query.get('from') === 'click').length).toBe(before + 1)
+        await expect
+          .poll(() => site.log.filter((l) => l.path === '/api/ping' && l.query.get('from') === 'click').length)
+          .toBe(before + 1)
 
         const info = ok(await s.call('browser_console_messages', { level: 'info' }), 'console')
         expect(info).toMatch(/Total messages: \d+ \(Errors: \d+, Warnings: \d+\)/)
@@ -132,48 +153,85 @@ describe(`one Playwright MCP session script passes on Errands and on @playwright
         expect(errors).toContain('[WARNING] parity warning')
         expect(errors).not.toContain('hi clicked')
 
-        await expect.poll(async () => ok(await s.call('browser_network_requests', { static: false }), 'requests').match(/\[GET\] http:\/\/127\.0\.0\.1:\d+\/api\/ping\S* => \[200\] OK/g)?.length ?? 0).toBe(2)
+        await expect
+          .poll(
+            async () =>
+              ok(await s.call('browser_network_requests', { static: false }), 'requests').match(
+                /\[GET\] http:\/\/127\.0\.0\.1:\d+\/api\/ping\S* => \[200\] OK/g,
+              )?.length ?? 0,
+          )
+          .toBe(2)
         const requests = ok(await s.call('browser_network_requests', { static: false }), 'requests')
         expect(requests).toMatch(/^\d+\. \[GET\] /m)
         expect(requests).not.toMatch(/\[GET\] http:\/\/127\.0\.0\.1:\d+\/ =>/) // the document is a static request
-        expect(ok(await s.call('browser_network_requests', { static: true }), 'all requests')).toMatch(/\[GET\] http:\/\/127\.0\.0\.1:\d+\/ => \[200\]/)
+        expect(ok(await s.call('browser_network_requests', { static: true }), 'all requests')).toMatch(
+          /\[GET\] http:\/\/127\.0\.0\.1:\d+\/ => \[200\]/,
+        )
         // One request's details by its number: its answer's headers as the site sent them. (Its
         // body is not asked for: Playwright waits on a fetch's body the page never read, on both.)
         const pingNumber = /^(\d+)\. \[GET\] \S+\/api\/ping/m.exec(requests)?.[1]
         expect(pingNumber).toBeDefined()
-        expect(ok(await s.call('browser_network_request', { index: Number(pingNumber), part: 'response-headers' }), 'request details')).toMatch(/content-type: application\/json/i)
+        expect(
+          ok(
+            await s.call('browser_network_request', { index: Number(pingNumber), part: 'response-headers' }),
+            'request details',
+          ),
+        ).toMatch(/content-type: application\/json/i)
 
         // A click that opens confirm(): the answer shows the modal state; the dialog is answered.
-        const asked = ok(await s.call('browser_click', { element: 'Ask button', target: refOf(snap, /button "Ask"/) }), 'click Ask')
+        const asked = ok(
+          await s.call('browser_click', { element: 'Ask button', target: refOf(snap, /button "Ask"/) }),
+          'click Ask',
+        )
         expect(asked).toContain('### Modal state')
         expect(asked).toContain('["confirm" dialog with message "Proceed?"]: can be handled by browser_handle_dialog')
         ok(await s.call('browser_handle_dialog', { accept: true }), 'handle dialog')
         expect(await evaluate("() => document.getElementById('answer').textContent")).toContain('"Answer: true"')
 
         snap = ok(await s.call('browser_snapshot'), 'snapshot')
-        expect(ok(await s.call('browser_evaluate', { element: 'Ask button', target: refOf(snap, /button "Ask"/), function: '(el) => el.id' }), 'evaluate element')).toContain('"ask"')
-        ok(await s.call('browser_fill_form', {
-          fields: [
-            { name: 'Name', type: 'textbox', target: refOf(snap, /textbox "Name"/), value: 'Ann' },
-            { name: 'Agree', type: 'checkbox', target: refOf(snap, /checkbox "Agree"/), value: 'true' },
-            { name: 'Size', type: 'combobox', target: refOf(snap, /combobox "Size"/), value: 'M' },
-          ],
-        }), 'fill form')
+        expect(
+          ok(
+            await s.call('browser_evaluate', {
+              element: 'Ask button',
+              target: refOf(snap, /button "Ask"/),
+              function: '(el) => el.id',
+            }),
+            'evaluate element',
+          ),
+        ).toContain('"ask"')
+        ok(
+          await s.call('browser_fill_form', {
+            fields: [
+              { name: 'Name', type: 'textbox', target: refOf(snap, /textbox "Name"/), value: 'Ann' },
+              { name: 'Agree', type: 'checkbox', target: refOf(snap, /checkbox "Agree"/), value: 'true' },
+              { name: 'Size', type: 'combobox', target: refOf(snap, /combobox "Size"/), value: 'M' },
+            ],
+          }),
+          'fill form',
+        )
         expect(await evaluate("() => document.getElementById('form').textContent")).toContain('"Form: Ann|true|M"')
 
         // The file input opens a chooser; a file outside the allowed folder is refused, the one in it is uploaded.
         snap = ok(await s.call('browser_snapshot'), 'snapshot')
-        const chooser = ok(await s.call('browser_click', { element: 'Attachment', target: refOf(snap, /button "Attachment"/) }), 'click file input')
+        const chooser = ok(
+          await s.call('browser_click', { element: 'Attachment', target: refOf(snap, /button "Attachment"/) }),
+          'click file input',
+        )
         expect(chooser).toContain('[File chooser]: can be handled by browser_file_upload')
         const outside = await s.call('browser_file_upload', { paths: ['/etc/hostname'] })
         expect(outside.isError, outside.text).toBe(true)
         ok(await s.call('browser_file_upload', { paths: [s.upload] }), 'file upload')
-        await expect.poll(() => evaluate("() => document.getElementById('filetext').textContent")).toContain('"File: upload.txt hello upload"')
+        await expect
+          .poll(() => evaluate("() => document.getElementById('filetext').textContent"))
+          .toContain('"File: upload.txt hello upload"')
 
         // A link that downloads: the answer says so in an Events section, the file lands, and the
         // session goes on (Playwright MCP issue #1768: a download must not end it).
         snap = ok(await s.call('browser_snapshot'), 'snapshot')
-        let events = ok(await s.call('browser_click', { element: 'Get report link', target: refOf(snap, /link "Get report"/) }), 'click download')
+        let events = ok(
+          await s.call('browser_click', { element: 'Get report link', target: refOf(snap, /link "Get report"/) }),
+          'click download',
+        )
         // The download may start just after the click's answer: the next answer carries it then.
         if (!events.includes('### Events')) events = ok(await s.call('browser_snapshot'), 'snapshot after download')
         expect(events).toContain('### Events')

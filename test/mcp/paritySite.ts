@@ -82,9 +82,16 @@ export const serveParitySite = async (host = '127.0.0.1'): Promise<ParitySite> =
       case '/':
         return send('text/html; charset=utf-8', HOME)
       case '/other':
-        return send('text/html; charset=utf-8', '<!doctype html><html><head><title>Other</title></head><body><h1>Other page</h1></body></html>')
+        return send(
+          'text/html; charset=utf-8',
+          '<!doctype html><html><head><title>Other</title></head><body><h1>Other page</h1></body></html>',
+        )
       case '/files/report.txt':
-        res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="report.txt"', 'cache-control': 'no-store' })
+        res.writeHead(200, {
+          'content-type': 'text/plain',
+          'content-disposition': 'attachment; filename="report.txt"',
+          'cache-control': 'no-store',
+        })
         return res.end(REPORT)
       case '/api/ping':
         return send('application/json', '{"pong":true}')
@@ -99,9 +106,10 @@ export const serveParitySite = async (host = '127.0.0.1'): Promise<ParitySite> =
     origin,
     url: (path) => `${origin}${path}`,
     log,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

@@ -53,22 +53,38 @@ export const serveShop = async (host = '127.0.0.1'): Promise<Shop> => {
     }
     switch (url.pathname) {
       case '/': {
-        const items = ['apple', 'pear', 'plum'].map((i) => `<form action="/add" method="get"><input type="hidden" name="item" value="${i}"><button>Add ${i}</button></form>`).join('')
-        return send(html('Shop', `<h1>Shop</h1>${items}
+        const items = ['apple', 'pear', 'plum']
+          .map(
+            (i) =>
+              `<form action="/add" method="get"><input type="hidden" name="item" value="${i}"><button>Add ${i}</button></form>`,
+          )
+          .join('')
+        return send(
+          html(
+            'Shop',
+            `<h1>Shop</h1>${items}
 <form action="/note" method="get"><input name="text" aria-label="Gift note"><button>Send note</button></form>
 <select aria-label="Size" onchange="document.getElementById('size').textContent = 'Size chosen: ' + this.value"><option>S</option><option>M</option><option>L</option></select>
 <p id="size">Size chosen: none</p>
 <p><span role="button" tabindex="0" onmouseenter="document.getElementById('help').textContent = 'Hover help shown'">Help</span> <span id="help"></span></p>
 <p><a href="/basket">Basket</a> <a href="/other">Other page</a></p>
-<button id="dismiss" onclick="this.remove()">Dismiss offer</button>`))
+<button id="dismiss" onclick="this.remove()">Dismiss offer</button>`,
+          ),
+        )
       }
       case '/add': {
         const basket = [basketOf(req.headers.cookie), url.searchParams.get('item') ?? 'thing'].filter(Boolean).join('.')
-        res.writeHead(302, { location: '/', 'set-cookie': `basket=${basket}; Path=/; SameSite=Lax`, 'cache-control': 'no-store' })
+        res.writeHead(302, {
+          location: '/',
+          'set-cookie': `basket=${basket}; Path=/; SameSite=Lax`,
+          'cache-control': 'no-store',
+        })
         return res.end()
       }
       case '/note':
-        return send(html('Note', `<p>Note received: ${esc(url.searchParams.get('text') ?? '')}</p><a href="/">Back to shop</a>`))
+        return send(
+          html('Note', `<p>Note received: ${esc(url.searchParams.get('text') ?? '')}</p><a href="/">Back to shop</a>`),
+        )
       case '/basket':
         return send(html('Basket', `<p>Basket: ${esc(basketOf(req.headers.cookie) ?? 'empty')}</p>`))
       case '/other':
@@ -87,9 +103,10 @@ export const serveShop = async (host = '127.0.0.1'): Promise<Shop> => {
     url: (path) => `${origin}${path}`,
     log,
     cookiesAt: (path) => log.filter((l) => l.path === path).map((l) => l.cookie),
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

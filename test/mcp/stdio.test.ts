@@ -37,10 +37,18 @@ describe('errands mcp on stdio', () => {
       const shopPage = await mcp.call('browser_navigate', { url: shop.url('/') })
       expect(shopPage.text).toContain('- Page Title: Shop')
       const snap = await mcp.call('browser_snapshot')
-      const clicked = await mcp.call('browser_click', { element: 'Add pear', ref: refOf(snap.text, /button "Add pear"/) })
+      const clicked = await mcp.call('browser_click', {
+        element: 'Add pear',
+        ref: refOf(snap.text, /button "Add pear"/),
+      })
       expect(clicked.isError).toBe(false)
       expect(shop.log.some((l) => l.path === '/add' && l.query.get('item') === 'pear')).toBe(true)
-      const typed = await mcp.call('browser_type', { element: 'Gift note', ref: refOf(clicked.text, /textbox "Gift note"/), text: 'hi', submit: true })
+      const typed = await mcp.call('browser_type', {
+        element: 'Gift note',
+        ref: refOf(clicked.text, /textbox "Gift note"/),
+        text: 'hi',
+        submit: true,
+      })
       expect(typed.text).toContain('Note received: hi')
       const shot = await mcp.call('browser_take_screenshot', { fullPage: true })
       expect(shot.images[0]!.data.subarray(0, 4)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47]))

@@ -14,8 +14,21 @@ import fc from 'fast-check'
 import { verify, InvariantBroken } from './invariants.ts'
 import type { Progress } from './progress.ts'
 import {
-  allowSite, closeErrand, crashTo, errandOf, freshValue, idsIn, isLive, openErrand, put, restartAll, revokeSite,
-  signOutAll, touch, type Jar, type Model,
+  allowSite,
+  closeErrand,
+  crashTo,
+  errandOf,
+  freshValue,
+  idsIn,
+  isLive,
+  openErrand,
+  put,
+  restartAll,
+  revokeSite,
+  signOutAll,
+  touch,
+  type Jar,
+  type Model,
 } from './model.ts'
 import { SITES, stepText, type Step } from './steps.ts'
 import { heldIn, SystemFailure, type ModelSystem } from './system.ts'
@@ -23,7 +36,8 @@ import { heldIn, SystemFailure, type ModelSystem } from './system.ts'
 let probes = 0
 
 /** A fresh URL on `site` for errand `id`: `o=` names the errand, `n=` makes it unique. */
-const pageUrl = (sys: ModelSystem, m: Model, site: string, id: string) => sys.server.url(site, `/page?o=${id}&n=${++m.seq}`)
+const pageUrl = (sys: ModelSystem, m: Model, site: string, id: string) =>
+  sys.server.url(site, `/page?o=${id}&n=${++m.seq}`)
 
 const task = (id: string) => ({ id, kind: 'task' as const })
 
@@ -45,18 +59,32 @@ const audit = async (sys: ModelSystem, m: Model): Promise<void> => {
       // new pages and storage reads (a snapshot may be taking one now) one at a time, and a new
       // page racing Playwright's storage read turns its hidden storage page into a visible one
       // that closes under the checks (see test/runtime-chromium/storageReads.test.ts).
-      const tab = await sys.run(sys.chromium.openTab(live.contextId, sys.server.url(site, `/echo?probe=${probe}&o=${id}`)))
+      const tab = await sys.run(
+        sys.chromium.openTab(live.contextId, sys.server.url(site, `/echo?probe=${probe}&o=${id}`)),
+      )
       const page = sys.chromium.pageOf(live.contextId, tab.id)
       if (page === undefined) throw new SystemFailure(`${id}'s probe tab ${tab.id} has no page`)
       try {
         await page.waitForLoadState('load')
         const header = sys.server.cookieAt(probe) ?? ''
         const cookies: Jar = Object.fromEntries(
-          header.split(';').map((p) => p.trim()).filter((p) => p !== '').map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]),
+          header
+            .split(';')
+            .map((p) => p.trim())
+            .filter((p) => p !== '')
+            .map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]),
         )
-        const storage: Jar = await page.evaluate(() => Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage.getItem(k) ?? ''])))
-        if (!isDeepStrictEqual(cookies, e.cookies[site] ?? {})) problems.push(`${id} sent Cookie ${JSON.stringify(cookies)} to ${site}; model ${JSON.stringify(e.cookies[site] ?? {})}`)
-        if (!isDeepStrictEqual(storage, e.storage[site] ?? {})) problems.push(`${id}'s page of ${site} sees localStorage ${JSON.stringify(storage)}; model ${JSON.stringify(e.storage[site] ?? {})}`)
+        const storage: Jar = await page.evaluate(() =>
+          Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage.getItem(k) ?? ''])),
+        )
+        if (!isDeepStrictEqual(cookies, e.cookies[site] ?? {}))
+          problems.push(
+            `${id} sent Cookie ${JSON.stringify(cookies)} to ${site}; model ${JSON.stringify(e.cookies[site] ?? {})}`,
+          )
+        if (!isDeepStrictEqual(storage, e.storage[site] ?? {}))
+          problems.push(
+            `${id}'s page of ${site} sees localStorage ${JSON.stringify(storage)}; model ${JSON.stringify(e.storage[site] ?? {})}`,
+          )
       } finally {
         await sys.run(sys.chromium.closeTab(live.contextId, tab.id))
       }
@@ -93,7 +121,9 @@ export const runStep = async (step: Step, m: Model, sys: ModelSystem): Promise<v
       return
     }
     case 'close': {
-      await sys.run(step.how === 'done' ? Effect.asVoid(supervisor.taskChanged(step.id, 'done')) : supervisor.release(step.id))
+      await sys.run(
+        step.how === 'done' ? Effect.asVoid(supervisor.taskChanged(step.id, 'done')) : supervisor.release(step.id),
+      )
       closeErrand(m, step.id)
       return
     }
@@ -114,7 +144,10 @@ export const runStep = async (step: Step, m: Model, sys: ModelSystem): Promise<v
           // give up after a while and let the checks judge (a cookie never stored still fails).
           // (A guard against one unexplained CI failure; 600 writes read back at once, idle and
           // under load, never missed.)
-          await eventually(async () => (await page.context().cookies(url)).some((c) => c.name === 'k' && c.value === value), 5_000)
+          await eventually(
+            async () => (await page.context().cookies(url)).some((c) => c.name === 'k' && c.value === value),
+            5_000,
+          )
         }
         if (step.op === 'setStorage') await page.evaluate((v) => localStorage.setItem('k', v), value)
       })
@@ -181,8 +214,14 @@ export const runStep = async (step: Step, m: Model, sys: ModelSystem): Promise<v
 }
 
 /** Steps inside an errand: on a closed one they open it first. */
-const opensFirst = (step: Step): step is Extract<Step, { op: 'visit' | 'setCookie' | 'setStorage' | 'openTab' | 'allow' }> =>
-  step.op === 'visit' || step.op === 'setCookie' || step.op === 'setStorage' || step.op === 'openTab' || step.op === 'allow'
+const opensFirst = (
+  step: Step,
+): step is Extract<Step, { op: 'visit' | 'setCookie' | 'setStorage' | 'openTab' | 'allow' }> =>
+  step.op === 'visit' ||
+  step.op === 'setCookie' ||
+  step.op === 'setStorage' ||
+  step.op === 'openTab' ||
+  step.op === 'allow'
 
 /** Whether a step can run in this model state (fast-check skips the ones that cannot). @example canRun(m, { op: 'crash' }) */
 export const canRun = (m: Model, step: Step): boolean => {
@@ -220,7 +259,10 @@ export interface Recorder {
  * new StepCommand({ op: 'open', id: 't0' }, recorder)
  */
 export class StepCommand implements fc.AsyncCommand<Model, ModelSystem, false> {
-  constructor(readonly step: Step, private readonly recorder: Recorder) {}
+  constructor(
+    readonly step: Step,
+    private readonly recorder: Recorder,
+  ) {}
 
   check(m: Readonly<Model>): boolean {
     return canRun(m as Model, this.step)
@@ -229,19 +271,24 @@ export class StepCommand implements fc.AsyncCommand<Model, ModelSystem, false> {
   async run(m: Model, sys: ModelSystem): Promise<void> {
     this.recorder.ran.push(this.step)
     const progress = this.recorder.progress
-    const what = progress === undefined ? stepText(this.step) : `${progress.where(progress.step())}: ${stepText(this.step)}`
-    const within = <A>(phase: 'step' | 'checks', work: Promise<A>) => (progress === undefined ? work : progress.within(what, phase, work))
+    const what =
+      progress === undefined ? stepText(this.step) : `${progress.where(progress.step())}: ${stepText(this.step)}`
+    const within = <A>(phase: 'step' | 'checks', work: Promise<A>) =>
+      progress === undefined ? work : progress.within(what, phase, work)
     const t0 = Date.now()
     try {
       await within('step', runStep(this.step, m, sys))
     } catch (error) {
       if (error instanceof InvariantBroken || error instanceof SystemFailure) throw error
-      throw new SystemFailure(`${stepText(this.step)} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : JSON.stringify(error)}`)
+      throw new SystemFailure(
+        `${stepText(this.step)} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : JSON.stringify(error)}`,
+      )
     }
     const t1 = Date.now()
     await within('checks', verify(sys, m))
     progress?.log(`${what}: ok (step ${t1 - t0} ms, checks ${Date.now() - t1} ms)`)
-    const spent = this.recorder.ms === undefined ? undefined : (this.recorder.ms[this.step.op] ??= { step: 0, verify: 0 })
+    const spent =
+      this.recorder.ms === undefined ? undefined : (this.recorder.ms[this.step.op] ??= { step: 0, verify: 0 })
     if (spent !== undefined) {
       spent.step += t1 - t0
       spent.verify += Date.now() - t1

@@ -18,7 +18,11 @@ afterAll(async () => {
   await server?.close()
 })
 
-const failureOf = (run: Promise<unknown>): Promise<unknown> => run.then(() => undefined, (e: unknown) => e)
+const failureOf = (run: Promise<unknown>): Promise<unknown> =>
+  run.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
 
 const problemsOf = (error: unknown): ReadonlyArray<string> => {
   expect(error).toBeInstanceOf(InvariantBroken)
@@ -48,14 +52,20 @@ describe('injected faults are caught (the suite can fail)', () => {
   })
 
   it('the property finds a leak by itself, writes the failing steps as a journal, and the journal replays to the same violation', async () => {
-    const outcome = await checkModel(server, { numRuns: 10, maxCommands: 12, seed: 3, endOnFailure: true }, { fault: 'leak-cookie' })
+    const outcome = await checkModel(
+      server,
+      { numRuns: 10, maxCommands: 12, seed: 3, endOnFailure: true },
+      { fault: 'leak-cookie' },
+    )
     try {
       expect(outcome.failed).toBe(true)
       expect(outcome.journalPath !== undefined && existsSync(outcome.journalPath)).toBe(true)
       expect(outcome.steps?.some((s) => s.op === 'setCookie')).toBe(true)
       const leak = /^(t\d)'s context holds (t\d)'s k@/
       expect(problemsOf(outcome.error).some((p) => leak.test(p))).toBe(true)
-      const replayed = problemsOf(await failureOf(replayJournal(server, outcome.journalPath!, { fault: 'leak-cookie' })))
+      const replayed = problemsOf(
+        await failureOf(replayJournal(server, outcome.journalPath!, { fault: 'leak-cookie' })),
+      )
       // Same leaks (the person's sign-in secrets differ between runs; the errands' values do not).
       expect(replayed.filter((p) => leak.test(p))).toEqual(problemsOf(outcome.error).filter((p) => leak.test(p)))
     } finally {

@@ -50,7 +50,9 @@ const storageSeenByPages = async (pages: ReadonlyArray<Page>): Promise<BySite> =
   }
   const out: BySite = {}
   for (const [host, page] of byHost) {
-    out[host] = await page.evaluate(() => Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage.getItem(k) ?? ''])))
+    out[host] = await page.evaluate(() =>
+      Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage.getItem(k) ?? ''])),
+    )
   }
   return out
 }
@@ -84,8 +86,10 @@ export const verify = async (sys: ModelSystem, m: Model): Promise<void> => {
     const live = sys.contextOf(id)
     const detail = views.get(id)?.detail ?? 'unknown'
     if (e.state !== 'open') {
-      if (live !== undefined) problems.push(`${id} should be ${e.state} but holds context ${live.contextId} (engine: ${detail})`)
-      if (e.state === 'crashed' && !detail.startsWith('healing')) problems.push(`${id} should be waiting to heal, engine: ${detail}`)
+      if (live !== undefined)
+        problems.push(`${id} should be ${e.state} but holds context ${live.contextId} (engine: ${detail})`)
+      if (e.state === 'crashed' && !detail.startsWith('healing'))
+        problems.push(`${id} should be waiting to heal, engine: ${detail}`)
       const record = await sys.record(id)
       if (e.state === 'parked') {
         if (Option.isNone(record)) {
@@ -95,10 +99,16 @@ export const verify = async (sys: ModelSystem, m: Model): Promise<void> => {
         const held = heldIn(record.value.snapshot)
         for (const f of foreign(id, held.cookies)) problems.push(`${id}'s sealed record holds ${f} (cookie)`)
         for (const f of foreign(id, held.storage)) problems.push(`${id}'s sealed record holds ${f} (localStorage)`)
-        for (const url of foreignTabs(id, held.tabs)) problems.push(`${id}'s sealed record holds another errand's tab ${url}`)
-        if (!isDeepStrictEqual(normal(held.cookies), normal(e.cookies))) problems.push(`${id} parked: record cookies ${show(normal(held.cookies))}, model ${show(normal(e.cookies))}`)
-        if (!isDeepStrictEqual(normal(held.storage), normal(e.storage))) problems.push(`${id} parked: record localStorage ${show(normal(held.storage))}, model ${show(normal(e.storage))}`)
-        if (!isDeepStrictEqual(sorted(held.tabs), sorted(e.tabs))) problems.push(`${id} parked: record tabs ${show(sorted(held.tabs))}, model ${show(sorted(e.tabs))}`)
+        for (const url of foreignTabs(id, held.tabs))
+          problems.push(`${id}'s sealed record holds another errand's tab ${url}`)
+        if (!isDeepStrictEqual(normal(held.cookies), normal(e.cookies)))
+          problems.push(`${id} parked: record cookies ${show(normal(held.cookies))}, model ${show(normal(e.cookies))}`)
+        if (!isDeepStrictEqual(normal(held.storage), normal(e.storage)))
+          problems.push(
+            `${id} parked: record localStorage ${show(normal(held.storage))}, model ${show(normal(e.storage))}`,
+          )
+        if (!isDeepStrictEqual(sorted(held.tabs), sorted(e.tabs)))
+          problems.push(`${id} parked: record tabs ${show(sorted(held.tabs))}, model ${show(sorted(e.tabs))}`)
       } else if (e.state === 'closed' && Option.isSome(record)) {
         problems.push(`${id} is closed but the store still holds a sealed record for it`)
       }
@@ -114,7 +124,8 @@ export const verify = async (sys: ModelSystem, m: Model): Promise<void> => {
     const kept = await sys.record(id)
     if (Option.isSome(kept)) {
       const held = heldIn(kept.value.snapshot)
-      for (const f of [...foreign(id, held.cookies), ...foreign(id, held.storage)]) problems.push(`${id}'s kept record holds ${f}`)
+      for (const f of [...foreign(id, held.cookies), ...foreign(id, held.storage)])
+        problems.push(`${id}'s kept record holds ${f}`)
     }
     const sharer = contexts.get(live.context)
     if (sharer !== undefined) problems.push(`${id} and ${sharer} share one browser context`)
@@ -129,23 +140,27 @@ export const verify = async (sys: ModelSystem, m: Model): Promise<void> => {
     }
     const urls = pages.map((p) => p.url())
     for (const url of foreignTabs(id, urls)) problems.push(`${id} shows another errand's tab ${url}`)
-    if (!isDeepStrictEqual(sorted(urls), sorted(e.tabs))) problems.push(`${id} open: Chromium tabs ${show(sorted(urls))}, model ${show(sorted(e.tabs))}`)
+    if (!isDeepStrictEqual(sorted(urls), sorted(e.tabs)))
+      problems.push(`${id} open: Chromium tabs ${show(sorted(urls))}, model ${show(sorted(e.tabs))}`)
 
     const jar = cookiesBySite(await live.context.cookies())
     for (const f of foreign(id, jar)) problems.push(`${id}'s context holds ${f} (cookie)`)
-    if (!isDeepStrictEqual(normal(jar), normal(e.cookies))) problems.push(`${id} open: Chromium cookies ${show(normal(jar))}, model ${show(normal(e.cookies))}`)
+    if (!isDeepStrictEqual(normal(jar), normal(e.cookies)))
+      problems.push(`${id} open: Chromium cookies ${show(normal(jar))}, model ${show(normal(e.cookies))}`)
 
     const storage = await storageSeenByPages(pages)
     for (const f of foreign(id, storage)) problems.push(`${id}'s pages see ${f} (localStorage)`)
     for (const [host, items] of Object.entries(storage)) {
       const expected = e.storage[host] ?? {}
-      if (!isDeepStrictEqual(items, expected)) problems.push(`${id} open: a page of ${host} sees localStorage ${show(items)}, model ${show(expected)}`)
+      if (!isDeepStrictEqual(items, expected))
+        problems.push(`${id} open: a page of ${host} sees localStorage ${show(items)}, model ${show(expected)}`)
     }
   }
 
   const mayHold = new Set([...idsIn(m, 'parked'), ...idsIn(m, 'open'), ...idsIn(m, 'crashed')])
   const records = await sys.recordIds()
-  for (const id of records) if (!mayHold.has(id)) problems.push(`the store holds a record for ${id}, which is ${errandOf(m, id).state}`)
+  for (const id of records)
+    if (!mayHold.has(id)) problems.push(`the store holds a record for ${id}, which is ${errandOf(m, id).state}`)
 
   const open = idsIn(m, 'open').length
   const count = sys.errandContextCount()
@@ -153,7 +168,8 @@ export const verify = async (sys: ModelSystem, m: Model): Promise<void> => {
   else if (count !== open) problems.push(`the errands' Chromium holds ${count} contexts; ${open} errands are open`)
 
   const main = cookiesBySite(await sys.mainContext().cookies())
-  if (!isDeepStrictEqual(normal(main), normal(m.main))) problems.push(`the main context changed: ${show(normal(main))}, was ${show(normal(m.main))}`)
+  if (!isDeepStrictEqual(normal(main), normal(m.main)))
+    problems.push(`the main context changed: ${show(normal(main))}, was ${show(normal(m.main))}`)
 
   if (problems.length > 0) throw new InvariantBroken(problems)
 }

@@ -59,7 +59,14 @@ export interface Model {
 export const BLANK = 'about:blank'
 
 /** An errand that holds nothing. @example emptyErrand('closed') */
-export const emptyErrand = (state: ErrandState = 'closed'): ErrandModel => ({ state, cookies: {}, storage: {}, tabs: [], lent: [], lastUsed: 0 })
+export const emptyErrand = (state: ErrandState = 'closed'): ErrandModel => ({
+  state,
+  cookies: {},
+  storage: {},
+  tabs: [],
+  lent: [],
+  lastUsed: 0,
+})
 
 /**
  * The model at the start of a run.
@@ -67,8 +74,17 @@ export const emptyErrand = (state: ErrandState = 'closed'): ErrandModel => ({ st
  * @example
  * initialModel({ cap: 2, always: ['shop.example'], main: { 'shop.example': { sid: 'S' } } })
  */
-export const initialModel = (init: { readonly cap: number; readonly always: ReadonlyArray<string>; readonly main: BySite }): Model => ({
-  cap: init.cap, errands: {}, always: [...init.always], main: clone(init.main), seq: 0, tick: 0,
+export const initialModel = (init: {
+  readonly cap: number
+  readonly always: ReadonlyArray<string>
+  readonly main: BySite
+}): Model => ({
+  cap: init.cap,
+  errands: {},
+  always: [...init.always],
+  main: clone(init.main),
+  seq: 0,
+  tick: 0,
 })
 
 /** A deep copy of plain data. @example clone({ a: { b: 'c' } }) */
@@ -79,7 +95,9 @@ export const errandOf = (m: Model, id: string): ErrandModel => (m.errands[id] ??
 
 /** Ids of errands in a state. @example idsIn(m, 'open') */
 export const idsIn = (m: Model, state: ErrandState): string[] =>
-  Object.keys(m.errands).filter((id) => m.errands[id]!.state === state).sort()
+  Object.keys(m.errands)
+    .filter((id) => m.errands[id]!.state === state)
+    .sort()
 
 /** Whether the errand can be driven (it exists: open, parked or crashed). @example isLive(m, 't0') */
 export const isLive = (m: Model, id: string): boolean => errandOf(m, id).state !== 'closed'
@@ -217,7 +235,11 @@ export const sorted = (xs: ReadonlyArray<string>): string[] => [...xs].sort()
 
 /** Sites with nothing in them are no different from absent ones. @example normal({ a: {} }) // {} */
 export const normal = (bySite: BySite): BySite =>
-  Object.fromEntries(Object.entries(bySite).filter(([, jar]) => Object.keys(jar).length > 0).sort(([a], [b]) => (a < b ? -1 : 1)))
+  Object.fromEntries(
+    Object.entries(bySite)
+      .filter(([, jar]) => Object.keys(jar).length > 0)
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  )
 
 /** What a snapshot or a sealed record holds, in the model's terms. @example const h: Held = { cookies: {}, storage: {}, tabs: [] } */
 export interface Held {
@@ -237,7 +259,13 @@ export type Reach = ReadonlySet<string> | 'all'
  * @example
  * crashTo(m, 't0', { cookies: {}, storage: {}, tabs: ['about:blank'] }, undefined)
  */
-export const crashTo = (m: Model, id: string, held: Held, stale: Reach | undefined, state: 'crashed' | 'parked' = 'crashed'): void => {
+export const crashTo = (
+  m: Model,
+  id: string,
+  held: Held,
+  stale: Reach | undefined,
+  state: 'crashed' | 'parked' = 'crashed',
+): void => {
   const e = errandOf(m, id)
   e.state = state
   e.cookies = clone(held.cookies)
@@ -245,6 +273,7 @@ export const crashTo = (m: Model, id: string, held: Held, stale: Reach | undefin
   e.tabs = [...held.tabs]
   if (stale === undefined) return
   const reached = (site: string) => stale === 'all' || stale.has(site)
-  for (const site of new Set([...Object.keys(e.cookies), ...Object.keys(e.storage)])) if (reached(site)) dropSite(e, site)
+  for (const site of new Set([...Object.keys(e.cookies), ...Object.keys(e.storage)]))
+    if (reached(site)) dropSite(e, site)
   for (const site of e.lent) if (reached(site) && m.main[site] !== undefined) e.cookies[site] = { ...m.main[site] }
 }

@@ -30,7 +30,8 @@ export const stepDeadlineMs = (env: NodeJS.ProcessEnv = process.env): number => 
   const raw = env['MODEL_STEP_DEADLINE_MS']
   if (raw === undefined || raw === '') return DEFAULT_STEP_DEADLINE_MS
   const ms = Number(raw)
-  if (!Number.isInteger(ms) || ms < 1) throw new Error(`MODEL_STEP_DEADLINE_MS must be a positive integer of milliseconds, got ${JSON.stringify(raw)}`)
+  if (!Number.isInteger(ms) || ms < 1)
+    throw new Error(`MODEL_STEP_DEADLINE_MS must be a positive integer of milliseconds, got ${JSON.stringify(raw)}`)
   return ms
 }
 
@@ -43,7 +44,10 @@ export const stepDeadlineMs = (env: NodeJS.ProcessEnv = process.env): number => 
  */
 export class StepDeadline extends SystemFailure {
   override readonly name = 'StepDeadline'
-  constructor(readonly what: string, readonly deadlineMs: number) {
+  constructor(
+    readonly what: string,
+    readonly deadlineMs: number,
+  ) {
     super(`${what} did not finish within ${deadlineMs} ms (MODEL_STEP_DEADLINE_MS): the engine or the test hung`)
   }
 }
@@ -102,11 +106,18 @@ export class Progress {
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new StepDeadline(label, deadlineMs)), deadlineMs)
     })
-    const heartbeat = this.verbose ? setInterval(() => this.log(`${label}: still waiting after ${Math.round((Date.now() - started) / 1000)} s`), HEARTBEAT_MS) : undefined
+    const heartbeat = this.verbose
+      ? setInterval(
+          () => this.log(`${label}: still waiting after ${Math.round((Date.now() - started) / 1000)} s`),
+          HEARTBEAT_MS,
+        )
+      : undefined
     try {
       return await Promise.race([work, deadline])
     } catch (error) {
-      this.log(`${label}: FAILED after ${Date.now() - started} ms: ${error instanceof Error ? error.message.split('\n').slice(0, 3).join(' | ') : String(error)}`)
+      this.log(
+        `${label}: FAILED after ${Date.now() - started} ms: ${error instanceof Error ? error.message.split('\n').slice(0, 3).join(' | ') : String(error)}`,
+      )
       throw error
     } finally {
       clearTimeout(timer)

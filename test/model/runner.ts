@@ -41,14 +41,20 @@ export interface ModelRunOptions {
   readonly progress?: Progress | undefined
 }
 
-const setupFor = (server: NamedSites, options: ModelRunOptions, started: ModelSystem[], progress: Progress) => async (): Promise<{ model: Model; real: ModelSystem }> => {
-  const cap = options.cap ?? CAP
-  const t0 = Date.now()
-  const real = await progress.within(`${progress.where(0)}: a fresh engine`, 'start', ModelSystem.start(server, { cap, fault: options.fault }, (sys) => started.push(sys)))
-  progress.log(`${progress.where(0)}: engine started in ${Date.now() - t0} ms`)
-  const main = cookiesBySite(await real.mainContext().cookies())
-  return { model: initialModel({ cap, always: ALWAYS, main }), real }
-}
+const setupFor =
+  (server: NamedSites, options: ModelRunOptions, started: ModelSystem[], progress: Progress) =>
+  async (): Promise<{ model: Model; real: ModelSystem }> => {
+    const cap = options.cap ?? CAP
+    const t0 = Date.now()
+    const real = await progress.within(
+      `${progress.where(0)}: a fresh engine`,
+      'start',
+      ModelSystem.start(server, { cap, fault: options.fault }, (sys) => started.push(sys)),
+    )
+    progress.log(`${progress.where(0)}: engine started in ${Date.now() - t0} ms`)
+    const main = cookiesBySite(await real.mainContext().cookies())
+    return { model: initialModel({ cap, always: ALWAYS, main }), real }
+  }
 
 /**
  * Stops every engine a run started, each within the deadline (a hung one has its Chromium
@@ -58,9 +64,15 @@ const stopAll = async (started: ReadonlyArray<ModelSystem>, progress: Progress, 
   let failure: unknown
   for (const sys of started) {
     // The engine's own log says what it was doing when a run failed or hung.
-    if (failed && progress.verbose) progress.log(`${progress.where()}: the engine's last log lines:\n    ${sys.logs.slice(-40).join('\n    ')}`)
+    if (failed && progress.verbose)
+      progress.log(`${progress.where()}: the engine's last log lines:\n    ${sys.logs.slice(-40).join('\n    ')}`)
     try {
-      await progress.within(`${progress.where()}: engine teardown`, 'stop', sys.stop(progress.deadlineMs), progress.deadlineMs + 15_000)
+      await progress.within(
+        `${progress.where()}: engine teardown`,
+        'stop',
+        sys.stop(progress.deadlineMs),
+        progress.deadlineMs + 15_000,
+      )
     } catch (error) {
       failure ??= error
     }
@@ -75,14 +87,21 @@ const stopAll = async (started: ReadonlyArray<ModelSystem>, progress: Progress, 
  * @example
  * await runSteps(server, decodeJournal(readFileSync(path, 'utf8')))
  */
-export const runSteps = async (server: NamedSites, steps: ReadonlyArray<Step>, options: ModelRunOptions = {}): Promise<Step[]> => {
+export const runSteps = async (
+  server: NamedSites,
+  steps: ReadonlyArray<Step>,
+  options: ModelRunOptions = {},
+): Promise<Step[]> => {
   const progress = options.progress ?? new Progress()
   const recorder: Recorder = { ran: [], progress }
   const started: ModelSystem[] = []
   progress.run()
   let failure: unknown
   try {
-    await fc.asyncModelRun(setupFor(server, options, started, progress), steps.map((s) => new StepCommand(s, recorder)))
+    await fc.asyncModelRun(
+      setupFor(server, options, started, progress),
+      steps.map((s) => new StepCommand(s, recorder)),
+    )
   } catch (error) {
     failure = error
   }
@@ -112,7 +131,10 @@ export const writeJournal = (steps: ReadonlyArray<Step>, note: string, at?: stri
   const dir = process.env['MODEL_JOURNAL_DIR'] ?? join(tmpdir(), 'errands-model-journals')
   mkdirSync(dir, { recursive: true })
   const path = at ?? join(dir, `failure-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}.jsonl`)
-  writeFileSync(path, `# ${note}\n# replay: MODEL_REPLAY=${path} npx vitest run --project browser test/model/engine.test.ts\n${encodeJournal(steps)}`)
+  writeFileSync(
+    path,
+    `# ${note}\n# replay: MODEL_REPLAY=${path} npx vitest run --project browser test/model/engine.test.ts\n${encodeJournal(steps)}`,
+  )
   return path
 }
 
@@ -143,7 +165,12 @@ export interface ModelOutcome {
  */
 export const checkModel = async (
   server: NamedSites,
-  budget: { readonly numRuns: number; readonly maxCommands: number; readonly seed?: number | undefined; readonly endOnFailure?: boolean | undefined },
+  budget: {
+    readonly numRuns: number
+    readonly maxCommands: number
+    readonly seed?: number | undefined
+    readonly endOnFailure?: boolean | undefined
+  },
   options: ModelRunOptions = {},
 ): Promise<ModelOutcome> => {
   const progress = options.progress ?? new Progress()
@@ -164,7 +191,9 @@ export const checkModel = async (
   const property = fc.asyncProperty(commands, async (cmds) => {
     recorder.ran = []
     progress.run()
-    progress.log(`${progress.where(0)}: seed ${seed}, ${failures > 0 ? `shrinking (${failures} failing so far, the smallest ${lastFailing?.length} steps)` : 'searching'}`)
+    progress.log(
+      `${progress.where(0)}: seed ${seed}, ${failures > 0 ? `shrinking (${failures} failing so far, the smallest ${lastFailing?.length} steps)` : 'searching'}`,
+    )
     const started: ModelSystem[] = []
     const setup = setupFor(server, options, started, progress)
     let failure: unknown
@@ -195,7 +224,9 @@ export const checkModel = async (
     // What the engines said during the failing run (a race that does not replay shows only here).
     const said = started.flatMap((s) => s.logs)
     writeFileSync(`${journalPath}.log`, `${said.join('\n')}\n`)
-    console.error(`model-based suite: a run failed (${lastFailing.length} steps: ${why}); shrinking — journal so far: ${journalPath}; the engines' ${said.length} log lines in ${journalPath}.log, the last ones:\n  ${said.slice(-30).join('\n  ')}`)
+    console.error(
+      `model-based suite: a run failed (${lastFailing.length} steps: ${why}); shrinking — journal so far: ${journalPath}; the engines' ${said.length} log lines in ${journalPath}.log, the last ones:\n  ${said.slice(-30).join('\n  ')}`,
+    )
     throw failure
   })
   const result = await fc.check(property, {
@@ -204,12 +235,34 @@ export const checkModel = async (
     endOnFailure: budget.endOnFailure ?? false,
     ...(process.env['FC_PATH'] ? { path: process.env['FC_PATH'] } : {}),
   })
-  if (!result.failed) return { failed: false, seed, numRuns: result.numRuns, report: undefined, steps: undefined, journalPath: undefined, error: undefined, tally, ms: { setup: setupMs, ...recorder.ms } }
+  if (!result.failed)
+    return {
+      failed: false,
+      seed,
+      numRuns: result.numRuns,
+      report: undefined,
+      steps: undefined,
+      journalPath: undefined,
+      error: undefined,
+      tally,
+      ms: { setup: setupMs, ...recorder.ms },
+    }
   const steps = lastFailing ?? []
-  journalPath = writeJournal(steps, `model-based suite failure, seed ${seed}, path ${result.counterexamplePath ?? '?'}`, journalPath)
+  journalPath = writeJournal(
+    steps,
+    `model-based suite failure, seed ${seed}, path ${result.counterexamplePath ?? '?'}`,
+    journalPath,
+  )
   return {
-    failed: true, seed, numRuns: result.numRuns, report: fc.defaultReportMessage(result) ?? undefined, steps, journalPath,
-    error: result.errorInstance, tally, ms: { setup: setupMs, ...recorder.ms },
+    failed: true,
+    seed,
+    numRuns: result.numRuns,
+    report: fc.defaultReportMessage(result) ?? undefined,
+    steps,
+    journalPath,
+    error: result.errorInstance,
+    tally,
+    ms: { setup: setupMs, ...recorder.ms },
   }
 }
 

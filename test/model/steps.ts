@@ -66,7 +66,14 @@ export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ op: 'signOut' as const }) },
   { weight: 3, arbitrary: id.map((i) => ({ op: 'park' as const, id: i })) },
   { weight: 3, arbitrary: id.map((i) => ({ op: 'resume' as const, id: i })) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('close' as const), id, how: fc.constantFrom('done' as const, 'release' as const) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('close' as const),
+      id,
+      how: fc.constantFrom('done' as const, 'release' as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ op: 'restart' as const }) },
   { weight: 2, arbitrary: fc.constant({ op: 'crash' as const }) },
   { weight: 1, arbitrary: fc.constant({ op: 'audit' as const }) },
@@ -106,7 +113,10 @@ export const decodeJournal = (text: string): Step[] =>
     }
     const decoded = Schema.decodeUnknownEither(Step)(json)
     if (Either.isLeft(decoded)) {
-      throw new JournalLineInvalid({ line: index + 1, message: ParseResult.TreeFormatter.formatErrorSync(decoded.left) })
+      throw new JournalLineInvalid({
+        line: index + 1,
+        message: ParseResult.TreeFormatter.formatErrorSync(decoded.left),
+      })
     }
     return [decoded.right]
   })

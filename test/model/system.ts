@@ -51,7 +51,9 @@ export class SystemFailure extends Error {
 }
 
 /** Cookies by site (a cookie's domain without its leading dot: every fixture host is its own site). @example cookiesBySite(await ctx.cookies()) */
-export const cookiesBySite = (cookies: ReadonlyArray<{ readonly name: string; readonly value: string; readonly domain: string }>): BySite => {
+export const cookiesBySite = (
+  cookies: ReadonlyArray<{ readonly name: string; readonly value: string; readonly domain: string }>,
+): BySite => {
   const out: BySite = {}
   for (const c of cookies) {
     const site = c.domain.replace(/^\./, '')
@@ -95,7 +97,13 @@ const settledWithin = async (work: Promise<unknown>, ms: number): Promise<boolea
   let timer: ReturnType<typeof setTimeout> | undefined
   const late = new Promise<false>((done) => (timer = setTimeout(() => done(false), ms)))
   try {
-    return await Promise.race([work.then(() => true, () => true), late])
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ])
   } finally {
     clearTimeout(timer)
   }
@@ -107,7 +115,11 @@ const settledWithin = async (work: Promise<unknown>, ms: number): Promise<boolea
  * @example
  * await until(() => supervisor.contextOf('t0') === undefined, 10_000, 'the crash to be noticed')
  */
-export const until = async (check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> => {
+export const until = async (
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> => {
   const end = Date.now() + timeoutMs
   while (!(await check())) {
     if (Date.now() > end) throw new SystemFailure(`timed out after ${timeoutMs} ms waiting for ${what}`)
@@ -147,7 +159,11 @@ export class ModelSystem {
    * @example
    * const sys = await ModelSystem.start(server, { cap: 2 })
    */
-  static async start(server: NamedSites, options: SystemOptions, track?: (sys: ModelSystem) => void): Promise<ModelSystem> {
+  static async start(
+    server: NamedSites,
+    options: SystemOptions,
+    track?: (sys: ModelSystem) => void,
+  ): Promise<ModelSystem> {
     const dataDir = mkdtempSync(join(tmpdir(), 'errands-model-'))
     writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ version: 1, alwaysAllowed: ALWAYS, trust: 'ask' }))
     const sys = new ModelSystem(server, options, dataDir)
@@ -179,12 +195,18 @@ export class ModelSystem {
       settings: defaultSettings({ dataDir: this.dataDir, maxErrands: this.options.cap, snapshotDebounceMs: 300 }),
       // No warm spare: then every context of the errands' browser is an errand's, and the cap
       // check counts Chromium's contexts exactly.
-      chromium: { extraArgs: [`--host-resolver-rules=${RESOLVER_RULES}`], warmSpare: false, log: (line) => this.logs.push(`[engine ${n}] chromium ${line}`) },
+      chromium: {
+        extraArgs: [`--host-resolver-rules=${RESOLVER_RULES}`],
+        warmSpare: false,
+        log: (line) => this.logs.push(`[engine ${n}] chromium ${line}`),
+      },
       // The idle sweep would park errands by the wall clock, which the model does not follow.
       supervisor: { sweep: false, healBackoffMs: 100 },
     }).pipe(Layer.provide(logger))
     this.managed = ManagedRuntime.make(layer)
-    const services = await this.managed.runPromise(Effect.all({ supervisor: Supervisor, lending: Lending, chromium: Chromium }))
+    const services = await this.managed.runPromise(
+      Effect.all({ supervisor: Supervisor, lending: Lending, chromium: Chromium }),
+    )
     this.supervisor = services.supervisor
     this.lending = services.lending
     this.chromium = services.chromium
@@ -256,12 +278,20 @@ export class ModelSystem {
           const tabs = yield* this.chromium.tabs(binding.contextId)
           const tab = tabs.find((t) => t.url === fromUrl)
           if (tab === undefined) {
-            return yield* Effect.fail(new SystemFailure(`errand ${id} has no tab showing ${fromUrl} (it has ${tabs.map((t) => t.url).join(', ')})`))
+            return yield* Effect.fail(
+              new SystemFailure(
+                `errand ${id} has no tab showing ${fromUrl} (it has ${tabs.map((t) => t.url).join(', ')})`,
+              ),
+            )
           }
           yield* this.chromium.navigate(binding.contextId, tab.id, url)
           const page = this.chromium.pageOf(binding.contextId, tab.id)
-          if (page === undefined) return yield* Effect.fail(new SystemFailure(`tab ${tab.id} of errand ${id} has no page`))
-          yield* Effect.tryPromise({ try: () => action(page), catch: (e) => new SystemFailure(`in errand ${id}'s tab: ${String(e)}`) })
+          if (page === undefined)
+            return yield* Effect.fail(new SystemFailure(`tab ${tab.id} of errand ${id} has no page`))
+          yield* Effect.tryPromise({
+            try: () => action(page),
+            catch: (e) => new SystemFailure(`in errand ${id}'s tab: ${String(e)}`),
+          })
           if (this.options.fault === 'leak-cookie') yield* Effect.promise(() => this.leakCookies(id, binding.contextId))
         }),
       ),
@@ -290,7 +320,11 @@ export class ModelSystem {
    * Takes `reach` back (revoke or sign-out) and remembers which in-memory snapshots predate it:
    * the one each errand had before the call, and the one it has after (taken during the call).
    */
-  async takeBack<A>(ids: ReadonlyArray<string>, reach: Reach, call: Effect.Effect<A, unknown, EngineServices>): Promise<A> {
+  async takeBack<A>(
+    ids: ReadonlyArray<string>,
+    reach: Reach,
+    call: Effect.Effect<A, unknown, EngineServices>,
+  ): Promise<A> {
     const before = ids.map((id) => this.supervisor.lastSnapshot(id))
     const restore = this.options.fault === 'skip-revoke-parked' ? await this.firstParkedRecord(ids) : undefined
     const result = await this.run(call)
@@ -300,7 +334,10 @@ export class ModelSystem {
     for (const snapshot of [...before, ...after]) {
       if (snapshot === undefined) continue
       const known = this.stale.get(snapshot)
-      this.stale.set(snapshot, known === undefined ? reach : known === 'all' || reach === 'all' ? 'all' : new Set([...known, ...reach]))
+      this.stale.set(
+        snapshot,
+        known === undefined ? reach : known === 'all' || reach === 'all' ? 'all' : new Set([...known, ...reach]),
+      )
     }
     return result
   }
@@ -320,7 +357,12 @@ export class ModelSystem {
     const pid = this.chromium.errandsBrowserPid()
     if (pid === undefined) return []
     process.kill(pid, 'SIGKILL')
-    await until(() => this.chromium.errandsBrowserPid() !== pid && openIds.every((id) => this.supervisor.contextOf(id) === undefined), 20_000, `the SIGKILL of pid ${pid} to be noticed`)
+    await until(
+      () =>
+        this.chromium.errandsBrowserPid() !== pid && openIds.every((id) => this.supervisor.contextOf(id) === undefined),
+      20_000,
+      `the SIGKILL of pid ${pid} to be noticed`,
+    )
     await until(
       async () => {
         const views = await this.run(this.supervisor.list)
@@ -357,7 +399,9 @@ export class ModelSystem {
       if (await settledWithin(disposed, deadlineMs)) return
       const killed = this.killChromium()
       const after = (await settledWithin(disposed, 10_000)) ? 'then it finished' : 'it still did not finish'
-      throw new SystemFailure(`stopping engine ${this.engines} did not finish within ${deadlineMs} ms; killed its ${killed} Chromium processes, ${after}`)
+      throw new SystemFailure(
+        `stopping engine ${this.engines} did not finish within ${deadlineMs} ms; killed its ${killed} Chromium processes, ${after}`,
+      )
     } finally {
       this.killChromium()
       rmSync(this.dataDir, { recursive: true, force: true })

@@ -15,9 +15,13 @@ const setup = useRuntimeAndSite()
 /** Opens a context for `errandId` with one tab holding a focused field. */
 const open = async (errandId: string) => {
   const { h, site } = setup()
-  const contextId = await h.run(h.runtime.openContext(spec(errandId, { tabs: [{ url: site.url(`/title?t=${errandId}`), active: true }] })))
+  const contextId = await h.run(
+    h.runtime.openContext(spec(errandId, { tabs: [{ url: site.url(`/title?t=${errandId}`), active: true }] })),
+  )
   const page = h.runtime.pageOf(contextId, 't1')!
-  await page.evaluate(() => { document.body.innerHTML = '<textarea id="f"></textarea>' })
+  await page.evaluate(() => {
+    document.body.innerHTML = '<textarea id="f"></textarea>'
+  })
   await page.focus('#f')
   return { contextId, page }
 }

@@ -43,7 +43,11 @@ export const startRuntime = async (
   )
   await run(runtime.subscribe((e) => events.push(e)))
   return {
-    runtime, dataDir, logs, events, run,
+    runtime,
+    dataDir,
+    logs,
+    events,
+    run,
     stop: async () => {
       await run(runtime.shutdown)
       rmSync(dataDir, { recursive: true, force: true })

@@ -64,11 +64,18 @@ describe('isolation between contexts (E1, T5)', () => {
 
 describe('tabs', () => {
   it('keeps stable ids, decides the active tab, and carries the session label (E6)', async () => {
-    const id = await h.run(h.runtime.openContext({ errandId: 'tabs', label: { reason: 'helper', lentSites: ['z.example', 'a.example'] } }))
+    const id = await h.run(
+      h.runtime.openContext({ errandId: 'tabs', label: { reason: 'helper', lentSites: ['z.example', 'a.example'] } }),
+    )
     const ids = (tabs: ReadonlyArray<TabInfo>) => tabs.map((t) => `${t.id}${t.active ? '*' : ''}`)
     expect(ids(await h.run(h.runtime.tabs(id)))).toEqual(['t1*'])
     const t2 = await h.run(h.runtime.openTab(id, shop.url('/title?t=two')))
-    expect(t2).toMatchObject({ id: 't2', active: true, title: 'two', session: { reason: 'helper', lentSites: ['a.example', 'z.example'] } })
+    expect(t2).toMatchObject({
+      id: 't2',
+      active: true,
+      title: 'two',
+      session: { reason: 'helper', lentSites: ['a.example', 'z.example'] },
+    })
     await h.run(h.runtime.openTab(id, shop.url('/title?t=three')))
     await h.run(h.runtime.activateTab(id, 't2'))
     expect(ids(await h.run(h.runtime.tabs(id)))).toEqual(['t1', 't2*', 't3'])
@@ -85,7 +92,7 @@ describe('tabs', () => {
     expect(await h.run(h.runtime.isOpen(id))).toBe(true) // closing the last tab leaves the context
     const t4 = await h.run(h.runtime.openTab(id, 'about:blank'))
     expect(t4).toMatchObject({ id: 't4', active: true })
-    expect((await failureOf(h.runtime.activateTab(id, 't9')))).toMatchObject({ _tag: 'RuntimeError', reason: 'invalid' })
+    expect(await failureOf(h.runtime.activateTab(id, 't9'))).toMatchObject({ _tag: 'RuntimeError', reason: 'invalid' })
     await h.run(h.runtime.closeContext(id))
   })
 
@@ -110,11 +117,16 @@ describe('tabs', () => {
   })
 
   it('turns a popup into an active tab', async () => {
-    const id = await h.run(h.runtime.openContext(spec('popup', { tabs: [{ url: shop.url('/title?t=opener'), active: true }] })))
+    const id = await h.run(
+      h.runtime.openContext(spec('popup', { tabs: [{ url: shop.url('/title?t=opener'), active: true }] })),
+    )
     await h.runtime.pageOf(id, 't1')!.evaluate((u) => window.open(u), shop.url('/title?t=popup'))
     expect(await until(async () => (await h.run(h.runtime.tabs(id))).length === 2)).toBe(true)
     const tabs = await h.run(h.runtime.tabs(id))
-    expect(tabs.map((t) => [t.id, t.active])).toEqual([['t1', false], ['t2', true]])
+    expect(tabs.map((t) => [t.id, t.active])).toEqual([
+      ['t1', false],
+      ['t2', true],
+    ])
     await h.run(h.runtime.closeContext(id))
   })
 
@@ -123,10 +135,13 @@ describe('tabs', () => {
     const id = await h.run(h.runtime.openContext(spec('loads')))
     await h.run(h.runtime.navigate(id, 't1', shop.url('/title?t=x')))
     await h.run(h.runtime.navigate('main', (await h.run(h.runtime.tabs('main')))[0]!.id, shop.url('/title?t=y')))
-    expect(await until(() =>
-      h.events.slice(before).some((e) => e._tag === 'PageLoaded' && e.contextId === id && e.tabId === 't1') &&
-      h.events.slice(before).some((e) => e._tag === 'PageLoaded' && e.contextId === 'main'),
-    )).toBe(true)
+    expect(
+      await until(
+        () =>
+          h.events.slice(before).some((e) => e._tag === 'PageLoaded' && e.contextId === id && e.tabId === 't1') &&
+          h.events.slice(before).some((e) => e._tag === 'PageLoaded' && e.contextId === 'main'),
+      ),
+    ).toBe(true)
     await h.run(h.runtime.closeContext(id))
   })
 })

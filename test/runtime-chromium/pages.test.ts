@@ -9,9 +9,12 @@ const setup = useRuntimeAndSite()
 const errand = async (errandId: string) => {
   const { h, site } = setup()
   const { runtime, run } = h
-  const contextId = await run(runtime.openContext(spec(errandId, { tabs: [{ url: site.url(`/title?t=${errandId}`), active: true }] })))
+  const contextId = await run(
+    runtime.openContext(spec(errandId, { tabs: [{ url: site.url(`/title?t=${errandId}`), active: true }] })),
+  )
   await runtime.pageOf(contextId, 't1')!.evaluate(() => {
-    document.body.innerHTML = '<button id="go" onclick="document.title=\'clicked\'">Go</button><input name="q"><div style="height:5000px">tall</div>'
+    document.body.innerHTML =
+      '<button id="go" onclick="document.title=\'clicked\'">Go</button><input name="q"><div style="height:5000px">tall</div>'
   })
   return { runtime, run, contextId, site, pages: runtime.pages, close: () => run(runtime.closeContext(contextId)) }
 }
@@ -19,7 +22,10 @@ const errand = async (errandId: string) => {
 describe('the page capability on real Chromium (runtime.pages, issue #24)', () => {
   it('reads where the page is, its text and HTML cut at a limit, and a PNG', async () => {
     const { run, contextId, site, pages, close } = await errand('pages-read')
-    expect(await run(pages.where(contextId, 't1'))).toEqual({ url: site.url('/title?t=pages-read'), title: 'pages-read' })
+    expect(await run(pages.where(contextId, 't1'))).toEqual({
+      url: site.url('/title?t=pages-read'),
+      title: 'pages-read',
+    })
     const text = await run(pages.text(contextId, 't1', 2))
     expect(text).toEqual({ text: 'Go', truncated: true })
     const html = await run(pages.html(contextId, 't1', 5_000_000))
@@ -43,10 +49,29 @@ describe('the page capability on real Chromium (runtime.pages, issue #24)', () =
     const pasted = 'ペースト✓'.repeat(400)
     const asciiPaste = 'plain text pasted, '.repeat(50)
     await run(pages.act(contextId, 't1', { type: 'click', selector: 'input[name=q]', timeoutMs: 5_000 }))
-    expect(await run(pages.input(contextId, 't1', [{ type: 'text', text: 'ab東京c ' }, { type: 'text', text: pasted }, { type: 'text', text: asciiPaste }]))).toBe(3)
+    expect(
+      await run(
+        pages.input(contextId, 't1', [
+          { type: 'text', text: 'ab東京c ' },
+          { type: 'text', text: pasted },
+          { type: 'text', text: asciiPaste },
+        ]),
+      ),
+    ).toBe(3)
     expect(await page.inputValue('input[name=q]')).toBe(`ab東京c ${pasted}${asciiPaste}`)
-    expect(await page.evaluate(() => (window as unknown as { seen: string[] }).seen)).toEqual(
-      ['key a', 'input a', 'key b', 'input b', 'input 東京', 'key c', 'input c', 'key  ', 'input  ', `input ${pasted}`, `input ${asciiPaste}`])
+    expect(await page.evaluate(() => (window as unknown as { seen: string[] }).seen)).toEqual([
+      'key a',
+      'input a',
+      'key b',
+      'input b',
+      'input 東京',
+      'key c',
+      'input c',
+      'key  ',
+      'input  ',
+      `input ${pasted}`,
+      `input ${asciiPaste}`,
+    ])
     await close()
   })
 
@@ -54,8 +79,18 @@ describe('the page capability on real Chromium (runtime.pages, issue #24)', () =
     const { run, runtime, contextId, site, pages, close } = await errand('pages-act')
     await run(pages.act(contextId, 't1', { type: 'click', selector: '#go', timeoutMs: 5_000 }))
     expect((await run(pages.where(contextId, 't1'))).title).toBe('clicked')
-    await run(pages.act(contextId, 't1', { type: 'fill', selector: 'input[name=q]', value: 'apples', timeoutMs: 5_000 }))
-    expect(await run(pages.input(contextId, 't1', [{ type: 'mouse', action: 'click', x: 200, y: 10 }, { type: 'key', action: 'press', key: 'End' }, { type: 'text', text: '!' }]))).toBe(3)
+    await run(
+      pages.act(contextId, 't1', { type: 'fill', selector: 'input[name=q]', value: 'apples', timeoutMs: 5_000 }),
+    )
+    expect(
+      await run(
+        pages.input(contextId, 't1', [
+          { type: 'mouse', action: 'click', x: 200, y: 10 },
+          { type: 'key', action: 'press', key: 'End' },
+          { type: 'text', text: '!' },
+        ]),
+      ),
+    ).toBe(3)
     expect(await runtime.pageOf(contextId, 't1')!.inputValue('input[name=q]')).toBe('apples!')
     expect(await run(pages.scroll(contextId, 't1', 0, 600))).toEqual({ scrollX: 0, scrollY: 600 })
     await run(pages.setViewport(contextId, 't1', { width: 640, height: 480 }))
@@ -89,12 +124,19 @@ describe('the page capability on real Chromium (runtime.pages, issue #24)', () =
       }
     })
     expect(await run(pages.act(contextId, 't1', { type: 'click', selector: '#go', timeoutMs: 5_000 }))).toBe('dialog')
-    expect(await run(pages.dialog(contextId))).toEqual({ type: 'confirm', message: 'Delete?', defaultPrompt: '', tabId: 't1' })
+    expect(await run(pages.dialog(contextId))).toEqual({
+      type: 'confirm',
+      message: 'Delete?',
+      defaultPrompt: '',
+      tabId: 't1',
+    })
     expect(await run(pages.answerDialog(contextId, { accept: true }))).toMatchObject({ type: 'confirm', tabId: 't1' })
     expect(await run(pages.answerDialog(contextId, { accept: true }))).toBeUndefined()
     expect(await run(pages.dialog(contextId))).toBeUndefined()
     expect((await run(pages.where(contextId, 't1'))).title).toBe('answered:true')
-    expect(await run(pages.act(contextId, 't1', { type: 'fill', selector: 'input[name=q]', value: 'x', timeoutMs: 5_000 }))).toBe('done')
+    expect(
+      await run(pages.act(contextId, 't1', { type: 'fill', selector: 'input[name=q]', value: 'x', timeoutMs: 5_000 })),
+    ).toBe('done')
     await close()
   })
 

@@ -13,7 +13,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const animated = async (errandId: string) => {
   const { h, site } = setup()
   const { runtime, run } = h
-  const contextId = await run(runtime.openContext(spec(errandId, { tabs: [{ url: site.url(`/title?t=${errandId}`), active: true }] })))
+  const contextId = await run(
+    runtime.openContext(spec(errandId, { tabs: [{ url: site.url(`/title?t=${errandId}`), active: true }] })),
+  )
   const context = runtime.browserContextOf(contextId)!
   const page = runtime.pageOf(contextId, 't1')!
   await page.evaluate(() => {
@@ -43,7 +45,8 @@ const settled = async (count: () => number, quietMs = 1_000, timeoutMs = 15_000)
 }
 
 /** Listeners on the page's `close` event: the screencast must leave none behind. */
-const closeListeners = (page: Page): number => (page as unknown as { listenerCount(event: string): number }).listenerCount('close')
+const closeListeners = (page: Page): number =>
+  (page as unknown as { listenerCount(event: string): number }).listenerCount('close')
 
 describe('PageScreencast on real Chromium', () => {
   it('hands on frames with their metadata after start; stop ends them, is idempotent and leaves no listener', async () => {
@@ -52,7 +55,11 @@ describe('PageScreencast on real Chromium', () => {
     const frames: Array<PageScreencastFrame> = []
     let stops = 0
     const cast = await PageScreencast.start(context, page, {
-      format: 'jpeg', quality: 50, maxWidth: 640, maxHeight: 640, ack: 'immediate',
+      format: 'jpeg',
+      quality: 50,
+      maxWidth: 640,
+      maxHeight: 640,
+      ack: 'immediate',
       onFrame: (frame) => frames.push(frame),
       onStop: () => stops++,
     })
@@ -82,7 +89,11 @@ describe('PageScreencast on real Chromium', () => {
     const { context, page, close } = await animated('deferred')
     const frames: Array<PageScreencastFrame> = []
     const cast = await PageScreencast.start(context, page, {
-      format: 'jpeg', quality: 50, maxWidth: 640, maxHeight: 640, ack: 'deferred',
+      format: 'jpeg',
+      quality: 50,
+      maxWidth: 640,
+      maxHeight: 640,
+      ack: 'deferred',
       onFrame: (frame) => frames.push(frame),
     })
     await expect.poll(() => frames.length, { timeout: 15_000 }).toBeGreaterThan(0)
@@ -131,7 +142,15 @@ describe("the runtime's screencast capability on real Chromium (issue #24: runti
   it('with deferred acks sends nothing more until a frame is acked; frames are numbered JPEGs of the page', async () => {
     const { runtime, run, contextId, page, close } = await animated('capability')
     const frames: Array<ScreencastFrame> = []
-    const cast = await run(runtime.screencast(contextId, 't1', { ack: 'deferred', quality: 50, maxWidth: 640, maxHeight: 640, onFrame: (f) => frames.push(f) }))
+    const cast = await run(
+      runtime.screencast(contextId, 't1', {
+        ack: 'deferred',
+        quality: 50,
+        maxWidth: 640,
+        maxHeight: 640,
+        onFrame: (f) => frames.push(f),
+      }),
+    )
     await expect.poll(() => frames.length, { timeout: 15_000 }).toBeGreaterThan(0)
     // The page keeps repainting, but Chromium waits for acks after its few frames in flight.
     const held = await settled(() => frames.length)
@@ -153,7 +172,9 @@ describe("the runtime's screencast capability on real Chromium (issue #24: runti
     const listenersBefore = closeListeners(page)
     let frames = 0
     let stops = 0
-    const cast = await run(runtime.screencast(contextId, 't1', { ack: 'auto', onFrame: () => frames++, onStop: () => stops++ }))
+    const cast = await run(
+      runtime.screencast(contextId, 't1', { ack: 'auto', onFrame: () => frames++, onStop: () => stops++ }),
+    )
     expect(closeListeners(page)).toBe(listenersBefore + 1)
     // Auto acks keep frames coming well past Chromium's few in flight.
     await expect.poll(() => frames, { timeout: 15_000 }).toBeGreaterThan(5)

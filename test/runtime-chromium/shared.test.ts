@@ -14,7 +14,9 @@ describe("the worker's shared browser (issue #28)", () => {
     try {
       const first = await chromium.lease()
       const { h } = first
-      const errand = await h.run(h.runtime.openContext(spec('left-open', { tabs: [{ url: site.url('/signin'), active: true }] })))
+      const errand = await h.run(
+        h.runtime.openContext(spec('left-open', { tabs: [{ url: site.url('/signin'), active: true }] })),
+      )
       const pid = h.runtime.errandsBrowserPid()
       expect(pid).toBeTypeOf('number')
       const [main] = await h.run(h.runtime.tabs('main'))

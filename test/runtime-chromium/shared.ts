@@ -75,7 +75,12 @@ const startShared = async (): Promise<{ readonly shared: SharedChromium; readonl
     const runtime = new Proxy(h.runtime, {
       get: (target, key, receiver) =>
         key === 'openContext'
-          ? (...args: Parameters<ChromiumRuntime['openContext']>) => target.openContext(...args).pipe(Effect.tap((id) => { opened.add(id) }))
+          ? (...args: Parameters<ChromiumRuntime['openContext']>) =>
+              target.openContext(...args).pipe(
+                Effect.tap((id) => {
+                  opened.add(id)
+                }),
+              )
           : Reflect.get(target, key, receiver),
     })
     const release = async () => {
@@ -85,7 +90,13 @@ const startShared = async (): Promise<{ readonly shared: SharedChromium; readonl
       held = false
     }
     return {
-      h: { ...h, runtime, logs, events, stop: () => Promise.reject(new Error('the shared runtime is stopped by its worker, not by a file')) },
+      h: {
+        ...h,
+        runtime,
+        logs,
+        events,
+        stop: () => Promise.reject(new Error('the shared runtime is stopped by its worker, not by a file')),
+      },
       release,
     }
   }

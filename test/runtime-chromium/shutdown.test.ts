@@ -16,14 +16,18 @@ beforeAll(async () => {
 afterAll(() => closeSites(sites ?? []))
 
 const ourTmpDirs = (pid: number): Array<string> => {
-  const tmp = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((v) => v.startsWith('TMPDIR='))
+  const tmp = readFileSync(`/proc/${pid}/environ`, 'utf8')
+    .split('\0')
+    .find((v) => v.startsWith('TMPDIR='))
   return tmp ? [tmp.slice('TMPDIR='.length)] : []
 }
 
 describe('shutdown', () => {
   it('closes every context and both browsers, leaves no process or temp folder, and is idempotent', async () => {
     const h = await startRuntime()
-    const id = await h.run(h.runtime.openContext(spec('s', { tabs: [{ url: sites[0]!.url('/title?t=s'), active: true }] })))
+    const id = await h.run(
+      h.runtime.openContext(spec('s', { tabs: [{ url: sites[0]!.url('/title?t=s'), active: true }] })),
+    )
     await h.run(h.runtime.openContext(spec('t')))
     const errandsPid = h.runtime.errandsBrowserPid()!
     const mainProcs = chromiumProcesses({ cmdlineContains: h.dataDir })
@@ -34,7 +38,10 @@ describe('shutdown', () => {
     expect([...mainTmp, ...errandsTmp].every((d) => existsSync(d))).toBe(true)
     // Chromium's own temp folders (the ones a SIGKILL leaves behind) live in our private TMPDIRs.
     for (const dir of [...mainTmp, ...errandsTmp]) {
-      expect(readdirSync(dir).some((n) => n.startsWith('org.chromium.Chromium.')), dir).toBe(true)
+      expect(
+        readdirSync(dir).some((n) => n.startsWith('org.chromium.Chromium.')),
+        dir,
+      ).toBe(true)
     }
 
     await Promise.all([h.run(h.runtime.shutdown), h.run(h.runtime.shutdown)])
@@ -44,7 +51,9 @@ describe('shutdown', () => {
     expect([...mainTmp, ...errandsTmp].filter((d) => existsSync(d))).toEqual([])
     expect(await h.run(h.runtime.isOpen(id))).toBe(false)
     expect(await h.run(h.runtime.isOpen('main'))).toBe(false)
-    expect(await Effect.runPromise(Effect.flip(h.runtime.openContext(spec('late'))))).toMatchObject({ reason: 'unavailable' })
+    expect(await Effect.runPromise(Effect.flip(h.runtime.openContext(spec('late'))))).toMatchObject({
+      reason: 'unavailable',
+    })
     await h.stop()
   })
 
@@ -65,7 +74,9 @@ describe('shutdown', () => {
 
   it('fails to start with a clear error when Chromium is missing', async () => {
     const failure = await Effect.runPromise(
-      Effect.flip(ChromiumRuntime.make({ dataDir: join(tmpdir(), 'errands-missing'), executablePath: '/nonexistent/chromium' })),
+      Effect.flip(
+        ChromiumRuntime.make({ dataDir: join(tmpdir(), 'errands-missing'), executablePath: '/nonexistent/chromium' }),
+      ),
     )
     expect(failure).toMatchObject({ _tag: 'RuntimeError', reason: 'unavailable' })
   })

@@ -47,7 +47,10 @@ const spareBrowser = (firstPage: () => Promise<never>, deadlineMs: number) => {
 
 describe('the warm spare', () => {
   it('whose first page fails is closed, not left page-less beside the cap; the next spare is made', async () => {
-    const { errands, used } = spareBrowser(() => Promise.reject(new Error('Target page, context or browser has been closed')), 10_000)
+    const { errands, used } = spareBrowser(
+      () => Promise.reject(new Error('Target page, context or browser has been closed')),
+      10_000,
+    )
     try {
       const { browser } = await errands.ensure()
       errands.prepareSpare()

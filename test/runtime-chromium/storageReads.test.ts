@@ -68,14 +68,18 @@ describe('storage reads (runtime)', () => {
     })
     await expect.poll(() => a.hits.get('/held') ?? 0).toBeGreaterThan(before)
     let readDone = false
-    const read = h.run(h.runtime.snapshot(id)).finally(() => { readDone = true })
+    const read = h.run(h.runtime.snapshot(id)).finally(() => {
+      readDone = true
+    })
     const tab = await h.run(h.runtime.openTab(id, b.url('/')))
     expect(tab.url).toBe(b.url('/'))
     expect(readDone, 'the tab opened only after the read').toBe(false)
     release()
     await blocked
     const snapshot = await read
-    expect(snapshot.storage.origins.find((o) => o.origin === a.origin)?.localStorage).toEqual([{ name: 'k', value: 'a' }])
+    expect(snapshot.storage.origins.find((o) => o.origin === a.origin)?.localStorage).toEqual([
+      { name: 'k', value: 'a' },
+    ])
     await h.run(h.runtime.closeContext(id))
   })
 
@@ -90,18 +94,31 @@ describe('storage reads (runtime)', () => {
     await write(page, '2')
     await h.run(h.runtime.closeTab(id, tab.id))
     let items: unknown
-    expect(await pagesAnnouncedDuring(id, async () => { items = await itemsOf(id, b.origin) }), 'visited in a page of its own').toBe(1)
+    expect(
+      await pagesAnnouncedDuring(id, async () => {
+        items = await itemsOf(id, b.origin)
+      }),
+      'visited in a page of its own',
+    ).toBe(1)
     expect(items).toEqual([{ name: 'k', value: '2' }])
     // Nothing of b has opened since: the next read takes it from what it knew.
-    expect(await pagesAnnouncedDuring(id, async () => { items = await itemsOf(id, b.origin) })).toBe(0)
+    expect(
+      await pagesAnnouncedDuring(id, async () => {
+        items = await itemsOf(id, b.origin)
+      }),
+    ).toBe(0)
     expect(items).toEqual([{ name: 'k', value: '2' }])
     // A document of b again (in a frame this time) makes it read again.
-    await h.runtime.pageOf(id, 't1')!.evaluate((src) => new Promise((done) => {
-      const frame = document.createElement('iframe')
-      frame.onload = done
-      frame.src = src
-      document.body.append(frame)
-    }), b.url('/'))
+    await h.runtime.pageOf(id, 't1')!.evaluate(
+      (src) =>
+        new Promise((done) => {
+          const frame = document.createElement('iframe')
+          frame.onload = done
+          frame.src = src
+          document.body.append(frame)
+        }),
+      b.url('/'),
+    )
     expect(await itemsOf(id, b.origin)).toEqual([{ name: 'k', value: '2' }])
     await h.run(h.runtime.closeContext(id))
   })

@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs'
-import { chromiumArgs, ERRANDS_DISABLED_FEATURES, PLAYWRIGHT_DISABLED_FEATURES, PLAYWRIGHT_ENABLED_FEATURES, resolveExecutable } from '@errands/runtime-chromium'
+import {
+  chromiumArgs,
+  ERRANDS_DISABLED_FEATURES,
+  PLAYWRIGHT_DISABLED_FEATURES,
+  PLAYWRIGHT_ENABLED_FEATURES,
+  resolveExecutable,
+} from '@errands/runtime-chromium'
 import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { osProbe } from '../../soak/os.ts'
@@ -22,7 +28,14 @@ let h: Harness
 let sites: Site[]
 beforeAll(async () => {
   sites = await serveSites(2)
-  h = await startRuntime({ extra: { extraArgs: ['--disable-features=Translate,CDPScreenshotNewSurface', '--enable-features=PaintHolding,NetworkServiceSandbox'] } })
+  h = await startRuntime({
+    extra: {
+      extraArgs: [
+        '--disable-features=Translate,CDPScreenshotNewSurface',
+        '--enable-features=PaintHolding,NetworkServiceSandbox',
+      ],
+    },
+  })
 })
 afterAll(async () => {
   await h?.stop()
@@ -31,7 +44,10 @@ afterAll(async () => {
 
 describe('the switches every Chromium of ours starts with', () => {
   it("Playwright's own feature lists are all still in ours (this fails when a Playwright upgrade adds one)", async () => {
-    const server = await chromium.launchServer({ executablePath: resolveExecutable(), args: ['--headless', '--no-sandbox'] })
+    const server = await chromium.launchServer({
+      executablePath: resolveExecutable(),
+      args: ['--headless', '--no-sandbox'],
+    })
     try {
       const argv = argvOf(server.process().pid!)
       const disabled = lastFeatures(argv, 'disable')
@@ -53,28 +69,45 @@ describe('the switches every Chromium of ours starts with', () => {
     for (const pid of [c.errandsBrowser!, c.mainBrowser!]) {
       const argv = argvOf(pid)
       const disabled = lastFeatures(argv, 'disable')
-      const expected = [...PLAYWRIGHT_DISABLED_FEATURES, ...ERRANDS_DISABLED_FEATURES, 'Translate', 'CDPScreenshotNewSurface'].filter((f) => f !== 'PaintHolding')
+      const expected = [
+        ...PLAYWRIGHT_DISABLED_FEATURES,
+        ...ERRANDS_DISABLED_FEATURES,
+        'Translate',
+        'CDPScreenshotNewSurface',
+      ].filter((f) => f !== 'PaintHolding')
       expect(disabled.sort(), `${pid}`).toEqual([...new Set(expected)].sort())
-      expect(lastFeatures(argv, 'enable').sort()).toEqual(['NetworkServiceSandbox', 'PaintHolding', 'SkipListAccountsWithoutGaiaCookies'])
+      expect(lastFeatures(argv, 'enable').sort()).toEqual([
+        'NetworkServiceSandbox',
+        'PaintHolding',
+        'SkipListAccountsWithoutGaiaCookies',
+      ])
     }
     await h.run(h.runtime.closeContext(id))
     // Nothing but the two feature switches is merged or moved.
-    expect(chromiumArgs(['--host-resolver-rules=MAP * 127.0.0.1', '--disable-features=A,B', '--lang=de']).filter((a) => !a.includes('-features='))).toEqual(
-      expect.arrayContaining(['--host-resolver-rules=MAP * 127.0.0.1', '--lang=de']),
-    )
+    expect(
+      chromiumArgs(['--host-resolver-rules=MAP * 127.0.0.1', '--disable-features=A,B', '--lang=de']).filter(
+        (a) => !a.includes('-features='),
+      ),
+    ).toEqual(expect.arrayContaining(['--host-resolver-rules=MAP * 127.0.0.1', '--lang=de']))
   })
 
-  it('the errands\' browser runs one renderer per page and site, and none started ahead: the count says what is open', async () => {
+  it("the errands' browser runs one renderer per page and site, and none started ahead: the count says what is open", async () => {
     const probe = osProbe({ owner: h.dataDir, tmpDir: '/nonexistent' })
     const [a, b] = sites
-    const id = await h.run(h.runtime.openContext(spec('renderers', { tabs: [{ url: a!.url('/title?t=a'), active: true }] })))
+    const id = await h.run(
+      h.runtime.openContext(spec('renderers', { tabs: [{ url: a!.url('/title?t=a'), active: true }] })),
+    )
     const [tab] = await h.run(h.runtime.tabs(id))
     // A cross-site navigation moves the page to a new renderer: the moment Chromium would start a
     // spare for the next one.
     await h.run(h.runtime.navigate(id, tab!.id, b!.url('/title?t=b')))
     // The warm spare's blank page and the errand's page: two renderers, once site a's has exited.
     const seen: number[] = []
-    const two = await eventually(() => seen.push(probe.chromium().errandRenderers.length) > 0 && seen.at(-1) === 2, 10_000, 100)
+    const two = await eventually(
+      () => seen.push(probe.chromium().errandRenderers.length) > 0 && seen.at(-1) === 2,
+      10_000,
+      100,
+    )
     expect(two, `renderers seen: ${[...new Set(seen)].join(', ')}`).toBe(true)
     await h.run(h.runtime.closeContext(id))
     // Only the warm spare's page is left. With Chromium's spare renderer on, one more stayed here

@@ -34,7 +34,9 @@ describe('the temp dir Chromium starts under', () => {
     process.env['TMPDIR'] = tmpOf(38)
     const runtime = await Effect.runPromise(ChromiumRuntime.make({ dataDir }))
     try {
-      const id = await Effect.runPromise(runtime.openContext({ errandId: 'short-tmp', label: { reason: 'task', lentSites: [] } }))
+      const id = await Effect.runPromise(
+        runtime.openContext({ errandId: 'short-tmp', label: { reason: 'task', lentSites: [] } }),
+      )
       expect(await Effect.runPromise(runtime.isOpen(id))).toBe(true)
     } finally {
       await Effect.runPromise(runtime.shutdown)

@@ -44,7 +44,13 @@ describe('agent tokens (X2)', () => {
     expect(none.body.error.code).toBe('Unauthorized')
     const outside = await host.call('team-b:k1', 'POST', '/v1/navigate', { url }, bearer(teamA))
     expect(outside.status).toBe(401)
-    const wrong = await host.call('team-a:k1', 'POST', '/v1/navigate', { url }, bearer(randomBytes(24).toString('base64url')))
+    const wrong = await host.call(
+      'team-a:k1',
+      'POST',
+      '/v1/navigate',
+      { url },
+      bearer(randomBytes(24).toString('base64url')),
+    )
     expect(wrong.status).toBe(401)
     // The person's token is the person's: it is no agent credential.
     expect((await host.call('team-a:k1', 'GET', '/v1/url', undefined, bearer(host.tokenText))).status).toBe(401)
@@ -67,7 +73,9 @@ describe('agent tokens (X2)', () => {
     expect(devtools.body.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/devtools\//)
 
     await expect(httpClient(host.url, { key: 'team-a:mcp' })).rejects.toThrow(/401|Unauthorized/)
-    await expect(httpClient(host.url, { key: 'team-b:mcp', headers: bearer(teamA) })).rejects.toThrow(/401|Unauthorized/)
+    await expect(httpClient(host.url, { key: 'team-b:mcp', headers: bearer(teamA) })).rejects.toThrow(
+      /401|Unauthorized/,
+    )
     const named = await httpClient(host.url, { key: 'team-a:mcp', headers: bearer(teamA) })
     const anonymous = await httpClient(host.url)
     try {

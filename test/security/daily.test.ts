@@ -24,16 +24,31 @@ afterAll(async () => {
 })
 
 /** A door call from `from` (a loopback address of this machine). */
-const door = (path: string, body: unknown, headers: Record<string, string>, from = '127.0.0.1'): Promise<{ status: number; body: any }> =>
+const door = (
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+  from = '127.0.0.1',
+): Promise<{ status: number; body: any }> =>
   new Promise((resolve, reject) => {
-    const req = http.request({
-      host: '127.0.0.1', port: host.port, localAddress: from, method: 'POST', path: `/daily${path}`, agent: false,
-      headers: { host: `127.0.0.1:${host.port}`, 'content-type': 'application/json', ...headers },
-    }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }))
-    })
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: host.port,
+        localAddress: from,
+        method: 'POST',
+        path: `/daily${path}`,
+        agent: false,
+        headers: { host: `127.0.0.1:${host.port}`, 'content-type': 'application/json', ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+        )
+      },
+    )
     req.on('error', reject)
     req.end(JSON.stringify(body))
   })
@@ -48,10 +63,21 @@ describe('a Daily Browser lease belongs to the approved agent session (X3)', () 
     expect(botSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
     const redeemed = await door('/redeem', { code }, { origin: extension })
     const lease = { origin: extension, authorization: `Bearer ${redeemed.body.token}` }
-    expect((await door('/lease/share', { tabId: 1, url: 'https://mail.example/inbox', documentId: 'DOC', title: 'Inbox' }, lease)).status).toBe(200)
+    expect(
+      (
+        await door(
+          '/lease/share',
+          { tabId: 1, url: 'https://mail.example/inbox', documentId: 'DOC', title: 'Inbox' },
+          lease,
+        )
+      ).status,
+    ).toBe(200)
 
     const named = await httpClient(host.url, { key: botId })
-    const guessing = await httpClient(host.url, { key: botId, headers: { 'x-daily-lease': randomBytes(32).toString('base64url') } })
+    const guessing = await httpClient(host.url, {
+      key: botId,
+      headers: { 'x-daily-lease': randomBytes(32).toString('base64url') },
+    })
     const holder = await httpClient(host.url, { key: botId, headers: { 'x-daily-lease': botSecret } })
     try {
       const names = async (c: typeof named) => (await c.client.listTools()).tools.map((t) => t.name)
@@ -64,8 +90,24 @@ describe('a Daily Browser lease belongs to the approved agent session (X3)', () 
 
       const reading = holder.call('browser_observe')
       let id: string | undefined
-      expect(await until(async () => (id = (await door('/lease/poll', { waitMs: 0, inFlight: [] }, lease)).body.requests?.[0]?.id) !== undefined)).toBe(true)
-      await door('/lease/answer', { id, url: 'https://mail.example/inbox', documentId: 'DOC', title: 'Inbox', text: 'Your inbox: 3 unread', controls: [] }, lease)
+      expect(
+        await until(
+          async () =>
+            (id = (await door('/lease/poll', { waitMs: 0, inFlight: [] }, lease)).body.requests?.[0]?.id) !== undefined,
+        ),
+      ).toBe(true)
+      await door(
+        '/lease/answer',
+        {
+          id,
+          url: 'https://mail.example/inbox',
+          documentId: 'DOC',
+          title: 'Inbox',
+          text: 'Your inbox: 3 unread',
+          controls: [],
+        },
+        lease,
+      )
       const seen = await reading
       expect(seen.isError).toBe(false)
       expect(seen.text).toContain('Your inbox: 3 unread')
@@ -84,11 +126,24 @@ describe('the door limits failed codes per source (D1)', () => {
     const { code } = (await door('/admin/pairings', { botId: 'rate-bot' }, admin())).body as { code: string }
     // The guesser: another loopback address, the extension's Origin forged.
     const answers: Array<number> = []
-    for (let i = 0; i < 25; i++) answers.push((await door('/redeem', { code: `AAAA-AAAA-${String(i).padStart(4, '0')}` }, { origin: extension }, '127.0.0.2')).status)
+    for (let i = 0; i < 25; i++)
+      answers.push(
+        (await door('/redeem', { code: `AAAA-AAAA-${String(i).padStart(4, '0')}` }, { origin: extension }, '127.0.0.2'))
+          .status,
+      )
     expect(answers.slice(0, 5)).toEqual([403, 403, 403, 403, 403])
     expect(answers.slice(5)).toEqual(Array(20).fill(429))
     // And a process on the person's own address that cannot forge the extension's Origin counts for nothing.
-    for (let i = 0; i < 25; i++) expect((await door('/redeem', { code: 'BBBB-BBBB-BBBB' }, { origin: 'chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' })).status).toBe(403)
+    for (let i = 0; i < 25; i++)
+      expect(
+        (
+          await door(
+            '/redeem',
+            { code: 'BBBB-BBBB-BBBB' },
+            { origin: 'chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' },
+          )
+        ).status,
+      ).toBe(403)
     const person = await door('/redeem', { code }, { origin: extension })
     expect(person.status).toBe(200)
     expect(person.body.botId).toBe('rate-bot')
@@ -96,7 +151,7 @@ describe('the door limits failed codes per source (D1)', () => {
     expect((await door('/redeem', { code: 'AAAA-AAAA-9999' }, { origin: extension }, '127.0.0.2')).status).toBe(429)
   })
 
-  it('a guess spread over many sources is held back by the global limit, but only at those sources: the person\'s code still works', async () => {
+  it("a guess spread over many sources is held back by the global limit, but only at those sources: the person's code still works", async () => {
     const { code } = (await door('/admin/pairings', { botId: 'spread-bot' }, admin())).body as { code: string }
     // Six more loopback addresses, four wrong codes each: every one stays under its own limit of
     // five, and together they pass the door's global limit of twenty failures a minute.
@@ -104,7 +159,9 @@ describe('the door limits failed codes per source (D1)', () => {
     const answers = new Map<string, Array<number>>()
     for (const from of sources) {
       for (let i = 0; i < 4; i++) {
-        const status = (await door('/redeem', { code: `CCCC-CCCC-${String(i).padStart(4, '0')}` }, { origin: extension }, from)).status
+        const status = (
+          await door('/redeem', { code: `CCCC-CCCC-${String(i).padStart(4, '0')}` }, { origin: extension }, from)
+        ).status
         answers.set(from, [...(answers.get(from) ?? []), status])
       }
     }
@@ -114,7 +171,8 @@ describe('the door limits failed codes per source (D1)', () => {
     expect([...answers.values()].flat().every((s) => s === 403 || s === 429)).toBe(true)
     expect([...answers.values()].some((a) => a.includes(429))).toBe(true)
     // Every guessing source is held now, even with the real code: the guess cannot go on.
-    for (const from of sources) expect((await door('/redeem', { code }, { origin: extension }, from)).status, from).toBe(429)
+    for (const from of sources)
+      expect((await door('/redeem', { code }, { origin: extension }, from)).status, from).toBe(429)
     // The person's extension, which failed nothing, is not: its real code works.
     const person = await door('/redeem', { code }, { origin: extension })
     expect(person.status).toBe(200)

@@ -16,23 +16,47 @@ import { httpClient } from '../mcp/clients.ts'
 let host: TestHost
 let site: Fixture
 const tag = randomUUID().slice(0, 8)
-const keys = { open: `sec-open-${tag}`, parked: `sec-parked-${tag}`, released: `sec-released-${tag}`, mcp: `sec-mcp-${tag}` }
+const keys = {
+  open: `sec-open-${tag}`,
+  parked: `sec-parked-${tag}`,
+  released: `sec-released-${tag}`,
+  mcp: `sec-mcp-${tag}`,
+}
 let devtoolsUrl = ''
 let anonymousKey = ''
 const mcpSessionIds: Array<string> = []
 const clients: Array<{ end: () => Promise<void> }> = []
 
 /** One raw answer, everything a peer sees: status line, headers and body. */
-const ask = (o: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; text: string; body: string }> =>
+const ask = (o: {
+  method?: string
+  path: string
+  headers?: Record<string, string>
+  body?: string
+}): Promise<{ status: number; text: string; body: string }> =>
   new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: host.port, method: o.method ?? 'GET', path: o.path, headers: { host: `127.0.0.1:${host.port}`, ...o.headers }, agent: false }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8')
-        resolve({ status: res.statusCode ?? 0, body, text: `${res.statusCode} ${res.statusMessage} ${o.method ?? 'GET'} ${o.path}\n${JSON.stringify(res.headers)}\n${body}` })
-      })
-    })
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: host.port,
+        method: o.method ?? 'GET',
+        path: o.path,
+        headers: { host: `127.0.0.1:${host.port}`, ...o.headers },
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8')
+          resolve({
+            status: res.statusCode ?? 0,
+            body,
+            text: `${res.statusCode} ${res.statusMessage} ${o.method ?? 'GET'} ${o.path}\n${JSON.stringify(res.headers)}\n${body}`,
+          })
+        })
+      },
+    )
     req.on('error', reject)
     req.end(o.body)
   })
@@ -56,7 +80,10 @@ beforeAll(async () => {
     mcpSessionIds.push(c.transport.sessionId!)
   }
   const views = await host.run(host.supervisor.list)
-  anonymousKey = views.map((v) => v.conversationId).find((id) => id.startsWith('session:mcp'))!.slice('session:'.length)
+  anonymousKey = views
+    .map((v) => v.conversationId)
+    .find((id) => id.startsWith('session:mcp'))!
+    .slice('session:'.length)
 })
 afterAll(async () => {
   for (const c of clients) await c.end().catch(() => undefined)
@@ -66,7 +93,11 @@ afterAll(async () => {
 
 /** Everything a test run used that belongs to a session: none may appear in an open answer. */
 const secrets = () => {
-  const all = [...Object.values(keys), anonymousKey].flatMap((k) => [k, `session:${k}`, encodeURIComponent(`session:${k}`)])
+  const all = [...Object.values(keys), anonymousKey].flatMap((k) => [
+    k,
+    `session:${k}`,
+    encodeURIComponent(`session:${k}`),
+  ])
   const devtoolsToken = devtoolsUrl.slice(devtoolsUrl.lastIndexOf('/') + 1)
   return [...all, devtoolsUrl, devtoolsToken, ...mcpSessionIds]
 }
@@ -83,7 +114,12 @@ describe('no unauthenticated answer names a key (X1)', () => {
       ask({ path: '/live/api/state' }),
       ask({ path: '/live/socket' }),
       ask({ method: 'POST', path: '/live/sign-in', headers: json, body: '{"token":"guess"}' }),
-      ask({ method: 'POST', path: '/live/api/conversations/session%3Ax/close', headers: { ...json, origin: `http://127.0.0.1:${host.port}` }, body: '{}' }),
+      ask({
+        method: 'POST',
+        path: '/live/api/conversations/session%3Ax/close',
+        headers: { ...json, origin: `http://127.0.0.1:${host.port}` },
+        body: '{}',
+      }),
       ask({ path: '/v1/localhosts' }),
       ask({ path: '/v1/openapi.json' }),
       ask({ path: '/v1/url' }),
@@ -111,7 +147,8 @@ describe('no unauthenticated answer names a key (X1)', () => {
     expect(answers.filter((a) => a.status === 401).length).toBeGreaterThanOrEqual(3)
     // …and none of them names anything of a session.
     for (const secret of secrets()) {
-      for (const a of answers) expect(a.text, `an open answer (${a.text.split('\n')[0]}) names ${secret}`).not.toContain(secret)
+      for (const a of answers)
+        expect(a.text, `an open answer (${a.text.split('\n')[0]}) names ${secret}`).not.toContain(secret)
     }
     const health = JSON.parse(answers[0]!.body)
     expect(health).toMatchObject({ ok: true, open: expect.any(Number), parked: 1, messages: expect.any(Number) })
@@ -127,15 +164,37 @@ describe('no door a stranger may open without a credential names a key (X1)', ()
     const wrong = { authorization: 'Bearer 0000000000000000000000000000000000000000000' }
     const answers = await Promise.all([
       // What a DevTools client asks first: Chromium's discovery routes, on the host's port.
-      ...['/json', '/json/list', '/json/version', '/json/protocol', '/devtools/browser', '/devtools/page/0', '/devtools/json/list']
-        .map((path) => ask({ path })),
+      ...[
+        '/json',
+        '/json/list',
+        '/json/version',
+        '/json/protocol',
+        '/devtools/browser',
+        '/devtools/page/0',
+        '/devtools/json/list',
+      ].map((path) => ask({ path })),
       ask({ method: 'PUT', path: '/json/new?about:blank' }),
       // The person's routes: no token, a wrong one, a session key where the token goes.
-      ...['/v1/person/sessions', '/v1/person/health', '/v1/person/settings', '/v1/person/main/tabs', '/v1/person/main/url', '/v1/person/inspector']
-        .flatMap((path) => [ask({ path }), ask({ path, headers: wrong }), ask({ path, headers: { 'x-browser-session': keys.open } })]),
+      ...[
+        '/v1/person/sessions',
+        '/v1/person/health',
+        '/v1/person/settings',
+        '/v1/person/main/tabs',
+        '/v1/person/main/url',
+        '/v1/person/inspector',
+      ].flatMap((path) => [
+        ask({ path }),
+        ask({ path, headers: wrong }),
+        ask({ path, headers: { 'x-browser-session': keys.open } }),
+      ]),
       // The MCP door without a session, with GET and DELETE.
       ask({ method: 'DELETE', path: '/mcp' }),
-      ask({ method: 'POST', path: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"initialize"}' }),
+      ask({
+        method: 'POST',
+        path: '/mcp',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"initialize"}',
+      }),
     ])
     expect(answers.filter((a) => a.status === 401).length).toBeGreaterThanOrEqual(12)
     // A stranger's own anonymous MCP session (no token is needed for one): what its errand and its
@@ -144,7 +203,11 @@ describe('no door a stranger may open without a credential names a key (X1)', ()
     const said: Array<string> = []
     try {
       said.push(JSON.stringify((await stranger.client.listTools()).tools))
-      for (const [tool, args] of [['browser_tabs', { action: 'list' }], ['browser_snapshot', {}], ['browser_navigate', { url: 'about:blank' }]] as const) {
+      for (const [tool, args] of [
+        ['browser_tabs', { action: 'list' }],
+        ['browser_snapshot', {}],
+        ['browser_navigate', { url: 'about:blank' }],
+      ] as const) {
         said.push((await stranger.call(tool, args)).text)
       }
     } finally {
@@ -152,7 +215,8 @@ describe('no door a stranger may open without a credential names a key (X1)', ()
     }
     expect(said.join('\n').length).toBeGreaterThan(0)
     for (const secret of secrets()) {
-      for (const a of answers) expect(a.text, `an open answer (${a.text.split('\n')[0]}) names ${secret}`).not.toContain(secret)
+      for (const a of answers)
+        expect(a.text, `an open answer (${a.text.split('\n')[0]}) names ${secret}`).not.toContain(secret)
       for (const text of said) expect(text, `a stranger's MCP session was told ${secret}`).not.toContain(secret)
     }
   })
@@ -165,10 +229,23 @@ describe("an anonymous MCP session's errand is its session's alone (X2)", () => 
     expect(url.status).toBe(400)
     expect(url.text).toContain('InvalidSessionKey')
     expect((await ask({ path: '/v1/session/devtools', headers: header })).status).toBe(400)
-    expect((await ask({ method: 'POST', path: '/v1/session/task', headers: { ...header, 'content-type': 'application/json' }, body: '{"status":"done"}' })).status).toBe(400)
+    expect(
+      (
+        await ask({
+          method: 'POST',
+          path: '/v1/session/task',
+          headers: { ...header, 'content-type': 'application/json' },
+          body: '{"status":"done"}',
+        })
+      ).status,
+    ).toBe(400)
     await expect(httpClient(host.url, { key: anonymousKey })).rejects.toThrow(/400|InvalidSessionKey/)
     // The nearest keys a client can send are other errands: fresh and empty, never the anonymous one's page.
-    for (const near of [anonymousKey.replace('~', '-'), anonymousKey.replace('~', ':'), anonymousKey.replace('mcp~', '')]) {
+    for (const near of [
+      anonymousKey.replace('~', '-'),
+      anonymousKey.replace('~', ':'),
+      anonymousKey.replace('mcp~', ''),
+    ]) {
       const there = await host.call(near, 'GET', '/v1/url')
       expect(there.status).toBe(200)
       expect(there.body.url).not.toContain(site.origin)
@@ -178,6 +255,12 @@ describe("an anonymous MCP session's errand is its session's alone (X2)", () => 
     // The anonymous session itself still drives its errand.
     const own = clients[1] as Awaited<ReturnType<typeof httpClient>>
     expect((await own.call('browser_snapshot')).text).toContain('heading "page mcp"')
-    expect(await until(async () => (await host.run(host.supervisor.list)).some((v) => v.conversationId === `session:${anonymousKey}` && v.state === 'active'))).toBe(true)
+    expect(
+      await until(async () =>
+        (await host.run(host.supervisor.list)).some(
+          (v) => v.conversationId === `session:${anonymousKey}` && v.state === 'active',
+        ),
+      ),
+    ).toBe(true)
   })
 })

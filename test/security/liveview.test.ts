@@ -40,7 +40,11 @@ afterAll(async () => {
 /** The answer to a WebSocket upgrade of the live socket: the status a refusal carries, or 'open'. */
 const upgrade = (headers: Record<string, string>, protocols?: ReadonlyArray<string>): Promise<number | 'open'> =>
   new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${h.host.port}/live/socket`, protocols === undefined ? [] : [...protocols], { headers })
+    const ws = new WebSocket(
+      `ws://127.0.0.1:${h.host.port}/live/socket`,
+      protocols === undefined ? [] : [...protocols],
+      { headers },
+    )
     ws.on('open', () => {
       resolve('open')
       ws.close()
@@ -70,7 +74,9 @@ describe('the live view opens only with a secret no other loopback port receives
 
       // 2. The old design's cookie, `errands_live=<the sign-in id>` (HttpOnly, SameSite=Strict,
       // for 127.0.0.1): cookies ignore ports, so the dev server receives it — the premise is real.
-      await viewer.context.addCookies([{ name: 'errands_live', value: liveId, domain: '127.0.0.1', path: '/', httpOnly: true, sameSite: 'Strict' }])
+      await viewer.context.addCookies([
+        { name: 'errands_live', value: liveId, domain: '127.0.0.1', path: '/', httpOnly: true, sameSite: 'Strict' },
+      ])
       devSaw.length = 0
       await tab.reload()
       const seen = devSaw.find((c) => c?.includes('errands_live='))
@@ -83,8 +89,10 @@ describe('the live view opens only with a secret no other loopback port receives
       expect(state.body.error.code).toBe('Unauthorized')
       expect(JSON.stringify(state.body)).not.toContain(conversation)
       const close = await request(h.host.port, {
-        method: 'POST', path: `/live/api/conversations/${encodeURIComponent(conversation)}/close`,
-        headers: { ...forged, 'content-type': 'application/json' }, body: '{}',
+        method: 'POST',
+        path: `/live/api/conversations/${encodeURIComponent(conversation)}/close`,
+        headers: { ...forged, 'content-type': 'application/json' },
+        body: '{}',
       })
       expect(close.status).toBe(401)
       expect((await h.host.run(h.host.supervisor.view(conversation))).state).toBe('active')
@@ -95,10 +103,15 @@ describe('the live view opens only with a secret no other loopback port receives
       expect(await upgrade({ ...forged, 'x-errands-live': liveId })).toBe(401)
       // Even in the person's own live-view page, where the browser attaches the cookie itself, a
       // call without the page's header is refused: the cookie carries no authority anywhere.
-      expect(await viewer.page.evaluate(async () => (await fetch('/live/api/state', { credentials: 'include' })).status)).toBe(401)
+      expect(
+        await viewer.page.evaluate(async () => (await fetch('/live/api/state', { credentials: 'include' })).status),
+      ).toBe(401)
 
       // 4. The control: the same id where the page's script puts it opens the API and the socket.
-      const header = await request(h.host.port, { path: '/live/api/state', headers: { host: own, 'x-errands-live': liveId } })
+      const header = await request(h.host.port, {
+        path: '/live/api/state',
+        headers: { host: own, 'x-errands-live': liveId },
+      })
       expect(header.status).toBe(200)
       expect(JSON.stringify(header.body)).toContain(conversation)
       expect(await upgrade({ host: own, origin: `http://${own}` }, ['errands-live', liveId])).toBe('open')

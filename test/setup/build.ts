@@ -23,7 +23,9 @@ export default function buildPackages(): void {
   // The one build (scripts/build.sh): tsc -b, then the live view's front end into its dist/.
   const result = spawnSync('bash', [resolve(repo, 'scripts/build.sh')], { cwd: repo, encoding: 'utf8' })
   if (result.status !== 0) {
-    process.stderr.write(`errands: the build reported errors (dist/ was still written):\n${result.stderr.split('\n').slice(0, 20).join('\n')}\n`)
+    process.stderr.write(
+      `errands: the build reported errors (dist/ was still written):\n${result.stderr.split('\n').slice(0, 20).join('\n')}\n`,
+    )
   }
   // What this process starts (`npm start -- mcp`, scripts/start.sh) need not build again.
   process.env['ERRANDS_BUILT'] = '1'

@@ -36,7 +36,8 @@ export class LongestFirst extends BaseSequencer {
     // `groupOrder` itself, whatever the order here.)
     const longest = new Map<string, number>()
     for (const [spec, s] of cost) longest.set(spec.project.name, Math.max(longest.get(spec.project.name) ?? 0, s))
-    const rank = (spec: TestSpecification) => [longest.get(spec.project.name)!, spec.project.name, cost.get(spec)!] as const
+    const rank = (spec: TestSpecification) =>
+      [longest.get(spec.project.name)!, spec.project.name, cost.get(spec)!] as const
     return [...files].sort((a, b) => {
       const [ta, na, ca] = rank(a)
       const [tb, nb, cb] = rank(b)

@@ -29,7 +29,16 @@ afterAll(() => {
 
 describe('the soak, short and seeded (issue #15)', () => {
   it('nothing leaks, nothing is lost, no cookie reaches the wrong session or outlives its revocation, under kills of renderers, the browser and the host', async () => {
-    result = await runSoak({ seed, sessions: 10, cap: 3, minutes: 1, chaosEveryMs: 7_000, quietEveryMs: 30_000, healRounds: 1, out })
+    result = await runSoak({
+      seed,
+      sessions: 10,
+      cap: 3,
+      minutes: 1,
+      chaosEveryMs: 7_000,
+      quietEveryMs: 30_000,
+      healRounds: 1,
+      out,
+    })
     const s = result.stats
     type Violation = SoakResult['violations'][number]
     const shown = (v: Violation) => `${v.kind} ${v.session}: ${v.detail}`

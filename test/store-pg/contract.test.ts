@@ -12,4 +12,5 @@ import { freshTable, usePostgres } from './harness.ts'
 const pg = usePostgres()
 
 storeContract('postgres', (retention) =>
-  PgSealedStore.layer({ url: pg.url(), key: Redacted.make(randomBytes(32)), table: freshTable(), ...retention }))
+  PgSealedStore.layer({ url: pg.url(), key: Redacted.make(randomBytes(32)), table: freshTable(), ...retention }),
+)

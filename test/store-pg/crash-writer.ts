@@ -24,10 +24,11 @@ const program = Effect.gen(function* () {
   if (hold === '1') {
     const n = Number(start)
     // The store's own transaction joins this one (a savepoint), so nothing commits until we return.
-    yield* sql.withTransaction(store.put(recordFor(n, yield* Clock.currentTimeMillis)).pipe(
-      Effect.andThen(Effect.sync(() => process.stdout.write(`h ${n}\n`))),
-      Effect.andThen(Effect.never),
-    ))
+    yield* sql.withTransaction(
+      store
+        .put(recordFor(n, yield* Clock.currentTimeMillis))
+        .pipe(Effect.andThen(Effect.sync(() => process.stdout.write(`h ${n}\n`))), Effect.andThen(Effect.never)),
+    )
   }
   for (let n = Number(start); ; n++) {
     // Writes to a pipe are synchronous on Linux: once written, the parent will read the line.
@@ -38,7 +39,10 @@ const program = Effect.gen(function* () {
 })
 
 const client = PgClient.layer({ url: Redacted.make(url) })
-const layer = Layer.provideMerge(PgSealedStore.layerClient({ key: Redacted.make(Buffer.from(key, 'hex')), table }), client)
+const layer = Layer.provideMerge(
+  PgSealedStore.layerClient({ key: Redacted.make(Buffer.from(key, 'hex')), table }),
+  client,
+)
 
 Effect.runPromise(Effect.scoped(program.pipe(Effect.provide(layer)))).catch((error: unknown) => {
   process.stderr.write(`crash-writer failed: ${String(error)}\n`)

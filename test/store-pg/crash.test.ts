@@ -35,7 +35,12 @@ afterAll(() => {
 })
 
 const startPgWriter = (table: string, from: number, hold = false): Run =>
-  startWriter(writer, [String(from)], { PG_URL: pg.current().url, STORE_KEY: key.toString('hex'), STORE_TABLE: table, HOLD: hold ? '1' : '0' })
+  startWriter(writer, [String(from)], {
+    PG_URL: pg.current().url,
+    STORE_KEY: key.toString('hex'),
+    STORE_TABLE: table,
+    HOLD: hold ? '1' : '0',
+  })
 
 /** What a store on the table reads, and how many rows the table has. */
 const readBack = (store: SealedStoreShape, sql: SqlClient.SqlClient, table: string) =>
@@ -47,18 +52,26 @@ const readBack = (store: SealedStoreShape, sql: SqlClient.SqlClient, table: stri
 
 /** Opens a fresh store on the table (as a restarted host would) and reads what it holds. */
 const inspect = (table: string) =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function* () {
-    const store = yield* openStore(pg.url(), { key: Redacted.make(key), table })
-    return yield* readBack(store, yield* sqlClient(pg.url()), table)
-  })))
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const store = yield* openStore(pg.url(), { key: Redacted.make(key), table })
+        return yield* readBack(store, yield* sqlClient(pg.url()), table)
+      }),
+    ),
+  )
 
 /** A store kept open across a held transaction: opening one needs the write lock (retention runs at start), reading does not. */
 const openReader = async (table: string) => {
   const scope = Effect.runSync(Scope.make())
   const store = await Effect.runPromise(Scope.extend(openStore(pg.url(), { key: Redacted.make(key), table }), scope))
   const sql = await Effect.runPromise(Scope.extend(sqlClient(pg.url()), scope))
-  const advisoryLocks = sql<{ n: string }>`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted`.pipe(
-    Effect.map((rows) => Number(rows[0]?.n)), Effect.orDie)
+  const advisoryLocks = sql<{
+    n: string
+  }>`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted`.pipe(
+    Effect.map((rows) => Number(rows[0]?.n)),
+    Effect.orDie,
+  )
   return {
     read: () => Effect.runPromise(readBack(store, sql, table)),
     advisoryLocks: () => Effect.runPromise(advisoryLocks),
@@ -74,7 +87,10 @@ const versionIn = (seen: Awaited<ReturnType<typeof inspect>>, at: string): numbe
     onSome: (record) => {
       const version = versionOf(record)
       expect(version, `${at}: a torn or mixed record`).toBeDefined()
-      expect(seen.listed.map((e) => e.errandId), at).toEqual([CRASH_ERRAND])
+      expect(
+        seen.listed.map((e) => e.errandId),
+        at,
+      ).toEqual([CRASH_ERRAND])
       return version
     },
   })
@@ -101,11 +117,18 @@ describe('Postgres sealed store under SIGKILL', () => {
       run.child.kill('SIGKILL')
       await run.closed
       // The server notices the closed socket at once, but rolls back on its own time: wait for it.
-      expect(await eventually(async () => (await reader.advisoryLocks()) === 0), `${at}: the lock outlived its writer`).toBe(true)
+      expect(
+        await eventually(async () => (await reader.advisoryLocks()) === 0),
+        `${at}: the lock outlived its writer`,
+      ).toBe(true)
       expect(versionIn(await inspect(table), `${at}, after the kill`), at).toBe(stored)
       // The dead writer's advisory lock went with its connection: the next writer gets through.
       const next = startPgWriter(table, stored! + 1)
-      await waitUntil(() => next.done.length > 0 || next.child.exitCode !== null, 15_000, `a put after the kill (${at})`)
+      await waitUntil(
+        () => next.done.length > 0 || next.child.exitCode !== null,
+        15_000,
+        `a put after the kill (${at})`,
+      )
       next.child.kill('SIGKILL')
       await next.closed
       expect(next.stderr.join(''), at).toBe('')
@@ -118,16 +141,19 @@ describe('Postgres sealed store under SIGKILL', () => {
   it('20 kills at random moments: a fresh store reads the old or the new version, never an error', async () => {
     const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000)
     const table = freshTable()
-    const killedMidPut = await randomKills({
-      kills: 20,
-      seed,
-      start: (from) => startPgWriter(table, from),
-      readVersion: async (at) => {
-        const seen = await inspect(table)
-        expect(seen.rows, at).toBe(1)
-        return versionIn(seen, at)
+    const killedMidPut = await randomKills(
+      {
+        kills: 20,
+        seed,
+        start: (from) => startPgWriter(table, from),
+        readVersion: async (at) => {
+          const seen = await inspect(table)
+          expect(seen.rows, at).toBe(1)
+          return versionIn(seen, at)
+        },
       },
-    }, (ok, message) => expect(ok, message).toBe(true))
+      (ok, message) => expect(ok, message).toBe(true),
+    )
     // The random delays must actually have hit a put in flight, or this test proves little.
     expect(killedMidPut, `seed ${seed}`).toBeGreaterThan(0)
   }, 90_000)

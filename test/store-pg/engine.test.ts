@@ -31,14 +31,19 @@ const engine = async (dataDir: string) => {
 afterAll(async () => {
   await Promise.all(engines.map((e) => e.kill()))
 })
-const fill = (e: EngineProcess, id: string, on: ReadonlyArray<Site>) => fillErrand(e, id, on, { secret: SECRET, local: LOCAL })
+const fill = (e: EngineProcess, id: string, on: ReadonlyArray<Site>) =>
+  fillErrand(e, id, on, { secret: SECRET, local: LOCAL })
 
 /** The parked record as a store on the same table reads it. */
 const parked = (id: string) =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function* () {
-    const store = yield* openStore(pg.url(), { key: Redacted.make(key), table: DEFAULT_TABLE })
-    return yield* Effect.orDie(store.get(id))
-  })))
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const store = yield* openStore(pg.url(), { key: Redacted.make(key), table: DEFAULT_TABLE })
+        return yield* Effect.orDie(store.get(id))
+      }),
+    ),
+  )
 
 describe('engines over one Postgres store', () => {
   it('parked in one engine, resumed in another with an empty data dir: cookies, localStorage and tabs intact; revoke and sign out reach the rows', async () => {
@@ -52,18 +57,27 @@ describe('engines over one Postgres store', () => {
     expect(await first.exit()).toBe(0) // parks 'other' on shutdown (E5)
 
     // S1 in Postgres: the rows hold no cookie value, storage value or URL; the data dir holds no sealed record.
-    const rows = await Effect.runPromise(Effect.scoped(Effect.flatMap(sqlClient(pg.url()), (sql) =>
-      Effect.orDie(sql<{ sealed: Uint8Array }>`SELECT sealed FROM ${sql(DEFAULT_TABLE)}`))))
+    const rows = await Effect.runPromise(
+      Effect.scoped(
+        Effect.flatMap(sqlClient(pg.url()), (sql) =>
+          Effect.orDie(sql<{ sealed: Uint8Array }>`SELECT sealed FROM ${sql(DEFAULT_TABLE)}`),
+        ),
+      ),
+    )
     expect(rows).toHaveLength(2)
     for (const row of rows) {
       const text = Buffer.from(row.sealed).toString('latin1')
-      for (const needle of [SECRET, LOCAL, sites[0]!.origin, '127.0.0.', '/add?item']) expect(text).not.toContain(needle)
+      for (const needle of [SECRET, LOCAL, sites[0]!.origin, '127.0.0.', '/add?item'])
+        expect(text).not.toContain(needle)
     }
     expect((await allFiles(firstDir)).filter((f) => f.path.endsWith('.sealed'))).toEqual([])
 
     const second = await engine(fixture.freshDir())
     const list = await second.call<Array<{ conversationId: string; state: string }>>({ op: 'list' })
-    expect(list.map((v) => [v.conversationId, v.state]).sort()).toEqual([['other', 'parked'], ['trip', 'parked']])
+    expect(list.map((v) => [v.conversationId, v.state]).sort()).toEqual([
+      ['other', 'parked'],
+      ['trip', 'parked'],
+    ])
 
     // Revoking a site (L5) takes it out of the parked rows before anything resumes.
     await second.call({ op: 'revoke', site: sites[0]!.host })

@@ -39,7 +39,10 @@ describe('the throw-away Postgres', () => {
       expect(await reaches('127.0.0.2', pg.port)).toBe(false)
       const psql = spawnSync('psql', [pg.url, '-tAc', 'SELECT current_user'], { encoding: 'utf8' })
       expect(psql.stdout.trim()).toBe('postgres')
-      const withoutPassword = spawnSync('psql', [pg.url.replace(/:[^:@/]+@/, '@'), '-tAc', 'SELECT 1'], { encoding: 'utf8', env: { ...process.env, PGPASSWORD: '' } })
+      const withoutPassword = spawnSync('psql', [pg.url.replace(/:[^:@/]+@/, '@'), '-tAc', 'SELECT 1'], {
+        encoding: 'utf8',
+        env: { ...process.env, PGPASSWORD: '' },
+      })
       expect(withoutPassword.status).not.toBe(0)
     } finally {
       await pg.stop()
@@ -49,7 +52,7 @@ describe('the throw-away Postgres', () => {
     await pg.stop() // idempotent
   })
 
-  it('under the system tier, every file gets a fresh database on the run\'s one server, and stop() drops only that database (issue #28)', async () => {
+  it("under the system tier, every file gets a fresh database on the run's one server, and stop() drops only that database (issue #28)", async () => {
     // The system tier's globalSetup (test/setup/postgres.ts) started the server; a run without it
     // would start two servers here and fail the port check.
     expect(process.env['ERRANDS_TEST_POSTGRES']).toBeDefined()
@@ -59,7 +62,9 @@ describe('the throw-away Postgres', () => {
       expect(new URL(a.url).pathname).not.toBe(new URL(b.url).pathname)
       const create = spawnSync('psql', [a.url, '-tAc', 'CREATE TABLE mine (x int); SELECT 1'], { encoding: 'utf8' })
       expect(create.status).toBe(0)
-      const other = spawnSync('psql', [b.url, '-tAc', "SELECT count(*) FROM pg_tables WHERE tablename = 'mine'"], { encoding: 'utf8' })
+      const other = spawnSync('psql', [b.url, '-tAc', "SELECT count(*) FROM pg_tables WHERE tablename = 'mine'"], {
+        encoding: 'utf8',
+      })
       expect(other.stdout.trim()).toBe('0')
       await a.stop()
       expect(spawnSync('psql', [a.url, '-tAc', 'SELECT 1'], { encoding: 'utf8' }).status).not.toBe(0)

@@ -26,7 +26,10 @@ export const recordFor = (n: number, now: number): ParkedRecord => {
       ...base.snapshot,
       storage: {
         ...base.snapshot.storage,
-        origins: [...base.snapshot.storage.origins, { origin: 'https://pad.example', localStorage: [{ name: 'pad', value: padding }] }],
+        origins: [
+          ...base.snapshot.storage.origins,
+          { origin: 'https://pad.example', localStorage: [{ name: 'pad', value: padding }] },
+        ],
       },
     },
   }
@@ -44,7 +47,9 @@ export const versionOf = (record: ParkedRecord): number | undefined => {
   if (match === null) return undefined
   const n = Number(match[2])
   const expected = recordFor(n, record.parkedAt)
-  return JSON.stringify(expected) === JSON.stringify(record) && (n % 2 === 0) === (match[1] === 'A') && record.snapshot.storage.cookies[0]?.value === `${SECRETS.cookie}-${match[1]}-${n}`
+  return JSON.stringify(expected) === JSON.stringify(record) &&
+    (n % 2 === 0) === (match[1] === 'A') &&
+    record.snapshot.storage.cookies[0]?.value === `${SECRETS.cookie}-${match[1]}-${n}`
     ? n
     : undefined
 }

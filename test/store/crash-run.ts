@@ -24,10 +24,17 @@ export const bundleWriter = async (entry: string, outDir: string): Promise<strin
   const outfile = join(outDir, 'crash-writer.mjs')
   await build({
     entryPoints: [entry],
-    bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, logLevel: 'warning',
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    logLevel: 'warning',
     // pg's optional native binding is never installed.
     external: ['pg-native'],
-    banner: { js: "import { createRequire as __errandsRequire } from 'node:module'; const require = __errandsRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __errandsRequire } from 'node:module'; const require = __errandsRequire(import.meta.url);",
+    },
   })
   return outfile
 }
@@ -77,11 +84,18 @@ export const killWriters = (): void => {
  * const run = startWriter(writer, [dir, '0'])
  */
 export const startWriter = (writer: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): Run => {
-  const child = spawn(process.execPath, [writer, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+  const child = spawn(process.execPath, [writer, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  })
   running.add(child)
   child.once('exit', () => running.delete(child))
   const run: Run = {
-    child, started: [], done: [], held: [], stderr: [],
+    child,
+    started: [],
+    done: [],
+    held: [],
+    stderr: [],
     // 'close' fires after the pipes are drained, so every line the child wrote has been seen.
     closed: new Promise((resolve) => child.on('close', () => resolve())),
   }

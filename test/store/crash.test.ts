@@ -33,43 +33,53 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Opens a fresh store on `dir` (as a restarted engine would) and reads what it holds. */
 const inspect = (dir: string) =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function* () {
-    const store = yield* Layer.build(SealedStore.layer({ dir })).pipe(Effect.map(Context.get(SealedStore)))
-    const record = yield* Effect.either(store.get(CRASH_ERRAND))
-    return {
-      record,
-      listed: yield* store.list(),
-      problems: yield* store.problems(),
-      temps: [dir, join(dir, 'errands')].flatMap((d) => readdirSync(d).filter((n) => n.endsWith('.tmp'))),
-    }
-  })))
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const store = yield* Layer.build(SealedStore.layer({ dir })).pipe(Effect.map(Context.get(SealedStore)))
+        const record = yield* Effect.either(store.get(CRASH_ERRAND))
+        return {
+          record,
+          listed: yield* store.list(),
+          problems: yield* store.problems(),
+          temps: [dir, join(dir, 'errands')].flatMap((d) => readdirSync(d).filter((n) => n.endsWith('.tmp'))),
+        }
+      }),
+    ),
+  )
 
 describe('sealed store under SIGKILL', () => {
   it('50 kills at random moments: a fresh store reads the old or the new version, never an error', async () => {
     const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000)
     const dir = join(work, 'store')
-    const killedMidPut = await randomKills({
-      kills: 50,
-      seed,
-      start: (from) => startFileWriter(dir, from),
-      // Every fifth kill lands anywhere, start-up included; the others once writing is under way.
-      anywhere: (i) => i % 5 === 4,
-      readVersion: async (at) => {
-        const seen = await inspect(dir)
-        if (seen.record._tag === 'Left') expect.fail(`${at}: ${seen.record.left.message}`)
-        expect(seen.problems, at).toEqual([])
-        expect(seen.temps, `${at}: temp files survive a reopen`).toEqual([])
-        return Option.match(seen.record.right, {
-          onNone: () => undefined,
-          onSome: (record) => {
-            expect(seen.listed.map((e) => e.errandId), at).toEqual([CRASH_ERRAND])
-            const version = versionOf(record)
-            expect(version, `${at}: a torn or mixed record`).toBeDefined()
-            return version
-          },
-        })
+    const killedMidPut = await randomKills(
+      {
+        kills: 50,
+        seed,
+        start: (from) => startFileWriter(dir, from),
+        // Every fifth kill lands anywhere, start-up included; the others once writing is under way.
+        anywhere: (i) => i % 5 === 4,
+        readVersion: async (at) => {
+          const seen = await inspect(dir)
+          if (seen.record._tag === 'Left') expect.fail(`${at}: ${seen.record.left.message}`)
+          expect(seen.problems, at).toEqual([])
+          expect(seen.temps, `${at}: temp files survive a reopen`).toEqual([])
+          return Option.match(seen.record.right, {
+            onNone: () => undefined,
+            onSome: (record) => {
+              expect(
+                seen.listed.map((e) => e.errandId),
+                at,
+              ).toEqual([CRASH_ERRAND])
+              const version = versionOf(record)
+              expect(version, `${at}: a torn or mixed record`).toBeDefined()
+              return version
+            },
+          })
+        },
       },
-    }, (ok, message) => expect(ok, message).toBe(true))
+      (ok, message) => expect(ok, message).toBe(true),
+    )
     // The random delays must actually have hit the write window, or this test proves nothing.
     expect(killedMidPut, `seed ${seed}`).toBeGreaterThan(0)
   }, 90_000)

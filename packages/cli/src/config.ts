@@ -34,7 +34,9 @@ export const wantsCluster = (env: Record<string, string | undefined>): boolean =
  * const decoded = await decodeConfig({ ERRANDS_PORT: '0', ERRANDS_STORE_MAX_DAYS: '0' })
  * Either.getLeft(decoded) // Some("ERRANDS_PORT: invalid value — …\nERRANDS_STORE_MAX_DAYS: invalid value — …")
  */
-export const decodeConfig = async (env: Record<string, string | undefined>): Promise<Either.Either<ErrandsSettings, string>> => {
+export const decodeConfig = async (
+  env: Record<string, string | undefined>,
+): Promise<Either.Either<ErrandsSettings, string>> => {
   if (!wantsCluster(env)) {
     return Either.mapBoth(Effect.runSync(Effect.either(hostSettingsFrom(env))), {
       onLeft: explainHostConfigError,
@@ -65,7 +67,9 @@ export const runConfig = async (env: Record<string, string | undefined>, io: Con
     return 2
   }
   const { host, cluster } = decoded.right
-  const printableCluster = Option.isNone(cluster) ? null : (await import('@errands/cluster')).printableCluster(cluster.value)
+  const printableCluster = Option.isNone(cluster)
+    ? null
+    : (await import('@errands/cluster')).printableCluster(cluster.value)
   io.stdout.write(JSON.stringify({ ...printableSettings(host), cluster: printableCluster }, null, 2) + '\n')
   return 0
 }

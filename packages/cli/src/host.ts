@@ -17,7 +17,8 @@ import { Effect, Either, Option } from 'effect'
 import { decodeConfig, wantsCluster } from './config.ts'
 
 /** The verb's line for the CLI's usage text. @example process.stdout.write(usage + hostUsage) */
-export const hostUsage = '  errands host               run the browser host on 127.0.0.1:$ERRANDS_PORT (default 7777) until SIGTERM/SIGINT\n'
+export const hostUsage =
+  '  errands host               run the browser host on 127.0.0.1:$ERRANDS_PORT (default 7777) until SIGTERM/SIGINT\n'
 
 const help = `errands host — the local browser host: one isolated browser context per X-Browser-Session key
 
@@ -51,7 +52,9 @@ export const runHost = async (argv: ReadonlyArray<string> = []): Promise<number>
     return 0
   }
   if (argv.length > 0) {
-    process.stderr.write(`errands host: takes no arguments (got ${argv.join(' ')}); configure it with ERRANDS_* variables.\n${help}`)
+    process.stderr.write(
+      `errands host: takes no arguments (got ${argv.join(' ')}); configure it with ERRANDS_* variables.\n${help}`,
+    )
     return 2
   }
   // One pass over every variable first (issue #24): all the bad ones are named together, and nothing starts.
@@ -82,7 +85,9 @@ export const clusterFromEnv = async (
 ): Promise<HostCluster | undefined | number> => {
   // A single host (no cluster variable set) never loads @effect/cluster and the Postgres client.
   if (!wantsCluster(env)) return undefined
-  const { clusterSettingsFrom, describeCluster, explainClusterConfigError, hostCluster, loadClusterKey } = await import('@errands/cluster')
+  const { clusterSettingsFrom, describeCluster, explainClusterConfigError, hostCluster, loadClusterKey } = await import(
+    '@errands/cluster'
+  )
   const decoded = Effect.runSync(Effect.either(clusterSettingsFrom(env)))
   if (Either.isLeft(decoded)) {
     write(`errands host: invalid configuration, not started:\n${explainClusterConfigError(decoded.left)}\n`)

@@ -20,7 +20,8 @@ const here = path.dirname(new URL(import.meta.url).pathname)
 const repoRoot = path.resolve(here, '../../..')
 
 /** The demo journals: beside the compiled CLI (the build copies them into dist/, so they ship with the package), or the repository's when run from source. */
-const demoJournals = (): string | undefined => [path.join(here, 'journals'), path.join(repoRoot, 'journals')].find((dir) => fs.existsSync(dir))
+const demoJournals = (): string | undefined =>
+  [path.join(here, 'journals'), path.join(repoRoot, 'journals')].find((dir) => fs.existsSync(dir))
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const [verb, ...rest] = argv
@@ -45,10 +46,15 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     case 'demo': {
       const dir = demoJournals()
       if (dir === undefined) {
-        process.stderr.write(`errands demo: the bundled journals are missing (looked in ${path.join(here, 'journals')}); reinstall @errands/cli\n`)
+        process.stderr.write(
+          `errands demo: the bundled journals are missing (looked in ${path.join(here, 'journals')}); reinstall @errands/cli\n`,
+        )
         return 1
       }
-      for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()) {
+      for (const name of fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.jsonl'))
+        .sort()) {
         process.stdout.write(`\n== ${name} (t, conversation, state) ==\n`)
         process.stdout.write(await Effect.runPromise(Effect.orDie(replayFile(path.join(dir, name)))))
       }

@@ -1,5 +1,14 @@
 import { cookie } from '@errands/runtime'
-import { journalRecorder, parseJournal, replay, formatTrace, services, testSupervisor, defaultSettings, type TraceLine } from '@errands/supervisor'
+import {
+  journalRecorder,
+  parseJournal,
+  replay,
+  formatTrace,
+  services,
+  testSupervisor,
+  defaultSettings,
+  type TraceLine,
+} from '@errands/supervisor'
 import { Effect, Fiber, TestClock, TestContext } from 'effect'
 import { execFileSync } from 'node:child_process'
 import * as fs from 'node:fs'
@@ -8,7 +17,10 @@ import { describe, expect, it } from 'vitest'
 import { replayFile } from './replay.ts'
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..')
-const journals = fs.readdirSync(path.join(root, 'journals')).filter((f) => f.endsWith('.jsonl')).sort()
+const journals = fs
+  .readdirSync(path.join(root, 'journals'))
+  .filter((f) => f.endsWith('.jsonl'))
+  .sort()
 
 describe('golden journals (T1)', () => {
   it('has journals that cover park, heal, the cap, a person at the wheel and waiting for the person', () => {
@@ -45,20 +57,37 @@ describe('golden journals (T1)', () => {
   })
 
   it('the CLI prints the same trace', () => {
-    const out = execFileSync(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'packages/cli/src/main.ts'), 'replay', path.join(root, 'journals/heal.jsonl')], { encoding: 'utf8' })
+    const out = execFileSync(
+      path.join(root, 'node_modules/.bin/tsx'),
+      [path.join(root, 'packages/cli/src/main.ts'), 'replay', path.join(root, 'journals/heal.jsonl')],
+      { encoding: 'utf8' },
+    )
     expect(out).toBe(fs.readFileSync(path.join(root, 'journals/heal.trace'), 'utf8'))
   }, 30_000)
 
   it('covers what it claims: parking, healing with backoff and giving up, all-busy refusal, idle parking', () => {
-    const all = journals.map((j) => fs.readFileSync(path.join(root, 'journals', j.replace('.jsonl', '.trace')), 'utf8')).join('')
-    for (const state of ['parked', 'resuming', 'healing.waiting', 'healing.restoring', 'healing.cooling', 'refused(AllBusy)', 'closed']) {
+    const all = journals
+      .map((j) => fs.readFileSync(path.join(root, 'journals', j.replace('.jsonl', '.trace')), 'utf8'))
+      .join('')
+    for (const state of [
+      'parked',
+      'resuming',
+      'healing.waiting',
+      'healing.restoring',
+      'healing.cooling',
+      'refused(AllBusy)',
+      'closed',
+    ]) {
       expect(all).toContain(`\t${state}\n`)
     }
   })
 })
 
 /** Runs `run` on a test supervisor with `maxErrands`, recording its journal and its live trace. */
-const recordRun = async <E>(maxErrands: number, run: Effect.Effect<void, E, Effect.Effect.Context<typeof services>>) => {
+const recordRun = async <E>(
+  maxErrands: number,
+  run: Effect.Effect<void, E, Effect.Effect.Context<typeof services>>,
+) => {
   const live: TraceLine[] = []
   const settings = defaultSettings({ maxErrands, idleMs: 60_000, dataDir: '/nonexistent' })
   const recorder = journalRecorder(settings, 0)
@@ -74,7 +103,8 @@ const recordRun = async <E>(maxErrands: number, run: Effect.Effect<void, E, Effe
 
 describe('recording (T1)', () => {
   it('a run recorded as a journal replays to the trace the run itself produced', async () => {
-    const { live, recorder } = await recordRun(2,
+    const { live, recorder } = await recordRun(
+      2,
       Effect.gen(function* () {
         const { supervisor, memory } = yield* services
         const a = yield* supervisor.open({ id: 'a', kind: 'task' })
@@ -105,7 +135,8 @@ describe('recording (T1)', () => {
   })
 
   it('a run with a request for help and a sign-in question replays to its own trace; the journal holds neither the reason nor the note (P3, P4, P5)', async () => {
-    const { live, recorder } = await recordRun(1,
+    const { live, recorder } = await recordRun(
+      1,
       Effect.gen(function* () {
         const { supervisor } = yield* services
         yield* supervisor.open({ id: 'a', kind: 'task' })
@@ -127,7 +158,9 @@ describe('recording (T1)', () => {
       }),
     )
     const journal = await Effect.runPromise(parseJournal(recorder.text()))
-    expect(journal.filter((e) => e.op === 'question.answered').map((e) => (e.op === 'question.answered' ? e.outcome : ''))).toEqual(['handed-back', 'timeout', 'timeout'])
+    expect(
+      journal.filter((e) => e.op === 'question.answered').map((e) => (e.op === 'question.answered' ? e.outcome : '')),
+    ).toEqual(['handed-back', 'timeout', 'timeout'])
     expect(formatTrace(live)).toContain('asking=waiting')
     expect(formatTrace(await Effect.runPromise(replay(journal)))).toBe(formatTrace(live))
     expect(recorder.text()).not.toContain('secret')
@@ -136,12 +169,36 @@ describe('recording (T1)', () => {
   it.each([
     ['not JSON', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{nope', 'not-json'],
     ['no settings', '{"t":0,"op":"shutdown"}', 'no-settings'],
-    ['an unknown op', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"explode"}', 'invalid-entry'],
-    ['an extra field', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"shutdown","x":1}', 'invalid-entry'],
-    ['a question that carries its reason', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"question.asked","conversationId":"a","id":"h1","ask":"help","reason":"x"}', 'invalid-entry'],
-    ['an answer with a note', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"question.answered","conversationId":"a","id":"h1","outcome":"handed-back","note":"x"}', 'invalid-entry'],
-    ['an unknown outcome', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"question.answered","conversationId":"a","id":"h1","outcome":"maybe"}', 'invalid-entry'],
-    ['time going back', '{"t":5,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"shutdown"}', 'time-goes-back'],
+    [
+      'an unknown op',
+      '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"explode"}',
+      'invalid-entry',
+    ],
+    [
+      'an extra field',
+      '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"shutdown","x":1}',
+      'invalid-entry',
+    ],
+    [
+      'a question that carries its reason',
+      '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"question.asked","conversationId":"a","id":"h1","ask":"help","reason":"x"}',
+      'invalid-entry',
+    ],
+    [
+      'an answer with a note',
+      '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"question.answered","conversationId":"a","id":"h1","outcome":"handed-back","note":"x"}',
+      'invalid-entry',
+    ],
+    [
+      'an unknown outcome',
+      '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"question.answered","conversationId":"a","id":"h1","outcome":"maybe"}',
+      'invalid-entry',
+    ],
+    [
+      'time going back',
+      '{"t":5,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"shutdown"}',
+      'time-goes-back',
+    ],
   ])('a journal with %s is a typed error naming the line', async (_, text, reason) => {
     const result = await Effect.runPromise(Effect.either(parseJournal(text)))
     expect(result._tag === 'Left' && result.left.reason).toBe(reason)

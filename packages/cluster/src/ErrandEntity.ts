@@ -23,10 +23,45 @@
 import { Entity } from '@effect/cluster'
 import { Rpc } from '@effect/rpc'
 import {
-  BlockedByPolicy, ClickBody, ConsoleAnswer, DialogAnswer, DialogBody, DragBody, EvaluateAnswer, EvaluateBody, FillBody, FillFormBody, Frame, HtmlAnswer,
-  InputAnswer, InputEvent, NetworkAnswer, NoDialog, PageError, PageSummary, UploadBody,
-  Png, ScrollAnswer, ToolResult, ScrollBody, SessionState, TabNotFound, Tabs, TabView, TaskAnswer, TaskStatus, TextAnswer, UrlAnswer, ViewportBody,
-  ViewportSize, DownloadBytes, ErrandFileView, FileNotFound, FileTooLarge, StagedFile, type BrowsingShape,
+  BlockedByPolicy,
+  ClickBody,
+  ConsoleAnswer,
+  DialogAnswer,
+  DialogBody,
+  DragBody,
+  EvaluateAnswer,
+  EvaluateBody,
+  FillBody,
+  FillFormBody,
+  Frame,
+  HtmlAnswer,
+  InputAnswer,
+  InputEvent,
+  NetworkAnswer,
+  NoDialog,
+  PageError,
+  PageSummary,
+  UploadBody,
+  Png,
+  ScrollAnswer,
+  ToolResult,
+  ScrollBody,
+  SessionState,
+  TabNotFound,
+  Tabs,
+  TabView,
+  TaskAnswer,
+  TaskStatus,
+  TextAnswer,
+  UrlAnswer,
+  ViewportBody,
+  ViewportSize,
+  DownloadBytes,
+  ErrandFileView,
+  FileNotFound,
+  FileTooLarge,
+  StagedFile,
+  type BrowsingShape,
 } from '@errands/host'
 import { DevToolsUnavailable } from '@errands/devtools'
 import { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/supervisor'
@@ -42,9 +77,39 @@ import { Answered, Asked, Help, View } from './askRpcs.ts'
  * Schema.is(Verb)('navigate') // true
  */
 export const Verb = Schema.Literal(
-  'navigate', 'url', 'text', 'html', 'screenshot', 'click', 'fill', 'scroll', 'back', 'forward', 'reload', 'frame', 'state',
-  'input', 'viewport', 'tabs', 'openTab', 'activateTab', 'closeTab', 'task', 'release', 'dialog', 'park', 'resume',
-  'evaluate', 'console', 'network', 'fillForm', 'drag', 'upload', 'downloads', 'download', 'stageFile',
+  'navigate',
+  'url',
+  'text',
+  'html',
+  'screenshot',
+  'click',
+  'fill',
+  'scroll',
+  'back',
+  'forward',
+  'reload',
+  'frame',
+  'state',
+  'input',
+  'viewport',
+  'tabs',
+  'openTab',
+  'activateTab',
+  'closeTab',
+  'task',
+  'release',
+  'dialog',
+  'park',
+  'resume',
+  'evaluate',
+  'console',
+  'network',
+  'fillForm',
+  'drag',
+  'upload',
+  'downloads',
+  'download',
+  'stageFile',
 )
 
 /** A verb's name. @example const v: Verb = 'tabs' */
@@ -63,7 +128,17 @@ void _everyVerb
  * @example
  * Schema.is(CallError)(AllBusy.of(4)) // true
  */
-export const CallError = Schema.Union(AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation, BlockedByPolicy, PageError, TabNotFound, NoDialog, PersonDriving)
+export const CallError = Schema.Union(
+  AllBusy,
+  ErrandUnavailable,
+  InvalidRequest,
+  UnknownConversation,
+  BlockedByPolicy,
+  PageError,
+  TabNotFound,
+  NoDialog,
+  PersonDriving,
+)
 
 /**
  * The upstream proxy a session call opens its errand with (absent: the host-wide one, or none).
@@ -72,8 +147,11 @@ export const CallError = Schema.Union(AllBusy, ErrandUnavailable, InvalidRequest
 const Session = { upstreamProxy: Schema.optional(Schema.Redacted(Schema.String)) }
 
 /** A page verb: its request fields (besides the session's), and its answer. */
-const verb = <const Tag extends string, P extends Schema.Struct.Fields, S extends Schema.Schema.Any>(tag: Tag, payload: P, success: S) =>
-  Rpc.make(tag, { payload: { ...Session, ...payload }, success, error: CallError })
+const verb = <const Tag extends string, P extends Schema.Struct.Fields, S extends Schema.Schema.Any>(
+  tag: Tag,
+  payload: P,
+  success: S,
+) => Rpc.make(tag, { payload: { ...Session, ...payload }, success, error: CallError })
 
 /**
  * The errand entity. The entity id is the session key.
@@ -113,14 +191,26 @@ export const Errand = Entity.make('Errand', [
   verb('upload', { body: UploadBody }, PageSummary),
   // Issue #25: the errand's files folder lives on its owner's machine; the bytes travel in msgpack.
   verb('downloads', {}, Schema.Array(ErrandFileView)),
-  Rpc.make('download', { payload: { ...Session, name: Schema.String }, success: DownloadBytes, error: Schema.Union(CallError, FileNotFound) }),
-  Rpc.make('stageFile', { payload: { ...Session, name: Schema.String, bytes: Schema.Uint8ArrayFromSelf }, success: StagedFile, error: Schema.Union(CallError, FileTooLarge) }),
+  Rpc.make('download', {
+    payload: { ...Session, name: Schema.String },
+    success: DownloadBytes,
+    error: Schema.Union(CallError, FileNotFound),
+  }),
+  Rpc.make('stageFile', {
+    payload: { ...Session, name: Schema.String, bytes: Schema.Uint8ArrayFromSelf },
+    success: StagedFile,
+    error: Schema.Union(CallError, FileTooLarge),
+  }),
   Rpc.make('task', { payload: { status: TaskStatus }, success: TaskAnswer, error: UnknownConversation }),
   /**
    * A DevTools URL into the errand, minted by its owner (A1, #24): the owner brings the errand up
    * like every verb and gives a URL on its own port, so a client drives the one context there is.
    */
-  Rpc.make('devtools', { payload: Session, success: Schema.Struct({ url: Schema.String }), error: Schema.Union(CallError, DevToolsUnavailable) }),
+  Rpc.make('devtools', {
+    payload: Session,
+    success: Schema.Struct({ url: Schema.String }),
+    error: Schema.Union(CallError, DevToolsUnavailable),
+  }),
   Rpc.make('release', { payload: {} }),
   Rpc.make('park', { payload: {}, error: CallError }),
   /**
@@ -167,5 +257,24 @@ export const Errand = Entity.make('Errand', [
 
 // Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools', the person's, the wheel's and the asks'.
 type Tags = typeof Errand extends Entity.Entity<'Errand', infer R> ? Rpc.Tag<R> : never
-const _oneRpcPerVerb: Same<Exclude<Tags, 'Heal' | 'TakeBack' | 'devtools' | 'mcpTool' | 'Ask' | 'Allow' | 'TakeWheel' | 'HandBack' | 'WheelInput' | 'Driving' | 'View' | 'Help' | 'Asked' | 'Answered'>, Verb> = true
+const _oneRpcPerVerb: Same<
+  Exclude<
+    Tags,
+    | 'Heal'
+    | 'TakeBack'
+    | 'devtools'
+    | 'mcpTool'
+    | 'Ask'
+    | 'Allow'
+    | 'TakeWheel'
+    | 'HandBack'
+    | 'WheelInput'
+    | 'Driving'
+    | 'View'
+    | 'Help'
+    | 'Asked'
+    | 'Answered'
+  >,
+  Verb
+> = true
 void _oneRpcPerVerb

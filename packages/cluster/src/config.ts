@@ -9,17 +9,38 @@
  */
 import { hostConfig, hostVariables, type HostSettings } from '@errands/host'
 import { databaseUrlConfig, databaseVariables } from '@errands/store-pg'
-import { configFrom, explainConfigError, intBetween, retentionConfig, type SupervisorSettings } from '@errands/supervisor'
+import {
+  configFrom,
+  explainConfigError,
+  intBetween,
+  retentionConfig,
+  type SupervisorSettings,
+} from '@errands/supervisor'
 import { Config, ConfigError, Effect, Either, Option, Redacted, Schema } from 'effect'
 
 /** The variables the cluster reads, with their ranges (docs/cluster.md). @example clusterVariables.ERRANDS_CLUSTER_PORT.default // 7787 */
 export const clusterVariables = {
   ERRANDS_DATABASE_URL: databaseVariables.ERRANDS_DATABASE_URL,
-  ERRANDS_CLUSTER_HOST: { default: '127.0.0.1', text: 'must be a host name or IP address other runners reach this one at' },
+  ERRANDS_CLUSTER_HOST: {
+    default: '127.0.0.1',
+    text: 'must be a host name or IP address other runners reach this one at',
+  },
   ERRANDS_CLUSTER_PORT: { min: 1, max: 65535, default: 7787, text: 'must be a whole number from 1 to 65535' },
-  ERRANDS_CLUSTER_SHARDS: { min: 1, max: 4096, default: 300, text: 'must be a whole number from 1 to 4096 (the same on every runner)' },
-  ERRANDS_CLUSTER_LOCK_EXPIRY_MS: { min: 2_000, max: 600_000, default: 12_000, text: 'must be a whole number from 2000 to 600000' },
-  ERRANDS_CLUSTER_KEY_FILE: { text: 'must name the file of 32 random bytes every host of the cluster shares (head -c 32 /dev/urandom > cluster.key)' },
+  ERRANDS_CLUSTER_SHARDS: {
+    min: 1,
+    max: 4096,
+    default: 300,
+    text: 'must be a whole number from 1 to 4096 (the same on every runner)',
+  },
+  ERRANDS_CLUSTER_LOCK_EXPIRY_MS: {
+    min: 2_000,
+    max: 600_000,
+    default: 12_000,
+    text: 'must be a whole number from 2000 to 600000',
+  },
+  ERRANDS_CLUSTER_KEY_FILE: {
+    text: 'must name the file of 32 random bytes every host of the cluster shares (head -c 32 /dev/urandom > cluster.key)',
+  },
 } as const
 
 /** How this host joins the cluster. */
@@ -51,11 +72,19 @@ const v = clusterVariables
  */
 const keyFileConfig: Config.Config<Option.Option<string>> = Config.all({
   database: Config.option(Config.string('ERRANDS_DATABASE_URL')),
-  keyFile: Config.option(Schema.Config('ERRANDS_CLUSTER_KEY_FILE', Schema.NonEmptyTrimmedString.annotations({ message: () => v.ERRANDS_CLUSTER_KEY_FILE.text }))),
-}).pipe(Config.mapOrFail(({ database, keyFile }) =>
-  Option.isSome(database) && Option.isNone(keyFile)
-    ? Either.left(ConfigError.MissingData(['ERRANDS_CLUSTER_KEY_FILE'], v.ERRANDS_CLUSTER_KEY_FILE.text))
-    : Either.right(keyFile)))
+  keyFile: Config.option(
+    Schema.Config(
+      'ERRANDS_CLUSTER_KEY_FILE',
+      Schema.NonEmptyTrimmedString.annotations({ message: () => v.ERRANDS_CLUSTER_KEY_FILE.text }),
+    ),
+  ),
+}).pipe(
+  Config.mapOrFail(({ database, keyFile }) =>
+    Option.isSome(database) && Option.isNone(keyFile)
+      ? Either.left(ConfigError.MissingData(['ERRANDS_CLUSTER_KEY_FILE'], v.ERRANDS_CLUSTER_KEY_FILE.text))
+      : Either.right(keyFile),
+  ),
+)
 
 /**
  * The cluster's settings from the environment: `None` when `ERRANDS_DATABASE_URL` is unset.
@@ -67,23 +96,35 @@ export const clusterConfig: Config.Config<Option.Option<ClusterSettings>> = Conf
   // The store's own decoding: one schema for the variable, redacted the moment it is read.
   url: databaseUrlConfig,
   keyFile: keyFileConfig,
-  host: Schema.Config('ERRANDS_CLUSTER_HOST', Schema.NonEmptyTrimmedString.annotations({ message: () => v.ERRANDS_CLUSTER_HOST.text })).pipe(
-    Config.withDefault(v.ERRANDS_CLUSTER_HOST.default),
-  ),
-  port: Schema.Config('ERRANDS_CLUSTER_PORT', intBetween(v.ERRANDS_CLUSTER_PORT.min, v.ERRANDS_CLUSTER_PORT.max, v.ERRANDS_CLUSTER_PORT.text)).pipe(
-    Config.withDefault(v.ERRANDS_CLUSTER_PORT.default),
-  ),
-  shards: Schema.Config('ERRANDS_CLUSTER_SHARDS', intBetween(v.ERRANDS_CLUSTER_SHARDS.min, v.ERRANDS_CLUSTER_SHARDS.max, v.ERRANDS_CLUSTER_SHARDS.text)).pipe(
-    Config.withDefault(v.ERRANDS_CLUSTER_SHARDS.default),
-  ),
+  host: Schema.Config(
+    'ERRANDS_CLUSTER_HOST',
+    Schema.NonEmptyTrimmedString.annotations({ message: () => v.ERRANDS_CLUSTER_HOST.text }),
+  ).pipe(Config.withDefault(v.ERRANDS_CLUSTER_HOST.default)),
+  port: Schema.Config(
+    'ERRANDS_CLUSTER_PORT',
+    intBetween(v.ERRANDS_CLUSTER_PORT.min, v.ERRANDS_CLUSTER_PORT.max, v.ERRANDS_CLUSTER_PORT.text),
+  ).pipe(Config.withDefault(v.ERRANDS_CLUSTER_PORT.default)),
+  shards: Schema.Config(
+    'ERRANDS_CLUSTER_SHARDS',
+    intBetween(v.ERRANDS_CLUSTER_SHARDS.min, v.ERRANDS_CLUSTER_SHARDS.max, v.ERRANDS_CLUSTER_SHARDS.text),
+  ).pipe(Config.withDefault(v.ERRANDS_CLUSTER_SHARDS.default)),
   lockExpiryMs: Schema.Config(
     'ERRANDS_CLUSTER_LOCK_EXPIRY_MS',
-    intBetween(v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.min, v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.max, v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.text),
+    intBetween(
+      v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.min,
+      v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.max,
+      v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.text,
+    ),
   ).pipe(Config.withDefault(v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.default)),
   retention: retentionConfig,
-}).pipe(Config.map(({ url, keyFile, ...rest }) =>
-  // keyFileConfig failed already if the database is set without a key file.
-  Option.flatMap(url, (databaseUrl) => Option.map(keyFile, (file): ClusterSettings => ({ databaseUrl, keyFile: file, ...rest })))))
+}).pipe(
+  Config.map(({ url, keyFile, ...rest }) =>
+    // keyFileConfig failed already if the database is set without a key file.
+    Option.flatMap(url, (databaseUrl) =>
+      Option.map(keyFile, (file): ClusterSettings => ({ databaseUrl, keyFile: file, ...rest })),
+    ),
+  ),
+)
 
 /**
  * Decodes the cluster's settings from a plain record of variables (the CLI, tests).
@@ -91,13 +132,16 @@ export const clusterConfig: Config.Config<Option.Option<ClusterSettings>> = Conf
  * @example
  * Effect.runSync(clusterSettingsFrom(process.env))
  */
-export const clusterSettingsFrom = (env: Record<string, string | undefined>): Effect.Effect<Option.Option<ClusterSettings>, ConfigError.ConfigError> =>
-  configFrom(clusterConfig, env)
+export const clusterSettingsFrom = (
+  env: Record<string, string | undefined>,
+): Effect.Effect<Option.Option<ClusterSettings>, ConfigError.ConfigError> => configFrom(clusterConfig, env)
 
 // The database URL's own schema says which rule it broke (not a Postgres address, or no TLS off this machine).
-const clusterRanges = Object.fromEntries(Object.entries(clusterVariables)
-  .filter(([name]) => name !== 'ERRANDS_DATABASE_URL')
-  .map(([name, x]) => [name, x.text]))
+const clusterRanges = Object.fromEntries(
+  Object.entries(clusterVariables)
+    .filter(([name]) => name !== 'ERRANDS_DATABASE_URL')
+    .map(([name, x]) => [name, x.text]),
+)
 
 /**
  * One line per invalid variable, each naming the variable and its accepted range.
@@ -105,7 +149,8 @@ const clusterRanges = Object.fromEntries(Object.entries(clusterVariables)
  * @example
  * explainClusterConfigError(error) // "ERRANDS_CLUSTER_PORT: invalid value — must be a whole number from 1 to 65535"
  */
-export const explainClusterConfigError = (error: ConfigError.ConfigError): string => explainConfigError(error, clusterRanges)
+export const explainClusterConfigError = (error: ConfigError.ConfigError): string =>
+  explainConfigError(error, clusterRanges)
 
 /** Everything `errands host` reads: the host's settings (the supervisor's and the store's retention in them) and the cluster's. */
 export interface ErrandsSettings {
@@ -130,8 +175,9 @@ export const errandsConfig: Config.Config<ErrandsSettings> = Config.all({ host: 
  * @example
  * Effect.runSync(errandsSettingsFrom({ ERRANDS_PORT: '7070' })).host.port // 7070
  */
-export const errandsSettingsFrom = (env: Record<string, string | undefined>): Effect.Effect<ErrandsSettings, ConfigError.ConfigError> =>
-  configFrom(errandsConfig, env)
+export const errandsSettingsFrom = (
+  env: Record<string, string | undefined>,
+): Effect.Effect<ErrandsSettings, ConfigError.ConfigError> => configFrom(errandsConfig, env)
 
 /**
  * One line per invalid variable of {@link errandsConfig}, each naming the variable and what it accepts
@@ -141,7 +187,10 @@ export const errandsSettingsFrom = (env: Record<string, string | undefined>): Ef
  * explainErrandsConfigError(error) // "ERRANDS_PORT: invalid value — …\nERRANDS_CLUSTER_SHARDS: invalid value — …"
  */
 export const explainErrandsConfigError = (error: ConfigError.ConfigError): string =>
-  explainConfigError(error, { ...Object.fromEntries(Object.entries(hostVariables).map(([name, x]) => [name, x.text])), ...clusterRanges })
+  explainConfigError(error, {
+    ...Object.fromEntries(Object.entries(hostVariables).map(([name, x]) => [name, x.text])),
+    ...clusterRanges,
+  })
 
 /**
  * The settings as one log line: the database as host and port only (never its password).

@@ -22,7 +22,11 @@ import { ownedHere } from './ownedHere.ts'
  * endpoint's error as it is, the supervisor's typed ones as they are, anything else in words.
  */
 const asEndpointError = (e: { readonly _tag: string; readonly message?: string }) =>
-  e._tag === 'DevToolsUnavailable' || e._tag === 'AllBusy' || e._tag === 'ErrandUnavailable' || e._tag === 'InvalidRequest' || e._tag === 'UnknownConversation'
+  e._tag === 'DevToolsUnavailable' ||
+  e._tag === 'AllBusy' ||
+  e._tag === 'ErrandUnavailable' ||
+  e._tag === 'InvalidRequest' ||
+  e._tag === 'UnknownConversation'
     ? (e as DevToolsUnavailable)
     : new DevToolsUnavailable({
         reason: 'browser-unreachable',

@@ -1,6 +1,16 @@
 import { LendReport } from '@errands/lending'
 import { AllBusy } from '@errands/supervisor'
-import { Browsing, mainTarget, PageError, PageSummary, sessionTarget, TabView, type BrowsingShape, type RecordedCall, type SessionKey } from '@errands/host'
+import {
+  Browsing,
+  mainTarget,
+  PageError,
+  PageSummary,
+  sessionTarget,
+  TabView,
+  type BrowsingShape,
+  type RecordedCall,
+  type SessionKey,
+} from '@errands/host'
 import { Effect, Either, Redacted, Schema } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { Errand } from './ErrandEntity.ts'
@@ -11,22 +21,28 @@ const rpcPayload = (tag: string) => Errand.protocol.requests.get(tag)!.payloadSc
 const proxy = Redacted.make('http://user:s3cret@proxy.example:3128')
 
 /** A recording local Browsing, and a client that records what it would send to the owner. */
-const setup = (answer: (verb: string, payload: unknown) => Effect.Effect<unknown, any> = () => Effect.succeed({ url: 'owner' })) => {
+const setup = (
+  answer: (verb: string, payload: unknown) => Effect.Effect<unknown, any> = () => Effect.succeed({ url: 'owner' }),
+) => {
   const local: Array<RecordedCall> = []
   const sent: Array<{ key: string; verb: string; payload: unknown }> = []
   const browsing = Effect.runSync(Effect.provide(Browsing, Browsing.layerRecording(local))) as BrowsingShape
   // Every RPC of the entity, by name: what the cluster's client offers.
-  const client = ((k: string) => new Proxy({}, {
-    get: (_, verb: string) => (payload: unknown) => {
-      sent.push({ key: k, verb, payload })
-      return answer(verb, payload)
-    },
-  })) as unknown as ErrandClient
+  const client = ((k: string) =>
+    new Proxy(
+      {},
+      {
+        get: (_, verb: string) => (payload: unknown) => {
+          sent.push({ key: k, verb, payload })
+          return answer(verb, payload)
+        },
+      },
+    )) as unknown as ErrandClient
   return { local, sent, forwarding: forwardingBrowsing(browsing, client), browsing }
 }
 
-describe('forwarding the page verbs to a key\'s owner', () => {
-  it('sends a session\'s verb as its own typed request, under the key as the entity id', async () => {
+describe("forwarding the page verbs to a key's owner", () => {
+  it("sends a session's verb as its own typed request, under the key as the entity id", async () => {
     const { sent, local, forwarding } = setup()
     await Effect.runPromise(forwarding.navigate(sessionTarget(key), 'http://127.0.0.1:3000/'))
     await Effect.runPromise(forwarding.closeTab(sessionTarget(key), 'abc-t2'))
@@ -60,7 +76,10 @@ describe('forwarding the page verbs to a key\'s owner', () => {
     const owner = ownerHandlers(browsing, key)
     await Effect.runPromise(owner.evaluate({ payload: { body: { expression: '1 + 1' } } }))
     await Effect.runPromise(owner.upload({ payload: { body: { selector: '#f', names: ['a.pdf'] } } }))
-    expect(local.map((c) => [c.method, c.args[0]])).toEqual([['evaluate', sessionTarget(key)], ['upload', sessionTarget(key)]])
+    expect(local.map((c) => [c.method, c.args[0]])).toEqual([
+      ['evaluate', sessionTarget(key)],
+      ['upload', sessionTarget(key)],
+    ])
   })
 
   it("an upload's names are checked by the RPC's own Schema: a path never reaches the owner", () => {
@@ -77,20 +96,24 @@ describe('forwarding the page verbs to a key\'s owner', () => {
     expect(JSON.stringify(payload)).not.toContain('s3cret')
   })
 
-  it('keeps the person\'s main context on this host (it is every host\'s own)', async () => {
+  it("keeps the person's main context on this host (it is every host's own)", async () => {
     const { sent, local, forwarding } = setup()
     await Effect.runPromise(forwarding.url(mainTarget))
     expect(sent).toEqual([])
     expect(local.map((c) => c.method)).toEqual(['url'])
   })
 
-  it('gives back the owner\'s typed errors as they are, and the cluster\'s own failures in words a model can act on', async () => {
-    const { forwarding } = setup((verb) => verb === 'url' ? Effect.fail(AllBusy.of(4)) : Effect.fail({ _tag: 'MailboxFull' }))
+  it("gives back the owner's typed errors as they are, and the cluster's own failures in words a model can act on", async () => {
+    const { forwarding } = setup((verb) =>
+      verb === 'url' ? Effect.fail(AllBusy.of(4)) : Effect.fail({ _tag: 'MailboxFull' }),
+    )
     const busy = await Effect.runPromise(Effect.either(forwarding.url(sessionTarget(key))))
     expect(Either.isLeft(busy) && busy.left).toBeInstanceOf(AllBusy)
     const moving = await Effect.runPromise(Effect.either(forwarding.text(sessionTarget(key))))
     expect(Either.isLeft(moving) && moving.left).toBeInstanceOf(PageError)
-    expect(Either.isLeft(moving) && moving.left.message).toMatch(/could not be reached \(MailboxFull\).*try again in a few seconds/)
+    expect(Either.isLeft(moving) && moving.left.message).toMatch(
+      /could not be reached \(MailboxFull\).*try again in a few seconds/,
+    )
     expect(Either.isLeft(moving) && (moving.left as PageError).status).toBe(502)
   })
 
@@ -108,18 +131,62 @@ describe('forwarding the page verbs to a key\'s owner', () => {
   })
 })
 
-describe('the entity\'s RPCs are the host\'s verbs, typed with its Schemas (#24)', () => {
+describe("the entity's RPCs are the host's verbs, typed with its Schemas (#24)", () => {
   const rpcs = Errand.protocol.requests
 
-  it('has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, mcpTool, the person\'s Ask and Allow, the wheel\'s and the asks\' (View, Help, Asked, Answered)', () => {
+  it("has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, mcpTool, the person's Ask and Allow, the wheel's and the asks' (View, Help, Asked, Answered)", () => {
     expect([...rpcs.keys()].sort()).toEqual([
-      'Allow', 'Answered', 'Ask', 'Asked', 'Driving', 'HandBack', 'Heal', 'Help', 'TakeBack', 'TakeWheel', 'View', 'WheelInput', 'activateTab', 'back', 'click', 'closeTab', 'console', 'devtools', 'dialog', 'download', 'downloads', 'drag', 'evaluate', 'fill', 'fillForm',
-      'forward', 'frame', 'html', 'input', 'mcpTool', 'navigate', 'network', 'openTab', 'park', 'release', 'reload', 'resume', 'screenshot', 'scroll', 'stageFile', 'state',
-      'tabs', 'task', 'text', 'upload', 'url', 'viewport',
+      'Allow',
+      'Answered',
+      'Ask',
+      'Asked',
+      'Driving',
+      'HandBack',
+      'Heal',
+      'Help',
+      'TakeBack',
+      'TakeWheel',
+      'View',
+      'WheelInput',
+      'activateTab',
+      'back',
+      'click',
+      'closeTab',
+      'console',
+      'devtools',
+      'dialog',
+      'download',
+      'downloads',
+      'drag',
+      'evaluate',
+      'fill',
+      'fillForm',
+      'forward',
+      'frame',
+      'html',
+      'input',
+      'mcpTool',
+      'navigate',
+      'network',
+      'openTab',
+      'park',
+      'release',
+      'reload',
+      'resume',
+      'screenshot',
+      'scroll',
+      'stageFile',
+      'state',
+      'tabs',
+      'task',
+      'text',
+      'upload',
+      'url',
+      'viewport',
     ])
   })
 
-  it('answers go through the host\'s answer Schemas: a shape the API would not give does not pass', () => {
+  it("answers go through the host's answer Schemas: a shape the API would not give does not pass", () => {
     expect(rpcs.get('navigate')!.successSchema).toBe(PageSummary)
     expect(rpcs.get('openTab')!.successSchema).toBe(TabView)
     const decode = Schema.decodeUnknownEither(rpcs.get('navigate')!.successSchema as typeof PageSummary)
@@ -127,14 +194,16 @@ describe('the entity\'s RPCs are the host\'s verbs, typed with its Schemas (#24)
     expect(Either.isLeft(decode({ url: 'about:blank' }))).toBe(true)
   })
 
-  it('an Allow\'s answer goes through lending\'s LendReport Schema, and its sign-in through the sealed snapshot\'s storage Schema (#24)', () => {
+  it("an Allow's answer goes through lending's LendReport Schema, and its sign-in through the sealed snapshot's storage Schema (#24)", () => {
     expect(rpcs.get('Allow')!.successSchema).toBe(LendReport)
     const payload = Schema.decodeUnknownEither(rpcs.get('Allow')!.payloadSchema as Schema.Schema<unknown, unknown>)
     expect(Either.isRight(payload({ site: 'shop.example', signIn: { cookies: [], origins: [] } }))).toBe(true)
-    expect(Either.isLeft(payload({ site: 'shop.example', signIn: { cookies: [{ name: 'sid' }], origins: [] } }))).toBe(true)
+    expect(Either.isLeft(payload({ site: 'shop.example', signIn: { cookies: [{ name: 'sid' }], origins: [] } }))).toBe(
+      true,
+    )
   })
 
-  it('requests are checked with the HTTP bodies\' Schemas: a click without a selector is refused before it leaves', () => {
+  it("requests are checked with the HTTP bodies' Schemas: a click without a selector is refused before it leaves", () => {
     const payload = Schema.decodeUnknownEither(rpcs.get('click')!.payloadSchema as Schema.Schema<unknown, unknown>)
     expect(Either.isRight(payload({ body: { selector: '#go' } }))).toBe(true)
     expect(Either.isLeft(payload({ body: { selector: '' } }))).toBe(true)

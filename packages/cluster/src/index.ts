@@ -8,4 +8,13 @@ export { makePgSettings, PERSON_SETTINGS_TABLE, PgSettings } from './personSetti
 export { Allow, Ask } from './lendRpcs.ts'
 export { hostCluster, selfAddress, type HostClusterOptions } from './layer.ts'
 export { loadClusterKey } from './key.ts'
-export { PSK_IDENTITY, RUNNER_TLS, runnerPsk, runnerTlsClientOptions, runnerTlsServerOptions, tlsClientProtocol, tlsClusterSocket, tlsSocketServer } from './transport.ts'
+export {
+  PSK_IDENTITY,
+  RUNNER_TLS,
+  runnerPsk,
+  runnerTlsClientOptions,
+  runnerTlsServerOptions,
+  tlsClientProtocol,
+  tlsClusterSocket,
+  tlsSocketServer,
+} from './transport.ts'

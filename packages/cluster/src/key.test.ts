@@ -23,7 +23,9 @@ describe('the shared cluster key', () => {
 
   it('refuses a missing, readable-by-others or wrong-sized file, naming the file and never the key', async () => {
     await expect(loadClusterKey(join(dir, 'absent.key'))).rejects.toThrow(/does not exist; make one with: head -c 32/)
-    await expect(loadClusterKey(file('open.key', new Uint8Array(32), 0o644))).rejects.toThrow(/can be read by others; chmod 600/)
+    await expect(loadClusterKey(file('open.key', new Uint8Array(32), 0o644))).rejects.toThrow(
+      /can be read by others; chmod 600/,
+    )
     await expect(loadClusterKey(file('short.key', 'secret-ish'))).rejects.toThrow(/holds 10 bytes/)
     await expect(loadClusterKey(file('short2.key', 'secret-ish'))).rejects.not.toThrow(/secret-ish/)
   })

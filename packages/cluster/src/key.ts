@@ -17,11 +17,17 @@ import { Redacted } from 'effect'
  */
 export const loadClusterKey = async (path: string): Promise<Redacted.Redacted<Uint8Array>> => {
   const info = await stat(path).catch(() => undefined)
-  if (info === undefined) throw new Error(`The cluster key file ${path} does not exist; make one with: head -c 32 /dev/urandom > ${path}; chmod 600 ${path} (and copy it to every host).`)
-  if ((info.mode & 0o077) !== 0) throw new Error(`The cluster key file ${path} can be read by others; chmod 600 ${path}.`)
+  if (info === undefined)
+    throw new Error(
+      `The cluster key file ${path} does not exist; make one with: head -c 32 /dev/urandom > ${path}; chmod 600 ${path} (and copy it to every host).`,
+    )
+  if ((info.mode & 0o077) !== 0)
+    throw new Error(`The cluster key file ${path} can be read by others; chmod 600 ${path}.`)
   const bytes = new Uint8Array(await readFile(path))
   const text = new TextDecoder().decode(bytes).trim()
   if (bytes.length === 32) return Redacted.make(bytes)
   if (/^[0-9a-fA-F]{64}$/.test(text)) return Redacted.make(new Uint8Array(Buffer.from(text, 'hex')))
-  throw new Error(`The cluster key file ${path} must hold 32 random bytes (or 64 hex digits); it holds ${bytes.length} bytes.`)
+  throw new Error(
+    `The cluster key file ${path} must hold 32 random bytes (or 64 hex digits); it holds ${bytes.length} bytes.`,
+  )
 }

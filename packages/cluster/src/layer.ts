@@ -26,7 +26,17 @@
 import { RunnerAddress, ShardId, Sharding } from '@effect/cluster'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
-import { Browsing, HostHealth, PageError, PersonWheel, Placement, Person, type BrowsingShape, type ClusterReport, type HostCluster } from '@errands/host'
+import {
+  Browsing,
+  HostHealth,
+  PageError,
+  PersonWheel,
+  Placement,
+  Person,
+  type BrowsingShape,
+  type ClusterReport,
+  type HostCluster,
+} from '@errands/host'
 import { PgSealedStore } from '@errands/store-pg'
 import { DevTools } from '@errands/devtools'
 import { Sessions } from '@errands/supervisor'
@@ -88,15 +98,20 @@ const clusterHealth = (s: ClusterSettings) =>
     const book = yield* Owners
     const self = selfAddress(s)
     const cluster: Effect.Effect<ClusterReport> = Effect.gen(function* () {
-      const rows = yield* sql<{ address: string; healthy: boolean }>`SELECT address, healthy FROM cluster_runners ORDER BY address`.pipe(
-        Effect.orElseSucceed(() => []),
-      )
+      const rows = yield* sql<{
+        address: string
+        healthy: boolean
+      }>`SELECT address, healthy FROM cluster_runners ORDER BY address`.pipe(Effect.orElseSucceed(() => []))
       const live = yield* book.liveRunners
       let here = 0
       for (let i = 1; i <= s.shards; i++) if (sharding.hasShardId(ShardId.make('default', i))) here++
       return {
         runner: self,
-        runners: rows.map((r) => ({ address: r.address, healthy: Boolean(r.healthy), alive: live.includes(r.address) })),
+        runners: rows.map((r) => ({
+          address: r.address,
+          healthy: Boolean(r.healthy),
+          alive: live.includes(r.address),
+        })),
         shards: { total: s.shards, here },
       }
     })
@@ -114,13 +129,25 @@ const healer = (s: ClusterSettings) =>
     // Side by side, each bounded: a shard that has no owner yet (its dead runner's lock not
     // expired) must not hold up the others; the next tick asks again.
     const tick = Effect.flatMap(book.orphans, (orphans) =>
-      Effect.forEach(orphans, (orphan) =>
-        client(orphan.key).Heal({ from: orphan.runner }).pipe(
-          // Reopening takes seconds on a loaded machine; the owner finishes it even when this gives up.
-          Effect.timeout(Duration.millis(Math.max(30_000, s.lockExpiryMs * 2))),
-          Effect.ignore,
-        ), { concurrency: 'unbounded', discard: true }))
-    yield* Effect.forkScoped(Effect.repeat(Effect.ignore(tick), Schedule.spaced(Duration.millis(Math.max(500, Math.floor(s.lockExpiryMs / 4))))))
+      Effect.forEach(
+        orphans,
+        (orphan) =>
+          client(orphan.key)
+            .Heal({ from: orphan.runner })
+            .pipe(
+              // Reopening takes seconds on a loaded machine; the owner finishes it even when this gives up.
+              Effect.timeout(Duration.millis(Math.max(30_000, s.lockExpiryMs * 2))),
+              Effect.ignore,
+            ),
+        { concurrency: 'unbounded', discard: true },
+      ),
+    )
+    yield* Effect.forkScoped(
+      Effect.repeat(
+        Effect.ignore(tick),
+        Schedule.spaced(Duration.millis(Math.max(500, Math.floor(s.lockExpiryMs / 4)))),
+      ),
+    )
   })
 
 /** The page verbs in cluster mode; `onPage` (a function: no message carries it) runs only where the key is owned. */
@@ -133,10 +160,12 @@ const clusterBrowsing = Effect.gen(function* () {
   const onPage: BrowsingShape['onPage'] = (target, what, run) =>
     target._tag === 'main' || here(target.key)
       ? local.onPage(target, what, run)
-      : Effect.fail(new PageError({
-          reason: 'unavailable',
-          message: `${what}: this session is held by another host of the cluster; connect to that host (see GET /health) or use the HTTP verbs, which reach it from here.`,
-        }))
+      : Effect.fail(
+          new PageError({
+            reason: 'unavailable',
+            message: `${what}: this session is held by another host of the cluster; connect to that host (see GET /health) or use the HTTP verbs, which reach it from here.`,
+          }),
+        )
   return Browsing.of({ ...forwarding, onPage })
 })
 
@@ -151,7 +180,9 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
   const owners = Layer.effect(Owners, makeOwnerBook({ self: selfAddress(s), expiryMs: s.lockExpiryMs }))
   // Released first: a host leaving gracefully takes its rows out before it leaves the cluster,
   // so no peer mistakes the errands it is parking for orphans of a dead runner.
-  const follow = Layer.scopedDiscard(Effect.flatMap(Effect.zip(Owners, Sessions), ([book, sessions]) => book.follow(sessions)))
+  const follow = Layer.scopedDiscard(
+    Effect.flatMap(Effect.zip(Owners, Sessions), ([book, sessions]) => book.follow(sessions)),
+  )
   const sharding = tlsClusterSocket({ psk: runnerPsk(options.key), shardingConfig: shardingConfig(s) })
   // Built bottom-up, released top-down: the follower stops first, entities park before the shards go.
   const lower = sharding.pipe(Layer.provideMerge(owners), Layer.provideMerge(sql))

@@ -14,5 +14,7 @@ import type { Sharding } from '@effect/cluster'
  * @example
  * ownedHere(sharding)('task-42') // true when task-42's shard is this runner's
  */
-export const ownedHere = (sharding: Sharding.Sharding['Type']) => (key: string): boolean =>
-  sharding.hasShardId(sharding.getShardId(key as never, 'default'))
+export const ownedHere =
+  (sharding: Sharding.Sharding['Type']) =>
+  (key: string): boolean =>
+    sharding.hasShardId(sharding.getShardId(key as never, 'default'))

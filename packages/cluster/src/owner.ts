@@ -15,7 +15,18 @@
  */
 import { Entity } from '@effect/cluster'
 import { DevTools } from '@errands/devtools'
-import { Browsing, conversationIdOf, HostHealth, localWheel, NotAtTheWheel, PageError, parseSessionKey, Person, sessionTarget, toolRunner } from '@errands/host'
+import {
+  Browsing,
+  conversationIdOf,
+  HostHealth,
+  localWheel,
+  NotAtTheWheel,
+  PageError,
+  parseSessionKey,
+  Person,
+  sessionTarget,
+  toolRunner,
+} from '@errands/host'
 import { Lending } from '@errands/lending'
 import { Sessions, words } from '@errands/supervisor'
 import { Duration, Effect, Option } from 'effect'
@@ -52,9 +63,16 @@ export const errandOwnerLayer = Errand.toLayer(
     const conversationId = conversationIdOf(key)
 
     // Arrival: whatever a peer parked or sealed for this key becomes resumable here.
-    const adopted = yield* sessions.adopt(conversationId).pipe(
-      Effect.catchAll((e) => Effect.as(health.note('warning', `A session that moved here could not be read from the sealed store (${e.reason}).`), 'unreadable' as const)),
-    )
+    const adopted = yield* sessions
+      .adopt(conversationId)
+      .pipe(
+        Effect.catchAll((e) =>
+          Effect.as(
+            health.note('warning', `A session that moved here could not be read from the sealed store (${e.reason}).`),
+            'unreadable' as const,
+          ),
+        ),
+      )
     // Its runner died with it open (K3, H2): reopen it now from its last sealed snapshot, whoever
     // came first (the healer's `Heal` or an agent's call), and say so once. Not cut short by a
     // caller that stops waiting: a half-done resume would leave nobody to say it. An errand
@@ -63,12 +81,20 @@ export const errandOwnerLayer = Errand.toLayer(
     const deadRunner = yield* owners.orphanedBy(key)
     if (deadRunner !== undefined && adopted === 'absent') {
       yield* owners.forgetOrphan(key)
-      yield* health.note('warning', `A session whose host ${deadRunner} left the cluster before its first snapshot was sealed starts afresh here.`)
+      yield* health.note(
+        'warning',
+        `A session whose host ${deadRunner} left the cluster before its first snapshot was sealed starts afresh here.`,
+      )
     } else if (deadRunner !== undefined) {
       yield* Effect.uninterruptible(
         sessions.resume(conversationId).pipe(
           Effect.zipRight(health.note('info', `${words.healed}: its host ${deadRunner} left the cluster.`)),
-          Effect.catchAll((e) => health.note('warning', `A session whose host ${deadRunner} left the cluster could not be reopened here (${e.message})`)),
+          Effect.catchAll((e) =>
+            health.note(
+              'warning',
+              `A session whose host ${deadRunner} left the cluster could not be reopened here (${e.message})`,
+            ),
+          ),
         ),
       )
     }
@@ -77,12 +103,14 @@ export const errandOwnerLayer = Errand.toLayer(
       Effect.gen(function* () {
         const view = yield* Effect.option(sessions.view(conversationId))
         if (Option.isSome(view) && open(view.value.state)) yield* Effect.ignore(sessions.park(conversationId))
-      }))
+      }),
+    )
 
     return {
       ...ownerHandlers(local, key),
       // Brought up here like every verb (opened, resumed or healed), then a URL on this host's port.
-      devtools: ({ payload }) => Effect.zipRight(local.tabs(sessionTarget(key, payload.upstreamProxy)), devtools.endpoint(conversationId)),
+      devtools: ({ payload }) =>
+        Effect.zipRight(local.tabs(sessionTarget(key, payload.upstreamProxy)), devtools.endpoint(conversationId)),
       mcpTool: ({ payload }) => runTool(key, payload.tool, payload.args),
       // The arrival above did the healing; the healer's message only makes the entity arrive.
       Heal: () =>
@@ -103,11 +131,21 @@ export const errandOwnerLayer = Errand.toLayer(
       Answered: ({ payload }) => sessions.answered(conversationId, payload.id, payload.outcome),
       WheelInput: ({ payload }) =>
         Effect.catchAll(wheel.input!(conversationId, payload.events), (e) =>
-          Effect.fail(e instanceof NotAtTheWheel ? e : new PageError({ reason: 'unavailable', message: 'The input could not reach the errand’s page; try again.' }))),
+          Effect.fail(
+            e instanceof NotAtTheWheel
+              ? e
+              : new PageError({
+                  reason: 'unavailable',
+                  message: 'The input could not reach the errand’s page; try again.',
+                }),
+          ),
+        ),
       TakeBack: ({ payload }) =>
         (payload.site === null ? person.signOutEverywhere : person.revoke(payload.site)).pipe(
           Effect.map((report) => ({ runner: `${runner.host}:${runner.port}`, report, failed: null })),
-          Effect.catchAll((e) => Effect.succeed({ runner: `${runner.host}:${runner.port}`, report: null, failed: e.message })),
+          Effect.catchAll((e) =>
+            Effect.succeed({ runner: `${runner.host}:${runner.port}`, report: null, failed: e.message }),
+          ),
         ),
     }
   }),

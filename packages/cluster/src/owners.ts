@@ -62,21 +62,28 @@ const holdsContext = (state: string) => state !== 'parked' && state !== 'closed'
  * @example
  * const book = yield* makeOwnerBook({ self, expiryMs })
  */
-export const makeOwnerBook = (options: { readonly self: string; readonly expiryMs: number }): Effect.Effect<OwnerBook, never, SqlClient.SqlClient> =>
+export const makeOwnerBook = (options: {
+  readonly self: string
+  readonly expiryMs: number
+}): Effect.Effect<OwnerBook, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const table = sql(OWNERS_TABLE)
     const expiry = `${Math.ceil(options.expiryMs / 1000)} seconds`
     // Hosts start together: one creates the table, the others wait (a bare CREATE TABLE IF NOT
     // EXISTS racing itself can fail on the catalogue's unique index).
-    yield* sql.withTransaction(Effect.zipRight(
-      sql`SELECT pg_advisory_xact_lock(hashtext(${OWNERS_TABLE}))`,
-      sql`CREATE TABLE IF NOT EXISTS ${table} (
+    yield* sql
+      .withTransaction(
+        Effect.zipRight(
+          sql`SELECT pg_advisory_xact_lock(hashtext(${OWNERS_TABLE}))`,
+          sql`CREATE TABLE IF NOT EXISTS ${table} (
         errand_id TEXT PRIMARY KEY,
         runner TEXT NOT NULL,
         since TIMESTAMPTZ NOT NULL DEFAULT now()
       )`,
-    )).pipe(Effect.orDie)
+        ),
+      )
+      .pipe(Effect.orDie)
     yield* sql`UPDATE ${table} SET runner = ${`gone:${options.self}`} WHERE runner = ${options.self}`.pipe(Effect.orDie)
 
     const liveRunners = sql<{ address: string }>`SELECT address FROM cluster_runners
@@ -88,7 +95,9 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
 
     const orphans = Effect.gen(function* () {
       const live = yield* liveRunners
-      const rows = yield* sql<{ errand_id: string; runner: string }>`SELECT errand_id, runner FROM ${table}`.pipe(Effect.orElseSucceed(() => []))
+      const rows = yield* sql<{ errand_id: string; runner: string }>`SELECT errand_id, runner FROM ${table}`.pipe(
+        Effect.orElseSucceed(() => []),
+      )
       return rows
         .filter((r) => !live.includes(r.runner))
         .flatMap((r): Array<Orphan> => {
@@ -99,7 +108,9 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
 
     const orphanedBy = (key: string) =>
       Effect.gen(function* () {
-        const rows = yield* sql<{ runner: string }>`SELECT runner FROM ${table} WHERE errand_id = ${`session:${key}`}`.pipe(Effect.orElseSucceed(() => []))
+        const rows = yield* sql<{
+          runner: string
+        }>`SELECT runner FROM ${table} WHERE errand_id = ${`session:${key}`}`.pipe(Effect.orElseSucceed(() => []))
         const runner = rows[0]?.runner
         if (runner === undefined || runner === options.self) return undefined
         return (yield* liveRunners).includes(runner) ? undefined : runner.replace(/^gone:/, '')
@@ -110,7 +121,10 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
 
     const keyPerRunner = Effect.gen(function* () {
       const live = yield* liveRunners
-      const rows = yield* sql<{ errand_id: string; runner: string }>`SELECT DISTINCT ON (runner) errand_id, runner FROM ${table}
+      const rows = yield* sql<{
+        errand_id: string
+        runner: string
+      }>`SELECT DISTINCT ON (runner) errand_id, runner FROM ${table}
         WHERE runner <> ${options.self} ORDER BY runner, since`.pipe(Effect.orElseSucceed(() => []))
       const out = new Map<string, string>()
       for (const r of rows) {
@@ -122,9 +136,10 @@ export const makeOwnerBook = (options: { readonly self: string; readonly expiryM
 
     const heldElsewhere = Effect.gen(function* () {
       const live = yield* liveRunners
-      const rows = yield* sql<{ errand_id: string; runner: string }>`SELECT errand_id, runner FROM ${table} WHERE runner <> ${options.self}`.pipe(
-        Effect.orElseSucceed(() => []),
-      )
+      const rows = yield* sql<{
+        errand_id: string
+        runner: string
+      }>`SELECT errand_id, runner FROM ${table} WHERE runner <> ${options.self}`.pipe(Effect.orElseSucceed(() => []))
       return new Map(rows.filter((r) => live.includes(r.runner)).map((r) => [r.errand_id, r.runner] as const))
     })
 

@@ -39,14 +39,16 @@ const asLendingError = (e: { readonly _tag: string }): LendingError =>
       })
 
 /** The owner's supervisor error as it is; the cluster's own failures in words. */
-const asSupervisorError = (conversationId: string) => (e: { readonly _tag: string }): SupervisorError =>
-  e._tag === 'UnknownConversation'
-    ? (e as SupervisorError)
-    : new ErrandUnavailable({
-        reason: 'open-failed',
-        conversationId,
-        message: `The host that holds this session could not be reached (${e._tag}); it may be moving to another host — try again in a few seconds.`,
-      })
+const asSupervisorError =
+  (conversationId: string) =>
+  (e: { readonly _tag: string }): SupervisorError =>
+    e._tag === 'UnknownConversation'
+      ? (e as SupervisorError)
+      : new ErrandUnavailable({
+          reason: 'open-failed',
+          conversationId,
+          message: `The host that holds this session could not be reached (${e._tag}); it may be moving to another host — try again in a few seconds.`,
+        })
 
 /**
  * The host's Person with take-backs that reach every runner.
@@ -72,12 +74,18 @@ export const clusterPerson = Effect.gen(function* () {
           const answer = yield* Effect.either(client(key).TakeBack({ site }).pipe(Effect.timeout('30 seconds')))
           if (answer._tag === 'Left') {
             if (round === ROUNDS - 1) {
-              return yield* new LendFailed({ reason: 'unavailable', message: `took it back here and from every set-aside errand, but the host ${runner} could not be reached; try again in a few seconds` })
+              return yield* new LendFailed({
+                reason: 'unavailable',
+                message: `took it back here and from every set-aside errand, but the host ${runner} could not be reached; try again in a few seconds`,
+              })
             }
             continue
           }
           if (answer.right.failed !== null) {
-            return yield* new LendFailed({ reason: 'unavailable', message: `took it back here, but the host ${answer.right.runner} said: ${answer.right.failed}` })
+            return yield* new LendFailed({
+              reason: 'unavailable',
+              message: `took it back here, but the host ${answer.right.runner} said: ${answer.right.failed}`,
+            })
           }
           reached.add(answer.right.runner)
           const report = answer.right.report as TakeBackReport
@@ -94,14 +102,18 @@ export const clusterPerson = Effect.gen(function* () {
     signOutEverywhere: Effect.flatMap(local.signOutEverywhere, (here) => everywhere(null, here)),
     ask: (conversationId, site) => {
       const key = sessionKeyOf(conversationId)
-      return key === undefined ? local.ask(conversationId, site) : Effect.mapError(client(key).Ask({ site }), asLendingError)
+      return key === undefined
+        ? local.ask(conversationId, site)
+        : Effect.mapError(client(key).Ask({ site }), asLendingError)
     },
     // The person in the loop across hosts (K4, askRpcs.ts): a session's errand is read where it is
     // (a sign-in question reads its lent sites), and what an agent asks of the person waits there.
     // The list (`sessions`) stays this host's supervisor's: what this host holds (docs/cluster.md).
     view: (conversationId) => {
       const key = sessionKeyOf(conversationId)
-      return key === undefined ? local.view(conversationId) : Effect.mapError(client(key).View({}), asSupervisorError(conversationId))
+      return key === undefined
+        ? local.view(conversationId)
+        : Effect.mapError(client(key).View({}), asSupervisorError(conversationId))
     },
     askForHelp: (conversationId, reason, timeoutMs) => {
       const key = sessionKeyOf(conversationId)
@@ -111,23 +123,33 @@ export const clusterPerson = Effect.gen(function* () {
     },
     asked: (conversationId, ask) => {
       const key = sessionKeyOf(conversationId)
-      return key === undefined ? local.asked(conversationId, ask) : Effect.mapError(client(key).Asked(ask), asSupervisorError(conversationId))
+      return key === undefined
+        ? local.asked(conversationId, ask)
+        : Effect.mapError(client(key).Asked(ask), asSupervisorError(conversationId))
     },
     answered: (conversationId, id, outcome) => {
       const key = sessionKeyOf(conversationId)
       // Its end must reach the owner, or its errand keeps waiting: a few tries, then said in the log.
       return key === undefined
         ? local.answered(conversationId, id, outcome)
-        : client(key).Answered({ id, outcome }).pipe(
-            Effect.retry({ times: 3 }),
-            Effect.catchAll((e) => Effect.logWarning(`question ${id}: its end (${outcome}) could not reach the host that holds ${conversationId} (${e._tag})`)),
-          )
+        : client(key)
+            .Answered({ id, outcome })
+            .pipe(
+              Effect.retry({ times: 3 }),
+              Effect.catchAll((e) =>
+                Effect.logWarning(
+                  `question ${id}: its end (${outcome}) could not reach the host that holds ${conversationId} (${e._tag})`,
+                ),
+              ),
+            )
     },
     allow: (conversationId, site) => {
       const key = sessionKeyOf(conversationId)
       return key === undefined
         ? local.allow(conversationId, site)
-        : Effect.flatMap(lending.mainSignIn(site), (signIn) => Effect.mapError(client(key).Allow({ site, signIn }), asLendingError))
+        : Effect.flatMap(lending.mainSignIn(site), (signIn) =>
+            Effect.mapError(client(key).Allow({ site, signIn }), asLendingError),
+          )
     },
   })
 })

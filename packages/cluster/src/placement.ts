@@ -30,9 +30,7 @@ export const clusterPlacement = Effect.gen(function* () {
   const here = ownedHere(sharding)
   return Placement.of({
     tool: (key, tool, args) =>
-      here(key)
-        ? undefined
-        : Effect.mapError(client(key).mcpTool({ tool, args }), unreachable),
+      here(key) ? undefined : Effect.mapError(client(key).mcpTool({ tool, args }), unreachable),
     heldElsewhere: owners.heldElsewhere,
   })
 })

@@ -22,11 +22,18 @@ beforeAll(async () => {
   const server = await Effect.runPromise(Scope.extend(makeTlsSocketServer({ host: '127.0.0.1', port: 0 }, psk), scope))
   port = (server.address as { port: number }).port
   // An echo handler stands in for the RPC server: whatever a peer's frames reach, it answers.
-  Effect.runFork(Scope.extend(server.run((socket) => Effect.gen(function* () {
-    handled++
-    const write = yield* socket.writer
-    yield* socket.run((chunk) => write(chunk))
-  }).pipe(Effect.scoped)), scope))
+  Effect.runFork(
+    Scope.extend(
+      server.run((socket) =>
+        Effect.gen(function* () {
+          handled++
+          const write = yield* socket.writer
+          yield* socket.run((chunk) => write(chunk))
+        }).pipe(Effect.scoped),
+      ),
+      scope,
+    ),
+  )
 })
 
 afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
@@ -47,7 +54,9 @@ const talk = (connect: () => Net.Socket, hello: Uint8Array) =>
       if (Buffer.concat(chunks).length >= hello.length) conn.end()
     })
     conn.on('error', () => {})
-    conn.on('close', () => resolve({ bytes: Buffer.concat(chunks).length, secure, echo: Buffer.concat(chunks).toString('hex') }))
+    conn.on('close', () =>
+      resolve({ bytes: Buffer.concat(chunks).length, secure, echo: Buffer.concat(chunks).toString('hex') }),
+    )
   })
 
 // A msgpack RPC frame as a runner sends it ({ _tag: 'Ping' }, the protocol's keep-alive).
@@ -96,7 +105,14 @@ describe('the runner socket is TLS-PSK (K1, L7)', () => {
     const attempts = [
       () => Tls.connect({ host: '127.0.0.1', port, ...runnerTlsClientOptions(other) }),
       () => Tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }),
-      () => Tls.connect({ host: '127.0.0.1', port, ...runnerTlsClientOptions(psk), minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3' }),
+      () =>
+        Tls.connect({
+          host: '127.0.0.1',
+          port,
+          ...runnerTlsClientOptions(psk),
+          minVersion: 'TLSv1.3',
+          maxVersion: 'TLSv1.3',
+        }),
     ]
     for (const connect of attempts) expect(await talk(connect, frame)).toEqual({ bytes: 0, secure: false, echo: '' })
     expect(handled).toBe(before)

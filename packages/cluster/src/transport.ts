@@ -16,7 +16,14 @@
  */
 import { hkdfSync } from 'node:crypto'
 import * as Tls from 'node:tls'
-import { RunnerHealth, Runners, ShardingConfig, SocketRunner, SqlMessageStorage, SqlRunnerStorage } from '@effect/cluster'
+import {
+  RunnerHealth,
+  Runners,
+  ShardingConfig,
+  SocketRunner,
+  SqlMessageStorage,
+  SqlRunnerStorage,
+} from '@effect/cluster'
 import { Socket, SocketServer } from '@effect/platform'
 import { NodeSocket } from '@effect/platform-node'
 import { RpcClient, RpcSerialization } from '@effect/rpc'
@@ -30,7 +37,11 @@ export const PSK_IDENTITY = 'errands-cluster/runner/v1'
  * ECDHE-PSK with ChaCha20-Poly1305 is its one PSK suite with both an ephemeral key exchange
  * (forward secrecy) and an AEAD cipher.
  */
-export const RUNNER_TLS = { ciphers: 'ECDHE-PSK-CHACHA20-POLY1305', minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' } as const
+export const RUNNER_TLS = {
+  ciphers: 'ECDHE-PSK-CHACHA20-POLY1305',
+  minVersion: 'TLSv1.2',
+  maxVersion: 'TLSv1.2',
+} as const
 
 // Domain separation: the sealing key itself never goes into TLS; what TLS holds opens no record.
 const HKDF_SALT = 'errands cluster'
@@ -80,7 +91,10 @@ export const runnerTlsServerOptions = (psk: Redacted.Redacted<Buffer>): Tls.TlsO
  * @example
  * const server = yield* makeTlsSocketServer({ host: '127.0.0.1', port: 7787 }, psk)
  */
-export const makeTlsSocketServer = (listen: { readonly host: string; readonly port: number }, psk: Redacted.Redacted<Buffer>) =>
+export const makeTlsSocketServer = (
+  listen: { readonly host: string; readonly port: number },
+  psk: Redacted.Redacted<Buffer>,
+) =>
   Effect.gen(function* () {
     const failed = yield* Deferred.make<never, Error>()
     const pending: Array<Tls.TLSSocket> = []
@@ -91,8 +105,15 @@ export const makeTlsSocketServer = (listen: { readonly host: string; readonly po
     server.on('tlsClientError', () => {})
     server.on('error', (cause) => Deferred.unsafeDone(failed, Exit.fail(cause)))
     yield* Effect.addFinalizer(() => Effect.async<void>((resume) => void server.close(() => resume(Effect.void))))
-    yield* Effect.async<void>((resume) => void server.listen({ host: listen.host, port: listen.port }, () => resume(Effect.void))).pipe(
-      Effect.raceFirst(Effect.mapError(Deferred.await(failed), (cause) => new SocketServer.SocketServerError({ reason: 'Open', cause }))),
+    yield* Effect.async<void>(
+      (resume) => void server.listen({ host: listen.host, port: listen.port }, () => resume(Effect.void)),
+    ).pipe(
+      Effect.raceFirst(
+        Effect.mapError(
+          Deferred.await(failed),
+          (cause) => new SocketServer.SocketServerError({ reason: 'Open', cause }),
+        ),
+      ),
     )
     const run = <R, E, _>(handler: (socket: Socket.Socket) => Effect.Effect<_, E, R>) =>
       Effect.gen(function* () {
@@ -103,19 +124,23 @@ export const makeTlsSocketServer = (listen: { readonly host: string; readonly po
           let error: Error | undefined
           conn.on('error', (e) => (error = e))
           const open = Effect.acquireRelease(
-            Effect.suspend((): Effect.Effect<Tls.TLSSocket, Socket.SocketError> =>
-              error !== undefined
-                ? Effect.fail(new Socket.SocketGenericError({ reason: 'Open', cause: error }))
-                : conn.closed
-                  ? Effect.fail(new Socket.SocketCloseError({ reason: 'Close', code: 1000 }))
-                  : Effect.succeed(conn)),
+            Effect.suspend(
+              (): Effect.Effect<Tls.TLSSocket, Socket.SocketError> =>
+                error !== undefined
+                  ? Effect.fail(new Socket.SocketGenericError({ reason: 'Open', cause: error }))
+                  : conn.closed
+                    ? Effect.fail(new Socket.SocketCloseError({ reason: 'Close', code: 1000 }))
+                    : Effect.succeed(conn),
+            ),
             (c) => Effect.sync(() => void (c.closed || c.destroySoon())),
           )
-          runFork(NodeSocket.fromDuplex(open).pipe(
-            Effect.flatMap(handler),
-            Effect.catchAllCause((cause) => Effect.logDebug('cluster runner socket: a connection ended', cause)),
-            Effect.provideService(NodeSocket.NetSocket, conn),
-          ))
+          runFork(
+            NodeSocket.fromDuplex(open).pipe(
+              Effect.flatMap(handler),
+              Effect.catchAllCause((cause) => Effect.logDebug('cluster runner socket: a connection ended', cause)),
+              Effect.provideService(NodeSocket.NetSocket, conn),
+            ),
+          )
         }
         return yield* Effect.async<never>(() => {
           const previous = onConnection
@@ -125,13 +150,21 @@ export const makeTlsSocketServer = (listen: { readonly host: string; readonly po
             onConnection = previous
             return Scope.close(scope, Exit.void)
           })
-        }).pipe(Effect.raceFirst(Effect.mapError(Deferred.await(failed), (cause) => new SocketServer.SocketServerError({ reason: 'Unknown', cause }))))
+        }).pipe(
+          Effect.raceFirst(
+            Effect.mapError(
+              Deferred.await(failed),
+              (cause) => new SocketServer.SocketServerError({ reason: 'Unknown', cause }),
+            ),
+          ),
+        )
       })
     const address = server.address()
     return SocketServer.SocketServer.of({
-      address: typeof address === 'string' || address === null
-        ? { _tag: 'UnixAddress', path: String(address) }
-        : { _tag: 'TcpAddress', hostname: address.address, port: address.port },
+      address:
+        typeof address === 'string' || address === null
+          ? { _tag: 'UnixAddress', path: String(address) }
+          : { _tag: 'TcpAddress', hostname: address.address, port: address.port },
       run,
     })
   })
@@ -142,13 +175,18 @@ export const makeTlsSocketServer = (listen: { readonly host: string; readonly po
  * @example
  * Layer.provide(SocketRunner.layer, tlsSocketServer(psk))
  */
-export const tlsSocketServer = (psk: Redacted.Redacted<Buffer>): Layer.Layer<SocketServer.SocketServer, SocketServer.SocketServerError, ShardingConfig.ShardingConfig> =>
-  Layer.scoped(SocketServer.SocketServer, Effect.gen(function* () {
-    const config = yield* ShardingConfig.ShardingConfig
-    const listen = Option.orElse(config.runnerListenAddress, () => config.runnerAddress)
-    if (Option.isNone(listen)) return yield* Effect.die('tlsSocketServer: the runner has no address to listen on')
-    return yield* makeTlsSocketServer(listen.value, psk)
-  }))
+export const tlsSocketServer = (
+  psk: Redacted.Redacted<Buffer>,
+): Layer.Layer<SocketServer.SocketServer, SocketServer.SocketServerError, ShardingConfig.ShardingConfig> =>
+  Layer.scoped(
+    SocketServer.SocketServer,
+    Effect.gen(function* () {
+      const config = yield* ShardingConfig.ShardingConfig
+      const listen = Option.orElse(config.runnerListenAddress, () => config.runnerAddress)
+      if (Option.isNone(listen)) return yield* Effect.die('tlsSocketServer: the runner has no address to listen on')
+      return yield* makeTlsSocketServer(listen.value, psk)
+    }),
+  )
 
 /**
  * How this runner opens a connection to another: `tls.connect` with the PSK (replaces
@@ -157,32 +195,44 @@ export const tlsSocketServer = (psk: Redacted.Redacted<Buffer>): Layer.Layer<Soc
  * @example
  * Layer.provide(SocketRunner.layer, tlsClientProtocol(psk))
  */
-export const tlsClientProtocol = (psk: Redacted.Redacted<Buffer>): Layer.Layer<Runners.RpcClientProtocol, never, RpcSerialization.RpcSerialization> =>
-  Layer.effect(Runners.RpcClientProtocol, Effect.gen(function* () {
-    const serialization = yield* RpcSerialization.RpcSerialization
-    return (address) => Effect.gen(function* () {
-      const socket = yield* NodeSocket.fromDuplex(
-        Effect.scopeWith((scope) => {
-          let conn: Tls.TLSSocket | undefined
-          return Effect.flatMap(
-            Scope.addFinalizer(scope, Effect.sync(() => void (conn !== undefined && !conn.closed && conn.destroySoon()))),
-            () => Effect.async<Tls.TLSSocket, Socket.SocketError>((resume) => {
-              conn = Tls.connect({ host: address.host, port: address.port, ...runnerTlsClientOptions(psk) })
-              conn.once('secureConnect', () => resume(Effect.succeed(conn!)))
-              conn.on('error', (cause) => resume(Effect.fail(new Socket.SocketGenericError({ reason: 'Open', cause }))))
+export const tlsClientProtocol = (
+  psk: Redacted.Redacted<Buffer>,
+): Layer.Layer<Runners.RpcClientProtocol, never, RpcSerialization.RpcSerialization> =>
+  Layer.effect(
+    Runners.RpcClientProtocol,
+    Effect.gen(function* () {
+      const serialization = yield* RpcSerialization.RpcSerialization
+      return (address) =>
+        Effect.gen(function* () {
+          const socket = yield* NodeSocket.fromDuplex(
+            Effect.scopeWith((scope) => {
+              let conn: Tls.TLSSocket | undefined
+              return Effect.flatMap(
+                Scope.addFinalizer(
+                  scope,
+                  Effect.sync(() => void (conn !== undefined && !conn.closed && conn.destroySoon())),
+                ),
+                () =>
+                  Effect.async<Tls.TLSSocket, Socket.SocketError>((resume) => {
+                    conn = Tls.connect({ host: address.host, port: address.port, ...runnerTlsClientOptions(psk) })
+                    conn.once('secureConnect', () => resume(Effect.succeed(conn!)))
+                    conn.on('error', (cause) =>
+                      resume(Effect.fail(new Socket.SocketGenericError({ reason: 'Open', cause }))),
+                    )
+                  }),
+              )
             }),
+            // The plain socket allows 1 s to connect; the handshake adds a round trip and some CPU on a
+            // loaded machine.
+            { openTimeout: 2_000 },
           )
-        }),
-        // The plain socket allows 1 s to connect; the handshake adds a round trip and some CPU on a
-        // loaded machine.
-        { openTimeout: 2_000 },
-      )
-      return yield* RpcClient.makeProtocolSocket().pipe(
-        Effect.provideService(Socket.Socket, socket),
-        Effect.provideService(RpcSerialization.RpcSerialization, serialization),
-      )
-    }).pipe(Effect.orDie)
-  }))
+          return yield* RpcClient.makeProtocolSocket().pipe(
+            Effect.provideService(Socket.Socket, socket),
+            Effect.provideService(RpcSerialization.RpcSerialization, serialization),
+          )
+        }).pipe(Effect.orDie)
+    }),
+  )
 
 /**
  * `NodeClusterSocket.layer({ storage: 'sql', shardingConfig })` with the TLS-PSK socket: the

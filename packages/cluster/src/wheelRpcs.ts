@@ -34,7 +34,10 @@ export const TakeWheel = Rpc.make('TakeWheel', { payload: {}, success: ErrandVie
  * @example
  * client(key).HandBack({ note: 'done' })
  */
-export const HandBack = Rpc.make('HandBack', { payload: { note: Schema.optional(Schema.String) }, error: UnknownConversation })
+export const HandBack = Rpc.make('HandBack', {
+  payload: { note: Schema.optional(Schema.String) },
+  error: UnknownConversation,
+})
 
 /**
  * The person's input while they drive, applied to the errand's active tab on its owner.

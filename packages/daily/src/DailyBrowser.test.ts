@@ -32,7 +32,10 @@ const answerFor = (id: string, page = SHARED) => ({
   documentId: page.documentId,
   title: page.title,
   text: 'Hello Ada\nYou have 3 new messages',
-  controls: [{ kind: 'button' as const, label: 'Compose' }, { kind: 'field' as const, label: 'Password', inputType: 'password' }],
+  controls: [
+    { kind: 'button' as const, label: 'Compose' },
+    { kind: 'field' as const, label: 'Password', inputType: 'password' },
+  ],
 })
 
 /** Starts `observe` in the background and returns its fiber once the request is pending. */
@@ -46,7 +49,8 @@ const observing = (daily: DailyBrowserShape, creds: Credentials, botId = 'bot-1'
   })
 
 const make = (options: DailyBrowserOptionsInput = {}) => makeDailyBrowser(options)
-const failure = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.map(Effect.either(e), (r) => (Either.isLeft(r) ? r.left : undefined))
+const failure = <A, E, R>(e: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.either(e), (r) => (Either.isLeft(r) ? r.left : undefined))
 
 describe('DailyBrowser — pairing (D1, D2)', () => {
   it.scoped('a code is random, one-use and redeemable only by the extension Origin', () =>
@@ -57,12 +61,23 @@ describe('DailyBrowser — pairing (D1, D2)', () => {
       expect(a.code).toMatch(/^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/)
       expect(a.code).not.toBe(b.code)
       expect(a.expiresAt).toBe(300_000)
-      expect(yield* failure(daily.redeem({ code: a.code, origin: 'https://evil.example', peer: '127.0.0.1' }))).toMatchObject({ _tag: 'Forbidden', reason: 'bad-origin' })
-      expect(yield* failure(daily.redeem({ code: a.code, origin: undefined, peer: '127.0.0.1' }))).toMatchObject({ _tag: 'Forbidden' })
-      const ok = yield* daily.redeem({ code: a.code.toLowerCase().replaceAll('-', ' '), origin: ORIGIN, peer: '127.0.0.1' })
+      expect(
+        yield* failure(daily.redeem({ code: a.code, origin: 'https://evil.example', peer: '127.0.0.1' })),
+      ).toMatchObject({ _tag: 'Forbidden', reason: 'bad-origin' })
+      expect(yield* failure(daily.redeem({ code: a.code, origin: undefined, peer: '127.0.0.1' }))).toMatchObject({
+        _tag: 'Forbidden',
+      })
+      const ok = yield* daily.redeem({
+        code: a.code.toLowerCase().replaceAll('-', ' '),
+        origin: ORIGIN,
+        peer: '127.0.0.1',
+      })
       expect(ok).toMatchObject({ botId: 'bot-1', pollTimeoutMs: 45_000, pollWaitMs: 20_000, expiresAt: 1_800_000 })
       expect(ok.token).toMatch(/^[A-Za-z0-9_-]{43}$/)
-      expect(yield* failure(daily.redeem({ code: a.code, origin: ORIGIN, peer: '127.0.0.1' }))).toMatchObject({ _tag: 'PairingRefused', status: 403 })
+      expect(yield* failure(daily.redeem({ code: a.code, origin: ORIGIN, peer: '127.0.0.1' }))).toMatchObject({
+        _tag: 'PairingRefused',
+        status: 403,
+      })
       expect((yield* daily.status('bot-1'))?.state).toBe('awaiting')
     }),
   )
@@ -74,27 +89,47 @@ describe('DailyBrowser — pairing (D1, D2)', () => {
       yield* TestClock.adjust('299 seconds')
       expect((yield* daily.status('bot-1'))?.state).toBe('pairing')
       yield* TestClock.adjust('1 second')
-      expect(yield* daily.status('bot-1')).toMatchObject({ state: 'expired', cause: 'pairing-expired', endedAt: 300_000 })
-      expect(yield* failure(daily.redeem({ code, origin: ORIGIN, peer: '127.0.0.1' }))).toMatchObject({ _tag: 'PairingRefused' })
+      expect(yield* daily.status('bot-1')).toMatchObject({
+        state: 'expired',
+        cause: 'pairing-expired',
+        endedAt: 300_000,
+      })
+      expect(yield* failure(daily.redeem({ code, origin: ORIGIN, peer: '127.0.0.1' }))).toMatchObject({
+        _tag: 'PairingRefused',
+      })
     }),
   )
 
-  it.scoped('wrong codes are rate-limited per source and globally; while limited even the right code is refused — never from a source that did not fail (D1)', () =>
-    Effect.gen(function* () {
-      const daily = yield* make({ redeemFailuresPerPeer: 3, redeemFailuresGlobal: 5, redeemWindowMs: 60_000 })
-      const { code } = yield* daily.createPairing('bot-1')
-      for (let i = 0; i < 3; i++) expect(yield* failure(daily.redeem({ code: 'AAAA-AAAA-AAAA', origin: ORIGIN, peer: '127.0.0.1' }))).toMatchObject({ _tag: 'PairingRefused' })
-      expect(yield* failure(daily.redeem({ code, origin: ORIGIN, peer: '127.0.0.1' }))).toMatchObject({ _tag: 'RateLimited', status: 429, retryAfterSeconds: 60 })
-      // Another loopback peer still may, until the global limit is reached too — then it is held back as well…
-      for (let i = 0; i < 2; i++) expect(yield* failure(daily.redeem({ code: 'nonsense', origin: ORIGIN, peer: '127.0.0.2' }))).toMatchObject({ _tag: 'PairingRefused' })
-      expect(yield* failure(daily.redeem({ code, origin: ORIGIN, peer: '127.0.0.2' }))).toMatchObject({ _tag: 'RateLimited' })
-      // …but a source that never failed still redeems the right code.
-      expect((yield* daily.redeem({ code, origin: ORIGIN, peer: '127.0.0.3' })).botId).toBe('bot-1')
-      yield* TestClock.adjust('61 seconds')
-      yield* daily.createPairing('bot-1') // the old code's five minutes are not over, but a fresh one is used below
-      const fresh = yield* daily.createPairing('bot-9')
-      expect((yield* daily.redeem({ code: fresh.code, origin: ORIGIN, peer: '127.0.0.1' })).botId).toBe('bot-9')
-    }),
+  it.scoped(
+    'wrong codes are rate-limited per source and globally; while limited even the right code is refused — never from a source that did not fail (D1)',
+    () =>
+      Effect.gen(function* () {
+        const daily = yield* make({ redeemFailuresPerPeer: 3, redeemFailuresGlobal: 5, redeemWindowMs: 60_000 })
+        const { code } = yield* daily.createPairing('bot-1')
+        for (let i = 0; i < 3; i++)
+          expect(
+            yield* failure(daily.redeem({ code: 'AAAA-AAAA-AAAA', origin: ORIGIN, peer: '127.0.0.1' })),
+          ).toMatchObject({ _tag: 'PairingRefused' })
+        expect(yield* failure(daily.redeem({ code, origin: ORIGIN, peer: '127.0.0.1' }))).toMatchObject({
+          _tag: 'RateLimited',
+          status: 429,
+          retryAfterSeconds: 60,
+        })
+        // Another loopback peer still may, until the global limit is reached too — then it is held back as well…
+        for (let i = 0; i < 2; i++)
+          expect(yield* failure(daily.redeem({ code: 'nonsense', origin: ORIGIN, peer: '127.0.0.2' }))).toMatchObject({
+            _tag: 'PairingRefused',
+          })
+        expect(yield* failure(daily.redeem({ code, origin: ORIGIN, peer: '127.0.0.2' }))).toMatchObject({
+          _tag: 'RateLimited',
+        })
+        // …but a source that never failed still redeems the right code.
+        expect((yield* daily.redeem({ code, origin: ORIGIN, peer: '127.0.0.3' })).botId).toBe('bot-1')
+        yield* TestClock.adjust('61 seconds')
+        yield* daily.createPairing('bot-1') // the old code's five minutes are not over, but a fresh one is used below
+        const fresh = yield* daily.createPairing('bot-9')
+        expect((yield* daily.redeem({ code: fresh.code, origin: ORIGIN, peer: '127.0.0.1' })).botId).toBe('bot-9')
+      }),
   )
 
   it.scoped('a newer code for the same bot replaces its lease', () =>
@@ -105,7 +140,11 @@ describe('DailyBrowser — pairing (D1, D2)', () => {
       yield* daily.createPairing('bot-1')
       const result = yield* Fiber.join(fiber)
       expect(Either.isLeft(result) && result.left).toMatchObject({ reason: 'lease-ended', cause: 'replaced' })
-      expect(yield* failure(daily.poll(old.creds, { waitMs: 0, inFlight: [] }))).toMatchObject({ _tag: 'LeaseEnded', reason: 'replaced', status: 410 })
+      expect(yield* failure(daily.poll(old.creds, { waitMs: 0, inFlight: [] }))).toMatchObject({
+        _tag: 'LeaseEnded',
+        reason: 'replaced',
+        status: 410,
+      })
     }),
   )
 
@@ -124,10 +163,19 @@ describe('DailyBrowser — the lease (D2, D4)', () => {
     Effect.gen(function* () {
       const daily = yield* make({ extensionIds: [dailyExtensionId, 'a'.repeat(32)] })
       const { creds } = yield* pairedExtension(daily)
-      expect(yield* failure(daily.leaseStatus({ ...creds, origin: `chrome-extension://${'a'.repeat(32)}` }))).toMatchObject({ _tag: 'Forbidden', reason: 'origin-mismatch' })
-      expect(yield* failure(daily.leaseStatus({ ...creds, origin: undefined }))).toMatchObject({ reason: 'origin-mismatch' })
-      expect(yield* failure(daily.leaseStatus({ token: 'x'.repeat(43), origin: ORIGIN }))).toMatchObject({ _tag: 'Unauthorized', reason: 'wrong-token' })
-      expect(yield* failure(daily.leaseStatus({ token: undefined, origin: ORIGIN }))).toMatchObject({ reason: 'missing-token' })
+      expect(
+        yield* failure(daily.leaseStatus({ ...creds, origin: `chrome-extension://${'a'.repeat(32)}` })),
+      ).toMatchObject({ _tag: 'Forbidden', reason: 'origin-mismatch' })
+      expect(yield* failure(daily.leaseStatus({ ...creds, origin: undefined }))).toMatchObject({
+        reason: 'origin-mismatch',
+      })
+      expect(yield* failure(daily.leaseStatus({ token: 'x'.repeat(43), origin: ORIGIN }))).toMatchObject({
+        _tag: 'Unauthorized',
+        reason: 'wrong-token',
+      })
+      expect(yield* failure(daily.leaseStatus({ token: undefined, origin: ORIGIN }))).toMatchObject({
+        reason: 'missing-token',
+      })
       expect((yield* daily.leaseStatus(creds)).state).toBe('awaiting')
     }),
   )
@@ -141,12 +189,22 @@ describe('DailyBrowser — the lease (D2, D4)', () => {
       const result = yield* Fiber.join(fiber)
       expect(Either.isRight(result)).toBe(true)
       const r = Either.getOrThrow(result)
-      expect(r).toMatchObject({ target: 'daily-browser', untrusted: true, page: { origin: 'https://mail.example', path: '/inbox', title: 'Inbox' } })
+      expect(r).toMatchObject({
+        target: 'daily-browser',
+        untrusted: true,
+        page: { origin: 'https://mail.example', path: '/inbox', title: 'Inbox' },
+      })
       expect(r.text).toHaveLength(100)
       expect(r.truncated.text).toBe(true)
-      expect(r.controls).toEqual([{ kind: 'button', label: 'Compose' }, { kind: 'field', label: 'Password', inputType: 'password' }])
+      expect(r.controls).toEqual([
+        { kind: 'button', label: 'Compose' },
+        { kind: 'field', label: 'Password', inputType: 'password' },
+      ])
       expect(JSON.stringify(r)).not.toContain('s3cr3t')
-      expect(yield* failure(daily.answer(creds, answerFor(id)))).toMatchObject({ _tag: 'UnknownObservation', reason: 'not-pending' })
+      expect(yield* failure(daily.answer(creds, answerFor(id)))).toMatchObject({
+        _tag: 'UnknownObservation',
+        reason: 'not-pending',
+      })
     }),
   )
 
@@ -178,7 +236,10 @@ describe('DailyBrowser — the lease (D2, D4)', () => {
     Effect.gen(function* () {
       const daily = yield* make()
       const { creds } = yield* sharedExtension(daily)
-      expect(yield* failure(daily.share(creds, { ...SHARED, tabId: 8 }))).toMatchObject({ _tag: 'LeaseConflict', reason: 'already-shared' })
+      expect(yield* failure(daily.share(creds, { ...SHARED, tabId: 8 }))).toMatchObject({
+        _tag: 'LeaseConflict',
+        reason: 'already-shared',
+      })
     }),
   )
 
@@ -247,7 +308,11 @@ describe('DailyBrowser — revocation (D5, D6)', () => {
         yield* Effect.yieldNow()
         yield* end(daily, creds)
         const result = yield* Fiber.join(fiber)
-        expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: 'ObservationFailed', reason: 'lease-ended', cause })
+        expect(Either.isLeft(result) && result.left).toMatchObject({
+          _tag: 'ObservationFailed',
+          reason: 'lease-ended',
+          cause,
+        })
         // The waiting poll is told at once, and so is every later call with the token.
         const polled = yield* Fiber.join(poll)
         expect(Either.isLeft(polled) && polled.left).toMatchObject({ _tag: 'LeaseEnded', reason: cause })
@@ -287,7 +352,10 @@ describe('DailyBrowser — revocation (D5, D6)', () => {
       yield* daily.dispose
       yield* daily.dispose
       expect(yield* daily.status('bot-1')).toMatchObject({ state: 'revoked', cause: 'host-disposed' })
-      expect(yield* failure(daily.createPairing('bot-2'))).toMatchObject({ _tag: 'DailyUnavailable', reason: 'disposed' })
+      expect(yield* failure(daily.createPairing('bot-2'))).toMatchObject({
+        _tag: 'DailyUnavailable',
+        reason: 'disposed',
+      })
       const views: Array<string> = []
       const inner = yield* Effect.scoped(
         Effect.gen(function* () {
@@ -308,8 +376,13 @@ describe('DailyBrowser — revocation (D5, D6)', () => {
       const { code } = yield* before.createPairing('bot-1')
       const { creds } = yield* pairedExtension(before, 'bot-2')
       const after = yield* make()
-      expect(yield* failure(after.redeem({ code, origin: ORIGIN, peer: '127.0.0.1' }))).toMatchObject({ _tag: 'PairingRefused' })
-      expect(yield* failure(after.poll(creds, { waitMs: 0, inFlight: [] }))).toMatchObject({ _tag: 'Unauthorized', reason: 'wrong-token' })
+      expect(yield* failure(after.redeem({ code, origin: ORIGIN, peer: '127.0.0.1' }))).toMatchObject({
+        _tag: 'PairingRefused',
+      })
+      expect(yield* failure(after.poll(creds, { waitMs: 0, inFlight: [] }))).toMatchObject({
+        _tag: 'Unauthorized',
+        reason: 'wrong-token',
+      })
       expect(yield* after.list).toEqual([])
     }),
   )

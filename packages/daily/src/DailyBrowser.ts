@@ -4,8 +4,17 @@ import { createActor } from 'xstate'
 import type { Credentials, ObservationRequest, PairingCode, PollResult, Redeemed } from './api.ts'
 import { makeEffectClock } from '@errands/supervisor'
 import {
-  BadRequest, DailyUnavailable, Forbidden, LeaseConflict, LeaseEnded, ObservationFailed, PairingRefused,
-  RateLimited, Unauthorized, UnknownObservation, type DailyConfigError,
+  BadRequest,
+  DailyUnavailable,
+  Forbidden,
+  LeaseConflict,
+  LeaseEnded,
+  ObservationFailed,
+  PairingRefused,
+  RateLimited,
+  Unauthorized,
+  UnknownObservation,
+  type DailyConfigError,
 } from './errors.ts'
 import { BotId, isEnded, stateOf, viewOf, type LeaseRecord, type LeaseView, type SharedTab } from './leases.ts'
 import { toResult, type ObservationAnswer, type ObservationLimits, type ObservationResult } from './observation.ts'
@@ -38,13 +47,29 @@ export interface DailyBrowserShape {
   /** `browser_observe`: the shared tab's bounded text and control labels, fenced and untrusted (D4). */
   readonly observe: (botId: string) => Effect.Effect<ObservationResult, ObservationFailed>
   // — the extension (the door authenticates the peer; these check code, token and Origin) —
-  readonly redeem: (input: { readonly code: string; readonly origin: string | undefined; readonly peer: string }) => Effect.Effect<Redeemed, PairingRefused | RateLimited | Forbidden>
+  readonly redeem: (input: {
+    readonly code: string
+    readonly origin: string | undefined
+    readonly peer: string
+  }) => Effect.Effect<Redeemed, PairingRefused | RateLimited | Forbidden>
   readonly leaseStatus: (creds: Credentials) => Effect.Effect<LeaseView, ExtensionError>
   readonly share: (creds: Credentials, tab: SharedTab) => Effect.Effect<LeaseView, ExtensionError | LeaseConflict>
-  readonly poll: (creds: Credentials, input: { readonly waitMs: number; readonly inFlight: ReadonlyArray<string> }) => Effect.Effect<PollResult, ExtensionError>
-  readonly answer: (creds: Credentials, answer: ObservationAnswer) => Effect.Effect<{ readonly accepted: true }, ExtensionError | UnknownObservation>
-  readonly failObservation: (creds: Credentials, input: { readonly id: string; readonly message: string }) => Effect.Effect<{ readonly accepted: true }, ExtensionError | UnknownObservation>
-  readonly report: (creds: Credentials, event: 'navigated' | 'reloaded' | 'tab-closed') => Effect.Effect<LeaseView, ExtensionError>
+  readonly poll: (
+    creds: Credentials,
+    input: { readonly waitMs: number; readonly inFlight: ReadonlyArray<string> },
+  ) => Effect.Effect<PollResult, ExtensionError>
+  readonly answer: (
+    creds: Credentials,
+    answer: ObservationAnswer,
+  ) => Effect.Effect<{ readonly accepted: true }, ExtensionError | UnknownObservation>
+  readonly failObservation: (
+    creds: Credentials,
+    input: { readonly id: string; readonly message: string },
+  ) => Effect.Effect<{ readonly accepted: true }, ExtensionError | UnknownObservation>
+  readonly report: (
+    creds: Credentials,
+    event: 'navigated' | 'reloaded' | 'tab-closed',
+  ) => Effect.Effect<LeaseView, ExtensionError>
   readonly giveBack: (creds: Credentials) => Effect.Effect<LeaseView, ExtensionError>
   // — everyone —
   /** Calls `listener` with a lease's view whenever it changes; returns the unsubscribe. */
@@ -80,8 +105,16 @@ export const makeDailyBrowser = (
     const records = new Map<string, LeaseRecord>()
     const latestByBot = new Map<string, LeaseRecord>()
     const listeners = new Set<(view: LeaseView) => void>()
-    const limiter = new FailureLimiter({ perPeer: options.redeemFailuresPerPeer, global: options.redeemFailuresGlobal, windowMs: options.redeemWindowMs })
-    const limits: ObservationLimits = { maxTextChars: options.maxTextChars, maxControls: options.maxControls, maxLabelChars: options.maxLabelChars }
+    const limiter = new FailureLimiter({
+      perPeer: options.redeemFailuresPerPeer,
+      global: options.redeemFailuresGlobal,
+      windowMs: options.redeemWindowMs,
+    })
+    const limits: ObservationLimits = {
+      maxTextChars: options.maxTextChars,
+      maxControls: options.maxControls,
+      maxLabelChars: options.maxLabelChars,
+    }
     let disposed = false
 
     const newWake = () => Deferred.unsafeMake<void>(FiberId.none)
@@ -114,11 +147,20 @@ export const makeDailyBrowser = (
       switch (event.type) {
         case 'observation.resolved': {
           const answer = record.answers.get(event.id)
-          if (answer !== undefined) settle(record, event.id, Exit.succeed(toResult(answer, { leaseId: record.leaseId, observedAt: now(), limits })))
+          if (answer !== undefined)
+            settle(
+              record,
+              event.id,
+              Exit.succeed(toResult(answer, { leaseId: record.leaseId, observedAt: now(), limits })),
+            )
           return
         }
         case 'observation.rejected':
-          return settle(record, event.id, Exit.fail(ObservationFailed.of(event.reason, event.cause, record.failures.get(event.id))))
+          return settle(
+            record,
+            event.id,
+            Exit.fail(ObservationFailed.of(event.reason, event.cause, record.failures.get(event.id))),
+          )
         case 'lease.ended':
           record.codeDigest = null
           notify(record)
@@ -134,13 +176,23 @@ export const makeDailyBrowser = (
     const authenticate = (creds: Credentials): Effect.Effect<LeaseRecord, ExtensionError> =>
       Effect.suspend((): Effect.Effect<LeaseRecord, ExtensionError> => {
         if (creds.token === undefined || creds.token.length === 0) {
-          return Effect.fail(new Unauthorized({ reason: 'missing-token', message: 'Send the lease token as "Authorization: Bearer <token>".' }))
+          return Effect.fail(
+            new Unauthorized({
+              reason: 'missing-token',
+              message: 'Send the lease token as "Authorization: Bearer <token>".',
+            }),
+          )
         }
         const record = findByDigest(records.values(), (r) => r.tokenDigest, digest(creds.token))
-        if (record === undefined) return Effect.fail(new Unauthorized({ reason: 'wrong-token', message: 'Unknown lease token; pair the extension again.' }))
+        if (record === undefined)
+          return Effect.fail(
+            new Unauthorized({ reason: 'wrong-token', message: 'Unknown lease token; pair the extension again.' }),
+          )
         // The token is bound to the Origin that redeemed the code (D2): a copy used elsewhere fails.
         if (creds.origin !== record.origin) {
-          return Effect.fail(new Forbidden({ reason: 'origin-mismatch', message: 'This token belongs to another extension Origin.' }))
+          return Effect.fail(
+            new Forbidden({ reason: 'origin-mismatch', message: 'This token belongs to another extension Origin.' }),
+          )
         }
         const s = record.actor.getSnapshot()
         if (s.status !== 'active') return Effect.fail(LeaseEnded.of(s.context.endCause ?? 'return'))
@@ -150,14 +202,19 @@ export const makeDailyBrowser = (
       })
 
     const requestsFor = (record: LeaseRecord, inFlight: ReadonlyArray<string>): ReadonlyArray<ObservationRequest> =>
-      record.actor.getSnapshot().context.pending
-        .filter((p) => !inFlight.includes(p.id))
+      record.actor
+        .getSnapshot()
+        .context.pending.filter((p) => !inFlight.includes(p.id))
         .map((p) => ({ id: p.id, kind: 'observe' as const, limits }))
 
-    const isPending = (record: LeaseRecord, id: string) => record.actor.getSnapshot().context.pending.some((p) => p.id === id)
+    const isPending = (record: LeaseRecord, id: string) =>
+      record.actor.getSnapshot().context.pending.some((p) => p.id === id)
     const endedError = (record: LeaseRecord) => LeaseEnded.of(record.actor.getSnapshot().context.endCause ?? 'return')
 
-    const endFor = (botId: string, event: LeaseEvent['type'] & ('lease.return' | 'access.removed' | 'target.changed')) =>
+    const endFor = (
+      botId: string,
+      event: LeaseEvent['type'] & ('lease.return' | 'access.removed' | 'target.changed'),
+    ) =>
       Effect.sync(() => {
         const record = openRecordOf(botId)
         if (record === undefined) return latestByBot.get(botId) && viewOf(latestByBot.get(botId)!)
@@ -170,14 +227,28 @@ export const makeDailyBrowser = (
 
       createPairing: (botId) =>
         Effect.suspend((): Effect.Effect<PairingCode, DailyUnavailable | BadRequest> => {
-          if (!Schema.is(BotId)(botId)) return Effect.fail(new BadRequest({ reason: 'invalid-body', message: 'botId must be 1-128 characters of A-Z a-z 0-9 . _ : @ -' }))
-          if (disposed) return Effect.fail(new DailyUnavailable({ reason: 'disposed', message: 'The host is shutting down; no new pairings.' }))
+          if (!Schema.is(BotId)(botId))
+            return Effect.fail(
+              new BadRequest({
+                reason: 'invalid-body',
+                message: 'botId must be 1-128 characters of A-Z a-z 0-9 . _ : @ -',
+              }),
+            )
+          if (disposed)
+            return Effect.fail(
+              new DailyUnavailable({ reason: 'disposed', message: 'The host is shutting down; no new pairings.' }),
+            )
           const at = now()
           const previous = openRecordOf(botId)
           if (previous !== undefined) send(previous, { type: 'lease.replaced', at })
           const open = [...records.values()].filter((r) => !isEnded(r)).length
           if (open >= options.maxOpenLeases) {
-            return Effect.fail(new DailyUnavailable({ reason: 'too-many-leases', message: `At most ${options.maxOpenLeases} pairings and leases may be open; return one first.` }))
+            return Effect.fail(
+              new DailyUnavailable({
+                reason: 'too-many-leases',
+                message: `At most ${options.maxOpenLeases} pairings and leases may be open; return one first.`,
+              }),
+            )
           }
           const leaseId = newId('lease')
           const code = newPairingCode()
@@ -185,7 +256,9 @@ export const makeDailyBrowser = (
           const actor = createActor(leaseMachine, {
             clock,
             input: {
-              leaseId, botId, now: at,
+              leaseId,
+              botId,
+              now: at,
               pairingExpiryMs: options.pairingExpiryMs,
               leaseLimitMs: options.leaseLimitMs,
               pollTimeoutMs: options.pollTimeoutMs,
@@ -193,15 +266,27 @@ export const makeDailyBrowser = (
             },
           })
           const record: LeaseRecord = {
-            leaseId, botId, actor,
+            leaseId,
+            botId,
+            actor,
             botSecretDigest: digest(botSecret),
             codeDigest: digest(normalizeCode(code)!),
-            tokenDigest: null, origin: null, share: null,
-            answers: new Map(), failures: new Map(), waiters: new Map(),
+            tokenDigest: null,
+            origin: null,
+            share: null,
+            answers: new Map(),
+            failures: new Map(),
+            waiters: new Map(),
             wake: newWake(),
           }
           actor.on('*', onEmitted(record))
-          actor.subscribe({ next: () => publish(record), complete: () => { publish(record); prune() } })
+          actor.subscribe({
+            next: () => publish(record),
+            complete: () => {
+              publish(record)
+              prune()
+            },
+          })
           records.set(leaseId, record)
           latestByBot.set(botId, record)
           actor.start()
@@ -215,7 +300,12 @@ export const makeDailyBrowser = (
         Effect.suspend((): Effect.Effect<LeaseView, LeaseConflict> => {
           const record = openRecordOf(botId)
           if (record === undefined || stateOf(record.actor.getSnapshot()) !== 'shared') {
-            return Effect.fail(new LeaseConflict({ reason: 'not-shared', message: 'Nothing is shared for this bot, so there is nothing to approve.' }))
+            return Effect.fail(
+              new LeaseConflict({
+                reason: 'not-shared',
+                message: 'Nothing is shared for this bot, so there is nothing to approve.',
+              }),
+            )
           }
           send(record, { type: 'approval.granted', at: now() })
           return Effect.succeed(viewOf(record))
@@ -235,7 +325,9 @@ export const makeDailyBrowser = (
           if (record === undefined) {
             const last = latestByBot.get(botId)
             const cause = last?.actor.getSnapshot().context.endCause ?? null
-            return yield* Effect.fail(cause === null ? ObservationFailed.of('no-lease', null) : ObservationFailed.of('lease-ended', cause))
+            return yield* Effect.fail(
+              cause === null ? ObservationFailed.of('no-lease', null) : ObservationFailed.of('lease-ended', cause),
+            )
           }
           const id = newId('obs')
           const done = yield* Deferred.make<ObservationResult, ObservationFailed>()
@@ -243,7 +335,10 @@ export const makeDailyBrowser = (
           send(record, { type: 'observation.requested', id, at: now() })
           notify(record)
           return yield* Deferred.await(done).pipe(
-            Effect.timeoutFail({ duration: Duration.millis(options.observeTimeoutMs), onTimeout: () => ObservationFailed.of('timeout', null) }),
+            Effect.timeoutFail({
+              duration: Duration.millis(options.observeTimeoutMs),
+              onTimeout: () => ObservationFailed.of('timeout', null),
+            }),
             // Timed out or interrupted: the request is withdrawn so the extension stops being asked.
             Effect.onExit(() =>
               Effect.sync(() => {
@@ -257,7 +352,12 @@ export const makeDailyBrowser = (
       redeem: ({ code, origin, peer }) =>
         Effect.suspend((): Effect.Effect<Redeemed, PairingRefused | RateLimited | Forbidden> => {
           if (allowedExtensionOrigin(origin, options.extensionIds) === undefined) {
-            return Effect.fail(new Forbidden({ reason: 'bad-origin', message: 'Only the Errands Daily Browser extension may redeem a pairing code.' }))
+            return Effect.fail(
+              new Forbidden({
+                reason: 'bad-origin',
+                message: 'Only the Errands Daily Browser extension may redeem a pairing code.',
+              }),
+            )
           }
           const at = now()
           // A source is the peer address and the Origin (D1): one guesser cannot lock out the extension.
@@ -269,7 +369,12 @@ export const makeDailyBrowser = (
           const candidate = digest(canonical ?? `invalid:${code}`)
           const record = findByDigest(records.values(), (r) => r.codeDigest, candidate)
           const snapshot = record?.actor.getSnapshot()
-          if (record === undefined || canonical === undefined || !snapshot?.hasTag('redeemable') || at >= snapshot.context.createdAt + snapshot.context.pairingExpiryMs) {
+          if (
+            record === undefined ||
+            canonical === undefined ||
+            !snapshot?.hasTag('redeemable') ||
+            at >= snapshot.context.createdAt + snapshot.context.pairingExpiryMs
+          ) {
             limiter.failed(source, at)
             return Effect.fail(PairingRefused.of())
           }
@@ -279,7 +384,9 @@ export const makeDailyBrowser = (
           record.origin = origin!
           send(record, { type: 'pairing.redeemed', at })
           return Effect.succeed({
-            token, botId: record.botId, leaseId: record.leaseId,
+            token,
+            botId: record.botId,
+            leaseId: record.leaseId,
             expiresAt: at + options.leaseLimitMs,
             pollTimeoutMs: options.pollTimeoutMs,
             pollWaitMs: options.pollWaitMs,
@@ -291,7 +398,12 @@ export const makeDailyBrowser = (
       share: (creds, tab) =>
         Effect.flatMap(authenticate(creds), (record): Effect.Effect<LeaseView, LeaseConflict> => {
           if (stateOf(record.actor.getSnapshot()) !== 'awaiting') {
-            return Effect.fail(new LeaseConflict({ reason: 'already-shared', message: 'A tab is already shared on this lease; return it and pair again to share another.' }))
+            return Effect.fail(
+              new LeaseConflict({
+                reason: 'already-shared',
+                message: 'A tab is already shared on this lease; return it and pair again to share another.',
+              }),
+            )
           }
           record.share = tab
           send(record, { type: 'lease.shared', fence: fenceOf(tab.url, tab.documentId), at: now() })
@@ -310,23 +422,42 @@ export const makeDailyBrowser = (
         }),
 
       answer: (creds, answer) =>
-        Effect.flatMap(authenticate(creds), (record): Effect.Effect<{ readonly accepted: true }, LeaseEnded | UnknownObservation> => {
-          if (!isPending(record, answer.id)) {
-            return Effect.fail(new UnknownObservation({ reason: 'not-pending', message: 'No such observation is pending (answered already, cancelled, or never asked).' }))
-          }
-          record.answers.set(answer.id, answer)
-          send(record, { type: 'observation.answered', id: answer.id, fence: fenceOf(answer.url, answer.documentId), at: now() })
-          record.answers.delete(answer.id)
-          return isEnded(record) ? Effect.fail(endedError(record)) : Effect.succeed({ accepted: true as const })
-        }),
+        Effect.flatMap(
+          authenticate(creds),
+          (record): Effect.Effect<{ readonly accepted: true }, LeaseEnded | UnknownObservation> => {
+            if (!isPending(record, answer.id)) {
+              return Effect.fail(
+                new UnknownObservation({
+                  reason: 'not-pending',
+                  message: 'No such observation is pending (answered already, cancelled, or never asked).',
+                }),
+              )
+            }
+            record.answers.set(answer.id, answer)
+            send(record, {
+              type: 'observation.answered',
+              id: answer.id,
+              fence: fenceOf(answer.url, answer.documentId),
+              at: now(),
+            })
+            record.answers.delete(answer.id)
+            return isEnded(record) ? Effect.fail(endedError(record)) : Effect.succeed({ accepted: true as const })
+          },
+        ),
 
       failObservation: (creds, { id, message }) =>
-        Effect.flatMap(authenticate(creds), (record): Effect.Effect<{ readonly accepted: true }, UnknownObservation> => {
-          if (!isPending(record, id)) return Effect.fail(new UnknownObservation({ reason: 'not-pending', message: 'No such observation is pending.' }))
-          record.failures.set(id, message.replace(/[^\x20-\x7e]/g, '').slice(0, 200))
-          send(record, { type: 'observation.failed', id, at: now() })
-          return Effect.succeed({ accepted: true as const })
-        }),
+        Effect.flatMap(
+          authenticate(creds),
+          (record): Effect.Effect<{ readonly accepted: true }, UnknownObservation> => {
+            if (!isPending(record, id))
+              return Effect.fail(
+                new UnknownObservation({ reason: 'not-pending', message: 'No such observation is pending.' }),
+              )
+            record.failures.set(id, message.replace(/[^\x20-\x7e]/g, '').slice(0, 200))
+            send(record, { type: 'observation.failed', id, at: now() })
+            return Effect.succeed({ accepted: true as const })
+          },
+        ),
 
       report: (creds, event) =>
         Effect.map(authenticate(creds), (record) => {

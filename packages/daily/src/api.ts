@@ -40,7 +40,9 @@ export const ShareBody = Schema.Struct({
  */
 export const PollBody = Schema.Struct({
   waitMs: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 25_000)), { default: () => 0 }),
-  inFlight: Schema.optionalWith(Schema.Array(Schema.String.pipe(Schema.maxLength(100))).pipe(Schema.maxItems(32)), { default: () => [] }),
+  inFlight: Schema.optionalWith(Schema.Array(Schema.String.pipe(Schema.maxLength(100))).pipe(Schema.maxItems(32)), {
+    default: () => [],
+  }),
 })
 
 /**
@@ -57,7 +59,10 @@ export const AnswerBody = ObservationAnswer
  * @example
  * { "id": "obs-1", "message": "Cannot access contents of the page." }
  */
-export const FailBody = Schema.Struct({ id: Schema.String.pipe(Schema.maxLength(100)), message: Schema.String.pipe(Schema.maxLength(500)) })
+export const FailBody = Schema.Struct({
+  id: Schema.String.pipe(Schema.maxLength(100)),
+  message: Schema.String.pipe(Schema.maxLength(500)),
+})
 
 /**
  * `POST {prefix}/lease/event` — the shared tab reloaded, navigated or closed.

@@ -4,7 +4,16 @@
  * cross-site without a preflight, so they are refused with 415), bounded in size by the edge's
  * reader (413), parsed, and decoded with a Schema.
  */
-import { BadRequest, checkMediaType, nodeHeaders, parseJson, readNodeBody, utf8, type PayloadTooLarge, type UnsupportedMediaType } from '@errands/edge'
+import {
+  BadRequest,
+  checkMediaType,
+  nodeHeaders,
+  parseJson,
+  readNodeBody,
+  utf8,
+  type PayloadTooLarge,
+  type UnsupportedMediaType,
+} from '@errands/edge'
 import type { IncomingMessage } from 'node:http'
 import { Effect, ParseResult, Schema } from 'effect'
 
@@ -27,7 +36,10 @@ export const readJson = <A, I>(
       Effect.mapError((e) => {
         const first = ParseResult.ArrayFormatter.formatErrorSync(e)[0]
         const where = first && first.path.length > 0 ? `${first.path.join('.')}: ` : ''
-        return new BadRequest({ reason: 'invalid-body', message: `Invalid body: ${where}${first?.message ?? 'unexpected shape'}`.slice(0, 300) })
+        return new BadRequest({
+          reason: 'invalid-body',
+          message: `Invalid body: ${where}${first?.message ?? 'unexpected shape'}`.slice(0, 300),
+        })
       }),
     )
   })

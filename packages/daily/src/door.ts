@@ -16,12 +16,32 @@
  * Chromium 156); a web page gets no permission to read anything.
  */
 import {
-  bearerOf, checkBearer, checkHost, checkMethod, checkOrigin, digestOf, InternalError, nodeHeaders, NotFound, sendError, sendJson, Unauthorized,
+  bearerOf,
+  checkBearer,
+  checkHost,
+  checkMethod,
+  checkOrigin,
+  digestOf,
+  InternalError,
+  nodeHeaders,
+  NotFound,
+  sendError,
+  sendJson,
+  Unauthorized,
 } from '@errands/edge'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Cause, Effect, Exit, Option, Runtime, type Schema } from 'effect'
 import {
-  AnswerBody, BotBody, EmptyBody, EventBody, FailBody, PollBody, RedeemBody, RevokeBody, ShareBody, type Credentials,
+  AnswerBody,
+  BotBody,
+  EmptyBody,
+  EventBody,
+  FailBody,
+  PollBody,
+  RedeemBody,
+  RevokeBody,
+  ShareBody,
+  type Credentials,
 } from './api.ts'
 import { readJson } from './body.ts'
 import { DailyBrowser, type DailyBrowserShape } from './DailyBrowser.ts'
@@ -75,7 +95,11 @@ const route = <A, I>(
   side: Route['side'],
   schema: Schema.Schema<A, I>,
   run: (daily: DailyBrowserShape, body: A, ctx: Context) => Effect.Effect<unknown, DoorError>,
-): Route => ({ side, handle: (daily, ctx, maxBytes) => Effect.flatMap(readJson(ctx.req, schema, maxBytes), (body) => run(daily, body, ctx)) })
+): Route => ({
+  side,
+  handle: (daily, ctx, maxBytes) =>
+    Effect.flatMap(readJson(ctx.req, schema, maxBytes), (body) => run(daily, body, ctx)),
+})
 
 const routes: Record<string, Route> = {
   '/redeem': route('extension', RedeemBody, (d, b, c) => d.redeem({ code: b.code, origin: c.origin, peer: c.peer })),
@@ -87,21 +111,31 @@ const routes: Record<string, Route> = {
   '/lease/event': route('extension', EventBody, (d, b, c) => d.report(c.creds, b.event)),
   '/lease/return': route('extension', EmptyBody, (d, _, c) => d.giveBack(c.creds)),
   '/admin/pairings': route('admin', BotBody, (d, b) => d.createPairing(b.botId)),
-  '/admin/return': route('admin', BotBody, (d, b) => Effect.map(d.returnLease(b.botId), (lease) => ({ lease: lease ?? null }))),
-  '/admin/revoke': route('admin', RevokeBody, (d, b) => Effect.map(d.revoke(b.botId, b.cause), (lease) => ({ lease: lease ?? null }))),
+  '/admin/return': route('admin', BotBody, (d, b) =>
+    Effect.map(d.returnLease(b.botId), (lease) => ({ lease: lease ?? null })),
+  ),
+  '/admin/revoke': route('admin', RevokeBody, (d, b) =>
+    Effect.map(d.revoke(b.botId, b.cause), (lease) => ({ lease: lease ?? null })),
+  ),
   '/admin/approve': route('admin', BotBody, (d, b) => d.approve(b.botId)),
-  '/admin/status': route('admin', BotBody, (d, b) => Effect.map(d.status(b.botId), (lease) => ({ lease: lease ?? null }))),
+  '/admin/status': route('admin', BotBody, (d, b) =>
+    Effect.map(d.status(b.botId), (lease) => ({ lease: lease ?? null })),
+  ),
   '/admin/observe': route('admin', BotBody, (d, b) => d.observe(b.botId)),
   '/admin/leases': route('admin', EmptyBody, (d) => Effect.map(d.list, (leases) => ({ leases }))),
 }
 
-const NOT_ADMIN = { missing: "This call needs the person's admin token.", wrong: "This call needs the person's admin token." }
+const NOT_ADMIN = {
+  missing: "This call needs the person's admin token.",
+  wrong: "This call needs the person's admin token.",
+}
 
 /** The admin check: `undefined`, or the 401 to answer. */
 const adminCheck = (options: DailyDoorOptions): ((req: IncomingMessage) => Unauthorized | undefined) => {
   if (options.isAdmin !== undefined) {
     const isAdmin = options.isAdmin
-    return (req) => (isAdmin(req) ? undefined : new Unauthorized({ reason: 'missing-token', message: NOT_ADMIN.missing }))
+    return (req) =>
+      isAdmin(req) ? undefined : new Unauthorized({ reason: 'missing-token', message: NOT_ADMIN.missing })
   }
   if (options.adminToken !== undefined && options.adminToken.length > 0) {
     const expected = digestOf(options.adminToken)
@@ -131,22 +165,31 @@ export const makeDailyDoor = (options: DailyDoorOptions = {}): Effect.Effect<Dai
       Effect.suspend(() => {
         // The raw socket's peer is the only authority on where a request comes from (D2).
         const peer = req.socket.remoteAddress
-        if (!isLoopbackAddress(peer)) return Effect.fail(new Forbidden({ reason: 'not-loopback', message: 'The Daily Browser door answers loopback peers only.' }))
+        if (!isLoopbackAddress(peer))
+          return Effect.fail(
+            new Forbidden({ reason: 'not-loopback', message: 'The Daily Browser door answers loopback peers only.' }),
+          )
         const headers = nodeHeaders(req.headers)
         const identity = { port: req.socket.localPort ?? 0 }
         const wrongHost = checkHost(headers, identity)
         if (wrongHost) return Effect.fail(wrongHost)
         const found = routes[path]
-        if (found === undefined) return Effect.fail(new NotFound({ reason: 'no-route', message: `No route ${path} under ${prefix}.` }))
+        if (found === undefined)
+          return Effect.fail(new NotFound({ reason: 'no-route', message: `No route ${path} under ${prefix}.` }))
         // POST only: an extension's GET carries no Origin, and OPTIONS gets no CORS grant (none is needed).
         const wrongMethod = checkMethod(req.method ?? 'GET', ['POST'], `${prefix}${path}`)
         if (wrongMethod) return Effect.fail(wrongMethod)
         const origin = req.headers.origin
         // The host's own pages are no caller of the door: admin routes take a process (no Origin)
         // or a named UI origin, extension routes the paired extension only.
-        const foreign = found.side === 'admin'
-          ? checkOrigin(headers, identity, { own: false, others: (o) => adminOrigins.includes(o) })
-          : checkOrigin(headers, identity, { own: false, others: (o) => allowedExtensionOrigin(o, daily.options.extensionIds) !== undefined, required: true })
+        const foreign =
+          found.side === 'admin'
+            ? checkOrigin(headers, identity, { own: false, others: (o) => adminOrigins.includes(o) })
+            : checkOrigin(headers, identity, {
+                own: false,
+                others: (o) => allowedExtensionOrigin(o, daily.options.extensionIds) !== undefined,
+                required: true,
+              })
         if (foreign) return Effect.fail(foreign)
         const notAdmin = found.side === 'admin' ? isAdmin(req) : undefined
         if (notAdmin) return Effect.fail(notAdmin)
@@ -160,7 +203,9 @@ export const makeDailyDoor = (options: DailyDoorOptions = {}): Effect.Effect<Dai
       const controller = new AbortController()
       // A long poll whose client went away is interrupted instead of waiting out its time.
       res.on('close', () => controller.abort())
-      const exit = await Runtime.runPromiseExit(runtime)(handle(req, path.slice(prefix.length)), { signal: controller.signal })
+      const exit = await Runtime.runPromiseExit(runtime)(handle(req, path.slice(prefix.length)), {
+        signal: controller.signal,
+      })
       if (res.destroyed || res.writableEnded) return true
       if (Exit.isSuccess(exit)) {
         sendJson(res, 200, exit.value)
@@ -173,7 +218,8 @@ export const makeDailyDoor = (options: DailyDoorOptions = {}): Effect.Effect<Dai
         sendError(res, e)
         return true
       }
-      if (!Cause.isInterruptedOnly(exit.cause)) log(`daily door: ${req.method} ${path} → 500 ${Cause.pretty(exit.cause).split('\n')[0]}`)
+      if (!Cause.isInterruptedOnly(exit.cause))
+        log(`daily door: ${req.method} ${path} → 500 ${Cause.pretty(exit.cause).split('\n')[0]}`)
       sendError(res, InternalError.of('The Daily Browser door failed; see the host log.'))
       return true
     }

@@ -1,5 +1,12 @@
 import type {
-  BadRequest, ForeignOrigin, MethodNotAllowed, NotFound, PayloadTooLarge, Unauthorized, UnsupportedMediaType, WrongHost,
+  BadRequest,
+  ForeignOrigin,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  Unauthorized,
+  UnsupportedMediaType,
+  WrongHost,
 } from '@errands/edge'
 import type { LeaseEndCause, ObservationRejectReason } from '@errands/machines'
 import { Schema } from 'effect'
@@ -10,12 +17,27 @@ import { Schema } from 'effect'
  * this file holds the Daily Browser's own.
  */
 export {
-  BadRequest, ForeignOrigin, MethodNotAllowed, NotFound, PayloadTooLarge, Unauthorized, UnsupportedMediaType, WrongHost,
+  BadRequest,
+  ForeignOrigin,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  Unauthorized,
+  UnsupportedMediaType,
+  WrongHost,
 } from '@errands/edge'
 
 const EndCause = Schema.Literal(
-  'return', 'navigation', 'tab-closed', 'access-removed', 'target-changed', 'host-disposed', 'poll-timeout', 'replaced',
-  'pairing-expired', 'lease-limit',
+  'return',
+  'navigation',
+  'tab-closed',
+  'access-removed',
+  'target-changed',
+  'host-disposed',
+  'poll-timeout',
+  'replaced',
+  'pairing-expired',
+  'lease-limit',
 )
 
 /**
@@ -50,7 +72,8 @@ export class PairingRefused extends Schema.TaggedError<PairingRefused>()('Pairin
   static of(): PairingRefused {
     return new PairingRefused({
       reason: 'invalid-code',
-      message: 'That pairing code is not valid: it is wrong, used already, or older than five minutes. Ask for a new code.',
+      message:
+        'That pairing code is not valid: it is wrong, used already, or older than five minutes. Ask for a new code.',
     })
   }
 }
@@ -140,7 +163,16 @@ export class DailyUnavailable extends Schema.TaggedError<DailyUnavailable>()('Da
  * daily.observe('bot-1').pipe(Effect.catchTag('ObservationFailed', (e) => Effect.succeed(e.message)))
  */
 export class ObservationFailed extends Schema.TaggedError<ObservationFailed>()('ObservationFailed', {
-  reason: Schema.Literal('no-lease', 'not-shared', 'lease-ended', 'fence-mismatch', 'too-many', 'extension-error', 'abandoned', 'timeout'),
+  reason: Schema.Literal(
+    'no-lease',
+    'not-shared',
+    'lease-ended',
+    'fence-mismatch',
+    'too-many',
+    'extension-error',
+    'abandoned',
+    'timeout',
+  ),
   cause: Schema.NullOr(EndCause),
   message: Schema.String,
 }) {
@@ -158,7 +190,11 @@ export class ObservationFailed extends Schema.TaggedError<ObservationFailed>()('
         return 409
     }
   }
-  static of(reason: ObservationRejectReason | 'no-lease' | 'timeout', cause: LeaseEndCause | null, detail?: string): ObservationFailed {
+  static of(
+    reason: ObservationRejectReason | 'no-lease' | 'timeout',
+    cause: LeaseEndCause | null,
+    detail?: string,
+  ): ObservationFailed {
     return new ObservationFailed({ reason, cause, message: observationWords(reason, cause, detail) })
   }
 }
@@ -181,8 +217,22 @@ export class DailyConfigError extends Schema.TaggedError<DailyConfigError>()('Da
  * const status = (e: DoorError) => e.status
  */
 export type DoorError =
-  | Forbidden | Unauthorized | PairingRefused | RateLimited | UnsupportedMediaType | BadRequest | PayloadTooLarge | NotFound
-  | MethodNotAllowed | WrongHost | ForeignOrigin | UnknownObservation | LeaseEnded | LeaseConflict | DailyUnavailable | ObservationFailed
+  | Forbidden
+  | Unauthorized
+  | PairingRefused
+  | RateLimited
+  | UnsupportedMediaType
+  | BadRequest
+  | PayloadTooLarge
+  | NotFound
+  | MethodNotAllowed
+  | WrongHost
+  | ForeignOrigin
+  | UnknownObservation
+  | LeaseEnded
+  | LeaseConflict
+  | DailyUnavailable
+  | ObservationFailed
 
 const endWords: Record<LeaseEndCause, string> = {
   return: 'the tab was returned',
@@ -197,7 +247,11 @@ const endWords: Record<LeaseEndCause, string> = {
   'lease-limit': 'it reached its 30-minute limit',
 }
 
-const observationWords = (reason: ObservationRejectReason | 'no-lease' | 'timeout', cause: LeaseEndCause | null, detail?: string): string => {
+const observationWords = (
+  reason: ObservationRejectReason | 'no-lease' | 'timeout',
+  cause: LeaseEndCause | null,
+  detail?: string,
+): string => {
   const again = 'Ask the person to pair the Errands extension again and press "Share current tab read-only".'
   switch (reason) {
     case 'no-lease':
@@ -215,6 +269,6 @@ const observationWords = (reason: ObservationRejectReason | 'no-lease' | 'timeou
     case 'abandoned':
       return 'The observation was cancelled before the extension answered.'
     case 'timeout':
-      return 'The extension did not answer in time (is the person\'s browser asleep?); wait a moment and try again.'
+      return "The extension did not answer in time (is the person's browser asleep?); wait a moment and try again."
   }
 }

@@ -5,7 +5,7 @@ import { dailyExtensionId, extensionIdOf } from './extensionId.ts'
 const manifest = JSON.parse(readFileSync(new URL('../../../extension/manifest.json', import.meta.url), 'utf8'))
 
 describe('the extension (D3)', () => {
-  it("its manifest key gives the id the door pins", () => {
+  it('its manifest key gives the id the door pins', () => {
     expect(extensionIdOf(manifest.key)).toBe(dailyExtensionId)
   })
 

@@ -39,7 +39,9 @@ export const heldLease = (daily: DailyBrowserShape, botSecret: string): DailyBro
     ...daily,
     status: held,
     observe: (botId) =>
-      Effect.flatMap(held(botId), (view) => (view === undefined ? Effect.fail(ObservationFailed.of('no-lease', null)) : daily.observe(botId))),
+      Effect.flatMap(held(botId), (view) =>
+        view === undefined ? Effect.fail(ObservationFailed.of('no-lease', null)) : daily.observe(botId),
+      ),
     onChange: (listener) =>
       daily.onChange((view) => {
         if (leaseId !== undefined && view.leaseId === leaseId) listener(view)

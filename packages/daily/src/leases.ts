@@ -16,7 +16,9 @@ import { pageOf, type ObservationAnswer, type ObservationResult } from './observ
  * Schema.is(BotId)('persona-bot-7') // true
  */
 export const BotId = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9._:@-]{1,128}$/, { message: () => 'botId must be 1-128 characters of A-Z a-z 0-9 . _ : @ -' }),
+  Schema.pattern(/^[A-Za-z0-9._:@-]{1,128}$/, {
+    message: () => 'botId must be 1-128 characters of A-Z a-z 0-9 . _ : @ -',
+  }),
 )
 
 /**

@@ -21,18 +21,33 @@ describe('observation results (D4)', () => {
     expect(r.text).toHaveLength(50)
     expect(r.text).not.toContain('\u0000')
     expect(r.page).toEqual({ origin: 'https://mail.example', path: '/inbox', title: 'Inbox of a' })
-    expect(r.controls).toEqual([{ kind: 'button', label: 'Send now' }, { kind: 'field', label: 'Password', inputType: 'password' }])
+    expect(r.controls).toEqual([
+      { kind: 'button', label: 'Send now' },
+      { kind: 'field', label: 'Password', inputType: 'password' },
+    ])
     expect(r.truncated).toEqual({ text: true, controls: true })
-    expect(r).toMatchObject({ untrusted: true, notice: untrustedNotice, target: 'daily-browser', leaseId: 'l1', observedAt: 5 })
+    expect(r).toMatchObject({
+      untrusted: true,
+      notice: untrustedNotice,
+      target: 'daily-browser',
+      leaseId: 'l1',
+      observedAt: 5,
+    })
   })
 
   it('keeps the query and fragment out of what the bot sees', () => {
-    expect(pageOf('https://a.example/p?token=x#y', 't')).toEqual({ origin: 'https://a.example', path: '/p', title: 't' })
+    expect(pageOf('https://a.example/p?token=x#y', 't')).toEqual({
+      origin: 'https://a.example',
+      path: '/p',
+      title: 't',
+    })
     expect(pageOf('not a url', 't').origin).toBe('unknown')
   })
 
   it('fences the page content for a model and defuses markers inside it', () => {
-    const text = formatObservation(toResult(answer, { leaseId: 'l1', observedAt: 5, limits: { ...limits, maxTextChars: 1000 } }))
+    const text = formatObservation(
+      toResult(answer, { leaseId: 'l1', observedAt: 5, limits: { ...limits, maxTextChars: 1000 } }),
+    )
     expect(text.match(/<\/untrusted-page-content>/g)).toHaveLength(1)
     expect(text).toContain('‹/untrusted-page-content>')
     expect(text.indexOf('<untrusted-page-content>')).toBeLessThan(text.indexOf('Hello'))

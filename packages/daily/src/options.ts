@@ -48,9 +48,9 @@ export const DailyBrowserOptions = Schema.Struct({
   redeemWindowMs: int('redeemWindowMs', 1_000, 3_600_000, 60_000),
   /** Extension ids whose Origin may redeem codes; by default only the bundled extension's. */
   extensionIds: Schema.optionalWith(
-    Schema.Array(Schema.String.pipe(Schema.pattern(/^[a-p]{32}$/, { message: () => 'extensionIds must be 32 letters a-p each' }))).pipe(
-      Schema.minItems(1, { message: () => 'extensionIds must name at least one extension' }),
-    ),
+    Schema.Array(
+      Schema.String.pipe(Schema.pattern(/^[a-p]{32}$/, { message: () => 'extensionIds must be 32 letters a-p each' })),
+    ).pipe(Schema.minItems(1, { message: () => 'extensionIds must name at least one extension' })),
     { default: () => [dailyExtensionId] },
   ),
 })
@@ -77,10 +77,18 @@ export type DailyBrowserOptionsInput = typeof DailyBrowserOptions.Encoded
  * @example
  * yield* decodeOptions({ leaseLimitMs: 10 }) // DailyConfigError: leaseLimitMs must be an integer between 1000 and 1800000
  */
-export const decodeOptions = (input: DailyBrowserOptionsInput = {}): Effect.Effect<DailyBrowserOptions, DailyConfigError> =>
+export const decodeOptions = (
+  input: DailyBrowserOptionsInput = {},
+): Effect.Effect<DailyBrowserOptions, DailyConfigError> =>
   Schema.decodeUnknown(DailyBrowserOptions, { errors: 'all', onExcessProperty: 'error' })(input).pipe(
     Effect.mapError(
-      (e) => new DailyConfigError({ reason: 'invalid-options', message: ParseResult.ArrayFormatter.formatErrorSync(e).map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ') }),
+      (e) =>
+        new DailyConfigError({
+          reason: 'invalid-options',
+          message: ParseResult.ArrayFormatter.formatErrorSync(e)
+            .map((i) => `${i.path.join('.') || 'options'}: ${i.message}`)
+            .join('; '),
+        }),
     ),
   )
 
@@ -90,4 +98,5 @@ export const decodeOptions = (input: DailyBrowserOptionsInput = {}): Effect.Effe
  * @example
  * decodeOptionsSync({}).pollTimeoutMs // 45_000
  */
-export const decodeOptionsSync = (input: DailyBrowserOptionsInput = {}): DailyBrowserOptions => Effect.runSync(decodeOptions(input))
+export const decodeOptionsSync = (input: DailyBrowserOptionsInput = {}): DailyBrowserOptions =>
+  Effect.runSync(decodeOptions(input))

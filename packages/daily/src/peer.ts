@@ -38,7 +38,10 @@ export const extensionIdPattern = /^[a-p]{32}$/
  * allowedExtensionOrigin('chrome-extension://dmlklmnegbjkhpodgecphlidpippljbl', ['dmlklmnegbjkhpodgecphlidpippljbl']) // the id
  * allowedExtensionOrigin('http://evil.example', ids) // undefined
  */
-export const allowedExtensionOrigin = (origin: string | undefined, allowedIds: ReadonlyArray<string>): string | undefined => {
+export const allowedExtensionOrigin = (
+  origin: string | undefined,
+  allowedIds: ReadonlyArray<string>,
+): string | undefined => {
   const m = origin === undefined ? null : /^chrome-extension:\/\/([a-p]{32})$/.exec(origin)
   return m && allowedIds.includes(m[1]!) ? m[1] : undefined
 }

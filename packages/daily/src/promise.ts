@@ -32,17 +32,21 @@ export const startDailyBrowser = async (
 ): Promise<DailyBrowserHandle> => {
   const { door: doorOptions, ...serviceOptions } = options
   const scope = Effect.runSync(Scope.make())
-  const daily = await Effect.runPromise(Scope.extend(makeDailyBrowser(serviceOptions), scope)).catch(async (e: unknown) => {
-    await Effect.runPromise(Scope.close(scope, Exit.void))
-    throw e
-  })
+  const daily = await Effect.runPromise(Scope.extend(makeDailyBrowser(serviceOptions), scope)).catch(
+    async (e: unknown) => {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      throw e
+    },
+  )
   const door = await Effect.runPromise(makeDailyDoor(doorOptions).pipe(Effect.provideService(DailyBrowser, daily)))
   let closing: Promise<void> | undefined
   return {
     daily,
     door,
     run: <A, E>(effect: Effect.Effect<A, E>) =>
-      Effect.runPromise(Effect.either(effect)).then((r): A | Promise<A> => (Either.isLeft(r) ? Promise.reject(r.left as unknown) : r.right)),
+      Effect.runPromise(Effect.either(effect)).then((r): A | Promise<A> =>
+        Either.isLeft(r) ? Promise.reject(r.left as unknown) : r.right,
+      ),
     // The second call returns the first call's promise: closing twice is closing once.
     dispose: () => (closing ??= Effect.runPromise(Scope.close(scope, Exit.void))),
   }

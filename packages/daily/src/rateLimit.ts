@@ -19,7 +19,9 @@ export class FailureLimiter {
   private readonly peers = new Map<string, Array<number>>()
   private global: Array<number> = []
 
-  constructor(private readonly limits: { readonly perPeer: number; readonly global: number; readonly windowMs: number }) {}
+  constructor(
+    private readonly limits: { readonly perPeer: number; readonly global: number; readonly windowMs: number },
+  ) {}
 
   /** Records one failure of `peer` at `now`. */
   failed(peer: string, now: number): void {

@@ -82,7 +82,11 @@ export const digest = (secret: string): Buffer => createHash('sha256').update(se
  * @example
  * findByDigest(records, (r) => r.codeDigest, digest(normalizeCode(typed)!))
  */
-export const findByDigest = <T>(items: Iterable<T>, get: (item: T) => Buffer | null, candidate: Buffer): T | undefined => {
+export const findByDigest = <T>(
+  items: Iterable<T>,
+  get: (item: T) => Buffer | null,
+  candidate: Buffer,
+): T | undefined => {
   let found: T | undefined
   for (const item of items) {
     const d = get(item)
@@ -101,4 +105,6 @@ export const findByDigest = <T>(items: Iterable<T>, get: (item: T) => Buffer | n
  * fenceOf('https://mail.example/inbox', 'A1B2') === fenceOf('https://mail.example/inbox', 'A1B2') // true
  */
 export const fenceOf = (url: string, documentId: string): string =>
-  createHash('sha256').update(JSON.stringify([url, documentId]), 'utf8').digest('base64url')
+  createHash('sha256')
+    .update(JSON.stringify([url, documentId]), 'utf8')
+    .digest('base64url')

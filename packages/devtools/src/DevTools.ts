@@ -76,9 +76,10 @@ export const MAX_CONNECTIONS = 8
  * @example
  * const bytes = yield* maxFrameBytesConfig // 16777216 when unset
  */
-export const maxFrameBytesConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_FRAME_BYTES', intBetween(1024, 256 * 1024 * 1024)).pipe(
-  Config.withDefault(MAX_FRAME_BYTES),
-)
+export const maxFrameBytesConfig = Schema.Config(
+  'ERRANDS_DEVTOOLS_MAX_FRAME_BYTES',
+  intBetween(1024, 256 * 1024 * 1024),
+).pipe(Config.withDefault(MAX_FRAME_BYTES))
 
 /**
  * `ERRANDS_DEVTOOLS_MAX_CONNECTIONS`: open connections per errand (1 .. 64; default 8).
@@ -113,10 +114,16 @@ export interface DevToolsShape {
 
 /** The close frames a client receives, and why. @example ws.on('close', (code) => code === CLOSE.parked.code) */
 export const CLOSE = {
-  parked: { code: 4001, reason: 'The errand was parked; after it resumes, ask GET /v1/session/devtools for a new URL.' },
+  parked: {
+    code: 4001,
+    reason: 'The errand was parked; after it resumes, ask GET /v1/session/devtools for a new URL.',
+  },
   released: { code: 4002, reason: 'The errand was released or has ended; this URL is revoked.' },
   idle: { code: 4003, reason: 'Idle for longer than the idle limit; connect again to go on.' },
-  healing: { code: 4004, reason: "The errand's browser crashed and is being reopened; connect again with the same URL." },
+  healing: {
+    code: 4004,
+    reason: "The errand's browser crashed and is being reopened; connect again with the same URL.",
+  },
   shutdown: { code: 1001, reason: 'The engine is shutting down.' },
 } as const satisfies Record<string, CloseReason>
 
@@ -134,7 +141,9 @@ const ENDED = new Set(['closing', 'closed'])
  * @example
  * const devtools = yield* makeDevTools({ baseUrl: () => 'ws://127.0.0.1:7777', policy, log: console.error })
  */
-export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsShape, never, Sessions | Runtime | Scope.Scope> =>
+export const makeDevTools = (
+  options: DevToolsOptions,
+): Effect.Effect<DevToolsShape, never, Sessions | Runtime | Scope.Scope> =>
   Effect.gen(function* () {
     const sessions = yield* Sessions
     const runtime = yield* Runtime
@@ -151,7 +160,12 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
     // instead of every message of a socket read at once (a 64 KiB read is ~1,000 small commands):
     // a flooding client then waits behind its own messages, and another errand's requests are
     // served between them (#27: a flood on one errand must not starve another).
-    const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: maxFrameBytes, allowSynchronousEvents: false })
+    const wss = new WebSocketServer({
+      noServer: true,
+      perMessageDeflate: false,
+      maxPayload: maxFrameBytes,
+      allowSynchronousEvents: false,
+    })
     const frameLimit = `The message was over ${maxFrameBytes} bytes, the frame limit of an errand's DevTools endpoint (ERRANDS_DEVTOOLS_MAX_FRAME_BYTES).`
     /** Connections of an errand being set up, counted against its limit with the open ones. */
     const connecting = new Map<string, number>()
@@ -180,10 +194,15 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       for (const proxy of open.get(conversationId) ?? []) proxy.wheel.noteOf(note)
     })
 
-    const idleCheck = setInterval(() => {
-      const now = Date.now()
-      for (const proxies of open.values()) for (const proxy of [...proxies]) if (now - proxy.lastActivity >= idleMs && !proxy.waiting) proxy.close(CLOSE.idle)
-    }, Math.max(50, Math.min(30_000, Math.floor(idleMs / 4))))
+    const idleCheck = setInterval(
+      () => {
+        const now = Date.now()
+        for (const proxies of open.values())
+          for (const proxy of [...proxies])
+            if (now - proxy.lastActivity >= idleMs && !proxy.waiting) proxy.close(CLOSE.idle)
+      },
+      Math.max(50, Math.min(30_000, Math.floor(idleMs / 4))),
+    )
     idleCheck.unref()
 
     yield* Effect.addFinalizer(() =>
@@ -195,7 +214,8 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
         tokens.clear()
         for (const id of [...open.keys()]) closeAll(id, CLOSE.shutdown)
         wss.close()
-      }))
+      }),
+    )
 
     /** The errand's browser endpoint, while driving it; fails when it has none. */
     const target = (conversationId: string): Effect.Effect<DevToolsTarget, DevToolsUnavailable | SupervisorError> =>
@@ -204,15 +224,25 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
         if (!binding.isolated) {
           return yield* new DevToolsUnavailable({
             reason: 'not-an-errand',
-            message: 'This conversation browses in the person\'s main context; a DevTools endpoint is only given for an errand (a task, or a chat with a browser of its own).',
+            message:
+              "This conversation browses in the person's main context; a DevTools endpoint is only given for an errand (a task, or a chat with a browser of its own).",
           })
         }
         const devtools = runtime.devtools
         if (devtools === undefined) {
-          return yield* new DevToolsUnavailable({ reason: 'unsupported', message: `The ${runtime.kind} runtime has no real browser behind it, so it has no DevTools endpoint.` })
+          return yield* new DevToolsUnavailable({
+            reason: 'unsupported',
+            message: `The ${runtime.kind} runtime has no real browser behind it, so it has no DevTools endpoint.`,
+          })
         }
-        return yield* Effect.mapError(devtools(binding.contextId), (e) =>
-          new DevToolsUnavailable({ reason: 'browser-unreachable', message: `The errand's browser cannot be reached for DevTools now (${e.message}); try again.` }))
+        return yield* Effect.mapError(
+          devtools(binding.contextId),
+          (e) =>
+            new DevToolsUnavailable({
+              reason: 'browser-unreachable',
+              message: `The errand's browser cannot be reached for DevTools now (${e.message}); try again.`,
+            }),
+        )
       }).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : sessions.undrive(conversationId))))
 
     const endpoint = (conversationId: string) =>
@@ -233,10 +263,12 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
     let helperSeq = 0
     const openHelper = async (conversationId: string) => {
       const id = `${conversationId}/devtools-${++helperSeq}`
-      const opened = await run(Effect.gen(function* () {
-        yield* sessions.open({ id, kind: 'task', helper: true, parent: conversationId })
-        return yield* target(id)
-      }))
+      const opened = await run(
+        Effect.gen(function* () {
+          yield* sessions.open({ id, kind: 'task', helper: true, parent: conversationId })
+          return yield* target(id)
+        }),
+      )
       if (Exit.isFailure(opened)) {
         await run(sessions.release(id))
         const error = Cause.squash(opened.cause)
@@ -258,17 +290,33 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       }
     }
 
-    const connect = async (conversationId: string, token: string, req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const connect = async (
+      conversationId: string,
+      token: string,
+      req: http.IncomingMessage,
+      socket: Duplex,
+      head: Buffer,
+    ) => {
       const found = await run(target(conversationId))
       if (Exit.isFailure(found)) {
         const error = Cause.squash(found.cause)
-        return refuseUpgrade(socket, 503, 'DevToolsUnavailable', error instanceof Error ? error.message : 'The errand is not available; try again.')
+        return refuseUpgrade(
+          socket,
+          503,
+          'DevToolsUnavailable',
+          error instanceof Error ? error.message : 'The errand is not available; try again.',
+        )
       }
       let proxy: ErrandProxy
       try {
         proxy = await ErrandProxy.connect({
           maxInFlight,
-          connect: found.value.connect, browserContextId: found.value.browserContextId, policy: options.policy, log: options.log, name: conversationId, filesDir: found.value.filesDir,
+          connect: found.value.connect,
+          browserContextId: found.value.browserContextId,
+          policy: options.policy,
+          log: options.log,
+          name: conversationId,
+          filesDir: found.value.filesDir,
           openHelper: () => openHelper(conversationId),
           // P3: what POST /v1/session/help asks, for Errands.requestHelp.
           requestHelp: (reason, timeoutMs, signal) =>
@@ -280,7 +328,12 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
         })
       } catch (error) {
         await run(sessions.undrive(conversationId))
-        return refuseUpgrade(socket, 503, 'DevToolsUnavailable', `${error instanceof Error ? error.message : 'the errand\'s browser cannot be reached'}; try again.`)
+        return refuseUpgrade(
+          socket,
+          503,
+          'DevToolsUnavailable',
+          `${error instanceof Error ? error.message : "the errand's browser cannot be reached"}; try again.`,
+        )
       }
       const set = open.get(conversationId) ?? new Set<ErrandProxy>()
       open.set(conversationId, set)
@@ -297,7 +350,12 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       // Parked, released or shut down while we connected: the token is gone.
       if (closed || tokens.conversationOf(token) !== conversationId) {
         proxy.close(closed ? CLOSE.shutdown : CLOSE.parked)
-        return refuseUpgrade(socket, 404, 'UnknownDevToolsToken', 'This DevTools URL was revoked; ask GET /v1/session/devtools for a new one.')
+        return refuseUpgrade(
+          socket,
+          404,
+          'UnknownDevToolsToken',
+          'This DevTools URL was revoked; ask GET /v1/session/devtools for a new one.',
+        )
       }
       // The client may have left while we connected: then nothing drives the errand on its behalf.
       let attached = false
@@ -311,7 +369,8 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
         socket.off('close', left)
         // ws closes an oversized frame with 1009 and no words; the client gets the limit named.
         const close = ws.close.bind(ws)
-        ws.close = (code?: number, reason?: string | Buffer) => close(code, code === 1009 && reason === undefined ? frameLimit.slice(0, 120) : reason)
+        ws.close = (code?: number, reason?: string | Buffer) =>
+          close(code, code === 1009 && reason === undefined ? frameLimit.slice(0, 120) : reason)
         proxy.attach(ws)
         // Connected while a person drives: paused from the start (#26).
         proxy.wheel.set(sessions.personDriving(conversationId))
@@ -325,9 +384,13 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       // B7: a web page may try to reach us; CDP clients send no Origin, and the Host is ours.
       const headers = nodeHeaders(req.headers)
       const identity = { port: port() }
-      const refusal = checkOrigin(headers, identity, { own: false }) ?? (options.hosts
-        ? (options.hosts().includes(req.headers.host ?? '') ? undefined : new WrongHost({ reason: 'foreign-host', message: 'Connect with the URL exactly as it was given.' }))
-        : checkHost(headers, identity))
+      const refusal =
+        checkOrigin(headers, identity, { own: false }) ??
+        (options.hosts
+          ? options.hosts().includes(req.headers.host ?? '')
+            ? undefined
+            : new WrongHost({ reason: 'foreign-host', message: 'Connect with the URL exactly as it was given.' })
+          : checkHost(headers, identity))
       if (refusal) {
         refuseWith(socket, refusal)
         return true
@@ -335,23 +398,38 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       const token = match[1]!
       const conversationId = closed ? undefined : tokens.conversationOf(token)
       if (conversationId === undefined) {
-        refuseUpgrade(socket, 404, 'UnknownDevToolsToken', 'This DevTools URL is unknown or was revoked (park, release); ask GET /v1/session/devtools for a new one.')
+        refuseUpgrade(
+          socket,
+          404,
+          'UnknownDevToolsToken',
+          'This DevTools URL is unknown or was revoked (park, release); ask GET /v1/session/devtools for a new one.',
+        )
         return true
       }
       const busy = (open.get(conversationId)?.size ?? 0) + (connecting.get(conversationId) ?? 0)
       if (busy >= maxConnections) {
-        options.log(`devtools: a connection to ${conversationId} refused: ${maxConnections} are open (the per-errand limit)`)
-        refuseUpgrade(socket, 429, 'TooManyConnections', `This errand has ${maxConnections} DevTools connections open, the limit; close one first.`)
+        options.log(
+          `devtools: a connection to ${conversationId} refused: ${maxConnections} are open (the per-errand limit)`,
+        )
+        refuseUpgrade(
+          socket,
+          429,
+          'TooManyConnections',
+          `This errand has ${maxConnections} DevTools connections open, the limit; close one first.`,
+        )
         return true
       }
       connecting.set(conversationId, (connecting.get(conversationId) ?? 0) + 1)
-      connect(conversationId, token, req, socket, head).catch(() => {
-        if (socket.writable) refuseUpgrade(socket, 503, 'DevToolsUnavailable', 'The DevTools endpoint failed; try again.')
-      }).finally(() => {
-        const left = (connecting.get(conversationId) ?? 1) - 1
-        if (left > 0) connecting.set(conversationId, left)
-        else connecting.delete(conversationId)
-      })
+      connect(conversationId, token, req, socket, head)
+        .catch(() => {
+          if (socket.writable)
+            refuseUpgrade(socket, 503, 'DevToolsUnavailable', 'The DevTools endpoint failed; try again.')
+        })
+        .finally(() => {
+          const left = (connecting.get(conversationId) ?? 1) - 1
+          if (left > 0) connecting.set(conversationId, left)
+          else connecting.delete(conversationId)
+        })
       return true
     }
 
@@ -359,7 +437,9 @@ export const makeDevTools = (options: DevToolsOptions): Effect.Effect<DevToolsSh
       endpoint,
       upgrade,
       connections: (conversationId) =>
-        conversationId === undefined ? [...open.values()].reduce((n, s) => n + s.size, 0) : (open.get(conversationId)?.size ?? 0),
+        conversationId === undefined
+          ? [...open.values()].reduce((n, s) => n + s.size, 0)
+          : (open.get(conversationId)?.size ?? 0),
     } satisfies DevToolsShape
   })
 

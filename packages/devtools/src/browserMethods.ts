@@ -50,7 +50,8 @@ const windowForTarget: Handler = (p, c) => {
 
 /** Methods on a window (bounds, contents size): only a window of the errand's targets. */
 const ownWindow: Handler = (p, c) => {
-  if (!p.connection.windows.has(c.params['windowId'] as number)) return p.refuse(c, 'that window is not one of this errand\'s (ask Browser.getWindowForTarget)')
+  if (!p.connection.windows.has(c.params['windowId'] as number))
+    return p.refuse(c, "that window is not one of this errand's (ask Browser.getWindowForTarget)")
   p.forward(c, c.params)
 }
 
@@ -67,16 +68,21 @@ const createBrowserContext: Handler = (p, c) => {
 
 const disposeBrowserContext: Handler = (p, c) => {
   if (p.connection.closeHelperContext(c.params['browserContextId'])) return p.reply(c, {})
-  p.refuse(c, 'only a helper context this connection opened can be disposed of; the errand\'s own is the default one')
+  p.refuse(c, "only a helper context this connection opened can be disposed of; the errand's own is the default one")
 }
 
 const getTargets: Handler = (p, c) => {
   const filter = c.params['filter']
-  void p.internal('Target.getTargets', { filter: [{}] }).then((r) => {
-    const all = Array.isArray(r['targetInfos']) ? (r['targetInfos'] as Array<TargetInfo>) : []
-    const mine = all.filter((t) => t.type !== 'browser' && p.connection.owns(t.browserContextId) && matchesFilter(t.type, filter))
-    p.reply(c, { targetInfos: mine.map((t) => p.hide(t)) })
-  }, (error: Error) => p.refuse(c, error.message))
+  void p.internal('Target.getTargets', { filter: [{}] }).then(
+    (r) => {
+      const all = Array.isArray(r['targetInfos']) ? (r['targetInfos'] as Array<TargetInfo>) : []
+      const mine = all.filter(
+        (t) => t.type !== 'browser' && p.connection.owns(t.browserContextId) && matchesFilter(t.type, filter),
+      )
+      p.reply(c, { targetInfos: mine.map((t) => p.hide(t)) })
+    },
+    (error: Error) => p.refuse(c, error.message),
+  )
 }
 
 const getTargetInfo: Handler = (p, c) => {
@@ -97,7 +103,8 @@ const ownTarget: Handler = (p, c) => {
 const detach: Handler = (p, c) => {
   const sessionId = c.params['sessionId']
   if (typeof sessionId === 'string' && p.connection.closeBrowserSession(p, sessionId)) return p.reply(c, {})
-  if (typeof sessionId !== 'string' || !p.sessions.has(sessionId)) return p.refuse(c, 'no session with this id belongs to this errand')
+  if (typeof sessionId !== 'string' || !p.sessions.has(sessionId))
+    return p.refuse(c, 'no session with this id belongs to this errand')
   p.forward(c, { sessionId })
 }
 
@@ -118,7 +125,8 @@ const setDiscoverTargets: Handler = (p, c) => {
   }
   const filter = c.params['filter']
   p.discover = { filter }
-  for (const info of p.targets.values()) if (matchesFilter(info.type, filter)) p.emit('Target.targetCreated', { targetInfo: p.hide(info) })
+  for (const info of p.targets.values())
+    if (matchesFilter(info.type, filter)) p.emit('Target.targetCreated', { targetInfo: p.hide(info) })
   p.reply(c, {})
 }
 
@@ -127,7 +135,8 @@ const setAutoAttach: Handler = (p, c) => {
     p.autoAttach = undefined
     return p.reply(c, {})
   }
-  if (c.params['flatten'] !== true) return p.refuse(c, 'only flatten sessions are offered (setAutoAttach with flatten: true)')
+  if (c.params['flatten'] !== true)
+    return p.refuse(c, 'only flatten sessions are offered (setAutoAttach with flatten: true)')
   p.autoAttach = { filter: c.params['filter'] }
   void p.attachMatching().then(() => p.reply(c, {}))
 }
@@ -182,5 +191,8 @@ export const onBrowserCommand = (view: BrowserView, command: Command): void => {
   const handler = Object.hasOwn(BROWSER_METHODS, command.method) ? BROWSER_METHODS[command.method] : undefined
   if (handler !== undefined) return handler(view, command)
   if (!knownMethod(command.method)) return view.unknown(command)
-  view.refuse(command, `${command.method} is not on the allowlist of browser-level methods of an errand's DevTools endpoint`)
+  view.refuse(
+    command,
+    `${command.method} is not on the allowlist of browser-level methods of an errand's DevTools endpoint`,
+  )
 }

@@ -23,7 +23,8 @@
 import { lstatSync, realpathSync } from 'node:fs'
 import { isAbsolute, join, sep } from 'node:path'
 
-const NO_FOLDER = "this errand has no files folder on the engine's machine (a remote browser's files are not ours to name)"
+const NO_FOLDER =
+  "this errand has no files folder on the engine's machine (a remote browser's files are not ours to name)"
 
 const realOr = (path: string): string | undefined => {
   try {
@@ -45,10 +46,12 @@ export const refusedUpload = (paths: unknown, folder: string | undefined): strin
   if (root === undefined) return NO_FOLDER
   const list = Array.isArray(paths) ? paths : [paths]
   for (const path of list) {
-    if (typeof path !== 'string' || !isAbsolute(path)) return 'paths must be absolute, or the bare name of a file of this errand\'s folder'
+    if (typeof path !== 'string' || !isAbsolute(path))
+      return "paths must be absolute, or the bare name of a file of this errand's folder"
     const real = realOr(path)
     if (real === undefined) return `no such file in this errand's files folder (${folder})`
-    if (!real.startsWith(root + sep)) return `only files inside this errand's files folder (${folder}) may be named; that path leads outside it`
+    if (!real.startsWith(root + sep))
+      return `only files inside this errand's files folder (${folder}) may be named; that path leads outside it`
     const stat = lstatSync(real)
     if (stat.isDirectory()) return 'a folder may not be named (a page would receive everything in it): name plain files'
     if (!stat.isFile()) return 'only plain files may be named (not a device, socket or FIFO)'
@@ -57,7 +60,13 @@ export const refusedUpload = (paths: unknown, folder: string | undefined): strin
 }
 
 const bareName = (path: unknown): path is string =>
-  typeof path === 'string' && path !== '' && path !== '.' && path !== '..' && !path.includes('/') && !path.includes('\\') && !path.includes('\0')
+  typeof path === 'string' &&
+  path !== '' &&
+  path !== '.' &&
+  path !== '..' &&
+  !path.includes('/') &&
+  !path.includes('\\') &&
+  !path.includes('\0')
 
 /**
  * A command's params with the paths it would give a page (`files`, and `data.files` of a drag)
@@ -67,7 +76,10 @@ const bareName = (path: unknown): path is string =>
  * uploadParams({ nodeId: 4, files: ['note.txt'] }, dir) // { nodeId: 4, files: [`${dir}/note.txt`] }
  * uploadParams({ nodeId: 4, files: ['/etc/passwd'] }, dir) // 'only files inside this errand's files folder …'
  */
-export const uploadParams = (params: Record<string, unknown>, folder: string | undefined): Record<string, unknown> | string => {
+export const uploadParams = (
+  params: Record<string, unknown>,
+  folder: string | undefined,
+): Record<string, unknown> | string => {
   const named = (paths: unknown): unknown => {
     if (folder === undefined) return paths
     const inFolder = (p: unknown) => (bareName(p) ? join(realOr(folder) ?? folder, p) : p)
@@ -101,7 +113,10 @@ export const uploadParams = (params: Record<string, unknown>, folder: string | u
  * downloadParams({ behavior: 'allowAndName', downloadPath: '/tmp/pw', eventsEnabled: true }, undefined)
  * // { behavior: 'deny', eventsEnabled: true }
  */
-export const downloadParams = (params: Record<string, unknown>, folder: string | undefined): Record<string, unknown> => {
+export const downloadParams = (
+  params: Record<string, unknown>,
+  folder: string | undefined,
+): Record<string, unknown> => {
   const { downloadPath: _named, ...rest } = params
   const behavior = params['behavior']
   if (behavior === 'deny' || folder === undefined) return { ...rest, behavior: 'deny' }

@@ -10,14 +10,20 @@ const require = createRequire(createRequire(import.meta.url).resolve('puppeteer/
 const dir = require.resolve('devtools-protocol/package.json').replace(/package\.json$/, '')
 
 describe('the methods Chromium knows', () => {
-  it('are devtools-protocol\'s, domain by domain', () => {
+  it("are devtools-protocol's, domain by domain", () => {
     const version = (JSON.parse(readFileSync(`${dir}package.json`, 'utf8')) as { version: string }).version
     const domains: Record<string, Array<string>> = {}
     for (const file of ['browser_protocol.json', 'js_protocol.json']) {
-      const json = JSON.parse(readFileSync(`${dir}json/${file}`, 'utf8')) as { domains: Array<{ domain: string; commands?: Array<{ name: string }> }> }
+      const json = JSON.parse(readFileSync(`${dir}json/${file}`, 'utf8')) as {
+        domains: Array<{ domain: string; commands?: Array<{ name: string }> }>
+      }
       for (const d of json.domains) (domains[d.domain] ??= []).push(...(d.commands ?? []).map((c) => c.name))
     }
-    const expected = Object.fromEntries(Object.keys(domains).sort().map((d) => [d, domains[d]!.sort().join(' ')]))
+    const expected = Object.fromEntries(
+      Object.keys(domains)
+        .sort()
+        .map((d) => [d, domains[d]!.sort().join(' ')]),
+    )
     expect({ version: PROTOCOL_VERSION, domains: METHODS_BY_DOMAIN }).toEqual({ version, domains: expected })
   })
 

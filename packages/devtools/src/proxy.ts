@@ -26,7 +26,15 @@
 import { randomBytes } from 'node:crypto'
 import WebSocket from 'ws'
 import { onBrowserCommand } from './browserMethods.ts'
-import type { AnsweringView, CloseReason, Command, HelperContext, Params, ProxyOptions, ViewConnection } from './connection.ts'
+import type {
+  AnsweringView,
+  CloseReason,
+  Command,
+  HelperContext,
+  Params,
+  ProxyOptions,
+  ViewConnection,
+} from './connection.ts'
 import { BrowserView } from './view.ts'
 import { helpParams, WheelGate } from './wheel.ts'
 
@@ -107,7 +115,10 @@ export class ErrandProxy implements ViewConnection {
   private readonly helpers = new Map<string, HelperContext>()
   private openingHelpers = 0
   /** A person at the wheel (#26): this client's acting commands held meanwhile (wheel.ts). */
-  readonly wheel = new WheelGate((command) => this.route(command), (method, params) => this.announce(method, params))
+  readonly wheel = new WheelGate(
+    (command) => this.route(command),
+    (method, params) => this.announce(method, params),
+  )
   /** `Errands.requestHelp` calls waiting for a hand-back, aborted when the client leaves. */
   private readonly helpAsked = new Set<AbortController>()
 
@@ -198,19 +209,35 @@ export class ErrandProxy implements ViewConnection {
     } catch {
       return this.toClient({ error: { code: -32700, message: 'Message must be JSON.' } })
     }
-    if (typeof message !== 'object' || message === null) return this.toClient({ error: { code: -32600, message: 'Message must be an object.' } })
+    if (typeof message !== 'object' || message === null)
+      return this.toClient({ error: { code: -32600, message: 'Message must be an object.' } })
     const sessionId = typeof message.sessionId === 'string' ? message.sessionId : undefined
     if (!Number.isSafeInteger(message.id) || typeof message.method !== 'string') {
-      return this.toClient({ id: message.id, sessionId, error: { code: -32600, message: 'Message must have an integer id and a method.' } })
+      return this.toClient({
+        id: message.id,
+        sessionId,
+        error: { code: -32600, message: 'Message must have an integer id and a method.' },
+      })
     }
-    if (message.params !== undefined && (typeof message.params !== 'object' || message.params === null || Array.isArray(message.params))) {
+    if (
+      message.params !== undefined &&
+      (typeof message.params !== 'object' || message.params === null || Array.isArray(message.params))
+    ) {
       return this.toClient({ id: message.id, sessionId, error: { code: -32602, message: 'params must be an object.' } })
     }
-    const command: Command = { id: message.id as number, method: message.method, params: (message.params ?? {}) as Params, sessionId }
+    const command: Command = {
+      id: message.id as number,
+      method: message.method,
+      params: (message.params ?? {}) as Params,
+      sessionId,
+    }
     const limit = this.options.maxInFlight ?? MAX_IN_FLIGHT
     // Held commands (#26) wait for the browser too.
     if (this.inFlight + this.wheel.heldCount >= limit) {
-      return this.refused(command, `more than ${limit} commands of this connection are waiting for the browser (the in-flight limit); wait for answers first`)
+      return this.refused(
+        command,
+        `more than ${limit} commands of this connection are waiting for the browser (the in-flight limit); wait for answers first`,
+      )
     }
     if (command.method.startsWith('Errands.')) return this.errands(command)
     if (!this.wheel.hold(command)) this.route(command)
@@ -222,9 +249,12 @@ export class ErrandProxy implements ViewConnection {
     if (sessionId === undefined) return onBrowserCommand(this.root, command)
     const browserSession = this.browserSessions.get(sessionId)
     if (browserSession !== undefined) return onBrowserCommand(browserSession, command)
-    const view = this.root.sessions.has(sessionId) ? this.root : [...this.browserSessions.values()].find((v) => v.sessions.has(sessionId))
+    const view = this.root.sessions.has(sessionId)
+      ? this.root
+      : [...this.browserSessions.values()].find((v) => v.sessions.has(sessionId))
     // As Chromium answers an unknown session: on the connection, without the id.
-    if (view === undefined) return this.refused({ ...command, sessionId: undefined }, 'no session with this id belongs to this errand')
+    if (view === undefined)
+      return this.refused({ ...command, sessionId: undefined }, 'no session with this id belongs to this errand')
     view.onSession(command)
   }
 
@@ -236,7 +266,8 @@ export class ErrandProxy implements ViewConnection {
     if (onBrowser && command.method === 'Errands.requestHelp') return this.requestHelp(command)
     if (onBrowser && command.method === 'Errands.getFilesFolder') {
       const path = this.options.filesDir
-      if (path === undefined) return this.refused(command, "this errand has no files folder on the engine's machine (a remote browser's)")
+      if (path === undefined)
+        return this.refused(command, "this errand has no files folder on the engine's machine (a remote browser's)")
       return this.toClient({ id: command.id, sessionId: command.sessionId, result: { path } })
     }
     this.refused(command, undefined)
@@ -247,17 +278,27 @@ export class ErrandProxy implements ViewConnection {
     if (ask === undefined) return this.refused(command, 'no person can be asked for help through this endpoint')
     const params = helpParams(command.params)
     if (typeof params === 'string') {
-      return this.toClient({ id: command.id, sessionId: command.sessionId, error: { code: -32602, message: `Errands.requestHelp: ${params}.` } })
+      return this.toClient({
+        id: command.id,
+        sessionId: command.sessionId,
+        error: { code: -32602, message: `Errands.requestHelp: ${params}.` },
+      })
     }
     const asked = new AbortController()
     this.helpAsked.add(asked)
-    void ask(params.reason, params.timeoutMs, asked.signal).then(
-      (result) => this.toClient({ id: command.id, sessionId: command.sessionId, result }),
-      (error: unknown) => this.refused(command, `the request for help failed (${error instanceof Error ? error.message : String(error)})`),
-    ).finally(() => {
-      this.helpAsked.delete(asked)
-      this.lastActivity = Date.now()
-    })
+    void ask(params.reason, params.timeoutMs, asked.signal)
+      .then(
+        (result) => this.toClient({ id: command.id, sessionId: command.sessionId, result }),
+        (error: unknown) =>
+          this.refused(
+            command,
+            `the request for help failed (${error instanceof Error ? error.message : String(error)})`,
+          ),
+      )
+      .finally(() => {
+        this.helpAsked.delete(asked)
+        this.lastActivity = Date.now()
+      })
   }
 
   /** An `Errands.*` event to the client, on the connection and on each of its browser sessions. */
@@ -278,14 +319,20 @@ export class ErrandProxy implements ViewConnection {
       return from.refuse(command, `this connection holds ${limit} browser sessions, the limit; detach one first`)
     }
     const sessionId = randomBytes(16).toString('hex').toUpperCase()
-    void BrowserView.open(this, sessionId).then((view) => {
-      if (this.state !== 'open') return view.close()
-      this.browserSessions.set(sessionId, view)
-      const browser = [...from.targets.values()].find((t) => t.type === 'browser')
-      const targetInfo = { ...(browser ?? { targetId: 'browser', type: 'browser', title: '', url: '' }), attached: true }
-      from.emit('Target.attachedToTarget', { sessionId, targetInfo, waitingForDebugger: false })
-      from.reply(command, { sessionId })
-    }, (error: unknown) => from.refuse(command, error instanceof Error ? error.message : String(error)))
+    void BrowserView.open(this, sessionId).then(
+      (view) => {
+        if (this.state !== 'open') return view.close()
+        this.browserSessions.set(sessionId, view)
+        const browser = [...from.targets.values()].find((t) => t.type === 'browser')
+        const targetInfo = {
+          ...(browser ?? { targetId: 'browser', type: 'browser', title: '', url: '' }),
+          attached: true,
+        }
+        from.emit('Target.attachedToTarget', { sessionId, targetInfo, waitingForDebugger: false })
+        from.reply(command, { sessionId })
+      },
+      (error: unknown) => from.refuse(command, error instanceof Error ? error.message : String(error)),
+    )
   }
 
   /** `Target.detachFromTarget` of a browser session of this client: true when `sessionId` was one. */
@@ -303,7 +350,10 @@ export class ErrandProxy implements ViewConnection {
 
   /** Whether `browserContextId` (as the browser names it) is the errand's or one of its helpers' here. */
   /** @internal */ owns(browserContextId: unknown): boolean {
-    return browserContextId === this.options.browserContextId || (typeof browserContextId === 'string' && this.helpers.has(browserContextId))
+    return (
+      browserContextId === this.options.browserContextId ||
+      (typeof browserContextId === 'string' && this.helpers.has(browserContextId))
+    )
   }
 
   /** The browser's id of a context the client named (the alias or a helper's id); undefined: not one of ours. */
@@ -320,20 +370,30 @@ export class ErrandProxy implements ViewConnection {
   /** `Target.createBrowserContext`: a helper errand of this errand, or refused when there is none to open. */
   /** @internal */ openHelperContext(from: AnsweringView, command: Command): void {
     const open = this.options.openHelper
-    if (open === undefined) return from.refuse(command, `${command.method}: an errand's endpoint has one browser context, the default one`)
+    if (open === undefined)
+      return from.refuse(command, `${command.method}: an errand's endpoint has one browser context, the default one`)
     if (this.helpers.size + this.openingHelpers >= MAX_HELPERS) {
-      return from.refuse(command, `this connection holds ${MAX_HELPERS} helper contexts, the limit; dispose of one first`)
+      return from.refuse(
+        command,
+        `this connection holds ${MAX_HELPERS} helper contexts, the limit; dispose of one first`,
+      )
     }
     this.openingHelpers++
-    void open().then((helper) => {
-      this.openingHelpers--
-      if (this.state !== 'open') return helper.close()
-      this.helpers.set(helper.browserContextId, helper)
-      from.reply(command, { browserContextId: helper.browserContextId })
-    }, (error: unknown) => {
-      this.openingHelpers--
-      from.refuse(command, `no helper errand could be opened for a new context (${error instanceof Error ? error.message : String(error)})`)
-    })
+    void open().then(
+      (helper) => {
+        this.openingHelpers--
+        if (this.state !== 'open') return helper.close()
+        this.helpers.set(helper.browserContextId, helper)
+        from.reply(command, { browserContextId: helper.browserContextId })
+      },
+      (error: unknown) => {
+        this.openingHelpers--
+        from.refuse(
+          command,
+          `no helper errand could be opened for a new context (${error instanceof Error ? error.message : String(error)})`,
+        )
+      },
+    )
   }
 
   /** `Target.disposeBrowserContext` of a helper: released. False when the id is not a helper of this client. */
@@ -352,9 +412,14 @@ export class ErrandProxy implements ViewConnection {
    * it does not know. Logged once per connection and method.
    */
   /** @internal */ refused(command: Command, why: string | undefined, viewSession?: string): void {
-    const message = why === undefined ? `'${command.method}' wasn't found` : `Refused by the errand's DevTools endpoint: ${why}.`
+    const message =
+      why === undefined ? `'${command.method}' wasn't found` : `Refused by the errand's DevTools endpoint: ${why}.`
     this.logRefusal(command.method, why ?? 'not a method of the DevTools protocol (-32601)')
-    this.toClient({ id: command.id, sessionId: command.sessionId ?? viewSession, error: { code: why === undefined ? NOT_FOUND : REFUSED, message } })
+    this.toClient({
+      id: command.id,
+      sessionId: command.sessionId ?? viewSession,
+      error: { code: why === undefined ? NOT_FOUND : REFUSED, message },
+    })
   }
 
   private logRefusal(method: string, why: string): void {
@@ -362,7 +427,10 @@ export class ErrandProxy implements ViewConnection {
     this.logged.add(method)
     // A method name is the client's text: kept short and printable in the log.
     const name = method.slice(0, 80).replace(/[^\x20-\x7e]/g, '?')
-    if (this.logged.size > MAX_LOGGED_REFUSALS) return this.options.log(`devtools: ${this.options.name}: more than ${MAX_LOGGED_REFUSALS} kinds of refusal on one connection; the rest are not logged`)
+    if (this.logged.size > MAX_LOGGED_REFUSALS)
+      return this.options.log(
+        `devtools: ${this.options.name}: more than ${MAX_LOGGED_REFUSALS} kinds of refusal on one connection; the rest are not logged`,
+      )
     this.options.log(`devtools: ${name} refused for ${this.options.name}: ${why}`)
   }
 
@@ -375,7 +443,10 @@ export class ErrandProxy implements ViewConnection {
     if (this.state !== 'open' || this.client?.readyState !== WebSocket.OPEN) return
     // A client that does not read would make the host hold everything for it (#27).
     if (this.client.bufferedAmount > MAX_BUFFERED) {
-      return this.close({ code: 1008, reason: `The client did not read: over ${MAX_BUFFERED / 1024 / 1024} MiB waited for it (the send-buffer limit).` })
+      return this.close({
+        code: 1008,
+        reason: `The client did not read: over ${MAX_BUFFERED / 1024 / 1024} MiB waited for it (the send-buffer limit).`,
+      })
     }
     this.client.send(text.includes(this.binding) ? text.replaceAll(this.binding, PLAYWRIGHT_BINDING) : text)
   }

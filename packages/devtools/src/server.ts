@@ -44,7 +44,9 @@ export interface DevToolsServing extends DevToolsShape {
 }
 
 const notFound = (res: http.ServerResponse) => {
-  const body = JSON.stringify({ error: { code: 'NotFound', message: 'This server only takes DevTools WebSockets at /devtools/<token>.' } })
+  const body = JSON.stringify({
+    error: { code: 'NotFound', message: 'This server only takes DevTools WebSockets at /devtools/<token>.' },
+  })
   res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
   res.end(body)
 }
@@ -57,17 +59,22 @@ const notFound = (res: http.ServerResponse) => {
  * const devtools = yield* serveDevTools({ port: 0 })
  * const { url } = yield* devtools.endpoint('task-1')
  */
-export const serveDevTools = (options: DevToolsServerOptions = {}): Effect.Effect<DevToolsServing, never, Sessions | Runtime | Scope.Scope> =>
+export const serveDevTools = (
+  options: DevToolsServerOptions = {},
+): Effect.Effect<DevToolsServing, never, Sessions | Runtime | Scope.Scope> =>
   Effect.gen(function* () {
     const server = http.createServer((_req, res) => notFound(res))
     const port = yield* Effect.acquireRelease(
       Effect.async<number>((resume) => {
-        server.listen(options.port ?? 0, '127.0.0.1', () => resume(Effect.succeed((server.address() as AddressInfo).port)))
+        server.listen(options.port ?? 0, '127.0.0.1', () =>
+          resume(Effect.succeed((server.address() as AddressInfo).port)),
+        )
       }),
-      () => Effect.async<void>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      }),
+      () =>
+        Effect.async<void>((resume) => {
+          server.closeAllConnections()
+          server.close(() => resume(Effect.void))
+        }),
     )
     const baseUrl = `ws://127.0.0.1:${port}`
     const devtools = yield* makeDevTools({
@@ -104,7 +111,9 @@ export class DevToolsServer {
   static async start(errands: Errands, options: DevToolsServerOptions = {}): Promise<DevToolsServer> {
     const scope = Effect.runSync(Scope.make())
     // The Promise API holds a supervisor; the session service is built over it the one way there is.
-    const serving = await errands.runWith(Scope.extend(serveDevTools(options).pipe(Effect.provide(Sessions.layer)), scope))
+    const serving = await errands.runWith(
+      Scope.extend(serveDevTools(options).pipe(Effect.provide(Sessions.layer)), scope),
+    )
     return new DevToolsServer(errands, serving, scope)
   }
 
@@ -120,7 +129,10 @@ export class DevToolsServer {
    * const browser = await chromium.connectOverCDP(await devtools.url('task-1'))
    */
   async url(conversationId: string): Promise<string> {
-    const endpoint: DevToolsEndpoint = await this.errands.runWith<DevToolsEndpoint, DevToolsUnavailable | SupervisorError>(this.serving.endpoint(conversationId))
+    const endpoint: DevToolsEndpoint = await this.errands.runWith<
+      DevToolsEndpoint,
+      DevToolsUnavailable | SupervisorError
+    >(this.serving.endpoint(conversationId))
     return endpoint.url
   }
 

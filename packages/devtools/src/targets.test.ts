@@ -16,7 +16,7 @@ describe('target filters, as Chromium decides them', () => {
 })
 
 describe('what a client may do on its own session', () => {
-  it('passes the target\'s own domains and refuses the browser-wide ones beyond a small list', () => {
+  it("passes the target's own domains and refuses the browser-wide ones beyond a small list", () => {
     expect(refusedOnSession('Page.navigate')).toBeUndefined()
     expect(refusedOnSession('Target.setAutoAttach')).toBeUndefined()
     expect(refusedOnSession('Browser.getVersion')).toBeUndefined()

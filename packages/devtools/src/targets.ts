@@ -16,7 +16,11 @@ export interface FilterEntry {
 }
 
 /** What CDP assumes when a method gets no filter: everything but `browser` and `tab` targets. */
-const DEFAULT_FILTER: ReadonlyArray<FilterEntry> = [{ type: 'browser', exclude: true }, { type: 'tab', exclude: true }, {}]
+const DEFAULT_FILTER: ReadonlyArray<FilterEntry> = [
+  { type: 'browser', exclude: true },
+  { type: 'tab', exclude: true },
+  {},
+]
 
 /**
  * Whether a target of `type` passes `filter` the way Chromium decides it: the first entry whose
@@ -52,8 +56,16 @@ export interface TargetInfo {
  * CONTEXT_METHODS.has('Storage.setCookies') // true
  */
 export const CONTEXT_METHODS: ReadonlySet<string> = new Set([
-  'Browser.setPermission', 'Browser.grantPermissions', 'Browser.resetPermissions', 'Browser.setDownloadBehavior', 'Browser.cancelDownload',
-  'Storage.getCookies', 'Storage.setCookies', 'Storage.clearCookies', 'Target.createTarget', 'Target.disposeBrowserContext',
+  'Browser.setPermission',
+  'Browser.grantPermissions',
+  'Browser.resetPermissions',
+  'Browser.setDownloadBehavior',
+  'Browser.cancelDownload',
+  'Storage.getCookies',
+  'Storage.setCookies',
+  'Storage.clearCookies',
+  'Target.createTarget',
+  'Target.disposeBrowserContext',
 ])
 
 /**
@@ -65,7 +77,10 @@ export const CONTEXT_METHODS: ReadonlySet<string> = new Set([
  * URL_METHODS.has('Page.navigate') // true
  */
 export const URL_METHODS: ReadonlySet<string> = new Set([
-  'Page.navigate', 'Network.loadNetworkResource', 'Fetch.continueRequest', 'Network.continueInterceptedRequest',
+  'Page.navigate',
+  'Network.loadNetworkResource',
+  'Fetch.continueRequest',
+  'Network.continueInterceptedRequest',
 ])
 
 /**
@@ -88,7 +103,15 @@ export const SESSION_METHODS: Readonly<Record<string, ReadonlySet<string>>> = {
   PWA: new Set(),
   // Tracing and the browser's sampling profile record every process of the browser.
   Tracing: new Set(),
-  Memory: new Set(['getDOMCounters', 'getDOMCountersForLeakDetection', 'prepareForLeakDetection', 'forciblyPurgeJavaScriptMemory', 'startSampling', 'stopSampling', 'getSamplingProfile']),
+  Memory: new Set([
+    'getDOMCounters',
+    'getDOMCountersForLeakDetection',
+    'prepareForLeakDetection',
+    'forciblyPurgeJavaScriptMemory',
+    'startSampling',
+    'stopSampling',
+    'getSamplingProfile',
+  ]),
 }
 
 /**

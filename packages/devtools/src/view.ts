@@ -30,7 +30,11 @@ import { CONTEXT_METHODS, matchesFilter, refusedOnSession, URL_METHODS, type Tar
 
 /** What to do with an upstream answer. */
 type Pending =
-  | { readonly kind: 'client'; readonly command: Command; readonly after?: ((result: Params) => Params | Promise<Params>) | undefined }
+  | {
+      readonly kind: 'client'
+      readonly command: Command
+      readonly after?: ((result: Params) => Params | Promise<Params>) | undefined
+    }
   | { readonly kind: 'internal'; readonly resolve: (result: Params) => void; readonly reject: (error: Error) => void }
 
 /**
@@ -63,7 +67,8 @@ export class BrowserView {
     upstream.onMessage((message) => this.fromUpstream(message))
     // Closed by us (the view's end, a detach) is not the browser going away.
     upstream.onClose(() => {
-      if (this.open) connection.close({ code: 4004, reason: "The errand's browser went away; ask for the DevTools URL again." })
+      if (this.open)
+        connection.close({ code: 4004, reason: "The errand's browser went away; ask for the DevTools URL again." })
     })
   }
 
@@ -107,7 +112,11 @@ export class BrowserView {
       }
       // A detached browser session's commands get Chromium's answer; a closed connection sends nothing.
       this.connection.settled()
-      this.connection.toClient({ id: p.command.id, sessionId: p.command.sessionId, error: { code: -32001, message: 'Session with given id not found.' } })
+      this.connection.toClient({
+        id: p.command.id,
+        sessionId: p.command.sessionId,
+        error: { code: -32001, message: 'Session with given id not found.' },
+      })
     }
     this.pending.clear()
     this.upstream.close()
@@ -118,16 +127,20 @@ export class BrowserView {
   /** A command on one of this view's sessions (a tab, page, frame or worker of the errand). */
   onSession(command: Command): void {
     const refusal = refusedOnSession(command.method)
-    if (refusal !== undefined) return knownMethod(command.method) ? this.refuse(command, refusal) : this.unknown(command)
+    if (refusal !== undefined)
+      return knownMethod(command.method) ? this.refuse(command, refusal) : this.unknown(command)
     const p = command.params
     if (p['browserContextId'] !== undefined && !this.isErrandContext(p['browserContextId'])) {
-      return this.refuse(command, 'that browserContextId is not this errand\'s')
+      return this.refuse(command, "that browserContextId is not this errand's")
     }
     // #27: on a page session Chromium takes no browserContextId here and acts on its default
     // context, which no errand owns: sent at the browser level, with the errand's own id.
     if (CONTEXT_METHODS.has(command.method)) {
       const context = this.contextOfSession(command.sessionId)
-      return this.toUpstream(command.method, { ...p, browserContextId: context }, undefined, { kind: 'client', command })
+      return this.toUpstream(command.method, { ...p, browserContextId: context }, undefined, {
+        kind: 'client',
+        command,
+      })
     }
     if (URL_METHODS.has(command.method) && !this.allowedUrl(command, p['url'])) return
     // Paths of this machine: uploads (`DOM.setFileInputFiles`, `Page.handleFileChooser`), dropped
@@ -136,10 +149,18 @@ export class BrowserView {
     const params = uploadParams(p, this.options.filesDir)
     if (typeof params === 'string') return this.refuse(command, params)
     if (command.method === 'Page.setDownloadBehavior') return this.forward(command, this.downloadTo(p))
-    if (command.method === 'Target.detachFromTarget' && p['sessionId'] !== undefined && !this.sessions.has(String(p['sessionId']))) {
+    if (
+      command.method === 'Target.detachFromTarget' &&
+      p['sessionId'] !== undefined &&
+      !this.sessions.has(String(p['sessionId']))
+    ) {
       return this.refuse(command, 'no session with this id belongs to this errand')
     }
-    if ((command.method === 'Target.getTargetInfo' || command.method === 'Target.activateTarget') && p['targetId'] !== undefined && !this.ours(p['targetId'])) {
+    if (
+      (command.method === 'Target.getTargetInfo' || command.method === 'Target.activateTarget') &&
+      p['targetId'] !== undefined &&
+      !this.ours(p['targetId'])
+    ) {
       return this.refuse(command, 'no target with this id belongs to this errand')
     }
     if (command.method.startsWith('Browser.')) return this.onSessionWindow(command)
@@ -151,11 +172,12 @@ export class BrowserView {
     const p = command.params
     if (command.method === 'Browser.getWindowForTarget') {
       // Without a targetId Chromium answers the session's own target's window.
-      if (p['targetId'] !== undefined && !this.ours(p['targetId'])) return this.refuse(command, 'name a targetId of this errand')
+      if (p['targetId'] !== undefined && !this.ours(p['targetId']))
+        return this.refuse(command, 'name a targetId of this errand')
       return this.forward(command, p, (r) => this.rememberWindow(r))
     }
     if (p['windowId'] !== undefined && !this.connection.windows.has(p['windowId'] as number)) {
-      return this.refuse(command, 'that window is not one of this errand\'s (ask Browser.getWindowForTarget)')
+      return this.refuse(command, "that window is not one of this errand's (ask Browser.getWindowForTarget)")
     }
     this.forward(command, p)
   }
@@ -184,7 +206,7 @@ export class BrowserView {
     const given = command.params['browserContextId']
     const context = given === undefined ? this.options.browserContextId : this.connection.realContext(given)
     if (context === undefined) {
-      this.refuse(command, 'that browserContextId is not this errand\'s (nor a helper context this connection opened)')
+      this.refuse(command, "that browserContextId is not this errand's (nor a helper context this connection opened)")
       return undefined
     }
     return { ...command.params, browserContextId: context }
@@ -204,7 +226,10 @@ export class BrowserView {
     }
     const decision = decide(url, this.options.policy)
     if (decision.allow) return true
-    this.refuse(command, `the containment policy refuses ${describeTarget(url)} (rule ${decision.rule}: ${decision.detail})`)
+    this.refuse(
+      command,
+      `the containment policy refuses ${describeTarget(url)} (rule ${decision.rule}: ${decision.detail})`,
+    )
     return false
   }
 
@@ -214,7 +239,9 @@ export class BrowserView {
   }
 
   hide(info: TargetInfo): TargetInfo {
-    return info.browserContextId === this.options.browserContextId ? { ...info, browserContextId: this.connection.alias } : info
+    return info.browserContextId === this.options.browserContextId
+      ? { ...info, browserContextId: this.connection.alias }
+      : info
   }
 
   hideResult(result: Params): Params {
@@ -260,14 +287,19 @@ export class BrowserView {
   }
 
   internal(method: string, params: Params, sessionId?: string): Promise<Params> {
-    return new Promise((resolve, reject) => this.toUpstream(method, params, sessionId, { kind: 'internal', resolve, reject }))
+    return new Promise((resolve, reject) =>
+      this.toUpstream(method, params, sessionId, { kind: 'internal', resolve, reject }),
+    )
   }
 
   /** Attaches (flatten) to an errand target for the client's auto-attach; the event reaches the client. */
   private attachFor(targetId: string): Promise<void> {
     let attaching = this.autoAttached.get(targetId)
     if (attaching === undefined) {
-      attaching = this.internal('Target.attachToTarget', { targetId, flatten: true }).then(() => undefined, () => undefined)
+      attaching = this.internal('Target.attachToTarget', { targetId, flatten: true }).then(
+        () => undefined,
+        () => undefined,
+      )
       this.autoAttached.set(targetId, attaching)
     }
     return attaching
@@ -287,7 +319,8 @@ export class BrowserView {
     if (typeof message.id === 'number') return this.onAnswer(message)
     if (typeof message.method !== 'string') return
     const params = (message.params ?? {}) as Params
-    if (typeof message.sessionId === 'string') return this.onSessionEvent(message.sessionId, message.method, params, message)
+    if (typeof message.sessionId === 'string')
+      return this.onSessionEvent(message.sessionId, message.method, params, message)
     this.onBrowserEvent(message.method, params)
   }
 
@@ -296,14 +329,19 @@ export class BrowserView {
     if (pending === undefined) return
     this.pending.delete(message.id as number)
     if (pending.kind === 'internal') {
-      if (message.error !== undefined) pending.reject(new Error(String((message.error as { message?: unknown }).message ?? 'CDP error')))
+      if (message.error !== undefined)
+        pending.reject(new Error(String((message.error as { message?: unknown }).message ?? 'CDP error')))
       else pending.resolve((message.result ?? {}) as Params)
       return
     }
     this.connection.settled()
     const { command, after } = pending
     if (message.error !== undefined || after === undefined) {
-      return this.toClient({ id: command.id, sessionId: command.sessionId, ...(message.error !== undefined ? { error: message.error } : { result: message.result ?? {} }) })
+      return this.toClient({
+        id: command.id,
+        sessionId: command.sessionId,
+        ...(message.error !== undefined ? { error: message.error } : { result: message.result ?? {} }),
+      })
     }
     const result = after((message.result ?? {}) as Params)
     // In order: an answer that needs no waiting goes out before the events that follow it.
@@ -322,8 +360,10 @@ export class BrowserView {
         if (!info || (info.type !== 'browser' && !this.connection.owns(info.browserContextId))) return
         const known = this.targets.has(info.targetId)
         this.targets.set(info.targetId, info)
-        if (this.discover && matchesFilter(info.type, this.discover.filter)) this.emit(method, { targetInfo: this.hide(info) })
-        if (!known && this.autoAttach && info.type !== 'browser' && matchesFilter(info.type, this.autoAttach.filter)) void this.attachFor(info.targetId)
+        if (this.discover && matchesFilter(info.type, this.discover.filter))
+          this.emit(method, { targetInfo: this.hide(info) })
+        if (!known && this.autoAttach && info.type !== 'browser' && matchesFilter(info.type, this.autoAttach.filter))
+          void this.attachFor(info.targetId)
         return
       }
       case 'Target.targetDestroyed':

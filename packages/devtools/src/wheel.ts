@@ -53,16 +53,51 @@ const ACTING_DOMAINS: ReadonlySet<string> = new Set(['Input'])
  * ACTING_METHODS.has('DOM.setFileInputFiles') // true
  */
 export const ACTING_METHODS: ReadonlySet<string> = new Set([
-  'Page.navigate', 'Page.reload', 'Page.navigateToHistoryEntry', 'Page.stopLoading', 'Page.setDocumentContent', 'Page.close',
-  'Page.bringToFront', 'Page.handleJavaScriptDialog', 'Page.resetNavigationHistory', 'Page.setWebLifecycleState', 'Page.crash',
-  'DOM.setFileInputFiles', 'DOM.setAttributeValue', 'DOM.setAttributesAsText', 'DOM.setNodeValue', 'DOM.setNodeName', 'DOM.setOuterHTML',
-  'DOM.removeNode', 'DOM.removeAttribute', 'DOM.moveTo', 'DOM.copyTo', 'DOM.undo', 'DOM.redo', 'DOM.focus', 'DOM.scrollIntoViewIfNeeded',
-  'Runtime.runScript', 'Debugger.evaluateOnCallFrame',
-  'Target.createTarget', 'Target.closeTarget', 'Target.activateTarget',
-  'Emulation.setDeviceMetricsOverride', 'Emulation.clearDeviceMetricsOverride', 'Emulation.setVisibleSize', 'Emulation.setPageScaleFactor',
-  'Browser.setWindowBounds', 'Browser.setContentsSize',
-  'Storage.setCookies', 'Storage.clearCookies', 'Network.setCookie', 'Network.setCookies', 'Network.deleteCookies', 'Network.clearBrowserCookies',
-  'DOMStorage.setDOMStorageItem', 'DOMStorage.removeDOMStorageItem', 'DOMStorage.clear',
+  'Page.navigate',
+  'Page.reload',
+  'Page.navigateToHistoryEntry',
+  'Page.stopLoading',
+  'Page.setDocumentContent',
+  'Page.close',
+  'Page.bringToFront',
+  'Page.handleJavaScriptDialog',
+  'Page.resetNavigationHistory',
+  'Page.setWebLifecycleState',
+  'Page.crash',
+  'DOM.setFileInputFiles',
+  'DOM.setAttributeValue',
+  'DOM.setAttributesAsText',
+  'DOM.setNodeValue',
+  'DOM.setNodeName',
+  'DOM.setOuterHTML',
+  'DOM.removeNode',
+  'DOM.removeAttribute',
+  'DOM.moveTo',
+  'DOM.copyTo',
+  'DOM.undo',
+  'DOM.redo',
+  'DOM.focus',
+  'DOM.scrollIntoViewIfNeeded',
+  'Runtime.runScript',
+  'Debugger.evaluateOnCallFrame',
+  'Target.createTarget',
+  'Target.closeTarget',
+  'Target.activateTarget',
+  'Emulation.setDeviceMetricsOverride',
+  'Emulation.clearDeviceMetricsOverride',
+  'Emulation.setVisibleSize',
+  'Emulation.setPageScaleFactor',
+  'Browser.setWindowBounds',
+  'Browser.setContentsSize',
+  'Storage.setCookies',
+  'Storage.clearCookies',
+  'Network.setCookie',
+  'Network.setCookies',
+  'Network.deleteCookies',
+  'Network.clearBrowserCookies',
+  'DOMStorage.setDOMStorageItem',
+  'DOMStorage.removeDOMStorageItem',
+  'DOMStorage.clear',
 ])
 
 /** Evaluations: held unless V8 is told to stop them at a side effect. */
@@ -99,7 +134,12 @@ export const helpParams = (params: Params): HelpParams | string => {
   if (typeof reason !== 'string' || reason.length < 1 || reason.length > REASON_MAX) {
     return `reason must be a string of 1–${REASON_MAX} characters (why the agent needs a person, shown in the live view)`
   }
-  if (timeoutMs !== undefined && (!Number.isSafeInteger(timeoutMs) || (timeoutMs as number) < HELP_MIN_TIMEOUT_MS || (timeoutMs as number) > HELP_MAX_TIMEOUT_MS)) {
+  if (
+    timeoutMs !== undefined &&
+    (!Number.isSafeInteger(timeoutMs) ||
+      (timeoutMs as number) < HELP_MIN_TIMEOUT_MS ||
+      (timeoutMs as number) > HELP_MAX_TIMEOUT_MS)
+  ) {
     return `timeoutMs must be a whole number of milliseconds from ${HELP_MIN_TIMEOUT_MS} to ${HELP_MAX_TIMEOUT_MS} (default ${HELP_DEFAULT_TIMEOUT_MS})`
   }
   return { reason, timeoutMs: (timeoutMs as number | undefined) ?? HELP_DEFAULT_TIMEOUT_MS }

@@ -20,7 +20,11 @@ describe('bearer tokens', () => {
 
   it('answers a missing token and a wrong one with 401, telling them apart by reason', () => {
     expect(checkBearer(new Headers({ authorization: 'Bearer s3cret-token' }), expected)).toBeUndefined()
-    expect(checkBearer(new Headers(), expected)).toMatchObject({ _tag: 'Unauthorized', status: 401, reason: 'missing-token' })
+    expect(checkBearer(new Headers(), expected)).toMatchObject({
+      _tag: 'Unauthorized',
+      status: 401,
+      reason: 'missing-token',
+    })
     for (const authorization of ['Bearer nope', 'Basic czNjcmV0LXRva2Vu', 'Bearer']) {
       expect(checkBearer(new Headers({ authorization }), expected)).toMatchObject({ reason: 'wrong-token' })
     }

@@ -57,7 +57,11 @@ const WORDS: BearerWords = {
  * @example
  * checkBearer(headers, digestOf(hostToken), { missing: 'Send the host token …', wrong: 'Not this host’s token …' })
  */
-export const checkBearer = (headers: HeadersLike, expected: Buffer, words: BearerWords = WORDS): Unauthorized | undefined => {
+export const checkBearer = (
+  headers: HeadersLike,
+  expected: Buffer,
+  words: BearerWords = WORDS,
+): Unauthorized | undefined => {
   const header = headers.get('authorization')
   if (header === null) return new Unauthorized({ reason: 'missing-token', message: words.missing })
   const token = bearerOf(header)

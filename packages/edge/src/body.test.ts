@@ -9,12 +9,15 @@ const stream = (...chunks: Array<string>) => {
   let pulled = 0
   return {
     pulled: () => pulled,
-    body: new ReadableStream<Uint8Array>({
-      pull(c) {
-        if (pulled === chunks.length) return c.close()
-        c.enqueue(new TextEncoder().encode(chunks[pulled++]!))
+    body: new ReadableStream<Uint8Array>(
+      {
+        pull(c) {
+          if (pulled === chunks.length) return c.close()
+          c.enqueue(new TextEncoder().encode(chunks[pulled++]!))
+        },
       },
-    }, { highWaterMark: 0 }),
+      { highWaterMark: 0 },
+    ),
   }
 }
 
@@ -26,7 +29,10 @@ describe('readWebBody', () => {
   it('stops reading past the limit and answers 413', async () => {
     const s = stream('aaaa', 'bbbb', 'cccc', 'dddd')
     const out = await Effect.runPromise(Effect.either(readWebBody(s.body, 6)))
-    expect(Either.getLeft(out).pipe((e) => e._tag === 'Some' && e.value)).toMatchObject({ _tag: 'PayloadTooLarge', status: 413 })
+    expect(Either.getLeft(out).pipe((e) => e._tag === 'Some' && e.value)).toMatchObject({
+      _tag: 'PayloadTooLarge',
+      status: 413,
+    })
     expect(s.pulled()).toBeLessThan(4)
   })
 
@@ -55,8 +61,15 @@ describe('readNodeBody', () => {
     try {
       expect(await (await fetch(url, { method: 'POST', body: '{"a":1}' })).text()).toBe('{"a":1}')
       expect(await (await fetch(url, { method: 'POST', body: 'x'.repeat(100_000) })).text()).toBe('PayloadTooLarge')
-      const chunked = new ReadableStream({ start: (c) => { c.enqueue(new TextEncoder().encode('x'.repeat(50))); c.close() } })
-      expect(await (await fetch(url, { method: 'POST', body: chunked, duplex: 'half' } as RequestInit)).text()).toBe('PayloadTooLarge')
+      const chunked = new ReadableStream({
+        start: (c) => {
+          c.enqueue(new TextEncoder().encode('x'.repeat(50)))
+          c.close()
+        },
+      })
+      expect(await (await fetch(url, { method: 'POST', body: chunked, duplex: 'half' } as RequestInit)).text()).toBe(
+        'PayloadTooLarge',
+      )
     } finally {
       server.closeAllConnections()
       server.close()
@@ -67,6 +80,10 @@ describe('readNodeBody', () => {
 describe('parseJson', () => {
   it('parses JSON, takes a blank body as {}, refuses anything else with 400', async () => {
     expect(await Effect.runPromise(parseJson(' '))).toEqual({})
-    expect(await Effect.runPromise(Effect.flip(parseJson('{')))).toMatchObject({ _tag: 'BadRequest', reason: 'invalid-json', status: 400 })
+    expect(await Effect.runPromise(Effect.flip(parseJson('{')))).toMatchObject({
+      _tag: 'BadRequest',
+      reason: 'invalid-json',
+      status: 400,
+    })
   })
 })

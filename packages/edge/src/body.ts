@@ -13,7 +13,8 @@ import { Effect } from 'effect'
 import type { IncomingMessage } from 'node:http'
 import { BadRequest, PayloadTooLarge } from './errors.ts'
 
-const unreadable = () => new BadRequest({ reason: 'malformed-request', message: 'The request body could not be read; send it again.' })
+const unreadable = () =>
+  new BadRequest({ reason: 'malformed-request', message: 'The request body could not be read; send it again.' })
 
 const declaredTooLarge = (declared: string | null | undefined, limit: number): boolean =>
   declared !== null && declared !== undefined && Number(declared) > limit
@@ -62,7 +63,10 @@ export const readWebBody = (
  * @example
  * const bytes = yield* readNodeBody(req, 512 * 1024)
  */
-export const readNodeBody = (req: IncomingMessage, limit: number): Effect.Effect<Uint8Array, PayloadTooLarge | BadRequest> =>
+export const readNodeBody = (
+  req: IncomingMessage,
+  limit: number,
+): Effect.Effect<Uint8Array, PayloadTooLarge | BadRequest> =>
   Effect.async<Uint8Array, PayloadTooLarge | BadRequest>((resume) => {
     if (declaredTooLarge(req.headers['content-length'], limit)) {
       req.resume()

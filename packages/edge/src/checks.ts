@@ -36,7 +36,9 @@ export interface HeadersLike {
  * @example
  * checkHost(nodeHeaders(req.headers), { port })
  */
-export const nodeHeaders = (headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): HeadersLike => ({
+export const nodeHeaders = (
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
+): HeadersLike => ({
   get: (name) => {
     const value = headers[name.toLowerCase()]
     return value === undefined ? null : typeof value === 'string' ? value : value.join(', ')
@@ -100,7 +102,11 @@ export interface OriginRule {
  * checkOrigin(new Headers({ origin: 'https://evil.example' }), { port: 7777 }) // ForeignOrigin
  * checkOrigin(headers, { port }, { own: false, others: (o) => o === extension, required: true })
  */
-export const checkOrigin = (headers: HeadersLike, identity: Identity, rule: OriginRule = {}): ForeignOrigin | undefined => {
+export const checkOrigin = (
+  headers: HeadersLike,
+  identity: Identity,
+  rule: OriginRule = {},
+): ForeignOrigin | undefined => {
   const origin = headers.get('origin')
   if (origin !== null) {
     const host = headers.get('host')
@@ -112,7 +118,10 @@ export const checkOrigin = (headers: HeadersLike, identity: Identity, rule: Orig
     })
   }
   if (rule.required === true) {
-    return new ForeignOrigin({ reason: 'no-origin', message: 'This call must come from the page or extension it belongs to (it carried no Origin).' })
+    return new ForeignOrigin({
+      reason: 'no-origin',
+      message: 'This call must come from the page or extension it belongs to (it carried no Origin).',
+    })
   }
   const site = headers.get('sec-fetch-site')
   if (rule.fetchSite !== false && site !== null && site !== 'same-origin' && site !== 'none') {
@@ -157,8 +166,16 @@ export const checkMediaType = (headers: HeadersLike, withBody: boolean): Unsuppo
  * @example
  * checkMethod('DELETE', ['GET'], '/live/api/state') // MethodNotAllowed, Allow: GET
  */
-export const checkMethod = (method: string, allow: ReadonlyArray<string>, path: string): MethodNotAllowed | undefined => {
+export const checkMethod = (
+  method: string,
+  allow: ReadonlyArray<string>,
+  path: string,
+): MethodNotAllowed | undefined => {
   if (allow.includes(method) || (method === 'HEAD' && allow.includes('GET'))) return undefined
   const list = [...allow].sort().join(', ')
-  return new MethodNotAllowed({ reason: 'method', allow: list, message: `${path.slice(0, 200)} takes ${list}, not ${method.slice(0, 20)}.` })
+  return new MethodNotAllowed({
+    reason: 'method',
+    allow: list,
+    message: `${path.slice(0, 200)} takes ${list}, not ${method.slice(0, 20)}.`,
+  })
 }

@@ -13,7 +13,11 @@
 import { Schema } from 'effect'
 
 /** A status literal that the constructor fills in: part of the schema, never passed by hand. */
-const status = <N extends number>(n: N) => Schema.Literal(n).pipe(Schema.propertySignature, Schema.withConstructorDefault(() => n))
+const status = <N extends number>(n: N) =>
+  Schema.Literal(n).pipe(
+    Schema.propertySignature,
+    Schema.withConstructorDefault(() => n),
+  )
 
 /**
  * The `Host` header does not name this server (DNS rebinding, B7), or the request line is in
@@ -68,7 +72,10 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()('Payl
 }) {
   /** The refusal for a body over `limit` bytes. @example PayloadTooLarge.of(16 * 1024).message */
   static of(limit: number): PayloadTooLarge {
-    return new PayloadTooLarge({ reason: 'body-too-large', message: `The body is larger than ${limit} bytes; send less.` })
+    return new PayloadTooLarge({
+      reason: 'body-too-large',
+      message: `The body is larger than ${limit} bytes; send less.`,
+    })
   }
 }
 
@@ -181,5 +188,15 @@ export class InternalError extends Schema.TaggedError<InternalError>()('Internal
 
 /** Every refusal the edge itself produces. */
 export type EdgeError =
-  | WrongHost | ForeignOrigin | UnsupportedMediaType | PayloadTooLarge | HeadersTooLarge | RequestTimeout
-  | BadRequest | Unauthorized | NotFound | MethodNotAllowed | UpgradeRefused | InternalError
+  | WrongHost
+  | ForeignOrigin
+  | UnsupportedMediaType
+  | PayloadTooLarge
+  | HeadersTooLarge
+  | RequestTimeout
+  | BadRequest
+  | Unauthorized
+  | NotFound
+  | MethodNotAllowed
+  | UpgradeRefused
+  | InternalError

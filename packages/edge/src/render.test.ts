@@ -14,10 +14,16 @@ describe('the error renderer', () => {
   })
 
   it('adds Allow, WWW-Authenticate and Retry-After where they belong', () => {
-    expect(toFailure(new MethodNotAllowed({ reason: 'method', allow: 'GET', message: '' })).headers).toEqual({ allow: 'GET' })
-    expect(toFailure(new Unauthorized({ reason: 'wrong-token', message: '' })).headers['www-authenticate']).toMatch(/^Bearer/)
+    expect(toFailure(new MethodNotAllowed({ reason: 'method', allow: 'GET', message: '' })).headers).toEqual({
+      allow: 'GET',
+    })
+    expect(toFailure(new Unauthorized({ reason: 'wrong-token', message: '' })).headers['www-authenticate']).toMatch(
+      /^Bearer/,
+    )
     expect(toFailure({ _tag: 'Busy', message: '', status: 503 }).headers).toEqual({ 'retry-after': '5' })
-    expect(toFailure({ _tag: 'Slow', message: '', status: 429, retryAfterSeconds: 30 }).headers).toEqual({ 'retry-after': '30' })
+    expect(toFailure({ _tag: 'Slow', message: '', status: 429, retryAfterSeconds: 30 }).headers).toEqual({
+      'retry-after': '30',
+    })
   })
 
   it('hides a defect, and lets a front give the status of an error that carries none', () => {
@@ -40,7 +46,9 @@ describe('the error renderer', () => {
     await ended
     expect(written).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/)
     expect(written).toContain('Connection: close')
-    expect(JSON.parse(written.slice(written.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'UpgradeRefused', reason: 'no-websocket', message: 'none here' } })
+    expect(JSON.parse(written.slice(written.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: { code: 'UpgradeRefused', reason: 'no-websocket', message: 'none here' },
+    })
     expect(rawErrorResponse(new ForeignOrigin({ reason: 'origin', message: '' }))).toMatch(/^HTTP\/1\.1 403 Forbidden/)
   })
 })

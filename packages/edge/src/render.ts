@@ -52,7 +52,10 @@ export interface RenderOptions {
 }
 
 const isTagged = (e: unknown): e is Tagged =>
-  typeof e === 'object' && e !== null && typeof (e as Tagged)._tag === 'string' && typeof (e as Tagged).message === 'string'
+  typeof e === 'object' &&
+  e !== null &&
+  typeof (e as Tagged)._tag === 'string' &&
+  typeof (e as Tagged).message === 'string'
 
 /**
  * Any failure as status, code, reason, message and extra headers: `Allow` on a 405,
@@ -65,8 +68,11 @@ const isTagged = (e: unknown): e is Tagged =>
 export const toFailure = (e: unknown, options: RenderOptions = {}): HttpFailure => {
   if (!isTagged(e)) {
     return {
-      status: 500, code: 'InternalError', reason: 'defect',
-      message: options.defectMessage ?? 'The server failed unexpectedly; try again, and report it if it keeps happening.',
+      status: 500,
+      code: 'InternalError',
+      reason: 'defect',
+      message:
+        options.defectMessage ?? 'The server failed unexpectedly; try again, and report it if it keeps happening.',
       headers: {},
     }
   }
@@ -78,7 +84,13 @@ export const toFailure = (e: unknown, options: RenderOptions = {}): HttpFailure 
   else if (status === 503) headers['retry-after'] = '5'
   if (status === 405 && typeof e.allow === 'string') headers['allow'] = e.allow
   if (status === 401) headers['www-authenticate'] = 'Bearer realm="errands"'
-  return { status, code: e._tag, reason: typeof e.reason === 'string' ? e.reason : undefined, message: e.message, headers }
+  return {
+    status,
+    code: e._tag,
+    reason: typeof e.reason === 'string' ? e.reason : undefined,
+    message: e.message,
+    headers,
+  }
 }
 
 /**
@@ -88,7 +100,9 @@ export const toFailure = (e: unknown, options: RenderOptions = {}): HttpFailure 
  * errorBody(toFailure(e)) // '{"error":{"code":"NotFound","reason":"no-route","message":"…"}}'
  */
 export const errorBody = (f: HttpFailure): string =>
-  JSON.stringify({ error: { code: f.code, ...(f.reason !== undefined ? { reason: f.reason } : {}), message: f.message } })
+  JSON.stringify({
+    error: { code: f.code, ...(f.reason !== undefined ? { reason: f.reason } : {}), message: f.message },
+  })
 
 /**
  * A JSON response.
@@ -122,7 +136,12 @@ export const errorResponse = (e: unknown, options?: RenderOptions): Response => 
  * @example
  * sendJson(res, 200, { signedIn: true })
  */
-export const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void => {
+export const sendJson = (
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void => {
   const text = JSON.stringify(body)
   res.writeHead(status, {
     ...BASE_HEADERS,
@@ -153,10 +172,20 @@ export const sendError = (res: ServerResponse, e: unknown, options?: RenderOptio
 }
 
 const PHRASES: Readonly<Record<number, string>> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  408: 'Request Timeout', 409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type',
-  421: 'Misdirected Request', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error', 503: 'Service Unavailable',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  421: 'Misdirected Request',
+  429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 }
 
 /**

@@ -22,7 +22,9 @@ const listener = async (answer?: string) => {
 /** Sends a CONNECT through a lane; resolves with the status line's code. */
 const connectThrough = (lane: Lane, target: string): Promise<number> =>
   new Promise((resolve, reject) => {
-    const s: Socket = connect(lane.port, '127.0.0.1', () => s.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`))
+    const s: Socket = connect(lane.port, '127.0.0.1', () =>
+      s.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`),
+    )
     s.once('data', (d) => {
       resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(d.toString('latin1'))?.[1] ?? 0))
       s.destroy()
@@ -33,10 +35,13 @@ const connectThrough = (lane: Lane, target: string): Promise<number> =>
 /** A plain proxied GET through a lane; resolves with the status. */
 const getThrough = (lane: Lane, url: string): Promise<number> =>
   new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: lane.port, path: url, headers: { host: new URL(url).host } }, (res) => {
-      res.resume()
-      resolve(res.statusCode ?? 0)
-    })
+    const req = request(
+      { host: '127.0.0.1', port: lane.port, path: url, headers: { host: new URL(url).host } },
+      (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      },
+    )
     req.on('error', reject)
     req.end()
   })
@@ -68,12 +73,25 @@ afterAll(async () => {
 })
 
 describe('the egress refuses the engine port on every spelling, before any connect (G3)', () => {
-  it.each(['127.0.0.1', '127.1', '0x7f000001', '2130706433', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '0.0.0.0', '[::]', '[::1]', 'localhost', 'localhost.', 'loop.test', 'vm'])(
-    'CONNECT and GET to %s on the engine port: 403, 0 bytes reach it', async (host) => {
-      expect(await connectThrough(lane, `${host}:${engine.port}`)).toBe(403)
-      expect(await getThrough(lane, `http://${host}:${engine.port}/secret?token=abc`)).toBe(403)
-      expect(engine.seen).toEqual({ connections: 0, bytes: 0 })
-    })
+  it.each([
+    '127.0.0.1',
+    '127.1',
+    '0x7f000001',
+    '2130706433',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:7f00:1]',
+    '0.0.0.0',
+    '[::]',
+    '[::1]',
+    'localhost',
+    'localhost.',
+    'loop.test',
+    'vm',
+  ])('CONNECT and GET to %s on the engine port: 403, 0 bytes reach it', async (host) => {
+    expect(await connectThrough(lane, `${host}:${engine.port}`)).toBe(403)
+    expect(await getThrough(lane, `http://${host}:${engine.port}/secret?token=abc`)).toBe(403)
+    expect(engine.seen).toEqual({ connections: 0, bytes: 0 })
+  })
 
   it('refuses a name mapped to a private address by the decision alone: nothing is dialled', async () => {
     const before = dialled.length
@@ -83,7 +101,7 @@ describe('the egress refuses the engine port on every spelling, before any conne
     expect(egress.stats().byRule.private).toBeGreaterThanOrEqual(2)
   })
 
-  it('refuses an upstream proxy on an engine port: the page\'s bytes never reach it (G2, issue #21)', async () => {
+  it("refuses an upstream proxy on an engine port: the page's bytes never reach it (G2, issue #21)", async () => {
     const chained = await egress.openLane('e-up')
     chained.setUpstream(`http://user:pw@127.0.0.1:${engine.port}`)
     expect(await getThrough(chained, `http://127.0.0.1:${devServer.port}/`)).toBe(403)

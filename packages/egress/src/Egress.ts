@@ -28,8 +28,21 @@ import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
 import type { lookup as dnsLookup } from 'node:dns'
 import { createServer, type Server as NetServer, type Socket } from 'node:net'
-import { canonicalAddress, decide, decideResolved, describeConnection, type Decision, type GuardPolicy, type Rule } from '@errands/guard'
-import { RequestError, Server as ProxyServer, type PrepareRequestFunctionOpts, type PrepareRequestFunctionResult } from 'proxy-chain'
+import {
+  canonicalAddress,
+  decide,
+  decideResolved,
+  describeConnection,
+  type Decision,
+  type GuardPolicy,
+  type Rule,
+} from '@errands/guard'
+import {
+  RequestError,
+  Server as ProxyServer,
+  type PrepareRequestFunctionOpts,
+  type PrepareRequestFunctionResult,
+} from 'proxy-chain'
 import { makeResolver, type Resolver, type ResolverRule } from './resolve.ts'
 
 /**
@@ -111,7 +124,8 @@ interface LaneState extends Lane {
 }
 
 /** The refusal a browser gets: a 403 naming the rule, never the reason's details. */
-const refusal = (decision: Decision): RequestError => new RequestError(`refused by the errands egress (rule ${decision.rule})`, 403)
+const refusal = (decision: Decision): RequestError =>
+  new RequestError(`refused by the errands egress (rule ${decision.rule})`, 403)
 
 /** A lookup that answers the one address the egress checked (no second lookup). */
 const pinned = (address: string): typeof dnsLookup => {
@@ -141,7 +155,12 @@ export class Egress {
   private constructor(private readonly options: EgressOptions) {
     this.resolve = options.resolve ?? makeResolver(options.resolverRules ?? [])
     this.policyWithLanes = options.policy
-    this.proxy = new ProxyServer({ port: 0, host: '127.0.0.1', verbose: false, prepareRequestFunction: (o) => this.prepare(o) })
+    this.proxy = new ProxyServer({
+      port: 0,
+      host: '127.0.0.1',
+      verbose: false,
+      prepareRequestFunction: (o) => this.prepare(o),
+    })
     // proxy-chain logs unexpected failures with the request URL in them: we count them instead (L7).
     this.proxy.on('requestFailed', () => undefined)
   }
@@ -251,7 +270,10 @@ export class Egress {
   // The lanes are engine ports too: a page that asks its own proxy to reach a lane is refused.
   private refreshPolicy(): void {
     const base = this.options.policy
-    this.policyWithLanes = { ...base, ownPorts: [...base.ownPorts, ...[...this.lanes].map((l) => ({ host: '127.0.0.1', port: l.port }))] }
+    this.policyWithLanes = {
+      ...base,
+      ownPorts: [...base.ownPorts, ...[...this.lanes].map((l) => ({ host: '127.0.0.1', port: l.port }))],
+    }
   }
 
   private async prepare(o: PrepareRequestFunctionOpts): Promise<PrepareRequestFunctionResult> {
@@ -267,7 +289,10 @@ export class Egress {
     if (lane.upstream !== undefined) {
       // An upstream on one of the engine's own ports would carry the page's bytes there (G2).
       const up = new URL(lane.upstream)
-      const upstreamDecision = decide(`http://${up.hostname}:${up.port || (up.protocol === 'https:' ? 443 : 80)}/`, this.policyWithLanes)
+      const upstreamDecision = decide(
+        `http://${up.hostname}:${up.port || (up.protocol === 'https:' ? 443 : 80)}/`,
+        this.policyWithLanes,
+      )
       if (upstreamDecision.rule === 'own-port') {
         this.record(lane.errand(), upstreamDecision, `upstream ${up.protocol}//${up.host}`)
         throw refusal(upstreamDecision)
@@ -275,7 +300,8 @@ export class Egress {
       // The upstream resolves and connects on its side of the world; ours only reaches the upstream.
       return { upstreamProxyUrl: lane.upstream, httpAgent: lane.httpAgent, httpsAgent: lane.httpsAgent }
     }
-    if (port !== o.port) throw new RequestError('a resolver rule that changes the port is not supported by the egress', 502)
+    if (port !== o.port)
+      throw new RequestError('a resolver rule that changes the port is not supported by the egress', 502)
     return { dnsLookup: pinned(address), httpAgent: lane.httpAgent, httpsAgent: lane.httpsAgent }
   }
 
@@ -287,7 +313,9 @@ export class Egress {
       this.lastRefusal = entry
     }
     this.counts.byRule[decision.rule] = (this.counts.byRule[decision.rule] ?? 0) + 1
-    this.options.log(`egress: ${decision.allow ? 'allowed' : 'refused'} ${target} for ${errand} rule=${decision.rule} (${decision.detail})`)
+    this.options.log(
+      `egress: ${decision.allow ? 'allowed' : 'refused'} ${target} for ${errand} rule=${decision.rule} (${decision.detail})`,
+    )
     for (const observer of this.observers) observer(entry)
   }
 }

@@ -5,7 +5,10 @@ import { makeResolver, parseResolverRules } from './resolve.ts'
 
 const policy = defaultPolicy([{ host: '127.0.0.1', port: 7070 }])
 const system = (table: Record<string, ReadonlyArray<string>>) => (host: string) => Promise.resolve(table[host] ?? [])
-const resolve = makeResolver(parseResolverRules('MAP engine.test 127.0.0.1'), system({ vm: ['127.0.0.1'], shop: ['203.0.113.7'], rebind: ['203.0.113.7', '10.0.0.1'] }))
+const resolve = makeResolver(
+  parseResolverRules('MAP engine.test 127.0.0.1'),
+  system({ vm: ['127.0.0.1'], shop: ['203.0.113.7'], rebind: ['203.0.113.7', '10.0.0.1'] }),
+)
 
 describe('decideUrl: a URL judged by what its name resolves to (G2, G3)', () => {
   it('refuses a name that resolves to an engine port like the address itself', async () => {

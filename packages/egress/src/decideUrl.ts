@@ -33,5 +33,8 @@ export const decideUrl = async (url: string, policy: GuardPolicy, resolve: Resol
   const port = parsed.port === '' ? defaultPort : Number(parsed.port)
   const { addresses, port: resolvedPort } = await resolve(parsed.hostname, port)
   if (addresses.length === 0) return byText
-  return decideResolved({ scheme: parsed.protocol.slice(0, -1), host: parsed.hostname, port: resolvedPort, addresses }, policy)
+  return decideResolved(
+    { scheme: parsed.protocol.slice(0, -1), host: parsed.hostname, port: resolvedPort, addresses },
+    policy,
+  )
 }

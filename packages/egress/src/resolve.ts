@@ -30,7 +30,13 @@ export interface Resolution {
 export type Resolver = (host: string, port: number) => Promise<Resolution>
 
 const wildcard = (pattern: string): RegExp =>
-  new RegExp(`^${pattern.toLowerCase().replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`)
+  new RegExp(
+    `^${pattern
+      .toLowerCase()
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  )
 
 const splitHostPort = (text: string): { host: string; port?: number | undefined } => {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text)
@@ -86,7 +92,8 @@ const osLookup = async (host: string): Promise<ReadonlyArray<string>> => {
  * const resolve = makeResolver([])
  * await resolve('localhost', 80) // { addresses: ['127.0.0.1', '::1'], port: 80 } (order as the system says)
  */
-export const makeResolver = (rules: ReadonlyArray<ResolverRule>, system: (host: string) => Promise<ReadonlyArray<string>> = osLookup): Resolver =>
+export const makeResolver =
+  (rules: ReadonlyArray<ResolverRule>, system: (host: string) => Promise<ReadonlyArray<string>> = osLookup): Resolver =>
   async (rawHost, port) => {
     const host = rawHost.replace(/^\[|\]$/g, '')
     if (parseIp(host) !== undefined) return { addresses: [host], port }

@@ -3,7 +3,13 @@ import { Runtime, type RuntimeError } from '@errands/runtime'
 import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import { SealedStore, type StoreConfigError, type StoreError, type StoreFs } from '@errands/store'
 import { databaseUrlConfig, PgSealedStore } from '@errands/store-pg'
-import { Sessions, supervisorConfig, type Supervisor, type SupervisorOptions, type SupervisorSettings } from '@errands/supervisor'
+import {
+  Sessions,
+  supervisorConfig,
+  type Supervisor,
+  type SupervisorOptions,
+  type SupervisorSettings,
+} from '@errands/supervisor'
 import { Config, Context, Effect, Layer, Option, type ConfigError, type Redacted } from 'effect'
 import * as path from 'node:path'
 
@@ -66,7 +72,10 @@ export type EngineError = RuntimeError | StoreError | StoreConfigError | Setting
  * await Effect.runPromise(program.pipe(Effect.provide(engineLayer({ settings: defaultSettings({ dataDir }) })), Effect.scoped))
  */
 export const engineLayer = (options: EngineOptions): Layer.Layer<EngineServices, EngineError> => {
-  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir: options.settings.dataDir }))
+  const chromium = Layer.scoped(
+    Chromium,
+    ChromiumRuntime.scoped({ ...options.chromium, dataDir: options.settings.dataDir }),
+  )
   return engineOver(Layer.effect(Runtime, Chromium).pipe(Layer.provideMerge(chromium)), options)
 }
 
@@ -83,7 +92,12 @@ export const engineOver = <ROut, E, RIn>(
   options: Omit<EngineOptions, 'chromium'>,
 ) => {
   const { settings } = options
-  const store = options.store ?? SealedStore.layer({ dir: path.join(settings.dataDir, 'store'), key: options.storeKey, ...settings.retention }, options.storeFs)
+  const store =
+    options.store ??
+    SealedStore.layer(
+      { dir: path.join(settings.dataDir, 'store'), key: options.storeKey, ...settings.retention },
+      options.storeFs,
+    )
   const base = Layer.mergeAll(runtime, store, options.personSettings ?? Settings.layer(settings.dataDir))
   const supervisor = Lending.supervisorLayer({ ...options.supervisor, settings }).pipe(Layer.provideMerge(base))
   // The one session service every face goes through (ADR 0027), over this engine's supervisor:
@@ -102,8 +116,15 @@ export const engineOver = <ROut, E, RIn>(
 export const engineLayerConfig = (
   options: Omit<EngineOptions, 'settings'> = {},
 ): Layer.Layer<EngineServices, EngineError | ConfigError.ConfigError> =>
-  Layer.unwrapEffect(Effect.map(Config.all([supervisorConfig, databaseUrlConfig]), ([settings, url]) =>
-    engineLayer({ ...options, settings, store: options.store ?? Option.getOrUndefined(Option.map(url, (u) => pgStore(u, settings, options.storeKey))) })))
+  Layer.unwrapEffect(
+    Effect.map(Config.all([supervisorConfig, databaseUrlConfig]), ([settings, url]) =>
+      engineLayer({
+        ...options,
+        settings,
+        store: options.store ?? Option.getOrUndefined(Option.map(url, (u) => pgStore(u, settings, options.storeKey))),
+      }),
+    ),
+  )
 
 /**
  * The Postgres sealed store chosen by `ERRANDS_DATABASE_URL` (K2): sealed under the embedder's

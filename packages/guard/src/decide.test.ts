@@ -10,24 +10,43 @@ const withPolicy = (patch: Partial<GuardPolicy>): GuardPolicy => ({ ...policy, .
 
 describe('schemes (G2)', () => {
   it.each([
-    'http://example.com/', 'https://example.com/', 'ws://example.com/', 'wss://example.com/',
-    'data:text/html,hi', 'blob:https://example.com/0b1c', 'about:blank', 'ABOUT:BLANK', 'about:blank#top',
+    'http://example.com/',
+    'https://example.com/',
+    'ws://example.com/',
+    'wss://example.com/',
+    'data:text/html,hi',
+    'blob:https://example.com/0b1c',
+    'about:blank',
+    'ABOUT:BLANK',
+    'about:blank#top',
   ])('allows %s', (url) => {
     expect(decide(url, policy).allow).toBe(true)
   })
   it.each([
-    ['file:///etc/passwd', 'scheme'], ['FILE:///etc/passwd', 'scheme'], ['chrome://settings', 'scheme'],
-    ['chrome-extension://abc/x.html', 'scheme'], ['devtools://devtools/bundled/inspector.html', 'scheme'],
-    ['view-source:https://example.com/', 'scheme'], ['javascript:alert(1)', 'scheme'], ['about:version', 'scheme'],
-    ['about:settings', 'scheme'], ['filesystem:https://example.com/temporary/x', 'scheme'], ['ftp://example.com/', 'scheme'],
-    ['chrome-untrusted://x/', 'scheme'], ['not a url', 'invalid-url'], ['', 'invalid-url'],
+    ['file:///etc/passwd', 'scheme'],
+    ['FILE:///etc/passwd', 'scheme'],
+    ['chrome://settings', 'scheme'],
+    ['chrome-extension://abc/x.html', 'scheme'],
+    ['devtools://devtools/bundled/inspector.html', 'scheme'],
+    ['view-source:https://example.com/', 'scheme'],
+    ['javascript:alert(1)', 'scheme'],
+    ['about:version', 'scheme'],
+    ['about:settings', 'scheme'],
+    ['filesystem:https://example.com/temporary/x', 'scheme'],
+    ['ftp://example.com/', 'scheme'],
+    ['chrome-untrusted://x/', 'scheme'],
+    ['not a url', 'invalid-url'],
+    ['', 'invalid-url'],
   ])('blocks %s by rule %s', (url, rule) => {
     const d = decide(url, policy)
     expect(d).toMatchObject({ allow: false, rule })
   })
   it('honours allowedSchemes overrides', () => {
     expect(decide('ftp://example.com/', withPolicy({ allowedSchemes: ['ftp'] })).allow).toBe(true)
-    expect(decide('http://example.com/', withPolicy({ allowedSchemes: ['https'] }))).toMatchObject({ allow: false, rule: 'scheme' })
+    expect(decide('http://example.com/', withPolicy({ allowedSchemes: ['https'] }))).toMatchObject({
+      allow: false,
+      rule: 'scheme',
+    })
     expect(decide('about:version', withPolicy({ allowedSchemes: ['about'] })).allow).toBe(true)
     expect(decide('about:blank', withPolicy({ allowedSchemes: ['http'] })).allow).toBe(false)
   })
@@ -35,16 +54,33 @@ describe('schemes (G2)', () => {
 
 describe('loopback and own ports', () => {
   it.each([
-    'http://127.0.0.1:3000/', 'http://localhost:3000/', 'http://LOCALHOST.:3000/', 'http://127.8.9.10/',
-    'http://[::1]:3000/', 'http://app.localhost:3000/', 'ws://127.0.0.1:3000/ws',
+    'http://127.0.0.1:3000/',
+    'http://localhost:3000/',
+    'http://LOCALHOST.:3000/',
+    'http://127.8.9.10/',
+    'http://[::1]:3000/',
+    'http://app.localhost:3000/',
+    'ws://127.0.0.1:3000/ws',
   ])('allows the local dev server %s', (url) => {
     expect(decide(url, policy)).toMatchObject({ allow: true, rule: 'loopback' })
   })
   it.each([
-    `http://127.0.0.1:${OWN}/`, `http://localhost:${OWN}/api`, `ws://127.0.0.1:${OWN}/live`, `http://127.0.0.2:${OWN}/`,
-    `http://[::1]:${OWN}/`, `http://[::ffff:127.0.0.1]:${OWN}/`, `http://2130706433:${OWN}/`, `http://0x7f000001:${OWN}/`,
-    `http://0x7F.0.0.1:${OWN}/`, `http://0177.0.0.1:${OWN}/`, `http://127.1:${OWN}/`, `HTTP://LocalHost.:${OWN}/`,
-    `http://0.0.0.0:${OWN}/`, `http://[::]:${OWN}/`, `http://x.localhost:${OWN}/`, `http://user:pw@127.0.0.1:${OWN}/`,
+    `http://127.0.0.1:${OWN}/`,
+    `http://localhost:${OWN}/api`,
+    `ws://127.0.0.1:${OWN}/live`,
+    `http://127.0.0.2:${OWN}/`,
+    `http://[::1]:${OWN}/`,
+    `http://[::ffff:127.0.0.1]:${OWN}/`,
+    `http://2130706433:${OWN}/`,
+    `http://0x7f000001:${OWN}/`,
+    `http://0x7F.0.0.1:${OWN}/`,
+    `http://0177.0.0.1:${OWN}/`,
+    `http://127.1:${OWN}/`,
+    `HTTP://LocalHost.:${OWN}/`,
+    `http://0.0.0.0:${OWN}/`,
+    `http://[::]:${OWN}/`,
+    `http://x.localhost:${OWN}/`,
+    `http://user:pw@127.0.0.1:${OWN}/`,
   ])('blocks the engine port in %s', (url) => {
     expect(decide(url, policy)).toMatchObject({ allow: false, rule: 'own-port' })
   })
@@ -57,24 +93,40 @@ describe('loopback and own ports', () => {
     expect(decide(`http://example.com:${OWN}/`, policy)).toMatchObject({ allow: true, rule: 'public' })
   })
   it('can forbid loopback altogether', () => {
-    expect(decide('http://127.0.0.1:3000/', withPolicy({ allowLoopback: false }))).toMatchObject({ allow: false, rule: 'loopback' })
+    expect(decide('http://127.0.0.1:3000/', withPolicy({ allowLoopback: false }))).toMatchObject({
+      allow: false,
+      rule: 'loopback',
+    })
   })
 })
 
 describe('private ranges', () => {
   it.each([
-    'http://10.0.0.1/', 'http://172.16.0.1/', 'http://172.31.255.255/', 'http://192.168.1.1/', 'http://169.254.169.254/latest',
-    'http://100.64.0.1/', 'http://0.0.0.0/', 'http://[fd00::1]/', 'http://[fe80::1]/', 'http://[::ffff:10.0.0.1]/',
-    'http://167772161/', 'http://0xa.0.0.1/', 'wss://192.168.0.10/socket',
+    'http://10.0.0.1/',
+    'http://172.16.0.1/',
+    'http://172.31.255.255/',
+    'http://192.168.1.1/',
+    'http://169.254.169.254/latest',
+    'http://100.64.0.1/',
+    'http://0.0.0.0/',
+    'http://[fd00::1]/',
+    'http://[fe80::1]/',
+    'http://[::ffff:10.0.0.1]/',
+    'http://167772161/',
+    'http://0xa.0.0.1/',
+    'wss://192.168.0.10/socket',
   ])('blocks %s', (url) => {
     expect(decide(url, policy)).toMatchObject({ allow: false, rule: 'private' })
   })
-  it.each(['http://172.15.255.255/', 'http://172.32.0.1/', 'http://100.128.0.1/', 'http://8.8.8.8/', 'http://[2001:db8::1]/'])(
-    'leaves %s public',
-    (url) => {
-      expect(decide(url, policy)).toMatchObject({ allow: true, rule: 'public' })
-    },
-  )
+  it.each([
+    'http://172.15.255.255/',
+    'http://172.32.0.1/',
+    'http://100.128.0.1/',
+    'http://8.8.8.8/',
+    'http://[2001:db8::1]/',
+  ])('leaves %s public', (url) => {
+    expect(decide(url, policy)).toMatchObject({ allow: true, rule: 'public' })
+  })
   it('allows ranges listed in allowPrivate, and only those', () => {
     const p = withPolicy({ allowPrivate: ['192.168.1.0/24', 'fd00::/8'] })
     expect(decide('http://192.168.1.20/', p)).toMatchObject({ allow: true, rule: 'private-allowed' })
@@ -89,14 +141,22 @@ describe('private ranges', () => {
 describe('blocked hosts', () => {
   const p = withPolicy({ blockedHosts: ['tracker.example', '*.ads.example', '10.9.9.9', 'BÜCHER.example'] })
   it.each([
-    'https://tracker.example/', 'https://TRACKER.EXAMPLE./x', 'https://ads.example/', 'https://x.y.ads.example/',
-    'wss://a.ads.example/ws', 'https://xn--bcher-kva.example/', 'https://bücher.example/',
+    'https://tracker.example/',
+    'https://TRACKER.EXAMPLE./x',
+    'https://ads.example/',
+    'https://x.y.ads.example/',
+    'wss://a.ads.example/ws',
+    'https://xn--bcher-kva.example/',
+    'https://bücher.example/',
   ])('blocks %s', (url) => {
     expect(decide(url, p)).toMatchObject({ allow: false, rule: 'blocked-host' })
   })
-  it.each(['https://nottracker.example/', 'https://sub.tracker.example/', 'https://badads.example/'])('does not block %s', (url) => {
-    expect(decide(url, p).allow).toBe(true)
-  })
+  it.each(['https://nottracker.example/', 'https://sub.tracker.example/', 'https://badads.example/'])(
+    'does not block %s',
+    (url) => {
+      expect(decide(url, p).allow).toBe(true)
+    },
+  )
 })
 
 describe('explainability without secrets (L7)', () => {
@@ -109,7 +169,14 @@ describe('explainability without secrets (L7)', () => {
   })
   it('never puts a path, query, fragment or user info into a detail or log line', () => {
     const token = fc.stringMatching(/^[A-Za-z0-9]{12,20}$/).map((s) => `S3CR3T${s}`)
-    const host = fc.constantFrom('example.com', '10.0.0.1', '127.0.0.1:7070', 'localhost:3000', '[fd00::1]', 'tracker.example')
+    const host = fc.constantFrom(
+      'example.com',
+      '10.0.0.1',
+      '127.0.0.1:7070',
+      'localhost:3000',
+      '[fd00::1]',
+      'tracker.example',
+    )
     const scheme = fc.constantFrom('http', 'https', 'ws', 'wss', 'file', 'chrome', 'ftp')
     fc.assert(
       fc.property(scheme, host, token, token, token, token, (s, h, user, path, query, frag) => {
@@ -159,8 +226,10 @@ describe('properties', () => {
     fc.assert(
       fc.property(fc.domain(), fc.boolean(), fc.boolean(), (domain, upper, dot) => {
         const variant = `${upper ? domain.toUpperCase() : domain}${dot ? '.' : ''}`
-        return decide(`https://${variant}/`, p).rule === decide(`https://${domain}/`, p).rule &&
+        return (
+          decide(`https://${variant}/`, p).rule === decide(`https://${domain}/`, p).rule &&
           decide(`https://${variant}.blocked.example/`, p).rule === 'blocked-host'
+        )
       }),
     )
   })
@@ -168,7 +237,10 @@ describe('properties', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[a-z][a-z0-9+.-]{0,10}$/), (scheme) => {
         const d = decide(`${scheme}://example.com/x`, policy)
-        return ['http', 'https', 'ws', 'wss', 'data', 'blob'].includes(scheme) || (!d.allow && (d.rule === 'scheme' || d.rule === 'invalid-url'))
+        return (
+          ['http', 'https', 'ws', 'wss', 'data', 'blob'].includes(scheme) ||
+          (!d.allow && (d.rule === 'scheme' || d.rule === 'invalid-url'))
+        )
       }),
     )
   })

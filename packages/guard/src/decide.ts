@@ -22,8 +22,16 @@
  * decide('file:///etc/passwd', defaultPolicy()) // { allow: false, rule: 'scheme', detail: 'scheme file: is not allowed' }
  */
 import {
-  cidrContains, type Cidr, formatIp, type IpAddress, LOOPBACK_RANGES, parseCidr, parseIp, PRIVATE_RANGES,
-  UNSPECIFIED_RANGES, unmapIpv4,
+  cidrContains,
+  type Cidr,
+  formatIp,
+  type IpAddress,
+  LOOPBACK_RANGES,
+  parseCidr,
+  parseIp,
+  PRIVATE_RANGES,
+  UNSPECIFIED_RANGES,
+  unmapIpv4,
 } from './ip.ts'
 import type { GuardPolicy } from './policy.ts'
 
@@ -175,9 +183,7 @@ export const decide = (url: string, policy: GuardPolicy): Decision => {
   }
 
   const host = normaliseHost(rawHost)
-  const blockedBy = c.exactHosts.has(host)
-    ? host
-    : c.suffixes.find((s) => host === s || host.endsWith(`.${s}`))
+  const blockedBy = c.exactHosts.has(host) ? host : c.suffixes.find((s) => host === s || host.endsWith(`.${s}`))
   if (blockedBy !== undefined) {
     const pattern = c.exactHosts.has(host) ? host : `*.${blockedBy}`
     return { allow: false, rule: 'blocked-host', detail: `${target}: host matches blocked host ${pattern}` }
@@ -205,9 +211,17 @@ export const decide = (url: string, policy: GuardPolicy): Decision => {
     if (privateRange) {
       const allowed = matchesInRanges(c.allowPrivate, ip)
       if (allowed) {
-        return { allow: true, rule: 'private-allowed', detail: `${target}: ${formatIp(ip)} is in allowed range ${allowed.text}` }
+        return {
+          allow: true,
+          rule: 'private-allowed',
+          detail: `${target}: ${formatIp(ip)} is in allowed range ${allowed.text}`,
+        }
       }
-      return { allow: false, rule: 'private', detail: `${target}: ${formatIp(ip)} is in private range ${privateRange.text}` }
+      return {
+        allow: false,
+        rule: 'private',
+        detail: `${target}: ${formatIp(ip)} is in private range ${privateRange.text}`,
+      }
     }
   }
   return { allow: true, rule: 'public', detail: `${target}: public address` }

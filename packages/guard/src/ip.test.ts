@@ -6,7 +6,8 @@ describe('parseIpv4', () => {
   it('parses dotted quads and rejects everything else', () => {
     expect(parseIpv4('127.0.0.1')?.value).toBe(2130706433n)
     expect(parseIpv4('255.255.255.255')?.value).toBe(0xffffffffn)
-    for (const bad of ['256.0.0.1', '1.2.3', '1.2.3.4.5', 'a.b.c.d', '', '1..2.3']) expect(parseIpv4(bad)).toBeUndefined()
+    for (const bad of ['256.0.0.1', '1.2.3', '1.2.3.4.5', 'a.b.c.d', '', '1..2.3'])
+      expect(parseIpv4(bad)).toBeUndefined()
   })
   it('round-trips through formatIp', () => {
     fc.assert(fc.property(fc.ipV4(), (ip) => formatIp(parseIpv4(ip)!) === ip))
@@ -23,7 +24,16 @@ describe('parseIpv6', () => {
     expect(parseIpv6('1:2:3:4:5:6:7:8')?.value).toBe(0x00010002000300040005000600070008n)
   })
   it('rejects malformed input', () => {
-    for (const bad of ['1:2:3:4:5:6:7:8:9', '1::2::3', ':::', '12345::', 'g::1', '1.2.3.4', '::1.2.3', '1:2:3:4:5:6:7']) {
+    for (const bad of [
+      '1:2:3:4:5:6:7:8:9',
+      '1::2::3',
+      ':::',
+      '12345::',
+      'g::1',
+      '1.2.3.4',
+      '::1.2.3',
+      '1:2:3:4:5:6:7',
+    ]) {
       expect(parseIpv6(bad), bad).toBeUndefined()
     }
   })
@@ -50,7 +60,8 @@ describe('CIDR', () => {
     expect(parseCidr('192.168.1.7/16')?.text).toBe('192.168.0.0/16')
     expect(parseCidr('10.0.0.1')?.text).toBe('10.0.0.1/32')
     expect(parseCidr('fd00::1/8')?.text).toBe('fd00::/8')
-    for (const bad of ['10.0.0.0/33', '::/129', 'x/8', '10.0.0.0/', '10.0.0.0/-1']) expect(parseCidr(bad), bad).toBeUndefined()
+    for (const bad of ['10.0.0.0/33', '::/129', 'x/8', '10.0.0.0/', '10.0.0.0/-1'])
+      expect(parseCidr(bad), bad).toBeUndefined()
   })
   it('contains exactly the addresses sharing the prefix', () => {
     fc.assert(

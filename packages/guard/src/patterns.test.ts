@@ -10,7 +10,10 @@ const policies: Record<string, GuardPolicy> = {
   'default ports are own': defaultPolicy([{ port: 80 }, { port: 443 }]),
   'no loopback': { ...base, allowLoopback: false },
   'https only': { ...base, allowedSchemes: ['https', 'about:blank'] },
-  'blocked hosts': { ...base, blockedHosts: ['tracker.example', '*.ads.example', '2130706433', '8.8.8.8', 'BÜCHER.example'] },
+  'blocked hosts': {
+    ...base,
+    blockedHosts: ['tracker.example', '*.ads.example', '2130706433', '8.8.8.8', 'BÜCHER.example'],
+  },
   'private allowed': { ...base, allowPrivate: ['10.0.0.0/8'] },
 }
 
@@ -29,7 +32,12 @@ describe('matchesPattern', () => {
 describe('interceptPatterns', () => {
   it('leaves public hosts and local dev servers unpaused by default', () => {
     const patterns = interceptPatterns(base)
-    for (const url of ['https://example.com/', 'http://127.0.0.1:3000/', 'http://localhost:5173/app', 'https://10x.example/']) {
+    for (const url of [
+      'https://example.com/',
+      'http://127.0.0.1:3000/',
+      'http://localhost:5173/app',
+      'https://10x.example/',
+    ]) {
       expect(covered(url, patterns), url).toBe(false)
     }
     for (const url of ['http://127.0.0.1:7070/', 'http://10.0.0.1/', 'http://[::1]:3000/', 'http://localhost:7070/x']) {
@@ -46,18 +54,36 @@ describe('interceptPatterns', () => {
     fc.ipV4().map((ip) => String(ip.split('.').reduce((n, o) => n * 256 + Number(o), 0))),
     fc.ipV6().map((ip) => `[${ip}]`),
     fc.ipV4().map((ip) => `[::ffff:${ip}]`),
-    fc.constantFrom('localhost', 'LOCALHOST.', 'app.localhost', 'tracker.example', 'TRACKER.EXAMPLE.', 'ads.example',
-      'x.ads.example.', 'bücher.example', 'xn--bcher-kva.example', '127.0.0.1', '0.0.0.0', '[::]', '[::1]', '0x7f.1'),
+    fc.constantFrom(
+      'localhost',
+      'LOCALHOST.',
+      'app.localhost',
+      'tracker.example',
+      'TRACKER.EXAMPLE.',
+      'ads.example',
+      'x.ads.example.',
+      'bücher.example',
+      'xn--bcher-kva.example',
+      '127.0.0.1',
+      '0.0.0.0',
+      '[::]',
+      '[::1]',
+      '0x7f.1',
+    ),
   )
-  const url = fc.record({
-    scheme: fc.constantFrom('http', 'https', 'HTTP'),
-    user: fc.option(fc.constantFrom('u', 'u:p', 'a@b'), { nil: undefined }),
-    host,
-    port: fc.option(fc.oneof(fc.constantFrom(80, 443, 7070), fc.integer({ min: 1, max: 65535 })), { nil: undefined }),
-    path: fc.webPath(),
-    query: fc.option(fc.webQueryParameters(), { nil: undefined }),
-  }).map(({ scheme, user, host, port, path, query }) =>
-    `${scheme}://${user ? `${user}@` : ''}${host}${port !== undefined ? `:${port}` : ''}${path || '/'}${query ? `?${query}` : ''}`)
+  const url = fc
+    .record({
+      scheme: fc.constantFrom('http', 'https', 'HTTP'),
+      user: fc.option(fc.constantFrom('u', 'u:p', 'a@b'), { nil: undefined }),
+      host,
+      port: fc.option(fc.oneof(fc.constantFrom(80, 443, 7070), fc.integer({ min: 1, max: 65535 })), { nil: undefined }),
+      path: fc.webPath(),
+      query: fc.option(fc.webQueryParameters(), { nil: undefined }),
+    })
+    .map(
+      ({ scheme, user, host, port, path, query }) =>
+        `${scheme}://${user ? `${user}@` : ''}${host}${port !== undefined ? `:${port}` : ''}${path || '/'}${query ? `?${query}` : ''}`,
+    )
 
   for (const [name, policy] of Object.entries(policies)) {
     it(`covers every http(s) URL that decide blocks (${name})`, () => {

@@ -22,7 +22,10 @@ const hostStarts = (rest: string): Array<string> => [`*://${rest}`, `*@${rest}`]
 
 /** Private IPv4 prefixes as dotted text (100.64.0.0/10 and 172.16.0.0/12 spelled out). */
 const PRIVATE_V4_PREFIXES: ReadonlyArray<string> = [
-  '10.', '192.168.', '169.254.', '0.',
+  '10.',
+  '192.168.',
+  '169.254.',
+  '0.',
   ...Array.from({ length: 16 }, (_, i) => `172.${16 + i}.`),
   ...Array.from({ length: 64 }, (_, i) => `100.${64 + i}.`),
 ]
@@ -52,7 +55,8 @@ export const interceptPatterns = (policy: GuardPolicy): ReadonlyArray<string> =>
     const host = normaliseHost(pattern.replace(/^\*\./, ''))
     if (/[*?\\[\]]/.test(host) || host === '') return ['*'] // cannot be said as a pattern safely
     for (const p of hostPatterns(host)) patterns.add(p)
-    if (pattern.startsWith('*.')) for (const p of [`*.${host}/*`, `*.${host}:*`, `*.${host}./*`, `*.${host}.:*`]) patterns.add(p)
+    if (pattern.startsWith('*.'))
+      for (const p of [`*.${host}/*`, `*.${host}:*`, `*.${host}./*`, `*.${host}.:*`]) patterns.add(p)
     // An IDN written in Unicode reaches Chromium in punycode: without a safe spelling, pause all.
     if (!/^[a-z0-9.-]+$/.test(host) && !/^[0-9a-f:.]+$/.test(host)) return ['*']
   }

@@ -28,7 +28,9 @@ describe('GuardPolicy schema', () => {
     if (Either.isLeft(result)) expect(result.left.message).toContain(field)
   })
   it('decodes through Effect', async () => {
-    const p = await Effect.runPromise(decodePolicy({ ownPorts: [{ host: '127.0.0.1', port: 9 }], allowPrivate: ['10.1.0.0/16'] }))
+    const p = await Effect.runPromise(
+      decodePolicy({ ownPorts: [{ host: '127.0.0.1', port: 9 }], allowPrivate: ['10.1.0.0/16'] }),
+    )
     expect(decide('http://10.1.2.3/', p).rule).toBe('private-allowed')
   })
 })

@@ -59,7 +59,13 @@ export const HostPattern = Schema.String.pipe(
 
 /** The schemes allowed by default (G2). @example DEFAULT_ALLOWED_SCHEMES.includes('wss') // true */
 export const DEFAULT_ALLOWED_SCHEMES: ReadonlyArray<string> = [
-  'http', 'https', 'ws', 'wss', 'data', 'blob', 'about:blank',
+  'http',
+  'https',
+  'ws',
+  'wss',
+  'data',
+  'blob',
+  'about:blank',
 ]
 
 /**

@@ -35,7 +35,9 @@ export interface ResolvedTarget {
 /** A decision's detail with the URL it names replaced by `label`. */
 const relabel = (decision: Decision, url: string, label: string): Decision => {
   const named = describeTarget(url)
-  return decision.detail.startsWith(named) ? { ...decision, detail: `${label}${decision.detail.slice(named.length)}` } : decision
+  return decision.detail.startsWith(named)
+    ? { ...decision, detail: `${label}${decision.detail.slice(named.length)}` }
+    : decision
 }
 
 /** A host as a URL's host: IPv6 literals in brackets. */
@@ -82,11 +84,17 @@ export const decideResolved = (target: ResolvedTarget, policy: GuardPolicy): Dec
   const nameUrl = `${scheme}://${urlHost(target.host)}:${target.port}/`
   const byName = decide(nameUrl, policy)
   if (!byName.allow) return relabel(byName, nameUrl, described)
-  if (target.addresses.length === 0) return { allow: false, rule: 'invalid-url', detail: `${described}: the name resolved to no address` }
+  if (target.addresses.length === 0)
+    return { allow: false, rule: 'invalid-url', detail: `${described}: the name resolved to no address` }
   let last: Decision | undefined
   for (const raw of target.addresses) {
     const address = canonicalAddress(raw)
-    if (address === undefined) return { allow: false, rule: 'invalid-url', detail: `${described}: the resolver answered something that is no address` }
+    if (address === undefined)
+      return {
+        allow: false,
+        rule: 'invalid-url',
+        detail: `${described}: the resolver answered something that is no address`,
+      }
     const addressUrl = `${scheme}://${urlHost(address)}:${target.port}/`
     const byAddress = relabel(decide(addressUrl, policy), addressUrl, `${described} resolves to ${address}`)
     if (!byAddress.allow) return byAddress

@@ -43,12 +43,17 @@ export const measureHostOverhead = async ({ sessions = 8, rounds = 100 } = {}): 
   const dataDir = mkdtempSync(join(tmpdir(), 'errands-bench-host-'))
   const scope = Effect.runSync(Scope.make())
   try {
-    const settings = Effect.runSync(hostSettingsFrom({ ERRANDS_DATA_DIR: dataDir, ERRANDS_MAX_SESSIONS: String(sessions) }))
-    const host = await Effect.runPromise(startHost({ settings, port: 0, log: () => undefined, daily: false }).pipe(Scope.extend(scope)))
+    const settings = Effect.runSync(
+      hostSettingsFrom({ ERRANDS_DATA_DIR: dataDir, ERRANDS_MAX_SESSIONS: String(sessions) }),
+    )
+    const host = await Effect.runPromise(
+      startHost({ settings, port: 0, log: () => undefined, daily: false }).pipe(Scope.extend(scope)),
+    )
     const supervisor = Context.get(host.services, Supervisor)
     const chromium = Context.get(host.services, Chromium)
     const keys = Array.from({ length: sessions }, (_, i) => `bench-${i}`)
-    const get = (key: string) => fetch(`${host.url}/v1/url`, { headers: { 'x-browser-session': key } }).then((r) => r.json())
+    const get = (key: string) =>
+      fetch(`${host.url}/v1/url`, { headers: { 'x-browser-session': key } }).then((r) => r.json())
 
     await Promise.all(keys.map(get)) // opens the contexts
     for (let i = 0; i < 10; i++) await Promise.all(keys.map(get)) // warm-up
@@ -57,20 +62,24 @@ export const measureHostOverhead = async ({ sessions = 8, rounds = 100 } = {}): 
     const t: HostTimes = { viaHost: [], viaHostPerCall: [], single: [], health: [], direct: [], evaluate: [] }
     for (let round = 0; round < rounds; round++) {
       const batch = performance.now()
-      await Promise.all(keys.map(async (key) => {
-        const start = performance.now()
-        await get(key)
-        t.viaHost.push(performance.now() - start)
-      }))
+      await Promise.all(
+        keys.map(async (key) => {
+          const start = performance.now()
+          await get(key)
+          t.viaHost.push(performance.now() - start)
+        }),
+      )
       t.viaHostPerCall.push((performance.now() - batch) / sessions)
-      await Promise.all(pages.map(async (page) => {
-        let start = performance.now()
-        page.url()
-        t.direct.push(performance.now() - start)
-        start = performance.now()
-        await page.evaluate(() => location.href)
-        t.evaluate.push(performance.now() - start)
-      }))
+      await Promise.all(
+        pages.map(async (page) => {
+          let start = performance.now()
+          page.url()
+          t.direct.push(performance.now() - start)
+          start = performance.now()
+          await page.evaluate(() => location.href)
+          t.evaluate.push(performance.now() - start)
+        }),
+      )
       let start = performance.now()
       await fetch(`${host.url}/health`).then((r) => r.json())
       t.health.push(performance.now() - start)

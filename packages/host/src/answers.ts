@@ -127,7 +127,10 @@ export const TaskAnswer = Schema.Struct({ lifecycle: Schema.String })
  * Any JSON value, named so the document holds its schema once. Not `Schema.Unknown`: its
  * generated JSON Schema has an `$id` another answer already carries, and an `$id` may not repeat.
  */
-export const JsonValue: Schema.Schema<unknown> = Schema.Any.annotations({ identifier: 'JsonValue', description: 'Any JSON value.' })
+export const JsonValue: Schema.Schema<unknown> = Schema.Any.annotations({
+  identifier: 'JsonValue',
+  description: 'Any JSON value.',
+})
 
 /**
  * `POST /v1/evaluate` (issue #25): the expression's JSON value, or its JSON text cut at 1,000,000
@@ -146,7 +149,11 @@ export const EvaluateAnswer = Schema.Struct({
 export const ConsoleMessage = Schema.Struct({ type: Schema.String, text: Schema.String, at: Schema.Number })
 
 /** `GET /v1/console`: the active tab's newest 500 messages since it opened, oldest first; `dropped` older ones. @example { url, messages: [], dropped: 0 } */
-export const ConsoleAnswer = Schema.Struct({ url: Schema.String, messages: Schema.Array(ConsoleMessage), dropped: Schema.Number })
+export const ConsoleAnswer = Schema.Struct({
+  url: Schema.String,
+  messages: Schema.Array(ConsoleMessage),
+  dropped: Schema.Number,
+})
 
 /** A request of the active tab: its status (`null` while unanswered or when it failed) and why it failed. */
 export const NetworkRequest = Schema.Struct({
@@ -159,7 +166,11 @@ export const NetworkRequest = Schema.Struct({
 })
 
 /** `GET /v1/network`: the active tab's newest 500 requests since it opened, oldest first; `dropped` older ones. @example { url, requests: [], dropped: 0 } */
-export const NetworkAnswer = Schema.Struct({ url: Schema.String, requests: Schema.Array(NetworkRequest), dropped: Schema.Number })
+export const NetworkAnswer = Schema.Struct({
+  url: Schema.String,
+  requests: Schema.Array(NetworkRequest),
+  dropped: Schema.Number,
+})
 
 /** A PNG screenshot's bytes. */
 export const Png = Schema.Uint8ArrayFromSelf

@@ -2,7 +2,13 @@ import { maxConnectionsConfig, maxFrameBytesConfig, maxInFlightConfig } from '@e
 import { configFrom } from '@errands/supervisor'
 import { Effect, Either } from 'effect'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_LOCALHOST_PORTS, describeSettings, explainHostConfigError, hostSettingsFrom, printableSettings } from './config.ts'
+import {
+  DEFAULT_LOCALHOST_PORTS,
+  describeSettings,
+  explainHostConfigError,
+  hostSettingsFrom,
+  printableSettings,
+} from './config.ts'
 
 const decode = (env: Record<string, string>) => Effect.runSync(Effect.either(hostSettingsFrom(env)))
 const refused = (env: Record<string, string>) => {
@@ -14,7 +20,12 @@ const refused = (env: Record<string, string>) => {
 describe('host configuration (B4)', () => {
   it('takes the defaults when nothing is set', () => {
     const s = Effect.runSync(hostSettingsFrom({}))
-    expect(s).toMatchObject({ port: 7777, cdpUrl: undefined, pageDeadlineMs: 30_000, localhostPorts: DEFAULT_LOCALHOST_PORTS })
+    expect(s).toMatchObject({
+      port: 7777,
+      cdpUrl: undefined,
+      pageDeadlineMs: 30_000,
+      localhostPorts: DEFAULT_LOCALHOST_PORTS,
+    })
     expect(s.supervisor.idleMs).toBe(900_000)
   })
 
@@ -56,26 +67,42 @@ describe('host configuration (B4)', () => {
   it('caps an errand files folder: 25 MiB a staged file, 100 MiB a folder by default; out of range stops start-up naming the variable (#25)', () => {
     const ok = Effect.runSync(hostSettingsFrom({}))
     expect(ok.files).toEqual({ maxFileBytes: 25 * 1024 * 1024, maxErrandBytes: 100 * 1024 * 1024 })
-    expect(Effect.runSync(hostSettingsFrom({ ERRANDS_FILES_MAX_FILE_BYTES: '1000', ERRANDS_FILES_MAX_ERRAND_BYTES: '3000' })).files).toEqual({ maxFileBytes: 1000, maxErrandBytes: 3000 })
+    expect(
+      Effect.runSync(hostSettingsFrom({ ERRANDS_FILES_MAX_FILE_BYTES: '1000', ERRANDS_FILES_MAX_ERRAND_BYTES: '3000' }))
+        .files,
+    ).toEqual({ maxFileBytes: 1000, maxErrandBytes: 3000 })
     expect(refused({ ERRANDS_FILES_MAX_FILE_BYTES: '0' })).toContain('ERRANDS_FILES_MAX_FILE_BYTES: invalid value')
-    expect(refused({ ERRANDS_FILES_MAX_ERRAND_BYTES: 'lots' })).toContain('ERRANDS_FILES_MAX_ERRAND_BYTES: invalid value')
+    expect(refused({ ERRANDS_FILES_MAX_ERRAND_BYTES: 'lots' })).toContain(
+      'ERRANDS_FILES_MAX_ERRAND_BYTES: invalid value',
+    )
   })
 
   it('reports every invalid variable at once', () => {
-    expect(refused({ ERRANDS_PORT: '0', ERRANDS_MAX_SESSIONS: '33', ERRANDS_SESSION_IDLE_MS: '1' }).split('\n')).toHaveLength(3)
+    expect(
+      refused({ ERRANDS_PORT: '0', ERRANDS_MAX_SESSIONS: '33', ERRANDS_SESSION_IDLE_MS: '1' }).split('\n'),
+    ).toHaveLength(3)
   })
 
   it('takes a DevTools address and a port list', () => {
-    const s = Effect.runSync(hostSettingsFrom({ ERRANDS_CDP_URL: 'ws://127.0.0.1:9222/devtools/browser/x', ERRANDS_LOCALHOST_PORTS: '5173, 3000,3000' }))
+    const s = Effect.runSync(
+      hostSettingsFrom({
+        ERRANDS_CDP_URL: 'ws://127.0.0.1:9222/devtools/browser/x',
+        ERRANDS_LOCALHOST_PORTS: '5173, 3000,3000',
+      }),
+    )
     expect(s.cdpUrl).toBe('ws://127.0.0.1:9222/devtools/browser/x')
     expect(s.localhostPorts).toEqual([5173, 3000])
   })
 
   it('the XState inspector is off by default on port 7778; ERRANDS_INSPECT switches it on at start (V3)', () => {
     expect(Effect.runSync(hostSettingsFrom({})).inspector).toEqual({ on: false, port: 7778 })
-    for (const on of ['on', 'true', '1']) expect(Effect.runSync(hostSettingsFrom({ ERRANDS_INSPECT: on })).inspector.on).toBe(true)
-    for (const off of ['off', 'false', '0']) expect(Effect.runSync(hostSettingsFrom({ ERRANDS_INSPECT: off })).inspector.on).toBe(false)
-    expect(Effect.runSync(hostSettingsFrom({ ERRANDS_INSPECT: 'on', ERRANDS_INSPECT_PORT: '9229' })).inspector).toEqual({ on: true, port: 9229 })
+    for (const on of ['on', 'true', '1'])
+      expect(Effect.runSync(hostSettingsFrom({ ERRANDS_INSPECT: on })).inspector.on).toBe(true)
+    for (const off of ['off', 'false', '0'])
+      expect(Effect.runSync(hostSettingsFrom({ ERRANDS_INSPECT: off })).inspector.on).toBe(false)
+    expect(Effect.runSync(hostSettingsFrom({ ERRANDS_INSPECT: 'on', ERRANDS_INSPECT_PORT: '9229' })).inspector).toEqual(
+      { on: true, port: 9229 },
+    )
   })
 })
 
@@ -86,17 +113,22 @@ describe('the DevTools limits are checked at start-up with every other variable 
     ['ERRANDS_DEVTOOLS_MAX_IN_FLIGHT', 'maxInFlight', maxInFlightConfig, 1, 4096, 256],
   ] as const
 
-  it.each(limits)('%s: the default, both bounds taken, one past each refused — the same range @errands/devtools reads', (name, key, own, min, max, fallback) => {
-    expect(Effect.runSync(hostSettingsFrom({})).devtools[key]).toBe(fallback)
-    for (const ok of [min, max]) {
-      expect(Effect.runSync(hostSettingsFrom({ [name]: String(ok) })).devtools[key]).toBe(ok)
-      expect(Effect.runSync(configFrom(own, { [name]: String(ok) }))).toBe(ok)
-    }
-    for (const bad of [min - 1, max + 1]) {
-      expect(refused({ [name]: String(bad) })).toBe(`${name}: invalid value — must be a whole number from ${min} to ${max}`)
-      expect(Either.isLeft(Effect.runSync(Effect.either(configFrom(own, { [name]: String(bad) }))))).toBe(true)
-    }
-  })
+  it.each(limits)(
+    '%s: the default, both bounds taken, one past each refused — the same range @errands/devtools reads',
+    (name, key, own, min, max, fallback) => {
+      expect(Effect.runSync(hostSettingsFrom({})).devtools[key]).toBe(fallback)
+      for (const ok of [min, max]) {
+        expect(Effect.runSync(hostSettingsFrom({ [name]: String(ok) })).devtools[key]).toBe(ok)
+        expect(Effect.runSync(configFrom(own, { [name]: String(ok) }))).toBe(ok)
+      }
+      for (const bad of [min - 1, max + 1]) {
+        expect(refused({ [name]: String(bad) })).toBe(
+          `${name}: invalid value — must be a whole number from ${min} to ${max}`,
+        )
+        expect(Either.isLeft(Effect.runSync(Effect.either(configFrom(own, { [name]: String(bad) }))))).toBe(true)
+      }
+    },
+  )
 })
 
 describe('secrets stay out of what the settings print', () => {
@@ -109,7 +141,11 @@ describe('secrets stay out of what the settings print', () => {
     expect(refused({ ERRANDS_UPSTREAM_PROXY: 'socks5://me:pr0xypass@proxy.example:1080' })).not.toContain('pr0xypass')
   })
 
-  it('the log line says the store\'s retention (S2)', () => {
-    expect(describeSettings(Effect.runSync(hostSettingsFrom({ ERRANDS_STORE_MAX_RECORDS: '5', ERRANDS_STORE_MAX_DAYS: '2' })))).toContain('keeps 5 parked sessions for 2 days')
+  it("the log line says the store's retention (S2)", () => {
+    expect(
+      describeSettings(
+        Effect.runSync(hostSettingsFrom({ ERRANDS_STORE_MAX_RECORDS: '5', ERRANDS_STORE_MAX_DAYS: '2' })),
+      ),
+    ).toContain('keeps 5 parked sessions for 2 days')
   })
 })

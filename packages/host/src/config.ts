@@ -14,7 +14,13 @@ import { maxConnectionsConfig, maxFrameBytesConfig, maxInFlightConfig } from '@e
 import { describeTarget } from '@errands/guard'
 import { describeUpstreamProxy, parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
 import { capabilityTools, parseCaps, type Capability } from '@errands/mcp'
-import { configFrom, explainConfigError, intBetween, supervisorConfig, type SupervisorSettings } from '@errands/supervisor'
+import {
+  configFrom,
+  explainConfigError,
+  intBetween,
+  supervisorConfig,
+  type SupervisorSettings,
+} from '@errands/supervisor'
 import { Config, ConfigError, Effect, Either, Option, ParseResult, Schema } from 'effect'
 
 /** Common local dev-server ports `GET /v1/localhosts` looks at by default. @example DEFAULT_LOCALHOST_PORTS.includes(5173) // true */
@@ -25,16 +31,38 @@ export const DEFAULT_LOCALHOST_PORTS: ReadonlyArray<number> = [
 /** The variables the host reads (besides the supervisor's), with their ranges (see docs/host.md). @example hostVariables.ERRANDS_PORT.max // 65535 */
 export const hostVariables = {
   ERRANDS_PORT: { min: 1, max: 65535, default: 7777, text: 'must be a whole number from 1 to 65535' },
-  ERRANDS_PAGE_DEADLINE_MS: { min: 1_000, max: 300_000, default: 30_000, text: 'must be a whole number from 1000 to 300000' },
+  ERRANDS_PAGE_DEADLINE_MS: {
+    min: 1_000,
+    max: 300_000,
+    default: 30_000,
+    text: 'must be a whole number from 1000 to 300000',
+  },
   ERRANDS_CDP_URL: { text: 'must be a ws://, wss://, http:// or https:// DevTools address' },
   ERRANDS_LOCALHOST_PORTS: { text: 'must be a comma-separated list of 1 to 64 port numbers from 1 to 65535' },
   ERRANDS_INSPECT: { default: 'off', text: 'must be on or off (also accepted: true/false, 1/0)' },
   ERRANDS_INSPECT_PORT: { min: 1, max: 65535, default: 7778, text: 'must be a whole number from 1 to 65535' },
-  ERRANDS_AGENT_TOKENS_FILE: { text: 'must be the path of a file of "<token> <key pattern>" lines (see docs/secrets.md)' },
-  ERRANDS_FILES_MAX_FILE_BYTES: { min: 1, max: 1_073_741_824, default: 26_214_400, text: 'must be a whole number of bytes from 1 to 1073741824 (1 GiB)' },
-  ERRANDS_FILES_MAX_ERRAND_BYTES: { min: 1, max: 8_589_934_592, default: 104_857_600, text: 'must be a whole number of bytes from 1 to 8589934592 (8 GiB)' },
-  ERRANDS_UPSTREAM_PROXY: { text: 'must be an http:// or https:// proxy address (http://user:pass@host:port), with no path' },
-  ERRANDS_MCP_CAPS: { default: '', text: `must be a comma-separated list of MCP capabilities (known: ${Object.keys(capabilityTools).join(', ')})` },
+  ERRANDS_AGENT_TOKENS_FILE: {
+    text: 'must be the path of a file of "<token> <key pattern>" lines (see docs/secrets.md)',
+  },
+  ERRANDS_FILES_MAX_FILE_BYTES: {
+    min: 1,
+    max: 1_073_741_824,
+    default: 26_214_400,
+    text: 'must be a whole number of bytes from 1 to 1073741824 (1 GiB)',
+  },
+  ERRANDS_FILES_MAX_ERRAND_BYTES: {
+    min: 1,
+    max: 8_589_934_592,
+    default: 104_857_600,
+    text: 'must be a whole number of bytes from 1 to 8589934592 (8 GiB)',
+  },
+  ERRANDS_UPSTREAM_PROXY: {
+    text: 'must be an http:// or https:// proxy address (http://user:pass@host:port), with no path',
+  },
+  ERRANDS_MCP_CAPS: {
+    default: '',
+    text: `must be a comma-separated list of MCP capabilities (known: ${Object.keys(capabilityTools).join(', ')})`,
+  },
 } as const
 
 /** The host's settings. */
@@ -69,7 +97,9 @@ export interface FilesCaps {
   readonly maxErrandBytes: number
 }
 
-type Ranged = { [K in keyof typeof hostVariables]: (typeof hostVariables)[K] extends { min: number } ? K : never }[keyof typeof hostVariables]
+type Ranged = {
+  [K in keyof typeof hostVariables]: (typeof hostVariables)[K] extends { min: number } ? K : never
+}[keyof typeof hostVariables]
 
 /** A whole-number variable of {@link hostVariables}, its range, message and default. */
 const ranged = (name: Ranged): Config.Config<number> => {
@@ -85,13 +115,16 @@ const ranged = (name: Ranged): Config.Config<number> => {
  * Schema.decodeUnknownSync(CdpUrl)('http://127.0.0.1:9222')
  */
 export const CdpUrl = Schema.String.pipe(
-  Schema.filter((s) => {
-    try {
-      return ['ws:', 'wss:', 'http:', 'https:'].includes(new URL(s).protocol)
-    } catch {
-      return false
-    }
-  }, { message: () => hostVariables.ERRANDS_CDP_URL.text }),
+  Schema.filter(
+    (s) => {
+      try {
+        return ['ws:', 'wss:', 'http:', 'https:'].includes(new URL(s).protocol)
+      } catch {
+        return false
+      }
+    },
+    { message: () => hostVariables.ERRANDS_CDP_URL.text },
+  ),
 )
 
 /**
@@ -103,9 +136,13 @@ export const CdpUrl = Schema.String.pipe(
 export const PortList = Schema.transformOrFail(Schema.String, Schema.Array(Schema.Int), {
   strict: true,
   decode: (s, _, ast) => {
-    const parts = s.split(',').map((p) => p.trim()).filter((p) => p !== '')
+    const parts = s
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '')
     const ports = parts.map(Number)
-    const ok = parts.length >= 1 && parts.length <= 64 && ports.every((p, i) => /^\d+$/.test(parts[i]!) && p >= 1 && p <= 65535)
+    const ok =
+      parts.length >= 1 && parts.length <= 64 && ports.every((p, i) => /^\d+$/.test(parts[i]!) && p >= 1 && p <= 65535)
     return ok
       ? Effect.succeed([...new Set(ports)])
       : Effect.fail(new ParseResult.Type(ast, s, hostVariables.ERRANDS_LOCALHOST_PORTS.text))
@@ -120,7 +157,9 @@ export const PortList = Schema.transformOrFail(Schema.String, Schema.Array(Schem
  * Schema.decodeUnknownSync(OnOff)('on') // true
  */
 export const OnOff = Schema.transform(
-  Schema.Literal('on', 'off', 'true', 'false', '1', '0').annotations({ message: () => hostVariables.ERRANDS_INSPECT.text }),
+  Schema.Literal('on', 'off', 'true', 'false', '1', '0').annotations({
+    message: () => hostVariables.ERRANDS_INSPECT.text,
+  }),
   Schema.Boolean,
   { strict: true, decode: (s) => s === 'on' || s === 'true' || s === '1', encode: (b) => (b ? 'on' : 'off') },
 )
@@ -132,7 +171,9 @@ export const OnOff = Schema.transform(
  * Schema.decodeUnknownSync(UpstreamProxyText)('http://user:pass@proxy.example:3128')
  */
 export const UpstreamProxyText = Schema.String.pipe(
-  Schema.filter((s) => Either.isRight(parseUpstreamProxy(s)), { message: () => hostVariables.ERRANDS_UPSTREAM_PROXY.text }),
+  Schema.filter((s) => Either.isRight(parseUpstreamProxy(s)), {
+    message: () => hostVariables.ERRANDS_UPSTREAM_PROXY.text,
+  }),
 )
 
 /**
@@ -141,14 +182,20 @@ export const UpstreamProxyText = Schema.String.pipe(
  * @example
  * Schema.decodeUnknownSync(McpCaps)('vision, pdf') // ['vision', 'pdf']
  */
-export const McpCaps = Schema.transformOrFail(Schema.String, Schema.Array(Schema.Literal(...(Object.keys(capabilityTools) as Array<Capability>))), {
-  strict: true,
-  decode: (s, _, ast) => {
-    const parsed = parseCaps(s)
-    return 'caps' in parsed ? Effect.succeed(parsed.caps) : Effect.fail(new ParseResult.Type(ast, s, hostVariables.ERRANDS_MCP_CAPS.text))
+export const McpCaps = Schema.transformOrFail(
+  Schema.String,
+  Schema.Array(Schema.Literal(...(Object.keys(capabilityTools) as Array<Capability>))),
+  {
+    strict: true,
+    decode: (s, _, ast) => {
+      const parsed = parseCaps(s)
+      return 'caps' in parsed
+        ? Effect.succeed(parsed.caps)
+        : Effect.fail(new ParseResult.Type(ast, s, hostVariables.ERRANDS_MCP_CAPS.text))
+    },
+    encode: (caps) => Effect.succeed(caps.join(',')),
   },
-  encode: (caps) => Effect.succeed(caps.join(',')),
-})
+)
 
 /**
  * The host's settings from the environment (`Effect<HostSettings, ConfigError>`).
@@ -167,7 +214,10 @@ export const hostConfig: Config.Config<HostSettings> = Config.all({
     port: ranged('ERRANDS_INSPECT_PORT'),
   }),
   agentTokensFile: Config.option(
-    Schema.Config('ERRANDS_AGENT_TOKENS_FILE', Schema.String.pipe(Schema.minLength(1, { message: () => hostVariables.ERRANDS_AGENT_TOKENS_FILE.text }))),
+    Schema.Config(
+      'ERRANDS_AGENT_TOKENS_FILE',
+      Schema.String.pipe(Schema.minLength(1, { message: () => hostVariables.ERRANDS_AGENT_TOKENS_FILE.text })),
+    ),
   ).pipe(Config.map(Option.getOrUndefined)),
   upstreamProxy: Config.option(Schema.Config('ERRANDS_UPSTREAM_PROXY', UpstreamProxyText)).pipe(
     Config.map((o) => Option.getOrUndefined(Option.flatMap(o, (text) => Option.getRight(parseUpstreamProxy(text))))),
@@ -192,8 +242,9 @@ export const hostConfig: Config.Config<HostSettings> = Config.all({
  * @example
  * Effect.runSync(hostSettingsFrom(process.env))
  */
-export const hostSettingsFrom = (env: Record<string, string | undefined>): Effect.Effect<HostSettings, ConfigError.ConfigError> =>
-  configFrom(hostConfig, env)
+export const hostSettingsFrom = (
+  env: Record<string, string | undefined>,
+): Effect.Effect<HostSettings, ConfigError.ConfigError> => configFrom(hostConfig, env)
 
 /**
  * One line per invalid variable, each naming the variable and its accepted range.
@@ -221,7 +272,9 @@ export const describeSettings = (s: HostSettings): string =>
     s.cdpUrl ? `errands on the DevTools browser at ${describeTarget(s.cdpUrl)}` : 'errands in our own Chromium',
     s.inspector.on ? `XState inspector on at http://127.0.0.1:${s.inspector.port}/` : 'XState inspector off',
     s.agentTokensFile ? 'session calls need an agent token' : 'session calls need no token',
-    s.upstreamProxy ? `errands leave through the upstream proxy ${describeUpstreamProxy(s.upstreamProxy)} unless they name their own` : 'no default upstream proxy',
+    s.upstreamProxy
+      ? `errands leave through the upstream proxy ${describeUpstreamProxy(s.upstreamProxy)} unless they name their own`
+      : 'no default upstream proxy',
   ].join(', ')
 
 /**

@@ -89,8 +89,23 @@ export interface HostCluster {
 
 /** Everything the host's engine provides. */
 export type HostServices =
-  | Browsing | Person | HostHealth | Stateless | HostBrowser | Runtime | Chromium | Supervisor | Sessions | SealedStore | Lending | Settings
-  | InspectorSwitch | DevTools | SessionProxy | Placement | Questions
+  | Browsing
+  | Person
+  | HostHealth
+  | Stateless
+  | HostBrowser
+  | Runtime
+  | Chromium
+  | Supervisor
+  | Sessions
+  | SealedStore
+  | Lending
+  | Settings
+  | InspectorSwitch
+  | DevTools
+  | SessionProxy
+  | Placement
+  | Questions
 
 /**
  * The containment policy of a host on `port` (plus other ports of its own).
@@ -136,8 +151,7 @@ const loopbackPort = (url: string | undefined): Array<number> => {
  * @example
  * Effect.provide(program, hostEngineLayer(options))
  */
-export const hostEngineLayer = (options: HostEngineOptions) =>
-  hostEngineOn(options)
+export const hostEngineLayer = (options: HostEngineOptions) => hostEngineOn(options)
 
 // No Chromium of the engine listens on a port (A1, ADR 0016): the DevTools proxy rides the
 // engine's own pipe, so there is no browser port to put into the policy.
@@ -146,32 +160,59 @@ const hostEngineOn = (options: HostEngineOptions) => {
   const dataDir = settings.supervisor.dataDir
   // The inspector's port is ours too, on or off (G2): no context may read the errands' states.
   const policy = hostPolicy(options.port, [
-    ...(options.extraOwnPorts ?? []), settings.inspector.port, ...loopbackPort(settings.cdpUrl),
+    ...(options.extraOwnPorts ?? []),
+    settings.inspector.port,
+    ...loopbackPort(settings.cdpUrl),
     ...(options.cluster?.ownPorts ?? []),
   ])
   const deadlineMs = settings.pageDeadlineMs
 
   const upstreamProxy = options.chromium?.upstreamProxy ?? settings.upstreamProxy
-  const chromium = Layer.scoped(Chromium, ChromiumRuntime.scoped({ ...options.chromium, dataDir, policy, log, deadlineMs, upstreamProxy, files: settings.files }))
+  const chromium = Layer.scoped(
+    Chromium,
+    ChromiumRuntime.scoped({
+      ...options.chromium,
+      dataDir,
+      policy,
+      log,
+      deadlineMs,
+      upstreamProxy,
+      files: settings.files,
+    }),
+  )
   const local: RuntimeReport = { kind: 'chromium', where: 'local' }
   const cdpUrl = settings.cdpUrl
-  const browser = cdpUrl === undefined
-    ? Layer.effect(HostBrowser, Effect.map(Chromium, (c): HostBrowserShape => ({ runtime: c, describe: () => withCounts(local, c, deadlineMs) })))
-    : Layer.scoped(
-        HostBrowser,
-        Effect.flatMap(Chromium, (c) =>
-          Effect.map(makeRoutedRuntime(c, { cdpUrl, policy, log, deadlineMs, notes }), (r): HostBrowserShape => ({
-            runtime: r, describe: () => withCounts(r.describe(), c, deadlineMs),
-          }))),
-      )
-  const runtime = Layer.effect(Runtime, Effect.map(HostBrowser, (b) => b.runtime)).pipe(
-    Layer.provideMerge(browser), Layer.provideMerge(chromium),
-  )
+  const browser =
+    cdpUrl === undefined
+      ? Layer.effect(
+          HostBrowser,
+          Effect.map(
+            Chromium,
+            (c): HostBrowserShape => ({ runtime: c, describe: () => withCounts(local, c, deadlineMs) }),
+          ),
+        )
+      : Layer.scoped(
+          HostBrowser,
+          Effect.flatMap(Chromium, (c) =>
+            Effect.map(
+              makeRoutedRuntime(c, { cdpUrl, policy, log, deadlineMs, notes }),
+              (r): HostBrowserShape => ({
+                runtime: r,
+                describe: () => withCounts(r.describe(), c, deadlineMs),
+              }),
+            ),
+          ),
+        )
+  const runtime = Layer.effect(
+    Runtime,
+    Effect.map(HostBrowser, (b) => b.runtime),
+  ).pipe(Layer.provideMerge(browser), Layer.provideMerge(chromium))
 
   // The XState inspector switch (V3, docs/inspector.md) sees every errand actor; it outlives the
   // supervisor, so it still shows the errands being parked at shutdown.
   const inspector = InspectorSwitch.layer({
-    open: () => openInspectorRelay({ port: settings.inspector.port, frameAncestors: [`http://127.0.0.1:${options.port}`] }),
+    open: () =>
+      openInspectorRelay({ port: settings.inspector.port, frameAncestors: [`http://127.0.0.1:${options.port}`] }),
     on: settings.inspector.on,
     log,
   })
@@ -182,25 +223,45 @@ const hostEngineOn = (options: HostEngineOptions) => {
         supervisor: { inspect: i.inspect, sealSnapshots: options.cluster !== undefined },
         store: options.cluster?.store,
         personSettings: options.cluster?.settings,
-      })),
+      }),
+    ),
   ).pipe(Layer.provideMerge(inspector))
 
   const services = Layer.mergeAll(
     // Names resolve as the browser's egress resolves them (its --host-resolver-rules too).
-    Layer.scoped(Browsing, makeBrowsing({ policy, deadlineMs, files: settings.files, resolve: makeResolver(resolverRulesIn(options.chromium?.extraArgs ?? [])) })),
+    Layer.scoped(
+      Browsing,
+      makeBrowsing({
+        policy,
+        deadlineMs,
+        files: settings.files,
+        resolve: makeResolver(resolverRulesIn(options.chromium?.extraArgs ?? [])),
+      }),
+    ),
     Layer.effect(Person, makePerson),
     // What errands ask the person (issue #26): one service, seen by the routes, MCP and the live view.
     Questions.layer,
-    Layer.effect(HostHealth, Effect.flatMap(HostBrowser, (b) => makeHostHealth(b.describe, notes))),
+    Layer.effect(
+      HostHealth,
+      Effect.flatMap(HostBrowser, (b) => makeHostHealth(b.describe, notes)),
+    ),
     Stateless.layer({ policy, localhostPorts: settings.localhostPorts, deadlineMs }),
     // Every errand is here; a cluster knows which are held elsewhere and routes to them.
     Placement.layer,
     // A DevTools endpoint per errand at /devtools/<token> on the host's own port (A1).
     // Clients may name files in their errand's own files folder only (#27).
     // Its limits come from the one config pass (settings.devtools), not from the environment again.
-    DevTools.layer({ baseUrl: () => `ws://127.0.0.1:${options.port}`, policy, log, idleMs: settings.supervisor.idleMs, ...settings.devtools }),
+    DevTools.layer({
+      baseUrl: () => `ws://127.0.0.1:${options.port}`,
+      policy,
+      log,
+      idleMs: settings.supervisor.idleMs,
+      ...settings.devtools,
+    }),
   )
   // PUT /v1/session/proxy over the host's own verbs and supervisor (issue #21).
-  const single = Layer.merge(services, SessionProxy.layer.pipe(Layer.provide(services))).pipe(Layer.provideMerge(engine))
+  const single = Layer.merge(services, SessionProxy.layer.pipe(Layer.provide(services))).pipe(
+    Layer.provideMerge(engine),
+  )
   return options.cluster === undefined ? single : options.cluster.overlay.pipe(Layer.provideMerge(single))
 }

@@ -11,12 +11,27 @@
  * Effect.fail(new InvalidSessionKey({ reason: 'missing', message: 'Send X-Browser-Session …' }))
  */
 import type {
-  BadRequest, ForeignOrigin, MethodNotAllowed, NotFound, PayloadTooLarge, Unauthorized, UnsupportedMediaType, WrongHost,
+  BadRequest,
+  ForeignOrigin,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  Unauthorized,
+  UnsupportedMediaType,
+  WrongHost,
 } from '@errands/edge'
 import { Schema } from 'effect'
 
 export {
-  BadRequest, ForeignOrigin, HeadersTooLarge, MethodNotAllowed, NotFound, PayloadTooLarge, Unauthorized, UnsupportedMediaType, WrongHost,
+  BadRequest,
+  ForeignOrigin,
+  HeadersTooLarge,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  Unauthorized,
+  UnsupportedMediaType,
+  WrongHost,
 } from '@errands/edge'
 
 /**
@@ -157,5 +172,16 @@ export class QuestionNotFound extends Schema.TaggedError<QuestionNotFound>()('Qu
 
 /** Every error the host's own edge produces (the rest come from the supervisor, runtime and lending). */
 export type HostError =
-  | InvalidSessionKey | BadRequest | UnsupportedMediaType | PayloadTooLarge | WrongHost | ForeignOrigin
-  | Unauthorized | NotFound | MethodNotAllowed | BlockedByPolicy | TabNotFound | PageError | HostUnavailable
+  | InvalidSessionKey
+  | BadRequest
+  | UnsupportedMediaType
+  | PayloadTooLarge
+  | WrongHost
+  | ForeignOrigin
+  | Unauthorized
+  | NotFound
+  | MethodNotAllowed
+  | BlockedByPolicy
+  | TabNotFound
+  | PageError
+  | HostUnavailable

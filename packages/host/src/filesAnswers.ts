@@ -19,10 +19,14 @@ export const ErrandFileView = Schema.Struct({
 export type ErrandFileView = typeof ErrandFileView.Type
 
 /** `GET /v1/session/downloads`. */
-export const DownloadsAnswer = Schema.Struct({ downloads: Schema.Array(ErrandFileView) }).annotations({ identifier: 'DownloadsAnswer' })
+export const DownloadsAnswer = Schema.Struct({ downloads: Schema.Array(ErrandFileView) }).annotations({
+  identifier: 'DownloadsAnswer',
+})
 
 /** `POST /v1/session/files`: the name it was saved under (deduplicated) and its size. */
-export const StagedFile = Schema.Struct({ name: Schema.String, size: Schema.Number }).annotations({ identifier: 'StagedFile' })
+export const StagedFile = Schema.Struct({ name: Schema.String, size: Schema.Number }).annotations({
+  identifier: 'StagedFile',
+})
 
 /** `POST /v1/session/files?name=…`. */
 export const StageQuery = Schema.Struct({ name: FileName })

@@ -119,8 +119,17 @@ export const publicHealth = (report: HealthReport): PublicHealthReport => ({
     where: report.runtime.where,
     ...(report.runtime.remote ? { remote: { state: report.runtime.remote.state } } : {}),
     // Counts and rule names only: copied field by field so nothing else rides along.
-    ...(report.runtime.egress ? { egress: { ...report.runtime.egress, byRule: { ...report.runtime.egress.byRule } } } : {}),
-    ...(report.runtime.dialogs ? { dialogs: { dismissedUnanswered: report.runtime.dialogs.dismissedUnanswered, deadlineMs: report.runtime.dialogs.deadlineMs } } : {}),
+    ...(report.runtime.egress
+      ? { egress: { ...report.runtime.egress, byRule: { ...report.runtime.egress.byRule } } }
+      : {}),
+    ...(report.runtime.dialogs
+      ? {
+          dialogs: {
+            dismissedUnanswered: report.runtime.dialogs.dismissedUnanswered,
+            deadlineMs: report.runtime.dialogs.deadlineMs,
+          },
+        }
+      : {}),
   },
   open: report.open,
   parked: report.parked,
@@ -153,7 +162,10 @@ export class HostHealth extends Context.Tag('@errands/host/HostHealth')<HostHeal
    * @example
    * HostHealth.layer(() => ({ kind: 'chromium', where: 'local' }))
    */
-  static layer(describe: () => RuntimeReport, notes: HealthLog = new HealthLog(50)): Layer.Layer<HostHealth, never, Supervisor | Sessions> {
+  static layer(
+    describe: () => RuntimeReport,
+    notes: HealthLog = new HealthLog(50),
+  ): Layer.Layer<HostHealth, never, Supervisor | Sessions> {
     return Layer.effect(HostHealth, makeHostHealth(describe, notes))
   }
 
@@ -174,7 +186,10 @@ export class HostHealth extends Context.Tag('@errands/host/HostHealth')<HostHeal
  * @example
  * const health = yield* makeHostHealth(() => ({ kind: 'chromium', where: 'local' }), new HealthLog(50))
  */
-export const makeHostHealth = (describe: () => RuntimeReport, notes: HealthLog): Effect.Effect<HostHealthShape, never, Supervisor | Sessions> =>
+export const makeHostHealth = (
+  describe: () => RuntimeReport,
+  notes: HealthLog,
+): Effect.Effect<HostHealthShape, never, Supervisor | Sessions> =>
   Effect.gen(function* () {
     // Capacity and health span errands (the supervisor's); the sessions are the session service's.
     const supervisor = yield* Supervisor

@@ -27,13 +27,31 @@ export { makeApp, type App, type AppOptions } from './http/app.ts'
 export { api, type Api } from './http/api.ts'
 export { endpointsOf, type Endpoint } from './http/endpoint.ts'
 export { openApiDocument } from './http/openapi.ts'
-export { AnswerMismatch, answerMismatch, call, endpointAt, v1Client, type Client, type ClientOptions, type Reply as ClientReply } from './http/client.ts'
+export {
+  AnswerMismatch,
+  answerMismatch,
+  call,
+  endpointAt,
+  v1Client,
+  type Client,
+  type ClientOptions,
+  type Reply as ClientReply,
+} from './http/client.ts'
 export * from './routeAnswers.ts'
 export { ownHost, ownOrigin } from '@errands/edge'
 export * from './engine.ts'
 export * from './serve.ts'
 export * from './run.ts'
-export { bindErrand, errandBrowserOf, isMcpPath, MCP_PATH, mountMcp, toolRunner, type McpMount, type McpMountOptions } from './mcp.ts'
+export {
+  bindErrand,
+  errandBrowserOf,
+  isMcpPath,
+  MCP_PATH,
+  mountMcp,
+  toolRunner,
+  type McpMount,
+  type McpMountOptions,
+} from './mcp.ts'
 export { runMcpStdio, type McpStdioOptions } from './mcpStdio.ts'
 export { Placement, type PlacementShape } from './placement.ts'
 export { localWheel, PersonWheel, type PersonWheelShape } from './wheel.ts'

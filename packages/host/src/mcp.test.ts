@@ -49,6 +49,13 @@ describe('binding an MCP session to an errand', () => {
 
 describe('the /mcp path', () => {
   it('is /mcp with or without a query, nothing else', () => {
-    expect([isMcpPath('/mcp'), isMcpPath('/mcp?x=1'), isMcpPath('/mcpx'), isMcpPath('/mcp/'), isMcpPath('/v1/mcp'), isMcpPath(undefined)]).toEqual([true, true, false, false, false, false])
+    expect([
+      isMcpPath('/mcp'),
+      isMcpPath('/mcp?x=1'),
+      isMcpPath('/mcpx'),
+      isMcpPath('/mcp/'),
+      isMcpPath('/v1/mcp'),
+      isMcpPath(undefined),
+    ]).toEqual([true, true, false, false, false, false])
   })
 })

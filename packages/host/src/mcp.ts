@@ -15,7 +15,18 @@
  * if (isMcpPath(req.url)) void mcp.route(req, res)
  */
 import type { DailyBrowserShape } from '@errands/daily'
-import { makeMcpHttp, PageLogs, randomKey, RefBook, refusedWhilePersonDrives, runBrowserTool, type Capability, type ErrandBrowser, type TabAt, type ToolResult } from '@errands/mcp'
+import {
+  makeMcpHttp,
+  PageLogs,
+  randomKey,
+  RefBook,
+  refusedWhilePersonDrives,
+  runBrowserTool,
+  type Capability,
+  type ErrandBrowser,
+  type TabAt,
+  type ToolResult,
+} from '@errands/mcp'
 import { checkHost, checkMediaType, checkMethod, checkOrigin, nodeHeaders, sendError } from '@errands/edge'
 import { Effect, Either, type Scope } from 'effect'
 import type * as http from 'node:http'
@@ -55,17 +66,29 @@ const tabAt = (t: TabView): TabAt => ({ id: t.id, url: t.url, title: t.title, ac
  * const errand = errandBrowserOf(browsing, key)
  * yield* errand.navigate('http://127.0.0.1:3000/')
  */
-export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey, placement?: PlacementShape, signIn?: SignInDeps): ErrandBrowser => {
+export const errandBrowserOf = (
+  browsing: BrowsingShape,
+  key: SessionKey,
+  placement?: PlacementShape,
+  signIn?: SignInDeps,
+): ErrandBrowser => {
   const target = sessionTarget(key)
   return {
     key,
     // P4 (issue #26): the same asking as POST /v1/session/permission.
-    ...(signIn === undefined ? {} : { requestSignIn: (site: string, timeoutMs?: number) => requestSignIn(signIn)(key, { site, timeoutMs }) }),
-    ...(signIn === undefined ? {} : {
-      // P1, P3 (issue #26): refused in PersonDriving's words while a person drives; the same waiting as POST /v1/session/help.
-      personDriving: () => (signIn.person.personDriving(conversationIdOf(key)) ? PersonDriving.of(conversationIdOf(key)).message : undefined),
-      requestHelp: (reason: string, timeoutMs?: number) => requestHelp(signIn)(key, { reason, timeoutMs }),
-    }),
+    ...(signIn === undefined
+      ? {}
+      : { requestSignIn: (site: string, timeoutMs?: number) => requestSignIn(signIn)(key, { site, timeoutMs }) }),
+    ...(signIn === undefined
+      ? {}
+      : {
+          // P1, P3 (issue #26): refused in PersonDriving's words while a person drives; the same waiting as POST /v1/session/help.
+          personDriving: () =>
+            signIn.person.personDriving(conversationIdOf(key))
+              ? PersonDriving.of(conversationIdOf(key)).message
+              : undefined,
+          requestHelp: (reason: string, timeoutMs?: number) => requestHelp(signIn)(key, { reason, timeoutMs }),
+        }),
     ...(placement === undefined ? {} : { elsewhere: (tool: string, args: unknown) => placement.tool(key, tool, args) }),
     navigate: (url) => browsing.navigate(target, url),
     back: () => browsing.back(target),
@@ -96,7 +119,12 @@ export const errandBrowserOf = (browsing: BrowsingShape, key: SessionKey, placem
  * bindErrand(browsing, 'task-42') // Right(errand of task-42)
  * bindErrand(browsing, 'a b')     // Left(InvalidSessionKey)
  */
-export const bindErrand = (browsing: BrowsingShape, raw: string | undefined, placement?: PlacementShape, signIn?: SignInDeps) =>
+export const bindErrand = (
+  browsing: BrowsingShape,
+  raw: string | undefined,
+  placement?: PlacementShape,
+  signIn?: SignInDeps,
+) =>
   raw === undefined
     ? Either.right(errandBrowserOf(browsing, randomKey() as SessionKey, placement, signIn))
     : Either.map(parseSessionKey(raw), (key) => errandBrowserOf(browsing, key, placement, signIn))
@@ -135,7 +163,9 @@ export interface McpMount {
  * @example
  * const mcp = yield* mountMcp({ port: 7777, log, idleMs: 900_000 })
  */
-export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, never, Browsing | Placement | Person | Questions | Scope.Scope> =>
+export const mountMcp = (
+  options: McpMountOptions,
+): Effect.Effect<McpMount, never, Browsing | Placement | Person | Questions | Scope.Scope> =>
   Effect.gen(function* () {
     const browsing = yield* Browsing
     const placement = yield* Placement
@@ -156,8 +186,11 @@ export const mountMcp = (options: McpMountOptions): Effect.Effect<McpMount, neve
       try {
         const headers = nodeHeaders(req.headers)
         const method = req.method ?? 'GET'
-        const refusal = checkHost(headers, options) ?? checkOrigin(headers, options) ?? checkMethod(method, MCP_METHODS, MCP_PATH)
-          ?? checkMediaType(headers, method === 'POST')
+        const refusal =
+          checkHost(headers, options) ??
+          checkOrigin(headers, options) ??
+          checkMethod(method, MCP_METHODS, MCP_PATH) ??
+          checkMediaType(headers, method === 'POST')
         if (refusal) return void sendError(res, refusal, HOST_RENDER)
         // X2: binding an MCP session to a named key is a session call like any other. Later
         // requests are bound by their Mcp-Session-Id; an anonymous session names no key.
@@ -191,7 +224,10 @@ export const toolRunner = (browsing: BrowsingShape, personDriving?: (conversatio
     // P1 in a cluster (K4): the asking host's server could not know; the owner refuses an acting
     // tool while a person drives, in the words the MCP server uses.
     if (refusedWhilePersonDrives(tool) && personDriving?.(conversationIdOf(key)) === true) {
-      return Effect.succeed({ content: [{ type: 'text', text: PersonDriving.of(conversationIdOf(key)).message }], isError: true })
+      return Effect.succeed({
+        content: [{ type: 'text', text: PersonDriving.of(conversationIdOf(key)).message }],
+        isError: true,
+      })
     }
     return runBrowserTool(tool, { errand: errandBrowserOf(browsing, key), refs, logs }, args)
   }

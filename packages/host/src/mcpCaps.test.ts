@@ -7,13 +7,18 @@ import { explainHostConfigError, hostSettingsFrom } from './config.ts'
 describe('ERRANDS_MCP_CAPS', () => {
   it('is none by default, and the named capabilities once, in order', () => {
     expect(Effect.runSync(hostSettingsFrom({})).mcpCaps).toEqual([])
-    expect(Effect.runSync(hostSettingsFrom({ ERRANDS_MCP_CAPS: 'vision, pdf,vision' })).mcpCaps).toEqual(['vision', 'pdf'])
+    expect(Effect.runSync(hostSettingsFrom({ ERRANDS_MCP_CAPS: 'vision, pdf,vision' })).mcpCaps).toEqual([
+      'vision',
+      'pdf',
+    ])
     expect(Effect.runSync(hostSettingsFrom({ ERRANDS_MCP_CAPS: '' })).mcpCaps).toEqual([])
   })
 
   it('refuses an unknown capability, naming the variable and the known ones', () => {
     const r = Effect.runSync(Effect.either(hostSettingsFrom({ ERRANDS_MCP_CAPS: 'vision,devtools' })))
     if (Either.isRight(r)) throw new Error('expected devtools to be refused')
-    expect(explainHostConfigError(r.left)).toContain('ERRANDS_MCP_CAPS: invalid value — must be a comma-separated list of MCP capabilities (known: vision, pdf)')
+    expect(explainHostConfigError(r.left)).toContain(
+      'ERRANDS_MCP_CAPS: invalid value — must be a comma-separated list of MCP capabilities (known: vision, pdf)',
+    )
   })
 })

@@ -82,16 +82,35 @@ export const runMcpStdio = async (options: McpStdioOptions = {}): Promise<number
   const anonymous = options.session === undefined
   const stop = signalled()
   // Effect's own logger writes to stdout, which is the protocol here.
-  const logger = Logger.replace(Logger.defaultLogger, Logger.make((o) => log(Logger.stringLogger.log(o))))
+  const logger = Logger.replace(
+    Logger.defaultLogger,
+    Logger.make((o) => log(Logger.stringLogger.log(o))),
+  )
   const program = Effect.scoped(
     Effect.gen(function* () {
-      const services = yield* Layer.build(hostEngineLayer({ settings, port: settings.port, log, notes: new HealthLog(50), chromium: options.chromium }))
+      const services = yield* Layer.build(
+        hostEngineLayer({ settings, port: settings.port, log, notes: new HealthLog(50), chromium: options.chromium }),
+      )
       const errand = errandBrowserOf(Context.get(services, Browsing), key)
       const runtime = yield* Effect.runtime<never>()
-      log(`errands mcp: serving one MCP session on stdio (errand ${anonymous ? 'with a random key' : 'bound to its --session key'}; data in ${settings.supervisor.dataDir})`)
+      log(
+        `errands mcp: serving one MCP session on stdio (errand ${anonymous ? 'with a random key' : 'bound to its --session key'}; data in ${settings.supervisor.dataDir})`,
+      )
       yield* Effect.promise(() =>
-        serveStdio({ errand, refs: new RefBook(), caps: caps.caps, log, runtime, stdin: options.stdin as never, stdout: options.stdout as never, stop: stop.promise }))
-      log(`errands mcp: the session ended — ${anonymous ? 'forgetting its errand' : 'parking its errand'} and closing the browsers`)
+        serveStdio({
+          errand,
+          refs: new RefBook(),
+          caps: caps.caps,
+          log,
+          runtime,
+          stdin: options.stdin as never,
+          stdout: options.stdout as never,
+          stop: stop.promise,
+        }),
+      )
+      log(
+        `errands mcp: the session ended — ${anonymous ? 'forgetting its errand' : 'parking its errand'} and closing the browsers`,
+      )
       yield* endErrand(errand, anonymous)
     }),
   ).pipe(Effect.provide(logger))

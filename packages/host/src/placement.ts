@@ -24,5 +24,8 @@ export interface PlacementShape {
 /** Where errands are held. @example Layer.succeed(Placement, Placement.here) */
 export class Placement extends Context.Tag('@errands/host/Placement')<Placement, PlacementShape>() {
   /** Everything is here (a single host). @example Placement.layer */
-  static readonly layer: Layer.Layer<Placement> = Layer.succeed(Placement, { tool: () => undefined, heldElsewhere: Effect.succeed(new Map()) })
+  static readonly layer: Layer.Layer<Placement> = Layer.succeed(Placement, {
+    tool: () => undefined,
+    heldElsewhere: Effect.succeed(new Map()),
+  })
 }

@@ -47,13 +47,15 @@ export const FetchAnswer = Schema.Struct({
 
 /** `GET /v1/localhosts`: the configured ports that answered. @example { services: [{ port: 5173, url, status: 200, server: null, title: 'Vite App' }] } */
 export const LocalhostsAnswer = Schema.Struct({
-  services: Schema.Array(Schema.Struct({
-    port: Schema.Number,
-    url: Schema.String,
-    status: Schema.Number,
-    server: Schema.NullOr(Schema.String),
-    title: Schema.NullOr(Schema.String),
-  })),
+  services: Schema.Array(
+    Schema.Struct({
+      port: Schema.Number,
+      url: Schema.String,
+      status: Schema.Number,
+      server: Schema.NullOr(Schema.String),
+      title: Schema.NullOr(Schema.String),
+    }),
+  ),
 })
 
 const EgressReport = Schema.Struct({
@@ -113,12 +115,14 @@ export const HealthAnswer = Schema.Struct({
     egress: Schema.optional(EgressReport),
     dialogs: Schema.optional(DialogReport),
   }),
-  messages: Schema.Array(Schema.Struct({
-    at: Schema.Number,
-    level: Schema.Literal('info', 'warning'),
-    text: Schema.String,
-    conversationId: Schema.optional(Schema.String),
-  })),
+  messages: Schema.Array(
+    Schema.Struct({
+      at: Schema.Number,
+      level: Schema.Literal('info', 'warning'),
+      text: Schema.String,
+      conversationId: Schema.optional(Schema.String),
+    }),
+  ),
 })
 
 /** The person's browser settings as stored (L1). @example { version: 1, alwaysAllowed: ['shop.example'], trust: 'ask' } */
@@ -131,12 +135,14 @@ export const SettingsAnswer = Schema.Struct({
 /** What a revoke or a sign-out took back (names and sites only, L7). @example { sites: 'all', errands: [], dropped: [] } */
 export const TakeBackAnswer = Schema.Struct({
   sites: Schema.Union(Schema.Array(Schema.String), Schema.Literal('all')),
-  errands: Schema.Array(Schema.Struct({
-    conversationId: Schema.String,
-    where: Schema.Literal('open', 'parked'),
-    cookies: Schema.Array(Schema.String),
-    origins: Schema.Array(Schema.String),
-  })),
+  errands: Schema.Array(
+    Schema.Struct({
+      conversationId: Schema.String,
+      where: Schema.Literal('open', 'parked'),
+      cookies: Schema.Array(Schema.String),
+      origins: Schema.Array(Schema.String),
+    }),
+  ),
   dropped: Schema.Array(Schema.String),
 })
 

@@ -72,7 +72,13 @@ export const runHost = async (options: RunHostOptions = {}): Promise<number> => 
   const log = (line: string) => void io.stderr.write(`${line}\n`)
   const program = Effect.scoped(
     Effect.gen(function* () {
-      const host = yield* startHost({ settings, log, daily: options.daily, chromium: options.chromium, cluster: options.cluster })
+      const host = yield* startHost({
+        settings,
+        log,
+        daily: options.daily,
+        chromium: options.chromium,
+        cluster: options.cluster,
+      })
       log(`errands host: ${describeSettings({ ...settings, port: host.port })}`)
       io.stdout.write(
         `errands host listening on ${host.url}\n` +
@@ -88,9 +94,10 @@ export const runHost = async (options: RunHostOptions = {}): Promise<number> => 
     return 0
   }
   const failure = Cause.failureOption(exit.cause)
-  const message = failure._tag === 'Some' && typeof failure.value === 'object' && failure.value !== null && 'message' in failure.value
-    ? String((failure.value as { message: unknown }).message)
-    : Cause.pretty(exit.cause).split('\n')[0]
+  const message =
+    failure._tag === 'Some' && typeof failure.value === 'object' && failure.value !== null && 'message' in failure.value
+      ? String((failure.value as { message: unknown }).message)
+      : Cause.pretty(exit.cause).split('\n')[0]
   io.stderr.write(`errands host: could not start: ${message}\n`)
   return 1
 }

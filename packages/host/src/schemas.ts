@@ -44,7 +44,11 @@ export type NavigateBody = typeof NavigateBody.Type
  * Schema.decodeUnknownSync(ProxyBody)({ url: 'http://user:pass@proxy.example:3128' })
  */
 export const ProxyBody = Schema.Struct({
-  url: Schema.NullOr(Schema.String.pipe(Schema.maxLength(2048, { message: () => 'an upstream proxy URL of at most 2048 characters, or null' }))),
+  url: Schema.NullOr(
+    Schema.String.pipe(
+      Schema.maxLength(2048, { message: () => 'an upstream proxy URL of at most 2048 characters, or null' }),
+    ),
+  ),
 })
 /** @see ProxyBody */
 export type ProxyBody = typeof ProxyBody.Type
@@ -55,12 +59,18 @@ export const ClickBody = Schema.Struct({ selector: Selector, timeoutMs: ActionTi
 export type ClickBody = typeof ClickBody.Type
 
 /** `POST /v1/fill`. @example { selector: 'input[name=q]', value: 'shoes' } */
-export const FillBody = Schema.Struct({ selector: Selector, value: Schema.String.pipe(Schema.maxLength(100_000)), timeoutMs: ActionTimeout })
+export const FillBody = Schema.Struct({
+  selector: Selector,
+  value: Schema.String.pipe(Schema.maxLength(100_000)),
+  timeoutMs: ActionTimeout,
+})
 /** @see FillBody */
 export type FillBody = typeof FillBody.Type
 
 /** `POST /v1/evaluate` (issue #25): a JavaScript expression run in the active tab's page. @example { expression: 'document.title' } */
-export const EvaluateBody = Schema.Struct({ expression: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100_000)) })
+export const EvaluateBody = Schema.Struct({
+  expression: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100_000)),
+})
 /** @see EvaluateBody */
 export type EvaluateBody = typeof EvaluateBody.Type
 
@@ -72,7 +82,9 @@ export type EvaluateBody = typeof EvaluateBody.Type
  * { fields: [{ selector: '#name', value: 'Ada' }, { selector: '#agree', value: 'true' }] }
  */
 export const FillFormBody = Schema.Struct({
-  fields: Schema.Array(Schema.Struct({ selector: Selector, value: Schema.String.pipe(Schema.maxLength(100_000)) })).pipe(Schema.minItems(1), Schema.maxItems(100)),
+  fields: Schema.Array(
+    Schema.Struct({ selector: Selector, value: Schema.String.pipe(Schema.maxLength(100_000)) }),
+  ).pipe(Schema.minItems(1), Schema.maxItems(100)),
   timeoutMs: ActionTimeout,
 })
 /** @see FillFormBody */
@@ -85,11 +97,18 @@ export type DragBody = typeof DragBody.Type
 
 /** A plain file name of the errand's files folder: no path separator, not `.` or `..`. @example Schema.is(FileName)('a.pdf') // true */
 export const FileName = Schema.String.pipe(
-  Schema.filter(isPlainFileName, { message: () => "must be a plain file name inside the errand's files folder (no / or \\, not . or .., at most 255 characters)" }),
+  Schema.filter(isPlainFileName, {
+    message: () =>
+      "must be a plain file name inside the errand's files folder (no / or \\, not . or .., at most 255 characters)",
+  }),
 )
 
 /** `POST /v1/upload` (issue #25): set a file input's files to these files of the errand's files folder. @example { selector: '#file', names: ['receipt.pdf'] } */
-export const UploadBody = Schema.Struct({ selector: Selector, names: Schema.Array(FileName).pipe(Schema.minItems(1), Schema.maxItems(20)), timeoutMs: ActionTimeout })
+export const UploadBody = Schema.Struct({
+  selector: Selector,
+  names: Schema.Array(FileName).pipe(Schema.minItems(1), Schema.maxItems(20)),
+  timeoutMs: ActionTimeout,
+})
 /** @see UploadBody */
 export type UploadBody = typeof UploadBody.Type
 
@@ -161,7 +180,9 @@ export const InputEvent = Schema.Union(MouseEvent, WheelEvent, KeyEvent, TextEve
 export type InputEvent = typeof InputEvent.Type
 
 /** `POST /v1/input`: events applied in order, never interleaved with another call's. @example { events: [{ type: 'text', text: 'hi' }] } */
-export const InputBody = Schema.Struct({ events: Schema.Array(InputEvent).pipe(Schema.minItems(1), Schema.maxItems(200)) })
+export const InputBody = Schema.Struct({
+  events: Schema.Array(InputEvent).pipe(Schema.minItems(1), Schema.maxItems(200)),
+})
 /** @see InputBody */
 export type InputBody = typeof InputBody.Type
 
@@ -192,8 +213,14 @@ export const InspectorBody = Schema.Struct({ on: Schema.Boolean })
 
 /** Which conversation a lend is for: a host session key or a raw conversation id (an embedder's). @example { session: 'agent-7', site: 'shop.example' } */
 export const LendTarget = Schema.Union(
-  Schema.Struct({ session: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)), site: SiteBody.fields.site }),
-  Schema.Struct({ conversationId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)), site: SiteBody.fields.site }),
+  Schema.Struct({
+    session: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)),
+    site: SiteBody.fields.site,
+  }),
+  Schema.Struct({
+    conversationId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
+    site: SiteBody.fields.site,
+  }),
 )
 /** @see LendTarget */
 export type LendTarget = typeof LendTarget.Type

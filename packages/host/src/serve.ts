@@ -92,18 +92,24 @@ export interface RunningHost {
 }
 
 const starting: Fetcher = {
-  fetch: async () => errorResponse(new HostUnavailable({ reason: 'starting', message: 'The host is starting; try again in a second.' })),
+  fetch: async () =>
+    errorResponse(new HostUnavailable({ reason: 'starting', message: 'The host is starting; try again in a second.' })),
 }
 
 const listen = (server: http.Server, port: number): Effect.Effect<number, HostStartError> =>
   Effect.async<number, HostStartError>((resume) => {
     const onError = (error: NodeJS.ErrnoException) =>
-      resume(Effect.fail(new HostStartError({
-        reason: error.code === 'EADDRINUSE' ? 'port-in-use' : 'listen-failed',
-        message: error.code === 'EADDRINUSE'
-          ? `Port ${port} on 127.0.0.1 is in use (another errands host?); stop it or set ERRANDS_PORT to a free port.`
-          : `Could not listen on 127.0.0.1:${port} (${error.code ?? error.message}).`,
-      })))
+      resume(
+        Effect.fail(
+          new HostStartError({
+            reason: error.code === 'EADDRINUSE' ? 'port-in-use' : 'listen-failed',
+            message:
+              error.code === 'EADDRINUSE'
+                ? `Port ${port} on 127.0.0.1 is in use (another errands host?); stop it or set ERRANDS_PORT to a free port.`
+                : `Could not listen on 127.0.0.1:${port} (${error.code ?? error.message}).`,
+          }),
+        ),
+      )
     server.once('error', onError)
     server.listen(port, '127.0.0.1', () => {
       server.off('error', onError)
@@ -119,7 +125,8 @@ const engineFailed = (e: unknown): HostStartError =>
 const causeChain = (e: unknown): string => {
   const parts: string[] = []
   for (let at = e, depth = 0; at !== undefined && at !== null && depth < 4; depth++) {
-    const message = typeof at === 'object' && 'message' in at ? String((at as { message: unknown }).message) : String(at)
+    const message =
+      typeof at === 'object' && 'message' in at ? String((at as { message: unknown }).message) : String(at)
     if (!parts.includes(message)) parts.push(message)
     at = typeof at === 'object' && 'cause' in at ? (at as { cause: unknown }).cause : undefined
   }
@@ -134,11 +141,15 @@ const causeChain = (e: unknown): string => {
  */
 export const startHost = (options: StartOptions): Effect.Effect<RunningHost, HostStartError, Scope.Scope> => {
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`))
-  const logger = Logger.replace(Logger.defaultLogger, Logger.make((o) => log(Logger.stringLogger.log(o))))
+  const logger = Logger.replace(
+    Logger.defaultLogger,
+    Logger.make((o) => log(Logger.stringLogger.log(o))),
+  )
   return Effect.gen(function* () {
     const settings = options.settings
     const token = yield* loadToken(settings.supervisor.dataDir)
-    const agentTokens = settings.agentTokensFile === undefined ? undefined : yield* loadAgentTokens(settings.agentTokensFile)
+    const agentTokens =
+      settings.agentTokensFile === undefined ? undefined : yield* loadAgentTokens(settings.agentTokensFile)
     const inFlight = new InFlight()
     let current: Fetcher = starting
     let door: NodeRoute | undefined
@@ -146,19 +157,29 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
     let devtools: DevToolsShape | undefined
     let mcp: McpMount | undefined
     let port = 0
-    const handler = nodeHandler(() => current, inFlight, () => port)
-    const server = http.createServer({ requestTimeout: 300_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
-      const view = live
-      if (view) {
-        void view.handle(req, res).then((handled) => {
-          if (!handled) route(req, res)
-        }, () => {
-          if (!res.headersSent) res.socket?.end(rawErrorResponse(InternalError.of('The live view failed.')))
-        })
-        return
-      }
-      route(req, res)
-    })
+    const handler = nodeHandler(
+      () => current,
+      inFlight,
+      () => port,
+    )
+    const server = http.createServer(
+      { requestTimeout: 300_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 },
+      (req, res) => {
+        const view = live
+        if (view) {
+          void view.handle(req, res).then(
+            (handled) => {
+              if (!handled) route(req, res)
+            },
+            () => {
+              if (!res.headersSent) res.socket?.end(rawErrorResponse(InternalError.of('The live view failed.')))
+            },
+          )
+          return
+        }
+        route(req, res)
+      },
+    )
     const route = (req: http.IncomingMessage, res: http.ServerResponse) => {
       // MCP's Streamable HTTP (docs/mcp.md) streams its answers: served on the socket, not buffered.
       const face = mcp
@@ -168,11 +189,14 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       }
       const daily = door
       if (daily && (req.url ?? '').startsWith(DAILY_PREFIX)) {
-        void daily(req, res).then((handled) => {
-          if (!handled) handler(req, res)
-        }, () => {
-          if (!res.headersSent) res.socket?.end(rawErrorResponse(InternalError.of('The Daily Browser door failed.')))
-        })
+        void daily(req, res).then(
+          (handled) => {
+            if (!handled) handler(req, res)
+          },
+          () => {
+            if (!res.headersSent) res.socket?.end(rawErrorResponse(InternalError.of('The Daily Browser door failed.')))
+          },
+        )
         return
       }
       handler(req, res)
@@ -180,24 +204,32 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
     server.on('clientError', onClientError)
     // The host takes two upgrades: the DevTools endpoint's (/devtools/<token>, A1) and the live view's.
     server.on('upgrade', (req, socket, head) => {
-      if (!devtools?.upgrade(req, socket, head) && !live?.upgrade(req, socket, head)) refuseOtherUpgrade(req, socket, { port })
+      if (!devtools?.upgrade(req, socket, head) && !live?.upgrade(req, socket, head))
+        refuseOtherUpgrade(req, socket, { port })
     })
     port = yield* Effect.acquireRelease(listen(server, options.port ?? settings.port), () =>
       Effect.async<void>((resume) => {
         server.closeAllConnections()
         server.close(() => resume(Effect.void))
-      }))
+      }),
+    )
 
     const notes = new HealthLog(50)
-    const services = yield* Layer.build(hostEngineLayer({ settings, port, log, notes, chromium: options.chromium, cluster: options.cluster })).pipe(Effect.mapError(engineFailed))
-    const app = yield* makeApp({ port, token, agentTokens, log, maxRawBodyBytes: settings.files.maxFileBytes }).pipe(Effect.provide(services))
+    const services = yield* Layer.build(
+      hostEngineLayer({ settings, port, log, notes, chromium: options.chromium, cluster: options.cluster }),
+    ).pipe(Effect.mapError(engineFailed))
+    const app = yield* makeApp({ port, token, agentTokens, log, maxRawBodyBytes: settings.files.maxFileBytes }).pipe(
+      Effect.provide(services),
+    )
     devtools = Context.get(services, DevTools)
     let dailyBrowser: DailyBrowserShape | undefined
     if (options.daily === undefined) {
       // The Daily Browser lives as long as the host; its leases vanish with it (D6).
       const daily = yield* Layer.build(DailyBrowser.layer()).pipe(Effect.mapError(engineFailed))
       dailyBrowser = Context.get(daily, DailyBrowser)
-      door = yield* makeDailyDoor({ prefix: DAILY_PREFIX, adminToken: Redacted.value(token), log }).pipe(Effect.provide(daily))
+      door = yield* makeDailyDoor({ prefix: DAILY_PREFIX, adminToken: Redacted.value(token), log }).pipe(
+        Effect.provide(daily),
+      )
     } else if (options.daily !== false) door = options.daily
     // The live view at `/` (V1): closed before the engine, so its watchers are let go first.
     live = yield* Effect.gen(function* () {
@@ -208,7 +240,9 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       const placement = yield* Placement
       const questions = yield* Questions
       return yield* makeLiveView({
-        port, token, log,
+        port,
+        token,
+        log,
         ownBrowser: person.ownBrowser,
         release: (id) => {
           const key = sessionKeyOf(id)
@@ -240,16 +274,23 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
               tab: tab === undefined ? null : { url: tab.url, title: tab.title },
               // Only while it is active there: a frame call brings an errand up, and one the person
               // parked must stay parked (the poll finds nothing and looks again later).
-              frame: () => Effect.runPromise(Effect.flatMap(browsing.state(target), (now) =>
-                now.lifecycle === 'active'
-                  ? Effect.map(browsing.frame(target), (f) => ({ data: f.data, seq: f.seq, ...size }))
-                  : Effect.fail(new Error(`the errand is ${now.lifecycle}`)))),
+              frame: () =>
+                Effect.runPromise(
+                  Effect.flatMap(browsing.state(target), (now) =>
+                    now.lifecycle === 'active'
+                      ? Effect.map(browsing.frame(target), (f) => ({ data: f.data, seq: f.seq, ...size }))
+                      : Effect.fail(new Error(`the errand is ${now.lifecycle}`)),
+                  ),
+                ),
             }
           })
         },
         health: Effect.map(health.report, (r) => r.messages),
         inspector: {
-          status: Effect.map(Effect.orElseSucceed(person.inspector, () => undefined), liveInspector),
+          status: Effect.map(
+            Effect.orElseSucceed(person.inspector, () => undefined),
+            liveInspector,
+          ),
           set: (on) => Effect.map(person.setInspector(on), liveInspector),
         },
         // Issue #26: the sign-in questions errands wait on, as cards with Allow and Deny.
@@ -259,7 +300,15 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       })
     }).pipe(Effect.provide(services), Effect.mapError(engineFailed))
     // MCP at /mcp (A2): its sessions end, parking their errands, before the engine shuts down.
-    mcp = yield* mountMcp({ port, log, idleMs: settings.supervisor.idleMs, lingerMs: options.mcpLingerMs, daily: dailyBrowser, agentTokens, caps: settings.mcpCaps }).pipe(Effect.provide(services))
+    mcp = yield* mountMcp({
+      port,
+      log,
+      idleMs: settings.supervisor.idleMs,
+      lingerMs: options.mcpLingerMs,
+      daily: dailyBrowser,
+      agentTokens,
+      caps: settings.mcpCaps,
+    }).pipe(Effect.provide(services))
     current = app
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
@@ -267,7 +316,16 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
         server.close()
         server.closeIdleConnections()
         await inFlight.drain(2_000)
-      }))
-    return { url: `http://127.0.0.1:${port}`, port, token, app, services, notes, mcpSessions: mcp.sessions } satisfies RunningHost
+      }),
+    )
+    return {
+      url: `http://127.0.0.1:${port}`,
+      port,
+      token,
+      app,
+      services,
+      notes,
+      mcpSessions: mcp.sessions,
+    } satisfies RunningHost
   }).pipe(Effect.provide(logger))
 }

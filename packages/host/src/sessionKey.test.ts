@@ -16,10 +16,13 @@ describe('the session key contract (B1)', () => {
 
   it('refuses any string with another character, and says why', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 128 }).filter((s) => [...s].some((c) => !ALLOWED.includes(c))), (key) => {
-        const result = parseSessionKey(key)
-        expect(Either.isLeft(result) && result.left.reason).toBe('bad-character')
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 128 }).filter((s) => [...s].some((c) => !ALLOWED.includes(c))),
+        (key) => {
+          const result = parseSessionKey(key)
+          expect(Either.isLeft(result) && result.left.reason).toBe('bad-character')
+        },
+      ),
     )
   })
 

@@ -56,28 +56,36 @@ const CONTRACT = `1–${MAX_KEY_LENGTH} characters of A–Z a–z 0–9 . _ : -`
  */
 export const parseSessionKey = (raw: string | null | undefined): Either.Either<SessionKey, InvalidSessionKey> => {
   if (raw === undefined || raw === null) {
-    return Either.left(new InvalidSessionKey({
-      reason: 'missing',
-      message: `This endpoint needs the header X-Browser-Session: <key> (${CONTRACT}); use one stable key per agent session.`,
-    }))
+    return Either.left(
+      new InvalidSessionKey({
+        reason: 'missing',
+        message: `This endpoint needs the header X-Browser-Session: <key> (${CONTRACT}); use one stable key per agent session.`,
+      }),
+    )
   }
   if (raw.length === 0) {
-    return Either.left(new InvalidSessionKey({
-      reason: 'empty',
-      message: `The X-Browser-Session header is empty; send your session's key (${CONTRACT}).`,
-    }))
+    return Either.left(
+      new InvalidSessionKey({
+        reason: 'empty',
+        message: `The X-Browser-Session header is empty; send your session's key (${CONTRACT}).`,
+      }),
+    )
   }
   if (raw.length > MAX_KEY_LENGTH) {
-    return Either.left(new InvalidSessionKey({
-      reason: 'too-long',
-      message: `The X-Browser-Session key has ${raw.length} characters; at most ${MAX_KEY_LENGTH} are allowed (${CONTRACT}).`,
-    }))
+    return Either.left(
+      new InvalidSessionKey({
+        reason: 'too-long',
+        message: `The X-Browser-Session key has ${raw.length} characters; at most ${MAX_KEY_LENGTH} are allowed (${CONTRACT}).`,
+      }),
+    )
   }
   if (!KEY_PATTERN.test(raw)) {
-    return Either.left(new InvalidSessionKey({
-      reason: 'bad-character',
-      message: `The X-Browser-Session key has a character outside A–Z a–z 0–9 . _ : - (spaces, Unicode and control characters are refused); send ${CONTRACT}.`,
-    }))
+    return Either.left(
+      new InvalidSessionKey({
+        reason: 'bad-character',
+        message: `The X-Browser-Session key has a character outside A–Z a–z 0–9 . _ : - (spaces, Unicode and control characters are refused); send ${CONTRACT}.`,
+      }),
+    )
   }
   return Either.right(raw as SessionKey)
 }

@@ -37,9 +37,13 @@ export const loadToken = (dataDir: string): Effect.Effect<Redacted.Redacted<stri
       // Whoever made it, it is the person's secret: owner-only.
       if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600)
       const token = fs.readFileSync(file, 'utf8').trim()
-      if (!TOKEN.test(token)) throw new Error(`${file} does not hold a host token (64 hex characters); move it away and start again`)
+      if (!TOKEN.test(token))
+        throw new Error(`${file} does not hold a host token (64 hex characters); move it away and start again`)
       return Redacted.make(token)
     },
     catch: (error) =>
-      new HostStartError({ reason: 'data-dir', message: `Could not read or create the host token in ${dataDir}: ${(error as Error).message}` }),
+      new HostStartError({
+        reason: 'data-dir',
+        message: `Could not read or create the host token in ${dataDir}: ${(error as Error).message}`,
+      }),
   })

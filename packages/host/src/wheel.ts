@@ -23,7 +23,12 @@ export interface PersonWheelShape {
   /** The errand as its owner has it — driving, waiting, a request for help — for another host's live view (K4). */
   readonly view?: ((conversationId: string) => Effect.Effect<typeof ErrandViewAnswer.Type, unknown>) | undefined
   /** The person's input while they drive, applied where the errand is (the live view's, K4). */
-  readonly input?: ((conversationId: string, events: ReadonlyArray<PageInput>) => Effect.Effect<{ readonly applied: number }, unknown>) | undefined
+  readonly input?:
+    | ((
+        conversationId: string,
+        events: ReadonlyArray<PageInput>,
+      ) => Effect.Effect<{ readonly applied: number }, unknown>)
+    | undefined
 }
 
 /**

@@ -22,7 +22,10 @@ describe('seeding (L1)', () => {
       expect(origins(state)).toEqual(['https://a.shop.example'])
       expect((yield* supervisor.view('t1')).lentSites).toEqual(['alice.github.io', 'shop.example'])
       // The tabs carry the lent sites (E6).
-      expect((yield* Effect.orDie(memory.tabs(contextId)))[0]?.session).toEqual({ reason: 'task', lentSites: ['alice.github.io', 'shop.example'] })
+      expect((yield* Effect.orDie(memory.tabs(contextId)))[0]?.session).toEqual({
+        reason: 'task',
+        lentSites: ['alice.github.io', 'shop.example'],
+      })
     }).pipe(Effect.provide(testLending({ settings: { alwaysAllowed: ['www.shop.example', 'alice.github.io'] } }))),
   )
 
@@ -37,7 +40,9 @@ describe('seeding (L1)', () => {
       const g = yield* supervisor.open(task('g'))
       expect(names(yield* storageOf(g.contextId))).toEqual(['gh@github.io'])
       expect((yield* supervisor.view('g')).lentSites).toEqual(['github.io'])
-    }).pipe(Effect.provide(testLending({ settings: { alwaysAllowed: ['alice.github.io'] }, supervisor: { maxErrands: 3 } }))),
+    }).pipe(
+      Effect.provide(testLending({ settings: { alwaysAllowed: ['alice.github.io'] }, supervisor: { maxErrands: 3 } })),
+    ),
   )
 
   it.scoped('with nothing always allowed, an errand starts signed in nowhere', () =>
@@ -67,8 +72,16 @@ describe('asking (L2, L3)', () => {
     Effect.gen(function* () {
       const { lending, supervisor } = yield* lendingServices
       yield* supervisor.open(task('t1'))
-      expect(yield* lending.ask('t1', 'a.shop.example')).toEqual({ site: 'shop.example', lendsSignIn: true, decision: 'ask' })
-      expect(yield* lending.ask('t1', 'other.example')).toEqual({ site: 'other.example', lendsSignIn: true, decision: 'allowed-always' })
+      expect(yield* lending.ask('t1', 'a.shop.example')).toEqual({
+        site: 'shop.example',
+        lendsSignIn: true,
+        decision: 'ask',
+      })
+      expect(yield* lending.ask('t1', 'other.example')).toEqual({
+        site: 'other.example',
+        lendsSignIn: true,
+        decision: 'allowed-always',
+      })
     }).pipe(Effect.provide(testLending({ settings: { alwaysAllowed: ['other.example'] } }))),
   )
 
@@ -77,8 +90,16 @@ describe('asking (L2, L3)', () => {
       const { lending, supervisor, memory } = yield* lendingServices
       signInMain(memory)
       const { contextId } = yield* supervisor.open(task('t1'))
-      expect(yield* lending.ask('t1', 'shop.example')).toEqual({ site: 'shop.example', lendsSignIn: false, decision: 'not-lent' })
-      expect(yield* lending.ask('t1', 'other.example')).toEqual({ site: 'other.example', lendsSignIn: true, decision: 'allowed-always' })
+      expect(yield* lending.ask('t1', 'shop.example')).toEqual({
+        site: 'shop.example',
+        lendsSignIn: false,
+        decision: 'not-lent',
+      })
+      expect(yield* lending.ask('t1', 'other.example')).toEqual({
+        site: 'other.example',
+        lendsSignIn: true,
+        decision: 'allowed-always',
+      })
       // Acting on the site changes nothing about its sign-in: the errand is signed out there.
       expect(names(yield* storageOf(contextId))).toEqual(['sid@other.example'])
     }).pipe(Effect.provide(testLending({ settings: { alwaysAllowed: ['other.example'], trust } }))),
@@ -103,7 +124,13 @@ describe('Allow (L2)', () => {
       const t1 = yield* supervisor.open(task('t1'))
       const t2 = yield* supervisor.open(task('t2'))
       const report = yield* lending.allow('t1', 'a.shop.example')
-      expect(report).toEqual({ site: 'shop.example', conversationId: 't1', where: 'open', cookies: ['pref@shop.example', 'sid@shop.example'], origins: [] })
+      expect(report).toEqual({
+        site: 'shop.example',
+        conversationId: 't1',
+        where: 'open',
+        cookies: ['pref@shop.example', 'sid@shop.example'],
+        origins: [],
+      })
       expect(names(yield* storageOf(t1.contextId))).toEqual(['pref@a.shop.example', 'sid@.shop.example'])
       expect(yield* storageOf(t2.contextId)).toEqual({ cookies: [], origins: [] })
       expect((yield* supervisor.view('t1')).lentSites).toEqual(['shop.example'])
@@ -113,22 +140,28 @@ describe('Allow (L2)', () => {
     }).pipe(Effect.provide(testLending())),
   )
 
-  it.scoped("a sign-in read on another host (a cluster's Allow, issue #24) is lent instead of this main's, cut to the site it names", () =>
-    Effect.gen(function* () {
-      const { lending, supervisor, memory } = yield* lendingServices
-      // Read from a main context signed in everywhere; this one, where the errand is, is not.
-      signInMain(memory)
-      const elsewhere = yield* lending.mainSignIn('www.shop.example')
-      expect(names(elsewhere)).toEqual(['pref@a.shop.example', 'sid@.shop.example'])
-      const everything = yield* storageOf(MAIN_CONTEXT)
-      yield* Effect.orDie(memory.removeCookies(MAIN_CONTEXT, () => true))
-      const t1 = yield* supervisor.open(task('t1'))
-      // A peer that sends more than the site gets only the site's part lent.
-      const report = yield* lending.allow('t1', 'shop.example', { cookies: everything.cookies, origins: [] })
-      expect(report).toMatchObject({ site: 'shop.example', where: 'open', cookies: ['pref@shop.example', 'sid@shop.example'] })
-      expect(names(yield* storageOf(t1.contextId))).toEqual(['pref@a.shop.example', 'sid@.shop.example'])
-      expect((yield* supervisor.view('t1')).lentSites).toEqual(['shop.example'])
-    }).pipe(Effect.provide(testLending())),
+  it.scoped(
+    "a sign-in read on another host (a cluster's Allow, issue #24) is lent instead of this main's, cut to the site it names",
+    () =>
+      Effect.gen(function* () {
+        const { lending, supervisor, memory } = yield* lendingServices
+        // Read from a main context signed in everywhere; this one, where the errand is, is not.
+        signInMain(memory)
+        const elsewhere = yield* lending.mainSignIn('www.shop.example')
+        expect(names(elsewhere)).toEqual(['pref@a.shop.example', 'sid@.shop.example'])
+        const everything = yield* storageOf(MAIN_CONTEXT)
+        yield* Effect.orDie(memory.removeCookies(MAIN_CONTEXT, () => true))
+        const t1 = yield* supervisor.open(task('t1'))
+        // A peer that sends more than the site gets only the site's part lent.
+        const report = yield* lending.allow('t1', 'shop.example', { cookies: everything.cookies, origins: [] })
+        expect(report).toMatchObject({
+          site: 'shop.example',
+          where: 'open',
+          cookies: ['pref@shop.example', 'sid@shop.example'],
+        })
+        expect(names(yield* storageOf(t1.contextId))).toEqual(['pref@a.shop.example', 'sid@.shop.example'])
+        expect((yield* supervisor.view('t1')).lentSites).toEqual(['shop.example'])
+      }).pipe(Effect.provide(testLending())),
   )
 
   it.scoped('a parked errand gets the sign-in in its sealed record, and has it when resumed', () =>
@@ -150,29 +183,34 @@ describe('Allow (L2)', () => {
     }).pipe(Effect.provide(testLending())),
   )
 
-  it.scoped('an errand resumed while main\'s sign-in is read for it still gets the lent sign-in (soak, seed 15, in CI)', () =>
-    Effect.gen(function* () {
-      const { lending, supervisor, memory } = yield* lendingServices
-      signInMain(memory)
-      yield* supervisor.open(task('t1'))
-      yield* supervisor.taskChanged('t1', 'interrupted')
-      // The agent's next call resumes the errand from its record exactly while Allow reads main.
-      const read = memory.storageState
-      let resumed = false
-      Object.assign(memory, {
-        storageState: (contextId: string) =>
-          contextId === MAIN_CONTEXT && !resumed
-            ? Effect.zipRight(Effect.orDie(supervisor.resume('t1')).pipe(Effect.tap(() => (resumed = true))), read(contextId))
-            : read(contextId),
-      })
-      const report = yield* lending.allow('t1', 'bob.github.io')
-      expect(resumed).toBe(true)
-      expect(report.where).toBe('open')
-      const view = yield* supervisor.view('t1')
-      expect(view.state).not.toBe('parked')
-      expect(names(yield* storageOf(supervisor.contextOf('t1')!))).toEqual(['sid@bob.github.io'])
-      expect(view.lentSites).toEqual(['bob.github.io'])
-    }).pipe(Effect.provide(testLending())),
+  it.scoped(
+    "an errand resumed while main's sign-in is read for it still gets the lent sign-in (soak, seed 15, in CI)",
+    () =>
+      Effect.gen(function* () {
+        const { lending, supervisor, memory } = yield* lendingServices
+        signInMain(memory)
+        yield* supervisor.open(task('t1'))
+        yield* supervisor.taskChanged('t1', 'interrupted')
+        // The agent's next call resumes the errand from its record exactly while Allow reads main.
+        const read = memory.storageState
+        let resumed = false
+        Object.assign(memory, {
+          storageState: (contextId: string) =>
+            contextId === MAIN_CONTEXT && !resumed
+              ? Effect.zipRight(
+                  Effect.orDie(supervisor.resume('t1')).pipe(Effect.tap(() => (resumed = true))),
+                  read(contextId),
+                )
+              : read(contextId),
+        })
+        const report = yield* lending.allow('t1', 'bob.github.io')
+        expect(resumed).toBe(true)
+        expect(report.where).toBe('open')
+        const view = yield* supervisor.view('t1')
+        expect(view.state).not.toBe('parked')
+        expect(names(yield* storageOf(supervisor.contextOf('t1')!))).toEqual(['sid@bob.github.io'])
+        expect(view.lentSites).toEqual(['bob.github.io'])
+      }).pipe(Effect.provide(testLending())),
   )
 
   it.scoped('refuses, typed, an unknown conversation, a chat on main, an ended errand and a non-site', () =>
@@ -183,13 +221,34 @@ describe('Allow (L2)', () => {
       yield* supervisor.open(chat('c'))
       yield* supervisor.open(task('done'))
       yield* supervisor.taskChanged('done', 'done')
-      const failure = <A, E>(e: Effect.Effect<A, E>) => Effect.map(Effect.either(e), (r) => (Either.isLeft(r) ? r.left : undefined))
-      expect(yield* failure(lending.allow('nobody', 'shop.example'))).toMatchObject({ _tag: 'LendRefused', reason: 'unknown-conversation', status: 404 })
-      expect(yield* failure(lending.allow('c', 'shop.example'))).toMatchObject({ _tag: 'LendRefused', reason: 'main-context', status: 409 })
-      expect(yield* failure(lending.ask('c', 'shop.example'))).toMatchObject({ _tag: 'LendRefused', reason: 'main-context' })
-      expect(yield* failure(lending.ask('nobody', 'shop.example'))).toMatchObject({ _tag: 'LendRefused', reason: 'unknown-conversation' })
-      expect(yield* failure(lending.allow('done', 'shop.example'))).toMatchObject({ _tag: 'LendRefused', reason: 'errand-closed' })
-      expect(yield* failure(lending.allow('c', 'https://shop.example/'))).toMatchObject({ _tag: 'SettingsError', reason: 'invalid-site' })
+      const failure = <A, E>(e: Effect.Effect<A, E>) =>
+        Effect.map(Effect.either(e), (r) => (Either.isLeft(r) ? r.left : undefined))
+      expect(yield* failure(lending.allow('nobody', 'shop.example'))).toMatchObject({
+        _tag: 'LendRefused',
+        reason: 'unknown-conversation',
+        status: 404,
+      })
+      expect(yield* failure(lending.allow('c', 'shop.example'))).toMatchObject({
+        _tag: 'LendRefused',
+        reason: 'main-context',
+        status: 409,
+      })
+      expect(yield* failure(lending.ask('c', 'shop.example'))).toMatchObject({
+        _tag: 'LendRefused',
+        reason: 'main-context',
+      })
+      expect(yield* failure(lending.ask('nobody', 'shop.example'))).toMatchObject({
+        _tag: 'LendRefused',
+        reason: 'unknown-conversation',
+      })
+      expect(yield* failure(lending.allow('done', 'shop.example'))).toMatchObject({
+        _tag: 'LendRefused',
+        reason: 'errand-closed',
+      })
+      expect(yield* failure(lending.allow('c', 'https://shop.example/'))).toMatchObject({
+        _tag: 'SettingsError',
+        reason: 'invalid-site',
+      })
       expect(yield* storageOf(MAIN_CONTEXT)).toEqual(mainBefore)
     }).pipe(Effect.provide(testLending())),
   )
@@ -203,8 +262,13 @@ describe('never back (L4)', () => {
       const mainBefore = yield* storageOf(MAIN_CONTEXT)
       const { contextId } = yield* supervisor.open(task('t1'))
       // The errand signs in to a site on its own (Passwords), and to a lent one again.
-      memory.visit(contextId, 'https://mail.example/', { setCookies: [cookie('session', 'errand-own-secret', 'mail.example')], localStorage: { token: 'errand-ls-secret' } })
-      memory.visit(contextId, 'https://a.shop.example/', { setCookies: [cookie('sid', 'errand-shop-secret', '.shop.example')] })
+      memory.visit(contextId, 'https://mail.example/', {
+        setCookies: [cookie('session', 'errand-own-secret', 'mail.example')],
+        localStorage: { token: 'errand-ls-secret' },
+      })
+      memory.visit(contextId, 'https://a.shop.example/', {
+        setCookies: [cookie('sid', 'errand-shop-secret', '.shop.example')],
+      })
       yield* lending.allow('t1', 'other.example')
       yield* supervisor.taskChanged('t1', 'interrupted')
       yield* lending.allow('t1', 'bob.github.io')

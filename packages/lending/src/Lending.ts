@@ -15,13 +15,27 @@
 import { Runtime, type StorageState } from '@errands/runtime'
 import { SealedStore, type StoreError } from '@errands/store'
 import {
-  Supervisor, type Conversation, type ErrandView, type Seed, type SupervisorError, type SupervisorOptions,
+  Supervisor,
+  type Conversation,
+  type ErrandView,
+  type Seed,
+  type SupervisorError,
+  type SupervisorOptions,
 } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import { LendFailed, LendRefused, type LendingError, type SettingsError } from './errors.ts'
 import {
-  lendIntoContext, lendIntoRecord, mainStorageFor, mergeStorage, sitesWithout, storageWithout, takeFromContext, takeFromRecord,
-  type MoveDeps, type Moved, type Reach,
+  lendIntoContext,
+  lendIntoRecord,
+  mainStorageFor,
+  mergeStorage,
+  sitesWithout,
+  storageWithout,
+  takeFromContext,
+  takeFromRecord,
+  type MoveDeps,
+  type Moved,
+  type Reach,
 } from './moves.ts'
 import type { LendReport, Permission, SignIn } from './answers.ts'
 import { storageForSites } from './filter.ts'
@@ -72,7 +86,9 @@ export interface LendingShape {
 
 const refuse = (reason: LendRefused['reason'], conversationId: string, site: string): LendRefused =>
   new LendRefused({
-    reason, conversationId, site,
+    reason,
+    conversationId,
+    site,
     message:
       reason === 'unknown-conversation'
         ? `No conversation "${conversationId}" is known; nothing was lent.`
@@ -82,18 +98,20 @@ const refuse = (reason: LendRefused['reason'], conversationId: string, site: str
   })
 
 /** Supervisor failures while lending, as lending errors with the supervisor's (secret-free) words. */
-const fromSupervisor = (site: string) => (e: SupervisorError | LendingError): LendingError => {
-  switch (e._tag) {
-    case 'UnknownConversation':
-      return refuse(e.reason, e.conversationId, site)
-    case 'AllBusy':
-    case 'ErrandUnavailable':
-    case 'InvalidRequest':
-      return new LendFailed({ reason: 'unavailable', message: e.message })
-    default:
-      return e
+const fromSupervisor =
+  (site: string) =>
+  (e: SupervisorError | LendingError): LendingError => {
+    switch (e._tag) {
+      case 'UnknownConversation':
+        return refuse(e.reason, e.conversationId, site)
+      case 'AllBusy':
+      case 'ErrandUnavailable':
+      case 'InvalidRequest':
+        return new LendFailed({ reason: 'unavailable', message: e.message })
+      default:
+        return e
+    }
   }
-}
 
 /**
  * Builds lending on the runtime, the supervisor, the sealed store and the settings.
@@ -119,7 +137,10 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
           (view) => view.reason !== 'main' && view.contextId !== runtime.mainContext,
           () => refuse('main-context', conversationId, site),
         ),
-        Effect.filterOrFail((view) => view.state !== 'closed', () => refuse('errand-closed', conversationId, site)),
+        Effect.filterOrFail(
+          (view) => view.state !== 'closed',
+          () => refuse('errand-closed', conversationId, site),
+        ),
       )
 
     /**
@@ -138,9 +159,17 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
         // Before the contexts are cleaned, so a heal during this pass starts without `reach`;
         // and after, for snapshots read while a context still held it.
         yield* amendTakeBack(reach)
-        const entries = yield* store.list().pipe(
-          Effect.mapError((e) => new LendFailed({ reason: 'store', message: `could not list set-aside errands (${e.reason}); try again in a moment` })),
-        )
+        const entries = yield* store
+          .list()
+          .pipe(
+            Effect.mapError(
+              (e) =>
+                new LendFailed({
+                  reason: 'store',
+                  message: `could not list set-aside errands (${e.reason}); try again in a moment`,
+                }),
+            ),
+          )
         for (const entry of entries) {
           const r = yield* Effect.either(takeFromRecord(deps, entry.errandId, reach))
           if (r._tag === 'Left') failures.push({ id: entry.errandId, error: r.left })
@@ -180,9 +209,12 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
           errands: mergeMoves([...first.moved, ...second.moved]),
           dropped: [...new Set([...first.dropped, ...second.dropped])].sort(),
         }
-        for (const m of report.errands) yield* Effect.logInfo(takeBackLine(reach === 'all' ? 'signed out of every site' : 'revoked', m))
+        for (const m of report.errands)
+          yield* Effect.logInfo(takeBackLine(reach === 'all' ? 'signed out of every site' : 'revoked', m))
         for (const id of report.dropped) {
-          yield* Effect.logWarning(`errand ${id}: its set-aside session could not be read, so it was removed instead of cleaned`)
+          yield* Effect.logWarning(
+            `errand ${id}: its set-aside session could not be read, so it was removed instead of cleaned`,
+          )
         }
         // A failure in the first pass that the second pass got past is no failure.
         const failures = second.failures
@@ -205,12 +237,18 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
           }
           const m = yield* lendIntoContext(deps, conversationId, binding.contextId, lent)
           if (m === undefined) {
-            return yield* new LendFailed({ reason: 'browser', message: `the errand's browser closed while ${site} was lent; try again` })
+            return yield* new LendFailed({
+              reason: 'browser',
+              message: `the errand's browser closed while ${site} was lent; try again`,
+            })
           }
           // What went into the context goes into its snapshot too: a crash before the next
           // snapshot heals with the lent sign-in.
           yield* supervisor.amendSnapshots((id, snapshot) =>
-            id === conversationId ? { ...snapshot, storage: mergeStorage(snapshot.storage, { cookies: lent.cookies, origins: [] }) } : snapshot)
+            id === conversationId
+              ? { ...snapshot, storage: mergeStorage(snapshot.storage, { cookies: lent.cookies, origins: [] }) }
+              : snapshot,
+          )
           const current = yield* supervisor.view(conversationId).pipe(Effect.orElseSucceed(() => view))
           yield* supervisor.setLentSites(conversationId, [...current.lentSites, site])
           return m
@@ -226,7 +264,10 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
             yield* supervisor.settle
             const view = yield* errandView(conversationId, site)
             // What another host sends is filtered like main: never more than the site it names.
-            const lent = signIn === undefined ? yield* mainStorageFor(runtime, new Set([site])) : storageForSites(signIn, new Set([site]))
+            const lent =
+              signIn === undefined
+                ? yield* mainStorageFor(runtime, new Set([site]))
+                : storageForSites(signIn, new Set([site]))
             if (view.state === 'parked') {
               const done = yield* lendIntoRecord(deps, conversationId, lent, [site])
               if (done === undefined) return yield* refuse('errand-closed', conversationId, site)
@@ -299,7 +340,10 @@ export class Lending extends Context.Tag('@errands/lending/Lending')<Lending, Le
    * @example
    * Effect.provide(program, Lending.layer.pipe(Layer.provideMerge(Lending.supervisorLayer({ settings })), Layer.provideMerge(base)))
    */
-  static readonly layer: Layer.Layer<Lending, never, Runtime | Supervisor | SealedStore | Settings> = Layer.effect(Lending, makeLending)
+  static readonly layer: Layer.Layer<Lending, never, Runtime | Supervisor | SealedStore | Settings> = Layer.effect(
+    Lending,
+    makeLending,
+  )
 
   /**
    * The supervisor with lending's seed wired in (L1): the way out of the chicken-and-egg (the
@@ -308,7 +352,9 @@ export class Lending extends Context.Tag('@errands/lending/Lending')<Lending, Le
    * @example
    * Lending.supervisorLayer({ settings: defaultSettings() }) // Layer<Supervisor, StoreError, Runtime | SealedStore | Settings>
    */
-  static supervisorLayer(options: Omit<SupervisorOptions, 'seed'>): Layer.Layer<Supervisor, StoreError, Runtime | SealedStore | Settings> {
+  static supervisorLayer(
+    options: Omit<SupervisorOptions, 'seed'>,
+  ): Layer.Layer<Supervisor, StoreError, Runtime | SealedStore | Settings> {
     return Layer.unwrapEffect(Effect.map(seeder, (seed) => Supervisor.layer({ ...options, seed })))
   }
 

@@ -40,7 +40,11 @@ describe('Settings', () => {
       const s = yield* (yield* Settings).get
       expect(s.alwaysAllowed).toEqual(['bob.github.io', 'shop.example'])
       expect(s.trust).toBe('auto')
-    }).pipe(Effect.provide(Settings.layerMemory({ alwaysAllowed: ['a.shop.example', 'shop.example', 'bob.github.io'], trust: 'auto' }))),
+    }).pipe(
+      Effect.provide(
+        Settings.layerMemory({ alwaysAllowed: ['a.shop.example', 'shop.example', 'bob.github.io'], trust: 'auto' }),
+      ),
+    ),
   )
 
   it.effect('in a file: missing means defaults; changes are written and read back', () =>
@@ -50,7 +54,11 @@ describe('Settings', () => {
       expect(yield* first.get).toEqual({ version: 1, alwaysAllowed: [], trust: 'ask' })
       yield* first.allowAlways('a.shop.example')
       yield* first.setTrust('auto')
-      expect(JSON.parse(readFileSync(settingsPath(dir), 'utf8'))).toEqual({ version: 1, alwaysAllowed: ['shop.example'], trust: 'auto' })
+      expect(JSON.parse(readFileSync(settingsPath(dir), 'utf8'))).toEqual({
+        version: 1,
+        alwaysAllowed: ['shop.example'],
+        trust: 'auto',
+      })
       const second = yield* Settings.make(dir)
       expect(yield* second.get).toEqual({ version: 1, alwaysAllowed: ['shop.example'], trust: 'auto' })
       expect(readdirSync(dir)).toEqual(['settings.json'])

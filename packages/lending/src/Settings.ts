@@ -112,7 +112,9 @@ const decode = Schema.decodeUnknownEither(BrowserSettingsSchema, { errors: 'all'
 export const decodeSettings = (input: unknown, source = 'settings'): Effect.Effect<BrowserSettings, SettingsError> =>
   Effect.mapError(decode(input), (error) => {
     // Paths only: a schema message quotes the offending value, and a pasted URL may carry a token (L7).
-    const paths = [...new Set(ParseResult.ArrayFormatter.formatErrorSync(error).map((i) => i.path.join('.') || '(root)'))]
+    const paths = [
+      ...new Set(ParseResult.ArrayFormatter.formatErrorSync(error).map((i) => i.path.join('.') || '(root)')),
+    ]
     return new SettingsError({
       reason: 'invalid-file',
       message: `${source} is not valid browser settings (invalid: ${paths.join(', ')}); expected { "version": 1, "alwaysAllowed": ["shop.example", …], "trust": "ask" | "auto" | "full" }`,
@@ -130,11 +132,13 @@ export const parseSite = (input: string): Effect.Effect<string, SettingsError> =
   const site = siteOf(input)
   return isSite(site)
     ? Effect.succeed(site)
-    : Effect.fail(new SettingsError({
-        reason: 'invalid-site',
-        // The input is echoed only when it cannot be a URL (which might carry a token, L7).
-        message: `${/^[\w.:-]{1,80}$/.test(input) ? `"${input}"` : 'the site given'} is not a host name or registrable domain (e.g. shop.example)`,
-      }))
+    : Effect.fail(
+        new SettingsError({
+          reason: 'invalid-site',
+          // The input is echoed only when it cannot be a URL (which might carry a token, L7).
+          message: `${/^[\w.:-]{1,80}$/.test(input) ? `"${input}"` : 'the site given'} is not a host name or registrable domain (e.g. shop.example)`,
+        }),
+      )
 }
 
 /**
@@ -181,10 +185,12 @@ export const makeSettings = (
       get: Ref.get(ref),
       allowAlways: (input) =>
         Effect.flatMap(parseSite(input), (site) =>
-          change((s) => ({ ...s, alwaysAllowed: sortedUnique([...s.alwaysAllowed, site]) }))),
+          change((s) => ({ ...s, alwaysAllowed: sortedUnique([...s.alwaysAllowed, site]) })),
+        ),
       removeAlways: (input) =>
         Effect.flatMap(parseSite(input), (site) =>
-          change((s) => ({ ...s, alwaysAllowed: s.alwaysAllowed.filter((x) => x !== site) }))),
+          change((s) => ({ ...s, alwaysAllowed: s.alwaysAllowed.filter((x) => x !== site) })),
+        ),
       setTrust: (mode) => change((s) => ({ ...s, trust: mode })),
     }
   })
@@ -224,7 +230,8 @@ export class Settings extends Context.Tag('@errands/lending/Settings')<Settings,
       const raw = yield* readJsonFile(path)
       const initial = raw === undefined ? defaultBrowserSettings : yield* decodeSettings(raw, path)
       return yield* makeSettings(initial, (next) =>
-        writeFileAtomic(path, `${JSON.stringify(Schema.encodeSync(BrowserSettingsSchema)(next), null, 2)}\n`))
+        writeFileAtomic(path, `${JSON.stringify(Schema.encodeSync(BrowserSettingsSchema)(next), null, 2)}\n`),
+      )
     })
   }
 
@@ -238,7 +245,9 @@ export class Settings extends Context.Tag('@errands/lending/Settings')<Settings,
   static layerMemory(initial: Partial<typeof BrowserSettingsSchema.Encoded> = {}): Layer.Layer<Settings> {
     return Layer.effect(
       Settings,
-      Effect.flatMap(Effect.orDie(decodeSettings(initial, 'initial settings')), (s) => makeSettings(s, () => Effect.void)),
+      Effect.flatMap(Effect.orDie(decodeSettings(initial, 'initial settings')), (s) =>
+        makeSettings(s, () => Effect.void),
+      ),
     )
   }
 

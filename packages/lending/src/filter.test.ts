@@ -30,22 +30,33 @@ const literal = fc.constantFrom(
 const modelHost = fc.oneof({ weight: 6, arbitrary: named }, { weight: 1, arbitrary: literal })
 
 /** The host as a cookie domain might spell it: maybe a leading dot, maybe upper case. */
-const spelled = fc
-  .record({ h: modelHost, dot: fc.boolean(), upper: fc.boolean() })
-  .map(({ h, dot, upper }) => ({
-    domain: `${dot && !/^[\d.]+$/.test(h.host) ? '.' : ''}${upper ? h.host.toUpperCase() : h.host}`,
-    host: h.host,
-    site: h.site,
-  }))
+const spelled = fc.record({ h: modelHost, dot: fc.boolean(), upper: fc.boolean() }).map(({ h, dot, upper }) => ({
+  domain: `${dot && !/^[\d.]+$/.test(h.host) ? '.' : ''}${upper ? h.host.toUpperCase() : h.host}`,
+  host: h.host,
+  site: h.site,
+}))
 
 const cookieArb: fc.Arbitrary<Cookie> = fc
-  .record({ name: fc.constantFrom('sid', 'session', 'theme', 'basket'), value: fc.string({ maxLength: 8 }), d: spelled, path: fc.constantFrom('/', '/x') })
+  .record({
+    name: fc.constantFrom('sid', 'session', 'theme', 'basket'),
+    value: fc.string({ maxLength: 8 }),
+    d: spelled,
+    path: fc.constantFrom('/', '/x'),
+  })
   .map(({ name, value, d, path }) => cookie(name, value, d.domain, { path }))
 
 const originArb: fc.Arbitrary<OriginStorage> = fc.oneof(
   fc
-    .record({ scheme: fc.constantFrom('http', 'https'), h: modelHost, port: fc.constantFrom('', ':8080'), v: fc.string({ maxLength: 4 }) })
-    .map(({ scheme, h, port, v }) => ({ origin: `${scheme}://${h.host}${port}`, localStorage: [{ name: 'k', value: v }] })),
+    .record({
+      scheme: fc.constantFrom('http', 'https'),
+      h: modelHost,
+      port: fc.constantFrom('', ':8080'),
+      v: fc.string({ maxLength: 4 }),
+    })
+    .map(({ scheme, h, port, v }) => ({
+      origin: `${scheme}://${h.host}${port}`,
+      localStorage: [{ name: 'k', value: v }],
+    })),
   fc.constant({ origin: 'null', localStorage: [{ name: 'k', value: 'opaque' }] }),
 )
 
@@ -56,21 +67,40 @@ const jar: fc.Arbitrary<StorageState> = fc.record({
 
 /** Allow-lists: sites from the same model (so they hit often), plus a few that never do. */
 const allowed: fc.Arbitrary<ReadonlySet<string>> = fc
-  .array(fc.oneof(modelHost.map((h) => h.site), fc.constantFrom('nothing.invalid', 'github.io', 'co.uk')), { maxLength: 6 })
+  .array(
+    fc.oneof(
+      modelHost.map((h) => h.site),
+      fc.constantFrom('nothing.invalid', 'github.io', 'co.uk'),
+    ),
+    { maxLength: 6 },
+  )
   .map((sites) => new Set(sites))
 
 const siteOfOrigin = (o: OriginStorage) => originSite(o.origin)
 
 describe('site model', () => {
   it('siteOf agrees with an independent model of the suffix list, for every spelling', () => {
-    fc.assert(fc.property(spelled, (d) => siteOf(d.domain) === d.site && cookieSite({ domain: d.domain }) === d.site), runs(500))
+    fc.assert(
+      fc.property(spelled, (d) => siteOf(d.domain) === d.site && cookieSite({ domain: d.domain }) === d.site),
+      runs(500),
+    )
   })
 
   it('siteOf is idempotent', () => {
     // '. !' was found by a random run: trimmed of its dot, it still began with a space.
-    fc.assert(fc.property(fc.oneof(spelled.map((d) => d.domain), fc.string()), (s) => siteOf(siteOf(s)) === siteOf(s)), {
-      ...runs(500), examples: [['. !'], [' .a.shop.example. '], ['\t..\n']],
-    })
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          spelled.map((d) => d.domain),
+          fc.string(),
+        ),
+        (s) => siteOf(siteOf(s)) === siteOf(s),
+      ),
+      {
+        ...runs(500),
+        examples: [['. !'], [' .a.shop.example. '], ['\t..\n']],
+      },
+    )
   })
 })
 
@@ -90,11 +120,14 @@ describe('storageForSites (L1)', () => {
     )
   })
 
-  it("keeps only items whose site is allowed", () => {
+  it('keeps only items whose site is allowed', () => {
     fc.assert(
       fc.property(jar, allowed, (state, sites) => {
         const out = storageForSites(state, sites)
-        return out.cookies.every((c) => sites.has(cookieSite(c))) && out.origins.every((o) => sites.has(siteOfOrigin(o) ?? '\u0000'))
+        return (
+          out.cookies.every((c) => sites.has(cookieSite(c))) &&
+          out.origins.every((o) => sites.has(siteOfOrigin(o) ?? '\u0000'))
+        )
       }),
       runs(300),
     )
@@ -106,7 +139,12 @@ describe('storageForSites (L1)', () => {
         const out = storageForSites(state, sites)
         return (
           state.cookies.filter((c) => sites.has(cookieSite(c))).every((c) => out.cookies.includes(c)) &&
-          state.origins.filter((o) => { const s = siteOfOrigin(o); return s !== undefined && sites.has(s) }).every((o) => out.origins.includes(o))
+          state.origins
+            .filter((o) => {
+              const s = siteOfOrigin(o)
+              return s !== undefined && sites.has(s)
+            })
+            .every((o) => out.origins.includes(o))
         )
       }),
       runs(300),

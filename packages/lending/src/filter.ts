@@ -12,13 +12,18 @@ import type { Cookie, OriginStorage, StorageState } from '@errands/runtime'
 import { cookieSite, originSite } from './sites.ts'
 
 /** Whether a cookie's site is one of `sites`. */
-const cookieIn = (sites: ReadonlySet<string>) => (c: Cookie): boolean => sites.has(cookieSite(c))
+const cookieIn =
+  (sites: ReadonlySet<string>) =>
+  (c: Cookie): boolean =>
+    sites.has(cookieSite(c))
 
 /** Whether an origin's site is one of `sites` (an origin with no site is in no set). */
-const originIn = (sites: ReadonlySet<string>) => (o: OriginStorage): boolean => {
-  const site = originSite(o.origin)
-  return site !== undefined && sites.has(site)
-}
+const originIn =
+  (sites: ReadonlySet<string>) =>
+  (o: OriginStorage): boolean => {
+    const site = originSite(o.origin)
+    return site !== undefined && sites.has(site)
+  }
 
 /**
  * Exactly the cookies and localStorage origins of `state` whose site (by {@link cookieSite} /

@@ -15,8 +15,14 @@ import { cookie, MAIN_CONTEXT, type MemoryRuntime, type StorageState } from '@er
  * for (const secret of MAIN_SECRETS) expect(logs).not.toContain(secret)
  */
 export const MAIN_SECRETS: ReadonlyArray<string> = [
-  'shop-secret', 'shop-pref-secret', 'shop-ls-secret', 'other-secret', 'other-ls-secret',
-  'alice-secret', 'bob-secret', 'github-io-secret',
+  'shop-secret',
+  'shop-pref-secret',
+  'shop-ls-secret',
+  'other-secret',
+  'other-ls-secret',
+  'alice-secret',
+  'bob-secret',
+  'github-io-secret',
 ]
 
 /**
@@ -35,7 +41,9 @@ export const signInMain = (memory: MemoryRuntime): void => {
     setCookies: [cookie('sid', 'other-secret', 'other.example')],
     localStorage: { cart: 'other-ls-secret' },
   })
-  memory.visit(MAIN_CONTEXT, 'https://alice.github.io/', { setCookies: [cookie('sid', 'alice-secret', 'alice.github.io')] })
+  memory.visit(MAIN_CONTEXT, 'https://alice.github.io/', {
+    setCookies: [cookie('sid', 'alice-secret', 'alice.github.io')],
+  })
   memory.visit(MAIN_CONTEXT, 'https://bob.github.io/', { setCookies: [cookie('sid', 'bob-secret', 'bob.github.io')] })
   memory.visit(MAIN_CONTEXT, 'https://github.io/', { setCookies: [cookie('gh', 'github-io-secret', 'github.io')] })
 }
@@ -46,7 +54,8 @@ export const signInMain = (memory: MemoryRuntime): void => {
  * @example
  * names({ cookies: [cookie('sid', 'v', '.shop.example')], origins: [] }) // ['sid@.shop.example']
  */
-export const names = (state: StorageState): ReadonlyArray<string> => state.cookies.map((c) => `${c.name}@${c.domain}`).sort()
+export const names = (state: StorageState): ReadonlyArray<string> =>
+  state.cookies.map((c) => `${c.name}@${c.domain}`).sort()
 
 /**
  * The localStorage origins of a state, sorted.

@@ -109,12 +109,19 @@ const storeFailure = (what: string) => (e: { readonly _tag: string; readonly rea
  * meanwhile, and any other browser failure as `LendFailed` saying `what` could not be done.
  */
 const inErrandContext = <E extends { readonly _tag: string; readonly reason: string }>(
-  deps: MoveDeps, contextId: ContextId, refusal: string, what: string, move: () => Effect.Effect<Moved, E>,
+  deps: MoveDeps,
+  contextId: ContextId,
+  refusal: string,
+  what: string,
+  move: () => Effect.Effect<Moved, E>,
 ): Effect.Effect<Moved | undefined, LendFailed> =>
   contextId === deps.runtime.mainContext
     ? Effect.dieMessage(refusal)
     : move().pipe(
-        Effect.catchIf((e) => e._tag === 'ContextNotFound', () => Effect.succeed(undefined)),
+        Effect.catchIf(
+          (e) => e._tag === 'ContextNotFound',
+          () => Effect.succeed(undefined),
+        ),
         Effect.mapError(browserFailure(what)),
       )
 
@@ -124,7 +131,10 @@ const inErrandContext = <E extends { readonly _tag: string; readonly reason: str
  * @example
  * const lent = yield* mainStorageFor(runtime, new Set(['shop.example']))
  */
-export const mainStorageFor = (runtime: RuntimeShape, sites: ReadonlySet<string>): Effect.Effect<StorageState, LendFailed> =>
+export const mainStorageFor = (
+  runtime: RuntimeShape,
+  sites: ReadonlySet<string>,
+): Effect.Effect<StorageState, LendFailed> =>
   sites.size === 0
     ? Effect.succeed({ cookies: [], origins: [] })
     : runtime.storageState(runtime.mainContext).pipe(
@@ -142,10 +152,24 @@ export const mainStorageFor = (runtime: RuntimeShape, sites: ReadonlySet<string>
  * yield* lendIntoContext(deps, 'task-1', contextId, lent)
  */
 export const lendIntoContext = (
-  deps: MoveDeps, conversationId: string, contextId: ContextId, lent: StorageState,
+  deps: MoveDeps,
+  conversationId: string,
+  contextId: ContextId,
+  lent: StorageState,
 ): Effect.Effect<Moved | undefined, LendFailed> =>
-  inErrandContext(deps, contextId, 'lending never writes to the main context', "add cookies to an errand's browser", () =>
-    Effect.as(deps.runtime.addCookies(contextId, lent.cookies), { conversationId, where: 'open', cookies: cookieNames(lent.cookies), origins: [] }))
+  inErrandContext(
+    deps,
+    contextId,
+    'lending never writes to the main context',
+    "add cookies to an errand's browser",
+    () =>
+      Effect.as(deps.runtime.addCookies(contextId, lent.cookies), {
+        conversationId,
+        where: 'open',
+        cookies: cookieNames(lent.cookies),
+        origins: [],
+      }),
+  )
 
 /**
  * Lays `lent` over a parked errand's sealed record (unseal, merge, reseal) and adds `sites` to
@@ -155,22 +179,34 @@ export const lendIntoContext = (
  * yield* lendIntoRecord(deps, 'task-1', lent, ['shop.example'])
  */
 export const lendIntoRecord = (
-  deps: MoveDeps, conversationId: string, lent: StorageState, sites: ReadonlyArray<string>,
+  deps: MoveDeps,
+  conversationId: string,
+  lent: StorageState,
+  sites: ReadonlyArray<string>,
 ): Effect.Effect<{ readonly moved: Moved; readonly record: ParkedRecord } | undefined, LendFailed> =>
-  deps.store.update(conversationId, (r) => ({
-    ...r,
-    lentSites: [...new Set([...r.lentSites, ...sites])].sort(),
-    snapshot: { ...r.snapshot, storage: mergeStorage(r.snapshot.storage, lent) },
-  })).pipe(
-    Effect.map(Option.match({
-      onNone: () => undefined,
-      onSome: (record) => ({
-        moved: { conversationId, where: 'parked' as const, cookies: cookieNames(lent.cookies), origins: originSites(lent.origins) },
-        record,
-      }),
-    })),
-    Effect.mapError(storeFailure("update a set-aside errand's sealed session")),
-  )
+  deps.store
+    .update(conversationId, (r) => ({
+      ...r,
+      lentSites: [...new Set([...r.lentSites, ...sites])].sort(),
+      snapshot: { ...r.snapshot, storage: mergeStorage(r.snapshot.storage, lent) },
+    }))
+    .pipe(
+      Effect.map(
+        Option.match({
+          onNone: () => undefined,
+          onSome: (record) => ({
+            moved: {
+              conversationId,
+              where: 'parked' as const,
+              cookies: cookieNames(lent.cookies),
+              origins: originSites(lent.origins),
+            },
+            record,
+          }),
+        }),
+      ),
+      Effect.mapError(storeFailure("update a set-aside errand's sealed session")),
+    )
 
 /**
  * Takes the cookies and localStorage of `reach` out of an open errand context. `undefined` when
@@ -180,18 +216,27 @@ export const lendIntoRecord = (
  * yield* takeFromContext(deps, 'task-1', contextId, 'all')
  */
 export const takeFromContext = (
-  deps: MoveDeps, conversationId: string, contextId: ContextId, reach: Reach,
+  deps: MoveDeps,
+  conversationId: string,
+  contextId: ContextId,
+  reach: Reach,
 ): Effect.Effect<Moved | undefined, LendFailed> =>
-  inErrandContext(deps, contextId, 'take-backs never touch the main context', "take sign-ins back from an errand's browser", () =>
-    Effect.gen(function* () {
-      const { runtime } = deps
-      const before = yield* runtime.storageState(contextId)
-      const cookies = before.cookies.filter(cookieIn(reach))
-      const origins = before.origins.filter((o) => originIn(reach)(o.origin))
-      yield* runtime.removeCookies(contextId, cookieIn(reach))
-      yield* runtime.clearOrigins(contextId, originIn(reach))
-      return { conversationId, where: 'open', cookies: cookieNames(cookies), origins: originSites(origins) }
-    }))
+  inErrandContext(
+    deps,
+    contextId,
+    'take-backs never touch the main context',
+    "take sign-ins back from an errand's browser",
+    () =>
+      Effect.gen(function* () {
+        const { runtime } = deps
+        const before = yield* runtime.storageState(contextId)
+        const cookies = before.cookies.filter(cookieIn(reach))
+        const origins = before.origins.filter((o) => originIn(reach)(o.origin))
+        yield* runtime.removeCookies(contextId, cookieIn(reach))
+        yield* runtime.clearOrigins(contextId, originIn(reach))
+        return { conversationId, where: 'open', cookies: cookieNames(cookies), origins: originSites(origins) }
+      }),
+  )
 
 /**
  * Takes the cookies and localStorage of `reach` out of a parked errand's sealed record and drops
@@ -202,7 +247,9 @@ export const takeFromContext = (
  * yield* takeFromRecord(deps, 'task-1', new Set(['shop.example']))
  */
 export const takeFromRecord = (
-  deps: MoveDeps, errandId: string, reach: Reach,
+  deps: MoveDeps,
+  errandId: string,
+  reach: Reach,
 ): Effect.Effect<Moved | 'dropped' | undefined, LendFailed> =>
   Effect.gen(function* () {
     const { store } = deps
@@ -219,7 +266,12 @@ export const takeFromRecord = (
       lentSites: sitesWithout(r.lentSites, reach),
       snapshot: { ...r.snapshot, storage: storageWithout(r.snapshot.storage, reach) },
     }))
-    return { conversationId: record.conversationId, where: 'parked', cookies: cookieNames(cookies), origins: originSites(origins) } satisfies Moved
+    return {
+      conversationId: record.conversationId,
+      where: 'parked',
+      cookies: cookieNames(cookies),
+      origins: originSites(origins),
+    } satisfies Moved
   }).pipe(
     Effect.catchTag('RecordUnreadable', () => Effect.as(deps.store.remove(errandId), 'dropped' as const)),
     Effect.mapError(storeFailure("clean a set-aside errand's sealed session")),

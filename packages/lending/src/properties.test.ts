@@ -28,7 +28,10 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('revoke' as const), site }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('allowAlways' as const), site }) },
   { weight: 3, arbitrary: id.map((i) => ({ kind: 'visit' as const, id: i })) },
-  ...(['use', 'park', 'resume', 'done', 'crash'] as const).map((kind) => ({ weight: 2, arbitrary: id.map((i) => ({ kind, id: i })) })),
+  ...(['use', 'park', 'resume', 'done', 'crash'] as const).map((kind) => ({
+    weight: 2,
+    arbitrary: id.map((i) => ({ kind, id: i })),
+  })),
   { weight: 1, arbitrary: fc.constant({ kind: 'signOut' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'crashBrowser' as const }) },
   { weight: 3, arbitrary: fc.integer({ min: 1, max: 20_000 }).map((ms) => ({ kind: 'advance' as const, ms })) },
@@ -44,8 +47,10 @@ const run = (commands: ReadonlyArray<Command>) =>
     const always = new Set<string>(['shop.example'])
 
     /** Sites of the person's cookies (main's values) a state holds. */
-    const lentIn = (state: StorageState) => new Set(state.cookies.filter((c) => mainValues.has(c.value)).map(cookieSite))
-    const stateOf = (i: string) => Effect.map(Effect.either(supervisor.view(i)), (v) => (v._tag === 'Right' ? v.right.state : 'unknown'))
+    const lentIn = (state: StorageState) =>
+      new Set(state.cookies.filter((c) => mainValues.has(c.value)).map(cookieSite))
+    const stateOf = (i: string) =>
+      Effect.map(Effect.either(supervisor.view(i)), (v) => (v._tag === 'Right' ? v.right.state : 'unknown'))
     const isGone = (state: string) => state === 'unknown' || state === 'closed'
     const attempt = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.either(e)
 
@@ -59,11 +64,13 @@ const run = (commands: ReadonlyArray<Command>) =>
         const allowed = mayHold.get(i) ?? new Set()
         const contextId = supervisor.contextOf(i)
         if (contextId !== undefined) {
-          for (const s of lentIn(yield* Effect.orDie(memory.storageState(contextId)))) expect({ i, s, open: allowed.has(s) }).toEqual({ i, s, open: true })
+          for (const s of lentIn(yield* Effect.orDie(memory.storageState(contextId))))
+            expect({ i, s, open: allowed.has(s) }).toEqual({ i, s, open: true })
         }
         const record = yield* Effect.orDie(store.get(i))
         if (Option.isSome(record)) {
-          for (const s of lentIn(record.value.snapshot.storage)) expect({ i, s, parked: allowed.has(s) }).toEqual({ i, s, parked: true })
+          for (const s of lentIn(record.value.snapshot.storage))
+            expect({ i, s, parked: allowed.has(s) }).toEqual({ i, s, parked: true })
         }
       }
       // Never back (L4): the person's main context is exactly as it was.
@@ -73,20 +80,35 @@ const run = (commands: ReadonlyArray<Command>) =>
     for (const c of commands) {
       const before = 'id' in c ? yield* stateOf(c.id) : 'n/a'
       switch (c.kind) {
-        case 'open': yield* attempt(supervisor.open({ id: c.id, kind: 'task' })); break
-        case 'use': yield* attempt(supervisor.use(c.id, () => Effect.void)); break
-        case 'resume': yield* attempt(supervisor.resume(c.id)); break
-        case 'park': yield* attempt(supervisor.taskChanged(c.id, 'interrupted')); break
-        case 'done': yield* attempt(supervisor.taskChanged(c.id, 'done')); break
+        case 'open':
+          yield* attempt(supervisor.open({ id: c.id, kind: 'task' }))
+          break
+        case 'use':
+          yield* attempt(supervisor.use(c.id, () => Effect.void))
+          break
+        case 'resume':
+          yield* attempt(supervisor.resume(c.id))
+          break
+        case 'park':
+          yield* attempt(supervisor.taskChanged(c.id, 'interrupted'))
+          break
+        case 'done':
+          yield* attempt(supervisor.taskChanged(c.id, 'done'))
+          break
         case 'crash': {
           const ctx = supervisor.contextOf(c.id)
           if (ctx !== undefined) memory.crashContext(ctx)
           break
         }
-        case 'crashBrowser': memory.crashBrowser(); break
+        case 'crashBrowser':
+          memory.crashBrowser()
+          break
         case 'visit': {
           const ctx = supervisor.contextOf(c.id)
-          if (ctx !== undefined) memory.visit(ctx, `https://own.example/${c.id}`, { setCookies: [cookie('own', `own-${c.id}`, 'own.example')] })
+          if (ctx !== undefined)
+            memory.visit(ctx, `https://own.example/${c.id}`, {
+              setCookies: [cookie('own', `own-${c.id}`, 'own.example')],
+            })
           break
         }
         case 'allow': {
@@ -96,7 +118,8 @@ const run = (commands: ReadonlyArray<Command>) =>
             if (r.right.where === 'open') {
               // Exactly the site's cookies arrived (L2).
               const held = yield* Effect.orDie(memory.storageState(supervisor.contextOf(c.id)!))
-              for (const m of main.cookies.filter((x) => cookieSite(x) === c.site)) expect(held.cookies.some((h) => h.value === m.value)).toBe(true)
+              for (const m of main.cookies.filter((x) => cookieSite(x) === c.site))
+                expect(held.cookies.some((h) => h.value === m.value)).toBe(true)
             }
           }
           break
@@ -114,7 +137,9 @@ const run = (commands: ReadonlyArray<Command>) =>
           yield* Effect.orDie(lending.signOutEverywhere)
           for (const held of mayHold.values()) held.clear()
           break
-        case 'advance': yield* TestClock.adjust(c.ms); break
+        case 'advance':
+          yield* TestClock.adjust(c.ms)
+          break
       }
       // A conversation whose errand was gone and now exists again was seeded with today's list.
       if ('id' in c && isGone(before) && !isGone(yield* stateOf(c.id))) mayHold.set(c.id, new Set(always))
@@ -137,17 +162,22 @@ describe('lending properties (T3, deterministic runtime)', () => {
         Effect.runPromise(
           run(commands).pipe(
             Effect.scoped,
-            Effect.provide(testLending({
-              settings: { alwaysAllowed: ['shop.example'] },
-              supervisor: { maxErrands: 2, idleMs: 60_000, sweepEveryMs: 15_000 },
-              options: { healBackoffMs: 500 },
-            })),
+            Effect.provide(
+              testLending({
+                settings: { alwaysAllowed: ['shop.example'] },
+                supervisor: { maxErrands: 2, idleMs: 60_000, sweepEveryMs: 15_000 },
+                options: { healBackoffMs: 500 },
+              }),
+            ),
             Effect.provide(Logger.remove(Logger.defaultLogger)),
             Effect.provide(TestContext.TestContext),
           ),
         ),
       ),
-      { numRuns: Number(process.env.FC_RUNS ?? 100), ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {}) },
+      {
+        numRuns: Number(process.env.FC_RUNS ?? 100),
+        ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {}),
+      },
     )
   }, 120_000)
 })

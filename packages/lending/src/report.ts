@@ -15,18 +15,39 @@ import type { Moved } from './moves.ts'
  * mergeMoves([a, b]) // one entry per (conversationId, where) that moved something
  */
 export const mergeMoves = (moves: ReadonlyArray<Moved>): ReadonlyArray<Moved> => {
-  const byKey = new Map<string, { conversationId: string; where: Moved['where']; cookies: Set<string>; origins: Set<string> }>()
+  const byKey = new Map<
+    string,
+    { conversationId: string; where: Moved['where']; cookies: Set<string>; origins: Set<string> }
+  >()
   for (const m of moves) {
     const key = `${m.conversationId}\u0000${m.where}`
-    const into = byKey.get(key) ?? { conversationId: m.conversationId, where: m.where, cookies: new Set<string>(), origins: new Set<string>() }
+    const into = byKey.get(key) ?? {
+      conversationId: m.conversationId,
+      where: m.where,
+      cookies: new Set<string>(),
+      origins: new Set<string>(),
+    }
     for (const c of m.cookies) into.cookies.add(c)
     for (const o of m.origins) into.origins.add(o)
     byKey.set(key, into)
   }
   return [...byKey.values()]
     .filter((m) => m.cookies.size > 0 || m.origins.size > 0)
-    .map((m) => ({ conversationId: m.conversationId, where: m.where, cookies: [...m.cookies].sort(), origins: [...m.origins].sort() }))
-    .sort((a, b) => (a.conversationId === b.conversationId ? (a.where < b.where ? -1 : 1) : a.conversationId < b.conversationId ? -1 : 1))
+    .map((m) => ({
+      conversationId: m.conversationId,
+      where: m.where,
+      cookies: [...m.cookies].sort(),
+      origins: [...m.origins].sort(),
+    }))
+    .sort((a, b) =>
+      a.conversationId === b.conversationId
+        ? a.where < b.where
+          ? -1
+          : 1
+        : a.conversationId < b.conversationId
+          ? -1
+          : 1,
+    )
 }
 
 /**

@@ -19,7 +19,10 @@ describe('revoking a site (L5)', () => {
       const mainBefore = yield* storageOf(MAIN_CONTEXT)
       const open = yield* supervisor.open(task('open'))
       const parked = yield* supervisor.open(task('parked'))
-      for (const [id, ctx] of [['open', open.contextId], ['parked', parked.contextId]] as const) {
+      for (const [id, ctx] of [
+        ['open', open.contextId],
+        ['parked', parked.contextId],
+      ] as const) {
         memory.visit(ctx, `https://own.example/${id}`, { setCookies: [cookie('own', `own-${id}`, 'own.example')] })
       }
       yield* lending.allow('parked', 'bob.github.io')
@@ -30,8 +33,18 @@ describe('revoking a site (L5)', () => {
 
       expect(report.sites).toEqual(['shop.example'])
       expect(report.errands).toEqual([
-        { conversationId: 'open', where: 'open', cookies: ['pref@shop.example', 'sid@shop.example'], origins: ['shop.example'] },
-        { conversationId: 'parked', where: 'parked', cookies: ['pref@shop.example', 'sid@shop.example'], origins: ['shop.example'] },
+        {
+          conversationId: 'open',
+          where: 'open',
+          cookies: ['pref@shop.example', 'sid@shop.example'],
+          origins: ['shop.example'],
+        },
+        {
+          conversationId: 'parked',
+          where: 'parked',
+          cookies: ['pref@shop.example', 'sid@shop.example'],
+          origins: ['shop.example'],
+        },
       ])
       expect((yield* settings.get).alwaysAllowed).toEqual(['other.example'])
       expect(names(yield* storageOf(open.contextId))).toEqual(['own@own.example', 'sid@other.example'])
@@ -43,7 +56,11 @@ describe('revoking a site (L5)', () => {
       expect(names(record.snapshot.storage)).toEqual(['own@own.example', 'sid@bob.github.io', 'sid@other.example'])
       expect(record.lentSites).toEqual(['bob.github.io', 'other.example'])
       const back = yield* supervisor.resume('parked')
-      expect(names(yield* storageOf(back.contextId))).toEqual(['own@own.example', 'sid@bob.github.io', 'sid@other.example'])
+      expect(names(yield* storageOf(back.contextId))).toEqual([
+        'own@own.example',
+        'sid@bob.github.io',
+        'sid@other.example',
+      ])
       expect(yield* Effect.orDie(memory.snapshot(back.contextId))).toMatchObject({ tabs: tabsBefore })
 
       // New errands are no longer seeded with it; main keeps it (revoking lends less, it signs the person out of nothing).
@@ -51,7 +68,11 @@ describe('revoking a site (L5)', () => {
       const fresh = yield* supervisor.open(task('fresh'))
       expect(names(yield* storageOf(fresh.contextId))).toEqual(['sid@other.example'])
       expect(yield* storageOf(MAIN_CONTEXT)).toEqual(mainBefore)
-    }).pipe(Effect.provide(testLending({ settings: { alwaysAllowed: ['shop.example', 'other.example'] }, supervisor: { maxErrands: 3 } }))),
+    }).pipe(
+      Effect.provide(
+        testLending({ settings: { alwaysAllowed: ['shop.example', 'other.example'] }, supervisor: { maxErrands: 3 } }),
+      ),
+    ),
   )
 
   it.scoped('takes back a site that was only lent by Allow, from every errand', () =>
@@ -76,7 +97,12 @@ describe('revoking a site (L5)', () => {
       yield* lending.allow('t', 'bob.github.io')
       yield* TestClock.adjust(3_000) // the snapshot (H1) now holds shop.example and bob.github.io
       yield* supervisor.settle
-      expect(names(supervisor.lastSnapshot('t')!.storage)).toEqual(['own@own.example', 'pref@a.shop.example', 'sid@.shop.example', 'sid@bob.github.io'])
+      expect(names(supervisor.lastSnapshot('t')!.storage)).toEqual([
+        'own@own.example',
+        'pref@a.shop.example',
+        'sid@.shop.example',
+        'sid@bob.github.io',
+      ])
       yield* lending.revoke('shop.example')
       yield* lending.revoke('bob.github.io')
       yield* lending.allow('t', 'bob.github.io') // lent again after the revocation: lent again after the heal
@@ -96,74 +122,90 @@ describe('revoking a site (L5)', () => {
     }).pipe(Effect.provide(testLending({ settings: { alwaysAllowed: ['shop.example'] } }))),
   )
 
-  it.scoped('found by the model soak (seed 9001, issue #9): a heal from a snapshot older than a revocation hands the errand back already clean, and keeps what it writes at once', () =>
-    Effect.gen(function* () {
-      // Before the fix the heal opened the context from the stale snapshot and handed it to the
-      // caller at once; lending cleaned the revoked site in the background, racing the caller:
-      // the caller could still see (and send) the revoked sign-in, and whatever it wrote for
-      // that site right after the heal was wiped when the clean-up caught up.
-      const { lending, supervisor, memory } = yield* lendingServices
-      signInMain(memory)
-      const { contextId } = yield* supervisor.open(task('t'))
-      memory.visit(contextId, 'https://own.example/', { setCookies: [cookie('own', 'own-t', 'own.example')] })
-      yield* TestClock.adjust(3_000) // the snapshot (H1) holds shop.example's sign-in
-      yield* supervisor.settle
-      yield* lending.revoke('shop.example')
-      // On Chromium a read of an errand's context is a round trip, during which the caller
-      // already drives the healed errand; here the next such read waits until the test has
-      // driven it (the test's own reads use the original).
-      const read = memory.storageState
-      const gate = yield* Deferred.make<void>()
-      let slow = true
-      Object.assign(memory, {
-        storageState: (id: string) => Effect.suspend(() => {
-          const wait = slow && id !== MAIN_CONTEXT
-          slow &&= !wait
-          return wait ? Effect.zipRight(Deferred.await(gate), read(id)) : read(id)
-        }),
-      })
-      yield* Effect.gen(function* () {
-        memory.crashContext(contextId)
-        const seen = yield* supervisor.use('t', (b) =>
-          Effect.gen(function* () {
-            const first = yield* Effect.orDie(read(b.contextId))
-            // The errand's own visit after the revocation: a cookie and localStorage of its own.
-            memory.visit(b.contextId, 'https://www.shop.example/after', { setCookies: [cookie('mine', 'after', 'shop.example')], localStorage: { k: 'after' } })
-            return { first, contextId: b.contextId }
-          }),
-        )
-        yield* Deferred.succeed(gate, undefined)
-        yield* lending.settle
-        const after = yield* Effect.orDie(read(seen.contextId))
-        expect({ first: names(seen.first), firstOrigins: origins(seen.first) }).toEqual({ first: ['own@own.example'], firstOrigins: [] })
-        expect({ after: names(after), afterOrigins: origins(after) }).toEqual({ after: ['mine@shop.example', 'own@own.example'], afterOrigins: ['https://www.shop.example'] })
-      }).pipe(Effect.ensuring(Deferred.succeed(gate, undefined)))
-    }).pipe(Effect.provide(testLending({ settings: { alwaysAllowed: ['shop.example'] } }))),
-  )
-
-  it.scoped('issue #9 (found by the model suite): a crashed errand parked at shutdown does not seal a site revoked after its last snapshot', () =>
-    Effect.gen(function* () {
-      // One store outlives both engines, as the disk does across a restart.
-      const store = Layer.succeedContext(yield* Layer.build(SealedStore.layerMemory))
-      const engine = testLending({ settings: { alwaysAllowed: ['shop.example'] }, store })
-      yield* Effect.gen(function* () {
+  it.scoped(
+    'found by the model soak (seed 9001, issue #9): a heal from a snapshot older than a revocation hands the errand back already clean, and keeps what it writes at once',
+    () =>
+      Effect.gen(function* () {
+        // Before the fix the heal opened the context from the stale snapshot and handed it to the
+        // caller at once; lending cleaned the revoked site in the background, racing the caller:
+        // the caller could still see (and send) the revoked sign-in, and whatever it wrote for
+        // that site right after the heal was wiped when the clean-up caught up.
         const { lending, supervisor, memory } = yield* lendingServices
         signInMain(memory)
         const { contextId } = yield* supervisor.open(task('t'))
         memory.visit(contextId, 'https://own.example/', { setCookies: [cookie('own', 'own-t', 'own.example')] })
-        yield* TestClock.adjust(3_000) // the snapshot (H1) holds shop.example
+        yield* TestClock.adjust(3_000) // the snapshot (H1) holds shop.example's sign-in
         yield* supervisor.settle
-        memory.crashContext(contextId)
-        expect((yield* supervisor.view('t')).detail).toBe('healing.waiting')
         yield* lending.revoke('shop.example')
-      }).pipe(Effect.provide(engine), Effect.scoped) // shutdown parks the crashed errand from its last snapshot
-      yield* Effect.gen(function* () {
-        const { supervisor, memory, store: sealed } = yield* lendingServices
-        expect(names(Option.getOrThrow(yield* Effect.orDie(sealed.get('t'))).snapshot.storage)).toEqual(['own@own.example'])
-        const back = yield* supervisor.resume('t')
-        expect(names(yield* Effect.orDie(memory.storageState(back.contextId)))).toEqual(['own@own.example'])
-      }).pipe(Effect.provide(engine), Effect.scoped)
-    }),
+        // On Chromium a read of an errand's context is a round trip, during which the caller
+        // already drives the healed errand; here the next such read waits until the test has
+        // driven it (the test's own reads use the original).
+        const read = memory.storageState
+        const gate = yield* Deferred.make<void>()
+        let slow = true
+        Object.assign(memory, {
+          storageState: (id: string) =>
+            Effect.suspend(() => {
+              const wait = slow && id !== MAIN_CONTEXT
+              slow &&= !wait
+              return wait ? Effect.zipRight(Deferred.await(gate), read(id)) : read(id)
+            }),
+        })
+        yield* Effect.gen(function* () {
+          memory.crashContext(contextId)
+          const seen = yield* supervisor.use('t', (b) =>
+            Effect.gen(function* () {
+              const first = yield* Effect.orDie(read(b.contextId))
+              // The errand's own visit after the revocation: a cookie and localStorage of its own.
+              memory.visit(b.contextId, 'https://www.shop.example/after', {
+                setCookies: [cookie('mine', 'after', 'shop.example')],
+                localStorage: { k: 'after' },
+              })
+              return { first, contextId: b.contextId }
+            }),
+          )
+          yield* Deferred.succeed(gate, undefined)
+          yield* lending.settle
+          const after = yield* Effect.orDie(read(seen.contextId))
+          expect({ first: names(seen.first), firstOrigins: origins(seen.first) }).toEqual({
+            first: ['own@own.example'],
+            firstOrigins: [],
+          })
+          expect({ after: names(after), afterOrigins: origins(after) }).toEqual({
+            after: ['mine@shop.example', 'own@own.example'],
+            afterOrigins: ['https://www.shop.example'],
+          })
+        }).pipe(Effect.ensuring(Deferred.succeed(gate, undefined)))
+      }).pipe(Effect.provide(testLending({ settings: { alwaysAllowed: ['shop.example'] } }))),
+  )
+
+  it.scoped(
+    'issue #9 (found by the model suite): a crashed errand parked at shutdown does not seal a site revoked after its last snapshot',
+    () =>
+      Effect.gen(function* () {
+        // One store outlives both engines, as the disk does across a restart.
+        const store = Layer.succeedContext(yield* Layer.build(SealedStore.layerMemory))
+        const engine = testLending({ settings: { alwaysAllowed: ['shop.example'] }, store })
+        yield* Effect.gen(function* () {
+          const { lending, supervisor, memory } = yield* lendingServices
+          signInMain(memory)
+          const { contextId } = yield* supervisor.open(task('t'))
+          memory.visit(contextId, 'https://own.example/', { setCookies: [cookie('own', 'own-t', 'own.example')] })
+          yield* TestClock.adjust(3_000) // the snapshot (H1) holds shop.example
+          yield* supervisor.settle
+          memory.crashContext(contextId)
+          expect((yield* supervisor.view('t')).detail).toBe('healing.waiting')
+          yield* lending.revoke('shop.example')
+        }).pipe(Effect.provide(engine), Effect.scoped) // shutdown parks the crashed errand from its last snapshot
+        yield* Effect.gen(function* () {
+          const { supervisor, memory, store: sealed } = yield* lendingServices
+          expect(names(Option.getOrThrow(yield* Effect.orDie(sealed.get('t'))).snapshot.storage)).toEqual([
+            'own@own.example',
+          ])
+          const back = yield* supervisor.resume('t')
+          expect(names(yield* Effect.orDie(memory.storageState(back.contextId)))).toEqual(['own@own.example'])
+        }).pipe(Effect.provide(engine), Effect.scoped)
+      }),
   )
 
   it.scoped('refuses a non-site, and changes nothing', () =>
@@ -184,7 +226,10 @@ describe('sign out of every site (L5)', () => {
       const mainBefore = yield* storageOf(MAIN_CONTEXT)
       const a = yield* supervisor.open(task('a'))
       const b = yield* supervisor.open(task('b'))
-      memory.visit(a.contextId, 'https://own.example/', { setCookies: [cookie('own', 'own-a', 'own.example')], localStorage: { k: 'v' } })
+      memory.visit(a.contextId, 'https://own.example/', {
+        setCookies: [cookie('own', 'own-a', 'own.example')],
+        localStorage: { k: 'v' },
+      })
       memory.visit(b.contextId, 'https://own.example/b', { setCookies: [cookie('own', 'own-b', 'own.example')] })
       yield* supervisor.taskChanged('b', 'interrupted')
 
@@ -207,9 +252,11 @@ describe('sign out of every site (L5)', () => {
 describe('secrets (L7)', () => {
   it.scoped('log lines, reports, errors and health name cookies and sites, never values', () => {
     const lines: string[] = []
-    const collect = Logger.add(Logger.make(({ message, annotations }) => {
-      lines.push(`${JSON.stringify(message)} ${JSON.stringify([...annotations])}`)
-    }))
+    const collect = Logger.add(
+      Logger.make(({ message, annotations }) => {
+        lines.push(`${JSON.stringify(message)} ${JSON.stringify([...annotations])}`)
+      }),
+    )
     return Effect.gen(function* () {
       const { lending, supervisor, memory } = yield* lendingServices
       signInMain(memory)

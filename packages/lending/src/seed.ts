@@ -39,10 +39,10 @@ export const seedFrom =
       return { storage, lentSites: [...alwaysAllowed] }
     }).pipe(
       Effect.catchAll((e) =>
-        Effect.as(
-          Effect.logWarning(`errand ${conversation.id} starts signed out: ${e.message}`),
-          { storage: emptyStorage, lentSites: [] } satisfies Seed,
-        ),
+        Effect.as(Effect.logWarning(`errand ${conversation.id} starts signed out: ${e.message}`), {
+          storage: emptyStorage,
+          lentSites: [],
+        } satisfies Seed),
       ),
     )
 

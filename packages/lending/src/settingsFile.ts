@@ -45,12 +45,21 @@ export const readJsonFile = (path: string): Effect.Effect<unknown, SettingsError
     const names = yield* Effect.tryPromise({
       try: () => readdir(dir),
       catch: (e) => e,
-    }).pipe(Effect.catchAll((e) => (codeOf(e) === 'ENOENT' ? Effect.succeed([] as string[]) : Effect.fail(ioError('list', dir)(e)))))
+    }).pipe(
+      Effect.catchAll((e) =>
+        codeOf(e) === 'ENOENT' ? Effect.succeed([] as string[]) : Effect.fail(ioError('list', dir)(e)),
+      ),
+    )
     for (const name of names.filter(isTempOf(path))) {
-      yield* Effect.tryPromise({ try: () => rm(join(dir, name), { force: true }), catch: ioError('remove', join(dir, name)) })
+      yield* Effect.tryPromise({
+        try: () => rm(join(dir, name), { force: true }),
+        catch: ioError('remove', join(dir, name)),
+      })
     }
     const text = yield* Effect.tryPromise({ try: () => readFile(path, 'utf8'), catch: (e) => e }).pipe(
-      Effect.catchAll((e) => (codeOf(e) === 'ENOENT' ? Effect.succeed(undefined) : Effect.fail(ioError('read', path)(e)))),
+      Effect.catchAll((e) =>
+        codeOf(e) === 'ENOENT' ? Effect.succeed(undefined) : Effect.fail(ioError('read', path)(e)),
+      ),
     )
     if (text === undefined) return undefined
     return yield* Effect.try({

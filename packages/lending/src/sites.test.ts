@@ -31,7 +31,16 @@ describe('siteOf (SPEC Concepts "Site")', () => {
   })
 
   it('is idempotent', () => {
-    for (const h of ['a.shop.example', '.alice.github.io', '127.0.0.2', '::1', 'localhost', 'x.y.co.uk', 'bücher.example', 'not a host']) {
+    for (const h of [
+      'a.shop.example',
+      '.alice.github.io',
+      '127.0.0.2',
+      '::1',
+      'localhost',
+      'x.y.co.uk',
+      'bücher.example',
+      'not a host',
+    ]) {
       expect(siteOf(siteOf(h))).toBe(siteOf(h))
     }
   })
@@ -53,12 +62,19 @@ describe('siteOf (SPEC Concepts "Site")', () => {
   })
 
   it('builds site sets from hosts', () => {
-    expect([...siteSet(['www.shop.example', 'shop.example', '', 'alice.github.io'])].sort()).toEqual(['alice.github.io', 'shop.example'])
+    expect([...siteSet(['www.shop.example', 'shop.example', '', 'alice.github.io'])].sort()).toEqual([
+      'alice.github.io',
+      'shop.example',
+    ])
   })
 })
 
 describe('redaction (L7)', () => {
-  const jar = [cookie('sid', 's3cr3t-value', '.a.shop.example'), cookie('theme', 'dark-value', 'shop.example'), cookie('sid', 'other', 'shop.example', { path: '/x' })]
+  const jar = [
+    cookie('sid', 's3cr3t-value', '.a.shop.example'),
+    cookie('theme', 'dark-value', 'shop.example'),
+    cookie('sid', 'other', 'shop.example', { path: '/x' }),
+  ]
 
   it('names cookies and sites, never values', () => {
     const line = redactedCookieList(jar)
@@ -67,6 +83,9 @@ describe('redaction (L7)', () => {
     expect(line).not.toContain('dark-value')
     expect(redactedCookieList([])).toBe('(none)')
     expect(cookieNames(jar)).toEqual(['sid@shop.example', 'theme@shop.example'])
-    expect(originSites([{ origin: 'https://a.shop.example' }, { origin: 'null' }])).toEqual(['(no site)', 'shop.example'])
+    expect(originSites([{ origin: 'https://a.shop.example' }, { origin: 'null' }])).toEqual([
+      '(no site)',
+      'shop.example',
+    ])
   })
 })

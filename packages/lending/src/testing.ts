@@ -44,7 +44,11 @@ export interface TestLendingOptions {
 export const testLending = (
   o: TestLendingOptions = {},
 ): Layer.Layer<Lending | Supervisor | Runtime | MemoryRuntimeTag | SealedStore | Settings> => {
-  const base = Layer.mergeAll(memoryRuntimeLayer, o.store ?? SealedStore.layerMemory, Settings.layerMemory(o.settings ?? {}))
+  const base = Layer.mergeAll(
+    memoryRuntimeLayer,
+    o.store ?? SealedStore.layerMemory,
+    Settings.layerMemory(o.settings ?? {}),
+  )
   const supervisor = Lending.supervisorLayer({
     ...o.options,
     settings: defaultSettings({ maxErrands: 2, dataDir: '/nonexistent', ...o.supervisor }),

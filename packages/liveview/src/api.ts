@@ -8,7 +8,17 @@
  * const api = makeLiveApi({ sessions, options, run, readState, pushState, log })
  * await api(req, res, '/live/api/conversations/session%3Ak1/park')
  */
-import { BadRequest, checkMethod, NotFound, parseJson, readNodeBody, sendError, sendJson, utf8, type EdgeError } from '@errands/edge'
+import {
+  BadRequest,
+  checkMethod,
+  NotFound,
+  parseJson,
+  readNodeBody,
+  sendError,
+  sendJson,
+  utf8,
+  type EdgeError,
+} from '@errands/edge'
 import type { SessionsShape } from '@errands/supervisor'
 import { Effect, Either } from 'effect'
 import type * as http from 'node:http'
@@ -37,7 +47,10 @@ export const readJson = (req: http.IncomingMessage): Promise<Either.Either<unkno
 export interface LiveApiDeps {
   readonly sessions: SessionsShape
   readonly runtime: RuntimeShape
-  readonly options: Pick<LiveViewOptions, 'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume' | 'questions' | 'wheel'>
+  readonly options: Pick<
+    LiveViewOptions,
+    'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume' | 'questions' | 'wheel'
+  >
   readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
   readonly readState: Effect.Effect<LiveState>
   readonly pushState: () => void
@@ -82,12 +95,14 @@ export const makeLiveApi = (deps: LiveApiDeps) => {
     }
     const fields = body.right as Record<string, unknown>
     if (path === paths.inspector) {
-      if (!options.inspector) return void sendError(res, new NotFound({ reason: 'no-route', message: 'This host has no inspector switch.' }))
+      if (!options.inspector)
+        return void sendError(res, new NotFound({ reason: 'no-route', message: 'This host has no inspector switch.' }))
       if (typeof fields['on'] !== 'boolean') return void sendError(res, onOff())
       return action(res, options.inspector.set(fields['on']))
     }
     const question = answerRoute(path, fields, options.questions)
-    if (question !== undefined) return Either.isLeft(question) ? void sendError(res, question.left) : action(res, question.right)
+    if (question !== undefined)
+      return Either.isLeft(question) ? void sendError(res, question.left) : action(res, question.right)
     // P1, P2 (issue #26): take the wheel, hand back, and the person's input while they drive.
     const wheel = wheelRoute(path, fields, { sessions, runtime: deps.runtime, wheel: options.wheel })
     if (wheel !== undefined) {
@@ -97,15 +112,25 @@ export const makeLiveApi = (deps: LiveApiDeps) => {
       return Either.isLeft(applied) ? void sendError(res, applied.left) : sendJson(res, 200, applied.right)
     }
     const match = /^\/live\/api\/conversations\/([^/]+)\/(park|resume|close|own-browser)$/.exec(path)
-    if (!match) return void sendError(res, new NotFound({ reason: 'no-route', message: `There is no live-view endpoint ${path.slice(0, 200)}.` }))
+    if (!match)
+      return void sendError(
+        res,
+        new NotFound({ reason: 'no-route', message: `There is no live-view endpoint ${path.slice(0, 200)}.` }),
+      )
     let id: string
     try {
       id = decodeURIComponent(match[1]!)
     } catch {
-      return void sendError(res, new BadRequest({ reason: 'invalid-parameter', message: 'The conversation id is not valid percent-encoding.' }))
+      return void sendError(
+        res,
+        new BadRequest({ reason: 'invalid-parameter', message: 'The conversation id is not valid percent-encoding.' }),
+      )
     }
     if (!CONVERSATION_ID.test(id)) {
-      return void sendError(res, new BadRequest({ reason: 'invalid-parameter', message: 'A conversation id is 1–200 printable characters.' }))
+      return void sendError(
+        res,
+        new BadRequest({ reason: 'invalid-parameter', message: 'A conversation id is 1–200 printable characters.' }),
+      )
     }
     switch (match[2]) {
       case 'park':

@@ -67,7 +67,9 @@ let cached: Promise<Assets> | undefined
 export const bundleAssets = (): Promise<Assets> => {
   cached ??= fromSource
     ? bundleSource()
-    : Promise.all([readFile(`${builtDir}app.js`, 'utf8'), readFile(`${builtDir}app.css`, 'utf8')]).then(([js, css]) => ({ js, css }))
+    : Promise.all([readFile(`${builtDir}app.js`, 'utf8'), readFile(`${builtDir}app.css`, 'utf8')]).then(
+        ([js, css]) => ({ js, css }),
+      )
   cached.catch(() => (cached = undefined))
   return cached
 }

@@ -8,7 +8,9 @@ const label = { reason: 'task', lentSites: [] } as const
 /** A memory errand on one page, and a live cast of its tab that has not started yet. */
 const watched = () => {
   const memory = MemoryRuntime.make()
-  const id = Effect.runSync(memory.openContext({ errandId: 'e1', label, tabs: [{ url: 'http://shop.test/', active: true }] }))
+  const id = Effect.runSync(
+    memory.openContext({ errandId: 'e1', label, tabs: [{ url: 'http://shop.test/', active: true }] }),
+  )
   const frames: Array<LiveFrame> = []
   const cast = LiveCast.create((frame) => frames.push(frame))
   const open = (options: ScreencastOptions) => Effect.runPromise(memory.screencast(id, 't1', options))

@@ -67,7 +67,8 @@ export class LiveCast {
    */
   async start(open: (options: ScreencastOptions) => Promise<Screencast>): Promise<void> {
     this.screencast = await open({ ...LIVE_SETTINGS, onFrame: (frame) => this.receive(frame) })
-    if (this.stopped) await this.screencast.stop() // stopped while it started
+    if (this.stopped)
+      await this.screencast.stop() // stopped while it started
     else this.screencast.ack(this.acked)
   }
 

@@ -30,7 +30,10 @@ export const holdsTabs = (view: ErrandView): boolean =>
  * @example
  * heldAt(new Map([['session:k1', '127.0.0.1:7001']]), 'session:k1') // { state: 'active', heldBy: '127.0.0.1:7001' }
  */
-export const heldAt = (elsewhere: Map<string, string>, conversationId: string): { readonly state?: string; readonly heldBy?: string } => {
+export const heldAt = (
+  elsewhere: Map<string, string>,
+  conversationId: string,
+): { readonly state?: string; readonly heldBy?: string } => {
   const runner = elsewhere.get(conversationId)
   if (runner === undefined) return {}
   elsewhere.delete(conversationId)
@@ -45,8 +48,17 @@ export const heldAt = (elsewhere: Map<string, string>, conversationId: string): 
  * unknownHere('session:k1').kind // 'task'
  */
 export const unknownHere = (conversationId: string): Omit<ErrandView, 'contextId'> => ({
-  conversationId, kind: 'task', reason: 'task', state: 'active', detail: 'held by another host', driven: false, watched: false,
-  lastUsedAt: 0, parkedAt: null, lentSites: [], lastError: null,
+  conversationId,
+  kind: 'task',
+  reason: 'task',
+  state: 'active',
+  detail: 'held by another host',
+  driven: false,
+  watched: false,
+  lastUsedAt: 0,
+  parkedAt: null,
+  lentSites: [],
+  lastError: null,
 })
 
 /** What an errand's owner says of the person in its loop (K4): driving, waiting, a request for help. */
@@ -67,17 +79,28 @@ export const markDriving = (
   driving: ((conversationId: string) => Effect.Effect<boolean, unknown>) | undefined,
   view?: ((conversationId: string) => Effect.Effect<PersonFields, unknown>) | undefined,
 ): Effect.Effect<void> => {
-  const ask = view ?? (driving === undefined ? undefined : (id: string) => Effect.map(driving(id), (on): PersonFields => (on ? { personDriving: true } : {})))
+  const ask =
+    view ??
+    (driving === undefined
+      ? undefined
+      : (id: string) => Effect.map(driving(id), (on): PersonFields => (on ? { personDriving: true } : {})))
   return ask === undefined
     ? Effect.void
-    : Effect.forEach(conversations.map((c, i) => [c, i] as const).filter(([c]) => c.heldBy !== undefined), ([c, i]) =>
-        Effect.map(Effect.orElseSucceed(Effect.timeout(ask(c.conversationId), '1 second'), (): PersonFields => ({})), (owner) => {
-          const { personDriving: _, waiting: _w, help: _h, ...rest } = c
-          conversations[i] = {
-            ...rest,
-            ...(owner.personDriving === true ? { personDriving: true as const } : {}),
-            ...(owner.waiting !== undefined && owner.waiting.length > 0 ? { waiting: owner.waiting } : {}),
-            ...(owner.help !== undefined ? { help: owner.help } : {}),
-          }
-        }), { concurrency: 'unbounded', discard: true })
+    : Effect.forEach(
+        conversations.map((c, i) => [c, i] as const).filter(([c]) => c.heldBy !== undefined),
+        ([c, i]) =>
+          Effect.map(
+            Effect.orElseSucceed(Effect.timeout(ask(c.conversationId), '1 second'), (): PersonFields => ({})),
+            (owner) => {
+              const { personDriving: _, waiting: _w, help: _h, ...rest } = c
+              conversations[i] = {
+                ...rest,
+                ...(owner.personDriving === true ? { personDriving: true as const } : {}),
+                ...(owner.waiting !== undefined && owner.waiting.length > 0 ? { waiting: owner.waiting } : {}),
+                ...(owner.help !== undefined ? { help: owner.help } : {}),
+              }
+            },
+          ),
+        { concurrency: 'unbounded', discard: true },
+      )
 }

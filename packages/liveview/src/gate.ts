@@ -9,7 +9,16 @@
  * const refusal = requestRefusal(req, { port })
  * if (refusal) return sendError(res, refusal)
  */
-import { checkHost, checkMediaType, checkOrigin, hasBody, nodeHeaders, Unauthorized, type EdgeError, type Identity } from '@errands/edge'
+import {
+  checkHost,
+  checkMediaType,
+  checkOrigin,
+  hasBody,
+  nodeHeaders,
+  Unauthorized,
+  type EdgeError,
+  type Identity,
+} from '@errands/edge'
 import type * as http from 'node:http'
 import { socketIdOf, type LiveAuth } from './auth.ts'
 
@@ -24,9 +33,11 @@ export const requestRefusal = (req: http.IncomingMessage, identity: Identity): E
   const method = req.method ?? 'GET'
   const changes = method !== 'GET' && method !== 'HEAD'
   const withBody = hasBody(headers)
-  return checkHost(headers, identity)
-    ?? checkOrigin(headers, identity, { required: changes })
-    ?? (changes && (withBody || headers.get('content-type') !== null) ? checkMediaType(headers, withBody) : undefined)
+  return (
+    checkHost(headers, identity) ??
+    checkOrigin(headers, identity, { required: changes }) ??
+    (changes && (withBody || headers.get('content-type') !== null) ? checkMediaType(headers, withBody) : undefined)
+  )
 }
 
 /**
@@ -35,15 +46,25 @@ export const requestRefusal = (req: http.IncomingMessage, identity: Identity): E
  * @example
  * upgradeRefusal(req, { port: 7777 }, auth) // Unauthorized without a sign-in id
  */
-export const upgradeRefusal = (req: http.IncomingMessage, identity: Identity, auth: LiveAuth): EdgeError | undefined => {
+export const upgradeRefusal = (
+  req: http.IncomingMessage,
+  identity: Identity,
+  auth: LiveAuth,
+): EdgeError | undefined => {
   const headers = nodeHeaders(req.headers)
   const refusal = checkHost(headers, identity) ?? checkOrigin(headers, identity, { required: true })
   if (refusal) return refusal
   const id = socketIdOf(req.headers)
   if (auth.isSignedIn(id)) return undefined
   return id === undefined
-    ? new Unauthorized({ reason: 'missing-token', message: 'Sign in to the live view first; the socket offers the sign-in id as its second subprotocol.' })
-    : new Unauthorized({ reason: 'wrong-token', message: "This sign-in is not known (the host restarted?); sign in again with the host's token." })
+    ? new Unauthorized({
+        reason: 'missing-token',
+        message: 'Sign in to the live view first; the socket offers the sign-in id as its second subprotocol.',
+      })
+    : new Unauthorized({
+        reason: 'wrong-token',
+        message: "This sign-in is not known (the host restarted?); sign in again with the host's token.",
+      })
 }
 
 /**
@@ -56,5 +77,8 @@ export const signInRefusal = (auth: LiveAuth, id: string | undefined): Unauthori
   if (auth.isSignedIn(id)) return undefined
   return id === undefined || id === ''
     ? new Unauthorized({ reason: 'missing-token', message: "Sign in to the live view with the host's token first." })
-    : new Unauthorized({ reason: 'wrong-token', message: "This sign-in is not known (the host restarted?); sign in again with the host's token." })
+    : new Unauthorized({
+        reason: 'wrong-token',
+        message: "This sign-in is not known (the host restarted?); sign in again with the host's token.",
+      })
 }

@@ -13,9 +13,32 @@
 
 /** Named keys sent as key presses (with or without modifiers). */
 export const NAMED_KEYS: ReadonlySet<string> = new Set([
-  'Enter', 'Backspace', 'Tab', 'Escape', 'Delete', 'Insert',
-  'ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End', 'PageUp', 'PageDown',
-  'F1', 'F2', 'F3', 'F4', 'F5', 'F6', 'F7', 'F8', 'F9', 'F10', 'F11', 'F12',
+  'Enter',
+  'Backspace',
+  'Tab',
+  'Escape',
+  'Delete',
+  'Insert',
+  'ArrowLeft',
+  'ArrowRight',
+  'ArrowUp',
+  'ArrowDown',
+  'Home',
+  'End',
+  'PageUp',
+  'PageDown',
+  'F1',
+  'F2',
+  'F3',
+  'F4',
+  'F5',
+  'F6',
+  'F7',
+  'F8',
+  'F9',
+  'F10',
+  'F11',
+  'F12',
 ])
 
 /** The modifiers a chord may hold, in the order a chord names them. */
@@ -77,7 +100,9 @@ export interface KeyDown {
  * keyChord({ key: 'Tab', code: 'Tab', shiftKey: true, ctrlKey: false, altKey: false, metaKey: false }) // 'Shift+Tab'
  */
 export const keyChord = (e: KeyDown): string | undefined => {
-  const mods = [e.ctrlKey && 'Control', e.altKey && 'Alt', e.shiftKey && 'Shift', e.metaKey && 'Meta'].filter(Boolean).join('+')
+  const mods = [e.ctrlKey && 'Control', e.altKey && 'Alt', e.shiftKey && 'Shift', e.metaKey && 'Meta']
+    .filter(Boolean)
+    .join('+')
   const chord = (key: string) => (mods === '' ? key : `${mods}+${key}`)
   // Shift+Insert pastes: the capture field's paste event sends the clipboard.
   if (e.key === 'Insert' && e.shiftKey && !e.ctrlKey && !e.metaKey) return undefined

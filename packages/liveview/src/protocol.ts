@@ -65,7 +65,12 @@ export interface LiveState {
 export type ServerMessage =
   | { readonly type: 'state'; readonly state: LiveState }
   /** The stream now shows this conversation (`tab` null: it has no page to show yet). */
-  | { readonly type: 'watching'; readonly conversationId: string | null; readonly tab: { readonly url: string; readonly title: string } | null; readonly note?: string | undefined }
+  | {
+      readonly type: 'watching'
+      readonly conversationId: string | null
+      readonly tab: { readonly url: string; readonly title: string } | null
+      readonly note?: string | undefined
+    }
   | {
       readonly type: 'frame'
       readonly conversationId: string

@@ -38,9 +38,17 @@ export const answerRoute = (
   if (!path.startsWith('/live/api/questions/')) return undefined
   const match = QUESTION_PATH.exec(path)
   if (match === null || questions === undefined) {
-    return Either.left(new NotFound({ reason: 'no-route', message: 'No such question: it was answered, its time ran out, or the errand stopped waiting.' }))
+    return Either.left(
+      new NotFound({
+        reason: 'no-route',
+        message: 'No such question: it was answered, its time ran out, or the errand stopped waiting.',
+      }),
+    )
   }
   const answer = fields['answer']
-  if (answer !== 'allow' && answer !== 'deny') return Either.left(new BadRequest({ reason: 'invalid-body', message: 'Send {"answer": "allow"} or {"answer": "deny"}.' }))
+  if (answer !== 'allow' && answer !== 'deny')
+    return Either.left(
+      new BadRequest({ reason: 'invalid-body', message: 'Send {"answer": "allow"} or {"answer": "deny"}.' }),
+    )
   return Either.right(questions.answer(match[1]!, answer))
 }

@@ -7,7 +7,7 @@ afterEach(() => vi.useRealTimers())
 
 const frame = (seq: number): OwnerFrame => ({ data: new Uint8Array([0xff, 0xd8, seq]), seq, width: 1280, height: 720 })
 
-describe("the stream of an errand held by another host (#24, V1)", () => {
+describe('the stream of an errand held by another host (#24, V1)', () => {
   it('asks for the next frame only after the viewer acked the last, skips a frame already shown, and stops for good', async () => {
     let owner = 1
     let asked = 0
@@ -41,7 +41,14 @@ describe("the stream of an errand held by another host (#24, V1)", () => {
   it('an owner that cannot answer now (moving, parked) is asked again later, and the viewer owes nothing', async () => {
     let fail = true
     const sent: Array<LiveFrame> = []
-    const cast = new RemoteCast(async () => { if (fail) throw new Error('parked'); return frame(7) }, (f) => sent.push(f), 250)
+    const cast = new RemoteCast(
+      async () => {
+        if (fail) throw new Error('parked')
+        return frame(7)
+      },
+      (f) => sent.push(f),
+      250,
+    )
     cast.start()
     await vi.advanceTimersByTimeAsync(1_000)
     expect(sent).toEqual([])

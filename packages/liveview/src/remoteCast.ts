@@ -91,7 +91,9 @@ export class RemoteCast {
   private schedule(ms: number): void {
     if (this.stopped) return
     if (this.timer) clearTimeout(this.timer)
-    this.timer = setTimeout(() => { this.inFlight = this.poll() }, ms)
+    this.timer = setTimeout(() => {
+      this.inFlight = this.poll()
+    }, ms)
     this.timer.unref()
   }
 

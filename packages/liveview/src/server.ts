@@ -21,7 +21,16 @@
  */
 import { Runtime as RuntimeTag, type RuntimeShape } from '@errands/runtime'
 import { Sessions, Supervisor, type HealthMessage, type SessionsShape, type SupervisorShape } from '@errands/supervisor'
-import { checkMethod, InternalError, NotFound, refuseUpgrade, sendError, sendJson, toFailure, Unauthorized } from '@errands/edge'
+import {
+  checkMethod,
+  InternalError,
+  NotFound,
+  refuseUpgrade,
+  sendError,
+  sendJson,
+  toFailure,
+  Unauthorized,
+} from '@errands/edge'
 import { Effect, Either, Runtime, type Redacted, type Scope } from 'effect'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -37,7 +46,15 @@ import { requestRefusal, signInRefusal, upgradeRefusal } from './gate.ts'
 import { pageHtml } from './html.ts'
 import type { LiveQuestions } from './questions.ts'
 import type { LiveWheel } from './wheel.ts'
-import { LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveInspector, type LiveState, type ServerMessage } from './protocol.ts'
+import {
+  LIVE_PROTOCOL,
+  paths,
+  type ClientMessage,
+  type LiveConversation,
+  type LiveInspector,
+  type LiveState,
+  type ServerMessage,
+} from './protocol.ts'
 
 /** The inspector's switch, when the host has one (V3). */
 export interface LiveInspectorSwitch {
@@ -105,7 +122,9 @@ const isOurs = (url: string): boolean => url === '/' || LIVE_PREFIXES.some((p) =
  * @example
  * const live = yield* makeLiveView(options)
  */
-export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, unknown, Sessions | Supervisor | RuntimeTag | Scope.Scope> =>
+export const makeLiveView = (
+  options: LiveViewOptions,
+): Effect.Effect<LiveView, unknown, Sessions | Supervisor | RuntimeTag | Scope.Scope> =>
   Effect.gen(function* () {
     const sessions: SessionsShape = yield* Sessions
     const supervisor: SupervisorShape = yield* Supervisor
@@ -117,7 +136,11 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
     const ownHost = `127.0.0.1:${options.port}`
     const followMs = options.followMs ?? 500
     // The socket opens with our subprotocol; the sign-in id offered beside it is never echoed back.
-    const wss = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024, handleProtocols: (offered) => (offered.has(LIVE_PROTOCOL) ? LIVE_PROTOCOL : false) })
+    const wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: 4 * 1024,
+      handleProtocols: (offered) => (offered.has(LIVE_PROTOCOL) ? LIVE_PROTOCOL : false),
+    })
     const viewers = new Set<Viewer>()
 
     const readState: Effect.Effect<LiveState> = Effect.gen(function* () {
@@ -150,9 +173,12 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       if (pushTimer !== undefined || viewers.size === 0) return
       pushTimer = setTimeout(() => {
         pushTimer = undefined
-        void run(readState).then((state) => {
-          for (const v of viewers) v.say({ type: 'state', state })
-        }, (e) => log(`live view: could not read the state (${failure(e).code})`))
+        void run(readState).then(
+          (state) => {
+            for (const v of viewers) v.say({ type: 'state', state })
+          },
+          (e) => log(`live view: could not read the state (${failure(e).code})`),
+        )
       }, 100)
     }
     const unsubscribe = [
@@ -209,7 +235,11 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
         await this.unwatch()
         // An errand held by another host of a cluster may be unknown to this supervisor: it is
         // streamed from its owner (syncCast), and its owner counts the frame calls as use.
-        await run(Effect.catchTag(sessions.watch(conversationId), 'UnknownConversation', (e) => (options.remote ? Effect.void : Effect.fail(e))))
+        await run(
+          Effect.catchTag(sessions.watch(conversationId), 'UnknownConversation', (e) =>
+            options.remote ? Effect.void : Effect.fail(e),
+          ),
+        )
         this.watching = conversationId
         await this.syncCast()
         this.follow = setInterval(() => this.enqueue(() => this.syncCast()), followMs)
@@ -221,12 +251,18 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
         const id = this.watching
         if (id === undefined) return
         const view = await run(Effect.option(sessions.view(id)))
-        const contextId = view._tag === 'Some' && (view.value.state === 'active' || view.value.state === 'main') ? view.value.contextId : null
+        const contextId =
+          view._tag === 'Some' && (view.value.state === 'active' || view.value.state === 'main')
+            ? view.value.contextId
+            : null
         const tabs = contextId === null ? [] : await run(tabsOf(runtime, contextId))
         const active = tabs.find((t) => t.active) ?? tabs[0]
         const key = contextId !== null && active ? `${contextId}/${active.id}` : ''
         if (key === '' && this.castKey === `remote:${id}` && this.cast?.running) return
-        const remote = key === '' && options.remote ? await run(Effect.orElseSucceed(options.remote(id), () => undefined)) : undefined
+        const remote =
+          key === '' && options.remote
+            ? await run(Effect.orElseSucceed(options.remote(id), () => undefined))
+            : undefined
         if (remote !== undefined) return this.castRemote(id, remote)
         if (key === this.castKey && (this.cast?.running ?? key === '')) {
           // Same tab, maybe a new page in it: the caption follows.
@@ -240,9 +276,12 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
         if (this.watching !== id) return
         const screencast = runtime.screencast
         if (contextId === null || !active || screencast === undefined) {
-          const note = screencast === undefined
-            ? `This browser (${runtime.kind}) cannot show its pages.`
-            : view._tag === 'Some' && view.value.state === 'parked' ? 'Set aside: resume it to see it.' : 'No page to show yet.'
+          const note =
+            screencast === undefined
+              ? `This browser (${runtime.kind}) cannot show its pages.`
+              : view._tag === 'Some' && view.value.state === 'parked'
+                ? 'Set aside: resume it to see it.'
+                : 'No page to show yet.'
           this.say({ type: 'watching', conversationId: id, tab: null, note })
           return
         }
@@ -267,9 +306,13 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       async castRemote(id: string, remote: RemoteErrand): Promise<void> {
         await this.stopCast()
         if (this.watching !== id) return
-        const cast = new RemoteCast(remote.frame, (frame) => {
-          if (this.cast === cast && this.watching === id) this.say({ type: 'frame', conversationId: id, ...frame })
-        }, REMOTE_FRAME_MS)
+        const cast = new RemoteCast(
+          remote.frame,
+          (frame) => {
+            if (this.cast === cast && this.watching === id) this.say({ type: 'frame', conversationId: id, ...frame })
+          },
+          REMOTE_FRAME_MS,
+        )
         this.cast = cast
         this.castKey = `remote:${id}`
         cast.start()
@@ -297,13 +340,20 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       socket.on('message', (data) => {
         const message = parseClient(data)
         if (message) viewer.receive(message)
-        else viewer.say({ type: 'error', message: 'Messages are {"type":"watch","conversationId":…}, {"type":"unwatch"} or {"type":"ack","seq":n}.' })
+        else
+          viewer.say({
+            type: 'error',
+            message: 'Messages are {"type":"watch","conversationId":…}, {"type":"unwatch"} or {"type":"ack","seq":n}.',
+          })
       })
       socket.on('close', () => {
         viewers.delete(viewer)
         viewer.enqueue(() => viewer.unwatch())
       })
-      void run(readState).then((state) => viewer.say({ type: 'state', state }), () => undefined)
+      void run(readState).then(
+        (state) => viewer.say({ type: 'state', state }),
+        () => undefined,
+      )
     })
 
     const api = makeLiveApi({ sessions, runtime, options, run, readState, pushState, log })
@@ -327,28 +377,41 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
             'x-content-type-options': 'nosniff',
             'x-frame-options': 'DENY',
             'referrer-policy': 'no-referrer',
-            'content-security-policy':
-              `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self' ws://${ownHost} ws://localhost:${options.port}; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
+            'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self' ws://${ownHost} ws://localhost:${options.port}; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
           })
           res.end(html)
         } else if (path === paths.script && method === 'GET') {
-          res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })
+          res.writeHead(200, {
+            'content-type': 'text/javascript; charset=utf-8',
+            'cache-control': 'no-cache',
+            'x-content-type-options': 'nosniff',
+          })
           res.end(assets.js)
         } else if (path === paths.style && method === 'GET') {
-          res.writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })
+          res.writeHead(200, {
+            'content-type': 'text/css; charset=utf-8',
+            'cache-control': 'no-cache',
+            'x-content-type-options': 'nosniff',
+          })
           res.end(assets.css)
         } else if (path === paths.signIn) {
           const wrong = checkMethod(method, ['POST'], path)
           if (wrong) return (sendError(res, wrong), true)
           const body = await readJson(req)
           if (Either.isLeft(body)) return (sendError(res, body.left), true)
-          const token = typeof body.right === 'object' && body.right !== null ? (body.right as Record<string, unknown>)['token'] : undefined
+          const token =
+            typeof body.right === 'object' && body.right !== null
+              ? (body.right as Record<string, unknown>)['token']
+              : undefined
           const id = typeof token === 'string' ? auth.signIn(token.trim()) : undefined
           if (id === undefined) {
-            sendError(res, new Unauthorized({
-              reason: typeof token === 'string' && token !== '' ? 'wrong-token' : 'missing-token',
-              message: "That is not this host's token; copy it from the host-token file in the data directory.",
-            }))
+            sendError(
+              res,
+              new Unauthorized({
+                reason: typeof token === 'string' && token !== '' ? 'wrong-token' : 'missing-token',
+                message: "That is not this host's token; copy it from the host-token file in the data directory.",
+              }),
+            )
           } else {
             // X4: the id goes to the page's script, which holds it in memory; no cookie is set.
             sendJson(res, 200, { signedIn: true, id })
@@ -363,7 +426,10 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
           if (unsigned) sendError(res, unsigned)
           else await api(req, res, path)
         } else {
-          sendError(res, new NotFound({ reason: 'no-route', message: `There is no live-view page ${path.slice(0, 200)}.` }))
+          sendError(
+            res,
+            new NotFound({ reason: 'no-route', message: `There is no live-view page ${path.slice(0, 200)}.` }),
+          )
         }
       } catch (e) {
         log(`live view: ${failure(e).code} on ${method} ${path.slice(0, 100)}`)
@@ -386,11 +452,13 @@ export const makeLiveView = (options: LiveViewOptions): Effect.Effect<LiveView, 
       for (const u of unsubscribe) u()
       const all = [...viewers]
       viewers.clear()
-      await Promise.all(all.map(async (v) => {
-        v.socket.terminate()
-        await v.queue
-        await v.unwatch().catch(() => undefined)
-      }))
+      await Promise.all(
+        all.map(async (v) => {
+          v.socket.terminate()
+          await v.queue
+          await v.unwatch().catch(() => undefined)
+        }),
+      )
       wss.close()
     }
     yield* Effect.addFinalizer(() => Effect.promise(close))

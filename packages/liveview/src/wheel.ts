@@ -45,16 +45,29 @@ const inputOf = (raw: unknown): PageInput | undefined => {
   switch (e['type']) {
     case 'mouse': {
       const action = e['action']
-      if (action !== 'move' && action !== 'down' && action !== 'up' && action !== 'click' && action !== 'dblclick') return undefined
+      if (action !== 'move' && action !== 'down' && action !== 'up' && action !== 'click' && action !== 'dblclick')
+        return undefined
       if (!finite(e['x']) || !finite(e['y'])) return undefined
       const button = e['button']
       if (button !== undefined && !BUTTONS.has(button as string)) return undefined
-      return { type: 'mouse', action, x: e['x'], y: e['y'], ...(button === undefined ? {} : { button: button as 'left' | 'right' | 'middle' }) }
+      return {
+        type: 'mouse',
+        action,
+        x: e['x'],
+        y: e['y'],
+        ...(button === undefined ? {} : { button: button as 'left' | 'right' | 'middle' }),
+      }
     }
     case 'wheel':
       if (!finite(e['dx']) || !finite(e['dy'])) return undefined
       if ((e['x'] !== undefined && !finite(e['x'])) || (e['y'] !== undefined && !finite(e['y']))) return undefined
-      return { type: 'wheel', dx: e['dx'], dy: e['dy'], ...(finite(e['x']) ? { x: e['x'] } : {}), ...(finite(e['y']) ? { y: e['y'] } : {}) }
+      return {
+        type: 'wheel',
+        dx: e['dx'],
+        dy: e['dy'],
+        ...(finite(e['x']) ? { x: e['x'] } : {}),
+        ...(finite(e['y']) ? { y: e['y'] } : {}),
+      }
     case 'key': {
       const action = e['action']
       const key = e['key']
@@ -81,15 +94,28 @@ const inputOf = (raw: unknown): PageInput | undefined => {
  * @example
  * parseInput({ events: [{ type: 'text', text: 'hi' }] }) // Right([{ type: 'text', text: 'hi' }])
  */
-export const parseInput = (fields: Readonly<Record<string, unknown>>): Either.Either<ReadonlyArray<PageInput>, BadRequest> => {
+export const parseInput = (
+  fields: Readonly<Record<string, unknown>>,
+): Either.Either<ReadonlyArray<PageInput>, BadRequest> => {
   const events = fields['events']
   if (!Array.isArray(events) || events.length === 0 || events.length > MAX_INPUT_EVENTS) {
-    return Either.left(new BadRequest({ reason: 'invalid-body', message: `Send {"events": [...]} with 1–${MAX_INPUT_EVENTS} mouse, wheel, key or text events.` }))
+    return Either.left(
+      new BadRequest({
+        reason: 'invalid-body',
+        message: `Send {"events": [...]} with 1–${MAX_INPUT_EVENTS} mouse, wheel, key or text events.`,
+      }),
+    )
   }
   const out: PageInput[] = []
   for (let i = 0; i < events.length; i++) {
     const e = inputOf(events[i])
-    if (e === undefined) return Either.left(new BadRequest({ reason: 'invalid-body', message: `events[${i}] is not a mouse, wheel, key or text event this page can send.` }))
+    if (e === undefined)
+      return Either.left(
+        new BadRequest({
+          reason: 'invalid-body',
+          message: `events[${i}] is not a mouse, wheel, key or text event this page can send.`,
+        }),
+      )
     out.push(e)
   }
   return Either.right(out)
@@ -107,7 +133,12 @@ export interface LiveWheel {
   /** An errand another host holds, as its owner has it: driving, waiting, its request for help (K4); unset, `driving` says. */
   readonly view?: ((conversationId: string) => Effect.Effect<PersonFields, unknown>) | undefined
   /** Unset: applied here ({@link applyWheelInput} on this host's sessions and runtime). */
-  readonly input?: ((conversationId: string, events: ReadonlyArray<PageInput>) => Effect.Effect<{ readonly applied: number }, unknown>) | undefined
+  readonly input?:
+    | ((
+        conversationId: string,
+        events: ReadonlyArray<PageInput>,
+      ) => Effect.Effect<{ readonly applied: number }, unknown>)
+    | undefined
 }
 
 /** What the wheel's routes work with. */
@@ -125,10 +156,17 @@ export interface WheelDeps {
  * @example
  * yield* applyWheelInput({ sessions, runtime }, 'session:k1', [{ type: 'text', text: 'hi' }]) // { applied: 1 }
  */
-export const applyWheelInput = (deps: Pick<WheelDeps, 'sessions' | 'runtime'>, conversationId: string, events: ReadonlyArray<PageInput>): Effect.Effect<{ readonly applied: number }, unknown> =>
+export const applyWheelInput = (
+  deps: Pick<WheelDeps, 'sessions' | 'runtime'>,
+  conversationId: string,
+  events: ReadonlyArray<PageInput>,
+): Effect.Effect<{ readonly applied: number }, unknown> =>
   Effect.gen(function* () {
     if (!deps.sessions.personDriving(conversationId)) {
-      return yield* new NotAtTheWheel({ reason: 'not-driving', message: 'Take the wheel first: while the agent drives, this view only watches.' })
+      return yield* new NotAtTheWheel({
+        reason: 'not-driving',
+        message: 'Take the wheel first: while the agent drives, this view only watches.',
+      })
     }
     const contextId = deps.sessions.contextOf(conversationId)
     const pages = deps.runtime.pages
@@ -137,7 +175,8 @@ export const applyWheelInput = (deps: Pick<WheelDeps, 'sessions' | 'runtime'>, c
     }
     const tabs = yield* deps.runtime.tabs(contextId)
     const active = tabs.find((t) => t.active) ?? tabs[0]
-    if (active === undefined) return yield* new NotAtTheWheel({ reason: 'no-page', message: 'This errand has no page to drive right now.' })
+    if (active === undefined)
+      return yield* new NotAtTheWheel({ reason: 'no-page', message: 'This errand has no page to drive right now.' })
     return { applied: yield* pages.input(contextId, active.id, events) }
   })
 
@@ -153,30 +192,42 @@ export const wheelRoute = (
   path: string,
   fields: Readonly<Record<string, unknown>>,
   deps: WheelDeps,
-): Either.Either<{ readonly effect: Effect.Effect<unknown, unknown>; readonly answersState: boolean }, EdgeError> | undefined => {
+):
+  | Either.Either<{ readonly effect: Effect.Effect<unknown, unknown>; readonly answersState: boolean }, EdgeError>
+  | undefined => {
   const match = WHEEL_PATH.exec(path)
   if (match === null) return undefined
   let id: string
   try {
     id = decodeURIComponent(match[1]!)
   } catch {
-    return Either.left(new BadRequest({ reason: 'invalid-parameter', message: 'The conversation id is not valid percent-encoding.' }))
+    return Either.left(
+      new BadRequest({ reason: 'invalid-parameter', message: 'The conversation id is not valid percent-encoding.' }),
+    )
   }
-  if (!/^[\x21-\x7e]{1,200}$/.test(id)) return Either.left(new NotFound({ reason: 'no-route', message: 'A conversation id is 1–200 printable characters.' }))
+  if (!/^[\x21-\x7e]{1,200}$/.test(id))
+    return Either.left(
+      new NotFound({ reason: 'no-route', message: 'A conversation id is 1–200 printable characters.' }),
+    )
   switch (match[2]) {
     case 'take-wheel':
       return Either.right({ effect: (deps.wheel ?? deps.sessions).takeWheel(id), answersState: true })
     case 'hand-back': {
       const note = fields['note']
       if (note !== undefined && note !== null && (typeof note !== 'string' || note.length > 2_000)) {
-        return Either.left(new BadRequest({ reason: 'invalid-body', message: 'A note is text of at most 2,000 characters.' }))
+        return Either.left(
+          new BadRequest({ reason: 'invalid-body', message: 'A note is text of at most 2,000 characters.' }),
+        )
       }
       const text = typeof note === 'string' && note.trim() !== '' ? note.trim() : undefined
       return Either.right({ effect: (deps.wheel ?? deps.sessions).handBack(id, text), answersState: true })
     }
     default: {
       const input = deps.wheel?.input
-      return Either.map(parseInput(fields), (events) => ({ effect: input ? input(id, events) : applyWheelInput(deps, id, events), answersState: false }))
+      return Either.map(parseInput(fields), (events) => ({
+        effect: input ? input(id, events) : applyWheelInput(deps, id, events),
+        answersState: false,
+      }))
     }
   }
 }

@@ -26,12 +26,18 @@ interface Arrival {
 
 /** What the state asks of the person now: requests for help and sign-in questions. */
 const arrivalsOf = (state: LiveState): ReadonlyArray<Arrival> => [
-  ...state.conversations.flatMap((c) => c.help === undefined ? [] : [{
-    key: `help:${c.conversationId}:${c.help.askedAt}`,
-    conversationId: c.conversationId,
-    title: `${c.conversationId} asks for your help`,
-    body: c.help.reason,
-  }]),
+  ...state.conversations.flatMap((c) =>
+    c.help === undefined
+      ? []
+      : [
+          {
+            key: `help:${c.conversationId}:${c.help.askedAt}`,
+            conversationId: c.conversationId,
+            title: `${c.conversationId} asks for your help`,
+            body: c.help.reason,
+          },
+        ],
+  ),
   ...(state.questions ?? []).map((q) => ({
     key: `question:${q.id}`,
     conversationId: q.conversationId,
@@ -101,12 +107,32 @@ export const NotifyButton = ({ notify }: { notify: Notify }) => {
     case 'unsupported':
       return null
     case 'on':
-      return <span class="notify muted" data-testid="notify" data-notify="on" title="A desktop notification when an errand asks for help or a sign-in while this page is in the background.">Notifications on</span>
+      return (
+        <span
+          class="notify muted"
+          data-testid="notify"
+          data-notify="on"
+          title="A desktop notification when an errand asks for help or a sign-in while this page is in the background."
+        >
+          Notifications on
+        </span>
+      )
     case 'denied':
-      return <span class="notify muted" data-testid="notify" data-notify="denied">Notifications are blocked in this browser's site settings.</span>
+      return (
+        <span class="notify muted" data-testid="notify" data-notify="denied">
+          Notifications are blocked in this browser's site settings.
+        </span>
+      )
     default:
       return (
-        <button class="link notify" name="notify" data-testid="notify" data-notify="off" title="Ask this browser to show a desktop notification when an errand asks for help or a sign-in while this page is in the background." onClick={notify.enable}>
+        <button
+          class="link notify"
+          name="notify"
+          data-testid="notify"
+          data-notify="off"
+          title="Ask this browser to show a desktop notification when an errand asks for help or a sign-in while this page is in the background."
+          onClick={notify.enable}
+        >
           Notify me
         </button>
       )

@@ -16,17 +16,32 @@ import type { LiveConversation } from '../src/protocol.ts'
 import { attachKeyboard, listen } from './keyboard.ts'
 
 /** The agents waiting for a person, oldest first; a click picks the conversation. */
-export const HelpRequests = ({ conversations, pick, now }: { conversations: ReadonlyArray<LiveConversation>; pick: (id: string) => void; now: number }) => {
+export const HelpRequests = ({
+  conversations,
+  pick,
+  now,
+}: {
+  conversations: ReadonlyArray<LiveConversation>
+  pick: (id: string) => void
+  now: number
+}) => {
   const asking = conversations.filter((c) => c.help !== undefined).sort((a, b) => a.help!.askedAt - b.help!.askedAt)
   return asking.length === 0 ? null : (
     <div class="questions" aria-label="Requests for help">
       {asking.map((c) => (
         <section key={c.conversationId} class="question help" role="alert" data-help={c.conversationId}>
-          <h2><strong>{c.conversationId}</strong> asks for your help</h2>
+          <h2>
+            <strong>{c.conversationId}</strong> asks for your help
+          </h2>
           <p class="reason">“{c.help!.reason}”</p>
           <div class="actions">
-            <button name="help-watch" onClick={() => pick(c.conversationId)}>Watch it</button>
-            <span class="muted">Take the wheel, do what it needs, then hand back · waits {Math.max(0, Math.round((c.help!.expiresAt - now) / 1000))} s more</span>
+            <button name="help-watch" onClick={() => pick(c.conversationId)}>
+              Watch it
+            </button>
+            <span class="muted">
+              Take the wheel, do what it needs, then hand back · waits{' '}
+              {Math.max(0, Math.round((c.help!.expiresAt - now) / 1000))} s more
+            </span>
           </div>
         </section>
       ))}
@@ -35,22 +50,48 @@ export const HelpRequests = ({ conversations, pick, now }: { conversations: Read
 }
 
 /** "Take the wheel", or — while the person drives — the banner, a note and "Hand back". */
-export const WheelControls = ({ c, act, busy }: { c: LiveConversation; act: (path: string, body?: unknown) => void; busy: boolean }) => {
+export const WheelControls = ({
+  c,
+  act,
+  busy,
+}: {
+  c: LiveConversation
+  act: (path: string, body?: unknown) => void
+  busy: boolean
+}) => {
   const [note, setNote] = useState('')
   const base = `/live/api/conversations/${encodeURIComponent(c.conversationId)}`
   if (c.reason === 'main' || (c.state !== 'active' && c.state !== 'parked')) return null
   if (c.personDriving !== true) {
-    return <button class="wheel" name="take-wheel" disabled={busy} onClick={() => act(`${base}/take-wheel`)}>Take the wheel</button>
+    return (
+      <button class="wheel" name="take-wheel" disabled={busy} onClick={() => act(`${base}/take-wheel`)}>
+        Take the wheel
+      </button>
+    )
   }
   return (
     <div class="driving" role="status" data-testid="driving-banner">
-      <strong>You are driving this browser.</strong> The agent waits until you hand it back. Click and type on the picture below.
+      <strong>You are driving this browser.</strong> The agent waits until you hand it back. Click and type on the
+      picture below.
       <div class="actions">
-        <input name="hand-back-note" placeholder="A note for the agent (optional)" maxLength={2000} value={note} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />
-        <button class="wheel" name="hand-back" disabled={busy} onClick={() => {
-          act(`${base}/hand-back`, note.trim() === '' ? {} : { note })
-          setNote('')
-        }}>Hand back</button>
+        <input
+          name="hand-back-note"
+          placeholder="A note for the agent (optional)"
+          maxLength={2000}
+          value={note}
+          onInput={(e) => setNote((e.target as HTMLInputElement).value)}
+        />
+        <button
+          class="wheel"
+          name="hand-back"
+          disabled={busy}
+          onClick={() => {
+            act(`${base}/hand-back`, note.trim() === '' ? {} : { note })
+            setNote('')
+          }}
+        >
+          Hand back
+        </button>
       </div>
     </div>
   )
@@ -77,15 +118,20 @@ export const useWheelInput = (
     const c = canvas.current
     const f = field.current
     if (!c || !f || !driving) return
-    const post = (events: ReadonlyArray<PageInput>) => void (queue.current = queue.current.then(() => send(events)).catch(() => undefined))
+    const post = (events: ReadonlyArray<PageInput>) =>
+      void (queue.current = queue.current.then(() => send(events)).catch(() => undefined))
     // The frame's CSS size over the drawn size: where on the page the pointer is.
     const at = (e: MouseEvent) => {
       const r = c.getBoundingClientRect()
       const w = Number(c.dataset['pageWidth'] ?? c.width)
       const h = Number(c.dataset['pageHeight'] ?? c.height)
-      return { x: Math.round(((e.clientX - r.left) / r.width) * w), y: Math.round(((e.clientY - r.top) / r.height) * h) }
+      return {
+        x: Math.round(((e.clientX - r.left) / r.width) * w),
+        y: Math.round(((e.clientY - r.top) / r.height) * h),
+      }
     }
-    const button = (e: MouseEvent) => (e.button === 2 ? 'right' : e.button === 1 ? 'middle' : 'left') as 'left' | 'right' | 'middle'
+    const button = (e: MouseEvent) =>
+      (e.button === 2 ? 'right' : e.button === 1 ? 'middle' : 'left') as 'left' | 'right' | 'middle'
     let down = false
     const onDown = (e: MouseEvent) => {
       e.preventDefault()
@@ -94,7 +140,10 @@ export const useWheelInput = (
       f.focus({ preventScroll: true })
       down = true
       const p = at(e)
-      post([{ type: 'mouse', action: 'move', ...p }, { type: 'mouse', action: 'down', ...p, button: button(e) }])
+      post([
+        { type: 'mouse', action: 'move', ...p },
+        { type: 'mouse', action: 'down', ...p, button: button(e) },
+      ])
     }
     const onUp = (e: MouseEvent) => {
       if (!down) return
@@ -109,7 +158,12 @@ export const useWheelInput = (
       post([{ type: 'wheel', ...at(e), dx: Math.round(e.deltaX), dy: Math.round(e.deltaY) }])
     }
     const noMenu = (e: Event) => e.preventDefault()
-    const offCanvas = listen(c, [['mousedown', onDown], ['mousemove', onMove], ['wheel', onWheel, { passive: false }], ['contextmenu', noMenu]])
+    const offCanvas = listen(c, [
+      ['mousedown', onDown],
+      ['mousemove', onMove],
+      ['wheel', onWheel, { passive: false }],
+      ['contextmenu', noMenu],
+    ])
     const offWindow = listen(window, [['mouseup', onUp]])
     const offKeyboard = attachKeyboard(f, post, notice)
     // Taking the wheel puts the keyboard on the errand's page at once.

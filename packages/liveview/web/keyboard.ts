@@ -85,14 +85,22 @@ export const attachKeyboard = (
     e.preventDefault()
     const text = (e.clipboardData?.getData('text/plain') ?? '').replace(/\r\n?/g, '\n')
     if (text.length > MAX_PASTE) {
-      notice(`That paste is ${text.length.toLocaleString('en')} characters; the wheel sends at most ${MAX_PASTE.toLocaleString('en')} at once, so nothing was sent.`)
+      notice(
+        `That paste is ${text.length.toLocaleString('en')} characters; the wheel sends at most ${MAX_PASTE.toLocaleString('en')} at once, so nothing was sent.`,
+      )
       return
     }
     notice(null)
     sendText(text)
   }
 
-  const off = listen(field, [['keydown', onKeyDown], ['input', onInput], ['compositionstart', onCompositionStart], ['compositionend', onCompositionEnd], ['paste', onPaste]])
+  const off = listen(field, [
+    ['keydown', onKeyDown],
+    ['input', onInput],
+    ['compositionstart', onCompositionStart],
+    ['compositionend', onCompositionEnd],
+    ['paste', onPaste],
+  ])
   return () => {
     off()
     clear()

@@ -14,7 +14,16 @@ import { NotifyButton, useDesktopNotifications } from './Notify.tsx'
 import { Questions } from './QuestionCard.tsx'
 import { WaitingCount, Who } from './Waiting.tsx'
 import { HelpRequests, useWheelInput, WheelControls } from './Wheel.tsx'
-import { LIVE_HEADER, LIVE_PROTOCOL, paths, type ClientMessage, type LiveConversation, type LiveState, type LiveTab, type ServerMessage } from '../src/protocol.ts'
+import {
+  LIVE_HEADER,
+  LIVE_PROTOCOL,
+  paths,
+  type ClientMessage,
+  type LiveConversation,
+  type LiveState,
+  type LiveTab,
+  type ServerMessage,
+} from '../src/protocol.ts'
 
 type Watching = Extract<ServerMessage, { type: 'watching' }>
 
@@ -24,7 +33,11 @@ type Watching = Extract<ServerMessage, { type: 'watching' }>
  */
 let liveId: string | undefined
 
-const call = async (path: string, method: string, body?: unknown): Promise<{ ok: boolean; status: number; json: any }> => {
+const call = async (
+  path: string,
+  method: string,
+  body?: unknown,
+): Promise<{ ok: boolean; status: number; json: any }> => {
   const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' }
   if (liveId !== undefined) headers[LIVE_HEADER] = liveId
   const response = await fetch(path, {
@@ -38,8 +51,15 @@ const call = async (path: string, method: string, body?: unknown): Promise<{ ok:
 }
 
 const STATE_WORDS: Record<string, string> = {
-  seeding: 'starting', active: 'open', parking: 'setting aside', parked: 'set aside', resuming: 'reopening',
-  healing: 'healing', closing: 'closing', closed: 'closed', main: 'your browser',
+  seeding: 'starting',
+  active: 'open',
+  parking: 'setting aside',
+  parked: 'set aside',
+  resuming: 'reopening',
+  healing: 'healing',
+  closing: 'closing',
+  closed: 'closed',
+  main: 'your browser',
 }
 
 const REASON_WORDS: Record<string, string> = {
@@ -94,26 +114,44 @@ const SignIn = ({ onSignedIn }: { onSignedIn: () => void }) => {
     if (r.ok && typeof r.json?.id === 'string') {
       liveId = r.json.id
       onSignedIn()
-    }
-    else setError(r.json?.error?.message ?? 'Sign-in failed.')
+    } else setError(r.json?.error?.message ?? 'Sign-in failed.')
   }
   return (
     <main class="signin">
       <h1>Errands — live view</h1>
-      <p>Paste the host's token (the <code>host-token</code> file in its data directory). It is exchanged once for a sign-in this page keeps in memory (no cookie: reloading the page asks again); it never goes into a URL.</p>
+      <p>
+        Paste the host's token (the <code>host-token</code> file in its data directory). It is exchanged once for a
+        sign-in this page keeps in memory (no cookie: reloading the page asks again); it never goes into a URL.
+      </p>
       <form onSubmit={submit}>
         <label>
-          Host token <input type="password" name="token" autocomplete="off" value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
+          Host token{' '}
+          <input
+            type="password"
+            name="token"
+            autocomplete="off"
+            value={token}
+            onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+          />
         </label>
         <button type="submit">Sign in</button>
       </form>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </main>
   )
 }
 
 /** The screencast of the watched conversation, drawn on a canvas; each frame is acknowledged once drawn. */
-const Screen = ({ socket, watching, frameRef, driving }: {
+const Screen = ({
+  socket,
+  watching,
+  frameRef,
+  driving,
+}: {
   socket: WebSocket | null
   watching: Watching | null
   frameRef: { current: ((m: Extract<ServerMessage, { type: 'frame' }>) => void) | null }
@@ -124,7 +162,13 @@ const Screen = ({ socket, watching, frameRef, driving }: {
   const field = useRef<HTMLTextAreaElement>(null)
   const [seq, setSeq] = useState(0)
   const [keyNotice, setKeyNotice] = useState<string | null>(null)
-  useWheelInput(canvas, field, driving !== null, (events) => call(`${paths.conversation(driving ?? '')}/input`, 'POST', { events }), setKeyNotice)
+  useWheelInput(
+    canvas,
+    field,
+    driving !== null,
+    (events) => call(`${paths.conversation(driving ?? '')}/input`, 'POST', { events }),
+    setKeyNotice,
+  )
   useEffect(() => {
     frameRef.current = (m) => {
       const blob = new Blob([Uint8Array.from(atob(m.data), (ch) => ch.charCodeAt(0))], { type: 'image/jpeg' })
@@ -150,26 +194,62 @@ const Screen = ({ socket, watching, frameRef, driving }: {
   return (
     <figure class={driving !== null ? 'screen at-wheel' : 'screen'}>
       <div class="screen-box">
-        <canvas ref={canvas} id="screen" width={640} height={400} data-seq={String(seq)} data-driving={driving !== null ? 'true' : 'false'} />
+        <canvas
+          ref={canvas}
+          id="screen"
+          width={640}
+          height={400}
+          data-seq={String(seq)}
+          data-driving={driving !== null ? 'true' : 'false'}
+        />
         {driving !== null && (
-          <textarea ref={field} class="wheel-keyboard" name="wheel-keyboard" aria-label="Type into the errand's page"
-            autocomplete="off" autocapitalize="off" autocorrect="off" spellcheck={false} rows={1} />
+          <textarea
+            ref={field}
+            class="wheel-keyboard"
+            name="wheel-keyboard"
+            aria-label="Type into the errand's page"
+            autocomplete="off"
+            autocapitalize="off"
+            autocorrect="off"
+            spellcheck={false}
+            rows={1}
+          />
         )}
       </div>
-      {keyNotice && <p class="error" role="alert" data-testid="keyboard-notice">{keyNotice}</p>}
+      {keyNotice && (
+        <p class="error" role="alert" data-testid="keyboard-notice">
+          {keyNotice}
+        </p>
+      )}
       <figcaption>
-        {watching?.tab ? <>Live: <strong>{watching.tab.title || '(untitled)'}</strong> <span class="tab-url">{watching.tab.url}</span></> : (watching?.note ?? 'Pick a conversation to watch it.')}
+        {watching?.tab ? (
+          <>
+            Live: <strong>{watching.tab.title || '(untitled)'}</strong> <span class="tab-url">{watching.tab.url}</span>
+          </>
+        ) : (
+          (watching?.note ?? 'Pick a conversation to watch it.')
+        )}
       </figcaption>
     </figure>
   )
 }
 
-const Detail = ({ c, act, busy }: { c: LiveConversation; act: (path: string, body?: unknown) => void; busy: boolean }) => {
+const Detail = ({
+  c,
+  act,
+  busy,
+}: {
+  c: LiveConversation
+  act: (path: string, body?: unknown) => void
+  busy: boolean
+}) => {
   const base = paths.conversation(c.conversationId)
   const isolated = c.reason !== 'main'
   return (
     <section class="detail" aria-label="Conversation">
-      <h2>{c.conversationId} <ReasonBadge c={c} /></h2>
+      <h2>
+        {c.conversationId} <ReasonBadge c={c} />
+      </h2>
       <p class="muted">
         {c.kind} · {STATE_WORDS[c.state] ?? c.state} <code>{c.detail}</code>
         {c.heldBy ? <span> · on the host at {c.heldBy}</span> : null}
@@ -178,13 +258,31 @@ const Detail = ({ c, act, busy }: { c: LiveConversation; act: (path: string, bod
       <div class="actions">
         {c.kind === 'chat' && (
           <label class="toggle">
-            <input type="checkbox" name="own-browser" checked={isolated} disabled={busy} onChange={(e) => act(`${base}/own-browser`, { on: (e.target as HTMLInputElement).checked })} />
+            <input
+              type="checkbox"
+              name="own-browser"
+              checked={isolated}
+              disabled={busy}
+              onChange={(e) => act(`${base}/own-browser`, { on: (e.target as HTMLInputElement).checked })}
+            />
             A browser of its own for this chat
           </label>
         )}
-        {isolated && c.state === 'active' && c.personDriving !== true && <button disabled={busy} onClick={() => act(`${base}/park`)}>Set aside (park)</button>}
-        {isolated && c.state === 'parked' && <button disabled={busy} onClick={() => act(`${base}/resume`)}>Resume</button>}
-        {c.state !== 'closed' && (c.kind === 'task' || isolated) && <button class="danger" disabled={busy} onClick={() => act(`${base}/close`)}>Close</button>}
+        {isolated && c.state === 'active' && c.personDriving !== true && (
+          <button disabled={busy} onClick={() => act(`${base}/park`)}>
+            Set aside (park)
+          </button>
+        )}
+        {isolated && c.state === 'parked' && (
+          <button disabled={busy} onClick={() => act(`${base}/resume`)}>
+            Resume
+          </button>
+        )}
+        {c.state !== 'closed' && (c.kind === 'task' || isolated) && (
+          <button class="danger" disabled={busy} onClick={() => act(`${base}/close`)}>
+            Close
+          </button>
+        )}
       </div>
       <WheelControls c={c} act={act} busy={busy} />
       {isolated && <Tabs tabs={c.tabs} label="Tabs" />}
@@ -238,7 +336,9 @@ const App = () => {
   // A socket that opens after a pick still gets the pick.
   useEffect(() => {
     if (!socket) return
-    const onOpen = () => selected !== null && socket.send(JSON.stringify({ type: 'watch', conversationId: selected } satisfies ClientMessage))
+    const onOpen = () =>
+      selected !== null &&
+      socket.send(JSON.stringify({ type: 'watch', conversationId: selected } satisfies ClientMessage))
     socket.addEventListener('open', onOpen)
     return () => socket.removeEventListener('open', onOpen)
   }, [socket, selected])
@@ -268,29 +368,72 @@ const App = () => {
         <h1>Errands</h1>
         <WaitingCount conversations={state.conversations} pick={(id) => id !== selected && select(id)} />
         <p class="capacity" data-testid="capacity">
-          <strong>{state.capacity.open}</strong> open · <strong>{state.capacity.parked}</strong> set aside · limit <strong>{state.capacity.limit}</strong>
+          <strong>{state.capacity.open}</strong> open · <strong>{state.capacity.parked}</strong> set aside · limit{' '}
+          <strong>{state.capacity.limit}</strong>
         </p>
         {state.inspector && (
           <label class="toggle" title={state.inspector.howToOpen}>
-            <input type="checkbox" name="inspector" checked={state.inspector.on} disabled={busy} onChange={(e) => void act(paths.inspector, { on: (e.target as HTMLInputElement).checked })} />
+            <input
+              type="checkbox"
+              name="inspector"
+              checked={state.inspector.on}
+              disabled={busy}
+              onChange={(e) => void act(paths.inspector, { on: (e.target as HTMLInputElement).checked })}
+            />
             XState inspector
-            {state.inspector.on && state.inspector.url ? <a href={state.inspector.url} target="_blank" rel="noreferrer noopener"> open</a> : null}
+            {state.inspector.on && state.inspector.url ? (
+              <a href={state.inspector.url} target="_blank" rel="noreferrer noopener">
+                {' '}
+                open
+              </a>
+            ) : null}
           </label>
         )}
-        <button class="link" onClick={() => void call(paths.signOut, 'POST').then(() => {
-          liveId = undefined
-          location.reload()
-        })}>Sign out</button>
+        <button
+          class="link"
+          onClick={() =>
+            void call(paths.signOut, 'POST').then(() => {
+              liveId = undefined
+              location.reload()
+            })
+          }
+        >
+          Sign out
+        </button>
         <NotifyButton notify={notify} />
       </header>
-      {notice && <p class="error" role="alert">{notice}</p>}
+      {notice && (
+        <p class="error" role="alert">
+          {notice}
+        </p>
+      )}
       <HelpRequests conversations={state.conversations} pick={(id) => id !== selected && select(id)} now={now} />
-      <Questions questions={state.questions ?? []} conversations={state.conversations} answer={(id, a) => void act(paths.question(id), { answer: a })} busy={busy} now={now} />
+      <Questions
+        questions={state.questions ?? []}
+        conversations={state.conversations}
+        answer={(id, a) => void act(paths.question(id), { answer: a })}
+        busy={busy}
+        now={now}
+      />
       <nav aria-label="Conversations">
         <table class="conversations">
-          <thead><tr><th>Conversation</th><th>Browser</th><th>State</th><th>Who</th><th>Last use</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Conversation</th>
+              <th>Browser</th>
+              <th>State</th>
+              <th>Who</th>
+              <th>Last use</th>
+            </tr>
+          </thead>
           <tbody>
-            {state.conversations.length === 0 && <tr><td colSpan={5} class="muted">No conversations yet.</td></tr>}
+            {state.conversations.length === 0 && (
+              <tr>
+                <td colSpan={5} class="muted">
+                  No conversations yet.
+                </td>
+              </tr>
+            )}
             {nested(state.conversations).map(({ item: c, depth }) => (
               <tr
                 key={c.conversationId}
@@ -298,33 +441,64 @@ const App = () => {
                 data-state={c.state}
                 data-depth={depth}
                 data-waiting={c.waiting?.join(' ')}
-                class={[c.conversationId === selected ? 'selected' : '', depth > 0 ? 'child' : '', c.waiting ? 'waiting' : ''].filter(Boolean).join(' ')}
+                class={[
+                  c.conversationId === selected ? 'selected' : '',
+                  depth > 0 ? 'child' : '',
+                  c.waiting ? 'waiting' : '',
+                ]
+                  .filter(Boolean)
+                  .join(' ')}
                 onClick={() => select(c.conversationId === selected ? null : c.conversationId)}
               >
                 <td style={depth > 0 ? { paddingLeft: `${4 + depth * 16}px` } : undefined}>
-                  {depth > 0 && <span class="child-mark" title={`A helper of ${c.parent}`} aria-label={`helper of ${c.parent}`}>↳ </span>}
+                  {depth > 0 && (
+                    <span class="child-mark" title={`A helper of ${c.parent}`} aria-label={`helper of ${c.parent}`}>
+                      ↳{' '}
+                    </span>
+                  )}
                   <button class="link">{c.conversationId}</button>
                 </td>
-                <td><ReasonBadge c={c} /></td>
-                <td><span class={`state state-${c.state}`} title={c.detail}>{STATE_WORDS[c.state] ?? c.state}</span></td>
-                <td><Who c={c} /></td>
+                <td>
+                  <ReasonBadge c={c} />
+                </td>
+                <td>
+                  <span class={`state state-${c.state}`} title={c.detail}>
+                    {STATE_WORDS[c.state] ?? c.state}
+                  </span>
+                </td>
+                <td>
+                  <Who c={c} />
+                </td>
                 <td>{ago(c.lastUsedAt, now)}</td>
               </tr>
             ))}
           </tbody>
         </table>
         <section class="main-browser" aria-label="Your browser">
-          <h2>Your browser <span class="badge reason-main">signed in as you</span></h2>
+          <h2>
+            Your browser <span class="badge reason-main">signed in as you</span>
+          </h2>
           <Tabs tabs={state.main.tabs} label="Your browser's tabs" />
         </section>
       </nav>
       <main>
-        {current ? <Detail c={current} act={(p, b) => void act(p, b)} busy={busy} /> : <p class="muted">Pick a conversation to see its tabs and watch it live. Watching keeps it open.</p>}
-        <Screen socket={socket} watching={selected === null ? null : watching} frameRef={frameRef} driving={current?.personDriving === true ? current.conversationId : null} />
+        {current ? (
+          <Detail c={current} act={(p, b) => void act(p, b)} busy={busy} />
+        ) : (
+          <p class="muted">Pick a conversation to see its tabs and watch it live. Watching keeps it open.</p>
+        )}
+        <Screen
+          socket={socket}
+          watching={selected === null ? null : watching}
+          frameRef={frameRef}
+          driving={current?.personDriving === true ? current.conversationId : null}
+        />
       </main>
       <aside aria-label="Health">
         <h2>Health</h2>
-        {state.health.length === 0 ? <p class="muted">All well.</p> : (
+        {state.health.length === 0 ? (
+          <p class="muted">All well.</p>
+        ) : (
           <ul class="health">
             {state.health.map((m, i) => (
               <li key={`${m.at}-${i}`} class={`health-${m.level}`}>

@@ -55,7 +55,9 @@ export interface DownloadAt {
 /** What the tools reach of the errand's files folder. */
 export interface ErrandFilesAccess {
   readonly downloads: () => Effect.Effect<ReadonlyArray<DownloadAt>, EngineFailure>
-  readonly read: (name: string) => Effect.Effect<{ readonly bytes: Uint8Array; readonly type: string } | undefined, EngineFailure>
+  readonly read: (
+    name: string,
+  ) => Effect.Effect<{ readonly bytes: Uint8Array; readonly type: string } | undefined, EngineFailure>
 }
 
 /** One errand, bound to a session key. @example const at = yield* errand.navigate('http://127.0.0.1:3000/') */
@@ -82,14 +84,23 @@ export interface ErrandBrowser {
    * message says none waits. Absent where the engine holds no dialogs.
    */
   readonly dialog?:
-    | ((how: { readonly accept: boolean; readonly promptText?: string | undefined }) => Effect.Effect<{ readonly type: string; readonly message: string }, EngineFailure>)
+    | ((how: {
+        readonly accept: boolean
+        readonly promptText?: string | undefined
+      }) => Effect.Effect<{ readonly type: string; readonly message: string }, EngineFailure>)
     | undefined
   /**
    * Asks the person for a site's sign-in and waits for their answer (P4, issue #26): lent, or why
    * not, in words. Absent where the engine has nobody to ask.
    */
   readonly requestSignIn?:
-    | ((site: string, timeoutMs?: number) => Effect.Effect<{ readonly site: string; readonly lent: boolean; readonly why: string; readonly message: string }, EngineFailure>)
+    | ((
+        site: string,
+        timeoutMs?: number,
+      ) => Effect.Effect<
+        { readonly site: string; readonly lent: boolean; readonly why: string; readonly message: string },
+        EngineFailure
+      >)
     | undefined
   /**
    * Whether a person has the wheel from the live view (P1): the words to refuse an acting tool
@@ -102,13 +113,22 @@ export interface ErrandBrowser {
    * note, or the time ran out. Absent where the engine has nobody to ask.
    */
   readonly requestHelp?:
-    | ((reason: string, timeoutMs?: number) => Effect.Effect<{ readonly handedBack: true; readonly note: string | null } | { readonly handedBack: false; readonly reason: 'timeout' }, EngineFailure>)
+    | ((
+        reason: string,
+        timeoutMs?: number,
+      ) => Effect.Effect<
+        | { readonly handedBack: true; readonly note: string | null }
+        | { readonly handedBack: false; readonly reason: 'timeout' },
+        EngineFailure
+      >)
     | undefined
   /**
    * A tool call for an errand held by another host (a cluster's, #24): runs it there and answers
    * with its result; `undefined` while the errand is held here. Absent on a single host.
    */
-  readonly elsewhere?: ((tool: string, args: unknown) => Effect.Effect<ToolResult, EngineFailure> | undefined) | undefined
+  readonly elsewhere?:
+    | ((tool: string, args: unknown) => Effect.Effect<ToolResult, EngineFailure> | undefined)
+    | undefined
   /**
    * The errand's own files folder (issue #25, docs/files.md) — the same one `/v1/upload` and
    * `POST /v1/session/files` use: its downloads, and one file's bytes by plain name (none when

@@ -38,11 +38,14 @@ export class ToolRefused extends Schema.TaggedError<ToolRefused>('@errands/mcp/T
  * @example
  * new McpHttpRefused({ reason: 'unknown-session', status: 404, message: 'No MCP session has this id …' })
  */
-export class McpHttpRefused extends Schema.TaggedError<McpHttpRefused>('@errands/mcp/McpHttpRefused')('McpHttpRefused', {
-  reason: Schema.Literal('unknown-session', 'not-initialize', 'key-mismatch', 'too-many-sessions', 'shutting-down'),
-  status: Schema.Literal(400, 404, 503),
-  message: Schema.String,
-}) {}
+export class McpHttpRefused extends Schema.TaggedError<McpHttpRefused>('@errands/mcp/McpHttpRefused')(
+  'McpHttpRefused',
+  {
+    reason: Schema.Literal('unknown-session', 'not-initialize', 'key-mismatch', 'too-many-sessions', 'shutting-down'),
+    status: Schema.Literal(400, 404, 503),
+    message: Schema.String,
+  },
+) {}
 
 /**
  * A file `browser_file_upload` or `browser_drop` was asked for that is not one of the errand's

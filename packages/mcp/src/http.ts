@@ -125,12 +125,18 @@ export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
     const body = read.right
     if (!isInitializeRequest(body)) {
       return new McpHttpRefused({
-        reason: 'not-initialize', status: 400,
-        message: 'A request without an Mcp-Session-Id header must be an initialize request; initialize a session first.',
+        reason: 'not-initialize',
+        status: 400,
+        message:
+          'A request without an Mcp-Session-Id header must be an initialize request; initialize a session first.',
       })
     }
     if (sessions.size >= maxSessions) {
-      return new McpHttpRefused({ reason: 'too-many-sessions', status: 503, message: `${maxSessions} MCP sessions are open; end one (DELETE /mcp) or try again later.` })
+      return new McpHttpRefused({
+        reason: 'too-many-sessions',
+        status: 503,
+        message: `${maxSessions} MCP sessions are open; end one (DELETE /mcp) or try again later.`,
+      })
     }
     const header = req.headers[KEY_HEADER]
     const given = Array.isArray(header) ? header[0] : header
@@ -140,8 +146,19 @@ export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
     // X3: the lease belongs to the session holding its secret; naming the bot id gives nothing.
     const leaseHeader = req.headers[LEASE_HEADER]
     const secret = Array.isArray(leaseHeader) ? leaseHeader[0] : leaseHeader
-    const daily = options.daily !== undefined && secret !== undefined && secret !== '' ? heldLease(options.daily, secret) : undefined
-    const { server, close: stopServer } = makeErrandServer({ errand, refs: options.refs, logs, caps: options.caps, log: options.log, daily, runtime })
+    const daily =
+      options.daily !== undefined && secret !== undefined && secret !== ''
+        ? heldLease(options.daily, secret)
+        : undefined
+    const { server, close: stopServer } = makeErrandServer({
+      errand,
+      refs: options.refs,
+      logs,
+      caps: options.caps,
+      log: options.log,
+      daily,
+      runtime,
+    })
     let session: Session | undefined
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -154,7 +171,15 @@ export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
         if (s) void end(id, s)
       },
     })
-    session = { transport, errand, anonymous: given === undefined, stopServer, idle: undefined, linger: undefined, ended: false }
+    session = {
+      transport,
+      errand,
+      anonymous: given === undefined,
+      stopServer,
+      idle: undefined,
+      linger: undefined,
+      ended: false,
+    }
     await server.connect(transport)
     await transport.handleRequest(req, res, body)
     if (transport.sessionId === undefined) {
@@ -166,22 +191,40 @@ export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
   }
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<McpRefusal | undefined> => {
-    if (closed) return new McpHttpRefused({ reason: 'shutting-down', status: 503, message: 'The server is shutting down; connect again after it restarts.' })
+    if (closed)
+      return new McpHttpRefused({
+        reason: 'shutting-down',
+        status: 503,
+        message: 'The server is shutting down; connect again after it restarts.',
+      })
     const idHeader = req.headers['mcp-session-id']
     const id = Array.isArray(idHeader) ? idHeader[0] : idHeader
     if (id === undefined) {
       if (req.method !== 'POST') {
-        return new McpHttpRefused({ reason: 'not-initialize', status: 400, message: 'Send Mcp-Session-Id (initialize a session with a POST first).' })
+        return new McpHttpRefused({
+          reason: 'not-initialize',
+          status: 400,
+          message: 'Send Mcp-Session-Id (initialize a session with a POST first).',
+        })
       }
       return open(req, res)
     }
     const session = sessions.get(id)
     if (session === undefined) {
-      return new McpHttpRefused({ reason: 'unknown-session', status: 404, message: 'No MCP session has this id (it ended, or the server restarted); initialize a new session.' })
+      return new McpHttpRefused({
+        reason: 'unknown-session',
+        status: 404,
+        message: 'No MCP session has this id (it ended, or the server restarted); initialize a new session.',
+      })
     }
     const key = req.headers[KEY_HEADER]
     if (key !== undefined && key !== session.errand.key) {
-      return new McpHttpRefused({ reason: 'key-mismatch', status: 400, message: 'This MCP session is bound to another X-Browser-Session key; a session keeps the key it was initialized with.' })
+      return new McpHttpRefused({
+        reason: 'key-mismatch',
+        status: 400,
+        message:
+          'This MCP session is bound to another X-Browser-Session key; a session keeps the key it was initialized with.',
+      })
     }
     touch(id, session)
     if (req.method === 'GET') {
@@ -205,4 +248,3 @@ export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
     },
   }
 }
-

@@ -18,7 +18,8 @@ import type { ErrandBrowser } from './ErrandBrowser.ts'
  * @example
  * yield* endErrand(errand, false) // parked
  */
-export const endErrand = (errand: ErrandBrowser, anonymous: boolean): Effect.Effect<void> => (anonymous ? errand.release() : errand.park())
+export const endErrand = (errand: ErrandBrowser, anonymous: boolean): Effect.Effect<void> =>
+  anonymous ? errand.release() : errand.park()
 
 /**
  * The errand key of a session that named none (X2): `mcp~` and a UUID. The `~` is outside the

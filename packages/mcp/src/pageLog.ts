@@ -52,7 +52,11 @@ export class PageLog {
     this.events.push(`- Downloading file ${name} ...`)
     const ended = download.failure().then(
       (failed) => {
-        this.events.push(failed === null ? `- Downloaded file ${name} into this errand's files folder (browser_downloads lists its name there)` : `- Download of ${name} failed`)
+        this.events.push(
+          failed === null
+            ? `- Downloaded file ${name} into this errand's files folder (browser_downloads lists its name there)`
+            : `- Download of ${name} failed`,
+        )
         if (failed === null) for (const f of this.landed) f()
       },
       () => undefined,

@@ -34,12 +34,15 @@ const shape = (s: JsonSchema): unknown => {
   const anyOf = s.anyOf as ReadonlyArray<JsonSchema> | undefined
   if (anyOf !== undefined) {
     const rest = anyOf.filter((a) => a.type !== 'null')
-    return rest.length === 1 && rest.length < anyOf.length ? { ...(shape(rest[0]!) as object), nullable: true } : { anyOf: anyOf.map(shape) }
+    return rest.length === 1 && rest.length < anyOf.length
+      ? { ...(shape(rest[0]!) as object), nullable: true }
+      : { anyOf: anyOf.map(shape) }
   }
   const types = (Array.isArray(s.type) ? s.type : [s.type]) as ReadonlyArray<string>
   const nullable = types.includes('null') ? { nullable: true } : {}
   const type = types.filter((t) => t !== 'null').map((t) => (t === 'integer' ? 'number' : t))[0]
-  const enumOf = s.enum === undefined ? {} : { enum: [...(s.enum as ReadonlyArray<unknown>)].filter((v) => v !== null).sort() }
+  const enumOf =
+    s.enum === undefined ? {} : { enum: [...(s.enum as ReadonlyArray<unknown>)].filter((v) => v !== null).sort() }
   if (type === 'array') return { type, items: shape(s.items as JsonSchema), ...nullable }
   if (type === 'object' && s.properties === undefined && typeof s.additionalProperties === 'object') {
     return { type, values: shape(s.additionalProperties as JsonSchema), ...nullable }
@@ -49,7 +52,11 @@ const shape = (s: JsonSchema): unknown => {
     const withDefault = new Set(Object.keys(props).filter((k) => props[k]!.default !== undefined))
     return {
       type,
-      properties: Object.fromEntries(Object.keys(props).sort().map((k) => [k, shape(props[k]!)])),
+      properties: Object.fromEntries(
+        Object.keys(props)
+          .sort()
+          .map((k) => [k, shape(props[k]!)]),
+      ),
       // zod 4 marks a field with a default required; a client may leave it out all the same.
       required: ((s.required ?? []) as ReadonlyArray<string>).filter((k) => !withDefault.has(k)).sort(),
       ...nullable,
@@ -68,7 +75,10 @@ const shape = (s: JsonSchema): unknown => {
 const compared = (ours: JsonSchema, theirs: JsonSchema): [unknown, unknown] => {
   if (ours.type === 'array' && theirs.type === 'array' && (ours.items as JsonSchema)?.type === 'object') {
     const [a, b] = compared(ours.items as JsonSchema, theirs.items as JsonSchema)
-    return [{ type: 'array', items: a }, { type: 'array', items: b }]
+    return [
+      { type: 'array', items: a },
+      { type: 'array', items: b },
+    ]
   }
   if (ours.type !== 'object' || ours.properties === undefined) return [shape(ours), shape(theirs)]
   const props = { ...(ours.properties as Record<string, JsonSchema>) }
@@ -82,12 +92,26 @@ const compared = (ours: JsonSchema, theirs: JsonSchema): [unknown, unknown] => {
     }
   }
   const keys = [...new Set([...Object.keys(props), ...Object.keys(theirProps)])]
-  const pairs = keys.map((k) => (k in props && k in theirProps ? compared(props[k]!, theirProps[k]!) : [k in props ? shape(props[k]!) : undefined, k in theirProps ? shape(theirProps[k]!) : undefined]))
+  const pairs = keys.map((k) =>
+    k in props && k in theirProps
+      ? compared(props[k]!, theirProps[k]!)
+      : [k in props ? shape(props[k]!) : undefined, k in theirProps ? shape(theirProps[k]!) : undefined],
+  )
   const required = (s: JsonSchema) => (shape({ ...s, properties: {} }) as { required: Array<string> }).required
   const withDefault = new Set(Object.keys(theirProps).filter((k) => theirProps[k]!.default !== undefined))
   return [
-    { properties: Object.fromEntries(keys.map((k, i) => [k, pairs[i]![0]])), required: required(ours).filter((k) => !stoodIn.has(k)).sort() },
-    { properties: Object.fromEntries(keys.map((k, i) => [k, pairs[i]![1]])), required: required(theirs).filter((k) => !stoodIn.has(k) && !withDefault.has(k)).sort() },
+    {
+      properties: Object.fromEntries(keys.map((k, i) => [k, pairs[i]![0]])),
+      required: required(ours)
+        .filter((k) => !stoodIn.has(k))
+        .sort(),
+    },
+    {
+      properties: Object.fromEntries(keys.map((k, i) => [k, pairs[i]![1]])),
+      required: required(theirs)
+        .filter((k) => !stoodIn.has(k) && !withDefault.has(k))
+        .sort(),
+    },
   ]
 }
 
@@ -109,13 +133,18 @@ describe(`the tools are Playwright MCP ${pinned.version}'s (pinned/playwright-mc
 
   it(`lists every default tool by its name, but ${LEFT_OUT.join(', ')}, and ours: ${ERRANDS_OWN.join(', ')}`, async () => {
     const names = (await listed()).map((t) => t.name).sort()
-    expect(names).toEqual([...pinned.default.map((t) => t.name).filter((n) => !LEFT_OUT.includes(n)), ...ERRANDS_OWN].sort())
+    expect(names).toEqual(
+      [...pinned.default.map((t) => t.name).filter((n) => !LEFT_OUT.includes(n)), ...ERRANDS_OWN].sort(),
+    )
   })
 
   it('offers the vision and pdf tools only with those capabilities, as --caps does', async () => {
     const base = new Set((await listed()).map((t) => t.name))
     for (const cap of ['vision', 'pdf'] as const) {
-      const added = (await listed([cap])).map((t) => t.name).filter((n) => !base.has(n)).sort()
+      const added = (await listed([cap]))
+        .map((t) => t.name)
+        .filter((n) => !base.has(n))
+        .sort()
       expect(added, cap).toEqual(pinned.caps[cap]!.map((t) => t.name).sort())
     }
   })
@@ -135,7 +164,11 @@ describe(`the tools are Playwright MCP ${pinned.version}'s (pinned/playwright-mc
   })
 
   it('the comparison sees a drift: a missing field, a changed enum, a field made required', () => {
-    const base = { type: 'object', properties: { a: { type: 'string', enum: ['x', 'y'] }, b: { type: 'boolean' } }, required: ['a'] }
+    const base = {
+      type: 'object',
+      properties: { a: { type: 'string', enum: ['x', 'y'] }, b: { type: 'boolean' } },
+      required: ['a'],
+    }
     const same = (ours: JsonSchema) => {
       const [x, y] = compared(ours, base)
       return JSON.stringify(x) === JSON.stringify(y)

@@ -22,8 +22,15 @@ import type { EngineFailure, ErrandBrowser } from './ErrandBrowser.ts'
  */
 export const playwrightPage = (raw: RawPage): Page => {
   const page = raw as unknown as Partial<Page> | null
-  if (page === null || typeof page !== 'object' || typeof page.locator !== 'function' || typeof page.ariaSnapshot !== 'function') {
-    throw new TypeError('the runtime handed out a page that is not a Playwright page; MCP\'s page tools need a Chromium runtime')
+  if (
+    page === null ||
+    typeof page !== 'object' ||
+    typeof page.locator !== 'function' ||
+    typeof page.ariaSnapshot !== 'function'
+  ) {
+    throw new TypeError(
+      "the runtime handed out a page that is not a Playwright page; MCP's page tools need a Chromium runtime",
+    )
   }
   return page as Page
 }
@@ -34,5 +41,8 @@ export const playwrightPage = (raw: RawPage): Page => {
  * @example
  * yield* onPlaywrightPage(ctx.errand, 'press key', (page) => page.keyboard.press('Enter'))
  */
-export const onPlaywrightPage = <A>(errand: ErrandBrowser, what: string, run: (page: Page, tab: string) => Promise<A>): Effect.Effect<A, EngineFailure> =>
-  errand.onPage(what, async (raw, tab) => run(playwrightPage(raw), tab))
+export const onPlaywrightPage = <A>(
+  errand: ErrandBrowser,
+  what: string,
+  run: (page: Page, tab: string) => Promise<A>,
+): Effect.Effect<A, EngineFailure> => errand.onPage(what, async (raw, tab) => run(playwrightPage(raw), tab))

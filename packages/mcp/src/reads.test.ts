@@ -25,7 +25,12 @@ describe('the one list of read-only calls (P1)', () => {
   })
 
   it('while a person drives, a tool it does not name is refused and one it names runs', async () => {
-    const linked = await linkedClient({ errand: errandTest({ personDriving: () => 'A person is using this browser.', onPage: () => Effect.succeed('x' as never) }) })
+    const linked = await linkedClient({
+      errand: errandTest({
+        personDriving: () => 'A person is using this browser.',
+        onPage: () => Effect.succeed('x' as never),
+      }),
+    })
     closing.push(linked.close)
     const acted = await linked.client.callTool({ name: 'browser_navigate', arguments: { url: 'http://127.0.0.1:1/' } })
     expect(acted.isError).toBe(true)

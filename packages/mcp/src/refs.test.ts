@@ -6,11 +6,18 @@ import { RefBook, refsOf } from './refs.ts'
 // `aria-ref` behaviour — a ref of an old document, of a removed element — is driven on real
 // Chromium in test/mcp/http.test.ts).
 const pageWith = (yaml: string, found: (ref: string) => number) =>
-  ({ ariaSnapshot: async () => yaml, locator: (s: string) => ({ count: async () => found(s.replace('aria-ref=', '')) }) }) as unknown as Page
+  ({
+    ariaSnapshot: async () => yaml,
+    locator: (s: string) => ({ count: async () => found(s.replace('aria-ref=', '')) }),
+  }) as unknown as Page
 
 describe('refs of the latest snapshot (RefBook)', () => {
   it('reads every ref of a snapshot, frames included', () => {
-    expect(refsOf('- generic [ref=e1]:\n  - button "Add" [ref=e3]\n  - iframe [ref=e4]:\n    - link "x" [ref=f1e2] [cursor=pointer]')).toEqual(['e1', 'e3', 'e4', 'f1e2'])
+    expect(
+      refsOf(
+        '- generic [ref=e1]:\n  - button "Add" [ref=e3]\n  - iframe [ref=e4]:\n    - link "x" [ref=f1e2] [cursor=pointer]',
+      ),
+    ).toEqual(['e1', 'e3', 'e4', 'f1e2'])
   })
 
   it('no snapshot of the page yet → take one; a ref the latest snapshot lacks → take a new one; an element gone → take a new one', async () => {
@@ -25,7 +32,10 @@ describe('refs of the latest snapshot (RefBook)', () => {
     expect(old!.message).toContain('take a new snapshot with browser_snapshot')
     const gone = pageWith('- button "Add" [ref=e3]', () => 0)
     await book.snapshot(gone)
-    expect(await book.check(gone, 'e3', '')).toMatchObject({ reason: 'gone', message: expect.stringContaining('ref e3 is no longer on the page') })
+    expect(await book.check(gone, 'e3', '')).toMatchObject({
+      reason: 'gone',
+      message: expect.stringContaining('ref e3 is no longer on the page'),
+    })
   })
 
   it('a newer snapshot replaces the refs of the older one', async () => {

@@ -20,10 +20,12 @@ import { failure, type ToolContext } from './tools/tool.ts'
  * Schema.decodeUnknownSync(ToolResult)({ content: [{ type: 'text', text: 'ok' }] })
  */
 export const ToolResult = Schema.Struct({
-  content: Schema.Array(Schema.Union(
-    Schema.Struct({ type: Schema.Literal('text'), text: Schema.String }),
-    Schema.Struct({ type: Schema.Literal('image'), data: Schema.String, mimeType: Schema.String }),
-  )),
+  content: Schema.Array(
+    Schema.Union(
+      Schema.Struct({ type: Schema.Literal('text'), text: Schema.String }),
+      Schema.Struct({ type: Schema.Literal('image'), data: Schema.String, mimeType: Schema.String }),
+    ),
+  ),
   isError: Schema.optional(Schema.Boolean),
 })
 /** A tool's result. */
@@ -39,9 +41,20 @@ export type ToolResult = typeof ToolResult.Type
  */
 export const runBrowserTool = (name: string, ctx: ToolContext, args: unknown): Effect.Effect<ToolResult> => {
   const t = toolsWith(['vision', 'pdf']).find((tool) => tool.name === name)
-  if (t === undefined) return Effect.succeed(failure({ message: `There is no tool ${JSON.stringify(name.slice(0, 100))} on this browser.` }) as ToolResult)
+  if (t === undefined)
+    return Effect.succeed(
+      failure({ message: `There is no tool ${JSON.stringify(name.slice(0, 100))} on this browser.` }) as ToolResult,
+    )
   const parsed = z.object(t.inputSchema).safeParse(args ?? {})
-  if (!parsed.success) return Effect.succeed(failure({ message: `${name}: the arguments do not fit its schema (${parsed.error.issues.map((i) => i.path.join('.') || i.message).join(', ').slice(0, 300)}).` }) as ToolResult)
+  if (!parsed.success)
+    return Effect.succeed(
+      failure({
+        message: `${name}: the arguments do not fit its schema (${parsed.error.issues
+          .map((i) => i.path.join('.') || i.message)
+          .join(', ')
+          .slice(0, 300)}).`,
+      }) as ToolResult,
+    )
   return t.run(ctx, parsed.data as never).pipe(
     Effect.catchAll((e) => Effect.succeed(failure(e))),
     Effect.map((result: CallToolResult) => result as ToolResult),

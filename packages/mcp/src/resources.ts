@@ -27,7 +27,13 @@ export const downloadUri = (name: string): string => `${DOWNLOADS_URI}${encodeUR
 /** Whether a media type is text (answered as `text`, not a base64 `blob`). @example isTextType('application/json') // true */
 export const isTextType = (type: string): boolean => {
   const base = type.split(';')[0]!.trim().toLowerCase()
-  return base.startsWith('text/') || base === 'application/json' || base === 'application/xml' || base.endsWith('+json') || base.endsWith('+xml')
+  return (
+    base.startsWith('text/') ||
+    base === 'application/json' ||
+    base === 'application/xml' ||
+    base.endsWith('+json') ||
+    base.endsWith('+xml')
+  )
 }
 
 const run = async <A>(runtime: Runtime.Runtime<never>, effect: Effect.Effect<A, EngineFailure>): Promise<A> => {
@@ -50,7 +56,12 @@ export const registerDownloads = (server: McpServer, errand: ErrandBrowser, runt
     'downloads',
     new ResourceTemplate(`${DOWNLOADS_URI}{name}`, {
       list: async () => ({
-        resources: (await downloads()).map((f) => ({ uri: downloadUri(f.name), name: f.name, mimeType: f.type, size: f.size })),
+        resources: (await downloads()).map((f) => ({
+          uri: downloadUri(f.name),
+          name: f.name,
+          mimeType: f.type,
+          size: f.size,
+        })),
       }),
     }),
     { title: 'Downloads', description: "A file this browser downloaded, from the errand's own files folder." },
@@ -61,13 +72,18 @@ export const registerDownloads = (server: McpServer, errand: ErrandBrowser, runt
       const listed = (await downloads()).find((f) => f.name === name)
       const file = listed === undefined ? undefined : await run(runtime, files.read(name))
       if (listed === undefined || file === undefined) {
-        throw new McpError(ErrorCode.InvalidParams, `No download called ${JSON.stringify(name.slice(0, 200))} in this errand; resources/list (or browser_downloads) names its downloads.`)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `No download called ${JSON.stringify(name.slice(0, 200))} in this errand; resources/list (or browser_downloads) names its downloads.`,
+        )
       }
       const type = listed.type || file.type
       return {
-        contents: [isTextType(type)
-          ? { uri: uri.href, mimeType: type, text: new TextDecoder().decode(file.bytes) }
-          : { uri: uri.href, mimeType: type, blob: Buffer.from(file.bytes).toString('base64') }],
+        contents: [
+          isTextType(type)
+            ? { uri: uri.href, mimeType: type, text: new TextDecoder().decode(file.bytes) }
+            : { uri: uri.href, mimeType: type, blob: Buffer.from(file.bytes).toString('base64') },
+        ],
       }
     },
   )

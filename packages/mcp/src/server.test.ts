@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { browserTools } from './server.ts'
 import { errandTest, linkedClient } from './testing.ts'
 
-const texts = (r: unknown) => (r as { content: Array<{ type: string; text?: string }> }).content.map((c) => c.text ?? '').join('\n')
+const texts = (r: unknown) =>
+  (r as { content: Array<{ type: string; text?: string }> }).content.map((c) => c.text ?? '').join('\n')
 const closing: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const c of closing.splice(0)) await c()
@@ -18,10 +19,17 @@ const connect = async (...args: Parameters<typeof linkedClient>) => {
 
 describe('tool failures are results a model can act on (C3)', () => {
   it("AllBusy comes back as an error result with the engine's own words; the session answers the next call", async () => {
-    const busy = { _tag: 'AllBusy', message: 'All 4 browser slots are busy with work in progress; wait a minute and try again.' }
+    const busy = {
+      _tag: 'AllBusy',
+      message: 'All 4 browser slots are busy with work in progress; wait a minute and try again.',
+    }
     let calls = 0
     const { client } = await connect({
-      errand: errandTest({ navigate: () => (calls++ === 0 ? Effect.fail(busy) : Effect.succeed({ url: 'about:blank', title: '', tab: 't' })), onPage: () => Effect.succeed('x' as never) }),
+      errand: errandTest({
+        navigate: () =>
+          calls++ === 0 ? Effect.fail(busy) : Effect.succeed({ url: 'about:blank', title: '', tab: 't' }),
+        onPage: () => Effect.succeed('x' as never),
+      }),
     })
     const first = await client.callTool({ name: 'browser_navigate', arguments: { url: 'http://127.0.0.1:1/' } })
     expect(first.isError).toBe(true)
@@ -31,7 +39,9 @@ describe('tool failures are results a model can act on (C3)', () => {
   })
 
   it('a defect inside a tool is an error result and one log line without arguments (L7); the server keeps serving', async () => {
-    const { client, logs } = await connect({ errand: errandTest({ tabs: () => Effect.die(new TypeError('boom at https://x.example/?token=t0k3n')) }) })
+    const { client, logs } = await connect({
+      errand: errandTest({ tabs: () => Effect.die(new TypeError('boom at https://x.example/?token=t0k3n')) }),
+    })
     const r = await client.callTool({ name: 'browser_tabs', arguments: { action: 'list' } })
     expect(r.isError).toBe(true)
     expect(texts(r)).toContain('browser_tabs failed unexpectedly')
@@ -74,24 +84,32 @@ describe('browser_observe is offered while the session key holds a Daily Browser
 })
 
 describe('while a person has the wheel (P1, issue #26)', () => {
-  it('a tool that acts answers isError in the host\'s words without touching the page; browser_request_help still answers, and after the hand-back the tool is not refused', async () => {
+  it("a tool that acts answers isError in the host's words without touching the page; browser_request_help still answers, and after the hand-back the tool is not refused", async () => {
     let touched = 0
     let driving: string | undefined = 'A person is using this browser; wait for them to hand it back, then try again.'
     const errand = errandTest({
       personDriving: () => driving,
       navigate: () => Effect.sync(() => (touched++, { url: 'https://a.example/', title: 'A', tab: 't1' })),
       tabs: () => Effect.succeed([{ id: 't1', url: 'https://a.example/', title: 'A', active: true }]),
-      requestHelp: () => Effect.sync(() => ((driving = undefined), { handedBack: true as const, note: 'solved the captcha' })),
+      requestHelp: () =>
+        Effect.sync(() => ((driving = undefined), { handedBack: true as const, note: 'solved the captcha' })),
     })
     const { client, close } = await linkedClient({ errand })
-    const refused = (await client.callTool({ name: 'browser_navigate', arguments: { url: 'https://a.example/' } })) as { isError?: boolean; content: Array<{ text: string }> }
+    const refused = (await client.callTool({ name: 'browser_navigate', arguments: { url: 'https://a.example/' } })) as {
+      isError?: boolean
+      content: Array<{ text: string }>
+    }
     expect(refused.isError).toBe(true)
     expect(refused.content[0]!.text).toContain('A person is using this browser; wait for them to hand it back')
     expect(touched).toBe(0)
-    const help = (await client.callTool({ name: 'browser_request_help', arguments: { reason: 'a captcha' } })) as { content: Array<{ text: string }> }
+    const help = (await client.callTool({ name: 'browser_request_help', arguments: { reason: 'a captcha' } })) as {
+      content: Array<{ text: string }>
+    }
     expect(help.content[0]!.text).toContain('with a note: solved the captcha')
     // Handed back: the tool is no longer refused (this fake has no page, so it fails further on).
-    const again = (await client.callTool({ name: 'browser_navigate', arguments: { url: 'https://a.example/' } })) as { content: Array<{ text: string }> }
+    const again = (await client.callTool({ name: 'browser_navigate', arguments: { url: 'https://a.example/' } })) as {
+      content: Array<{ text: string }>
+    }
     expect(again.content[0]!.text).not.toContain('A person is using this browser')
     await close()
   })

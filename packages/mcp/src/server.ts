@@ -47,14 +47,26 @@ export const SERVER_INFO = { name: 'errands', version: '0.1.0' } as const
  * browserTools.map((t) => t.name)
  */
 export const browserTools: ReadonlyArray<Tool<any>> = [
-  ...navigationTools, ...pageTools, ...interactionTools, ...formTools, ...devtoolsTools, ...viewTools, ...tabTools, ...dialogTools, ...personTools, ...fileTools,
+  ...navigationTools,
+  ...pageTools,
+  ...interactionTools,
+  ...formTools,
+  ...devtoolsTools,
+  ...viewTools,
+  ...tabTools,
+  ...dialogTools,
+  ...personTools,
+  ...fileTools,
 ]
 
 /** The optional capabilities, as Playwright MCP's `--caps` names them. @example const caps: ReadonlyArray<Capability> = ['vision'] */
 export type Capability = 'vision' | 'pdf'
 
 /** The tools each capability adds. @example capabilityTools.vision.length // 6 */
-export const capabilityTools: Readonly<Record<Capability, ReadonlyArray<Tool<any>>>> = { vision: visionTools, pdf: pdfTools }
+export const capabilityTools: Readonly<Record<Capability, ReadonlyArray<Tool<any>>>> = {
+  vision: visionTools,
+  pdf: pdfTools,
+}
 
 /**
  * The capabilities a `--caps` value names (Playwright MCP's comma-separated list); an unknown
@@ -65,9 +77,14 @@ export const capabilityTools: Readonly<Record<Capability, ReadonlyArray<Tool<any
  * parseCaps('devtools')   // { error: 'unknown capability "devtools" (known: vision, pdf)' }
  */
 export const parseCaps = (value: string): { readonly caps: ReadonlyArray<Capability> } | { readonly error: string } => {
-  const names = value.split(',').map((c) => c.trim()).filter((c) => c !== '')
+  const names = value
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '')
   const unknown = names.find((c) => !(c in capabilityTools))
-  return unknown === undefined ? { caps: [...new Set(names as Array<Capability>)] } : { error: `unknown capability ${JSON.stringify(unknown)} (known: ${Object.keys(capabilityTools).join(', ')})` }
+  return unknown === undefined
+    ? { caps: [...new Set(names as Array<Capability>)] }
+    : { error: `unknown capability ${JSON.stringify(unknown)} (known: ${Object.keys(capabilityTools).join(', ')})` }
 }
 
 /**
@@ -76,7 +93,10 @@ export const parseCaps = (value: string): { readonly caps: ReadonlyArray<Capabil
  * @example
  * toolsWith(['pdf']).at(-1)!.name // 'browser_pdf_save'
  */
-export const toolsWith = (caps: ReadonlyArray<Capability> = []): ReadonlyArray<Tool<any>> => [...browserTools, ...caps.flatMap((c) => capabilityTools[c])]
+export const toolsWith = (caps: ReadonlyArray<Capability> = []): ReadonlyArray<Tool<any>> => [
+  ...browserTools,
+  ...caps.flatMap((c) => capabilityTools[c]),
+]
 
 /** What a session's server needs. @example makeErrandServer({ errand, refs: new RefBook(), log: console.error, daily }) */
 export interface ErrandServerOptions {
@@ -122,23 +142,39 @@ export const refusedWhilePersonDrives = (tool: string): boolean => !onlyReads(to
  * @example
  * const { server, close } = makeErrandServer(options)
  */
-export const makeErrandServer = (options: ErrandServerOptions): { readonly server: McpServer; readonly close: () => void } => {
+export const makeErrandServer = (
+  options: ErrandServerOptions,
+): { readonly server: McpServer; readonly close: () => void } => {
   const { errand, refs, log } = options
   const runtime = options.runtime ?? Runtime.defaultRuntime
-  const server = new McpServer(SERVER_INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS })
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: { tools: { listChanged: true } },
+    instructions: INSTRUCTIONS,
+  })
   // A download landed: the session's resource list (its errand's downloads) changed.
   const landed = () => server.sendResourceListChanged()
   const ctx: ToolContext = { errand, refs, logs: options.logs ?? new PageLogs(), landed }
   registerDownloads(server, errand, runtime)
 
-  const settle = async (name: string, effect: Effect.Effect<CallToolResult, { readonly message: string; readonly _tag: string }>, signal: AbortSignal): Promise<CallToolResult> => {
+  const settle = async (
+    name: string,
+    effect: Effect.Effect<CallToolResult, { readonly message: string; readonly _tag: string }>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> => {
     const exit = await Runtime.runPromiseExit(runtime)(effect, { signal })
     if (Exit.isSuccess(exit)) return exit.value
     const failed = Cause.failureOption(exit.cause)
     if (failed._tag === 'Some') return failure(failed.value)
-    if (Cause.isInterruptedOnly(exit.cause)) return failure({ message: 'The call was cancelled (the client cancelled it or the server is stopping); call again.' })
-    log(`mcp: ${name} failed unexpectedly (${Cause.squash(exit.cause) instanceof Error ? (Cause.squash(exit.cause) as Error).name : 'defect'})`)
-    return failure({ message: `${name} failed unexpectedly inside the server; try again, or take a new snapshot first.` })
+    if (Cause.isInterruptedOnly(exit.cause))
+      return failure({
+        message: 'The call was cancelled (the client cancelled it or the server is stopping); call again.',
+      })
+    log(
+      `mcp: ${name} failed unexpectedly (${Cause.squash(exit.cause) instanceof Error ? (Cause.squash(exit.cause) as Error).name : 'defect'})`,
+    )
+    return failure({
+      message: `${name} failed unexpectedly inside the server; try again, or take a new snapshot first.`,
+    })
   }
 
   for (const t of toolsWith(options.caps)) {
@@ -146,7 +182,12 @@ export const makeErrandServer = (options: ErrandServerOptions): { readonly serve
     const reads = onlyReads(t.name)
     server.registerTool(
       t.name,
-      { title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: { title: t.title, readOnlyHint: reads, destructiveHint: !reads, openWorldHint: true } },
+      {
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        annotations: { title: t.title, readOnlyHint: reads, destructiveHint: !reads, openWorldHint: true },
+      },
       // Held by another host: the whole call runs there, on its page (remote.ts).
       (args: unknown, extra: { signal: AbortSignal }) => {
         // P1: while a person has the wheel, the tools that act are refused in the host's words;
@@ -154,7 +195,11 @@ export const makeErrandServer = (options: ErrandServerOptions): { readonly serve
         const driving = refusedWhilePersonDrives(t.name) ? errand.personDriving?.() : undefined
         if (driving !== undefined) return Promise.resolve(failure({ message: driving }))
         const away = errand.elsewhere?.(t.name, args)
-        return settle(t.name, away === undefined ? t.run(ctx, args as never) : Effect.map(away, (r) => r as CallToolResult), extra.signal)
+        return settle(
+          t.name,
+          away === undefined ? t.run(ctx, args as never) : Effect.map(away, (r) => r as CallToolResult),
+          extra.signal,
+        )
       },
     )
   }
@@ -164,12 +209,20 @@ export const makeErrandServer = (options: ErrandServerOptions): { readonly serve
   if (daily !== undefined) {
     const observe: RegisteredTool = server.registerTool(
       'browser_observe',
-      { title: 'Observe the shared tab', description: browserObserveTool.description, annotations: { readOnlyHint: true, openWorldHint: true } },
+      {
+        title: 'Observe the shared tab',
+        description: browserObserveTool.description,
+        annotations: { readOnlyHint: true, openWorldHint: true },
+      },
       (extra: { signal: AbortSignal }) =>
-        settle('browser_observe', Effect.map(observeForModel(daily, errand.key), (r) => (r.ok ? text(r.text) : failure({ message: r.text }))), extra.signal),
+        settle(
+          'browser_observe',
+          Effect.map(observeForModel(daily, errand.key), (r) => (r.ok ? text(r.text) : failure({ message: r.text }))),
+          extra.signal,
+        ),
     )
     const offer = (on: boolean) => {
-      if (on !== observe.enabled) (on ? observe.enable() : observe.disable())
+      if (on !== observe.enabled) on ? observe.enable() : observe.disable()
     }
     offer(holdsLease(Runtime.runSync(runtime)(daily.status(errand.key))))
     stopWatching = daily.onChange((view) => {
@@ -184,4 +237,3 @@ export const makeErrandServer = (options: ErrandServerOptions): { readonly serve
     },
   }
 }
-

@@ -25,8 +25,8 @@ export const errandTest = (partial: Partial<ErrandBrowser> & { readonly key?: st
     get: (target, name: string) =>
       name in target
         ? target[name as keyof ErrandBrowser]
-        // Absent, a tool call runs here (a single host's errand) and nobody has the wheel, as on a real one.
-        : name === 'elsewhere' || name === 'personDriving'
+        : // Absent, a tool call runs here (a single host's errand) and nobody has the wheel, as on a real one.
+          name === 'elsewhere' || name === 'personDriving'
           ? undefined
           : () => Effect.dieMessage(`errandTest: "${name}" was not provided`),
   })

@@ -24,9 +24,11 @@ export interface ErrandUpload {
 }
 
 /** A plain file name: no separator, not `.` or `..`, no NUL, 1–255 characters (`@errands/runtime`'s rule). */
-const isPlainName = (name: string): boolean => name.length > 0 && name.length <= 255 && name !== '.' && name !== '..' && !/[/\\\0]/.test(name)
+const isPlainName = (name: string): boolean =>
+  name.length > 0 && name.length <= 255 && name !== '.' && name !== '..' && !/[/\\\0]/.test(name)
 
-const HOW = 'stage files with POST /v1/session/files?name=… (same session key), or use what the errand downloaded (browser_downloads), then name them'
+const HOW =
+  'stage files with POST /v1/session/files?name=… (same session key), or use what the errand downloaded (browser_downloads), then name them'
 
 /**
  * The files `names` names, each a file of the errand's folder, read through the errand.
@@ -34,12 +36,18 @@ const HOW = 'stage files with POST /v1/session/files?name=… (same session key)
  * @example
  * yield* errandUploads(errand, ['a.txt']) // or UploadRefused('outside-folder') for '/etc/passwd'
  */
-export const errandUploads = (errand: ErrandBrowser, names: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<ErrandUpload>, UploadRefused> =>
+export const errandUploads = (
+  errand: ErrandBrowser,
+  names: ReadonlyArray<string>,
+): Effect.Effect<ReadonlyArray<ErrandUpload>, UploadRefused> =>
   Effect.gen(function* () {
     if (names.length === 0) return []
     const files = errand.files
     if (files === undefined) {
-      return yield* new UploadRefused({ reason: 'no-folder', message: 'This server keeps no files for errands, so it uploads none; the page gets no file.' })
+      return yield* new UploadRefused({
+        reason: 'no-folder',
+        message: 'This server keeps no files for errands, so it uploads none; the page gets no file.',
+      })
     }
     const out: Array<ErrandUpload> = []
     for (const name of names) {
@@ -49,9 +57,19 @@ export const errandUploads = (errand: ErrandBrowser, names: ReadonlyArray<string
           message: `${JSON.stringify(name.slice(0, 200))} is ${isAbsolute(name) ? 'a path' : 'not a plain file name'}: only files of this errand's own folder can be uploaded, by name; ${HOW}.`,
         })
       }
-      const read = yield* Effect.mapError(files.read(name), (e) => new UploadRefused({ reason: 'not-a-file', message: `${JSON.stringify(name.slice(0, 200))} could not be read: ${e.message}` }))
+      const read = yield* Effect.mapError(
+        files.read(name),
+        (e) =>
+          new UploadRefused({
+            reason: 'not-a-file',
+            message: `${JSON.stringify(name.slice(0, 200))} could not be read: ${e.message}`,
+          }),
+      )
       if (read === undefined) {
-        return yield* new UploadRefused({ reason: 'not-a-file', message: `${JSON.stringify(name.slice(0, 200))} is not a file of this errand's folder; ${HOW}.` })
+        return yield* new UploadRefused({
+          reason: 'not-a-file',
+          message: `${JSON.stringify(name.slice(0, 200))} is not a file of this errand's folder; ${HOW}.`,
+        })
       }
       out.push({ name, mimeType: read.type, buffer: Buffer.from(read.bytes) })
     }

@@ -27,8 +27,12 @@ type Mode = 'none' | 'browser-fetch' | 'browser-fetch-all' | 'context-route'
 
 const measure = async (mode: Mode) => {
   const server = await chromium.launchServer({
-    executablePath: resolveExecutable(), args: [...CHROMIUM_ARGS], headless: true,
-    handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+    executablePath: resolveExecutable(),
+    args: [...CHROMIUM_ARGS],
+    headless: true,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
   })
   const browser: Browser = await chromium.connect(server.wsEndpoint())
   if (mode === 'browser-fetch') await guardBrowserRequests(browser, policy, () => undefined, 'bench')
@@ -36,7 +40,9 @@ const measure = async (mode: Mode) => {
   const open = async (): Promise<BrowserContext> => {
     const context = await browser.newContext()
     if (mode === 'context-route') {
-      await context.route('**/*', (route) => (decide(route.request().url(), policy).allow ? route.continue() : route.abort('blockedbyclient')))
+      await context.route('**/*', (route) =>
+        decide(route.request().url(), policy).allow ? route.continue() : route.abort('blockedbyclient'),
+      )
     }
     return context
   }
@@ -66,8 +72,16 @@ const fetchAll = await measure('browser-fetch-all')
 const route = await measure('context-route')
 console.log(`page with 100 sub-resources until load, median of ${rounds}; server hits for 3 fetches of a cacheable URL`)
 console.log(`  no interception:                   ${ms(none.time)}  1.00×  hits ${none.cacheHits}`)
-console.log(`  guard, runtime default (patterns): ${ms(fetchMode.time)}  ${(fetchMode.time / none.time).toFixed(2)}×  hits ${fetchMode.cacheHits}`)
-console.log(`  guard, browser Fetch pausing all:  ${ms(fetchAll.time)}  ${(fetchAll.time / none.time).toFixed(2)}×  hits ${fetchAll.cacheHits}`)
-console.log(`  guard via context.route('**/*'):   ${ms(route.time)}  ${(route.time / none.time).toFixed(2)}×  hits ${route.cacheHits}`)
-console.log(`  per paused request: Fetch +${((fetchAll.time - none.time) / 101).toFixed(2)} ms, route +${((route.time - none.time) / 101).toFixed(2)} ms`)
+console.log(
+  `  guard, runtime default (patterns): ${ms(fetchMode.time)}  ${(fetchMode.time / none.time).toFixed(2)}×  hits ${fetchMode.cacheHits}`,
+)
+console.log(
+  `  guard, browser Fetch pausing all:  ${ms(fetchAll.time)}  ${(fetchAll.time / none.time).toFixed(2)}×  hits ${fetchAll.cacheHits}`,
+)
+console.log(
+  `  guard via context.route('**/*'):   ${ms(route.time)}  ${(route.time / none.time).toFixed(2)}×  hits ${route.cacheHits}`,
+)
+console.log(
+  `  per paused request: Fetch +${((fetchAll.time - none.time) / 101).toFixed(2)} ms, route +${((route.time - none.time) / 101).toFixed(2)} ms`,
+)
 await closeSites([site!])

@@ -28,7 +28,14 @@ const rounds = Number(process.argv[2] ?? '9')
 const sites = await serveSites(3)
 const state: StorageState = {
   cookies: sites.map((s, i) => ({
-    name: 'session', value: `v${i}`, domain: s.host, path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Lax' as const,
+    name: 'session',
+    value: `v${i}`,
+    domain: s.host,
+    path: '/',
+    expires: -1,
+    httpOnly: true,
+    secure: false,
+    sameSite: 'Lax' as const,
   })),
   origins: sites.map((s, i) => ({
     origin: s.origin,
@@ -38,8 +45,12 @@ const state: StorageState = {
 const tabs = sites.map((s, i) => ({ url: s.url('/'), active: i === 1 }))
 
 const server = await chromium.launchServer({
-  executablePath: resolveExecutable(), args: [...CHROMIUM_ARGS], headless: true,
-  handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false,
+  executablePath: resolveExecutable(),
+  args: [...CHROMIUM_ARGS],
+  headless: true,
+  handleSIGINT: false,
+  handleSIGTERM: false,
+  handleSIGHUP: false,
 })
 const browser = await chromium.connect(server.wsEndpoint())
 const dataDir = mkdtempSync(join(tmpdir(), 'errands-bench-'))
@@ -49,13 +60,18 @@ const cold = await Effect.runPromise(ChromiumRuntime.make({ dataDir: coldDir, wa
 
 const baseline = async () => {
   const context = await browser.newContext({
-    storageState: { cookies: state.cookies.map((c) => ({ ...c })), origins: state.origins.map((o) => ({ origin: o.origin, localStorage: [...o.localStorage] })) },
+    storageState: {
+      cookies: state.cookies.map((c) => ({ ...c })),
+      origins: state.origins.map((o) => ({ origin: o.origin, localStorage: [...o.localStorage] })),
+    },
   })
   await Promise.all(tabs.map(async (t) => (await context.newPage()).goto(t.url, { waitUntil: 'load' })))
   return context
 }
 const restoreWith = (rt: ChromiumRuntime) => async () => {
-  const id = await Effect.runPromise(rt.openContext({ errandId: 'bench', label: { reason: 'task', lentSites: [] }, storage: state, tabs }))
+  const id = await Effect.runPromise(
+    rt.openContext({ errandId: 'bench', label: { reason: 'task', lentSites: [] }, storage: state, tabs }),
+  )
   await Promise.all(['t1', 't2', 't3'].map((t) => rt.pageOf(id, t)!.waitForLoadState('load')))
   return id
 }
@@ -80,14 +96,26 @@ const mine: Array<number> = []
 const mineCold: Array<number> = []
 for (let i = 0; i < rounds; i++) {
   let ctx: Awaited<ReturnType<typeof baseline>> | undefined
-  base.push(await timed(async () => { ctx = await baseline() }))
+  base.push(
+    await timed(async () => {
+      ctx = await baseline()
+    }),
+  )
   await ctx?.close()
   await settle()
   let id = ''
-  mine.push(await timed(async () => { id = await ours() }))
+  mine.push(
+    await timed(async () => {
+      id = await ours()
+    }),
+  )
   await Effect.runPromise(runtime.closeContext(id))
   await settle()
-  mineCold.push(await timed(async () => { id = await oursCold() }))
+  mineCold.push(
+    await timed(async () => {
+      id = await oursCold()
+    }),
+  )
   await Effect.runPromise(cold.closeContext(id))
   await settle()
 }

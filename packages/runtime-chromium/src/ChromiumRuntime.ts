@@ -13,8 +13,18 @@ import { mkdirSync } from 'node:fs'
 import { join, resolve as resolvePath } from 'node:path'
 import { defaultPolicy, type Decision } from '@errands/guard'
 import {
-  ContextNotFound, InvalidUpstreamProxy, MAIN_CONTEXT, Runtime, RuntimeError,
-  type ContextId, type Cookie, type OpenContextSpec, type RuntimeShape, type SessionLabel, type StorageState, type UpstreamProxy,
+  ContextNotFound,
+  InvalidUpstreamProxy,
+  MAIN_CONTEXT,
+  Runtime,
+  RuntimeError,
+  type ContextId,
+  type Cookie,
+  type OpenContextSpec,
+  type RuntimeShape,
+  type SessionLabel,
+  type StorageState,
+  type UpstreamProxy,
 } from '@errands/runtime'
 import { Effect, Layer, Redacted, type Scope } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
@@ -73,7 +83,14 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     options: ChromiumRuntimeOptions,
     private readonly egressWiring: EgressWiring | undefined,
   ) {
-    super({ deadlineMs: settings.deadlineMs, policy: settings.policy, log: settings.log, noun: 'context', files: options.files, owner: settings.owner })
+    super({
+      deadlineMs: settings.deadlineMs,
+      policy: settings.policy,
+      log: settings.log,
+      noun: 'context',
+      files: options.files,
+      owner: settings.owner,
+    })
     this.defaultUpstream = options.upstreamProxy
     this.profileDir = join(options.dataDir, 'profile')
     this.errands = new ErrandsBrowser(settings, (generation) => this.onErrandsBrowserCrash(generation))
@@ -92,10 +109,14 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
         return yield* new RuntimeError({ reason: 'invalid', message: 'only headless Chromium is supported here' })
       }
       if (options.egress === false && options.upstreamProxy !== undefined) {
-        return yield* new RuntimeError({ reason: 'invalid', message: 'an upstream proxy needs the egress (egress: false was given)' })
+        return yield* new RuntimeError({
+          reason: 'invalid',
+          message: 'an upstream proxy needs the egress (egress: false was given)',
+        })
       }
       const tmpProblem = tmpDirProblem()
-      if (tmpProblem !== undefined) return yield* new RuntimeError({ reason: 'invalid', message: `cannot start Chromium: ${tmpProblem}` })
+      if (tmpProblem !== undefined)
+        return yield* new RuntimeError({ reason: 'invalid', message: `cannot start Chromium: ${tmpProblem}` })
       const log = options.log ?? (() => undefined)
       const policy = options.policy ?? defaultPolicy([])
       const settings: LaunchSettings = {
@@ -109,14 +130,21 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
       }
       if (options.mode === 'your-chrome') {
         // R3/L6: nothing is read from the person's own Chrome; errands run in our browser, signed in nowhere.
-        log('mode your-chrome: errands run in our own Chromium, signed in nowhere; no cookie is copied from your Chrome')
+        log(
+          'mode your-chrome: errands run in our own Chromium, signed in nowhere; no cookie is copied from your Chrome',
+        )
       }
       // Every context leaves through the egress (G3): it starts before any browser does.
-      const egress = options.egress === false
-        ? undefined
-        : yield* call('start the egress', 5_000, () => wireEgress({ policy: settings.policy, log, extraArgs: settings.extraArgs }))
+      const egress =
+        options.egress === false
+          ? undefined
+          : yield* call('start the egress', 5_000, () =>
+              wireEgress({ policy: settings.policy, log, extraArgs: settings.extraArgs }),
+            )
       const runtime = new ChromiumRuntime(
-        egress === undefined ? settings : { ...settings, mainProxy: egress.mainProxy, newContext: egress.newContext }, options, egress,
+        egress === undefined ? settings : { ...settings, mainProxy: egress.mainProxy, newContext: egress.newContext },
+        options,
+        egress,
       )
       const reaped = reapOrphans(settings.owner, runtime.profileDir)
       if (reaped > 0) log(`stopped ${reaped} Chromium processes an earlier run on this data dir left behind`)
@@ -163,18 +191,33 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
    * @example
    * yield* runtime.setUpstreamProxy(contextId, Redacted.make('http://user:pass@proxy.example:3128'))
    */
-  readonly setUpstreamProxy = (contextId: ContextId, proxy: UpstreamProxy | undefined): Effect.Effect<void, RuntimeError | ContextNotFound | InvalidUpstreamProxy> => {
+  readonly setUpstreamProxy = (
+    contextId: ContextId,
+    proxy: UpstreamProxy | undefined,
+  ): Effect.Effect<void, RuntimeError | ContextNotFound | InvalidUpstreamProxy> => {
     const wiring = this.egressWiring
     if (wiring === undefined) {
-      return Effect.fail(new InvalidUpstreamProxy({ reason: 'unsupported', message: 'This browser runs without the egress, so it cannot chain an errand through a proxy.' }))
+      return Effect.fail(
+        new InvalidUpstreamProxy({
+          reason: 'unsupported',
+          message: 'This browser runs without the egress, so it cannot chain an errand through a proxy.',
+        }),
+      )
     }
     return Effect.suspend((): Effect.Effect<void, ContextNotFound | InvalidUpstreamProxy> => {
       const entry = this.entryOf(contextId)
       if (entry === undefined || entry.state !== 'open') {
-        return Effect.fail(new ContextNotFound({ reason: 'unknown-context', contextId, message: `no open context ${contextId}` }))
+        return Effect.fail(
+          new ContextNotFound({ reason: 'unknown-context', contextId, message: `no open context ${contextId}` }),
+        )
       }
       if (entry.kind === 'main' || !wiring.setUpstream(entry.context, this.upstreamText(proxy))) {
-        return Effect.fail(new InvalidUpstreamProxy({ reason: 'unsupported', message: "The person's main context never leaves through an errand's upstream proxy." }))
+        return Effect.fail(
+          new InvalidUpstreamProxy({
+            reason: 'unsupported',
+            message: "The person's main context never leaves through an errand's upstream proxy.",
+          }),
+        )
       }
       return Effect.void
     })
@@ -219,7 +262,11 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
 
   readonly clearOrigins = (contextId: ContextId, which: (origin: string) => boolean) =>
     this.withEntry(contextId, 'clear origins', (entry) =>
-      entry.reads.run(() => clearOriginsIn(entry.context, entry.storage, entry.book, which, () => entry.pageWork.run(() => this.quietPage(entry)))),
+      entry.reads.run(() =>
+        clearOriginsIn(entry.context, entry.storage, entry.book, which, () =>
+          entry.pageWork.run(() => this.quietPage(entry)),
+        ),
+      ),
     )
 
   readonly shutdown: Effect.Effect<void> = Effect.promise(() => (this.closing ??= this.doShutdown()))
@@ -301,7 +348,11 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   }
 
   private trackContext(
-    id: ContextId, kind: Entry['kind'], context: BrowserContext, generation: number, label: SessionLabel,
+    id: ContextId,
+    kind: Entry['kind'],
+    context: BrowserContext,
+    generation: number,
+    label: SessionLabel,
     origins: StorageState['origins'],
   ): Entry {
     const book = new LocalStorageBook()
@@ -314,7 +365,16 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     }
     context.pages().forEach(watch)
     context.on('page', watch)
-    return this.track({ id, kind, context, generation, label, storage: new PendingLocalStorage(context, origins), book, reads: new PageWork() })
+    return this.track({
+      id,
+      kind,
+      context,
+      generation,
+      label,
+      storage: new PendingLocalStorage(context, origins),
+      book,
+      reads: new PageWork(),
+    })
   }
 
   /** Pages whose renderer died: their documents are gone, their origins are read by a visit. */
@@ -323,7 +383,10 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   private async doOpenContext(spec: OpenContextSpec): Promise<ContextId> {
     if (spec.upstreamProxy !== undefined && this.egressWiring === undefined) {
       // Never quietly direct: the errand asked to leave through its proxy.
-      throw new RuntimeError({ reason: 'invalid', message: 'this runtime runs without the egress, so it cannot chain an errand through an upstream proxy' })
+      throw new RuntimeError({
+        reason: 'invalid',
+        message: 'this runtime runs without the egress, so it cannot chain an errand through an upstream proxy',
+      })
     }
     await this.crashedClosed()
     const { context, generation } = await this.errands.newContext()

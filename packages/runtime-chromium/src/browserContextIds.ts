@@ -27,7 +27,8 @@ export class BrowserContextIds {
       const { targetInfo } = await session.send('Target.getTargetInfo')
       await session.detach().catch(() => undefined)
       const id = targetInfo.browserContextId
-      if (id === undefined) throw new RuntimeError({ reason: 'unavailable', message: `context ${entry.id} reports no browser context id` })
+      if (id === undefined)
+        throw new RuntimeError({ reason: 'unavailable', message: `context ${entry.id} reports no browser context id` })
       this.contextIds.set(entry.context, id)
       return id
     } finally {

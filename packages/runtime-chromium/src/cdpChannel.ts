@@ -51,11 +51,14 @@ const LAST_ID = 2_000_000_000
  */
 export const crConnectionOf = (browser: Browser): CrConnection => {
   const client = (browser as unknown as { _connection?: { toImpl?: (x: unknown) => unknown } })._connection
-  if (typeof client?.toImpl !== 'function') throw new Error('Playwright internal changed: Browser._connection.toImpl (the in-process connection) is missing')
+  if (typeof client?.toImpl !== 'function')
+    throw new Error('Playwright internal changed: Browser._connection.toImpl (the in-process connection) is missing')
   const server = client.toImpl(browser) as { _connection?: Partial<CrConnection> } | undefined
   const connection = server?._connection
-  if (connection === undefined) throw new Error('Playwright internal changed: the server CRBrowser has no _connection (CRConnection)')
-  if (typeof connection.rootSession?.send !== 'function') throw new Error('Playwright internal changed: CRConnection.rootSession.send is missing')
+  if (connection === undefined)
+    throw new Error('Playwright internal changed: the server CRBrowser has no _connection (CRConnection)')
+  if (typeof connection.rootSession?.send !== 'function')
+    throw new Error('Playwright internal changed: CRConnection.rootSession.send is missing')
   const transport = connection._transport
   if (typeof transport?.send !== 'function' || !('onmessage' in transport)) {
     throw new Error('Playwright internal changed: CRConnection._transport (send, onmessage) is missing')
@@ -79,7 +82,8 @@ class Router {
   constructor(readonly connection: CrConnection) {
     const transport = connection._transport
     const original = transport.onmessage
-    if (typeof original !== 'function') throw new Error('Playwright internal changed: CRConnection._transport.onmessage is not set')
+    if (typeof original !== 'function')
+      throw new Error('Playwright internal changed: CRConnection._transport.onmessage is not set')
     this.playwrights = original
     transport.onmessage = (message) => {
       if (!this.take(message)) original.call(null, message)
@@ -107,9 +111,11 @@ class Router {
       return true
     }
     const params = (message.params ?? {}) as { sessionId?: unknown }
-    if (message.method === 'Target.attachedToTarget' && typeof params.sessionId === 'string') this.owner.set(params.sessionId, channel)
+    if (message.method === 'Target.attachedToTarget' && typeof params.sessionId === 'string')
+      this.owner.set(params.sessionId, channel)
     if (channel.open) channel.deliver(message)
-    if (message.method === 'Target.detachedFromTarget' && typeof params.sessionId === 'string') this.owner.delete(params.sessionId)
+    if (message.method === 'Target.detachedFromTarget' && typeof params.sessionId === 'string')
+      this.owner.delete(params.sessionId)
     return true
   }
 
@@ -138,14 +144,23 @@ class Channel implements CdpChannel {
   private readonly messageListeners: Array<(message: CdpMessage) => void> = []
   private readonly closeListeners: Array<(reason: string) => void> = []
 
-  constructor(private readonly router: Router, readonly browserSession: string, private readonly stopWatching: () => void) {}
+  constructor(
+    private readonly router: Router,
+    readonly browserSession: string,
+    private readonly stopWatching: () => void,
+  ) {}
 
   send(message: CdpMessage): void {
     if (!this.open) return
     const sessionId = message.sessionId ?? this.browserSession
     // A session that is not this channel's is answered as Chromium answers an unknown one.
     if (this.router.owner.get(sessionId) !== this) {
-      if (typeof message.id === 'number') this.deliver({ id: message.id, sessionId, error: { code: -32001, message: `Session with given id not found.` } })
+      if (typeof message.id === 'number')
+        this.deliver({
+          id: message.id,
+          sessionId,
+          error: { code: -32001, message: `Session with given id not found.` },
+        })
       return
     }
     this.router.send(this, message, sessionId, typeof message.id === 'number' ? message.id : undefined)
@@ -179,9 +194,16 @@ class Channel implements CdpChannel {
       // browser session itself on Playwright's root session.
       for (const sessionId of sessions) {
         if (sessionId === this.browserSession) continue
-        this.router.send(this, { method: 'Target.detachFromTarget', params: { sessionId } }, this.browserSession, undefined)
+        this.router.send(
+          this,
+          { method: 'Target.detachFromTarget', params: { sessionId } },
+          this.browserSession,
+          undefined,
+        )
       }
-      void this.router.connection.rootSession.send('Target.detachFromTarget', { sessionId: this.browserSession }).catch(() => undefined)
+      void this.router.connection.rootSession
+        .send('Target.detachFromTarget', { sessionId: this.browserSession })
+        .catch(() => undefined)
     }
     for (const listener of this.closeListeners.splice(0)) listener(reason)
   }
@@ -209,7 +231,7 @@ export const openCdpChannel = async (browser: Browser): Promise<CdpChannel> => {
   }
   const { sessionId } = await connection.rootSession.send('Target.attachToBrowserTarget')
   if (typeof sessionId !== 'string') throw new Error('Target.attachToBrowserTarget named no session')
-  const gone = () => channel.end("the browser went away")
+  const gone = () => channel.end('the browser went away')
   browser.on('disconnected', gone)
   const channel: Channel = new Channel(router, sessionId, () => browser.off('disconnected', gone))
   router.owner.set(sessionId, channel)

@@ -56,11 +56,17 @@ export const guardBrowserRequests = async (
     if (decision.allow) {
       session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreGone)
     } else {
-      log(`${formatDecision(event.request.url, decision, `${(event.resourceType ?? 'request').toLowerCase()} in ${which} browser`)}`)
-      session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(ignoreGone)
+      log(
+        `${formatDecision(event.request.url, decision, `${(event.resourceType ?? 'request').toLowerCase()} in ${which} browser`)}`,
+      )
+      session
+        .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
+        .catch(ignoreGone)
     }
   })
-  await session.send('Fetch.enable', { patterns: patterns.map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const })) })
+  await session.send('Fetch.enable', {
+    patterns: patterns.map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const })),
+  })
   return session
 }
 
@@ -99,7 +105,13 @@ export const guardContextWebSockets = async (
  * @example
  * if (!checkNavigation(url, policy, log, id).allow) return yield* new RuntimeError({ reason: 'invalid', message })
  */
-export const checkNavigation = (url: string, policy: GuardPolicy, log: Log, contextId: string, noun = 'context'): Decision => {
+export const checkNavigation = (
+  url: string,
+  policy: GuardPolicy,
+  log: Log,
+  contextId: string,
+  noun = 'context',
+): Decision => {
   const decision = decide(url, policy)
   if (!decision.allow) log(formatDecision(url, decision, `navigation in ${noun} ${contextId}`))
   return decision
@@ -137,7 +149,11 @@ export const EGRESS_BYPASS = '<-loopback>'
  * @example
  * const wiring = await wireEgress({ policy: settings.policy, log, extraArgs: settings.extraArgs })
  */
-export const wireEgress = async (o: { readonly policy: GuardPolicy; readonly log: Log; readonly extraArgs: ReadonlyArray<string> }): Promise<EgressWiring> => {
+export const wireEgress = async (o: {
+  readonly policy: GuardPolicy
+  readonly log: Log
+  readonly extraArgs: ReadonlyArray<string>
+}): Promise<EgressWiring> => {
   const egress = await Egress.start({ policy: o.policy, log: o.log, resolverRules: resolverRulesIn(o.extraArgs) })
   const main = await egress.openLane('main')
   const lanes = new WeakMap<BrowserContext, Lane>()

@@ -78,7 +78,10 @@ export abstract class ContextBook<E extends ContextEntry> {
   }
 
   /** Answers that dialog; undefined when none waits. @example await runtime.answerDialog(id, { accept: true }) */
-  answerDialog(contextId: ContextId, how: { readonly accept: boolean; readonly promptText?: string | undefined }): Promise<PendingDialog | undefined> {
+  answerDialog(
+    contextId: ContextId,
+    how: { readonly accept: boolean; readonly promptText?: string | undefined },
+  ): Promise<PendingDialog | undefined> {
     return this.dialogs.answer(contextId, how)
   }
 
@@ -111,7 +114,14 @@ export abstract class ContextBook<E extends ContextEntry> {
    * const entry = this.track({ id, context, label })
    */
   protected track(fields: Omit<E, Kept>): E {
-    const entry = { ...fields, label: keptLabel(fields.label), tabs: new TabBook<Page>(), quietPages: 0, pageWork: new PageWork(), state: 'open' } as E
+    const entry = {
+      ...fields,
+      label: keptLabel(fields.label),
+      tabs: new TabBook<Page>(),
+      quietPages: 0,
+      pageWork: new PageWork(),
+      state: 'open',
+    } as E
     this.entries.set(entry.id, entry)
     entry.context.on('page', (page) => {
       if (entry.quietPages === 0 && entry.tabs.idOf(page) === undefined) this.register(entry, page, true)
@@ -165,13 +175,20 @@ export abstract class ContextBook<E extends ContextEntry> {
    * @example
    * this.withEntry(id, 'add cookies', (entry) => entry.context.addCookies(cookies))
    */
-  protected withEntry<A>(contextId: ContextId, what: string, run: (entry: E, signal: AbortSignal) => Promise<A>, deadlineMs = this.deadlineMs): Effect.Effect<A, RuntimeError | ContextNotFound> {
+  protected withEntry<A>(
+    contextId: ContextId,
+    what: string,
+    run: (entry: E, signal: AbortSignal) => Promise<A>,
+    deadlineMs = this.deadlineMs,
+  ): Effect.Effect<A, RuntimeError | ContextNotFound> {
     return Effect.suspend((): Effect.Effect<A, RuntimeError | ContextNotFound> => {
       const entry = this.entries.get(contextId)
       const revived = entry ? undefined : this.revive(contextId)
       if (revived) return revived.pipe(Effect.flatMap((e) => call(what, deadlineMs, (signal) => run(e, signal))))
       if (!entry || entry.state !== 'open') {
-        return Effect.fail(new ContextNotFound({ reason: 'unknown-context', contextId, message: `no open context ${contextId}` }))
+        return Effect.fail(
+          new ContextNotFound({ reason: 'unknown-context', contextId, message: `no open context ${contextId}` }),
+        )
       }
       return call(what, deadlineMs, (signal) => run(entry, signal))
     })

@@ -54,4 +54,7 @@ export interface ContextSettings {
  * @example
  * keptLabel({ reason: 'task', lentSites: ['b.example', 'a.example'] }).lentSites // ['a.example', 'b.example']
  */
-export const keptLabel = (label: SessionLabel): SessionLabel => ({ reason: label.reason, lentSites: [...label.lentSites].sort() })
+export const keptLabel = (label: SessionLabel): SessionLabel => ({
+  reason: label.reason,
+  lentSites: [...label.lentSites].sort(),
+})

@@ -18,7 +18,15 @@
 import { decide, formatDecision, type Decision } from '@errands/guard'
 import {
   RuntimeError,
-  type ContextId, type ContextNotFound, type DevToolsTarget, type ScreencastOptions, type SessionLabel, type Snapshot, type StorageState, type TabInfo, type TabSpec,
+  type ContextId,
+  type ContextNotFound,
+  type DevToolsTarget,
+  type ScreencastOptions,
+  type SessionLabel,
+  type Snapshot,
+  type StorageState,
+  type TabInfo,
+  type TabSpec,
 } from '@errands/runtime'
 import { Effect, Option } from 'effect'
 import type { Browser, Page } from 'playwright-core'
@@ -128,7 +136,9 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
 
   /** @example yield* runtime.tabs(id) */
   readonly tabs = (contextId: ContextId) =>
-    this.withEntry(contextId, 'list tabs', (entry) => Promise.all(entry.tabs.list().map((t) => this.tabInfo(entry, t.id, t.handle))))
+    this.withEntry(contextId, 'list tabs', (entry) =>
+      Promise.all(entry.tabs.list().map((t) => this.tabInfo(entry, t.id, t.handle))),
+    )
 
   /** @example yield* runtime.openTab(id, 'https://shop.example/') */
   readonly openTab = (contextId: ContextId, url: string) =>
@@ -170,11 +180,22 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
 
   /** A tab's screencast (`tabScreencast.ts`). @example const cast = yield* runtime.screencast(id, 't1', { ack: 'auto', onFrame: keep }) */
   readonly screencast = (contextId: ContextId, tabId: string, options: ScreencastOptions) =>
-    tabScreencast(options, (cast) => this.withEntry(contextId, 'start screencast', (entry) => cast.start(entry.context, this.pageIn(entry, tabId))))
+    tabScreencast(options, (cast) =>
+      this.withEntry(contextId, 'start screencast', (entry) => cast.start(entry.context, this.pageIn(entry, tabId))),
+    )
 
   /** The page verbs (`pageVerbs.ts`); a tab that is gone is `target-closed`. @example yield* runtime.pages.text(id, 't1', 1_000_000) */
-  readonly pages = chromiumPages(this.deadlineMs, (contextId, tabId, what, deadlineMs, run) =>
-    this.withEntry(contextId, what, (entry, signal) => run(entry.tabs.get(tabId) ?? closedTab(tabId), signal), deadlineMs), this.contextSide((id) => this.filesDir(id)))
+  readonly pages = chromiumPages(
+    this.deadlineMs,
+    (contextId, tabId, what, deadlineMs, run) =>
+      this.withEntry(
+        contextId,
+        what,
+        (entry, signal) => run(entry.tabs.get(tabId) ?? closedTab(tabId), signal),
+        deadlineMs,
+      ),
+    this.contextSide((id) => this.filesDir(id)),
+  )
 
   /** @example yield* runtime.setLabel(id, { reason: 'task', lentSites: [] }) */
   readonly setLabel = (contextId: ContextId, label: SessionLabel) =>
@@ -242,12 +263,19 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
    */
   readonly filesDir = (contextId: ContextId): Effect.Effect<string, RuntimeError | ContextNotFound> =>
     this.withEntry(contextId, 'files folder', async (entry) => {
-      if (this.isLifelong(entry) || !this.localFiles) throw new RuntimeError({ reason: 'invalid', message: `context ${contextId} has no files folder` })
+      if (this.isLifelong(entry) || !this.localFiles)
+        throw new RuntimeError({ reason: 'invalid', message: `context ${contextId} has no files folder` })
       return this.errandFiles.dirFor(contextId)
     })
 
   /** Downloads into the errands' folders, and the file verbs (`downloads.ts`, #25). */
-  private readonly downloads = new Downloads(this.errandFiles, (id) => this.filesDir(id), this.deadlineMs, this.log, this.filesCaps)
+  private readonly downloads = new Downloads(
+    this.errandFiles,
+    (id) => this.filesDir(id),
+    this.deadlineMs,
+    this.log,
+    this.filesCaps,
+  )
   readonly files = this.downloads.verbs
 
   /** Whether the browser shares this machine's files (a remote DevTools browser does not). */
@@ -267,7 +295,8 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
   protected register(entry: E, page: Page, activate: boolean, id?: string): string {
     const tabId = entry.tabs.add(page, { activate, ...(id === undefined ? {} : { id }) })
     page.on('load', () => {
-      if (entry.tabs.idOf(page) === tabId && this.holds(entry)) this.emit({ _tag: 'PageLoaded', contextId: entry.id, tabId })
+      if (entry.tabs.idOf(page) === tabId && this.holds(entry))
+        this.emit({ _tag: 'PageLoaded', contextId: entry.id, tabId })
     })
     page.on('crash', () => this.onPageCrash(entry, page))
     // Always a listener: without one Playwright dismisses every dialog at once (#22).
@@ -283,7 +312,13 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
       // tab is closed (G1).
       const decision = decide(ws.url(), this.policy)
       if (!decision.allow) {
-        this.log(formatDecision(ws.url(), decision, `websocket in ${this.noun} ${entry.id} (escaped routing: tab ${tabId} closed)`))
+        this.log(
+          formatDecision(
+            ws.url(),
+            decision,
+            `websocket in ${this.noun} ${entry.id} (escaped routing: tab ${tabId} closed)`,
+          ),
+        )
         entry.tabs.remove(tabId)
         void within(5_000, page.close())
       }
@@ -304,14 +339,21 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
    * @example
    * await this.openTabs(entry, spec.tabs, spec.storage, context.pages())
    */
-  protected openTabs(entry: E, tabs: ReadonlyArray<TabSpec> | undefined, sealed?: StorageState, ready: ReadonlyArray<Page> = []): Promise<void> {
+  protected openTabs(
+    entry: E,
+    tabs: ReadonlyArray<TabSpec> | undefined,
+    sealed?: StorageState,
+    ready: ReadonlyArray<Page> = [],
+  ): Promise<void> {
     return openTabs(entry, tabs, sealed, ready, this.reopenHooks)
   }
 
   /** What reopening tabs uses of this runtime. */
   private get reopenHooks(): ReopenHooks<E> {
     return {
-      deadlineMs: this.deadlineMs, log: this.log, noun: this.noun,
+      deadlineMs: this.deadlineMs,
+      log: this.log,
+      noun: this.noun,
       register: (entry, page, activate, id) => this.register(entry, page, activate, id),
       checkNavigation: (url, contextId) => this.checkNavigation(url, contextId),
       goto: (page, url) => this.goto(page, url),
@@ -367,7 +409,10 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
   private assertAllowed(entry: E, url: string): void {
     const decision = this.checkNavigation(url, entry.id)
     if (!decision.allow) {
-      throw new RuntimeError({ reason: 'invalid', message: `blocked by policy (rule ${decision.rule}): ${decision.detail}` })
+      throw new RuntimeError({
+        reason: 'invalid',
+        message: `blocked by policy (rule ${decision.rule}): ${decision.detail}`,
+      })
     }
   }
 

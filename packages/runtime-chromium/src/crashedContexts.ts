@@ -23,7 +23,13 @@ export class CrashedContexts {
   /** Crashed contexts still open while their last words are read, until they are closed. */
   private readonly closingCrashed = new Set<Promise<unknown>>()
 
-  constructor(private readonly settings: { readonly deadlineMs: number; readonly log: (line: string) => void; readonly noun: string }) {}
+  constructor(
+    private readonly settings: {
+      readonly deadlineMs: number
+      readonly log: (line: string) => void
+      readonly noun: string
+    },
+  ) {}
 
   /**
    * Keeps the last words of a crashed context the runtime has already forgotten — `tabs`, and
@@ -34,9 +40,14 @@ export class CrashedContexts {
    */
   hold(entry: ContextEntry, tabs: Array<TabSpec>, read: Promise<StorageState>): void {
     const { deadlineMs, log, noun } = this.settings
-    read.catch((e: unknown) => log(`${noun} ${entry.id}: its storage could not be read after the crash (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); it heals from its last snapshot`))
-    const words = within(Math.min(10_000, deadlineMs), read)
-      .then((storage) => (storage === undefined ? undefined : { storage, tabs }))
+    read.catch((e: unknown) =>
+      log(
+        `${noun} ${entry.id}: its storage could not be read after the crash (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); it heals from its last snapshot`,
+      ),
+    )
+    const words = within(Math.min(10_000, deadlineMs), read).then((storage) =>
+      storage === undefined ? undefined : { storage, tabs },
+    )
     this.lastWordsOf.set(entry.id, words)
     const closed = words.finally(() => closeWithin(deadlineMs, entry.context, log, `crashed ${noun} ${entry.id}`))
     this.closingCrashed.add(closed)

@@ -105,7 +105,10 @@ export class Dialogs {
    * @example
    * await dialogs.answer('ctx-1', { accept: true, promptText: 'Ada' })
    */
-  async answer(contextId: ContextId, how: { readonly accept: boolean; readonly promptText?: string | undefined }): Promise<PendingDialog | undefined> {
+  async answer(
+    contextId: ContextId,
+    how: { readonly accept: boolean; readonly promptText?: string | undefined },
+  ): Promise<PendingDialog | undefined> {
     const next = this.live(contextId)[0]
     if (next === undefined) return undefined
     // Out of the book first: a second answer finds nothing, never the same dialog.
@@ -139,7 +142,10 @@ export class Dialogs {
       const check = setTimeout(() => {
         if (page.isClosed()) return
         if (this.settings.clients.has(contextId)) return void check.refresh()
-        dialog.dismiss().then(() => this.dismissedOne(contextId, view), () => undefined)
+        dialog.dismiss().then(
+          () => this.dismissedOne(contextId, view),
+          () => undefined,
+        )
       }, this.settings.deadlineMs)
       check.unref()
       return
@@ -153,7 +159,10 @@ export class Dialogs {
     this.held.set(contextId, list)
     held.timer = setTimeout(() => {
       if (!this.remove(contextId, held)) return
-      held.dialog.dismiss().then(() => this.dismissedOne(contextId, held.view), () => undefined)
+      held.dialog.dismiss().then(
+        () => this.dismissedOne(contextId, held.view),
+        () => undefined,
+      )
     }, this.settings.deadlineMs)
     held.timer.unref()
   }

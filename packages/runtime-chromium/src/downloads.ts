@@ -24,8 +24,21 @@ import { existsSync } from 'node:fs'
 import { lstat, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
-  dedupeName, fitting, isPlainFileName, mediaTypeOf, overCap, RuntimeError, sanitiseFileName, sourceOf,
-  type ContextError, type ContextId, type ErrandFile, type FilesCaps, type FileVerbs, type PackedFile, type PackedFolder,
+  dedupeName,
+  fitting,
+  isPlainFileName,
+  mediaTypeOf,
+  overCap,
+  RuntimeError,
+  sanitiseFileName,
+  sourceOf,
+  type ContextError,
+  type ContextId,
+  type ErrandFile,
+  type FilesCaps,
+  type FileVerbs,
+  type PackedFile,
+  type PackedFolder,
 } from '@errands/runtime'
 import { Effect, Either } from 'effect'
 import type { Download, Page } from 'playwright-core'
@@ -61,54 +74,90 @@ export class Downloads {
           // A regular file of the folder only: never a link out of it.
           const info = await lstat(path).catch(() => undefined)
           return info?.isFile() ? new Uint8Array(await readFile(path)) : undefined
-        })),
+        }),
+      ),
     stage: (id, name, bytes) =>
       Effect.flatMap(this.dirOf(id), (dir) =>
         isPlainFileName(name)
-          ? call('stage file', this.deadlineMs, () => this.write(id, dir, name, null, async (path) => writeFile(path, bytes, { flag: 'wx', mode: 0o600 })))
-          : Effect.fail(new RuntimeError({ reason: 'invalid', message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name (no path separators, no . or ..)` }))),
+          ? call('stage file', this.deadlineMs, () =>
+              this.write(id, dir, name, null, async (path) => writeFile(path, bytes, { flag: 'wx', mode: 0o600 })),
+            )
+          : Effect.fail(
+              new RuntimeError({
+                reason: 'invalid',
+                message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name (no path separators, no . or ..)`,
+              }),
+            ),
+      ),
     pack: (id, maxBytes) =>
       // An errand that never had a folder has nothing to pack; asking for one would make one.
       !this.files.has(id)
         ? Effect.succeed({ files: [], left: [] })
-        : Effect.flatMap(this.dirOf(id), (dir) => this.packed('pack files', [{ dir, files: this.files.filesOf(id) }], maxBytes)),
+        : Effect.flatMap(this.dirOf(id), (dir) =>
+            this.packed('pack files', [{ dir, files: this.files.filesOf(id) }], maxBytes),
+          ),
     packAside: (errandId, maxBytes) => this.packed('pack files set aside', this.files.asideOf(errandId), maxBytes),
     unpack: (id, packed) =>
       Effect.flatMap(this.dirOf(id), (dir) =>
         call('unpack files', this.deadlineMs, async () => {
           for (const file of packed) {
             if (!isPlainFileName(file.name)) continue
-            const saved = await this.write(id, dir, file.name, file.source, (path) => writeFile(path, file.bytes, { flag: 'wx', mode: 0o600 }), file.origin)
+            const saved = await this.write(
+              id,
+              dir,
+              file.name,
+              file.source,
+              (path) => writeFile(path, file.bytes, { flag: 'wx', mode: 0o600 }),
+              file.origin,
+            )
             const kept: ErrandFile = { ...saved, at: file.at }
             await utimes(join(dir, saved.name), new Date(file.at), new Date(file.at)).catch(() => undefined)
             this.files.settle(id, saved.name, kept)
           }
-        })),
+        }),
+      ),
     claimAside: (errandId, id) =>
       // Nothing set aside (every heal asks): no folder is made for the healed context.
-      this.files.asideOf(errandId).length === 0 ? Effect.succeed(0) : Effect.flatMap(this.dirOf(id), (dir) =>
-        call('claim files', this.deadlineMs, async () => {
-          let moved = 0
-          for (const aside of this.files.takeAside(errandId)) {
-            for (const file of aside.files) {
-              // Same temp root, so a rename: the bytes never exist twice, nor leave the root. A
-              // file that cannot move (gone from the folder) is skipped; the rest still move.
-              const saved = await this.write(id, dir, file.name, file.source, (path) => rename(join(aside.dir, file.name), path), file.origin).catch(() => undefined)
-              if (saved === undefined) continue
-              this.files.settle(id, saved.name, { ...saved, at: file.at })
-              moved++
-            }
-            await rm(aside.dir, { recursive: true, force: true })
-          }
-          return moved
-        })),
+      this.files.asideOf(errandId).length === 0
+        ? Effect.succeed(0)
+        : Effect.flatMap(this.dirOf(id), (dir) =>
+            call('claim files', this.deadlineMs, async () => {
+              let moved = 0
+              for (const aside of this.files.takeAside(errandId)) {
+                for (const file of aside.files) {
+                  // Same temp root, so a rename: the bytes never exist twice, nor leave the root. A
+                  // file that cannot move (gone from the folder) is skipped; the rest still move.
+                  const saved = await this.write(
+                    id,
+                    dir,
+                    file.name,
+                    file.source,
+                    (path) => rename(join(aside.dir, file.name), path),
+                    file.origin,
+                  ).catch(() => undefined)
+                  if (saved === undefined) continue
+                  this.files.settle(id, saved.name, { ...saved, at: file.at })
+                  moved++
+                }
+                await rm(aside.dir, { recursive: true, force: true })
+              }
+              return moved
+            }),
+          ),
     dropAside: (errandId) => Effect.sync(() => this.files.dropAside(errandId)),
   }
 
   /** What of `folders`' files (oldest folder first) fits `maxBytes`, with their bytes. */
-  private packed(what: string, folders: ReadonlyArray<AsideFolder>, maxBytes: number): Effect.Effect<PackedFolder, RuntimeError> {
+  private packed(
+    what: string,
+    folders: ReadonlyArray<AsideFolder>,
+    maxBytes: number,
+  ): Effect.Effect<PackedFolder, RuntimeError> {
     return call(what, this.deadlineMs, async () => {
-      const { fit, left } = fitting(folders.flatMap(({ dir, files }) => files.map((file) => ({ ...file, dir }))), maxBytes)
+      const { fit, left } = fitting(
+        folders.flatMap(({ dir, files }) => files.map((file) => ({ ...file, dir }))),
+        maxBytes,
+      )
       const files: PackedFile[] = []
       for (const { dir, ...file } of fit) {
         const bytes = await readFile(join(dir, file.name)).catch(() => undefined)
@@ -130,14 +179,26 @@ export class Downloads {
       const over = overCap(this.caps, this.files.heldBytes(contextId), (await stat(done)).size)
       if (over !== undefined) {
         await download.delete().catch(() => undefined)
-        this.log(`download in context ${contextId} refused: over the ${over === 'file' ? 'file cap (ERRANDS_FILES_MAX_FILE_BYTES)' : "errand's folder cap (ERRANDS_FILES_MAX_ERRAND_BYTES)"}; deleted, not listed`)
+        this.log(
+          `download in context ${contextId} refused: over the ${over === 'file' ? 'file cap (ERRANDS_FILES_MAX_FILE_BYTES)' : "errand's folder cap (ERRANDS_FILES_MAX_ERRAND_BYTES)"}; deleted, not listed`,
+        )
         return
       }
-      const file = await this.write(contextId, dir.right, download.suggestedFilename(), sourceOf(download.url()), (path) => download.saveAs(path), 'download', true)
+      const file = await this.write(
+        contextId,
+        dir.right,
+        download.suggestedFilename(),
+        sourceOf(download.url()),
+        (path) => download.saveAs(path),
+        'download',
+        true,
+      )
       await download.delete().catch(() => undefined)
       this.log(`download saved in context ${contextId}: ${file.name} (${file.size} bytes)`)
     } catch (error) {
-      this.log(`download in context ${contextId} failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)
+      this.log(
+        `download in context ${contextId} failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      )
     }
   }
 
@@ -147,10 +208,18 @@ export class Downloads {
    * meanwhile) is removed and fails.
    */
   private async write(
-    contextId: ContextId, dir: string, suggested: string, source: string | null, put: (path: string) => Promise<void>,
-    origin: ErrandFile['origin'] = source === null ? 'staged' : 'download', capped = false,
+    contextId: ContextId,
+    dir: string,
+    suggested: string,
+    source: string | null,
+    put: (path: string) => Promise<void>,
+    origin: ErrandFile['origin'] = source === null ? 'staged' : 'download',
+    capped = false,
   ): Promise<ErrandFile> {
-    const name = dedupeName(sanitiseFileName(suggested), (n) => this.files.taken(contextId, n) || existsSync(join(dir, n)))
+    const name = dedupeName(
+      sanitiseFileName(suggested),
+      (n) => this.files.taken(contextId, n) || existsSync(join(dir, n)),
+    )
     this.files.reserve(contextId, name)
     try {
       await put(join(dir, name))

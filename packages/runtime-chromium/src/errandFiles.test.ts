@@ -31,7 +31,13 @@ describe('ErrandFiles', () => {
 
   it('a heal or a park of an errand with no files makes no folder (the soak counts the temp dir entries)', async () => {
     const files = new ErrandFiles()
-    const downloads = new Downloads(files, (id) => Effect.sync(() => files.dirFor(id)), 5_000, () => undefined, undefined)
+    const downloads = new Downloads(
+      files,
+      (id) => Effect.sync(() => files.dirFor(id)),
+      5_000,
+      () => undefined,
+      undefined,
+    )
     expect(await Effect.runPromise(downloads.verbs.claimAside('task-1', 'task-1.2'))).toBe(0)
     expect(await Effect.runPromise(downloads.verbs.pack('task-1.2', 1_000))).toEqual({ files: [], left: [] })
     expect(files.has('task-1.2')).toBe(false)

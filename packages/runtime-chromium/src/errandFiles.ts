@@ -93,8 +93,12 @@ export class ErrandFiles {
   dirFor(contextId: string): string {
     let dir = this.dirs.get(contextId)
     if (dir === undefined) {
-      if (this.closed || this.gone.has(contextId)) throw new Error(`the files folder of context ${contextId} is gone with its context`)
-      this.root ??= this.owner === undefined ? mkdtempSync(join(tmpdir(), 'errands-files-')) : freshTmpDir(this.owner, 'errands-files-')
+      if (this.closed || this.gone.has(contextId))
+        throw new Error(`the files folder of context ${contextId} is gone with its context`)
+      this.root ??=
+        this.owner === undefined
+          ? mkdtempSync(join(tmpdir(), 'errands-files-'))
+          : freshTmpDir(this.owner, 'errands-files-')
       dir = join(this.root, randomBytes(16).toString('hex'))
       mkdirSync(dir, { mode: 0o700 })
       this.dirs.set(contextId, dir)

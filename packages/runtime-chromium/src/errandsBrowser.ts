@@ -137,26 +137,30 @@ export class ErrandsBrowser {
     // Bounded: a page whose renderer is killed while it starts can leave `newPage` unanswered for
     // good, and the spare "being made" forever stood beside the cap with a page that never
     // committed (the clean-clone soak, after one renderer kill: 5 contexts under 3 + the spare).
-    void bounded(this.settings.deadlineMs, 'a warm spare', (async () => {
-      const context = await (this.settings.newContext?.(running.browser) ?? running.browser.newContext())
-      made = context
-      // Made after the deadline: nobody waits for it any more.
-      if (gaveUp) return void closeWithin(5_000, context, this.settings.log, 'a warm spare made too late')
-      const page = await context.newPage()
-      // A spare whose renderer dies is no spare: it goes, and the next open makes a context.
-      // (Kept, it was handed out with a dead page, its open failed, and its close could hang: a
-      // context with no pages outlived it until the browser did — the 60-minute soak saw 8
-      // contexts under a cap of 6 + the spare.)
-      // Once handed out the page is an errand's tab and its crash is the errand's (its last words
-      // are read from this context before it closes).
-      page.on('crash', () => {
-        if (this.spare !== spare) return
-        this.spare = undefined
-        void closeWithin(5_000, context, this.settings.log, 'a warm spare whose renderer died')
-      })
-      if (this.spare === spare && this.running === running) spare.context = context
-      else await context.close()
-    })()).catch(() => {
+    void bounded(
+      this.settings.deadlineMs,
+      'a warm spare',
+      (async () => {
+        const context = await (this.settings.newContext?.(running.browser) ?? running.browser.newContext())
+        made = context
+        // Made after the deadline: nobody waits for it any more.
+        if (gaveUp) return void closeWithin(5_000, context, this.settings.log, 'a warm spare made too late')
+        const page = await context.newPage()
+        // A spare whose renderer dies is no spare: it goes, and the next open makes a context.
+        // (Kept, it was handed out with a dead page, its open failed, and its close could hang: a
+        // context with no pages outlived it until the browser did — the 60-minute soak saw 8
+        // contexts under a cap of 6 + the spare.)
+        // Once handed out the page is an errand's tab and its crash is the errand's (its last words
+        // are read from this context before it closes).
+        page.on('crash', () => {
+          if (this.spare !== spare) return
+          this.spare = undefined
+          void closeWithin(5_000, context, this.settings.log, 'a warm spare whose renderer died')
+        })
+        if (this.spare === spare && this.running === running) spare.context = context
+        else await context.close()
+      })(),
+    ).catch(() => {
       gaveUp = true
       if (this.spare === spare) this.spare = undefined
       // A context whose first page failed or never came (its renderer was killed while it
@@ -206,7 +210,9 @@ export class ErrandsBrowser {
     if (this.running === running) this.running = undefined
     if (this.spare?.generation === running.generation) this.spare = undefined
     if (running.expectedClose) return
-    this.settings.log(`errands browser disconnected unexpectedly (pid ${running.pid}, generation ${running.generation})`)
+    this.settings.log(
+      `errands browser disconnected unexpectedly (pid ${running.pid}, generation ${running.generation})`,
+    )
     // Whatever is left of the process tree goes, and so do the temp folders it made.
     if (running.pid !== undefined && alive(running.pid)) killAll([running.pid])
     untilGone(running.pid === undefined ? [] : [running.pid], 1_000)

@@ -16,7 +16,12 @@ describe('toRuntimeError', () => {
     expect(toRuntimeError('op', error).reason).toBe(reason)
   })
   it('keeps one line and no query, path or user info', () => {
-    const e = toRuntimeError('navigate', new Error('page.goto: net::ERR_FAILED at https://u:p@a.example/p?token=S3CR3T#f\nCall log:\n  - navigating to "https://a.example/p?token=S3CR3T"'))
+    const e = toRuntimeError(
+      'navigate',
+      new Error(
+        'page.goto: net::ERR_FAILED at https://u:p@a.example/p?token=S3CR3T#f\nCall log:\n  - navigating to "https://a.example/p?token=S3CR3T"',
+      ),
+    )
     expect(e.message).toBe('navigate: net::ERR_FAILED at https://a.example:443')
   })
   it('passes RuntimeErrors through', () => {
@@ -27,7 +32,9 @@ describe('toRuntimeError', () => {
 
 describe('redactUrls', () => {
   it('reduces every URL to scheme, host and port', () => {
-    expect(redactUrls('from ws://127.0.0.1:7070/live?k=1 to "http://b.example/x"')).toBe('from ws://127.0.0.1:7070 to "http://b.example:80"')
+    expect(redactUrls('from ws://127.0.0.1:7070/live?k=1 to "http://b.example/x"')).toBe(
+      'from ws://127.0.0.1:7070 to "http://b.example:80"',
+    )
   })
 })
 
@@ -46,7 +53,9 @@ describe('call', () => {
     expect(kept?.aborted).toBe(false)
   })
   it('maps rejections', async () => {
-    const error = await Effect.runPromise(Effect.flip(call('x', 1_000, () => Promise.reject(new Error('Target closed')))))
+    const error = await Effect.runPromise(
+      Effect.flip(call('x', 1_000, () => Promise.reject(new Error('Target closed')))),
+    )
     expect(error).toMatchObject({ _tag: 'RuntimeError', reason: 'target-closed' })
   })
 })

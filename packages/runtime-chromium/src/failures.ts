@@ -35,7 +35,9 @@ export const toRuntimeError = (what: string, error: unknown): RuntimeError => {
       ? 'timeout'
       : /crash/i.test(raw)
         ? 'crashed'
-        : /has been closed|Target closed|Target page|Browser closed|browser has disconnected|Connection closed/i.test(raw)
+        : /has been closed|Target closed|Target page|Browser closed|browser has disconnected|Connection closed/i.test(
+              raw,
+            )
           ? 'target-closed'
           : /ERR_BLOCKED_BY_CLIENT/.test(raw)
             ? 'invalid'
@@ -51,7 +53,11 @@ export const toRuntimeError = (what: string, error: unknown): RuntimeError => {
  * @example
  * yield* call('close context', deadlineMs, () => context.close())
  */
-export const call = <A>(what: string, deadlineMs: number, run: (signal: AbortSignal) => Promise<A>): Effect.Effect<A, RuntimeError> =>
+export const call = <A>(
+  what: string,
+  deadlineMs: number,
+  run: (signal: AbortSignal) => Promise<A>,
+): Effect.Effect<A, RuntimeError> =>
   Effect.tryPromise({ try: (signal) => run(signal), catch: (e) => toRuntimeError(what, e) }).pipe(
     Effect.timeoutFail({
       duration: Duration.millis(deadlineMs),
@@ -88,11 +94,19 @@ export const within = async <A>(ms: number, promise: Promise<A>): Promise<A | un
  * @example
  * await closeWithin(5_000, context, log, `context ${id} after its open failed`)
  */
-export const closeWithin = async (ms: number, closable: { close(): Promise<unknown> }, log: (line: string) => void, what: string): Promise<void> => {
+export const closeWithin = async (
+  ms: number,
+  closable: { close(): Promise<unknown> },
+  log: (line: string) => void,
+  what: string,
+): Promise<void> => {
   let closed = false
-  await within(ms, closable.close().then(() => {
-    closed = true
-  }))
+  await within(
+    ms,
+    closable.close().then(() => {
+      closed = true
+    }),
+  )
   if (!closed) log(`${what} did not close within ${ms} ms; it stays open until its browser goes`)
 }
 

@@ -16,7 +16,12 @@ export { pidsWithEnv, reapOrphans } from './browsers.ts'
 export { restoreScript } from './localStorageRestore.ts'
 export { CLIPBOARD_OWNER_TYPE, isolateClipboard } from './clipboard.ts'
 export { PageWork } from './pageWork.ts'
-export { PageScreencast, type PageScreencastFrame, type PageScreencastFrameMetadata, type PageScreencastOptions } from './screencast.ts'
+export {
+  PageScreencast,
+  type PageScreencastFrame,
+  type PageScreencastFrameMetadata,
+  type PageScreencastOptions,
+} from './screencast.ts'
 export { TabBook } from './tabs.ts'
 export { checkNavigation, guardBrowserRequests, guardContextWebSockets, type Log } from './containment.ts'
 export { readContextStorage, removeCookiesFrom, toPlaywrightCookies } from './storage.ts'
@@ -25,4 +30,10 @@ export { reservePort } from './devtoolsPort.ts'
 export { DevToolsClients } from './clients.ts'
 export { applyInput, chromiumPages, closedTab, orDialog, type ContextSide, type OnPage } from './pageVerbs.ts'
 export { RemoteRuntime, type RemoteOptions } from './remote/RemoteRuntime.ts'
-export { makeRoutedRuntime, type RoutedNotes, type RoutedOptions, type RoutedReport, type RoutedRuntime } from './remote/RoutedRuntime.ts'
+export {
+  makeRoutedRuntime,
+  type RoutedNotes,
+  type RoutedOptions,
+  type RoutedReport,
+  type RoutedRuntime,
+} from './remote/RoutedRuntime.ts'

@@ -16,7 +16,8 @@ import type { Log } from './containment.ts'
  * @example
  * launchTimeoutMs({ deadlineMs: 2_000 }) // 30000
  */
-export const launchTimeoutMs = (settings: Pick<LaunchSettings, 'deadlineMs'>): number => Math.max(settings.deadlineMs, 30_000)
+export const launchTimeoutMs = (settings: Pick<LaunchSettings, 'deadlineMs'>): number =>
+  Math.max(settings.deadlineMs, 30_000)
 
 /**
  * What both browsers are started with.

@@ -95,6 +95,8 @@ export class LocalStorageBook {
 
   /** The origins holding items, as last read. @example book.origins() */
   origins(): Array<OriginStorage> {
-    return [...this.known].filter(([, items]) => items.length > 0).map(([origin, items]) => ({ origin, localStorage: [...items] }))
+    return [...this.known]
+      .filter(([, items]) => items.length > 0)
+      .map(([origin, items]) => ({ origin, localStorage: [...items] }))
   }
 }

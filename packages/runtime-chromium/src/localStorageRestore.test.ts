@@ -5,11 +5,20 @@ import { restoreScript } from './localStorageRestore.ts'
 const fakeWindow = (origin: string, opts: { items?: Record<string, string>; top?: unknown; throws?: boolean } = {}) => {
   const items = new Map(Object.entries(opts.items ?? {}))
   const storage = {
-    get length() { return items.size },
-    setItem: (k: string, v: string) => { items.set(k, v) },
+    get length() {
+      return items.size
+    },
+    setItem: (k: string, v: string) => {
+      items.set(k, v)
+    },
   }
   const w: Record<string, unknown> = { location: { origin } }
-  Object.defineProperty(w, 'localStorage', { get: () => { if (opts.throws) throw new Error('denied'); return storage } })
+  Object.defineProperty(w, 'localStorage', {
+    get: () => {
+      if (opts.throws) throw new Error('denied')
+      return storage
+    },
+  })
   w['self'] = w
   w['top'] = opts.top ?? w
   return { w, items }
@@ -17,7 +26,12 @@ const fakeWindow = (origin: string, opts: { items?: Record<string, string>; top?
 const run = (script: string, w: unknown) => new Function('window', script)(w)
 
 describe('restoreScript', () => {
-  const data = { 'https://a.example': [['k', 'v'], ['basket', '</script><b>']] as const }
+  const data = {
+    'https://a.example': [
+      ['k', 'v'],
+      ['basket', '</script><b>'],
+    ] as const,
+  }
 
   it("writes the origin's items into an empty storage", () => {
     const { w, items } = fakeWindow('https://a.example')
@@ -33,7 +47,11 @@ describe('restoreScript', () => {
     const other = fakeWindow('https://b.example')
     run(restoreScript(data), other.w)
     expect(other.items.size).toBe(0)
-    const crossTop = { get location(): never { throw new Error('cross-origin') } }
+    const crossTop = {
+      get location(): never {
+        throw new Error('cross-origin')
+      },
+    }
     const framed = fakeWindow('https://a.example', { top: crossTop })
     run(restoreScript(data), framed.w)
     expect(framed.items.size).toBe(0)

@@ -121,7 +121,8 @@ export class PendingLocalStorage {
           [...this.pending.values()].map((o) => [o.origin, o.localStorage.map((i) => [i.name, i.value] as const)]),
         )
         const previous = this.script
-        this.script = this.pending.size === 0 ? undefined : await this.context.addInitScript({ content: restoreScript(data) })
+        this.script =
+          this.pending.size === 0 ? undefined : await this.context.addInitScript({ content: restoreScript(data) })
         await previous?.dispose()
       })
       .catch(() => {

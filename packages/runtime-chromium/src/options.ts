@@ -65,15 +65,29 @@ export const DEFAULT_DEADLINE_MS = 30_000
  * test reads the switch a plain Playwright launch passes and fails when this list falls behind.
  */
 export const PLAYWRIGHT_DISABLED_FEATURES: ReadonlyArray<string> = [
-  'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades',
-  'HttpsFirstBalancedModeAutoEnable', 'LensOverlay', 'MediaRouter', 'PaintHolding',
-  'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect', 'TcpPortRandomizationWin',
-  'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
-  'msForceBrowserSignIn', 'msEdgeUpdateLaunchServicesPreferredVersion',
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
 ]
 
 /** Chromium features Playwright 1.65 switches on (its `--enable-features`, kept the same way). */
-export const PLAYWRIGHT_ENABLED_FEATURES: ReadonlyArray<string> = ['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies']
+export const PLAYWRIGHT_ENABLED_FEATURES: ReadonlyArray<string> = [
+  'CDPScreenshotNewSurface',
+  'SkipListAccountsWithoutGaiaCookies',
+]
 
 /**
  * Chromium features we switch off ourselves, and why:
@@ -87,7 +101,10 @@ export const PLAYWRIGHT_ENABLED_FEATURES: ReadonlyArray<string> = ['CDPScreensho
  *   open (ADR 0015, `npm run bench -- spare`).
  */
 export const ERRANDS_DISABLED_FEATURES: ReadonlyArray<string> = [
-  'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup', 'PreloadTopChromeWebUI',
+  'WebUIOmniboxPopup',
+  'WebUIOmniboxAimPopup',
+  'WebUIOmniboxFullPopup',
+  'PreloadTopChromeWebUI',
   'SpareRendererForSitePerProcess',
 ]
 
@@ -110,12 +127,25 @@ export const chromiumArgs = (extra: ReadonlyArray<string> = []): string[] => {
   for (const arg of extra) {
     const kind = (['disable', 'enable'] as const).find((k) => arg.startsWith(featureSwitch(k)))
     if (kind === undefined) rest.push(arg)
-    else asked[kind].push(...arg.slice(featureSwitch(kind).length).split(',').filter((f) => f !== ''))
+    else
+      asked[kind].push(
+        ...arg
+          .slice(featureSwitch(kind).length)
+          .split(',')
+          .filter((f) => f !== ''),
+      )
   }
-  const disable = [...PLAYWRIGHT_DISABLED_FEATURES, ...ERRANDS_DISABLED_FEATURES].filter((f) => !asked.enable.includes(f))
+  const disable = [...PLAYWRIGHT_DISABLED_FEATURES, ...ERRANDS_DISABLED_FEATURES].filter(
+    (f) => !asked.enable.includes(f),
+  )
   const enable = PLAYWRIGHT_ENABLED_FEATURES.filter((f) => !asked.disable.includes(f))
   const unique = (xs: ReadonlyArray<string>) => [...new Set(xs)].join(',')
-  return [...CHROMIUM_SWITCHES, ...rest, `${featureSwitch('disable')}${unique([...disable, ...asked.disable])}`, `${featureSwitch('enable')}${unique([...enable, ...asked.enable])}`]
+  return [
+    ...CHROMIUM_SWITCHES,
+    ...rest,
+    `${featureSwitch('disable')}${unique([...disable, ...asked.disable])}`,
+    `${featureSwitch('enable')}${unique([...enable, ...asked.enable])}`,
+  ]
 }
 
 /**

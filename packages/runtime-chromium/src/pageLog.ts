@@ -12,7 +12,13 @@
  * logs.watch(page)            // when the page becomes a tab
  * logs.of(page).console.read() // { entries: [{ type: 'log', text: 'hi', at, level: 'info', … }], dropped: 0 }
  */
-import { attachPageLog, type PageConsoleMessage, type PageLog, type PageRequest, type RawRequest } from '@errands/runtime'
+import {
+  attachPageLog,
+  type PageConsoleMessage,
+  type PageLog,
+  type PageRequest,
+  type RawRequest,
+} from '@errands/runtime'
 import type { Page, Request } from 'playwright-core'
 
 /** Entries kept per log (the newest). @example LOG_LIMIT // 500 */
@@ -53,7 +59,13 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 /** Playwright's console type as a level (each includes the more severe). */
 const levelOf = (type: string): 'error' | 'warning' | 'info' | 'debug' =>
-  type === 'error' || type === 'assert' ? 'error' : type === 'warning' ? 'warning' : type === 'debug' || type === 'trace' ? 'debug' : 'info'
+  type === 'error' || type === 'assert'
+    ? 'error'
+    : type === 'warning'
+      ? 'warning'
+      : type === 'debug' || type === 'trace'
+        ? 'debug'
+        : 'info'
 
 /** The logs of every page a runtime follows, kept as long as the page is. */
 export class PageLogs {
@@ -77,9 +89,25 @@ export class PageLogs {
     const said = (entry: PageConsoleMessage) => void book.console.push(entry)
     page.on('console', (m) => {
       const l = m.location()
-      said({ type: m.type(), text: cut(m.text()), at: Date.now(), level: levelOf(m.type()), location: l.url === '' ? '' : cut(`${l.url}:${l.lineNumber}`), nav })
+      said({
+        type: m.type(),
+        text: cut(m.text()),
+        at: Date.now(),
+        level: levelOf(m.type()),
+        location: l.url === '' ? '' : cut(`${l.url}:${l.lineNumber}`),
+        nav,
+      })
     })
-    page.on('pageerror', (e) => said({ type: 'pageerror', text: cut(`${e.name}: ${e.message}`), at: Date.now(), level: 'error', location: '', nav }))
+    page.on('pageerror', (e) =>
+      said({
+        type: 'pageerror',
+        text: cut(`${e.name}: ${e.message}`),
+        at: Date.now(),
+        level: 'error',
+        location: '',
+        nav,
+      }),
+    )
     page.on('framenavigated', (f) => {
       if (f === page.mainFrame()) nav++
     })
@@ -88,8 +116,15 @@ export class PageLogs {
       // the navigation it starts (Playwright MCP lists the document with the page it loaded).
       const starts = r.isNavigationRequest() && r.frame() === page.mainFrame()
       const entry: Mutable<PageRequest> = {
-        method: r.method(), url: cut(r.url()), resourceType: r.resourceType(), status: null, failure: null, at: Date.now(),
-        statusText: null, nav: starts ? nav + 1 : nav, seq: ++seq,
+        method: r.method(),
+        url: cut(r.url()),
+        resourceType: r.resourceType(),
+        status: null,
+        failure: null,
+        at: Date.now(),
+        statusText: null,
+        nav: starts ? nav + 1 : nav,
+        seq: ++seq,
       }
       requests.set(r, entry)
       kept.set(entry.seq!, r)

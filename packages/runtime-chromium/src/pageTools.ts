@@ -32,7 +32,12 @@ export const evaluateIn = async (page: Page, expression: string, limit: number):
   } catch (e) {
     const failure = toRuntimeError('evaluate', e)
     if (failure.reason !== 'unavailable') throw failure
-    throw invalid(`evaluate: the page threw: ${(e instanceof Error ? e.message : String(e)).replace(/^page\.evaluate: /, '').split('\n')[0]?.slice(0, 2_000)}`)
+    throw invalid(
+      `evaluate: the page threw: ${(e instanceof Error ? e.message : String(e))
+        .replace(/^page\.evaluate: /, '')
+        .split('\n')[0]
+        ?.slice(0, 2_000)}`,
+    )
   }
   let json: string
   try {
@@ -40,7 +45,9 @@ export const evaluateIn = async (page: Page, expression: string, limit: number):
   } catch {
     json = 'null'
   }
-  return json.length > limit ? { value: json.slice(0, limit), truncated: true } : { value: JSON.parse(json) as unknown, truncated: false }
+  return json.length > limit
+    ? { value: json.slice(0, limit), truncated: true }
+    : { value: JSON.parse(json) as unknown, truncated: false }
 }
 
 /**
@@ -54,7 +61,12 @@ export const fillForm = async (page: Page, fields: ReadonlyArray<PageFormField>,
   for (const { selector, value } of fields) {
     const field = page.locator(selector).first()
     const kind = await field.evaluate(
-      (el) => (el.tagName === 'SELECT' ? 'select' : el.tagName === 'INPUT' && /^(checkbox|radio)$/i.test((el as HTMLInputElement).type) ? 'check' : 'fill'),
+      (el) =>
+        el.tagName === 'SELECT'
+          ? 'select'
+          : el.tagName === 'INPUT' && /^(checkbox|radio)$/i.test((el as HTMLInputElement).type)
+            ? 'check'
+            : 'fill',
       undefined,
       { timeout: timeoutMs },
     )
@@ -83,14 +95,25 @@ export const drag = (page: Page, from: string, to: string, timeoutMs: number): P
  * @example
  * await upload(page, '#file', ['receipt.pdf'], dir, 10_000)
  */
-export const upload = async (page: Page, selector: string, names: ReadonlyArray<string>, folder: string, timeoutMs: number): Promise<void> => {
+export const upload = async (
+  page: Page,
+  selector: string,
+  names: ReadonlyArray<string>,
+  folder: string,
+  timeoutMs: number,
+): Promise<void> => {
   const root = await realpath(folder)
   const paths: Array<string> = []
   for (const name of names) {
-    if (!isPlainFileName(name)) throw invalid(`upload: ${JSON.stringify(name.slice(0, 300))} is not a plain file name (no path separators, no . or ..)`)
+    if (!isPlainFileName(name))
+      throw invalid(
+        `upload: ${JSON.stringify(name.slice(0, 300))} is not a plain file name (no path separators, no . or ..)`,
+      )
     const real = await realpath(join(root, name)).catch(() => undefined)
-    if (real === undefined) throw invalid(`upload: there is no file ${JSON.stringify(name)} in this errand's files folder`)
-    if (!real.startsWith(root + sep)) throw invalid(`upload: ${JSON.stringify(name)} leads out of this errand's files folder`)
+    if (real === undefined)
+      throw invalid(`upload: there is no file ${JSON.stringify(name)} in this errand's files folder`)
+    if (!real.startsWith(root + sep))
+      throw invalid(`upload: ${JSON.stringify(name)} leads out of this errand's files folder`)
     paths.push(real)
   }
   await page.locator(selector).first().setInputFiles(paths, { timeout: timeoutMs })

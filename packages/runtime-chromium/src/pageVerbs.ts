@@ -8,8 +8,20 @@
  * readonly pages = chromiumPages(this.deadlineMs, (id, tab, what, ms, run) => this.withEntry(id, what, (e) => run(pageOf(e, tab)), ms), side)
  */
 import {
-  inputDeadline, RuntimeError, typedRuns, type TextRun, type ContextError, type ContextId, type PageAction, type PageDialog, type PageDialogAnswer, type PageInput, type PageOutcome,
-  type PageVerbs, type PageWhere, type RawPage,
+  inputDeadline,
+  RuntimeError,
+  typedRuns,
+  type TextRun,
+  type ContextError,
+  type ContextId,
+  type PageAction,
+  type PageDialog,
+  type PageDialogAnswer,
+  type PageInput,
+  type PageOutcome,
+  type PageVerbs,
+  type PageWhere,
+  type RawPage,
 } from '@errands/runtime'
 import { Effect } from 'effect'
 import type { Page } from 'playwright-core'
@@ -22,7 +34,13 @@ import { drag, evaluateIn, fillForm, upload } from './pageTools.ts'
  * @example
  * onPage(id, 't1', 'text', 30_000, (page) => page.title())
  */
-export type OnPage = <A>(contextId: ContextId, tabId: string, what: string, deadlineMs: number, run: (page: Page, signal: AbortSignal) => Promise<A>) => Effect.Effect<A, ContextError>
+export type OnPage = <A>(
+  contextId: ContextId,
+  tabId: string,
+  what: string,
+  deadlineMs: number,
+  run: (page: Page, signal: AbortSignal) => Promise<A>,
+) => Effect.Effect<A, ContextError>
 
 /**
  * A tab that is not (or no longer) in its context: `target-closed`, as a page closed mid-call is.
@@ -65,7 +83,11 @@ const typeRuns = async (page: Page, runs: ReadonlyArray<TextRun>, signal?: Abort
  * @example
  * await applyInput(page, [{ type: 'mouse', action: 'click', x: 10, y: 10 }, { type: 'text', text: 'hi' }])
  */
-export const applyInput = async (page: Page, events: ReadonlyArray<PageInput>, signal?: AbortSignal): Promise<number> => {
+export const applyInput = async (
+  page: Page,
+  events: ReadonlyArray<PageInput>,
+  signal?: AbortSignal,
+): Promise<number> => {
   const runs = typedRuns(events)
   let applied = 0
   for (const e of events) {
@@ -165,29 +187,60 @@ export const chromiumPages = (deadlineMs: number, onPage: OnPage, side: ContextS
     where: (id, tab) => onPage(id, tab, 'where', deadlineMs, whereOf),
     url: (id, tab) => onPage(id, tab, 'url', deadlineMs, async (page) => page.url()),
     waitForLoad: (id, tab, timeoutMs) =>
-      onPage(id, tab, 'load', past(timeoutMs), (page) => page.waitForLoadState('domcontentloaded', { timeout: timeoutMs })),
+      onPage(id, tab, 'load', past(timeoutMs), (page) =>
+        page.waitForLoadState('domcontentloaded', { timeout: timeoutMs }),
+      ),
     // Scripts for the page are strings: no loader transform can reach what runs there (#22).
     text: (id, tab, limit) =>
-      onPage(id, tab, 'text', deadlineMs, async (page) => cut(String(await page.evaluate("(document.body || document.documentElement || {}).innerText || ''")), limit)),
+      onPage(id, tab, 'text', deadlineMs, async (page) =>
+        cut(String(await page.evaluate("(document.body || document.documentElement || {}).innerText || ''")), limit),
+      ),
     html: (id, tab, limit) => onPage(id, tab, 'html', deadlineMs, async (page) => cut(await page.content(), limit)),
     screenshot: (id, tab, { fullPage, type, quality }) =>
-      onPage(id, tab, 'screenshot', deadlineMs, async (page) =>
-        new Uint8Array(await page.screenshot(type === 'jpeg' ? { type, quality, fullPage, timeout: deadlineMs } : { type: 'png', fullPage, timeout: deadlineMs }))),
+      onPage(
+        id,
+        tab,
+        'screenshot',
+        deadlineMs,
+        async (page) =>
+          new Uint8Array(
+            await page.screenshot(
+              type === 'jpeg'
+                ? { type, quality, fullPage, timeout: deadlineMs }
+                : { type: 'png', fullPage, timeout: deadlineMs },
+            ),
+          ),
+      ),
     act: (id, tab, action) =>
       action.type === 'upload'
-        ? Effect.flatMap(side.filesDir(id), (folder) => onPage(id, tab, action.type, past(action.timeoutMs), (page) => act(page, action, folder)))
+        ? Effect.flatMap(side.filesDir(id), (folder) =>
+            onPage(id, tab, action.type, past(action.timeoutMs), (page) => act(page, action, folder)),
+          )
         : onPage(id, tab, action.type, past(action.timeoutMs), (page) => act(page, action)),
-    evaluate: (id, tab, expression, limit) => onPage(id, tab, 'evaluate', deadlineMs, (page) => evaluateIn(page, expression, limit)),
+    evaluate: (id, tab, expression, limit) =>
+      onPage(id, tab, 'evaluate', deadlineMs, (page) => evaluateIn(page, expression, limit)),
     console: (id, tab) => onPage(id, tab, 'console', deadlineMs, async (page) => side.logs.of(page).console.read()),
     network: (id, tab) => onPage(id, tab, 'network', deadlineMs, async (page) => side.logs.of(page).network.read()),
     scroll: (id, tab, dx, dy) =>
-      onPage(id, tab, 'scroll', deadlineMs, (page) =>
-        page.evaluate(`window.scrollBy(${Number(dx)}, ${Number(dy)}); ({ scrollX: window.scrollX, scrollY: window.scrollY })`) as Promise<{ scrollX: number; scrollY: number }>),
-    input: (id, tab, events) => onPage(id, tab, 'input', inputDeadline(deadlineMs, events), (page, signal) => applyInput(page, events, signal)),
+      onPage(
+        id,
+        tab,
+        'scroll',
+        deadlineMs,
+        (page) =>
+          page.evaluate(
+            `window.scrollBy(${Number(dx)}, ${Number(dy)}); ({ scrollX: window.scrollX, scrollY: window.scrollY })`,
+          ) as Promise<{ scrollX: number; scrollY: number }>,
+      ),
+    input: (id, tab, events) =>
+      onPage(id, tab, 'input', inputDeadline(deadlineMs, events), (page, signal) => applyInput(page, events, signal)),
     history: (id, tab, step, timeoutMs, wait = 'domcontentloaded') =>
       onPage(id, tab, step, past(timeoutMs), async (page) => {
         const options = { timeout: timeoutMs, waitUntil: wait }
-        const outcome = await orDialog(page, step === 'back' ? page.goBack(options) : step === 'forward' ? page.goForward(options) : page.reload(options))
+        const outcome = await orDialog(
+          page,
+          step === 'back' ? page.goBack(options) : step === 'forward' ? page.goForward(options) : page.reload(options),
+        )
         // A dialog blocks the page's scripts: its title would wait for the answer.
         return outcome === 'dialog' ? { url: page.url(), title: '' } : whereOf(page)
       }),
@@ -195,7 +248,11 @@ export const chromiumPages = (deadlineMs: number, onPage: OnPage, side: ContextS
     viewport: (id, tab) => onPage(id, tab, 'viewport', deadlineMs, async (page) => page.viewportSize() ?? undefined),
     activeTab: side.activeTab,
     dialog: (id) => Effect.sync(() => dialogOf(side.pendingDialog(id))),
-    answerDialog: (id, how) => Effect.map(Effect.promise(() => side.answerDialog(id, how)), dialogOf),
+    answerDialog: (id, how) =>
+      Effect.map(
+        Effect.promise(() => side.answerDialog(id, how)),
+        dialogOf,
+      ),
     // The one way out to the browser library: an opaque handle only MCP narrows (playwrightPage).
     raw: (id, tab) => onPage(id, tab, 'page', deadlineMs, async (page) => page as unknown as RawPage),
   }

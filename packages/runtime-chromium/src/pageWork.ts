@@ -26,7 +26,10 @@ export class PageWork {
    */
   run<A>(work: () => Promise<A>): Promise<A> {
     const result = this.tail.then(work)
-    this.tail = result.then(() => undefined, () => undefined)
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    )
     return result
   }
 }

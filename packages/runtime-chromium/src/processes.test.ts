@@ -19,7 +19,9 @@ describe('browserPidOf', () => {
       const env = { ...process.env, TMPDIR: tmp }
       // A process with the TMPDIR that is not our child (its parent exits at once), started
       // first so its pid is lower: what a crashpad handler looks like once pids wrapped.
-      const orphan = Number(spawnSync('sh', ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], { env, encoding: 'utf8' }).stdout.trim())
+      const orphan = Number(
+        spawnSync('sh', ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], { env, encoding: 'utf8' }).stdout.trim(),
+      )
       started.push(orphan)
       const child: ChildProcess = spawn('sleep', ['31'], { env, stdio: 'ignore' })
       started.push(child.pid!)
@@ -36,9 +38,13 @@ describe('browserPidOf', () => {
     try {
       // Node keeps its command line; `sh -c 'sleep 32' --type=…` did not: dash execs its last
       // command, and once it had, the process read as `sleep 32` (CI: 'expected 20330 to be undefined').
-      const helper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 32_000)', '--type=renderer'], { env: { ...process.env, TMPDIR: tmp }, stdio: 'ignore' })
+      const helper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 32_000)', '--type=renderer'], {
+        env: { ...process.env, TMPDIR: tmp },
+        stdio: 'ignore',
+      })
       started.push(helper.pid!)
-      const argv = (pid: number | undefined) => (pid === undefined ? undefined : readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0'))
+      const argv = (pid: number | undefined) =>
+        pid === undefined ? undefined : readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')
       await expect.poll(() => argv(helper.pid)).toContain('--type=renderer')
       const found = browserPidOf(tmp)
       expect({ found, argv: argv(found) }).toEqual({ found: undefined, argv: undefined })
@@ -53,7 +59,13 @@ describe('browserPidOf without a child of ours', () => {
     const tmp = mkdtempSync(join(tmpdir(), 'errands-pids-'))
     try {
       const env = { ...process.env, TMPDIR: tmp }
-      const spawnOrphan = (argv0: string) => Number(spawnSync('bash', ['-c', `exec -a ${argv0} sleep 33 >/dev/null 2>&1 & echo $!`], { env, encoding: 'utf8' }).stdout.trim())
+      const spawnOrphan = (argv0: string) =>
+        Number(
+          spawnSync('bash', ['-c', `exec -a ${argv0} sleep 33 >/dev/null 2>&1 & echo $!`], {
+            env,
+            encoding: 'utf8',
+          }).stdout.trim(),
+        )
       const handler = spawnOrphan('/usr/lib/chromium/chrome_crashpad_handler')
       started.push(handler)
       const browser = spawnOrphan('/usr/lib/chromium/chromium')

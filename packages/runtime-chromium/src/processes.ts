@@ -13,7 +13,10 @@ export const OWNER_VARIABLE = 'ERRANDS_OWNER'
 export const profileOf = (pid: number | undefined): string | undefined => {
   if (pid === undefined) return undefined
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').find((a) => a.startsWith('--user-data-dir='))?.slice('--user-data-dir='.length)
+    return readFileSync(`/proc/${pid}/cmdline`, 'latin1')
+      .split('\0')
+      .find((a) => a.startsWith('--user-data-dir='))
+      ?.slice('--user-data-dir='.length)
   } catch {
     return undefined
   }
@@ -97,7 +100,8 @@ export const pidsWithCmdline = (needle: string): Array<number> => pidsWhere('cmd
  * @example
  * pidsWithEnv('ERRANDS_OWNER=/var/lib/errands')
  */
-export const pidsWithEnv = (entry: string): Array<number> => pidsWhere('environ', (text) => text.split('\0').includes(entry))
+export const pidsWithEnv = (entry: string): Array<number> =>
+  pidsWhere('environ', (text) => text.split('\0').includes(entry))
 
 /**
  * Kills the Chromium processes an earlier engine on the same data dir left behind when it was
@@ -108,12 +112,15 @@ export const pidsWithEnv = (entry: string): Array<number> => pidsWhere('environ'
  * const reaped = reapOrphans(settings.owner, profileDir) // number of processes killed
  */
 export const reapOrphans = (owner: string, profileDir: string): number => {
-  const pids = [...new Set([...pidsWithEnv(`${OWNER_VARIABLE}=${owner}`), ...pidsWithCmdline(`--user-data-dir=${profileDir}`)])]
+  const pids = [
+    ...new Set([...pidsWithEnv(`${OWNER_VARIABLE}=${owner}`), ...pidsWithCmdline(`--user-data-dir=${profileDir}`)]),
+  ]
   killAll(pids)
   untilGone(pids, 5_000)
   if (pids.length > 0) {
     // The profile's singleton files name the dead browser; Chromium refuses to start while they do.
-    for (const name of ['SingletonLock', 'SingletonSocket', 'SingletonCookie']) rmSync(join(profileDir, name), { force: true })
+    for (const name of ['SingletonLock', 'SingletonSocket', 'SingletonCookie'])
+      rmSync(join(profileDir, name), { force: true })
   }
   return pids.length
 }

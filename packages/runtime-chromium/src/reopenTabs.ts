@@ -37,27 +37,41 @@ export interface ReopenHooks<E extends ContextEntry> {
  * await openTabs(entry, spec.tabs, spec.storage, context.pages(), hooks)
  */
 export const openTabs = async <E extends ContextEntry>(
-  entry: E, tabs: ReadonlyArray<TabSpec> | undefined, sealed: StorageState | undefined, ready: ReadonlyArray<Page>, hooks: ReopenHooks<E>,
+  entry: E,
+  tabs: ReadonlyArray<TabSpec> | undefined,
+  sealed: StorageState | undefined,
+  ready: ReadonlyArray<Page>,
+  hooks: ReopenHooks<E>,
 ): Promise<void> => {
   const specs = tabs && tabs.length > 0 ? tabs : [{ url: 'about:blank', active: true }]
-  const activeIndex = Math.max(0, specs.findIndex((t) => t.active))
+  const activeIndex = Math.max(
+    0,
+    specs.findIndex((t) => t.active),
+  )
   entry.quietPages++
   let pages: Array<Page>
   try {
-    pages = [...ready.slice(0, specs.length), ...(await Promise.all(specs.slice(ready.length).map(() => entry.context.newPage())))]
+    pages = [
+      ...ready.slice(0, specs.length),
+      ...(await Promise.all(specs.slice(ready.length).map(() => entry.context.newPage()))),
+    ]
   } finally {
     entry.quietPages--
   }
   pages.forEach((page, i) => hooks.register(entry, page, i === activeIndex, specs[i]!.id))
-  await Promise.all(specs.map(async (tab, i) => {
-    if (tab.url === 'about:blank' || !hooks.checkNavigation(tab.url, entry.id).allow) return
-    await hooks.goto(pages[i]!, tab.url).catch((e: unknown) => {
-      const failure = toRuntimeError('restore tab', e)
-      if (failure.reason === 'crashed' || failure.reason === 'target-closed') throw failure
-      // The tab stays, without its page: said (the origin only, never a URL's path or query).
-      hooks.log(`${hooks.noun} ${entry.id}: a reopened tab of ${originOf(tab.url) ?? 'a page'} did not load (${failure.reason})`)
-    })
-  }))
+  await Promise.all(
+    specs.map(async (tab, i) => {
+      if (tab.url === 'about:blank' || !hooks.checkNavigation(tab.url, entry.id).allow) return
+      await hooks.goto(pages[i]!, tab.url).catch((e: unknown) => {
+        const failure = toRuntimeError('restore tab', e)
+        if (failure.reason === 'crashed' || failure.reason === 'target-closed') throw failure
+        // The tab stays, without its page: said (the origin only, never a URL's path or query).
+        hooks.log(
+          `${hooks.noun} ${entry.id}: a reopened tab of ${originOf(tab.url) ?? 'a page'} did not load (${failure.reason})`,
+        )
+      })
+    }),
+  )
   if (pages.length > 1) await pages[activeIndex]!.bringToFront()
   if (sealed && specs.some((t) => t.url !== 'about:blank')) await putBackStorage(entry, sealed, pages, hooks)
 }
@@ -71,24 +85,39 @@ export const openTabs = async <E extends ContextEntry>(
  * @example
  * await putBackStorage(entry, spec.storage, pages, hooks)
  */
-const putBackStorage = async <E extends ContextEntry>(entry: E, sealed: StorageState, pages: ReadonlyArray<Page>, hooks: ReopenHooks<E>): Promise<void> => {
+const putBackStorage = async <E extends ContextEntry>(
+  entry: E,
+  sealed: StorageState,
+  pages: ReadonlyArray<Page>,
+  hooks: ReopenHooks<E>,
+): Promise<void> => {
   const settleMs = Math.min(5_000, hooks.deadlineMs)
   try {
-    await Promise.all(pages.map((p) => p.waitForLoadState('domcontentloaded', { timeout: settleMs }).catch(() => undefined)))
+    await Promise.all(
+      pages.map((p) => p.waitForLoadState('domcontentloaded', { timeout: settleMs }).catch(() => undefined)),
+    )
     const drift = storageDrift(sealed, await hooks.readStorage(entry), Date.now() / 1000)
     if (drift.clean) return
-    await Promise.all(drift.cookiesToRemove.map((c) => entry.context.clearCookies({ name: c.name, domain: c.domain, path: c.path })))
+    await Promise.all(
+      drift.cookiesToRemove.map((c) => entry.context.clearCookies({ name: c.name, domain: c.domain, path: c.path })),
+    )
     if (drift.cookiesToAdd.length > 0) await entry.context.addCookies(toPlaywrightCookies(drift.cookiesToAdd))
     for (const o of drift.originsToReset) {
       const page = pages.find((p) => !p.isClosed() && originOf(p.url()) === o.origin)
       if (page === undefined) {
-        hooks.log(`${hooks.noun} ${entry.id}: localStorage of ${o.origin} changed while its tabs reopened, and no tab of it is left to put it back`)
+        hooks.log(
+          `${hooks.noun} ${entry.id}: localStorage of ${o.origin} changed while its tabs reopened, and no tab of it is left to put it back`,
+        )
         continue
       }
       await within(settleMs, page.evaluate(putBackScript(o.localStorage)))
     }
-    hooks.log(`${hooks.noun} ${entry.id}: put back what reopening its tabs changed (${drift.cookiesToAdd.length + drift.cookiesToRemove.length} cookies, ${drift.originsToReset.length} origins)`)
+    hooks.log(
+      `${hooks.noun} ${entry.id}: put back what reopening its tabs changed (${drift.cookiesToAdd.length + drift.cookiesToRemove.length} cookies, ${drift.originsToReset.length} origins)`,
+    )
   } catch (e) {
-    hooks.log(`${hooks.noun} ${entry.id}: could not put back what reopening its tabs changed (${e instanceof Error ? e.message : String(e)})`)
+    hooks.log(
+      `${hooks.noun} ${entry.id}: could not put back what reopening its tabs changed (${e instanceof Error ? e.message : String(e)})`,
+    )
   }
 }

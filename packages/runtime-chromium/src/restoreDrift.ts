@@ -57,10 +57,13 @@ export const storageDrift = (sealed: StorageState, live: StorageState, nowSecond
   const originsToReset: Array<OriginStorage> = []
   for (const origin of new Set([...sealedOrigins.keys(), ...liveOrigins.keys()])) {
     const want = sealedOrigins.get(origin)
-    if (itemsOf(want) !== itemsOf(liveOrigins.get(origin))) originsToReset.push({ origin, localStorage: want?.localStorage ?? [] })
+    if (itemsOf(want) !== itemsOf(liveOrigins.get(origin)))
+      originsToReset.push({ origin, localStorage: want?.localStorage ?? [] })
   }
   return {
-    cookiesToAdd, cookiesToRemove, originsToReset,
+    cookiesToAdd,
+    cookiesToRemove,
+    originsToReset,
     clean: cookiesToAdd.length === 0 && cookiesToRemove.length === 0 && originsToReset.length === 0,
   }
 }

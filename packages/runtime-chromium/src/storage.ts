@@ -14,8 +14,14 @@ import type { PendingLocalStorage } from './localStorageRestore.ts'
 type PlaywrightCookie = Awaited<ReturnType<BrowserContext['cookies']>>[number]
 
 const toCookie = (c: PlaywrightCookie): Cookie => ({
-  name: c.name, value: c.value, domain: c.domain, path: c.path, expires: c.expires,
-  httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite,
+  name: c.name,
+  value: c.value,
+  domain: c.domain,
+  path: c.path,
+  expires: c.expires,
+  httpOnly: c.httpOnly,
+  secure: c.secure,
+  sameSite: c.sameSite,
 })
 
 /**
@@ -26,8 +32,14 @@ const toCookie = (c: PlaywrightCookie): Cookie => ({
  */
 export const toPlaywrightCookies = (cookies: ReadonlyArray<Cookie>): Array<PlaywrightCookie> =>
   cookies.map((c) => ({
-    name: c.name, value: c.value, domain: c.domain, path: c.path, expires: c.expires,
-    httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite,
+    name: c.name,
+    value: c.value,
+    domain: c.domain,
+    path: c.path,
+    expires: c.expires,
+    httpOnly: c.httpOnly,
+    secure: c.secure,
+    sameSite: c.sameSite,
   }))
 
 /**
@@ -37,7 +49,9 @@ export const toPlaywrightCookies = (cookies: ReadonlyArray<Cookie>): Array<Playw
  * @example
  * const { cookies, origins } = await readContextStorage(context)
  */
-export const readContextStorage = async (context: BrowserContext): Promise<{ cookies: Array<Cookie>; origins: Array<OriginStorage> }> => {
+export const readContextStorage = async (
+  context: BrowserContext,
+): Promise<{ cookies: Array<Cookie>; origins: Array<OriginStorage> }> => {
   const state = await context.storageState({ indexedDB: false })
   return {
     cookies: state.cookies.map(toCookie),
@@ -72,12 +86,18 @@ const EMPTY_DOCUMENT = { status: 200, contentType: 'text/html', body: '<html></h
 
 /** An origin's first-party localStorage through a session of a page showing a document of it (CDP, out of the page's scripts' reach). */
 const itemsThrough = async (session: CDPSession, origin: string): Promise<OriginStorage['localStorage']> => {
-  const { entries } = await session.send('DOMStorage.getDOMStorageItems', { storageId: { storageKey: `${origin}/`, isLocalStorage: true } })
+  const { entries } = await session.send('DOMStorage.getDOMStorageItems', {
+    storageId: { storageKey: `${origin}/`, isLocalStorage: true },
+  })
   return entries.map(([name, value]) => ({ name: name!, value: value! }))
 }
 
 /** Runs `work` with a CDP session of `page`, detached after. */
-const withSession = async <A>(context: BrowserContext, page: Page, work: (session: CDPSession) => Promise<A>): Promise<A> => {
+const withSession = async <A>(
+  context: BrowserContext,
+  page: Page,
+  work: (session: CDPSession) => Promise<A>,
+): Promise<A> => {
   const session = await context.newCDPSession(page)
   try {
     return await work(session)
@@ -106,7 +126,13 @@ export const readStorage = async (context: BrowserContext, reading: StorageReadi
   const unread: Array<string> = []
   for (const origin of stale) {
     const page = pages.find((p) => !p.isClosed() && answers(p) && originOf(p.url()) === origin)
-    const items = page && (await bounded(perOriginMs, `localStorage of ${origin}`, withSession(context, page, (s) => itemsThrough(s, origin))).catch(() => undefined))
+    const items =
+      page &&
+      (await bounded(
+        perOriginMs,
+        `localStorage of ${origin}`,
+        withSession(context, page, (s) => itemsThrough(s, origin)),
+      ).catch(() => undefined))
     if (items) book.record(origin, items)
     else unread.push(origin)
   }
@@ -153,7 +179,10 @@ export const readStorage = async (context: BrowserContext, reading: StorageReadi
  * @example
  * await removeCookiesFrom(context, (c) => c.domain.endsWith('shop.example'))
  */
-export const removeCookiesFrom = async (context: BrowserContext, which: (cookie: Cookie) => boolean): Promise<number> => {
+export const removeCookiesFrom = async (
+  context: BrowserContext,
+  which: (cookie: Cookie) => boolean,
+): Promise<number> => {
   const doomed = (await context.cookies()).map(toCookie).filter(which)
   await Promise.all(doomed.map((c) => context.clearCookies({ name: c.name, domain: c.domain, path: c.path })))
   return doomed.length
@@ -180,14 +209,17 @@ export const clearOriginsIn = async (
   const { page, done } = await aPage()
   try {
     await withSession(context, page, async (session) => {
-      for (const origin of origins) await session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage' })
+      for (const origin of origins)
+        await session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage' })
     })
     // Documents of those origins that are open right now drop their copy too.
     await Promise.all(
-      context.pages().flatMap((p) =>
-        p.frames()
-          .filter((f) => origins.includes(originOf(f.url()) ?? ''))
-          .map((f) => f.evaluate('localStorage.clear()').catch(() => undefined)), // a string: no transform reaches it (#22)
+      context.pages().flatMap(
+        (p) =>
+          p
+            .frames()
+            .filter((f) => origins.includes(originOf(f.url()) ?? ''))
+            .map((f) => f.evaluate('localStorage.clear()').catch(() => undefined)), // a string: no transform reaches it (#22)
       ),
     )
     for (const origin of origins) book.record(origin, [])

@@ -47,7 +47,11 @@ export class TabScreencast implements Screencast {
   async start(context: BrowserContext, page: Page): Promise<void> {
     const { options } = this
     const cast = await PageScreencast.start(context, page, {
-      format: 'jpeg', quality: options.quality ?? DEFAULT_QUALITY, maxWidth: options.maxWidth, maxHeight: options.maxHeight, everyNthFrame: 1,
+      format: 'jpeg',
+      quality: options.quality ?? DEFAULT_QUALITY,
+      maxWidth: options.maxWidth,
+      maxHeight: options.maxHeight,
+      everyNthFrame: 1,
       ack: options.ack === 'auto' ? 'immediate' : 'deferred',
       onFrame: (frame) => this.receive(frame),
       onStop: options.onStop,
@@ -89,7 +93,13 @@ export class TabScreencast implements Screencast {
     const seq = ++this.seq
     if (this.options.ack === 'deferred') this.unacked.set(seq, frame.sessionId)
     const { deviceWidth: width, deviceHeight: height, timestamp } = frame.metadata
-    this.options.onFrame({ seq, data: frame.data, width, height, at: timestamp === undefined ? undefined : timestamp * 1000 })
+    this.options.onFrame({
+      seq,
+      data: frame.data,
+      width,
+      height,
+      at: timestamp === undefined ? undefined : timestamp * 1000,
+    })
   }
 }
 
@@ -100,7 +110,10 @@ export class TabScreencast implements Screencast {
  * @example
  * yield* tabScreencast(options, (cast) => call('start screencast', 30_000, () => cast.start(context, page)))
  */
-export const tabScreencast = <E>(options: ScreencastOptions, start: (cast: TabScreencast) => Effect.Effect<unknown, E>): Effect.Effect<Screencast, E> =>
+export const tabScreencast = <E>(
+  options: ScreencastOptions,
+  start: (cast: TabScreencast) => Effect.Effect<unknown, E>,
+): Effect.Effect<Screencast, E> =>
   Effect.suspend(() => {
     const cast = new TabScreencast(options)
     return start(cast).pipe(

@@ -125,7 +125,9 @@ export const sweepStaleTmpDirs = (owner: string, root = tmpdir()): number => {
     const dir = join(root, name)
     const m = readMarker(dir)
     if (m === undefined || m.owner !== owner || m.pid === process.pid || alive(m.pid)) continue
-    const listed = m.dirs.filter((d) => dirname(d) === root && basename(d).startsWith('playwright_chromiumdev_profile-'))
+    const listed = m.dirs.filter(
+      (d) => dirname(d) === root && basename(d).startsWith('playwright_chromiumdev_profile-'),
+    )
     // Best effort: a folder that cannot go now (a dying process still writing in it: ENOTEMPTY)
     // keeps its marker and goes at a later start. A clean-up must never stop the engine starting.
     if ([...listed, dir].every(removeQuietly)) removed++

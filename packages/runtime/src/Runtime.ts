@@ -5,7 +5,15 @@ import type { PageVerbs } from './pages.ts'
 import type { Screencast, ScreencastOptions } from './screencast.ts'
 import type { InvalidUpstreamProxy, UpstreamProxy } from './upstream.ts'
 import type {
-  ContextId, Cookie, DevToolsTarget, OpenContextSpec, RuntimeEvent, SessionLabel, Snapshot, StorageState, TabInfo,
+  ContextId,
+  Cookie,
+  DevToolsTarget,
+  OpenContextSpec,
+  RuntimeEvent,
+  SessionLabel,
+  Snapshot,
+  StorageState,
+  TabInfo,
 } from './types.ts'
 
 /** Errors every context-scoped call can fail with. */
@@ -32,7 +40,10 @@ export interface RuntimeShape {
   readonly storageState: (contextId: ContextId) => Effect.Effect<StorageState, ContextError>
   readonly addCookies: (contextId: ContextId, cookies: ReadonlyArray<Cookie>) => Effect.Effect<void, ContextError>
   /** Removes every cookie the predicate accepts; returns how many were removed. */
-  readonly removeCookies: (contextId: ContextId, which: (cookie: Cookie) => boolean) => Effect.Effect<number, ContextError>
+  readonly removeCookies: (
+    contextId: ContextId,
+    which: (cookie: Cookie) => boolean,
+  ) => Effect.Effect<number, ContextError>
   /** Removes localStorage of every origin the predicate accepts. */
   readonly clearOrigins: (contextId: ContextId, which: (origin: string) => boolean) => Effect.Effect<void, ContextError>
   readonly tabs: (contextId: ContextId) => Effect.Effect<ReadonlyArray<TabInfo>, ContextError>
@@ -64,13 +75,20 @@ export interface RuntimeShape {
    * proxy; a runtime that has it but cannot honour it for this context fails with
    * `InvalidUpstreamProxy('unsupported')` — never quietly connects direct.
    */
-  readonly setUpstreamProxy?: ((contextId: ContextId, proxy: UpstreamProxy | undefined) => Effect.Effect<void, ContextError | InvalidUpstreamProxy>) | undefined
+  readonly setUpstreamProxy?:
+    | ((
+        contextId: ContextId,
+        proxy: UpstreamProxy | undefined,
+      ) => Effect.Effect<void, ContextError | InvalidUpstreamProxy>)
+    | undefined
   /**
    * Starts a screencast of a tab (`screencast.ts`): frames may reach `onFrame` before the effect
    * succeeds. Absent in runtimes that cannot paint a page; callers say so instead of streaming.
    * The screencast stops by itself when its tab or context closes.
    */
-  readonly screencast?: ((contextId: ContextId, tabId: string, options: ScreencastOptions) => Effect.Effect<Screencast, ContextError>) | undefined
+  readonly screencast?:
+    | ((contextId: ContextId, tabId: string, options: ScreencastOptions) => Effect.Effect<Screencast, ContextError>)
+    | undefined
   /**
    * The page verbs (`pages.ts`): read, act, history and viewport per tab, with failures in the
    * few kinds. Absent in runtimes that cannot drive a page.

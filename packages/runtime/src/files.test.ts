@@ -13,7 +13,20 @@ describe('sanitiseFileName', () => {
   })
 
   it('never leaves a separator, a dot path, NUL or a control character (a hostile page suggests them)', () => {
-    for (const hostile of ['../../etc/passwd', '..\\..\\boot.ini', '/etc/shadow', 'a/b\\c.pdf', 'nul\0byte.txt', 'line\nbreak.txt', '.', '..', '...', '.bashrc', '', '   ']) {
+    for (const hostile of [
+      '../../etc/passwd',
+      '..\\..\\boot.ini',
+      '/etc/shadow',
+      'a/b\\c.pdf',
+      'nul\0byte.txt',
+      'line\nbreak.txt',
+      '.',
+      '..',
+      '...',
+      '.bashrc',
+      '',
+      '   ',
+    ]) {
       const name = sanitiseFileName(hostile)
       expect(isPlainFileName(name), JSON.stringify(hostile)).toBe(true)
       expect(name.startsWith('.'), JSON.stringify(hostile)).toBe(false)
@@ -56,12 +69,16 @@ describe('MemoryRuntime files (the fake every host test uses)', () => {
     const staged = Effect.runSync(memory.files.stage(a, 'note.txt', new Uint8Array([3])))
     expect(staged).toMatchObject({ name: 'note.txt', size: 1, origin: 'staged', source: null })
     expect(Effect.runSync(memory.files.list(a)).map((f) => [f.name, f.size, f.source])).toEqual([
-      ['r.pdf', 1, 'http://127.0.0.1/r.pdf'], ['r (1).pdf', 2, 'http://127.0.0.1/r.pdf'], ['note.txt', 1, null],
+      ['r.pdf', 1, 'http://127.0.0.1/r.pdf'],
+      ['r (1).pdf', 2, 'http://127.0.0.1/r.pdf'],
+      ['note.txt', 1, null],
     ])
     expect(Effect.runSync(memory.files.list(b))).toEqual([])
     expect(Effect.runSync(memory.files.read(b, 'r.pdf'))).toBeUndefined()
     expect(Effect.runSync(memory.files.read(a, '../r.pdf'))).toBeUndefined()
-    expect(Effect.runSync(Effect.flip(memory.files.stage(a, '../x', new Uint8Array())))).toMatchObject({ reason: 'invalid' })
+    expect(Effect.runSync(Effect.flip(memory.files.stage(a, '../x', new Uint8Array())))).toMatchObject({
+      reason: 'invalid',
+    })
     Effect.runSync(memory.closeContext(a))
     expect(Effect.runSync(Effect.flip(memory.files.list(a)))._tag).toBe('ContextNotFound')
   })

@@ -80,7 +80,10 @@ export interface PackedFolder {
  * @example
  * fitting([{ name: 'a', size: 5 }, { name: 'b', size: 9 }, { name: 'c', size: 1 }], 7) // { fit: [a, c], left: ['b'] }
  */
-export const fitting = <F extends { readonly name: string; readonly size: number }>(files: ReadonlyArray<F>, maxBytes: number): { readonly fit: ReadonlyArray<F>; readonly left: ReadonlyArray<string> } => {
+export const fitting = <F extends { readonly name: string; readonly size: number }>(
+  files: ReadonlyArray<F>,
+  maxBytes: number,
+): { readonly fit: ReadonlyArray<F>; readonly left: ReadonlyArray<string> } => {
   const fit: F[] = []
   const left: string[] = []
   let used = 0
@@ -117,7 +120,13 @@ export interface FilesCaps {
  * overCap({ maxFileBytes: 10, maxErrandBytes: 20 }, 15, 11) // 'file'
  */
 export const overCap = (caps: FilesCaps | undefined, held: number, size: number): 'file' | 'errand' | undefined =>
-  caps === undefined ? undefined : size > caps.maxFileBytes ? 'file' : held + size > caps.maxErrandBytes ? 'errand' : undefined
+  caps === undefined
+    ? undefined
+    : size > caps.maxFileBytes
+      ? 'file'
+      : held + size > caps.maxErrandBytes
+        ? 'errand'
+        : undefined
 
 /**
  * A name a page or a client suggested, made plain: path separators, NUL and control characters
@@ -130,7 +139,10 @@ export const overCap = (caps: FilesCaps | undefined, held: number, size: number)
  */
 export const sanitiseFileName = (suggested: string): string => {
   // eslint-disable-next-line no-control-regex
-  let name = suggested.replace(/[/\\\0-\x1f\x7f]/g, '_').replace(/^[.\s_]+/, '').trim()
+  let name = suggested
+    .replace(/[/\\\0-\x1f\x7f]/g, '_')
+    .replace(/^[.\s_]+/, '')
+    .trim()
   if (name.length > 200) {
     const dot = name.lastIndexOf('.')
     const ext = dot > 0 && name.length - dot <= 16 ? name.slice(dot) : ''
@@ -156,13 +168,27 @@ export const dedupeName = (name: string, taken: (name: string) => boolean): stri
 }
 
 const TYPES: Readonly<Record<string, string>> = {
-  pdf: 'application/pdf', txt: 'text/plain', csv: 'text/csv', json: 'application/json', html: 'text/html', htm: 'text/html',
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml',
-  zip: 'application/zip', xml: 'application/xml', md: 'text/markdown', ics: 'text/calendar',
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  json: 'application/json',
+  html: 'text/html',
+  htm: 'text/html',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  zip: 'application/zip',
+  xml: 'application/xml',
+  md: 'text/markdown',
+  ics: 'text/calendar',
 }
 
 /** A media type for a file name, by its extension. @example mediaTypeOf('a.pdf') // 'application/pdf' */
-export const mediaTypeOf = (name: string): string => TYPES[name.slice(name.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream'
+export const mediaTypeOf = (name: string): string =>
+  TYPES[name.slice(name.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream'
 
 /** A URL without its query and fragment (a download's `source`). @example sourceOf('https://a.example/f.pdf?t=1') // 'https://a.example/f.pdf' */
 export const sourceOf = (url: string): string => {

@@ -44,7 +44,6 @@ export interface VisitEffects {
 
 const cookieKey = (c: Pick<Cookie, 'name' | 'domain' | 'path'>) => `${c.name}\u0000${c.domain}\u0000${c.path}`
 
-
 /**
  * A deterministic, in-memory browser: per-context cookies, localStorage and tabs, ids from
  * counters, events delivered synchronously, crashes injected on demand. It is the runtime of
@@ -78,7 +77,10 @@ export class MemoryRuntime implements RuntimeShape {
   )
   /** The files folders, faked (`memoryFiles.ts`): `download` stands in for a page's download. */
   readonly files = new MemoryFiles(
-    (contextId) => (contextId === MAIN_CONTEXT ? Effect.fail(new RuntimeError({ reason: 'invalid', message: 'the main context has no files folder' })) : this.withContext(contextId, () => undefined)),
+    (contextId) =>
+      contextId === MAIN_CONTEXT
+        ? Effect.fail(new RuntimeError({ reason: 'invalid', message: 'the main context has no files folder' }))
+        : this.withContext(contextId, () => undefined),
     (contextId, name) => this.pages.putFile(contextId, name),
   )
 
@@ -96,7 +98,9 @@ export class MemoryRuntime implements RuntimeShape {
     Effect.suspend(() => {
       const failure = this.failOpens.shift()
       if (failure !== undefined) {
-        return Effect.fail(new RuntimeError({ reason: failure, message: `injected ${failure} while opening a context` }))
+        return Effect.fail(
+          new RuntimeError({ reason: failure, message: `injected ${failure} while opening a context` }),
+        )
       }
       const id = `ctx-${this.nextContext++}`
       const ctx = this.blank(spec.label)
@@ -318,7 +322,10 @@ export class MemoryRuntime implements RuntimeShape {
       cookies: ctx.cookies.map((c) => ({ ...c })),
       origins: [...ctx.origins.entries()]
         .filter(([, items]) => items.size > 0)
-        .map(([origin, items]) => ({ origin, localStorage: [...items.entries()].map(([name, value]) => ({ name, value })) })),
+        .map(([origin, items]) => ({
+          origin,
+          localStorage: [...items.entries()].map(([name, value]) => ({ name, value })),
+        })),
     }
   }
 
@@ -338,18 +345,23 @@ export class MemoryRuntime implements RuntimeShape {
     return Effect.suspend(() => {
       const ctx = this.contexts.get(contextId)
       return ctx === undefined
-        ? Effect.fail(new ContextNotFound({ reason: 'unknown-context', contextId, message: `no open context ${contextId}` }))
+        ? Effect.fail(
+            new ContextNotFound({ reason: 'unknown-context', contextId, message: `no open context ${contextId}` }),
+          )
         : Effect.succeed(f(ctx))
     })
   }
 
   private withTab<A>(contextId: ContextId, tabId: string, f: (ctx: MemoryContext, tab: MemoryTab) => A) {
-    return Effect.flatMap(this.withContext(contextId, (ctx) => ctx), (ctx) => {
-      const tab = ctx.tabs.find((t) => t.id === tabId)
-      return tab === undefined
-        ? Effect.fail(new RuntimeError({ reason: 'target-closed', message: `no tab ${tabId} in this context` }))
-        : Effect.succeed(f(ctx, tab))
-    })
+    return Effect.flatMap(
+      this.withContext(contextId, (ctx) => ctx),
+      (ctx) => {
+        const tab = ctx.tabs.find((t) => t.id === tabId)
+        return tab === undefined
+          ? Effect.fail(new RuntimeError({ reason: 'target-closed', message: `no tab ${tabId} in this context` }))
+          : Effect.succeed(f(ctx, tab))
+      },
+    )
   }
 }
 
@@ -361,7 +373,10 @@ export class MemoryRuntime implements RuntimeShape {
  * const memory = yield* MemoryRuntimeTag
  * memory.crashBrowser()
  */
-export class MemoryRuntimeTag extends Context.Tag('@errands/runtime/MemoryRuntime')<MemoryRuntimeTag, MemoryRuntime>() {}
+export class MemoryRuntimeTag extends Context.Tag('@errands/runtime/MemoryRuntime')<
+  MemoryRuntimeTag,
+  MemoryRuntime
+>() {}
 
 /**
  * Provides both {@link Runtime} and {@link MemoryRuntimeTag} backed by one fresh memory runtime.
@@ -383,5 +398,13 @@ export const memoryRuntimeLayer: Layer.Layer<Runtime | MemoryRuntimeTag> = Layer
  * cookie('session', 'abc', '.shop.example')
  */
 export const cookie = (name: string, value: string, domain: string, extra: Partial<Cookie> = {}): Cookie => ({
-  name, value, domain, path: '/', expires: -1, httpOnly: false, secure: false, sameSite: 'Lax', ...extra,
+  name,
+  value,
+  domain,
+  path: '/',
+  expires: -1,
+  httpOnly: false,
+  secure: false,
+  sameSite: 'Lax',
+  ...extra,
 })

@@ -9,7 +9,17 @@
  */
 import { Effect } from 'effect'
 import { RuntimeError } from './errors.ts'
-import { dedupeName, mediaTypeOf, sanitiseFileName, sourceOf, type ErrandFile, type FileVerbs, type PackedFile, type PackedFolder, fitting } from './files.ts'
+import {
+  dedupeName,
+  mediaTypeOf,
+  sanitiseFileName,
+  sourceOf,
+  type ErrandFile,
+  type FileVerbs,
+  type PackedFile,
+  type PackedFolder,
+  fitting,
+} from './files.ts'
 import { isPlainFileName } from './pages.ts'
 import type { ContextError } from './Runtime.ts'
 import type { ContextId } from './types.ts'
@@ -36,20 +46,32 @@ export class MemoryFiles implements FileVerbs {
     private readonly now: () => number = Date.now,
   ) {}
 
-  readonly list = (contextId: ContextId) => Effect.map(this.known(contextId), () => [...(this.folders.get(contextId)?.values() ?? [])].map((h) => h.file))
+  readonly list = (contextId: ContextId) =>
+    Effect.map(this.known(contextId), () => [...(this.folders.get(contextId)?.values() ?? [])].map((h) => h.file))
 
   readonly read = (contextId: ContextId, name: string) =>
-    Effect.map(this.known(contextId), () => (isPlainFileName(name) ? this.folders.get(contextId)?.get(name)?.bytes.slice() : undefined))
+    Effect.map(this.known(contextId), () =>
+      isPlainFileName(name) ? this.folders.get(contextId)?.get(name)?.bytes.slice() : undefined,
+    )
 
   readonly stage = (contextId: ContextId, name: string, bytes: Uint8Array) =>
     Effect.flatMap(this.known(contextId), () =>
       isPlainFileName(name)
         ? Effect.succeed(this.save(contextId, name, bytes, null))
-        : Effect.fail(new RuntimeError({ reason: 'invalid', message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name` })))
+        : Effect.fail(
+            new RuntimeError({
+              reason: 'invalid',
+              message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name`,
+            }),
+          ),
+    )
 
   readonly pack = (contextId: ContextId, maxBytes: number) =>
     Effect.map(this.known(contextId), (): PackedFolder => {
-      const { fit, left } = fitting([...(this.folders.get(contextId)?.values() ?? [])].map((h) => ({ ...h.file, bytes: h.bytes })), maxBytes)
+      const { fit, left } = fitting(
+        [...(this.folders.get(contextId)?.values() ?? [])].map((h) => ({ ...h.file, bytes: h.bytes })),
+        maxBytes,
+      )
       return { files: fit.map((f): PackedFile => ({ ...f, bytes: f.bytes.slice() })), left }
     })
 
@@ -78,7 +100,12 @@ export class MemoryFiles implements FileVerbs {
 
   readonly packAside = (errandId: string, maxBytes: number) =>
     Effect.sync((): PackedFolder => {
-      const { fit, left } = fitting((this.aside.get(errandId) ?? []).flatMap((folder) => [...folder.values()].map((h) => ({ ...h.file, bytes: h.bytes }))), maxBytes)
+      const { fit, left } = fitting(
+        (this.aside.get(errandId) ?? []).flatMap((folder) =>
+          [...folder.values()].map((h) => ({ ...h.file, bytes: h.bytes })),
+        ),
+        maxBytes,
+      )
       return { files: fit.map((f): PackedFile => ({ ...f, bytes: f.bytes.slice() })), left }
     })
 
@@ -100,7 +127,9 @@ export class MemoryFiles implements FileVerbs {
 
   /** How many folders are set aside (for all errands, or one): what a test sees left behind. @example files.asideCount('e1') */
   asideCount(errandId?: string): number {
-    return errandId === undefined ? [...this.aside.values()].reduce((n, f) => n + f.length, 0) : (this.aside.get(errandId)?.length ?? 0)
+    return errandId === undefined
+      ? [...this.aside.values()].reduce((n, f) => n + f.length, 0)
+      : (this.aside.get(errandId)?.length ?? 0)
   }
 
   /** A page of the context downloads a file (a test's stand-in for the browser's download). @example memory.files.download(id, 'a.pdf', bytes, url) */
@@ -114,7 +143,13 @@ export class MemoryFiles implements FileVerbs {
     for (const id of [...this.errandOf.keys()]) if (which(id)) this.errandOf.delete(id)
   }
 
-  private save(contextId: ContextId, suggested: string, bytes: Uint8Array, source: string | null, origin: ErrandFile['origin'] = source === null ? 'staged' : 'download'): ErrandFile {
+  private save(
+    contextId: ContextId,
+    suggested: string,
+    bytes: Uint8Array,
+    source: string | null,
+    origin: ErrandFile['origin'] = source === null ? 'staged' : 'download',
+  ): ErrandFile {
     const folder = this.folders.get(contextId) ?? new Map<string, Held>()
     this.folders.set(contextId, folder)
     const name = dedupeName(sanitiseFileName(suggested), (n) => folder.has(n))

@@ -16,8 +16,21 @@
 import { Effect } from 'effect'
 import { RuntimeError } from './errors.ts'
 import {
-  isPlainFileName, type PageAction, type PageConsoleMessage, type PageDialog, type PageDialogAnswer, type PageHistoryStep, type PageInput, type PageOutcome,
-  type PageRequest, type PageShotOptions, type PageSize, type PageText, type PageVerbs, type PageWhere, type RawPage,
+  isPlainFileName,
+  type PageAction,
+  type PageConsoleMessage,
+  type PageDialog,
+  type PageDialogAnswer,
+  type PageHistoryStep,
+  type PageInput,
+  type PageOutcome,
+  type PageRequest,
+  type PageShotOptions,
+  type PageSize,
+  type PageText,
+  type PageVerbs,
+  type PageWhere,
+  type RawPage,
 } from './pages.ts'
 import type { ContextError } from './Runtime.ts'
 import type { ContextId } from './types.ts'
@@ -62,9 +75,16 @@ export class MemoryPages implements PageVerbs {
   private readonly dialogs = new Map<ContextId, Array<PageDialog>>()
   private readonly files = new Map<ContextId, Set<string>>()
   /** Every dialog answered, with how, in order. */
-  readonly answered: Array<{ readonly contextId: ContextId; readonly dialog: PageDialog; readonly how: PageDialogAnswer }> = []
+  readonly answered: Array<{
+    readonly contextId: ContextId
+    readonly dialog: PageDialog
+    readonly how: PageDialogAnswer
+  }> = []
 
-  constructor(private readonly lookup: MemoryTabLookup, private readonly active: MemoryActiveTab) {}
+  constructor(
+    private readonly lookup: MemoryTabLookup,
+    private readonly active: MemoryActiveTab,
+  ) {}
 
   /**
    * A page opens a JavaScript dialog: it waits for `answerDialog`, oldest first.
@@ -92,7 +112,13 @@ export class MemoryPages implements PageVerbs {
    * @example
    * memory.pages.set(id, 't1', { html: '<p>hi</p>', text: 'hi' })
    */
-  set(contextId: ContextId, tabId: string, page: Partial<Pick<MemoryPageRecord, 'text' | 'html' | 'selectors' | 'viewport' | 'evaluations' | 'console' | 'requests'>>): void {
+  set(
+    contextId: ContextId,
+    tabId: string,
+    page: Partial<
+      Pick<MemoryPageRecord, 'text' | 'html' | 'selectors' | 'viewport' | 'evaluations' | 'console' | 'requests'>
+    >,
+  ): void {
     Object.assign(this.record(contextId, tabId), page)
   }
 
@@ -107,8 +133,18 @@ export class MemoryPages implements PageVerbs {
     let record = this.records.get(key)
     if (record === undefined) {
       record = {
-        text: '', html: '<html><head></head><body></body></html>', selectors: [], scrollX: 0, scrollY: 0, viewport: { width: 1280, height: 720 },
-        evaluations: {}, console: [], requests: [], actions: [], inputs: [], steps: [],
+        text: '',
+        html: '<html><head></head><body></body></html>',
+        selectors: [],
+        scrollX: 0,
+        scrollY: 0,
+        viewport: { width: 1280, height: 720 },
+        evaluations: {},
+        console: [],
+        requests: [],
+        actions: [],
+        inputs: [],
+        steps: [],
       }
       this.records.set(key, record)
     }
@@ -124,46 +160,77 @@ export class MemoryPages implements PageVerbs {
 
   readonly where = (contextId: ContextId, tabId: string) => this.lookup(contextId, tabId)
 
-  readonly text = (contextId: ContextId, tabId: string, limit: number) => this.on(contextId, tabId, (r) => cut(r.text, limit))
+  readonly text = (contextId: ContextId, tabId: string, limit: number) =>
+    this.on(contextId, tabId, (r) => cut(r.text, limit))
 
-  readonly html = (contextId: ContextId, tabId: string, limit: number) => this.on(contextId, tabId, (r) => cut(r.html, limit))
+  readonly html = (contextId: ContextId, tabId: string, limit: number) =>
+    this.on(contextId, tabId, (r) => cut(r.html, limit))
 
   readonly url = (contextId: ContextId, tabId: string) => Effect.map(this.lookup(contextId, tabId), (w) => w.url)
 
-  readonly waitForLoad = (contextId: ContextId, tabId: string, _timeoutMs: number) => this.on(contextId, tabId, () => undefined)
+  readonly waitForLoad = (contextId: ContextId, tabId: string, _timeoutMs: number) =>
+    this.on(contextId, tabId, () => undefined)
 
   // A JPEG is asked for as a PNG is: a test reads the bytes' presence, not the codec.
-  readonly screenshot = (contextId: ContextId, tabId: string, _options: PageShotOptions) => this.on(contextId, tabId, () => PNG.slice())
+  readonly screenshot = (contextId: ContextId, tabId: string, _options: PageShotOptions) =>
+    this.on(contextId, tabId, () => PNG.slice())
 
   readonly act = (contextId: ContextId, tabId: string, action: PageAction) =>
-    Effect.flatMap(this.on(contextId, tabId, (r) => r), (r): Effect.Effect<PageOutcome, RuntimeError> => {
-      const missing = selectorsOf(action).find((s) => !r.selectors.includes(s))
-      if (missing !== undefined) {
-        return Effect.fail(new RuntimeError({ reason: 'timeout', message: `${action.type}: no element matches ${missing} within ${action.timeoutMs} ms` }))
-      }
-      if (action.type === 'upload') {
-        const folder = this.files.get(contextId) ?? new Set<string>()
-        const refused = action.names.find((n) => !isPlainFileName(n) || !folder.has(n))
-        if (refused !== undefined) {
-          return Effect.fail(new RuntimeError({ reason: 'invalid', message: `upload: ${JSON.stringify(refused)} is not a file of this errand's files folder` }))
+    Effect.flatMap(
+      this.on(contextId, tabId, (r) => r),
+      (r): Effect.Effect<PageOutcome, RuntimeError> => {
+        const missing = selectorsOf(action).find((s) => !r.selectors.includes(s))
+        if (missing !== undefined) {
+          return Effect.fail(
+            new RuntimeError({
+              reason: 'timeout',
+              message: `${action.type}: no element matches ${missing} within ${action.timeoutMs} ms`,
+            }),
+          )
         }
-      }
-      r.actions.push(action)
-      return Effect.succeed('done' as const)
-    })
+        if (action.type === 'upload') {
+          const folder = this.files.get(contextId) ?? new Set<string>()
+          const refused = action.names.find((n) => !isPlainFileName(n) || !folder.has(n))
+          if (refused !== undefined) {
+            return Effect.fail(
+              new RuntimeError({
+                reason: 'invalid',
+                message: `upload: ${JSON.stringify(refused)} is not a file of this errand's files folder`,
+              }),
+            )
+          }
+        }
+        r.actions.push(action)
+        return Effect.succeed('done' as const)
+      },
+    )
 
   readonly evaluate = (contextId: ContextId, tabId: string, expression: string, limit: number) =>
-    Effect.flatMap(this.on(contextId, tabId, (r) => r), (r) => {
-      if (!Object.hasOwn(r.evaluations, expression)) {
-        return Effect.fail(new RuntimeError({ reason: 'invalid', message: `evaluate: the page threw: ReferenceError: ${expression.slice(0, 100)} is not defined` }))
-      }
-      const json = JSON.stringify(r.evaluations[expression]) ?? 'null'
-      return Effect.succeed(json.length > limit ? { value: json.slice(0, limit), truncated: true } : { value: JSON.parse(json) as unknown, truncated: false })
-    })
+    Effect.flatMap(
+      this.on(contextId, tabId, (r) => r),
+      (r) => {
+        if (!Object.hasOwn(r.evaluations, expression)) {
+          return Effect.fail(
+            new RuntimeError({
+              reason: 'invalid',
+              message: `evaluate: the page threw: ReferenceError: ${expression.slice(0, 100)} is not defined`,
+            }),
+          )
+        }
+        const json = JSON.stringify(r.evaluations[expression]) ?? 'null'
+        return Effect.succeed(
+          json.length > limit
+            ? { value: json.slice(0, limit), truncated: true }
+            : { value: JSON.parse(json) as unknown, truncated: false },
+        )
+      },
+    )
 
-  readonly console = (contextId: ContextId, tabId: string) => this.on(contextId, tabId, (r) => ({ entries: [...r.console], dropped: 0 }))
+  readonly console = (contextId: ContextId, tabId: string) =>
+    this.on(contextId, tabId, (r) => ({ entries: [...r.console], dropped: 0 }))
 
-  readonly network = (contextId: ContextId, tabId: string) => this.on(contextId, tabId, (r) => ({ entries: [...r.requests], dropped: 0 }))
+  readonly network = (contextId: ContextId, tabId: string) =>
+    this.on(contextId, tabId, (r) => ({ entries: [...r.requests], dropped: 0 }))
 
   readonly scroll = (contextId: ContextId, tabId: string, dx: number, dy: number) =>
     this.on(contextId, tabId, (r) => {
@@ -179,7 +246,10 @@ export class MemoryPages implements PageVerbs {
     })
 
   readonly history = (contextId: ContextId, tabId: string, step: PageHistoryStep, _timeoutMs: number) =>
-    Effect.flatMap(this.on(contextId, tabId, (r) => r.steps.push(step)), () => this.lookup(contextId, tabId))
+    Effect.flatMap(
+      this.on(contextId, tabId, (r) => r.steps.push(step)),
+      () => this.lookup(contextId, tabId),
+    )
 
   readonly setViewport = (contextId: ContextId, tabId: string, size: PageSize) =>
     this.on(contextId, tabId, (r) => {
@@ -205,13 +275,24 @@ export class MemoryPages implements PageVerbs {
   // No browser library behind a fake page: the escape hatch fails loudly, as a layerTest's missing method does.
   readonly raw = (contextId: ContextId, tabId: string): Effect.Effect<RawPage, ContextError> =>
     Effect.flatMap(this.lookup(contextId, tabId), () =>
-      Effect.fail(new RuntimeError({ reason: 'invalid', message: 'the memory runtime has no browser pages to hand out' })))
+      Effect.fail(
+        new RuntimeError({ reason: 'invalid', message: 'the memory runtime has no browser pages to hand out' }),
+      ),
+    )
 
-  private on<A>(contextId: ContextId, tabId: string, f: (record: MemoryPageRecord) => A): Effect.Effect<A, ContextError> {
+  private on<A>(
+    contextId: ContextId,
+    tabId: string,
+    f: (record: MemoryPageRecord) => A,
+  ): Effect.Effect<A, ContextError> {
     return Effect.map(this.lookup(contextId, tabId), () => f(this.record(contextId, tabId)))
   }
 }
 
 /** The selectors an action needs to find. */
 const selectorsOf = (action: PageAction): ReadonlyArray<string> =>
-  action.type === 'fill-form' ? action.fields.map((f) => f.selector) : action.type === 'drag' ? [action.from, action.to] : [action.selector]
+  action.type === 'fill-form'
+    ? action.fields.map((f) => f.selector)
+    : action.type === 'drag'
+      ? [action.from, action.to]
+      : [action.selector]

@@ -9,10 +9,14 @@ const label = { reason: 'task', lentSites: [] } as const
 /** A memory runtime with one errand on one page, and a screencast of its tab. */
 const casting = (ack: ScreencastOptions['ack']) => {
   const memory = MemoryRuntime.make()
-  const id = Effect.runSync(memory.openContext({ errandId: 'e1', label, tabs: [{ url: 'http://shop.test/', active: true }] }))
+  const id = Effect.runSync(
+    memory.openContext({ errandId: 'e1', label, tabs: [{ url: 'http://shop.test/', active: true }] }),
+  )
   const frames: Array<ScreencastFrame> = []
   let stops = 0
-  const cast = Effect.runSync(memory.screencast(id, 't1', { ack, onFrame: (f) => frames.push(f), onStop: () => stops++ }))
+  const cast = Effect.runSync(
+    memory.screencast(id, 't1', { ack, onFrame: (f) => frames.push(f), onStop: () => stops++ }),
+  )
   return { memory, id, frames, cast, stops: () => stops }
 }
 
@@ -21,7 +25,10 @@ describe("MemoryRuntime's screencast (the fake the live view's unit tests stream
     const { memory, id, frames } = casting('auto')
     expect(memory.paint(id, undefined, { width: 800, height: 600 })).toBe(1)
     memory.visit(id, 'http://shop.test/basket')
-    expect(frames.map((f) => [f.seq, f.width, f.height])).toEqual([[1, 800, 600], [2, 1280, 720]])
+    expect(frames.map((f) => [f.seq, f.width, f.height])).toEqual([
+      [1, 800, 600],
+      [2, 1280, 720],
+    ])
     expect(atob(frames[0]!.data)).toContain('memory frame 1')
   })
 

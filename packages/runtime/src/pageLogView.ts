@@ -45,4 +45,4 @@ export const attachPageLog = (page: object, view: PageLogView): void => {
  * pageLogOf(page)?.network().entries.length
  */
 export const pageLogOf = (page: unknown): PageLogView | undefined =>
-  typeof page === 'object' && page !== null ? ((page as Record<symbol, PageLogView | undefined>)[KEY]) : undefined
+  typeof page === 'object' && page !== null ? (page as Record<symbol, PageLogView | undefined>)[KEY] : undefined

@@ -45,8 +45,20 @@ export interface PageSize {
  * [{ type: 'mouse', action: 'click', x: 10, y: 10 }, { type: 'key', action: 'press', key: 'Enter' }]
  */
 export type PageInput =
-  | { readonly type: 'mouse'; readonly action: 'move' | 'down' | 'up' | 'click' | 'dblclick'; readonly x: number; readonly y: number; readonly button?: 'left' | 'right' | 'middle' | undefined }
-  | { readonly type: 'wheel'; readonly x?: number | undefined; readonly y?: number | undefined; readonly dx: number; readonly dy: number }
+  | {
+      readonly type: 'mouse'
+      readonly action: 'move' | 'down' | 'up' | 'click' | 'dblclick'
+      readonly x: number
+      readonly y: number
+      readonly button?: 'left' | 'right' | 'middle' | undefined
+    }
+  | {
+      readonly type: 'wheel'
+      readonly x?: number | undefined
+      readonly y?: number | undefined
+      readonly dx: number
+      readonly dy: number
+    }
   | { readonly type: 'key'; readonly action: 'down' | 'up' | 'press'; readonly key: string }
   | { readonly type: 'text'; readonly text: string }
 
@@ -103,7 +115,11 @@ export const typedRuns = (events: ReadonlyArray<PageInput>): ReadonlyArray<Reado
  * inputDeadline(30_000, [{ type: 'text', text: 'hi' }]) // 30_040
  */
 export const inputDeadline = (deadlineMs: number, events: ReadonlyArray<PageInput>): number =>
-  deadlineMs + 20 * typedRuns(events).flat().reduce((n, run) => n + (run.keys ? run.text.length : 0), 0)
+  deadlineMs +
+  20 *
+    typedRuns(events)
+      .flat()
+      .reduce((n, run) => n + (run.keys ? run.text.length : 0), 0)
 
 /**
  * An action by selector, waited on for at most `timeoutMs` (then `RuntimeError('timeout')`).
@@ -116,7 +132,12 @@ export type PageAction =
   | { readonly type: 'fill'; readonly selector: string; readonly value: string; readonly timeoutMs: number }
   | { readonly type: 'fill-form'; readonly fields: ReadonlyArray<PageFormField>; readonly timeoutMs: number }
   | { readonly type: 'drag'; readonly from: string; readonly to: string; readonly timeoutMs: number }
-  | { readonly type: 'upload'; readonly selector: string; readonly names: ReadonlyArray<string>; readonly timeoutMs: number }
+  | {
+      readonly type: 'upload'
+      readonly selector: string
+      readonly names: ReadonlyArray<string>
+      readonly timeoutMs: number
+    }
 
 /**
  * One field of a `fill-form` action: a text field is filled with `value`, a `<select>` selects
@@ -258,7 +279,11 @@ export interface PageVerbs {
   /** Waits until the page's document is parsed (`DOMContentLoaded`), at most `timeoutMs`. */
   readonly waitForLoad: (contextId: ContextId, tabId: string, timeoutMs: number) => Effect.Effect<void, ContextError>
   /** A PNG of the viewport (JPEG with `type: 'jpeg'`), or of the whole page with `fullPage`. */
-  readonly screenshot: (contextId: ContextId, tabId: string, options: PageShotOptions) => Effect.Effect<Uint8Array, ContextError>
+  readonly screenshot: (
+    contextId: ContextId,
+    tabId: string,
+    options: PageShotOptions,
+  ) => Effect.Effect<Uint8Array, ContextError>
   /**
    * Clicks, fills, fills a form, drags or uploads by selector. An upload names plain files of the
    * errand's files folder ({@link isPlainFileName}); a runtime without one refuses it
@@ -267,15 +292,30 @@ export interface PageVerbs {
    */
   readonly act: (contextId: ContextId, tabId: string, action: PageAction) => Effect.Effect<PageOutcome, ContextError>
   /** Scrolls the window by (dx, dy); answers where it is now. */
-  readonly scroll: (contextId: ContextId, tabId: string, dx: number, dy: number) => Effect.Effect<PageScroll, ContextError>
+  readonly scroll: (
+    contextId: ContextId,
+    tabId: string,
+    dx: number,
+    dy: number,
+  ) => Effect.Effect<PageScroll, ContextError>
   /** Applies input events in order; answers how many were applied. */
-  readonly input: (contextId: ContextId, tabId: string, events: ReadonlyArray<PageInput>) => Effect.Effect<number, ContextError>
+  readonly input: (
+    contextId: ContextId,
+    tabId: string,
+    events: ReadonlyArray<PageInput>,
+  ) => Effect.Effect<number, ContextError>
   /**
    * Back, forward or reload, waited on for at most `timeoutMs` (until `wait`, default
    * `domcontentloaded`); answers where the page is. A dialog the page opens ends the wait, and
    * the title is then `''` (the dialog blocks the page's scripts).
    */
-  readonly history: (contextId: ContextId, tabId: string, step: PageHistoryStep, timeoutMs: number, wait?: PageHistoryWait) => Effect.Effect<PageWhere, ContextError>
+  readonly history: (
+    contextId: ContextId,
+    tabId: string,
+    step: PageHistoryStep,
+    timeoutMs: number,
+    wait?: PageHistoryWait,
+  ) => Effect.Effect<PageWhere, ContextError>
   /** Sets the viewport's size. */
   readonly setViewport: (contextId: ContextId, tabId: string, size: PageSize) => Effect.Effect<void, ContextError>
   /** The viewport's size (none when the page has no fixed viewport). */
@@ -290,7 +330,12 @@ export interface PageVerbs {
    * Evaluates a JavaScript expression in the page (a promise is awaited). A page that throws is
    * `RuntimeError('invalid')` with its message; a JSON longer than `limit` characters is cut.
    */
-  readonly evaluate: (contextId: ContextId, tabId: string, expression: string, limit: number) => Effect.Effect<PageEvaluation, ContextError>
+  readonly evaluate: (
+    contextId: ContextId,
+    tabId: string,
+    expression: string,
+    limit: number,
+  ) => Effect.Effect<PageEvaluation, ContextError>
   /** The console messages the tab's page logged since the tab opened (a bounded ring). */
   readonly console: (contextId: ContextId, tabId: string) => Effect.Effect<PageLog<PageConsoleMessage>, ContextError>
   /** The requests the tab's page made since the tab opened (a bounded ring). */

@@ -17,8 +17,15 @@ export const PAGE_READS = {
   v1: ['url', 'text', 'html', 'screenshot', 'frame', 'console', 'network', 'tabs', 'state'],
   /** The MCP tools (Playwright MCP's names; their `readOnlyHint`). */
   mcp: [
-    'browser_snapshot', 'browser_find', 'browser_take_screenshot', 'browser_console_messages', 'browser_network_requests',
-    'browser_network_request', 'browser_wait_for', 'browser_downloads', 'browser_pdf_save',
+    'browser_snapshot',
+    'browser_find',
+    'browser_take_screenshot',
+    'browser_console_messages',
+    'browser_network_requests',
+    'browser_network_request',
+    'browser_wait_for',
+    'browser_downloads',
+    'browser_pdf_save',
   ],
 } as const
 

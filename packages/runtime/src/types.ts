@@ -81,7 +81,11 @@ export interface TabSpec {
  * tabIdFor('t5', (id) => false, 1) // { id: 't5', next: 6 }
  * tabIdFor(undefined, () => false, 6) // { id: 't6', next: 7 }
  */
-export const tabIdFor = (wanted: string | undefined, taken: (id: string) => boolean, next: number): { readonly id: string; readonly next: number } => {
+export const tabIdFor = (
+  wanted: string | undefined,
+  taken: (id: string) => boolean,
+  next: number,
+): { readonly id: string; readonly next: number } => {
   const n = wanted === undefined ? NaN : Number(/^t([1-9]\d{0,8})$/.exec(wanted)?.[1])
   if (wanted !== undefined && Number.isInteger(n) && !taken(wanted)) return { id: wanted, next: Math.max(next, n + 1) }
   return { id: `t${next}`, next: next + 1 }

@@ -29,10 +29,12 @@ export class InvalidUpstreamProxy extends Schema.TaggedError<InvalidUpstreamProx
 }
 
 const invalid = (reason: InvalidUpstreamProxy['reason'], why: string) =>
-  Either.left(new InvalidUpstreamProxy({
-    reason,
-    message: `The upstream proxy ${why}; give it as http://user:pass@host:port (or https://), or null for none.`,
-  }))
+  Either.left(
+    new InvalidUpstreamProxy({
+      reason,
+      message: `The upstream proxy ${why}; give it as http://user:pass@host:port (or https://), or null for none.`,
+    }),
+  )
 
 /**
  * Checks an upstream proxy URL: at most 2048 characters, `http:` or `https:`, a host, no path,
@@ -49,7 +51,8 @@ export const parseUpstreamProxy = (text: string): Either.Either<UpstreamProxy, I
   } catch {
     return invalid('not-a-url', 'is not a URL')
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return invalid('scheme', `must be an http:// or https:// proxy (not ${url.protocol.slice(0, 16)})`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return invalid('scheme', `must be an http:// or https:// proxy (not ${url.protocol.slice(0, 16)})`)
   if (url.hostname === '') return invalid('no-host', 'names no host')
   if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '') {
     return invalid('not-a-proxy-address', 'is a proxy address: it takes no path, query or fragment')

@@ -28,11 +28,15 @@ export const PgSealedStore = {
    * Effect.provide(program, PgSealedStore.layer({ url: Redacted.make(process.env.ERRANDS_DATABASE_URL!), key }))
    */
   layer: (options: PgSealedStoreOptions): Layer.Layer<SealedStore, StoreError | StoreConfigError> =>
-    PgSealedStore.layerClient(options).pipe(Layer.provide(
-      PgClient.layer({ url: options.url, connectTimeout: '10 seconds', applicationName: 'errands-sealed-store' }).pipe(
-        Layer.catchAll((e) => Layer.fail(toStoreError('connect to the sealed store')(e))),
+    PgSealedStore.layerClient(options).pipe(
+      Layer.provide(
+        PgClient.layer({
+          url: options.url,
+          connectTimeout: '10 seconds',
+          applicationName: 'errands-sealed-store',
+        }).pipe(Layer.catchAll((e) => Layer.fail(toStoreError('connect to the sealed store')(e)))),
       ),
-    )),
+    ),
 
   /**
    * The store with the device key of a local store directory (`<dataDir>/store/device.key`,
@@ -42,8 +46,14 @@ export const PgSealedStore = {
    * @example
    * PgSealedStore.layerKeyDir({ url, keyDir: path.join(dataDir, 'store') })
    */
-  layerKeyDir: (options: Omit<PgSealedStoreOptions, 'key'> & { readonly keyDir: string }): Layer.Layer<SealedStore, StoreError | StoreConfigError> =>
-    Layer.unwrapEffect(Effect.map(storeDirKey(options.keyDir), (key) => PgSealedStore.layer({ ...options, key: Redacted.make(Uint8Array.from(key.secret.export())) }))),
+  layerKeyDir: (
+    options: Omit<PgSealedStoreOptions, 'key'> & { readonly keyDir: string },
+  ): Layer.Layer<SealedStore, StoreError | StoreConfigError> =>
+    Layer.unwrapEffect(
+      Effect.map(storeDirKey(options.keyDir), (key) =>
+        PgSealedStore.layer({ ...options, key: Redacted.make(Uint8Array.from(key.secret.export())) }),
+      ),
+    ),
 
   /**
    * The store over a SQL client that is already there (the cluster's, say), sharing its pool.
@@ -51,7 +61,8 @@ export const PgSealedStore = {
    * @example
    * PgSealedStore.layerClient({ key }).pipe(Layer.provide(PgClient.layer({ url })))
    */
-  layerClient: (options: PgStoreOptions): Layer.Layer<SealedStore, StoreError | StoreConfigError, SqlClient.SqlClient> =>
+  layerClient: (
+    options: PgStoreOptions,
+  ): Layer.Layer<SealedStore, StoreError | StoreConfigError, SqlClient.SqlClient> =>
     Layer.scoped(SealedStore, makePg(options)),
 } as const
-

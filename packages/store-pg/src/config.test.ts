@@ -9,7 +9,8 @@ describe('ERRANDS_DATABASE_URL', () => {
   it.effect('unset is None: the file store stays', () =>
     Effect.gen(function* () {
       expect(yield* decode({})).toEqual(Either.right(Option.none()))
-    }))
+    }),
+  )
 
   it.effect('a Postgres URL decodes redacted: printing it shows no password', () =>
     Effect.gen(function* () {
@@ -20,7 +21,8 @@ describe('ERRANDS_DATABASE_URL', () => {
       expect(String(value)).not.toContain('s3cret')
       expect(JSON.stringify({ value })).not.toContain('s3cret')
       expect(describeDatabase(value)).toBe('Postgres at db.internal:6543/errands')
-    }))
+    }),
+  )
 
   it.effect('anything else fails naming the variable, without repeating the value', () =>
     Effect.gen(function* () {
@@ -32,7 +34,8 @@ describe('ERRANDS_DATABASE_URL', () => {
         expect(text).toContain('postgres://')
         expect(text).not.toContain('s3cret')
       }
-    }))
+    }),
+  )
 })
 
 describe('ERRANDS_DATABASE_URL off this machine needs TLS (issue #23, L7)', () => {
@@ -42,29 +45,42 @@ describe('ERRANDS_DATABASE_URL off this machine needs TLS (issue #23, L7)', () =
       return Either.isLeft(decoded) ? String(decoded.left) : undefined
     })
 
-  it.effect('a network host without sslmode fails start-up naming the variable, the host and why — never the password', () =>
-    Effect.gen(function* () {
-      for (const url of [
-        'postgres://errands:s3cret-pw@10.0.0.5:5432/errands',
-        'postgres://errands:s3cret-pw@db.internal/errands?sslmode=prefer',
-        'postgres://errands:s3cret-pw@db.internal/errands?sslmode=disable&ssl=true',
-        'postgresql://errands:s3cret-pw@[2001:db8::5]/errands?ssl=false',
-        // The host parameter wins over the URL's host in the driver (as in libpq).
-        'postgres://errands:s3cret-pw@127.0.0.1/errands?host=db.internal',
-      ]) {
-        const text = yield* explain(url)
-        expect(text, url).toContain('ERRANDS_DATABASE_URL')
-        expect(text, url).toMatch(/names (10\.0\.0\.5|db\.internal|\[2001:db8::5\]), which is not this machine, without TLS: add sslmode=verify-full/)
-        expect(text, url).not.toContain('s3cret')
-      }
-    }))
+  it.effect(
+    'a network host without sslmode fails start-up naming the variable, the host and why — never the password',
+    () =>
+      Effect.gen(function* () {
+        for (const url of [
+          'postgres://errands:s3cret-pw@10.0.0.5:5432/errands',
+          'postgres://errands:s3cret-pw@db.internal/errands?sslmode=prefer',
+          'postgres://errands:s3cret-pw@db.internal/errands?sslmode=disable&ssl=true',
+          'postgresql://errands:s3cret-pw@[2001:db8::5]/errands?ssl=false',
+          // The host parameter wins over the URL's host in the driver (as in libpq).
+          'postgres://errands:s3cret-pw@127.0.0.1/errands?host=db.internal',
+        ]) {
+          const text = yield* explain(url)
+          expect(text, url).toContain('ERRANDS_DATABASE_URL')
+          expect(text, url).toMatch(
+            /names (10\.0\.0\.5|db\.internal|\[2001:db8::5\]), which is not this machine, without TLS: add sslmode=verify-full/,
+          )
+          expect(text, url).not.toContain('s3cret')
+        }
+      }),
+  )
 
   it.effect('TLS asked for: sslmode=require, verify-ca, verify-full or ssl=true', () =>
     Effect.gen(function* () {
-      for (const q of ['sslmode=verify-full', 'sslmode=verify-ca', 'sslmode=require', 'ssl=true', 'ssl=1', 'sslmode=verify-full&sslrootcert=/etc/errands/db-ca.pem']) {
+      for (const q of [
+        'sslmode=verify-full',
+        'sslmode=verify-ca',
+        'sslmode=require',
+        'ssl=true',
+        'ssl=1',
+        'sslmode=verify-full&sslrootcert=/etc/errands/db-ca.pem',
+      ]) {
         expect(yield* explain(`postgres://errands:pw@db.internal:5432/errands?${q}`), q).toBeUndefined()
       }
-    }))
+    }),
+  )
 
   it.effect('this machine keeps working plainly: 127.0.0.0/8, ::1, localhost, a Unix socket', () =>
     Effect.gen(function* () {
@@ -80,5 +96,6 @@ describe('ERRANDS_DATABASE_URL off this machine needs TLS (issue #23, L7)', () =
       expect(tlsProblem('postgres://u:pw@127.0.0.1/x')).toBeUndefined()
       expect(isLoopbackHost('10.0.0.5')).toBe(false)
       expect(isLoopbackHost('127.evil.example')).toBe(false)
-    }))
+    }),
+  )
 })

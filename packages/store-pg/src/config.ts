@@ -31,8 +31,14 @@ const serverOf = (url: URL): string => url.searchParams.get('host') ?? url.hostn
  */
 export const isLoopbackHost = (host: string): boolean => {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase()
-  return h === '' || h.startsWith('/') || h === 'localhost' || h.endsWith('.localhost') || h === '::1' ||
+  return (
+    h === '' ||
+    h.startsWith('/') ||
+    h === 'localhost' ||
+    h.endsWith('.localhost') ||
+    h === '::1' ||
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
+  )
 }
 
 /** The `sslmode`s that refuse a connection without TLS (`prefer`, `allow`, `disable` do not). */

@@ -1,7 +1,23 @@
 import { SqlClient, SqlError } from '@effect/sql'
 import {
-  applyUpdate, byAge, claimedErrandId, errandHash, HEADER_READ_BYTES, openRecord, parseHeader, sealRecord, suppliedKey, toDrop,
-  FORMAT_VERSION, MAGIC, StoreConfigError, type ParkedEntry, type ParkedRecord, type SealedStoreShape, type StoreError, type StoreProblem,
+  applyUpdate,
+  byAge,
+  claimedErrandId,
+  errandHash,
+  HEADER_READ_BYTES,
+  openRecord,
+  parseHeader,
+  sealRecord,
+  suppliedKey,
+  toDrop,
+  FORMAT_VERSION,
+  MAGIC,
+  StoreConfigError,
+  type ParkedEntry,
+  type ParkedRecord,
+  type SealedStoreShape,
+  type StoreError,
+  type StoreProblem,
 } from '@errands/store'
 import { Clock, Effect, Either, Option, type Scope } from 'effect'
 import { decodePgOptions, type PgStoreOptions } from './options.ts'
@@ -52,7 +68,11 @@ const classify = (row: HeadRow): Scanned => {
  * host's parked errands. Rows of another key next to rows of this one (left from a replaced
  * key) are read as `foreign-key` one by one, as the file store reads such files.
  */
-const checkKey = (sql: SqlClient.SqlClient, table: string, keyId: Uint8Array): Effect.Effect<void, StoreError | StoreConfigError> =>
+const checkKey = (
+  sql: SqlClient.SqlClient,
+  table: string,
+  keyId: Uint8Array,
+): Effect.Effect<void, StoreError | StoreConfigError> =>
   Effect.gen(function* () {
     const rows = yield* sql<{ key_id: Uint8Array; n: string }>`
       SELECT substring(sealed FROM 6 FOR ${keyId.length}) AS key_id, count(*) AS n FROM ${sql(table)}
@@ -60,10 +80,12 @@ const checkKey = (sql: SqlClient.SqlClient, table: string, keyId: Uint8Array): E
     const ours = rows.some((r) => Buffer.from(r.key_id).equals(Buffer.from(keyId)))
     if (rows.length > 0 && !ours) {
       const n = rows.reduce((sum, r) => sum + Number(r.n), 0)
-      return yield* Effect.fail(new StoreConfigError({
-        reason: 'invalid-key',
-        message: `The sealed store's table ${table} holds ${n} parked errand(s) sealed under another device key, and none under this one: every host that shares the table needs the same key. Start with that key, or empty the table if those errands are to be given up.`,
-      }))
+      return yield* Effect.fail(
+        new StoreConfigError({
+          reason: 'invalid-key',
+          message: `The sealed store's table ${table} holds ${n} parked errand(s) sealed under another device key, and none under this one: every host that shares the table needs the same key. Start with that key, or empty the table if those errands are to be given up.`,
+        }),
+      )
     }
   }).pipe(Effect.catchTag('SqlError', (e) => Effect.fail(toStoreError('open the sealed store table')(e))))
 
@@ -88,41 +110,55 @@ export const makePg = (
     yield* checkKey(sql, table, key.id)
 
     /** One write: a transaction holding the table's lock; nothing of it is visible until it commits. */
-    const transaction = <A, E>(op: string, effect: Effect.Effect<A, E>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
-      sql.withTransaction(Effect.andThen(lockTable(sql, table), effect)).pipe(
-        Effect.mapError((e) => (e instanceof SqlError.SqlError ? toStoreError(op)(e) : e as Exclude<E, SqlError.SqlError>)),
+    const transaction = <A, E>(
+      op: string,
+      effect: Effect.Effect<A, E>,
+    ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreError> =>
+      sql
+        .withTransaction(Effect.andThen(lockTable(sql, table), effect))
+        .pipe(
+          Effect.mapError((e) =>
+            e instanceof SqlError.SqlError ? toStoreError(op)(e) : (e as Exclude<E, SqlError.SqlError>),
+          ),
+        )
+
+    const scan =
+      sql<HeadRow>`SELECT errand_hash, substring(sealed FROM 1 FOR ${HEADER_READ_BYTES}) AS head, octet_length(sealed) AS size FROM ${t}`.pipe(
+        Effect.map((rows) => {
+          const entries: Array<ParkedEntry> = []
+          const problems: Array<StoreProblem> = []
+          for (const row of rows) {
+            const item = classify(row)
+            if ('entry' in item) entries.push(item.entry)
+            else problems.push(item.problem)
+          }
+          entries.sort(byAge)
+          problems.sort((a, b) => (a.file < b.file ? -1 : 1))
+          return { entries, problems }
+        }),
       )
 
-    const scan = sql<HeadRow>`SELECT errand_hash, substring(sealed FROM 1 FOR ${HEADER_READ_BYTES}) AS head, octet_length(sealed) AS size FROM ${t}`.pipe(
-      Effect.map((rows) => {
-        const entries: Array<ParkedEntry> = []
-        const problems: Array<StoreProblem> = []
-        for (const row of rows) {
-          const item = classify(row)
-          if ('entry' in item) entries.push(item.entry)
-          else problems.push(item.problem)
-        }
-        entries.sort(byAge)
-        problems.sort((a, b) => (a.file < b.file ? -1 : 1))
-        return { entries, problems }
-      }),
-    )
-
     const readRow = (errandId: string) =>
-      Effect.map(sql<{ sealed: Uint8Array }>`SELECT sealed FROM ${t} WHERE errand_hash = ${rowKeyFor(errandId)}`,
-        (rows) => Option.map(Option.fromNullable(rows[0]), (r) => Uint8Array.from(r.sealed)))
+      Effect.map(
+        sql<{ sealed: Uint8Array }>`SELECT sealed FROM ${t} WHERE errand_hash = ${rowKeyFor(errandId)}`,
+        (rows) => Option.map(Option.fromNullable(rows[0]), (r) => Uint8Array.from(r.sealed)),
+      )
 
     const read = (errandId: string) =>
-      Effect.flatMap(readRow(errandId), Option.match({
-        onNone: () => Effect.succeed(Option.none<ParkedRecord>()),
-        onSome: (bytes) => Effect.map(openRecord(key, errandId, bytes), Option.some),
-      }))
+      Effect.flatMap(
+        readRow(errandId),
+        Option.match({
+          onNone: () => Effect.succeed(Option.none<ParkedRecord>()),
+          onSome: (bytes) => Effect.map(openRecord(key, errandId, bytes), Option.some),
+        }),
+      )
 
     /** Seals and upserts; returns the record as stored (the schema's fields only). */
     const write = (record: ParkedRecord) =>
       Effect.flatMap(sealRecord(key, record), ({ bytes, stored }) =>
         sql`INSERT INTO ${t} (errand_hash, sealed) VALUES (${rowKeyFor(record.errandId)}, ${Buffer.from(bytes)})
-            ON CONFLICT (errand_hash) DO UPDATE SET sealed = EXCLUDED.sealed`.pipe(Effect.as(stored)))
+            ON CONFLICT (errand_hash) DO UPDATE SET sealed = EXCLUDED.sealed`.pipe(Effect.as(stored)),
+      )
 
     const deleteRows = (keys: ReadonlyArray<string>) =>
       keys.length === 0 ? Effect.void : Effect.asVoid(sql`DELETE FROM ${t} WHERE ${sql.in('errand_hash', keys)}`)
@@ -139,18 +175,24 @@ export const makePg = (
       // No file of the store is on this machine: nothing for the agent's file tools to reach.
       isProtectedPath: () => false,
       // The record and retention commit together: a failed retention pass leaves the old state whole.
-      put: (record) => transaction('write a parked errand', Effect.andThen(write(record), pruneNow)).pipe(Effect.asVoid),
-      get: (errandId) => read(errandId).pipe(Effect.catchTag('SqlError', (e) => Effect.fail(toStoreError('read a parked errand')(e)))),
+      put: (record) =>
+        transaction('write a parked errand', Effect.andThen(write(record), pruneNow)).pipe(Effect.asVoid),
+      get: (errandId) =>
+        read(errandId).pipe(Effect.catchTag('SqlError', (e) => Effect.fail(toStoreError('read a parked errand')(e)))),
       remove: (errandId) => transaction('remove a parked errand', deleteRows([rowKeyFor(errandId)])),
       list: () => Effect.map(scan, (s) => s.entries).pipe(Effect.mapError(toStoreError('list parked errands'))),
       problems: () => Effect.map(scan, (s) => s.problems).pipe(Effect.mapError(toStoreError('list parked errands'))),
       discard: (file) =>
         ROW_KEY.test(file)
-          ? transaction('discard an unreadable parked errand',
-            sql<HeadRow>`SELECT errand_hash, substring(sealed FROM 1 FOR ${HEADER_READ_BYTES}) AS head, octet_length(sealed) AS size FROM ${t} WHERE errand_hash = ${file}`.pipe(
-              // A put may have replaced the damaged row since problems() ran: keep the good one.
-              Effect.flatMap((rows) => rows[0] !== undefined && 'problem' in classify(rows[0]) ? deleteRows([file]) : Effect.void),
-            ))
+          ? transaction(
+              'discard an unreadable parked errand',
+              sql<HeadRow>`SELECT errand_hash, substring(sealed FROM 1 FOR ${HEADER_READ_BYTES}) AS head, octet_length(sealed) AS size FROM ${t} WHERE errand_hash = ${file}`.pipe(
+                // A put may have replaced the damaged row since problems() ran: keep the good one.
+                Effect.flatMap((rows) =>
+                  rows[0] !== undefined && 'problem' in classify(rows[0]) ? deleteRows([file]) : Effect.void,
+                ),
+              ),
+            )
           : Effect.dieMessage(`SealedStore.discard: ${JSON.stringify(file)} is not a row key from problems()`),
       update: (errandId, f) =>
         transaction('update a parked errand', Effect.flatMap(read(errandId), applyUpdate(errandId, f, write))),
@@ -160,10 +202,14 @@ export const makePg = (
 
     yield* store.prune()
     if (pruneIntervalMs !== undefined) {
-      yield* Effect.forkScoped(Effect.forever(Effect.sleep(pruneIntervalMs).pipe(
-        Effect.andThen(store.prune()),
-        Effect.catchAll((e) => Effect.logWarning(`Scheduled retention failed: ${e.message}`)),
-      )))
+      yield* Effect.forkScoped(
+        Effect.forever(
+          Effect.sleep(pruneIntervalMs).pipe(
+            Effect.andThen(store.prune()),
+            Effect.catchAll((e) => Effect.logWarning(`Scheduled retention failed: ${e.message}`)),
+          ),
+        ),
+      )
     }
     return store
   })

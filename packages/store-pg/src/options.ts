@@ -64,14 +64,22 @@ const TABLE = /^[a-z_][a-z0-9_]{0,62}$/
 export const decodePgOptions = (options: PgStoreOptions): Either.Either<DecodedPgOptions, StoreConfigError> => {
   const table = options.table ?? DEFAULT_TABLE
   if (!TABLE.test(table)) {
-    return Either.left(new StoreConfigError({
-      reason: 'invalid-options',
-      message: 'Invalid sealed store options: table must be 1..63 lower-case letters, digits or _, not starting with a digit',
-    }))
+    return Either.left(
+      new StoreConfigError({
+        reason: 'invalid-options',
+        message:
+          'Invalid sealed store options: table must be 1..63 lower-case letters, digits or _, not starting with a digit',
+      }),
+    )
   }
   // The file store's decoder wants a directory; the table stands in for it (it is never used as a path).
   return Either.map(
-    decodeOptions({ dir: table, maxRecords: options.maxRecords, maxAgeMs: options.maxAgeMs, pruneIntervalMs: options.pruneIntervalMs }),
+    decodeOptions({
+      dir: table,
+      maxRecords: options.maxRecords,
+      maxAgeMs: options.maxAgeMs,
+      pruneIntervalMs: options.pruneIntervalMs,
+    }),
     (o) => ({ table, retention: o.retention, pruneIntervalMs: o.pruneIntervalMs }),
   )
 }

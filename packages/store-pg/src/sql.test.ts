@@ -4,7 +4,8 @@ import { fileNameFor } from '@errands/store'
 import { rowKeyFor } from './make.ts'
 import { toStoreError } from './sql.ts'
 
-const failure = (cause: unknown) => toStoreError('write a parked errand')(new SqlError.SqlError({ cause, message: 'Failed to execute statement' }))
+const failure = (cause: unknown) =>
+  toStoreError('write a parked errand')(new SqlError.SqlError({ cause, message: 'Failed to execute statement' }))
 
 describe('toStoreError', () => {
   it('says what a person can act on, by SQLSTATE or socket code', () => {
@@ -12,12 +13,17 @@ describe('toStoreError', () => {
     expect(failure({ code: '42501' }).reason).toBe('permission')
     expect(failure({ code: '28P01' }).reason).toBe('permission')
     expect(failure({ code: '40001' }).reason).toBe('io')
-    expect(failure({ code: 'ECONNREFUSED' }).message).toBe('Could not write a parked errand in Postgres (ECONNREFUSED).')
+    expect(failure({ code: 'ECONNREFUSED' }).message).toBe(
+      'Could not write a parked errand in Postgres (ECONNREFUSED).',
+    )
     expect(failure(new Error('boom')).message).toBe('Could not write a parked errand in Postgres.')
   })
 
-  it('never repeats the driver\'s text, which can quote parameters', () => {
-    const cause = Object.assign(new Error('invalid input syntax: "ck-SECRET-COOKIE"'), { code: '22P02', detail: 'Key (x)=(ck-SECRET)' })
+  it("never repeats the driver's text, which can quote parameters", () => {
+    const cause = Object.assign(new Error('invalid input syntax: "ck-SECRET-COOKIE"'), {
+      code: '22P02',
+      detail: 'Key (x)=(ck-SECRET)',
+    })
     expect(JSON.stringify(failure(cause))).not.toContain('SECRET')
     expect(failure({ code: 'a code with "SECRET" in it' }).message).not.toContain('SECRET')
   })

@@ -17,7 +17,8 @@ const reasonOf = (code: string | undefined): StoreError['reason'] => {
 
 /** The SQLSTATE of a Postgres error, or the errno code of a socket error; never its text. */
 const codeOf = (cause: unknown): string | undefined => {
-  const code = typeof cause === 'object' && cause !== null && 'code' in cause ? (cause as { code: unknown }).code : undefined
+  const code =
+    typeof cause === 'object' && cause !== null && 'code' in cause ? (cause as { code: unknown }).code : undefined
   return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? code : undefined
 }
 
@@ -28,13 +29,15 @@ const codeOf = (cause: unknown): string | undefined => {
  * @example
  * query.pipe(Effect.mapError(toStoreError('write a parked errand')))
  */
-export const toStoreError = (op: string) => (error: SqlError.SqlError): StoreError => {
-  const code = codeOf(error.cause)
-  return new StoreError({
-    reason: reasonOf(code),
-    message: `Could not ${op} in Postgres${code === undefined ? '' : ` (${code})`}.`,
-  })
-}
+export const toStoreError =
+  (op: string) =>
+  (error: SqlError.SqlError): StoreError => {
+    const code = codeOf(error.cause)
+    return new StoreError({
+      reason: reasonOf(code),
+      message: `Could not ${op} in Postgres${code === undefined ? '' : ` (${code})`}.`,
+    })
+  }
 
 /**
  * Creates the store's table if it is absent. Several hosts may start at once: a transaction-scoped
@@ -46,13 +49,18 @@ export const toStoreError = (op: string) => (error: SqlError.SqlError): StoreErr
  */
 export const migrate = (table: string): Effect.Effect<void, StoreError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.withTransaction(Effect.gen(function* () {
-      yield* lockTable(sql, table)
-      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
+    sql
+      .withTransaction(
+        Effect.gen(function* () {
+          yield* lockTable(sql, table)
+          yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
         errand_hash char(64) PRIMARY KEY,
         sealed bytea NOT NULL
       )`
-    })).pipe(Effect.mapError(toStoreError('create the sealed store table'))))
+        }),
+      )
+      .pipe(Effect.mapError(toStoreError('create the sealed store table'))),
+  )
 
 /**
  * The first of the two keys of the store's advisory locks: "ERSS" as an int4. Two-key locks do

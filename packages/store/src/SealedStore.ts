@@ -29,8 +29,10 @@ export class SealedStore extends Context.Tag('@errands/store/SealedStore')<Seale
    * @example
    * Effect.provide(program, SealedStore.layer({ dir, key: Redacted.make(myKey), maxRecords: 40 }))
    */
-  static readonly layer = (options: SealedStoreOptions, fs: StoreFs = nodeFs): Layer.Layer<SealedStore, StoreError | StoreConfigError> =>
-    Layer.scoped(SealedStore, makeDisk(options, fs))
+  static readonly layer = (
+    options: SealedStoreOptions,
+    fs: StoreFs = nodeFs,
+  ): Layer.Layer<SealedStore, StoreError | StoreConfigError> => Layer.scoped(SealedStore, makeDisk(options, fs))
 
   /**
    * An in-memory store with the same semantics (including retention by the Effect `Clock`) and

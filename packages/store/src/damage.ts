@@ -16,7 +16,12 @@ import type { SealedStoreShape } from './shape.ts'
  * @example
  * yield* expectOnlyVictim(store, ['tampered'], 'byte 40', fileNameFor('victim'))
  */
-export const expectOnlyVictim = (store: SealedStoreShape, reasons: ReadonlyArray<UnreadableReason>, where: string, victimKey: string) =>
+export const expectOnlyVictim = (
+  store: SealedStoreShape,
+  reasons: ReadonlyArray<UnreadableReason>,
+  where: string,
+  victimKey: string,
+) =>
   Effect.gen(function* () {
     const error = yield* Effect.flip(store.get('victim'))
     expect(error._tag, where).toBe('RecordUnreadable')
@@ -24,11 +29,17 @@ export const expectOnlyVictim = (store: SealedStoreShape, reasons: ReadonlyArray
     expect(error.errandId, where).toBe('victim')
     expect(reasons, `${where}: got ${error.reason}`).toContain(error.reason)
     for (const id of ['before', 'after']) {
-      expect(Option.map(yield* store.get(id), (r) => r.conversationId), where).toEqual(Option.some(`conv-${id}`))
+      expect(
+        Option.map(yield* store.get(id), (r) => r.conversationId),
+        where,
+      ).toEqual(Option.some(`conv-${id}`))
     }
     // list() never fails over a damaged record; the victim is either listed or in problems().
     const listed = (yield* store.list()).map((e) => e.errandId)
-    expect(listed.filter((id) => id !== 'victim'), where).toEqual(['after', 'before'])
+    expect(
+      listed.filter((id) => id !== 'victim'),
+      where,
+    ).toEqual(['after', 'before'])
     const problems = yield* store.problems()
     expect(listed.includes('victim') || problems.some((p) => p.file === victimKey), where).toBe(true)
   })

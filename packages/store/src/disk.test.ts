@@ -35,26 +35,49 @@ describe('disk store', () => {
       expect(sealed).toHaveLength(2)
       for (const { path, bytes } of files) {
         const text = bytes.toString('latin1')
-        for (const secret of [SECRETS.cookie, SECRETS.local, SECRETS.host, SECRETS.url, 'plain-A', 'shop.example', 'conv-']) {
+        for (const secret of [
+          SECRETS.cookie,
+          SECRETS.local,
+          SECRETS.host,
+          SECRETS.url,
+          'plain-A',
+          'shop.example',
+          'conv-',
+        ]) {
           expect(text.includes(secret), `${secret} in ${path}`).toBe(false)
         }
       }
       // The scan can see plaintext: the errand id is in the header on purpose (not a secret).
       expect(sealed.some((f) => f.bytes.toString('latin1').includes('errand-one'))).toBe(true)
-    }))
+    }),
+  )
 
-  it.scoped('never writes a parked file\'s bytes, name or source in plaintext (F3, S1)', () =>
+  it.scoped("never writes a parked file's bytes, name or source in plaintext (F3, S1)", () =>
     Effect.gen(function* () {
       const dir = join(yield* tempDir, 'store')
       const store = yield* open(dir)
       const marker = 'INVOICE-MARKER-7f3a9c'
       const data = Buffer.from(`%PDF-1.4 ${marker} ${'y'.repeat(4000)}`).toString('base64')
-      yield* store.put({ ...sampleRecord('errand-files', 0), files: [{ name: 'secret-invoice.pdf', type: 'application/pdf', at: 1, source: 'https://bank.example/inv.pdf', origin: 'download', data }] })
+      yield* store.put({
+        ...sampleRecord('errand-files', 0),
+        files: [
+          {
+            name: 'secret-invoice.pdf',
+            type: 'application/pdf',
+            at: 1,
+            source: 'https://bank.example/inv.pdf',
+            origin: 'download',
+            data,
+          },
+        ],
+      })
       for (const { path, bytes } of yield* Effect.promise(() => allFiles(dir))) {
         const text = bytes.toString('latin1')
-        for (const secret of [marker, data.slice(0, 40), 'secret-invoice', 'bank.example']) expect(text.includes(secret), `${secret} in ${path}`).toBe(false)
+        for (const secret of [marker, data.slice(0, 40), 'secret-invoice', 'bank.example'])
+          expect(text.includes(secret), `${secret} in ${path}`).toBe(false)
       }
-    }))
+    }),
+  )
 
   it.scoped('uses a fresh nonce per write: the same record sealed twice gives different bytes', () =>
     Effect.gen(function* () {
@@ -71,7 +94,8 @@ describe('disk store', () => {
       const nonceAt = 27 + Buffer.byteLength('e1')
       expect(second.subarray(0, nonceAt).equals(first.subarray(0, nonceAt))).toBe(true) // same header
       expect(second.subarray(nonceAt, nonceAt + 12).equals(first.subarray(nonceAt, nonceAt + 12))).toBe(false)
-    }))
+    }),
+  )
 
   it.scoped('names files by the hash of the errand id and keeps them 0600 in a 0700 dir', () =>
     Effect.gen(function* () {
@@ -84,7 +108,8 @@ describe('disk store', () => {
       expect(mode(dir)).toBe(0o700)
       expect(mode(join(dir, ERRANDS_DIR))).toBe(0o700)
       expect(mode(join(dir, ERRANDS_DIR, names[0] ?? ''))).toBe(0o600)
-    }))
+    }),
+  )
 
   it.scoped('marks the store derived for backup tools (S3)', () =>
     Effect.gen(function* () {
@@ -97,7 +122,8 @@ describe('disk store', () => {
       expect(manifest).toMatchObject({ derived: true, excludeFromBackup: true })
       expect(store.isProtectedPath(join(dir, ERRANDS_DIR, 'x.sealed'))).toBe(true)
       expect(store.isProtectedPath(join(dir, '..', 'elsewhere'))).toBe(false)
-    }))
+    }),
+  )
 
   it.scoped('generates a 0600 device key once and reuses it on reopen', () =>
     Effect.gen(function* () {
@@ -113,7 +139,8 @@ describe('disk store', () => {
       expect(readFileSync(keyPath).equals(key)).toBe(true)
       expect(mode(keyPath)).toBe(0o600) // tightened again
       expect(Option.isSome(yield* second.get('e1'))).toBe(true)
-    }))
+    }),
+  )
 
   it.scoped('uses a supplied key without writing one, and reads back only with that key', () =>
     Effect.gen(function* () {
@@ -128,7 +155,8 @@ describe('disk store', () => {
       const error = yield* Effect.flip(other.get('e1'))
       expect(error).toMatchObject({ _tag: 'RecordUnreadable', reason: 'foreign-key', errandId: 'e1' })
       expect(yield* other.list()).toEqual([{ errandId: 'e1', parkedAt: 0 }]) // headers stay readable
-    }))
+    }),
+  )
 
   it.scoped('replaces a device key file of the wrong length; old records then read as foreign-key', () =>
     Effect.gen(function* () {
@@ -138,28 +166,35 @@ describe('disk store', () => {
       const store = yield* open(dir)
       expect(readFileSync(join(dir, KEY_FILE)).length).toBe(32)
       expect(yield* Effect.flip(store.get('e1'))).toMatchObject({ reason: 'foreign-key' })
-    }))
+    }),
+  )
 
   it.scoped('fails to build with a clear config error for a bad key or bad options', () =>
     Effect.gen(function* () {
       const dir = join(yield* tempDir, 'store')
-      const badKey = yield* Effect.flip(SealedStore.pipe(Effect.provide(SealedStore.layer({ dir, key: Redacted.make(randomBytes(16)) }))))
+      const badKey = yield* Effect.flip(
+        SealedStore.pipe(Effect.provide(SealedStore.layer({ dir, key: Redacted.make(randomBytes(16)) }))),
+      )
       expect(badKey).toMatchObject({ _tag: 'StoreConfigError', reason: 'invalid-key' })
       expect(badKey.message).toContain('32 bytes')
-      const badOptions = yield* Effect.flip(SealedStore.pipe(Effect.provide(SealedStore.layer({ dir, maxRecords: 0, maxAgeMs: 1.5 }))))
+      const badOptions = yield* Effect.flip(
+        SealedStore.pipe(Effect.provide(SealedStore.layer({ dir, maxRecords: 0, maxAgeMs: 1.5 }))),
+      )
       expect(badOptions).toMatchObject({ _tag: 'StoreConfigError', reason: 'invalid-options' })
       expect(badOptions.message).toContain('maxRecords must be an integer in 1..100000')
       expect(badOptions.message).toContain('maxAgeMs')
-    }))
+    }),
+  )
 
-  it.scoped('refuses a non-empty directory that is not a store (never tags someone\'s home)', () =>
+  it.scoped("refuses a non-empty directory that is not a store (never tags someone's home)", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
       yield* Effect.promise(() => writeFile(join(dir, 'notes.txt'), 'mine'))
       const error = yield* Effect.flip(SealedStore.pipe(Effect.provide(SealedStore.layer({ dir }))))
       expect(error).toMatchObject({ _tag: 'StoreConfigError', reason: 'invalid-options' })
       expect(yield* Effect.promise(() => readdir(dir))).toEqual(['notes.txt'])
-    }))
+    }),
+  )
 
   it.scoped('cleans temp files a killed write left behind, and never lists them', () =>
     Effect.gen(function* () {
@@ -176,7 +211,8 @@ describe('disk store', () => {
       expect(yield* Effect.promise(() => readdir(errands))).toEqual([fileNameFor('e1')])
       expect((yield* Effect.promise(() => readdir(dir))).filter((n) => n.endsWith('.tmp'))).toEqual([])
       expect(Option.isSome(yield* reopened.get('e1'))).toBe(true)
-    }))
+    }),
+  )
 
   it.scoped('applies retention on open and, when asked, every pruneIntervalMs in a scoped fiber', () =>
     Effect.gen(function* () {
@@ -197,15 +233,19 @@ describe('disk store', () => {
         left = yield* swept.list()
       }
       expect(left).toEqual([])
-    }))
+    }),
+  )
 
-  it.scoped('keeps the dir\'s markers untouched when they are already right', () =>
+  it.scoped("keeps the dir's markers untouched when they are already right", () =>
     Effect.gen(function* () {
       const dir = join(yield* tempDir, 'store')
       yield* open(dir)
       const before = statSync(join(dir, CACHEDIR_TAG.name)).ino
       yield* open(dir)
       expect(statSync(join(dir, CACHEDIR_TAG.name)).ino).toBe(before)
-      expect(yield* Effect.promise(() => readFile(join(dir, BACKUP_EXCLUDE.name), 'utf8'))).toBe(BACKUP_EXCLUDE.contents)
-    }))
+      expect(yield* Effect.promise(() => readFile(join(dir, BACKUP_EXCLUDE.name), 'utf8'))).toBe(
+        BACKUP_EXCLUDE.contents,
+      )
+    }),
+  )
 })

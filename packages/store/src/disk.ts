@@ -61,12 +61,18 @@ const classify = (name: string, bytes: Uint8Array, size: number): Scanned =>
 const checkOwnDir = (fs: StoreFs, dir: string): Effect.Effect<void, StoreError | StoreConfigError> =>
   attemptIfExists('open the store directory', () => fs.readdir(dir)).pipe(
     Effect.flatMap((names) =>
-      Option.isNone(names) || names.value.length === 0 || names.value.includes(BACKUP_EXCLUDE.name) || names.value.includes(ERRANDS_DIR)
+      Option.isNone(names) ||
+      names.value.length === 0 ||
+      names.value.includes(BACKUP_EXCLUDE.name) ||
+      names.value.includes(ERRANDS_DIR)
         ? Effect.void
-        : Effect.fail(new StoreConfigError({
-          reason: 'invalid-options',
-          message: `The sealed store's dir ${JSON.stringify(dir)} is not empty and is not a sealed store: give the store a directory of its own.`,
-        }))),
+        : Effect.fail(
+            new StoreConfigError({
+              reason: 'invalid-options',
+              message: `The sealed store's dir ${JSON.stringify(dir)} is not empty and is not a sealed store: give the store a directory of its own.`,
+            }),
+          ),
+    ),
   )
 
 const makeDirPrivate = (fs: StoreFs, dir: string): Effect.Effect<void, StoreError> =>
@@ -93,15 +99,22 @@ const prepareDir = (fs: StoreFs, dir: string): Effect.Effect<void, StoreError | 
  * @example
  * const key = yield* storeDirKey('/home/me/.errands/store')
  */
-export const storeDirKey = (dir: string, fs: StoreFs = nodeFs): Effect.Effect<DeviceKey, StoreError | StoreConfigError> =>
+export const storeDirKey = (
+  dir: string,
+  fs: StoreFs = nodeFs,
+): Effect.Effect<DeviceKey, StoreError | StoreConfigError> =>
   Effect.andThen(prepareDir(fs, resolve(dir)), loadOrCreateKey(fs, resolve(dir)))
 
 /** Removes temp files a killed write left behind. Only this store's process writes here (one owner). */
 const cleanTemps = (fs: StoreFs, dir: string): Effect.Effect<void, StoreError> =>
   attempt('open the store directory', () => fs.readdir(dir)).pipe(
     Effect.flatMap((names) =>
-      Effect.forEach(names.filter(isTempName), (name) =>
-        attemptIfExists('clean a leftover temp file', () => fs.unlink(join(dir, name))), { discard: true })),
+      Effect.forEach(
+        names.filter(isTempName),
+        (name) => attemptIfExists('clean a leftover temp file', () => fs.unlink(join(dir, name))),
+        { discard: true },
+      ),
+    ),
   )
 
 /**
@@ -132,10 +145,15 @@ export const makeDisk = (
 
     const scan = attempt('list parked errands', () => fs.readdir(errandsDir)).pipe(
       Effect.flatMap((names) =>
-        Effect.forEach(names.filter((n) => SEALED_NAME.test(n)), (name) =>
-          attemptIfExists('read a parked errand', () => fs.readPrefix(join(errandsDir, name), HEADER_READ_BYTES)).pipe(
-            Effect.map(Option.map(({ bytes, size }) => classify(name, bytes, size))),
-          ), { concurrency: 8 })),
+        Effect.forEach(
+          names.filter((n) => SEALED_NAME.test(n)),
+          (name) =>
+            attemptIfExists('read a parked errand', () =>
+              fs.readPrefix(join(errandsDir, name), HEADER_READ_BYTES),
+            ).pipe(Effect.map(Option.map(({ bytes, size }) => classify(name, bytes, size)))),
+          { concurrency: 8 },
+        ),
+      ),
       Effect.map((found) => {
         const entries: Array<ParkedEntry> = []
         const problems: Array<StoreProblem> = []
@@ -152,22 +170,30 @@ export const makeDisk = (
 
     const get = (errandId: string) =>
       attemptIfExists('read a parked errand', () => fs.readFile(pathFor(errandId))).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.succeed(Option.none<ParkedRecord>()),
-          onSome: (bytes) => Effect.map(openRecord(key, errandId, bytes), Option.some),
-        })),
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.succeed(Option.none<ParkedRecord>()),
+            onSome: (bytes) => Effect.map(openRecord(key, errandId, bytes), Option.some),
+          }),
+        ),
       )
 
     /** Seals and writes; returns the record as stored (the schema's fields only). */
     const write = (record: ParkedRecord) =>
       Effect.flatMap(sealRecord(key, record), ({ bytes, stored }) =>
-        writeAtomic(fs, errandsDir, fileNameFor(record.errandId), bytes, FILE_MODE, 'write a parked errand').pipe(Effect.as(stored)))
+        writeAtomic(fs, errandsDir, fileNameFor(record.errandId), bytes, FILE_MODE, 'write a parked errand').pipe(
+          Effect.as(stored),
+        ),
+      )
 
     const pruneNow = Effect.gen(function* () {
       const { entries } = yield* scan
       const dropped = toDrop(entries, yield* Clock.currentTimeMillis, decoded.retention)
-      yield* Effect.forEach(dropped, (id) => removeDurably(fs, errandsDir, fileNameFor(id), 'drop an old parked errand'),
-        { discard: true })
+      yield* Effect.forEach(
+        dropped,
+        (id) => removeDurably(fs, errandsDir, fileNameFor(id), 'drop an old parked errand'),
+        { discard: true },
+      )
       return dropped
     })
 
@@ -175,44 +201,62 @@ export const makeDisk = (
       dir,
       isProtectedPath: (path) => isProtectedPath(path, dir),
       put: (record) =>
-        serial(write(record).pipe(
-          // The record is safely written; a failed retention pass must not report the put as failed.
-          Effect.andThen(pruneNow.pipe(Effect.catchAll((e) => Effect.logWarning(`Retention after a put failed: ${e.message}`)))),
-          Effect.asVoid,
-        )),
+        serial(
+          write(record).pipe(
+            // The record is safely written; a failed retention pass must not report the put as failed.
+            Effect.andThen(
+              pruneNow.pipe(Effect.catchAll((e) => Effect.logWarning(`Retention after a put failed: ${e.message}`))),
+            ),
+            Effect.asVoid,
+          ),
+        ),
       get,
       remove: (errandId) => serial(removeDurably(fs, errandsDir, fileNameFor(errandId), 'remove a parked errand')),
       list: () => Effect.map(scan, (s) => s.entries),
       problems: () => Effect.map(scan, (s) => s.problems),
       discard: (file) =>
         SEALED_NAME.test(file)
-          ? serial(attemptIfExists('read a parked errand', () => fs.readPrefix(join(errandsDir, file), HEADER_READ_BYTES)).pipe(
-            Effect.flatMap((found) =>
-              // A put may have replaced the damaged file since problems() ran: keep the good one.
-              Option.isSome(found) && 'problem' in classify(file, found.value.bytes, found.value.size)
-                ? removeDurably(fs, errandsDir, file, 'discard an unreadable parked errand')
-                : Effect.void),
-          ))
+          ? serial(
+              attemptIfExists('read a parked errand', () =>
+                fs.readPrefix(join(errandsDir, file), HEADER_READ_BYTES),
+              ).pipe(
+                Effect.flatMap((found) =>
+                  // A put may have replaced the damaged file since problems() ran: keep the good one.
+                  Option.isSome(found) && 'problem' in classify(file, found.value.bytes, found.value.size)
+                    ? removeDurably(fs, errandsDir, file, 'discard an unreadable parked errand')
+                    : Effect.void,
+                ),
+              ),
+            )
           : Effect.dieMessage(`SealedStore.discard: ${JSON.stringify(file)} is not a sealed file name from problems()`),
-      update: (errandId, f) =>
-        serial(get(errandId).pipe(Effect.flatMap(applyUpdate(errandId, f, write)))),
+      update: (errandId, f) => serial(get(errandId).pipe(Effect.flatMap(applyUpdate(errandId, f, write)))),
       clear: () =>
-        serial(attempt('clear the sealed store', () => fs.readdir(errandsDir)).pipe(
-          Effect.flatMap((names) =>
-            Effect.forEach(names, (name) => attemptIfExists('clear the sealed store', () => fs.unlink(join(errandsDir, name))),
-              { discard: true })),
-          Effect.andThen(attempt('clear the sealed store', () => fs.syncDir(errandsDir))),
-        )),
+        serial(
+          attempt('clear the sealed store', () => fs.readdir(errandsDir)).pipe(
+            Effect.flatMap((names) =>
+              Effect.forEach(
+                names,
+                (name) => attemptIfExists('clear the sealed store', () => fs.unlink(join(errandsDir, name))),
+                { discard: true },
+              ),
+            ),
+            Effect.andThen(attempt('clear the sealed store', () => fs.syncDir(errandsDir))),
+          ),
+        ),
       prune: () => serial(pruneNow),
     }
 
     yield* store.prune()
     const every = decoded.pruneIntervalMs
     if (every !== undefined) {
-      yield* Effect.forkScoped(Effect.forever(Effect.sleep(every).pipe(
-        Effect.andThen(store.prune()),
-        Effect.catchAll((e) => Effect.logWarning(`Scheduled retention failed: ${e.message}`)),
-      )))
+      yield* Effect.forkScoped(
+        Effect.forever(
+          Effect.sleep(every).pipe(
+            Effect.andThen(store.prune()),
+            Effect.catchAll((e) => Effect.logWarning(`Scheduled retention failed: ${e.message}`)),
+          ),
+        ),
+      )
     }
     return store
   })

@@ -25,7 +25,14 @@ export class StoreError extends Schema.TaggedError<StoreError>()('StoreError', {
  * @example
  * Schema.is(UnreadableReason)('truncated') // true
  */
-export const UnreadableReason = Schema.Literal('tampered', 'truncated', 'foreign-key', 'unknown-version', 'malformed', 'missing')
+export const UnreadableReason = Schema.Literal(
+  'tampered',
+  'truncated',
+  'foreign-key',
+  'unknown-version',
+  'malformed',
+  'missing',
+)
 
 /**
  * The reasons a sealed file is unreadable.

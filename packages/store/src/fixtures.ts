@@ -40,12 +40,35 @@ export const sampleRecord = (errandId: string, parkedAt: number, tag = 'A'): Par
   snapshot: {
     storage: {
       cookies: [
-        { name: 'sid', value: `${SECRETS.cookie}-${tag}`, domain: '.shop.example', path: '/', expires: -1, httpOnly: true, secure: true, sameSite: 'Lax' },
-        { name: 'pref', value: `plain-${tag}`, domain: SECRETS.host, path: '/', expires: 1_900_000_000, httpOnly: false, secure: true, sameSite: 'None' },
+        {
+          name: 'sid',
+          value: `${SECRETS.cookie}-${tag}`,
+          domain: '.shop.example',
+          path: '/',
+          expires: -1,
+          httpOnly: true,
+          secure: true,
+          sameSite: 'Lax',
+        },
+        {
+          name: 'pref',
+          value: `plain-${tag}`,
+          domain: SECRETS.host,
+          path: '/',
+          expires: 1_900_000_000,
+          httpOnly: false,
+          secure: true,
+          sameSite: 'None',
+        },
       ],
-      origins: [{ origin: `https://${SECRETS.host}`, localStorage: [{ name: 'token', value: `${SECRETS.local}-${tag}` }] }],
+      origins: [
+        { origin: `https://${SECRETS.host}`, localStorage: [{ name: 'token', value: `${SECRETS.local}-${tag}` }] },
+      ],
     },
-    tabs: [{ url: `${SECRETS.url}&v=${tag}`, active: true }, { url: 'about:blank', active: false }],
+    tabs: [
+      { url: `${SECRETS.url}&v=${tag}`, active: true },
+      { url: 'about:blank', active: false },
+    ],
     takenAt: parkedAt,
   },
   parkedAt,
@@ -77,11 +100,13 @@ export const diskLayer = (options: Omit<SealedStoreOptions, 'dir'> = {}): Layer.
  * @example
  * const files = await allFiles(store.dir!)
  */
-export const allFiles = async (dir: string): Promise<ReadonlyArray<{ readonly path: string; readonly bytes: Buffer }>> => {
+export const allFiles = async (
+  dir: string,
+): Promise<ReadonlyArray<{ readonly path: string; readonly bytes: Buffer }>> => {
   const out: Array<{ path: string; bytes: Buffer }> = []
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) out.push(...await allFiles(path))
+    if (entry.isDirectory()) out.push(...(await allFiles(path)))
     else out.push({ path, bytes: await readFile(path) })
   }
   return out

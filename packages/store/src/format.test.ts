@@ -58,7 +58,9 @@ describe('sealed format', () => {
     v9[4] = 9
     expect(parseHeader(v9, v9.length)).toEqual(Either.left('unknown-version'))
     const prefix = file.subarray(0, 40)
-    expect(Either.map(parseHeader(prefix, file.length), (h) => [h.errandId, h.parkedAt])).toEqual(Either.right(['abc', 42]))
+    expect(Either.map(parseHeader(prefix, file.length), (h) => [h.errandId, h.parkedAt])).toEqual(
+      Either.right(['abc', 42]),
+    )
     expect(parseHeader(prefix, file.length - 1)).toEqual(Either.left('truncated'))
     expect(parseHeader(prefix, file.length + 1)).toEqual(Either.left('malformed'))
   })

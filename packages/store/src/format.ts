@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto'
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createSecretKey,
+  randomBytes,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto'
 import { Either } from 'effect'
 import type { UnreadableReason } from './errors.ts'
 
@@ -163,7 +171,9 @@ export const claimedErrandId = (bytes: Uint8Array): string | undefined => {
   const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint16(25)
   if (length === 0 || length > MAX_ID_BYTES || bytes.length < FIXED_HEADER_BYTES + length) return undefined
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(FIXED_HEADER_BYTES, FIXED_HEADER_BYTES + length))
+    return new TextDecoder('utf-8', { fatal: true }).decode(
+      bytes.subarray(FIXED_HEADER_BYTES, FIXED_HEADER_BYTES + length),
+    )
   } catch {
     return undefined
   }
@@ -178,7 +188,8 @@ export const claimedErrandId = (bytes: Uint8Array): string | undefined => {
  */
 export const seal = (key: DeviceKey, errandId: string, parkedAt: number, plaintext: Uint8Array): Uint8Array => {
   const id = new TextEncoder().encode(errandId)
-  if (id.length === 0 || id.length > MAX_ID_BYTES) throw new RangeError(`errand id must be 1..${MAX_ID_BYTES} UTF-8 bytes`)
+  if (id.length === 0 || id.length > MAX_ID_BYTES)
+    throw new RangeError(`errand id must be 1..${MAX_ID_BYTES} UTF-8 bytes`)
   const header = new Uint8Array(FIXED_HEADER_BYTES + id.length)
   const view = new DataView(header.buffer)
   header.set(MAGIC, 0)

@@ -94,7 +94,9 @@ export const nodeFs: StoreFs = {
  * errnoCode(Object.assign(new Error(), { code: 'ENOSPC' })) // 'ENOSPC'
  */
 export const errnoCode = (cause: unknown): string | undefined =>
-  typeof cause === 'object' && cause !== null && 'code' in cause && typeof cause.code === 'string' ? cause.code : undefined
+  typeof cause === 'object' && cause !== null && 'code' in cause && typeof cause.code === 'string'
+    ? cause.code
+    : undefined
 
 const reasonOf = (code: string | undefined): StoreError['reason'] => {
   switch (code) {
@@ -147,11 +149,15 @@ export const attempt = <A>(operation: string, f: () => Promise<A>): Effect.Effec
  * @example
  * const bytes = attemptIfExists('read a parked errand', () => fs.readFile(path))
  */
-export const attemptIfExists = <A>(operation: string, f: () => Promise<A>): Effect.Effect<Option.Option<A>, StoreError> =>
+export const attemptIfExists = <A>(
+  operation: string,
+  f: () => Promise<A>,
+): Effect.Effect<Option.Option<A>, StoreError> =>
   Effect.tryPromise({ try: f, catch: (cause) => cause }).pipe(
     Effect.map(Option.some),
     Effect.catchAll((cause) =>
-      errnoCode(cause) === 'ENOENT' ? Effect.succeed(Option.none<A>()) : Effect.fail(toStoreError(operation, cause))),
+      errnoCode(cause) === 'ENOENT' ? Effect.succeed(Option.none<A>()) : Effect.fail(toStoreError(operation, cause)),
+    ),
   )
 
 /**
@@ -192,7 +198,12 @@ export const writeAtomic = (
  * @example
  * yield* removeDurably(nodeFs, dir, 'abc.sealed', 'remove a parked errand')
  */
-export const removeDurably = (fs: StoreFs, dir: string, name: string, operation: string): Effect.Effect<void, StoreError> =>
+export const removeDurably = (
+  fs: StoreFs,
+  dir: string,
+  name: string,
+  operation: string,
+): Effect.Effect<void, StoreError> =>
   attemptIfExists(operation, () => fs.unlink(join(dir, name))).pipe(
     Effect.andThen(attempt(operation, () => fs.syncDir(dir))),
   )

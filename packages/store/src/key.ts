@@ -24,10 +24,12 @@ export const suppliedKey = (key: Redacted.Redacted<Uint8Array>): Effect.Effect<D
   const raw = Redacted.value(key)
   return raw.length === KEY_BYTES
     ? Effect.succeed(deviceKey(raw))
-    : Effect.fail(new StoreConfigError({
-      reason: 'invalid-key',
-      message: `The sealed store's key must be ${KEY_BYTES} bytes (AES-256); the one supplied has ${raw.length}.`,
-    }))
+    : Effect.fail(
+        new StoreConfigError({
+          reason: 'invalid-key',
+          message: `The sealed store's key must be ${KEY_BYTES} bytes (AES-256); the one supplied has ${raw.length}.`,
+        }),
+      )
 }
 
 /**
@@ -86,7 +88,7 @@ export const loadOrCreateKey = (fs: StoreFs, dir: string): Effect.Effect<DeviceK
       }
       if (Option.isSome(existing)) {
         yield* Effect.logWarning(
-          'The sealed store\'s device key file has the wrong length; a new key was made and the parked errands sealed under the old one cannot be resumed.',
+          "The sealed store's device key file has the wrong length; a new key was made and the parked errands sealed under the old one cannot be resumed.",
         )
       }
       const created = yield* createKey(fs, dir, Option.isSome(existing))

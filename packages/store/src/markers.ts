@@ -38,15 +38,19 @@ export const CACHEDIR_TAG = {
  */
 export const BACKUP_EXCLUDE = {
   name: 'BACKUP-EXCLUDE.json',
-  contents: `${JSON.stringify({
-    derived: true,
-    excludeFromBackup: true,
-    safeToDelete: true,
-    what: 'Errands sealed store: parked browser sessions (cookies, localStorage, tabs) sealed with AES-256-GCM under a device key',
-    why: 'Derived, device-bound state: unreadable without this device\'s key, dropped after 14 days; a backup would only copy sealed secrets around.',
-    format: `errands-sealed-store/${FORMAT_VERSION}`,
-    cachedirTag: 'CACHEDIR.TAG',
-  }, null, 2)}\n`,
+  contents: `${JSON.stringify(
+    {
+      derived: true,
+      excludeFromBackup: true,
+      safeToDelete: true,
+      what: 'Errands sealed store: parked browser sessions (cookies, localStorage, tabs) sealed with AES-256-GCM under a device key',
+      why: "Derived, device-bound state: unreadable without this device's key, dropped after 14 days; a backup would only copy sealed secrets around.",
+      format: `errands-sealed-store/${FORMAT_VERSION}`,
+      cachedirTag: 'CACHEDIR.TAG',
+    },
+    null,
+    2,
+  )}\n`,
 } as const
 
 /**
@@ -57,13 +61,18 @@ export const BACKUP_EXCLUDE = {
  * yield* writeMarkers(nodeFs, dir)
  */
 export const writeMarkers = (fs: StoreFs, dir: string): Effect.Effect<void, StoreError> =>
-  Effect.forEach([CACHEDIR_TAG, BACKUP_EXCLUDE], ({ name, contents }) =>
-    attemptIfExists('read a backup marker', () => fs.readFile(join(dir, name))).pipe(
-      Effect.flatMap((existing) =>
-        Option.isSome(existing) && new TextDecoder().decode(existing.value) === contents
-          ? Effect.void
-          : writeAtomic(fs, dir, name, new TextEncoder().encode(contents), 0o600, 'write a backup marker')),
-    ), { discard: true })
+  Effect.forEach(
+    [CACHEDIR_TAG, BACKUP_EXCLUDE],
+    ({ name, contents }) =>
+      attemptIfExists('read a backup marker', () => fs.readFile(join(dir, name))).pipe(
+        Effect.flatMap((existing) =>
+          Option.isSome(existing) && new TextDecoder().decode(existing.value) === contents
+            ? Effect.void
+            : writeAtomic(fs, dir, name, new TextEncoder().encode(contents), 0o600, 'write a backup marker'),
+        ),
+      ),
+    { discard: true },
+  )
 
 /** Resolves symlinks in the longest existing prefix of `path`, so a link into the store is caught. */
 const realish = (path: string): string => {

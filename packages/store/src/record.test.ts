@@ -6,11 +6,14 @@ import { ErrandId, ParkedRecordSchema, recordFromBytes, recordToBytes } from './
 
 describe('ParkedRecord', () => {
   it('round-trips any valid record through its bytes (property)', () => {
-    fc.assert(fc.property(Arbitrary.make(ParkedRecordSchema), (record) => {
-      const bytes = Either.getOrThrow(recordToBytes(record))
-      // JSON has no -0: the one value that comes back different (as 0), which the model allows for.
-      expect(Either.getOrThrow(recordFromBytes(bytes))).toEqual(JSON.parse(JSON.stringify(record)))
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(Arbitrary.make(ParkedRecordSchema), (record) => {
+        const bytes = Either.getOrThrow(recordToBytes(record))
+        // JSON has no -0: the one value that comes back different (as 0), which the model allows for.
+        expect(Either.getOrThrow(recordFromBytes(bytes))).toEqual(JSON.parse(JSON.stringify(record)))
+      }),
+      { numRuns: 200 },
+    )
   })
 
   it('accepts ids of 1..200 well-formed characters only', () => {
@@ -23,7 +26,7 @@ describe('ParkedRecord', () => {
     expect(is('a\uD800b')).toBe(false)
   })
 
-  it('writes only the schema\'s fields', () => {
+  it("writes only the schema's fields", () => {
     const record = { ...sampleRecord('e1', 0), extra: 'do-not-store' }
     const json = new TextDecoder().decode(Either.getOrThrow(recordToBytes(record)))
     expect(json).not.toContain('do-not-store')
@@ -33,7 +36,10 @@ describe('ParkedRecord', () => {
   it('reports an invalid record by path, never by value', () => {
     const bad = sampleRecord('e1', -5)
     const cookies = [{ ...bad.snapshot.storage.cookies[0]!, expires: Number.NaN }]
-    const problem = recordToBytes({ ...bad, snapshot: { ...bad.snapshot, storage: { ...bad.snapshot.storage, cookies } } })
+    const problem = recordToBytes({
+      ...bad,
+      snapshot: { ...bad.snapshot, storage: { ...bad.snapshot.storage, cookies } },
+    })
     expect(Either.isLeft(problem)).toBe(true)
     const text = Either.isLeft(problem) ? problem.left : ''
     expect(text).toContain('parkedAt')

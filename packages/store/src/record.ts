@@ -90,10 +90,12 @@ const CookieSchema = Schema.Struct({
  */
 export const StorageStateSchema = Schema.Struct({
   cookies: Schema.Array(CookieSchema),
-  origins: Schema.Array(Schema.Struct({
-    origin: Schema.String,
-    localStorage: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.String })),
-  })),
+  origins: Schema.Array(
+    Schema.Struct({
+      origin: Schema.String,
+      localStorage: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.String })),
+    }),
+  ),
 })
 
 const SnapshotSchema = Schema.Struct({
@@ -118,14 +120,18 @@ export const ParkedRecordSchema: Schema.Schema<ParkedRecord> = Schema.Struct({
   snapshot: SnapshotSchema,
   parkedAt: Schema.NonNegativeInt,
   upstreamProxy: Schema.optional(Schema.String),
-  files: Schema.optional(Schema.Array(Schema.Struct({
-    name: Schema.String,
-    type: Schema.String,
-    at: Finite,
-    source: Schema.NullOr(Schema.String),
-    origin: Schema.Literal('download', 'staged'),
-    data: Schema.String,
-  }))),
+  files: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        name: Schema.String,
+        type: Schema.String,
+        at: Finite,
+        source: Schema.NullOr(Schema.String),
+        origin: Schema.Literal('download', 'staged'),
+        data: Schema.String,
+      }),
+    ),
+  ),
 })
 
 const decodeUnknown = Schema.decodeUnknownEither(ParkedRecordSchema, { onExcessProperty: 'ignore' })
@@ -180,20 +186,39 @@ const pick = (r: ParkedRecord): ParkedRecord => ({
   snapshot: {
     storage: {
       cookies: r.snapshot.storage.cookies.map((c) => ({
-        name: c.name, value: c.value, domain: c.domain, path: c.path, expires: c.expires,
-        httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite,
+        name: c.name,
+        value: c.value,
+        domain: c.domain,
+        path: c.path,
+        expires: c.expires,
+        httpOnly: c.httpOnly,
+        secure: c.secure,
+        sameSite: c.sameSite,
       })),
       origins: r.snapshot.storage.origins.map((o) => ({
         origin: o.origin,
         localStorage: o.localStorage.map((e) => ({ name: e.name, value: e.value })),
       })),
     },
-    tabs: r.snapshot.tabs.map((t) => (t.id === undefined ? { url: t.url, active: t.active } : { url: t.url, active: t.active, id: t.id })),
+    tabs: r.snapshot.tabs.map((t) =>
+      t.id === undefined ? { url: t.url, active: t.active } : { url: t.url, active: t.active, id: t.id },
+    ),
     takenAt: r.snapshot.takenAt,
   },
   parkedAt: r.parkedAt,
   ...(r.upstreamProxy === undefined ? {} : { upstreamProxy: r.upstreamProxy }),
-  ...(r.files === undefined ? {} : { files: r.files.map((f) => ({ name: f.name, type: f.type, at: f.at, source: f.source, origin: f.origin, data: f.data })) }),
+  ...(r.files === undefined
+    ? {}
+    : {
+        files: r.files.map((f) => ({
+          name: f.name,
+          type: f.type,
+          at: f.at,
+          source: f.source,
+          origin: f.origin,
+          data: f.data,
+        })),
+      }),
 })
 
 /**

@@ -38,7 +38,11 @@ export const unreadable = (errandId: string, reason: UnreadableReason): RecordUn
  * @example
  * const record = yield* openRecord(key, 'e1', bytes)
  */
-export const openRecord = (key: DeviceKey, errandId: string, bytes: Uint8Array): Effect.Effect<ParkedRecord, RecordUnreadable> =>
+export const openRecord = (
+  key: DeviceKey,
+  errandId: string,
+  bytes: Uint8Array,
+): Effect.Effect<ParkedRecord, RecordUnreadable> =>
   Either.match(unseal(key, errandId, bytes), {
     onLeft: (reason) => Effect.fail(unreadable(errandId, reason)),
     onRight: ({ header, plaintext }) =>
@@ -81,17 +85,21 @@ export const sealRecord = (
  * @example
  * get(errandId).pipe(Effect.flatMap(applyUpdate(errandId, f, write)))
  */
-export const applyUpdate = <E, R>(
-  errandId: string,
-  f: (record: ParkedRecord) => ParkedRecord,
-  write: (record: ParkedRecord) => Effect.Effect<ParkedRecord, E, R>,
-) =>
+export const applyUpdate =
+  <E, R>(
+    errandId: string,
+    f: (record: ParkedRecord) => ParkedRecord,
+    write: (record: ParkedRecord) => Effect.Effect<ParkedRecord, E, R>,
+  ) =>
   (found: Option.Option<ParkedRecord>): Effect.Effect<Option.Option<ParkedRecord>, E, R> =>
     Option.match(found, {
       onNone: () => Effect.succeed(Option.none()),
       onSome: (record) =>
-        Effect.flatMap(Effect.sync(() => f(record)), (next) =>
-          next.errandId === errandId
-            ? Effect.map(write(next), Option.some)
-            : Effect.dieMessage('SealedStore.update: the function changed the errand id')),
+        Effect.flatMap(
+          Effect.sync(() => f(record)),
+          (next) =>
+            next.errandId === errandId
+              ? Effect.map(write(next), Option.some)
+              : Effect.dieMessage('SealedStore.update: the function changed the errand id'),
+        ),
     })

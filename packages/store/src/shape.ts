@@ -102,7 +102,8 @@ const configError = (error: ParseResult.ParseError): StoreConfigError =>
   new StoreConfigError({
     reason: 'invalid-options',
     message: `Invalid sealed store options: ${ParseResult.ArrayFormatter.formatErrorSync(error)
-      .map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      .map((i) => `${i.path.join('.')}: ${i.message}`)
+      .join('; ')}`,
   })
 
 const decode = Schema.decodeUnknownEither(OptionsSchema, { errors: 'all', onExcessProperty: 'ignore' })
@@ -117,11 +118,12 @@ const decode = Schema.decodeUnknownEither(OptionsSchema, { errors: 'all', onExce
 export const decodeOptions = (options: SealedStoreOptions): Either.Either<DecodedOptions, StoreConfigError> =>
   Either.match(decode(options), {
     onLeft: (error) => Either.left(configError(error)),
-    onRight: (o) => Either.right({
-      dir: o.dir,
-      retention: { maxRecords: o.maxRecords, maxAgeMs: o.maxAgeMs },
-      pruneIntervalMs: o.pruneIntervalMs,
-    }),
+    onRight: (o) =>
+      Either.right({
+        dir: o.dir,
+        retention: { maxRecords: o.maxRecords, maxAgeMs: o.maxAgeMs },
+        pruneIntervalMs: o.pruneIntervalMs,
+      }),
   })
 
 const RetentionSchema = Schema.Struct({

@@ -26,9 +26,32 @@ import type { Binding, Conversation } from './types.ts'
 /** The supervisor's operations that act on one conversation's errand, or follow them. */
 type SessionVerbs = Pick<
   SupervisorShape,
-  | 'open' | 'use' | 'drive' | 'undrive' | 'taskChanged' | 'chatDeleted' | 'setOwnBrowser' | 'watch' | 'unwatch'
-  | 'park' | 'resume' | 'release' | 'view' | 'list' | 'onChange' | 'contextOf' | 'lastSnapshot' | 'setUpstreamProxy' | 'adopt'
-  | 'takeWheel' | 'handBack' | 'personDriving' | 'askForHelp' | 'onHandBack' | 'asked' | 'answered'
+  | 'open'
+  | 'use'
+  | 'drive'
+  | 'undrive'
+  | 'taskChanged'
+  | 'chatDeleted'
+  | 'setOwnBrowser'
+  | 'watch'
+  | 'unwatch'
+  | 'park'
+  | 'resume'
+  | 'release'
+  | 'view'
+  | 'list'
+  | 'onChange'
+  | 'contextOf'
+  | 'lastSnapshot'
+  | 'setUpstreamProxy'
+  | 'adopt'
+  | 'takeWheel'
+  | 'handBack'
+  | 'personDriving'
+  | 'askForHelp'
+  | 'onHandBack'
+  | 'asked'
+  | 'answered'
 >
 
 /**
@@ -53,9 +76,33 @@ export interface SessionsShape extends SessionVerbs {
  * SESSION_VERBS.includes('park') // true
  */
 export const SESSION_VERBS: ReadonlyArray<keyof SessionsShape> = [
-  'open', 'resolve', 'use', 'drive', 'undrive', 'taskChanged', 'chatDeleted', 'setOwnBrowser', 'watch', 'unwatch',
-  'park', 'resume', 'release', 'view', 'list', 'onChange', 'contextOf', 'lastSnapshot', 'setUpstreamProxy', 'adopt',
-  'takeWheel', 'handBack', 'personDriving', 'askForHelp', 'onHandBack', 'asked', 'answered',
+  'open',
+  'resolve',
+  'use',
+  'drive',
+  'undrive',
+  'taskChanged',
+  'chatDeleted',
+  'setOwnBrowser',
+  'watch',
+  'unwatch',
+  'park',
+  'resume',
+  'release',
+  'view',
+  'list',
+  'onChange',
+  'contextOf',
+  'lastSnapshot',
+  'setUpstreamProxy',
+  'adopt',
+  'takeWheel',
+  'handBack',
+  'personDriving',
+  'askForHelp',
+  'onHandBack',
+  'asked',
+  'answered',
 ]
 
 /**
@@ -69,9 +116,13 @@ export const makeSessions = (supervisor: SupervisorShape): SessionsShape => ({
   resolve: (conversation) =>
     conversation.upstreamProxy !== undefined
       ? Effect.zipRight(supervisor.open(conversation), supervisor.drive(conversation.id))
-      : supervisor.drive(conversation.id).pipe(
-          Effect.catchTag('UnknownConversation', () => Effect.zipRight(supervisor.open(conversation), supervisor.drive(conversation.id))),
-        ),
+      : supervisor
+          .drive(conversation.id)
+          .pipe(
+            Effect.catchTag('UnknownConversation', () =>
+              Effect.zipRight(supervisor.open(conversation), supervisor.drive(conversation.id)),
+            ),
+          ),
   use: supervisor.use,
   drive: supervisor.drive,
   undrive: supervisor.undrive,
@@ -114,7 +165,10 @@ export class Sessions extends Context.Tag('@errands/supervisor/Sessions')<Sessio
    * @example
    * Sessions.layer.pipe(Layer.provideMerge(Supervisor.layer({ settings })))
    */
-  static readonly layer: Layer.Layer<Sessions, never, Supervisor> = Layer.effect(Sessions, Effect.map(Supervisor, makeSessions))
+  static readonly layer: Layer.Layer<Sessions, never, Supervisor> = Layer.effect(
+    Sessions,
+    Effect.map(Supervisor, makeSessions),
+  )
 
   /**
    * A stand-in for a face's unit tests: the given verbs, and every other one fails loudly.

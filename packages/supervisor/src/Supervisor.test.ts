@@ -53,7 +53,13 @@ describe('Supervisor', () => {
       yield* supervisor.open(task('c'))
       expect((yield* supervisor.view('b')).state).toBe('parked')
       expect((yield* supervisor.view('a')).state).toBe('active')
-      expect(yield* supervisor.capacity).toEqual({ open: 2, parked: 1, limit: 2, personDriving: 0, waitingForPerson: 0 })
+      expect(yield* supervisor.capacity).toEqual({
+        open: 2,
+        parked: 1,
+        limit: 2,
+        personDriving: 0,
+        waitingForPerson: 0,
+      })
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }))),
   )
 
@@ -199,7 +205,10 @@ describe('Supervisor', () => {
         Effect.gen(function* () {
           const { supervisor, memory } = yield* services
           const views = yield* supervisor.list
-          expect(views.map((v) => [v.conversationId, v.state]).sort()).toEqual([['a', 'parked'], ['c', 'parked']])
+          expect(views.map((v) => [v.conversationId, v.state]).sort()).toEqual([
+            ['a', 'parked'],
+            ['c', 'parked'],
+          ])
           const a = yield* supervisor.resume('a')
           expect(yield* Effect.orDie(memory.snapshot(a.contextId))).toEqual(saved)
           expect((yield* supervisor.resume('c')).isolated).toBe(true)
@@ -236,12 +245,22 @@ describe('Supervisor', () => {
       expect((yield* Effect.orDie(memory.storageState(contextId))).cookies).toHaveLength(1)
     }).pipe(
       Effect.provide(
-        testSupervisor({}, {}, SealedStore.layerTest({
-          put: () => Effect.fail(new (class extends Error { readonly _tag = 'StoreError'; readonly reason = 'disk-full' })('no space left') as never),
-          remove: () => Effect.void,
-          list: () => Effect.succeed([]),
-          problems: () => Effect.succeed([]),
-        })),
+        testSupervisor(
+          {},
+          {},
+          SealedStore.layerTest({
+            put: () =>
+              Effect.fail(
+                new (class extends Error {
+                  readonly _tag = 'StoreError'
+                  readonly reason = 'disk-full'
+                })('no space left') as never,
+              ),
+            remove: () => Effect.void,
+            list: () => Effect.succeed([]),
+            problems: () => Effect.succeed([]),
+          }),
+        ),
       ),
     ),
   )
@@ -255,59 +274,75 @@ describe('Supervisor', () => {
       yield* TestClock.adjust(150)
       yield* supervisor.settle
       expect((yield* supervisor.view('a')).state).toBe('active')
-      expect((yield* supervisor.health).filter((m) => m.conversationId === 'a').map((m) => m.text)).toContain(words.sealFailed('disk-full'))
+      expect((yield* supervisor.health).filter((m) => m.conversationId === 'a').map((m) => m.text)).toContain(
+        words.sealFailed('disk-full'),
+      )
     }).pipe(
       Effect.provide(
-        testSupervisor({ snapshotDebounceMs: 100 }, { sealSnapshots: true }, SealedStore.layerTest({
-          put: () => Effect.fail(new (class extends Error { readonly _tag = 'StoreError'; readonly reason = 'disk-full' })('no space left') as never),
-          remove: () => Effect.void,
-          list: () => Effect.succeed([]),
-          problems: () => Effect.succeed([]),
-        })),
+        testSupervisor(
+          { snapshotDebounceMs: 100 },
+          { sealSnapshots: true },
+          SealedStore.layerTest({
+            put: () =>
+              Effect.fail(
+                new (class extends Error {
+                  readonly _tag = 'StoreError'
+                  readonly reason = 'disk-full'
+                })('no space left') as never,
+              ),
+            remove: () => Effect.void,
+            list: () => Effect.succeed([]),
+            problems: () => Effect.succeed([]),
+          }),
+        ),
       ),
     ),
   )
 
-  it.scoped('regression (issue 2, found by the property): a parked task that runs again is admitted, never over the cap', () =>
-    Effect.gen(function* () {
-      const { supervisor, memory } = yield* services
-      yield* supervisor.open(task('a'))
-      yield* supervisor.taskChanged('a', 'interrupted')
-      yield* supervisor.open(task('b'))
-      yield* supervisor.drive('b')
-      yield* supervisor.taskChanged('a', 'running') // every slot busy: a stays parked
-      expect((yield* supervisor.view('a')).state).toBe('parked')
-      expect(memory.openContexts().length - 1).toBe(1)
-      yield* supervisor.undrive('b')
-      yield* supervisor.taskChanged('a', 'running') // b is idle now: it makes room
-      expect((yield* supervisor.view('a')).state).toBe('active')
-      expect((yield* supervisor.view('b')).state).toBe('parked')
-      expect(memory.openContexts().length - 1).toBe(1)
-    }).pipe(Effect.provide(testSupervisor({ maxErrands: 1 }))),
+  it.scoped(
+    'regression (issue 2, found by the property): a parked task that runs again is admitted, never over the cap',
+    () =>
+      Effect.gen(function* () {
+        const { supervisor, memory } = yield* services
+        yield* supervisor.open(task('a'))
+        yield* supervisor.taskChanged('a', 'interrupted')
+        yield* supervisor.open(task('b'))
+        yield* supervisor.drive('b')
+        yield* supervisor.taskChanged('a', 'running') // every slot busy: a stays parked
+        expect((yield* supervisor.view('a')).state).toBe('parked')
+        expect(memory.openContexts().length - 1).toBe(1)
+        yield* supervisor.undrive('b')
+        yield* supervisor.taskChanged('a', 'running') // b is idle now: it makes room
+        expect((yield* supervisor.view('a')).state).toBe('active')
+        expect((yield* supervisor.view('b')).state).toBe('parked')
+        expect(memory.openContexts().length - 1).toBe(1)
+      }).pipe(Effect.provide(testSupervisor({ maxErrands: 1 }))),
   )
 
-  it.scoped('regression (issue 2, found by the property in CI): a watched errand whose heal backoff ends while the cap is full waits instead of exceeding it', () =>
-    Effect.gen(function* () {
-      const { supervisor, memory } = yield* services
-      const first = yield* supervisor.open(task('w'))
-      memory.crashContext(first.contextId)
-      yield* supervisor.use('w', () => Effect.void) // first heal
-      memory.crashContext(supervisor.contextOf('w')!) // crashes again: cooling, 500 ms backoff
-      yield* supervisor.watch('w')
-      expect((yield* supervisor.view('w')).detail).toBe('healing.cooling')
-      yield* supervisor.open(task('x'))
-      yield* supervisor.drive('x') // the only slot is taken and busy
-      yield* TestClock.adjust(500)
-      yield* supervisor.settle
-      expect((yield* supervisor.view('w')).detail).toBe('healing.waiting')
-      expect(memory.openContexts().length - 1).toBe(1)
-      yield* supervisor.undrive('x')
-      yield* supervisor.unwatch('w')
-      yield* supervisor.watch('w') // watching again once a slot can be made: heals at once
-      yield* supervisor.settle
-      expect((yield* supervisor.view('w')).state).toBe('active')
-      expect(memory.openContexts().length - 1).toBe(1)
-    }).pipe(Effect.provide(testSupervisor({ maxErrands: 1 }, { healBackoffMs: 500 }))),
+  it.scoped(
+    'regression (issue 2, found by the property in CI): a watched errand whose heal backoff ends while the cap is full waits instead of exceeding it',
+    () =>
+      Effect.gen(function* () {
+        const { supervisor, memory } = yield* services
+        const first = yield* supervisor.open(task('w'))
+        memory.crashContext(first.contextId)
+        yield* supervisor.use('w', () => Effect.void) // first heal
+        memory.crashContext(supervisor.contextOf('w')!) // crashes again: cooling, 500 ms backoff
+        yield* supervisor.watch('w')
+        expect((yield* supervisor.view('w')).detail).toBe('healing.cooling')
+        yield* supervisor.open(task('x'))
+        yield* supervisor.drive('x') // the only slot is taken and busy
+        yield* TestClock.adjust(500)
+        yield* supervisor.settle
+        expect((yield* supervisor.view('w')).detail).toBe('healing.waiting')
+        expect(memory.openContexts().length - 1).toBe(1)
+        yield* supervisor.undrive('x')
+        yield* supervisor.unwatch('w')
+        yield* supervisor.watch('w') // watching again once a slot can be made: heals at once
+        yield* supervisor.settle
+        expect((yield* supervisor.view('w')).state).toBe('active')
+        expect(memory.openContexts().length - 1).toBe(1)
+      }).pipe(Effect.provide(testSupervisor({ maxErrands: 1 }, { healBackoffMs: 500 }))),
   )
 
   it.scoped('unknown conversations are a typed error', () =>

@@ -69,7 +69,14 @@ export const makeSupervisor = (
     const { entries, snapshots, health, proxies } = core
     const machine = errandMachine.provide({
       actors: makeErrandEffects({
-        runtime, store, snapshots, health, seed, effectRuntime, proxies, sealSnapshots: options.sealSnapshots === true,
+        runtime,
+        store,
+        snapshots,
+        health,
+        seed,
+        effectRuntime,
+        proxies,
+        sealSnapshots: options.sealSnapshots === true,
         conversationOf: (id) => entries.get(id)?.conversation ?? { id, kind: 'task' },
       }),
     })
@@ -93,7 +100,9 @@ export const makeSupervisor = (
       }),
     )
     if (options.sweep !== false) {
-      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(core.settings.sweepEveryMs), settling.sweep)))
+      yield* Effect.forkScoped(
+        Effect.forever(Effect.zipRight(Effect.sleep(core.settings.sweepEveryMs), settling.sweep)),
+      )
     }
 
     const wheel = makeWheel(core, sessions, admission)
@@ -119,7 +128,10 @@ export class Supervisor extends Context.Tag('@errands/supervisor/Supervisor')<Su
 
   /** The supervisor with settings decoded from `ERRANDS_*` variables (fails start-up on invalid values). */
   static layerConfig(options: Omit<SupervisorOptions, 'settings'> = {}) {
-    return Layer.scoped(Supervisor, Effect.flatMap(supervisorConfig, (settings) => makeSupervisor({ ...options, settings })))
+    return Layer.scoped(
+      Supervisor,
+      Effect.flatMap(supervisorConfig, (settings) => makeSupervisor({ ...options, settings })),
+    )
   }
 
   /** A stand-in for callers' unit tests: the given methods, and every other one fails loudly. */

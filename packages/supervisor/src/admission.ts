@@ -33,7 +33,11 @@ export const makeAdmission = (core: SupervisorCore, sessions: Sessions) => {
         if (holding >= settings.maxErrands) {
           const victim = [...entries.values()]
             .filter((e) => e !== entry && isEvictable(e))
-            .sort((a, b) => a.actor!.getSnapshot().context.lastUsedAt - b.actor!.getSnapshot().context.lastUsedAt || (a.conversation.id < b.conversation.id ? -1 : 1))[0]
+            .sort(
+              (a, b) =>
+                a.actor!.getSnapshot().context.lastUsedAt - b.actor!.getSnapshot().context.lastUsedAt ||
+                (a.conversation.id < b.conversation.id ? -1 : 1),
+            )[0]
           if (victim === undefined) return yield* AllBusy.of(settings.maxErrands)
           victim.actor!.send({ type: 'errand.evict', cause: 'capacity', at: now() })
           yield* waitUntil(victim.actor!, notBusy)
@@ -66,7 +70,8 @@ export const makeAdmission = (core: SupervisorCore, sessions: Sessions) => {
   const unavailable = (entry: Entry, reason: ErrandUnavailable['reason']) => {
     const e = entry.actor?.getSnapshot().context.lastError
     return new ErrandUnavailable({
-      reason, conversationId: entry.conversation.id,
+      reason,
+      conversationId: entry.conversation.id,
       message: `This conversation's browser could not be ${reason === 'open-failed' ? 'opened' : reason === 'resume-failed' ? 'resumed' : 'reopened'}${e ? ` (${e.reason})` : ''}; try again in a moment.`,
     })
   }
@@ -84,7 +89,12 @@ export const makeAdmission = (core: SupervisorCore, sessions: Sessions) => {
       }
       if (drive && entry.actor !== undefined && entry.actor.getSnapshot().status === 'active') attach(entry.actor)
       for (let step = 0; step < 16; step++) {
-        if (core.shuttingDown) return yield* new ErrandUnavailable({ reason: 'shutting-down', conversationId: entry.conversation.id, message: 'The browser is shutting down; try again after it restarts.' })
+        if (core.shuttingDown)
+          return yield* new ErrandUnavailable({
+            reason: 'shutting-down',
+            conversationId: entry.conversation.id,
+            message: 'The browser is shutting down; try again after it restarts.',
+          })
         const actor = entry.actor
         const snapshot = actor?.getSnapshot()
         if (actor === undefined || snapshot === undefined || snapshot.status === 'done') {
@@ -110,8 +120,10 @@ export const makeAdmission = (core: SupervisorCore, sessions: Sessions) => {
           // healing.cooling: it crashed again right after a heal. Rather than hold the caller
           // for the backoff, say when to come back (the backoff runs out on the clock).
           return yield* new ErrandUnavailable({
-            reason: 'heal-failed', conversationId: entry.conversation.id,
-            message: "This conversation's browser crashed again right after reopening; wait a few seconds and try again.",
+            reason: 'heal-failed',
+            conversationId: entry.conversation.id,
+            message:
+              "This conversation's browser crashed again right after reopening; wait a few seconds and try again.",
           })
         }
       }

@@ -26,7 +26,12 @@ export const makeAdoption = (core: SupervisorCore, sessions: Sessions) => {
       const found = yield* Effect.either(store.get(errandId))
       if (found._tag === 'Left') {
         if (found.left._tag !== 'RecordUnreadable') return yield* found.left
-        health.add({ at: now(), level: 'warning', text: words.recordDropped(found.left.reason), conversationId: errandId })
+        health.add({
+          at: now(),
+          level: 'warning',
+          text: words.recordDropped(found.left.reason),
+          conversationId: errandId,
+        })
         yield* Effect.ignore(store.remove(errandId))
         return false
       }
@@ -42,7 +47,12 @@ export const makeAdoption = (core: SupervisorCore, sessions: Sessions) => {
     // Parked errands from an earlier run come back as parked actors (E5); unreadable records are
     // dropped for that errand only, and health says so (S4).
     for (const problem of yield* store.problems()) {
-      health.add({ at: now(), level: 'warning', text: words.recordDropped(problem.reason), conversationId: problem.errandId })
+      health.add({
+        at: now(),
+        level: 'warning',
+        text: words.recordDropped(problem.reason),
+        conversationId: problem.errandId,
+      })
       yield* Effect.ignore(store.discard(problem.file))
     }
     for (const parked of yield* store.list()) yield* Effect.ignore(adoptRecord(parked.errandId))

@@ -4,7 +4,21 @@ import { Deferred, Effect, Exit, Fiber } from 'effect'
 import { SnapshotBook, type SnapshotAmendment } from './amendments.ts'
 
 const snap = (url: string, cookie = 'sid'): Snapshot => ({
-  storage: { cookies: [{ name: cookie, value: 'v', domain: 'shop.example', path: '/', expires: -1, httpOnly: false, secure: false, sameSite: 'Lax' }], origins: [] },
+  storage: {
+    cookies: [
+      {
+        name: cookie,
+        value: 'v',
+        domain: 'shop.example',
+        path: '/',
+        expires: -1,
+        httpOnly: false,
+        secure: false,
+        sameSite: 'Lax',
+      },
+    ],
+    origins: [],
+  },
   tabs: [{ url, active: true }],
   takenAt: 1,
 })
@@ -27,7 +41,8 @@ describe('SnapshotBook: amendments reach held snapshots and reads in flight', ()
       expect(cookiesOf(book.get('a'))).toEqual([])
       expect(cookiesOf(book.get('b'))).toEqual(['sid'])
       expect(book.owed()).toBe(0) // nothing in flight owes it
-    }))
+    }),
+  )
 
   it.effect('a read that began before an amendment lands amended; one that began after does not owe it', () =>
     Effect.gen(function* () {
@@ -46,7 +61,8 @@ describe('SnapshotBook: amendments reach held snapshots and reads in flight', ()
       expect(cookiesOf(yield* Fiber.join(lateFiber))).toEqual(['fresh'])
       expect(cookiesOf(yield* Fiber.join(earlyFiber))).toEqual([])
       expect(book.owed()).toBe(0)
-    }))
+    }),
+  )
 
   it.effect('amendments apply in order, and a failed or interrupted read owes nothing after', () =>
     Effect.gen(function* () {
@@ -71,6 +87,10 @@ describe('SnapshotBook: amendments reach held snapshots and reads in flight', ()
       book.amend((_id, s) => ({ ...s, tabs: [...s.tabs, { url: 'https://first/', active: false }] }))
       book.amend((_id, s) => ({ ...s, tabs: s.tabs.map((t) => ({ ...t, url: `${t.url}#second` })) }))
       yield* Deferred.succeed(ordered.release, snap('https://a/'))
-      expect((yield* Fiber.join(orderedFiber)).tabs.map((t) => t.url)).toEqual(['https://a/#second', 'https://first/#second'])
-    }))
+      expect((yield* Fiber.join(orderedFiber)).tabs.map((t) => t.url)).toEqual([
+        'https://a/#second',
+        'https://first/#second',
+      ])
+    }),
+  )
 })

@@ -52,7 +52,10 @@ export class SnapshotBook {
    * book.expect('t1', runPromise(readLastWords))
    */
   expect(errandId: string, coming: Promise<void>): void {
-    const settled = coming.then(() => undefined, () => undefined)
+    const settled = coming.then(
+      () => undefined,
+      () => undefined,
+    )
     this.arriving.set(errandId, settled)
     void settled.then(() => this.arriving.get(errandId) === settled && this.arriving.delete(errandId))
   }

@@ -7,39 +7,50 @@ import type { JournalEntry } from './types.ts'
 
 const journaled: JournalEntry[] = []
 const withSessions = (maxErrands = 2) =>
-  Sessions.layer.pipe(Layer.provideMerge(testSupervisor({ maxErrands, idleMs: 60_000 }, { journal: (e) => void journaled.push(e) })))
+  Sessions.layer.pipe(
+    Layer.provideMerge(testSupervisor({ maxErrands, idleMs: 60_000 }, { journal: (e) => void journaled.push(e) })),
+  )
 
 describe('waiting for the person (P3, P4, issue #26)', () => {
-  it.scoped('a sign-in ask shows on the view and in capacity, keeps idleness from parking it, and is journaled without secrets', () =>
-    Effect.gen(function* () {
-      journaled.length = 0
-      const sessions = yield* Sessions
-      const { supervisor } = yield* services
-      yield* sessions.resolve({ id: 'session:a', kind: 'task' })
-      yield* sessions.undrive('session:a')
-      yield* sessions.asked('session:a', { id: 'q1', ask: 'sign-in', site: 'shop.example' })
-      const view = yield* sessions.view('session:a')
-      expect(view.waiting).toEqual(['sign-in'])
-      expect(view.detail).toContain('asking=waiting')
-      expect((yield* supervisor.capacity).waitingForPerson).toBe(1)
-      // Two idle limits pass (the sweep runs on the clock too): the agent is blocked on the person, not gone.
-      yield* TestClock.adjust('2 minutes')
-      expect(yield* supervisor.sweep).toEqual([])
-      expect((yield* sessions.view('session:a')).state).toBe('active')
-      yield* sessions.answered('session:a', 'q1', 'allow')
-      expect((yield* sessions.view('session:a')).waiting).toBeUndefined()
-      expect((yield* supervisor.capacity).waitingForPerson).toBe(0)
-      // The idle clock starts again from the answer.
-      expect(yield* supervisor.sweep).toEqual([])
-      yield* TestClock.adjust('61 seconds')
-      yield* supervisor.sweep
-      yield* supervisor.settle
-      expect((yield* sessions.view('session:a')).state).toBe('parked')
-      expect(journaled.filter((e) => e.op.startsWith('question.'))).toEqual([
-        { t: expect.any(Number), op: 'question.asked', conversationId: 'session:a', id: 'q1', ask: 'sign-in', site: 'shop.example' },
-        { t: expect.any(Number), op: 'question.answered', conversationId: 'session:a', id: 'q1', outcome: 'allow' },
-      ])
-    }).pipe(Effect.provide(withSessions())),
+  it.scoped(
+    'a sign-in ask shows on the view and in capacity, keeps idleness from parking it, and is journaled without secrets',
+    () =>
+      Effect.gen(function* () {
+        journaled.length = 0
+        const sessions = yield* Sessions
+        const { supervisor } = yield* services
+        yield* sessions.resolve({ id: 'session:a', kind: 'task' })
+        yield* sessions.undrive('session:a')
+        yield* sessions.asked('session:a', { id: 'q1', ask: 'sign-in', site: 'shop.example' })
+        const view = yield* sessions.view('session:a')
+        expect(view.waiting).toEqual(['sign-in'])
+        expect(view.detail).toContain('asking=waiting')
+        expect((yield* supervisor.capacity).waitingForPerson).toBe(1)
+        // Two idle limits pass (the sweep runs on the clock too): the agent is blocked on the person, not gone.
+        yield* TestClock.adjust('2 minutes')
+        expect(yield* supervisor.sweep).toEqual([])
+        expect((yield* sessions.view('session:a')).state).toBe('active')
+        yield* sessions.answered('session:a', 'q1', 'allow')
+        expect((yield* sessions.view('session:a')).waiting).toBeUndefined()
+        expect((yield* supervisor.capacity).waitingForPerson).toBe(0)
+        // The idle clock starts again from the answer.
+        expect(yield* supervisor.sweep).toEqual([])
+        yield* TestClock.adjust('61 seconds')
+        yield* supervisor.sweep
+        yield* supervisor.settle
+        expect((yield* sessions.view('session:a')).state).toBe('parked')
+        expect(journaled.filter((e) => e.op.startsWith('question.'))).toEqual([
+          {
+            t: expect.any(Number),
+            op: 'question.asked',
+            conversationId: 'session:a',
+            id: 'q1',
+            ask: 'sign-in',
+            site: 'shop.example',
+          },
+          { t: expect.any(Number), op: 'question.answered', conversationId: 'session:a', id: 'q1', outcome: 'allow' },
+        ])
+      }).pipe(Effect.provide(withSessions())),
   )
 
   it.scoped('the cap may park a waiting errand; the ask still waits while parked and the resumed errand shows it', () =>
@@ -59,35 +70,37 @@ describe('waiting for the person (P3, P4, issue #26)', () => {
     }).pipe(Effect.provide(withSessions(1))),
   )
 
-  it.scoped('a help request makes the errand wait; the hand-back ends it as handed-back, a timeout as timeout, a cancelled call as withdrawn', () =>
-    Effect.gen(function* () {
-      journaled.length = 0
-      const sessions = yield* Sessions
-      const { supervisor } = yield* services
-      yield* sessions.resolve({ id: 'session:a', kind: 'task' })
-      const helped = yield* Effect.fork(sessions.askForHelp('session:a', 'a secret reason', 60_000))
-      yield* TestClock.adjust(10)
-      expect((yield* sessions.view('session:a')).waiting).toEqual(['help'])
-      yield* sessions.takeWheel('session:a')
-      expect(yield* supervisor.capacity).toMatchObject({ personDriving: 1, waitingForPerson: 1 })
-      yield* sessions.handBack('session:a', 'a secret note')
-      yield* Fiber.join(helped)
-      expect(yield* supervisor.capacity).toMatchObject({ personDriving: 0, waitingForPerson: 0 })
+  it.scoped(
+    'a help request makes the errand wait; the hand-back ends it as handed-back, a timeout as timeout, a cancelled call as withdrawn',
+    () =>
+      Effect.gen(function* () {
+        journaled.length = 0
+        const sessions = yield* Sessions
+        const { supervisor } = yield* services
+        yield* sessions.resolve({ id: 'session:a', kind: 'task' })
+        const helped = yield* Effect.fork(sessions.askForHelp('session:a', 'a secret reason', 60_000))
+        yield* TestClock.adjust(10)
+        expect((yield* sessions.view('session:a')).waiting).toEqual(['help'])
+        yield* sessions.takeWheel('session:a')
+        expect(yield* supervisor.capacity).toMatchObject({ personDriving: 1, waitingForPerson: 1 })
+        yield* sessions.handBack('session:a', 'a secret note')
+        yield* Fiber.join(helped)
+        expect(yield* supervisor.capacity).toMatchObject({ personDriving: 0, waitingForPerson: 0 })
 
-      const timedOut = yield* Effect.fork(sessions.askForHelp('session:a', 'stuck', 1_000))
-      yield* TestClock.adjust(1_000)
-      yield* Fiber.join(timedOut)
-      const cancelled = yield* Effect.fork(sessions.askForHelp('session:a', 'stuck', 60_000))
-      yield* TestClock.adjust(10)
-      yield* Fiber.interrupt(cancelled)
-      expect((yield* sessions.view('session:a')).waiting).toBeUndefined()
+        const timedOut = yield* Effect.fork(sessions.askForHelp('session:a', 'stuck', 1_000))
+        yield* TestClock.adjust(1_000)
+        yield* Fiber.join(timedOut)
+        const cancelled = yield* Effect.fork(sessions.askForHelp('session:a', 'stuck', 60_000))
+        yield* TestClock.adjust(10)
+        yield* Fiber.interrupt(cancelled)
+        expect((yield* sessions.view('session:a')).waiting).toBeUndefined()
 
-      const questions = journaled.filter((e) => e.op.startsWith('question.'))
-      expect(questions.map((e) => (e.op === 'question.answered' ? e.outcome : e.op === 'question.asked' ? e.ask : ''))).toEqual(
-        ['help', 'handed-back', 'help', 'timeout', 'help', 'withdrawn'],
-      )
-      expect(JSON.stringify(journaled)).not.toContain('secret')
-    }).pipe(Effect.provide(withSessions())),
+        const questions = journaled.filter((e) => e.op.startsWith('question.'))
+        expect(
+          questions.map((e) => (e.op === 'question.answered' ? e.outcome : e.op === 'question.asked' ? e.ask : '')),
+        ).toEqual(['help', 'handed-back', 'help', 'timeout', 'help', 'withdrawn'])
+        expect(JSON.stringify(journaled)).not.toContain('secret')
+      }).pipe(Effect.provide(withSessions())),
   )
 
   it.scoped('an answer for an errand that is gone changes nothing; an ask for an unknown conversation is refused', () =>

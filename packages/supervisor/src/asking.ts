@@ -53,7 +53,14 @@ export const makeAsking = (core: SupervisorCore, sessions: Sessions): AskingShap
     asked: (conversationId, ask) =>
       Effect.map(sessions.entryOf(conversationId), (entry) => {
         const t = now()
-        journal({ t, op: 'question.asked', conversationId, id: ask.id, ask: ask.ask, ...(ask.site === undefined ? {} : { site: ask.site }) })
+        journal({
+          t,
+          op: 'question.asked',
+          conversationId,
+          id: ask.id,
+          ask: ask.ask,
+          ...(ask.site === undefined ? {} : { site: ask.site }),
+        })
         sessions.send(entry, { type: 'person.asked', id: ask.id, ask: ask.ask, at: t })
       }),
     answered: (conversationId, id, outcome) =>

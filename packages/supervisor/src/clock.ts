@@ -16,7 +16,8 @@ export type XStateClock = NonNullable<ActorOptions<AnyActorLogic>['clock']>
 export const makeEffectClock: Effect.Effect<XStateClock> = Effect.map(Effect.runtime<never>(), (runtime) => {
   const runFork = Runtime.runFork(runtime)
   return {
-    setTimeout: (fn: () => void, timeout: number) => runFork(Effect.sleep(timeout).pipe(Effect.andThen(Effect.sync(fn)))),
+    setTimeout: (fn: () => void, timeout: number) =>
+      runFork(Effect.sleep(timeout).pipe(Effect.andThen(Effect.sync(fn)))),
     clearTimeout: (fiber: Fiber.RuntimeFiber<void>) => void runFork(Fiber.interrupt(fiber)),
   }
 })

@@ -1,7 +1,15 @@
 import { DAY_MS, DEFAULT_RETENTION } from '@errands/store'
 import { Effect, Either, Schema } from 'effect'
 import { describe, expect, it } from 'vitest'
-import { configFrom, defaultSettings, errandLimit, explainConfigError, intBetween, retentionConfig, settingsFrom } from './config.ts'
+import {
+  configFrom,
+  defaultSettings,
+  errandLimit,
+  explainConfigError,
+  intBetween,
+  retentionConfig,
+  settingsFrom,
+} from './config.ts'
 
 const GiB = 1024 ** 3
 const decode = (env: Record<string, string>) => Effect.runSync(Effect.either(settingsFrom(env)))
@@ -73,12 +81,20 @@ describe('intBetween: the one whole-number decoder of every ERRANDS_* number (AD
     Either.mapLeft(Schema.decodeUnknownEither(schema)(text), (e) => e.message.split('\n').pop()!.replace(/^\W+/, ''))
 
   it('takes both bounds and whole numbers between them', () => {
-    expect([ '1', '32', '7' ].map((t) => decode(intBetween(1, 32), t))).toEqual([Either.right(1), Either.right(32), Either.right(7)])
+    expect(['1', '32', '7'].map((t) => decode(intBetween(1, 32), t))).toEqual([
+      Either.right(1),
+      Either.right(32),
+      Either.right(7),
+    ])
   })
 
-  it('says the same words for every way a value is wrong: the range by default, or the caller\'s text', () => {
-    for (const bad of ['0', '33', '2.5', 'many', '', '1e9']) expect(decode(intBetween(1, 32), bad)).toEqual(Either.left('must be a whole number from 1 to 32'))
-    for (const bad of ['0', 'x']) expect(decode(intBetween(1, 4096, 'must be 1 to 4096 (the same on every runner)'), bad)).toEqual(Either.left('must be 1 to 4096 (the same on every runner)'))
+  it("says the same words for every way a value is wrong: the range by default, or the caller's text", () => {
+    for (const bad of ['0', '33', '2.5', 'many', '', '1e9'])
+      expect(decode(intBetween(1, 32), bad)).toEqual(Either.left('must be a whole number from 1 to 32'))
+    for (const bad of ['0', 'x'])
+      expect(decode(intBetween(1, 4096, 'must be 1 to 4096 (the same on every runner)'), bad)).toEqual(
+        Either.left('must be 1 to 4096 (the same on every runner)'),
+      )
   })
 })
 
@@ -99,8 +115,12 @@ describe('store retention from ERRANDS_STORE_MAX_RECORDS and ERRANDS_STORE_MAX_D
     expect(Effect.runSync(configFrom(retentionConfig, { [name]: value }))).toEqual(retention)
   })
 
-  it('reports every invalid variable at once, the store\'s with the supervisor\'s', () => {
-    expect(explained({ ERRANDS_MAX_SESSIONS: '0', ERRANDS_STORE_MAX_RECORDS: '0', ERRANDS_STORE_MAX_DAYS: '9999' }).split('\n')).toEqual([
+  it("reports every invalid variable at once, the store's with the supervisor's", () => {
+    expect(
+      explained({ ERRANDS_MAX_SESSIONS: '0', ERRANDS_STORE_MAX_RECORDS: '0', ERRANDS_STORE_MAX_DAYS: '9999' }).split(
+        '\n',
+      ),
+    ).toEqual([
       'ERRANDS_MAX_SESSIONS: invalid value — must be a whole number from 1 to 32',
       'ERRANDS_STORE_MAX_RECORDS: invalid value — must be a whole number from 1 to 100000',
       'ERRANDS_STORE_MAX_DAYS: invalid value — must be a whole number from 1 to 3650',

@@ -24,7 +24,11 @@ export const errandLimit = (totalMemoryBytes: number = os.totalmem(), bounds = {
  * Schema.Config('ERRANDS_CLUSTER_SHARDS', intBetween(1, 4096, 'must be a whole number from 1 to 4096 (the same on every runner)'))
  * Schema.decodeUnknownEither(intBetween(1, 32))('33') // Left: "must be a whole number from 1 to 32"
  */
-export const intBetween = (min: number, max: number, text = `must be a whole number from ${min} to ${max}`): Schema.Schema<number, string> =>
+export const intBetween = (
+  min: number,
+  max: number,
+  text = `must be a whole number from ${min} to ${max}`,
+): Schema.Schema<number, string> =>
   Schema.NumberFromString.pipe(
     Schema.annotations({ message: () => text }),
     Schema.int({ message: () => text }),
@@ -69,7 +73,9 @@ export const retentionConfig: Config.Config<Retention> = Config.all({
   maxRecords: Schema.Config('ERRANDS_STORE_MAX_RECORDS', between('ERRANDS_STORE_MAX_RECORDS')).pipe(
     Config.withDefault(variables.ERRANDS_STORE_MAX_RECORDS.default),
   ),
-  maxDays: Schema.Config('ERRANDS_STORE_MAX_DAYS', between('ERRANDS_STORE_MAX_DAYS')).pipe(Config.withDefault(variables.ERRANDS_STORE_MAX_DAYS.default)),
+  maxDays: Schema.Config('ERRANDS_STORE_MAX_DAYS', between('ERRANDS_STORE_MAX_DAYS')).pipe(
+    Config.withDefault(variables.ERRANDS_STORE_MAX_DAYS.default),
+  ),
 }).pipe(Config.map(({ maxRecords, maxDays }) => ({ maxRecords, maxAgeMs: maxDays * DAY_MS })))
 
 const defaultDataDir = () =>
@@ -83,8 +89,12 @@ const defaultDataDir = () =>
  * const settings = yield* supervisorConfig // Effect<SupervisorSettings, ConfigError>
  */
 export const supervisorConfig: Config.Config<SupervisorSettings> = Config.all({
-  maxErrands: Schema.Config('ERRANDS_MAX_SESSIONS', between('ERRANDS_MAX_SESSIONS')).pipe(Config.withDefault(errandLimit())),
-  idleMs: Schema.Config('ERRANDS_SESSION_IDLE_MS', between('ERRANDS_SESSION_IDLE_MS')).pipe(Config.withDefault(variables.ERRANDS_SESSION_IDLE_MS.default)),
+  maxErrands: Schema.Config('ERRANDS_MAX_SESSIONS', between('ERRANDS_MAX_SESSIONS')).pipe(
+    Config.withDefault(errandLimit()),
+  ),
+  idleMs: Schema.Config('ERRANDS_SESSION_IDLE_MS', between('ERRANDS_SESSION_IDLE_MS')).pipe(
+    Config.withDefault(variables.ERRANDS_SESSION_IDLE_MS.default),
+  ),
   snapshotDebounceMs: Schema.Config('ERRANDS_SNAPSHOT_DEBOUNCE_MS', between('ERRANDS_SNAPSHOT_DEBOUNCE_MS')).pipe(
     Config.withDefault(variables.ERRANDS_SNAPSHOT_DEBOUNCE_MS.default),
   ),
@@ -118,7 +128,10 @@ export const defaultSettings = (overrides: Partial<SupervisorSettings> = {}): Su
  * @example
  * Effect.catchAll((e) => Console.error(explainConfigError(e, { ERRANDS_PORT: 'must be a whole number from 1 to 65535' })))
  */
-export const explainConfigError = (error: ConfigError.ConfigError, ranges: Readonly<Record<string, string>> = {}): string => {
+export const explainConfigError = (
+  error: ConfigError.ConfigError,
+  ranges: Readonly<Record<string, string>> = {},
+): string => {
   const known: Record<string, string> = { ...ranges }
   for (const [name, r] of Object.entries(variables)) known[name] ??= `must be a whole number from ${r.min} to ${r.max}`
   const lines: string[] = []
@@ -135,7 +148,13 @@ export const explainConfigError = (error: ConfigError.ConfigError, ranges: Reado
       case 'Unsupported': {
         const name = e.path.join('.')
         // A schema's own message comes out as the leaf of its error tree ("└─ names db.internal, …").
-        const detail = (e.message.split('\n').filter((l) => l.trim() !== '').pop()?.trim() ?? e.message).replace(/^[└├]─ /, '')
+        const detail = (
+          e.message
+            .split('\n')
+            .filter((l) => l.trim() !== '')
+            .pop()
+            ?.trim() ?? e.message
+        ).replace(/^[└├]─ /, '')
         lines.push(`${name}: invalid value — ${known[name] ?? detail}`)
         return
       }
@@ -152,8 +171,9 @@ export const explainConfigError = (error: ConfigError.ConfigError, ranges: Reado
  * @example
  * Effect.runSync(settingsFrom({ ERRANDS_MAX_SESSIONS: '4' })).maxErrands // 4
  */
-export const settingsFrom = (env: Record<string, string | undefined>): Effect.Effect<SupervisorSettings, ConfigError.ConfigError> =>
-  configFrom(supervisorConfig, env)
+export const settingsFrom = (
+  env: Record<string, string | undefined>,
+): Effect.Effect<SupervisorSettings, ConfigError.ConfigError> => configFrom(supervisorConfig, env)
 
 /**
  * Decodes any `Config` from a plain record of variables instead of the process's environment
@@ -163,9 +183,15 @@ export const settingsFrom = (env: Record<string, string | undefined>): Effect.Ef
  * @example
  * Effect.runSync(configFrom(retentionConfig, { ERRANDS_STORE_MAX_RECORDS: '10' })).maxRecords // 10
  */
-export const configFrom = <A>(config: Config.Config<A>, env: Record<string, string | undefined>): Effect.Effect<A, ConfigError.ConfigError> => {
+export const configFrom = <A>(
+  config: Config.Config<A>,
+  env: Record<string, string | undefined>,
+): Effect.Effect<A, ConfigError.ConfigError> => {
   const defined = new Map<string, string>()
   for (const [k, v] of Object.entries(env)) if (v !== undefined) defined.set(k, v)
   // flatMap from void: the Config is read when the effect runs, under this provider, not when it is built.
-  return Effect.withConfigProvider(Effect.flatMap(Effect.void, () => config), ConfigProvider.fromMap(defined))
+  return Effect.withConfigProvider(
+    Effect.flatMap(Effect.void, () => config),
+    ConfigProvider.fromMap(defined),
+  )
 }

@@ -26,21 +26,24 @@ export const makeDriving = (core: SupervisorCore, sessions: Sessions, admission:
   const { entryOf, send } = sessions
   const { ensureActive } = admission
 
-  const mainBinding = (conversationId: string): Binding => ({ conversationId, contextId: runtime.mainContext, isolated: false })
+  const mainBinding = (conversationId: string): Binding => ({
+    conversationId,
+    contextId: runtime.mainContext,
+    isolated: false,
+  })
 
   const drive = (conversationId: string) =>
     Effect.gen(function* () {
       const entry = yield* entryOf(conversationId)
       if (!isIsolated(entry)) return mainBinding(conversationId)
       journal({ t: now(), op: 'drive', conversationId })
-      return yield* ensureActive(entry, true).pipe(
-        Effect.tapError(() => Effect.sync(() => void detach(entry))),
-      )
+      return yield* ensureActive(entry, true).pipe(Effect.tapError(() => Effect.sync(() => void detach(entry))))
     })
 
   const detach = (entry: Entry) => {
     const actor = entry.driving.pop()
-    if (actor !== undefined && actor.getSnapshot().status === 'active') actor.send({ type: 'driver.detached', at: now() })
+    if (actor !== undefined && actor.getSnapshot().status === 'active')
+      actor.send({ type: 'driver.detached', at: now() })
   }
 
   const undrive = (conversationId: string) =>

@@ -6,7 +6,14 @@ import { fromPromise } from 'xstate'
 import type { SnapshotBook } from './amendments.ts'
 import type { UpstreamBook } from './upstream.ts'
 import { words, type HealthLog } from './health.ts'
-import { claimAsideFiles, dropAsideFiles, MAX_PARKED_FILES_BYTES, packAsideFiles, packFiles, unpackFiles } from './parkedFiles.ts'
+import {
+  claimAsideFiles,
+  dropAsideFiles,
+  MAX_PARKED_FILES_BYTES,
+  packAsideFiles,
+  packFiles,
+  unpackFiles,
+} from './parkedFiles.ts'
 import type { Conversation, Seed } from './types.ts'
 
 /** What the errand machine's effects need from the supervisor. */
@@ -75,13 +82,25 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         const found = yield* store.get(input.errandId).pipe(
           Effect.tapErrorTag('RecordUnreadable', (e) =>
             Effect.zipRight(
-              Effect.sync(() => health.add({ at: now, level: 'warning', text: words.recordDropped(e.reason), conversationId: input.conversationId })),
+              Effect.sync(() =>
+                health.add({
+                  at: now,
+                  level: 'warning',
+                  text: words.recordDropped(e.reason),
+                  conversationId: input.conversationId,
+                }),
+              ),
               Effect.ignore(store.remove(input.errandId)),
             ),
           ),
         )
         if (Option.isNone(found)) {
-          health.add({ at: now, level: 'warning', text: words.recordDropped('missing'), conversationId: input.conversationId })
+          health.add({
+            at: now,
+            level: 'warning',
+            text: words.recordDropped('missing'),
+            conversationId: input.conversationId,
+          })
           // The store's own error, reason `missing`: the one class of the tag the machine's isRecordLost reads.
           return yield* unreadable(input.errandId, 'missing')
         }
@@ -97,35 +116,60 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         snapshot = snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: 0 }
       }
       let contextId: ContextId | undefined
-      const opening = runtime.openContext({
-        errandId: input.errandId,
-        label: label(input, lentSites),
-        storage: snapshot.storage,
-        tabs: snapshot.tabs,
-        upstreamProxy,
-      }).pipe(Effect.map((id) => {
-        contextId = id
-        return snapshot
-      }))
+      const opening = runtime
+        .openContext({
+          errandId: input.errandId,
+          label: label(input, lentSites),
+          storage: snapshot.storage,
+          tabs: snapshot.tabs,
+          upstreamProxy,
+        })
+        .pipe(
+          Effect.map((id) => {
+            contextId = id
+            return snapshot
+          }),
+        )
       // What is amended while the context opens is owed to the snapshot kept for it.
       snapshots.set(input.errandId, yield* snapshots.read(input.errandId, opening))
       // The folder as it parked (F3). A file that cannot be written back is said, not fatal: the
       // errand's browser is open, and its record still holds the files until the next park.
       // A heal claims the folder its crashed context left aside (K3): the same files, moved.
-      yield* (input.source === 'parked' ? unpackFiles(runtime, contextId!, files) : claimAsideFiles(runtime, input.errandId, contextId!)).pipe(
-        Effect.catchAll((e) => Effect.sync(() => health.add({ at: now, level: 'warning', text: words.filesLost(e.message), conversationId: input.conversationId }))),
+      yield* (
+        input.source === 'parked'
+          ? unpackFiles(runtime, contextId!, files)
+          : claimAsideFiles(runtime, input.errandId, contextId!)
+      ).pipe(
+        Effect.catchAll((e) =>
+          Effect.sync(() =>
+            health.add({
+              at: now,
+              level: 'warning',
+              text: words.filesLost(e.message),
+              conversationId: input.conversationId,
+            }),
+          ),
+        ),
       )
       // A resumed errand keeps its sealed record until it is parked again (overwritten) or closed
       // (removed): the open context lives only in this process, and an engine killed after the
       // resume would otherwise lose an errand that was safely set aside (issue #9; the kill test
       // in test/faults/engine-kill.test.ts). After such a kill it comes back as last sealed.
-      if (input.source === 'snapshot') health.add({ at: now, level: 'info', text: words.healed, conversationId: input.conversationId })
+      if (input.source === 'snapshot')
+        health.add({ at: now, level: 'info', text: words.healed, conversationId: input.conversationId })
       return { contextId: contextId!, lentSites: [...lentSites].sort() } satisfies OpenedContext
     })
 
   /** A fresh snapshot of the context, with what was amended while it was read. */
   const readSnapshot = (errandId: string, contextId: ContextId) =>
-    snapshots.read(errandId, Effect.zipWith(runtime.snapshot(contextId), Clock.currentTimeMillis, (taken, takenAt): Snapshot => ({ ...taken, takenAt })))
+    snapshots.read(
+      errandId,
+      Effect.zipWith(
+        runtime.snapshot(contextId),
+        Clock.currentTimeMillis,
+        (taken, takenAt): Snapshot => ({ ...taken, takenAt }),
+      ),
+    )
 
   const takeSnapshot = (input: EffectInput) =>
     Effect.gen(function* () {
@@ -137,13 +181,30 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         // keeps the errand open (the in-memory snapshot still heals a crash here), and health
         // says so: a peer would reopen it as last sealed.
         const now = yield* Clock.currentTimeMillis
-        yield* store.put({
-          errandId: input.errandId, conversationId: input.conversationId, kind: input.kind, reason: input.reason,
-          lentSites: input.lentSites, snapshot, parkedAt: snapshot.takenAt, ...sealedProxy(input.errandId),
-        }).pipe(
-          Effect.tapError((e) => Effect.sync(() => health.add({ at: now, level: 'warning', text: words.sealFailed(e.reason), conversationId: input.conversationId }))),
-          Effect.ignore,
-        )
+        yield* store
+          .put({
+            errandId: input.errandId,
+            conversationId: input.conversationId,
+            kind: input.kind,
+            reason: input.reason,
+            lentSites: input.lentSites,
+            snapshot,
+            parkedAt: snapshot.takenAt,
+            ...sealedProxy(input.errandId),
+          })
+          .pipe(
+            Effect.tapError((e) =>
+              Effect.sync(() =>
+                health.add({
+                  at: now,
+                  level: 'warning',
+                  text: words.sealFailed(e.reason),
+                  conversationId: input.conversationId,
+                }),
+              ),
+            ),
+            Effect.ignore,
+          )
       }
       return { takenAt: snapshot.takenAt } satisfies SnapshotTaken
     })
@@ -153,20 +214,24 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       const now = yield* Clock.currentTimeMillis
       // A fresh snapshot when the context is alive; the last one when it crashed meanwhile.
       const fresh =
-        input.contextId === null
-          ? Option.none()
-          : yield* Effect.option(readSnapshot(input.errandId, input.contextId))
+        input.contextId === null ? Option.none() : yield* Effect.option(readSnapshot(input.errandId, input.contextId))
       if (Option.isNone(fresh)) yield* snapshots.arrived(input.errandId)
       const snapshot: Snapshot = Option.isSome(fresh)
         ? { ...fresh.value, takenAt: now }
         : (snapshots.get(input.errandId) ?? { storage: emptyStorage, tabs: [], takenAt: now })
       // Its files folder, sealed with it (F3); a crashed context's, set aside for a heal that
       // does not come now, likewise (K3) — then dropped below.
-      const lost = (why: string) => health.add({ at: now, level: 'warning', text: words.filesLost(why), conversationId: input.conversationId })
-      const { files, left } = yield* (Option.isSome(fresh) && input.contextId !== null ? packFiles(runtime, input.contextId) : packAsideFiles(runtime, input.errandId)).pipe(
-        Effect.catchAll((e) => Effect.sync(() => (lost(e.message), { files: undefined, left: [] }))),
-      )
-      if (left.length > 0) lost(`${left.length} of them did not fit the ${MAX_PARKED_FILES_BYTES / 1024 / 1024} MiB a set-aside task keeps: ${left.slice(0, 5).join(', ')}`)
+      const lost = (why: string) =>
+        health.add({ at: now, level: 'warning', text: words.filesLost(why), conversationId: input.conversationId })
+      const { files, left } = yield* (
+        Option.isSome(fresh) && input.contextId !== null
+          ? packFiles(runtime, input.contextId)
+          : packAsideFiles(runtime, input.errandId)
+      ).pipe(Effect.catchAll((e) => Effect.sync(() => (lost(e.message), { files: undefined, left: [] }))))
+      if (left.length > 0)
+        lost(
+          `${left.length} of them did not fit the ${MAX_PARKED_FILES_BYTES / 1024 / 1024} MiB a set-aside task keeps: ${left.slice(0, 5).join(', ')}`,
+        )
       const record: ParkedRecord = {
         errandId: input.errandId,
         conversationId: input.conversationId,
@@ -178,11 +243,20 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         ...sealedProxy(input.errandId),
         ...(files === undefined ? {} : { files }),
       }
-      yield* store.put(record).pipe(
-        Effect.tapError((e) =>
-          Effect.sync(() => health.add({ at: now, level: 'warning', text: words.parkFailed(e.reason), conversationId: input.conversationId })),
-        ),
-      )
+      yield* store
+        .put(record)
+        .pipe(
+          Effect.tapError((e) =>
+            Effect.sync(() =>
+              health.add({
+                at: now,
+                level: 'warning',
+                text: words.parkFailed(e.reason),
+                conversationId: input.conversationId,
+              }),
+            ),
+          ),
+        )
       if (input.contextId !== null) yield* runtime.closeContext(input.contextId)
       // A parked errand holds no browser and no copy in memory: the sealed record is the truth.
       // Nor a crashed context's folder kept aside for a heal that will not come (K3): sealed above.
@@ -207,8 +281,12 @@ export const makeErrandEffects = (deps: EffectDeps) => {
   const rt = deps.effectRuntime
   return {
     openContext: fromPromise<OpenedContext, EffectInput>(({ input, signal }) => runFor(rt, openContext(input), signal)),
-    restoreSnapshot: fromPromise<OpenedContext, RestoreInput>(({ input, signal }) => runFor(rt, restoreSnapshot(input), signal)),
-    takeSnapshot: fromPromise<SnapshotTaken, EffectInput>(({ input, signal }) => runFor(rt, takeSnapshot(input), signal)),
+    restoreSnapshot: fromPromise<OpenedContext, RestoreInput>(({ input, signal }) =>
+      runFor(rt, restoreSnapshot(input), signal),
+    ),
+    takeSnapshot: fromPromise<SnapshotTaken, EffectInput>(({ input, signal }) =>
+      runFor(rt, takeSnapshot(input), signal),
+    ),
     sealAndPark: fromPromise<Parked, ParkInput>(({ input, signal }) => runFor(rt, sealAndPark(input), signal)),
     closeContext: fromPromise<void, EffectInput>(({ input, signal }) => runFor(rt, closeContext(input), signal)),
   }

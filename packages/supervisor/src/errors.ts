@@ -70,7 +70,8 @@ export class PersonDriving extends Schema.TaggedError<PersonDriving>()('PersonDr
     return new PersonDriving({
       reason: 'person-driving',
       conversationId,
-      message: 'A person is using this browser; wait for them to hand it back (ask for help — POST /v1/session/help or browser_request_help — to wait for the hand-back), then try again.',
+      message:
+        'A person is using this browser; wait for them to hand it back (ask for help — POST /v1/session/help or browser_request_help — to wait for the hand-back), then try again.',
     })
   }
 }

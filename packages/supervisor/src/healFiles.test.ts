@@ -12,7 +12,6 @@ const REPORT = new TextEncoder().encode('%PDF-1.4 a report')
 const NOTE = new TextEncoder().encode('a staged note')
 const options = { maxHeals: 3, healBackoffMs: 1_000, healWindowMs: 60_000 }
 
-
 /** Task `id` opened with a download and a staged file in its folder: its context and folder. */
 const withFiles = (id: string) =>
   Effect.gen(function* () {
@@ -24,22 +23,24 @@ const withFiles = (id: string) =>
   })
 
 describe("a crashed errand's files (K3, F3)", () => {
-  it.scoped('a renderer crash sets the folder aside; the heal claims it: the same files in the new context, nothing left aside', () =>
-    Effect.gen(function* () {
-      const { supervisor, memory } = yield* services
-      const { contextId, before } = yield* withFiles('a')
-      memory.crashContext(contextId, true)
-      expect((yield* supervisor.view('a')).detail).toBe('healing.waiting')
-      expect(memory.files.asideCount('a')).toBe(1)
-      yield* supervisor.use('a', () => Effect.void)
-      const healed = supervisor.contextOf('a')!
-      expect(healed).not.toBe(contextId)
-      expect(yield* folderOf(healed)).toEqual(before)
-      expect(memory.files.asideCount()).toBe(0)
-    }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, options))),
+  it.scoped(
+    'a renderer crash sets the folder aside; the heal claims it: the same files in the new context, nothing left aside',
+    () =>
+      Effect.gen(function* () {
+        const { supervisor, memory } = yield* services
+        const { contextId, before } = yield* withFiles('a')
+        memory.crashContext(contextId, true)
+        expect((yield* supervisor.view('a')).detail).toBe('healing.waiting')
+        expect(memory.files.asideCount('a')).toBe(1)
+        yield* supervisor.use('a', () => Effect.void)
+        const healed = supervisor.contextOf('a')!
+        expect(healed).not.toBe(contextId)
+        expect(yield* folderOf(healed)).toEqual(before)
+        expect(memory.files.asideCount()).toBe(0)
+      }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, options))),
   )
 
-  it.scoped('a whole-browser crash: every errand heals with its own files, none with another\'s', () =>
+  it.scoped("a whole-browser crash: every errand heals with its own files, none with another's", () =>
     Effect.gen(function* () {
       const { supervisor, memory } = yield* services
       const a = yield* withFiles('a')
@@ -82,18 +83,22 @@ describe("a crashed errand's files (K3, F3)", () => {
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, options))),
   )
 
-  it.scoped('healing gives up (no heals left): the errand parks with the files aside sealed in its record, the folder is dropped, and a resume brings them back', () =>
-    Effect.gen(function* () {
-      const { supervisor, memory } = yield* services
-      const { contextId, before } = yield* withFiles('a')
-      memory.crashContext(contextId, true)
-      yield* supervisor.settle
-      expect(yield* supervisor.view('a')).toMatchObject({ state: 'parked' })
-      expect(memory.files.asideCount()).toBe(0)
-      expect(Option.map(yield* (yield* SealedStore).get('a'), (r) => r.files?.map((f) => f.name))).toEqual(Option.some(['a.pdf', 'note.txt']))
-      const back = yield* supervisor.resume('a')
-      expect(yield* folderOf(back.contextId)).toEqual(before)
-    }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, { ...options, maxHeals: 0 }))),
+  it.scoped(
+    'healing gives up (no heals left): the errand parks with the files aside sealed in its record, the folder is dropped, and a resume brings them back',
+    () =>
+      Effect.gen(function* () {
+        const { supervisor, memory } = yield* services
+        const { contextId, before } = yield* withFiles('a')
+        memory.crashContext(contextId, true)
+        yield* supervisor.settle
+        expect(yield* supervisor.view('a')).toMatchObject({ state: 'parked' })
+        expect(memory.files.asideCount()).toBe(0)
+        expect(Option.map(yield* (yield* SealedStore).get('a'), (r) => r.files?.map((f) => f.name))).toEqual(
+          Option.some(['a.pdf', 'note.txt']),
+        )
+        const back = yield* supervisor.resume('a')
+        expect(yield* folderOf(back.contextId)).toEqual(before)
+      }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, { ...options, maxHeals: 0 }))),
   )
 
   it.scoped('a shutdown while an errand waits for its heal seals its files aside too', () =>
@@ -104,7 +109,9 @@ describe("a crashed errand's files (K3, F3)", () => {
       expect((yield* supervisor.view('a')).detail).toBe('healing.waiting')
       yield* supervisor.shutdown
       expect(memory.files.asideCount()).toBe(0)
-      expect(Option.map(yield* (yield* SealedStore).get('a'), (r) => r.files?.map((f) => f.name))).toEqual(Option.some(['a.pdf', 'note.txt']))
+      expect(Option.map(yield* (yield* SealedStore).get('a'), (r) => r.files?.map((f) => f.name))).toEqual(
+        Option.some(['a.pdf', 'note.txt']),
+      )
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 2 }, options))),
   )
 })

@@ -20,11 +20,15 @@ describe('inspection (V3)', () => {
       yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
       const actors = received.filter((e) => e.type === '@xstate.actor').map((e) => e.sessionId)
       expect(actors.length).toBeGreaterThan(0)
-      const snapshots = received.filter((e) => e.type === '@xstate.snapshot') as Array<Extract<StatelyInspectionEvent, { type: '@xstate.snapshot' }>>
+      const snapshots = received.filter((e) => e.type === '@xstate.snapshot') as Array<
+        Extract<StatelyInspectionEvent, { type: '@xstate.snapshot' }>
+      >
       expect(snapshots.map((e) => JSON.stringify((e.snapshot as unknown as { value: unknown }).value))).toEqual(
         expect.arrayContaining(['"seeding"', '"parking"', '"parked"']),
       )
-      const events = received.filter((e) => e.type === '@xstate.event').map((e) => (e as { event: { type: string } }).event.type)
+      const events = received
+        .filter((e) => e.type === '@xstate.event')
+        .map((e) => (e as { event: { type: string } }).event.type)
       expect(events).toEqual(expect.arrayContaining(['page.loaded', 'task.changed']))
       // L7: what the inspector sees never holds a cookie or storage value, nor a URL.
       const all = JSON.stringify(received)
@@ -34,26 +38,38 @@ describe('inspection (V3)', () => {
     }).pipe(Effect.provide(testSupervisor({}, { inspect: inspector.inspect }))),
   )
 
-  it.scoped('the inspector shows an errand driven by a person and one waiting for the person: the regions in the snapshots, the asks in the context (P1, P3, P4)', () =>
-    Effect.gen(function* () {
-      const { supervisor } = yield* services
-      yield* supervisor.open({ id: 'task-2', kind: 'task' })
-      yield* supervisor.asked('task-2', { id: 'q7', ask: 'sign-in', site: 'shop.example' })
-      yield* supervisor.takeWheel('task-2')
-      type Shown = { value?: { active?: Record<string, string> }; context: { asks: unknown; wheel: string } }
-      // The errand actor's snapshots while active (its effects are actors too, with snapshots of their own).
-      const snapshots = () => inspected.flatMap((e) => (e.type === '@xstate.snapshot' && (e.snapshot as unknown as Shown).value?.active !== undefined ? [e.snapshot as unknown as Shown] : []))
-      // The inspector hands events over on an idle callback: wait (bounded) for the person's snapshot.
-      yield* Effect.promise(async () => {
-        for (const end = Date.now() + 10_000; Date.now() < end && !snapshots().some((x) => x.value?.active?.['wheel'] === 'person');) await new Promise((r) => setTimeout(r, 10))
-      })
-      const seen = [...inspected]
-      const last = snapshots()[snapshots().length - 1]!
-      expect(last.value?.active).toMatchObject({ asking: 'waiting', wheel: 'person' })
-      expect(last.context).toMatchObject({ asks: [{ id: 'q7', ask: 'sign-in' }], wheel: 'person' })
-      const events = seen.filter((e) => e.type === '@xstate.event').map((e) => (e as { event: { type: string } }).event.type)
-      expect(events).toEqual(expect.arrayContaining(['person.asked', 'wheel.taken']))
-    }).pipe(Effect.provide(testSupervisor({}, { inspect: waitingInspector.inspect }))),
+  it.scoped(
+    'the inspector shows an errand driven by a person and one waiting for the person: the regions in the snapshots, the asks in the context (P1, P3, P4)',
+    () =>
+      Effect.gen(function* () {
+        const { supervisor } = yield* services
+        yield* supervisor.open({ id: 'task-2', kind: 'task' })
+        yield* supervisor.asked('task-2', { id: 'q7', ask: 'sign-in', site: 'shop.example' })
+        yield* supervisor.takeWheel('task-2')
+        type Shown = { value?: { active?: Record<string, string> }; context: { asks: unknown; wheel: string } }
+        // The errand actor's snapshots while active (its effects are actors too, with snapshots of their own).
+        const snapshots = () =>
+          inspected.flatMap((e) =>
+            e.type === '@xstate.snapshot' && (e.snapshot as unknown as Shown).value?.active !== undefined
+              ? [e.snapshot as unknown as Shown]
+              : [],
+          )
+        // The inspector hands events over on an idle callback: wait (bounded) for the person's snapshot.
+        yield* Effect.promise(async () => {
+          for (
+            const end = Date.now() + 10_000;
+            Date.now() < end && !snapshots().some((x) => x.value?.active?.['wheel'] === 'person');
+          )
+            await new Promise((r) => setTimeout(r, 10))
+        })
+        const seen = [...inspected]
+        const last = snapshots()[snapshots().length - 1]!
+        expect(last.value?.active).toMatchObject({ asking: 'waiting', wheel: 'person' })
+        expect(last.context).toMatchObject({ asks: [{ id: 'q7', ask: 'sign-in' }], wheel: 'person' })
+        const events = seen
+          .filter((e) => e.type === '@xstate.event')
+          .map((e) => (e as { event: { type: string } }).event.type)
+        expect(events).toEqual(expect.arrayContaining(['person.asked', 'wheel.taken']))
+      }).pipe(Effect.provide(testSupervisor({}, { inspect: waitingInspector.inspect }))),
   )
 })
-

@@ -85,7 +85,19 @@ export const STATELY_VIEWER = 'https://stately.ai/inspect'
 // ---- L7: what leaves the process ----
 
 /** Field names whose values are never shown: they would hold cookies, storage or tabs (with URLs). */
-const SECRET_FIELDS = new Set(['cookies', 'cookie', 'storage', 'storageState', 'localStorage', 'sessionStorage', 'origins', 'tabs', 'headers', 'token', 'password'])
+const SECRET_FIELDS = new Set([
+  'cookies',
+  'cookie',
+  'storage',
+  'storageState',
+  'localStorage',
+  'sessionStorage',
+  'origins',
+  'tabs',
+  'headers',
+  'token',
+  'password',
+])
 /** `scheme://…` up to a quote, a backslash (JSON escapes stay intact), a space or an angle bracket. */
 const URL_PATTERN = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>\\]*/gi
 const MAX_DEPTH = 12
@@ -125,9 +137,8 @@ const toPlain = (value: unknown, depth: number, ancestors: Set<object>): unknown
     if (Array.isArray(value)) return value.map((v) => toPlain(v, depth + 1, ancestors) ?? null)
     if (value instanceof Set) return [...value].map((v) => toPlain(v, depth + 1, ancestors) ?? null)
     const out: Record<string, unknown> = {}
-    const entries: Array<[string, unknown]> = value instanceof Map
-      ? [...value.entries()].map(([k, v]) => [String(k), v])
-      : Object.entries(value)
+    const entries: Array<[string, unknown]> =
+      value instanceof Map ? [...value.entries()].map(([k, v]) => [String(k), v]) : Object.entries(value)
     if (value instanceof Error) {
       out['name'] = value.name
       out['message'] = redactText(value.message)
@@ -173,13 +184,17 @@ const isAlive = (ref: ActorRefLike) => (ref.getSnapshot() as { status?: string }
  * @example
  * const inspector = yield* makeInspectorSwitch({ open: () => openInspectorRelay({ port: 0 }) })
  */
-export const makeInspectorSwitch = (options: InspectorSwitchOptions): Effect.Effect<InspectorSwitchShape, never, Scope.Scope> =>
+export const makeInspectorSwitch = (
+  options: InspectorSwitchOptions,
+): Effect.Effect<InspectorSwitchShape, never, Scope.Scope> =>
   Effect.gen(function* () {
     const log = options.log ?? (() => undefined)
     const viewer = options.viewer ?? STATELY_VIEWER
     /** Every actor the supervisor's errands started and that may still be alive, in start order (parents first). */
     const actors = new Map<string, ActorRefLike>()
-    let live: { readonly inspector: ReturnType<typeof createInspector<InspectorAdapter>>; readonly outlet: InspectorOutlet } | undefined
+    let live:
+      | { readonly inspector: ReturnType<typeof createInspector<InspectorAdapter>>; readonly outlet: InspectorOutlet }
+      | undefined
     let lastError: string | null = null
     let pruneAt = 64
     const lock = yield* Effect.makeSemaphore(1)
@@ -211,9 +226,10 @@ export const makeInspectorSwitch = (options: InspectorSwitchOptions): Effect.Eff
         events: outlet?.events ?? null,
         viewer: outlet?.viewer ?? viewer,
         actors: actors.size,
-        how: outlet !== undefined
-          ? `Open ${outlet.url} in a browser: the Stately inspector there shows every errand actor, its state, context and events, live. Any Stately inspector client can also read ${outlet.events}.`
-          : 'The inspector is off. Switch it on (ERRANDS_INSPECT=on at start, or PUT /v1/person/inspector with {"on":true} on the host), then open the page it names.',
+        how:
+          outlet !== undefined
+            ? `Open ${outlet.url} in a browser: the Stately inspector there shows every errand actor, its state, context and events, live. Any Stately inspector client can also read ${outlet.events}.`
+            : 'The inspector is off. Switch it on (ERRANDS_INSPECT=on at start, or PUT /v1/person/inspector with {"on":true} on the host), then open the page it names.',
         network: `The page and the event stream are local (127.0.0.1 only, switched off by default). The viewer inside the page is the Stately inspector web app, loaded from ${outlet?.viewer ?? viewer}: it needs internet access, and the errands' states are handed to it inside your browser. Offline, the events still reach local WebSocket clients, but the page shows no chart.`,
         error: lastError,
       }
@@ -223,13 +239,21 @@ export const makeInspectorSwitch = (options: InspectorSwitchOptions): Effect.Eff
       if (live !== undefined) return
       const outlet = yield* Effect.tryPromise({
         try: () => options.open(),
-        catch: (e) => e instanceof InspectorUnavailable
-          ? e
-          : new InspectorUnavailable({ reason: 'open-failed', message: `The inspector could not be opened: ${redactText(e instanceof Error ? e.message : String(e))}` }),
-      }).pipe(Effect.tapError((e) => Effect.sync(() => {
-        lastError = e.message
-        log(`errands inspector: not switched on — ${e.message}`)
-      })))
+        catch: (e) =>
+          e instanceof InspectorUnavailable
+            ? e
+            : new InspectorUnavailable({
+                reason: 'open-failed',
+                message: `The inspector could not be opened: ${redactText(e instanceof Error ? e.message : String(e))}`,
+              }),
+      }).pipe(
+        Effect.tapError((e) =>
+          Effect.sync(() => {
+            lastError = e.message
+            log(`errands inspector: not switched on — ${e.message}`)
+          }),
+        ),
+      )
       const inspector = createInspector(outlet.adapter, { serialize: redactInspection })
       inspector.start()
       live = { inspector, outlet }
@@ -237,7 +261,8 @@ export const makeInspectorSwitch = (options: InspectorSwitchOptions): Effect.Eff
       // Actors started while the switch was off are shown as they are now (registration with
       // their current snapshot); what they did meanwhile was never recorded and is not shown.
       prune()
-      for (const ref of actors.values()) inspector.inspect.next?.({ type: '@xstate.actor', actorRef: ref, rootId: rootOf(ref).sessionId })
+      for (const ref of actors.values())
+        inspector.inspect.next?.({ type: '@xstate.actor', actorRef: ref, rootId: rootOf(ref).sessionId })
       log(`errands inspector: on — open ${outlet.url}`)
     })
 
@@ -264,7 +289,10 @@ export const makeInspectorSwitch = (options: InspectorSwitchOptions): Effect.Eff
  * const inspector = yield* InspectorSwitch
  * yield* inspector.set(true)
  */
-export class InspectorSwitch extends Context.Tag('@errands/supervisor/InspectorSwitch')<InspectorSwitch, InspectorSwitchShape>() {
+export class InspectorSwitch extends Context.Tag('@errands/supervisor/InspectorSwitch')<
+  InspectorSwitch,
+  InspectorSwitchShape
+>() {
   /**
    * The switch as a scoped layer (off when the layer is released).
    *

@@ -25,7 +25,14 @@
  * outlet.url // 'http://127.0.0.1:7778/'
  */
 import {
-  checkHost, checkMethod, checkOrigin, nodeHeaders, NotFound, refuseUpgrade, sendError, UpgradeRefused,
+  checkHost,
+  checkMethod,
+  checkOrigin,
+  nodeHeaders,
+  NotFound,
+  refuseUpgrade,
+  sendError,
+  UpgradeRefused,
 } from '@errands/edge'
 import type { StatelyInspectionEvent } from '@statelyai/inspect'
 import { randomBytes } from 'node:crypto'
@@ -108,9 +115,13 @@ export const openInspectorRelay = async (options: InspectorRelayOptions): Promis
     const base = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' }
     const headers = nodeHeaders(req.headers)
     const path = req.url ?? '/'
-    const refusal = checkHost(headers, { port }) ?? checkOrigin(headers, { port }, { fetchSite: false })
-      ?? (path !== '/' ? new NotFound({ reason: 'no-route', message: 'The inspector relay serves its page at / only.' }) : undefined)
-      ?? checkMethod(req.method ?? 'GET', ['GET'], path)
+    const refusal =
+      checkHost(headers, { port }) ??
+      checkOrigin(headers, { port }, { fetchSite: false }) ??
+      (path !== '/'
+        ? new NotFound({ reason: 'no-route', message: 'The inspector relay serves its page at / only.' })
+        : undefined) ??
+      checkMethod(req.method ?? 'GET', ['GET'], path)
     if (refusal) {
       sendError(res, refusal)
       return
@@ -128,8 +139,12 @@ export const openInspectorRelay = async (options: InspectorRelayOptions): Promis
   server.on('upgrade', (req, socket: Duplex, head) => {
     const headers = nodeHeaders(req.headers)
     // A browser sends an Origin with every WebSocket: only the relay's own page may read.
-    const refusal = checkHost(headers, { port }) ?? checkOrigin(headers, { port })
-      ?? ((req.url ?? '/') !== '/' ? new UpgradeRefused({ reason: 'no-websocket', message: 'The inspector relay\'s WebSocket is at / only.' }) : undefined)
+    const refusal =
+      checkHost(headers, { port }) ??
+      checkOrigin(headers, { port }) ??
+      ((req.url ?? '/') !== '/'
+        ? new UpgradeRefused({ reason: 'no-websocket', message: "The inspector relay's WebSocket is at / only." })
+        : undefined)
     if (refusal) return refuseUpgrade(socket, refusal)
     wss.handleUpgrade(req, socket, head, (ws) => {
       const inRecent = new Set(recent.map((r) => r.sessionId))
@@ -143,12 +158,15 @@ export const openInspectorRelay = async (options: InspectorRelayOptions): Promis
 
   port = await new Promise<number>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) =>
-      reject(new InspectorUnavailable({
-        reason: error.code === 'EADDRINUSE' ? 'port-in-use' : 'open-failed',
-        message: error.code === 'EADDRINUSE'
-          ? `Port ${options.port} on 127.0.0.1 is in use; set ERRANDS_INSPECT_PORT to a free port (and restart), or stop what holds it.`
-          : `The inspector could not listen on 127.0.0.1:${options.port} (${error.code ?? error.message}).`,
-      }))
+      reject(
+        new InspectorUnavailable({
+          reason: error.code === 'EADDRINUSE' ? 'port-in-use' : 'open-failed',
+          message:
+            error.code === 'EADDRINUSE'
+              ? `Port ${options.port} on 127.0.0.1 is in use; set ERRANDS_INSPECT_PORT to a free port (and restart), or stop what holds it.`
+              : `The inspector could not listen on 127.0.0.1:${options.port} (${error.code ?? error.message}).`,
+        }),
+      )
     server.once('error', onError)
     server.listen(options.port, '127.0.0.1', () => {
       server.off('error', onError)

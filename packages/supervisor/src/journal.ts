@@ -24,12 +24,60 @@ export type JournalSettings = typeof JournalSettings.Type
 /** One journal line: the settings header or one input (see {@link JournalEntry}). */
 export const JournalLine = Schema.Union(
   JournalSettings,
-  Schema.Struct({ t: T, op: Schema.Literal('open'), conversation: Schema.Struct({ id: Id, kind: Schema.Literal('task', 'chat'), helper: Schema.optional(Schema.Boolean), parent: Schema.optional(Id) }) }),
-  Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('drive', 'undrive', 'watch', 'unwatch', 'chat.deleted', 'park', 'resume', 'release', 'page.loaded', 'context.crashed', 'wheel.take', 'wheel.handback') })),
-  Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('task'), status: Schema.Literal('running', 'done', 'unverified', 'stopped', 'interrupted', 'failed') })),
+  Schema.Struct({
+    t: T,
+    op: Schema.Literal('open'),
+    conversation: Schema.Struct({
+      id: Id,
+      kind: Schema.Literal('task', 'chat'),
+      helper: Schema.optional(Schema.Boolean),
+      parent: Schema.optional(Id),
+    }),
+  }),
+  Schema.extend(
+    ConversationId,
+    Schema.Struct({
+      op: Schema.Literal(
+        'drive',
+        'undrive',
+        'watch',
+        'unwatch',
+        'chat.deleted',
+        'park',
+        'resume',
+        'release',
+        'page.loaded',
+        'context.crashed',
+        'wheel.take',
+        'wheel.handback',
+      ),
+    }),
+  ),
+  Schema.extend(
+    ConversationId,
+    Schema.Struct({
+      op: Schema.Literal('task'),
+      status: Schema.Literal('running', 'done', 'unverified', 'stopped', 'interrupted', 'failed'),
+    }),
+  ),
   Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('own-browser'), on: Schema.Boolean })),
-  Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('question.asked'), id: Id, ask: Schema.Literal('help', 'sign-in'), site: Schema.optional(Site) })),
-  Schema.extend(ConversationId, Schema.Struct({ op: Schema.Literal('question.answered'), id: Id, outcome: Schema.Literal('allow', 'deny', 'handed-back', 'timeout', 'withdrawn') })),
+  Schema.extend(
+    ConversationId,
+    Schema.Struct({
+      op: Schema.Literal('question.asked'),
+      id: Id,
+      ask: Schema.Literal('help', 'sign-in'),
+      site: Schema.optional(Site),
+    }),
+  ),
+  Schema.extend(
+    ConversationId,
+    Schema.Struct({
+      op: Schema.Literal('question.answered'),
+      id: Id,
+      outcome: Schema.Literal('allow', 'deny', 'handed-back', 'timeout', 'withdrawn'),
+    }),
+  ),
   Schema.Struct({ t: T, op: Schema.Literal('browser.crashed', 'shutdown', 'advance') }),
 )
 export type JournalLine = typeof JournalLine.Type
@@ -59,17 +107,33 @@ export const parseJournal = (text: string): Effect.Effect<ReadonlyArray<JournalL
         catch: () => new JournalError({ reason: 'not-json', line: i + 1, message: `line ${i + 1} is not JSON` }),
       })
       const entry = yield* Schema.decodeUnknown(JournalLine, { onExcessProperty: 'error' })(json).pipe(
-        Effect.mapError((e) => new JournalError({ reason: 'invalid-entry', line: i + 1, message: `line ${i + 1}: ${ParseResult.TreeFormatter.formatErrorSync(e)}` })),
+        Effect.mapError(
+          (e) =>
+            new JournalError({
+              reason: 'invalid-entry',
+              line: i + 1,
+              message: `line ${i + 1}: ${ParseResult.TreeFormatter.formatErrorSync(e)}`,
+            }),
+        ),
       )
       if (out.length === 0 && entry.op !== 'settings') {
-        return yield* new JournalError({ reason: 'no-settings', line: i + 1, message: 'a journal starts with its settings line' })
+        return yield* new JournalError({
+          reason: 'no-settings',
+          line: i + 1,
+          message: 'a journal starts with its settings line',
+        })
       }
       if (out.length > 0 && entry.t < out[out.length - 1]!.t) {
-        return yield* new JournalError({ reason: 'time-goes-back', line: i + 1, message: `line ${i + 1} is earlier than the line before it` })
+        return yield* new JournalError({
+          reason: 'time-goes-back',
+          line: i + 1,
+          message: `line ${i + 1} is earlier than the line before it`,
+        })
       }
       out.push(entry)
     }
-    if (out.length === 0) return yield* new JournalError({ reason: 'no-settings', line: 0, message: 'the journal is empty' })
+    if (out.length === 0)
+      return yield* new JournalError({ reason: 'no-settings', line: 0, message: 'the journal is empty' })
     return out
   })
 
@@ -82,7 +146,13 @@ export const parseJournal = (text: string): Effect.Effect<ReadonlyArray<JournalL
  */
 export const journalRecorder = (settings: SupervisorSettings, startedAt: number) => {
   const lines: JournalLine[] = [
-    { t: startedAt, op: 'settings', maxErrands: settings.maxErrands, idleMs: settings.idleMs, snapshotDebounceMs: settings.snapshotDebounceMs },
+    {
+      t: startedAt,
+      op: 'settings',
+      maxErrands: settings.maxErrands,
+      idleMs: settings.idleMs,
+      snapshotDebounceMs: settings.snapshotDebounceMs,
+    },
   ]
   return {
     record: (entry: JournalEntry) => void lines.push(entry as JournalLine),
@@ -95,30 +165,53 @@ export const journalRecorder = (settings: SupervisorSettings, startedAt: number)
 export const formatTrace = (lines: ReadonlyArray<TraceLine>): string =>
   lines.map((l) => `${l.t}\t${l.conversationId}\t${l.state}`).join('\n') + '\n'
 
-const apply = (supervisor: SupervisorShape, entry: JournalLine, crash: { context: (id: string) => void; browser: () => void }) => {
+const apply = (
+  supervisor: SupervisorShape,
+  entry: JournalLine,
+  crash: { context: (id: string) => void; browser: () => void },
+) => {
   switch (entry.op) {
     case 'settings':
     case 'advance':
       return Effect.void
-    case 'open': return supervisor.open(entry.conversation)
-    case 'drive': return supervisor.drive(entry.conversationId)
-    case 'undrive': return supervisor.undrive(entry.conversationId)
-    case 'watch': return supervisor.watch(entry.conversationId)
-    case 'unwatch': return supervisor.unwatch(entry.conversationId)
-    case 'task': return supervisor.taskChanged(entry.conversationId, entry.status)
-    case 'chat.deleted': return supervisor.chatDeleted(entry.conversationId)
-    case 'own-browser': return supervisor.setOwnBrowser(entry.conversationId, entry.on)
-    case 'park': return supervisor.park(entry.conversationId)
-    case 'resume': return supervisor.resume(entry.conversationId)
-    case 'release': return supervisor.release(entry.conversationId)
-    case 'page.loaded': return supervisor.pageLoaded(entry.conversationId)
-    case 'wheel.take': return supervisor.takeWheel(entry.conversationId)
-    case 'wheel.handback': return supervisor.handBack(entry.conversationId)
-    case 'question.asked': return supervisor.asked(entry.conversationId, { id: entry.id, ask: entry.ask, site: entry.site })
-    case 'question.answered': return supervisor.answered(entry.conversationId, entry.id, entry.outcome)
-    case 'context.crashed': return Effect.sync(() => crash.context(entry.conversationId))
-    case 'browser.crashed': return Effect.sync(crash.browser)
-    case 'shutdown': return supervisor.shutdown
+    case 'open':
+      return supervisor.open(entry.conversation)
+    case 'drive':
+      return supervisor.drive(entry.conversationId)
+    case 'undrive':
+      return supervisor.undrive(entry.conversationId)
+    case 'watch':
+      return supervisor.watch(entry.conversationId)
+    case 'unwatch':
+      return supervisor.unwatch(entry.conversationId)
+    case 'task':
+      return supervisor.taskChanged(entry.conversationId, entry.status)
+    case 'chat.deleted':
+      return supervisor.chatDeleted(entry.conversationId)
+    case 'own-browser':
+      return supervisor.setOwnBrowser(entry.conversationId, entry.on)
+    case 'park':
+      return supervisor.park(entry.conversationId)
+    case 'resume':
+      return supervisor.resume(entry.conversationId)
+    case 'release':
+      return supervisor.release(entry.conversationId)
+    case 'page.loaded':
+      return supervisor.pageLoaded(entry.conversationId)
+    case 'wheel.take':
+      return supervisor.takeWheel(entry.conversationId)
+    case 'wheel.handback':
+      return supervisor.handBack(entry.conversationId)
+    case 'question.asked':
+      return supervisor.asked(entry.conversationId, { id: entry.id, ask: entry.ask, site: entry.site })
+    case 'question.answered':
+      return supervisor.answered(entry.conversationId, entry.id, entry.outcome)
+    case 'context.crashed':
+      return Effect.sync(() => crash.context(entry.conversationId))
+    case 'browser.crashed':
+      return Effect.sync(crash.browser)
+    case 'shutdown':
+      return supervisor.shutdown
   }
 }
 
@@ -137,7 +230,12 @@ export const replay = (journal: ReadonlyArray<JournalLine>): Effect.Effect<Reado
     if (header === undefined || header.op !== 'settings') return []
     yield* TestClock.setTime(header.t)
     const trace: TraceLine[] = []
-    const settings = defaultSettings({ maxErrands: header.maxErrands, idleMs: header.idleMs, snapshotDebounceMs: header.snapshotDebounceMs, dataDir: '/nonexistent' })
+    const settings = defaultSettings({
+      maxErrands: header.maxErrands,
+      idleMs: header.idleMs,
+      snapshotDebounceMs: header.snapshotDebounceMs,
+      dataDir: '/nonexistent',
+    })
     yield* Effect.scoped(
       Effect.gen(function* () {
         const supervisor = yield* makeSupervisor({ settings, trace: (l) => void trace.push(l) })
@@ -156,7 +254,8 @@ export const replay = (journal: ReadonlyArray<JournalLine>): Effect.Effect<Reado
             clock = entry.t
             yield* supervisor.settle
           }
-          const id = 'conversation' in entry ? entry.conversation.id : 'conversationId' in entry ? entry.conversationId : '*'
+          const id =
+            'conversation' in entry ? entry.conversation.id : 'conversationId' in entry ? entry.conversationId : '*'
           yield* Effect.catchAll(apply(supervisor, entry, crash), (e) =>
             Effect.sync(() => void trace.push({ t: clock, conversationId: id, state: `refused(${e._tag})` })),
           )

@@ -60,13 +60,13 @@ export const makeOperations = (core: SupervisorCore, parts: SupervisorParts): Su
           // Taken by the open that opens the errand (the first, or the first after a release);
           // an errand that holds a context, or was told before, keeps its own (setUpstreamProxy changes it).
           const live = entries.get(conversation.id)
-          if (!proxies.has(conversation.id) && (live === undefined || !holdsContext(live))) proxies.set(conversation.id, proxy)
+          if (!proxies.has(conversation.id) && (live === undefined || !holdsContext(live)))
+            proxies.set(conversation.id, proxy)
         }
         const entry = register(plain)
         return isIsolated(entry) ? yield* ensureActive(entry, false) : mainBinding(conversation.id)
       }),
-    use: (conversationId, f) =>
-      Effect.acquireUseRelease(drive(conversationId), f, () => undrive(conversationId)),
+    use: (conversationId, f) => Effect.acquireUseRelease(drive(conversationId), f, () => undrive(conversationId)),
     drive,
     undrive,
     taskChanged: (conversationId, status) =>
@@ -96,12 +96,17 @@ export const makeOperations = (core: SupervisorCore, parts: SupervisorParts): Su
       Effect.gen(function* () {
         const entry = yield* entryOf(conversationId)
         if (entry.conversation.kind === 'task') {
-          return yield* new InvalidRequest({ reason: 'tasks-always-isolated', message: 'Tasks and helpers always browse in a context of their own; only a chat can be toggled.' })
+          return yield* new InvalidRequest({
+            reason: 'tasks-always-isolated',
+            message: 'Tasks and helpers always browse in a context of their own; only a chat can be toggled.',
+          })
         }
         journal({ t: now(), op: 'own-browser', conversationId, on })
         if (on && !entry.ownBrowser) {
           entry.ownBrowser = true
-          yield* ensureActive(entry, false).pipe(Effect.tapError(() => Effect.sync(() => void (entry.ownBrowser = false))))
+          yield* ensureActive(entry, false).pipe(
+            Effect.tapError(() => Effect.sync(() => void (entry.ownBrowser = false))),
+          )
         } else if (!on && entry.ownBrowser) {
           entry.ownBrowser = false
           yield* closeEntry(entry)
@@ -158,7 +163,9 @@ export const makeOperations = (core: SupervisorCore, parts: SupervisorParts): Su
         const contextId = supervisor.contextOf(conversationId)
         // The tabs carry the lent sites too (E6); a context that just closed has no label to change.
         if (contextId !== undefined) {
-          yield* Effect.ignore(runtime.setLabel(contextId, { reason: entry.actor!.getSnapshot().context.reason, lentSites: sorted }))
+          yield* Effect.ignore(
+            runtime.setLabel(contextId, { reason: entry.actor!.getSnapshot().context.reason, lentSites: sorted }),
+          )
         }
       }),
     pageLoaded: (conversationId) =>
@@ -191,21 +198,30 @@ export const makeOperations = (core: SupervisorCore, parts: SupervisorParts): Su
     settle,
     contextOf: (conversationId) => {
       const snapshot = entries.get(conversationId)?.actor?.getSnapshot()
-      return snapshot?.status === 'active' && snapshot.matches('active') ? (snapshot.context.contextId ?? undefined) : undefined
+      return snapshot?.status === 'active' && snapshot.matches('active')
+        ? (snapshot.context.contextId ?? undefined)
+        : undefined
     },
     setUpstreamProxy: (conversationId, proxy) =>
       Effect.gen(function* () {
         const entry = yield* entryOf(conversationId)
         const checked = proxy === undefined ? undefined : yield* checkedProxy(proxy)
         if (!isIsolated(entry)) {
-          return yield* new InvalidRequest({ reason: 'invalid-input', message: "A chat on the person's own browser has no egress lane of its own; give it a browser of its own first." })
+          return yield* new InvalidRequest({
+            reason: 'invalid-input',
+            message:
+              "A chat on the person's own browser has no egress lane of its own; give it a browser of its own first.",
+          })
         }
         proxies.set(conversationId, checked)
         const contextId = supervisor.contextOf(conversationId)
         if (contextId === undefined) return
         const unsupported = (message: string) => new InvalidRequest({ reason: 'invalid-upstream-proxy', message })
-        if (runtime.setUpstreamProxy === undefined) return yield* unsupported(`The ${runtime.kind} browser cannot chain an errand through a proxy.`)
-        yield* runtime.setUpstreamProxy(contextId, checked).pipe(Effect.catchTag('InvalidUpstreamProxy', (e) => Effect.fail(unsupported(e.message))))
+        if (runtime.setUpstreamProxy === undefined)
+          return yield* unsupported(`The ${runtime.kind} browser cannot chain an errand through a proxy.`)
+        yield* runtime
+          .setUpstreamProxy(contextId, checked)
+          .pipe(Effect.catchTag('InvalidUpstreamProxy', (e) => Effect.fail(unsupported(e.message))))
       }),
     adopt: (conversationId) =>
       Effect.gen(function* () {
@@ -214,7 +230,8 @@ export const makeOperations = (core: SupervisorCore, parts: SupervisorParts): Su
         const snapshot = entry.actor?.getSnapshot()
         const parkedHere = snapshot?.status === 'active' && snapshot.matches('parked')
         // An unreadable record is the resume's to report; only a record that is gone is news.
-        const gone = parkedHere && (yield* Effect.orElseSucceed(Effect.map(store.get(conversationId), Option.isNone), () => false))
+        const gone =
+          parkedHere && (yield* Effect.orElseSucceed(Effect.map(store.get(conversationId), Option.isNone), () => false))
         if (gone) {
           // Parked here once, then resumed and closed by another process: nothing is left to resume.
           entry.actor?.stop()

@@ -9,7 +9,6 @@ const task = (id: string) => ({ id, kind: 'task' as const })
 const REPORT = new TextEncoder().encode('%PDF-1.4 a report')
 const NOTE = new TextEncoder().encode('a staged note')
 
-
 /** Task `a` opened, `name` downloaded into its folder, then parked (interrupted): its store and runtime. */
 const parkedWith = (name: string) =>
   Effect.gen(function* () {
@@ -23,7 +22,7 @@ const parkedWith = (name: string) =>
 
 // F3 (issue #25): the supervisor packs an errand's folder into its sealed record when it parks,
 // puts it back when it resumes, and drops it with the record when the task ends (E3).
-describe('an errand\'s files across a park (F3, E3)', () => {
+describe("an errand's files across a park (F3, E3)", () => {
   it.scoped('park seals the folder into the record; resume puts it back the same, under a new context', () =>
     Effect.gen(function* () {
       const { supervisor, memory } = yield* services
@@ -108,7 +107,10 @@ describe('an errand\'s files across a park (F3, E3)', () => {
       expect(packed.left).toEqual(['big.bin'])
       const b = yield* supervisor.open(task('b'))
       yield* Effect.orDie(unpackFiles(memory, b.contextId, packed.files))
-      expect((yield* folderOf(b.contextId)).map((f) => [f.name, f.bytes.length])).toEqual([['small.txt', 10], ['tiny.txt', 5]])
+      expect((yield* folderOf(b.contextId)).map((f) => [f.name, f.bytes.length])).toEqual([
+        ['small.txt', 10],
+        ['tiny.txt', 5],
+      ])
     }).pipe(Effect.provide(testSupervisor())),
   )
 })

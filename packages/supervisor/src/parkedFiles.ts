@@ -50,12 +50,22 @@ export const packAsideFiles = (runtime: RuntimeShape, errandId: string, maxBytes
 
 const sealedForm = (read: Effect.Effect<PackedFolder, ContextError>) =>
   read.pipe(
-    Effect.map(({ files, left }): Packed => ({
-      files: files.length === 0
-        ? undefined
-        : files.map((f) => ({ name: f.name, type: f.type, at: f.at, source: f.source, origin: f.origin, data: Buffer.from(f.bytes).toString('base64') })),
-      left,
-    })),
+    Effect.map(
+      ({ files, left }): Packed => ({
+        files:
+          files.length === 0
+            ? undefined
+            : files.map((f) => ({
+                name: f.name,
+                type: f.type,
+                at: f.at,
+                source: f.source,
+                origin: f.origin,
+                data: Buffer.from(f.bytes).toString('base64'),
+              })),
+        left,
+      }),
+    ),
     // A context with no folder (the runtime says `invalid`) has nothing to park.
     Effect.catchTag('RuntimeError', (e) => (e.reason === 'invalid' ? Effect.succeed(none) : Effect.fail(e))),
   )
@@ -69,13 +79,28 @@ export interface Packed {
 const none: Packed = { files: undefined, left: [] }
 
 /** Puts a parked record's files into the resumed context's folder (nothing when it had none). */
-export const unpackFiles = (runtime: RuntimeShape, contextId: ContextId, files: ReadonlyArray<SealedFile> | undefined) =>
+export const unpackFiles = (
+  runtime: RuntimeShape,
+  contextId: ContextId,
+  files: ReadonlyArray<SealedFile> | undefined,
+) =>
   runtime.files === undefined || files === undefined || files.length === 0
     ? Effect.void
-    : runtime.files.unpack(contextId, files.map((f): PackedFile => {
-        const bytes = new Uint8Array(Buffer.from(f.data, 'base64'))
-        return { name: f.name, type: f.type, at: f.at, source: f.source, origin: f.origin, size: bytes.byteLength, bytes }
-      }))
+    : runtime.files.unpack(
+        contextId,
+        files.map((f): PackedFile => {
+          const bytes = new Uint8Array(Buffer.from(f.data, 'base64'))
+          return {
+            name: f.name,
+            type: f.type,
+            at: f.at,
+            source: f.source,
+            origin: f.origin,
+            size: bytes.byteLength,
+            bytes,
+          }
+        }),
+      )
 
 /** Moves the folders a crashed context of the errand left aside into its healed context's folder; answers how many files moved. */
 export const claimAsideFiles = (runtime: RuntimeShape, errandId: string, contextId: ContextId) =>

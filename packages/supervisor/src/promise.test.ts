@@ -12,7 +12,7 @@ describe('the Promise API', () => {
     const inside = await errands.use('task-1', async (b) => b.contextId)
     expect(inside).toBe(binding.contextId)
     await errands.taskChanged('task-1', 'interrupted')
-    expect((await errands.capacity())).toEqual({ open: 0, parked: 1, limit: 1, personDriving: 0, waitingForPerson: 0 })
+    expect(await errands.capacity()).toEqual({ open: 0, parked: 1, limit: 1, personDriving: 0, waitingForPerson: 0 })
     await errands.resume('task-1')
     let release!: () => void
     const driving = errands.use('task-1', () => new Promise<void>((r) => (release = r)))
@@ -20,7 +20,13 @@ describe('the Promise API', () => {
     await expect(errands.open({ id: 'task-2', kind: 'task' })).rejects.toMatchObject({ _tag: 'AllBusy', status: 503 })
     release()
     await driving
-    expect(seen).toEqual(expect.arrayContaining([['task-1', 'seeding'], ['task-1', 'parked'], ['task-1', 'active']]))
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        ['task-1', 'seeding'],
+        ['task-1', 'parked'],
+        ['task-1', 'active'],
+      ]),
+    )
     await errands.close()
   })
 })

@@ -20,7 +20,9 @@ export interface ErrandsOptions extends Omit<SupervisorOptions, 'settings'> {
 }
 
 /** A conversation to open, its upstream proxy as a plain URL allowed. @example const o: OpenOptions = { id: 't1', kind: 'task' } */
-export type OpenOptions = Omit<Conversation, 'upstreamProxy'> & { readonly upstreamProxy?: string | UpstreamProxy | undefined }
+export type OpenOptions = Omit<Conversation, 'upstreamProxy'> & {
+  readonly upstreamProxy?: string | UpstreamProxy | undefined
+}
 
 /** Events an {@link Errands} engine emits. */
 export interface ErrandsEvents {
@@ -76,9 +78,9 @@ export class Errands extends EventEmitter<ErrandsEvents> {
   }
 
   private run<A, E>(effect: Effect.Effect<A, E, Supervisor | Runtime>): Promise<A> {
-    return this.managed.runPromiseExit(effect).then((exit) =>
-      Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause)),
-    )
+    return this.managed
+      .runPromiseExit(effect)
+      .then((exit) => (Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause))))
   }
 
   /**

@@ -13,7 +13,22 @@ const ids = ['t0', 't1', 't2', 't3', 't4', 't5']
 const id = fc.constantFrom(...ids)
 
 type Command =
-  | { kind: 'open' | 'use' | 'park' | 'resume' | 'release' | 'hold' | 'letGo' | 'watch' | 'unwatch' | 'crashContext' | 'ask' | 'answer'; id: string }
+  | {
+      kind:
+        | 'open'
+        | 'use'
+        | 'park'
+        | 'resume'
+        | 'release'
+        | 'hold'
+        | 'letGo'
+        | 'watch'
+        | 'unwatch'
+        | 'crashContext'
+        | 'ask'
+        | 'answer'
+      id: string
+    }
   | { kind: 'status'; id: string; status: TaskStatus }
   | { kind: 'crashBrowser' }
   | { kind: 'advance'; ms: number }
@@ -21,8 +36,17 @@ type Command =
 const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 6, arbitrary: id.map((i) => ({ kind: 'open' as const, id: i })) },
   { weight: 5, arbitrary: id.map((i) => ({ kind: 'use' as const, id: i })) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('status' as const), id, status: fc.constantFrom<TaskStatus>('running', 'done', 'interrupted', 'failed', 'stopped') }) },
-  ...(['park', 'resume', 'release', 'hold', 'letGo', 'watch', 'unwatch', 'crashContext', 'ask', 'answer'] as const).map((kind) => ({ weight: 1, arbitrary: id.map((i) => ({ kind, id: i })) })),
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('status' as const),
+      id,
+      status: fc.constantFrom<TaskStatus>('running', 'done', 'interrupted', 'failed', 'stopped'),
+    }),
+  },
+  ...(['park', 'resume', 'release', 'hold', 'letGo', 'watch', 'unwatch', 'crashContext', 'ask', 'answer'] as const).map(
+    (kind) => ({ weight: 1, arbitrary: id.map((i) => ({ kind, id: i })) }),
+  ),
   { weight: 1, arbitrary: fc.constant({ kind: 'crashBrowser' as const }) },
   { weight: 2, arbitrary: fc.integer({ min: 1, max: 90_000 }).map((ms) => ({ kind: 'advance' as const, ms })) },
 )
@@ -84,13 +108,16 @@ const run = (commands: ReadonlyArray<Command>) =>
       return contextId === undefined ? Effect.succeed(undefined) : Effect.orDie(memory.snapshot(contextId))
     }
 
-    const attempt = <A, E>(e: Effect.Effect<A, E>) => Effect.catchAll(Effect.asVoid(e), (error) => {
-      // The only refusal a well-formed sequence may meet is "all slots busy" (C3), or a
-      // conversation that was never opened.
-      const e = error as { _tag: string; reason?: string }
-      expect(['AllBusy', 'UnknownConversation', 'InvalidRequest', 'ErrandUnavailable:heal-failed']).toContain(e._tag === 'ErrandUnavailable' ? `${e._tag}:${e.reason}` : e._tag)
-      return Effect.void
-    })
+    const attempt = <A, E>(e: Effect.Effect<A, E>) =>
+      Effect.catchAll(Effect.asVoid(e), (error) => {
+        // The only refusal a well-formed sequence may meet is "all slots busy" (C3), or a
+        // conversation that was never opened.
+        const e = error as { _tag: string; reason?: string }
+        expect(['AllBusy', 'UnknownConversation', 'InvalidRequest', 'ErrandUnavailable:heal-failed']).toContain(
+          e._tag === 'ErrandUnavailable' ? `${e._tag}:${e.reason}` : e._tag,
+        )
+        return Effect.void
+      })
 
     for (const c of commands) {
       switch (c.kind) {
@@ -139,7 +166,8 @@ const run = (commands: ReadonlyArray<Command>) =>
           break
         case 'ask': {
           const askId = `q${++asks}`
-          if (yield* Effect.isSuccess(supervisor.asked(c.id, { id: askId, ask: 'sign-in', site: 'shop.test' }))) asking.set(c.id, [...(asking.get(c.id) ?? []), askId])
+          if (yield* Effect.isSuccess(supervisor.asked(c.id, { id: askId, ask: 'sign-in', site: 'shop.test' })))
+            asking.set(c.id, [...(asking.get(c.id) ?? []), askId])
           break
         }
         case 'answer': {
@@ -175,7 +203,9 @@ const run = (commands: ReadonlyArray<Command>) =>
           // Idle parking happens here: remember what each idle errand holds before the sweep.
           const before = new Map<string, Omit<Snapshot, 'takenAt'> | undefined>()
           for (const i of ids) before.set(i, yield* snapshotOf(i))
-          const waitingActive = (yield* supervisor.list).filter((v) => v.state === 'active' && v.waiting !== undefined).map((v) => v.conversationId)
+          const waitingActive = (yield* supervisor.list)
+            .filter((v) => v.state === 'active' && v.waiting !== undefined)
+            .map((v) => v.conversationId)
           yield* TestClock.adjust(c.ms)
           yield* supervisor.settle
           // Idleness never parks an errand whose agent waits for the person (C2, P3, P4).
@@ -189,8 +219,14 @@ const run = (commands: ReadonlyArray<Command>) =>
   })
 
 const visitCookie = (owner: string, n: number) => ({
-  name: `basket-${owner}-${n}`, value: `secret-${n}`, domain: 'shop.test', path: '/', expires: -1,
-  httpOnly: false, secure: false, sameSite: 'Lax' as const,
+  name: `basket-${owner}-${n}`,
+  value: `secret-${n}`,
+  domain: 'shop.test',
+  path: '/',
+  expires: -1,
+  httpOnly: false,
+  secure: false,
+  sameSite: 'Lax' as const,
 })
 
 describe('supervisor properties (T3, deterministic runtime)', () => {
@@ -200,12 +236,17 @@ describe('supervisor properties (T3, deterministic runtime)', () => {
         Effect.runPromise(
           run(commands).pipe(
             Effect.scoped,
-            Effect.provide(testSupervisor({ maxErrands: CAP, idleMs: 60_000, sweepEveryMs: 15_000 }, { healBackoffMs: 500 })),
+            Effect.provide(
+              testSupervisor({ maxErrands: CAP, idleMs: 60_000, sweepEveryMs: 15_000 }, { healBackoffMs: 500 }),
+            ),
             Effect.provide(TestContext.TestContext),
           ),
         ),
       ),
-      { numRuns: 150, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {}) },
+      {
+        numRuns: 150,
+        ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {}),
+      },
     )
   }, 120_000)
 

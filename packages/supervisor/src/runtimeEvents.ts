@@ -38,14 +38,26 @@ export const makeRuntimeEvents = (core: SupervisorCore, sessions: Sessions) => {
         // now, so every take-back from here on amends it (L5), and kept as the snapshot its
         // heal reopens — unless the errand ended meanwhile.
         const errandId = entry.conversation.id
-        const lastWords = snapshots.read(errandId, Effect.flatMap(runtime.lastWords(event.contextId), (w) =>
-          Option.isSome(w) ? Effect.succeed({ ...w.value, takenAt: t }) : Effect.fail('none' as const)))
-        snapshots.expect(errandId, EffectRuntime.runPromise(effectRuntime)(lastWords.pipe(
-          Effect.tap((s) => Effect.sync(() => {
-            if (entries.get(errandId) === entry && entry.actor?.getSnapshot().status === 'active') snapshots.set(errandId, s)
-          })),
-          Effect.ignore,
-        )))
+        const lastWords = snapshots.read(
+          errandId,
+          Effect.flatMap(runtime.lastWords(event.contextId), (w) =>
+            Option.isSome(w) ? Effect.succeed({ ...w.value, takenAt: t }) : Effect.fail('none' as const),
+          ),
+        )
+        snapshots.expect(
+          errandId,
+          EffectRuntime.runPromise(effectRuntime)(
+            lastWords.pipe(
+              Effect.tap((s) =>
+                Effect.sync(() => {
+                  if (entries.get(errandId) === entry && entry.actor?.getSnapshot().status === 'active')
+                    snapshots.set(errandId, s)
+                }),
+              ),
+              Effect.ignore,
+            ),
+          ),
+        )
         send(entry, { type: 'context.crashed', at: t })
         return
       }

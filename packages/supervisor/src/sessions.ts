@@ -46,7 +46,8 @@ export const makeSessions = (
     entry.lastState = state
     if (state === 'healing.waiting' && snapshot.context.watchers > 0) healWatched(entry, actor)
     // Crashed again soon after a heal: the machine backs off; say so, so nobody waits blindly.
-    if (state === 'healing.cooling') health.add({ at: now(), level: 'warning', text: words.crashedAgain, conversationId: entry.conversation.id })
+    if (state === 'healing.cooling')
+      health.add({ at: now(), level: 'warning', text: words.crashedAgain, conversationId: entry.conversation.id })
     options.trace?.({ t: now(), conversationId: entry.conversation.id, state })
     const view = viewOf(entry, runtime.mainContext)
     for (const listener of changeListeners) listener(view)
@@ -91,10 +92,13 @@ export const makeSessions = (
     Effect.suspend(() => {
       const entry = entries.get(conversationId)
       return entry === undefined
-        ? Effect.fail(new UnknownConversation({
-            reason: 'unknown-conversation', conversationId,
-            message: `No conversation "${conversationId}" is known; open it first.`,
-          }))
+        ? Effect.fail(
+            new UnknownConversation({
+              reason: 'unknown-conversation',
+              conversationId,
+              message: `No conversation "${conversationId}" is known; open it first.`,
+            }),
+          )
         : Effect.succeed(entry)
     })
 

@@ -19,7 +19,10 @@ export interface SupervisorShape extends WheelShape {
   /** Registers a conversation; a task (or a chat with its own browser) gets an open errand (E1, E2). */
   readonly open: (conversation: Conversation) => Effect.Effect<Binding, SupervisorError>
   /** Runs `f` with the conversation's context while driving it (never parked while driven, C2). */
-  readonly use: <A, E, R>(conversationId: string, f: (binding: Binding) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | SupervisorError, R>
+  readonly use: <A, E, R>(
+    conversationId: string,
+    f: (binding: Binding) => Effect.Effect<A, E, R>,
+  ) => Effect.Effect<A, E | SupervisorError, R>
   /** Starts driving (resuming or healing first when needed); pair with `undrive`. `use` does both. */
   readonly drive: (conversationId: string) => Effect.Effect<Binding, SupervisorError>
   readonly undrive: (conversationId: string) => Effect.Effect<void>
@@ -57,7 +60,10 @@ export interface SupervisorShape extends WheelShape {
    * `undefined`: none beyond the runtime's default). An open errand's context is re-chained at
    * once; a parked one takes it when it resumes (and seals it when it parks again).
    */
-  readonly setUpstreamProxy: (conversationId: string, proxy: UpstreamProxy | undefined) => Effect.Effect<void, SupervisorError | ContextError>
+  readonly setUpstreamProxy: (
+    conversationId: string,
+    proxy: UpstreamProxy | undefined,
+  ) => Effect.Effect<void, SupervisorError | ContextError>
   /**
    * Brings this supervisor up to date with the sealed store for one errand that another process
    * sharing the store may have parked, sealed or closed (a cluster peer, issue #16): unknown here

@@ -18,10 +18,10 @@ export const testSupervisor = (
   options: Omit<SupervisorOptions, 'settings'> = {},
   store: Layer.Layer<SealedStore> = SealedStore.layerMemory,
 ): Layer.Layer<Supervisor | Runtime | MemoryRuntimeTag | SealedStore> =>
-  Supervisor.layer({ ...options, settings: defaultSettings({ maxErrands: 2, dataDir: '/nonexistent', ...settings }) }).pipe(
-    Layer.provideMerge(Layer.merge(memoryRuntimeLayer, store)),
-    Layer.orDie,
-  )
+  Supervisor.layer({
+    ...options,
+    settings: defaultSettings({ maxErrands: 2, dataDir: '/nonexistent', ...settings }),
+  }).pipe(Layer.provideMerge(Layer.merge(memoryRuntimeLayer, store)), Layer.orDie)
 
 /** A site visit in the memory runtime that leaves a cookie and a localStorage item named after `owner`. */
 export const visitAs = (memory: MemoryRuntime, contextId: string, owner: string, site = 'shop.test') =>
@@ -41,4 +41,9 @@ export const services = Effect.all({ supervisor: Supervisor, memory: MemoryRunti
  */
 export const folderOf = (contextId: string) =>
   Effect.flatMap(services, ({ memory }) =>
-    Effect.orDie(Effect.map(memory.files.pack(contextId, Infinity), ({ files }) => files.map((f) => ({ ...f, bytes: [...f.bytes] })))))
+    Effect.orDie(
+      Effect.map(memory.files.pack(contextId, Infinity), ({ files }) =>
+        files.map((f) => ({ ...f, bytes: [...f.bytes] })),
+      ),
+    ),
+  )

@@ -98,8 +98,21 @@ export type JournalEntry =
   | { readonly t: number; readonly op: 'own-browser'; readonly conversationId: string; readonly on: boolean }
   | { readonly t: number; readonly op: 'page.loaded' | 'context.crashed'; readonly conversationId: string }
   | { readonly t: number; readonly op: 'wheel.take' | 'wheel.handback'; readonly conversationId: string }
-  | { readonly t: number; readonly op: 'question.asked'; readonly conversationId: string; readonly id: string; readonly ask: AskKind; readonly site?: string | undefined }
-  | { readonly t: number; readonly op: 'question.answered'; readonly conversationId: string; readonly id: string; readonly outcome: AskOutcome }
+  | {
+      readonly t: number
+      readonly op: 'question.asked'
+      readonly conversationId: string
+      readonly id: string
+      readonly ask: AskKind
+      readonly site?: string | undefined
+    }
+  | {
+      readonly t: number
+      readonly op: 'question.answered'
+      readonly conversationId: string
+      readonly id: string
+      readonly outcome: AskOutcome
+    }
   | { readonly t: number; readonly op: 'browser.crashed' }
   | { readonly t: number; readonly op: 'shutdown' }
   | { readonly t: number; readonly op: 'advance' }

@@ -8,7 +8,7 @@ import type { JournalEntry } from './types.ts'
 const SECRET = 'http://alice:s3cret-pass@127.0.0.1:3128'
 const text = (proxy: Redacted.Redacted<string> | undefined) => (proxy === undefined ? undefined : Redacted.value(proxy))
 
-describe('an errand\'s upstream proxy (issue #21, L7)', () => {
+describe("an errand's upstream proxy (issue #21, L7)", () => {
   const journal: Array<JournalEntry> = []
   it.scoped('opens with it, seals it when parked, resumes with it, and never journals it', () =>
     Effect.gen(function* () {
@@ -39,12 +39,23 @@ describe('an errand\'s upstream proxy (issue #21, L7)', () => {
       expect(text(memory.upstreamProxies.get(contextId))).toBe(SECRET)
       yield* supervisor.setUpstreamProxy('t2', undefined)
       expect(memory.upstreamProxies.get(contextId)).toBeUndefined()
-      for (const bad of ['socks5://127.0.0.1:1080', 'not a url', 'http://user:pw@proxy.example:3128/path?q=1', 'file:///etc/passwd']) {
+      for (const bad of [
+        'socks5://127.0.0.1:1080',
+        'not a url',
+        'http://user:pw@proxy.example:3128/path?q=1',
+        'file:///etc/passwd',
+      ]) {
         const refused = yield* Effect.either(supervisor.setUpstreamProxy('t2', Redacted.make(bad)))
-        expect(Either.isLeft(refused) && refused.left, bad).toMatchObject({ _tag: 'InvalidRequest', reason: 'invalid-upstream-proxy', status: 400 })
+        expect(Either.isLeft(refused) && refused.left, bad).toMatchObject({
+          _tag: 'InvalidRequest',
+          reason: 'invalid-upstream-proxy',
+          status: 400,
+        })
         expect(Either.isLeft(refused) && refused.left.message).not.toContain('pw')
       }
-      const atOpen = yield* Effect.either(supervisor.open({ id: 't3', kind: 'task', upstreamProxy: Redacted.make('ftp://x') }))
+      const atOpen = yield* Effect.either(
+        supervisor.open({ id: 't3', kind: 'task', upstreamProxy: Redacted.make('ftp://x') }),
+      )
       expect(Either.isLeft(atOpen) && atOpen.left._tag).toBe('InvalidRequest')
     }).pipe(Effect.provide(testSupervisor())),
   )

@@ -26,7 +26,10 @@ export const stateString = (value: StateValue): string => {
     if (typeof child === 'string') return `${key}.${child}`
     const inner = Object.keys(child)
     return inner.length > 1
-      ? `${key}(${inner.sort().map((k) => `${k}=${stateString(child[k] as StateValue)}`).join(',')})`
+      ? `${key}(${inner
+          .sort()
+          .map((k) => `${k}=${stateString(child[k] as StateValue)}`)
+          .join(',')})`
       : `${key}.${stateString(child)}`
   }
   return `(${keys.map((k) => `${k}=${stateString(value[k] as StateValue)}`).join(',')})`
@@ -34,7 +37,11 @@ export const stateString = (value: StateValue): string => {
 
 /** The top-level state name of a snapshot (`closed` once the actor is done). */
 export const topState = (snapshot: ErrandSnapshot): string =>
-  snapshot.status === 'done' ? 'closed' : typeof snapshot.value === 'string' ? snapshot.value : Object.keys(snapshot.value)[0]!
+  snapshot.status === 'done'
+    ? 'closed'
+    : typeof snapshot.value === 'string'
+      ? snapshot.value
+      : Object.keys(snapshot.value)[0]!
 
 /** What the supervisor keeps per conversation: the conversation, a chat's toggle, its errand actor. */
 export interface Entry {
@@ -100,8 +107,18 @@ export const viewOf = (entry: Entry, mainContext: string): ErrandView => {
   const snapshot = entry.actor?.getSnapshot()
   if (snapshot === undefined || (!isIsolated(entry) && snapshot.status === 'done')) {
     return {
-      conversationId: conversation.id, kind: conversation.kind, reason: 'main', state: 'main', detail: 'main',
-      driven: false, watched: false, lastUsedAt: 0, parkedAt: null, lentSites: [], contextId: mainContext, lastError: null,
+      conversationId: conversation.id,
+      kind: conversation.kind,
+      reason: 'main',
+      state: 'main',
+      detail: 'main',
+      driven: false,
+      watched: false,
+      lastUsedAt: 0,
+      parkedAt: null,
+      lentSites: [],
+      contextId: mainContext,
+      lastError: null,
     }
   }
   const c = snapshot.context
@@ -121,7 +138,9 @@ export const viewOf = (entry: Entry, mainContext: string): ErrandView => {
     ...(c.wheel === 'person' && snapshot.status === 'active' ? { personDriving: true } : {}),
     ...(c.asks.length > 0 && snapshot.status === 'active' ? { waiting: askKinds(c) } : {}),
     ...(entry.help !== undefined && entry.help.length > 0
-      ? { help: { reason: entry.help[0]!.reason, askedAt: entry.help[0]!.askedAt, expiresAt: entry.help[0]!.expiresAt } }
+      ? {
+          help: { reason: entry.help[0]!.reason, askedAt: entry.help[0]!.askedAt, expiresAt: entry.help[0]!.expiresAt },
+        }
       : {}),
     ...(conversation.parent === undefined ? {} : { parent: conversation.parent }),
   }

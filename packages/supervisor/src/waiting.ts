@@ -11,7 +11,10 @@ export const quiet = (s: ErrandSnapshot) => s.status !== 'active' || (!s.hasTag(
 export const notBusy = (s: ErrandSnapshot) => s.status !== 'active' || !s.hasTag('busy')
 
 /** Waits (interruptibly) until the actor's snapshot satisfies `predicate`. */
-export const waitUntil = (actor: ErrandActor, predicate: (s: ErrandSnapshot) => boolean): Effect.Effect<ErrandSnapshot> =>
+export const waitUntil = (
+  actor: ErrandActor,
+  predicate: (s: ErrandSnapshot) => boolean,
+): Effect.Effect<ErrandSnapshot> =>
   Effect.async<ErrandSnapshot>((resume) => {
     const now = actor.getSnapshot()
     if (predicate(now)) return resume(Effect.succeed(now))

@@ -37,7 +37,11 @@ export interface WheelShape extends AskingShape {
    * An agent asks for help with a reason and waits, at most `timeoutMs`, for a person to hand the
    * wheel back; the request shows in the live view while it waits, and is gone however it ends.
    */
-  readonly askForHelp: (conversationId: string, reason: string, timeoutMs: number) => Effect.Effect<HandBack, UnknownConversation>
+  readonly askForHelp: (
+    conversationId: string,
+    reason: string,
+    timeoutMs: number,
+  ) => Effect.Effect<HandBack, UnknownConversation>
   /**
    * Hears each hand-back of a known conversation with the person's note (null without one),
    * before the view changes: a face that holds an agent's calls while a person drives — the
@@ -70,7 +74,10 @@ export const makeWheel = (core: SupervisorCore, sessions: Sessions, admission: A
       Effect.gen(function* () {
         const entry = yield* entryOf(conversationId)
         if (!isIsolated(entry)) {
-          return yield* new InvalidRequest({ reason: 'invalid-input', message: "This chat browses in the person's own browser; there is no separate wheel to take." })
+          return yield* new InvalidRequest({
+            reason: 'invalid-input',
+            message: "This chat browses in the person's own browser; there is no separate wheel to take.",
+          })
         }
         journal({ t: now(), op: 'wheel.take', conversationId })
         yield* admission.ensureActive(entry, false)
@@ -105,7 +112,13 @@ export const makeWheel = (core: SupervisorCore, sessions: Sessions, admission: A
         Effect.gen(function* () {
           const entry = yield* entryOf(conversationId)
           const t = now()
-          const asked: HelpAsked = { id: `h${++helpAsks}`, reason, askedAt: t, expiresAt: t + timeoutMs, answered: yield* Deferred.make<string | null>() }
+          const asked: HelpAsked = {
+            id: `h${++helpAsks}`,
+            reason,
+            askedAt: t,
+            expiresAt: t + timeoutMs,
+            answered: yield* Deferred.make<string | null>(),
+          }
           yield* asking.asked(conversationId, { id: asked.id, ask: 'help' })
           entry.help = [...(entry.help ?? []), asked]
           changed(entry)

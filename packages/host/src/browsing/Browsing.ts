@@ -11,13 +11,47 @@
  * yield* browsing.navigate(sessionTarget(key), 'https://example.com/')
  */
 import type { RawPage, UpstreamProxy } from '@errands/runtime'
-import type { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/supervisor'
+import type {
+  AllBusy,
+  ErrandUnavailable,
+  InvalidRequest,
+  PersonDriving,
+  UnknownConversation,
+} from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import type { BlockedByPolicy, FileNotFound, FileTooLarge, PageError, TabNotFound } from '../errors.ts'
 import type { ErrandFileView } from '../filesAnswers.ts'
 import type { NoDialog } from './dialog.ts'
-import type { ConsoleAnswer, DialogAnswer, EvaluateAnswer, Frame, HtmlAnswer, NetworkAnswer, InputAnswer, PageSummary, ScrollAnswer, SessionState, TabView, TaskAnswer, TextAnswer, UrlAnswer, ViewportSize } from '../answers.ts'
-import type { ClickBody, DialogBody, DragBody, EvaluateBody, FillBody, FillFormBody, UploadBody, InputEvent, ScrollBody, TaskBody, ViewportBody } from '../schemas.ts'
+import type {
+  ConsoleAnswer,
+  DialogAnswer,
+  EvaluateAnswer,
+  Frame,
+  HtmlAnswer,
+  NetworkAnswer,
+  InputAnswer,
+  PageSummary,
+  ScrollAnswer,
+  SessionState,
+  TabView,
+  TaskAnswer,
+  TextAnswer,
+  UrlAnswer,
+  ViewportSize,
+} from '../answers.ts'
+import type {
+  ClickBody,
+  DialogBody,
+  DragBody,
+  EvaluateBody,
+  FillBody,
+  FillFormBody,
+  UploadBody,
+  InputEvent,
+  ScrollBody,
+  TaskBody,
+  ViewportBody,
+} from '../schemas.ts'
 import type { SessionKey } from '../sessionKey.ts'
 
 /**
@@ -48,7 +82,14 @@ export type { Frame, PageSummary, SessionState, TabView } from '../answers.ts'
 
 /** Every way a page call can fail. */
 export type BrowsingError =
-  | AllBusy | ErrandUnavailable | InvalidRequest | UnknownConversation | BlockedByPolicy | PageError | TabNotFound | PersonDriving
+  | AllBusy
+  | ErrandUnavailable
+  | InvalidRequest
+  | UnknownConversation
+  | BlockedByPolicy
+  | PageError
+  | TabNotFound
+  | PersonDriving
 
 /** The stateful verbs. Each call has a deadline; a call in flight keeps its session from being parked (B5). */
 export interface BrowsingShape {
@@ -56,7 +97,10 @@ export interface BrowsingShape {
   readonly url: (target: Target) => Effect.Effect<typeof UrlAnswer.Type, BrowsingError>
   readonly text: (target: Target) => Effect.Effect<typeof TextAnswer.Type, BrowsingError>
   readonly html: (target: Target) => Effect.Effect<typeof HtmlAnswer.Type, BrowsingError>
-  readonly screenshot: (target: Target, options: { readonly fullPage: boolean }) => Effect.Effect<Uint8Array, BrowsingError>
+  readonly screenshot: (
+    target: Target,
+    options: { readonly fullPage: boolean },
+  ) => Effect.Effect<Uint8Array, BrowsingError>
   readonly click: (target: Target, body: ClickBody) => Effect.Effect<PageSummary, BrowsingError>
   readonly fill: (target: Target, body: FillBody) => Effect.Effect<PageSummary, BrowsingError>
   readonly scroll: (target: Target, body: ScrollBody) => Effect.Effect<typeof ScrollAnswer.Type, BrowsingError>
@@ -66,14 +110,20 @@ export interface BrowsingShape {
   readonly frame: (target: Target) => Effect.Effect<Frame, BrowsingError>
   /** Reads what is; never opens, resumes or creates anything (a parked session stays parked). */
   readonly state: (target: Target) => Effect.Effect<SessionState, BrowsingError>
-  readonly input: (target: Target, events: ReadonlyArray<InputEvent>) => Effect.Effect<typeof InputAnswer.Type, BrowsingError>
+  readonly input: (
+    target: Target,
+    events: ReadonlyArray<InputEvent>,
+  ) => Effect.Effect<typeof InputAnswer.Type, BrowsingError>
   readonly viewport: (target: Target, body: ViewportBody) => Effect.Effect<typeof ViewportSize.Type, BrowsingError>
   readonly tabs: (target: Target) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
   readonly openTab: (target: Target, url: string) => Effect.Effect<TabView, BrowsingError>
   readonly activateTab: (target: Target, tabId: string) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
   readonly closeTab: (target: Target, tabId: string) => Effect.Effect<ReadonlyArray<TabView>, BrowsingError>
   /** Answers the session's waiting JavaScript dialog (#22); `NoDialog` (409) when none waits. */
-  readonly dialog: (target: Target, body: DialogBody) => Effect.Effect<typeof DialogAnswer.Type, BrowsingError | NoDialog>
+  readonly dialog: (
+    target: Target,
+    body: DialogBody,
+  ) => Effect.Effect<typeof DialogAnswer.Type, BrowsingError | NoDialog>
   /** Evaluates an expression in the active tab's page (#25); what the page throws is `PageError('invalid')`. */
   readonly evaluate: (target: Target, body: EvaluateBody) => Effect.Effect<typeof EvaluateAnswer.Type, BrowsingError>
   /** The active tab's console messages since it opened (#25). */
@@ -87,18 +137,32 @@ export interface BrowsingShape {
   /** The errand's downloads (#25, `files.ts`): name, size, type, when, from where. */
   readonly downloads: (target: Target) => Effect.Effect<ReadonlyArray<ErrandFileView>, BrowsingError>
   /** One file of the errand's folder, its bytes and media type (`FileNotFound` when absent). */
-  readonly download: (target: Target, name: string) => Effect.Effect<{ readonly bytes: Uint8Array; readonly type: string }, BrowsingError | FileNotFound>
+  readonly download: (
+    target: Target,
+    name: string,
+  ) => Effect.Effect<{ readonly bytes: Uint8Array; readonly type: string }, BrowsingError | FileNotFound>
   /** Stages bytes in the errand's folder under a plain, deduplicated name (413 over a cap). */
-  readonly stageFile: (target: Target, name: string, bytes: Uint8Array) => Effect.Effect<{ readonly name: string; readonly size: number }, BrowsingError | FileTooLarge>
+  readonly stageFile: (
+    target: Target,
+    name: string,
+    bytes: Uint8Array,
+  ) => Effect.Effect<{ readonly name: string; readonly size: number }, BrowsingError | FileTooLarge>
   /**
    * Runs `run` on the active tab's page while driving the session — the same bring-up, deadline
    * and failure kinds as every verb — for faces that work on the page itself (the MCP tools'
    * snapshots and refs, A3). The page is the runtime's opaque `RawPage` (the declared escape
    * hatch, #24): only MCP turns it into a Playwright page. `tab` is the active tab's public id.
    */
-  readonly onPage: <A>(target: Target, what: string, run: (page: RawPage, tab: string) => Promise<A>) => Effect.Effect<A, BrowsingError>
+  readonly onPage: <A>(
+    target: Target,
+    what: string,
+    run: (page: RawPage, tab: string) => Promise<A>,
+  ) => Effect.Effect<A, BrowsingError>
   /** The task's status changed (E3/E4): done/unverified/stopped forget it, interrupted/failed park it. */
-  readonly task: (key: SessionKey, status: TaskBody['status']) => Effect.Effect<typeof TaskAnswer.Type, UnknownConversation>
+  readonly task: (
+    key: SessionKey,
+    status: TaskBody['status'],
+  ) => Effect.Effect<typeof TaskAnswer.Type, UnknownConversation>
   /** Closes and forgets the session (idempotent). */
   readonly release: (key: SessionKey) => Effect.Effect<void>
   /** Parks the session's errand now (the person's Park in the live view, V1): sealed, its browser closed. */
@@ -127,7 +191,10 @@ export class Browsing extends Context.Tag('@errands/host/Browsing')<Browsing, Br
    * Browsing.layerTest({ url: () => Effect.succeed({ url: 'about:blank' }) })
    */
   static layerTest(partial: Partial<BrowsingShape>): Layer.Layer<Browsing> {
-    return Layer.succeed(Browsing, Browsing.fake(partial, () => undefined))
+    return Layer.succeed(
+      Browsing,
+      Browsing.fake(partial, () => undefined),
+    )
   }
 
   /**
@@ -153,11 +220,21 @@ export class Browsing extends Context.Tag('@errands/host/Browsing')<Browsing, Br
       back: () => Effect.succeed(summary),
       forward: () => Effect.succeed(summary),
       reload: () => Effect.succeed(summary),
-      frame: () => Effect.succeed({ data: new Uint8Array([0xff, 0xd8]), mime: 'image/jpeg', seq: 1, at: 0, source: 'screencast' }),
-      state: () => Effect.succeed({
-        lifecycle: 'active', url: 'about:blank', title: '', tabs: [tab], viewport: { width: 1280, height: 720 },
-        input: { events: 0 }, frame: { seq: 0, at: null }, lentSites: [], lastUsedAt: 0, dialog: null,
-      }),
+      frame: () =>
+        Effect.succeed({ data: new Uint8Array([0xff, 0xd8]), mime: 'image/jpeg', seq: 1, at: 0, source: 'screencast' }),
+      state: () =>
+        Effect.succeed({
+          lifecycle: 'active',
+          url: 'about:blank',
+          title: '',
+          tabs: [tab],
+          viewport: { width: 1280, height: 720 },
+          input: { events: 0 },
+          frame: { seq: 0, at: null },
+          lentSites: [],
+          lastUsedAt: 0,
+          dialog: null,
+        }),
       input: (_t, events) => Effect.succeed({ applied: events.length }),
       viewport: (_t, b) => Effect.succeed(b),
       tabs: () => Effect.succeed([tab]),
@@ -181,10 +258,16 @@ export class Browsing extends Context.Tag('@errands/host/Browsing')<Browsing, Br
       resume: () => Effect.void,
       ...overrides,
     }
-    return Layer.succeed(Browsing, Browsing.fake(answers, (method, args) => calls.push({ method, args })))
+    return Layer.succeed(
+      Browsing,
+      Browsing.fake(answers, (method, args) => calls.push({ method, args })),
+    )
   }
 
-  private static fake(impl: Partial<BrowsingShape>, record: (method: keyof BrowsingShape, args: ReadonlyArray<unknown>) => void): BrowsingShape {
+  private static fake(
+    impl: Partial<BrowsingShape>,
+    record: (method: keyof BrowsingShape, args: ReadonlyArray<unknown>) => void,
+  ): BrowsingShape {
     return new Proxy({} as BrowsingShape, {
       get: (_target, key: string) => {
         const method = key as keyof BrowsingShape

@@ -47,7 +47,14 @@ export class SessionProxy extends Context.Tag('@errands/host/SessionProxy')<Sess
             yield* sessions.setUpstreamProxy(conversationIdOf(key), proxy).pipe(
               // Parked meanwhile: the proxy is the errand's and is taken when it resumes.
               Effect.catchTag('ContextNotFound', () => Effect.void),
-              Effect.catchTag('RuntimeError', () => Effect.fail(new PageError({ reason: 'unavailable', message: "The session's browser did not take the proxy; try again." }))),
+              Effect.catchTag('RuntimeError', () =>
+                Effect.fail(
+                  new PageError({
+                    reason: 'unavailable',
+                    message: "The session's browser did not take the proxy; try again.",
+                  }),
+                ),
+              ),
             )
             return { upstreamProxy: proxy === undefined ? 'none' : 'set' } as const
           }),
@@ -57,6 +64,9 @@ export class SessionProxy extends Context.Tag('@errands/host/SessionProxy')<Sess
 
   /** A stand-in whose `set` dies loudly unless given. @example SessionProxy.layerTest({}) */
   static layerTest(partial: Partial<SessionProxyShape>): Layer.Layer<SessionProxy> {
-    return Layer.succeed(SessionProxy, { set: () => Effect.dieMessage('SessionProxy.layerTest: "set" was not provided'), ...partial })
+    return Layer.succeed(SessionProxy, {
+      set: () => Effect.dieMessage('SessionProxy.layerTest: "set" was not provided'),
+      ...partial,
+    })
   }
 }

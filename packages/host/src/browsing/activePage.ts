@@ -52,7 +52,10 @@ export const makeActivePage = (core: VerbCore) => {
       const cached = session.active
       if (cached && cached.contextId === contextId && cached.tabId === now) return cached
       const tabs = yield* Effect.mapError(runtime.tabs(contextId), fromRuntime)
-      const tab = tabs.find((t) => t.active) ?? tabs[0] ?? (yield* Effect.mapError(runtime.openTab(contextId, 'about:blank'), fromRuntime))
+      const tab =
+        tabs.find((t) => t.active) ??
+        tabs[0] ??
+        (yield* Effect.mapError(runtime.openTab(contextId, 'about:blank'), fromRuntime))
       session.active = { contextId, tabId: tab.id }
       yield* fitViewport(session, contextId, tab.id)
       return session.active
@@ -62,7 +65,9 @@ export const makeActivePage = (core: VerbCore) => {
   const heldDialog = (session: HostSession, contextId: ContextId): Effect.Effect<DialogView | null> =>
     runtime.pages === undefined
       ? Effect.succeed(null)
-      : Effect.map(runtime.pages.dialog(contextId), (d) => (d === undefined ? null : dialogView(d, (id) => publicTabId(session, id))))
+      : Effect.map(runtime.pages.dialog(contextId), (d) =>
+          d === undefined ? null : dialogView(d, (id) => publicTabId(session, id)),
+        )
 
   /**
    * Where a tab is. A dialog held on the tab is said instead of waiting for the title it blocks
@@ -70,7 +75,10 @@ export const makeActivePage = (core: VerbCore) => {
    * already read it (a history step), is used as is.
    */
   const summary = (
-    session: HostSession, contextId: ContextId, tabId: string, options: { readonly dialogs?: boolean; readonly where?: PageWhere | undefined } = {},
+    session: HostSession,
+    contextId: ContextId,
+    tabId: string,
+    options: { readonly dialogs?: boolean; readonly where?: PageWhere | undefined } = {},
   ): Effect.Effect<PageSummary, PageError> =>
     Effect.gen(function* () {
       const verbs = yield* verbsFor('title')

@@ -24,7 +24,10 @@ export type RuntimeDialog = PageDialog
  * dialogView(pending, (id) => publicTabId(session, id))
  */
 export const dialogView = (d: RuntimeDialog, publicTab: (tabId: string) => string): DialogView => ({
-  type: d.type, message: d.message, defaultPrompt: d.defaultPrompt, tab: publicTab(d.tabId),
+  type: d.type,
+  message: d.message,
+  defaultPrompt: d.defaultPrompt,
+  tab: publicTab(d.tabId),
 })
 
 /**

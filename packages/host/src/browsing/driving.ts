@@ -28,26 +28,43 @@ export const makeDriving = (core: VerbCore) => {
   // Judged on what the name resolves to, like /v1/fetch and the egress: `http://vm:7070/`
   // (/etc/hosts: 127.0.0.1) is refused like `http://127.0.0.1:7070/` (issue #21).
   const allowed = (url: string): Effect.Effect<void, BlockedByPolicy> =>
-    Effect.flatMap(Effect.promise(() => decideUrl(url, options.policy, resolve)), (d) =>
-      d.allow
-        ? Effect.void
-        : Effect.fail(new BlockedByPolicy({
-            reason: 'blocked', rule: d.rule,
-            message: `The containment policy refuses ${describeTarget(url)} (rule ${d.rule}: ${d.detail}); use another address.`,
-          })))
+    Effect.flatMap(
+      Effect.promise(() => decideUrl(url, options.policy, resolve)),
+      (d) =>
+        d.allow
+          ? Effect.void
+          : Effect.fail(
+              new BlockedByPolicy({
+                reason: 'blocked',
+                rule: d.rule,
+                message: `The containment policy refuses ${describeTarget(url)} (rule ${d.rule}: ${d.detail}); use another address.`,
+              }),
+            ),
+    )
 
   /**
    * Opens (first call), resumes (parked) or heals (crashed) the errand, and starts driving it.
    * Through the one session service's `resolve`: a call that names an upstream proxy opens
    * with it (issue #21), which changes nothing for an errand already open.
    */
-  const bringUp = (session: HostSession, conversationId: string, upstreamProxy: UpstreamProxy | undefined): Effect.Effect<Binding, BrowsingError> =>
+  const bringUp = (
+    session: HostSession,
+    conversationId: string,
+    upstreamProxy: UpstreamProxy | undefined,
+  ): Effect.Effect<Binding, BrowsingError> =>
     session.driveLock.withPermits(1)(
-      sessions.resolve(upstreamProxy !== undefined ? { id: conversationId, kind: 'task', upstreamProxy } : { id: conversationId, kind: 'task' }),
+      sessions.resolve(
+        upstreamProxy !== undefined
+          ? { id: conversationId, kind: 'task', upstreamProxy }
+          : { id: conversationId, kind: 'task' },
+      ),
     )
 
   /** Runs `f` on the target while driving it (sessions) or directly (the person's main context). */
-  const withTarget = <A, E>(target: Target, f: (scope: VerbScope) => Effect.Effect<A, E>): Effect.Effect<A, E | BrowsingError> => {
+  const withTarget = <A, E>(
+    target: Target,
+    f: (scope: VerbScope) => Effect.Effect<A, E>,
+  ): Effect.Effect<A, E | BrowsingError> => {
     if (target._tag === 'main') return f({ session: book.main, contextId: runtime.mainContext })
     const session = book.get(target.key)
     const conversationId = conversationIdOf(target.key)
@@ -75,10 +92,12 @@ export const makeDriving = (core: VerbCore) => {
     Effect.suspend(() =>
       checkWheel && target._tag !== 'main' && !onlyReads(what) && sessions.personDriving(conversationIdOf(target.key))
         ? Effect.fail(PersonDriving.of(conversationIdOf(target.key)))
-        : withTarget(target, f)).pipe(
+        : withTarget(target, f),
+    ).pipe(
       Effect.timeoutFail({
         duration: Duration.millis(deadline * 3),
-        onTimeout: () => new PageError({ reason: 'timeout', message: `${what}: no answer within ${deadline * 3} ms; try again.` }),
+        onTimeout: () =>
+          new PageError({ reason: 'timeout', message: `${what}: no answer within ${deadline * 3} ms; try again.` }),
       }),
     )
 

@@ -17,7 +17,6 @@ import type { makeDriving } from './driving.ts'
 import { runtimeCall } from './pageCalls.ts'
 import type { VerbCore } from './verbCore.ts'
 
-
 /** The default caps: 25 MiB a staged file, 100 MiB an errand's folder. */
 export const DEFAULT_FILES_CAPS = { maxFileBytes: 25 * 1024 * 1024, maxErrandBytes: 100 * 1024 * 1024 }
 
@@ -27,7 +26,10 @@ export const DEFAULT_FILES_CAPS = { maxFileBytes: 25 * 1024 * 1024, maxErrandByt
  * @example
  * const { downloads, download, stageFile } = makeFiles(core, makeDriving(core))
  */
-export const makeFiles = (core: VerbCore, driving: ReturnType<typeof makeDriving>): Pick<BrowsingShape, 'downloads' | 'download' | 'stageFile'> => {
+export const makeFiles = (
+  core: VerbCore,
+  driving: ReturnType<typeof makeDriving>,
+): Pick<BrowsingShape, 'downloads' | 'download' | 'stageFile'> => {
   const caps = core.options.files ?? DEFAULT_FILES_CAPS
   const files = (what: string): Effect.Effect<FileVerbs, PageError> =>
     core.runtime.files === undefined
@@ -38,7 +40,14 @@ export const makeFiles = (core: VerbCore, driving: ReturnType<typeof makeDriving
       driving.verb('downloads', target, ({ contextId }) =>
         Effect.flatMap(files('downloads'), (f) =>
           Effect.map(runtimeCall('downloads', core.deadline, f.list(contextId)), (list) =>
-            list.flatMap((file): Array<ErrandFileView> => (file.origin === 'download' ? [{ name: file.name, size: file.size, type: file.type, at: file.at, source: file.source ?? '' }] : [])))),
+            list.flatMap(
+              (file): Array<ErrandFileView> =>
+                file.origin === 'download'
+                  ? [{ name: file.name, size: file.size, type: file.type, at: file.at, source: file.source ?? '' }]
+                  : [],
+            ),
+          ),
+        ),
       ),
     download: (target, name) =>
       driving.verb('download', target, ({ contextId }) =>
@@ -46,19 +55,31 @@ export const makeFiles = (core: VerbCore, driving: ReturnType<typeof makeDriving
           const f = yield* files('download')
           const bytes = yield* runtimeCall('download', core.deadline, f.read(contextId, name))
           if (bytes === undefined) {
-            return yield* new FileNotFound({ reason: 'no-file', message: `This session has no file ${JSON.stringify(name.slice(0, 200))}; GET /v1/session/downloads lists its files.` })
+            return yield* new FileNotFound({
+              reason: 'no-file',
+              message: `This session has no file ${JSON.stringify(name.slice(0, 200))}; GET /v1/session/downloads lists its files.`,
+            })
           }
-          const listed = (yield* runtimeCall('download', core.deadline, f.list(contextId))).find((file) => file.name === name)
+          const listed = (yield* runtimeCall('download', core.deadline, f.list(contextId))).find(
+            (file) => file.name === name,
+          )
           return { bytes, type: listed?.type ?? 'application/octet-stream' }
-        })),
+        }),
+      ),
     stageFile: (target, name, bytes) =>
       driving.verb('stage file', target, ({ contextId }) =>
         Effect.gen(function* () {
           if (bytes.byteLength > caps.maxFileBytes) {
-            return yield* new FileTooLarge({ reason: 'file-too-large', message: `A staged file is at most ${caps.maxFileBytes} bytes (ERRANDS_FILES_MAX_FILE_BYTES); this one is ${bytes.byteLength}.` })
+            return yield* new FileTooLarge({
+              reason: 'file-too-large',
+              message: `A staged file is at most ${caps.maxFileBytes} bytes (ERRANDS_FILES_MAX_FILE_BYTES); this one is ${bytes.byteLength}.`,
+            })
           }
           const f = yield* files('stage file')
-          const held = (yield* runtimeCall('stage file', core.deadline, f.list(contextId))).reduce((sum, file) => sum + file.size, 0)
+          const held = (yield* runtimeCall('stage file', core.deadline, f.list(contextId))).reduce(
+            (sum, file) => sum + file.size,
+            0,
+          )
           if (held + bytes.byteLength > caps.maxErrandBytes) {
             return yield* new FileTooLarge({
               reason: 'errand-full',
@@ -67,6 +88,7 @@ export const makeFiles = (core: VerbCore, driving: ReturnType<typeof makeDriving
           }
           const file = yield* runtimeCall('stage file', core.deadline, f.stage(contextId, name, bytes))
           return { name: file.name, size: file.size }
-        })),
+        }),
+      ),
   }
 }

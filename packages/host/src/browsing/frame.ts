@@ -17,7 +17,11 @@ import type { VerbCore } from './verbCore.ts'
  * const frame = makeFrame(core, driving, activePage)
  * const { data, source } = yield* frame(sessionTarget(key))
  */
-export const makeFrame = (core: VerbCore, driving: ReturnType<typeof makeDriving>, active: ReturnType<typeof makeActivePage>) => {
+export const makeFrame = (
+  core: VerbCore,
+  driving: ReturnType<typeof makeDriving>,
+  active: ReturnType<typeof makeActivePage>,
+) => {
   const { options, runtime, deadline } = core
   const { verb } = driving
   const { activePage, verbsFor } = active
@@ -55,18 +59,31 @@ export const makeFrame = (core: VerbCore, driving: ReturnType<typeof makeDriving
         // when the page repaints, which a still page may never do. Wait a moment for a fresh
         // frame of the current size; otherwise a screenshot (always the current size) stands in.
         const size = yield* runtimeCall('viewport', deadline, verbs.viewport(scope.contextId, tabId))
-        const fits = (f: { width: number; height: number }) => size === undefined || (f.width === size.width && f.height === size.height)
+        const fits = (f: { width: number; height: number }) =>
+          size === undefined || (f.width === size.width && f.height === size.height)
         let painted = cast?.latest
         if (cast && (painted === undefined || !fits(painted))) {
           const next = yield* Effect.promise(() => cast.next(options.firstFrameMs ?? 1_500))
           painted = next !== undefined && fits(next) ? next : undefined
         }
-        if (painted) return { data: painted.data, mime: 'image/jpeg', seq: session.frameSeq, at: painted.at, source: 'screencast' } satisfies Frame
+        if (painted)
+          return {
+            data: painted.data,
+            mime: 'image/jpeg',
+            seq: session.frameSeq,
+            at: painted.at,
+            source: 'screencast',
+          } satisfies Frame
         // Nothing painted yet (a page that never changes may send no frame): a screenshot stands in.
-        const shot = yield* runtimeCall('screenshot', deadline, verbs.screenshot(scope.contextId, tabId, { fullPage: false, type: 'jpeg', quality: 70 }))
+        const shot = yield* runtimeCall(
+          'screenshot',
+          deadline,
+          verbs.screenshot(scope.contextId, tabId, { fullPage: false, type: 'jpeg', quality: 70 }),
+        )
         const at = yield* Clock.currentTimeMillis
         return { data: shot, mime: 'image/jpeg', seq: session.frameSeq, at, source: 'screenshot' } satisfies Frame
-      }))
+      }),
+    )
 
   return frame
 }

@@ -12,7 +12,15 @@
  * const browsing = yield* makeBrowsing({ policy, deadlineMs: 30_000 })
  * yield* browsing.navigate(sessionTarget(key), 'http://127.0.0.1:3000/')
  */
-import { inputDeadline, Runtime, type ContextNotFound, type PageAction, type PageHistoryStep, type PageVerbs, type RuntimeError } from '@errands/runtime'
+import {
+  inputDeadline,
+  Runtime,
+  type ContextNotFound,
+  type PageAction,
+  type PageHistoryStep,
+  type PageVerbs,
+  type RuntimeError,
+} from '@errands/runtime'
 import { SealedStore } from '@errands/store'
 import { Sessions } from '@errands/supervisor'
 import { Effect, type Scope } from 'effect'
@@ -43,7 +51,11 @@ const DEFAULT_ACTION_TIMEOUT = 10_000
  */
 export const makeBrowsing = (
   options: BrowsingOptions,
-): Effect.Effect<BrowsingShape & { readonly book: SessionBook }, never, Sessions | Runtime | SealedStore | Scope.Scope> =>
+): Effect.Effect<
+  BrowsingShape & { readonly book: SessionBook },
+  never,
+  Sessions | Runtime | SealedStore | Scope.Scope
+> =>
   Effect.gen(function* () {
     const sessions = yield* Sessions
     const runtime = yield* Runtime
@@ -66,7 +78,12 @@ export const makeBrowsing = (
      * One of the runtime's page verbs on the active tab; with `withUrl`, `url` is where the tab
      * is after it (the reads answer with it).
      */
-    const onTab = <A>(what: string, target: Target, run: (verbs: PageVerbs, contextId: string, tabId: string) => Effect.Effect<A, RuntimeError | ContextNotFound>, withUrl = false) =>
+    const onTab = <A>(
+      what: string,
+      target: Target,
+      run: (verbs: PageVerbs, contextId: string, tabId: string) => Effect.Effect<A, RuntimeError | ContextNotFound>,
+      withUrl = false,
+    ) =>
       verb(what, target, (scope) =>
         Effect.gen(function* () {
           const { tabId } = yield* activePage(scope)
@@ -74,7 +91,8 @@ export const makeBrowsing = (
           const a = yield* runtimeCall(what, deadline, run(verbs, scope.contextId, tabId))
           const url = withUrl ? yield* runtimeCall(what, deadline, verbs.url(scope.contextId, tabId)) : ''
           return { a, url }
-        }))
+        }),
+      )
 
     /**
      * An action by selector, then where the page is. One that opens a dialog returns with it: the
@@ -87,7 +105,8 @@ export const makeBrowsing = (
           const verbs = yield* verbsFor(action.type)
           yield* runtimeCall(action.type, deadline, verbs.act(scope.contextId, tabId, action))
           return yield* summary(scope.session, scope.contextId, tabId)
-        }))
+        }),
+      )
 
     /** Back, forward or reload until the new document commits, then where the page is. */
     const step = (target: Target, what: PageHistoryStep) =>
@@ -96,9 +115,15 @@ export const makeBrowsing = (
           Effect.gen(function* () {
             const { tabId } = yield* activePage(scope)
             const verbs = yield* verbsFor(what)
-            const where = yield* runtimeCall(what, deadline, verbs.history(scope.contextId, tabId, what, deadline, 'commit'), true)
+            const where = yield* runtimeCall(
+              what,
+              deadline,
+              verbs.history(scope.contextId, tabId, what, deadline, 'commit'),
+              true,
+            )
             return yield* summary(scope.session, scope.contextId, tabId, { where })
-          })),
+          }),
+        ),
         (e) => (e._tag === 'PageError' ? navigationRefused(e) : e),
       )
 
@@ -106,7 +131,11 @@ export const makeBrowsing = (
 
     const navigationRefused = (e: PageError): PageError | BlockedByPolicy =>
       /ERR_BLOCKED_BY_CLIENT|blocked by policy/.test(e.message)
-        ? new BlockedByPolicy({ reason: 'blocked', rule: 'guard', message: `The containment policy refused this navigation (${e.message}); use another address.` })
+        ? new BlockedByPolicy({
+            reason: 'blocked',
+            rule: 'guard',
+            message: `The containment policy refused this navigation (${e.message}); use another address.`,
+          })
         : e
 
     const browsing: BrowsingShape & { readonly book: SessionBook } = {
@@ -118,11 +147,14 @@ export const makeBrowsing = (
             Effect.gen(function* () {
               const { tabId } = yield* activePage(scope)
               const verbs = yield* verbsFor('navigate')
-              yield* runtime.navigate(scope.contextId, tabId, url).pipe(Effect.mapError((e) => navigationRefused(fromRuntime(e))))
+              yield* runtime
+                .navigate(scope.contextId, tabId, url)
+                .pipe(Effect.mapError((e) => navigationRefused(fromRuntime(e))))
               // Committed; give the document a moment to be parsed, but never fail for a slow one.
               yield* Effect.ignore(runtimeCall('load', deadline, verbs.waitForLoad(scope.contextId, tabId, deadline)))
               return yield* summary(scope.session, scope.contextId, tabId, { dialogs: false })
-            })),
+            }),
+          ),
         ),
       url: (target) =>
         verb('url', target, (scope) =>
@@ -130,23 +162,60 @@ export const makeBrowsing = (
             const { tabId } = yield* activePage(scope)
             const verbs = yield* verbsFor('url')
             return { url: yield* runtimeCall('url', deadline, verbs.url(scope.contextId, tabId)) }
-          })),
-      text: (target) => Effect.map(onTab('text', target, (v, id, tab) => v.text(id, tab, MAX_TEXT), true), ({ a, url }) => ({ url, ...a })),
-      html: (target) => Effect.map(onTab('html', target, (v, id, tab) => v.html(id, tab, MAX_HTML), true), ({ a, url }) => ({ url, html: a.text, truncated: a.truncated })),
-      screenshot: (target, { fullPage }) => Effect.map(onTab('screenshot', target, (v, id, tab) => v.screenshot(id, tab, { fullPage })), ({ a }) => a),
-      click: (target, { selector, timeoutMs }) => act(target, { type: 'click', selector, timeoutMs: Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline) }),
+          }),
+        ),
+      text: (target) =>
+        Effect.map(
+          onTab('text', target, (v, id, tab) => v.text(id, tab, MAX_TEXT), true),
+          ({ a, url }) => ({ url, ...a }),
+        ),
+      html: (target) =>
+        Effect.map(
+          onTab('html', target, (v, id, tab) => v.html(id, tab, MAX_HTML), true),
+          ({ a, url }) => ({ url, html: a.text, truncated: a.truncated }),
+        ),
+      screenshot: (target, { fullPage }) =>
+        Effect.map(
+          onTab('screenshot', target, (v, id, tab) => v.screenshot(id, tab, { fullPage })),
+          ({ a }) => a,
+        ),
+      click: (target, { selector, timeoutMs }) =>
+        act(target, { type: 'click', selector, timeoutMs: Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline) }),
       fill: (target, { selector, value, timeoutMs }) =>
-        act(target, { type: 'fill', selector, value, timeoutMs: Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline) }),
+        act(target, {
+          type: 'fill',
+          selector,
+          value,
+          timeoutMs: Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline),
+        }),
       // Issue #25: Playwright MCP's tools, through the runtime's page capability like every verb.
       evaluate: (target, { expression }) =>
-        Effect.map(onTab('evaluate', target, (v, id, tab) => v.evaluate(id, tab, expression, MAX_EVALUATE), true), ({ a, url }) => ({ url, ...a })),
-      console: (target) => Effect.map(onTab('console', target, (v, id, tab) => v.console(id, tab), true), ({ a, url }) => ({ url, messages: a.entries, dropped: a.dropped })),
-      network: (target) => Effect.map(onTab('network', target, (v, id, tab) => v.network(id, tab), true), ({ a, url }) => ({ url, requests: a.entries, dropped: a.dropped })),
-      fillForm: (target, { fields, timeoutMs }) => act(target, { type: 'fill-form', fields, timeoutMs: actionTimeout(timeoutMs) }),
-      drag: (target, { from, to, timeoutMs }) => act(target, { type: 'drag', from, to, timeoutMs: actionTimeout(timeoutMs) }),
-      upload: (target, { selector, names, timeoutMs }) => act(target, { type: 'upload', selector, names, timeoutMs: actionTimeout(timeoutMs) }),
+        Effect.map(
+          onTab('evaluate', target, (v, id, tab) => v.evaluate(id, tab, expression, MAX_EVALUATE), true),
+          ({ a, url }) => ({ url, ...a }),
+        ),
+      console: (target) =>
+        Effect.map(
+          onTab('console', target, (v, id, tab) => v.console(id, tab), true),
+          ({ a, url }) => ({ url, messages: a.entries, dropped: a.dropped }),
+        ),
+      network: (target) =>
+        Effect.map(
+          onTab('network', target, (v, id, tab) => v.network(id, tab), true),
+          ({ a, url }) => ({ url, requests: a.entries, dropped: a.dropped }),
+        ),
+      fillForm: (target, { fields, timeoutMs }) =>
+        act(target, { type: 'fill-form', fields, timeoutMs: actionTimeout(timeoutMs) }),
+      drag: (target, { from, to, timeoutMs }) =>
+        act(target, { type: 'drag', from, to, timeoutMs: actionTimeout(timeoutMs) }),
+      upload: (target, { selector, names, timeoutMs }) =>
+        act(target, { type: 'upload', selector, names, timeoutMs: actionTimeout(timeoutMs) }),
       ...makeFiles(core, driving),
-      scroll: (target, { dx, dy }) => Effect.map(onTab('scroll', target, (v, id, tab) => v.scroll(id, tab, dx, dy)), ({ a }) => a),
+      scroll: (target, { dx, dy }) =>
+        Effect.map(
+          onTab('scroll', target, (v, id, tab) => v.scroll(id, tab, dx, dy)),
+          ({ a }) => a,
+        ),
       back: (target) => step(target, 'back'),
       forward: (target) => step(target, 'forward'),
       reload: (target) => step(target, 'reload'),
@@ -157,11 +226,15 @@ export const makeBrowsing = (
           Effect.gen(function* () {
             const { tabId } = yield* activePage(scope)
             const verbs = runtime.pages
-            if (verbs === undefined) return yield* new PageError({ reason: 'invalid', message: 'input: this browser cannot drive pages.' })
-            const applied = yield* scope.session.inputLock.withPermits(1)(runtimeCall('input', inputDeadline(deadline, events), verbs.input(scope.contextId, tabId, events)))
+            if (verbs === undefined)
+              return yield* new PageError({ reason: 'invalid', message: 'input: this browser cannot drive pages.' })
+            const applied = yield* scope.session.inputLock.withPermits(1)(
+              runtimeCall('input', inputDeadline(deadline, events), verbs.input(scope.contextId, tabId, events)),
+            )
             scope.session.inputEvents += applied
             return { applied }
-          })),
+          }),
+        ),
       viewport: (target, size) =>
         verb('viewport', target, (scope) =>
           Effect.gen(function* () {
@@ -169,32 +242,44 @@ export const makeBrowsing = (
             const tabs = yield* Effect.mapError(runtime.tabs(scope.contextId), fromRuntime)
             for (const t of tabs) yield* fitViewport(scope.session, scope.contextId, t.id)
             return scope.session.viewport
-          })),
+          }),
+        ),
       tabs: (target) => verb('tabs', target, tabViews),
       openTab: (target, url) =>
         Effect.zipRight(
           allowed(url),
           verb('open tab', target, (scope) =>
             Effect.gen(function* () {
-              const tab = yield* runtime.openTab(scope.contextId, url).pipe(Effect.mapError((e) => navigationRefused(fromRuntime(e))))
+              const tab = yield* runtime
+                .openTab(scope.contextId, url)
+                .pipe(Effect.mapError((e) => navigationRefused(fromRuntime(e))))
               scope.session.active = undefined
               yield* fitViewport(scope.session, scope.contextId, tab.id)
               return tabView(scope.session, tab)
-            })),
+            }),
+          ),
         ),
       activateTab: (target, publicId) =>
         Effect.flatMap(ownTab(target, publicId), (tabId) =>
           verb('activate tab', target, (scope) =>
             Effect.gen(function* () {
-              yield* runtime.activateTab(scope.contextId, tabId).pipe(
-                Effect.mapError((e) =>
-                  e._tag === 'RuntimeError' && e.reason === 'invalid'
-                    ? new TabNotFound({ reason: 'unknown-tab', message: `This session has no tab ${publicId}; list its tabs with GET /v1/tabs.` })
-                    : fromRuntime(e)),
-              )
+              yield* runtime
+                .activateTab(scope.contextId, tabId)
+                .pipe(
+                  Effect.mapError((e) =>
+                    e._tag === 'RuntimeError' && e.reason === 'invalid'
+                      ? new TabNotFound({
+                          reason: 'unknown-tab',
+                          message: `This session has no tab ${publicId}; list its tabs with GET /v1/tabs.`,
+                        })
+                      : fromRuntime(e),
+                  ),
+                )
               scope.session.active = undefined
               return yield* tabViews(scope)
-            }))),
+            }),
+          ),
+        ),
       closeTab: (target, publicId) =>
         Effect.flatMap(ownTab(target, publicId), (tabId) =>
           verb('close tab', target, (scope) =>
@@ -203,24 +288,35 @@ export const makeBrowsing = (
               yield* Effect.mapError(runtime.closeTab(scope.contextId, tabId), fromRuntime)
               scope.session.active = undefined
               return yield* tabViews(scope)
-            }))),
+            }),
+          ),
+        ),
       dialog: (target, { accept, promptText }) =>
         verb('dialog', target, (scope) =>
           Effect.flatMap(
-            runtime.pages === undefined ? Effect.succeed(undefined) : runtime.pages.answerDialog(scope.contextId, { accept, promptText }),
-            (d) => d === undefined
-              ? Effect.fail(new NoDialog({ reason: 'no-dialog', message: NO_DIALOG_MESSAGE }))
-              : Effect.succeed({ answered: dialogView(d, (id) => publicTabId(scope.session, id)) }),
-          )),
+            runtime.pages === undefined
+              ? Effect.succeed(undefined)
+              : runtime.pages.answerDialog(scope.contextId, { accept, promptText }),
+            (d) =>
+              d === undefined
+                ? Effect.fail(new NoDialog({ reason: 'no-dialog', message: NO_DIALOG_MESSAGE }))
+                : Effect.succeed({ answered: dialogView(d, (id) => publicTabId(scope.session, id)) }),
+          ),
+        ),
       // The escape hatch for MCP's locator tools: the runtime's opaque page, handed on untouched.
       onPage: (target, what, run) =>
-        verb(what, target, (scope) =>
-          Effect.gen(function* () {
-            const { tabId } = yield* activePage(scope)
-            const verbs = yield* verbsFor(what)
-            const raw = yield* runtimeCall(what, deadline, verbs.raw(scope.contextId, tabId))
-            return yield* pageCall(what, deadline, () => run(raw, publicTabId(scope.session, tabId)))
-          }), false),
+        verb(
+          what,
+          target,
+          (scope) =>
+            Effect.gen(function* () {
+              const { tabId } = yield* activePage(scope)
+              const verbs = yield* verbsFor(what)
+              const raw = yield* runtimeCall(what, deadline, verbs.raw(scope.contextId, tabId))
+              return yield* pageCall(what, deadline, () => run(raw, publicTabId(scope.session, tabId)))
+            }),
+          false,
+        ),
       task: (key: SessionKey, status) =>
         Effect.gen(function* () {
           const view = yield* sessions.taskChanged(conversationIdOf(key), status)

@@ -28,7 +28,10 @@ export const MAX_HTML = 5_000_000
  */
 export const fromRuntime = (e: RuntimeError | ContextNotFound): PageError =>
   e._tag === 'ContextNotFound'
-    ? new PageError({ reason: 'target-closed', message: "This session's browser closed while the call ran (released, set aside or crashed); call again." })
+    ? new PageError({
+        reason: 'target-closed',
+        message: "This session's browser closed while the call ran (released, set aside or crashed); call again.",
+      })
     : new PageError({ reason: e.reason, message: e.message })
 
 /**
@@ -40,13 +43,25 @@ export const fromRuntime = (e: RuntimeError | ContextNotFound): PageError =>
  * @example
  * yield* runtimeCall('text', deadlineMs, runtime.pages.text(contextId, tabId, MAX_TEXT))
  */
-export const runtimeCall = <A>(what: string, deadlineMs: number, run: Effect.Effect<A, RuntimeError | ContextNotFound>, navigation = false): Effect.Effect<A, PageError> =>
+export const runtimeCall = <A>(
+  what: string,
+  deadlineMs: number,
+  run: Effect.Effect<A, RuntimeError | ContextNotFound>,
+  navigation = false,
+): Effect.Effect<A, PageError> =>
   run.pipe(
     Effect.mapError((e) =>
-      e._tag === 'RuntimeError' && e.reason === 'unavailable' && !navigation ? new PageError({ reason: 'invalid', message: e.message }) : fromRuntime(e)),
+      e._tag === 'RuntimeError' && e.reason === 'unavailable' && !navigation
+        ? new PageError({ reason: 'invalid', message: e.message })
+        : fromRuntime(e),
+    ),
     Effect.timeoutFail({
       duration: Duration.millis(deadlineMs),
-      onTimeout: () => new PageError({ reason: 'timeout', message: `${what}: no answer within ${deadlineMs} ms; try again or give the page more time.` }),
+      onTimeout: () =>
+        new PageError({
+          reason: 'timeout',
+          message: `${what}: no answer within ${deadlineMs} ms; try again or give the page more time.`,
+        }),
     }),
   )
 
@@ -58,7 +73,12 @@ export const runtimeCall = <A>(what: string, deadlineMs: number, run: Effect.Eff
  * @example
  * yield* pageCall('snapshot', 10_000, () => run(raw, tab))
  */
-export const pageCall = <A>(what: string, deadlineMs: number, run: () => Promise<A>, navigation = false): Effect.Effect<A, PageError> =>
+export const pageCall = <A>(
+  what: string,
+  deadlineMs: number,
+  run: () => Promise<A>,
+  navigation = false,
+): Effect.Effect<A, PageError> =>
   Effect.tryPromise({
     try: run,
     catch: (e) => {
@@ -69,6 +89,10 @@ export const pageCall = <A>(what: string, deadlineMs: number, run: () => Promise
   }).pipe(
     Effect.timeoutFail({
       duration: Duration.millis(deadlineMs),
-      onTimeout: () => new PageError({ reason: 'timeout', message: `${what}: no answer within ${deadlineMs} ms; try again or give the page more time.` }),
+      onTimeout: () =>
+        new PageError({
+          reason: 'timeout',
+          message: `${what}: no answer within ${deadlineMs} ms; try again or give the page more time.`,
+        }),
     }),
   )

@@ -63,7 +63,10 @@ export class Screencast {
     return Effect.suspend(() => {
       const cast = new Screencast(tab, options.idleMs, options.onFrame ?? (() => undefined))
       const started = open({
-        quality: 70, maxWidth: 1920, maxHeight: 1920, ack: 'auto',
+        quality: 70,
+        maxWidth: 1920,
+        maxHeight: 1920,
+        ack: 'auto',
         onFrame: (frame) => cast.receive(frame),
         // The tab closed (or its context went): waiters learn it now, not at their timeout.
         onStop: () => void cast.stop(),

@@ -19,7 +19,11 @@ import type { VerbCore } from './verbCore.ts'
  * const state = makeSessionState(core, activePage, tabViews)
  * const { lifecycle, url } = yield* state(sessionTarget(key))
  */
-export const makeSessionState = (core: VerbCore, active: ReturnType<typeof makeActivePage>, views: ReturnType<typeof makeTabViews>) => {
+export const makeSessionState = (
+  core: VerbCore,
+  active: ReturnType<typeof makeActivePage>,
+  views: ReturnType<typeof makeTabViews>,
+) => {
   const { sessions, runtime, store, book } = core
   const { heldDialog } = active
   const { tabView } = views
@@ -33,10 +37,20 @@ export const makeSessionState = (core: VerbCore, active: ReturnType<typeof makeA
         frame: { seq: session?.frameSeq ?? 0, at: session?.lastFrameAt ?? null },
       }
       const conversationId = target._tag === 'session' ? conversationIdOf(target.key) : undefined
-      const view = conversationId === undefined ? undefined : Option.getOrUndefined(yield* Effect.option(sessions.view(conversationId)))
+      const view =
+        conversationId === undefined
+          ? undefined
+          : Option.getOrUndefined(yield* Effect.option(sessions.view(conversationId)))
       const empty: SessionState = {
-        ...base, lifecycle: view?.state ?? 'none', url: null, title: null, tabs: [], viewport: session?.viewport ?? null,
-        lentSites: view?.lentSites ?? [], lastUsedAt: view?.lastUsedAt ?? null, dialog: null,
+        ...base,
+        lifecycle: view?.state ?? 'none',
+        url: null,
+        title: null,
+        tabs: [],
+        viewport: session?.viewport ?? null,
+        lentSites: view?.lentSites ?? [],
+        lastUsedAt: view?.lastUsedAt ?? null,
+        dialog: null,
       }
       if (conversationId !== undefined && view === undefined) return empty
       const contextId = conversationId === undefined ? runtime.mainContext : sessions.contextOf(conversationId)
@@ -44,7 +58,9 @@ export const makeSessionState = (core: VerbCore, active: ReturnType<typeof makeA
         if (view?.state !== 'parked') return empty
         // Parked: where it will come back to, from the sealed record (read, never resumed).
         const record = yield* Effect.option(Effect.flatten(store.get(conversationId!)))
-        const snapshot: Snapshot | undefined = Option.isSome(record) ? record.value.snapshot : sessions.lastSnapshot(conversationId!)
+        const snapshot: Snapshot | undefined = Option.isSome(record)
+          ? record.value.snapshot
+          : sessions.lastSnapshot(conversationId!)
         return { ...empty, url: snapshot?.tabs.find((t) => t.active)?.url ?? snapshot?.tabs[0]?.url ?? null }
       }
       const dialog = yield* heldDialog(session ?? book.main, contextId)
@@ -53,7 +69,10 @@ export const makeSessionState = (core: VerbCore, active: ReturnType<typeof makeA
         const tabs = yield* Effect.mapError(runtime.tabs(contextId), fromRuntime)
         const active = tabs.find((t) => t.active) ?? tabs[0]
         // The viewport is the runtime's bookkeeping (no page is asked): it never waits on a busy page.
-        const size = active && runtime.pages ? yield* Effect.orElseSucceed(runtime.pages.viewport(contextId, active.id), () => undefined) : undefined
+        const size =
+          active && runtime.pages
+            ? yield* Effect.orElseSucceed(runtime.pages.viewport(contextId, active.id), () => undefined)
+            : undefined
         return {
           ...empty,
           lifecycle: view?.state ?? 'main',

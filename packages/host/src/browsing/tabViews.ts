@@ -21,7 +21,12 @@ export const makeTabViews = (core: VerbCore) => {
   const { runtime, book } = core
 
   const tabView = (session: HostSession, t: TabInfo): TabView => ({
-    id: publicTabId(session, t.id), url: t.url, title: t.title, active: t.active, reason: t.session.reason, lentSites: t.session.lentSites,
+    id: publicTabId(session, t.id),
+    url: t.url,
+    title: t.title,
+    active: t.active,
+    reason: t.session.reason,
+    lentSites: t.session.lentSites,
   })
 
   const tabViews = ({ session, contextId }: VerbScope) =>
@@ -34,7 +39,12 @@ export const makeTabViews = (core: VerbCore) => {
     const tabId = session === undefined ? undefined : parseTabId(session, publicId)
     return tabId !== undefined
       ? Effect.succeed(tabId)
-      : Effect.fail(new TabNotFound({ reason: 'unknown-tab', message: `This session has no tab ${publicId}; list its tabs with GET /v1/tabs.` }))
+      : Effect.fail(
+          new TabNotFound({
+            reason: 'unknown-tab',
+            message: `This session has no tab ${publicId}; list its tabs with GET /v1/tabs.`,
+          }),
+        )
   }
 
   return { tabView, tabViews, ownTab }

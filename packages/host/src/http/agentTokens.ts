@@ -82,18 +82,28 @@ export const loadAgentTokens = (file: string): Effect.Effect<AgentTokens, HostSt
   Effect.try({
     try: () => fs.readFileSync(file, 'utf8'),
     catch: (e) =>
-      new HostStartError({ reason: 'agent-tokens', message: `ERRANDS_AGENT_TOKENS_FILE: could not read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'}).` }),
+      new HostStartError({
+        reason: 'agent-tokens',
+        message: `ERRANDS_AGENT_TOKENS_FILE: could not read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'}).`,
+      }),
   }).pipe(
     Effect.flatMap((text) => {
       const parsed = parseAgentTokens(text)
       if ('badLine' in parsed) {
-        return Effect.fail(new HostStartError({
-          reason: 'agent-tokens',
-          message: `ERRANDS_AGENT_TOKENS_FILE: line ${parsed.badLine} of ${file} is not "<token of ${MIN_AGENT_TOKEN_LENGTH}+ characters> <key, key prefix ending in *, or *>".`,
-        }))
+        return Effect.fail(
+          new HostStartError({
+            reason: 'agent-tokens',
+            message: `ERRANDS_AGENT_TOKENS_FILE: line ${parsed.badLine} of ${file} is not "<token of ${MIN_AGENT_TOKEN_LENGTH}+ characters> <key, key prefix ending in *, or *>".`,
+          }),
+        )
       }
       if (parsed.grants.length === 0) {
-        return Effect.fail(new HostStartError({ reason: 'agent-tokens', message: `ERRANDS_AGENT_TOKENS_FILE: ${file} grants nothing; add "<token> <pattern>" lines or unset the variable.` }))
+        return Effect.fail(
+          new HostStartError({
+            reason: 'agent-tokens',
+            message: `ERRANDS_AGENT_TOKENS_FILE: ${file} grants nothing; add "<token> <pattern>" lines or unset the variable.`,
+          }),
+        )
       }
       return Effect.succeed(parsed)
     }),
@@ -111,7 +121,8 @@ export const checkAgentToken = (tokens: AgentTokens, headers: HeadersLike, key: 
   if (auth === null) {
     return new Unauthorized({
       reason: 'missing-token',
-      message: 'This host requires an agent token for session calls: send Authorization: Bearer <token> (ask the host operator for one that covers your session keys).',
+      message:
+        'This host requires an agent token for session calls: send Authorization: Bearer <token> (ask the host operator for one that covers your session keys).',
     })
   }
   const token = bearerOf(auth)
@@ -125,6 +136,7 @@ export const checkAgentToken = (tokens: AgentTokens, headers: HeadersLike, key: 
   if (token !== undefined && allowed) return undefined
   return new Unauthorized({
     reason: 'wrong-token',
-    message: 'The agent token is not valid for this session key; use a key your token covers, or ask the host operator for a token that covers it.',
+    message:
+      'The agent token is not valid for this session key; use a key your token covers, or ask the host operator for a token that covers it.',
   })
 }

@@ -18,7 +18,18 @@
  */
 import { DevTools } from '@errands/devtools'
 import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
-import { checkBearer, checkHost, checkMediaType, checkMethod, checkOrigin, digestOf, hasBody, ownHost, readWebBody, type Identity } from '@errands/edge'
+import {
+  checkBearer,
+  checkHost,
+  checkMediaType,
+  checkMethod,
+  checkOrigin,
+  digestOf,
+  hasBody,
+  ownHost,
+  readWebBody,
+  type Identity,
+} from '@errands/edge'
 import { Sessions } from '@errands/supervisor'
 import { Cause, Effect, Either, Exit, Option, Redacted, Runtime, Schema } from 'effect'
 import { Browsing } from '../browsing/Browsing.ts'
@@ -75,21 +86,28 @@ const TOKEN_WORDS = {
  * @example
  * const app = await Effect.runPromise(makeApp(options).pipe(Effect.provide(layers)))
  */
-export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing | Person | HostHealth | Stateless | DevTools | SessionProxy | Questions> =>
+export const makeApp = (
+  options: AppOptions,
+): Effect.Effect<App, never, Browsing | Person | HostHealth | Stateless | DevTools | SessionProxy | Questions> =>
   Effect.gen(function* () {
     const sessions = yield* Effect.serviceOption(Sessions)
     const clusterWheel = yield* Effect.serviceOption(PersonWheel)
-    const router = new Router<Route>(routes({
-      browsing: yield* Browsing,
-      person: yield* Person,
-      health: yield* HostHealth,
-      stateless: yield* Stateless,
-      devtools: yield* DevTools,
-      sessionProxy: yield* SessionProxy,
-      questions: yield* Questions,
-      // P1, P2 (issue #26): the wheel routes; a cluster's PersonWheel reaches the errand's owner.
-      wheel: Option.getOrUndefined(Option.orElse(clusterWheel, () => sessions)),
-    }, { port: options.port }))
+    const router = new Router<Route>(
+      routes(
+        {
+          browsing: yield* Browsing,
+          person: yield* Person,
+          health: yield* HostHealth,
+          stateless: yield* Stateless,
+          devtools: yield* DevTools,
+          sessionProxy: yield* SessionProxy,
+          questions: yield* Questions,
+          // P1, P2 (issue #26): the wheel routes; a cluster's PersonWheel reaches the errand's owner.
+          wheel: Option.getOrUndefined(Option.orElse(clusterWheel, () => sessions)),
+        },
+        { port: options.port },
+      ),
+    )
     const runtime = yield* Effect.runtime<never>()
     const log = options.log ?? (() => undefined)
     const tokenDigest = digestOf(Redacted.value(options.token))
@@ -98,7 +116,10 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
     const handle = (request: Request): Effect.Effect<Response, unknown> =>
       Effect.gen(function* () {
         if (closed) {
-          return yield* new HostUnavailable({ reason: 'shutting-down', message: 'The host is shutting down; try again after it restarts.' })
+          return yield* new HostUnavailable({
+            reason: 'shutting-down',
+            message: 'The host is shutting down; try again after it restarts.',
+          })
         }
         const headers = request.headers
         const refusal = checkHost(headers, options) ?? checkOrigin(headers, options)
@@ -107,11 +128,17 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
         const match = router.match(request.method, url.pathname)
         switch (match._tag) {
           case 'not-found':
-            return yield* new NotFound({ reason: 'no-route', message: `There is no endpoint ${request.method} ${url.pathname.slice(0, 200)}; see docs/host.md for the list.` })
+            return yield* new NotFound({
+              reason: 'no-route',
+              message: `There is no endpoint ${request.method} ${url.pathname.slice(0, 200)}; see docs/host.md for the list.`,
+            })
           case 'method-not-allowed':
             return yield* checkMethod(request.method, match.allow, url.pathname)!
           case 'bad-path':
-            return yield* new BadRequest({ reason: 'invalid-parameter', message: 'A path parameter is not valid percent-encoding.' })
+            return yield* new BadRequest({
+              reason: 'invalid-parameter',
+              message: 'A path parameter is not valid percent-encoding.',
+            })
         }
         const route = match.value
         const raw = route.endpoint.rawBody !== undefined
@@ -122,12 +149,19 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
         let key = undefined as unknown as SessionKey
         let upstreamProxy: UpstreamProxy | undefined
         if (route.access === 'session') {
-          key = yield* Either.match(parseSessionKey(headers.get(SESSION_HEADER)), { onLeft: Effect.fail, onRight: Effect.succeed })
+          key = yield* Either.match(parseSessionKey(headers.get(SESSION_HEADER)), {
+            onLeft: Effect.fail,
+            onRight: Effect.succeed,
+          })
           const denied = options.agentTokens ? checkAgentToken(options.agentTokens, headers, key) : undefined
           if (denied) return yield* denied
           // Issue #21: checked on every call (a 400 never quotes it); the call that opens the errand uses it.
           const proxyHeader = headers.get(PROXY_HEADER)
-          if (proxyHeader !== null) upstreamProxy = yield* Either.match(parseUpstreamProxy(proxyHeader), { onLeft: Effect.fail, onRight: Effect.succeed })
+          if (proxyHeader !== null)
+            upstreamProxy = yield* Either.match(parseUpstreamProxy(proxyHeader), {
+              onLeft: Effect.fail,
+              onRight: Effect.succeed,
+            })
         } else if (route.access === 'person') {
           const unauthorized = checkBearer(headers, tokenDigest, TOKEN_WORDS)
           if (unauthorized) return yield* unauthorized
@@ -135,23 +169,39 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
         const query = route.query
           ? yield* decodeQuery(route.query, url.searchParams)
           : url.search.length > 1
-            ? yield* new BadRequest({ reason: 'invalid-parameter', message: `${url.pathname.slice(0, 200)} takes no query parameters.` })
+            ? yield* new BadRequest({
+                reason: 'invalid-parameter',
+                message: `${url.pathname.slice(0, 200)} takes no query parameters.`,
+              })
             : {}
         if (raw) {
-          const bytes = yield* readWebBody(request.body, options.maxRawBodyBytes ?? 25 * 1024 * 1024, headers.get('content-length'))
+          const bytes = yield* readWebBody(
+            request.body,
+            options.maxRawBodyBytes ?? 25 * 1024 * 1024,
+            headers.get('content-length'),
+          )
           const result = yield* route.run({ key, params: match.params, body: {}, query, upstreamProxy, raw: bytes })
-          return json(200, yield* Effect.orDie(Schema.encodeUnknown(route.answer as Schema.Schema<unknown, unknown>)(result)))
+          return json(
+            200,
+            yield* Effect.orDie(Schema.encodeUnknown(route.answer as Schema.Schema<unknown, unknown>)(result)),
+          )
         }
         const text = yield* readText(request)
         const body = route.body
           ? yield* decodeBody(route.body, text)
           : text.trim() === ''
             ? {}
-            : yield* new BadRequest({ reason: 'invalid-body', message: `${request.method} ${url.pathname.slice(0, 200)} takes no body.` })
+            : yield* new BadRequest({
+                reason: 'invalid-body',
+                message: `${request.method} ${url.pathname.slice(0, 200)} takes no body.`,
+              })
         const result = yield* route.run({ key, params: match.params, body, query, upstreamProxy })
         if (result instanceof Response) return result
         // The answer goes out through its declared Schema, so the wire is what /v1/openapi.json says.
-        return json(200, yield* Effect.orDie(Schema.encodeUnknown(route.answer as Schema.Schema<unknown, unknown>)(result)))
+        return json(
+          200,
+          yield* Effect.orDie(Schema.encodeUnknown(route.answer as Schema.Schema<unknown, unknown>)(result)),
+        )
       })
 
     const respond = (exit: Exit.Exit<Response, unknown>, request: Request): Response => {
@@ -159,18 +209,28 @@ export const makeApp = (options: AppOptions): Effect.Effect<App, never, Browsing
       const failure = Cause.failureOption(exit.cause)
       if (failure._tag === 'Some') {
         const response = errorResponse(failure.value)
-        if (response.status >= 500) log(`${request.method} ${new URL(request.url).pathname} → ${response.status} ${(failure.value as { _tag?: string })._tag ?? ''}`)
+        if (response.status >= 500)
+          log(
+            `${request.method} ${new URL(request.url).pathname} → ${response.status} ${(failure.value as { _tag?: string })._tag ?? ''}`,
+          )
         return response
       }
       if (Cause.isInterruptedOnly(exit.cause)) {
-        return errorResponse(new HostUnavailable({ reason: 'shutting-down', message: 'The call was cancelled (the client left or the host is stopping).' }))
+        return errorResponse(
+          new HostUnavailable({
+            reason: 'shutting-down',
+            message: 'The call was cancelled (the client left or the host is stopping).',
+          }),
+        )
       }
       log(`${request.method} ${new URL(request.url).pathname} → 500 defect: ${Cause.pretty(exit.cause).split('\n')[0]}`)
       return errorResponse(undefined)
     }
 
     const fetch = (request: Request): Promise<Response> =>
-      Runtime.runPromiseExit(runtime)(handle(request), { signal: request.signal }).then((exit) => respond(exit, request))
+      Runtime.runPromiseExit(runtime)(handle(request), { signal: request.signal }).then((exit) =>
+        respond(exit, request),
+      )
 
     return {
       fetch,

@@ -19,7 +19,10 @@ export const MAX_BODY_BYTES = 1024 * 1024
  * @example
  * const text = yield* readText(request)
  */
-export const readText = (request: Request, limit = MAX_BODY_BYTES): Effect.Effect<string, PayloadTooLarge | BadRequest> =>
+export const readText = (
+  request: Request,
+  limit = MAX_BODY_BYTES,
+): Effect.Effect<string, PayloadTooLarge | BadRequest> =>
   Effect.map(readWebBody(request.body, limit, request.headers.get('content-length')), utf8)
 
 const formatIssues = (error: ParseResult.ParseError): string =>
@@ -42,7 +45,13 @@ export const decodeBody = <A, I>(schema: Schema.Schema<A, I>, text: string): Eff
       return yield* new BadRequest({ reason: 'invalid-body', message: 'The body must be a JSON object.' })
     }
     return yield* Schema.decodeUnknown(schema, { errors: 'all', onExcessProperty: 'error' })(raw).pipe(
-      Effect.mapError((e) => new BadRequest({ reason: 'invalid-body', message: `The body does not fit this endpoint — ${formatIssues(e)}.` })),
+      Effect.mapError(
+        (e) =>
+          new BadRequest({
+            reason: 'invalid-body',
+            message: `The body does not fit this endpoint — ${formatIssues(e)}.`,
+          }),
+      ),
     )
   })
 
@@ -56,10 +65,20 @@ export const decodeQuery = <A, I>(schema: Schema.Schema<A, I>, query: URLSearchP
   Effect.gen(function* () {
     const raw: Record<string, string> = {}
     for (const [k, v] of query) {
-      if (k in raw) return yield* new BadRequest({ reason: 'invalid-parameter', message: `The query parameter ${k} is given twice.` })
+      if (k in raw)
+        return yield* new BadRequest({
+          reason: 'invalid-parameter',
+          message: `The query parameter ${k} is given twice.`,
+        })
       raw[k] = v
     }
     return yield* Schema.decodeUnknown(schema, { errors: 'all', onExcessProperty: 'error' })(raw).pipe(
-      Effect.mapError((e) => new BadRequest({ reason: 'invalid-parameter', message: `The query does not fit this endpoint — ${formatIssues(e)}.` })),
+      Effect.mapError(
+        (e) =>
+          new BadRequest({
+            reason: 'invalid-parameter',
+            message: `The query does not fit this endpoint — ${formatIssues(e)}.`,
+          }),
+      ),
     )
   })

@@ -105,19 +105,26 @@ describe('v1Client against the host on fakes', () => {
   })
 
   it('the host sends an answer through its Schema: a field a service adds does not reach the wire', async () => {
-    const { app } = testApp({ browsing: { url: () => Effect.succeed({ url: 'about:blank', secret: 'x' } as { url: string }) } })
+    const { app } = testApp({
+      browsing: { url: () => Effect.succeed({ url: 'about:blank', secret: 'x' } as { url: string }) },
+    })
     const res = await app.request('/v1/url', { headers: { 'x-browser-session': 'k1' } })
     expect(await res.json()).toEqual({ url: 'about:blank' })
   })
 
   it('throws AnswerMismatch when a 200 does not fit the declared answer', async () => {
-    const fake: ClientOptions['fetch'] = async () => new Response(JSON.stringify({ url: 'about:blank', extra: 1 }), { headers: { 'content-type': 'application/json' } })
+    const fake: ClientOptions['fetch'] = async () =>
+      new Response(JSON.stringify({ url: 'about:blank', extra: 1 }), {
+        headers: { 'content-type': 'application/json' },
+      })
     await expect(call(BASE, api.url, {}, { key: 'k1', fetch: fake })).rejects.toBeInstanceOf(AnswerMismatch)
   })
 
   it('answerMismatch says what a 200 body lacks or adds against its declaration, for clients with their own transport', () => {
     expect(answerMismatch('GET', '/v1/url', { url: 'about:blank' })).toBeUndefined()
-    expect(answerMismatch('GET', '/v1/url', { url: 'about:blank', extra: 1 })).toMatch(/^GET \/v1\/url: the answer does not fit/)
+    expect(answerMismatch('GET', '/v1/url', { url: 'about:blank', extra: 1 })).toMatch(
+      /^GET \/v1\/url: the answer does not fit/,
+    )
     expect(answerMismatch('DELETE', '/v1/tabs/t1', { tabs: [{ id: 't1' }] })).toMatch(/url/)
     expect(answerMismatch('GET', '/v1/screenshot', 'bytes')).toBeUndefined()
     expect(answerMismatch('GET', '/v1/nothing', {})).toBeUndefined()
@@ -134,11 +141,17 @@ describe('v1Client against the host on fakes', () => {
 
   it('presents the person token only to person endpoints, the key only to session ones', async () => {
     const seen: Array<Headers> = []
-    const fake: ClientOptions['fetch'] = async (_url, init) => (seen.push(new Headers(init.headers)), new Response('{"error":{"code":"X","message":""}}', { status: 500 }))
+    const fake: ClientOptions['fetch'] = async (_url, init) => (
+      seen.push(new Headers(init.headers)), new Response('{"error":{"code":"X","message":""}}', { status: 500 })
+    )
     const client = v1Client(BASE, { key: 'k1', token: 't', fetch: fake })
     await client.url()
     await client.person.sessions()
     await client.localhosts()
-    expect(seen.map((h) => [h.get('x-browser-session'), h.get('authorization')])).toEqual([['k1', null], [null, 'Bearer t'], [null, null]])
+    expect(seen.map((h) => [h.get('x-browser-session'), h.get('authorization')])).toEqual([
+      ['k1', null],
+      [null, 'Bearer t'],
+      [null, null],
+    ])
   })
 })

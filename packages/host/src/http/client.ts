@@ -49,28 +49,47 @@ export interface ErrorAnswer {
 
 /** A reply: the declared answer on 200, the error body otherwise. `bytes` is the raw body. */
 export type Reply<A> =
-  | { readonly ok: true; readonly status: number; readonly headers: Headers; readonly body: A; readonly bytes: Uint8Array }
-  | { readonly ok: false; readonly status: number; readonly headers: Headers; readonly body: ErrorAnswer | undefined; readonly bytes: Uint8Array }
+  | {
+      readonly ok: true
+      readonly status: number
+      readonly headers: Headers
+      readonly body: A
+      readonly bytes: Uint8Array
+    }
+  | {
+      readonly ok: false
+      readonly status: number
+      readonly headers: Headers
+      readonly body: ErrorAnswer | undefined
+      readonly bytes: Uint8Array
+    }
 
 type Encoded<S> = S extends Schema.Schema<any, infer I, any> ? I : never
 type OptionalIfEmpty<K extends string, V> = {} extends V ? { readonly [k in K]?: V } : { readonly [k in K]: V }
 
 /** What calling endpoint `E` takes: its body's JSON, its query and its path parameters. */
-export type InputOf<E> = E extends Endpoint<infer P, infer B, infer Q, any>
-  ? ([B] extends [undefined] ? {} : OptionalIfEmpty<'body', Encoded<B>>)
-    & ([Q] extends [undefined] ? {} : { readonly query?: Encoded<Q> })
-    & ([ParamNames<P>] extends [never] ? {} : { readonly params: Readonly<Record<ParamNames<P>, string>> })
-    & { readonly raw?: Uint8Array }
-  : never
+export type InputOf<E> =
+  E extends Endpoint<infer P, infer B, infer Q, any>
+    ? ([B] extends [undefined] ? {} : OptionalIfEmpty<'body', Encoded<B>>) &
+        ([Q] extends [undefined] ? {} : { readonly query?: Encoded<Q> }) &
+        ([ParamNames<P>] extends [never] ? {} : { readonly params: Readonly<Record<ParamNames<P>, string>> }) & {
+          readonly raw?: Uint8Array
+        }
+    : never
 
 /** What endpoint `E` answers on success: its answer Schema's type, or the bytes. */
-export type AnswerOf<E> = E extends Endpoint<any, any, any, infer A> ? (A extends BytesAnswer ? Uint8Array : Schema.Schema.Type<A>) : never
+export type AnswerOf<E> =
+  E extends Endpoint<any, any, any, infer A> ? (A extends BytesAnswer ? Uint8Array : Schema.Schema.Type<A>) : never
 
 /** One endpoint as a method. */
-export type Call<E> = (...input: {} extends InputOf<E> ? [input?: InputOf<E>] : [input: InputOf<E>]) => Promise<Reply<AnswerOf<E>>>
+export type Call<E> = (
+  ...input: {} extends InputOf<E> ? [input?: InputOf<E>] : [input: InputOf<E>]
+) => Promise<Reply<AnswerOf<E>>>
 
 /** The client: the declaration's shape, each endpoint a {@link Call}. */
-export type Client<T> = { readonly [K in keyof T]: T[K] extends Endpoint<any, any, any, any> ? Call<T[K]> : Client<T[K]> }
+export type Client<T> = {
+  readonly [K in keyof T]: T[K] extends Endpoint<any, any, any, any> ? Call<T[K]> : Client<T[K]>
+}
 
 /** Loose input, for {@link call} on an endpoint known only at run time. */
 export interface AnyInput {
@@ -87,11 +106,22 @@ export interface AnyInput {
  * @example
  * const reply = await call('http://127.0.0.1:7777', api.closeTab, { params: { id: 'abc-t2' } }, { key: 'agent-7' })
  */
-export const call = async <E extends Endpoint>(base: string, endpoint: E, input: InputOf<E> | AnyInput, options: ClientOptions = {}): Promise<Reply<AnswerOf<E>>> => {
+export const call = async <E extends Endpoint>(
+  base: string,
+  endpoint: E,
+  input: InputOf<E> | AnyInput,
+  options: ClientOptions = {},
+): Promise<Reply<AnswerOf<E>>> => {
   const given = input as AnyInput
-  const path = endpoint.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(given.params?.[name] ?? ''))
-  const query = given.query && Object.keys(given.query).length > 0 ? `?${new URLSearchParams(given.query as Record<string, string>)}` : ''
-  const token = endpoint.access === 'person' ? options.token : endpoint.access === 'session' ? options.agentToken : undefined
+  const path = endpoint.path.replace(/:([A-Za-z]+)/g, (_, name: string) =>
+    encodeURIComponent(given.params?.[name] ?? ''),
+  )
+  const query =
+    given.query && Object.keys(given.query).length > 0
+      ? `?${new URLSearchParams(given.query as Record<string, string>)}`
+      : ''
+  const token =
+    endpoint.access === 'person' ? options.token : endpoint.access === 'session' ? options.agentToken : undefined
   const headers: Record<string, string> = {
     ...(endpoint.access === 'session' && options.key !== undefined ? { 'x-browser-session': options.key } : {}),
     ...(given.body !== undefined ? { 'content-type': 'application/json' } : {}),
@@ -111,13 +141,23 @@ export const call = async <E extends Endpoint>(base: string, endpoint: E, input:
   const parsed = (): unknown => JSON.parse(new TextDecoder().decode(bytes))
   const where = `${endpoint.method} ${endpoint.path}`
   if (res.status !== 200) {
-    return { ok: false, status: res.status, headers: res.headers, body: isJson ? (parsed() as ErrorAnswer) : undefined, bytes }
+    return {
+      ok: false,
+      status: res.status,
+      headers: res.headers,
+      body: isJson ? (parsed() as ErrorAnswer) : undefined,
+      bytes,
+    }
   }
   const answer = endpoint.answer
   if ('_tag' in answer && answer._tag === 'BytesAnswer') {
     return { ok: true, status: res.status, headers: res.headers, body: bytes as AnswerOf<E>, bytes }
   }
-  if (!isJson) throw new AnswerMismatch({ reason: 'not-json', message: `${where} answered ${res.headers.get('content-type')}, not JSON` })
+  if (!isJson)
+    throw new AnswerMismatch({
+      reason: 'not-json',
+      message: `${where} answered ${res.headers.get('content-type')}, not JSON`,
+    })
   const decoded = decodeAnswer(endpoint, parsed())
   if (decoded._tag === 'Left') throw decoded.left
   return { ok: true, status: res.status, headers: res.headers, body: decoded.right as AnswerOf<E>, bytes }
@@ -127,10 +167,11 @@ export const call = async <E extends Endpoint>(base: string, endpoint: E, input:
 const decodeAnswer = (endpoint: Endpoint, json: unknown): Either.Either<unknown, AnswerMismatch> =>
   Either.mapLeft(
     Schema.decodeUnknownEither(endpoint.answer as Schema.Schema<unknown, unknown>, { onExcessProperty: 'error' })(json),
-    (e) => new AnswerMismatch({
-      reason: 'schema',
-      message: `${endpoint.method} ${endpoint.path}: the answer does not fit its declared Schema: ${ParseResult.TreeFormatter.formatErrorSync(e)}`,
-    }),
+    (e) =>
+      new AnswerMismatch({
+        reason: 'schema',
+        message: `${endpoint.method} ${endpoint.path}: the answer does not fit its declared Schema: ${ParseResult.TreeFormatter.formatErrorSync(e)}`,
+      }),
   )
 
 const declared = new Router(endpointsOf(api).map((e) => ({ method: e.method, path: e.path, value: e })))
@@ -142,9 +183,14 @@ const declared = new Router(endpointsOf(api).map((e) => ({ method: e.method, pat
  * @example
  * endpointAt('POST', '/v1/tabs/abc-t2/activate') // { endpoint: api.activateTab, params: { id: 'abc-t2' } }
  */
-export const endpointAt = (method: string, pathname: string): { readonly endpoint: Endpoint; readonly params: Readonly<Record<string, string>> } | undefined => {
+export const endpointAt = (
+  method: string,
+  pathname: string,
+): { readonly endpoint: Endpoint; readonly params: Readonly<Record<string, string>> } | undefined => {
   const match = declared.match(method, pathname)
-  return match._tag === 'found' && match.value.method === method ? { endpoint: match.value, params: match.params } : undefined
+  return match._tag === 'found' && match.value.method === method
+    ? { endpoint: match.value, params: match.params }
+    : undefined
 }
 
 /**
@@ -166,7 +212,9 @@ const build = (declaration: object, base: string, options: ClientOptions): objec
   Object.fromEntries(
     Object.entries(declaration).map(([name, value]) => [
       name,
-      isEndpoint(value) ? (input: AnyInput = {}) => call(base, value, input, options) : build(value as object, base, options),
+      isEndpoint(value)
+        ? (input: AnyInput = {}) => call(base, value, input, options)
+        : build(value as object, base, options),
     ]),
   )
 
@@ -178,4 +226,5 @@ const build = (declaration: object, base: string, options: ClientOptions): objec
  * await k1.activateTab({ params: { id: 'abc-t2' } })
  * await v1Client(base, { token }).person.main.navigate({ body: { url } })
  */
-export const v1Client = (base: string, options: ClientOptions = {}): Client<Api> => build(api, base, options) as Client<Api>
+export const v1Client = (base: string, options: ClientOptions = {}): Client<Api> =>
+  build(api, base, options) as Client<Api>

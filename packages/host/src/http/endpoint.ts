@@ -37,7 +37,11 @@ export interface BytesAnswer {
  * @example
  * bytesAnswer(['image/jpeg', 'image/png'], 'The latest frame.', { 'X-Frame-Seq': 'frames so far' })
  */
-export const bytesAnswer = (media: ReadonlyArray<string>, description: string, headers: Readonly<Record<string, string>> = {}): BytesAnswer => ({
+export const bytesAnswer = (
+  media: ReadonlyArray<string>,
+  description: string,
+  headers: Readonly<Record<string, string>> = {},
+): BytesAnswer => ({
   _tag: 'BytesAnswer',
   media,
   description,
@@ -125,7 +129,8 @@ export const endpoint = <
 })
 
 /** Is this value a declared endpoint? @example isEndpoint(api.url) // true */
-export const isEndpoint = (u: unknown): u is Endpoint => typeof u === 'object' && u !== null && (u as { _tag?: unknown })._tag === 'Endpoint'
+export const isEndpoint = (u: unknown): u is Endpoint =>
+  typeof u === 'object' && u !== null && (u as { _tag?: unknown })._tag === 'Endpoint'
 
 /**
  * Every endpoint of a declaration, however it is nested, in declaration order.
@@ -134,4 +139,6 @@ export const isEndpoint = (u: unknown): u is Endpoint => typeof u === 'object' &
  * endpointsOf(api).length // every route of the host
  */
 export const endpointsOf = (declaration: object): ReadonlyArray<Endpoint> =>
-  Object.values(declaration).flatMap((value) => (isEndpoint(value) ? [value] : typeof value === 'object' && value !== null ? endpointsOf(value) : []))
+  Object.values(declaration).flatMap((value) =>
+    isEndpoint(value) ? [value] : typeof value === 'object' && value !== null ? endpointsOf(value) : [],
+  )

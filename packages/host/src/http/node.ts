@@ -14,7 +14,17 @@
  * const server = http.createServer(nodeHandler(() => app))
  * server.on('clientError', onClientError)
  */
-import { BadRequest, HeadersTooLarge, InternalError, PayloadTooLarge, rawErrorResponse, readNodeBody, RequestTimeout, sendError, WrongHost } from '@errands/edge'
+import {
+  BadRequest,
+  HeadersTooLarge,
+  InternalError,
+  PayloadTooLarge,
+  rawErrorResponse,
+  readNodeBody,
+  RequestTimeout,
+  sendError,
+  WrongHost,
+} from '@errands/edge'
 import { Effect, Either } from 'effect'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -27,7 +37,8 @@ export interface Fetcher {
 }
 
 /** The body the app gets for a request whose body grew past the limit: reading it fails with the 413. */
-const tooLargeBody = (): ReadableStream<Uint8Array> => new ReadableStream({ start: (c) => c.error(PayloadTooLarge.of(MAX_BODY_BYTES)) })
+const tooLargeBody = (): ReadableStream<Uint8Array> =>
+  new ReadableStream({ start: (c) => c.error(PayloadTooLarge.of(MAX_BODY_BYTES)) })
 
 /**
  * A Node request's headers as web `Headers` (repeated headers appended). Throws on a value the
@@ -96,7 +107,13 @@ export const nodeHandler =
   (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const url = req.url ?? '/'
     if (!url.startsWith('/')) {
-      sendError(res, new WrongHost({ reason: 'absolute-form', message: 'Requests in absolute form are not answered; send the path only, with Host: 127.0.0.1:<port>.' }))
+      sendError(
+        res,
+        new WrongHost({
+          reason: 'absolute-form',
+          message: 'Requests in absolute form are not answered; send the path only, with Host: 127.0.0.1:<port>.',
+        }),
+      )
       return
     }
     inFlight.enter()
@@ -107,17 +124,33 @@ export const nodeHandler =
     void (async () => {
       try {
         const method = req.method ?? 'GET'
-        const read = method === 'GET' || method === 'HEAD' ? undefined : await Effect.runPromise(Effect.either(readNodeBody(req, MAX_BODY_BYTES)))
+        const read =
+          method === 'GET' || method === 'HEAD'
+            ? undefined
+            : await Effect.runPromise(Effect.either(readNodeBody(req, MAX_BODY_BYTES)))
         if (read !== undefined && Either.isLeft(read) && read.left._tag === 'BadRequest') {
           sendError(res, read.left)
           return
         }
-        const body = read === undefined ? undefined : Either.isLeft(read) ? tooLargeBody() : read.right.length > 0 ? read.right as Uint8Array<ArrayBuffer> : undefined
+        const body =
+          read === undefined
+            ? undefined
+            : Either.isLeft(read)
+              ? tooLargeBody()
+              : read.right.length > 0
+                ? (read.right as Uint8Array<ArrayBuffer>)
+                : undefined
         let headers: Headers
         try {
           headers = webHeaders(req)
         } catch {
-          sendError(res, new BadRequest({ reason: 'malformed-request', message: 'A request header has a value HTTP does not allow.' }))
+          sendError(
+            res,
+            new BadRequest({
+              reason: 'malformed-request',
+              message: 'A request header has a value HTTP does not allow.',
+            }),
+          )
           return
         }
         const request = new Request(`http://127.0.0.1:${port()}${url}`, {
@@ -158,11 +191,19 @@ export const onClientError = (error: NodeJS.ErrnoException, socket: Duplex): voi
   const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
   // Say so when it was the session key that carried the bad byte (Node hands us the raw bytes).
   const packet = (error as { rawPacket?: Buffer }).rawPacket?.toString('latin1') ?? ''
-  const badKey = packet.split('\r\n').some((line) => /^x-browser-session:/i.test(line) && /[\x00-\x08\x0a-\x1f\x7f]/.test(line))
+  const badKey = packet
+    .split('\r\n')
+    .some((line) => /^x-browser-session:/i.test(line) && /[\x00-\x08\x0a-\x1f\x7f]/.test(line))
   if (badKey) {
-    socket.end(rawErrorResponse(new InvalidSessionKey({
-      reason: 'bad-character', message: 'The X-Browser-Session key has a control character; send 1–128 characters of A–Z a–z 0–9 . _ : - only.',
-    })))
+    socket.end(
+      rawErrorResponse(
+        new InvalidSessionKey({
+          reason: 'bad-character',
+          message:
+            'The X-Browser-Session key has a control character; send 1–128 characters of A–Z a–z 0–9 . _ : - only.',
+        }),
+      ),
+    )
     return
   }
   const refusal = tooLarge
@@ -170,10 +211,11 @@ export const onClientError = (error: NodeJS.ErrnoException, socket: Duplex): voi
     : timeout
       ? new RequestTimeout({ reason: 'slow-request', message: 'The request took too long to arrive.' })
       : new BadRequest({
-        reason: 'malformed-request',
-        message: error.code === 'HPE_INVALID_HEADER_TOKEN'
-          ? 'A request header has a character HTTP does not allow (a control character?); X-Browser-Session takes 1–128 of A–Z a–z 0–9 . _ : - only.'
-          : 'The request is not valid HTTP/1.1.',
-      })
+          reason: 'malformed-request',
+          message:
+            error.code === 'HPE_INVALID_HEADER_TOKEN'
+              ? 'A request header has a character HTTP does not allow (a control character?); X-Browser-Session takes 1–128 of A–Z a–z 0–9 . _ : - only.'
+              : 'The request is not valid HTTP/1.1.',
+        })
   socket.end(rawErrorResponse(refusal))
 }

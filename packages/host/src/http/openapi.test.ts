@@ -34,7 +34,9 @@ describe('the route table is the declaration', () => {
 
   it('declares an answer on every route: a Schema, or the media types of its bytes', () => {
     // A route added without an answer fails here (and does not typecheck: `endpoint` requires one).
-    const unanswered = table.filter(({ value }) => !(Schema.isSchema(value.answer) || value.answer._tag === 'BytesAnswer'))
+    const unanswered = table.filter(
+      ({ value }) => !(Schema.isSchema(value.answer) || value.answer._tag === 'BytesAnswer'),
+    )
     expect(unanswered.map((r) => `${r.method} ${r.path}`)).toEqual([])
   })
 
@@ -58,7 +60,10 @@ describe('/v1/openapi.json', () => {
     const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? []
     for (const ref of new Set(refs)) {
       const pointer = JSON.parse(`{${ref}}`).$ref as string
-      const target = pointer.slice(2).split('/').reduce<any>((node, part) => node?.[part], doc)
+      const target = pointer
+        .slice(2)
+        .split('/')
+        .reduce<any>((node, part) => node?.[part], doc)
       expect(target, pointer).toBeDefined()
     }
   })
@@ -68,17 +73,28 @@ describe('/v1/openapi.json', () => {
       const op = doc.paths[docPath(path)]?.[method.toLowerCase()]
       expect(op, `${method} ${path}`).toBeDefined()
       if (value.body) expect(op.requestBody.content['application/json'].schema, `${method} ${path} body`).toBeDefined()
-      else if (value.endpoint.rawBody) expect(op.requestBody.content[value.endpoint.rawBody], `${method} ${path} raw body`).toBeDefined()
+      else if (value.endpoint.rawBody)
+        expect(op.requestBody.content[value.endpoint.rawBody], `${method} ${path} raw body`).toBeDefined()
       else expect(op.requestBody).toBeUndefined()
       const ok = op.responses['200']
-      if (Schema.isSchema(value.answer)) expect(ok.content['application/json'].schema, `${method} ${path} answer`).toBeDefined()
+      if (Schema.isSchema(value.answer))
+        expect(ok.content['application/json'].schema, `${method} ${path} answer`).toBeDefined()
       else expect(Object.keys(ok.content)).toEqual(value.answer.media)
       // The edge's refusals reach every route (the order of checks in app.ts).
-      for (const status of ['400', '403', '405', '413', '415', '421', '500', '503']) expect(op.responses[status], `${method} ${path} ${status}`).toBeDefined()
+      for (const status of ['400', '403', '405', '413', '415', '421', '500', '503'])
+        expect(op.responses[status], `${method} ${path} ${status}`).toBeDefined()
       if (value.access !== 'open') expect(op.responses['401']).toBeDefined()
-      const pathParams = (op.parameters ?? []).filter((p: { in: string }) => p.in === 'path').map((p: { name: string }) => p.name)
+      const pathParams = (op.parameters ?? [])
+        .filter((p: { in: string }) => p.in === 'path')
+        .map((p: { name: string }) => p.name)
       expect(pathParams).toEqual(Object.keys(value.endpoint.params))
-      expect(op.security).toEqual(value.access === 'open' ? [] : value.access === 'person' ? [{ personToken: [] }] : [{ sessionKey: [] }, { sessionKey: [], agentToken: [] }])
+      expect(op.security).toEqual(
+        value.access === 'open'
+          ? []
+          : value.access === 'person'
+            ? [{ personToken: [] }]
+            : [{ sessionKey: [] }, { sessionKey: [], agentToken: [] }],
+      )
     }
     const operations = Object.values(doc.paths).flatMap((ops) => Object.values(ops))
     expect(operations).toHaveLength(table.length)
@@ -88,14 +104,24 @@ describe('/v1/openapi.json', () => {
 
   it('describes bodies and answers with the Schemas themselves (a field the host refuses is not in the document)', () => {
     const navigate = doc.paths['/v1/navigate']!['post']
-    expect(navigate.requestBody).toMatchObject({ required: true, content: { 'application/json': { schema: { required: ['url'], additionalProperties: false } } } })
+    expect(navigate.requestBody).toMatchObject({
+      required: true,
+      content: { 'application/json': { schema: { required: ['url'], additionalProperties: false } } },
+    })
     expect(navigate.responses['200'].content['application/json'].schema.properties).toHaveProperty('dialog')
     expect(doc.paths['/v1/back']!['post'].requestBody.required).toBe(false)
-    expect(doc.paths['/v1/screenshot']!['get'].parameters).toContainEqual({ name: 'fullPage', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false'] } })
+    expect(doc.paths['/v1/screenshot']!['get'].parameters).toContainEqual({
+      name: 'fullPage',
+      in: 'query',
+      required: false,
+      schema: { type: 'string', enum: ['true', 'false'] },
+    })
     expect(doc.paths['/v1/frame']!['get'].responses['200'].headers).toHaveProperty('X-Frame-Seq')
     expect(doc.components.responses['Status405'].headers).toHaveProperty('Allow')
     expect(doc.components.schemas['Error']).toMatchObject({ required: ['error'] })
-    expect(doc.components.securitySchemes['sessionKey']).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Browser-Session' }))
+    expect(doc.components.securitySchemes['sessionKey']).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Browser-Session' }),
+    )
   })
 
   it('is served without a key or a token, naming the host it came from', async () => {

@@ -24,7 +24,10 @@ export const ErrorBody = Schema.Struct({
     /** What was wrong and what to do instead, in words for a model or a person. */
     message: Schema.String,
   }),
-}).annotations({ identifier: 'Error', description: 'Every failure: its code, its reason and a message saying what to do.' })
+}).annotations({
+  identifier: 'Error',
+  description: 'Every failure: its code, its reason and a message saying what to do.',
+})
 
 /** What each status means here (docs/host.md's table, by status). */
 const STATUS: Readonly<Record<number, string>> = {
@@ -63,9 +66,11 @@ const SECURITY = {
 let version: string | undefined
 /** The host package's version; `src/http/` and `dist/http/` are both two folders below it. */
 const hostVersion = (): string =>
-  (version ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version)
+  (version ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version)
 
-const operationId = (e: Endpoint): string => `${e.method.toLowerCase()}${e.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`
+const operationId = (e: Endpoint): string =>
+  `${e.method.toLowerCase()}${e.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`
 
 /**
  * The OpenAPI 3.1 document of every endpoint in `declaration`, served at `http://127.0.0.1:<port>`.
@@ -73,30 +78,63 @@ const operationId = (e: Endpoint): string => `${e.method.toLowerCase()}${e.path.
  * @example
  * openApiDocument(api, { port: 7777 }).openapi // '3.1.0'
  */
-export const openApiDocument = (declaration: object, options: { readonly port: number }): Readonly<Record<string, unknown>> => {
+export const openApiDocument = (
+  declaration: object,
+  options: { readonly port: number },
+): Readonly<Record<string, unknown>> => {
   const definitions: Record<string, JSONSchema.JsonSchema7> = {}
   const json = (schema: Schema.Schema.Any): JSONSchema.JsonSchema7 =>
     JSONSchema.fromAST(schema.ast, { definitions, definitionPath: '#/components/schemas/', target: 'openApi3.1' })
   const errorRef = json(ErrorBody)
 
   const operation = (e: Endpoint) => {
-    const statuses = [...new Set([...EVERY_ROUTE, ...(e.access === 'open' ? [] : [401]), ...e.errors])].sort((a, b) => a - b)
-    const query = e.query ? (json(e.query) as { properties?: Record<string, JSONSchema.JsonSchema7>; required?: Array<string> }) : undefined
+    const statuses = [...new Set([...EVERY_ROUTE, ...(e.access === 'open' ? [] : [401]), ...e.errors])].sort(
+      (a, b) => a - b,
+    )
+    const query = e.query
+      ? (json(e.query) as { properties?: Record<string, JSONSchema.JsonSchema7>; required?: Array<string> })
+      : undefined
     const parameters = [
-      ...Object.entries(e.params as Record<string, Schema.Schema.Any>).map(([name, schema]) => ({ name, in: 'path', required: true, schema: json(schema) })),
-      ...Object.entries(query?.properties ?? {}).map(([name, schema]) => ({ name, in: 'query', required: query?.required?.includes(name) ?? false, schema })),
+      ...Object.entries(e.params as Record<string, Schema.Schema.Any>).map(([name, schema]) => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: json(schema),
+      })),
+      ...Object.entries(query?.properties ?? {}).map(([name, schema]) => ({
+        name,
+        in: 'query',
+        required: query?.required?.includes(name) ?? false,
+        schema,
+      })),
       ...(e.access === 'session'
-        ? [{ name: 'X-Browser-Proxy', in: 'header', required: false, description: "The errand's upstream proxy when this call opens it (issue #21).", schema: { type: 'string' } }]
+        ? [
+            {
+              name: 'X-Browser-Proxy',
+              in: 'header',
+              required: false,
+              description: "The errand's upstream proxy when this call opens it (issue #21).",
+              schema: { type: 'string' },
+            },
+          ]
         : []),
     ]
     const answer = e.answer
-    const ok = '_tag' in answer && answer._tag === 'BytesAnswer'
-      ? {
-          description: answer.description,
-          headers: Object.fromEntries(Object.entries(answer.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }])),
-          content: Object.fromEntries(answer.media.map((media) => [media, { schema: { type: 'string', contentMediaType: media } }])),
-        }
-      : { description: 'OK', content: { 'application/json': { schema: json(answer as Schema.Schema.Any) } } }
+    const ok =
+      '_tag' in answer && answer._tag === 'BytesAnswer'
+        ? {
+            description: answer.description,
+            headers: Object.fromEntries(
+              Object.entries(answer.headers).map(([name, description]) => [
+                name,
+                { description, schema: { type: 'string' } },
+              ]),
+            ),
+            content: Object.fromEntries(
+              answer.media.map((media) => [media, { schema: { type: 'string', contentMediaType: media } }]),
+            ),
+          }
+        : { description: 'OK', content: { 'application/json': { schema: json(answer as Schema.Schema.Any) } } }
     return {
       operationId: operationId(e),
       summary: e.summary,
@@ -112,11 +150,18 @@ export const openApiDocument = (declaration: object, options: { readonly port: n
             },
           }
         : e.rawBody
-          ? { requestBody: { required: true, content: { [e.rawBody]: { schema: { type: 'string', format: 'binary' } } } } }
+          ? {
+              requestBody: {
+                required: true,
+                content: { [e.rawBody]: { schema: { type: 'string', format: 'binary' } } },
+              },
+            }
           : {}),
       responses: {
         '200': ok,
-        ...Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/Status${status}` }])),
+        ...Object.fromEntries(
+          statuses.map((status) => [String(status), { $ref: `#/components/responses/Status${status}` }]),
+        ),
       },
     }
   }
@@ -126,13 +171,18 @@ export const openApiDocument = (declaration: object, options: { readonly port: n
     const path = e.path.replace(/:([A-Za-z]+)/g, '{$1}')
     ;(paths[path] ??= {})[e.method.toLowerCase()] = operation(e)
   }
-  const used = new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => Object.keys((op as { responses: object }).responses))))
+  const used = new Set(
+    Object.values(paths).flatMap((ops) =>
+      Object.values(ops).flatMap((op) => Object.keys((op as { responses: object }).responses)),
+    ),
+  )
   return {
     openapi: '3.1.0',
     info: {
       title: 'Errands host',
       version: hostVersion(),
-      description: 'The browser host for AI agents (docs/host.md). Every failure is JSON: {"error":{"code","reason","message"}}.',
+      description:
+        'The browser host for AI agents (docs/host.md). Every failure is JSON: {"error":{"code","reason","message"}}.',
     },
     servers: [{ url: `http://127.0.0.1:${options.port}` }],
     paths,
@@ -143,12 +193,25 @@ export const openApiDocument = (declaration: object, options: { readonly port: n
           .filter(([status]) => used.has(status))
           .map(([status, description]) => [
             `Status${status}`,
-            { description, ...(ERROR_HEADERS[Number(status)] ? { headers: ERROR_HEADERS[Number(status)] } : {}), content: { 'application/json': { schema: errorRef } } },
+            {
+              description,
+              ...(ERROR_HEADERS[Number(status)] ? { headers: ERROR_HEADERS[Number(status)] } : {}),
+              content: { 'application/json': { schema: errorRef } },
+            },
           ]),
       ),
       securitySchemes: {
-        sessionKey: { type: 'apiKey', in: 'header', name: 'X-Browser-Session', description: 'Separates one errand from another; not authority (B1).' },
-        agentToken: { type: 'http', scheme: 'bearer', description: 'With ERRANDS_AGENT_TOKENS_FILE set: a token whose line covers the session key (X2).' },
+        sessionKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Browser-Session',
+          description: 'Separates one errand from another; not authority (B1).',
+        },
+        agentToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'With ERRANDS_AGENT_TOKENS_FILE set: a token whose line covers the session key (X2).',
+        },
         personToken: { type: 'http', scheme: 'bearer', description: 'The host-token file in the data directory.' },
       },
     },

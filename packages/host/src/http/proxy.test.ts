@@ -10,12 +10,28 @@ import type { Target } from '../browsing/Browsing.ts'
 import { testApp } from './testing.ts'
 
 const SECRET = 'http://alice:pw-9f2c@127.0.0.1:3128'
-const BAD = ['socks5://alice:pw-9f2c@127.0.0.1:1080', 'pw-9f2c', 'http://alice:pw-9f2c@127.0.0.1:3128/path', 'http://alice:pw-9f2c@127.0.0.1:3128/?q=1', 'x'.repeat(2049)]
+const BAD = [
+  'socks5://alice:pw-9f2c@127.0.0.1:1080',
+  'pw-9f2c',
+  'http://alice:pw-9f2c@127.0.0.1:3128/path',
+  'http://alice:pw-9f2c@127.0.0.1:3128/?q=1',
+  'x'.repeat(2049),
+]
 
-const call = (app: ReturnType<typeof testApp>['app'], method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+const call = (
+  app: ReturnType<typeof testApp>['app'],
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) =>
   app.request(path, {
     method,
-    headers: { 'x-browser-session': 'agent-1', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      'x-browser-session': 'agent-1',
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   })
 

@@ -37,7 +37,10 @@ export const HOST_RENDER: RenderOptions = {
  * bytes(png, 'image/png')
  */
 export const bytes = (data: Uint8Array, type: string, headers: Readonly<Record<string, string>> = {}): Response =>
-  new Response(data as Uint8Array<ArrayBuffer>, { status: 200, headers: { ...BASE_HEADERS, 'content-type': type, ...headers } })
+  new Response(data as Uint8Array<ArrayBuffer>, {
+    status: 200,
+    headers: { ...BASE_HEADERS, 'content-type': type, ...headers },
+  })
 
 /**
  * The JSON error response for a failure.

@@ -11,7 +11,11 @@ const router = new Router([
 describe('the tiny router', () => {
   it('matches method and path, with decoded parameters', () => {
     expect(router.match('GET', '/v1/tabs')).toEqual({ _tag: 'found', value: 'list', params: {} })
-    expect(router.match('POST', '/v1/tabs/a%2Db/activate')).toEqual({ _tag: 'found', value: 'activate', params: { id: 'a-b' } })
+    expect(router.match('POST', '/v1/tabs/a%2Db/activate')).toEqual({
+      _tag: 'found',
+      value: 'activate',
+      params: { id: 'a-b' },
+    })
     expect(router.match('DELETE', '/v1/tabs/t1')).toMatchObject({ value: 'close', params: { id: 't1' } })
     expect(router.match('HEAD', '/v1/tabs')).toMatchObject({ value: 'list' })
   })

@@ -76,7 +76,12 @@ type Decoded<S> = S extends Schema.Schema<infer A, any, any> ? A : Record<string
 type Answered<A> = A extends BytesAnswer ? Response : A extends Schema.Schema<infer T, any, any> ? T : never
 
 /** Gives a declared endpoint its service call, typed by its Schemas. */
-const implement = <P extends string, B extends Endpoint['body'], Q extends Endpoint['query'], A extends Endpoint['answer']>(
+const implement = <
+  P extends string,
+  B extends Endpoint['body'],
+  Q extends Endpoint['query'],
+  A extends Endpoint['answer'],
+>(
   endpoint: Endpoint<P, B, Q, A>,
   run: (input: RouteInput<Decoded<B>, Decoded<Q>>) => Effect.Effect<Answered<A>, unknown>,
 ): RouteDef<Route> => ({
@@ -93,15 +98,22 @@ const implement = <P extends string, B extends Endpoint['body'], Q extends Endpo
 })
 
 /** A path parameter decoded with `schema`, or a 400 naming it. */
-const param = <A>(schema: Schema.Schema<A, string>, name: string, value: string | undefined): Effect.Effect<A, BadRequest> =>
+const param = <A>(
+  schema: Schema.Schema<A, string>,
+  name: string,
+  value: string | undefined,
+): Effect.Effect<A, BadRequest> =>
   Schema.decodeUnknown(schema)(value).pipe(
-    Effect.mapError(() => new BadRequest({ reason: 'invalid-parameter', message: `The path parameter ${name} is not valid.` })),
+    Effect.mapError(
+      () => new BadRequest({ reason: 'invalid-parameter', message: `The path parameter ${name} is not valid.` }),
+    ),
   )
 
 const chatParam = (value: string | undefined) =>
   Effect.mapError(
     Effect.flatMap(param(Schema.String, 'chat', value), (raw) => parseSessionKey(raw)),
-    () => new BadRequest({ reason: 'invalid-parameter', message: 'A chat id is 1–128 characters of A–Z a–z 0–9 . _ : -.' }),
+    () =>
+      new BadRequest({ reason: 'invalid-parameter', message: 'A chat id is 1–128 characters of A–Z a–z 0–9 . _ : -.' }),
   )
 
 const frameResponse = (frame: { data: Uint8Array; mime: string; seq: number; at: number; source: string }) =>
@@ -112,8 +124,13 @@ const frameResponse = (frame: { data: Uint8Array; mime: string; seq: number; at:
   })
 
 /** The page verbs declared under a prefix, each on the target the access names. */
-const pageRoutes = (verbs: ReturnType<typeof declaredPageVerbs>, access: 'session' | 'person', b: BrowsingShape): Array<RouteDef<Route>> => {
-  const t = (key: SessionKey, proxy: UpstreamProxy | undefined): Target => (access === 'session' ? sessionTarget(key, proxy) : mainTarget)
+const pageRoutes = (
+  verbs: ReturnType<typeof declaredPageVerbs>,
+  access: 'session' | 'person',
+  b: BrowsingShape,
+): Array<RouteDef<Route>> => {
+  const t = (key: SessionKey, proxy: UpstreamProxy | undefined): Target =>
+    access === 'session' ? sessionTarget(key, proxy) : mainTarget
   const tab = (params: Readonly<Record<string, string>>) => param(TabId, 'id', params['id'])
   return [
     implement(verbs.navigate, ({ key, upstreamProxy, body }) => b.navigate(t(key, upstreamProxy), body.url)),
@@ -121,7 +138,10 @@ const pageRoutes = (verbs: ReturnType<typeof declaredPageVerbs>, access: 'sessio
     implement(verbs.text, ({ key, upstreamProxy }) => b.text(t(key, upstreamProxy))),
     implement(verbs.html, ({ key, upstreamProxy }) => b.html(t(key, upstreamProxy))),
     implement(verbs.screenshot, ({ key, upstreamProxy, query }) =>
-      Effect.map(b.screenshot(t(key, upstreamProxy), { fullPage: query.fullPage === 'true' }), (png) => bytes(png, 'image/png'))),
+      Effect.map(b.screenshot(t(key, upstreamProxy), { fullPage: query.fullPage === 'true' }), (png) =>
+        bytes(png, 'image/png'),
+      ),
+    ),
     implement(verbs.click, ({ key, upstreamProxy, body }) => b.click(t(key, upstreamProxy), body)),
     implement(verbs.fill, ({ key, upstreamProxy, body }) => b.fill(t(key, upstreamProxy), body)),
     implement(verbs.scroll, ({ key, upstreamProxy, body }) => b.scroll(t(key, upstreamProxy), body)),
@@ -132,13 +152,19 @@ const pageRoutes = (verbs: ReturnType<typeof declaredPageVerbs>, access: 'sessio
     implement(verbs.state, ({ key, upstreamProxy }) => b.state(t(key, upstreamProxy))),
     implement(verbs.dialog, ({ key, upstreamProxy, body }) => b.dialog(t(key, upstreamProxy), body)),
     implement(verbs.input, ({ key, upstreamProxy, body }) => b.input(t(key, upstreamProxy), body.events)),
-    implement(verbs.viewport, ({ key, upstreamProxy, body }) => Effect.map(b.viewport(t(key, upstreamProxy), body), (viewport) => ({ viewport }))),
+    implement(verbs.viewport, ({ key, upstreamProxy, body }) =>
+      Effect.map(b.viewport(t(key, upstreamProxy), body), (viewport) => ({ viewport })),
+    ),
     implement(verbs.tabs, ({ key, upstreamProxy }) => Effect.map(b.tabs(t(key, upstreamProxy)), (tabs) => ({ tabs }))),
-    implement(verbs.openTab, ({ key, upstreamProxy, body }) => Effect.map(b.openTab(t(key, upstreamProxy), body.url), (opened) => ({ tab: opened }))),
+    implement(verbs.openTab, ({ key, upstreamProxy, body }) =>
+      Effect.map(b.openTab(t(key, upstreamProxy), body.url), (opened) => ({ tab: opened })),
+    ),
     implement(verbs.activateTab, ({ key, upstreamProxy, params }) =>
-      Effect.flatMap(tab(params), (id) => Effect.map(b.activateTab(t(key, upstreamProxy), id), (tabs) => ({ tabs })))),
+      Effect.flatMap(tab(params), (id) => Effect.map(b.activateTab(t(key, upstreamProxy), id), (tabs) => ({ tabs }))),
+    ),
     implement(verbs.closeTab, ({ key, upstreamProxy, params }) =>
-      Effect.flatMap(tab(params), (id) => Effect.map(b.closeTab(t(key, upstreamProxy), id), (tabs) => ({ tabs })))),
+      Effect.flatMap(tab(params), (id) => Effect.map(b.closeTab(t(key, upstreamProxy), id), (tabs) => ({ tabs }))),
+    ),
     implement(verbs.evaluate, ({ key, upstreamProxy, body }) => b.evaluate(t(key, upstreamProxy), body)),
     implement(verbs.console, ({ key, upstreamProxy }) => b.console(t(key, upstreamProxy))),
     implement(verbs.network, ({ key, upstreamProxy }) => b.network(t(key, upstreamProxy))),
@@ -149,17 +175,27 @@ const pageRoutes = (verbs: ReturnType<typeof declaredPageVerbs>, access: 'sessio
 }
 
 /** The lend (or wheel) target's conversation id. */
-const lendConversation = (target: typeof LendTarget.Type | typeof WheelTarget.Type): Effect.Effect<string, BadRequest> =>
+const lendConversation = (
+  target: typeof LendTarget.Type | typeof WheelTarget.Type,
+): Effect.Effect<string, BadRequest> =>
   'session' in target
     ? Effect.map(
-        Effect.mapError(parseSessionKey(target.session), (e) => new BadRequest({ reason: 'invalid-body', message: e.message })),
+        Effect.mapError(
+          parseSessionKey(target.session),
+          (e) => new BadRequest({ reason: 'invalid-body', message: e.message }),
+        ),
         conversationIdOf,
       )
     : Effect.succeed(target.conversationId)
 
 const withWheel = (wheel: PersonWheelShape | undefined): Effect.Effect<PersonWheelShape, HostUnavailable> =>
   wheel === undefined
-    ? Effect.fail(new HostUnavailable({ reason: 'not-wired', message: 'Taking the wheel is not available in this host (no sessions are wired in).' }))
+    ? Effect.fail(
+        new HostUnavailable({
+          reason: 'not-wired',
+          message: 'Taking the wheel is not available in this host (no sessions are wired in).',
+        }),
+      )
     : Effect.succeed(wheel)
 
 /**
@@ -187,22 +223,38 @@ export const routes = (
     implement(api.task, ({ key, body }) => browsing.task(key, body.status)),
     implement(api.release, ({ key }) => Effect.as(browsing.release(key), { released: true as const })),
     // A1: brought up like every verb (opened, resumed or healed), then a fresh URL into it.
-    implement(api.devtools, ({ key, upstreamProxy }) => Effect.zipRight(browsing.tabs(sessionTarget(key, upstreamProxy)), devtools.endpoint(conversationIdOf(key)))),
+    implement(api.devtools, ({ key, upstreamProxy }) =>
+      Effect.zipRight(browsing.tabs(sessionTarget(key, upstreamProxy)), devtools.endpoint(conversationIdOf(key))),
+    ),
     // Issue #21: the session's upstream proxy from now on; `null` for none (the host's default).
     implement(api.proxy, ({ key, body }) =>
       Effect.flatMap(
-        body.url === null ? Effect.succeed(undefined) : Either.match(parseUpstreamProxy(body.url), { onLeft: Effect.fail, onRight: Effect.succeed }),
+        body.url === null
+          ? Effect.succeed(undefined)
+          : Either.match(parseUpstreamProxy(body.url), { onLeft: Effect.fail, onRight: Effect.succeed }),
         (proxy) => sessionProxy.set(key, proxy),
-      )),
+      ),
+    ),
     // Issue #25: the errand's own files folder (docs/files.md).
-    implement(api.downloads, ({ key, upstreamProxy }) => Effect.map(browsing.downloads(sessionTarget(key, upstreamProxy)), (downloads) => ({ downloads }))),
+    implement(api.downloads, ({ key, upstreamProxy }) =>
+      Effect.map(browsing.downloads(sessionTarget(key, upstreamProxy)), (downloads) => ({ downloads })),
+    ),
     implement(api.download, ({ key, upstreamProxy, params }) =>
       Effect.flatMap(param(FileName, 'name', params['name']), (name) =>
         Effect.map(browsing.download(sessionTarget(key, upstreamProxy), name), (file) =>
-          bytes(file.bytes, file.type, { 'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}` })))),
-    implement(api.stageFile, ({ key, upstreamProxy, query, raw }) => browsing.stageFile(sessionTarget(key, upstreamProxy), query.name, raw ?? new Uint8Array(0))),
+          bytes(file.bytes, file.type, {
+            'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
+          }),
+        ),
+      ),
+    ),
+    implement(api.stageFile, ({ key, upstreamProxy, query, raw }) =>
+      browsing.stageFile(sessionTarget(key, upstreamProxy), query.name, raw ?? new Uint8Array(0)),
+    ),
     // P4 (issue #26): asks the person in the live view, waiting at most the body's timeoutMs.
-    implement(api.signIn, ({ key, upstreamProxy, body }) => requestSignIn({ browsing, person, questions })(key, body, upstreamProxy)),
+    implement(api.signIn, ({ key, upstreamProxy, body }) =>
+      requestSignIn({ browsing, person, questions })(key, body, upstreamProxy),
+    ),
     // P3 (issue #26): waits for a person's hand-back from the live view.
     implement(api.help, ({ key, upstreamProxy, body }) => requestHelp({ browsing, person })(key, body, upstreamProxy)),
 
@@ -214,23 +266,39 @@ export const routes = (
     implement(p.signOutEverywhere, () => person.signOutEverywhere),
     implement(p.permission, ({ body }) => Effect.flatMap(lendConversation(body), (id) => person.ask(id, body.site))),
     implement(p.lend, ({ body }) => Effect.flatMap(lendConversation(body), (id) => person.allow(id, body.site))),
-    implement(p.ownBrowser, ({ params, body }) => Effect.flatMap(chatParam(params['chat']), (chat) => person.ownBrowser(chatConversationId(chat), body.on))),
+    implement(p.ownBrowser, ({ params, body }) =>
+      Effect.flatMap(chatParam(params['chat']), (chat) => person.ownBrowser(chatConversationId(chat), body.on)),
+    ),
     implement(p.deleteChat, ({ params }) =>
-      Effect.flatMap(chatParam(params['chat']), (chat) => Effect.as(person.deleteChat(chatConversationId(chat)), { deleted: true as const }))),
+      Effect.flatMap(chatParam(params['chat']), (chat) =>
+        Effect.as(person.deleteChat(chatConversationId(chat)), { deleted: true as const }),
+      ),
+    ),
     implement(p.sessions, () => Effect.map(person.sessions, (sessions) => ({ sessions }))),
     // The host's own release: it also drops the session's host-side state (frames, viewport).
-    implement(p.releaseSession, ({ params }) => Effect.flatMap(chatParam(params['key']), (key) => Effect.as(browsing.release(key), { released: true as const }))),
+    implement(p.releaseSession, ({ params }) =>
+      Effect.flatMap(chatParam(params['key']), (key) => Effect.as(browsing.release(key), { released: true as const })),
+    ),
     implement(p.questions, () => Effect.map(questions.pending, (qs) => ({ questions: qs }))),
     implement(p.answerQuestion, ({ params, body }) =>
-      Effect.flatMap(param(QuestionId, 'id', params['id']), (id) => Effect.map(questions.answer(id, body.answer), (question) => ({ question, answer: body.answer })))),
+      Effect.flatMap(param(QuestionId, 'id', params['id']), (id) =>
+        Effect.map(questions.answer(id, body.answer), (question) => ({ question, answer: body.answer })),
+      ),
+    ),
     ...pageRoutes(p.main, 'person', browsing),
     // The XState inspector (V3, docs/inspector.md): its status and its switch.
     implement(p.inspector, () => person.inspector),
     implement(p.setInspector, ({ body }) => person.setInspector(body.on)),
     // P1, P2 (issue #26): the live view's wheel buttons as routes; the note is the agent's only (P5).
-    implement(p.takeWheel, ({ body }) => Effect.flatMap(withWheel(wheel), (w) => Effect.flatMap(lendConversation(body), w.takeWheel))),
+    implement(p.takeWheel, ({ body }) =>
+      Effect.flatMap(withWheel(wheel), (w) => Effect.flatMap(lendConversation(body), w.takeWheel)),
+    ),
     implement(p.handBack, ({ body }) =>
       Effect.flatMap(withWheel(wheel), (w) =>
-        Effect.flatMap(lendConversation(body), (id) => Effect.as(w.handBack(id, body.note?.trim() || undefined), { conversationId: id, handedBack: true as const })))),
+        Effect.flatMap(lendConversation(body), (id) =>
+          Effect.as(w.handBack(id, body.note?.trim() || undefined), { conversationId: id, handedBack: true as const }),
+        ),
+      ),
+    ),
   ]
 }

@@ -19,8 +19,13 @@ import type { Duplex } from 'node:stream'
  */
 export const refuseOtherUpgrade = (req: http.IncomingMessage, socket: Duplex, identity: Identity): void => {
   const headers = nodeHeaders(req.headers)
-  refuseUpgrade(socket, checkHost(headers, identity) ?? checkOrigin(headers, identity) ?? new UpgradeRefused({
-    reason: 'no-websocket',
-    message: `${(req.url ?? '/').split('?')[0]!.slice(0, 200)} takes no WebSocket; the host's WebSockets are /devtools/<token> (GET /v1/session/devtools) and /live/socket.`,
-  }))
+  refuseUpgrade(
+    socket,
+    checkHost(headers, identity) ??
+      checkOrigin(headers, identity) ??
+      new UpgradeRefused({
+        reason: 'no-websocket',
+        message: `${(req.url ?? '/').split('?')[0]!.slice(0, 200)} takes no WebSocket; the host's WebSockets are /devtools/<token> (GET /v1/session/devtools) and /live/socket.`,
+      }),
+  )
 }

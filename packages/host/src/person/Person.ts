@@ -13,7 +13,15 @@
  * yield* person.ownBrowser('chat:c1', true)
  */
 import type { BrowserSettings, LendingError, LendReport, Permission, TakeBackReport, TrustMode } from '@errands/lending'
-import type { Ask, AskOutcome, ErrandView, HandBack, InspectorStatus, InspectorUnavailable, SupervisorError } from '@errands/supervisor'
+import type {
+  Ask,
+  AskOutcome,
+  ErrandView,
+  HandBack,
+  InspectorStatus,
+  InspectorUnavailable,
+  SupervisorError,
+} from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import type { HostUnavailable } from '../errors.ts'
 
@@ -46,7 +54,11 @@ export interface PersonShape {
   /** Switches the XState inspector on or off (idempotent); fails when its port is taken. */
   readonly setInspector: (on: boolean) => Effect.Effect<InspectorStatus, PersonError>
   /** An agent asks for help (P3) and waits, at most `timeoutMs`, for a person's hand-back. */
-  readonly askForHelp: (conversationId: string, reason: string, timeoutMs: number) => Effect.Effect<HandBack, PersonError>
+  readonly askForHelp: (
+    conversationId: string,
+    reason: string,
+    timeoutMs: number,
+  ) => Effect.Effect<HandBack, PersonError>
   /** Whether a person has the wheel of the conversation's errand now (P1). */
   readonly personDriving: (conversationId: string) => boolean
   /** An agent of the conversation asked the person (a sign-in question, P4): its errand waits for the person. */

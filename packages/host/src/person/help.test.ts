@@ -7,16 +7,27 @@ import { testApp } from '../http/testing.ts'
 // person has the wheel (P1): the real route table, the services faked and recorded.
 
 const post = (app: ReturnType<typeof testApp>['app'], path: string, body: unknown) =>
-  app.request(path, { method: 'POST', headers: { 'x-browser-session': 'k1', 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  app.request(path, {
+    method: 'POST',
+    headers: { 'x-browser-session': 'k1', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 
 describe('POST /v1/session/help', () => {
   it('waits for the hand-back and answers with the note; the time runs out as handedBack:false', async () => {
-    const handed = testApp({ person: { askForHelp: () => Effect.succeed({ handedBack: true as const, note: 'solved it' }) } })
+    const handed = testApp({
+      person: { askForHelp: () => Effect.succeed({ handedBack: true as const, note: 'solved it' }) },
+    })
     const res = await post(handed.app, '/v1/session/help', { reason: 'A captcha', timeoutMs: 5_000 })
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ handedBack: true, note: 'solved it' })
-    const out = testApp({ person: { askForHelp: () => Effect.succeed({ handedBack: false as const, reason: 'timeout' as const }) } })
-    expect(await (await post(out.app, '/v1/session/help', { reason: 'stuck' })).json()).toEqual({ handedBack: false, reason: 'timeout' })
+    const out = testApp({
+      person: { askForHelp: () => Effect.succeed({ handedBack: false as const, reason: 'timeout' as const }) },
+    })
+    expect(await (await post(out.app, '/v1/session/help', { reason: 'stuck' })).json()).toEqual({
+      handedBack: false,
+      reason: 'timeout',
+    })
   })
 
   it('asks for the session conversation with the default wait; bad input is a 400 before anything is asked', async () => {

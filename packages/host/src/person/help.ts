@@ -43,10 +43,15 @@ export type HelpAnswer = typeof HelpAnswer.Type
  * @example
  * requestHelp({ browsing, person })(key, { reason: 'a captcha', timeoutMs: 60_000 })
  */
-export const requestHelp = (deps: { readonly browsing: BrowsingShape; readonly person: PersonShape }) =>
+export const requestHelp =
+  (deps: { readonly browsing: BrowsingShape; readonly person: PersonShape }) =>
   (key: SessionKey, request: HelpRequest, upstreamProxy?: UpstreamProxy) =>
     Effect.gen(function* () {
       // The person needs the errand to take its wheel: an agent may ask before its first page (a read, so allowed while a person drives).
       yield* deps.browsing.tabs(sessionTarget(key, upstreamProxy))
-      return yield* deps.person.askForHelp(conversationIdOf(key), request.reason, request.timeoutMs ?? HELP_DEFAULT_TIMEOUT_MS)
+      return yield* deps.person.askForHelp(
+        conversationIdOf(key),
+        request.reason,
+        request.timeoutMs ?? HELP_DEFAULT_TIMEOUT_MS,
+      )
     })

@@ -11,7 +11,12 @@ import { HostUnavailable } from '../errors.ts'
 import type { PersonShape } from './Person.ts'
 
 const notWired = (what: string) =>
-  Effect.fail(new HostUnavailable({ reason: 'not-wired', message: `${what} is not available in this host (lending is not wired in).` }))
+  Effect.fail(
+    new HostUnavailable({
+      reason: 'not-wired',
+      message: `${what} is not available in this host (lending is not wired in).`,
+    }),
+  )
 
 /**
  * Builds the person's service.
@@ -26,7 +31,13 @@ export const makePerson: Effect.Effect<PersonShape, never, Sessions> = Effect.ge
   const inspector = yield* Effect.serviceOption(InspectorSwitch)
   const withInspector = <A, E>(f: (i: InspectorSwitch['Type']) => Effect.Effect<A, E>) =>
     Option.match(inspector, {
-      onNone: () => Effect.fail(new HostUnavailable({ reason: 'not-wired', message: 'The XState inspector is not available in this host (no inspector switch is wired in).' })),
+      onNone: () =>
+        Effect.fail(
+          new HostUnavailable({
+            reason: 'not-wired',
+            message: 'The XState inspector is not available in this host (no inspector switch is wired in).',
+          }),
+        ),
       onSome: f,
     })
   const withSettings = <A, E>(what: string, f: (s: Settings['Type']) => Effect.Effect<A, E>) =>

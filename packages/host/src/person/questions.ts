@@ -46,8 +46,21 @@ export type QuestionOutcome = QuestionAnswer | 'timeout' | 'withdrawn'
  * { t: 1700000000000, op: 'question.answered', id: 'q3fa9c1d2', conversationId: 'session:k1', site: 'shop.example', outcome: 'allow' }
  */
 export type QuestionJournalLine =
-  | { readonly t: number; readonly op: 'question.asked'; readonly id: string; readonly conversationId: string; readonly site: string }
-  | { readonly t: number; readonly op: 'question.answered'; readonly id: string; readonly conversationId: string; readonly site: string; readonly outcome: QuestionOutcome }
+  | {
+      readonly t: number
+      readonly op: 'question.asked'
+      readonly id: string
+      readonly conversationId: string
+      readonly site: string
+    }
+  | {
+      readonly t: number
+      readonly op: 'question.answered'
+      readonly id: string
+      readonly conversationId: string
+      readonly site: string
+      readonly outcome: QuestionOutcome
+    }
 
 /** What the questions service does. */
 export interface QuestionsShape {
@@ -56,7 +69,10 @@ export interface QuestionsShape {
    * it ends. `id` names the question (default: a fresh {@link newQuestionId}), so the asker can
    * tell the errand machine about it under the same id.
    */
-  readonly ask: (about: { readonly conversationId: string; readonly site: string; readonly id?: string | undefined }, timeoutMs: number) => Effect.Effect<QuestionOutcome>
+  readonly ask: (
+    about: { readonly conversationId: string; readonly site: string; readonly id?: string | undefined },
+    timeoutMs: number,
+  ) => Effect.Effect<QuestionOutcome>
   /** The questions waiting for an answer, oldest first. */
   readonly pending: Effect.Effect<ReadonlyArray<Question>>
   /** The person answered: the asker gets it. A question no longer waiting is `QuestionNotFound` (404). */
@@ -74,7 +90,10 @@ export const JOURNAL_LINES = 500
 export const newQuestionId = (): string => `q${randomBytes(9).toString('base64url')}`
 
 const unknownQuestion = () =>
-  new QuestionNotFound({ reason: 'not-waiting', message: 'No question with that id is waiting: it was answered, its time ran out, or the errand stopped waiting.' })
+  new QuestionNotFound({
+    reason: 'not-waiting',
+    message: 'No question with that id is waiting: it was answered, its time ran out, or the errand stopped waiting.',
+  })
 
 /**
  * Builds the service. `journal` also receives every line as it is written.
@@ -82,9 +101,14 @@ const unknownQuestion = () =>
  * @example
  * const questions = yield* makeQuestions()
  */
-export const makeQuestions = (options: { readonly journal?: ((line: QuestionJournalLine) => void) | undefined } = {}): Effect.Effect<QuestionsShape> =>
+export const makeQuestions = (
+  options: { readonly journal?: ((line: QuestionJournalLine) => void) | undefined } = {},
+): Effect.Effect<QuestionsShape> =>
   Effect.sync(() => {
-    const waiting = new Map<string, { readonly question: Question; readonly answered: Deferred.Deferred<QuestionAnswer> }>()
+    const waiting = new Map<
+      string,
+      { readonly question: Question; readonly answered: Deferred.Deferred<QuestionAnswer> }
+    >()
     const listeners = new Set<() => void>()
     const lines: QuestionJournalLine[] = []
     const changed = () => {
@@ -95,9 +119,11 @@ export const makeQuestions = (options: { readonly journal?: ((line: QuestionJour
         lines.push(line)
         if (lines.length > JOURNAL_LINES) lines.splice(0, lines.length - JOURNAL_LINES)
         options.journal?.(line)
-        yield* Effect.logInfo(line.op === 'question.asked'
-          ? `question ${line.id}: ${line.conversationId} asks for the sign-in of ${line.site}`
-          : `question ${line.id}: ${line.outcome} (${line.conversationId}, ${line.site})`)
+        yield* Effect.logInfo(
+          line.op === 'question.asked'
+            ? `question ${line.id}: ${line.conversationId} asks for the sign-in of ${line.site}`
+            : `question ${line.id}: ${line.outcome} (${line.conversationId}, ${line.site})`,
+        )
       })
 
     /** Ends a question once: the first of answer, timeout and withdrawal is the one journaled. */
@@ -107,7 +133,14 @@ export const makeQuestions = (options: { readonly journal?: ((line: QuestionJour
         if (entry === undefined) return undefined
         waiting.delete(id)
         const { question } = entry
-        yield* record({ t: yield* Clock.currentTimeMillis, op: 'question.answered', id, conversationId: question.conversationId, site: question.site, outcome })
+        yield* record({
+          t: yield* Clock.currentTimeMillis,
+          op: 'question.answered',
+          id,
+          conversationId: question.conversationId,
+          site: question.site,
+          outcome,
+        })
         changed()
         return entry
       })
@@ -117,7 +150,14 @@ export const makeQuestions = (options: { readonly journal?: ((line: QuestionJour
         Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
           const { conversationId, site } = about
-          const question: Question = { id: about.id ?? newQuestionId(), kind: 'sign-in', conversationId, site, askedAt: now, expiresAt: now + timeoutMs }
+          const question: Question = {
+            id: about.id ?? newQuestionId(),
+            kind: 'sign-in',
+            conversationId,
+            site,
+            askedAt: now,
+            expiresAt: now + timeoutMs,
+          }
           const answered = yield* Deferred.make<QuestionAnswer>()
           waiting.set(question.id, { question, answered })
           yield* record({ t: now, op: 'question.asked', id: question.id, conversationId, site })
@@ -125,9 +165,16 @@ export const makeQuestions = (options: { readonly journal?: ((line: QuestionJour
           return { question, answered }
         }),
         ({ answered }) =>
-          Effect.timeoutTo(Deferred.await(answered), { duration: timeoutMs, onSuccess: (a): QuestionOutcome => a, onTimeout: (): QuestionOutcome => 'timeout' }),
+          Effect.timeoutTo(Deferred.await(answered), {
+            duration: timeoutMs,
+            onSuccess: (a): QuestionOutcome => a,
+            onTimeout: (): QuestionOutcome => 'timeout',
+          }),
         // Answered: already ended by `answer`. Otherwise the time ran out or the asker went away.
-        ({ question }, exit) => Effect.asVoid(end(question.id, exit._tag === 'Success' && exit.value === 'timeout' ? 'timeout' : 'withdrawn')),
+        ({ question }, exit) =>
+          Effect.asVoid(
+            end(question.id, exit._tag === 'Success' && exit.value === 'timeout' ? 'timeout' : 'withdrawn'),
+          ),
       )
 
     return {
@@ -135,7 +182,10 @@ export const makeQuestions = (options: { readonly journal?: ((line: QuestionJour
       pending: Effect.sync(() => [...waiting.values()].map((w) => w.question).sort((a, b) => a.askedAt - b.askedAt)),
       answer: (id, answer) =>
         Effect.flatMap(end(id, answer), (entry) =>
-          entry === undefined ? Effect.fail(unknownQuestion()) : Effect.as(Deferred.succeed(entry.answered, answer), entry.question)),
+          entry === undefined
+            ? Effect.fail(unknownQuestion())
+            : Effect.as(Deferred.succeed(entry.answered, answer), entry.question),
+        ),
       onChange: (listener) => {
         listeners.add(listener)
         return () => void listeners.delete(listener)

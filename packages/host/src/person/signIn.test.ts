@@ -6,16 +6,25 @@ import { TEST_TOKEN, testApp } from '../http/testing.ts'
 // questions service, the person's service faked and recorded.
 
 const ask = (app: ReturnType<typeof testApp>['app'], body: unknown) =>
-  app.request('/v1/session/permission', { method: 'POST', headers: { 'x-browser-session': 'k1', 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  app.request('/v1/session/permission', {
+    method: 'POST',
+    headers: { 'x-browser-session': 'k1', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 const person = (app: ReturnType<typeof testApp>['app'], path: string, body?: unknown) =>
   app.request(path, {
     method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${TEST_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${TEST_TOKEN}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
 const firstQuestion = async (app: ReturnType<typeof testApp>['app']): Promise<string> => {
   for (;;) {
-    const { questions } = (await (await person(app, '/v1/person/questions')).json()) as { questions: Array<{ id: string }> }
+    const { questions } = (await (await person(app, '/v1/person/questions')).json()) as {
+      questions: Array<{ id: string }>
+    }
     if (questions.length > 0) return questions[0]!.id
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
@@ -44,7 +53,10 @@ describe('POST /v1/session/permission', () => {
     const denied = ask(t.app, { site: 'shop.example' })
     await person(t.app, `/v1/person/questions/${await firstQuestion(t.app)}`, { answer: 'deny' })
     expect(await (await denied).json()).toMatchObject({ lent: false, why: 'denied' })
-    expect(await (await ask(t.app, { site: 'shop.example', timeoutMs: 100 })).json()).toMatchObject({ lent: false, why: 'timeout' })
+    expect(await (await ask(t.app, { site: 'shop.example', timeoutMs: 100 })).json()).toMatchObject({
+      lent: false,
+      why: 'timeout',
+    })
     expect(await (await person(t.app, '/v1/person/questions')).json()).toEqual({ questions: [] })
     expect(t.calls.some((c) => c.method === 'allow')).toBe(false)
     expect(t.calls.filter((c) => c.method === 'answered').map((c) => c.args[2])).toEqual(['deny', 'timeout'])
@@ -53,10 +65,14 @@ describe('POST /v1/session/permission', () => {
   it('an agent that stops waiting withdraws its question, and the errand stops waiting', async () => {
     const t = testApp()
     const gone = new AbortController()
-    const call = t.app.request('/v1/session/permission', {
-      method: 'POST', signal: gone.signal,
-      headers: { 'x-browser-session': 'k1', 'content-type': 'application/json' }, body: JSON.stringify({ site: 'shop.example' }),
-    }).catch(() => undefined)
+    const call = t.app
+      .request('/v1/session/permission', {
+        method: 'POST',
+        signal: gone.signal,
+        headers: { 'x-browser-session': 'k1', 'content-type': 'application/json' },
+        body: JSON.stringify({ site: 'shop.example' }),
+      })
+      .catch(() => undefined)
     const id = await firstQuestion(t.app)
     gone.abort()
     await call
@@ -69,18 +85,35 @@ describe('POST /v1/session/permission', () => {
   })
 
   it('auto trust answers at once and asks nobody (L3); an already lent site answers at once', async () => {
-    const auto = testApp({ person: {
-      ask: (_id, site) => Effect.succeed({ site, lendsSignIn: false, decision: 'not-lent' as const }),
-      settings: Effect.succeed({ version: 1 as const, alwaysAllowed: [], trust: 'auto' as const }),
-    } })
-    expect(await (await ask(auto.app, { site: 'shop.example' })).json()).toMatchObject({ lent: false, why: 'trust', message: expect.stringContaining('(auto)') })
-    const always = testApp({ person: { ask: (_id, site) => Effect.succeed({ site, lendsSignIn: true, decision: 'allowed-always' as const }) } })
-    expect(await (await ask(always.app, { site: 'shop.example' })).json()).toMatchObject({ lent: true, why: 'already-lent' })
+    const auto = testApp({
+      person: {
+        ask: (_id, site) => Effect.succeed({ site, lendsSignIn: false, decision: 'not-lent' as const }),
+        settings: Effect.succeed({ version: 1 as const, alwaysAllowed: [], trust: 'auto' as const }),
+      },
+    })
+    expect(await (await ask(auto.app, { site: 'shop.example' })).json()).toMatchObject({
+      lent: false,
+      why: 'trust',
+      message: expect.stringContaining('(auto)'),
+    })
+    const always = testApp({
+      person: { ask: (_id, site) => Effect.succeed({ site, lendsSignIn: true, decision: 'allowed-always' as const }) },
+    })
+    expect(await (await ask(always.app, { site: 'shop.example' })).json()).toMatchObject({
+      lent: true,
+      why: 'already-lent',
+    })
     expect([...auto.calls, ...always.calls].some((c) => c.method === 'allow' || c.method === 'asked')).toBe(false)
   })
 
   it('bad input is a 400 before anything is asked or opened', async () => {
-    for (const body of [{ site: 'https://shop.example/?token=x' }, { site: '' }, { site: 'shop.example', timeoutMs: 10_000_000 }, { site: 'shop.example', extra: 1 }, {}]) {
+    for (const body of [
+      { site: 'https://shop.example/?token=x' },
+      { site: '' },
+      { site: 'shop.example', timeoutMs: 10_000_000 },
+      { site: 'shop.example', extra: 1 },
+      {},
+    ]) {
       const t = testApp()
       const res = await ask(t.app, body)
       expect(res.status).toBe(400)

@@ -74,7 +74,12 @@ export interface SignInDeps {
   readonly questions: QuestionsShape
 }
 
-const said = (site: string, lent: boolean, why: SignInAnswer['why'], message: string): SignInAnswer => ({ site, lent, why, message })
+const said = (site: string, lent: boolean, why: SignInAnswer['why'], message: string): SignInAnswer => ({
+  site,
+  lent,
+  why,
+  message,
+})
 
 /**
  * Asks for `site`'s sign-in for the session `key`'s errand (opened, resumed or healed first, like
@@ -83,10 +88,13 @@ const said = (site: string, lent: boolean, why: SignInAnswer['why'], message: st
  * @example
  * yield* requestSignIn(deps)(key, { site: 'shop.example', timeoutMs: 30_000 })
  */
-export const requestSignIn = (deps: SignInDeps) =>
-  (key: SessionKey, request: SignInRequest, upstreamProxy?: UpstreamProxy) =>
+export const requestSignIn =
+  (deps: SignInDeps) => (key: SessionKey, request: SignInRequest, upstreamProxy?: UpstreamProxy) =>
     Effect.gen(function* () {
-      const site = yield* Effect.mapError(parseSite(request.site), (e) => new BadRequest({ reason: 'invalid-body', message: `site: ${e.message}.` }))
+      const site = yield* Effect.mapError(
+        parseSite(request.site),
+        (e) => new BadRequest({ reason: 'invalid-body', message: `site: ${e.message}.` }),
+      )
       // Lending needs the errand: an agent asks before its first page as well as after.
       yield* deps.browsing.tabs(sessionTarget(key, upstreamProxy))
       const conversationId = conversationIdOf(key)
@@ -96,9 +104,16 @@ export const requestSignIn = (deps: SignInDeps) =>
         return said(site, true, 'already-lent', `This browser already holds the person's sign-in for ${site}; go on.`)
       }
       if (card.decision === 'not-lent') {
-        const mode = yield* Effect.orElseSucceed(Effect.map(deps.person.settings, (s) => s.trust), () => 'auto' as const)
-        return said(site, false, 'trust',
-          `The person's trust mode (${mode}) never lends a sign-in, so nobody was asked; carry on signed out, or ask the person to sign in inside this browser.`)
+        const mode = yield* Effect.orElseSucceed(
+          Effect.map(deps.person.settings, (s) => s.trust),
+          () => 'auto' as const,
+        )
+        return said(
+          site,
+          false,
+          'trust',
+          `The person's trust mode (${mode}) never lends a sign-in, so nobody was asked; carry on signed out, or ask the person to sign in inside this browser.`,
+        )
       }
       const id = newQuestionId()
       // The errand waits for the person from the question to its end, however it ends (withdrawn: the call went away).
@@ -111,11 +126,26 @@ export const requestSignIn = (deps: SignInDeps) =>
         case 'allow': {
           // L2: the person's press lends, through lending's one path (open or parked errand).
           yield* deps.person.allow(conversationId, site)
-          return said(site, true, 'allowed', `The person pressed Allow: this browser is now signed in to ${site} as the person. Reload the page to use it.`)
+          return said(
+            site,
+            true,
+            'allowed',
+            `The person pressed Allow: this browser is now signed in to ${site} as the person. Reload the page to use it.`,
+          )
         }
         case 'deny':
-          return said(site, false, 'denied', `The person did not lend their sign-in for ${site}; nothing was lent. Carry on signed out, or ask them what to do.`)
+          return said(
+            site,
+            false,
+            'denied',
+            `The person did not lend their sign-in for ${site}; nothing was lent. Carry on signed out, or ask them what to do.`,
+          )
         default:
-          return said(site, false, 'timeout', `Nobody answered within ${Math.round((request.timeoutMs ?? SIGN_IN_DEFAULT_TIMEOUT_MS) / 1000)} s; nothing was lent. Ask again later, or carry on signed out.`)
+          return said(
+            site,
+            false,
+            'timeout',
+            `Nobody answered within ${Math.round((request.timeoutMs ?? SIGN_IN_DEFAULT_TIMEOUT_MS) / 1000)} s; nothing was lent. Ask again later, or carry on signed out.`,
+          )
       }
     })

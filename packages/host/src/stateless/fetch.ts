@@ -37,11 +37,24 @@ export interface FetchOptions {
 }
 
 const blocked = (url: string, rule: string, detail: string) =>
-  new BlockedByPolicy({ reason: 'blocked', rule, message: `The containment policy refuses ${describeTarget(url)} (rule ${rule}: ${detail}).` })
+  new BlockedByPolicy({
+    reason: 'blocked',
+    rule,
+    message: `The containment policy refuses ${describeTarget(url)} (rule ${rule}: ${detail}).`,
+  })
 
 /** A DNS lookup that refuses addresses the policy blocks (the name was allowed; its addresses must be too). */
-const guardedLookup = (policy: GuardPolicy, scheme: string, port: number, onBlocked: (e: BlockedByPolicy) => void): LookupFunction =>
-  ((hostname: string, options: object, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+const guardedLookup = (
+  policy: GuardPolicy,
+  scheme: string,
+  port: number,
+  onBlocked: (e: BlockedByPolicy) => void,
+): LookupFunction =>
+  ((
+    hostname: string,
+    options: object,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, [])
       for (const a of addresses) {
@@ -62,7 +75,8 @@ const guardedLookup = (policy: GuardPolicy, scheme: string, port: number, onBloc
     })
   }) as LookupFunction
 
-const TEXTY = /^(text\/|application\/(json|xml|javascript|x-javascript|ld\+json|xhtml\+xml|rss\+xml|atom\+xml))|\+json|\+xml/i
+const TEXTY =
+  /^(text\/|application\/(json|xml|javascript|x-javascript|ld\+json|xhtml\+xml|rss\+xml|atom\+xml))|\+json|\+xml/i
 
 interface Hop {
   readonly status: number
@@ -78,34 +92,43 @@ const once = (url: URL, options: FetchOptions, signal: AbortSignal): Promise<Hop
     let refusal: BlockedByPolicy | undefined
     const lookup = guardedLookup(options.policy, scheme, port, (e) => (refusal = e))
     const client = scheme === 'https' ? https : http
-    const request = client.request(url, {
-      method: 'GET',
-      lookup,
-      signal,
-      headers: { accept: '*/*', 'user-agent': 'errands-host', 'accept-encoding': 'identity' },
-      agent: false,
-    }, (response) => {
-      const max = options.maxBytes ?? 1024 * 1024
-      const chunks: Array<Buffer> = []
-      let size = 0
-      let truncated = false
-      response.on('data', (chunk: Buffer) => {
-        if (size >= max) {
-          truncated = true
-          response.destroy()
-          return
+    const request = client.request(
+      url,
+      {
+        method: 'GET',
+        lookup,
+        signal,
+        headers: { accept: '*/*', 'user-agent': 'errands-host', 'accept-encoding': 'identity' },
+        agent: false,
+      },
+      (response) => {
+        const max = options.maxBytes ?? 1024 * 1024
+        const chunks: Array<Buffer> = []
+        let size = 0
+        let truncated = false
+        response.on('data', (chunk: Buffer) => {
+          if (size >= max) {
+            truncated = true
+            response.destroy()
+            return
+          }
+          chunks.push(chunk)
+          size += chunk.length
+        })
+        const finish = () => {
+          const body = Buffer.concat(chunks)
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: body.subarray(0, max),
+            truncated: truncated || body.length > max,
+          })
         }
-        chunks.push(chunk)
-        size += chunk.length
-      })
-      const finish = () => {
-        const body = Buffer.concat(chunks)
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: body.subarray(0, max), truncated: truncated || body.length > max })
-      }
-      response.on('end', finish)
-      response.on('close', finish)
-      response.on('error', (e) => (truncated ? finish() : reject(e)))
-    })
+        response.on('end', finish)
+        response.on('close', finish)
+        response.on('error', (e) => (truncated ? finish() : reject(e)))
+      },
+    )
     request.on('error', (e) => reject(refusal ?? e))
     request.end()
   })
@@ -117,13 +140,19 @@ const once = (url: URL, options: FetchOptions, signal: AbortSignal): Promise<Hop
  * @example
  * yield* guardedFetch('https://example.com/', { policy: defaultPolicy([{ port: 7777 }]), deadlineMs: 10_000 })
  */
-export const guardedFetch = (input: string, options: FetchOptions): Effect.Effect<FetchResult, BlockedByPolicy | BadRequest | PageError> =>
+export const guardedFetch = (
+  input: string,
+  options: FetchOptions,
+): Effect.Effect<FetchResult, BlockedByPolicy | BadRequest | PageError> =>
   Effect.gen(function* () {
     let url = new URL(input)
     const maxRedirects = options.maxRedirects ?? 5
     for (let redirects = 0; ; redirects++) {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        return yield* new BadRequest({ reason: 'invalid-body', message: `Only http and https URLs can be fetched (got ${url.protocol}).` })
+        return yield* new BadRequest({
+          reason: 'invalid-body',
+          message: `Only http and https URLs can be fetched (got ${url.protocol}).`,
+        })
       }
       const decision = decide(url.href, options.policy)
       if (!decision.allow) return yield* blocked(url.href, decision.rule, decision.detail)
@@ -133,17 +162,27 @@ export const guardedFetch = (input: string, options: FetchOptions): Effect.Effec
         catch: (e) =>
           e instanceof BlockedByPolicy
             ? e
-            : new PageError({ reason: 'unavailable', message: `Could not fetch ${describeTarget(target.href)}: ${(e as NodeJS.ErrnoException).code ?? 'failed'}; check that the site is up.` }),
+            : new PageError({
+                reason: 'unavailable',
+                message: `Could not fetch ${describeTarget(target.href)}: ${(e as NodeJS.ErrnoException).code ?? 'failed'}; check that the site is up.`,
+              }),
       }).pipe(
         Effect.timeoutFail({
           duration: options.deadlineMs,
-          onTimeout: () => new PageError({ reason: 'timeout', message: `${describeTarget(target.href)} did not answer within ${options.deadlineMs} ms.` }),
+          onTimeout: () =>
+            new PageError({
+              reason: 'timeout',
+              message: `${describeTarget(target.href)} did not answer within ${options.deadlineMs} ms.`,
+            }),
         }),
       )
       const location = hop.headers.location
       if (hop.status >= 300 && hop.status < 400 && location !== undefined) {
         if (redirects >= maxRedirects) {
-          return yield* new PageError({ reason: 'unavailable', message: `More than ${maxRedirects} redirects from ${describeTarget(input)}; not followed.` })
+          return yield* new PageError({
+            reason: 'unavailable',
+            message: `More than ${maxRedirects} redirects from ${describeTarget(input)}; not followed.`,
+          })
         }
         url = new URL(location, url)
         continue

@@ -39,23 +39,38 @@ const probe = (port: number, timeoutMs: number): Promise<LocalService | undefine
       resolve(value)
     }
     const timer = setTimeout(() => finish(undefined), timeoutMs)
-    const request = http.get({ host: '127.0.0.1', port, path: '/', agent: false, headers: { accept: 'text/html,*/*', 'user-agent': 'errands-host' } }, (response) => {
-      const chunks: Array<Buffer> = []
-      let size = 0
-      const report = () => {
-        const html = Buffer.concat(chunks).toString('utf-8')
-        const title = /<title[^>]*>([^<]{0,200})<\/title>/i.exec(html)?.[1]?.trim() ?? null
-        const server = response.headers['server']
-        finish({ port, url: `http://127.0.0.1:${port}/`, status: response.statusCode ?? 0, server: typeof server === 'string' ? server : null, title: title || null })
-      }
-      response.on('data', (c: Buffer) => {
-        if (size < 65_536) chunks.push(c)
-        size += c.length
-        if (size >= 65_536) report()
-      })
-      response.on('end', report)
-      response.on('error', report)
-    })
+    const request = http.get(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/',
+        agent: false,
+        headers: { accept: 'text/html,*/*', 'user-agent': 'errands-host' },
+      },
+      (response) => {
+        const chunks: Array<Buffer> = []
+        let size = 0
+        const report = () => {
+          const html = Buffer.concat(chunks).toString('utf-8')
+          const title = /<title[^>]*>([^<]{0,200})<\/title>/i.exec(html)?.[1]?.trim() ?? null
+          const server = response.headers['server']
+          finish({
+            port,
+            url: `http://127.0.0.1:${port}/`,
+            status: response.statusCode ?? 0,
+            server: typeof server === 'string' ? server : null,
+            title: title || null,
+          })
+        }
+        response.on('data', (c: Buffer) => {
+          if (size < 65_536) chunks.push(c)
+          size += c.length
+          if (size >= 65_536) report()
+        })
+        response.on('end', report)
+        response.on('error', report)
+      },
+    )
     request.on('error', () => finish(undefined))
   })
 

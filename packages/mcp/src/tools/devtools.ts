@@ -36,7 +36,8 @@ const json = (v: unknown): string => {
  * the page and calls it there (with the element, for a locator); a plain string would be
  * evaluated as an expression, giving the function itself, not its result.
  */
-const asFunction = (source: string) => Object.assign(() => undefined, { toString: () => source }) as unknown as (el?: unknown) => unknown
+const asFunction = (source: string) =>
+  Object.assign(() => undefined, { toString: () => source }) as unknown as (el?: unknown) => unknown
 
 /** `browser_evaluate`. @example browserEvaluate.run(ctx, { function: '() => document.title' }) */
 export const browserEvaluate = tool({
@@ -45,14 +46,27 @@ export const browserEvaluate = tool({
   description: 'Evaluate JavaScript expression on page or element',
   inputSchema: {
     ...targetShape,
-    function: z.string().min(1).max(100_000).describe('() => { /* code */ } or (element) => { /* code */ } when element is provided'),
-    filename: z.string().max(256).optional().describe('Not used here: the result is returned as text, never written to a file.'),
+    function: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .describe('() => { /* code */ } or (element) => { /* code */ } when element is provided'),
+    filename: z
+      .string()
+      .max(256)
+      .optional()
+      .describe('Not used here: the result is returned as text, never written to a file.'),
   },
   run: (ctx, args) =>
     Effect.gen(function* () {
       let result: unknown
       if (args.target !== undefined || args.ref !== undefined) {
-        yield* onTarget(ctx, 'evaluate', yield* pick(args), async (el) => void (result = await el.evaluate(asFunction(args.function))))
+        yield* onTarget(
+          ctx,
+          'evaluate',
+          yield* pick(args),
+          async (el) => void (result = await el.evaluate(asFunction(args.function))),
+        )
       } else {
         result = yield* onPlaywrightPage(ctx.errand, 'evaluate', (page) => page.evaluate(asFunction(args.function)))
       }
@@ -66,7 +80,8 @@ export const LEVELS = ['error', 'warning', 'info', 'debug'] as const
 /** The runtime's log of the page; a page without one (no Chromium runtime) fails loudly. */
 const logOf = (page: Page): PageLogView => {
   const log = pageLogOf(page)
-  if (log === undefined) throw new TypeError('this page has no log of the runtime (MCP\'s devtools need a Chromium runtime)')
+  if (log === undefined)
+    throw new TypeError("this page has no log of the runtime (MCP's devtools need a Chromium runtime)")
   return log
 }
 
@@ -76,9 +91,23 @@ export const browserConsoleMessages = tool({
   title: 'Get console messages',
   description: 'Returns all console messages',
   inputSchema: {
-    level: z.enum(['error', 'warning', 'info', 'debug']).default('info').describe('Level of the console messages to return. Each level includes the messages of more severe levels. Defaults to "info".'),
-    all: z.boolean().optional().describe('Return all console messages since the beginning of the session, not just since the last navigation. Defaults to false.'),
-    filename: z.string().max(256).optional().describe('Not used here: messages are returned as text, never written to a file.'),
+    level: z
+      .enum(['error', 'warning', 'info', 'debug'])
+      .default('info')
+      .describe(
+        'Level of the console messages to return. Each level includes the messages of more severe levels. Defaults to "info".',
+      ),
+    all: z
+      .boolean()
+      .optional()
+      .describe(
+        'Return all console messages since the beginning of the session, not just since the last navigation. Defaults to false.',
+      ),
+    filename: z
+      .string()
+      .max(256)
+      .optional()
+      .describe('Not used here: messages are returned as text, never written to a file.'),
   },
   run: (ctx, { level, all, filename }) =>
     Effect.map(
@@ -91,10 +120,15 @@ export const browserConsoleMessages = tool({
         return [
           '### Result',
           `Total messages: ${since.length} (Errors: ${count('error')}, Warnings: ${count('warning')})`,
-          ...(shown.length === 0 ? [] : ['', ...shown.map((m) => {
-            const at = m.location ?? ''
-            return `[${m.type === 'pageerror' ? 'ERROR' : m.type.toUpperCase()}] ${m.text.slice(0, 2_000)}${at === '' ? '' : ` @ ${shownUrl(at.replace(/:\d+$/, ''))}:${/:(\d+)$/.exec(at)?.[1] ?? ''}`}`
-          })]),
+          ...(shown.length === 0
+            ? []
+            : [
+                '',
+                ...shown.map((m) => {
+                  const at = m.location ?? ''
+                  return `[${m.type === 'pageerror' ? 'ERROR' : m.type.toUpperCase()}] ${m.text.slice(0, 2_000)}${at === '' ? '' : ` @ ${shownUrl(at.replace(/:\d+$/, ''))}:${/:(\d+)$/.exec(at)?.[1] ?? ''}`}`
+                }),
+              ]),
         ].join('\n')
       }),
       (body) => text(`${body}${noFile(filename)}`),
@@ -110,30 +144,62 @@ const line = (e: PageRequest, i: number) =>
 export const browserNetworkRequests = tool({
   name: 'browser_network_requests',
   title: 'List network requests',
-  description: 'Returns a numbered list of network requests since loading the page. Use browser_network_request with the number to get full details.',
+  description:
+    'Returns a numbered list of network requests since loading the page. Use browser_network_request with the number to get full details.',
   inputSchema: {
-    static: z.boolean().default(false).describe('Whether to include successful static resources like images, fonts, scripts, etc. Defaults to false.'),
-    filter: z.string().max(1_000).optional().describe('Only return requests whose URL matches this regexp (e.g. "/api/.*user").'),
-    all: z.boolean().optional().describe('Return all network requests since the beginning of the session, not just since the last navigation. Defaults to false.'),
-    filename: z.string().max(256).optional().describe('Not used here: requests are returned as text, never written to a file.'),
+    static: z
+      .boolean()
+      .default(false)
+      .describe('Whether to include successful static resources like images, fonts, scripts, etc. Defaults to false.'),
+    filter: z
+      .string()
+      .max(1_000)
+      .optional()
+      .describe('Only return requests whose URL matches this regexp (e.g. "/api/.*user").'),
+    all: z
+      .boolean()
+      .optional()
+      .describe(
+        'Return all network requests since the beginning of the session, not just since the last navigation. Defaults to false.',
+      ),
+    filename: z
+      .string()
+      .max(256)
+      .optional()
+      .describe('Not used here: requests are returned as text, never written to a file.'),
   },
   run: (ctx, args) =>
     Effect.gen(function* () {
-      const re = args.filter === undefined ? undefined : yield* Effect.try({
-        try: () => new RegExp(args.filter!),
-        catch: () => new ToolRefused({ reason: 'invalid-argument', message: `filter is not a valid regular expression: ${args.filter!.slice(0, 80)}` }),
-      })
+      const re =
+        args.filter === undefined
+          ? undefined
+          : yield* Effect.try({
+              try: () => new RegExp(args.filter!),
+              catch: () =>
+                new ToolRefused({
+                  reason: 'invalid-argument',
+                  message: `filter is not a valid regular expression: ${args.filter!.slice(0, 80)}`,
+                }),
+            })
       const body = yield* onPlaywrightPage(ctx.errand, 'network requests', async (page) => {
         const log = logOf(page)
         const nav = log.nav()
-        const listed = log.network().entries.map((e) => ({ e, n: e.seq ?? 0 })).filter(({ e }) => args.all === true || e.nav === nav)
+        const listed = log
+          .network()
+          .entries.map((e) => ({ e, n: e.seq ?? 0 }))
+          .filter(({ e }) => args.all === true || e.nav === nav)
         const matching = listed.filter(({ e }) => re === undefined || re.test(e.url))
         const shown = matching.filter(({ e }) => args.static || !isStatic(e))
         const hidden = matching.length - shown.length
         return [
           '### Result',
           ...(shown.length === 0 ? ['No requests.'] : shown.map(({ e, n }) => line(e, n))),
-          ...(hidden > 0 ? ['', `Note: ${hidden} static request${hidden === 1 ? '' : 's'} not shown, run with "static" option to see ${hidden === 1 ? 'it' : 'them'}.`] : []),
+          ...(hidden > 0
+            ? [
+                '',
+                `Note: ${hidden} static request${hidden === 1 ? '' : 's'} not shown, run with "static" option to see ${hidden === 1 ? 'it' : 'them'}.`,
+              ]
+            : []),
         ].join('\n')
       })
       return text(`${body}${noFile(args.filename)}`)
@@ -146,7 +212,9 @@ export const browserNetworkRequests = tool({
  */
 const bodyOf = async (response: { text: () => Promise<string> }): Promise<string> => {
   let timer: ReturnType<typeof setTimeout> | undefined
-  const gaveUp = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('(not available: the page has not read this body)'), 5_000)))
+  const gaveUp = new Promise<string>(
+    (resolve) => (timer = setTimeout(() => resolve('(not available: the page has not read this body)'), 5_000)),
+  )
   try {
     return await Promise.race([response.text().catch(() => '(not available)'), gaveUp])
   } finally {
@@ -158,11 +226,24 @@ const bodyOf = async (response: { text: () => Promise<string> }): Promise<string
 export const browserNetworkRequest = tool({
   name: 'browser_network_request',
   title: 'Show network request details',
-  description: 'Returns full details (headers and body) of a single network request, or a single part if `part` is set. Use the number from browser_network_requests.',
+  description:
+    'Returns full details (headers and body) of a single network request, or a single part if `part` is set. Use the number from browser_network_requests.',
   inputSchema: {
-    index: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('1-based index of the request, as printed by browser_network_requests.'),
-    part: z.enum(['request-headers', 'request-body', 'response-headers', 'response-body']).optional().describe('Return only this part of the request. Omit to return full details.'),
-    filename: z.string().max(256).optional().describe('Not used here: the details are returned as text, never written to a file.'),
+    index: z
+      .number()
+      .int()
+      .min(1)
+      .max(Number.MAX_SAFE_INTEGER)
+      .describe('1-based index of the request, as printed by browser_network_requests.'),
+    part: z
+      .enum(['request-headers', 'request-body', 'response-headers', 'response-body'])
+      .optional()
+      .describe('Return only this part of the request. Omit to return full details.'),
+    filename: z
+      .string()
+      .max(256)
+      .optional()
+      .describe('Not used here: the details are returned as text, never written to a file.'),
   },
   run: (ctx, { index, part, filename }) =>
     Effect.gen(function* () {
@@ -171,24 +252,52 @@ export const browserNetworkRequest = tool({
         const e = log.network().entries.find((r) => r.seq === index)
         const request = log.request(index) as unknown as Request | undefined
         if (e === undefined || request === undefined) return undefined
-        const headers = (h: Record<string, string>) => Object.entries(h).map(([k, v]) => `    ${k}: ${/^(cookie|set-cookie|authorization|proxy-authorization)$/i.test(k) ? '(hidden)' : v}`)
+        const headers = (h: Record<string, string>) =>
+          Object.entries(h).map(
+            ([k, v]) =>
+              `    ${k}: ${/^(cookie|set-cookie|authorization|proxy-authorization)$/i.test(k) ? '(hidden)' : v}`,
+          )
         const response = await request.response().catch(() => null)
         const sections: Record<string, () => Promise<Array<string>>> = {
-          'request-headers': async () => ['  Request headers', ...headers(await request.allHeaders().catch(() => ({})))],
+          'request-headers': async () => [
+            '  Request headers',
+            ...headers(await request.allHeaders().catch(() => ({}))),
+          ],
           'request-body': async () => ['  Request body', `    ${(request.postData() ?? '(none)').slice(0, 20_000)}`],
-          'response-headers': async () => ['  Response headers', ...(response === null ? ['    (no response)'] : headers(await response.allHeaders().catch(() => ({}))))],
-          'response-body': async () => ['  Response body', `    ${response === null ? '(no response)' : (await bodyOf(response)).slice(0, 20_000)}`],
+          'response-headers': async () => [
+            '  Response headers',
+            ...(response === null ? ['    (no response)'] : headers(await response.allHeaders().catch(() => ({})))),
+          ],
+          'response-body': async () => [
+            '  Response body',
+            `    ${response === null ? '(no response)' : (await bodyOf(response)).slice(0, 20_000)}`,
+          ],
         }
         const parts = part === undefined ? ['request-headers', 'response-headers'] : [part]
-        const out = [`#${index} ${line(e, index).replace(/^\d+\. /, '')}`, '', `  General`, `    type:      ${e.resourceType}`]
+        const out = [
+          `#${index} ${line(e, index).replace(/^\d+\. /, '')}`,
+          '',
+          `  General`,
+          `    type:      ${e.resourceType}`,
+        ]
         for (const p of parts) out.push('', ...(await sections[p]!()))
-        if (part === undefined) out.push('', 'Call browser_network_request with part="response-body" to read the response body.')
+        if (part === undefined)
+          out.push('', 'Call browser_network_request with part="response-body" to read the response body.')
         return ['### Result', ...out].join('\n')
       })
-      if (body === undefined) return yield* new ToolRefused({ reason: 'invalid-argument', message: `There is no request ${index} on this tab; list them with browser_network_requests.` })
+      if (body === undefined)
+        return yield* new ToolRefused({
+          reason: 'invalid-argument',
+          message: `There is no request ${index} on this tab; list them with browser_network_requests.`,
+        })
       return text(`${body}${noFile(filename)}`)
     }),
 })
 
 /** The developer tools. @example devtoolsTools.map((t) => t.name) */
-export const devtoolsTools = [browserEvaluate, browserConsoleMessages, browserNetworkRequests, browserNetworkRequest] as const
+export const devtoolsTools = [
+  browserEvaluate,
+  browserConsoleMessages,
+  browserNetworkRequests,
+  browserNetworkRequest,
+] as const

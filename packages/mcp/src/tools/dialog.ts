@@ -26,7 +26,10 @@ export const browserHandleDialog = tool({
     Effect.gen(function* () {
       const answer = ctx.errand.dialog
       if (answer === undefined) {
-        return yield* new ToolRefused({ reason: 'invalid-argument', message: 'This browser answers no dialogs here: no dialog is waiting.' })
+        return yield* new ToolRefused({
+          reason: 'invalid-argument',
+          message: 'This browser answers no dialogs here: no dialog is waiting.',
+        })
       }
       const d = yield* answer({ accept, promptText })
       // Answered: the page's log no longer shows it under ### Modal state.

@@ -21,10 +21,15 @@ export const browserDownloads = tool({
   run: (ctx) =>
     Effect.gen(function* () {
       const files = ctx.errand.files
-      if (files === undefined) return yield* new ToolRefused({ reason: 'invalid-argument', message: 'This browser keeps no downloads here.' })
+      if (files === undefined)
+        return yield* new ToolRefused({ reason: 'invalid-argument', message: 'This browser keeps no downloads here.' })
       const list = yield* files.downloads()
-      if (list.length === 0) return text('### Downloads\nNo downloads yet: click a download link, then call browser_downloads again.')
-      const lines = list.map((f) => `- ${JSON.stringify(f.name)} (${f.size} bytes, ${f.type}) from ${f.source || 'the page'} at ${new Date(f.at).toISOString()}`)
+      if (list.length === 0)
+        return text('### Downloads\nNo downloads yet: click a download link, then call browser_downloads again.')
+      const lines = list.map(
+        (f) =>
+          `- ${JSON.stringify(f.name)} (${f.size} bytes, ${f.type}) from ${f.source || 'the page'} at ${new Date(f.at).toISOString()}`,
+      )
       return text(`### Downloads\n${lines.join('\n')}`)
     }),
 })

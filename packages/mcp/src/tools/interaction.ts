@@ -11,7 +11,18 @@
 import { Effect } from 'effect'
 import { z } from 'zod'
 import { afterAction, tool } from './tool.ts'
-import { ACTION_MS, describeNamed, elementField, onActive, onTarget, onTargets, pick, refField, targetField, targetShape } from './target.ts'
+import {
+  ACTION_MS,
+  describeNamed,
+  elementField,
+  onActive,
+  onTarget,
+  onTargets,
+  pick,
+  refField,
+  targetField,
+  targetShape,
+} from './target.ts'
 
 export { ACTION_MS, onTarget } from './target.ts'
 
@@ -24,7 +35,11 @@ export const browserClick = tool({
     ...targetShape,
     doubleClick: z.boolean().optional().describe('Whether to perform a double click instead of a single click'),
     button: z.enum(['left', 'right', 'middle']).optional().describe('Button to click, defaults to left'),
-    modifiers: z.array(z.enum(['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift'])).max(5).optional().describe('Modifier keys to press'),
+    modifiers: z
+      .array(z.enum(['Alt', 'Control', 'ControlOrMeta', 'Meta', 'Shift']))
+      .max(5)
+      .optional()
+      .describe('Modifier keys to press'),
   },
   run: (ctx, args) =>
     Effect.gen(function* () {
@@ -44,7 +59,12 @@ export const browserType = tool({
     ...targetShape,
     text: z.string().max(100_000).describe('Text to type into the element'),
     submit: z.boolean().optional().describe('Whether to submit entered text (press Enter after)'),
-    slowly: z.boolean().optional().describe('Whether to type one character at a time. Useful for triggering key handlers in the page. By default entire text is filled in at once.'),
+    slowly: z
+      .boolean()
+      .optional()
+      .describe(
+        'Whether to type one character at a time. Useful for triggering key handlers in the page. By default entire text is filled in at once.',
+      ),
   },
   run: (ctx, args) =>
     Effect.gen(function* () {
@@ -55,7 +75,10 @@ export const browserType = tool({
         if (args.submit === true) await target.press('Enter', { timeout: ACTION_MS })
       })
       // What was typed is not repeated: it may be a password (L7); the page shows what it shows.
-      return yield* afterAction(ctx, `Typed ${args.text.length} characters into ${describeNamed(n)}${args.submit === true ? ' and pressed Enter' : ''}.`)
+      return yield* afterAction(
+        ctx,
+        `Typed ${args.text.length} characters into ${describeNamed(n)}${args.submit === true ? ' and pressed Enter' : ''}.`,
+      )
     }),
 })
 
@@ -64,8 +87,18 @@ export const browserPressKey = tool({
   name: 'browser_press_key',
   title: 'Press a key',
   description: 'Press a key on the keyboard',
-  inputSchema: { key: z.string().min(1).max(64).describe('Name of the key to press or a character to generate, such as `ArrowLeft` or `a`') },
-  run: (ctx, { key }) => Effect.zipRight(onActive(ctx, 'press key', (page) => page.keyboard.press(key)), afterAction(ctx, `Pressed ${JSON.stringify(key)}.`)),
+  inputSchema: {
+    key: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe('Name of the key to press or a character to generate, such as `ArrowLeft` or `a`'),
+  },
+  run: (ctx, { key }) =>
+    Effect.zipRight(
+      onActive(ctx, 'press key', (page) => page.keyboard.press(key)),
+      afterAction(ctx, `Pressed ${JSON.stringify(key)}.`),
+    ),
 })
 
 /** `browser_select_option`. @example browserSelectOption.run(ctx, { element: 'Size', target: 'e5', values: ['M'] }) */
@@ -75,13 +108,20 @@ export const browserSelectOption = tool({
   description: 'Select an option in a dropdown',
   inputSchema: {
     ...targetShape,
-    values: z.array(z.string().max(10_000)).min(1).max(100).describe('Array of values to select in the dropdown. This can be a single value or multiple values.'),
+    values: z
+      .array(z.string().max(10_000))
+      .min(1)
+      .max(100)
+      .describe('Array of values to select in the dropdown. This can be a single value or multiple values.'),
   },
   run: (ctx, args) =>
     Effect.gen(function* () {
       const n = yield* pick(args)
       yield* onTarget(ctx, 'select option', n, (target) => target.selectOption(args.values, { timeout: ACTION_MS }))
-      return yield* afterAction(ctx, `Selected ${args.values.map((v) => JSON.stringify(v.slice(0, 80))).join(', ')} in ${describeNamed(n)}.`)
+      return yield* afterAction(
+        ctx,
+        `Selected ${args.values.map((v) => JSON.stringify(v.slice(0, 80))).join(', ')} in ${describeNamed(n)}.`,
+      )
     }),
 })
 
@@ -105,16 +145,23 @@ export const browserDrag = tool({
   title: 'Drag mouse',
   description: 'Perform drag and drop between two elements',
   inputSchema: {
-    startElement: elementField('Human-readable source element description used to obtain the permission to interact with the element'),
+    startElement: elementField(
+      'Human-readable source element description used to obtain the permission to interact with the element',
+    ),
     startTarget: targetField(),
-    endElement: elementField('Human-readable target element description used to obtain the permission to interact with the element'),
+    endElement: elementField(
+      'Human-readable target element description used to obtain the permission to interact with the element',
+    ),
     endTarget: targetField(),
     startRef: refField('Deprecated: the older name of startTarget.'),
     endRef: refField('Deprecated: the older name of endTarget.'),
   },
   run: (ctx, args) =>
     Effect.gen(function* () {
-      const from = yield* pick({ element: args.startElement, target: args.startTarget, ref: args.startRef }, 'startTarget')
+      const from = yield* pick(
+        { element: args.startElement, target: args.startTarget, ref: args.startRef },
+        'startTarget',
+      )
       const to = yield* pick({ element: args.endElement, target: args.endTarget, ref: args.endRef }, 'endTarget')
       yield* onTargets(ctx, 'drag', [from, to], ([a, b]) => a!.dragTo(b!, { timeout: ACTION_MS }))
       return yield* afterAction(ctx, `Dragged ${describeNamed(from)} to ${describeNamed(to)}.`)
@@ -122,4 +169,11 @@ export const browserDrag = tool({
 })
 
 /** The element tools. @example interactionTools.map((t) => t.name) */
-export const interactionTools = [browserClick, browserType, browserPressKey, browserSelectOption, browserHover, browserDrag] as const
+export const interactionTools = [
+  browserClick,
+  browserType,
+  browserPressKey,
+  browserSelectOption,
+  browserHover,
+  browserDrag,
+] as const

@@ -43,16 +43,27 @@ export const browserNavigateBack = tool({
 export const browserWaitFor = tool({
   name: 'browser_wait_for',
   title: 'Wait for',
-  description: 'Wait for text to appear or disappear or a specified time to pass. When both text and textGone are provided, waits for the first one to happen',
+  description:
+    'Wait for text to appear or disappear or a specified time to pass. When both text and textGone are provided, waits for the first one to happen',
   inputSchema: {
-    time: z.number().min(0).max(MAX_WAIT_MS / 1000).optional().describe('The time to wait in seconds, at most 30. When combined with text or textGone, serves as a timeout for them instead of the default action timeout'),
+    time: z
+      .number()
+      .min(0)
+      .max(MAX_WAIT_MS / 1000)
+      .optional()
+      .describe(
+        'The time to wait in seconds, at most 30. When combined with text or textGone, serves as a timeout for them instead of the default action timeout',
+      ),
     text: z.string().min(1).max(1_000).optional().describe('The text to wait for'),
     textGone: z.string().min(1).max(1_000).optional().describe('The text to wait for to disappear'),
   },
   run: (ctx, { time, text, textGone }) =>
     Effect.gen(function* () {
       if (time === undefined && text === undefined && textGone === undefined) {
-        return yield* new ToolRefused({ reason: 'invalid-argument', message: 'browser_wait_for needs time, text or textGone; give at least one.' })
+        return yield* new ToolRefused({
+          reason: 'invalid-argument',
+          message: 'browser_wait_for needs time, text or textGone; give at least one.',
+        })
       }
       if (text === undefined && textGone === undefined) {
         // A plain sleep holds no page and does not drive the errand.
@@ -63,9 +74,26 @@ export const browserWaitFor = tool({
       const timeout = time === undefined ? MAX_WAIT_MS : time * 1000
       const done = yield* onPlaywrightPage(ctx.errand, 'wait for text', (page) =>
         Promise.any([
-          ...(text === undefined ? [] : [page.getByText(text).first().waitFor({ state: 'visible', timeout }).then(() => `${JSON.stringify(text.slice(0, 80))} appeared.`)]),
-          ...(textGone === undefined ? [] : [page.getByText(textGone).first().waitFor({ state: 'hidden', timeout }).then(() => `${JSON.stringify(textGone.slice(0, 80))} is gone.`)]),
-        ]).catch((e: AggregateError) => Promise.reject(e.errors[0])))
+          ...(text === undefined
+            ? []
+            : [
+                page
+                  .getByText(text)
+                  .first()
+                  .waitFor({ state: 'visible', timeout })
+                  .then(() => `${JSON.stringify(text.slice(0, 80))} appeared.`),
+              ]),
+          ...(textGone === undefined
+            ? []
+            : [
+                page
+                  .getByText(textGone)
+                  .first()
+                  .waitFor({ state: 'hidden', timeout })
+                  .then(() => `${JSON.stringify(textGone.slice(0, 80))} is gone.`),
+              ]),
+        ]).catch((e: AggregateError) => Promise.reject(e.errors[0])),
+      )
       return yield* afterAction(ctx, done)
     }),
 })

@@ -17,17 +17,32 @@ export const browserPdfSave = tool({
   title: 'Save as PDF',
   description: 'Save page as PDF',
   inputSchema: {
-    filename: z.string().max(256).optional().describe('The name the PDF is given in the result (nothing is written to disk). Defaults to `page-{timestamp}.pdf`.'),
+    filename: z
+      .string()
+      .max(256)
+      .optional()
+      .describe(
+        'The name the PDF is given in the result (nothing is written to disk). Defaults to `page-{timestamp}.pdf`.',
+      ),
   },
   run: (ctx, { filename }) =>
     Effect.map(
       onPlaywrightPage(ctx.errand, 'pdf', async (page) => ({ pdf: await page.pdf(), url: page.url() })),
       ({ pdf, url }) => {
-        const name = (filename ?? `page-${new Date().toISOString().replace(/[:.]/g, '-')}.pdf`).replace(/[^A-Za-z0-9._-]/g, '_')
+        const name = (filename ?? `page-${new Date().toISOString().replace(/[:.]/g, '-')}.pdf`).replace(
+          /[^A-Za-z0-9._-]/g,
+          '_',
+        )
         return {
           content: [
-            { type: 'text' as const, text: `### Result\nSaved ${shownUrl(url)} as a PDF of ${pdf.length} bytes (${name}), in this result; nothing was written to disk.` },
-            { type: 'resource' as const, resource: { uri: `errands:pdf/${name}`, mimeType: 'application/pdf', blob: pdf.toString('base64') } },
+            {
+              type: 'text' as const,
+              text: `### Result\nSaved ${shownUrl(url)} as a PDF of ${pdf.length} bytes (${name}), in this result; nothing was written to disk.`,
+            },
+            {
+              type: 'resource' as const,
+              resource: { uri: `errands:pdf/${name}`, mimeType: 'application/pdf', blob: pdf.toString('base64') },
+            },
           ],
         }
       },

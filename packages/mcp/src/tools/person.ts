@@ -22,14 +22,27 @@ export const browserRequestSignIn = tool({
   description:
     "Ask the person to lend this browser their sign-in for a site (they press Allow or Deny in their live view). Use it when a site needs the person's account; waits for the answer.",
   inputSchema: {
-    site: z.string().min(1).max(253).describe('The site, as a host name or registrable domain (e.g. shop.example), not a URL.'),
-    timeoutMs: z.number().int().min(100).max(240_000).optional().describe('How long to wait for the person (ms); default 120000.'),
+    site: z
+      .string()
+      .min(1)
+      .max(253)
+      .describe('The site, as a host name or registrable domain (e.g. shop.example), not a URL.'),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(240_000)
+      .optional()
+      .describe('How long to wait for the person (ms); default 120000.'),
   },
   run: (ctx, { site, timeoutMs }) =>
     Effect.gen(function* () {
       const ask = ctx.errand.requestSignIn
       if (ask === undefined) {
-        return yield* new ToolRefused({ reason: 'invalid-argument', message: 'This browser cannot ask the person for a sign-in here; carry on signed out.' })
+        return yield* new ToolRefused({
+          reason: 'invalid-argument',
+          message: 'This browser cannot ask the person for a sign-in here; carry on signed out.',
+        })
       }
       const answer = yield* ask(site, timeoutMs)
       return text(`${answer.lent ? 'Lent' : 'Not lent'} (${answer.why}): ${answer.message}`)
@@ -46,18 +59,29 @@ export const browserRequestHelp = tool({
     'While they drive, acting tools are refused: wait for this answer.',
   inputSchema: {
     reason: z.string().min(1).max(500).describe('What you need the person to do, in a sentence they can act on.'),
-    timeoutMs: z.number().int().min(100).max(600_000).optional().describe('How long to wait for the hand-back (ms); default 300000.'),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(600_000)
+      .optional()
+      .describe('How long to wait for the hand-back (ms); default 300000.'),
   },
   run: (ctx, { reason, timeoutMs }) =>
     Effect.gen(function* () {
       const ask = ctx.errand.requestHelp
       if (ask === undefined) {
-        return yield* new ToolRefused({ reason: 'invalid-argument', message: 'Nobody can take over this browser here; carry on by yourself.' })
+        return yield* new ToolRefused({
+          reason: 'invalid-argument',
+          message: 'Nobody can take over this browser here; carry on by yourself.',
+        })
       }
       const answer = yield* ask(reason, timeoutMs)
-      return text(answer.handedBack
-        ? `The person handed the browser back${answer.note === null ? ' without a note' : ` with a note: ${answer.note}`}. Take a new snapshot before you act: the page may have changed.`
-        : 'Nobody handed the browser back in time (timeout). Carry on as best you can, or ask again later.')
+      return text(
+        answer.handedBack
+          ? `The person handed the browser back${answer.note === null ? ' without a note' : ` with a note: ${answer.note}`}. Take a new snapshot before you act: the page may have changed.`
+          : 'Nobody handed the browser back in time (timeout). Carry on as best you can, or ask again later.',
+      )
     }),
 })
 

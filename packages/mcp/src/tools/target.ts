@@ -30,7 +30,8 @@ export const elementField = (what = ELEMENT) => z.string().max(1_000).optional()
 /** The `target` field (optional here: `ref` may stand in for it). @example { target: targetField() } */
 export const targetField = (what = TARGET) => z.string().min(1).max(1_000).optional().describe(what)
 /** The older name of `target`. @example { ref: refField() } */
-export const refField = (what = `Deprecated: the older name of target. ${TARGET}`) => z.string().min(1).max(1_000).optional().describe(what)
+export const refField = (what = `Deprecated: the older name of target. ${TARGET}`) =>
+  z.string().min(1).max(1_000).optional().describe(what)
 
 /** The usual pair of an element tool, plus the older `ref`. @example inputSchema: { ...targetShape, text } */
 export const targetShape = { element: elementField(), target: targetField(), ref: refField() }
@@ -48,18 +49,29 @@ export interface Named {
  * const named = yield* pick({ element: 'Add', ref: 'e3' }) // { target: 'e3', element: 'Add' }
  */
 export const pick = (
-  args: { readonly element?: string | undefined; readonly target?: string | undefined; readonly ref?: string | undefined },
+  args: {
+    readonly element?: string | undefined
+    readonly target?: string | undefined
+    readonly ref?: string | undefined
+  },
   field = 'target',
 ): Effect.Effect<Named, ToolRefused> => {
   const target = args.target ?? args.ref
   return target === undefined
-    ? Effect.fail(new ToolRefused({ reason: 'invalid-argument', message: `${field} is required: the ref of an element in the latest snapshot (like e5), or a unique selector.` }))
+    ? Effect.fail(
+        new ToolRefused({
+          reason: 'invalid-argument',
+          message: `${field} is required: the ref of an element in the latest snapshot (like e5), or a unique selector.`,
+        }),
+      )
     : Effect.succeed({ target, element: args.element ?? '' })
 }
 
 /** `"Add button" (ref e3)`, how results name an element. @example named({ target: 'e3', element: 'Add' }) */
 export const describeNamed = (n: Named): string =>
-  n.element.trim() === '' ? `${isRef(n.target) ? 'ref' : 'selector'} ${n.target.slice(0, 80)}` : `${JSON.stringify(n.element.slice(0, 80))} (${isRef(n.target) ? 'ref' : 'selector'} ${n.target.slice(0, 80)})`
+  n.element.trim() === ''
+    ? `${isRef(n.target) ? 'ref' : 'selector'} ${n.target.slice(0, 80)}`
+    : `${JSON.stringify(n.element.slice(0, 80))} (${isRef(n.target) ? 'ref' : 'selector'} ${n.target.slice(0, 80)})`
 
 /** Whether a target is a snapshot ref (`e12`, `f2e12`) rather than a selector. @example isRef('f2e12') // true */
 export const isRef = (target: string): boolean => /^(f\d+)?e\d+$/.test(target)
@@ -80,9 +92,10 @@ export const locate = async (ctx: ToolContext, page: Page, n: Named): Promise<Lo
   if (count === 1) return locator
   return new ToolRefused({
     reason: 'invalid-argument',
-    message: count < 0
-      ? `${describeNamed(n)} is neither a ref of the latest snapshot nor a valid selector; take a snapshot with browser_snapshot and use a ref from it.`
-      : `${describeNamed(n)} matches ${count} elements, not one; use a ref from the latest snapshot (browser_snapshot).`,
+    message:
+      count < 0
+        ? `${describeNamed(n)} is neither a ref of the latest snapshot nor a valid selector; take a snapshot with browser_snapshot and use a ref from it.`
+        : `${describeNamed(n)} matches ${count} elements, not one; use a ref from the latest snapshot (browser_snapshot).`,
   })
 }
 
@@ -125,7 +138,8 @@ export const onTarget = (
   what: string,
   n: Named,
   act: (target: Locator, page: Page) => Promise<unknown>,
-): Effect.Effect<void, EngineFailure | StaleRef | ToolRefused> => onTargets(ctx, what, [n], ([l], page) => act(l!, page))
+): Effect.Effect<void, EngineFailure | StaleRef | ToolRefused> =>
+  onTargets(ctx, what, [n], ([l], page) => act(l!, page))
 
 /**
  * Runs `act` on the active page (no element), answering when it ends or opens a modal.
@@ -133,5 +147,9 @@ export const onTarget = (
  * @example
  * yield* onActive(ctx, 'press key', (page) => page.keyboard.press('Enter'))
  */
-export const onActive = (ctx: ToolContext, what: string, act: (page: Page) => Promise<unknown>): Effect.Effect<void, EngineFailure> =>
+export const onActive = (
+  ctx: ToolContext,
+  what: string,
+  act: (page: Page) => Promise<unknown>,
+): Effect.Effect<void, EngineFailure> =>
   onPlaywrightPage(ctx.errand, what, (page) => ctx.logs.watch(page).until(() => act(page)))

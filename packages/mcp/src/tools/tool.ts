@@ -37,7 +37,10 @@ export interface Tool<S extends z.ZodRawShape = z.ZodRawShape> {
   readonly title: string
   readonly description: string
   readonly inputSchema: S
-  readonly run: (ctx: ToolContext, args: z.objectOutputType<S, z.ZodTypeAny>) => Effect.Effect<CallToolResult, EngineFailure>
+  readonly run: (
+    ctx: ToolContext,
+    args: z.objectOutputType<S, z.ZodTypeAny>,
+  ) => Effect.Effect<CallToolResult, EngineFailure>
 }
 
 /**
@@ -57,7 +60,8 @@ export const tool = <S extends z.ZodRawShape>(t: Tool<S>): Tool<S> => t
 export const shownUrl = (url: string): string => {
   try {
     const u = new URL(url)
-    if (u.protocol === 'about:' || u.protocol === 'data:' || u.protocol === 'blob:') return `${u.protocol}${u.protocol === 'about:' ? u.pathname : '…'}`
+    if (u.protocol === 'about:' || u.protocol === 'data:' || u.protocol === 'blob:')
+      return `${u.protocol}${u.protocol === 'about:' ? u.pathname : '…'}`
     return `${u.origin}${u.pathname}${u.search !== '' || u.hash !== '' ? '?…' : ''}`
   } catch {
     return '(not a URL)'
@@ -78,7 +82,10 @@ export const text = (body: string): CallToolResult => ({ content: [{ type: 'text
  * @example
  * failure({ _tag: 'AllBusy', message: 'All 4 browser slots are busy …; wait a minute and try again.' })
  */
-export const failure = (e: { readonly message: string }): CallToolResult => ({ content: [{ type: 'text', text: `### Error\n${e.message}` }], isError: true })
+export const failure = (e: { readonly message: string }): CallToolResult => ({
+  content: [{ type: 'text', text: `### Error\n${e.message}` }],
+  isError: true,
+})
 
 /**
  * The sections Playwright MCP prints after a tool ran, for the active page: `### Page` (URL,
@@ -90,7 +97,8 @@ const pageState = (ctx: ToolContext, page: Page): Promise<string> =>
   (async () => {
     const log = ctx.logs.watch(page)
     // A click may have started a navigation: give the new document a moment, never fail for it.
-    if (log.modal?.kind !== 'dialog') await page.waitForLoadState('domcontentloaded', { timeout: 5_000 }).catch(() => undefined)
+    if (log.modal?.kind !== 'dialog')
+      await page.waitForLoadState('domcontentloaded', { timeout: 5_000 }).catch(() => undefined)
     let snap: { readonly yaml: string; readonly truncated: boolean } | undefined
     try {
       // A dialog this log saw may have been answered since (by the engine's deadline, a DevTools
@@ -118,12 +126,21 @@ const pageState = (ctx: ToolContext, page: Page): Promise<string> =>
       ...(errors + warnings > 0 ? [`- Console: ${errors} errors, ${warnings} warnings`] : []),
       ...(modal === undefined
         ? []
-        : ['### Modal state', modal.kind === 'dialog'
-            ? `- [${JSON.stringify(modal.type)} dialog with message ${JSON.stringify(modal.message.slice(0, 500))}]: can be handled by browser_handle_dialog`
-            : '- [File chooser]: can be handled by browser_file_upload']),
+        : [
+            '### Modal state',
+            modal.kind === 'dialog'
+              ? `- [${JSON.stringify(modal.type)} dialog with message ${JSON.stringify(modal.message.slice(0, 500))}]: can be handled by browser_handle_dialog`
+              : '- [File chooser]: can be handled by browser_file_upload',
+          ]),
       ...(snap === undefined
         ? []
-        : ['### Snapshot', '```yaml', snap.yaml, '```', ...(snap.truncated ? ['(the snapshot was cut; it is too long to show whole)'] : [])]),
+        : [
+            '### Snapshot',
+            '```yaml',
+            snap.yaml,
+            '```',
+            ...(snap.truncated ? ['(the snapshot was cut; it is too long to show whole)'] : []),
+          ]),
       ...(events.length === 0 ? [] : ['### Events', ...events]),
     ].join('\n')
   })()
@@ -136,4 +153,7 @@ const pageState = (ctx: ToolContext, page: Page): Promise<string> =>
  * yield* afterAction(ctx, 'Clicked "Add apple" (ref e3).')
  */
 export const afterAction = (ctx: ToolContext, done: string): Effect.Effect<CallToolResult, EngineFailure> =>
-  Effect.map(onPlaywrightPage(ctx.errand, 'snapshot', (page) => pageState(ctx, page)), (state) => text(done === '' ? state : `### Result\n${done}\n${state}`))
+  Effect.map(
+    onPlaywrightPage(ctx.errand, 'snapshot', (page) => pageState(ctx, page)),
+    (state) => text(done === '' ? state : `### Result\n${done}\n${state}`),
+  )

@@ -20,16 +20,21 @@ export const browserResize = tool({
     height: z.number().int().min(1).max(10_000).describe('Height of the browser window'),
   },
   run: (ctx, { width, height }) =>
-    Effect.zipRight(onPlaywrightPage(ctx.errand, 'resize', (page) => page.setViewportSize({ width, height })), afterAction(ctx, `Resized the viewport to ${width}×${height}.`)),
+    Effect.zipRight(
+      onPlaywrightPage(ctx.errand, 'resize', (page) => page.setViewportSize({ width, height })),
+      afterAction(ctx, `Resized the viewport to ${width}×${height}.`),
+    ),
 })
 
-const feature = <T extends readonly [string, ...Array<string>]>(values: T, what: string) => z.enum(values).nullable().optional().describe(what)
+const feature = <T extends readonly [string, ...Array<string>]>(values: T, what: string) =>
+  z.enum(values).nullable().optional().describe(what)
 
 /** `browser_emulate_media`. @example browserEmulateMedia.run(ctx, { colorScheme: 'dark', reducedMotion: null }) */
 export const browserEmulateMedia = tool({
   name: 'browser_emulate_media',
   title: 'Emulate media features',
-  description: 'Emulate CSS media features for the page, for example switch between the light and dark color scheme. Omitted parameters are left unchanged; null clears an override.',
+  description:
+    'Emulate CSS media features for the page, for example switch between the light and dark color scheme. Omitted parameters are left unchanged; null clears an override.',
   inputSchema: {
     colorScheme: feature(['light', 'dark'], 'Emulates the prefers-color-scheme media feature'),
     reducedMotion: feature(['reduce', 'no-preference'], 'Emulates the prefers-reduced-motion media feature'),
@@ -41,7 +46,14 @@ export const browserEmulateMedia = tool({
     const set = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined))
     return Effect.zipRight(
       onPlaywrightPage(ctx.errand, 'emulate media', (page) => page.emulateMedia(set)),
-      afterAction(ctx, Object.keys(set).length === 0 ? 'Nothing to change.' : `Emulated ${Object.entries(set).map(([k, v]) => `${k}: ${v ?? '(cleared)'}`).join(', ')}.`),
+      afterAction(
+        ctx,
+        Object.keys(set).length === 0
+          ? 'Nothing to change.'
+          : `Emulated ${Object.entries(set)
+              .map(([k, v]) => `${k}: ${v ?? '(cleared)'}`)
+              .join(', ')}.`,
+      ),
     )
   },
 })

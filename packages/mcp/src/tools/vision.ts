@@ -20,7 +20,11 @@ export const browserMouseMoveXy = tool({
   title: 'Move mouse',
   description: 'Move mouse to a given position',
   inputSchema: { x: coord('X coordinate'), y: coord('Y coordinate') },
-  run: (ctx, { x, y }) => Effect.zipRight(onActive(ctx, 'mouse move', (p) => p.mouse.move(x, y)), afterAction(ctx, `Moved the mouse to ${x}, ${y}.`)),
+  run: (ctx, { x, y }) =>
+    Effect.zipRight(
+      onActive(ctx, 'mouse move', (p) => p.mouse.move(x, y)),
+      afterAction(ctx, `Moved the mouse to ${x}, ${y}.`),
+    ),
 })
 
 /** `browser_mouse_click_xy`. @example browserMouseClickXy.run(ctx, { x: 10, y: 20 }) */
@@ -33,10 +37,18 @@ export const browserMouseClickXy = tool({
     y: coord('Y coordinate'),
     button: button('Button to click, defaults to left'),
     clickCount: z.number().int().min(1).max(3).optional().describe('Number of clicks, defaults to 1'),
-    delay: z.number().min(0).max(5_000).optional().describe('Time to wait between mouse down and mouse up in milliseconds, defaults to 0'),
+    delay: z
+      .number()
+      .min(0)
+      .max(5_000)
+      .optional()
+      .describe('Time to wait between mouse down and mouse up in milliseconds, defaults to 0'),
   },
   run: (ctx, { x, y, button, clickCount, delay }) =>
-    Effect.zipRight(onActive(ctx, 'mouse click', (p) => p.mouse.click(x, y, { button, clickCount, delay })), afterAction(ctx, `Clicked at ${x}, ${y}.`)),
+    Effect.zipRight(
+      onActive(ctx, 'mouse click', (p) => p.mouse.click(x, y, { button, clickCount, delay })),
+      afterAction(ctx, `Clicked at ${x}, ${y}.`),
+    ),
 })
 
 /** `browser_mouse_drag_xy`. @example browserMouseDragXy.run(ctx, { startX: 1, startY: 2, endX: 3, endY: 4 }) */
@@ -44,7 +56,12 @@ export const browserMouseDragXy = tool({
   name: 'browser_mouse_drag_xy',
   title: 'Drag mouse',
   description: 'Drag left mouse button to a given position',
-  inputSchema: { startX: coord('Start X coordinate'), startY: coord('Start Y coordinate'), endX: coord('End X coordinate'), endY: coord('End Y coordinate') },
+  inputSchema: {
+    startX: coord('Start X coordinate'),
+    startY: coord('Start Y coordinate'),
+    endX: coord('End X coordinate'),
+    endY: coord('End Y coordinate'),
+  },
   run: (ctx, { startX, startY, endX, endY }) =>
     Effect.zipRight(
       onActive(ctx, 'mouse drag', async (p) => {
@@ -63,7 +80,11 @@ export const browserMouseDown = tool({
   title: 'Press mouse down',
   description: 'Press mouse down',
   inputSchema: { button: button('Button to press, defaults to left') },
-  run: (ctx, { button }) => Effect.zipRight(onActive(ctx, 'mouse down', (p) => p.mouse.down({ button })), afterAction(ctx, 'Pressed the mouse button down.')),
+  run: (ctx, { button }) =>
+    Effect.zipRight(
+      onActive(ctx, 'mouse down', (p) => p.mouse.down({ button })),
+      afterAction(ctx, 'Pressed the mouse button down.'),
+    ),
 })
 
 /** `browser_mouse_up`. @example browserMouseUp.run(ctx, {}) */
@@ -72,7 +93,11 @@ export const browserMouseUp = tool({
   title: 'Press mouse up',
   description: 'Press mouse up',
   inputSchema: { button: button('Button to press, defaults to left') },
-  run: (ctx, { button }) => Effect.zipRight(onActive(ctx, 'mouse up', (p) => p.mouse.up({ button })), afterAction(ctx, 'Released the mouse button.')),
+  run: (ctx, { button }) =>
+    Effect.zipRight(
+      onActive(ctx, 'mouse up', (p) => p.mouse.up({ button })),
+      afterAction(ctx, 'Released the mouse button.'),
+    ),
 })
 
 /** `browser_mouse_wheel`. @example browserMouseWheel.run(ctx, { deltaX: 0, deltaY: 400 }) */
@@ -80,9 +105,23 @@ export const browserMouseWheel = tool({
   name: 'browser_mouse_wheel',
   title: 'Scroll mouse wheel',
   description: 'Scroll mouse wheel',
-  inputSchema: { deltaX: z.number().min(-100_000).max(100_000).default(0).describe('X delta'), deltaY: z.number().min(-100_000).max(100_000).default(0).describe('Y delta') },
-  run: (ctx, { deltaX, deltaY }) => Effect.zipRight(onActive(ctx, 'mouse wheel', (p) => p.mouse.wheel(deltaX, deltaY)), afterAction(ctx, `Scrolled by ${deltaX}, ${deltaY}.`)),
+  inputSchema: {
+    deltaX: z.number().min(-100_000).max(100_000).default(0).describe('X delta'),
+    deltaY: z.number().min(-100_000).max(100_000).default(0).describe('Y delta'),
+  },
+  run: (ctx, { deltaX, deltaY }) =>
+    Effect.zipRight(
+      onActive(ctx, 'mouse wheel', (p) => p.mouse.wheel(deltaX, deltaY)),
+      afterAction(ctx, `Scrolled by ${deltaX}, ${deltaY}.`),
+    ),
 })
 
 /** The `vision` capability. @example visionTools.map((t) => t.name) */
-export const visionTools = [browserMouseMoveXy, browserMouseClickXy, browserMouseDragXy, browserMouseDown, browserMouseUp, browserMouseWheel] as const
+export const visionTools = [
+  browserMouseMoveXy,
+  browserMouseClickXy,
+  browserMouseDragXy,
+  browserMouseDown,
+  browserMouseUp,
+  browserMouseWheel,
+] as const

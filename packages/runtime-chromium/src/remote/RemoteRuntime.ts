@@ -20,8 +20,13 @@
  */
 import type { Decision, GuardPolicy } from '@errands/guard'
 import {
-  MAIN_CONTEXT, RuntimeError,
-  type ContextId, type Cookie, type OpenContextSpec, type RuntimeShape, type StorageState,
+  MAIN_CONTEXT,
+  RuntimeError,
+  type ContextId,
+  type Cookie,
+  type OpenContextSpec,
+  type RuntimeShape,
+  type StorageState,
 } from '@errands/runtime'
 import { isolateClipboard } from '../clipboard.ts'
 import { checkNavigation, guardBrowserRequests, guardContextWebSockets, type Log } from '../containment.ts'
@@ -51,7 +56,11 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
   private counter = 0
   private closed = false
 
-  private constructor(private browser: Browser, private readonly url: string, private readonly options: RemoteOptions) {
+  private constructor(
+    private browser: Browser,
+    private readonly url: string,
+    private readonly options: RemoteOptions,
+  ) {
     super({ deadlineMs: options.deadlineMs, policy: options.policy, log: options.log, noun: 'remote context' })
     this.watch(browser)
   }
@@ -86,8 +95,13 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
 
   readonly openContext = (spec: OpenContextSpec): Effect.Effect<ContextId, RuntimeError> =>
     spec.upstreamProxy !== undefined
-      // A remote DevTools browser's connections never pass our egress: it cannot chain a proxy.
-      ? Effect.fail(new RuntimeError({ reason: 'invalid', message: 'a remote DevTools browser cannot chain an errand through an upstream proxy' }))
+      ? // A remote DevTools browser's connections never pass our egress: it cannot chain a proxy.
+        Effect.fail(
+          new RuntimeError({
+            reason: 'invalid',
+            message: 'a remote DevTools browser cannot chain an errand through an upstream proxy',
+          }),
+        )
       : call('open remote context', this.options.deadlineMs * 2, () => this.doOpen(spec))
 
   readonly addCookies = (contextId: ContextId, cookies: ReadonlyArray<Cookie>) =>
@@ -106,12 +120,14 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
         const { page, done } = await this.quietPage(e)
         try {
           const cdp = await e.context.newCDPSession(page)
-          for (const origin of origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage' })
+          for (const origin of origins)
+            await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage' })
           await cdp.detach().catch(() => undefined)
         } finally {
           await done()
         }
-      }))
+      }),
+    )
 
   /** Closes our contexts there and disconnects (the remote browser itself keeps running). Idempotent. */
   readonly shutdown: Effect.Effect<void> = Effect.promise(async () => {
@@ -154,14 +170,22 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
     const storage = spec.storage
     const context = await this.browser.newContext(
       storage && (storage.cookies.length > 0 || storage.origins.length > 0)
-        ? { storageState: { cookies: storage.cookies.map((c) => ({ ...c })), origins: storage.origins.map((o) => ({ origin: o.origin, localStorage: [...o.localStorage] })) } }
+        ? {
+            storageState: {
+              cookies: storage.cookies.map((c) => ({ ...c })),
+              origins: storage.origins.map((o) => ({ origin: o.origin, localStorage: [...o.localStorage] })),
+            },
+          }
         : {},
     )
     const id = `${spec.errandId}.r${++this.counter}`
     const entry = this.track({ id, context, label: spec.label })
     try {
       // Its sessions share the remote browser's one clipboard too.
-      await Promise.all([guardContextWebSockets(context, this.options.policy, this.options.log, id, 'remote context'), isolateClipboard(context, spec.errandId)])
+      await Promise.all([
+        guardContextWebSockets(context, this.options.policy, this.options.log, id, 'remote context'),
+        isolateClipboard(context, spec.errandId),
+      ])
       await this.openTabs(entry, spec.tabs, spec.storage)
       return id
     } catch (error) {

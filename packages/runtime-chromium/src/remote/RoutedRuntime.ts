@@ -15,7 +15,17 @@
  * routed.describe() // { kind: 'cdp', where: 'remote', remote: { endpoint: 'http://127.0.0.1:9222', state: 'connected' } }
  */
 import { describeTarget, type GuardPolicy } from '@errands/guard'
-import { InvalidUpstreamProxy, routeFiles, routePages, type ContextId, type Cookie, type OpenContextSpec, type RuntimeEvent, type RuntimeShape, type SessionLabel } from '@errands/runtime'
+import {
+  InvalidUpstreamProxy,
+  routeFiles,
+  routePages,
+  type ContextId,
+  type Cookie,
+  type OpenContextSpec,
+  type RuntimeEvent,
+  type RuntimeShape,
+  type SessionLabel,
+} from '@errands/runtime'
 import { Clock, Effect, Option, type Scope } from 'effect'
 import type { ChromiumRuntime } from '../ChromiumRuntime.ts'
 import { toRuntimeError } from '../failures.ts'
@@ -58,7 +68,10 @@ const why = (error: unknown): string => toRuntimeError('', error).message.replac
  * @example
  * const runtime = yield* makeRoutedRuntime(chromium, options)
  */
-export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions): Effect.Effect<RoutedRuntime, never, Scope.Scope> =>
+export const makeRoutedRuntime = (
+  local: ChromiumRuntime,
+  options: RoutedOptions,
+): Effect.Effect<RoutedRuntime, never, Scope.Scope> =>
   Effect.gen(function* () {
     const endpoint = describeTarget(options.cdpUrl)
     const listeners = new Set<(event: RuntimeEvent) => void>()
@@ -80,17 +93,21 @@ export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions
       })
 
     // The probe: connect, make one context, close it.
-    const probe = yield* Effect.either(Effect.tryPromise(async () => {
-      const r = await RemoteRuntime.connect(options.cdpUrl, options)
-      try {
-        const id = await Effect.runPromise(r.openContext({ errandId: 'probe', label: { reason: 'task', lentSites: [] } }))
-        await Effect.runPromise(r.closeContext(id))
-        return r
-      } catch (error) {
-        await Effect.runPromise(r.shutdown)
-        throw error
-      }
-    }))
+    const probe = yield* Effect.either(
+      Effect.tryPromise(async () => {
+        const r = await RemoteRuntime.connect(options.cdpUrl, options)
+        try {
+          const id = await Effect.runPromise(
+            r.openContext({ errandId: 'probe', label: { reason: 'task', lentSites: [] } }),
+          )
+          await Effect.runPromise(r.closeContext(id))
+          return r
+        } catch (error) {
+          await Effect.runPromise(r.shutdown)
+          throw error
+        }
+      }),
+    )
     if (probe._tag === 'Right') {
       remote = probe.right
       state = 'connected'
@@ -139,16 +156,26 @@ export const makeRoutedRuntime = (local: ChromiumRuntime, options: RoutedOptions
       setLabel: (id, label: SessionLabel) => on(id).setLabel(id, label),
       snapshot: (id) => on(id).snapshot(id),
       // A crashed context is no longer held by either: ask both (ids never collide).
-      lastWords: (id) => (remote ? Effect.flatMap(remote.lastWords(id), (o) => (Option.isSome(o) ? Effect.succeed(o) : local.lastWords(id))) : local.lastWords(id)),
+      lastWords: (id) =>
+        remote
+          ? Effect.flatMap(remote.lastWords(id), (o) => (Option.isSome(o) ? Effect.succeed(o) : local.lastWords(id)))
+          : local.lastWords(id),
       devtools: (id) => (remote?.owns(id) ? remote.devtools(id) : local.devtools(id)),
       // Both browsers paint their pages: the live view and the frame verb stream either.
-      screencast: (id, tab, options) => (remote?.owns(id) ? remote.screencast(id, tab, options) : local.screencast(id, tab, options)),
+      screencast: (id, tab, options) =>
+        remote?.owns(id) ? remote.screencast(id, tab, options) : local.screencast(id, tab, options),
       // The page verbs, JavaScript dialogs included (#22), go to whichever browser holds the errand.
       pages: routePages((id) => (remote?.owns(id) ? remote.pages : local.pages)),
       files: routeFiles((id) => (remote?.owns(id) ? remote.files : local.files), local.files),
       setUpstreamProxy: (id, proxy) =>
         remote?.owns(id)
-          ? Effect.fail(new InvalidUpstreamProxy({ reason: 'unsupported', message: 'This errand runs in a remote DevTools browser, which cannot chain through a proxy; open a new session with X-Browser-Proxy instead.' }))
+          ? Effect.fail(
+              new InvalidUpstreamProxy({
+                reason: 'unsupported',
+                message:
+                  'This errand runs in a remote DevTools browser, which cannot chain through a proxy; open a new session with X-Browser-Proxy instead.',
+              }),
+            )
           : local.setUpstreamProxy(id, proxy),
       subscribe: (listener) =>
         Effect.sync(() => {
