@@ -39,7 +39,10 @@ const ENV = {
 
 type Call = ReturnType<typeof client>
 
-/** Runs the tasks through `calls` (task k through calls[k % n]); returns the wall time and each first navigate's latency. */
+/**
+ * Runs the tasks through `calls` (task k through calls[k % n]); returns the wall time and each first navigate's
+ * latency.
+ */
 const fortyTasks = async (calls: ReadonlyArray<Call>, url: (path: string) => string) => {
   const opens: Array<number> = []
   let failures = 0

@@ -97,7 +97,8 @@ export const timed = async (f: () => Promise<unknown>): Promise<number> => {
 export const pause = (ms = 300): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 /**
- * Runs every side once to warm up (or the given warm-up calls), then `rounds` rounds of every side in turn (interleaved, so
+ * Runs every side once to warm up (or the given warm-up calls), then `rounds` rounds of every side in turn
+ * (interleaved, so
  * noise lands on all sides alike). Returns each side's times.
  *
  * @example

@@ -188,7 +188,9 @@ export const benchDevtools = async (rounds: number): Promise<Row[]> => {
       },
       {
         section: FLOOD,
-        name: `A's flood: ${outcome.answered} answered, ${outcome.refused} refused${outcome.closed ? `, closed: ${outcome.closed.slice(0, 40)}` : ''}`,
+        name:
+          `A's flood: ${outcome.answered} answered, ${outcome.refused} ` +
+          `refused${outcome.closed ? `, closed: ${outcome.closed.slice(0, 40)}` : ''}`,
         median: NaN,
         ratio: NaN,
       },

@@ -55,7 +55,10 @@ const peakRss = async (f: () => Promise<unknown>): Promise<{ readonly ms: number
   return { ms, peak: Math.max(0, Atomics.load(shared, 1) * 1024 - before) }
 }
 
-/** Stages `mib` MiB of random (incompressible) bytes into the context's folder, in files of at most {@link FILE_MIB} MiB. */
+/**
+ * Stages `mib` MiB of random (incompressible) bytes into the context's folder, in files of at most {@link FILE_MIB}
+ * MiB.
+ */
 const stageFiles = async (bench: Bench, runtime: RuntimeShape, contextId: string, mib: number) => {
   for (let i = 0, left = mib; left > 0; i++, left -= FILE_MIB) {
     await bench.run(
@@ -138,7 +141,9 @@ export const benchFiles = async (
       median: median(pick(c)),
       ratio: median(pick(c)) / median(pick(cases[0]!)),
     }))
-  /** Bytes: in MiB, the ratio to the files' own bytes (none for the errand with no files, whose value is shown in KiB). */
+  /**
+   * Bytes: in MiB, the ratio to the files' own bytes (none for the errand with no files, whose value is shown in KiB).
+   */
   const byteRows = (section: string, pick: (c: Case) => number[]): Row[] =>
     cases.map((c) =>
       c.mib === 0

@@ -65,7 +65,10 @@ export const errandWithTabs = async (
   return contextId
 }
 
-/** Waits until every tab of the conversation's live context has loaded; returns how many. @example await allTabsLoaded(bench, 'e1') */
+/**
+ * Waits until every tab of the conversation's live context has loaded; returns how many. @example await
+ * allTabsLoaded(bench, 'e1')
+ */
 export const allTabsLoaded = async (bench: Bench, contextId: string): Promise<number> => {
   const open = await bench.run(bench.engine.tabs(contextId))
   await Promise.all(open.map((t) => bench.engine.pageOf(contextId, t.id)!.waitForLoadState('load')))

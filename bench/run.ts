@@ -2,7 +2,8 @@
  * `npm run bench [-- sections…] [--rounds N]` — side-by-side measurements, printed as a table of
  * medians and ratios. Each comparison runs its sides interleaved in one process, on one machine,
  * so the ratio holds even when the machine is noisy. Sections: open, forty, resume, heal, memory, reads,
- * spare, supervisor, host, devtools, store, files (all by default), and breakdown (the open path step by step, on request).
+ * spare, supervisor, host, devtools, store, files (all by default), and breakdown (the open path step by step, on
+ * request).
  * `--large` adds the 50 MiB case to files.
  *
  * @example

@@ -16,7 +16,10 @@ import { median, type Row } from './table.ts'
 
 const SECTION = "Chromium's spare renderer: off (as shipped) vs on"
 
-/** Counts the renderer processes one engine starts while `work` runs (sampled every 25 ms: one living under 25 ms may be missed). */
+/**
+ * Counts the renderer processes one engine starts while `work` runs (sampled every 25 ms: one living under 25 ms may
+ * be missed).
+ */
 const countingRenderers = async (dataDir: string, work: () => Promise<void>): Promise<number> => {
   const probe = osProbe({ owner: dataDir, tmpDir: '/nonexistent' })
   const before = new Set(probe.chromium().renderers)

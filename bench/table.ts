@@ -38,7 +38,8 @@ export const printTable = (rows: ReadonlyArray<Row>, about: Record<string, unkno
     }
     const value = r.unit ? `${r.median.toFixed(r.median < 100 ? 2 : 0)} ${r.unit}` : `${r.median.toFixed(1)} ms`
     console.log(
-      `  ${r.name.padEnd(width)}  ${value.padStart(12)}  ${Number.isFinite(r.ratio) ? `${r.ratio.toFixed(2)}×`.padStart(7) : ''.padStart(7)}`,
+      `  ${r.name.padEnd(width)}  ${value.padStart(12)}  ` +
+        `${Number.isFinite(r.ratio) ? `${r.ratio.toFixed(2)}×`.padStart(7) : ''.padStart(7)}`,
     )
   }
   console.log('')

@@ -84,7 +84,9 @@ export const PURE: Rules['pure'] = {
 export const FORBIDDEN: Rules['forbidden'] = {
   '@errands/host': {
     packages: ['playwright-core', 'playwright'],
-    why: "the host drives pages through the runtime's page verbs (runtime.pages); a runtime owns its browser library (ADR 0028)",
+    why:
+      "the host drives pages through the runtime's page verbs (runtime.pages); a runtime owns its browser library " +
+      '(ADR 0028)',
   },
   '@errands/liveview': {
     packages: ['playwright-core', 'playwright'],
@@ -107,9 +109,11 @@ export const EXCEPTIONS: ReadonlyArray<Exception> = [
     where: 'packages/liveview/src/bundle.ts',
     import: 'esbuild',
     reason:
-      'loaded only when running from src/*.ts in the repo; the compiled package serves the dist/web bundle the build wrote, so an install never needs esbuild (ADR 0008)',
+      'loaded only when running from src/*.ts in the repo; the compiled package serves the dist/web bundle the build ' +
+      'wrote, so an install never needs esbuild (ADR 0008)',
   },
-  // Test support kept in src/ because test/store-pg runs the same suites against rows; index.ts does not export it, so nothing installed loads it.
+  // Test support kept in src/ because test/store-pg runs the same suites against rows; index.ts does not export it, so
+  // nothing installed loads it.
   {
     rule: 'undeclared',
     where: 'packages/store/src/contract.ts',
@@ -129,7 +133,8 @@ export const EXCEPTIONS: ReadonlyArray<Exception> = [
     where: 'packages/runtime-chromium/bench/guard.ts',
     import: '../../../test/fixtures/sites.ts',
     reason:
-      "a benchmark borrowing the tests' loopback sites; bench/ is not shipped (files: dist), moving it to the top-level bench/ is the runtime's owner's call",
+      "a benchmark borrowing the tests' loopback sites; bench/ is not shipped (files: dist), moving it to the " +
+      "top-level bench/ is the runtime's owner's call",
   },
   {
     rule: 'escapes',

@@ -62,7 +62,8 @@ const host = () =>
     { name: '@errands/host', dependencies: { '@errands/runtime': '*', '@modelcontextprotocol/sdk': '1' } },
     {
       'src/index.ts':
-        "import type { Runtime } from '@errands/runtime'\nexport { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'",
+        "import type { Runtime } from '@errands/runtime'\nexport { McpServer } from " +
+        "'@modelcontextprotocol/sdk/server/mcp.js'",
     },
   )
 
@@ -97,7 +98,8 @@ describe('import rules: the checker fails on each kind of break', () => {
       import: '@errands/host',
     })
     expect(v.message).toBe(
-      "packages/runtime/src/back.ts:1 imports '@errands/host': @errands/runtime may import only no @errands/* package (DEPS in scripts/imports.rules.ts) (rule: direction)",
+      "packages/runtime/src/back.ts:1 imports '@errands/host': @errands/runtime may import only no @errands/* " +
+        'package (DEPS in scripts/imports.rules.ts) (rule: direction)',
     )
   })
 
@@ -114,7 +116,8 @@ describe('import rules: the checker fails on each kind of break', () => {
       ),
     )
     expect(v.message).toBe(
-      "packages/runtime/src/site.ts:3 imports 'tldts': tldts is not in packages/runtime/package.json dependencies or peerDependencies (rule: undeclared)",
+      "packages/runtime/src/site.ts:3 imports 'tldts': tldts is not in packages/runtime/package.json dependencies or " +
+        'peerDependencies (rule: undeclared)',
     )
   })
 
@@ -170,7 +173,9 @@ describe('import rules: the checker fails on each kind of break', () => {
       ),
     )
     expect(v.message).toBe(
-      "packages/runtime/src/deep/x.test.ts:1 imports '../../../host/src/index.ts': a relative import must stay inside packages/runtime/; it reaches packages/host/src/index.ts (import the other package by its name, or move the shared code) (rule: escapes)",
+      "packages/runtime/src/deep/x.test.ts:1 imports '../../../host/src/index.ts': a relative import must stay " +
+        'inside packages/runtime/; it reaches packages/host/src/index.ts (import the other package by its name, or ' +
+        'move the shared code) (rule: escapes)',
     )
   })
 
@@ -179,7 +184,8 @@ describe('import rules: the checker fails on each kind of break', () => {
       [
         machines({
           'errand/load.ts':
-            "import { readFileSync } from 'node:fs'\nimport { Effect } from 'effect'\nimport type { Runtime } from '@errands/runtime'",
+            "import { readFileSync } from 'node:fs'\nimport { Effect } from 'effect'\nimport type { Runtime } from " +
+            "'@errands/runtime'",
         }),
         runtime(),
         host(),
@@ -192,7 +198,8 @@ describe('import rules: the checker fails on each kind of break', () => {
       ['pure', 'machines/errand/load.ts', 3, '@errands/runtime'],
     ])
     expect(found[0]!.message).toBe(
-      "machines/errand/load.ts:1 imports 'node:fs': @errands/machines is pure and its sources may import only xstate and their own files (STYLE §1: no I/O, no clock, no effect or browser libraries) (rule: pure)",
+      "machines/errand/load.ts:1 imports 'node:fs': @errands/machines is pure and its sources may import only xstate " +
+        'and their own files (STYLE §1: no I/O, no clock, no effect or browser libraries) (rule: pure)',
     )
   })
 
@@ -220,7 +227,8 @@ describe('import rules: the checker fails on each kind of break', () => {
       },
       {
         'src/index.ts':
-          "import type { Runtime } from '@errands/runtime'\nexport { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'\nimport type { Page } from 'playwright-core'",
+          "import type { Runtime } from '@errands/runtime'\nexport { McpServer } from " +
+          "'@modelcontextprotocol/sdk/server/mcp.js'\nimport type { Page } from 'playwright-core'",
         'src/page.test.ts': "import { chromium } from 'playwright/test'",
       },
     )
@@ -232,7 +240,8 @@ describe('import rules: the checker fails on each kind of break', () => {
       ['unused', 'packages/host/package.json', 1, 'playwright-core'],
     ])
     expect(found[0]!.message).toBe(
-      "packages/host/src/index.ts:3 imports 'playwright-core': @errands/host may never import playwright-core: no browser library (FORBIDDEN in scripts/imports.rules.ts) (rule: forbidden)",
+      "packages/host/src/index.ts:3 imports 'playwright-core': @errands/host may never import playwright-core: no " +
+        'browser library (FORBIDDEN in scripts/imports.rules.ts) (rule: forbidden)',
     )
     // The runtime may import it: the rule is the host's alone.
     expect(

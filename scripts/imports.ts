@@ -28,7 +28,10 @@ export interface Violation {
   readonly message: string
 }
 
-/** The fields of a package.json the rules read. @example const m: Manifest = { name: '@errands/guard', dependencies: { effect: '3.22.4' } } */
+/**
+ * The fields of a package.json the rules read. @example const m: Manifest = { name: '@errands/guard', dependencies: {
+ * effect: '3.22.4' } }
+ */
 export interface Manifest {
   readonly name: string
   readonly dependencies?: Readonly<Record<string, string>>
@@ -78,7 +81,10 @@ export interface Rules {
 /** How a file counts: shipped source, a test (`*.test.ts`), or tooling beside the package (`bench/`). */
 export type FileKind = 'source' | 'test' | 'tooling'
 
-/** Classifies a file of the package in `dir`. @example kindOf('packages/host', 'packages/host/bench/overhead.ts') // 'tooling' */
+/**
+ * Classifies a file of the package in `dir`. @example kindOf('packages/host', 'packages/host/bench/overhead.ts') //
+ * 'tooling'
+ */
 export const kindOf = (dir: string, path: string): FileKind => {
   if (/\.test\.tsx?$/.test(path)) return 'test'
   return path.slice(dir.length + 1).startsWith('bench/') ? 'tooling' : 'source'
@@ -89,7 +95,10 @@ const isRelative = (specifier: string): boolean => specifier.startsWith('./') ||
 const isBuiltin = (specifier: string): boolean =>
   specifier.startsWith('node:') || BUILTINS.has(specifier.split('/')[0]!)
 
-/** The package a bare specifier names: `@scope/name/sub` → `@scope/name`, `name/sub` → `name`. @example packageOf('@modelcontextprotocol/sdk/types.js') // '@modelcontextprotocol/sdk' */
+/**
+ * The package a bare specifier names: `@scope/name/sub` → `@scope/name`, `name/sub` → `name`. @example
+ * packageOf('@modelcontextprotocol/sdk/types.js') // '@modelcontextprotocol/sdk'
+ */
 export const packageOf = (specifier: string): string => {
   const parts = specifier.split('/')
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
@@ -119,7 +128,8 @@ export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: R
         `${pkg.dir}/package.json`,
         1,
         name,
-        `${name} has no entry in the DEPS table (scripts/imports.rules.ts); add one naming the @errands/* packages it may import`,
+        `${name} has no entry in the DEPS table (scripts/imports.rules.ts); add one naming the @errands/* packages ` +
+          `it may import`,
       )
     }
     const pure = rules.pure[name]
@@ -140,7 +150,8 @@ export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: R
               file.path,
               line,
               specifier,
-              `a relative import must stay inside ${pkg.dir}/; it reaches ${target} (import the other package by its name, or move the shared code)`,
+              `a relative import must stay inside ${pkg.dir}/; it reaches ${target} (import the other package by its ` +
+                `name, or move the shared code)`,
             )
           }
           continue
@@ -164,7 +175,8 @@ export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: R
               file.path,
               line,
               specifier,
-              `${name} is pure and its ${kind === 'source' ? 'sources' : 'tests'} may import only ${ok.join(', ')} and their own files (STYLE §1: no I/O, no clock, no effect or browser libraries)`,
+              `${name} is pure and its ${kind === 'source' ? 'sources' : 'tests'} may import only ${ok.join(', ')} ` +
+                `and their own files (STYLE §1: no I/O, no clock, no effect or browser libraries)`,
             )
             continue
           }
@@ -176,7 +188,8 @@ export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: R
             file.path,
             line,
             specifier,
-            `${name} may import only ${allowed.length === 0 ? 'no @errands/* package' : allowed.join(', ')} (DEPS in scripts/imports.rules.ts)`,
+            `${name} may import only ${allowed.length === 0 ? 'no @errands/* package' : allowed.join(', ')} (DEPS in ` +
+              `scripts/imports.rules.ts)`,
           )
         }
         if (kind !== 'source' || target === name) continue
@@ -188,7 +201,8 @@ export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: R
             file.path,
             line,
             specifier,
-            `${target} is not in ${pkg.dir}/package.json dependencies or peerDependencies${dev ? ' (it is a devDependency, which an installed package does not get)' : ''}`,
+            `${target} is not in ${pkg.dir}/package.json dependencies or ` +
+              `peerDependencies${dev ? ' (it is a devDependency, which an installed package does not get)' : ''}`,
           )
         }
       }
@@ -200,7 +214,9 @@ export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: R
           file: `${pkg.dir}/package.json`,
           line: 1,
           import: dep,
-          message: `${pkg.dir}/package.json declares '${dep}' but no non-test file of ${name} imports it; remove it, move it to devDependencies, or list it as an exception with a reason (rule: unused)`,
+          message:
+            `${pkg.dir}/package.json declares '${dep}' but no non-test file of ${name} imports it; remove it, ` +
+            `move it to devDependencies, or list it as an exception with a reason (rule: unused)`,
         })
       }
     }
@@ -217,7 +233,9 @@ export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: R
         file: 'scripts/imports.rules.ts',
         line: 1,
         import: e.import,
-        message: `the exception for '${e.import}' in ${e.where} (rule ${e.rule}) matches nothing any more; remove it (rule: table)`,
+        message:
+          `the exception for '${e.import}' in ${e.where} (rule ${e.rule}) matches nothing any more; remove it ` +
+          `(rule: table)`,
       })
     }
   }

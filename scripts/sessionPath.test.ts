@@ -27,28 +27,33 @@ describe('session path: the checker fails on a face that reaches the Supervisor 
     expect(found).toHaveLength(1)
     expect(found[0]).toMatchObject({ line: 4, name: 'boss', verb: 'park' })
     expect(found[0]!.message).toBe(
-      "packages/liveview/src/x.ts:4 calls 'park' on the Supervisor (boss); a face acts on a session through the Sessions service (ADR 0027, scripts/sessionPath.ts)",
+      "packages/liveview/src/x.ts:4 calls 'park' on the Supervisor (boss); a face acts on a session through the " +
+        'Sessions service (ADR 0027, scripts/sessionPath.ts)',
     )
   })
 
-  it('through a name that says supervisor, a SupervisorShape parameter, a callback of the tag, a destructuring, a passed-on verb', () => {
-    const found = check(
-      [
-        'const a = (supervisor) => supervisor.view(id)',
-        'const b = (s: SupervisorShape) => s.resume(id)',
-        'const c = Effect.flatMap(Supervisor, (t) => t.release(id))',
-        'const { drive, capacity } = core.supervisor',
-        "const d = (options.park ?? this.supervisor['watch'])",
-      ].join('\n'),
-    )
-    expect(found.map((v) => [v.line, v.verb])).toEqual([
-      [1, 'view'],
-      [2, 'resume'],
-      [3, 'release'],
-      [4, 'drive'],
-      [5, 'watch'],
-    ])
-  })
+  it(
+    'through a name that says supervisor, a SupervisorShape parameter, a callback of the tag, a destructuring, a ' +
+      'passed-on verb',
+    () => {
+      const found = check(
+        [
+          'const a = (supervisor) => supervisor.view(id)',
+          'const b = (s: SupervisorShape) => s.resume(id)',
+          'const c = Effect.flatMap(Supervisor, (t) => t.release(id))',
+          'const { drive, capacity } = core.supervisor',
+          "const d = (options.park ?? this.supervisor['watch'])",
+        ].join('\n'),
+      )
+      expect(found.map((v) => [v.line, v.verb])).toEqual([
+        [1, 'view'],
+        [2, 'resume'],
+        [3, 'release'],
+        [4, 'drive'],
+        [5, 'watch'],
+      ])
+    },
+  )
 
   it("what spans errands stays the supervisor's; the session verbs on Sessions pass", () => {
     expect(

@@ -143,7 +143,9 @@ export const checkSessionPath = (
       line: lineOf(node.start),
       name,
       verb,
-      message: `${file}:${lineOf(node.start)} calls '${verb}' on the Supervisor (${name}); a face acts on a session through the Sessions service (ADR 0027, scripts/sessionPath.ts)`,
+      message:
+        `${file}:${lineOf(node.start)} calls '${verb}' on the Supervisor (${name}); a face acts on a session ` +
+        `through the Sessions service (ADR 0027, scripts/sessionPath.ts)`,
     })
   walk(program, (node) => {
     if (node.type === 'MemberExpression') {

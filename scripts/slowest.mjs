@@ -37,5 +37,6 @@ const total = (report.testResults.reduce((m, r) => Math.max(m, r.endTime), 0) - 
 process.stdout.write(`| file | seconds | status |\n|---|---:|---|\n`)
 for (const r of rows.slice(0, Number(arg))) process.stdout.write(`| ${r.file} | ${r.s.toFixed(1)} | ${r.status} |\n`)
 process.stdout.write(
-  `\n${report.numTotalTests} tests in ${report.testResults.length} files, ${report.numFailedTests} failed; vitest wall time ${total.toFixed(0)} s\n`,
+  `\n${report.numTotalTests} tests in ${report.testResults.length} files, ${report.numFailedTests} failed; vitest ` +
+    `wall time ${total.toFixed(0)} s\n`,
 )

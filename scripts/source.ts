@@ -12,13 +12,19 @@ import { readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { parseSync } from 'rolldown/utils'
 
-/** One module a file names: static or dynamic import, re-export, `import x = require()`, `typeof import()`. @example const i: Import = { specifier: 'node:fs', line: 3 } */
+/**
+ * One module a file names: static or dynamic import, re-export, `import x = require()`, `typeof import()`. @example
+ * const i: Import = { specifier: 'node:fs', line: 3 }
+ */
 export interface Import {
   readonly specifier: string
   readonly line: number
 }
 
-/** A comment's text (without its markers) and the line it starts on. @example const c: Comment = { text: ' why (E1)', line: 7 } */
+/**
+ * A comment's text (without its markers) and the line it starts on. @example const c: Comment = { text: ' why (E1)',
+ * line: 7 }
+ */
 export interface Comment {
   readonly text: string
   readonly line: number
@@ -119,7 +125,10 @@ export const scan = (path: string, text: string): Scanned => {
   return { imports, comments, titles }
 }
 
-/** TypeScript files under `dir` (repo-relative, `/`-separated), skipping `node_modules` and `dist`. @example sourcesUnder(root, 'machines') */
+/**
+ * TypeScript files under `dir` (repo-relative, `/`-separated), skipping `node_modules` and `dist`. @example
+ * sourcesUnder(root, 'machines')
+ */
 export const sourcesUnder = (root: string, dir: string): Array<string> =>
   readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile() && /\.(ts|tsx|mts|cts)$/.test(e.name) && !e.name.endsWith('.d.ts'))

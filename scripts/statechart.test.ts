@@ -12,12 +12,16 @@ const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8')
 describe("the errand machine's state chart in docs (generated, never drawn)", () => {
   const chart = statechartOf(errandMachine)
 
-  it('docs/errand-machine.md and docs/errand-machine.mmd hold the chart of the machine as it is now (else: npx tsx scripts/statechart.ts)', () => {
-    expect(read('docs/errand-machine.mmd')).toBe(chart.mermaid)
-    const doc = read('docs/errand-machine.md')
-    expect(doc).toContain(markdownBlock(chart))
-    expect(withBlock(doc, markdownBlock(chart))).toBe(doc)
-  })
+  it(
+    'docs/errand-machine.md and docs/errand-machine.mmd hold the chart of the machine as it is now (else: npx tsx ' +
+      'scripts/statechart.ts)',
+    () => {
+      expect(read('docs/errand-machine.mmd')).toBe(chart.mermaid)
+      const doc = read('docs/errand-machine.md')
+      expect(doc).toContain(markdownBlock(chart))
+      expect(withBlock(doc, markdownBlock(chart))).toBe(doc)
+    },
+  )
 
   it('shows every state, every event the machine handles, every invoked actor and every named delay', () => {
     const text = chart.mermaid + chart.table
@@ -40,66 +44,70 @@ describe("the errand machine's state chart in docs (generated, never drawn)", ()
     }
     walk(errandMachine.root as never)
     expect(chart.mermaid).toContain(
-      'active --> parking : task.changed [isParkingStatus], errand.park [isUndriven], errand.evict [isIdle], system.shutdown',
+      'active --> parking : task.changed [isParkingStatus], errand.park [isUndriven], errand.evict [isIdle], ' +
+        'system.shutdown',
     )
     expect(chart.mermaid).toContain('closed --> [*]')
   })
 })
 
 describe('statechartOf', () => {
-  it('draws nested and parallel regions, guards, eventless and delayed transitions, done/error of invoked actors', () => {
-    const m = setup({
-      actors: { load: fromPromise(async () => 1) },
-      delays: { pause: 100 },
-      guards: { ok: () => true },
-    }).createMachine({
-      id: 'm',
-      initial: 'idle',
-      on: { ping: { actions: [] } },
-      states: {
-        idle: { always: [{ guard: 'ok', target: 'busy' }], on: { go: 'both' } },
-        busy: { invoke: { src: 'load', onDone: 'both', onError: '#m.both.left.b' } },
-        both: {
-          type: 'parallel',
-          states: {
-            left: { initial: 'a', states: { a: { after: { pause: 'b' } }, b: { on: { stop: '#m.done' } } } },
-            right: { initial: 'c', states: { c: {} } },
+  it(
+    'draws nested and parallel regions, guards, eventless and delayed transitions, done/error of invoked ' + 'actors',
+    () => {
+      const m = setup({
+        actors: { load: fromPromise(async () => 1) },
+        delays: { pause: 100 },
+        guards: { ok: () => true },
+      }).createMachine({
+        id: 'm',
+        initial: 'idle',
+        on: { ping: { actions: [] } },
+        states: {
+          idle: { always: [{ guard: 'ok', target: 'busy' }], on: { go: 'both' } },
+          busy: { invoke: { src: 'load', onDone: 'both', onError: '#m.both.left.b' } },
+          both: {
+            type: 'parallel',
+            states: {
+              left: { initial: 'a', states: { a: { after: { pause: 'b' } }, b: { on: { stop: '#m.done' } } } },
+              right: { initial: 'c', states: { c: {} } },
+            },
           },
+          done: { type: 'final' },
         },
-        done: { type: 'final' },
-      },
-    })
-    expect(statechartOf(m).mermaid).toBe(
-      [
-        'stateDiagram-v2',
-        '  [*] --> idle',
-        '  state "idle" as idle',
-        '  state "busy" as busy',
-        '  state both {',
-        '    state both_left {',
-        '      [*] --> both_left_a',
-        '      state "a" as both_left_a',
-        '      state "b" as both_left_b',
-        '      both_left_a --> both_left_b : after pause',
-        '    }',
-        '    --',
-        '    state both_right {',
-        '      [*] --> both_right_c',
-        '      state "c" as both_right_c',
-        '    }',
-        '  }',
-        '  state "done" as done',
-        '  done --> [*]',
-        '  idle --> busy : always [ok]',
-        '  idle --> both : go',
-        '  busy --> both : done: 0.m.busy, error: 0.m.busy (to both.left.b)',
-        '  both --> done : stop (from both.left.b)',
-        '',
-      ].join('\n'),
-    )
-    expect(statechartOf(m).table).toContain('| `busy` | atomic |  | invoke: load (as 0.m.busy) |  |')
-    expect(statechartOf(m).table).toContain('| (every state) |  |  |  | ping |')
-  })
+      })
+      expect(statechartOf(m).mermaid).toBe(
+        [
+          'stateDiagram-v2',
+          '  [*] --> idle',
+          '  state "idle" as idle',
+          '  state "busy" as busy',
+          '  state both {',
+          '    state both_left {',
+          '      [*] --> both_left_a',
+          '      state "a" as both_left_a',
+          '      state "b" as both_left_b',
+          '      both_left_a --> both_left_b : after pause',
+          '    }',
+          '    --',
+          '    state both_right {',
+          '      [*] --> both_right_c',
+          '      state "c" as both_right_c',
+          '    }',
+          '  }',
+          '  state "done" as done',
+          '  done --> [*]',
+          '  idle --> busy : always [ok]',
+          '  idle --> both : go',
+          '  busy --> both : done: 0.m.busy, error: 0.m.busy (to both.left.b)',
+          '  both --> done : stop (from both.left.b)',
+          '',
+        ].join('\n'),
+      )
+      expect(statechartOf(m).table).toContain('| `busy` | atomic |  | invoke: load (as 0.m.busy) |  |')
+      expect(statechartOf(m).table).toContain('| (every state) |  |  |  | ping |')
+    },
+  )
 
   it('a changed machine gives a changed chart (so a stale doc fails the test above)', () => {
     const a = createMachine({ id: 'x', initial: 'one', states: { one: { on: { next: 'two' } }, two: {} } })

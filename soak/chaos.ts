@@ -1,5 +1,6 @@
 /**
- * The chaos loop: at seeded random moments (every kind once per round, chaosSchedule) it kills a renderer of the errands' browser, SIGKILLs
+ * The chaos loop: at seeded random moments (every kind once per round, chaosSchedule) it kills a renderer of the
+ * errands' browser, SIGKILLs
  * the errands' Chromium, SIGKILLs the host while it seals a record (watching the store's folder
  * for the record's temp file, inotify) and restarts it on the same data dir, or fills the store's
  * disk (a real tmpfs, when mounting is allowed) for a while.
@@ -151,5 +152,8 @@ export const chaosOnce = async (w: World, kind: ChaosKind, random: () => number,
   return 'disk-full'
 }
 
-/** Whether a leftover temp file of a killed write is still in the store (the restarted host should clean it). @example leftoverTemps(world) */
+/**
+ * Whether a leftover temp file of a killed write is still in the store (the restarted host should clean it). @example
+ * leftoverTemps(world)
+ */
 export const leftoverTemps = (w: World): number => (existsSync(errandsDir(w)) ? temps(w).length : 0)

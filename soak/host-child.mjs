@@ -9,7 +9,8 @@
  * no transpiler at run time.
  *
  * @example
- * // spawn(process.execPath, ['--expose-gc', 'soak/host-child.mjs'], { env: { ERRANDS_SOAK_RESOLVER_RULES: 'MAP *.example 127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
+ * // spawn(process.execPath, ['--expose-gc', 'soak/host-child.mjs'], { env: { ERRANDS_SOAK_RESOLVER_RULES: 'MAP
+ * *.example 127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
  */
 import { runHost } from '@errands/host'
 

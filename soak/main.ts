@@ -62,7 +62,8 @@ const options: RunOptions = recorded?.options
       out,
     }
 say(
-  `seed ${options.seed}, ${options.sessions} sessions, cap ${options.cap}, ${options.minutes} min, out ${out}${replay ? ` (replaying ${replay})` : ''}`,
+  `seed ${options.seed}, ${options.sessions} sessions, cap ${options.cap}, ${options.minutes} min, out ` +
+    `${out}${replay ? ` (replaying ${replay})` : ''}`,
 )
 const result = await runSoak(options, say)
 const table = await writeReport(result, out)

@@ -41,7 +41,10 @@ export class SessionModel {
   uncertain = false
   /** The host answered `{lifecycle: 'parked'}` and nothing has touched the session since. */
   parkedAcked = false
-  /** Whether bank.example is lent to this session: 'yes' after Allow was acknowledged, 'no' after a revoke, 'unknown' in between. */
+  /**
+   * Whether bank.example is lent to this session: 'yes' after Allow was acknowledged, 'no' after a revoke, 'unknown'
+   * in between.
+   */
   lent: 'yes' | 'no' | 'unknown' = 'no'
 
   constructor(readonly key: string) {}

@@ -83,7 +83,8 @@ export const startMonitor = (w: World, everyMs = 2_000) => {
         w.violation(
           'contexts-over-cap',
           '-',
-          `${s.contexts} browser contexts open with a cap of ${w.spec.options.cap} (+1 warm spare); host says open ${health.body?.open}; pages ${JSON.stringify(detail)}`,
+          `${s.contexts} browser contexts open with a cap of ${w.spec.options.cap} (+1 warm spare); host says open ` +
+            `${health.body?.open}; pages ${JSON.stringify(detail)}`,
         )
       }
       await new Promise((r) => setTimeout(r, everyMs))
@@ -103,7 +104,8 @@ export type Monitor = ReturnType<typeof startMonitor>
 
 /**
  * A quiet period: the gate closes, the person lends a site to two errands, every session is parked
- * (acknowledged parks, checked when the sessions resume), the person revokes the site, then the OS figures must settle at or under the baseline (the first quiet
+ * (acknowledged parks, checked when the sessions resume), the person revokes the site, then the OS figures must settle
+ * at or under the baseline (the first quiet
  * period's) within `settleMs`. Returns the settled figures.
  *
  * @example
@@ -171,7 +173,9 @@ export const quietPeriod = async (
       w.violation(
         'leak-processes',
         '-',
-        `${last.chromium} Chromium processes after ${settleMs} ms quiet with ${quiet.open} errands open, baseline ${base.chromium} with ${base.open} (more: ${kindsAbove(last.kinds, base.kinds)}; renderers of the errands' browser ${last.errandRenderers}, baseline ${base.errandRenderers}; its pages ${JSON.stringify(await w.probe.contextDetail())})`,
+        `${last.chromium} Chromium processes after ${settleMs} ms quiet with ${quiet.open} errands open, baseline ` +
+          `${base.chromium} with ${base.open} (more: ${kindsAbove(last.kinds, base.kinds)}; renderers of the ` +
+          `errands' browser ${last.errandRenderers}, baseline ${base.errandRenderers}; its pages ${JSON.stringify(await w.probe.contextDetail())})`,
       )
     } else if (comparable(last) > comparable(base))
       w.journal.write({

@@ -23,7 +23,10 @@ export interface ChromiumCount {
   readonly errandsBrowser: number | undefined
   readonly mainBrowser: number | undefined
   readonly errandRenderers: ReadonlyArray<number>
-  /** How many of each kind (`renderer`, `utility:network.mojom.NetworkService`, `zygote`, `browser` …), to say what a leak is. */
+  /**
+   * How many of each kind (`renderer`, `utility:network.mojom.NetworkService`, `zygote`, `browser` …), to say what a
+   * leak is.
+   */
   readonly kinds: Readonly<Record<string, number>>
 }
 
@@ -100,7 +103,10 @@ export const osProbe = (o: { readonly owner: string; readonly tmpDir: string }) 
       return -1
     }
   }
-  /** Entries under the private TMPDIR (Chromium's `errands-chromium-*`, `org.chromium.*` inside them, Playwright's profiles). */
+  /**
+   * Entries under the private TMPDIR (Chromium's `errands-chromium-*`, `org.chromium.*` inside them, Playwright's
+   * profiles).
+   */
   const tempDirs = (): number => {
     let n = 0
     for (const name of safeList(o.tmpDir)) {
@@ -110,7 +116,10 @@ export const osProbe = (o: { readonly owner: string; readonly tmpDir: string }) 
     }
     return n
   }
-  /** Browser contexts of the errands' browser and the page URLs in each, read over its DevTools port (undefined: not running). */
+  /**
+   * Browser contexts of the errands' browser and the page URLs in each, read over its DevTools port (undefined: not
+   * running).
+   */
   const contextDetail = async (): Promise<Record<string, string[]> | undefined> => {
     const pid = chromium().errandsBrowser
     if (pid === undefined) return undefined

@@ -55,7 +55,9 @@ export const chartSvg = (r: SoakResult): string => {
     animation: false,
     backgroundColor: '#ffffff',
     title: {
-      text: `Errands soak — seed ${r.options.seed}, ${r.options.sessions} sessions, cap ${r.options.cap}, ${Math.round(r.elapsedMs / 60_000)} min`,
+      text:
+        `Errands soak — seed ${r.options.seed}, ${r.options.sessions} sessions, cap ${r.options.cap}, ` +
+        `${Math.round(r.elapsedMs / 60_000)} min`,
       left: 'center',
       textStyle: { fontSize: 16 },
     },
@@ -222,7 +224,8 @@ export const table = (r: SoakResult): string => {
   if (r.heal)
     t += row(
       `heal after SIGKILL, 10 live errands (p50 / p95, ${r.heal.times.length} heals)`,
-      `${Math.round(r.heal.p50)} / ${Math.round(r.heal.p95)} ms; as they were ${r.heal.asItWas}; failed ${r.heal.failed}`,
+      `${Math.round(r.heal.p50)} / ${Math.round(r.heal.p95)} ms; as they were ${r.heal.asItWas}; failed ` +
+        `${r.heal.failed}`,
     )
   t += row(
     'violations (leaks, losses, wrong cookies …)',
@@ -246,7 +249,8 @@ export const writeReport = async (r: SoakResult, out: string): Promise<string> =
     .join('\n')
   writeFileSync(
     join(out, 'report.md'),
-    `# Soak report\n\n${t}\n${violations ? `## Violations\n\n${violations}\n\n` : ''}![latency, memory and processes over time](chart.png)\n\nJournal: ${r.journal}\n`,
+    `# Soak report\n\n${t}\n${violations ? `## Violations\n\n${violations}\n\n` : ''}![latency, memory and processes ` +
+      `over time](chart.png)\n\nJournal: ${r.journal}\n`,
   )
   writeFileSync(
     join(out, 'result.json'),

@@ -4,7 +4,8 @@
  * rounds — everything recorded in `<out>/journal.jsonl`.
  *
  * @example
- * const result = await runSoak({ seed: 7, sessions: 24, cap: 6, minutes: 3, chaosEveryMs: 8000, quietEveryMs: 60000, healRounds: 1, out: '/tmp/soak' })
+ * const result = await runSoak({ seed: 7, sessions: 24, cap: 6, minutes: 3, chaosEveryMs: 8000, quietEveryMs: 60000,
+ * healRounds: 1, out: '/tmp/soak' })
  * result.violations // []
  */
 import { execFileSync } from 'node:child_process'
@@ -74,7 +75,10 @@ const mountStore = (storeDir: string): string | undefined => {
   }
 }
 
-/** A run killed during a full-disk period leaves its tmpfs mounted (the next run's clean-up would fail with EBUSY): unmount it. */
+/**
+ * A run killed during a full-disk period leaves its tmpfs mounted (the next run's clean-up would fail with EBUSY):
+ * unmount it.
+ */
 const unmountLeftover = (storeDir: string): void => {
   const mounted =
     existsSync('/proc/mounts') &&
@@ -126,7 +130,8 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
       if (Date.now() >= nextQuiet) {
         const q = await quietPeriod(w, quiets, random)
         say(
-          `quiet at ${Math.round(q.t / 1000)} s: ${q.chromium} Chromium processes, ${q.fds} fds, ${q.tempDirs} temp dirs, heap ${q.heapMb} MB (settled in ${q.settledMs} ms)`,
+          `quiet at ${Math.round(q.t / 1000)} s: ${q.chromium} Chromium processes, ${q.fds} fds, ${q.tempDirs} temp ` +
+            `dirs, heap ${q.heapMb} MB (settled in ${q.settledMs} ms)`,
         )
         nextQuiet = Date.now() + options.quietEveryMs
         continue
@@ -140,7 +145,8 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
     }
     const last = await quietPeriod(w, quiets, random)
     say(
-      `last quiet: ${last.chromium} Chromium processes, ${last.fds} fds, ${last.tempDirs} temp dirs, heap ${last.heapMb} MB`,
+      `last quiet: ${last.chromium} Chromium processes, ${last.fds} fds, ${last.tempDirs} temp dirs, heap ` +
+        `${last.heapMb} MB`,
     )
     // Every parked session resumes once more and is checked against its model before the end.
     w.reopen()
@@ -173,7 +179,8 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
     const heal = options.healRounds > 0 ? await healRounds({ dir, sites, rounds: options.healRounds }) : undefined
     if (heal)
       say(
-        `heal: p50 ${Math.round(heal.p50)} ms, p95 ${Math.round(heal.p95)} ms over ${heal.times.length} heals, ${heal.asItWas} as they were, ${heal.failed} failed`,
+        `heal: p50 ${Math.round(heal.p50)} ms, p95 ${Math.round(heal.p95)} ms over ${heal.times.length} heals, ` +
+          `${heal.asItWas} as they were, ${heal.failed} failed`,
       )
     const starts = w.hostStarts
     return {

@@ -133,7 +133,8 @@ export const sealKillLoop = async (
       } else if (got === (killed.old?.v ?? 'none')) killedOld++
       else
         fail(
-          `cycle ${cycles}: the kill cut the park of 'killed' (${killed.attempted.v}); it came back as ${got}, not the old ${killed.old?.v ?? 'none'} nor the new`,
+          `cycle ${cycles}: the kill cut the park of 'killed' (${killed.attempted.v}); it came back as ${got}, not ` +
+            `the old ${killed.old?.v ?? 'none'} nor the new`,
         )
     }
   }
@@ -187,7 +188,8 @@ export const sealKillLoop = async (
       journal.write({ kind: 'seal-kill', cycle: cycles, sealing, midWrite, acked: rk.status === 200 })
       if (cycles % 25 === 0)
         say(
-          `seal-kill: ${cycles} cycles, ${killsDuringSeal} kills during a seal (${killsMidWrite} with the record half on disk), host start p50 ${Math.round(percentile(starts, 50))} ms`,
+          `seal-kill: ${cycles} cycles, ${killsDuringSeal} kills during a seal (${killsMidWrite} with the record ` +
+            `half on disk), host start p50 ${Math.round(percentile(starts, 50))} ms`,
         )
       h = await start()
       if (probe.chromium().total > 40)

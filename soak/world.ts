@@ -120,7 +120,10 @@ export class World {
     this.up.catch(() => undefined)
   }
 
-  /** Starts the first host and signs the person in to bank.example in the main context. @example await World.start(spec) */
+  /**
+   * Starts the first host and signs the person in to bank.example in the main context. @example await
+   * World.start(spec)
+   */
   static async start(spec: WorldSpec): Promise<World> {
     const w = new World(spec)
     await w.restart()

@@ -13,7 +13,8 @@
 
 /**
  * @param {{ maxTextChars: number, maxControls: number, maxLabelChars: number }} limits
- * @returns {{ url: string, title: string, text: string, controls: Array<{ kind: string, label: string, inputType?: string }>, truncated: { text: boolean, controls: boolean } }}
+ * @returns {{ url: string, title: string, text: string, controls: Array<{ kind: string, label: string, inputType?:
+ * string }>, truncated: { text: boolean, controls: boolean } }}
  */
 export function observePage(limits) {
   const maxText = Math.max(0, limits.maxTextChars | 0)
@@ -137,7 +138,8 @@ export function observePage(limits) {
   }
   const buttonTypes = new Set(['button', 'submit', 'reset', 'image'])
   each(
-    'button, [role="button"], input[type="button" i], input[type="submit" i], input[type="reset" i], input[type="image" i]',
+    'button, [role="button"], input[type="button" i], input[type="submit" i], input[type="reset" i], ' +
+      'input[type="image" i]',
     (el) => {
       const type = el.tagName === 'INPUT' ? String(el.getAttribute('type') ?? '').toLowerCase() : ''
       const named = ariaName(el) || squash(el.getAttribute('title'))

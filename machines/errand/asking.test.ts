@@ -104,18 +104,22 @@ describe('errand machine — asks across parking and healing', () => {
     ).toBe(true)
   })
 
-  it('a heal brings the waiting back (the asker still waits in the supervisor); an ask made while healing shows after it', () => {
-    const healed = step(
-      active(),
-      asked('h1'),
-      { type: 'browser.crashed', at: 2 },
-      asked('q2', 3, 'sign-in'),
-      { type: 'errand.used', at: 4 },
-      done('restoreSnapshot', { contextId: 'ctx-3' }),
-    )
-    expect(waiting(healed)).toBe(true)
-    expect(healed.context.asks.map((a) => a.id)).toEqual(['h1', 'q2'])
-  })
+  it(
+    'a heal brings the waiting back (the asker still waits in the supervisor); an ask made while healing shows ' +
+      'after it',
+    () => {
+      const healed = step(
+        active(),
+        asked('h1'),
+        { type: 'browser.crashed', at: 2 },
+        asked('q2', 3, 'sign-in'),
+        { type: 'errand.used', at: 4 },
+        done('restoreSnapshot', { contextId: 'ctx-3' }),
+      )
+      expect(waiting(healed)).toBe(true)
+      expect(healed.context.asks.map((a) => a.id)).toEqual(['h1', 'q2'])
+    },
+  )
 
   it('a restart forgets the asks: the calls that made them ended with the process', () => {
     const restarted = initialTransition(errandMachine, { ...input, parkedAt: 5 })[0]

@@ -20,7 +20,8 @@ export const notProvided = <I, O>(name: string) =>
  * Turns whatever an effect rejected with into the few fields the machine keeps (no secrets).
  *
  * @example
- * toFailure(new ContextNotFound({ reason: 'unknown-context', … })) // { tag: 'ContextNotFound', reason: 'unknown-context', message: '…' }
+ * toFailure(new ContextNotFound({ reason: 'unknown-context', … })) // { tag: 'ContextNotFound', reason:
+ * 'unknown-context', message: '…' }
  */
 export const toFailure = (error: unknown): ErrandFailure => {
   const e = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>

@@ -59,27 +59,31 @@ describe('errand machine — pure stepping', () => {
     expect(resumed.context.contextId).toBe('ctx-2')
   })
 
-  it('regression (issue #15): an ending asked for during a park that fails (a full disk) still closes, instead of being dropped with the park', () => {
-    for (const ending of [
-      { type: 'task.changed', status: 'done', at: 2 },
-      { type: 'chat.deleted', at: 2 },
-      { type: 'errand.close', at: 2 },
-    ] as const) {
-      const parking = step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, ending)
-      expect(parking.value).toBe('parking')
-      const failed = step(
-        parking,
-        fail('sealAndPark', { _tag: 'StoreError', reason: 'disk-full', message: 'no space' }),
-      )
-      expect(failed.value).toBe('closing')
-      expect(failed.context.contextId).toBe('ctx-1') // still open: closing closes it
-      expect(step(failed, done('closeContext')).value).toBe('closed')
-    }
-    // Without an ending, a failed park keeps the errand open as it was.
-    expect(
-      step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, fail('sealAndPark')).matches('active'),
-    ).toBe(true)
-  })
+  it(
+    'regression (issue #15): an ending asked for during a park that fails (a full disk) still closes, instead of ' +
+      'being dropped with the park',
+    () => {
+      for (const ending of [
+        { type: 'task.changed', status: 'done', at: 2 },
+        { type: 'chat.deleted', at: 2 },
+        { type: 'errand.close', at: 2 },
+      ] as const) {
+        const parking = step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, ending)
+        expect(parking.value).toBe('parking')
+        const failed = step(
+          parking,
+          fail('sealAndPark', { _tag: 'StoreError', reason: 'disk-full', message: 'no space' }),
+        )
+        expect(failed.value).toBe('closing')
+        expect(failed.context.contextId).toBe('ctx-1') // still open: closing closes it
+        expect(step(failed, done('closeContext')).value).toBe('closed')
+      }
+      // Without an ending, a failed park keeps the errand open as it was.
+      expect(
+        step(active(), { type: 'task.changed', status: 'interrupted', at: 1 }, fail('sealAndPark')).matches('active'),
+      ).toBe(true)
+    },
+  )
 
   it('deleting the chat closes it, from any state that has a context or a record', () => {
     for (const s of [
@@ -101,23 +105,27 @@ describe('errand machine — pure stepping', () => {
     expect(step(evicted, done('sealAndPark', { parkedAt: 4 })).context.parkCause).toBe('idle')
   })
 
-  it('a person at the wheel (P1) keeps the errand open: not parked by the cap, idleness or a park request (C2), until the hand-back (P2)', () => {
-    const taken = step(active(), { type: 'wheel.taken', at: 1 })
-    expect(taken.matches({ active: { wheel: 'person' } })).toBe(true)
-    for (const e of [
-      { type: 'errand.evict', cause: 'capacity', at: 2 },
-      { type: 'errand.evict', cause: 'idle', at: 2 },
-      { type: 'errand.park', at: 2 },
-    ] as const) {
-      expect(step(taken, e).matches({ active: { wheel: 'person' } })).toBe(true)
-    }
-    // Shutdown and an ending still win: the person's session ends with the host or the task.
-    expect(step(taken, { type: 'system.shutdown', at: 2 }).value).toBe('parking')
-    const back = step(taken, { type: 'wheel.handedBack', at: 3 })
-    expect(back.matches({ active: { wheel: 'agents' } })).toBe(true)
-    expect(back.context.lastUsedAt).toBe(3)
-    expect(step(back, { type: 'errand.evict', cause: 'capacity', at: 4 }).value).toBe('parking')
-  })
+  it(
+    'a person at the wheel (P1) keeps the errand open: not parked by the cap, idleness or a park request (C2), ' +
+      'until the hand-back (P2)',
+    () => {
+      const taken = step(active(), { type: 'wheel.taken', at: 1 })
+      expect(taken.matches({ active: { wheel: 'person' } })).toBe(true)
+      for (const e of [
+        { type: 'errand.evict', cause: 'capacity', at: 2 },
+        { type: 'errand.evict', cause: 'idle', at: 2 },
+        { type: 'errand.park', at: 2 },
+      ] as const) {
+        expect(step(taken, e).matches({ active: { wheel: 'person' } })).toBe(true)
+      }
+      // Shutdown and an ending still win: the person's session ends with the host or the task.
+      expect(step(taken, { type: 'system.shutdown', at: 2 }).value).toBe('parking')
+      const back = step(taken, { type: 'wheel.handedBack', at: 3 })
+      expect(back.matches({ active: { wheel: 'agents' } })).toBe(true)
+      expect(back.context.lastUsedAt).toBe(3)
+      expect(step(back, { type: 'errand.evict', cause: 'capacity', at: 4 }).value).toBe('parking')
+    },
+  )
 
   it('the wheel survives a heal: a person who took it still has it after the context comes back', () => {
     const s = step(
@@ -155,14 +163,18 @@ describe('errand machine — pure stepping', () => {
     expect(healed.matches('active')).toBe(true)
   })
 
-  it("a watched errand waits for the supervisor to admit its heal (the slot is the supervisor's call), then stays watched", () => {
-    const s = step(active(), { type: 'watcher.attached', at: 1 }, { type: 'context.crashed', at: 2 })
-    expect(s.value).toEqual({ healing: 'waiting' })
-    expect(s.context.watchers).toBe(1)
-    expect(s.hasTag('holds-context')).toBe(false)
-    const healed = step(s, { type: 'errand.used', at: 3 }, done('restoreSnapshot', { contextId: 'ctx-4' }))
-    expect(healed.matches({ active: { watcher: 'watched' } })).toBe(true)
-  })
+  it(
+    "a watched errand waits for the supervisor to admit its heal (the slot is the supervisor's call), then stays " +
+      'watched',
+    () => {
+      const s = step(active(), { type: 'watcher.attached', at: 1 }, { type: 'context.crashed', at: 2 })
+      expect(s.value).toEqual({ healing: 'waiting' })
+      expect(s.context.watchers).toBe(1)
+      expect(s.hasTag('holds-context')).toBe(false)
+      const healed = step(s, { type: 'errand.used', at: 3 }, done('restoreSnapshot', { contextId: 'ctx-4' }))
+      expect(healed.matches({ active: { watcher: 'watched' } })).toBe(true)
+    },
+  )
 
   it('heals in a row back off, and too many park the errand instead', () => {
     let s = step(
@@ -192,51 +204,58 @@ describe('errand machine — pure stepping', () => {
     expect(s.context.parkCause).toBe('heal-exhausted')
   })
 
-  it('regression (issue #9): a snapshot between crashes does not reset the heal count, so a browser that keeps crashing is still set aside', () => {
-    // Each heal reloads the tabs, so a snapshot follows every heal: before the fix each crash
-    // started again from zero and an errand whose browser died every few seconds healed forever.
-    const healThenSnapshot = (s: Snap, t: number, id: string) =>
-      step(
-        s,
-        { type: 'errand.used', at: t },
-        done('restoreSnapshot', { contextId: id }),
-        { type: 'page.loaded', at: t + 1 },
-        { type: 'xstate.after.snapshotDebounce.errand.active.snapshot.due' },
-        done('takeSnapshot', { takenAt: t + 4 }),
-      )
-    let s = healThenSnapshot(step(active(), { type: 'browser.crashed', at: 1_000 }), 1_001, 'a')
-    expect(s.context).toMatchObject({ heals: 1, snapshotAt: 1_005 })
-    s = step(s, { type: 'browser.crashed', at: 10_000 })
-    expect(s.value).toEqual({ healing: 'cooling' })
-    s = healThenSnapshot(step(s, { type: 'xstate.after.healBackoff.errand.healing.cooling' }), 12_000, 'b')
-    s = step(s, { type: 'browser.crashed', at: 20_000 }, { type: 'xstate.after.healBackoff.errand.healing.cooling' })
-    s = healThenSnapshot(s, 24_000, 'c')
-    expect(s.context.heals).toBe(3)
-    s = step(s, { type: 'browser.crashed', at: 30_000 })
-    expect(s.value).toBe('parking')
-    expect(s.context.parkCause).toBe('heal-exhausted')
-  })
+  it(
+    'regression (issue #9): a snapshot between crashes does not reset the heal count, so a browser that keeps ' +
+      'crashing is still set aside',
+    () => {
+      // Each heal reloads the tabs, so a snapshot follows every heal: before the fix each crash
+      // started again from zero and an errand whose browser died every few seconds healed forever.
+      const healThenSnapshot = (s: Snap, t: number, id: string) =>
+        step(
+          s,
+          { type: 'errand.used', at: t },
+          done('restoreSnapshot', { contextId: id }),
+          { type: 'page.loaded', at: t + 1 },
+          { type: 'xstate.after.snapshotDebounce.errand.active.snapshot.due' },
+          done('takeSnapshot', { takenAt: t + 4 }),
+        )
+      let s = healThenSnapshot(step(active(), { type: 'browser.crashed', at: 1_000 }), 1_001, 'a')
+      expect(s.context).toMatchObject({ heals: 1, snapshotAt: 1_005 })
+      s = step(s, { type: 'browser.crashed', at: 10_000 })
+      expect(s.value).toEqual({ healing: 'cooling' })
+      s = healThenSnapshot(step(s, { type: 'xstate.after.healBackoff.errand.healing.cooling' }), 12_000, 'b')
+      s = step(s, { type: 'browser.crashed', at: 20_000 }, { type: 'xstate.after.healBackoff.errand.healing.cooling' })
+      s = healThenSnapshot(s, 24_000, 'c')
+      expect(s.context.heals).toBe(3)
+      s = step(s, { type: 'browser.crashed', at: 30_000 })
+      expect(s.value).toBe('parking')
+      expect(s.context.parkCause).toBe('heal-exhausted')
+    },
+  )
 
-  it('a crash longer than healWindowMs after the previous one starts a new streak (immediate heal, fresh budget)', () => {
-    let s = step(
-      active({ healWindowMs: 60_000 }),
-      { type: 'browser.crashed', at: 1 },
-      { type: 'errand.used', at: 2 },
-      done('restoreSnapshot', { contextId: 'a' }),
-    )
-    s = step(s, { type: 'context.crashed', at: 60_001 })
-    expect(s.value).toEqual({ healing: 'cooling' }) // exactly the window apart: same streak
-    s = step(
-      s,
-      { type: 'xstate.after.healBackoff.errand.healing.cooling' },
-      { type: 'errand.used', at: 60_002 },
-      done('restoreSnapshot', { contextId: 'b' }),
-    )
-    expect(s.context.heals).toBe(2)
-    s = step(s, { type: 'browser.crashed', at: 120_002 + 1 })
-    expect(s.value).toEqual({ healing: 'waiting' })
-    expect(s.context).toMatchObject({ heals: 0, lastCrashAt: 120_003 })
-  })
+  it(
+    'a crash longer than healWindowMs after the previous one starts a new streak (immediate heal, fresh ' + 'budget)',
+    () => {
+      let s = step(
+        active({ healWindowMs: 60_000 }),
+        { type: 'browser.crashed', at: 1 },
+        { type: 'errand.used', at: 2 },
+        done('restoreSnapshot', { contextId: 'a' }),
+      )
+      s = step(s, { type: 'context.crashed', at: 60_001 })
+      expect(s.value).toEqual({ healing: 'cooling' }) // exactly the window apart: same streak
+      s = step(
+        s,
+        { type: 'xstate.after.healBackoff.errand.healing.cooling' },
+        { type: 'errand.used', at: 60_002 },
+        done('restoreSnapshot', { contextId: 'b' }),
+      )
+      expect(s.context.heals).toBe(2)
+      s = step(s, { type: 'browser.crashed', at: 120_002 + 1 })
+      expect(s.value).toEqual({ healing: 'waiting' })
+      expect(s.context).toMatchObject({ heals: 0, lastCrashAt: 120_003 })
+    },
+  )
 
   it('after giving up, a resume within the streak is not healed again: the next crash sets it aside at once', () => {
     let s = step(

@@ -30,11 +30,13 @@ export { toFailure } from './effects.ts'
  *
  * `seeding` opens a fresh context (seeded with the always-allowed sites by the supervisor);
  * `active` tracks, in parallel regions, who drives it, who watches it, whether a person has the
- * wheel, whether an agent waits for the person and whether a snapshot is due; `parked` holds no context (its state is sealed at rest); `healing` brings a crashed
+ * wheel, whether an agent waits for the person and whether a snapshot is due; `parked` holds no context (its state is
+ * sealed at rest); `healing` brings a crashed
  * context back from its last snapshot; `closed` is final and means forgotten.
  *
  * @example
- * const actor = createActor(errandMachine.provide({ actors: { openContext, restoreSnapshot, takeSnapshot, sealAndPark, closeContext } }), {
+ * const actor = createActor(errandMachine.provide({ actors: { openContext, restoreSnapshot, takeSnapshot, sealAndPark,
+ * closeContext } }), {
  *   input: { errandId: 'e1', conversationId: 'c1', kind: 'task', reason: 'task', now: 0 },
  * }).start()
  * actor.send({ type: 'task.changed', status: 'interrupted', at: 10 }) // → parking → parked

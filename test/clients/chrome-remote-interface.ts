@@ -35,7 +35,8 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
     }
     const clickAt = async (selector: string) => {
       const { x, y } = await value(
-        `(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 } })()`,
+        `(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: ` +
+          `r.x + r.width / 2, y: r.y + r.height / 2 } })()`,
       )
       await page('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', clickCount: 1 })
       await page('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', clickCount: 1 })

@@ -12,7 +12,8 @@
  *
  * @example
  * const env = useMatrix()
- * const { plain, errand } = await both(env, { name: 'x', key: 'matrix-x', task: (wsUrl) => runTask({ navigate: …, … }) })
+ * const { plain, errand } = await both(env, { name: 'x', key: 'matrix-x', task: (wsUrl) => runTask({ navigate: …, … })
+ * })
  * compare(plain, errand)
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -42,7 +43,9 @@ const TASK = `<!doctype html><html><head><title>Task</title><link rel="icon" hre
 <button id="c" style="position:absolute;left:20px;top:180px;width:120px;height:30px" onclick="document.title='confirm:'+confirm('Sure?')">Confirm</button>
 <a id="n" href="/other" target="_blank" style="position:absolute;left:20px;top:230px">Open other</a>
 </body></html>`
-const OTHER = `<!doctype html><html><head><title>Other</title><link rel="icon" href="data:,"></head><body><p>Other page</p></body></html>`
+const OTHER =
+  `<!doctype html><html><head><title>Other</title><link rel="icon" href="data:,"></head><body><p>Other ` +
+  `page</p></body></html>`
 
 const serveTaskSite = async (): Promise<TaskSite> => {
   const server = createServer((req, res) => {

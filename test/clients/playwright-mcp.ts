@@ -82,7 +82,10 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
       cdp: async () => {
         // browser_run_code_unsafe runs Playwright code in the server: the raw CDP session an agent drops to.
         const { text } = await mcp.call('browser_run_code_unsafe', {
-          code: "async (page) => { const s = await page.context().newCDPSession(page); const { result } = await s.send('Runtime.evaluate', { expression: '6 * 7', returnByValue: true }); await s.detach(); return result.value }",
+          code:
+            'async (page) => { const s = await page.context().newCDPSession(page); const { result } = await ' +
+            "s.send('Runtime.evaluate', { expression: '6 * 7', returnByValue: true }); await s.detach(); return " +
+            'result.value }',
         })
         must(/\b42\b/.test(text), `raw CDP session gave ${text.slice(0, 200)}`)
       },

@@ -37,7 +37,8 @@ export const leastPrivilegeSql = (n: {
   `ALTER ROLE ${n.owner} IN DATABASE ${n.db} SET search_path = errands`,
   `ALTER ROLE ${n.host} IN DATABASE ${n.db} SET search_path = errands`,
   `GRANT USAGE, CREATE ON SCHEMA errands TO ${n.host}`,
-  `ALTER DEFAULT PRIVILEGES FOR ROLE ${n.owner} IN SCHEMA errands GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${n.host}`,
+  `ALTER DEFAULT PRIVILEGES FOR ROLE ${n.owner} IN SCHEMA errands GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ` +
+    `${n.host}`,
   `ALTER DEFAULT PRIVILEGES FOR ROLE ${n.owner} IN SCHEMA errands GRANT USAGE ON SEQUENCES TO ${n.host}`,
 ]
 

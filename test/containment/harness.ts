@@ -51,7 +51,8 @@ export const enginePortListener = async () => {
         seen.tcpBytes += d.length
         seen.lines.push(d.toString('latin1').split('\r\n')[0]!.slice(0, 80))
         socket.end(
-          `HTTP/1.1 200 OK\r\naccess-control-allow-origin: *\r\ncontent-type: text/event-stream\r\ncontent-length: ${ENGINE_SECRET.length + 7}\r\n\r\ndata: ${ENGINE_SECRET}\n\n`,
+          `HTTP/1.1 200 OK\r\naccess-control-allow-origin: *\r\ncontent-type: text/event-stream\r\ncontent-length: ` +
+            `${ENGINE_SECRET.length + 7}\r\n\r\ndata: ${ENGINE_SECRET}\n\n`,
         )
       })
       socket.on('error', () => undefined)
@@ -148,7 +149,9 @@ export const RESOLVER_RULES = 'MAP engine.test 127.0.0.1, MAP intranet.test 10.0
 export const startHostileHost = async (o: {
   readonly enginePort: number
   readonly egress: boolean
-  /** A data dir to start on (kept at stop: a restart starts a second host on it); default a fresh one, removed at stop. */
+  /**
+   * A data dir to start on (kept at stop: a restart starts a second host on it); default a fresh one, removed at stop.
+   */
   readonly dataDir?: string | undefined
   /** More `ERRANDS_*` variables (e.g. ERRANDS_UPSTREAM_PROXY). */
   readonly env?: Readonly<Record<string, string>> | undefined

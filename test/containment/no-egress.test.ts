@@ -43,7 +43,8 @@ describe('the same hostile page with the egress off', () => {
     )
     expect(settled, `reports: ${JSON.stringify(site.reports)}\nlogs:\n${host.logs.slice(-30).join('\n')}`).toBe(true)
     console.log(
-      `without the egress: ${engine.seen.tcpConnections} TCP connections, ${engine.seen.tcpBytes} TCP bytes, ${engine.seen.udpBytes} UDP bytes; ${engine.seen.lines.join(' | ')}`,
+      `without the egress: ${engine.seen.tcpConnections} TCP connections, ${engine.seen.tcpBytes} TCP bytes, ` +
+        `${engine.seen.udpBytes} UDP bytes; ${engine.seen.lines.join(' | ')}`,
     )
     expect(engine.seen.tcpBytes + engine.seen.udpBytes).toBeGreaterThan(0)
   })

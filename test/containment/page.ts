@@ -15,7 +15,10 @@ export interface Attack {
   readonly targets: ReadonlyArray<string>
   /** `host:port` with literal addresses only, for WebRTC and WebTransport (they resolve names in the browser). */
   readonly udpTargets: ReadonlyArray<string>
-  /** `host:port` of names that resolve to a private address: only proxied channels (fetch, iframe, WebSocket), never a channel that might resolve it in the browser. */
+  /**
+   * `host:port` of names that resolve to a private address: only proxied channels (fetch, iframe, WebSocket), never a
+   * channel that might resolve it in the browser.
+   */
   readonly privateTargets: ReadonlyArray<string>
 }
 

@@ -55,89 +55,93 @@ const SECRETS = [
 ]
 
 describe('Daily Browser in real Chromium (D2–D6)', () => {
-  it('lends one tab read-only: text and labels, never values; a navigation rejects the pending observation and ends the lease', async () => {
-    const page = h.ctx.pages()[0] ?? (await h.ctx.newPage())
-    await page.goto(h.fixtureUrl('/account'))
-    await page.fill('#password', 'typed-pass-9')
-    await page.fill('#email', 'typed-email@example.org')
+  it(
+    'lends one tab read-only: text and labels, never values; a navigation rejects the pending observation and ends ' +
+      'the lease',
+    async () => {
+      const page = h.ctx.pages()[0] ?? (await h.ctx.newPage())
+      await page.goto(h.fixtureUrl('/account'))
+      await page.fill('#password', 'typed-pass-9')
+      await page.fill('#email', 'typed-email@example.org')
 
-    const popup = await pairOn(page, 'bot-1')
-    // The click on the toolbar button granted activeTab: the popup sees this tab's page (no `tabs` permission).
-    expect(await popup.text('current')).toContain(h.fixtureUrl('/account'))
-    expect(await popup.text('current')).toContain('Account — Fixture Bank')
-    expect((await status('bot-1'))?.state).toBe('awaiting')
-    await shareOn(popup, 'bot-1')
-    expect(await popup.text('shared-page')).toContain('Account — Fixture Bank')
+      const popup = await pairOn(page, 'bot-1')
+      // The click on the toolbar button granted activeTab: the popup sees this tab's page (no `tabs` permission).
+      expect(await popup.text('current')).toContain(h.fixtureUrl('/account'))
+      expect(await popup.text('current')).toContain('Account — Fixture Bank')
+      expect((await status('bot-1'))?.state).toBe('awaiting')
+      await shareOn(popup, 'bot-1')
+      expect(await popup.text('shared-page')).toContain('Account — Fixture Bank')
 
-    const result: ObservationResult = await observe('bot-1')
-    expect(result).toMatchObject({
-      target: 'daily-browser',
-      untrusted: true,
-      page: { origin: new URL(h.fixtureUrl('/')).origin, path: '/account', title: 'Account — Fixture Bank' },
-    })
-    expect(result.text).toContain('Welcome back, Ada Lovelace')
-    expect(result.text).toContain('Your balance is 1,234.56 credits.')
-    const labels = result.controls.map((c) => `${c.kind}:${c.label}${c.inputType ? `:${c.inputType}` : ''}`)
-    expect(labels).toEqual(
-      expect.arrayContaining([
-        'link:Statements',
-        'link:Next page',
-        'button:Sign out',
-        'button:submit',
-        'label:Email address',
-        'label:Password',
-        'label:Remember me',
-        'field:Email address (placeholder: you@example.com):email',
-        'field:Password:password',
-        'field:Card number:text',
-        'field:Notes:textarea',
-        'field:Plan:select',
-        'field:Remember me:checkbox',
-        'field:Message:textbox',
-        'named:Main navigation',
-      ]),
-    )
-    const everything = JSON.stringify(result)
-    for (const secret of SECRETS) expect(everything, secret).not.toContain(secret)
-    // The values really are in the page: the observation left them out.
-    expect(await page.inputValue('#password')).toBe('typed-pass-9')
+      const result: ObservationResult = await observe('bot-1')
+      expect(result).toMatchObject({
+        target: 'daily-browser',
+        untrusted: true,
+        page: { origin: new URL(h.fixtureUrl('/')).origin, path: '/account', title: 'Account — Fixture Bank' },
+      })
+      expect(result.text).toContain('Welcome back, Ada Lovelace')
+      expect(result.text).toContain('Your balance is 1,234.56 credits.')
+      const labels = result.controls.map((c) => `${c.kind}:${c.label}${c.inputType ? `:${c.inputType}` : ''}`)
+      expect(labels).toEqual(
+        expect.arrayContaining([
+          'link:Statements',
+          'link:Next page',
+          'button:Sign out',
+          'button:submit',
+          'label:Email address',
+          'label:Password',
+          'label:Remember me',
+          'field:Email address (placeholder: you@example.com):email',
+          'field:Password:password',
+          'field:Card number:text',
+          'field:Notes:textarea',
+          'field:Plan:select',
+          'field:Remember me:checkbox',
+          'field:Message:textbox',
+          'named:Main navigation',
+        ]),
+      )
+      const everything = JSON.stringify(result)
+      for (const secret of SECRETS) expect(everything, secret).not.toContain(secret)
+      // The values really are in the page: the observation left them out.
+      expect(await page.inputValue('#password')).toBe('typed-pass-9')
 
-    // Keep the next observation pending at the host: its answer is held on the wire.
-    h.holdAnswers(true)
-    const pending = failureOf(observe('bot-1'))
-    await until(() => h.held() === 1, 15_000, 'the extension to answer')
-    await page.goto(h.fixtureUrl('/next'))
-    const rejected = await pending
-    expect(rejected).toMatchObject({ _tag: 'ObservationFailed', reason: 'lease-ended', cause: 'navigation' })
-    expect(await status('bot-1')).toMatchObject({
-      state: 'revoked',
-      cause: 'navigation',
-      pendingObservations: 0,
-      approved: false,
-    })
-    h.holdAnswers(false)
-    h.releaseHeld()
+      // Keep the next observation pending at the host: its answer is held on the wire.
+      h.holdAnswers(true)
+      const pending = failureOf(observe('bot-1'))
+      await until(() => h.held() === 1, 15_000, 'the extension to answer')
+      await page.goto(h.fixtureUrl('/next'))
+      const rejected = await pending
+      expect(rejected).toMatchObject({ _tag: 'ObservationFailed', reason: 'lease-ended', cause: 'navigation' })
+      expect(await status('bot-1')).toMatchObject({
+        state: 'revoked',
+        cause: 'navigation',
+        pendingObservations: 0,
+        approved: false,
+      })
+      h.holdAnswers(false)
+      h.releaseHeld()
 
-    // The extension forgot the lease and does not share again by itself (D6).
-    await until(
-      async () => (await h.extensionState()).ended?.cause === 'navigation',
-      15_000,
-      'the extension to end the lease',
-    )
-    const state = await h.extensionState()
-    expect(state.token).toBeUndefined()
-    expect(state.share).toBeUndefined()
-    expect(await failureOf(observe('bot-1'))).toMatchObject({ reason: 'lease-ended', cause: 'navigation' })
-    await popup.close()
+      // The extension forgot the lease and does not share again by itself (D6).
+      await until(
+        async () => (await h.extensionState()).ended?.cause === 'navigation',
+        15_000,
+        'the extension to end the lease',
+      )
+      const state = await h.extensionState()
+      expect(state.token).toBeUndefined()
+      expect(state.share).toBeUndefined()
+      expect(await failureOf(observe('bot-1'))).toMatchObject({ reason: 'lease-ended', cause: 'navigation' })
+      await popup.close()
 
-    // On the wire: every door request came from loopback with the extension's Origin and no cookie.
-    expect(h.doorLog.length).toBeGreaterThan(3)
-    for (const r of h.doorLog) {
-      expect(r.origin).toBe(EXTENSION_ORIGIN)
-      expect(r.cookie).toBeUndefined()
-      expect(r.peer).toBe('127.0.0.1')
-    }
-  })
+      // On the wire: every door request came from loopback with the extension's Origin and no cookie.
+      expect(h.doorLog.length).toBeGreaterThan(3)
+      for (const r of h.doorLog) {
+        expect(r.origin).toBe(EXTENSION_ORIGIN)
+        expect(r.cookie).toBeUndefined()
+        expect(r.peer).toBe('127.0.0.1')
+      }
+    },
+  )
 
   it('Return ends the lease; closing the shared tab ends the next one', async () => {
     const page = await h.ctx.newPage()

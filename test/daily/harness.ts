@@ -286,7 +286,8 @@ const drivePopup = async (
   await until(
     () =>
       evaluate<boolean>(
-        `document.readyState === 'complete' && !(document.getElementById('pairing').hidden && document.getElementById('paired').hidden)`,
+        `document.readyState === 'complete' && !(document.getElementById('pairing').hidden && ` +
+          `document.getElementById('paired').hidden)`,
       ),
     15_000,
     'the popup to render',
@@ -298,7 +299,8 @@ const drivePopup = async (
     click,
     pair: async (code, host) => {
       await evaluate(
-        `document.getElementById('host').value = ${JSON.stringify(host)}; document.getElementById('code').value = ${JSON.stringify(code)}`,
+        `document.getElementById('host').value = ${JSON.stringify(host)}; document.getElementById('code').value = ` +
+          `${JSON.stringify(code)}`,
       )
       await click('pair')
     },

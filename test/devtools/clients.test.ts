@@ -172,7 +172,9 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
       await client.send(
         'Runtime.evaluate',
         {
-          expression: `const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['x'])); a.download = 'cri.txt'; document.body.append(a); a.click()`,
+          expression:
+            `const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['x'])); ` +
+            `a.download = 'cri.txt'; document.body.append(a); a.click()`,
         },
         sessionId,
       )

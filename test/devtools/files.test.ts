@@ -128,7 +128,9 @@ describe("files of the engine's machine: only the errand's own folder (#27)", ()
       await cdp.send(
         'Runtime.evaluate',
         {
-          expression: `const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['downloaded'])); a.download = 'got.txt'; document.body.append(a); a.click()`,
+          expression:
+            `const a = document.createElement('a'); a.href = URL.createObjectURL(new ` +
+            `Blob(['downloaded'])); a.download = 'got.txt'; document.body.append(a); a.click()`,
         },
         sessionId,
       )

@@ -12,36 +12,39 @@ import { RawCdp } from './raw.ts'
 const env = useDevToolsHost(1)
 
 describe('a second browser context through an errand is a helper errand (#22, E1)', () => {
-  it('browser.newContext() opens a helper of the errand with cookies of its own; closing it releases the helper', async () => {
-    const { host, sites } = env()
-    const site = sites[0]!
-    const browser = await chromium.connectOverCDP(await env().endpoint('hc'))
-    try {
-      const errand = browser.contexts()[0]!
-      await errand.addCookies([{ name: 'inErrand', value: '1', url: site.origin }])
-      const helper = await browser.newContext()
-      expect(browser.contexts()).toHaveLength(2)
-      expect(host.supervisor.contextOf('session:hc/devtools-1')).toBeDefined()
-      await helper.addCookies([{ name: 'inHelper', value: '1', url: site.origin }])
-      const page = await helper.newPage()
-      await page.goto(site.url('/echo'))
-      const sent = site.lastCookie('/echo') ?? ''
-      expect(sent).toContain('inHelper=1')
-      expect(sent).not.toContain('inErrand')
-      expect((await helper.cookies()).map((c) => c.name)).toEqual(['inHelper'])
-      expect((await errand.cookies()).map((c) => c.name)).toEqual(['inErrand'])
-      // The errand's own tabs are not the helper's, and the helper's page is not in the errand.
-      expect(errand.pages().map((p) => p.url())).not.toContain(site.url('/echo'))
-      expect(helper.pages()).toHaveLength(1)
-      await helper.close()
-      expect(await eventually(() => host.supervisor.contextOf('session:hc/devtools-1') === undefined)).toBe(true)
-    } finally {
-      await browser.close()
-    }
-    // Neither another errand nor main sends the helper's cookie.
-    expect(await env().cookieSeenBy('b', 0)).not.toContain('inHelper')
-    expect(await env().cookieSeenBy('main', 0)).not.toContain('inHelper')
-  })
+  it(
+    'browser.newContext() opens a helper of the errand with cookies of its own; closing it releases the ' + 'helper',
+    async () => {
+      const { host, sites } = env()
+      const site = sites[0]!
+      const browser = await chromium.connectOverCDP(await env().endpoint('hc'))
+      try {
+        const errand = browser.contexts()[0]!
+        await errand.addCookies([{ name: 'inErrand', value: '1', url: site.origin }])
+        const helper = await browser.newContext()
+        expect(browser.contexts()).toHaveLength(2)
+        expect(host.supervisor.contextOf('session:hc/devtools-1')).toBeDefined()
+        await helper.addCookies([{ name: 'inHelper', value: '1', url: site.origin }])
+        const page = await helper.newPage()
+        await page.goto(site.url('/echo'))
+        const sent = site.lastCookie('/echo') ?? ''
+        expect(sent).toContain('inHelper=1')
+        expect(sent).not.toContain('inErrand')
+        expect((await helper.cookies()).map((c) => c.name)).toEqual(['inHelper'])
+        expect((await errand.cookies()).map((c) => c.name)).toEqual(['inErrand'])
+        // The errand's own tabs are not the helper's, and the helper's page is not in the errand.
+        expect(errand.pages().map((p) => p.url())).not.toContain(site.url('/echo'))
+        expect(helper.pages()).toHaveLength(1)
+        await helper.close()
+        expect(await eventually(() => host.supervisor.contextOf('session:hc/devtools-1') === undefined)).toBe(true)
+      } finally {
+        await browser.close()
+      }
+      // Neither another errand nor main sends the helper's cookie.
+      expect(await env().cookieSeenBy('b', 0)).not.toContain('inHelper')
+      expect(await env().cookieSeenBy('main', 0)).not.toContain('inHelper')
+    },
+  )
 
   it('a helper ends with the connection, and no other context can be named', async () => {
     const { host } = env()

@@ -127,22 +127,27 @@ describe("a hostile client on an errand's DevTools endpoint", () => {
     expect(baseline.victimCookies.some((c) => c.startsWith('session='))).toBe(true)
   })
 
-  it("a browser-level Target.setAutoAttach({ waitForDebuggerOnStart }) never pauses another errand's new tabs", async () => {
-    const { host, sites } = env()
-    const client = await RawClient.open(await env().endpoint('a'))
-    try {
-      // What Playwright's connectOverCDP sends first; forwarded as is, Chromium would hold every
-      // new target of every context until this client let it run.
-      await client.send('Target.setAutoAttach', { autoAttach: true, flatten: true, waitForDebuggerOnStart: true })
-      const tab = await host.run(
-        host.runtime.openTab(victim.contextId, sites[0]!.url('/title?t=not-paused')).pipe(Effect.timeout('10 seconds')),
-      )
-      expect(tab.title).toBe('not-paused')
-      await host.run(host.runtime.closeTab(victim.contextId, tab.id))
-    } finally {
-      client.close()
-    }
-  })
+  it(
+    "a browser-level Target.setAutoAttach({ waitForDebuggerOnStart }) never pauses another errand's new " + 'tabs',
+    async () => {
+      const { host, sites } = env()
+      const client = await RawClient.open(await env().endpoint('a'))
+      try {
+        // What Playwright's connectOverCDP sends first; forwarded as is, Chromium would hold every
+        // new target of every context until this client let it run.
+        await client.send('Target.setAutoAttach', { autoAttach: true, flatten: true, waitForDebuggerOnStart: true })
+        const tab = await host.run(
+          host.runtime
+            .openTab(victim.contextId, sites[0]!.url('/title?t=not-paused'))
+            .pipe(Effect.timeout('10 seconds')),
+        )
+        expect(tab.title).toBe('not-paused')
+        await host.run(host.runtime.closeTab(victim.contextId, tab.id))
+      } finally {
+        client.close()
+      }
+    },
+  )
 
   it('reads a message once: params given twice cannot smuggle a refused navigation past the check', async () => {
     const client = await RawClient.open(await env().endpoint('a'))

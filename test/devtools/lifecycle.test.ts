@@ -137,45 +137,48 @@ describe('a DevTools connection follows its errand', () => {
     }
   })
 
-  it("after a SIGKILL of the errands' browser, a client reconnects with the same URL and finds its tabs back (H2)", async () => {
-    const { host, sites } = env()
-    const site = sites[0]!
-    const url = await env().endpoint('heal')
-    let browser = await chromium.connectOverCDP(url)
-    const page = await browser.contexts()[0]!.newPage()
-    await page.goto(site.url('/title?t=before-the-crash'))
-    // Healing restores the last snapshot: wait until it holds the client's tab.
-    expect(
-      await eventually(() =>
-        (host.supervisor.lastSnapshot('session:heal')?.tabs ?? []).some((t) => t.url.includes('before-the-crash')),
-      ),
-    ).toBe(true)
-    const disconnected = new Promise((r) => browser.once('disconnected', r))
-    process.kill(host.chromium.errandsBrowserPid()!, 'SIGKILL')
-    await disconnected
-
-    let reconnected: typeof browser | undefined
-    expect(
-      await eventually(
-        async () => {
-          reconnected = await chromium.connectOverCDP(url).catch(() => undefined)
-          return reconnected !== undefined
-        },
-        30_000,
-        200,
-      ),
-    ).toBe(true)
-    browser = reconnected!
-    try {
+  it(
+    "after a SIGKILL of the errands' browser, a client reconnects with the same URL and finds its tabs back " + '(H2)',
+    async () => {
+      const { host, sites } = env()
+      const site = sites[0]!
+      const url = await env().endpoint('heal')
+      let browser = await chromium.connectOverCDP(url)
+      const page = await browser.contexts()[0]!.newPage()
+      await page.goto(site.url('/title?t=before-the-crash'))
+      // Healing restores the last snapshot: wait until it holds the client's tab.
       expect(
-        browser
-          .contexts()[0]!
-          .pages()
-          .map((p) => p.url()),
-      ).toContain(site.url('/title?t=before-the-crash'))
-      expect((await view('heal')).state).toBe('active')
-    } finally {
-      await browser.close()
-    }
-  })
+        await eventually(() =>
+          (host.supervisor.lastSnapshot('session:heal')?.tabs ?? []).some((t) => t.url.includes('before-the-crash')),
+        ),
+      ).toBe(true)
+      const disconnected = new Promise((r) => browser.once('disconnected', r))
+      process.kill(host.chromium.errandsBrowserPid()!, 'SIGKILL')
+      await disconnected
+
+      let reconnected: typeof browser | undefined
+      expect(
+        await eventually(
+          async () => {
+            reconnected = await chromium.connectOverCDP(url).catch(() => undefined)
+            return reconnected !== undefined
+          },
+          30_000,
+          200,
+        ),
+      ).toBe(true)
+      browser = reconnected!
+      try {
+        expect(
+          browser
+            .contexts()[0]!
+            .pages()
+            .map((p) => p.url()),
+        ).toContain(site.url('/title?t=before-the-crash'))
+        expect((await view('heal')).state).toBe('active')
+      } finally {
+        await browser.close()
+      }
+    },
+  )
 })

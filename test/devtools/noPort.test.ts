@@ -90,38 +90,41 @@ describe('no debugging port (A4, #27)', () => {
     }
   })
 
-  it('pins the Playwright internals the DevTools channel rides (ADR 0016): fails naming the one an upgrade changed', async () => {
-    const { host } = env()
-    await env().endpoint('np2')
-    const contextId = host.supervisor.contextOf('session:np2')!
-    const target = await host.run(host.runtime.devtools!(contextId))
-    const channel = await target.connect()
-    try {
-      const { browser } = await (
-        host.chromium as unknown as { errands: { ensure(): Promise<{ browser: import('playwright-core').Browser }> } }
-      ).errands.ensure()
-      // crConnectionOf throws "Playwright internal changed: …" naming what is missing.
-      const connection = crConnectionOf(browser)
-      expect(typeof connection.rootSession.send).toBe('function')
-      expect(typeof connection._transport.send).toBe('function')
-      expect(routerInstalled(browser)).toBe(true)
-      // The channel is a root-like connection: Browser.getVersion answers without a sessionId.
-      const answer = await new Promise<{ id?: number; result?: unknown; sessionId?: string }>((resolve) => {
-        channel.onMessage((m) => m.id === 7 && resolve(m))
-        channel.send({ id: 7, method: 'Browser.getVersion', params: {} })
-      })
-      expect(answer.sessionId).toBeUndefined()
-      expect(JSON.stringify(answer.result)).toContain('Chrom')
-      // A session of no one: answered as Chromium answers, never reaching another channel.
-      const refused = await new Promise<{ error?: { code?: number } }>((resolve) => {
-        channel.onMessage((m) => m.id === 8 && resolve(m as never))
-        channel.send({ id: 8, method: 'Runtime.evaluate', params: { expression: '1' }, sessionId: 'F'.repeat(32) })
-      })
-      expect(refused.error?.code).toBe(-32001)
-      // The engine's own connection still works after ours (Playwright never saw our messages).
-      expect(await host.call('np2', 'GET', '/v1/tabs').then((r) => r.status)).toBe(200)
-    } finally {
-      channel.close()
-    }
-  })
+  it(
+    'pins the Playwright internals the DevTools channel rides (ADR 0016): fails naming the one an upgrade ' + 'changed',
+    async () => {
+      const { host } = env()
+      await env().endpoint('np2')
+      const contextId = host.supervisor.contextOf('session:np2')!
+      const target = await host.run(host.runtime.devtools!(contextId))
+      const channel = await target.connect()
+      try {
+        const { browser } = await (
+          host.chromium as unknown as { errands: { ensure(): Promise<{ browser: import('playwright-core').Browser }> } }
+        ).errands.ensure()
+        // crConnectionOf throws "Playwright internal changed: …" naming what is missing.
+        const connection = crConnectionOf(browser)
+        expect(typeof connection.rootSession.send).toBe('function')
+        expect(typeof connection._transport.send).toBe('function')
+        expect(routerInstalled(browser)).toBe(true)
+        // The channel is a root-like connection: Browser.getVersion answers without a sessionId.
+        const answer = await new Promise<{ id?: number; result?: unknown; sessionId?: string }>((resolve) => {
+          channel.onMessage((m) => m.id === 7 && resolve(m))
+          channel.send({ id: 7, method: 'Browser.getVersion', params: {} })
+        })
+        expect(answer.sessionId).toBeUndefined()
+        expect(JSON.stringify(answer.result)).toContain('Chrom')
+        // A session of no one: answered as Chromium answers, never reaching another channel.
+        const refused = await new Promise<{ error?: { code?: number } }>((resolve) => {
+          channel.onMessage((m) => m.id === 8 && resolve(m as never))
+          channel.send({ id: 8, method: 'Runtime.evaluate', params: { expression: '1' }, sessionId: 'F'.repeat(32) })
+        })
+        expect(refused.error?.code).toBe(-32001)
+        // The engine's own connection still works after ours (Playwright never saw our messages).
+        expect(await host.call('np2', 'GET', '/v1/tabs').then((r) => r.status)).toBe(200)
+      } finally {
+        channel.close()
+      }
+    },
+  )
 })

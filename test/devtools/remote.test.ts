@@ -60,35 +60,40 @@ describe('a DevTools endpoint of an errand in a remote DevTools browser (R2)', (
     expect(await echoCookie(undefined)).not.toContain('viaRemote')
   })
 
-  it('a remote errand has no files folder: a download folder a client names becomes deny, and nothing is written', async () => {
-    // Playwright's connectOverCDP sends Browser.setDownloadBehavior with a folder of its own while
-    // it connects (above: it must connect); the remote machine's disk is not ours to name, so the
-    // proxy sends `deny` with the client's events kept, never the folder.
-    const cdp = await RawCdp.open((await host.call('rc', 'GET', '/v1/session/devtools')).body.url)
-    try {
-      const named = mkdtempSync(join(tmpdir(), 'errands-named-'))
-      const set = await cdp.send('Browser.setDownloadBehavior', {
-        behavior: 'allowAndName',
-        downloadPath: named,
-        eventsEnabled: true,
-      })
-      expect(set.error).toBeUndefined()
-      const { sessionId } = await cdp.newPage()
-      await cdp.send(
-        'Runtime.evaluate',
-        {
-          expression: `const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['x'])); a.download = 'r.txt'; document.body.append(a); a.click()`,
-        },
-        sessionId,
-      )
-      expect(
-        await eventually(() =>
-          cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params['state'] === 'canceled'),
-        ),
-      ).toBe(true)
-      expect(readdirSync(named)).toEqual([])
-    } finally {
-      cdp.close()
-    }
-  })
+  it(
+    'a remote errand has no files folder: a download folder a client names becomes deny, and nothing is ' + 'written',
+    async () => {
+      // Playwright's connectOverCDP sends Browser.setDownloadBehavior with a folder of its own while
+      // it connects (above: it must connect); the remote machine's disk is not ours to name, so the
+      // proxy sends `deny` with the client's events kept, never the folder.
+      const cdp = await RawCdp.open((await host.call('rc', 'GET', '/v1/session/devtools')).body.url)
+      try {
+        const named = mkdtempSync(join(tmpdir(), 'errands-named-'))
+        const set = await cdp.send('Browser.setDownloadBehavior', {
+          behavior: 'allowAndName',
+          downloadPath: named,
+          eventsEnabled: true,
+        })
+        expect(set.error).toBeUndefined()
+        const { sessionId } = await cdp.newPage()
+        await cdp.send(
+          'Runtime.evaluate',
+          {
+            expression:
+              `const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['x'])); ` +
+              `a.download = 'r.txt'; document.body.append(a); a.click()`,
+          },
+          sessionId,
+        )
+        expect(
+          await eventually(() =>
+            cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params['state'] === 'canceled'),
+          ),
+        ).toBe(true)
+        expect(readdirSync(named)).toEqual([])
+      } finally {
+        cdp.close()
+      }
+    },
+  )
 })

@@ -1,6 +1,7 @@
 // Issue #25 (F2) on the DevTools face: a file an agent staged with POST /v1/session/files?name=
 // is what a DevTools client puts in a form of the errand's page — Playwright's setInputFiles and
-// Puppeteer's uploadFile with the path in the errand's folder (Playwright with `isLocal: true`) (`Errands.getFilesFolder` says
+// Puppeteer's uploadFile with the path in the errand's folder (Playwright with `isLocal: true`)
+// (`Errands.getFilesFolder` says
 // where), a raw CDP client with the bare name — and the site receives its bytes; a path outside
 // the errand's folder is refused and the site receives nothing.
 import { join } from 'node:path'
@@ -42,39 +43,43 @@ const staged = async (key: string, name: string, text: string) => {
 }
 
 describe('a staged file uploaded by a DevTools client (#25)', () => {
-  it("Playwright connectOverCDP: setInputFiles with the staged file of the errand's folder; a path outside it is refused", async () => {
-    // isLocal: Playwright names the file's path to the browser (DOM.setFileInputFiles) instead of
-    // reading it on its own side and sending the bytes, as it does by default over CDP.
-    const browser = await chromium.connectOverCDP(await staged('up-pw', 'note.txt', 'a staged note for playwright'), {
-      isLocal: true,
-    })
-    try {
-      const page = browser
-        .contexts()[0]!
-        .pages()
-        .find((p) => p.url().startsWith(origin))!
-      const cdp = await browser.newBrowserCDPSession()
-      const { path } = (await cdp.send('Errands.getFilesFolder' as never)) as { path: string }
-      expect(path).toBe(
-        await env().host.run(env().host.chromium.filesDir(env().host.supervisor.contextOf('session:up-pw')!)),
-      )
+  it(
+    "Playwright connectOverCDP: setInputFiles with the staged file of the errand's folder; a path outside it is " +
+      'refused',
+    async () => {
+      // isLocal: Playwright names the file's path to the browser (DOM.setFileInputFiles) instead of
+      // reading it on its own side and sending the bytes, as it does by default over CDP.
+      const browser = await chromium.connectOverCDP(await staged('up-pw', 'note.txt', 'a staged note for playwright'), {
+        isLocal: true,
+      })
+      try {
+        const page = browser
+          .contexts()[0]!
+          .pages()
+          .find((p) => p.url().startsWith(origin))!
+        const cdp = await browser.newBrowserCDPSession()
+        const { path } = (await cdp.send('Errands.getFilesFolder' as never)) as { path: string }
+        expect(path).toBe(
+          await env().host.run(env().host.chromium.filesDir(env().host.supervisor.contextOf('session:up-pw')!)),
+        )
 
-      const count = received.length
-      // Playwright retries an action's protocol error until its timeout; the endpoint's refusal is in the log.
-      await expect(page.setInputFiles('#file', '/etc/hostname', { timeout: 1500 })).rejects.toThrow(/Timeout 1500ms/)
-      expect(env().host.logs.join('\n')).toMatch(
-        /devtools: DOM\.setFileInputFiles refused for session:up-pw: only files inside this errand's files folder/,
-      )
-      expect(await page.evaluate(() => (document.getElementById('file') as HTMLInputElement).files!.length)).toBe(0)
+        const count = received.length
+        // Playwright retries an action's protocol error until its timeout; the endpoint's refusal is in the log.
+        await expect(page.setInputFiles('#file', '/etc/hostname', { timeout: 1500 })).rejects.toThrow(/Timeout 1500ms/)
+        expect(env().host.logs.join('\n')).toMatch(
+          /devtools: DOM\.setFileInputFiles refused for session:up-pw: only files inside this errand's files folder/,
+        )
+        expect(await page.evaluate(() => (document.getElementById('file') as HTMLInputElement).files!.length)).toBe(0)
 
-      await page.setInputFiles('#file', join(path, 'note.txt'))
-      await Promise.all([page.waitForURL(`${origin}/upload`), page.click('#send')])
-      expect(received.slice(count)).toEqual([expect.stringContaining('a staged note for playwright')])
-      expect(received.at(-1)).toContain('filename="note.txt"')
-    } finally {
-      await browser.close()
-    }
-  })
+        await page.setInputFiles('#file', join(path, 'note.txt'))
+        await Promise.all([page.waitForURL(`${origin}/upload`), page.click('#send')])
+        expect(received.slice(count)).toEqual([expect.stringContaining('a staged note for playwright')])
+        expect(received.at(-1)).toContain('filename="note.txt"')
+      } finally {
+        await browser.close()
+      }
+    },
+  )
 
   it('Puppeteer uploadFile with the staged file; a raw client names it bare; /etc/passwd is refused', async () => {
     const url = await staged('up-pp', 'report.txt', 'a staged report for puppeteer')

@@ -46,34 +46,39 @@ const titleOf = async (key: string, want: string) => {
 }
 
 describe('nobody answers', () => {
-  it('a dialog nobody answers is dismissed after the page deadline, logged, and counted in the open /health', async () => {
-    const quick = await startTestHost({ ERRANDS_PAGE_DEADLINE_MS: '5000' })
-    try {
-      expect((await quick.call(undefined, 'GET', '/health')).body.runtime.dialogs).toEqual({
-        dismissedUnanswered: 0,
-        deadlineMs: 5000,
-      })
-      expect(
-        (await quick.call('dlg-late', 'POST', '/v1/navigate', { url: site.url('/confirm?delay=300') })).status,
-      ).toBe(200)
-      // Dismissed: the page's confirm() returns false.
-      expect(
-        await eventually(
-          async () => (await quick.call('dlg-late', 'GET', '/v1/state')).body?.title === 'answered:false',
-          20_000,
-        ),
-      ).toBe(true)
-      expect((await quick.call(undefined, 'GET', '/health')).body.runtime.dialogs).toEqual({
-        dismissedUnanswered: 1,
-        deadlineMs: 5000,
-      })
-      expect(quick.logs.some((l) => /a confirm dialog nobody answered within 5000 ms was dismissed/.test(l))).toBe(true)
-      // Never answered twice: the verb finds nothing now.
-      expect((await quick.call('dlg-late', 'POST', '/v1/dialog', { accept: true })).status).toBe(409)
-    } finally {
-      await quick.stop()
-    }
-  })
+  it(
+    'a dialog nobody answers is dismissed after the page deadline, logged, and counted in the open ' + '/health',
+    async () => {
+      const quick = await startTestHost({ ERRANDS_PAGE_DEADLINE_MS: '5000' })
+      try {
+        expect((await quick.call(undefined, 'GET', '/health')).body.runtime.dialogs).toEqual({
+          dismissedUnanswered: 0,
+          deadlineMs: 5000,
+        })
+        expect(
+          (await quick.call('dlg-late', 'POST', '/v1/navigate', { url: site.url('/confirm?delay=300') })).status,
+        ).toBe(200)
+        // Dismissed: the page's confirm() returns false.
+        expect(
+          await eventually(
+            async () => (await quick.call('dlg-late', 'GET', '/v1/state')).body?.title === 'answered:false',
+            20_000,
+          ),
+        ).toBe(true)
+        expect((await quick.call(undefined, 'GET', '/health')).body.runtime.dialogs).toEqual({
+          dismissedUnanswered: 1,
+          deadlineMs: 5000,
+        })
+        expect(quick.logs.some((l) => /a confirm dialog nobody answered within 5000 ms was dismissed/.test(l))).toBe(
+          true,
+        )
+        // Never answered twice: the verb finds nothing now.
+        expect((await quick.call('dlg-late', 'POST', '/v1/dialog', { accept: true })).status).toBe(409)
+      } finally {
+        await quick.stop()
+      }
+    },
+  )
 })
 
 describe('no DevTools client: the verbs see and answer the dialog', () => {

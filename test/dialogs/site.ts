@@ -22,7 +22,8 @@ export interface DialogSite {
 }
 
 const page = (script: string) =>
-  `<!doctype html><html><head><title>waiting</title><link rel="icon" href="data:,"></head><body><button id="b">Go</button><script>${script}</script></body></html>`
+  `<!doctype html><html><head><title>waiting</title><link rel="icon" href="data:,"></head><body><button ` +
+  `id="b">Go</button><script>${script}</script></body></html>`
 
 const scripts: Record<string, (delay: number) => string> = {
   '/confirm': (d) => `setTimeout(function () { var r = confirm('Sure?'); document.title = 'answered:' + r }, ${d})`,
@@ -30,7 +31,8 @@ const scripts: Record<string, (delay: number) => string> = {
     `setTimeout(function () { var r = prompt('Name?', 'nobody'); document.title = 'answered:' + r }, ${d})`,
   '/alert': (d) => `setTimeout(function () { alert('Hello'); document.title = 'alerted' }, ${d})`,
   '/button': () =>
-    `document.getElementById('b').onclick = function () { var r = confirm('Delete?'); document.title = 'answered:' + r }`,
+    `document.getElementById('b').onclick = function () { var r = confirm('Delete?'); document.title = 'answered:' + ` +
+    `r }`,
 }
 
 /**

@@ -21,102 +21,112 @@ afterAll(async () => {
 const [shopOf, otherOf] = [(i: number) => sites[i % 3]!, (i: number) => sites[(i + 1) % 3]!]
 
 describe('healing on real Chromium', () => {
-  it("SIGKILL of the errands' Chromium: every open errand heals with its cookies, localStorage and tabs as of the last snapshot; the main context is untouched", async () => {
-    const { supervisor, chromium } = engine
-    const main = await engine.newPage(chromium.mainContext, shopOf(2).url('/signin'))
+  it(
+    "SIGKILL of the errands' Chromium: every open errand heals with its cookies, localStorage and tabs as of the " +
+      'last snapshot; the main context is untouched',
+    async () => {
+      const { supervisor, chromium } = engine
+      const main = await engine.newPage(chromium.mainContext, shopOf(2).url('/signin'))
 
-    const ids = ['heal-0', 'heal-1']
-    const before = new Map<string, string[]>()
-    for (const [i, id] of ids.entries()) {
-      const { contextId } = await engine.run(supervisor.open({ id, kind: 'task' }))
-      const page = await engine.newPage(contextId, shopOf(i).url(`/add?item=item-${i}`))
-      await page.evaluate((v) => localStorage.setItem('basket', v), `local-${i}`)
-      await engine.newPage(contextId, otherOf(i).url('/title?t=second'))
-      before.set(
-        id,
-        (await engine.run(chromium.tabs(contextId))).map((t) => t.url),
+      const ids = ['heal-0', 'heal-1']
+      const before = new Map<string, string[]>()
+      for (const [i, id] of ids.entries()) {
+        const { contextId } = await engine.run(supervisor.open({ id, kind: 'task' }))
+        const page = await engine.newPage(contextId, shopOf(i).url(`/add?item=item-${i}`))
+        await page.evaluate((v) => localStorage.setItem('basket', v), `local-${i}`)
+        await engine.newPage(contextId, otherOf(i).url('/title?t=second'))
+        before.set(
+          id,
+          (await engine.run(chromium.tabs(contextId))).map((t) => t.url),
+        )
+      }
+      // H1: a snapshot a few hundred ms after the last load holds the cookie and the storage.
+      // Wait for the snapshot that holds what the test recorded: under load an earlier one can
+      // catch a tab still navigating, and a crash loses what came after the last snapshot.
+      expect(
+        await eventually(
+          () =>
+            ids.every((id) => {
+              const s = supervisor.lastSnapshot(id)
+              return (
+                s !== undefined &&
+                JSON.stringify(s.tabs.map((t) => t.url)) === JSON.stringify(before.get(id)) &&
+                s.storage.origins.length > 0
+              )
+            }),
+          15_000,
+        ),
+      ).toBe(true)
+
+      const pid = chromium.errandsBrowserPid()!
+      process.kill(pid, 'SIGKILL')
+      expect(await eventually(() => ids.every((id) => engine.supervisor.contextOf(id) === undefined), 10_000)).toBe(
+        true,
       )
-    }
-    // H1: a snapshot a few hundred ms after the last load holds the cookie and the storage.
-    // Wait for the snapshot that holds what the test recorded: under load an earlier one can
-    // catch a tab still navigating, and a crash loses what came after the last snapshot.
-    expect(
-      await eventually(
-        () =>
-          ids.every((id) => {
-            const s = supervisor.lastSnapshot(id)
-            return (
-              s !== undefined &&
-              JSON.stringify(s.tabs.map((t) => t.url)) === JSON.stringify(before.get(id)) &&
-              s.storage.origins.length > 0
-            )
-          }),
-        15_000,
-      ),
-    ).toBe(true)
+      const crashed = await engine.run(supervisor.view('heal-0'))
+      expect(crashed.detail).toBe('healing.waiting')
 
-    const pid = chromium.errandsBrowserPid()!
-    process.kill(pid, 'SIGKILL')
-    expect(await eventually(() => ids.every((id) => engine.supervisor.contextOf(id) === undefined), 10_000)).toBe(true)
-    const crashed = await engine.run(supervisor.view('heal-0'))
-    expect(crashed.detail).toBe('healing.waiting')
+      // The main context never noticed.
+      expect((await seen(main, shopOf(2).url('/echo'))).cookie).toContain('session=')
 
-    // The main context never noticed.
-    expect((await seen(main, shopOf(2).url('/echo'))).cookie).toContain('session=')
-
-    for (const [i, id] of ids.entries()) {
-      const healed = await engine.run(supervisor.use(id, (b) => chromium.tabs(b.contextId)))
-      expect(healed.map((t) => t.url)).toEqual(before.get(id))
-      const contextId = supervisor.contextOf(id)!
-      const page = chromium.pageOf(contextId, healed[1]!.id)!
-      const state = await seen(page, shopOf(i).url('/echo'))
-      expect(state.cookie).toContain(`basket=item-${i}`)
-      expect(state.localBasket).toBe(`local-${i}`)
-    }
-    expect(chromium.errandsBrowserPid()).not.toBe(pid)
-    const health = await engine.run(supervisor.health)
-    expect(health.map((m) => m.text)).toContain(words.healed)
-    expect(health.map((m) => m.text)).toContain(words.crashed)
-  })
+      for (const [i, id] of ids.entries()) {
+        const healed = await engine.run(supervisor.use(id, (b) => chromium.tabs(b.contextId)))
+        expect(healed.map((t) => t.url)).toEqual(before.get(id))
+        const contextId = supervisor.contextOf(id)!
+        const page = chromium.pageOf(contextId, healed[1]!.id)!
+        const state = await seen(page, shopOf(i).url('/echo'))
+        expect(state.cookie).toContain(`basket=item-${i}`)
+        expect(state.localBasket).toBe(`local-${i}`)
+      }
+      expect(chromium.errandsBrowserPid()).not.toBe(pid)
+      const health = await engine.run(supervisor.health)
+      expect(health.map((m) => m.text)).toContain(words.healed)
+      expect(health.map((m) => m.text)).toContain(words.crashed)
+    },
+  )
 
   // Issue #15: a renderer crash healed from the last debounced snapshot and dropped what came
   // after it. The browser and the context's storage outlive a renderer: the heal now reopens
   // what the context held at the crash.
-  it('a renderer crash heals losslessly: cookies and localStorage written after the last snapshot come back, with the tabs', async () => {
-    const { supervisor, chromium } = engine
-    const { contextId } = await engine.run(supervisor.open({ id: 'renderer', kind: 'task' }))
-    const page = await engine.newPage(contextId, shopOf(0).url('/add?item=before'))
-    expect(
-      await eventually(
-        () => supervisor.lastSnapshot('renderer')?.storage.cookies.some((c) => c.value === 'before') === true,
-        15_000,
-      ),
-    ).toBe(true)
-    // No page load after these, so no snapshot holds them.
-    await page.evaluate(() => {
-      localStorage.setItem('basket', 'after-snapshot')
-      document.cookie = 'late=1; path=/'
-    })
-    const tabs = (await engine.run(chromium.tabs(contextId))).map((t) => t.url)
-    const session = await chromium.browserContextOf(contextId)!.newCDPSession(page)
-    await session.send('Page.crash').catch(() => undefined) // no answer: the renderer is gone
-    expect(
-      await eventually(
-        async () => (await engine.run(supervisor.view('renderer'))).detail === 'healing.waiting',
-        10_000,
-      ),
-    ).toBe(true)
-    const healed = await engine.run(supervisor.use('renderer', (b) => chromium.tabs(b.contextId)))
-    expect(healed.map((t) => t.url)).toEqual(tabs)
-    const state = await seen(
-      chromium.pageOf(supervisor.contextOf('renderer')!, healed[healed.length - 1]!.id)!,
-      shopOf(0).url('/echo'),
-    )
-    expect(state.cookie).toContain('basket=before')
-    expect(state.cookie).toContain('late=1')
-    expect(state.localBasket).toBe('after-snapshot')
-    await engine.run(supervisor.release('renderer'))
-  })
+  it(
+    'a renderer crash heals losslessly: cookies and localStorage written after the last snapshot come back, with ' +
+      'the tabs',
+    async () => {
+      const { supervisor, chromium } = engine
+      const { contextId } = await engine.run(supervisor.open({ id: 'renderer', kind: 'task' }))
+      const page = await engine.newPage(contextId, shopOf(0).url('/add?item=before'))
+      expect(
+        await eventually(
+          () => supervisor.lastSnapshot('renderer')?.storage.cookies.some((c) => c.value === 'before') === true,
+          15_000,
+        ),
+      ).toBe(true)
+      // No page load after these, so no snapshot holds them.
+      await page.evaluate(() => {
+        localStorage.setItem('basket', 'after-snapshot')
+        document.cookie = 'late=1; path=/'
+      })
+      const tabs = (await engine.run(chromium.tabs(contextId))).map((t) => t.url)
+      const session = await chromium.browserContextOf(contextId)!.newCDPSession(page)
+      await session.send('Page.crash').catch(() => undefined) // no answer: the renderer is gone
+      expect(
+        await eventually(
+          async () => (await engine.run(supervisor.view('renderer'))).detail === 'healing.waiting',
+          10_000,
+        ),
+      ).toBe(true)
+      const healed = await engine.run(supervisor.use('renderer', (b) => chromium.tabs(b.contextId)))
+      expect(healed.map((t) => t.url)).toEqual(tabs)
+      const state = await seen(
+        chromium.pageOf(supervisor.contextOf('renderer')!, healed[healed.length - 1]!.id)!,
+        shopOf(0).url('/echo'),
+      )
+      expect(state.cookie).toContain('basket=before')
+      expect(state.cookie).toContain('late=1')
+      expect(state.localBasket).toBe('after-snapshot')
+      await engine.run(supervisor.release('renderer'))
+    },
+  )
 
   it('a crashed errand that someone watches is reopened at once', async () => {
     const { supervisor, chromium } = engine
@@ -137,31 +147,34 @@ describe('healing on real Chromium', () => {
 })
 
 describe('containment through the engine (G1, G2)', () => {
-  it("blocks a disallowed scheme and the engine's own port, for pages and WebSockets, in errands and in main", async () => {
-    const own = sites[1]!
-    const guarded = await startEngine({}, { chromium: { policy: defaultPolicy([{ port: own.port }]) } })
-    // Earlier tests in this file visit these sites too: judge by what arrives from now on.
-    const hitsBefore = own.hits.get('/') ?? 0
-    const wsBefore = own.wsConnections()
-    try {
-      const { contextId } = await guarded.run(guarded.supervisor.open({ id: 'contained', kind: 'task' }))
-      for (const ctx of [contextId, guarded.chromium.mainContext]) {
-        const page = await guarded.newPage(ctx, sites[0]!.url('/'))
-        await expect(page.goto('file:///etc/passwd')).rejects.toThrow()
-        await expect(page.goto(own.url('/'))).rejects.toThrow()
-        const ws = await guarded.newPage(ctx, sites[0]!.url(`/ws-page?to=${encodeURIComponent(own.wsUrl)}`))
-        await ws.waitForFunction(() => document.title !== 'ws:pending')
-        expect(await ws.title()).toBe('ws:closed:1008')
+  it(
+    "blocks a disallowed scheme and the engine's own port, for pages and WebSockets, in errands and in " + 'main',
+    async () => {
+      const own = sites[1]!
+      const guarded = await startEngine({}, { chromium: { policy: defaultPolicy([{ port: own.port }]) } })
+      // Earlier tests in this file visit these sites too: judge by what arrives from now on.
+      const hitsBefore = own.hits.get('/') ?? 0
+      const wsBefore = own.wsConnections()
+      try {
+        const { contextId } = await guarded.run(guarded.supervisor.open({ id: 'contained', kind: 'task' }))
+        for (const ctx of [contextId, guarded.chromium.mainContext]) {
+          const page = await guarded.newPage(ctx, sites[0]!.url('/'))
+          await expect(page.goto('file:///etc/passwd')).rejects.toThrow()
+          await expect(page.goto(own.url('/'))).rejects.toThrow()
+          const ws = await guarded.newPage(ctx, sites[0]!.url(`/ws-page?to=${encodeURIComponent(own.wsUrl)}`))
+          await ws.waitForFunction(() => document.title !== 'ws:pending')
+          expect(await ws.title()).toBe('ws:closed:1008')
+        }
+        expect(own.hits.get('/') ?? 0).toBe(hitsBefore)
+        expect(own.wsConnections()).toBe(wsBefore)
+        const blocked = guarded.logs.filter((l) => /block/i.test(l))
+        expect(blocked.length).toBeGreaterThanOrEqual(4)
+        for (const line of blocked) expect(line).not.toMatch(/[?#]/)
+      } finally {
+        await guarded.stop()
       }
-      expect(own.hits.get('/') ?? 0).toBe(hitsBefore)
-      expect(own.wsConnections()).toBe(wsBefore)
-      const blocked = guarded.logs.filter((l) => /block/i.test(l))
-      expect(blocked.length).toBeGreaterThanOrEqual(4)
-      for (const line of blocked) expect(line).not.toMatch(/[?#]/)
-    } finally {
-      await guarded.stop()
-    }
-  })
+    },
+  )
 
   it('leaves no Chromium process behind when the engine stops', async () => {
     const e = await startEngine()

@@ -42,83 +42,89 @@ afterAll(async () => {
 })
 
 describe("the errands' browser crashing repeatedly (issue #9)", () => {
-  it('heals three times with a growing pause, then sets the errand aside with nothing lost, and stays set aside until resumed', async () => {
-    const { supervisor, chromium } = engine
-    const id = 'crashy'
-    const detail = async () => (await engine.run(supervisor.view(id))).detail
-    const { contextId } = await engine.run(supervisor.open({ id, kind: 'task' }))
-    const page = await engine.newPage(contextId, site.url('/add?item=keep'))
-    await page.evaluate(() => localStorage.setItem('basket', 'kept'))
-    await engine.newPage(contextId, site.url('/title?t=second'))
-    const tabs = (await engine.run(chromium.tabs(contextId))).map((t) => t.url)
-    const snapshotHolds = () =>
-      eventually(() => {
-        const s = supervisor.lastSnapshot(id)
-        return (
-          s !== undefined &&
-          JSON.stringify(s.tabs.map((t) => t.url)) === JSON.stringify(tabs) &&
-          s.storage.origins.length > 0
-        )
-      }, 15_000)
-    expect(await snapshotHolds()).toBe(true)
-
-    // When the errand entered and left cooling, as the supervisor reports its state changes.
-    const changes: Array<{ detail: string; at: number }> = []
-    const stopWatching = supervisor.onChange(
-      (v) => v.conversationId === id && changes.push({ detail: v.detail, at: performance.now() }),
-    )
-    const pids = new Set<number>()
-    const crash = async () => {
-      const pid = chromium.errandsBrowserPid()!
-      pids.add(pid)
-      process.kill(pid, 'SIGKILL')
-      expect(await eventually(() => supervisor.contextOf(id) === undefined, 10_000)).toBe(true)
-      return performance.now()
-    }
-    const cooled: number[] = []
-    for (let k = 1; k <= 3; k++) {
-      await crash()
-      if (k === 1) expect(await detail()).toBe('healing.waiting')
-      else {
-        expect(await detail()).toBe('healing.cooling')
-        // Too soon: a typed refusal that says when to come back, not a hang and not a heal.
-        const early = await engine.run(Effect.either(supervisor.use(id, () => Effect.void)))
-        expect(Either.isLeft(early) && early.left._tag === 'ErrandUnavailable' && early.left.reason).toBe('heal-failed')
-        expect(await engine.run(supervisor.view(id)).then((v) => v.detail)).toMatch(/^healing\.(cooling|waiting)$/)
-        expect(await until(async () => (await detail()) === 'healing.waiting')).toBe(true)
-        const from = changes.findLast((c) => c.detail === 'healing.cooling')!
-        const to = changes.find((c) => c.detail === 'healing.waiting' && c.at >= from.at)!
-        cooled.push(to.at - from.at)
-      }
-      const healed = await engine.run(supervisor.use(id, (b) => chromium.tabs(b.contextId)))
-      expect(healed.map((t) => t.url)).toEqual(tabs)
+  it(
+    'heals three times with a growing pause, then sets the errand aside with nothing lost, and stays set aside ' +
+      'until resumed',
+    async () => {
+      const { supervisor, chromium } = engine
+      const id = 'crashy'
+      const detail = async () => (await engine.run(supervisor.view(id))).detail
+      const { contextId } = await engine.run(supervisor.open({ id, kind: 'task' }))
+      const page = await engine.newPage(contextId, site.url('/add?item=keep'))
+      await page.evaluate(() => localStorage.setItem('basket', 'kept'))
+      await engine.newPage(contextId, site.url('/title?t=second'))
+      const tabs = (await engine.run(chromium.tabs(contextId))).map((t) => t.url)
+      const snapshotHolds = () =>
+        eventually(() => {
+          const s = supervisor.lastSnapshot(id)
+          return (
+            s !== undefined &&
+            JSON.stringify(s.tabs.map((t) => t.url)) === JSON.stringify(tabs) &&
+            s.storage.origins.length > 0
+          )
+        }, 15_000)
       expect(await snapshotHolds()).toBe(true)
-    }
-    // The pauses grow: at least the backoff, then at least twice it (lower bounds only).
-    expect(cooled[0]).toBeGreaterThanOrEqual(BACKOFF - 30)
-    expect(cooled[1]).toBeGreaterThanOrEqual(2 * BACKOFF - 30)
 
-    await crash()
-    expect(await until(async () => (await engine.run(supervisor.view(id))).state === 'parked')).toBe(true)
-    const texts = (await engine.run(supervisor.health)).map((m) => m.text)
-    expect(texts).toContain(words.crashedAgain)
-    expect(texts).toContain(words.healGaveUp)
+      // When the errand entered and left cooling, as the supervisor reports its state changes.
+      const changes: Array<{ detail: string; at: number }> = []
+      const stopWatching = supervisor.onChange(
+        (v) => v.conversationId === id && changes.push({ detail: v.detail, at: performance.now() }),
+      )
+      const pids = new Set<number>()
+      const crash = async () => {
+        const pid = chromium.errandsBrowserPid()!
+        pids.add(pid)
+        process.kill(pid, 'SIGKILL')
+        expect(await eventually(() => supervisor.contextOf(id) === undefined, 10_000)).toBe(true)
+        return performance.now()
+      }
+      const cooled: number[] = []
+      for (let k = 1; k <= 3; k++) {
+        await crash()
+        if (k === 1) expect(await detail()).toBe('healing.waiting')
+        else {
+          expect(await detail()).toBe('healing.cooling')
+          // Too soon: a typed refusal that says when to come back, not a hang and not a heal.
+          const early = await engine.run(Effect.either(supervisor.use(id, () => Effect.void)))
+          expect(Either.isLeft(early) && early.left._tag === 'ErrandUnavailable' && early.left.reason).toBe(
+            'heal-failed',
+          )
+          expect(await engine.run(supervisor.view(id)).then((v) => v.detail)).toMatch(/^healing\.(cooling|waiting)$/)
+          expect(await until(async () => (await detail()) === 'healing.waiting')).toBe(true)
+          const from = changes.findLast((c) => c.detail === 'healing.cooling')!
+          const to = changes.find((c) => c.detail === 'healing.waiting' && c.at >= from.at)!
+          cooled.push(to.at - from.at)
+        }
+        const healed = await engine.run(supervisor.use(id, (b) => chromium.tabs(b.contextId)))
+        expect(healed.map((t) => t.url)).toEqual(tabs)
+        expect(await snapshotHolds()).toBe(true)
+      }
+      // The pauses grow: at least the backoff, then at least twice it (lower bounds only).
+      expect(cooled[0]).toBeGreaterThanOrEqual(BACKOFF - 30)
+      expect(cooled[1]).toBeGreaterThanOrEqual(2 * BACKOFF - 30)
 
-    // Watching does not reopen it: it stopped retrying.
-    await engine.run(supervisor.watch(id))
-    await new Promise((r) => setTimeout(r, 4 * BACKOFF))
-    expect((await engine.run(supervisor.view(id))).state).toBe('parked')
-    await engine.run(supervisor.unwatch(id))
+      await crash()
+      expect(await until(async () => (await engine.run(supervisor.view(id))).state === 'parked')).toBe(true)
+      const texts = (await engine.run(supervisor.health)).map((m) => m.text)
+      expect(texts).toContain(words.crashedAgain)
+      expect(texts).toContain(words.healGaveUp)
 
-    // Resumed by hand, it is as it was at its last snapshot.
-    await engine.run(supervisor.resume(id))
-    const back = supervisor.contextOf(id)!
-    const backTabs = await engine.run(chromium.tabs(back))
-    expect(backTabs.map((t) => t.url)).toEqual(tabs)
-    const state = await seen(chromium.pageOf(back, backTabs[0]!.id)!, site.url('/echo'))
-    expect(state.cookie).toContain('basket=keep')
-    expect(state.localBasket).toBe('kept')
-    expect(pids.size).toBe(4) // four different browsers were killed
-    stopWatching()
-  })
+      // Watching does not reopen it: it stopped retrying.
+      await engine.run(supervisor.watch(id))
+      await new Promise((r) => setTimeout(r, 4 * BACKOFF))
+      expect((await engine.run(supervisor.view(id))).state).toBe('parked')
+      await engine.run(supervisor.unwatch(id))
+
+      // Resumed by hand, it is as it was at its last snapshot.
+      await engine.run(supervisor.resume(id))
+      const back = supervisor.contextOf(id)!
+      const backTabs = await engine.run(chromium.tabs(back))
+      expect(backTabs.map((t) => t.url)).toEqual(tabs)
+      const state = await seen(chromium.pageOf(back, backTabs[0]!.id)!, site.url('/echo'))
+      expect(state.cookie).toContain('basket=keep')
+      expect(state.localBasket).toBe('kept')
+      expect(pids.size).toBe(4) // four different browsers were killed
+      stopWatching()
+    },
+  )
 })

@@ -207,7 +207,8 @@ const scenario = async (kind: Kind) => {
 }
 
 describe('kill -9 of the engine mid-operation (issue #9, S4)', () => {
-  it('regression (issue #9): an engine killed after a resume finished still has the errand, as last sealed (the record used to be removed on resume)', async () => {
+  it('regression (issue #9): an engine killed after a resume finished still has the errand, as last sealed (the ' +
+    'record used to be removed on resume)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'errands-fault-resumed-'))
     dirs.push(dataDir)
     let engine = await spawnEngine(dataDir)
@@ -229,13 +230,15 @@ describe('kill -9 of the engine mid-operation (issue #9, S4)', () => {
     }
   }, 120_000)
 
-  it(`during a park (${KILLS} kills): every errand comes back as last sealed, or as before when the kill beat the write`, async () => {
+  it(`during a park (${KILLS} kills): every errand comes back as last sealed, or as before when the kill beat the ` +
+    `write`, async () => {
     const { outcomes, interrupted } = await scenario('park')
     expect(outcomes.length).toBe(KILLS - 1)
     expect(interrupted, `seed ${seed}: no kill landed inside a park`).toBeGreaterThan(0)
   }, 300_000)
 
-  it(`during the store write of a park (${KILLS} kills): the old version or the new one, never a half record`, async () => {
+  it(`during the store write of a park (${KILLS} kills): the old version or the new one, never a half ` +
+    `record`, async () => {
     const { midWrite } = await scenario('seal')
     // The kills must actually have hit writes in progress, or this proves nothing about them.
     expect(midWrite, `seed ${seed}`).toBeGreaterThan(0)

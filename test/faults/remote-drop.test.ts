@@ -51,63 +51,71 @@ const snapshotHolds = (key: string, cookie: string) =>
   )
 
 describe('a remote DevTools connection that drops mid-call (issue #9)', () => {
-  it('a navigation whose connection drops fails with a typed 5xx at once; the next call heals into a new remote context with the session as it was', async () => {
-    expect((await host.call(undefined, 'GET', '/health')).body.runtime).toMatchObject({
-      where: 'remote',
-      remote: { state: 'connected' },
-    })
-    expect((await host.call('k', 'POST', '/v1/navigate', { url: site.url('/store?v=kept') })).status).toBe(200)
-    expect(await snapshotHolds('k', 'kept')).toBe(true)
-    const before = await contexts()
-    const connectionsBefore = proxy.connections()
+  it(
+    'a navigation whose connection drops fails with a typed 5xx at once; the next call heals into a new remote ' +
+      'context with the session as it was',
+    async () => {
+      expect((await host.call(undefined, 'GET', '/health')).body.runtime).toMatchObject({
+        where: 'remote',
+        remote: { state: 'connected' },
+      })
+      expect((await host.call('k', 'POST', '/v1/navigate', { url: site.url('/store?v=kept') })).status).toBe(200)
+      expect(await snapshotHolds('k', 'kept')).toBe(true)
+      const before = await contexts()
+      const connectionsBefore = proxy.connections()
 
-    proxy.arm({ method: 'Page.navigate' })
-    const failed = await timed(() => host.call('k', 'POST', '/v1/navigate', { url: site.url('/show') }))
-    expect(proxy.drops()).toBe(1)
-    expect(failed.value.status).toBeGreaterThanOrEqual(500)
-    expect(failed.value.body.error).toMatchObject({ code: expect.any(String), message: expect.any(String) })
-    expect(failed.value.body.error.code).not.toBe('InternalError')
-    expect(failed.ms).toBeLessThan(20_000) // within the page deadline, never a hang
+      proxy.arm({ method: 'Page.navigate' })
+      const failed = await timed(() => host.call('k', 'POST', '/v1/navigate', { url: site.url('/show') }))
+      expect(proxy.drops()).toBe(1)
+      expect(failed.value.status).toBeGreaterThanOrEqual(500)
+      expect(failed.value.body.error).toMatchObject({ code: expect.any(String), message: expect.any(String) })
+      expect(failed.value.body.error.code).not.toBe('InternalError')
+      expect(failed.ms).toBeLessThan(20_000) // within the page deadline, never a hang
 
-    const healed = await timed(() => host.call('k', 'POST', '/v1/navigate', { url: site.url('/show') }))
-    expect(healed.value.status).toBe(200)
-    expect(healed.ms).toBeLessThan(30_000)
-    expect((await host.call('k', 'GET', '/v1/text')).body.text).toContain('cookie=basket=kept storage=kept')
-    // A new connection, and the session's context is a new one of the remote browser.
-    expect(proxy.connections()).toBeGreaterThan(connectionsBefore)
-    expect((await contexts()).filter((id) => !before.includes(id)).length).toBeGreaterThanOrEqual(1)
-    const health = (await host.call(undefined, 'GET', '/v1/person/health')).body
-    expect(health.runtime).toMatchObject({ where: 'remote', remote: { state: 'connected' } })
-    expect((health.messages as Array<{ text: string }>).map((m) => m.text)).toContain(words.healed)
-  })
+      const healed = await timed(() => host.call('k', 'POST', '/v1/navigate', { url: site.url('/show') }))
+      expect(healed.value.status).toBe(200)
+      expect(healed.ms).toBeLessThan(30_000)
+      expect((await host.call('k', 'GET', '/v1/text')).body.text).toContain('cookie=basket=kept storage=kept')
+      // A new connection, and the session's context is a new one of the remote browser.
+      expect(proxy.connections()).toBeGreaterThan(connectionsBefore)
+      expect((await contexts()).filter((id) => !before.includes(id)).length).toBeGreaterThanOrEqual(1)
+      const health = (await host.call(undefined, 'GET', '/v1/person/health')).body
+      expect(health.runtime).toMatchObject({ where: 'remote', remote: { state: 'connected' } })
+      expect((health.messages as Array<{ text: string }>).map((m) => m.text)).toContain(words.healed)
+    },
+  )
 
-  it('a drop after a few messages, whatever the call, is the same: a typed error, then recovery; other sessions heal too', async () => {
-    for (const key of ['a', 'b']) {
-      expect((await host.call(key, 'POST', '/v1/navigate', { url: site.url(`/store?v=${key}`) })).status).toBe(200)
-      expect(await snapshotHolds(key, key)).toBe(true)
-    }
-    for (const n of [1, 3]) {
-      proxy.arm({ afterMessages: n })
-      const drops = proxy.drops()
-      const failed = await timed(() => host.call('a', 'POST', '/v1/navigate', { url: site.url('/page') }))
-      expect(failed.ms).toBeLessThan(20_000)
-      if (proxy.drops() > drops && failed.value.status !== 200) {
-        expect(failed.value.status).toBeGreaterThanOrEqual(500)
-        expect(failed.value.body.error.code).not.toBe('InternalError')
-      }
-      expect(await eventually(() => proxy.drops() > drops, 10_000)).toBe(true)
+  it(
+    'a drop after a few messages, whatever the call, is the same: a typed error, then recovery; other sessions heal ' +
+      'too',
+    async () => {
       for (const key of ['a', 'b']) {
-        let back = await host.call(key, 'POST', '/v1/navigate', { url: site.url('/show') })
-        if (back.status === 503 && back.body.error.code === 'ErrandUnavailable') {
-          // Lost twice within the heal window: the errand backs off before healing again
-          // (bounded healing) and says when to come back. One retry after that must work.
-          expect(back.body.error.message).toMatch(/try again/)
-          await new Promise((r) => setTimeout(r, Number(back.headers.get('retry-after') ?? 5) * 1_000))
-          back = await host.call(key, 'POST', '/v1/navigate', { url: site.url('/show') })
-        }
-        expect(back.status, `${key} after drop ${n}`).toBe(200)
-        expect((await host.call(key, 'GET', '/v1/text')).body.text).toContain(`cookie=basket=${key} storage=${key}`)
+        expect((await host.call(key, 'POST', '/v1/navigate', { url: site.url(`/store?v=${key}`) })).status).toBe(200)
+        expect(await snapshotHolds(key, key)).toBe(true)
       }
-    }
-  })
+      for (const n of [1, 3]) {
+        proxy.arm({ afterMessages: n })
+        const drops = proxy.drops()
+        const failed = await timed(() => host.call('a', 'POST', '/v1/navigate', { url: site.url('/page') }))
+        expect(failed.ms).toBeLessThan(20_000)
+        if (proxy.drops() > drops && failed.value.status !== 200) {
+          expect(failed.value.status).toBeGreaterThanOrEqual(500)
+          expect(failed.value.body.error.code).not.toBe('InternalError')
+        }
+        expect(await eventually(() => proxy.drops() > drops, 10_000)).toBe(true)
+        for (const key of ['a', 'b']) {
+          let back = await host.call(key, 'POST', '/v1/navigate', { url: site.url('/show') })
+          if (back.status === 503 && back.body.error.code === 'ErrandUnavailable') {
+            // Lost twice within the heal window: the errand backs off before healing again
+            // (bounded healing) and says when to come back. One retry after that must work.
+            expect(back.body.error.message).toMatch(/try again/)
+            await new Promise((r) => setTimeout(r, Number(back.headers.get('retry-after') ?? 5) * 1_000))
+            back = await host.call(key, 'POST', '/v1/navigate', { url: site.url('/show') })
+          }
+          expect(back.status, `${key} after drop ${n}`).toBe(200)
+          expect((await host.call(key, 'GET', '/v1/text')).body.text).toContain(`cookie=basket=${key} storage=${key}`)
+        }
+      }
+    },
+  )
 })

@@ -45,25 +45,28 @@ const onPage = async (key: string) => {
 }
 
 describe('files per errand (issue #25)', () => {
-  it('a download lands in the errand folder under its name, its bytes come back, and the session still answers', async () => {
-    const agent = await onPage('files-dl')
-    expect((await agent.click({ body: { selector: '#dl' } })).ok).toBe(true)
-    await until(async () => (await downloadsOf(agent)).length === 1, 15_000)
-    const [file] = await downloadsOf(agent)
-    expect(file).toMatchObject({
-      name: 'report.pdf',
-      size: REPORT.byteLength,
-      type: 'application/pdf',
-      source: `${origin}/files/report.pdf`,
-    })
-    const bytes = await agent.download({ params: { name: 'report.pdf' } })
-    expect(bytes.ok && bytes.headers.get('content-type')).toBe('application/pdf')
-    expect(bytes.ok && Buffer.from(bytes.body).equals(REPORT)).toBe(true)
-    // The download neither navigated nor closed anything (Playwright MCP #1768).
-    const url = await agent.url()
-    expect(url.ok && url.body.url).toBe(`${origin}/`)
-    expect((await agent.tabs()).ok).toBe(true)
-  })
+  it(
+    'a download lands in the errand folder under its name, its bytes come back, and the session still ' + 'answers',
+    async () => {
+      const agent = await onPage('files-dl')
+      expect((await agent.click({ body: { selector: '#dl' } })).ok).toBe(true)
+      await until(async () => (await downloadsOf(agent)).length === 1, 15_000)
+      const [file] = await downloadsOf(agent)
+      expect(file).toMatchObject({
+        name: 'report.pdf',
+        size: REPORT.byteLength,
+        type: 'application/pdf',
+        source: `${origin}/files/report.pdf`,
+      })
+      const bytes = await agent.download({ params: { name: 'report.pdf' } })
+      expect(bytes.ok && bytes.headers.get('content-type')).toBe('application/pdf')
+      expect(bytes.ok && Buffer.from(bytes.body).equals(REPORT)).toBe(true)
+      // The download neither navigated nor closed anything (Playwright MCP #1768).
+      const url = await agent.url()
+      expect(url.ok && url.body.url).toBe(`${origin}/`)
+      expect((await agent.tabs()).ok).toBe(true)
+    },
+  )
 
   it('a second download of the same name is deduplicated; a name that climbs out is made plain', async () => {
     const agent = await onPage('files-dedupe')

@@ -52,7 +52,10 @@ const withDownload = async (key: string) => {
   return { agent, before: await downloadsOf(agent), folder: await folderOf(key) }
 }
 
-/** Crashes the renderer of the session's active tab (CDP `Page.crash`), and waits until the supervisor has seen it (`healing`, or `parked` when the heals are spent). */
+/**
+ * Crashes the renderer of the session's active tab (CDP `Page.crash`), and waits until the supervisor has seen it
+ * (`healing`, or `parked` when the heals are spent).
+ */
 const crashRenderer = async (key: string, seen: 'healing' | 'parked' = 'healing') => {
   const contextId = contextOf(key)
   const [tab] = await host.run(host.chromium.tabs(contextId))
@@ -75,44 +78,48 @@ const copiesUnder = (root: string) =>
     .map((d) => join(d.parentPath, d.name))
 
 describe('a crashed errand keeps its files (K3, F3)', () => {
-  it('a renderer crash: the folder is set aside, and after the heal the download is listed the same with equal bytes', async () => {
-    const { agent, before, folder } = await withDownload('heal-renderer')
-    const crashed = contextOf('heal-renderer')
-    await crashRenderer('heal-renderer')
-    // Aside, not deleted: the folder and its bytes wait for the heal, under the root that carries
-    // its owner's marker — so if this engine were killed now, its next start would sweep them.
-    expect(readFileSync(join(folder, 'report.pdf')).equals(REPORT)).toBe(true)
-    const marker = JSON.parse(readFileSync(join(dirname(folder), '.errands-owner.json'), 'utf8')) as {
-      owner: string
-      pid: number
-    }
-    expect(marker).toMatchObject({ owner: realpathSync(host.dataDir), pid: process.pid })
+  it(
+    'a renderer crash: the folder is set aside, and after the heal the download is listed the same with equal ' +
+      'bytes',
+    async () => {
+      const { agent, before, folder } = await withDownload('heal-renderer')
+      const crashed = contextOf('heal-renderer')
+      await crashRenderer('heal-renderer')
+      // Aside, not deleted: the folder and its bytes wait for the heal, under the root that carries
+      // its owner's marker — so if this engine were killed now, its next start would sweep them.
+      expect(readFileSync(join(folder, 'report.pdf')).equals(REPORT)).toBe(true)
+      const marker = JSON.parse(readFileSync(join(dirname(folder), '.errands-owner.json'), 'utf8')) as {
+        owner: string
+        pid: number
+      }
+      expect(marker).toMatchObject({ owner: realpathSync(host.dataDir), pid: process.pid })
 
-    // Any use heals it; the files are claimed into the new context's folder.
-    expect(await downloadsOf(agent)).toEqual(before)
-    expect(contextOf('heal-renderer')).not.toBe(crashed)
-    expect((await bytesOf(agent, 'report.pdf'))?.equals(REPORT)).toBe(true)
-    const healed = await folderOf('heal-renderer')
-    expect(healed).not.toBe(folder)
-    expect(existsSync(folder)).toBe(false)
-    // Moved, not copied: one copy of the bytes under the root.
-    expect(copiesUnder(dirname(healed))).toEqual([join(healed, 'report.pdf')])
-    // The healed context downloads on into the same folder, on the page loaded again. How the heal
-    // reopens tabs is the errand heal tests' subject (test/errands/heal.test.ts); twice under
-    // CI's load the click on the reopened tab waited out its 10 s for the link ("click: Timeout
-    // 10000ms exceeded"), the file taking 28 s longer than usual: a reopened tab whose load the
-    // heal gave up on (it keeps the tab) fits, but it was not reproduced here.
-    expect((await agent.navigate({ body: { url: `${site.origin}/` } })).ok).toBe(true)
-    const again = await agent.click({ body: { selector: '#dl' } })
-    expect(again.ok, JSON.stringify(again.body)).toBe(true)
-    expect(
-      await until(
-        async () => (await downloadsOf(agent)).map((f) => f.name).join() === 'report.pdf,report (1).pdf',
-        15_000,
-      ),
-    ).toBe(true)
-    expect((await agent.task({ body: { status: 'done' } })).ok).toBe(true)
-  })
+      // Any use heals it; the files are claimed into the new context's folder.
+      expect(await downloadsOf(agent)).toEqual(before)
+      expect(contextOf('heal-renderer')).not.toBe(crashed)
+      expect((await bytesOf(agent, 'report.pdf'))?.equals(REPORT)).toBe(true)
+      const healed = await folderOf('heal-renderer')
+      expect(healed).not.toBe(folder)
+      expect(existsSync(folder)).toBe(false)
+      // Moved, not copied: one copy of the bytes under the root.
+      expect(copiesUnder(dirname(healed))).toEqual([join(healed, 'report.pdf')])
+      // The healed context downloads on into the same folder, on the page loaded again. How the heal
+      // reopens tabs is the errand heal tests' subject (test/errands/heal.test.ts); twice under
+      // CI's load the click on the reopened tab waited out its 10 s for the link ("click: Timeout
+      // 10000ms exceeded"), the file taking 28 s longer than usual: a reopened tab whose load the
+      // heal gave up on (it keeps the tab) fits, but it was not reproduced here.
+      expect((await agent.navigate({ body: { url: `${site.origin}/` } })).ok).toBe(true)
+      const again = await agent.click({ body: { selector: '#dl' } })
+      expect(again.ok, JSON.stringify(again.body)).toBe(true)
+      expect(
+        await until(
+          async () => (await downloadsOf(agent)).map((f) => f.name).join() === 'report.pdf,report (1).pdf',
+          15_000,
+        ),
+      ).toBe(true)
+      expect((await agent.task({ body: { status: 'done' } })).ok).toBe(true)
+    },
+  )
 
   it("the whole errands' browser is killed: every errand heals with its own download", async () => {
     const a = await withDownload('heal-kill-a')
@@ -146,30 +153,34 @@ describe('a crashed errand keeps its files (K3, F3)', () => {
     expect(copiesUnder(dirname(folder))).toEqual([])
   })
 
-  it('healing gives up (the crash after the last heal of a streak): the errand parks with its files sealed, no folder remains, and a resume brings them back', async () => {
-    const { agent, before, folder } = await withDownload('heal-gives-up')
-    const folders = [folder]
-    // Three heals (the default), each claiming the files; the fourth crash parks it.
-    for (let heal = 1; heal <= 3; heal++) {
-      await crashRenderer('heal-gives-up')
-      // The second and third heals wait their backoff (1 s, 2 s): the use waits with them.
-      expect(await until(async () => (await agent.downloads()).ok, 15_000)).toBe(true)
-      expect((await downloadsOf(agent)).map((f) => f.name)).toEqual(['report.pdf'])
-      folders.push(await folderOf('heal-gives-up'))
-    }
-    await crashRenderer('heal-gives-up', 'parked')
-    for (const dir of folders) expect(existsSync(dir)).toBe(false)
-    expect(copiesUnder(dirname(folder))).toEqual([])
-    // Sealed in its record (never in the clear), as a park keeps a live folder's files (F3).
-    const sealed = join(
-      host.dataDir,
-      'store',
-      'errands',
-      `${createHash('sha256').update('session:heal-gives-up').digest('hex')}.sealed`,
-    )
-    expect(readFileSync(sealed).includes(MARKER)).toBe(false)
-    expect(await downloadsOf(agent)).toEqual(before)
-    expect((await bytesOf(agent, 'report.pdf'))?.equals(REPORT)).toBe(true)
-    expect((await agent.task({ body: { status: 'done' } })).ok).toBe(true)
-  })
+  it(
+    'healing gives up (the crash after the last heal of a streak): the errand parks with its files sealed, no ' +
+      'folder remains, and a resume brings them back',
+    async () => {
+      const { agent, before, folder } = await withDownload('heal-gives-up')
+      const folders = [folder]
+      // Three heals (the default), each claiming the files; the fourth crash parks it.
+      for (let heal = 1; heal <= 3; heal++) {
+        await crashRenderer('heal-gives-up')
+        // The second and third heals wait their backoff (1 s, 2 s): the use waits with them.
+        expect(await until(async () => (await agent.downloads()).ok, 15_000)).toBe(true)
+        expect((await downloadsOf(agent)).map((f) => f.name)).toEqual(['report.pdf'])
+        folders.push(await folderOf('heal-gives-up'))
+      }
+      await crashRenderer('heal-gives-up', 'parked')
+      for (const dir of folders) expect(existsSync(dir)).toBe(false)
+      expect(copiesUnder(dirname(folder))).toEqual([])
+      // Sealed in its record (never in the clear), as a park keeps a live folder's files (F3).
+      const sealed = join(
+        host.dataDir,
+        'store',
+        'errands',
+        `${createHash('sha256').update('session:heal-gives-up').digest('hex')}.sealed`,
+      )
+      expect(readFileSync(sealed).includes(MARKER)).toBe(false)
+      expect(await downloadsOf(agent)).toEqual(before)
+      expect((await bytesOf(agent, 'report.pdf'))?.equals(REPORT)).toBe(true)
+      expect((await agent.task({ body: { status: 'done' } })).ok).toBe(true)
+    },
+  )
 })

@@ -96,34 +96,37 @@ const downloadOne = async (agent: Agent, selector: string, count: number) => {
 }
 
 describe("an errand's files park sealed and resume with it (F3, S1)", () => {
-  it('download → park → nothing of it in the clear, folder gone → resume → listed the same with equal bytes', async () => {
-    const agent = await onPage('park-a')
-    await downloadOne(agent, '#dl', 1)
-    const before = await downloadsOf(agent)
-    const folder = await folderOf('park-a')
-    expect(existsSync(join(folder, 'report.pdf'))).toBe(true)
+  it(
+    'download → park → nothing of it in the clear, folder gone → resume → listed the same with equal ' + 'bytes',
+    async () => {
+      const agent = await onPage('park-a')
+      await downloadOne(agent, '#dl', 1)
+      const before = await downloadsOf(agent)
+      const folder = await folderOf('park-a')
+      expect(existsSync(join(folder, 'report.pdf'))).toBe(true)
 
-    await park(agent)
-    expect(existsSync(folder)).toBe(false)
-    expect(existsSync(sealedPath('park-a'))).toBe(true)
-    // S1: the store holds the download's bytes sealed, never in the clear (nor its name or URL).
-    // …and no other errand folder (their common root), nor Playwright's downloads folder of our
-    // Chromium, holds a copy either.
-    const artifacts = ourArtifactDirs()
-    expect(artifacts.length).toBeGreaterThan(0)
-    for (const { path, bytes } of [join(host.dataDir, 'store'), dirname(folder), ...artifacts].flatMap(everyFile)) {
-      for (const plain of [MARKER, 'report.pdf', origin])
-        expect(bytes.includes(plain), `${plain} in ${path}`).toBe(false)
-    }
+      await park(agent)
+      expect(existsSync(folder)).toBe(false)
+      expect(existsSync(sealedPath('park-a'))).toBe(true)
+      // S1: the store holds the download's bytes sealed, never in the clear (nor its name or URL).
+      // …and no other errand folder (their common root), nor Playwright's downloads folder of our
+      // Chromium, holds a copy either.
+      const artifacts = ourArtifactDirs()
+      expect(artifacts.length).toBeGreaterThan(0)
+      for (const { path, bytes } of [join(host.dataDir, 'store'), dirname(folder), ...artifacts].flatMap(everyFile)) {
+        for (const plain of [MARKER, 'report.pdf', origin])
+          expect(bytes.includes(plain), `${plain} in ${path}`).toBe(false)
+      }
 
-    // Any use resumes it; the folder is back as it parked.
-    const after = await downloadsOf(agent)
-    expect(after).toEqual(before)
-    expect((await bytesOf(agent, 'report.pdf'))?.equals(REPORT)).toBe(true)
-    const back = await folderOf('park-a')
-    expect(back).not.toBe(folder)
-    expect(readFileSync(join(back, 'report.pdf')).equals(REPORT)).toBe(true)
-  })
+      // Any use resumes it; the folder is back as it parked.
+      const after = await downloadsOf(agent)
+      expect(after).toEqual(before)
+      expect((await bytesOf(agent, 'report.pdf'))?.equals(REPORT)).toBe(true)
+      const back = await folderOf('park-a')
+      expect(back).not.toBe(folder)
+      expect(readFileSync(join(back, 'report.pdf')).equals(REPORT)).toBe(true)
+    },
+  )
 
   it('another errand never sees them, before or after its own park and resume', async () => {
     const other = await onPage('park-b')
@@ -168,26 +171,29 @@ describe("an errand's files park sealed and resume with it (F3, S1)", () => {
 })
 
 describe('a restart brings parked files back', () => {
-  it('shutdown parks an errand with its download; a new host on the same data dir resumes it with equal bytes', async () => {
-    const first = await startTestHost({})
-    const dataDir = first.dataDir
-    let second: TestHost | undefined
-    try {
-      const agent = first.v1('restart-a')
-      expect((await agent.navigate({ body: { url: `${origin}/` } })).ok).toBe(true)
-      expect((await agent.click({ body: { selector: '#dl' } })).ok).toBe(true)
-      expect(await until(async () => (await downloadsOf(agent)).length === 1, 15_000)).toBe(true)
-      const before = await downloadsOf(agent)
-      await first.close()
-      second = await startTestHost({}, dataDir)
-      const again = second.v1('restart-a')
-      expect(await downloadsOf(again)).toEqual(before)
-      expect((await bytesOf(again, 'report.pdf'))?.equals(REPORT)).toBe(true)
-    } finally {
-      if (second) await second.stop()
-      else await first.stop()
-    }
-  })
+  it(
+    'shutdown parks an errand with its download; a new host on the same data dir resumes it with equal ' + 'bytes',
+    async () => {
+      const first = await startTestHost({})
+      const dataDir = first.dataDir
+      let second: TestHost | undefined
+      try {
+        const agent = first.v1('restart-a')
+        expect((await agent.navigate({ body: { url: `${origin}/` } })).ok).toBe(true)
+        expect((await agent.click({ body: { selector: '#dl' } })).ok).toBe(true)
+        expect(await until(async () => (await downloadsOf(agent)).length === 1, 15_000)).toBe(true)
+        const before = await downloadsOf(agent)
+        await first.close()
+        second = await startTestHost({}, dataDir)
+        const again = second.v1('restart-a')
+        expect(await downloadsOf(again)).toEqual(before)
+        expect((await bytesOf(again, 'report.pdf'))?.equals(REPORT)).toBe(true)
+      } finally {
+        if (second) await second.stop()
+        else await first.stop()
+      }
+    },
+  )
 })
 
 describe('downloads are capped like staged files', () => {

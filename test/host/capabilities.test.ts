@@ -100,59 +100,66 @@ describe('Playwright MCP tools over /v1 (issue #25)', () => {
     expect(empty.status).toBe(400)
   })
 
-  it('console shows what the page logged since the tab opened; network lists its requests with status and type', async () => {
-    const agent = await onTools('cap-logs')
-    let messages: ReadonlyArray<{ type: string; text: string }> = []
-    for (let i = 0; i < 50 && !messages.some((m) => m.text === 'ping said pong'); i++) {
-      const reply = await agent.console()
-      messages = reply.ok ? reply.body.messages : []
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    expect(messages).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ type: 'log', text: 'hello from the page' }),
-        expect.objectContaining({ type: 'info', text: 'ping said pong' }),
-      ]),
-    )
+  it(
+    'console shows what the page logged since the tab opened; network lists its requests with status and ' + 'type',
+    async () => {
+      const agent = await onTools('cap-logs')
+      let messages: ReadonlyArray<{ type: string; text: string }> = []
+      for (let i = 0; i < 50 && !messages.some((m) => m.text === 'ping said pong'); i++) {
+        const reply = await agent.console()
+        messages = reply.ok ? reply.body.messages : []
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      expect(messages).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ type: 'log', text: 'hello from the page' }),
+          expect.objectContaining({ type: 'info', text: 'ping said pong' }),
+        ]),
+      )
 
-    const network = await agent.network()
-    expect(network.ok).toBe(true)
-    const requests = network.ok ? network.body.requests : []
-    expect(requests).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ method: 'GET', url: `${origin}/tools`, status: 200, resourceType: 'document' }),
-        expect.objectContaining({ method: 'GET', url: `${origin}/api/ping?x=1`, status: 200, resourceType: 'fetch' }),
-      ]),
-    )
-  })
+      const network = await agent.network()
+      expect(network.ok).toBe(true)
+      const requests = network.ok ? network.body.requests : []
+      expect(requests).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ method: 'GET', url: `${origin}/tools`, status: 200, resourceType: 'document' }),
+          expect.objectContaining({ method: 'GET', url: `${origin}/api/ping?x=1`, status: 200, resourceType: 'fetch' }),
+        ]),
+      )
+    },
+  )
 
-  it('fill-form fills a text field, a select and a checkbox; the submitted form reaches the site with the values', async () => {
-    const agent = await onTools('cap-form')
-    const filled = await agent.fillForm({
-      body: {
-        fields: [
-          { selector: '#name', value: 'Ada' },
-          { selector: '#size', value: 'Large' },
-          { selector: '#agree', value: 'true' },
-        ],
-      },
-    })
-    expect(filled.ok).toBe(true)
-    expect(
-      await valueOf(
-        agent,
-        '[document.getElementById("name").value, document.getElementById("size").value, document.getElementById("agree").checked]',
-      ),
-    ).toEqual(['Ada', 'l', true])
-    const sent = await agent.click({ body: { selector: '#send' } })
-    expect(sent.ok).toBe(true)
-    for (let i = 0; i < 50 && submitted.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100))
-    expect(submitted.at(-1)).toEqual({ name: 'Ada', size: 'l', agree: 'yes' })
+  it(
+    'fill-form fills a text field, a select and a checkbox; the submitted form reaches the site with the ' + 'values',
+    async () => {
+      const agent = await onTools('cap-form')
+      const filled = await agent.fillForm({
+        body: {
+          fields: [
+            { selector: '#name', value: 'Ada' },
+            { selector: '#size', value: 'Large' },
+            { selector: '#agree', value: 'true' },
+          ],
+        },
+      })
+      expect(filled.ok).toBe(true)
+      expect(
+        await valueOf(
+          agent,
+          '[document.getElementById("name").value, document.getElementById("size").value, ' +
+            'document.getElementById("agree").checked]',
+        ),
+      ).toEqual(['Ada', 'l', true])
+      const sent = await agent.click({ body: { selector: '#send' } })
+      expect(sent.ok).toBe(true)
+      for (let i = 0; i < 50 && submitted.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(submitted.at(-1)).toEqual({ name: 'Ada', size: 'l', agree: 'yes' })
 
-    const missing = await agent.fillForm({ body: { fields: [{ selector: '#nowhere', value: 'x' }], timeoutMs: 500 } })
-    expect(missing.ok).toBe(false)
-    expect(missing.status).toBe(504)
-  })
+      const missing = await agent.fillForm({ body: { fields: [{ selector: '#nowhere', value: 'x' }], timeoutMs: 500 } })
+      expect(missing.ok).toBe(false)
+      expect(missing.status).toBe(504)
+    },
+  )
 
   it('drag moves an element onto another', async () => {
     const agent = await onTools('cap-drag')
@@ -165,32 +172,38 @@ describe('Playwright MCP tools over /v1 (issue #25)', () => {
     expect(await valueOf(agent, 'document.getElementById("done").innerText')).toContain('card')
   })
 
-  it("upload takes plain names of the errand's files folder; a path is a 400, a missing file or a link out a 422", async () => {
-    const agent = await onTools('cap-upload')
-    const folder = await host.run(host.chromium.filesDir(host.supervisor.contextOf('session:cap-upload')!))
-    writeFileSync(join(folder, 'note.txt'), 'a note for the form')
-    const uploaded = await agent.upload({ body: { selector: '#file', names: ['note.txt'] } })
-    expect(uploaded.ok).toBe(true)
-    expect(
-      await valueOf(
-        agent,
-        'document.getElementById("file").files[0].text().then((t) => [document.getElementById("file").files[0].name, t])',
-      ),
-    ).toEqual(['note.txt', 'a note for the form'])
+  it(
+    "upload takes plain names of the errand's files folder; a path is a 400, a missing file or a link out a " + '422',
+    async () => {
+      const agent = await onTools('cap-upload')
+      const folder = await host.run(host.chromium.filesDir(host.supervisor.contextOf('session:cap-upload')!))
+      writeFileSync(join(folder, 'note.txt'), 'a note for the form')
+      const uploaded = await agent.upload({ body: { selector: '#file', names: ['note.txt'] } })
+      expect(uploaded.ok).toBe(true)
+      expect(
+        await valueOf(
+          agent,
+          'document.getElementById("file").files[0].text().then((t) => [document.getElementById("file").files[0].name, ' +
+            't])',
+        ),
+      ).toEqual(['note.txt', 'a note for the form'])
 
-    for (const name of ['../note.txt', '/etc/passwd', 'a/b.txt', '..', 'a\\b.txt']) {
-      const refused = await agent.upload({ body: { selector: '#file', names: [name] } })
-      expect([name, refused.status]).toEqual([name, 400])
-    }
-    const absent = await agent.upload({ body: { selector: '#file', names: ['absent.txt'] } })
-    expect(absent.status).toBe(422)
-    symlinkSync('/etc/passwd', join(folder, 'passwd'))
-    const linked = await agent.upload({ body: { selector: '#file', names: ['passwd'] } })
-    expect(linked.status).toBe(422)
-    expect(errorOf(linked)).toContain('leads out')
-    // What the page holds is still the one file it was given.
-    expect(await valueOf(agent, '[...document.getElementById("file").files].map((f) => f.name)')).toEqual(['note.txt'])
-  })
+      for (const name of ['../note.txt', '/etc/passwd', 'a/b.txt', '..', 'a\\b.txt']) {
+        const refused = await agent.upload({ body: { selector: '#file', names: [name] } })
+        expect([name, refused.status]).toEqual([name, 400])
+      }
+      const absent = await agent.upload({ body: { selector: '#file', names: ['absent.txt'] } })
+      expect(absent.status).toBe(422)
+      symlinkSync('/etc/passwd', join(folder, 'passwd'))
+      const linked = await agent.upload({ body: { selector: '#file', names: ['passwd'] } })
+      expect(linked.status).toBe(422)
+      expect(errorOf(linked)).toContain('leads out')
+      // What the page holds is still the one file it was given.
+      expect(await valueOf(agent, '[...document.getElementById("file").files].map((f) => f.name)')).toEqual([
+        'note.txt',
+      ])
+    },
+  )
 
   it("the person's main context has no files folder: an upload there is refused", async () => {
     const person = host.v1(undefined)

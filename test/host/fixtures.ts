@@ -36,7 +36,8 @@ export interface Fixture {
 }
 
 const page = (title: string, body: string, bg = 'white') =>
-  `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><style>body{background:${bg};margin:0}</style></head><body>${body}</body></html>`
+  `<!doctype html><html><head><meta ` +
+  `charset="utf-8"><title>${title}</title><style>body{background:${bg};margin:0}</style></head><body>${body}</body></html>`
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
@@ -73,7 +74,9 @@ export const serveFixture = async (host = '127.0.0.1'): Promise<Fixture> => {
         return html(
           page(
             'show',
-            `<p id="out">cookie=${esc(req.headers.cookie ?? '')} storage=</p><script>document.getElementById('out').textContent += (localStorage.getItem('basket') ?? '')</script>`,
+            `<p id="out">cookie=${esc(req.headers.cookie ?? '')} ` +
+              `storage=</p><script>document.getElementById('out').textContent += (localStorage.getItem('basket') ?? ` +
+              `'')</script>`,
           ),
         )
       case '/input':
@@ -101,7 +104,8 @@ q.addEventListener('input', () => { document.getElementById('out').textContent =
         return html(
           page(
             'form',
-            `<input id="q"><button id="go" onclick="document.title='clicked:' + document.getElementById('q').value">go</button>`,
+            `<input id="q"><button id="go" onclick="document.title='clicked:' + ` +
+              `document.getElementById('q').value">go</button>`,
           ),
         )
       case '/tall':

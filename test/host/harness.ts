@@ -261,5 +261,8 @@ export const spawnHost = (
 /** A free port on 127.0.0.1 (bound, then released); the shared one. @example const port = await freePort() */
 export { freePort } from '../fixtures/ports.ts'
 
-/** Polls until the check holds (or times out, returning false); the shared `eventually`. @example await until(() => fixture.cookies.length > 0) */
+/**
+ * Polls until the check holds (or times out, returning false); the shared `eventually`. @example await until(() =>
+ * fixture.cookies.length > 0)
+ */
 export { eventually as until } from '../fixtures/processes.ts'

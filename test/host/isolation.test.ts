@@ -38,48 +38,52 @@ const jpegSize = (data: Buffer): { width: number; height: number } => {
 const text = async (key: string) => (await host.call(key, 'GET', '/v1/text')).body.text as string
 
 describe('the key is checked before anything touches Chromium (B1)', () => {
-  it('missing, empty, oversized, Unicode, spaced and control-character keys get a JSON 400 and create no context, page or process', async () => {
-    const bad: Array<Record<string, string>> = [
-      {},
-      { 'x-browser-session': '' },
-      { 'x-browser-session': 'k'.repeat(129) },
-      { 'x-browser-session': 'a b' },
-    ]
-    for (const [method, path, body] of [
-      ['GET', '/v1/url'],
-      ['POST', '/v1/navigate', { url: site.url('/page?t=x') }],
-      ['GET', '/v1/frame'],
-      ['POST', '/v1/input', { events: [{ type: 'text', text: 'x' }] }],
-      ['POST', '/v1/viewport', { width: 500, height: 500 }],
-    ] as const) {
-      for (const headers of bad) {
-        const res = await host.call(undefined, method, path, body, headers)
-        expect(res.status).toBe(400)
-        expect(res.body.error.code).toBe('InvalidSessionKey')
+  it(
+    'missing, empty, oversized, Unicode, spaced and control-character keys get a JSON 400 and create no context, ' +
+      'page or process',
+    async () => {
+      const bad: Array<Record<string, string>> = [
+        {},
+        { 'x-browser-session': '' },
+        { 'x-browser-session': 'k'.repeat(129) },
+        { 'x-browser-session': 'a b' },
+      ]
+      for (const [method, path, body] of [
+        ['GET', '/v1/url'],
+        ['POST', '/v1/navigate', { url: site.url('/page?t=x') }],
+        ['GET', '/v1/frame'],
+        ['POST', '/v1/input', { events: [{ type: 'text', text: 'x' }] }],
+        ['POST', '/v1/viewport', { width: 500, height: 500 }],
+      ] as const) {
+        for (const headers of bad) {
+          const res = await host.call(undefined, method, path, body, headers)
+          expect(res.status).toBe(400)
+          expect(res.body.error.code).toBe('InvalidSessionKey')
+        }
       }
-    }
-    // Bytes Node's parser refuses before any handler (control characters) and UTF-8 it passes as Latin-1.
-    for (const key of [
-      Buffer.from('a\u0001b'),
-      Buffer.from('a\u007fb'),
-      Buffer.from('ключ'),
-      Buffer.from('a\u0000b'),
-    ]) {
-      const res = await raw(
-        port,
-        Buffer.concat([
-          Buffer.from(`GET /v1/url HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Browser-Session: `),
-          key,
-          Buffer.from('\r\nConnection: close\r\n\r\n'),
-        ]),
-      )
-      expect(res.status).toBe(400)
-      expect(JSON.parse(res.text).error.code).toBe('InvalidSessionKey')
-    }
-    expect(await host.run(host.supervisor.list)).toEqual([])
-    expect(host.chromium.errandsBrowserPid()).toBeUndefined()
-    expect((await host.call(undefined, 'GET', '/health')).body).toMatchObject({ open: 0, parked: 0, sessions: 0 })
-  })
+      // Bytes Node's parser refuses before any handler (control characters) and UTF-8 it passes as Latin-1.
+      for (const key of [
+        Buffer.from('a\u0001b'),
+        Buffer.from('a\u007fb'),
+        Buffer.from('ключ'),
+        Buffer.from('a\u0000b'),
+      ]) {
+        const res = await raw(
+          port,
+          Buffer.concat([
+            Buffer.from(`GET /v1/url HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Browser-Session: `),
+            key,
+            Buffer.from('\r\nConnection: close\r\n\r\n'),
+          ]),
+        )
+        expect(res.status).toBe(400)
+        expect(JSON.parse(res.text).error.code).toBe('InvalidSessionKey')
+      }
+      expect(await host.run(host.supervisor.list)).toEqual([])
+      expect(host.chromium.errandsBrowserPid()).toBeUndefined()
+      expect((await host.call(undefined, 'GET', '/health')).body).toMatchObject({ open: 0, parked: 0, sessions: 0 })
+    },
+  )
 })
 
 describe('two keys on one site share nothing (B2, B3)', () => {
@@ -236,28 +240,31 @@ describe('two keys on one site share nothing (B2, B3)', () => {
 })
 
 describe("the host's own port and the local-service defences (B7, G2)", () => {
-  it("no errand can reach the host: direct, by another loopback spelling, by redirect, or from the page's script", async () => {
-    for (const url of [
-      `http://127.0.0.1:${port}/health`,
-      `http://localhost:${port}/v1/url`,
-      `http://127.1.2.3:${port}/`,
-      `http://[::1]:${port}/`,
-    ]) {
-      const res = await host.call('mallory', 'POST', '/v1/navigate', { url })
-      expect(res.status, url).toBe(403)
-      expect(res.body.error).toMatchObject({ code: 'BlockedByPolicy', message: expect.stringContaining('own-port') })
-    }
-    const redirected = await host.call('mallory', 'POST', '/v1/navigate', {
-      url: site.url(`/redirect?to=${encodeURIComponent(`http://127.0.0.1:${port}/health`)}`),
-    })
-    expect(redirected.status).toBe(403)
-    await host.call('mallory', 'POST', '/v1/navigate', {
-      url: site.url(`/probe?to=${encodeURIComponent(`http://127.0.0.1:${port}/health`)}`),
-    })
-    expect(await until(async () => (await text('mallory')).includes('probe:failed'))).toBe(true)
-    expect((await host.call('mallory', 'POST', '/v1/tabs', { url: `http://127.0.0.1:${port}/` })).status).toBe(403)
-    expect(host.logs.some((l) => l.includes('rule=own-port'))).toBe(true)
-  })
+  it(
+    "no errand can reach the host: direct, by another loopback spelling, by redirect, or from the page's " + 'script',
+    async () => {
+      for (const url of [
+        `http://127.0.0.1:${port}/health`,
+        `http://localhost:${port}/v1/url`,
+        `http://127.1.2.3:${port}/`,
+        `http://[::1]:${port}/`,
+      ]) {
+        const res = await host.call('mallory', 'POST', '/v1/navigate', { url })
+        expect(res.status, url).toBe(403)
+        expect(res.body.error).toMatchObject({ code: 'BlockedByPolicy', message: expect.stringContaining('own-port') })
+      }
+      const redirected = await host.call('mallory', 'POST', '/v1/navigate', {
+        url: site.url(`/redirect?to=${encodeURIComponent(`http://127.0.0.1:${port}/health`)}`),
+      })
+      expect(redirected.status).toBe(403)
+      await host.call('mallory', 'POST', '/v1/navigate', {
+        url: site.url(`/probe?to=${encodeURIComponent(`http://127.0.0.1:${port}/health`)}`),
+      })
+      expect(await until(async () => (await text('mallory')).includes('probe:failed'))).toBe(true)
+      expect((await host.call('mallory', 'POST', '/v1/tabs', { url: `http://127.0.0.1:${port}/` })).status).toBe(403)
+      expect(host.logs.some((l) => l.includes('rule=own-port'))).toBe(true)
+    },
+  )
 
   it('answers only its own Host, refuses other Origins, form bodies and absolute-form requests', async () => {
     const evil = await request(port, {

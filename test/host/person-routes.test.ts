@@ -87,35 +87,39 @@ describe('the wheel as /v1/person routes', () => {
     )
   })
 
-  it("answers bad input with a JSON 4xx: unknown session 404, a chat in the person's own browser 400, bad bodies 400, no token 401", async () => {
-    const unknown = await host.call(undefined, 'POST', '/v1/person/wheel', { session: 'nobody' })
-    expect(unknown.status).toBe(404)
-    expect(unknown.body).toMatchObject({ error: { code: 'UnknownConversation' } })
-    expect((await host.call(undefined, 'POST', '/v1/person/hand-back', { session: 'nobody' })).status).toBe(404)
+  it(
+    "answers bad input with a JSON 4xx: unknown session 404, a chat in the person's own browser 400, bad bodies " +
+      '400, no token 401',
+    async () => {
+      const unknown = await host.call(undefined, 'POST', '/v1/person/wheel', { session: 'nobody' })
+      expect(unknown.status).toBe(404)
+      expect(unknown.body).toMatchObject({ error: { code: 'UnknownConversation' } })
+      expect((await host.call(undefined, 'POST', '/v1/person/hand-back', { session: 'nobody' })).status).toBe(404)
 
-    // A chat that browses in the person's own browser has no wheel of its own.
-    expect((await host.call(undefined, 'POST', '/v1/person/chats/c1/own-browser', { on: false })).status).toBe(200)
-    const chat = await host.call(undefined, 'POST', '/v1/person/wheel', { conversationId: 'chat:c1' })
-    expect(chat.status).toBe(400)
-    expect(chat.body).toMatchObject({ error: { code: 'InvalidRequest' } })
+      // A chat that browses in the person's own browser has no wheel of its own.
+      expect((await host.call(undefined, 'POST', '/v1/person/chats/c1/own-browser', { on: false })).status).toBe(200)
+      const chat = await host.call(undefined, 'POST', '/v1/person/wheel', { conversationId: 'chat:c1' })
+      expect(chat.status).toBe(400)
+      expect(chat.body).toMatchObject({ error: { code: 'InvalidRequest' } })
 
-    for (const body of [{}, { session: '' }, { session: 'bad key!' }, { session: 'k1', site: 'x' }]) {
-      const r = await host.call(undefined, 'POST', '/v1/person/wheel', body)
-      expect(r.status, JSON.stringify(body)).toBe(400)
-      expect(r.body.error.code).toBe('BadRequest')
-    }
-    expect(
-      (await host.call(undefined, 'POST', '/v1/person/hand-back', { session: 'k1', note: 'x'.repeat(2_001) })).status,
-    ).toBe(400)
-    const anonymous = await request(host.port, {
-      method: 'POST',
-      path: '/v1/person/wheel',
-      headers: { 'content-type': 'application/json' },
-      body: '{"session":"k1"}',
-    })
-    expect(anonymous.status).toBe(401)
-    expect((await errand('k1'))?.personDriving).toBeUndefined()
-  })
+      for (const body of [{}, { session: '' }, { session: 'bad key!' }, { session: 'k1', site: 'x' }]) {
+        const r = await host.call(undefined, 'POST', '/v1/person/wheel', body)
+        expect(r.status, JSON.stringify(body)).toBe(400)
+        expect(r.body.error.code).toBe('BadRequest')
+      }
+      expect(
+        (await host.call(undefined, 'POST', '/v1/person/hand-back', { session: 'k1', note: 'x'.repeat(2_001) })).status,
+      ).toBe(400)
+      const anonymous = await request(host.port, {
+        method: 'POST',
+        path: '/v1/person/wheel',
+        headers: { 'content-type': 'application/json' },
+        body: '{"session":"k1"}',
+      })
+      expect(anonymous.status).toBe(401)
+      expect((await errand('k1'))?.personDriving).toBeUndefined()
+    },
+  )
 })
 
 describe("an agent's credential is not the person's (X2, X3)", () => {
@@ -186,19 +190,23 @@ describe("an agent's credential is not the person's (X2, X3)", () => {
 })
 
 describe('the cap with a person at the wheel (C2), nobody watching', () => {
-  it('another session is refused (503) and the driven errand stays open; after the hand-back the next open parks it', async () => {
-    expect((await errand('k1'))?.state).toBe('active')
-    expect((await host.call(undefined, 'POST', '/v1/person/wheel', { session: 'k1' })).status).toBe(200)
-    expect(await errand('k1')).toMatchObject({ state: 'active', personDriving: true })
+  it(
+    'another session is refused (503) and the driven errand stays open; after the hand-back the next open parks ' +
+      'it',
+    async () => {
+      expect((await errand('k1'))?.state).toBe('active')
+      expect((await host.call(undefined, 'POST', '/v1/person/wheel', { session: 'k1' })).status).toBe(200)
+      expect(await errand('k1')).toMatchObject({ state: 'active', personDriving: true })
 
-    const other = await agentCall('k2', 'POST', '/v1/navigate', { url: site.url('/page?t=other') })
-    expect(other.status).toBe(503)
-    expect(other.body).toMatchObject({ error: { code: 'AllBusy' } })
-    expect(await errand('k1')).toMatchObject({ state: 'active', personDriving: true })
+      const other = await agentCall('k2', 'POST', '/v1/navigate', { url: site.url('/page?t=other') })
+      expect(other.status).toBe(503)
+      expect(other.body).toMatchObject({ error: { code: 'AllBusy' } })
+      expect(await errand('k1')).toMatchObject({ state: 'active', personDriving: true })
 
-    expect((await host.call(undefined, 'POST', '/v1/person/hand-back', { session: 'k1' })).status).toBe(200)
-    expect((await agentCall('k2', 'POST', '/v1/navigate', { url: site.url('/page?t=other') })).status).toBe(200)
-    await poll(async () => (await errand('k1'))?.state).toBe('parked')
-    expect((await errand('k2'))?.state).toBe('active')
-  })
+      expect((await host.call(undefined, 'POST', '/v1/person/hand-back', { session: 'k1' })).status).toBe(200)
+      expect((await agentCall('k2', 'POST', '/v1/navigate', { url: site.url('/page?t=other') })).status).toBe(200)
+      await poll(async () => (await errand('k1'))?.state).toBe('parked')
+      expect((await errand('k2'))?.state).toBe('active')
+    },
+  )
 })

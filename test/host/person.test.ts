@@ -51,31 +51,34 @@ describe("the person's endpoints", () => {
     expect(await shown('agent')).toContain('cookie= storage=')
   })
 
-  it('always-allowed sites seed new sessions; revoking takes them back; Allow lends one site to one session', async () => {
-    expect(
-      (await host.call(undefined, 'POST', '/v1/person/settings/always-allowed', { site: '127.0.0.1' })).body,
-    ).toMatchObject({ alwaysAllowed: ['127.0.0.1'] })
-    expect(await shown('seeded')).toContain('cookie=basket=mine')
-    expect(await shown('agent')).toContain('cookie= storage=')
+  it(
+    'always-allowed sites seed new sessions; revoking takes them back; Allow lends one site to one ' + 'session',
+    async () => {
+      expect(
+        (await host.call(undefined, 'POST', '/v1/person/settings/always-allowed', { site: '127.0.0.1' })).body,
+      ).toMatchObject({ alwaysAllowed: ['127.0.0.1'] })
+      expect(await shown('seeded')).toContain('cookie=basket=mine')
+      expect(await shown('agent')).toContain('cookie= storage=')
 
-    const revoked = await host.call(undefined, 'DELETE', '/v1/person/settings/always-allowed/127.0.0.1')
-    expect(revoked.status).toBe(200)
-    expect(revoked.body.sites).toEqual(['127.0.0.1'])
-    expect(await shown('seeded')).not.toContain('basket=mine')
+      const revoked = await host.call(undefined, 'DELETE', '/v1/person/settings/always-allowed/127.0.0.1')
+      expect(revoked.status).toBe(200)
+      expect(revoked.body.sites).toEqual(['127.0.0.1'])
+      expect(await shown('seeded')).not.toContain('basket=mine')
 
-    const card = await host.call(undefined, 'POST', '/v1/person/permission', { session: 'agent', site: '127.0.0.1' })
-    expect(card.body).toMatchObject({ site: '127.0.0.1', lendsSignIn: true, decision: 'ask' })
-    const lent = await host.call(undefined, 'POST', '/v1/person/lend', { session: 'agent', site: '127.0.0.1' })
-    expect(lent.status).toBe(200)
-    expect(await shown('agent')).toContain('cookie=basket=mine')
-    expect(await shown('seeded')).not.toContain('basket=mine')
-    const tabs = (await host.call('agent', 'GET', '/v1/tabs')).body.tabs
-    expect(tabs[0].lentSites).toEqual(['127.0.0.1'])
+      const card = await host.call(undefined, 'POST', '/v1/person/permission', { session: 'agent', site: '127.0.0.1' })
+      expect(card.body).toMatchObject({ site: '127.0.0.1', lendsSignIn: true, decision: 'ask' })
+      const lent = await host.call(undefined, 'POST', '/v1/person/lend', { session: 'agent', site: '127.0.0.1' })
+      expect(lent.status).toBe(200)
+      expect(await shown('agent')).toContain('cookie=basket=mine')
+      expect(await shown('seeded')).not.toContain('basket=mine')
+      const tabs = (await host.call('agent', 'GET', '/v1/tabs')).body.tabs
+      expect(tabs[0].lentSites).toEqual(['127.0.0.1'])
 
-    expect((await host.call(undefined, 'POST', '/v1/person/sign-out-everywhere', {})).status).toBe(200)
-    expect(await shown('agent')).not.toContain('basket=mine')
-    expect((await host.call(undefined, 'GET', '/v1/person/main/text')).body.text).toContain('cookie=basket=mine')
-  })
+      expect((await host.call(undefined, 'POST', '/v1/person/sign-out-everywhere', {})).status).toBe(200)
+      expect(await shown('agent')).not.toContain('basket=mine')
+      expect((await host.call(undefined, 'GET', '/v1/person/main/text')).body.text).toContain('cookie=basket=mine')
+    },
+  )
 
   it("a chat's own-browser toggle, the session list, and releasing a session", async () => {
     const on = await host.call(undefined, 'POST', '/v1/person/chats/chat-1/own-browser', { on: true })
@@ -92,20 +95,24 @@ describe("the person's endpoints", () => {
     expect((await host.call('agent', 'GET', '/v1/state')).body.lifecycle).toBe('closed')
   })
 
-  it('mounts the Daily Browser door under /daily: the extension side wants its Origin, the admin side the token (D2)', async () => {
-    const redeem = await client(host.url)(undefined, 'POST', '/daily/redeem', { code: 'x'.repeat(20) })
-    expect(redeem.status).toBe(403)
-    const anonymous = await client(host.url)(undefined, 'POST', '/daily/admin/leases', {})
-    expect(anonymous.status).toBe(401)
-    const admin = await client(host.url)(
-      undefined,
-      'POST',
-      '/daily/admin/leases',
-      {},
-      { authorization: `Bearer ${host.tokenText}` },
-    )
-    expect(admin.status).toBe(200)
-    expect(admin.body).toEqual({ leases: [] })
-    expect((await client(host.url)(undefined, 'GET', '/dailyx')).status).toBe(404)
-  })
+  it(
+    'mounts the Daily Browser door under /daily: the extension side wants its Origin, the admin side the token ' +
+      '(D2)',
+    async () => {
+      const redeem = await client(host.url)(undefined, 'POST', '/daily/redeem', { code: 'x'.repeat(20) })
+      expect(redeem.status).toBe(403)
+      const anonymous = await client(host.url)(undefined, 'POST', '/daily/admin/leases', {})
+      expect(anonymous.status).toBe(401)
+      const admin = await client(host.url)(
+        undefined,
+        'POST',
+        '/daily/admin/leases',
+        {},
+        { authorization: `Bearer ${host.tokenText}` },
+      )
+      expect(admin.status).toBe(200)
+      expect(admin.body).toEqual({ leases: [] })
+      expect((await client(host.url)(undefined, 'GET', '/dailyx')).status).toBe(404)
+    },
+  )
 })

@@ -80,176 +80,191 @@ describe.concurrent('start-up configuration (B4)', () => {
 })
 
 describe('shutdown and restart (E5)', () => {
-  it('SIGTERM parks every open session, leaves no Chromium, exits 0; a restarted host resumes them (bounds 32/86400000, then 1/60000)', async () => {
-    const dir = dataDir()
-    const port = String(await freePort())
-    const first = spawnTracked({
-      ERRANDS_DATA_DIR: dir,
-      ERRANDS_PORT: port,
-      ERRANDS_MAX_SESSIONS: '32',
-      ERRANDS_SESSION_IDLE_MS: '86400000',
-    })
-    const url = await first.ready
-    expect(url).toBe(`http://127.0.0.1:${port}`)
-    // One line with the URL, one saying where the live view's token is (the path, never the token).
-    expect(first.stdout()).toBe(
-      `errands host listening on ${url}\nlive view: open ${url}/ and sign in with the token in ${join(dir, 'host-token')}\n`,
-    )
-    expect(statSync(join(dir, 'host-token')).mode & 0o777).toBe(0o600)
-    const call = client(url)
-    expect((await call(undefined, 'GET', '/health')).body).toMatchObject({ ok: true, cap: 32, open: 0 })
-    await call('keep', 'POST', '/v1/navigate', { url: site.url('/store?v=apple') })
-    await call('keep', 'POST', '/v1/navigate', { url: site.url('/show') })
-    await call('other', 'POST', '/v1/navigate', { url: site.url('/page?t=other') })
-    expect((await call(undefined, 'GET', '/health')).body).toMatchObject({ open: 2, parked: 0 })
+  it(
+    'SIGTERM parks every open session, leaves no Chromium, exits 0; a restarted host resumes them (bounds ' +
+      '32/86400000, then 1/60000)',
+    async () => {
+      const dir = dataDir()
+      const port = String(await freePort())
+      const first = spawnTracked({
+        ERRANDS_DATA_DIR: dir,
+        ERRANDS_PORT: port,
+        ERRANDS_MAX_SESSIONS: '32',
+        ERRANDS_SESSION_IDLE_MS: '86400000',
+      })
+      const url = await first.ready
+      expect(url).toBe(`http://127.0.0.1:${port}`)
+      // One line with the URL, one saying where the live view's token is (the path, never the token).
+      expect(first.stdout()).toBe(
+        `errands host listening on ${url}\nlive view: open ${url}/ and sign in with the token in ` +
+          `${join(dir, 'host-token')}\n`,
+      )
+      expect(statSync(join(dir, 'host-token')).mode & 0o777).toBe(0o600)
+      const call = client(url)
+      expect((await call(undefined, 'GET', '/health')).body).toMatchObject({ ok: true, cap: 32, open: 0 })
+      await call('keep', 'POST', '/v1/navigate', { url: site.url('/store?v=apple') })
+      await call('keep', 'POST', '/v1/navigate', { url: site.url('/show') })
+      await call('other', 'POST', '/v1/navigate', { url: site.url('/page?t=other') })
+      expect((await call(undefined, 'GET', '/health')).body).toMatchObject({ open: 2, parked: 0 })
 
-    const browsers = chromiumProcesses({ descendantsOf: [first.child.pid!] }).map((p) => p.pid)
-    expect(browsers.length).toBeGreaterThan(0)
-    first.child.kill('SIGTERM')
-    expect(await first.exited).toBe(0)
-    expect(first.stderr()).toContain('errands host: stopped')
-    // Polled: the browsers' own children (zygote, renderers) end by themselves just after the
-    // browser they belong to, and a SIGKILLed one lingers in /proc until a loaded kernel runs its
-    // exit — gone, but not necessarily at the instant the host exited. A leak stays for good.
-    await eventually(() => alive(browsers).length === 0, 15_000)
-    expect(alive(browsers)).toEqual([])
+      const browsers = chromiumProcesses({ descendantsOf: [first.child.pid!] }).map((p) => p.pid)
+      expect(browsers.length).toBeGreaterThan(0)
+      first.child.kill('SIGTERM')
+      expect(await first.exited).toBe(0)
+      expect(first.stderr()).toContain('errands host: stopped')
+      // Polled: the browsers' own children (zygote, renderers) end by themselves just after the
+      // browser they belong to, and a SIGKILLed one lingers in /proc until a loaded kernel runs its
+      // exit — gone, but not necessarily at the instant the host exited. A leak stays for good.
+      await eventually(() => alive(browsers).length === 0, 15_000)
+      expect(alive(browsers)).toEqual([])
 
-    const second = spawnTracked({
-      ERRANDS_DATA_DIR: dir,
-      ERRANDS_PORT: port,
-      ERRANDS_MAX_SESSIONS: '1',
-      ERRANDS_SESSION_IDLE_MS: '60000',
-    })
-    const again = client(await second.ready)
-    expect((await again(undefined, 'GET', '/health')).body).toMatchObject({ cap: 1, open: 0, parked: 2 })
-    expect((await again('keep', 'GET', '/v1/state')).body).toMatchObject({
-      lifecycle: 'parked',
-      url: site.url('/show'),
-    })
-    const text = (await again('keep', 'GET', '/v1/text')).body.text as string
-    expect(text).toContain('cookie=basket=apple storage=apple')
-    expect((await again('other', 'GET', '/v1/url')).body.url).toBe(site.url('/page?t=other'))
-    expect((await again(undefined, 'GET', '/health')).body).toMatchObject({ open: 1, parked: 1 })
-    const browsers2 = chromiumProcesses({ descendantsOf: [second.child.pid!] }).map((p) => p.pid)
-    second.child.kill('SIGINT')
-    expect(await second.exited).toBe(0)
-    await eventually(() => alive(browsers2).length === 0, 15_000)
-    expect(alive(browsers2)).toEqual([])
-  })
+      const second = spawnTracked({
+        ERRANDS_DATA_DIR: dir,
+        ERRANDS_PORT: port,
+        ERRANDS_MAX_SESSIONS: '1',
+        ERRANDS_SESSION_IDLE_MS: '60000',
+      })
+      const again = client(await second.ready)
+      expect((await again(undefined, 'GET', '/health')).body).toMatchObject({ cap: 1, open: 0, parked: 2 })
+      expect((await again('keep', 'GET', '/v1/state')).body).toMatchObject({
+        lifecycle: 'parked',
+        url: site.url('/show'),
+      })
+      const text = (await again('keep', 'GET', '/v1/text')).body.text as string
+      expect(text).toContain('cookie=basket=apple storage=apple')
+      expect((await again('other', 'GET', '/v1/url')).body.url).toBe(site.url('/page?t=other'))
+      expect((await again(undefined, 'GET', '/health')).body).toMatchObject({ open: 1, parked: 1 })
+      const browsers2 = chromiumProcesses({ descendantsOf: [second.child.pid!] }).map((p) => p.pid)
+      second.child.kill('SIGINT')
+      expect(await second.exited).toBe(0)
+      await eventually(() => alive(browsers2).length === 0, 15_000)
+      expect(alive(browsers2)).toEqual([])
+    },
+  )
 })
 
 describe('the largest input a client may send (attack, the shipped host)', () => {
-  it('a 1 MB paste and 200 typed events are applied in bounded time, then the session takes the next call; more is refused', async () => {
-    await withHost({ ERRANDS_DATA_DIR: dataDir(), ERRANDS_PORT: String(await freePort()) }, async (url) => {
-      const call = client(url)
-      expect((await call('flood', 'POST', '/v1/navigate', { url: site.url('/input') })).status).toBe(200)
-      // [the field's length, the key presses the page saw]
-      const seen = async () =>
-        (
-          await call('flood', 'POST', '/v1/evaluate', {
-            expression: `[q.value.length, (log.textContent.match(/k:/g) ?? []).length]`,
-          })
-        ).body.value
-      // Just under the host's 1 MiB body: 100 texts of 10,000 keyboard characters. Typed key by key
-      // (5 ms or more each) they would hold the session's input for hours; each is a paste, inserted
-      // at once, and with no field focused it inserts nothing and presses no key.
-      const paste = await call('flood', 'POST', '/v1/input', {
-        events: Array.from({ length: 100 }, () => ({ type: 'text', text: 'a'.repeat(10_000) })),
+  it(
+    'a 1 MB paste and 200 typed events are applied in bounded time, then the session takes the next call; more is ' +
+      'refused',
+    async () => {
+      await withHost({ ERRANDS_DATA_DIR: dataDir(), ERRANDS_PORT: String(await freePort()) }, async (url) => {
+        const call = client(url)
+        expect((await call('flood', 'POST', '/v1/navigate', { url: site.url('/input') })).status).toBe(200)
+        // [the field's length, the key presses the page saw]
+        const seen = async () =>
+          (
+            await call('flood', 'POST', '/v1/evaluate', {
+              expression: `[q.value.length, (log.textContent.match(/k:/g) ?? []).length]`,
+            })
+          ).body.value
+        // Just under the host's 1 MiB body: 100 texts of 10,000 keyboard characters. Typed key by key
+        // (5 ms or more each) they would hold the session's input for hours; each is a paste, inserted
+        // at once, and with no field focused it inserts nothing and presses no key.
+        const paste = await call('flood', 'POST', '/v1/input', {
+          events: Array.from({ length: 100 }, () => ({ type: 'text', text: 'a'.repeat(10_000) })),
+        })
+        expect(paste.body).toEqual({ applied: 100 })
+        expect(await seen()).toEqual([0, 0])
+        // The most key presses a body can ask for: 200 texts short enough to be typed; a call types at
+        // most 256 keys and inserts the rest.
+        expect((await call('flood', 'POST', '/v1/click', { selector: '#q' })).status).toBe(200)
+        const typed = await call('flood', 'POST', '/v1/input', {
+          events: Array.from({ length: 200 }, () => ({ type: 'text', text: 'b'.repeat(64) })),
+        })
+        expect(typed.body).toEqual({ applied: 200 })
+        expect(await seen()).toEqual([200 * 64, 256])
+        expect(
+          (await call('flood', 'POST', '/v1/input', { events: [{ type: 'key', action: 'press', key: 'Enter' }] })).body,
+        ).toEqual({ applied: 1 })
+        expect(await seen()).toEqual([200 * 64, 257])
+        const tooMany = await call('flood', 'POST', '/v1/input', {
+          events: Array.from({ length: 201 }, () => ({ type: 'text', text: 'c' })),
+        })
+        expect(tooMany.status).toBe(400)
+        const tooBig = await call('flood', 'POST', '/v1/input', {
+          events: Array.from({ length: 105 }, () => ({ type: 'text', text: 'c'.repeat(10_000) })),
+        })
+        expect(tooBig.status).toBe(413)
+        expect(await seen()).toEqual([200 * 64, 257])
       })
-      expect(paste.body).toEqual({ applied: 100 })
-      expect(await seen()).toEqual([0, 0])
-      // The most key presses a body can ask for: 200 texts short enough to be typed; a call types at
-      // most 256 keys and inserts the rest.
-      expect((await call('flood', 'POST', '/v1/click', { selector: '#q' })).status).toBe(200)
-      const typed = await call('flood', 'POST', '/v1/input', {
-        events: Array.from({ length: 200 }, () => ({ type: 'text', text: 'b'.repeat(64) })),
-      })
-      expect(typed.body).toEqual({ applied: 200 })
-      expect(await seen()).toEqual([200 * 64, 256])
-      expect(
-        (await call('flood', 'POST', '/v1/input', { events: [{ type: 'key', action: 'press', key: 'Enter' }] })).body,
-      ).toEqual({ applied: 1 })
-      expect(await seen()).toEqual([200 * 64, 257])
-      const tooMany = await call('flood', 'POST', '/v1/input', {
-        events: Array.from({ length: 201 }, () => ({ type: 'text', text: 'c' })),
-      })
-      expect(tooMany.status).toBe(400)
-      const tooBig = await call('flood', 'POST', '/v1/input', {
-        events: Array.from({ length: 105 }, () => ({ type: 'text', text: 'c'.repeat(10_000) })),
-      })
-      expect(tooBig.status).toBe(413)
-      expect(await seen()).toEqual([200 * 64, 257])
-    })
-  })
+    },
+  )
 })
 
 describe('the wheel on the shipped host, asked from other processes (P1, X2, X3)', () => {
-  it("only the person's token takes and hands back the wheel; the agent meanwhile gets 409; a foreign page's request and /health give nothing away", async () => {
-    const dir = dataDir()
-    const agentToken = 'process-test-agent-token-0123456789abcdef'
-    writeFileSync(join(dir, 'agent-tokens'), `${agentToken} *\n`, { mode: 0o600 })
-    await withHost(
-      {
-        ERRANDS_DATA_DIR: dir,
-        ERRANDS_PORT: String(await freePort()),
-        ERRANDS_AGENT_TOKENS_FILE: join(dir, 'agent-tokens'),
-      },
-      async (url) => {
-        const person = client(url, readFileSync(join(dir, 'host-token'), 'utf8').trim())
-        const agent = client(url)
-        const asAgent = { authorization: `Bearer ${agentToken}` }
-        expect((await agent('secret-key-1', 'POST', '/v1/navigate', { url: site.url('/input') }, asAgent)).status).toBe(
-          200,
-        )
-        expect((await agent('secret-key-1', 'POST', '/v1/click', { selector: '#q' }, asAgent)).status).toBe(200)
-        // The agent's token, and no token at all, take no wheel.
-        for (const headers of [asAgent, {}]) {
-          const r = await agent(undefined, 'POST', '/v1/person/wheel', { session: 'secret-key-1' }, headers)
-          expect(r.status).toBe(401)
-          expect(r.body).toMatchObject({ error: { code: 'Unauthorized' } })
-        }
-        // The person's token from a page of another origin (a rebinding or hostile page) is refused too.
-        const foreign = await person(
-          undefined,
-          'POST',
-          '/v1/person/wheel',
-          { session: 'secret-key-1' },
-          { origin: 'http://evil.example' },
-        )
-        expect(foreign.status).toBe(403)
-        expect(
-          (await agent('secret-key-1', 'POST', '/v1/input', { events: [{ type: 'text', text: 'a' }] }, asAgent)).body,
-        ).toEqual({ applied: 1 })
+  it(
+    "only the person's token takes and hands back the wheel; the agent meanwhile gets 409; a foreign page's request " +
+      'and /health give nothing away',
+    async () => {
+      const dir = dataDir()
+      const agentToken = 'process-test-agent-token-0123456789abcdef'
+      writeFileSync(join(dir, 'agent-tokens'), `${agentToken} *\n`, { mode: 0o600 })
+      await withHost(
+        {
+          ERRANDS_DATA_DIR: dir,
+          ERRANDS_PORT: String(await freePort()),
+          ERRANDS_AGENT_TOKENS_FILE: join(dir, 'agent-tokens'),
+        },
+        async (url) => {
+          const person = client(url, readFileSync(join(dir, 'host-token'), 'utf8').trim())
+          const agent = client(url)
+          const asAgent = { authorization: `Bearer ${agentToken}` }
+          expect(
+            (await agent('secret-key-1', 'POST', '/v1/navigate', { url: site.url('/input') }, asAgent)).status,
+          ).toBe(200)
+          expect((await agent('secret-key-1', 'POST', '/v1/click', { selector: '#q' }, asAgent)).status).toBe(200)
+          // The agent's token, and no token at all, take no wheel.
+          for (const headers of [asAgent, {}]) {
+            const r = await agent(undefined, 'POST', '/v1/person/wheel', { session: 'secret-key-1' }, headers)
+            expect(r.status).toBe(401)
+            expect(r.body).toMatchObject({ error: { code: 'Unauthorized' } })
+          }
+          // The person's token from a page of another origin (a rebinding or hostile page) is refused too.
+          const foreign = await person(
+            undefined,
+            'POST',
+            '/v1/person/wheel',
+            { session: 'secret-key-1' },
+            { origin: 'http://evil.example' },
+          )
+          expect(foreign.status).toBe(403)
+          expect(
+            (await agent('secret-key-1', 'POST', '/v1/input', { events: [{ type: 'text', text: 'a' }] }, asAgent)).body,
+          ).toEqual({ applied: 1 })
 
-        expect((await person(undefined, 'POST', '/v1/person/wheel', { session: 'secret-key-1' })).body).toMatchObject({
-          personDriving: true,
-        })
-        const refused = await agent(
-          'secret-key-1',
-          'POST',
-          '/v1/input',
-          { events: [{ type: 'text', text: 'b' }] },
-          asAgent,
-        )
-        expect(refused.status).toBe(409)
-        expect(refused.body).toMatchObject({ error: { code: 'PersonDriving' } })
-        expect(
-          (await agent(undefined, 'POST', '/v1/person/hand-back', { session: 'secret-key-1' }, asAgent)).status,
-        ).toBe(401)
-        const health = await agent(undefined, 'GET', '/health')
-        expect(health.body).toMatchObject({ open: 1 })
-        expect(JSON.stringify(health.body)).not.toContain('secret-key-1')
+          expect((await person(undefined, 'POST', '/v1/person/wheel', { session: 'secret-key-1' })).body).toMatchObject(
+            {
+              personDriving: true,
+            },
+          )
+          const refused = await agent(
+            'secret-key-1',
+            'POST',
+            '/v1/input',
+            { events: [{ type: 'text', text: 'b' }] },
+            asAgent,
+          )
+          expect(refused.status).toBe(409)
+          expect(refused.body).toMatchObject({ error: { code: 'PersonDriving' } })
+          expect(
+            (await agent(undefined, 'POST', '/v1/person/hand-back', { session: 'secret-key-1' }, asAgent)).status,
+          ).toBe(401)
+          const health = await agent(undefined, 'GET', '/health')
+          expect(health.body).toMatchObject({ open: 1 })
+          expect(JSON.stringify(health.body)).not.toContain('secret-key-1')
 
-        expect(
-          (await person(undefined, 'POST', '/v1/person/hand-back', { session: 'secret-key-1', note: 'done' })).status,
-        ).toBe(200)
-        expect(
-          (await agent('secret-key-1', 'POST', '/v1/input', { events: [{ type: 'text', text: 'c' }] }, asAgent)).body,
-        ).toEqual({ applied: 1 })
-        expect(
-          (await agent('secret-key-1', 'POST', '/v1/evaluate', { expression: 'q.value' }, asAgent)).body.value,
-        ).toBe('ac')
-      },
-    )
-  })
+          expect(
+            (await person(undefined, 'POST', '/v1/person/hand-back', { session: 'secret-key-1', note: 'done' })).status,
+          ).toBe(200)
+          expect(
+            (await agent('secret-key-1', 'POST', '/v1/input', { events: [{ type: 'text', text: 'c' }] }, asAgent)).body,
+          ).toEqual({ applied: 1 })
+          expect(
+            (await agent('secret-key-1', 'POST', '/v1/evaluate', { expression: 'q.value' }, asAgent)).body.value,
+          ).toBe('ac')
+        },
+      )
+    },
+  )
 })

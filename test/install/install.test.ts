@@ -103,12 +103,14 @@ describe('the packed packages, installed outside the monorepo (R4)', () => {
     })
     for (const name of ['cap', 'heal', 'park']) {
       expect(out).toContain(
-        `== ${name}.jsonl (t, conversation, state) ==\n${readFileSync(join(repo, 'journals', `${name}.trace`), 'utf8')}`,
+        `== ${name}.jsonl (t, conversation, state) ` +
+          `==\n${readFileSync(join(repo, 'journals', `${name}.trace`), 'utf8')}`,
       )
     }
   })
 
-  it('(a) an embedder imports @errands/supervisor and drives an errand on real Chromium, everything loaded from its own node_modules', () => {
+  it('(a) an embedder imports @errands/supervisor and drives an errand on real Chromium, everything loaded from its ' +
+    'own node_modules', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'errands-embed-'))
     try {
       const out = execFileSync(process.execPath, ['embed.mjs'], {

@@ -51,7 +51,10 @@ describe('HSTS', () => {
 })
 
 describe('connections (socket pools)', () => {
-  /** Loads a page of `host` in `who` and fetches `/echo` from it; returns the connections (client ports) those requests came on. */
+  /**
+   * Loads a page of `host` in `who` and fetches `/echo` from it; returns the connections (client ports) those requests
+   * came on.
+   */
   const requestsOf = async (who: Who, host: string) => {
     const start = wire().server.hits.length
     const page = await wire().visit(who, wire().server.url(host, '/page?t=connections'))
@@ -87,7 +90,8 @@ describe('connections (socket pools)', () => {
 
 describe('service workers', () => {
   it.each(['a', 'main'] as const)(
-    'a worker registered in %s intercepts there only; elsewhere there is no registration and requests reach the network',
+    'a worker registered in %s intercepts there only; elsewhere there is no registration and requests reach the ' +
+      'network',
     async (registrant) => {
       const host = hostFor('sw', registrant)
       const page = await wire().visit(registrant, wire().server.url(host, '/sw-page', 'https'))
@@ -186,30 +190,34 @@ describe('the clipboard', () => {
       await wire().browserContext(who).grantPermissions(['clipboard-read', 'clipboard-write'], { origin: origin() })
   })
 
-  it('keyboard copy in one errand pastes in its own tabs (another site too) and in no other context; main keeps its own', async () => {
-    const fromA = token('keys-a')
-    await copy('a', fromA)
-    expect(await paste('a')).toBe(fromA)
-    const other = await wire().newTab('a', wire().server.url(hostFor('clip', 'a'), '/page?t=second', 'https'))
-    try {
-      expect(await paste('a', other), 'a second tab of a, on another site').toBe(fromA)
-    } finally {
-      await other.close()
-    }
-    for (const who of others('a')) expect(await paste(who), who).toBe('')
+  it(
+    'keyboard copy in one errand pastes in its own tabs (another site too) and in no other context; main keeps its ' +
+      'own',
+    async () => {
+      const fromA = token('keys-a')
+      await copy('a', fromA)
+      expect(await paste('a')).toBe(fromA)
+      const other = await wire().newTab('a', wire().server.url(hostFor('clip', 'a'), '/page?t=second', 'https'))
+      try {
+        expect(await paste('a', other), 'a second tab of a, on another site').toBe(fromA)
+      } finally {
+        await other.close()
+      }
+      for (const who of others('a')) expect(await paste(who), who).toBe('')
 
-    const fromMain = token('keys-main')
-    await copy('main', fromMain)
-    expect(await paste('main')).toBe(fromMain)
-    // Main's clipboard is another browser's: the errands' one still holds a's text, for a only.
-    expect(await paste('a')).toBe(fromA)
-    expect(await paste('b')).toBe('')
-    // And the other way: b's copy is b's, and a's is gone from the shared clipboard.
-    const fromB = token('keys-b')
-    await copy('b', fromB)
-    expect(await paste('b')).toBe(fromB)
-    expect(await paste('a')).toBe('')
-  })
+      const fromMain = token('keys-main')
+      await copy('main', fromMain)
+      expect(await paste('main')).toBe(fromMain)
+      // Main's clipboard is another browser's: the errands' one still holds a's text, for a only.
+      expect(await paste('a')).toBe(fromA)
+      expect(await paste('b')).toBe('')
+      // And the other way: b's copy is b's, and a's is gone from the shared clipboard.
+      const fromB = token('keys-b')
+      await copy('b', fromB)
+      expect(await paste('b')).toBe(fromB)
+      expect(await paste('a')).toBe('')
+    },
+  )
 
   it('cut takes the text out and it pastes only where it was cut; rich text keeps its markup', async () => {
     const cut = token('cut-a')
@@ -278,16 +286,20 @@ describe('the clipboard', () => {
     expect(await trap('b')).toEqual({ seen: [], field: '', frame: '' })
   })
 
-  it('navigator.clipboard.writeText pastes in its errand only; reading the clipboard is refused in errands, allowed in main', async () => {
-    const text = token('api-a')
-    await write('a', text)
-    expect(await paste('a')).toBe(text)
-    expect(await paste('b')).toBe('')
-    for (const errand of ['a', 'b'] as const) expect(await read(errand), errand).toBe('refused: NotAllowedError')
+  it(
+    'navigator.clipboard.writeText pastes in its errand only; reading the clipboard is refused in errands, allowed ' +
+      'in main',
+    async () => {
+      const text = token('api-a')
+      await write('a', text)
+      expect(await paste('a')).toBe(text)
+      expect(await paste('b')).toBe('')
+      for (const errand of ['a', 'b'] as const) expect(await read(errand), errand).toBe('refused: NotAllowedError')
 
-    const fromMain = token('api-main')
-    await write('main', fromMain)
-    expect(await read('main')).toBe(fromMain)
-    for (const errand of ['a', 'b'] as const) expect(await paste(errand), errand).not.toBe(fromMain)
-  })
+      const fromMain = token('api-main')
+      await write('main', fromMain)
+      expect(await read('main')).toBe(fromMain)
+      for (const errand of ['a', 'b'] as const) expect(await paste(errand), errand).not.toBe(fromMain)
+    },
+  )
 })

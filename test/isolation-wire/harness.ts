@@ -29,10 +29,15 @@ export type Who = 'a' | 'b' | 'main'
 /** Every conversation of the harness. @example everyone.length // 3 */
 export const everyone: ReadonlyArray<Who> = ['a', 'b', 'main']
 
-/** The conversations other than `who`: where a value set in `who` must not show. @example others('a') // ['b', 'main'] */
+/**
+ * The conversations other than `who`: where a value set in `who` must not show. @example others('a') // ['b', 'main']
+ */
 export const others = (who: Who): ReadonlyArray<Who> => everyone.filter((o) => o !== who)
 
-/** A running engine, server and the three conversations' contexts. @example await w.visit('b', w.server.url(HOSTS.shop, '/page')) */
+/**
+ * A running engine, server and the three conversations' contexts. @example await w.visit('b', w.server.url(HOSTS.shop,
+ * '/page'))
+ */
 export interface Wire {
   readonly engine: Engine
   readonly server: WireServer
@@ -134,7 +139,10 @@ export const useWire = (): (() => Wire) => {
   }
 }
 
-/** A host of its own per case and direction, so what one case leaves behind cannot help another. @example hostFor('hsts', 'a') // 'hsts-a.wire.test' */
+/**
+ * A host of its own per case and direction, so what one case leaves behind cannot help another. @example
+ * hostFor('hsts', 'a') // 'hsts-a.wire.test'
+ */
 export const hostFor = (what: string, who: Who) => `${what}-${who}.wire.test`
 
 /** The cookie names in a `Cookie` header, sorted. @example names('b=1; a=2') // ['a', 'b'] */

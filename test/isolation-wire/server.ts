@@ -43,7 +43,10 @@ import { join } from 'node:path'
 /** Fixed host names (any `*.wire.test` works), all mapped to 127.0.0.1. @example server.url(HOSTS.shop, '/echo') */
 export const HOSTS = { shop: 'shop.wire.test', hsts: 'hsts.wire.test' } as const
 
-/** The `--host-resolver-rules` value that sends every `*.wire.test` name to 127.0.0.1. @example `--host-resolver-rules=${RESOLVER_RULES}` */
+/**
+ * The `--host-resolver-rules` value that sends every `*.wire.test` name to 127.0.0.1. @example
+ * `--host-resolver-rules=${RESOLVER_RULES}`
+ */
 export const RESOLVER_RULES = 'MAP *.wire.test 127.0.0.1'
 
 /** One request as the server saw it. @example server.hits.filter((h) => h.scheme === 'http') */

@@ -106,7 +106,8 @@ describe('Web Storage', () => {
   // sessionStorage belongs to a tab (and is copied into a tab that tab opens), so a tab of another
   // context could only see it if tabs were shared; this checks what a person would see.
   it.each(['a', 'main'] as const)(
-    'sessionStorage written in %s survives a navigation of that tab, goes with a popup it opens, and is seen nowhere else',
+    'sessionStorage written in %s survives a navigation of that tab, goes with a popup it opens, and is seen nowhere ' +
+      'else',
     async (writer) => {
       const key = `ss-${writer}`
       await write(writer, 'sessionStorage', key)

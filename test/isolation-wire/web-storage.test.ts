@@ -212,7 +212,10 @@ describe('SharedWorker', () => {
     readonly connections: number
     readonly value: string | null
   }
-  /** Connects the page to the `/shared-worker.js` worker named `wire` (sending `set` if given); returns what the worker reports. */
+  /**
+   * Connects the page to the `/shared-worker.js` worker named `wire` (sending `set` if given); returns what the worker
+   * reports.
+   */
   const connect = (page: Page, set: string | null) =>
     page.evaluate(
       (s) =>

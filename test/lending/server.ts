@@ -85,7 +85,8 @@ export const serveNamedSites = async (): Promise<NamedSites> => {
         const value = secret(`ls:${key}@${host}`)
         send(
           'text/html',
-          `<!doctype html><title>stored</title><script>localStorage.setItem(${JSON.stringify(key)}, ${JSON.stringify(value)}); document.title = 'stored:done'</script>`,
+          `<!doctype html><title>stored</title><script>localStorage.setItem(${JSON.stringify(key)}, ` +
+            `${JSON.stringify(value)}); document.title = 'stored:done'</script>`,
         )
         return
       }

@@ -168,7 +168,9 @@ export const hostWritings = (host: TestHost): string => {
  */
 export const centreOf = async (host: TestHost, key: string, selector: string): Promise<{ x: number; y: number }> => {
   const r = await host.call(key, 'POST', '/v1/evaluate', {
-    expression: `(() => { const b = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 } })()`,
+    expression:
+      `(() => { const b = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); ` +
+      `return { x: b.x + b.width / 2, y: b.y + b.height / 2 } })()`,
   })
   if (r.status !== 200) throw new Error(`centreOf ${selector} → ${r.status} ${JSON.stringify(r.body)}`)
   return (r.body as { value: { x: number; y: number } }).value

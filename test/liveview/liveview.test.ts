@@ -170,59 +170,63 @@ describe('the live view', () => {
     await viewer.context.close()
   })
 
-  it("a DevTools client's browser.newContext() is a helper: seeded as helpers are, listed under its errand (#22, E1)", async () => {
-    const { host, site } = h
-    const siteName = new URL(site.origin).hostname
-    // The person is signed in to the site in their own browser, and always lends it.
-    await h.host.run(
-      host.runtime.addCookies(host.runtime.mainContext, [
-        {
-          name: 'session',
-          value: 'person',
-          domain: siteName,
-          path: '/',
-          expires: -1,
-          httpOnly: true,
-          secure: false,
-          sameSite: 'Lax',
-        },
-      ]),
-    )
-    expect((await host.call(undefined, 'POST', '/v1/person/settings/always-allowed', { site: siteName })).status).toBe(
-      200,
-    )
-    const endpoint = await host.call('helpers', 'GET', '/v1/session/devtools')
-    expect(endpoint.status).toBe(200)
-    const browser = await chromium.connectOverCDP(endpoint.body.url as string)
-    try {
-      const helper = await browser.newContext()
-      const page = await helper.newPage()
-      await page.goto(site.url('/page?t=helper'))
-      expect(site.cookies.filter((c) => c.path === '/page').at(-1)?.cookie).toContain('session=person')
-      const id = 'session:helpers/devtools-1'
-      expect(await stateOf(id)).toMatchObject({ reason: 'helper', parent: 'session:helpers', lentSites: [siteName] })
-
-      const viewer = await h.signedIn()
-      await viewer.page.waitForSelector(`${row(id)}[data-depth="1"]`)
-      const order = await viewer.page
-        .locator('table.conversations tr[data-conversation]')
-        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-conversation')))
-      expect(order.indexOf(id)).toBe(order.indexOf('session:helpers') + 1)
-      expect(await viewer.page.locator(`${row(id)} .child-mark`).getAttribute('title')).toBe(
-        'A helper of session:helpers',
+  it(
+    "a DevTools client's browser.newContext() is a helper: seeded as helpers are, listed under its errand (#22, " +
+      'E1)',
+    async () => {
+      const { host, site } = h
+      const siteName = new URL(site.origin).hostname
+      // The person is signed in to the site in their own browser, and always lends it.
+      await h.host.run(
+        host.runtime.addCookies(host.runtime.mainContext, [
+          {
+            name: 'session',
+            value: 'person',
+            domain: siteName,
+            path: '/',
+            expires: -1,
+            httpOnly: true,
+            secure: false,
+            sameSite: 'Lax',
+          },
+        ]),
       )
-      await helper.close()
-      await poll(
-        async () =>
-          (await viewer.page.locator(row(id)).count()) === 0 ||
-          (await viewer.page.locator(`${row(id)}[data-state="closed"]`).count()) === 1,
-      ).toBe(true)
-      await viewer.context.close()
-    } finally {
-      await browser.close()
-      await host.call(undefined, 'DELETE', `/v1/person/settings/always-allowed/${siteName}`)
-    }
-  })
+      expect(
+        (await host.call(undefined, 'POST', '/v1/person/settings/always-allowed', { site: siteName })).status,
+      ).toBe(200)
+      const endpoint = await host.call('helpers', 'GET', '/v1/session/devtools')
+      expect(endpoint.status).toBe(200)
+      const browser = await chromium.connectOverCDP(endpoint.body.url as string)
+      try {
+        const helper = await browser.newContext()
+        const page = await helper.newPage()
+        await page.goto(site.url('/page?t=helper'))
+        expect(site.cookies.filter((c) => c.path === '/page').at(-1)?.cookie).toContain('session=person')
+        const id = 'session:helpers/devtools-1'
+        expect(await stateOf(id)).toMatchObject({ reason: 'helper', parent: 'session:helpers', lentSites: [siteName] })
+
+        const viewer = await h.signedIn()
+        await viewer.page.waitForSelector(`${row(id)}[data-depth="1"]`)
+        const order = await viewer.page
+          .locator('table.conversations tr[data-conversation]')
+          .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-conversation')))
+        expect(order.indexOf(id)).toBe(order.indexOf('session:helpers') + 1)
+        expect(await viewer.page.locator(`${row(id)} .child-mark`).getAttribute('title')).toBe(
+          'A helper of session:helpers',
+        )
+        await helper.close()
+        await poll(
+          async () =>
+            (await viewer.page.locator(row(id)).count()) === 0 ||
+            (await viewer.page.locator(`${row(id)}[data-state="closed"]`).count()) === 1,
+        ).toBe(true)
+        await viewer.context.close()
+      } finally {
+        await browser.close()
+        await host.call(undefined, 'DELETE', `/v1/person/settings/always-allowed/${siteName}`)
+      }
+    },
+  )
 
   it("shows the active tab's screencast after a navigation made through the API, and marks it watched", async () => {
     await h.navigate('cast', h.site.url('/big?t=ALPHA'))
@@ -251,49 +255,53 @@ describe('the live view', () => {
     await poll(async () => (await stateOf('session:cast')).watched).toBe(false)
   })
 
-  it('a viewer that does not acknowledge gets no more frames, though the page keeps painting; its ack lets the next come (V1 flow control)', async () => {
-    await h.navigate('flow', h.site.url('/page?t=flow'))
-    const contextId = (await stateOf('session:flow')).contextId!
-    // The errand's page repaints on every animation frame: Chromium would send frames without end.
-    await h.host.chromium.pageOf(contextId, 't1')!.evaluate(() => {
-      const tick = (n: number) => {
-        document.body.textContent = String(n)
-        requestAnimationFrame(() => tick(n + 1))
-      }
-      tick(0)
-    })
-    const signed = await h.signedIn()
-    const own = `127.0.0.1:${h.host.port}`
-    // A slow viewer: a socket of its own that watches and holds its acks back.
-    const socket = new NodeSocket(`ws://${own}/live/socket`, ['errands-live', signed.liveId!], {
-      headers: { origin: `http://${own}` },
-    })
-    const frames: Array<number> = []
-    socket.on('message', (data) => {
-      const m = JSON.parse(String(data)) as { type: string; conversationId?: string; seq?: number }
-      if (m.type === 'frame' && m.conversationId === 'session:flow') frames.push(m.seq!)
-    })
-    await new Promise((resolve, reject) => socket.on('open', resolve).on('error', reject))
-    socket.send(JSON.stringify({ type: 'watch', conversationId: 'session:flow' }))
-    await poll(() => frames.length).toBeGreaterThan(0)
-    // Settled: the count has not moved for a second and a half, at Chromium's few frames in flight.
-    let held = -1
-    expect(
-      await until(async () => {
-        const before = frames.length
-        await new Promise((r) => setTimeout(r, 1_500))
-        held = frames.length
-        return held === before
-      }, 20_000),
-    ).toBe(true)
-    expect(held).toBeLessThanOrEqual(3)
-    socket.send(JSON.stringify({ type: 'ack', seq: frames.at(-1) }))
-    await poll(() => frames.length).toBeGreaterThan(held)
-    socket.close()
-    await signed.context.close()
-    await poll(async () => (await stateOf('session:flow')).watched).toBe(false)
-    await h.host.run(h.host.supervisor.release('session:flow'))
-  })
+  it(
+    'a viewer that does not acknowledge gets no more frames, though the page keeps painting; its ack lets the next ' +
+      'come (V1 flow control)',
+    async () => {
+      await h.navigate('flow', h.site.url('/page?t=flow'))
+      const contextId = (await stateOf('session:flow')).contextId!
+      // The errand's page repaints on every animation frame: Chromium would send frames without end.
+      await h.host.chromium.pageOf(contextId, 't1')!.evaluate(() => {
+        const tick = (n: number) => {
+          document.body.textContent = String(n)
+          requestAnimationFrame(() => tick(n + 1))
+        }
+        tick(0)
+      })
+      const signed = await h.signedIn()
+      const own = `127.0.0.1:${h.host.port}`
+      // A slow viewer: a socket of its own that watches and holds its acks back.
+      const socket = new NodeSocket(`ws://${own}/live/socket`, ['errands-live', signed.liveId!], {
+        headers: { origin: `http://${own}` },
+      })
+      const frames: Array<number> = []
+      socket.on('message', (data) => {
+        const m = JSON.parse(String(data)) as { type: string; conversationId?: string; seq?: number }
+        if (m.type === 'frame' && m.conversationId === 'session:flow') frames.push(m.seq!)
+      })
+      await new Promise((resolve, reject) => socket.on('open', resolve).on('error', reject))
+      socket.send(JSON.stringify({ type: 'watch', conversationId: 'session:flow' }))
+      await poll(() => frames.length).toBeGreaterThan(0)
+      // Settled: the count has not moved for a second and a half, at Chromium's few frames in flight.
+      let held = -1
+      expect(
+        await until(async () => {
+          const before = frames.length
+          await new Promise((r) => setTimeout(r, 1_500))
+          held = frames.length
+          return held === before
+        }, 20_000),
+      ).toBe(true)
+      expect(held).toBeLessThanOrEqual(3)
+      socket.send(JSON.stringify({ type: 'ack', seq: frames.at(-1) }))
+      await poll(() => frames.length).toBeGreaterThan(held)
+      socket.close()
+      await signed.context.close()
+      await poll(async () => (await stateOf('session:flow')).watched).toBe(false)
+      await h.host.run(h.host.supervisor.release('session:flow'))
+    },
+  )
 
   it('a watched errand is never the one parked to make room (C1)', async () => {
     for (const k of ['cap-1', 'cap-2', 'cap-3']) await h.host.run(h.host.supervisor.release(`session:${k}`))

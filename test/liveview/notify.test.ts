@@ -67,64 +67,68 @@ afterAll(async () => {
 })
 
 describe('desktop notifications from the live view', () => {
-  it('announce nothing until switched on; then a sign-in question and a help request in the background, with the reason; a click picks the errand', async () => {
-    const page = viewer.page
-    await back()
-    await poll(() => page.locator('[data-testid="notify"]').getAttribute('data-notify')).toBe('off')
+  it(
+    'announce nothing until switched on; then a sign-in question and a help request in the background, with the ' +
+      'reason; a click picks the errand',
+    async () => {
+      const page = viewer.page
+      await back()
+      await poll(() => page.locator('[data-testid="notify"]').getAttribute('data-notify')).toBe('off')
 
-    // Not switched on: a request in the background shows its card and nothing else.
-    await away()
-    const first = helpFor('k1', 'Before notifications were on')
-    await page.waitForSelector('section.help[data-help="session:k1"]')
-    expect(await notes()).toEqual([])
+      // Not switched on: a request in the background shows its card and nothing else.
+      await away()
+      const first = helpFor('k1', 'Before notifications were on')
+      await page.waitForSelector('section.help[data-help="session:k1"]')
+      expect(await notes()).toEqual([])
 
-    await back()
-    await page.click('button[name="notify"]')
-    await poll(() => page.locator('[data-testid="notify"]').getAttribute('data-notify')).toBe('on')
+      await back()
+      await page.click('button[name="notify"]')
+      await poll(() => page.locator('[data-testid="notify"]').getAttribute('data-notify')).toBe('on')
 
-    await away()
-    const asked = h.host.call('k2', 'POST', '/v1/session/permission', { site: '127.0.0.1', timeoutMs: 120_000 })
-    await poll(notes).toEqual([
-      expect.objectContaining({
-        title: 'Sign in to 127.0.0.1?',
-        body: expect.stringContaining('session:k2 asks to use your sign-in for 127.0.0.1'),
-      }),
-    ])
-    const second = helpFor('k3', 'A captcha I cannot solve')
-    await poll(async () => (await notes()).length).toBe(2)
-    expect((await notes())[1]).toMatchObject({
-      title: 'session:k3 asks for your help',
-      body: 'A captcha I cannot solve',
-    })
-
-    // The person clicks the notification: the live view picks that errand.
-    await page.evaluate(() => {
-      const shown = (window as unknown as { __shown: Notification[] }).__shown
-      shown[shown.length - 1]!.dispatchEvent(new Event('click'))
-    })
-    await poll(() => page.locator('tr[data-conversation="session:k3"]').getAttribute('class')).toContain('selected')
-    const shot = process.env['ERRANDS_SCREENSHOT_DIR']
-    if (shot !== undefined)
-      await page.screenshot({
-        path: join(shot, 'live-view-notify.png'),
-        clip: { x: 0, y: 0, width: 1400, height: 420 },
+      await away()
+      const asked = h.host.call('k2', 'POST', '/v1/session/permission', { site: '127.0.0.1', timeoutMs: 120_000 })
+      await poll(notes).toEqual([
+        expect.objectContaining({
+          title: 'Sign in to 127.0.0.1?',
+          body: expect.stringContaining('session:k2 asks to use your sign-in for 127.0.0.1'),
+        }),
+      ])
+      const second = helpFor('k3', 'A captcha I cannot solve')
+      await poll(async () => (await notes()).length).toBe(2)
+      expect((await notes())[1]).toMatchObject({
+        title: 'session:k3 asks for your help',
+        body: 'A captcha I cannot solve',
       })
 
-    // Looking at the page: the card, no notification.
-    await back()
-    const third = helpFor('k4', 'Seen on the page')
-    await page.waitForSelector('section.help[data-help="session:k4"]')
-    expect(await notes()).toHaveLength(2)
+      // The person clicks the notification: the live view picks that errand.
+      await page.evaluate(() => {
+        const shown = (window as unknown as { __shown: Notification[] }).__shown
+        shown[shown.length - 1]!.dispatchEvent(new Event('click'))
+      })
+      await poll(() => page.locator('tr[data-conversation="session:k3"]').getAttribute('class')).toContain('selected')
+      const shot = process.env['ERRANDS_SCREENSHOT_DIR']
+      if (shot !== undefined)
+        await page.screenshot({
+          path: join(shot, 'live-view-notify.png'),
+          clip: { x: 0, y: 0, width: 1400, height: 420 },
+        })
 
-    // Everyone stops waiting: the question denied, every request handed back.
-    const [question] = (
-      (await h.host.call(undefined, 'GET', '/v1/person/questions')).body as { questions: Array<{ id: string }> }
-    ).questions
-    expect(
-      (await h.host.call(undefined, 'POST', `/v1/person/questions/${question!.id}`, { answer: 'deny' })).status,
-    ).toBe(200)
-    for (const key of ['k1', 'k3', 'k4'])
-      expect((await h.host.call(undefined, 'POST', '/v1/person/hand-back', { session: key })).status).toBe(200)
-    for (const waiting of [first, asked, second, third]) expect((await waiting).status).toBe(200)
-  })
+      // Looking at the page: the card, no notification.
+      await back()
+      const third = helpFor('k4', 'Seen on the page')
+      await page.waitForSelector('section.help[data-help="session:k4"]')
+      expect(await notes()).toHaveLength(2)
+
+      // Everyone stops waiting: the question denied, every request handed back.
+      const [question] = (
+        (await h.host.call(undefined, 'GET', '/v1/person/questions')).body as { questions: Array<{ id: string }> }
+      ).questions
+      expect(
+        (await h.host.call(undefined, 'POST', `/v1/person/questions/${question!.id}`, { answer: 'deny' })).status,
+      ).toBe(200)
+      for (const key of ['k1', 'k3', 'k4'])
+        expect((await h.host.call(undefined, 'POST', '/v1/person/hand-back', { session: key })).status).toBe(200)
+      for (const waiting of [first, asked, second, third]) expect((await waiting).status).toBe(200)
+    },
+  )
 })

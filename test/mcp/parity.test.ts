@@ -42,7 +42,10 @@ interface Side {
   readonly end: () => Promise<void>
 }
 
-/** `@playwright/mcp` over stdio, as an agent's host starts it, on our Chromium; its workspace (the only folder it uploads from) is `cwd`. */
+/**
+ * `@playwright/mcp` over stdio, as an agent's host starts it, on our Chromium; its workspace (the only folder it
+ * uploads from) is `cwd`.
+ */
 const startPeer = async (cwd: string, extra: ReadonlyArray<string> = []) => {
   const transport = new StdioClientTransport({
     command: process.execPath,

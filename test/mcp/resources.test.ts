@@ -35,75 +35,79 @@ afterAll(async () => {
 })
 
 describe("an errand's downloads are MCP resources (#25, F2)", () => {
-  it('lists each download with name, type and size, reads its bytes, tells the client when one lands; another session sees none of them', async () => {
-    const a = await httpClient(host.url)
-    const b = await httpClient(host.url)
-    try {
-      expect((await a.client.getServerCapabilities())?.resources?.listChanged).toBe(true)
-      let changed = 0
-      a.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void changed++)
-      expect((await a.client.listResources()).resources).toEqual([])
+  it(
+    'lists each download with name, type and size, reads its bytes, tells the client when one lands; another ' +
+      'session sees none of them',
+    async () => {
+      const a = await httpClient(host.url)
+      const b = await httpClient(host.url)
+      try {
+        expect((await a.client.getServerCapabilities())?.resources?.listChanged).toBe(true)
+        let changed = 0
+        a.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void changed++)
+        expect((await a.client.listResources()).resources).toEqual([])
 
-      const page = await a.call('browser_navigate', { url: `${origin}/` })
-      expect(page.isError, page.text).toBe(false)
-      const notes = await a.call('browser_click', {
-        element: 'Get notes link',
-        target: refOf(page.text, /link "Get notes"/),
-      })
-      expect(notes.isError, notes.text).toBe(false)
-      await until(() => changed >= 1, 15_000)
-      const data = await a.call('browser_click', {
-        element: 'Get data link',
-        target: refOf(page.text, /link "Get data"/),
-      })
-      expect(data.isError, data.text).toBe(false)
-      await until(async () => (await a.client.listResources()).resources.length === 2, 15_000)
-      expect(changed).toBeGreaterThanOrEqual(2)
+        const page = await a.call('browser_navigate', { url: `${origin}/` })
+        expect(page.isError, page.text).toBe(false)
+        const notes = await a.call('browser_click', {
+          element: 'Get notes link',
+          target: refOf(page.text, /link "Get notes"/),
+        })
+        expect(notes.isError, notes.text).toBe(false)
+        await until(() => changed >= 1, 15_000)
+        const data = await a.call('browser_click', {
+          element: 'Get data link',
+          target: refOf(page.text, /link "Get data"/),
+        })
+        expect(data.isError, data.text).toBe(false)
+        await until(async () => (await a.client.listResources()).resources.length === 2, 15_000)
+        expect(changed).toBeGreaterThanOrEqual(2)
 
-      const listed = (await a.client.listResources()).resources.sort((x, y) => x.name.localeCompare(y.name))
-      expect(listed.map(({ uri, name, mimeType, size }) => ({ uri, name, mimeType, size }))).toEqual([
-        {
-          uri: 'errands://downloads/data.bin',
-          name: 'data.bin',
-          mimeType: 'application/octet-stream',
-          size: BLOB.length,
-        },
-        {
-          uri: 'errands://downloads/notes.txt',
-          name: 'notes.txt',
-          mimeType: expect.stringMatching(/^text\/plain/),
-          size: Buffer.byteLength(NOTES),
-        },
-      ])
-      const text = (await a.client.readResource({ uri: 'errands://downloads/notes.txt' })).contents[0] as {
-        text?: string
-        mimeType?: string
+        const listed = (await a.client.listResources()).resources.sort((x, y) => x.name.localeCompare(y.name))
+        expect(listed.map(({ uri, name, mimeType, size }) => ({ uri, name, mimeType, size }))).toEqual([
+          {
+            uri: 'errands://downloads/data.bin',
+            name: 'data.bin',
+            mimeType: 'application/octet-stream',
+            size: BLOB.length,
+          },
+          {
+            uri: 'errands://downloads/notes.txt',
+            name: 'notes.txt',
+            mimeType: expect.stringMatching(/^text\/plain/),
+            size: Buffer.byteLength(NOTES),
+          },
+        ])
+        const text = (await a.client.readResource({ uri: 'errands://downloads/notes.txt' })).contents[0] as {
+          text?: string
+          mimeType?: string
+        }
+        expect(text.text).toBe(NOTES)
+        const blob = (await a.client.readResource({ uri: 'errands://downloads/data.bin' })).contents[0] as {
+          blob?: string
+        }
+        expect(Buffer.from(blob.blob ?? '', 'base64').equals(BLOB)).toBe(true)
+
+        // A name the errand does not hold, or one trying to leave its folder: an error naming it.
+        await expect(a.client.readResource({ uri: 'errands://downloads/missing.txt' })).rejects.toThrow(
+          /No download called "missing\.txt"/,
+        )
+        await expect(
+          a.client.readResource({ uri: `errands://downloads/${encodeURIComponent('../notes.txt')}` }),
+        ).rejects.toThrow(/No download called/)
+
+        // Another session's client: its own errand, none of A's downloads, and A's names are unknown there.
+        expect((await b.client.listResources()).resources).toEqual([])
+        await expect(b.client.readResource({ uri: 'errands://downloads/notes.txt' })).rejects.toThrow(
+          /No download called "notes\.txt"/,
+        )
+
+        // The downloads ended nothing: a later tool call works.
+        expect((await a.call('browser_snapshot')).isError).toBe(false)
+      } finally {
+        await a.end()
+        await b.end()
       }
-      expect(text.text).toBe(NOTES)
-      const blob = (await a.client.readResource({ uri: 'errands://downloads/data.bin' })).contents[0] as {
-        blob?: string
-      }
-      expect(Buffer.from(blob.blob ?? '', 'base64').equals(BLOB)).toBe(true)
-
-      // A name the errand does not hold, or one trying to leave its folder: an error naming it.
-      await expect(a.client.readResource({ uri: 'errands://downloads/missing.txt' })).rejects.toThrow(
-        /No download called "missing\.txt"/,
-      )
-      await expect(
-        a.client.readResource({ uri: `errands://downloads/${encodeURIComponent('../notes.txt')}` }),
-      ).rejects.toThrow(/No download called/)
-
-      // Another session's client: its own errand, none of A's downloads, and A's names are unknown there.
-      expect((await b.client.listResources()).resources).toEqual([])
-      await expect(b.client.readResource({ uri: 'errands://downloads/notes.txt' })).rejects.toThrow(
-        /No download called "notes\.txt"/,
-      )
-
-      // The downloads ended nothing: a later tool call works.
-      expect((await a.call('browser_snapshot')).isError).toBe(false)
-    } finally {
-      await a.end()
-      await b.end()
-    }
-  })
+    },
+  )
 })

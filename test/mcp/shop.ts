@@ -56,7 +56,8 @@ export const serveShop = async (host = '127.0.0.1'): Promise<Shop> => {
         const items = ['apple', 'pear', 'plum']
           .map(
             (i) =>
-              `<form action="/add" method="get"><input type="hidden" name="item" value="${i}"><button>Add ${i}</button></form>`,
+              `<form action="/add" method="get"><input type="hidden" name="item" value="${i}"><button>Add ` +
+              `${i}</button></form>`,
           )
           .join('')
         return send(

@@ -29,52 +29,57 @@ afterAll(async () => {
 })
 
 describe('errands mcp on stdio', () => {
-  it('`npm start -- mcp` drives the shop (navigate, snapshot, click a ref, type, screenshot, tabs), refuses file: and the host port; its end parks the errand and a new process with the same --session resumes its cookies and tabs', async () => {
-    const mcp = await stdioClient(env, ['--session', 'stdio-park'], 'npm')
-    try {
-      const { tools } = await mcp.client.listTools()
-      expect(tools.map((t) => t.name)).toContain('browser_snapshot')
-      const shopPage = await mcp.call('browser_navigate', { url: shop.url('/') })
-      expect(shopPage.text).toContain('- Page Title: Shop')
-      const snap = await mcp.call('browser_snapshot')
-      const clicked = await mcp.call('browser_click', {
-        element: 'Add pear',
-        ref: refOf(snap.text, /button "Add pear"/),
-      })
-      expect(clicked.isError).toBe(false)
-      expect(shop.log.some((l) => l.path === '/add' && l.query.get('item') === 'pear')).toBe(true)
-      const typed = await mcp.call('browser_type', {
-        element: 'Gift note',
-        ref: refOf(clicked.text, /textbox "Gift note"/),
-        text: 'hi',
-        submit: true,
-      })
-      expect(typed.text).toContain('Note received: hi')
-      const shot = await mcp.call('browser_take_screenshot', { fullPage: true })
-      expect(shot.images[0]!.data.subarray(0, 4)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47]))
-      await mcp.call('browser_tabs', { action: 'new' })
-      const tabs = await mcp.call('browser_tabs', { action: 'list' })
-      expect(tabs.text).toMatch(/- 0: \[Note\]/)
-      expect(tabs.text).toMatch(/- 1: \(current\) \[\]\(about:blank\)/)
+  it(
+    '`npm start -- mcp` drives the shop (navigate, snapshot, click a ref, type, screenshot, tabs), refuses file: ' +
+      'and the host port; its end parks the errand and a new process with the same --session resumes its cookies and ' +
+      'tabs',
+    async () => {
+      const mcp = await stdioClient(env, ['--session', 'stdio-park'], 'npm')
+      try {
+        const { tools } = await mcp.client.listTools()
+        expect(tools.map((t) => t.name)).toContain('browser_snapshot')
+        const shopPage = await mcp.call('browser_navigate', { url: shop.url('/') })
+        expect(shopPage.text).toContain('- Page Title: Shop')
+        const snap = await mcp.call('browser_snapshot')
+        const clicked = await mcp.call('browser_click', {
+          element: 'Add pear',
+          ref: refOf(snap.text, /button "Add pear"/),
+        })
+        expect(clicked.isError).toBe(false)
+        expect(shop.log.some((l) => l.path === '/add' && l.query.get('item') === 'pear')).toBe(true)
+        const typed = await mcp.call('browser_type', {
+          element: 'Gift note',
+          ref: refOf(clicked.text, /textbox "Gift note"/),
+          text: 'hi',
+          submit: true,
+        })
+        expect(typed.text).toContain('Note received: hi')
+        const shot = await mcp.call('browser_take_screenshot', { fullPage: true })
+        expect(shot.images[0]!.data.subarray(0, 4)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47]))
+        await mcp.call('browser_tabs', { action: 'new' })
+        const tabs = await mcp.call('browser_tabs', { action: 'list' })
+        expect(tabs.text).toMatch(/- 0: \[Note\]/)
+        expect(tabs.text).toMatch(/- 1: \(current\) \[\]\(about:blank\)/)
 
-      const file = await mcp.call('browser_navigate', { url: 'file:///etc/hostname' })
-      expect([file.isError, file.text]).toEqual([true, expect.stringContaining('containment policy refuses')])
-      const own = await mcp.call('browser_navigate', { url: `http://127.0.0.1:${hostPort}/health` })
-      expect([own.isError, own.text]).toEqual([true, expect.stringContaining('containment policy refuses')])
+        const file = await mcp.call('browser_navigate', { url: 'file:///etc/hostname' })
+        expect([file.isError, file.text]).toEqual([true, expect.stringContaining('containment policy refuses')])
+        const own = await mcp.call('browser_navigate', { url: `http://127.0.0.1:${hostPort}/health` })
+        expect([own.isError, own.text]).toEqual([true, expect.stringContaining('containment policy refuses')])
 
-      await fillErrand(mcp, shop)
-    } finally {
-      await mcp.end()
-    }
-    expect(mcp.alive()).toBe(false)
+        await fillErrand(mcp, shop)
+      } finally {
+        await mcp.end()
+      }
+      expect(mcp.alive()).toBe(false)
 
-    // A new process (the CLI's entry point) with the same key: the errand as it was (E4, E5).
-    const again = await stdioClient(env, ['--session', 'stdio-park'])
-    try {
-      await expectSameErrand(again, shop, 'pear.plum')
-    } finally {
-      await again.end()
-    }
-    expect(again.stderr()).toContain('parking its errand')
-  })
+      // A new process (the CLI's entry point) with the same key: the errand as it was (E4, E5).
+      const again = await stdioClient(env, ['--session', 'stdio-park'])
+      try {
+        await expectSameErrand(again, shop, 'pear.plum')
+      } finally {
+        await again.end()
+      }
+      expect(again.stderr()).toContain('parking its errand')
+    },
+  )
 })

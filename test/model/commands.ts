@@ -83,7 +83,8 @@ const audit = async (sys: ModelSystem, m: Model): Promise<void> => {
           )
         if (!isDeepStrictEqual(storage, e.storage[site] ?? {}))
           problems.push(
-            `${id}'s page of ${site} sees localStorage ${JSON.stringify(storage)}; model ${JSON.stringify(e.storage[site] ?? {})}`,
+            `${id}'s page of ${site} sees localStorage ${JSON.stringify(storage)}; model ` +
+              `${JSON.stringify(e.storage[site] ?? {})}`,
           )
       } finally {
         await sys.run(sys.chromium.closeTab(live.contextId, tab.id))
@@ -223,7 +224,10 @@ const opensFirst = (
   step.op === 'openTab' ||
   step.op === 'allow'
 
-/** Whether a step can run in this model state (fast-check skips the ones that cannot). @example canRun(m, { op: 'crash' }) */
+/**
+ * Whether a step can run in this model state (fast-check skips the ones that cannot). @example canRun(m, { op: 'crash'
+ * })
+ */
 export const canRun = (m: Model, step: Step): boolean => {
   switch (step.op) {
     case 'park':
@@ -281,7 +285,8 @@ export class StepCommand implements fc.AsyncCommand<Model, ModelSystem, false> {
     } catch (error) {
       if (error instanceof InvariantBroken || error instanceof SystemFailure) throw error
       throw new SystemFailure(
-        `${stepText(this.step)} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : JSON.stringify(error)}`,
+        `${stepText(this.step)} failed: ` +
+          `${error instanceof Error ? `${error.name}: ${error.message}` : JSON.stringify(error)}`,
       )
     }
     const t1 = Date.now()

@@ -43,7 +43,9 @@ describe('model-based suite on real Chromium (T3, T4)', () => {
   }
 
   it(
-    `no errand ever sees another's cookies, storage or tabs; revoked sites are gone everywhere; the cap holds; park, resume, crash and restart lose nothing newer than the last snapshot; closed errands leave nothing (${soak ? 'soak' : 'CI budget'})`,
+    `no errand ever sees another's cookies, storage or tabs; revoked sites are gone everywhere; the cap holds; park, ` +
+      `resume, crash and restart lose nothing newer than the last snapshot; closed errands leave nothing ` +
+      `(${soak ? 'soak' : 'CI budget'})`,
     async () => {
       const outcome = await checkModel(server, budget)
       if (outcome.failed) {
@@ -51,7 +53,8 @@ describe('model-based suite on real Chromium (T3, T4)', () => {
         expect.fail(`${outcome.report ?? 'the property failed'}\n\n${describeFailure(outcome)}`)
       }
       console.log(
-        `model-based suite: ${outcome.numRuns} runs of up to ${budget.maxCommands} steps, seed ${outcome.seed}; steps run: ${JSON.stringify(outcome.tally)}; ms: ${JSON.stringify(outcome.ms)}`,
+        `model-based suite: ${outcome.numRuns} runs of up to ${budget.maxCommands} steps, seed ${outcome.seed}; ` +
+          `steps run: ${JSON.stringify(outcome.tally)}; ms: ${JSON.stringify(outcome.ms)}`,
       )
       expect(outcome.numRuns).toBe(budget.numRuns)
     },

@@ -14,7 +14,10 @@ import { emptyErrand, errandOf, idsIn, normal, ownerOf, sorted, type BySite, typ
 import { IDS } from './steps.ts'
 import { cookiesBySite, fixtureHost, heldIn, type ModelSystem } from './system.ts'
 
-/** One or more invariants did not hold; `problems` says which, in words. @example new InvariantBroken(["t1's context holds t0's k@shop.example (cookie)"]) */
+/**
+ * One or more invariants did not hold; `problems` says which, in words. @example new InvariantBroken(["t1's context
+ * holds t0's k@shop.example (cookie)"])
+ */
 export class InvariantBroken extends Error {
   override readonly name = 'InvariantBroken'
   constructor(readonly problems: ReadonlyArray<string>) {

@@ -105,7 +105,9 @@ export const isLive = (m: Model, id: string): boolean => errandOf(m, id).state !
 /** A fresh value for `id`: its owner is readable from it (`t1.17`). @example freshValue(m, 't1') */
 export const freshValue = (m: Model, id: string): string => `${id}.${++m.seq}`
 
-/** The owner of a value made by {@link freshValue}, or undefined for anything else. @example ownerOf('t1.17') // 't1' */
+/**
+ * The owner of a value made by {@link freshValue}, or undefined for anything else. @example ownerOf('t1.17') // 't1'
+ */
 export const ownerOf = (value: string): string | undefined => /^(t\d+)\.\d+$/.exec(value)?.[1]
 
 /** Marks a use the supervisor counts for LRU. @example touch(m, 't0') */
@@ -241,14 +243,20 @@ export const normal = (bySite: BySite): BySite =>
       .sort(([a], [b]) => (a < b ? -1 : 1)),
   )
 
-/** What a snapshot or a sealed record holds, in the model's terms. @example const h: Held = { cookies: {}, storage: {}, tabs: [] } */
+/**
+ * What a snapshot or a sealed record holds, in the model's terms. @example const h: Held = { cookies: {}, storage: {},
+ * tabs: [] }
+ */
 export interface Held {
   readonly cookies: BySite
   readonly storage: BySite
   readonly tabs: ReadonlyArray<string>
 }
 
-/** Sites taken back since a snapshot was taken: some, or all (sign-out). @example const r: Reach = new Set(['shop.example']) */
+/**
+ * Sites taken back since a snapshot was taken: some, or all (sign-out). @example const r: Reach = new
+ * Set(['shop.example'])
+ */
 export type Reach = ReadonlySet<string> | 'all'
 
 /**

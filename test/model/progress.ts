@@ -116,7 +116,8 @@ export class Progress {
       return await Promise.race([work, deadline])
     } catch (error) {
       this.log(
-        `${label}: FAILED after ${Date.now() - started} ms: ${error instanceof Error ? error.message.split('\n').slice(0, 3).join(' | ') : String(error)}`,
+        `${label}: FAILED after ${Date.now() - started} ms: ` +
+          `${error instanceof Error ? error.message.split('\n').slice(0, 3).join(' | ') : String(error)}`,
       )
       throw error
     } finally {

@@ -24,13 +24,22 @@ import { Progress } from './progress.ts'
 import { ALWAYS, decodeJournal, encodeJournal, stepArbitrary, stepText, type Step } from './steps.ts'
 import { cookiesBySite, ModelSystem, type Fault } from './system.ts'
 
-/** Open errand contexts allowed at once in the suite: small, so parking by the cap happens often. @example initialModel({ cap: CAP, always: [], main: {} }) */
+/**
+ * Open errand contexts allowed at once in the suite: small, so parking by the cap happens often. @example
+ * initialModel({ cap: CAP, always: [], main: {} })
+ */
 export const CAP = 2
 
-/** The CI budget: finishes in well under 3 minutes on a loaded 2-core machine. @example checkModel(server, { ...CI_BUDGET, seed: DEFAULT_SEED }) */
+/**
+ * The CI budget: finishes in well under 3 minutes on a loaded 2-core machine. @example checkModel(server, {
+ * ...CI_BUDGET, seed: DEFAULT_SEED })
+ */
 export const CI_BUDGET = { numRuns: 4, maxCommands: 25 } as const
 
-/** The seed of the default run (the project's CI seed), unless `FC_SEED` says otherwise. @example Number(process.env.FC_SEED ?? DEFAULT_SEED) */
+/**
+ * The seed of the default run (the project's CI seed), unless `FC_SEED` says otherwise. @example
+ * Number(process.env.FC_SEED ?? DEFAULT_SEED)
+ */
 export const DEFAULT_SEED = 20261202
 
 /** What a run needs. @example const o: ModelRunOptions = { fault: 'leak-cookie' } */
@@ -133,7 +142,8 @@ export const writeJournal = (steps: ReadonlyArray<Step>, note: string, at?: stri
   const path = at ?? join(dir, `failure-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}.jsonl`)
   writeFileSync(
     path,
-    `# ${note}\n# replay: MODEL_REPLAY=${path} npx vitest run --project browser test/model/engine.test.ts\n${encodeJournal(steps)}`,
+    `# ${note}\n# replay: MODEL_REPLAY=${path} npx vitest run --project browser ` +
+      `test/model/engine.test.ts\n${encodeJournal(steps)}`,
   )
   return path
 }
@@ -192,7 +202,8 @@ export const checkModel = async (
     recorder.ran = []
     progress.run()
     progress.log(
-      `${progress.where(0)}: seed ${seed}, ${failures > 0 ? `shrinking (${failures} failing so far, the smallest ${lastFailing?.length} steps)` : 'searching'}`,
+      `${progress.where(0)}: seed ${seed}, ` +
+        `${failures > 0 ? `shrinking (${failures} failing so far, the smallest ${lastFailing?.length} steps)` : 'searching'}`,
     )
     const started: ModelSystem[] = []
     const setup = setupFor(server, options, started, progress)
@@ -225,7 +236,9 @@ export const checkModel = async (
     const said = started.flatMap((s) => s.logs)
     writeFileSync(`${journalPath}.log`, `${said.join('\n')}\n`)
     console.error(
-      `model-based suite: a run failed (${lastFailing.length} steps: ${why}); shrinking — journal so far: ${journalPath}; the engines' ${said.length} log lines in ${journalPath}.log, the last ones:\n  ${said.slice(-30).join('\n  ')}`,
+      `model-based suite: a run failed (${lastFailing.length} steps: ${why}); shrinking — journal so far: ` +
+        `${journalPath}; the engines' ${said.length} log lines in ${journalPath}.log, the last ones:\n  ` +
+        `${said.slice(-30).join('\n  ')}`,
     )
     throw failure
   })
@@ -269,7 +282,8 @@ export const checkModel = async (
 /** The journal lines and how to replay them, for a failure message. @example console.error(describeFailure(outcome)) */
 export const describeFailure = (outcome: ModelOutcome): string =>
   [
-    `model-based suite failed (seed ${outcome.seed}); shrunk steps (${outcome.steps?.length ?? 0}): ${(outcome.steps ?? []).map(stepText).join(' → ')}`,
+    `model-based suite failed (seed ${outcome.seed}); shrunk steps (${outcome.steps?.length ?? 0}): ` +
+      `${(outcome.steps ?? []).map(stepText).join(' → ')}`,
     `journal: ${outcome.journalPath}`,
     readFileSync(outcome.journalPath!, 'utf8').trimEnd(),
     `replay: MODEL_REPLAY=${outcome.journalPath} npx vitest run --project browser test/model/engine.test.ts`,

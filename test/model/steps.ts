@@ -12,7 +12,10 @@ import fc from 'fast-check'
 
 /** Conversation ids the suite uses (tasks). @example fc.constantFrom(...IDS) */
 export const IDS = ['t0', 't1', 't2', 't3'] as const
-/** Fixture sites (real host names, mapped to 127.0.0.1). The person is signed in on the first three. @example server.url(SITES[0], '/') */
+/**
+ * Fixture sites (real host names, mapped to 127.0.0.1). The person is signed in on the first three. @example
+ * server.url(SITES[0], '/')
+ */
 export const SITES = ['shop.example', 'mail.example', 'alice.github.io', 'bob.github.io'] as const
 /** Sites the person's main context is signed in to. @example SIGNED_IN.includes('shop.example') // true */
 export const SIGNED_IN = ['shop.example', 'mail.example', 'alice.github.io'] as const

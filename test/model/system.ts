@@ -45,12 +45,18 @@ export interface SystemOptions {
 
 type Managed = ManagedRuntime.ManagedRuntime<EngineServices, unknown>
 
-/** A failure of the real system that the model did not allow. @example throw new SystemFailure('errand t0 has no tab showing about:blank') */
+/**
+ * A failure of the real system that the model did not allow. @example throw new SystemFailure('errand t0 has no tab
+ * showing about:blank')
+ */
 export class SystemFailure extends Error {
   override readonly name: string = 'SystemFailure'
 }
 
-/** Cookies by site (a cookie's domain without its leading dot: every fixture host is its own site). @example cookiesBySite(await ctx.cookies()) */
+/**
+ * Cookies by site (a cookie's domain without its leading dot: every fixture host is its own site). @example
+ * cookiesBySite(await ctx.cookies())
+ */
 export const cookiesBySite = (
   cookies: ReadonlyArray<{ readonly name: string; readonly value: string; readonly domain: string }>,
 ): BySite => {
@@ -80,7 +86,10 @@ export const heldIn = (snapshot: Pick<Snapshot, 'storage' | 'tabs'> | undefined)
   tabs: (snapshot?.tabs ?? []).map((t) => t.url),
 })
 
-/** The host of a fixture URL, or undefined for `about:blank` and the like. @example fixtureHost('http://shop.example:8080/page') // 'shop.example' */
+/**
+ * The host of a fixture URL, or undefined for `about:blank` and the like. @example
+ * fixtureHost('http://shop.example:8080/page') // 'shop.example'
+ */
 export const fixtureHost = (url: string): string | undefined => {
   try {
     const u = new URL(url)
@@ -218,7 +227,9 @@ export class ModelSystem {
     return this.managed.runPromise(effect)
   }
 
-  /** Waits until no errand is opening, parking, healing or snapshotting and lending's background take-backs are done. */
+  /**
+   * Waits until no errand is opening, parking, healing or snapshotting and lending's background take-backs are done.
+   */
   async settle(): Promise<void> {
     await this.run(this.supervisor.settle)
     await this.run(this.lending.settle)
@@ -400,7 +411,8 @@ export class ModelSystem {
       const killed = this.killChromium()
       const after = (await settledWithin(disposed, 10_000)) ? 'then it finished' : 'it still did not finish'
       throw new SystemFailure(
-        `stopping engine ${this.engines} did not finish within ${deadlineMs} ms; killed its ${killed} Chromium processes, ${after}`,
+        `stopping engine ${this.engines} did not finish within ${deadlineMs} ms; killed its ${killed} Chromium ` +
+          `processes, ${after}`,
       )
     } finally {
       this.killChromium()

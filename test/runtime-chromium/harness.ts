@@ -76,5 +76,8 @@ export const spec = (errandId: string, extra: Partial<OpenContextSpec> = {}): Op
 export const failureOf = async <A, E>(effect: Effect.Effect<A, E>): Promise<E> =>
   Effect.runPromise(Effect.flip(effect)) as Promise<E>
 
-/** Polls until the check holds (or times out, returning false); the shared `eventually`. @example await until(() => h.events.length > 0) */
+/**
+ * Polls until the check holds (or times out, returning false); the shared `eventually`. @example await until(() =>
+ * h.events.length > 0)
+ */
 export { eventually as until } from '../fixtures/processes.ts'

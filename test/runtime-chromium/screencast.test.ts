@@ -49,41 +49,44 @@ const closeListeners = (page: Page): number =>
   (page as unknown as { listenerCount(event: string): number }).listenerCount('close')
 
 describe('PageScreencast on real Chromium', () => {
-  it('hands on frames with their metadata after start; stop ends them, is idempotent and leaves no listener', async () => {
-    const { context, page, close } = await animated('immediate')
-    const listenersBefore = closeListeners(page)
-    const frames: Array<PageScreencastFrame> = []
-    let stops = 0
-    const cast = await PageScreencast.start(context, page, {
-      format: 'jpeg',
-      quality: 50,
-      maxWidth: 640,
-      maxHeight: 640,
-      ack: 'immediate',
-      onFrame: (frame) => frames.push(frame),
-      onStop: () => stops++,
-    })
-    expect(cast.running).toBe(true)
-    expect(closeListeners(page)).toBe(listenersBefore + 1)
-    // Immediate acks keep frames coming well past Chromium's few frames in flight.
-    await expect.poll(() => frames.length, { timeout: 15_000 }).toBeGreaterThan(5)
-    const first = frames[0]!
-    expect(Buffer.from(first.data, 'base64').subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8])) // a JPEG
-    expect(first.metadata.deviceWidth).toBeGreaterThan(0)
-    expect(first.metadata.deviceHeight).toBeGreaterThan(0)
+  it(
+    'hands on frames with their metadata after start; stop ends them, is idempotent and leaves no ' + 'listener',
+    async () => {
+      const { context, page, close } = await animated('immediate')
+      const listenersBefore = closeListeners(page)
+      const frames: Array<PageScreencastFrame> = []
+      let stops = 0
+      const cast = await PageScreencast.start(context, page, {
+        format: 'jpeg',
+        quality: 50,
+        maxWidth: 640,
+        maxHeight: 640,
+        ack: 'immediate',
+        onFrame: (frame) => frames.push(frame),
+        onStop: () => stops++,
+      })
+      expect(cast.running).toBe(true)
+      expect(closeListeners(page)).toBe(listenersBefore + 1)
+      // Immediate acks keep frames coming well past Chromium's few frames in flight.
+      await expect.poll(() => frames.length, { timeout: 15_000 }).toBeGreaterThan(5)
+      const first = frames[0]!
+      expect(Buffer.from(first.data, 'base64').subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8])) // a JPEG
+      expect(first.metadata.deviceWidth).toBeGreaterThan(0)
+      expect(first.metadata.deviceHeight).toBeGreaterThan(0)
 
-    const stopping = cast.stop()
-    const atStop = frames.length // nothing is handed on once stop() began, not even frames under way
-    expect(cast.stop()).toBe(stopping)
-    await stopping
-    await cast.stop()
-    expect(cast.running).toBe(false)
-    expect(stops).toBe(1)
-    await sleep(1_000)
-    expect(frames.length).toBe(atStop)
-    expect(closeListeners(page)).toBe(listenersBefore)
-    await close()
-  })
+      const stopping = cast.stop()
+      const atStop = frames.length // nothing is handed on once stop() began, not even frames under way
+      expect(cast.stop()).toBe(stopping)
+      await stopping
+      await cast.stop()
+      expect(cast.running).toBe(false)
+      expect(stops).toBe(1)
+      await sleep(1_000)
+      expect(frames.length).toBe(atStop)
+      expect(closeListeners(page)).toBe(listenersBefore)
+      await close()
+    },
+  )
 
   it('with deferred acks sends nothing more until a frame is acked', async () => {
     const { context, page, close } = await animated('deferred')
@@ -139,33 +142,36 @@ describe('PageScreencast on real Chromium', () => {
 })
 
 describe("the runtime's screencast capability on real Chromium (issue #24: runtimes own pages)", () => {
-  it('with deferred acks sends nothing more until a frame is acked; frames are numbered JPEGs of the page', async () => {
-    const { runtime, run, contextId, page, close } = await animated('capability')
-    const frames: Array<ScreencastFrame> = []
-    const cast = await run(
-      runtime.screencast(contextId, 't1', {
-        ack: 'deferred',
-        quality: 50,
-        maxWidth: 640,
-        maxHeight: 640,
-        onFrame: (f) => frames.push(f),
-      }),
-    )
-    await expect.poll(() => frames.length, { timeout: 15_000 }).toBeGreaterThan(0)
-    // The page keeps repainting, but Chromium waits for acks after its few frames in flight.
-    const held = await settled(() => frames.length)
-    expect(held).toBeLessThanOrEqual(3)
-    expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1))
-    expect(Buffer.from(frames[0]!.data, 'base64').subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]))
-    expect(frames[0]!.width).toBe(page.viewportSize()!.width)
-    expect(cast.running).toBe(true)
+  it(
+    'with deferred acks sends nothing more until a frame is acked; frames are numbered JPEGs of the ' + 'page',
+    async () => {
+      const { runtime, run, contextId, page, close } = await animated('capability')
+      const frames: Array<ScreencastFrame> = []
+      const cast = await run(
+        runtime.screencast(contextId, 't1', {
+          ack: 'deferred',
+          quality: 50,
+          maxWidth: 640,
+          maxHeight: 640,
+          onFrame: (f) => frames.push(f),
+        }),
+      )
+      await expect.poll(() => frames.length, { timeout: 15_000 }).toBeGreaterThan(0)
+      // The page keeps repainting, but Chromium waits for acks after its few frames in flight.
+      const held = await settled(() => frames.length)
+      expect(held).toBeLessThanOrEqual(3)
+      expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1))
+      expect(Buffer.from(frames[0]!.data, 'base64').subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]))
+      expect(frames[0]!.width).toBe(page.viewportSize()!.width)
+      expect(cast.running).toBe(true)
 
-    // One ack covers every frame up to it.
-    cast.ack(frames.at(-1)!.seq)
-    await expect.poll(() => frames.length, { timeout: 15_000 }).toBeGreaterThan(held)
-    await cast.stop()
-    await close()
-  })
+      // One ack covers every frame up to it.
+      cast.ack(frames.at(-1)!.seq)
+      await expect.poll(() => frames.length, { timeout: 15_000 }).toBeGreaterThan(held)
+      await cast.stop()
+      await close()
+    },
+  )
 
   it('stop() is idempotent, hands on nothing after it began and leaves no listener on the page', async () => {
     const { runtime, run, contextId, page, close } = await animated('capability-stop')

@@ -83,69 +83,75 @@ describe('storage reads (runtime)', () => {
     await h.run(h.runtime.closeContext(id))
   })
 
-  it('what a tab wrote before it closed is read after; an origin no document showed since is not visited again', async () => {
-    const [a, b] = sites as [Site, Site]
-    const id = await h.run(h.runtime.openContext(spec('left', { tabs: [{ url: a.url('/'), active: true }] })))
-    const tab = await h.run(h.runtime.openTab(id, b.url('/')))
-    const page = h.runtime.pageOf(id, tab.id)!
-    await write(page, '1')
-    expect(await itemsOf(id, b.origin)).toEqual([{ name: 'k', value: '1' }])
-    // Written after that read, by a document that then goes away without another navigation.
-    await write(page, '2')
-    await h.run(h.runtime.closeTab(id, tab.id))
-    let items: unknown
-    expect(
-      await pagesAnnouncedDuring(id, async () => {
-        items = await itemsOf(id, b.origin)
-      }),
-      'visited in a page of its own',
-    ).toBe(1)
-    expect(items).toEqual([{ name: 'k', value: '2' }])
-    // Nothing of b has opened since: the next read takes it from what it knew.
-    expect(
-      await pagesAnnouncedDuring(id, async () => {
-        items = await itemsOf(id, b.origin)
-      }),
-    ).toBe(0)
-    expect(items).toEqual([{ name: 'k', value: '2' }])
-    // A document of b again (in a frame this time) makes it read again.
-    await h.runtime.pageOf(id, 't1')!.evaluate(
-      (src) =>
-        new Promise((done) => {
-          const frame = document.createElement('iframe')
-          frame.onload = done
-          frame.src = src
-          document.body.append(frame)
-        }),
-      b.url('/'),
-    )
-    expect(await itemsOf(id, b.origin)).toEqual([{ name: 'k', value: '2' }])
-    await h.run(h.runtime.closeContext(id))
-  })
-
-  it('clearing an origin with no document empties it for good, and a DevTools client makes every origin read again', async () => {
-    const [a, b, c] = sites as [Site, Site, Site]
-    const id = await h.run(h.runtime.openContext(spec('cleared', { tabs: [{ url: a.url('/'), active: true }] })))
-    for (const site of [b, c]) {
-      const tab = await h.run(h.runtime.openTab(id, site.url('/')))
-      await write(h.runtime.pageOf(id, tab.id)!, site.origin)
+  it(
+    'what a tab wrote before it closed is read after; an origin no document showed since is not visited ' + 'again',
+    async () => {
+      const [a, b] = sites as [Site, Site]
+      const id = await h.run(h.runtime.openContext(spec('left', { tabs: [{ url: a.url('/'), active: true }] })))
+      const tab = await h.run(h.runtime.openTab(id, b.url('/')))
+      const page = h.runtime.pageOf(id, tab.id)!
+      await write(page, '1')
+      expect(await itemsOf(id, b.origin)).toEqual([{ name: 'k', value: '1' }])
+      // Written after that read, by a document that then goes away without another navigation.
+      await write(page, '2')
       await h.run(h.runtime.closeTab(id, tab.id))
-    }
-    expect(await itemsOf(id, b.origin)).toEqual([{ name: 'k', value: b.origin }])
-    await h.run(h.runtime.clearOrigins(id, (o) => o === b.origin))
-    expect(await itemsOf(id, b.origin)).toEqual([])
-    expect(await itemsOf(id, c.origin)).toEqual([{ name: 'k', value: c.origin }])
+      let items: unknown
+      expect(
+        await pagesAnnouncedDuring(id, async () => {
+          items = await itemsOf(id, b.origin)
+        }),
+        'visited in a page of its own',
+      ).toBe(1)
+      expect(items).toEqual([{ name: 'k', value: '2' }])
+      // Nothing of b has opened since: the next read takes it from what it knew.
+      expect(
+        await pagesAnnouncedDuring(id, async () => {
+          items = await itemsOf(id, b.origin)
+        }),
+      ).toBe(0)
+      expect(items).toEqual([{ name: 'k', value: '2' }])
+      // A document of b again (in a frame this time) makes it read again.
+      await h.runtime.pageOf(id, 't1')!.evaluate(
+        (src) =>
+          new Promise((done) => {
+            const frame = document.createElement('iframe')
+            frame.onload = done
+            frame.src = src
+            document.body.append(frame)
+          }),
+        b.url('/'),
+      )
+      expect(await itemsOf(id, b.origin)).toEqual([{ name: 'k', value: '2' }])
+      await h.run(h.runtime.closeContext(id))
+    },
+  )
 
-    // A client attaches and clears c out of the runtime's sight (c has no document); it leaves.
-    const target = await h.run(h.runtime.devtools!(id))
-    const leave = target.attach()
-    const session = await h.runtime.browserContextOf(id)!.newCDPSession(h.runtime.pageOf(id, 't1')!)
-    await session.send('Storage.clearDataForOrigin', { origin: c.origin, storageTypes: 'local_storage' })
-    await session.detach()
-    leave()
-    expect(await itemsOf(id, c.origin)).toEqual([])
-    await h.run(h.runtime.closeContext(id))
-  })
+  it(
+    'clearing an origin with no document empties it for good, and a DevTools client makes every origin read ' + 'again',
+    async () => {
+      const [a, b, c] = sites as [Site, Site, Site]
+      const id = await h.run(h.runtime.openContext(spec('cleared', { tabs: [{ url: a.url('/'), active: true }] })))
+      for (const site of [b, c]) {
+        const tab = await h.run(h.runtime.openTab(id, site.url('/')))
+        await write(h.runtime.pageOf(id, tab.id)!, site.origin)
+        await h.run(h.runtime.closeTab(id, tab.id))
+      }
+      expect(await itemsOf(id, b.origin)).toEqual([{ name: 'k', value: b.origin }])
+      await h.run(h.runtime.clearOrigins(id, (o) => o === b.origin))
+      expect(await itemsOf(id, b.origin)).toEqual([])
+      expect(await itemsOf(id, c.origin)).toEqual([{ name: 'k', value: c.origin }])
+
+      // A client attaches and clears c out of the runtime's sight (c has no document); it leaves.
+      const target = await h.run(h.runtime.devtools!(id))
+      const leave = target.attach()
+      const session = await h.runtime.browserContextOf(id)!.newCDPSession(h.runtime.pageOf(id, 't1')!)
+      await session.send('Storage.clearDataForOrigin', { origin: c.origin, storageTypes: 'local_storage' })
+      await session.detach()
+      leave()
+      expect(await itemsOf(id, c.origin)).toEqual([])
+      await h.run(h.runtime.closeContext(id))
+    },
+  )
 
   it("a storage read while a tab opens never makes its own page a tab, nor a snapshot's", async () => {
     const [a, b, c] = sites as [Site, Site, Site]

@@ -22,7 +22,8 @@ const tmpOf = (bytes: number) => {
 }
 
 describe('the temp dir Chromium starts under', () => {
-  it('a 39-byte TMPDIR is refused before any Chromium starts, with a typed error naming TMPDIR; 38 bytes start', async () => {
+  it('a 39-byte TMPDIR is refused before any Chromium starts, with a typed error naming TMPDIR; 38 bytes ' +
+    'start', async () => {
     const dataDir = mkdtempSync('/tmp/errands-tmpdir-')
     made.push(dataDir)
     process.env['TMPDIR'] = tmpOf(39)

@@ -65,27 +65,30 @@ describe('agent tokens (X2)', () => {
     expect(await opened()).toEqual(expect.arrayContaining(['session:team-a:k1', 'session:nightly-report']))
   })
 
-  it('covers the DevTools URL and an MCP initialize that names a key; an anonymous MCP session needs none', async () => {
-    expect((await host.call('team-a:dt', 'GET', '/v1/session/devtools')).status).toBe(401)
-    expect((await host.call('team-b:dt', 'GET', '/v1/session/devtools', undefined, bearer(teamA))).status).toBe(401)
-    const devtools = await host.call('team-a:dt', 'GET', '/v1/session/devtools', undefined, bearer(teamA))
-    expect(devtools.status).toBe(200)
-    expect(devtools.body.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/devtools\//)
+  it(
+    'covers the DevTools URL and an MCP initialize that names a key; an anonymous MCP session needs ' + 'none',
+    async () => {
+      expect((await host.call('team-a:dt', 'GET', '/v1/session/devtools')).status).toBe(401)
+      expect((await host.call('team-b:dt', 'GET', '/v1/session/devtools', undefined, bearer(teamA))).status).toBe(401)
+      const devtools = await host.call('team-a:dt', 'GET', '/v1/session/devtools', undefined, bearer(teamA))
+      expect(devtools.status).toBe(200)
+      expect(devtools.body.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/devtools\//)
 
-    await expect(httpClient(host.url, { key: 'team-a:mcp' })).rejects.toThrow(/401|Unauthorized/)
-    await expect(httpClient(host.url, { key: 'team-b:mcp', headers: bearer(teamA) })).rejects.toThrow(
-      /401|Unauthorized/,
-    )
-    const named = await httpClient(host.url, { key: 'team-a:mcp', headers: bearer(teamA) })
-    const anonymous = await httpClient(host.url)
-    try {
-      expect((await named.call('browser_navigate', { url: site.url('/page?t=mcp') })).isError).toBe(false)
-      expect((await anonymous.call('browser_tabs', { action: 'list' })).isError).toBe(false)
-    } finally {
-      await named.end()
-      await anonymous.end()
-    }
-    // No token reached the log.
-    for (const line of host.logs) for (const t of [teamA, exact]) expect(line).not.toContain(t)
-  })
+      await expect(httpClient(host.url, { key: 'team-a:mcp' })).rejects.toThrow(/401|Unauthorized/)
+      await expect(httpClient(host.url, { key: 'team-b:mcp', headers: bearer(teamA) })).rejects.toThrow(
+        /401|Unauthorized/,
+      )
+      const named = await httpClient(host.url, { key: 'team-a:mcp', headers: bearer(teamA) })
+      const anonymous = await httpClient(host.url)
+      try {
+        expect((await named.call('browser_navigate', { url: site.url('/page?t=mcp') })).isError).toBe(false)
+        expect((await anonymous.call('browser_tabs', { action: 'list' })).isError).toBe(false)
+      } finally {
+        await named.end()
+        await anonymous.end()
+      }
+      // No token reached the log.
+      for (const line of host.logs) for (const t of [teamA, exact]) expect(line).not.toContain(t)
+    },
+  )
 })

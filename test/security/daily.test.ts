@@ -55,70 +55,75 @@ const door = (
 const admin = () => ({ authorization: `Bearer ${host.tokenText}` })
 
 describe('a Daily Browser lease belongs to the approved agent session (X3)', () => {
-  it('a client naming the bot id, or with a wrong secret, is not offered browser_observe and reads nothing; the holder reads the tab', async () => {
-    const botId = 'persona-bot'
-    const pairing = await door('/admin/pairings', { botId }, admin())
-    expect(pairing.status).toBe(200)
-    const { code, botSecret } = pairing.body as { code: string; botSecret: string }
-    expect(botSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
-    const redeemed = await door('/redeem', { code }, { origin: extension })
-    const lease = { origin: extension, authorization: `Bearer ${redeemed.body.token}` }
-    expect(
-      (
+  it(
+    'a client naming the bot id, or with a wrong secret, is not offered browser_observe and reads nothing; the ' +
+      'holder reads the tab',
+    async () => {
+      const botId = 'persona-bot'
+      const pairing = await door('/admin/pairings', { botId }, admin())
+      expect(pairing.status).toBe(200)
+      const { code, botSecret } = pairing.body as { code: string; botSecret: string }
+      expect(botSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+      const redeemed = await door('/redeem', { code }, { origin: extension })
+      const lease = { origin: extension, authorization: `Bearer ${redeemed.body.token}` }
+      expect(
+        (
+          await door(
+            '/lease/share',
+            { tabId: 1, url: 'https://mail.example/inbox', documentId: 'DOC', title: 'Inbox' },
+            lease,
+          )
+        ).status,
+      ).toBe(200)
+
+      const named = await httpClient(host.url, { key: botId })
+      const guessing = await httpClient(host.url, {
+        key: botId,
+        headers: { 'x-daily-lease': randomBytes(32).toString('base64url') },
+      })
+      const holder = await httpClient(host.url, { key: botId, headers: { 'x-daily-lease': botSecret } })
+      try {
+        const names = async (c: typeof named) => (await c.client.listTools()).tools.map((t) => t.name)
+        expect(await until(async () => (await names(holder)).includes('browser_observe'))).toBe(true)
+        expect(await names(named)).not.toContain('browser_observe')
+        expect(await names(guessing)).not.toContain('browser_observe')
+        // Calling it anyway gets nothing: no observation is even asked of the extension.
+        for (const c of [named, guessing]) expect((await c.call('browser_observe')).isError).toBe(true)
+        expect((await door('/lease/poll', { waitMs: 0, inFlight: [] }, lease)).body.requests).toEqual([])
+
+        const reading = holder.call('browser_observe')
+        let id: string | undefined
+        expect(
+          await until(
+            async () =>
+              (id = (await door('/lease/poll', { waitMs: 0, inFlight: [] }, lease)).body.requests?.[0]?.id) !==
+              undefined,
+          ),
+        ).toBe(true)
         await door(
-          '/lease/share',
-          { tabId: 1, url: 'https://mail.example/inbox', documentId: 'DOC', title: 'Inbox' },
+          '/lease/answer',
+          {
+            id,
+            url: 'https://mail.example/inbox',
+            documentId: 'DOC',
+            title: 'Inbox',
+            text: 'Your inbox: 3 unread',
+            controls: [],
+          },
           lease,
         )
-      ).status,
-    ).toBe(200)
+        const seen = await reading
+        expect(seen.isError).toBe(false)
+        expect(seen.text).toContain('Your inbox: 3 unread')
 
-    const named = await httpClient(host.url, { key: botId })
-    const guessing = await httpClient(host.url, {
-      key: botId,
-      headers: { 'x-daily-lease': randomBytes(32).toString('base64url') },
-    })
-    const holder = await httpClient(host.url, { key: botId, headers: { 'x-daily-lease': botSecret } })
-    try {
-      const names = async (c: typeof named) => (await c.client.listTools()).tools.map((t) => t.name)
-      expect(await until(async () => (await names(holder)).includes('browser_observe'))).toBe(true)
-      expect(await names(named)).not.toContain('browser_observe')
-      expect(await names(guessing)).not.toContain('browser_observe')
-      // Calling it anyway gets nothing: no observation is even asked of the extension.
-      for (const c of [named, guessing]) expect((await c.call('browser_observe')).isError).toBe(true)
-      expect((await door('/lease/poll', { waitMs: 0, inFlight: [] }, lease)).body.requests).toEqual([])
-
-      const reading = holder.call('browser_observe')
-      let id: string | undefined
-      expect(
-        await until(
-          async () =>
-            (id = (await door('/lease/poll', { waitMs: 0, inFlight: [] }, lease)).body.requests?.[0]?.id) !== undefined,
-        ),
-      ).toBe(true)
-      await door(
-        '/lease/answer',
-        {
-          id,
-          url: 'https://mail.example/inbox',
-          documentId: 'DOC',
-          title: 'Inbox',
-          text: 'Your inbox: 3 unread',
-          controls: [],
-        },
-        lease,
-      )
-      const seen = await reading
-      expect(seen.isError).toBe(false)
-      expect(seen.text).toContain('Your inbox: 3 unread')
-
-      // A newer pairing for the same bot is another lease: the old secret holds nothing any more.
-      await door('/admin/pairings', { botId }, admin())
-      expect(await until(async () => !(await names(holder)).includes('browser_observe'))).toBe(true)
-    } finally {
-      for (const c of [named, guessing, holder]) await c.end().catch(() => undefined)
-    }
-  })
+        // A newer pairing for the same bot is another lease: the old secret holds nothing any more.
+        await door('/admin/pairings', { botId }, admin())
+        expect(await until(async () => !(await names(holder)).includes('browser_observe'))).toBe(true)
+      } finally {
+        for (const c of [named, guessing, holder]) await c.end().catch(() => undefined)
+      }
+    },
+  )
 })
 
 describe('the door limits failed codes per source (D1)', () => {
@@ -151,31 +156,35 @@ describe('the door limits failed codes per source (D1)', () => {
     expect((await door('/redeem', { code: 'AAAA-AAAA-9999' }, { origin: extension }, '127.0.0.2')).status).toBe(429)
   })
 
-  it("a guess spread over many sources is held back by the global limit, but only at those sources: the person's code still works", async () => {
-    const { code } = (await door('/admin/pairings', { botId: 'spread-bot' }, admin())).body as { code: string }
-    // Six more loopback addresses, four wrong codes each: every one stays under its own limit of
-    // five, and together they pass the door's global limit of twenty failures a minute.
-    const sources = ['127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6', '127.0.0.7', '127.0.0.8']
-    const answers = new Map<string, Array<number>>()
-    for (const from of sources) {
-      for (let i = 0; i < 4; i++) {
-        const status = (
-          await door('/redeem', { code: `CCCC-CCCC-${String(i).padStart(4, '0')}` }, { origin: extension }, from)
-        ).status
-        answers.set(from, [...(answers.get(from) ?? []), status])
+  it(
+    "a guess spread over many sources is held back by the global limit, but only at those sources: the person's " +
+      'code still works',
+    async () => {
+      const { code } = (await door('/admin/pairings', { botId: 'spread-bot' }, admin())).body as { code: string }
+      // Six more loopback addresses, four wrong codes each: every one stays under its own limit of
+      // five, and together they pass the door's global limit of twenty failures a minute.
+      const sources = ['127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6', '127.0.0.7', '127.0.0.8']
+      const answers = new Map<string, Array<number>>()
+      for (const from of sources) {
+        for (let i = 0; i < 4; i++) {
+          const status = (
+            await door('/redeem', { code: `CCCC-CCCC-${String(i).padStart(4, '0')}` }, { origin: extension }, from)
+          ).status
+          answers.set(from, [...(answers.get(from) ?? []), status])
+        }
       }
-    }
-    // A source's first guess is judged (it had failed nothing); the later ones are refused by
-    // the global limit once it is reached, with fewer than five failures of their own.
-    for (const from of sources) expect(answers.get(from)![0], from).toBe(403)
-    expect([...answers.values()].flat().every((s) => s === 403 || s === 429)).toBe(true)
-    expect([...answers.values()].some((a) => a.includes(429))).toBe(true)
-    // Every guessing source is held now, even with the real code: the guess cannot go on.
-    for (const from of sources)
-      expect((await door('/redeem', { code }, { origin: extension }, from)).status, from).toBe(429)
-    // The person's extension, which failed nothing, is not: its real code works.
-    const person = await door('/redeem', { code }, { origin: extension })
-    expect(person.status).toBe(200)
-    expect(person.body.botId).toBe('spread-bot')
-  })
+      // A source's first guess is judged (it had failed nothing); the later ones are refused by
+      // the global limit once it is reached, with fewer than five failures of their own.
+      for (const from of sources) expect(answers.get(from)![0], from).toBe(403)
+      expect([...answers.values()].flat().every((s) => s === 403 || s === 429)).toBe(true)
+      expect([...answers.values()].some((a) => a.includes(429))).toBe(true)
+      // Every guessing source is held now, even with the real code: the guess cannot go on.
+      for (const from of sources)
+        expect((await door('/redeem', { code }, { origin: extension }, from)).status, from).toBe(429)
+      // The person's extension, which failed nothing, is not: its real code works.
+      const person = await door('/redeem', { code }, { origin: extension })
+      expect(person.status).toBe(200)
+      expect(person.body.botId).toBe('spread-bot')
+    },
+  )
 })

@@ -52,7 +52,9 @@ const ask = (o: {
           resolve({
             status: res.statusCode ?? 0,
             body,
-            text: `${res.statusCode} ${res.statusMessage} ${o.method ?? 'GET'} ${o.path}\n${JSON.stringify(res.headers)}\n${body}`,
+            text:
+              `${res.statusCode} ${res.statusMessage} ${o.method ?? 'GET'} ` +
+              `${o.path}\n${JSON.stringify(res.headers)}\n${body}`,
           })
         })
       },
@@ -103,164 +105,176 @@ const secrets = () => {
 }
 
 describe('no unauthenticated answer names a key (X1)', () => {
-  it('every open endpoint, asset, refusal and 404 is scanned for every key, conversation id, DevTools URL and MCP session id used', async () => {
-    const json = { 'content-type': 'application/json' }
-    const ext = { ...json, origin: 'chrome-extension://dmlklmnegbjkhpodgecphlidpippljbl' }
-    const answers = await Promise.all([
-      ask({ path: '/health' }),
-      ask({ path: '/' }),
-      ask({ path: '/ui/app.js' }),
-      ask({ path: '/ui/app.css' }),
-      ask({ path: '/live/api/state' }),
-      ask({ path: '/live/socket' }),
-      ask({ method: 'POST', path: '/live/sign-in', headers: json, body: '{"token":"guess"}' }),
-      ask({
-        method: 'POST',
-        path: '/live/api/conversations/session%3Ax/close',
-        headers: { ...json, origin: `http://127.0.0.1:${host.port}` },
-        body: '{}',
-      }),
-      ask({ path: '/v1/localhosts' }),
-      ask({ path: '/v1/openapi.json' }),
-      ask({ path: '/v1/url' }),
-      ask({ path: '/v1/session/devtools' }),
-      ask({ path: '/v1/person/sessions' }),
-      ask({ path: '/v1/person/health' }),
-      ask({ path: '/v1/person/health', headers: { authorization: 'Bearer 0000' } }),
-      ask({ method: 'POST', path: '/health' }),
-      ask({ path: '/nothing-here' }),
-      ask({ path: '/devtools/json/version' }),
-      ask({ path: '/devtools/nope' }),
-      ask({ path: '/mcp' }),
-      ask({ method: 'POST', path: '/mcp', headers: { ...json, 'mcp-session-id': 'nope' }, body: '{}' }),
-      ask({ method: 'POST', path: '/mcp', headers: json, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' }),
-      ask({ method: 'POST', path: '/daily/redeem', headers: ext, body: '{"code":"AAAA-AAAA-AAAA"}' }),
-      ask({ method: 'POST', path: '/daily/lease/status', headers: ext, body: '{}' }),
-      ask({ method: 'POST', path: '/daily/admin/leases', headers: json, body: '{}' }),
-      ask({ method: 'POST', path: '/daily/nothing', headers: json, body: '{}' }),
-      ask({ path: '/health', headers: { host: `evil.example:${host.port}` } }),
-      ask({ path: '/health', headers: { origin: 'http://evil.example' } }),
-    ])
-    // The doors did answer (a scan of nothing proves nothing)…
-    expect(answers[0]!.status).toBe(200)
-    expect(answers[1]!.status).toBe(200)
-    expect(answers.filter((a) => a.status === 401).length).toBeGreaterThanOrEqual(3)
-    // …and none of them names anything of a session.
-    for (const secret of secrets()) {
-      for (const a of answers)
-        expect(a.text, `an open answer (${a.text.split('\n')[0]}) names ${secret}`).not.toContain(secret)
-    }
-    const health = JSON.parse(answers[0]!.body)
-    expect(health).toMatchObject({ ok: true, open: expect.any(Number), parked: 1, messages: expect.any(Number) })
-    expect(health.messages).toBeGreaterThanOrEqual(1) // the park's message exists — behind the token
-    // The person's report, with the token, does name them: the scan could have found them.
-    const person = await host.call(undefined, 'GET', '/v1/person/health')
-    expect(JSON.stringify(person.body)).toContain(`session:${keys.parked}`)
-  })
+  it(
+    'every open endpoint, asset, refusal and 404 is scanned for every key, conversation id, DevTools URL and MCP ' +
+      'session id used',
+    async () => {
+      const json = { 'content-type': 'application/json' }
+      const ext = { ...json, origin: 'chrome-extension://dmlklmnegbjkhpodgecphlidpippljbl' }
+      const answers = await Promise.all([
+        ask({ path: '/health' }),
+        ask({ path: '/' }),
+        ask({ path: '/ui/app.js' }),
+        ask({ path: '/ui/app.css' }),
+        ask({ path: '/live/api/state' }),
+        ask({ path: '/live/socket' }),
+        ask({ method: 'POST', path: '/live/sign-in', headers: json, body: '{"token":"guess"}' }),
+        ask({
+          method: 'POST',
+          path: '/live/api/conversations/session%3Ax/close',
+          headers: { ...json, origin: `http://127.0.0.1:${host.port}` },
+          body: '{}',
+        }),
+        ask({ path: '/v1/localhosts' }),
+        ask({ path: '/v1/openapi.json' }),
+        ask({ path: '/v1/url' }),
+        ask({ path: '/v1/session/devtools' }),
+        ask({ path: '/v1/person/sessions' }),
+        ask({ path: '/v1/person/health' }),
+        ask({ path: '/v1/person/health', headers: { authorization: 'Bearer 0000' } }),
+        ask({ method: 'POST', path: '/health' }),
+        ask({ path: '/nothing-here' }),
+        ask({ path: '/devtools/json/version' }),
+        ask({ path: '/devtools/nope' }),
+        ask({ path: '/mcp' }),
+        ask({ method: 'POST', path: '/mcp', headers: { ...json, 'mcp-session-id': 'nope' }, body: '{}' }),
+        ask({ method: 'POST', path: '/mcp', headers: json, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' }),
+        ask({ method: 'POST', path: '/daily/redeem', headers: ext, body: '{"code":"AAAA-AAAA-AAAA"}' }),
+        ask({ method: 'POST', path: '/daily/lease/status', headers: ext, body: '{}' }),
+        ask({ method: 'POST', path: '/daily/admin/leases', headers: json, body: '{}' }),
+        ask({ method: 'POST', path: '/daily/nothing', headers: json, body: '{}' }),
+        ask({ path: '/health', headers: { host: `evil.example:${host.port}` } }),
+        ask({ path: '/health', headers: { origin: 'http://evil.example' } }),
+      ])
+      // The doors did answer (a scan of nothing proves nothing)…
+      expect(answers[0]!.status).toBe(200)
+      expect(answers[1]!.status).toBe(200)
+      expect(answers.filter((a) => a.status === 401).length).toBeGreaterThanOrEqual(3)
+      // …and none of them names anything of a session.
+      for (const secret of secrets()) {
+        for (const a of answers)
+          expect(a.text, `an open answer (${a.text.split('\n')[0]}) names ${secret}`).not.toContain(secret)
+      }
+      const health = JSON.parse(answers[0]!.body)
+      expect(health).toMatchObject({ ok: true, open: expect.any(Number), parked: 1, messages: expect.any(Number) })
+      expect(health.messages).toBeGreaterThanOrEqual(1) // the park's message exists — behind the token
+      // The person's report, with the token, does name them: the scan could have found them.
+      const person = await host.call(undefined, 'GET', '/v1/person/health')
+      expect(JSON.stringify(person.body)).toContain(`session:${keys.parked}`)
+    },
+  )
 })
 
 describe('no door a stranger may open without a credential names a key (X1)', () => {
-  it("DevTools discovery, the person's routes without or with a wrong token, and a fresh anonymous MCP session's own answers are scanned too", async () => {
-    const wrong = { authorization: 'Bearer 0000000000000000000000000000000000000000000' }
-    const answers = await Promise.all([
-      // What a DevTools client asks first: Chromium's discovery routes, on the host's port.
-      ...[
-        '/json',
-        '/json/list',
-        '/json/version',
-        '/json/protocol',
-        '/devtools/browser',
-        '/devtools/page/0',
-        '/devtools/json/list',
-      ].map((path) => ask({ path })),
-      ask({ method: 'PUT', path: '/json/new?about:blank' }),
-      // The person's routes: no token, a wrong one, a session key where the token goes.
-      ...[
-        '/v1/person/sessions',
-        '/v1/person/health',
-        '/v1/person/settings',
-        '/v1/person/main/tabs',
-        '/v1/person/main/url',
-        '/v1/person/inspector',
-      ].flatMap((path) => [
-        ask({ path }),
-        ask({ path, headers: wrong }),
-        ask({ path, headers: { 'x-browser-session': keys.open } }),
-      ]),
-      // The MCP door without a session, with GET and DELETE.
-      ask({ method: 'DELETE', path: '/mcp' }),
-      ask({
-        method: 'POST',
-        path: '/mcp',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: '{"jsonrpc":"2.0","id":1,"method":"initialize"}',
-      }),
-    ])
-    expect(answers.filter((a) => a.status === 401).length).toBeGreaterThanOrEqual(12)
-    // A stranger's own anonymous MCP session (no token is needed for one): what its errand and its
-    // tools say is its own; none of it names another session.
-    const stranger = await httpClient(host.url)
-    const said: Array<string> = []
-    try {
-      said.push(JSON.stringify((await stranger.client.listTools()).tools))
-      for (const [tool, args] of [
-        ['browser_tabs', { action: 'list' }],
-        ['browser_snapshot', {}],
-        ['browser_navigate', { url: 'about:blank' }],
-      ] as const) {
-        said.push((await stranger.call(tool, args)).text)
+  it(
+    "DevTools discovery, the person's routes without or with a wrong token, and a fresh anonymous MCP session's own " +
+      'answers are scanned too',
+    async () => {
+      const wrong = { authorization: 'Bearer 0000000000000000000000000000000000000000000' }
+      const answers = await Promise.all([
+        // What a DevTools client asks first: Chromium's discovery routes, on the host's port.
+        ...[
+          '/json',
+          '/json/list',
+          '/json/version',
+          '/json/protocol',
+          '/devtools/browser',
+          '/devtools/page/0',
+          '/devtools/json/list',
+        ].map((path) => ask({ path })),
+        ask({ method: 'PUT', path: '/json/new?about:blank' }),
+        // The person's routes: no token, a wrong one, a session key where the token goes.
+        ...[
+          '/v1/person/sessions',
+          '/v1/person/health',
+          '/v1/person/settings',
+          '/v1/person/main/tabs',
+          '/v1/person/main/url',
+          '/v1/person/inspector',
+        ].flatMap((path) => [
+          ask({ path }),
+          ask({ path, headers: wrong }),
+          ask({ path, headers: { 'x-browser-session': keys.open } }),
+        ]),
+        // The MCP door without a session, with GET and DELETE.
+        ask({ method: 'DELETE', path: '/mcp' }),
+        ask({
+          method: 'POST',
+          path: '/mcp',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: '{"jsonrpc":"2.0","id":1,"method":"initialize"}',
+        }),
+      ])
+      expect(answers.filter((a) => a.status === 401).length).toBeGreaterThanOrEqual(12)
+      // A stranger's own anonymous MCP session (no token is needed for one): what its errand and its
+      // tools say is its own; none of it names another session.
+      const stranger = await httpClient(host.url)
+      const said: Array<string> = []
+      try {
+        said.push(JSON.stringify((await stranger.client.listTools()).tools))
+        for (const [tool, args] of [
+          ['browser_tabs', { action: 'list' }],
+          ['browser_snapshot', {}],
+          ['browser_navigate', { url: 'about:blank' }],
+        ] as const) {
+          said.push((await stranger.call(tool, args)).text)
+        }
+      } finally {
+        await stranger.end().catch(() => undefined)
       }
-    } finally {
-      await stranger.end().catch(() => undefined)
-    }
-    expect(said.join('\n').length).toBeGreaterThan(0)
-    for (const secret of secrets()) {
-      for (const a of answers)
-        expect(a.text, `an open answer (${a.text.split('\n')[0]}) names ${secret}`).not.toContain(secret)
-      for (const text of said) expect(text, `a stranger's MCP session was told ${secret}`).not.toContain(secret)
-    }
-  })
+      expect(said.join('\n').length).toBeGreaterThan(0)
+      for (const secret of secrets()) {
+        for (const a of answers)
+          expect(a.text, `an open answer (${a.text.split('\n')[0]}) names ${secret}`).not.toContain(secret)
+        for (const text of said) expect(text, `a stranger's MCP session was told ${secret}`).not.toContain(secret)
+      }
+    },
+  )
 })
 
 describe("an anonymous MCP session's errand is its session's alone (X2)", () => {
-  it('a second client that learned the key string still cannot name it: not by header, not by MCP initialize, not by DevTools', async () => {
-    const header = { 'x-browser-session': anonymousKey }
-    const url = await ask({ path: '/v1/url', headers: header })
-    expect(url.status).toBe(400)
-    expect(url.text).toContain('InvalidSessionKey')
-    expect((await ask({ path: '/v1/session/devtools', headers: header })).status).toBe(400)
-    expect(
-      (
-        await ask({
-          method: 'POST',
-          path: '/v1/session/task',
-          headers: { ...header, 'content-type': 'application/json' },
-          body: '{"status":"done"}',
-        })
-      ).status,
-    ).toBe(400)
-    await expect(httpClient(host.url, { key: anonymousKey })).rejects.toThrow(/400|InvalidSessionKey/)
-    // The nearest keys a client can send are other errands: fresh and empty, never the anonymous one's page.
-    for (const near of [
-      anonymousKey.replace('~', '-'),
-      anonymousKey.replace('~', ':'),
-      anonymousKey.replace('mcp~', ''),
-    ]) {
-      const there = await host.call(near, 'GET', '/v1/url')
-      expect(there.status).toBe(200)
-      expect(there.body.url).not.toContain(site.origin)
-      await host.call(near, 'DELETE', '/v1/session')
-    }
-    expect(anonymousKey).toMatch(/^mcp~[0-9a-f-]{36}$/)
-    // The anonymous session itself still drives its errand.
-    const own = clients[1] as Awaited<ReturnType<typeof httpClient>>
-    expect((await own.call('browser_snapshot')).text).toContain('heading "page mcp"')
-    expect(
-      await until(async () =>
-        (await host.run(host.supervisor.list)).some(
-          (v) => v.conversationId === `session:${anonymousKey}` && v.state === 'active',
+  it(
+    'a second client that learned the key string still cannot name it: not by header, not by MCP initialize, not by ' +
+      'DevTools',
+    async () => {
+      const header = { 'x-browser-session': anonymousKey }
+      const url = await ask({ path: '/v1/url', headers: header })
+      expect(url.status).toBe(400)
+      expect(url.text).toContain('InvalidSessionKey')
+      expect((await ask({ path: '/v1/session/devtools', headers: header })).status).toBe(400)
+      expect(
+        (
+          await ask({
+            method: 'POST',
+            path: '/v1/session/task',
+            headers: { ...header, 'content-type': 'application/json' },
+            body: '{"status":"done"}',
+          })
+        ).status,
+      ).toBe(400)
+      await expect(httpClient(host.url, { key: anonymousKey })).rejects.toThrow(/400|InvalidSessionKey/)
+      // The nearest keys a client can send are other errands: fresh and empty, never the anonymous one's page.
+      for (const near of [
+        anonymousKey.replace('~', '-'),
+        anonymousKey.replace('~', ':'),
+        anonymousKey.replace('mcp~', ''),
+      ]) {
+        const there = await host.call(near, 'GET', '/v1/url')
+        expect(there.status).toBe(200)
+        expect(there.body.url).not.toContain(site.origin)
+        await host.call(near, 'DELETE', '/v1/session')
+      }
+      expect(anonymousKey).toMatch(/^mcp~[0-9a-f-]{36}$/)
+      // The anonymous session itself still drives its errand.
+      const own = clients[1] as Awaited<ReturnType<typeof httpClient>>
+      expect((await own.call('browser_snapshot')).text).toContain('heading "page mcp"')
+      expect(
+        await until(async () =>
+          (await host.run(host.supervisor.list)).some(
+            (v) => v.conversationId === `session:${anonymousKey}` && v.state === 'active',
+          ),
         ),
-      ),
-    ).toBe(true)
-  })
+      ).toBe(true)
+    },
+  )
 })

@@ -1,6 +1,7 @@
 /**
  * Vitest globalSetup for every tier (docs/testing.md): brings every package's
- * `dist/` up to date with scripts/build.sh (`tsc -b` (incremental: a no-op when nothing changed), and the live view's bundle) before any test
+ * `dist/` up to date with scripts/build.sh (`tsc -b` (incremental: a no-op when nothing changed), and the live view's
+ * bundle) before any test
  * starts a host, an MCP server or a soak child — those run the compiled output, as a service
  * manager would (R4, issue #28). In-process tests never need it: vitest resolves `@errands/*`
  * through the `@errands/source` condition.
@@ -24,7 +25,8 @@ export default function buildPackages(): void {
   const result = spawnSync('bash', [resolve(repo, 'scripts/build.sh')], { cwd: repo, encoding: 'utf8' })
   if (result.status !== 0) {
     process.stderr.write(
-      `errands: the build reported errors (dist/ was still written):\n${result.stderr.split('\n').slice(0, 20).join('\n')}\n`,
+      `errands: the build reported errors (dist/ was still ` +
+        `written):\n${result.stderr.split('\n').slice(0, 20).join('\n')}\n`,
     )
   }
   // What this process starts (`npm start -- mcp`, scripts/start.sh) need not build again.

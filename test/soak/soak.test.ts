@@ -28,7 +28,8 @@ afterAll(() => {
 })
 
 describe('the soak, short and seeded (issue #15)', () => {
-  it('nothing leaks, nothing is lost, no cookie reaches the wrong session or outlives its revocation, under kills of renderers, the browser and the host', async () => {
+  it('nothing leaks, nothing is lost, no cookie reaches the wrong session or outlives its revocation, under kills of ' +
+    'renderers, the browser and the host', async () => {
     result = await runSoak({
       seed,
       sessions: 10,
@@ -68,7 +69,8 @@ describe('the soak, short and seeded (issue #15)', () => {
     passed++
   }, 300_000)
 
-  it('kill -9 of the host inside a seal write: every acknowledged park restores exactly, no torn or mixed record is ever accepted', async () => {
+  it('kill -9 of the host inside a seal write: every acknowledged park restores exactly, no torn or mixed record is ' +
+    'ever accepted', async () => {
     const r = await sealKillLoop({ kills: 2, minutes: 3, out: join(out, 'seal'), seed })
     expect(r.violations).toEqual([])
     expect(r.killsDuringSeal).toBe(2)

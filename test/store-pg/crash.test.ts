@@ -61,7 +61,10 @@ const inspect = (table: string) =>
     ),
   )
 
-/** A store kept open across a held transaction: opening one needs the write lock (retention runs at start), reading does not. */
+/**
+ * A store kept open across a held transaction: opening one needs the write lock (retention runs at start), reading
+ * does not.
+ */
 const openReader = async (table: string) => {
   const scope = Effect.runSync(Scope.make())
   const store = await Effect.runPromise(Scope.extend(openStore(pg.url(), { key: Redacted.make(key), table }), scope))
@@ -97,7 +100,8 @@ const versionIn = (seen: Awaited<ReturnType<typeof inspect>>, at: string): numbe
 }
 
 describe('Postgres sealed store under SIGKILL', () => {
-  it('a writer killed inside its open transaction leaves the old row, seen by no one meanwhile, and no lock behind', async () => {
+  it('a writer killed inside its open transaction leaves the old row, seen by no one meanwhile, and no lock ' +
+    'behind', async () => {
     const table = freshTable()
     const first = startPgWriter(table, 0)
     await waitUntil(() => first.done.length > 0 || first.child.exitCode !== null, 15_000, 'the first put')

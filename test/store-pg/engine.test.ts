@@ -46,7 +46,8 @@ const parked = (id: string) =>
   )
 
 describe('engines over one Postgres store', () => {
-  it('parked in one engine, resumed in another with an empty data dir: cookies, localStorage and tabs intact; revoke and sign out reach the rows', async () => {
+  it('parked in one engine, resumed in another with an empty data dir: cookies, localStorage and tabs intact; revoke ' +
+    'and sign out reach the rows', async () => {
     const sites = fixture.sites()
     const firstDir = fixture.freshDir()
     const first = await engine(firstDir)

@@ -33,7 +33,9 @@ export const bundleWriter = async (entry: string, outDir: string): Promise<strin
     // pg's optional native binding is never installed.
     external: ['pg-native'],
     banner: {
-      js: "import { createRequire as __errandsRequire } from 'node:module'; const require = __errandsRequire(import.meta.url);",
+      js:
+        "import { createRequire as __errandsRequire } from 'node:module'; const require = " +
+        '__errandsRequire(import.meta.url);',
     },
   })
   return outfile

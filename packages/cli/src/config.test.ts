@@ -57,18 +57,22 @@ describe('errands config: the one pass over every ERRANDS_* variable (issue #24)
       'ERRANDS_PORT: invalid value — must be a whole number from 1 to 65535',
       'ERRANDS_STORE_MAX_DAYS: invalid value — must be a whole number from 1 to 3650',
       'ERRANDS_STORE_MAX_RECORDS: invalid value — must be a whole number from 1 to 100000',
-      'ERRANDS_UPSTREAM_PROXY: invalid value — must be an http:// or https:// proxy address (http://user:pass@host:port), with no path',
+      'ERRANDS_UPSTREAM_PROXY: invalid value — must be an http:// or https:// proxy address ' +
+        '(http://user:pass@host:port), with no path',
     ])
     expect(r.stderr).not.toContain('pr0xypass')
   })
 
-  it('without a cluster variable it says exactly what the full pass says (the cluster part has nothing to decode)', async () => {
-    expect(wantsCluster(BAD_SINGLE_HOST)).toBe(false)
-    const full = Either.getLeft(Effect.runSync(Effect.either(errandsSettingsFrom(BAD_SINGLE_HOST)))).pipe(
-      Option.getOrThrow,
-    )
-    expect(Either.getLeft(await decodeConfig(BAD_SINGLE_HOST))).toEqual(Option.some(explainErrandsConfigError(full)))
-  })
+  it(
+    'without a cluster variable it says exactly what the full pass says (the cluster part has nothing to ' + 'decode)',
+    async () => {
+      expect(wantsCluster(BAD_SINGLE_HOST)).toBe(false)
+      const full = Either.getLeft(Effect.runSync(Effect.either(errandsSettingsFrom(BAD_SINGLE_HOST)))).pipe(
+        Option.getOrThrow,
+      )
+      expect(Either.getLeft(await decodeConfig(BAD_SINGLE_HOST))).toEqual(Option.some(explainErrandsConfigError(full)))
+    },
+  )
 
   it("with cluster variables, their bad values join the host's in the same report", async () => {
     const r = await run({ ...BAD_SINGLE_HOST, ERRANDS_DATABASE_URL: URL_WITH_PASSWORD, ERRANDS_CLUSTER_SHARDS: '0' })
@@ -119,7 +123,8 @@ describe('errands config: the one pass over every ERRANDS_* variable (issue #24)
     expect(p.stderr).toContain('ERRANDS_CLUSTER_PORT: invalid value — must be a whole number from 1 to 65535')
   }, 30_000)
 
-  it("the packed `errands host` with three bad variables: exit 2, all three named, the proxy's password never, nothing created or started", () => {
+  it("the packed `errands host` with three bad variables: exit 2, all three named, the proxy's password never, " +
+    'nothing created or started', () => {
     const parent = mkdtempSync(path.join(tmpdir(), 'errands-cli-config-'))
     const dataDir = path.join(parent, 'data')
     try {

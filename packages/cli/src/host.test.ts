@@ -15,21 +15,24 @@ describe('errands host joins a cluster only when ERRANDS_DATABASE_URL is set (is
     expect(said).toEqual([])
   })
 
-  it('set with its key file: a cluster whose runner port the guard blocks, described without the password', async () => {
-    const keyFile = join(dir, 'cluster.key')
-    writeFileSync(keyFile, new Uint8Array(32).fill(7))
-    chmodSync(keyFile, 0o600)
-    const said: string[] = []
-    const cluster = await clusterFromEnv(
-      { ERRANDS_DATABASE_URL: URL_WITH_PASSWORD, ERRANDS_CLUSTER_KEY_FILE: keyFile, ERRANDS_CLUSTER_PORT: '7790' },
-      (l) => said.push(l),
-    )
-    expect(typeof cluster === 'object' && cluster.ownPorts).toEqual([7790])
-    expect(said.join('')).toContain(
-      'cluster runner 127.0.0.1:7790, 300 shards, rebalance 12000 ms, Postgres at 10.0.0.5:5432',
-    )
-    expect(said.join('')).not.toContain('hunter2')
-  })
+  it(
+    'set with its key file: a cluster whose runner port the guard blocks, described without the ' + 'password',
+    async () => {
+      const keyFile = join(dir, 'cluster.key')
+      writeFileSync(keyFile, new Uint8Array(32).fill(7))
+      chmodSync(keyFile, 0o600)
+      const said: string[] = []
+      const cluster = await clusterFromEnv(
+        { ERRANDS_DATABASE_URL: URL_WITH_PASSWORD, ERRANDS_CLUSTER_KEY_FILE: keyFile, ERRANDS_CLUSTER_PORT: '7790' },
+        (l) => said.push(l),
+      )
+      expect(typeof cluster === 'object' && cluster.ownPorts).toEqual([7790])
+      expect(said.join('')).toContain(
+        'cluster runner 127.0.0.1:7790, 300 shards, rebalance 12000 ms, Postgres at 10.0.0.5:5432',
+      )
+      expect(said.join('')).not.toContain('hunter2')
+    },
+  )
 
   it('invalid settings or a missing key file: exit 2, naming the variable (and never the password)', async () => {
     const said: string[] = []

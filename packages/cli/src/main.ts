@@ -19,7 +19,10 @@ const usage = `errands — a browser of its own for every AI-agent errand
 const here = path.dirname(new URL(import.meta.url).pathname)
 const repoRoot = path.resolve(here, '../../..')
 
-/** The demo journals: beside the compiled CLI (the build copies them into dist/, so they ship with the package), or the repository's when run from source. */
+/**
+ * The demo journals: beside the compiled CLI (the build copies them into dist/, so they ship with the package), or the
+ * repository's when run from source.
+ */
 const demoJournals = (): string | undefined =>
   [path.join(here, 'journals'), path.join(repoRoot, 'journals')].find((dir) => fs.existsSync(dir))
 
@@ -47,7 +50,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       const dir = demoJournals()
       if (dir === undefined) {
         process.stderr.write(
-          `errands demo: the bundled journals are missing (looked in ${path.join(here, 'journals')}); reinstall @errands/cli\n`,
+          `errands demo: the bundled journals are missing (looked in ${path.join(here, 'journals')}); reinstall ` +
+            `@errands/cli\n`,
         )
         return 1
       }

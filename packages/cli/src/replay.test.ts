@@ -27,25 +27,33 @@ describe('golden journals (T1)', () => {
     expect(journals).toEqual(['asking.jsonl', 'cap.jsonl', 'heal.jsonl', 'park.jsonl', 'wheel.jsonl'])
   })
 
-  it('asking.jsonl: an errand waiting for the person is not parked for idleness, the cap may park it, the ask waits across the park and ends with the hand-back; the journal holds no reason or note (P3, P4, C2)', () => {
-    const trace = fs.readFileSync(path.join(root, 'journals/asking.trace'), 'utf8')
-    const journal = fs.readFileSync(path.join(root, 'journals/asking.jsonl'), 'utf8')
-    expect(trace).toMatch(/^1000\ta\tactive\(asking=waiting,/m)
-    expect(trace).not.toMatch(/^[0-9]{5}\ta\tparking/m) // not for idleness between 61 s and 100 s
-    expect(trace).toContain('101000\ta\tparked\n')
-    expect(trace).toMatch(/^103000\ta\tactive\(asking=waiting,/m)
-    expect(trace).toMatch(/^105000\ta\tactive\(asking=none,.*wheel=agents\)\n/m)
-    expect(trace).toContain('165000\ta\tparked\n')
-    expect(journal).not.toMatch(/reason|note|cookie/)
-  })
+  it(
+    'asking.jsonl: an errand waiting for the person is not parked for idleness, the cap may park it, the ask waits ' +
+      'across the park and ends with the hand-back; the journal holds no reason or note (P3, P4, C2)',
+    () => {
+      const trace = fs.readFileSync(path.join(root, 'journals/asking.trace'), 'utf8')
+      const journal = fs.readFileSync(path.join(root, 'journals/asking.jsonl'), 'utf8')
+      expect(trace).toMatch(/^1000\ta\tactive\(asking=waiting,/m)
+      expect(trace).not.toMatch(/^[0-9]{5}\ta\tparking/m) // not for idleness between 61 s and 100 s
+      expect(trace).toContain('101000\ta\tparked\n')
+      expect(trace).toMatch(/^103000\ta\tactive\(asking=waiting,/m)
+      expect(trace).toMatch(/^105000\ta\tactive\(asking=none,.*wheel=agents\)\n/m)
+      expect(trace).toContain('165000\ta\tparked\n')
+      expect(journal).not.toMatch(/reason|note|cookie/)
+    },
+  )
 
-  it('wheel.jsonl: a person at the wheel is parked neither for room, nor on request, nor for idleness; after the hand-back the idle sweep parks it (C2, P1, P2)', () => {
-    const trace = fs.readFileSync(path.join(root, 'journals/wheel.trace'), 'utf8')
-    expect(trace).toContain('2000\tb\trefused(AllBusy)\n')
-    expect(trace).not.toMatch(/^(2500|200000)\ta\tparking/m)
-    expect(trace).toMatch(/^201000\ta\tactive\(.*wheel=agents\)\n/m)
-    expect(trace).toMatch(/^2[0-9]{5}\ta\tparked\n/m)
-  })
+  it(
+    'wheel.jsonl: a person at the wheel is parked neither for room, nor on request, nor for idleness; after the ' +
+      'hand-back the idle sweep parks it (C2, P1, P2)',
+    () => {
+      const trace = fs.readFileSync(path.join(root, 'journals/wheel.trace'), 'utf8')
+      expect(trace).toContain('2000\tb\trefused(AllBusy)\n')
+      expect(trace).not.toMatch(/^(2500|200000)\ta\tparking/m)
+      expect(trace).toMatch(/^201000\ta\tactive\(.*wheel=agents\)\n/m)
+      expect(trace).toMatch(/^2[0-9]{5}\ta\tparked\n/m)
+    },
+  )
 
   it.each(journals)('%s replays to its golden trace, byte for byte, twice', async (name) => {
     const file = path.join(root, 'journals', name)
@@ -134,37 +142,41 @@ describe('recording (T1)', () => {
     expect(recorder.text()).not.toContain('shop.test')
   })
 
-  it('a run with a request for help and a sign-in question replays to its own trace; the journal holds neither the reason nor the note (P3, P4, P5)', async () => {
-    const { live, recorder } = await recordRun(
-      1,
-      Effect.gen(function* () {
-        const { supervisor } = yield* services
-        yield* supervisor.open({ id: 'a', kind: 'task' })
-        const help = yield* Effect.fork(supervisor.askForHelp('a', 'the secret reason', 300_000))
-        yield* TestClock.adjust(90_000) // past the idle limit: still open, it waits for the person
-        yield* supervisor.settle
-        yield* supervisor.takeWheel('a')
-        yield* supervisor.handBack('a', 'the secret note')
-        yield* Fiber.join(help)
-        yield* supervisor.asked('a', { id: 'q1', ask: 'sign-in', site: 'shop.example' })
-        yield* supervisor.open({ id: 'b', kind: 'task' }) // the cap parks the waiting errand
-        yield* supervisor.settle
-        yield* supervisor.answered('a', 'q1', 'timeout')
-        const late = yield* Effect.fork(supervisor.askForHelp('b', 'again', 1_000))
-        yield* TestClock.adjust(1_000)
-        yield* Fiber.join(late)
-        yield* TestClock.adjust(90_000)
-        yield* supervisor.settle
-      }),
-    )
-    const journal = await Effect.runPromise(parseJournal(recorder.text()))
-    expect(
-      journal.filter((e) => e.op === 'question.answered').map((e) => (e.op === 'question.answered' ? e.outcome : '')),
-    ).toEqual(['handed-back', 'timeout', 'timeout'])
-    expect(formatTrace(live)).toContain('asking=waiting')
-    expect(formatTrace(await Effect.runPromise(replay(journal)))).toBe(formatTrace(live))
-    expect(recorder.text()).not.toContain('secret')
-  })
+  it(
+    'a run with a request for help and a sign-in question replays to its own trace; the journal holds neither the ' +
+      'reason nor the note (P3, P4, P5)',
+    async () => {
+      const { live, recorder } = await recordRun(
+        1,
+        Effect.gen(function* () {
+          const { supervisor } = yield* services
+          yield* supervisor.open({ id: 'a', kind: 'task' })
+          const help = yield* Effect.fork(supervisor.askForHelp('a', 'the secret reason', 300_000))
+          yield* TestClock.adjust(90_000) // past the idle limit: still open, it waits for the person
+          yield* supervisor.settle
+          yield* supervisor.takeWheel('a')
+          yield* supervisor.handBack('a', 'the secret note')
+          yield* Fiber.join(help)
+          yield* supervisor.asked('a', { id: 'q1', ask: 'sign-in', site: 'shop.example' })
+          yield* supervisor.open({ id: 'b', kind: 'task' }) // the cap parks the waiting errand
+          yield* supervisor.settle
+          yield* supervisor.answered('a', 'q1', 'timeout')
+          const late = yield* Effect.fork(supervisor.askForHelp('b', 'again', 1_000))
+          yield* TestClock.adjust(1_000)
+          yield* Fiber.join(late)
+          yield* TestClock.adjust(90_000)
+          yield* supervisor.settle
+        }),
+      )
+      const journal = await Effect.runPromise(parseJournal(recorder.text()))
+      expect(
+        journal.filter((e) => e.op === 'question.answered').map((e) => (e.op === 'question.answered' ? e.outcome : '')),
+      ).toEqual(['handed-back', 'timeout', 'timeout'])
+      expect(formatTrace(live)).toContain('asking=waiting')
+      expect(formatTrace(await Effect.runPromise(replay(journal)))).toBe(formatTrace(live))
+      expect(recorder.text()).not.toContain('secret')
+    },
+  )
 
   it.each([
     ['not JSON', '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{nope', 'not-json'],

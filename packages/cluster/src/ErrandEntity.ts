@@ -228,7 +228,8 @@ export const Errand = Entity.make('Errand', [
   HandBack,
   WheelInput,
   Driving,
-  // The person in the loop: the errand's view, a request for help and a question's waiting, where the errand is (askRpcs.ts, K4).
+  // The person in the loop: the errand's view, a request for help and a question's waiting, where the errand is
+  // (askRpcs.ts, K4).
   View,
   Help,
   Asked,
@@ -255,7 +256,8 @@ export const Errand = Entity.make('Errand', [
   }),
 ])
 
-// Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools', the person's, the wheel's and the asks'.
+// Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools', the person's, the
+// wheel's and the asks'.
 type Tags = typeof Errand extends Entity.Entity<'Errand', infer R> ? Rpc.Tag<R> : never
 const _oneRpcPerVerb: Same<
   Exclude<

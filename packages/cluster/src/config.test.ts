@@ -66,8 +66,10 @@ describe('cluster settings', () => {
     })
     const text = explainClusterConfigError(Either.getLeft(s).pipe(Option.getOrThrow))
     expect(text).toBe(
-      'ERRANDS_DATABASE_URL: invalid value — names 10.0.0.5, which is not this machine, without TLS: add sslmode=verify-full ' +
-        "(or sslmode=require, sslmode=verify-ca, ssl=true) so the sealed errands, the cluster's messages and the password do not cross the network in the clear",
+      'ERRANDS_DATABASE_URL: invalid value — names 10.0.0.5, which is not this machine, without TLS: add ' +
+        'sslmode=verify-full ' +
+        "(or sslmode=require, sslmode=verify-ca, ssl=true) so the sealed errands, the cluster's messages and the " +
+        'password do not cross the network in the clear',
     )
     expect(text).not.toContain('s3cret')
     // On this machine it may stay plain.
@@ -86,71 +88,75 @@ describe('one pass over every ERRANDS_* variable (issue #24)', () => {
       Either.getLeft(Effect.runSync(Effect.either(errandsSettingsFrom(env)))).pipe(Option.getOrThrow),
     )
 
-  it('names every invalid variable at once — host, supervisor, store, DevTools, proxy, database, cluster, a missing key file — one line each, no value of a secret', () => {
-    const text = refused({
-      ERRANDS_PORT: '0',
-      ERRANDS_PAGE_DEADLINE_MS: '5',
-      ERRANDS_CDP_URL: 'file:///x',
-      ERRANDS_LOCALHOST_PORTS: ',',
-      ERRANDS_INSPECT: 'yes',
-      ERRANDS_INSPECT_PORT: '70000',
-      ERRANDS_AGENT_TOKENS_FILE: '',
-      ERRANDS_UPSTREAM_PROXY: 'socks5://me:pr0xypass@proxy:1080',
-      ERRANDS_MAX_SESSIONS: '33',
-      ERRANDS_SESSION_IDLE_MS: '1',
-      ERRANDS_SNAPSHOT_DEBOUNCE_MS: '1',
-      ERRANDS_STORE_MAX_RECORDS: '0',
-      ERRANDS_STORE_MAX_DAYS: '3651',
-      ERRANDS_DEVTOOLS_MAX_FRAME_BYTES: '1',
-      ERRANDS_DEVTOOLS_MAX_CONNECTIONS: '65',
-      ERRANDS_DEVTOOLS_MAX_IN_FLIGHT: '0',
-      ERRANDS_DATABASE_URL: 'mysql://errands:hunter2@db/errands',
-      ERRANDS_CLUSTER_HOST: ' ',
-      ERRANDS_CLUSTER_PORT: '0',
-      ERRANDS_CLUSTER_SHARDS: '5000',
-      ERRANDS_CLUSTER_LOCK_EXPIRY_MS: '1',
-    })
-    expect(
-      text
-        .split('\n')
-        .map((l) => l.split(':')[0])
-        .sort(),
-    ).toEqual(
-      [
-        'ERRANDS_PORT',
-        'ERRANDS_PAGE_DEADLINE_MS',
-        'ERRANDS_CDP_URL',
-        'ERRANDS_LOCALHOST_PORTS',
-        'ERRANDS_MAX_SESSIONS',
-        'ERRANDS_SESSION_IDLE_MS',
-        'ERRANDS_SNAPSHOT_DEBOUNCE_MS',
-        'ERRANDS_STORE_MAX_RECORDS',
-        'ERRANDS_STORE_MAX_DAYS',
-        'ERRANDS_INSPECT',
-        'ERRANDS_INSPECT_PORT',
-        'ERRANDS_AGENT_TOKENS_FILE',
-        'ERRANDS_UPSTREAM_PROXY',
-        'ERRANDS_DEVTOOLS_MAX_FRAME_BYTES',
-        'ERRANDS_DEVTOOLS_MAX_CONNECTIONS',
-        'ERRANDS_DEVTOOLS_MAX_IN_FLIGHT',
-        'ERRANDS_DATABASE_URL',
-        'ERRANDS_CLUSTER_KEY_FILE',
-        'ERRANDS_CLUSTER_HOST',
-        'ERRANDS_CLUSTER_PORT',
-        'ERRANDS_CLUSTER_SHARDS',
-        'ERRANDS_CLUSTER_LOCK_EXPIRY_MS',
-      ].sort(),
-    )
-    for (const line of text.split('\n')) expect(line).toMatch(/^ERRANDS_[A-Z_]+: invalid value — (must|names) /)
-    expect(text).toContain('ERRANDS_STORE_MAX_RECORDS: invalid value — must be a whole number from 1 to 100000')
-    expect(text).toContain('ERRANDS_STORE_MAX_DAYS: invalid value — must be a whole number from 1 to 3650')
-    expect(text).toContain(
-      'ERRANDS_DEVTOOLS_MAX_FRAME_BYTES: invalid value — must be a whole number from 1024 to 268435456',
-    )
-    expect(text).toContain('ERRANDS_DATABASE_URL: invalid value — must be a postgres:// or postgresql:// address')
-    expect(text).not.toContain('hunter2')
-    expect(text).not.toContain('pr0xypass')
-  })
+  it(
+    'names every invalid variable at once — host, supervisor, store, DevTools, proxy, database, cluster, a missing ' +
+      'key file — one line each, no value of a secret',
+    () => {
+      const text = refused({
+        ERRANDS_PORT: '0',
+        ERRANDS_PAGE_DEADLINE_MS: '5',
+        ERRANDS_CDP_URL: 'file:///x',
+        ERRANDS_LOCALHOST_PORTS: ',',
+        ERRANDS_INSPECT: 'yes',
+        ERRANDS_INSPECT_PORT: '70000',
+        ERRANDS_AGENT_TOKENS_FILE: '',
+        ERRANDS_UPSTREAM_PROXY: 'socks5://me:pr0xypass@proxy:1080',
+        ERRANDS_MAX_SESSIONS: '33',
+        ERRANDS_SESSION_IDLE_MS: '1',
+        ERRANDS_SNAPSHOT_DEBOUNCE_MS: '1',
+        ERRANDS_STORE_MAX_RECORDS: '0',
+        ERRANDS_STORE_MAX_DAYS: '3651',
+        ERRANDS_DEVTOOLS_MAX_FRAME_BYTES: '1',
+        ERRANDS_DEVTOOLS_MAX_CONNECTIONS: '65',
+        ERRANDS_DEVTOOLS_MAX_IN_FLIGHT: '0',
+        ERRANDS_DATABASE_URL: 'mysql://errands:hunter2@db/errands',
+        ERRANDS_CLUSTER_HOST: ' ',
+        ERRANDS_CLUSTER_PORT: '0',
+        ERRANDS_CLUSTER_SHARDS: '5000',
+        ERRANDS_CLUSTER_LOCK_EXPIRY_MS: '1',
+      })
+      expect(
+        text
+          .split('\n')
+          .map((l) => l.split(':')[0])
+          .sort(),
+      ).toEqual(
+        [
+          'ERRANDS_PORT',
+          'ERRANDS_PAGE_DEADLINE_MS',
+          'ERRANDS_CDP_URL',
+          'ERRANDS_LOCALHOST_PORTS',
+          'ERRANDS_MAX_SESSIONS',
+          'ERRANDS_SESSION_IDLE_MS',
+          'ERRANDS_SNAPSHOT_DEBOUNCE_MS',
+          'ERRANDS_STORE_MAX_RECORDS',
+          'ERRANDS_STORE_MAX_DAYS',
+          'ERRANDS_INSPECT',
+          'ERRANDS_INSPECT_PORT',
+          'ERRANDS_AGENT_TOKENS_FILE',
+          'ERRANDS_UPSTREAM_PROXY',
+          'ERRANDS_DEVTOOLS_MAX_FRAME_BYTES',
+          'ERRANDS_DEVTOOLS_MAX_CONNECTIONS',
+          'ERRANDS_DEVTOOLS_MAX_IN_FLIGHT',
+          'ERRANDS_DATABASE_URL',
+          'ERRANDS_CLUSTER_KEY_FILE',
+          'ERRANDS_CLUSTER_HOST',
+          'ERRANDS_CLUSTER_PORT',
+          'ERRANDS_CLUSTER_SHARDS',
+          'ERRANDS_CLUSTER_LOCK_EXPIRY_MS',
+        ].sort(),
+      )
+      for (const line of text.split('\n')) expect(line).toMatch(/^ERRANDS_[A-Z_]+: invalid value — (must|names) /)
+      expect(text).toContain('ERRANDS_STORE_MAX_RECORDS: invalid value — must be a whole number from 1 to 100000')
+      expect(text).toContain('ERRANDS_STORE_MAX_DAYS: invalid value — must be a whole number from 1 to 3650')
+      expect(text).toContain(
+        'ERRANDS_DEVTOOLS_MAX_FRAME_BYTES: invalid value — must be a whole number from 1024 to 268435456',
+      )
+      expect(text).toContain('ERRANDS_DATABASE_URL: invalid value — must be a postgres:// or postgresql:// address')
+      expect(text).not.toContain('hunter2')
+      expect(text).not.toContain('pr0xypass')
+    },
+  )
 
   it("a database without its key file is named with the host's bad variables", () => {
     expect(

@@ -4,7 +4,8 @@
  * its range. `ERRANDS_DATABASE_URL` unset → no cluster at all (today's single host).
  *
  * @example
- * const settings = Effect.runSync(clusterSettingsFrom({ ERRANDS_DATABASE_URL: 'postgres://…', ERRANDS_CLUSTER_PORT: '7787' }))
+ * const settings = Effect.runSync(clusterSettingsFrom({ ERRANDS_DATABASE_URL: 'postgres://…', ERRANDS_CLUSTER_PORT:
+ * '7787' }))
  * Option.isSome(settings) // true
  */
 import { hostConfig, hostVariables, type HostSettings } from '@errands/host'
@@ -18,7 +19,10 @@ import {
 } from '@errands/supervisor'
 import { Config, ConfigError, Effect, Either, Option, Redacted, Schema } from 'effect'
 
-/** The variables the cluster reads, with their ranges (docs/cluster.md). @example clusterVariables.ERRANDS_CLUSTER_PORT.default // 7787 */
+/**
+ * The variables the cluster reads, with their ranges (docs/cluster.md). @example
+ * clusterVariables.ERRANDS_CLUSTER_PORT.default // 7787
+ */
 export const clusterVariables = {
   ERRANDS_DATABASE_URL: databaseVariables.ERRANDS_DATABASE_URL,
   ERRANDS_CLUSTER_HOST: {
@@ -39,7 +43,9 @@ export const clusterVariables = {
     text: 'must be a whole number from 2000 to 600000',
   },
   ERRANDS_CLUSTER_KEY_FILE: {
-    text: 'must name the file of 32 random bytes every host of the cluster shares (head -c 32 /dev/urandom > cluster.key)',
+    text:
+      'must name the file of 32 random bytes every host of the cluster shares (head -c 32 /dev/urandom > ' +
+      'cluster.key)',
   },
 } as const
 
@@ -152,7 +158,10 @@ const clusterRanges = Object.fromEntries(
 export const explainClusterConfigError = (error: ConfigError.ConfigError): string =>
   explainConfigError(error, clusterRanges)
 
-/** Everything `errands host` reads: the host's settings (the supervisor's and the store's retention in them) and the cluster's. */
+/**
+ * Everything `errands host` reads: the host's settings (the supervisor's and the store's retention in them) and the
+ * cluster's.
+ */
 export interface ErrandsSettings {
   readonly host: HostSettings
   /** `None` without `ERRANDS_DATABASE_URL`: a single host on the file store. */
@@ -196,11 +205,15 @@ export const explainErrandsConfigError = (error: ConfigError.ConfigError): strin
  * The settings as one log line: the database as host and port only (never its password).
  *
  * @example
- * describeCluster(settings) // "cluster runner 127.0.0.1:7787, 300 shards, rebalance 12000 ms, Postgres at 10.0.0.5:5432"
+ * describeCluster(settings) // "cluster runner 127.0.0.1:7787, 300 shards, rebalance 12000 ms, Postgres at
+ * 10.0.0.5:5432"
  */
 export const describeCluster = (s: ClusterSettings): string => {
   const url = new URL(Redacted.value(s.databaseUrl))
-  return `cluster runner ${s.host}:${s.port}, ${s.shards} shards, rebalance ${s.lockExpiryMs} ms, Postgres at ${url.hostname}:${url.port || '5432'}`
+  return (
+    `cluster runner ${s.host}:${s.port}, ${s.shards} shards, rebalance ${s.lockExpiryMs} ms, Postgres at ` +
+    `${url.hostname}:${url.port || '5432'}`
+  )
 }
 
 /**

@@ -30,7 +30,9 @@ const asEndpointError = (e: { readonly _tag: string; readonly message?: string }
     ? (e as DevToolsUnavailable)
     : new DevToolsUnavailable({
         reason: 'browser-unreachable',
-        message: `The host that holds this session could not mint a DevTools URL (${e._tag}${e.message === undefined ? '' : `: ${e.message.slice(0, 200)}`}); try again in a few seconds.`,
+        message:
+          `The host that holds this session could not mint a DevTools URL ` +
+          `(${e._tag}${e.message === undefined ? '' : `: ${e.message.slice(0, 200)}`}); try again in a few seconds.`,
       })
 
 /**

@@ -103,19 +103,22 @@ describe("forwarding the page verbs to a key's owner", () => {
     expect(local.map((c) => c.method)).toEqual(['url'])
   })
 
-  it("gives back the owner's typed errors as they are, and the cluster's own failures in words a model can act on", async () => {
-    const { forwarding } = setup((verb) =>
-      verb === 'url' ? Effect.fail(AllBusy.of(4)) : Effect.fail({ _tag: 'MailboxFull' }),
-    )
-    const busy = await Effect.runPromise(Effect.either(forwarding.url(sessionTarget(key))))
-    expect(Either.isLeft(busy) && busy.left).toBeInstanceOf(AllBusy)
-    const moving = await Effect.runPromise(Effect.either(forwarding.text(sessionTarget(key))))
-    expect(Either.isLeft(moving) && moving.left).toBeInstanceOf(PageError)
-    expect(Either.isLeft(moving) && moving.left.message).toMatch(
-      /could not be reached \(MailboxFull\).*try again in a few seconds/,
-    )
-    expect(Either.isLeft(moving) && (moving.left as PageError).status).toBe(502)
-  })
+  it(
+    "gives back the owner's typed errors as they are, and the cluster's own failures in words a model can act " + 'on',
+    async () => {
+      const { forwarding } = setup((verb) =>
+        verb === 'url' ? Effect.fail(AllBusy.of(4)) : Effect.fail({ _tag: 'MailboxFull' }),
+      )
+      const busy = await Effect.runPromise(Effect.either(forwarding.url(sessionTarget(key))))
+      expect(Either.isLeft(busy) && busy.left).toBeInstanceOf(AllBusy)
+      const moving = await Effect.runPromise(Effect.either(forwarding.text(sessionTarget(key))))
+      expect(Either.isLeft(moving) && moving.left).toBeInstanceOf(PageError)
+      expect(Either.isLeft(moving) && moving.left.message).toMatch(
+        /could not be reached \(MailboxFull\).*try again in a few seconds/,
+      )
+      expect(Either.isLeft(moving) && (moving.left as PageError).status).toBe(502)
+    },
+  )
 
   it('on the owner, runs the same verb of its own Browsing on the session, opened with the named proxy', async () => {
     const { local, browsing } = setup()
@@ -134,57 +137,61 @@ describe("forwarding the page verbs to a key's owner", () => {
 describe("the entity's RPCs are the host's verbs, typed with its Schemas (#24)", () => {
   const rpcs = Errand.protocol.requests
 
-  it("has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, mcpTool, the person's Ask and Allow, the wheel's and the asks' (View, Help, Asked, Answered)", () => {
-    expect([...rpcs.keys()].sort()).toEqual([
-      'Allow',
-      'Answered',
-      'Ask',
-      'Asked',
-      'Driving',
-      'HandBack',
-      'Heal',
-      'Help',
-      'TakeBack',
-      'TakeWheel',
-      'View',
-      'WheelInput',
-      'activateTab',
-      'back',
-      'click',
-      'closeTab',
-      'console',
-      'devtools',
-      'dialog',
-      'download',
-      'downloads',
-      'drag',
-      'evaluate',
-      'fill',
-      'fillForm',
-      'forward',
-      'frame',
-      'html',
-      'input',
-      'mcpTool',
-      'navigate',
-      'network',
-      'openTab',
-      'park',
-      'release',
-      'reload',
-      'resume',
-      'screenshot',
-      'scroll',
-      'stageFile',
-      'state',
-      'tabs',
-      'task',
-      'text',
-      'upload',
-      'url',
-      'viewport',
-    ])
-  })
+  it(
+    "has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, mcpTool, the person's Ask and Allow, the " +
+      "wheel's and the asks' (View, Help, Asked, Answered)",
+    () => {
+      expect([...rpcs.keys()].sort()).toEqual([
+        'Allow',
+        'Answered',
+        'Ask',
+        'Asked',
+        'Driving',
+        'HandBack',
+        'Heal',
+        'Help',
+        'TakeBack',
+        'TakeWheel',
+        'View',
+        'WheelInput',
+        'activateTab',
+        'back',
+        'click',
+        'closeTab',
+        'console',
+        'devtools',
+        'dialog',
+        'download',
+        'downloads',
+        'drag',
+        'evaluate',
+        'fill',
+        'fillForm',
+        'forward',
+        'frame',
+        'html',
+        'input',
+        'mcpTool',
+        'navigate',
+        'network',
+        'openTab',
+        'park',
+        'release',
+        'reload',
+        'resume',
+        'screenshot',
+        'scroll',
+        'stageFile',
+        'state',
+        'tabs',
+        'task',
+        'text',
+        'upload',
+        'url',
+        'viewport',
+      ])
+    },
+  )
 
   it("answers go through the host's answer Schemas: a shape the API would not give does not pass", () => {
     expect(rpcs.get('navigate')!.successSchema).toBe(PageSummary)
@@ -194,20 +201,27 @@ describe("the entity's RPCs are the host's verbs, typed with its Schemas (#24)",
     expect(Either.isLeft(decode({ url: 'about:blank' }))).toBe(true)
   })
 
-  it("an Allow's answer goes through lending's LendReport Schema, and its sign-in through the sealed snapshot's storage Schema (#24)", () => {
-    expect(rpcs.get('Allow')!.successSchema).toBe(LendReport)
-    const payload = Schema.decodeUnknownEither(rpcs.get('Allow')!.payloadSchema as Schema.Schema<unknown, unknown>)
-    expect(Either.isRight(payload({ site: 'shop.example', signIn: { cookies: [], origins: [] } }))).toBe(true)
-    expect(Either.isLeft(payload({ site: 'shop.example', signIn: { cookies: [{ name: 'sid' }], origins: [] } }))).toBe(
-      true,
-    )
-  })
+  it(
+    "an Allow's answer goes through lending's LendReport Schema, and its sign-in through the sealed snapshot's " +
+      'storage Schema (#24)',
+    () => {
+      expect(rpcs.get('Allow')!.successSchema).toBe(LendReport)
+      const payload = Schema.decodeUnknownEither(rpcs.get('Allow')!.payloadSchema as Schema.Schema<unknown, unknown>)
+      expect(Either.isRight(payload({ site: 'shop.example', signIn: { cookies: [], origins: [] } }))).toBe(true)
+      expect(
+        Either.isLeft(payload({ site: 'shop.example', signIn: { cookies: [{ name: 'sid' }], origins: [] } })),
+      ).toBe(true)
+    },
+  )
 
-  it("requests are checked with the HTTP bodies' Schemas: a click without a selector is refused before it leaves", () => {
-    const payload = Schema.decodeUnknownEither(rpcs.get('click')!.payloadSchema as Schema.Schema<unknown, unknown>)
-    expect(Either.isRight(payload({ body: { selector: '#go' } }))).toBe(true)
-    expect(Either.isLeft(payload({ body: { selector: '' } }))).toBe(true)
-  })
+  it(
+    "requests are checked with the HTTP bodies' Schemas: a click without a selector is refused before it " + 'leaves',
+    () => {
+      const payload = Schema.decodeUnknownEither(rpcs.get('click')!.payloadSchema as Schema.Schema<unknown, unknown>)
+      expect(Either.isRight(payload({ body: { selector: '#go' } }))).toBe(true)
+      expect(Either.isLeft(payload({ body: { selector: '' } }))).toBe(true)
+    },
+  )
 
   it('encodes the upstream proxy as its text for the owner, and decodes it back to a secret', () => {
     const schema = rpcs.get('url')!.payloadSchema as Schema.Schema<unknown, unknown>

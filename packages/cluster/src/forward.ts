@@ -24,7 +24,9 @@ export type ErrandClient = Effect.Effect.Success<typeof Errand.client>
 export const unreachable = (e: { readonly _tag: string }): PageError =>
   new PageError({
     reason: 'unavailable',
-    message: `The host that holds this session could not be reached (${e._tag}); it may be moving to another host — try again in a few seconds.`,
+    message:
+      `The host that holds this session could not be reached (${e._tag}); it may be moving to another host — ` +
+      `try again in a few seconds.`,
   })
 
 /** A request the entity's Schemas refuse before it is sent: the caller's input, not the cluster. */

@@ -19,7 +19,8 @@ export const loadClusterKey = async (path: string): Promise<Redacted.Redacted<Ui
   const info = await stat(path).catch(() => undefined)
   if (info === undefined)
     throw new Error(
-      `The cluster key file ${path} does not exist; make one with: head -c 32 /dev/urandom > ${path}; chmod 600 ${path} (and copy it to every host).`,
+      `The cluster key file ${path} does not exist; make one with: head -c 32 /dev/urandom > ${path}; chmod 600 ` +
+        `${path} (and copy it to every host).`,
     )
   if ((info.mode & 0o077) !== 0)
     throw new Error(`The cluster key file ${path} can be read by others; chmod 600 ${path}.`)

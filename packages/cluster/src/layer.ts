@@ -163,7 +163,9 @@ const clusterBrowsing = Effect.gen(function* () {
       : Effect.fail(
           new PageError({
             reason: 'unavailable',
-            message: `${what}: this session is held by another host of the cluster; connect to that host (see GET /health) or use the HTTP verbs, which reach it from here.`,
+            message:
+              `${what}: this session is held by another host of the cluster; connect to that host (see GET ` +
+              `/health) or use the HTTP verbs, which reach it from here.`,
           }),
         )
   return Browsing.of({ ...forwarding, onPage })

@@ -35,7 +35,9 @@ const asLendingError = (e: { readonly _tag: string }): LendingError =>
     ? (e as LendingError)
     : new LendFailed({
         reason: 'unavailable',
-        message: `The host that holds this session could not be reached (${e._tag}); it may be moving to another host — nothing was lent, try again in a few seconds.`,
+        message:
+          `The host that holds this session could not be reached (${e._tag}); it may be moving to another ` +
+          `host — nothing was lent, try again in a few seconds.`,
       })
 
 /** The owner's supervisor error as it is; the cluster's own failures in words. */
@@ -47,7 +49,9 @@ const asSupervisorError =
       : new ErrandUnavailable({
           reason: 'open-failed',
           conversationId,
-          message: `The host that holds this session could not be reached (${e._tag}); it may be moving to another host — try again in a few seconds.`,
+          message:
+            `The host that holds this session could not be reached (${e._tag}); it may be moving to another ` +
+            `host — try again in a few seconds.`,
         })
 
 /**
@@ -76,7 +80,9 @@ export const clusterPerson = Effect.gen(function* () {
             if (round === ROUNDS - 1) {
               return yield* new LendFailed({
                 reason: 'unavailable',
-                message: `took it back here and from every set-aside errand, but the host ${runner} could not be reached; try again in a few seconds`,
+                message:
+                  `took it back here and from every set-aside errand, but the host ${runner} could not be ` +
+                  `reached; try again in a few seconds`,
               })
             }
             continue
@@ -138,7 +144,8 @@ export const clusterPerson = Effect.gen(function* () {
               Effect.retry({ times: 3 }),
               Effect.catchAll((e) =>
                 Effect.logWarning(
-                  `question ${id}: its end (${outcome}) could not reach the host that holds ${conversationId} (${e._tag})`,
+                  `question ${id}: its end (${outcome}) could not reach the host that holds ${conversationId} ` +
+                    `(${e._tag})`,
                 ),
               ),
             )

@@ -63,15 +63,19 @@ const talk = (connect: () => Net.Socket, hello: Uint8Array) =>
 const frame = Buffer.from('81a45f746167a450696e67', 'hex')
 
 describe('the runner socket is TLS-PSK (K1, L7)', () => {
-  it('the PSK is derived from the key file (HKDF, a label of its own): 32 bytes, not the key, one per key, never printed', () => {
-    const a = Redacted.value(psk)
-    expect(a).toHaveLength(32)
-    expect(Buffer.from(a).equals(Buffer.from(Redacted.value(key)))).toBe(false)
-    expect(Redacted.value(runnerPsk(key)).equals(a)).toBe(true)
-    expect(Redacted.value(runnerPsk(Redacted.make(new Uint8Array(32)))).equals(a)).toBe(false)
-    expect(String(psk)).not.toContain(a.toString('hex'))
-    expect(JSON.stringify({ psk })).not.toContain(a.toString('hex'))
-  })
+  it(
+    'the PSK is derived from the key file (HKDF, a label of its own): 32 bytes, not the key, one per key, never ' +
+      'printed',
+    () => {
+      const a = Redacted.value(psk)
+      expect(a).toHaveLength(32)
+      expect(Buffer.from(a).equals(Buffer.from(Redacted.value(key)))).toBe(false)
+      expect(Redacted.value(runnerPsk(key)).equals(a)).toBe(true)
+      expect(Redacted.value(runnerPsk(Redacted.make(new Uint8Array(32)))).equals(a)).toBe(false)
+      expect(String(psk)).not.toContain(a.toString('hex'))
+      expect(JSON.stringify({ psk })).not.toContain(a.toString('hex'))
+    },
+  )
 
   it('a peer with the key completes the handshake (ECDHE-PSK, TLS 1.2) and its frames are answered', async () => {
     const before = handled
@@ -92,12 +96,16 @@ describe('the runner socket is TLS-PSK (K1, L7)', () => {
     expect(handled).toBe(before + 1)
   })
 
-  it('refuses a plain TCP peer that speaks msgpack RPC: no reply bytes, the socket closed, the handler never reached', async () => {
-    const before = handled
-    const seen = await talk(() => Net.connect({ host: '127.0.0.1', port }), frame)
-    expect(seen).toEqual({ bytes: 0, secure: false, echo: '' })
-    expect(handled).toBe(before)
-  })
+  it(
+    'refuses a plain TCP peer that speaks msgpack RPC: no reply bytes, the socket closed, the handler never ' +
+      'reached',
+    async () => {
+      const before = handled
+      const seen = await talk(() => Net.connect({ host: '127.0.0.1', port }), frame)
+      expect(seen).toEqual({ bytes: 0, secure: false, echo: '' })
+      expect(handled).toBe(before)
+    },
+  )
 
   it('refuses TLS with another key, TLS without a PSK, and TLS 1.3', async () => {
     const before = handled

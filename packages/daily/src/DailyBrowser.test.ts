@@ -101,7 +101,8 @@ describe('DailyBrowser — pairing (D1, D2)', () => {
   )
 
   it.scoped(
-    'wrong codes are rate-limited per source and globally; while limited even the right code is refused — never from a source that did not fail (D1)',
+    'wrong codes are rate-limited per source and globally; while limited even the right code is refused — never from ' +
+      'a source that did not fail (D1)',
     () =>
       Effect.gen(function* () {
         const daily = yield* make({ redeemFailuresPerPeer: 3, redeemFailuresGlobal: 5, redeemWindowMs: 60_000 })

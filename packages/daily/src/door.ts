@@ -149,7 +149,8 @@ const adminCheck = (options: DailyDoorOptions): ((req: IncomingMessage) => Unaut
  *
  * @example
  * const door = yield* makeDailyDoor({ prefix: '/daily', adminToken })
- * createServer(async (req, res) => { if (!(await door(req, res))) { res.statusCode = 404; res.end() } }).listen(7777, '127.0.0.1')
+ * createServer(async (req, res) => { if (!(await door(req, res))) { res.statusCode = 404; res.end() } }).listen(7777,
+ * '127.0.0.1')
  */
 export const makeDailyDoor = (options: DailyDoorOptions = {}): Effect.Effect<DailyDoorHandler, never, DailyBrowser> =>
   Effect.gen(function* () {

@@ -48,7 +48,8 @@ const EndCause = Schema.Literal(
  * `ForeignOrigin`.
  *
  * @example
- * new Forbidden({ reason: 'not-loopback', message: 'Only loopback peers may use the Daily Browser door.' }).status // 403
+ * new Forbidden({ reason: 'not-loopback', message: 'Only loopback peers may use the Daily Browser door.' }).status //
+ * 403
  */
 export class Forbidden extends Schema.TaggedError<Forbidden>()('Forbidden', {
   reason: Schema.Literal('not-loopback', 'bad-origin', 'origin-mismatch'),
@@ -257,7 +258,10 @@ const observationWords = (
     case 'no-lease':
       return `No tab of the person's browser is lent to you. ${again}`
     case 'not-shared':
-      return 'The person has paired the extension but not shared a tab yet; ask them to press "Share current tab read-only", then try again.'
+      return (
+        'The person has paired the extension but not shared a tab yet; ask them to press "Share current tab ' +
+        'read-only", then try again.'
+      )
     case 'lease-ended':
       return `The lent tab is no longer available: ${endWords[cause ?? 'return']}. ${again}`
     case 'fence-mismatch':

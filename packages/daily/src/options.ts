@@ -75,7 +75,8 @@ export type DailyBrowserOptionsInput = typeof DailyBrowserOptions.Encoded
  * Decodes options, failing with every problem named (variable and range).
  *
  * @example
- * yield* decodeOptions({ leaseLimitMs: 10 }) // DailyConfigError: leaseLimitMs must be an integer between 1000 and 1800000
+ * yield* decodeOptions({ leaseLimitMs: 10 }) // DailyConfigError: leaseLimitMs must be an integer between 1000 and
+ * 1800000
  */
 export const decodeOptions = (
   input: DailyBrowserOptionsInput = {},

@@ -35,7 +35,8 @@ export const extensionIdPattern = /^[a-p]{32}$/
  * The extension id of an `Origin` header when it is `chrome-extension://<id>` of an allowed id.
  *
  * @example
- * allowedExtensionOrigin('chrome-extension://dmlklmnegbjkhpodgecphlidpippljbl', ['dmlklmnegbjkhpodgecphlidpippljbl']) // the id
+ * allowedExtensionOrigin('chrome-extension://dmlklmnegbjkhpodgecphlidpippljbl', ['dmlklmnegbjkhpodgecphlidpippljbl'])
+ * // the id
  * allowedExtensionOrigin('http://evil.example', ids) // undefined
  */
 export const allowedExtensionOrigin = (

@@ -24,7 +24,8 @@ export interface DailyBrowserHandle {
  * Starts the service and its door.
  *
  * @example
- * const { daily, door, run, dispose } = await startDailyBrowser({ pollTimeoutMs: 45_000, door: { prefix: '/daily', adminToken } })
+ * const { daily, door, run, dispose } = await startDailyBrowser({ pollTimeoutMs: 45_000, door: { prefix: '/daily',
+ * adminToken } })
  * const { code } = await run(daily.createPairing('bot-1'))
  */
 export const startDailyBrowser = async (

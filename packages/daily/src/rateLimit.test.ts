@@ -14,11 +14,14 @@ describe('FailureLimiter', () => {
     expect(l.retryAfterMs('p', 60_000)).toBe(0)
   })
 
-  it('after the global number of failures, limits every source that failed — never a source without a failure (D1)', () => {
-    const l = new FailureLimiter({ perPeer: 100, global: 4, windowMs: 1_000 })
-    for (let i = 0; i < 4; i++) l.failed(`peer-${i}`, i)
-    expect(l.retryAfterMs('peer-0', 10)).toBe(1_000 - 10)
-    expect(l.retryAfterMs('someone-new', 10)).toBe(0)
-    expect(l.retryAfterMs('peer-0', 1_000)).toBe(0)
-  })
+  it(
+    'after the global number of failures, limits every source that failed — never a source without a failure ' + '(D1)',
+    () => {
+      const l = new FailureLimiter({ perPeer: 100, global: 4, windowMs: 1_000 })
+      for (let i = 0; i < 4; i++) l.failed(`peer-${i}`, i)
+      expect(l.retryAfterMs('peer-0', 10)).toBe(1_000 - 10)
+      expect(l.retryAfterMs('someone-new', 10)).toBe(0)
+      expect(l.retryAfterMs('peer-0', 1_000)).toBe(0)
+    },
+  )
 })

@@ -32,7 +32,10 @@ import { TokenBook } from './tokens.ts'
 
 /** What `endpoint` answers. @example const { url } = yield* devtools.endpoint('task-1') */
 export interface DevToolsEndpoint {
-  /** `ws://127.0.0.1:<port>/devtools/<token>`: give it to `connectOverCDP`, `puppeteer.connect` or `chrome-remote-interface`. */
+  /**
+   * `ws://127.0.0.1:<port>/devtools/<token>`: give it to `connectOverCDP`, `puppeteer.connect` or
+   * `chrome-remote-interface`.
+   */
   readonly url: string
 }
 
@@ -40,7 +43,8 @@ export interface DevToolsEndpoint {
  * How the service is set up.
  *
  * @example
- * const options: DevToolsOptions = { baseUrl: () => 'ws://127.0.0.1:7777', policy, log: console.error, idleMs: 900_000 }
+ * const options: DevToolsOptions = { baseUrl: () => 'ws://127.0.0.1:7777', policy, log: console.error, idleMs: 900_000
+ * }
  */
 export interface DevToolsOptions {
   /** Where clients connect, without a trailing slash: `ws://127.0.0.1:7777`. */
@@ -50,7 +54,10 @@ export interface DevToolsOptions {
   readonly log: (line: string) => void
   /** A connection silent for this long is closed (default 900000 ms, the supervisor's default idle limit). */
   readonly idleMs?: number | undefined
-  /** `Host` headers an upgrade may carry (B7: DNS rebinding); default: `@errands/edge`'s one rule at the base URL's port. */
+  /**
+   * `Host` headers an upgrade may carry (B7: DNS rebinding); default: `@errands/edge`'s one rule at the base URL's
+   * port.
+   */
   readonly hosts?: (() => ReadonlyArray<string>) | undefined
   /**
    * The largest WebSocket frame a client may send (#27); a bigger one closes the connection with
@@ -58,16 +65,26 @@ export interface DevToolsOptions {
    * or 16 MiB.
    */
   readonly maxFrameBytes?: number | undefined
-  /** Open connections per errand (#27); one more is refused with 429. Default: `ERRANDS_DEVTOOLS_MAX_CONNECTIONS` or {@link MAX_CONNECTIONS}. */
+  /**
+   * Open connections per errand (#27); one more is refused with 429. Default: `ERRANDS_DEVTOOLS_MAX_CONNECTIONS` or
+   * {@link MAX_CONNECTIONS}.
+   */
   readonly maxConnections?: number | undefined
-  /** Commands one connection may have waiting for the browser (#27). Default: `ERRANDS_DEVTOOLS_MAX_IN_FLIGHT` or 256 (`MAX_IN_FLIGHT`). */
+  /**
+   * Commands one connection may have waiting for the browser (#27). Default: `ERRANDS_DEVTOOLS_MAX_IN_FLIGHT` or 256
+   * (`MAX_IN_FLIGHT`).
+   */
   readonly maxInFlight?: number | undefined
 }
 
-/** Default of the frame limit (#27): 16 MiB. @example makeDevTools({ ...options, maxFrameBytes: MAX_FRAME_BYTES * 2 }) */
+/**
+ * Default of the frame limit (#27): 16 MiB. @example makeDevTools({ ...options, maxFrameBytes: MAX_FRAME_BYTES * 2 })
+ */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024
 
-/** Default of the connections per errand (#27). @example makeDevTools({ ...options, maxConnections: MAX_CONNECTIONS }) */
+/**
+ * Default of the connections per errand (#27). @example makeDevTools({ ...options, maxConnections: MAX_CONNECTIONS })
+ */
 export const MAX_CONNECTIONS = 8
 
 /**
@@ -166,7 +183,9 @@ export const makeDevTools = (
       maxPayload: maxFrameBytes,
       allowSynchronousEvents: false,
     })
-    const frameLimit = `The message was over ${maxFrameBytes} bytes, the frame limit of an errand's DevTools endpoint (ERRANDS_DEVTOOLS_MAX_FRAME_BYTES).`
+    const frameLimit =
+      `The message was over ${maxFrameBytes} bytes, the frame limit of an errand's DevTools ` +
+      `endpoint (ERRANDS_DEVTOOLS_MAX_FRAME_BYTES).`
     /** Connections of an errand being set up, counted against its limit with the open ones. */
     const connecting = new Map<string, number>()
     let closed = false
@@ -225,7 +244,8 @@ export const makeDevTools = (
           return yield* new DevToolsUnavailable({
             reason: 'not-an-errand',
             message:
-              "This conversation browses in the person's main context; a DevTools endpoint is only given for an errand (a task, or a chat with a browser of its own).",
+              "This conversation browses in the person's main context; a DevTools endpoint is only given for an " +
+              'errand (a task, or a chat with a browser of its own).',
           })
         }
         const devtools = runtime.devtools

@@ -12,7 +12,10 @@ import type { TargetInfo } from './targets.ts'
 /** A command's params or an answer's result. @example const p: Params = { targetId: 'T1' } */
 export type Params = Record<string, unknown>
 
-/** A client command being handled: its id, the session it came on, its params. @example const c: Command = { id: 1, method: 'Browser.getVersion', params: {}, sessionId: undefined } */
+/**
+ * A client command being handled: its id, the session it came on, its params. @example const c: Command = { id: 1,
+ * method: 'Browser.getVersion', params: {}, sessionId: undefined }
+ */
 export interface Command {
   readonly id: number
   readonly method: string
@@ -20,7 +23,10 @@ export interface Command {
   readonly sessionId: string | undefined
 }
 
-/** How a proxy is set up. @example await ErrandProxy.connect({ connect: target.connect, browserContextId, policy, log, name: 'session:k1' }) */
+/**
+ * How a proxy is set up. @example await ErrandProxy.connect({ connect: target.connect, browserContextId, policy, log,
+ * name: 'session:k1' })
+ */
 export interface ProxyOptions {
   /** Opens the proxy's own channel into the errands' browser (never shown to the client). */
   readonly connect: () => Promise<CdpChannel>
@@ -64,7 +70,9 @@ export interface HelperContext {
   readonly close: () => void
 }
 
-/** Why a connection ended, as the client's close frame says it. @example proxy.close({ code: 4001, reason: 'parked' }) */
+/**
+ * Why a connection ended, as the client's close frame says it. @example proxy.close({ code: 4001, reason: 'parked' })
+ */
 export interface CloseReason {
   readonly code: number
   readonly reason: string

@@ -20,7 +20,8 @@
  *   globals, each Playwright answers its own.
  *
  * @example
- * const proxy = await ErrandProxy.connect({ connect: target.connect, browserContextId, policy, log, name: 'session:k1' })
+ * const proxy = await ErrandProxy.connect({ connect: target.connect, browserContextId, policy, log, name: 'session:k1'
+ * })
  * proxy.attach(clientSocket)
  */
 import { randomBytes } from 'node:crypto'
@@ -76,10 +77,16 @@ const MAX_BUFFERED = 64 * 1024 * 1024
  */
 export const MAX_BROWSER_SESSIONS = 8
 
-/** Helper contexts (`browser.newContext()`) one client may hold at once; each is an errand, counted against the cap too. */
+/**
+ * Helper contexts (`browser.newContext()`) one client may hold at once; each is an errand, counted against the cap
+ * too.
+ */
 const MAX_HELPERS = 4
 
-/** Distinct refusals logged per connection; past it one line says the rest are not (a client sending made-up names must not flood the log). */
+/**
+ * Distinct refusals logged per connection; past it one line says the rest are not (a client sending made-up names must
+ * not flood the log).
+ */
 const MAX_LOGGED_REFUSALS = 64
 
 /** The global Playwright's injected scripts bind to; the client's copy is renamed (see the file's doc). */
@@ -98,7 +105,10 @@ export class ErrandProxy implements ViewConnection {
   private root!: BrowserView
   /** The client's browser sessions (`Target.attachToBrowserTarget`), by the id the client got. */
   private readonly browserSessions = new Map<string, BrowserView>()
-  /** Windows of the errand's targets a client asked for (`Browser.getWindowForTarget`): the only ones it may move or resize. */
+  /**
+   * Windows of the errand's targets a client asked for (`Browser.getWindowForTarget`): the only ones it may move or
+   * resize.
+   */
   readonly windows = new Set<number>()
   private state: 'open' | 'closing' | 'closed' = 'open'
   private readonly closeListeners: Array<(why: CloseReason) => void> = []
@@ -236,7 +246,8 @@ export class ErrandProxy implements ViewConnection {
     if (this.inFlight + this.wheel.heldCount >= limit) {
       return this.refused(
         command,
-        `more than ${limit} commands of this connection are waiting for the browser (the in-flight limit); wait for answers first`,
+        `more than ${limit} commands of this connection are waiting for the browser (the in-flight limit); wait for ` +
+          `answers first`,
       )
     }
     if (command.method.startsWith('Errands.')) return this.errands(command)
@@ -260,7 +271,9 @@ export class ErrandProxy implements ViewConnection {
 
   // ---- the Errands domain (#26, wheel.ts) ----
 
-  /** `Errands.*` on a browser session (the root one or a client's): -32601 elsewhere and for a name not of the domain. */
+  /**
+   * `Errands.*` on a browser session (the root one or a client's): -32601 elsewhere and for a name not of the domain.
+   */
   private errands(command: Command): void {
     const onBrowser = command.sessionId === undefined || this.browserSessions.has(command.sessionId)
     if (onBrowser && command.method === 'Errands.requestHelp') return this.requestHelp(command)
@@ -390,7 +403,8 @@ export class ErrandProxy implements ViewConnection {
         this.openingHelpers--
         from.refuse(
           command,
-          `no helper errand could be opened for a new context (${error instanceof Error ? error.message : String(error)})`,
+          `no helper errand could be opened for a new context ` +
+            `(${error instanceof Error ? error.message : String(error)})`,
         )
       },
     )
@@ -429,7 +443,8 @@ export class ErrandProxy implements ViewConnection {
     const name = method.slice(0, 80).replace(/[^\x20-\x7e]/g, '?')
     if (this.logged.size > MAX_LOGGED_REFUSALS)
       return this.options.log(
-        `devtools: ${this.options.name}: more than ${MAX_LOGGED_REFUSALS} kinds of refusal on one connection; the rest are not logged`,
+        `devtools: ${this.options.name}: more than ${MAX_LOGGED_REFUSALS} kinds of refusal on one connection; the ` +
+          `rest are not logged`,
       )
     this.options.log(`devtools: ${name} refused for ${this.options.name}: ${why}`)
   }
@@ -445,7 +460,8 @@ export class ErrandProxy implements ViewConnection {
     if (this.client.bufferedAmount > MAX_BUFFERED) {
       return this.close({
         code: 1008,
-        reason: `The client did not read: over ${MAX_BUFFERED / 1024 / 1024} MiB waited for it (the send-buffer limit).`,
+        reason:
+          `The client did not read: over ${MAX_BUFFERED / 1024 / 1024} MiB waited for it (the send-buffer ` + `limit).`,
       })
     }
     this.client.send(text.includes(this.binding) ? text.replaceAll(this.binding, PLAYWRIGHT_BINDING) : text)

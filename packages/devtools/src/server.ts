@@ -23,7 +23,10 @@ import type { AddressInfo } from 'node:net'
 import { makeDevTools, type DevToolsEndpoint, type DevToolsShape } from './DevTools.ts'
 import type { DevToolsUnavailable } from './errors.ts'
 
-/** How an embedder's DevTools server is set up. @example await DevToolsServer.start(errands, { port: 0, idleMs: 60_000 }) */
+/**
+ * How an embedder's DevTools server is set up. @example await DevToolsServer.start(errands, { port: 0, idleMs: 60_000
+ * })
+ */
 export interface DevToolsServerOptions {
   /** Listen on 127.0.0.1:<port>; default 0 (any free port). */
   readonly port?: number | undefined
@@ -31,7 +34,9 @@ export interface DevToolsServerOptions {
   readonly policy?: GuardPolicy | undefined
   readonly idleMs?: number | undefined
   readonly log?: ((line: string) => void) | undefined
-  /** The limits (#27), as for the host: each defaults to its `ERRANDS_DEVTOOLS_*` variable, then to the built-in value. */
+  /**
+   * The limits (#27), as for the host: each defaults to its `ERRANDS_DEVTOOLS_*` variable, then to the built-in value.
+   */
   readonly maxFrameBytes?: number | undefined
   readonly maxConnections?: number | undefined
   readonly maxInFlight?: number | undefined

@@ -38,7 +38,10 @@ export const matchesFilter = (type: string, filter: unknown): boolean => {
   return false
 }
 
-/** A CDP target's info as Chromium reports it (the fields the proxy reads). @example const t: TargetInfo = { targetId: 'T1', type: 'page' } */
+/**
+ * A CDP target's info as Chromium reports it (the fields the proxy reads). @example const t: TargetInfo = { targetId:
+ * 'T1', type: 'page' }
+ */
 export interface TargetInfo {
   readonly targetId: string
   readonly type: string

@@ -19,7 +19,8 @@
  *
  * @example
  * const view = await BrowserView.open(connection, undefined) // the root view
- * onBrowserCommand(view, { id: 1, method: 'Target.getTargets', params: {}, sessionId: undefined }) // the allowlist (browserMethods.ts)
+ * onBrowserCommand(view, { id: 1, method: 'Target.getTargets', params: {}, sessionId: undefined }) // the allowlist
+ * (browserMethods.ts)
  */
 import { decide, describeTarget } from '@errands/guard'
 import type { CdpChannel, CdpMessage } from '@errands/runtime'
@@ -201,7 +202,10 @@ export class BrowserView {
     return context !== undefined && this.connection.owns(context) ? context : this.options.browserContextId
   }
 
-  /** `params` with the errand's browser context id (or a helper's, when named), or undefined (refused) when it named another. */
+  /**
+   * `params` with the errand's browser context id (or a helper's, when named), or undefined (refused) when it named
+   * another.
+   */
   inContext(command: Command): Params | undefined {
     const given = command.params['browserContextId']
     const context = given === undefined ? this.options.browserContextId : this.connection.realContext(given)

@@ -46,32 +46,35 @@ describe('what a DevTools client may do while a person drives (#26)', () => {
     expect([...ACTING_METHODS].filter((m) => !knownMethod(m))).toEqual([])
   })
 
-  it('holds in order while driving, announces the take and the hand-back with its note, then sends what it held', () => {
-    const sent: Array<string> = []
-    const gate = new WheelGate(
-      (c) => sent.push(`${c.id} ${c.method}`),
-      (method, params) => sent.push(`${method} ${JSON.stringify(params)}`),
-    )
-    expect(gate.hold(command(1, 'Page.navigate'))).toBe(false)
-    gate.set(true)
-    expect(gate.hold(command(2, 'Page.navigate'))).toBe(true)
-    expect(gate.hold(command(3, 'DOM.getDocument'))).toBe(false)
-    expect(gate.hold(command(4, 'Input.dispatchKeyEvent'))).toBe(true)
-    expect(gate.heldCount).toBe(2)
-    gate.noteOf('done')
-    gate.set(false)
-    expect(sent).toEqual([
-      'Errands.wheelTaken {}',
-      'Errands.handedBack {"note":"done"}',
-      '2 Page.navigate',
-      '4 Input.dispatchKeyEvent',
-    ])
-    // A note heard when nobody drives is not kept for a later hand-back.
-    gate.noteOf('stale')
-    gate.set(true)
-    gate.set(false)
-    expect(sent.at(-1)).toBe('Errands.handedBack {"note":null}')
-  })
+  it(
+    'holds in order while driving, announces the take and the hand-back with its note, then sends what it ' + 'held',
+    () => {
+      const sent: Array<string> = []
+      const gate = new WheelGate(
+        (c) => sent.push(`${c.id} ${c.method}`),
+        (method, params) => sent.push(`${method} ${JSON.stringify(params)}`),
+      )
+      expect(gate.hold(command(1, 'Page.navigate'))).toBe(false)
+      gate.set(true)
+      expect(gate.hold(command(2, 'Page.navigate'))).toBe(true)
+      expect(gate.hold(command(3, 'DOM.getDocument'))).toBe(false)
+      expect(gate.hold(command(4, 'Input.dispatchKeyEvent'))).toBe(true)
+      expect(gate.heldCount).toBe(2)
+      gate.noteOf('done')
+      gate.set(false)
+      expect(sent).toEqual([
+        'Errands.wheelTaken {}',
+        'Errands.handedBack {"note":"done"}',
+        '2 Page.navigate',
+        '4 Input.dispatchKeyEvent',
+      ])
+      // A note heard when nobody drives is not kept for a later hand-back.
+      gate.noteOf('stale')
+      gate.set(true)
+      gate.set(false)
+      expect(sent.at(-1)).toBe('Errands.handedBack {"note":null}')
+    },
+  )
 
   it('checks Errands.requestHelp as POST /v1/session/help does', () => {
     expect(helpParams({ reason: 'a captcha' })).toEqual({ reason: 'a captcha', timeoutMs: HELP_DEFAULT_TIMEOUT_MS })

@@ -34,9 +34,15 @@
  */
 import type { Command, Params } from './connection.ts'
 
-/** The longest `Errands.requestHelp` may wait (10 minutes), as `POST /v1/session/help`. @example HELP_MAX_TIMEOUT_MS // 600000 */
+/**
+ * The longest `Errands.requestHelp` may wait (10 minutes), as `POST /v1/session/help`. @example HELP_MAX_TIMEOUT_MS //
+ * 600000
+ */
 export const HELP_MAX_TIMEOUT_MS = 600_000
-/** How long `Errands.requestHelp` waits when it does not say (5 minutes), as `POST /v1/session/help`. @example HELP_DEFAULT_TIMEOUT_MS // 300000 */
+/**
+ * How long `Errands.requestHelp` waits when it does not say (5 minutes), as `POST /v1/session/help`. @example
+ * HELP_DEFAULT_TIMEOUT_MS // 300000
+ */
 export const HELP_DEFAULT_TIMEOUT_MS = 300_000
 /** The shortest wait and the longest reason `POST /v1/session/help` takes. */
 const HELP_MIN_TIMEOUT_MS = 100
@@ -132,7 +138,10 @@ export interface HelpParams {
 export const helpParams = (params: Params): HelpParams | string => {
   const { reason, timeoutMs } = params
   if (typeof reason !== 'string' || reason.length < 1 || reason.length > REASON_MAX) {
-    return `reason must be a string of 1–${REASON_MAX} characters (why the agent needs a person, shown in the live view)`
+    return (
+      `reason must be a string of 1–${REASON_MAX} characters (why the agent needs a person, shown in the live ` +
+      `view)`
+    )
   }
   if (
     timeoutMs !== undefined &&
@@ -140,7 +149,10 @@ export const helpParams = (params: Params): HelpParams | string => {
       (timeoutMs as number) < HELP_MIN_TIMEOUT_MS ||
       (timeoutMs as number) > HELP_MAX_TIMEOUT_MS)
   ) {
-    return `timeoutMs must be a whole number of milliseconds from ${HELP_MIN_TIMEOUT_MS} to ${HELP_MAX_TIMEOUT_MS} (default ${HELP_DEFAULT_TIMEOUT_MS})`
+    return (
+      `timeoutMs must be a whole number of milliseconds from ${HELP_MIN_TIMEOUT_MS} to ${HELP_MAX_TIMEOUT_MS} ` +
+      `(default ${HELP_DEFAULT_TIMEOUT_MS})`
+    )
   }
   return { reason, timeoutMs: (timeoutMs as number | undefined) ?? HELP_DEFAULT_TIMEOUT_MS }
 }

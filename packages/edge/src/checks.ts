@@ -76,7 +76,10 @@ export const checkHost = (headers: HeadersLike, identity: Identity): WrongHost |
   if (isOwnHost(host, identity)) return undefined
   return new WrongHost({
     reason: 'foreign-host',
-    message: `This server answers only requests addressed to ${ownHost(identity)} or localhost:${identity.port} (the Host header said ${host === null ? 'nothing' : JSON.stringify(host.slice(0, 100))}); call ${ownOrigin(identity)} directly.`,
+    message:
+      `This server answers only requests addressed to ${ownHost(identity)} or localhost:${identity.port} (the ` +
+      `Host header said ${host === null ? 'nothing' : JSON.stringify(host.slice(0, 100))}); call ` +
+      `${ownOrigin(identity)} directly.`,
   })
 }
 
@@ -114,7 +117,9 @@ export const checkOrigin = (
     if ((rule.own !== false && origin === own) || rule.others?.(origin) === true) return undefined
     return new ForeignOrigin({
       reason: 'origin',
-      message: `Requests from web pages of other origins are refused here (Origin ${JSON.stringify(origin.slice(0, 100))}); call from your own process, not from a page.`,
+      message:
+        `Requests from web pages of other origins are refused here (Origin ` +
+        `${JSON.stringify(origin.slice(0, 100))}); call from your own process, not from a page.`,
     })
   }
   if (rule.required === true) {
@@ -127,7 +132,9 @@ export const checkOrigin = (
   if (rule.fetchSite !== false && site !== null && site !== 'same-origin' && site !== 'none') {
     return new ForeignOrigin({
       reason: 'fetch-site',
-      message: `Requests a browser sends on behalf of another site are refused (Sec-Fetch-Site ${JSON.stringify(site.slice(0, 40))}).`,
+      message:
+        `Requests a browser sends on behalf of another site are refused (Sec-Fetch-Site ` +
+        `${JSON.stringify(site.slice(0, 40))}).`,
     })
   }
   return undefined
@@ -156,7 +163,9 @@ export const checkMediaType = (headers: HeadersLike, withBody: boolean): Unsuppo
   if (essence === 'application/json') return undefined
   return new UnsupportedMediaType({
     reason: 'not-json',
-    message: `Bodies must be JSON: send Content-Type: application/json (got ${type === null ? 'no Content-Type' : JSON.stringify(type.slice(0, 100))}).`,
+    message:
+      `Bodies must be JSON: send Content-Type: application/json (got ` +
+      `${type === null ? 'no Content-Type' : JSON.stringify(type.slice(0, 100))}).`,
   })
 }
 

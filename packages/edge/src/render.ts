@@ -217,7 +217,8 @@ export const rawErrorResponse = (e: unknown, options?: RenderOptions): string =>
  * (a client is told why instead of seeing a reset).
  *
  * @example
- * server.on('upgrade', (req, socket) => refuseUpgrade(socket, new UpgradeRefused({ reason: 'no-websocket', message: '…' })))
+ * server.on('upgrade', (req, socket) => refuseUpgrade(socket, new UpgradeRefused({ reason: 'no-websocket', message:
+ * '…' })))
  */
 export const refuseUpgrade = (socket: Duplex, e: unknown, options?: RenderOptions): void => {
   if (!socket.writable) {

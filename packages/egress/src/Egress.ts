@@ -67,7 +67,8 @@ export interface EgressOptions {
  * One decision the egress made, as counted and shown (health, tests).
  *
  * @example
- * const d: EgressDecision = { errand: 'e1', allow: false, rule: 'own-port', target: 'connect://127.0.0.1:7070', at: Date.now() }
+ * const d: EgressDecision = { errand: 'e1', allow: false, rule: 'own-port', target: 'connect://127.0.0.1:7070', at:
+ * Date.now() }
  */
 export interface EgressDecision {
   readonly errand: string
@@ -314,7 +315,8 @@ export class Egress {
     }
     this.counts.byRule[decision.rule] = (this.counts.byRule[decision.rule] ?? 0) + 1
     this.options.log(
-      `egress: ${decision.allow ? 'allowed' : 'refused'} ${target} for ${errand} rule=${decision.rule} (${decision.detail})`,
+      `egress: ${decision.allow ? 'allowed' : 'refused'} ${target} for ${errand} rule=${decision.rule} ` +
+        `(${decision.detail})`,
     )
     for (const observer of this.observers) observer(entry)
   }

@@ -19,11 +19,15 @@ describe('decideUrl: a URL judged by what its name resolves to (G2, G3)', () => 
   it('refuses when any address is private (rebinding gets no second chance)', async () => {
     expect((await decideUrl('https://rebind/', policy, resolve)).rule).toBe('private')
   })
-  it('allows public names and other loopback ports; keeps the text decision for what reaches no network or resolves to nothing', async () => {
-    expect(await decideUrl('https://shop/', policy, resolve)).toMatchObject({ allow: true, rule: 'public' })
-    expect(await decideUrl('http://vm:3000/', policy, resolve)).toMatchObject({ allow: true, rule: 'loopback' })
-    expect(await decideUrl('http://nowhere.example/', policy, resolve)).toMatchObject({ allow: true, rule: 'public' })
-    expect(await decideUrl('about:blank', policy, resolve)).toMatchObject({ allow: true, rule: 'local-scheme' })
-    expect((await decideUrl('file:///etc/passwd', policy, resolve)).rule).toBe('scheme')
-  })
+  it(
+    'allows public names and other loopback ports; keeps the text decision for what reaches no network or resolves ' +
+      'to nothing',
+    async () => {
+      expect(await decideUrl('https://shop/', policy, resolve)).toMatchObject({ allow: true, rule: 'public' })
+      expect(await decideUrl('http://vm:3000/', policy, resolve)).toMatchObject({ allow: true, rule: 'loopback' })
+      expect(await decideUrl('http://nowhere.example/', policy, resolve)).toMatchObject({ allow: true, rule: 'public' })
+      expect(await decideUrl('about:blank', policy, resolve)).toMatchObject({ allow: true, rule: 'local-scheme' })
+      expect((await decideUrl('file:///etc/passwd', policy, resolve)).rule).toBe('scheme')
+    },
+  )
 })

@@ -21,7 +21,8 @@ const NETWORK_SCHEMES: Readonly<Record<string, number>> = { 'http:': 80, 'https:
  * keeps the text's decision: nothing can be reached through it, and the browser says so itself.
  *
  * @example
- * (await decideUrl('http://engine.test:7070/', policy, makeResolver(parseResolverRules('MAP engine.test 127.0.0.1')))).allow // false
+ * (await decideUrl('http://engine.test:7070/', policy, makeResolver(parseResolverRules('MAP engine.test
+ * 127.0.0.1')))).allow // false
  */
 export const decideUrl = async (url: string, policy: GuardPolicy, resolve: Resolver): Promise<Decision> => {
   const byText = decide(url, policy)

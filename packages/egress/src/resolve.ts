@@ -26,7 +26,10 @@ export interface Resolution {
   readonly port: number
 }
 
-/** Resolves a name on a port. @example const r: Resolver = (host, port) => Promise.resolve({ addresses: ['127.0.0.1'], port }) */
+/**
+ * Resolves a name on a port. @example const r: Resolver = (host, port) => Promise.resolve({ addresses: ['127.0.0.1'],
+ * port })
+ */
 export type Resolver = (host: string, port: number) => Promise<Resolution>
 
 const wildcard = (pattern: string): RegExp =>

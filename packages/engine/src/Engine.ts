@@ -69,7 +69,8 @@ export type EngineError = RuntimeError | StoreError | StoreConfigError | Setting
  *   const supervisor = yield* Supervisor
  *   yield* supervisor.open({ id: 'task-1', kind: 'task' })
  * })
- * await Effect.runPromise(program.pipe(Effect.provide(engineLayer({ settings: defaultSettings({ dataDir }) })), Effect.scoped))
+ * await Effect.runPromise(program.pipe(Effect.provide(engineLayer({ settings: defaultSettings({ dataDir }) })),
+ * Effect.scoped))
  */
 export const engineLayer = (options: EngineOptions): Layer.Layer<EngineServices, EngineError> => {
   const chromium = Layer.scoped(

@@ -191,7 +191,8 @@ describe('explainability without secrets (L7)', () => {
   it('formats a log line with the rule', () => {
     const url = 'http://10.0.0.1/admin?token=x'
     expect(formatDecision(url, decide(url, policy))).toBe(
-      'guard: blocked request http://10.0.0.1:80 rule=private (http://10.0.0.1:80: 10.0.0.1 is in private range 10.0.0.0/8)',
+      'guard: blocked request http://10.0.0.1:80 rule=private (http://10.0.0.1:80: 10.0.0.1 is in private range ' +
+        '10.0.0.0/8)',
     )
   })
 })

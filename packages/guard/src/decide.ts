@@ -19,7 +19,8 @@
  * The `detail` names scheme, host and port only — never a path, query, fragment or user info (L7).
  *
  * @example
- * decide('file:///etc/passwd', defaultPolicy()) // { allow: false, rule: 'scheme', detail: 'scheme file: is not allowed' }
+ * decide('file:///etc/passwd', defaultPolicy()) // { allow: false, rule: 'scheme', detail: 'scheme file: is not
+ * allowed' }
  */
 import {
   cidrContains,
@@ -52,7 +53,8 @@ export type Rule =
  * that carry scheme, host and port only.
  *
  * @example
- * const d: Decision = { allow: false, rule: 'private', detail: 'http://10.0.0.1:80: 10.0.0.1 is in private range 10.0.0.0/8' }
+ * const d: Decision = { allow: false, rule: 'private', detail: 'http://10.0.0.1:80: 10.0.0.1 is in private range
+ * 10.0.0.0/8' }
  */
 export interface Decision {
   readonly allow: boolean
@@ -240,4 +242,5 @@ const aboutList = (c: Compiled): string => {
  * // "guard: blocked http://10.0.0.1:80 rule=private (http://10.0.0.1:80: 10.0.0.1 is in private range 10.0.0.0/8)"
  */
 export const formatDecision = (url: string, decision: Decision, what = 'request'): string =>
-  `guard: ${decision.allow ? 'allowed' : 'blocked'} ${what} ${describeTarget(url)} rule=${decision.rule} (${decision.detail})`
+  `guard: ${decision.allow ? 'allowed' : 'blocked'} ${what} ${describeTarget(url)} rule=${decision.rule} ` +
+  `(${decision.detail})`

@@ -89,7 +89,10 @@ export const GuardPolicy = Schema.Struct({
 })
 /** @see GuardPolicy @example const p: GuardPolicy = defaultPolicy([]) */
 export type GuardPolicy = typeof GuardPolicy.Type
-/** The policy as written in configuration (defaults may be left out). @example const input: GuardPolicyInput = { ownPorts: [] } */
+/**
+ * The policy as written in configuration (defaults may be left out). @example const input: GuardPolicyInput = {
+ * ownPorts: [] }
+ */
 export type GuardPolicyInput = typeof GuardPolicy.Encoded
 
 /**

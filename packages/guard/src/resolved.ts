@@ -11,7 +11,8 @@
  *
  * @example
  * decideResolved({ scheme: 'http', host: 'vm', port: 7070, addresses: ['127.0.0.1'] }, policy)
- * // { allow: false, rule: 'own-port', detail: 'http://vm:7070 resolves to 127.0.0.1: port 7070 is one of the engine's own ports' }
+ * // { allow: false, rule: 'own-port', detail: 'http://vm:7070 resolves to 127.0.0.1: port 7070 is one of the engine's
+ * own ports' }
  */
 import { decide, type Decision, describeTarget, normaliseHost } from './decide.ts'
 import { formatIp, parseIp, unmapIpv4 } from './ip.ts'
@@ -63,7 +64,8 @@ export const canonicalAddress = (address: string): string | undefined => {
  * `scheme://host:port` for a connection (never a path, query or user info: L7).
  *
  * @example
- * describeConnection({ scheme: 'connect', host: 'shop.example', port: 443, addresses: [] }) // "connect://shop.example:443"
+ * describeConnection({ scheme: 'connect', host: 'shop.example', port: 443, addresses: [] }) //
+ * "connect://shop.example:443"
  */
 export const describeConnection = (target: Pick<ResolvedTarget, 'scheme' | 'host' | 'port'>): string =>
   `${target.scheme}://${urlHost(target.host)}:${target.port}`
@@ -75,7 +77,8 @@ export const describeConnection = (target: Pick<ResolvedTarget, 'scheme' | 'host
  * (`invalid-url`: nothing to connect to).
  *
  * @example
- * decideResolved({ scheme: 'connect', host: 'shop.example', port: 443, addresses: ['10.0.0.1'] }, policy).rule // "private"
+ * decideResolved({ scheme: 'connect', host: 'shop.example', port: 443, addresses: ['10.0.0.1'] }, policy).rule //
+ * "private"
  */
 export const decideResolved = (target: ResolvedTarget, policy: GuardPolicy): Decision => {
   const described = describeConnection(target)

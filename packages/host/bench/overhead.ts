@@ -97,7 +97,10 @@ export const measureHostOverhead = async ({ sessions = 8, rounds = 100 } = {}): 
 const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b)
   const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!
-  return `p50 ${q(0.5).toFixed(3)} ms, p95 ${q(0.95).toFixed(3)} ms, mean ${(s.reduce((a, b) => a + b, 0) / s.length).toFixed(3)} ms (n=${s.length})`
+  return (
+    `p50 ${q(0.5).toFixed(3)} ms, p95 ${q(0.95).toFixed(3)} ms, mean ` +
+    `${(s.reduce((a, b) => a + b, 0) / s.length).toFixed(3)} ms (n=${s.length})`
+  )
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

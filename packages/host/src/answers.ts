@@ -93,7 +93,10 @@ export const ViewportSize = Schema.Struct({ width: Schema.Number, height: Schema
  * state.lifecycle // 'parked'
  */
 export const SessionState = Schema.Struct({
-  /** `none` (never used or released), `active`, `parked`, `seeding`, `resuming`, `healing`, `closing`, `closed`, `main`. */
+  /**
+   * `none` (never used or released), `active`, `parked`, `seeding`, `resuming`, `healing`, `closing`, `closed`,
+   * `main`.
+   */
   lifecycle: Schema.String,
   url: Schema.NullOr(Schema.String),
   title: Schema.NullOr(Schema.String),
@@ -145,10 +148,16 @@ export const EvaluateAnswer = Schema.Struct({
   truncated: Schema.Boolean,
 })
 
-/** A console message of the active tab (`at`: ms since the epoch). @example { type: 'error', text: 'Failed to load', at: 1767225600000 } */
+/**
+ * A console message of the active tab (`at`: ms since the epoch). @example { type: 'error', text: 'Failed to load',
+ * at: 1767225600000 }
+ */
 export const ConsoleMessage = Schema.Struct({ type: Schema.String, text: Schema.String, at: Schema.Number })
 
-/** `GET /v1/console`: the active tab's newest 500 messages since it opened, oldest first; `dropped` older ones. @example { url, messages: [], dropped: 0 } */
+/**
+ * `GET /v1/console`: the active tab's newest 500 messages since it opened, oldest first; `dropped` older ones.
+ * @example { url, messages: [], dropped: 0 }
+ */
 export const ConsoleAnswer = Schema.Struct({
   url: Schema.String,
   messages: Schema.Array(ConsoleMessage),
@@ -165,7 +174,10 @@ export const NetworkRequest = Schema.Struct({
   at: Schema.Number,
 })
 
-/** `GET /v1/network`: the active tab's newest 500 requests since it opened, oldest first; `dropped` older ones. @example { url, requests: [], dropped: 0 } */
+/**
+ * `GET /v1/network`: the active tab's newest 500 requests since it opened, oldest first; `dropped` older ones.
+ * @example { url, requests: [], dropped: 0 }
+ */
 export const NetworkAnswer = Schema.Struct({
   url: Schema.String,
   requests: Schema.Array(NetworkRequest),

@@ -64,18 +64,23 @@ describe('host configuration (B4)', () => {
     expect(refused({ [name]: value })).toContain(text)
   })
 
-  it('caps an errand files folder: 25 MiB a staged file, 100 MiB a folder by default; out of range stops start-up naming the variable (#25)', () => {
-    const ok = Effect.runSync(hostSettingsFrom({}))
-    expect(ok.files).toEqual({ maxFileBytes: 25 * 1024 * 1024, maxErrandBytes: 100 * 1024 * 1024 })
-    expect(
-      Effect.runSync(hostSettingsFrom({ ERRANDS_FILES_MAX_FILE_BYTES: '1000', ERRANDS_FILES_MAX_ERRAND_BYTES: '3000' }))
-        .files,
-    ).toEqual({ maxFileBytes: 1000, maxErrandBytes: 3000 })
-    expect(refused({ ERRANDS_FILES_MAX_FILE_BYTES: '0' })).toContain('ERRANDS_FILES_MAX_FILE_BYTES: invalid value')
-    expect(refused({ ERRANDS_FILES_MAX_ERRAND_BYTES: 'lots' })).toContain(
-      'ERRANDS_FILES_MAX_ERRAND_BYTES: invalid value',
-    )
-  })
+  it(
+    'caps an errand files folder: 25 MiB a staged file, 100 MiB a folder by default; out of range stops start-up ' +
+      'naming the variable (#25)',
+    () => {
+      const ok = Effect.runSync(hostSettingsFrom({}))
+      expect(ok.files).toEqual({ maxFileBytes: 25 * 1024 * 1024, maxErrandBytes: 100 * 1024 * 1024 })
+      expect(
+        Effect.runSync(
+          hostSettingsFrom({ ERRANDS_FILES_MAX_FILE_BYTES: '1000', ERRANDS_FILES_MAX_ERRAND_BYTES: '3000' }),
+        ).files,
+      ).toEqual({ maxFileBytes: 1000, maxErrandBytes: 3000 })
+      expect(refused({ ERRANDS_FILES_MAX_FILE_BYTES: '0' })).toContain('ERRANDS_FILES_MAX_FILE_BYTES: invalid value')
+      expect(refused({ ERRANDS_FILES_MAX_ERRAND_BYTES: 'lots' })).toContain(
+        'ERRANDS_FILES_MAX_ERRAND_BYTES: invalid value',
+      )
+    },
+  )
 
   it('reports every invalid variable at once', () => {
     expect(
@@ -132,14 +137,18 @@ describe('the DevTools limits are checked at start-up with every other variable 
 })
 
 describe('secrets stay out of what the settings print', () => {
-  it('the upstream proxy is its scheme, host and port in the JSON and the log line; a bad one is refused without its value', () => {
-    const s = Effect.runSync(hostSettingsFrom({ ERRANDS_UPSTREAM_PROXY: 'http://me:pr0xypass@proxy.example:3128' }))
-    const printed = JSON.stringify(printableSettings(s))
-    expect(printed).toContain('"upstreamProxy":"http://proxy.example:3128"')
-    expect(printed).not.toContain('pr0xypass')
-    expect(describeSettings(s)).not.toContain('pr0xypass')
-    expect(refused({ ERRANDS_UPSTREAM_PROXY: 'socks5://me:pr0xypass@proxy.example:1080' })).not.toContain('pr0xypass')
-  })
+  it(
+    'the upstream proxy is its scheme, host and port in the JSON and the log line; a bad one is refused without its ' +
+      'value',
+    () => {
+      const s = Effect.runSync(hostSettingsFrom({ ERRANDS_UPSTREAM_PROXY: 'http://me:pr0xypass@proxy.example:3128' }))
+      const printed = JSON.stringify(printableSettings(s))
+      expect(printed).toContain('"upstreamProxy":"http://proxy.example:3128"')
+      expect(printed).not.toContain('pr0xypass')
+      expect(describeSettings(s)).not.toContain('pr0xypass')
+      expect(refused({ ERRANDS_UPSTREAM_PROXY: 'socks5://me:pr0xypass@proxy.example:1080' })).not.toContain('pr0xypass')
+    },
+  )
 
   it("the log line says the store's retention (S2)", () => {
     expect(

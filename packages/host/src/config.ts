@@ -23,12 +23,18 @@ import {
 } from '@errands/supervisor'
 import { Config, ConfigError, Effect, Either, Option, ParseResult, Schema } from 'effect'
 
-/** Common local dev-server ports `GET /v1/localhosts` looks at by default. @example DEFAULT_LOCALHOST_PORTS.includes(5173) // true */
+/**
+ * Common local dev-server ports `GET /v1/localhosts` looks at by default. @example
+ * DEFAULT_LOCALHOST_PORTS.includes(5173) // true
+ */
 export const DEFAULT_LOCALHOST_PORTS: ReadonlyArray<number> = [
   1234, 3000, 3001, 3002, 4000, 4200, 4321, 5000, 5173, 5174, 5500, 8000, 8008, 8080, 8081, 8787, 8888, 9000,
 ]
 
-/** The variables the host reads (besides the supervisor's), with their ranges (see docs/host.md). @example hostVariables.ERRANDS_PORT.max // 65535 */
+/**
+ * The variables the host reads (besides the supervisor's), with their ranges (see docs/host.md). @example
+ * hostVariables.ERRANDS_PORT.max // 65535
+ */
 export const hostVariables = {
   ERRANDS_PORT: { min: 1, max: 65535, default: 7777, text: 'must be a whole number from 1 to 65535' },
   ERRANDS_PAGE_DEADLINE_MS: {

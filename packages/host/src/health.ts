@@ -173,7 +173,8 @@ export class HostHealth extends Context.Tag('@errands/host/HostHealth')<HostHeal
    * A fixed report, for router tests.
    *
    * @example
-   * HostHealth.layerTest({ ok: true, runtime: { kind: 'memory', where: 'local' }, open: 0, parked: 0, cap: 2, sessions: 0, personDriving: 0, waitingForPerson: 0, messages: [] })
+   * HostHealth.layerTest({ ok: true, runtime: { kind: 'memory', where: 'local' }, open: 0, parked: 0, cap: 2,
+   * sessions: 0, personDriving: 0, waitingForPerson: 0, messages: [] })
    */
   static layerTest(report: HealthReport): Layer.Layer<HostHealth> {
     return Layer.succeed(HostHealth, { report: Effect.succeed(report), note: () => Effect.void })

@@ -22,20 +22,24 @@ describe('binding an MCP session to an errand', () => {
     expect(calls).toEqual([])
   })
 
-  it("the errand's calls are the host's verbs on the key's session target; its end is the task interrupted (E4), a forgotten one a release", async () => {
-    const { calls, browsing } = recording()
-    const errand = Either.getOrThrow(bindErrand(browsing, 'task-42'))
-    await Effect.runPromise(errand.navigate('http://127.0.0.1:3000/'))
-    await Effect.runPromise(errand.tabs())
-    await Effect.runPromise(errand.park())
-    await Effect.runPromise(errand.release())
-    expect(calls.map((c) => [c.method, ...c.args])).toEqual([
-      ['navigate', { _tag: 'session', key: 'task-42' }, 'http://127.0.0.1:3000/'],
-      ['tabs', { _tag: 'session', key: 'task-42' }],
-      ['task', 'task-42', 'interrupted'],
-      ['release', 'task-42'],
-    ])
-  })
+  it(
+    "the errand's calls are the host's verbs on the key's session target; its end is the task interrupted (E4), a " +
+      'forgotten one a release',
+    async () => {
+      const { calls, browsing } = recording()
+      const errand = Either.getOrThrow(bindErrand(browsing, 'task-42'))
+      await Effect.runPromise(errand.navigate('http://127.0.0.1:3000/'))
+      await Effect.runPromise(errand.tabs())
+      await Effect.runPromise(errand.park())
+      await Effect.runPromise(errand.release())
+      expect(calls.map((c) => [c.method, ...c.args])).toEqual([
+        ['navigate', { _tag: 'session', key: 'task-42' }, 'http://127.0.0.1:3000/'],
+        ['tabs', { _tag: 'session', key: 'task-42' }],
+        ['task', 'task-42', 'interrupted'],
+        ['release', 'task-42'],
+      ])
+    },
+  )
 
   it('no key: a fresh random key outside the contract (X2: no header can name it), another each time', () => {
     const { browsing } = recording()

@@ -82,7 +82,8 @@ export const errandBrowserOf = (
     ...(signIn === undefined
       ? {}
       : {
-          // P1, P3 (issue #26): refused in PersonDriving's words while a person drives; the same waiting as POST /v1/session/help.
+          // P1, P3 (issue #26): refused in PersonDriving's words while a person drives; the same waiting as POST
+          // /v1/session/help.
           personDriving: () =>
             signIn.person.personDriving(conversationIdOf(key))
               ? PersonDriving.of(conversationIdOf(key)).message

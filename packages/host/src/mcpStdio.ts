@@ -31,7 +31,10 @@ export interface McpStdioOptions {
   readonly stdin?: NodeJS.ReadableStream | undefined
   readonly stdout?: NodeJS.WritableStream | undefined
   readonly stderr?: { write: (text: string) => unknown } | undefined
-  /** Optional MCP capabilities, comma-separated (`--caps vision,pdf`, as Playwright MCP's; default `ERRANDS_MCP_CAPS`); an unknown one exits 2. */
+  /**
+   * Optional MCP capabilities, comma-separated (`--caps vision,pdf`, as Playwright MCP's; default `ERRANDS_MCP_CAPS`);
+   * an unknown one exits 2.
+   */
   readonly caps?: string | undefined
   /** Extra options for our own Chromium (tests). */
   readonly chromium?: HostEngineOptions['chromium']
@@ -94,7 +97,8 @@ export const runMcpStdio = async (options: McpStdioOptions = {}): Promise<number
       const errand = errandBrowserOf(Context.get(services, Browsing), key)
       const runtime = yield* Effect.runtime<never>()
       log(
-        `errands mcp: serving one MCP session on stdio (errand ${anonymous ? 'with a random key' : 'bound to its --session key'}; data in ${settings.supervisor.dataDir})`,
+        `errands mcp: serving one MCP session on stdio (errand ` +
+          `${anonymous ? 'with a random key' : 'bound to its --session key'}; data in ${settings.supervisor.dataDir})`,
       )
       yield* Effect.promise(() =>
         serveStdio({
@@ -109,7 +113,8 @@ export const runMcpStdio = async (options: McpStdioOptions = {}): Promise<number
         }),
       )
       log(
-        `errands mcp: the session ended — ${anonymous ? 'forgetting its errand' : 'parking its errand'} and closing the browsers`,
+        `errands mcp: the session ended — ${anonymous ? 'forgetting its errand' : 'parking its errand'} and closing ` +
+          `the browsers`,
       )
       yield* endErrand(errand, anonymous)
     }),

@@ -16,7 +16,10 @@ import { TabView, Tabs, ViewportSize } from './answers.ts'
 /** `GET /v1/tabs`, and what activating or closing a tab leaves. @example { tabs: [] } */
 export const TabsAnswer = Schema.Struct({ tabs: Tabs })
 
-/** `POST /v1/tabs`: the tab opened (and activated). @example { tab: { id: 'abc-t2', url, title: '', active: true, reason: 'task', lentSites: [] } } */
+/**
+ * `POST /v1/tabs`: the tab opened (and activated). @example { tab: { id: 'abc-t2', url, title: '', active: true,
+ * reason: 'task', lentSites: [] } }
+ */
 export const OpenedTab = Schema.Struct({ tab: TabView })
 
 /** `POST /v1/viewport`: the size now in force. @example { viewport: { width: 1024, height: 768 } } */
@@ -31,10 +34,16 @@ export const Deleted = Schema.Struct({ deleted: Schema.Literal(true) })
 /** `GET /v1/session/devtools`: where a CDP client connects. @example { url: 'ws://127.0.0.1:7777/devtools/<token>' } */
 export const DevToolsAnswer = Schema.Struct({ url: Schema.String })
 
-/** `PUT /v1/session/proxy`: whether the errand now has an upstream proxy (never which). @example { upstreamProxy: 'set' } */
+/**
+ * `PUT /v1/session/proxy`: whether the errand now has an upstream proxy (never which). @example { upstreamProxy: 'set'
+ * }
+ */
 export const SessionProxyAnswer = Schema.Struct({ upstreamProxy: Schema.Literal('set', 'none') })
 
-/** `POST /v1/fetch`: one GET from the host through the policy. @example { url, status: 200, headers: {}, body: '', encoding: 'utf-8', truncated: false, redirects: 0 } */
+/**
+ * `POST /v1/fetch`: one GET from the host through the policy. @example { url, status: 200, headers: {}, body: '',
+ * encoding: 'utf-8', truncated: false, redirects: 0 }
+ */
 export const FetchAnswer = Schema.Struct({
   url: Schema.String,
   status: Schema.Number,
@@ -45,7 +54,10 @@ export const FetchAnswer = Schema.Struct({
   redirects: Schema.Number,
 })
 
-/** `GET /v1/localhosts`: the configured ports that answered. @example { services: [{ port: 5173, url, status: 200, server: null, title: 'Vite App' }] } */
+/**
+ * `GET /v1/localhosts`: the configured ports that answered. @example { services: [{ port: 5173, url, status: 200,
+ * server: null, title: 'Vite App' }] }
+ */
 export const LocalhostsAnswer = Schema.Struct({
   services: Schema.Array(
     Schema.Struct({
@@ -91,7 +103,10 @@ const counts = {
   cluster: Schema.optional(ClusterReport),
 }
 
-/** The open `GET /health`: liveness and counts (X1). @example { ok: true, runtime: { kind: 'chromium', where: 'local' }, open: 1, parked: 0, cap: 4, sessions: 1, personDriving: 0, waitingForPerson: 1, messages: 0 } */
+/**
+ * The open `GET /health`: liveness and counts (X1). @example { ok: true, runtime: { kind: 'chromium', where: 'local'
+ * }, open: 1, parked: 0, cap: 4, sessions: 1, personDriving: 0, waitingForPerson: 1, messages: 0 }
+ */
 export const PublicHealthAnswer = Schema.Struct({
   ...counts,
   runtime: Schema.Struct({
@@ -125,14 +140,19 @@ export const HealthAnswer = Schema.Struct({
   ),
 })
 
-/** The person's browser settings as stored (L1). @example { version: 1, alwaysAllowed: ['shop.example'], trust: 'ask' } */
+/**
+ * The person's browser settings as stored (L1). @example { version: 1, alwaysAllowed: ['shop.example'], trust: 'ask' }
+ */
 export const SettingsAnswer = Schema.Struct({
   version: Schema.Literal(1),
   alwaysAllowed: Schema.Array(Schema.String),
   trust: Schema.Literal('ask', 'auto', 'full'),
 })
 
-/** What a revoke or a sign-out took back (names and sites only, L7). @example { sites: 'all', errands: [], dropped: [] } */
+/**
+ * What a revoke or a sign-out took back (names and sites only, L7). @example { sites: 'all', errands: [], dropped: []
+ * }
+ */
 export const TakeBackAnswer = Schema.Struct({
   sites: Schema.Union(Schema.Array(Schema.String), Schema.Literal('all')),
   errands: Schema.Array(
@@ -178,7 +198,10 @@ export const ErrandViewAnswer = Schema.Struct({
 /** `GET /v1/person/sessions`. @example { sessions: [] } */
 export const SessionsAnswer = Schema.Struct({ sessions: Schema.Array(ErrandViewAnswer) })
 
-/** The XState inspector's switch (V3). @example { on: false, url: null, events: null, viewer: 'https://stately.ai/inspect', actors: 0, how: '…', network: '…', error: null } */
+/**
+ * The XState inspector's switch (V3). @example { on: false, url: null, events: null, viewer:
+ * 'https://stately.ai/inspect', actors: 0, how: '…', network: '…', error: null }
+ */
 export const InspectorAnswer = Schema.Struct({
   on: Schema.Boolean,
   url: Schema.NullOr(Schema.String),

@@ -82,7 +82,8 @@ export const runHost = async (options: RunHostOptions = {}): Promise<number> => 
       log(`errands host: ${describeSettings({ ...settings, port: host.port })}`)
       io.stdout.write(
         `errands host listening on ${host.url}\n` +
-          `live view: open ${host.url}/ and sign in with the token in ${join(settings.supervisor.dataDir, TOKEN_FILE)}\n`,
+          `live view: open ${host.url}/ and sign in with the token in ` +
+          `${join(settings.supervisor.dataDir, TOKEN_FILE)}\n`,
       )
       const signal = yield* waitForSignal(io)
       log(`errands host: ${signal} — parking open sessions and closing the browsers`)

@@ -18,7 +18,10 @@ export const EmptyBody = Schema.Record({ key: Schema.String, value: Schema.Never
   message: () => 'this endpoint takes no fields; send {} or nothing',
 })
 
-/** A URL string as given (the guard decides it later; here only its shape). @example Schema.is(UrlText)('https://a.example/') // true */
+/**
+ * A URL string as given (the guard decides it later; here only its shape). @example
+ * Schema.is(UrlText)('https://a.example/') // true
+ */
 export const UrlText = Schema.String.pipe(
   Schema.minLength(1, { message: () => 'must be a non-empty URL' }),
   Schema.maxLength(8192, { message: () => 'must be a URL of at most 8192 characters' }),
@@ -31,7 +34,10 @@ export const Selector = Schema.String.pipe(Schema.minLength(1), Schema.maxLength
 /** An optional per-call deadline for actions that wait for an element (ms). */
 const ActionTimeout = Schema.optional(Schema.Int.pipe(Schema.between(100, 120_000)))
 
-/** `POST /v1/navigate`, `POST /v1/tabs`, `POST /v1/fetch`, `POST /v1/person/main/navigate`. @example { url: 'https://example.com' } */
+/**
+ * `POST /v1/navigate`, `POST /v1/tabs`, `POST /v1/fetch`, `POST /v1/person/main/navigate`. @example { url:
+ * 'https://example.com' }
+ */
 export const NavigateBody = Schema.Struct({ url: UrlText })
 /** @see NavigateBody */
 export type NavigateBody = typeof NavigateBody.Type
@@ -67,7 +73,10 @@ export const FillBody = Schema.Struct({
 /** @see FillBody */
 export type FillBody = typeof FillBody.Type
 
-/** `POST /v1/evaluate` (issue #25): a JavaScript expression run in the active tab's page. @example { expression: 'document.title' } */
+/**
+ * `POST /v1/evaluate` (issue #25): a JavaScript expression run in the active tab's page. @example { expression:
+ * 'document.title' }
+ */
 export const EvaluateBody = Schema.Struct({
   expression: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100_000)),
 })
@@ -90,12 +99,17 @@ export const FillFormBody = Schema.Struct({
 /** @see FillFormBody */
 export type FillFormBody = typeof FillFormBody.Type
 
-/** `POST /v1/drag` (issue #25): drag the element `from` onto the element `to`. @example { from: '#card', to: '#done' } */
+/**
+ * `POST /v1/drag` (issue #25): drag the element `from` onto the element `to`. @example { from: '#card', to: '#done' }
+ */
 export const DragBody = Schema.Struct({ from: Selector, to: Selector, timeoutMs: ActionTimeout })
 /** @see DragBody */
 export type DragBody = typeof DragBody.Type
 
-/** A plain file name of the errand's files folder: no path separator, not `.` or `..`. @example Schema.is(FileName)('a.pdf') // true */
+/**
+ * A plain file name of the errand's files folder: no path separator, not `.` or `..`. @example
+ * Schema.is(FileName)('a.pdf') // true
+ */
 export const FileName = Schema.String.pipe(
   Schema.filter(isPlainFileName, {
     message: () =>
@@ -103,7 +117,10 @@ export const FileName = Schema.String.pipe(
   }),
 )
 
-/** `POST /v1/upload` (issue #25): set a file input's files to these files of the errand's files folder. @example { selector: '#file', names: ['receipt.pdf'] } */
+/**
+ * `POST /v1/upload` (issue #25): set a file input's files to these files of the errand's files folder. @example {
+ * selector: '#file', names: ['receipt.pdf'] }
+ */
 export const UploadBody = Schema.Struct({
   selector: Selector,
   names: Schema.Array(FileName).pipe(Schema.minItems(1), Schema.maxItems(20)),
@@ -119,7 +136,10 @@ export const ScrollBody = Schema.Struct({ dx: Delta, dy: Delta })
 /** @see ScrollBody */
 export type ScrollBody = typeof ScrollBody.Type
 
-/** `POST /v1/dialog`: accept (a prompt's answer in `promptText`) or dismiss the waiting dialog (#22). @example { accept: true } */
+/**
+ * `POST /v1/dialog`: accept (a prompt's answer in `promptText`) or dismiss the waiting dialog (#22). @example {
+ * accept: true }
+ */
 export const DialogBody = Schema.Struct({
   accept: Schema.Boolean,
   promptText: Schema.optional(Schema.String.pipe(Schema.maxLength(100_000))),
@@ -155,7 +175,10 @@ export const WheelEvent = Schema.Struct({
   dy: Coord,
 })
 
-/** A key by its name (`Enter`, `a`, `Shift`, `Control+A` for `press`). @example { type: 'key', action: 'press', key: 'Enter' } */
+/**
+ * A key by its name (`Enter`, `a`, `Shift`, `Control+A` for `press`). @example { type: 'key', action: 'press', key:
+ * 'Enter' }
+ */
 export const KeyEvent = Schema.Struct({
   type: Schema.Literal('key'),
   action: Schema.Literal('down', 'up', 'press'),
@@ -179,7 +202,10 @@ export const InputEvent = Schema.Union(MouseEvent, WheelEvent, KeyEvent, TextEve
 /** @see InputEvent */
 export type InputEvent = typeof InputEvent.Type
 
-/** `POST /v1/input`: events applied in order, never interleaved with another call's. @example { events: [{ type: 'text', text: 'hi' }] } */
+/**
+ * `POST /v1/input`: events applied in order, never interleaved with another call's. @example { events: [{ type:
+ * 'text', text: 'hi' }] }
+ */
 export const InputBody = Schema.Struct({
   events: Schema.Array(InputEvent).pipe(Schema.minItems(1), Schema.maxItems(200)),
 })
@@ -211,7 +237,10 @@ export const OwnBrowserBody = Schema.Struct({ on: Schema.Boolean })
 /** `PUT /v1/person/inspector`: switch the XState inspector on or off (V3). @example { on: true } */
 export const InspectorBody = Schema.Struct({ on: Schema.Boolean })
 
-/** Which conversation a lend is for: a host session key or a raw conversation id (an embedder's). @example { session: 'agent-7', site: 'shop.example' } */
+/**
+ * Which conversation a lend is for: a host session key or a raw conversation id (an embedder's). @example { session:
+ * 'agent-7', site: 'shop.example' }
+ */
 export const LendTarget = Schema.Union(
   Schema.Struct({
     session: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)),

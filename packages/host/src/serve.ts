@@ -105,7 +105,8 @@ const listen = (server: http.Server, port: number): Effect.Effect<number, HostSt
             reason: error.code === 'EADDRINUSE' ? 'port-in-use' : 'listen-failed',
             message:
               error.code === 'EADDRINUSE'
-                ? `Port ${port} on 127.0.0.1 is in use (another errands host?); stop it or set ERRANDS_PORT to a free port.`
+                ? `Port ${port} on 127.0.0.1 is in use (another errands host?); stop it or set ERRANDS_PORT to a ` +
+                  `free port.`
                 : `Could not listen on 127.0.0.1:${port} (${error.code ?? error.message}).`,
           }),
         ),

@@ -59,7 +59,9 @@ export const parseSessionKey = (raw: string | null | undefined): Either.Either<S
     return Either.left(
       new InvalidSessionKey({
         reason: 'missing',
-        message: `This endpoint needs the header X-Browser-Session: <key> (${CONTRACT}); use one stable key per agent session.`,
+        message:
+          `This endpoint needs the header X-Browser-Session: <key> (${CONTRACT}); use one stable key per ` +
+          `agent session.`,
       }),
     )
   }
@@ -75,7 +77,9 @@ export const parseSessionKey = (raw: string | null | undefined): Either.Either<S
     return Either.left(
       new InvalidSessionKey({
         reason: 'too-long',
-        message: `The X-Browser-Session key has ${raw.length} characters; at most ${MAX_KEY_LENGTH} are allowed (${CONTRACT}).`,
+        message:
+          `The X-Browser-Session key has ${raw.length} characters; at most ${MAX_KEY_LENGTH} are allowed ` +
+          `(${CONTRACT}).`,
       }),
     )
   }
@@ -83,7 +87,9 @@ export const parseSessionKey = (raw: string | null | undefined): Either.Either<S
     return Either.left(
       new InvalidSessionKey({
         reason: 'bad-character',
-        message: `The X-Browser-Session key has a character outside A–Z a–z 0–9 . _ : - (spaces, Unicode and control characters are refused); send ${CONTRACT}.`,
+        message:
+          `The X-Browser-Session key has a character outside A–Z a–z 0–9 . _ : - (spaces, Unicode and control ` +
+          `characters are refused); send ${CONTRACT}.`,
       }),
     )
   }

@@ -141,7 +141,8 @@ describe('Allow (L2)', () => {
   )
 
   it.scoped(
-    "a sign-in read on another host (a cluster's Allow, issue #24) is lent instead of this main's, cut to the site it names",
+    "a sign-in read on another host (a cluster's Allow, issue #24) is lent instead of this main's, cut to the site " +
+      'it names',
     () =>
       Effect.gen(function* () {
         const { lending, supervisor, memory } = yield* lendingServices

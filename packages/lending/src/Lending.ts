@@ -80,7 +80,10 @@ export interface LendingShape {
   readonly revoke: (site: string) => Effect.Effect<TakeBackReport, LendingError>
   /** Wipes every errand's cookies and localStorage, open and parked (L5). Main and settings stay. */
   readonly signOutEverywhere: Effect.Effect<TakeBackReport, LendFailed>
-  /** Waits until no errand is in the middle of a change (the supervisor's `settle`); lending runs nothing in the background. */
+  /**
+   * Waits until no errand is in the middle of a change (the supervisor's `settle`); lending runs nothing in the
+   * background.
+   */
   readonly settle: Effect.Effect<void>
 }
 
@@ -93,7 +96,8 @@ const refuse = (reason: LendRefused['reason'], conversationId: string, site: str
       reason === 'unknown-conversation'
         ? `No conversation "${conversationId}" is known; nothing was lent.`
         : reason === 'main-context'
-          ? `Conversation "${conversationId}" browses in your main browser, which is already signed in where you are; nothing is lent to it.`
+          ? `Conversation "${conversationId}" browses in your main browser, which is already signed in where you ` +
+            `are; nothing is lent to it.`
           : `The errand of "${conversationId}" has ended; nothing was lent to it.`,
   })
 
@@ -159,17 +163,15 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
         // Before the contexts are cleaned, so a heal during this pass starts without `reach`;
         // and after, for snapshots read while a context still held it.
         yield* amendTakeBack(reach)
-        const entries = yield* store
-          .list()
-          .pipe(
-            Effect.mapError(
-              (e) =>
-                new LendFailed({
-                  reason: 'store',
-                  message: `could not list set-aside errands (${e.reason}); try again in a moment`,
-                }),
-            ),
-          )
+        const entries = yield* store.list().pipe(
+          Effect.mapError(
+            (e) =>
+              new LendFailed({
+                reason: 'store',
+                message: `could not list set-aside errands (${e.reason}); try again in a moment`,
+              }),
+          ),
+        )
         for (const entry of entries) {
           const r = yield* Effect.either(takeFromRecord(deps, entry.errandId, reach))
           if (r._tag === 'Left') failures.push({ id: entry.errandId, error: r.left })
@@ -221,7 +223,9 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
         if (failures.length > 0) {
           return yield* new LendFailed({
             reason: failures[0]!.error.reason,
-            message: `took sign-ins back from every other errand, but not from ${failures.map((f) => f.id).join(', ')}: ${failures[0]!.error.message}`,
+            message:
+              `took sign-ins back from every other errand, but not from ` +
+              `${failures.map((f) => f.id).join(', ')}: ${failures[0]!.error.message}`,
           })
         }
         return report
@@ -285,7 +289,8 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
           Effect.mapError(fromSupervisor(site)),
           Effect.tap((r) =>
             Effect.logInfo(
-              `lent sign-in for ${site} to errand ${conversationId} (${r.where}): cookies ${r.cookies.join(', ') || '(none)'}${r.origins.length > 0 ? `; localStorage of ${r.origins.join(', ')}` : ''}`,
+              `lent sign-in for ${site} to errand ${conversationId} (${r.where}): cookies ` +
+                `${r.cookies.join(', ') || '(none)'}${r.origins.length > 0 ? `; localStorage of ${r.origins.join(', ')}` : ''}`,
             ),
           ),
         )
@@ -338,7 +343,8 @@ export class Lending extends Context.Tag('@errands/lending/Lending')<Lending, Le
    * Lending on the `Runtime`, `Supervisor`, `SealedStore` and `Settings` services.
    *
    * @example
-   * Effect.provide(program, Lending.layer.pipe(Layer.provideMerge(Lending.supervisorLayer({ settings })), Layer.provideMerge(base)))
+   * Effect.provide(program, Lending.layer.pipe(Layer.provideMerge(Lending.supervisorLayer({ settings })),
+   * Layer.provideMerge(base)))
    */
   static readonly layer: Layer.Layer<Lending, never, Runtime | Supervisor | SealedStore | Settings> = Layer.effect(
     Lending,
@@ -350,7 +356,8 @@ export class Lending extends Context.Tag('@errands/lending/Lending')<Lending, Le
    * supervisor needs the seed when it is built; the rest of lending needs the supervisor).
    *
    * @example
-   * Lending.supervisorLayer({ settings: defaultSettings() }) // Layer<Supervisor, StoreError, Runtime | SealedStore | Settings>
+   * Lending.supervisorLayer({ settings: defaultSettings() }) // Layer<Supervisor, StoreError, Runtime | SealedStore |
+   * Settings>
    */
   static supervisorLayer(
     options: Omit<SupervisorOptions, 'seed'>,

@@ -117,7 +117,9 @@ export const decodeSettings = (input: unknown, source = 'settings'): Effect.Effe
     ]
     return new SettingsError({
       reason: 'invalid-file',
-      message: `${source} is not valid browser settings (invalid: ${paths.join(', ')}); expected { "version": 1, "alwaysAllowed": ["shop.example", …], "trust": "ask" | "auto" | "full" }`,
+      message:
+        `${source} is not valid browser settings (invalid: ${paths.join(', ')}); expected { "version": 1, ` +
+        `"alwaysAllowed": ["shop.example", …], "trust": "ask" | "auto" | "full" }`,
     })
   })
 
@@ -136,7 +138,9 @@ export const parseSite = (input: string): Effect.Effect<string, SettingsError> =
         new SettingsError({
           reason: 'invalid-site',
           // The input is echoed only when it cannot be a URL (which might carry a token, L7).
-          message: `${/^[\w.:-]{1,80}$/.test(input) ? `"${input}"` : 'the site given'} is not a host name or registrable domain (e.g. shop.example)`,
+          message:
+            `${/^[\w.:-]{1,80}$/.test(input) ? `"${input}"` : 'the site given'} is not a host name or ` +
+            `registrable domain (e.g. shop.example)`,
         }),
       )
 }
@@ -154,7 +158,10 @@ export interface SettingsShape {
   readonly get: Effect.Effect<BrowserSettings, SettingsError>
   /** Adds a site (any host of it) to the always-allowed sites. */
   readonly allowAlways: (site: string) => Effect.Effect<BrowserSettings, SettingsError>
-  /** Removes a site (any host of it) from the always-allowed sites. Idempotent. Use `Lending.revoke` to also take it back from errands. */
+  /**
+   * Removes a site (any host of it) from the always-allowed sites. Idempotent. Use `Lending.revoke` to also take it
+   * back from errands.
+   */
   readonly removeAlways: (site: string) => Effect.Effect<BrowserSettings, SettingsError>
   readonly setTrust: (mode: TrustMode) => Effect.Effect<BrowserSettings, SettingsError>
 }

@@ -6,7 +6,8 @@
  * localStorage of one site, carried to the owner on the runners' TLS socket only.
  *
  * @example
- * Schema.decodeUnknownSync(LendReport)({ site: 'shop.example', conversationId: 'session:t1', where: 'open', cookies: ['sid@shop.example'], origins: [] })
+ * Schema.decodeUnknownSync(LendReport)({ site: 'shop.example', conversationId: 'session:t1', where: 'open', cookies:
+ * ['sid@shop.example'], origins: [] })
  */
 import { StorageStateSchema } from '@errands/store'
 import { Schema } from 'effect'
@@ -33,7 +34,8 @@ export type Permission = typeof Permission.Type
  * What an Allow moved into which errand (names and sites only, L7).
  *
  * @example
- * const r: LendReport = { site: 'shop.example', conversationId: 't1', where: 'open', cookies: ['sid@shop.example'], origins: [] }
+ * const r: LendReport = { site: 'shop.example', conversationId: 't1', where: 'open', cookies: ['sid@shop.example'],
+ * origins: [] }
  */
 export const LendReport = Schema.Struct({
   site: Schema.String,

@@ -31,7 +31,8 @@ const originIn =
  * `siteOf`, e.g. from `siteSet`): a host such as `www.shop.example` matches nothing.
  *
  * @example
- * storageForSites(main, new Set(['shop.example'])) // cookies of .shop.example, a.shop.example; origin https://shop.example
+ * storageForSites(main, new Set(['shop.example'])) // cookies of .shop.example, a.shop.example; origin
+ * https://shop.example
  */
 export const storageForSites = (state: StorageState, sites: ReadonlySet<string>): StorageState => ({
   cookies: state.cookies.filter(cookieIn(sites)),

@@ -63,7 +63,8 @@ describe('revoking a site (L5)', () => {
       ])
       expect(yield* Effect.orDie(memory.snapshot(back.contextId))).toMatchObject({ tabs: tabsBefore })
 
-      // New errands are no longer seeded with it; main keeps it (revoking lends less, it signs the person out of nothing).
+      // New errands are no longer seeded with it; main keeps it (revoking lends less, it signs the person out of
+      // nothing).
       yield* supervisor.taskChanged('open', 'done')
       const fresh = yield* supervisor.open(task('fresh'))
       expect(names(yield* storageOf(fresh.contextId))).toEqual(['sid@other.example'])
@@ -123,7 +124,8 @@ describe('revoking a site (L5)', () => {
   )
 
   it.scoped(
-    'found by the model soak (seed 9001, issue #9): a heal from a snapshot older than a revocation hands the errand back already clean, and keeps what it writes at once',
+    'found by the model soak (seed 9001, issue #9): a heal from a snapshot older than a revocation hands the errand ' +
+      'back already clean, and keeps what it writes at once',
     () =>
       Effect.gen(function* () {
         // Before the fix the heal opened the context from the stale snapshot and handed it to the
@@ -180,7 +182,8 @@ describe('revoking a site (L5)', () => {
   )
 
   it.scoped(
-    'issue #9 (found by the model suite): a crashed errand parked at shutdown does not seal a site revoked after its last snapshot',
+    'issue #9 (found by the model suite): a crashed errand parked at shutdown does not seal a site revoked after its ' +
+      'last snapshot',
     () =>
       Effect.gen(function* () {
         // One store outlives both engines, as the disk does across a restart.

@@ -34,7 +34,9 @@ export const seedFrom =
       if (alwaysAllowed.length === 0) return { storage: emptyStorage, lentSites: [] }
       const storage = yield* mainStorageFor(runtime, new Set(alwaysAllowed))
       yield* Effect.logInfo(
-        `seeded errand ${conversation.id} with always-allowed sites ${alwaysAllowed.join(', ')}: cookies ${redactedCookieList(storage.cookies)}; localStorage of ${originSites(storage.origins).join(', ') || '(none)'}`,
+        `seeded errand ${conversation.id} with always-allowed sites ${alwaysAllowed.join(', ')}: cookies ` +
+          `${redactedCookieList(storage.cookies)}; localStorage of ` +
+          `${originSites(storage.origins).join(', ') || '(none)'}`,
       )
       return { storage, lentSites: [...alwaysAllowed] }
     }).pipe(

@@ -9,7 +9,8 @@
  * lending needs.
  *
  * @example
- * it.scoped('lends', () => Effect.gen(function* () { ... }).pipe(Effect.provide(testLending({ settings: { alwaysAllowed: ['shop.example'] } }))))
+ * it.scoped('lends', () => Effect.gen(function* () { ... }).pipe(Effect.provide(testLending({ settings: {
+ * alwaysAllowed: ['shop.example'] } }))))
  */
 import { memoryRuntimeLayer, MemoryRuntimeTag, type Runtime } from '@errands/runtime'
 import { SealedStore } from '@errands/store'

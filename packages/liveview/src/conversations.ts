@@ -12,7 +12,9 @@ import type { ErrandView } from '@errands/supervisor'
 import { Effect } from 'effect'
 import type { LiveConversation, LiveTab } from './protocol.ts'
 
-/** A context's tabs as the list shows them (none when it cannot be read now). @example yield* tabsOf(runtime, 'e1.1') */
+/**
+ * A context's tabs as the list shows them (none when it cannot be read now). @example yield* tabsOf(runtime, 'e1.1')
+ */
 export const tabsOf = (runtime: RuntimeShape, contextId: ContextId): Effect.Effect<ReadonlyArray<LiveTab>> =>
   runtime.tabs(contextId).pipe(
     Effect.map((tabs) => tabs.map(({ id, url, title, active }) => ({ id, url, title, active }))),

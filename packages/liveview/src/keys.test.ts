@@ -12,34 +12,38 @@ const down = (key: string, o: Partial<KeyDown> = {}): KeyDown => ({
 })
 
 describe("the wheel's keyboard (P1, issue #26)", () => {
-  it('sends named keys with their modifiers, shortcuts with Control or Meta, and leaves text and paste to the capture field', () => {
-    expect(keyChord(down('Enter'))).toBe('Enter')
-    expect(keyChord(down('Tab', { shiftKey: true }))).toBe('Shift+Tab')
-    expect(keyChord(down('ArrowLeft', { ctrlKey: true, shiftKey: true }))).toBe('Control+Shift+ArrowLeft')
-    expect(keyChord(down('a', { ctrlKey: true }))).toBe('Control+a')
-    expect(keyChord(down('Z', { ctrlKey: true, shiftKey: true }))).toBe('Control+Shift+Z')
-    expect(keyChord(down('a', { metaKey: true }))).toBe('Meta+a')
-    expect(keyChord(down('Insert', { ctrlKey: true }))).toBe('Control+Insert')
-    // A shortcut on a Cyrillic layout names the physical key.
-    expect(keyChord(down('ф', { code: 'KeyA', ctrlKey: true }))).toBe('Control+KeyA')
-    // Text, AltGr's characters, paste shortcuts, IME's Process and lone modifiers are not keys.
-    for (const e of [
-      down('a'),
-      down('é'),
-      down('A', { shiftKey: true }),
-      down('@', { ctrlKey: true, altKey: true }),
-      down('v', { ctrlKey: true }),
-      down('V', { ctrlKey: true, shiftKey: true }),
-      down('v', { metaKey: true }),
-      down('Insert', { shiftKey: true }),
-      down('м', { code: 'KeyV', ctrlKey: true }),
-      down('Process'),
-      down('Shift', { shiftKey: true }),
-      down('Dead'),
-    ]) {
-      expect(keyChord(e)).toBeUndefined()
-    }
-  })
+  it(
+    'sends named keys with their modifiers, shortcuts with Control or Meta, and leaves text and paste to the ' +
+      'capture field',
+    () => {
+      expect(keyChord(down('Enter'))).toBe('Enter')
+      expect(keyChord(down('Tab', { shiftKey: true }))).toBe('Shift+Tab')
+      expect(keyChord(down('ArrowLeft', { ctrlKey: true, shiftKey: true }))).toBe('Control+Shift+ArrowLeft')
+      expect(keyChord(down('a', { ctrlKey: true }))).toBe('Control+a')
+      expect(keyChord(down('Z', { ctrlKey: true, shiftKey: true }))).toBe('Control+Shift+Z')
+      expect(keyChord(down('a', { metaKey: true }))).toBe('Meta+a')
+      expect(keyChord(down('Insert', { ctrlKey: true }))).toBe('Control+Insert')
+      // A shortcut on a Cyrillic layout names the physical key.
+      expect(keyChord(down('ф', { code: 'KeyA', ctrlKey: true }))).toBe('Control+KeyA')
+      // Text, AltGr's characters, paste shortcuts, IME's Process and lone modifiers are not keys.
+      for (const e of [
+        down('a'),
+        down('é'),
+        down('A', { shiftKey: true }),
+        down('@', { ctrlKey: true, altKey: true }),
+        down('v', { ctrlKey: true }),
+        down('V', { ctrlKey: true, shiftKey: true }),
+        down('v', { metaKey: true }),
+        down('Insert', { shiftKey: true }),
+        down('м', { code: 'KeyV', ctrlKey: true }),
+        down('Process'),
+        down('Shift', { shiftKey: true }),
+        down('Dead'),
+      ]) {
+        expect(keyChord(e)).toBeUndefined()
+      }
+    },
+  )
 
   it("the server takes exactly the chords the page makes, and no name the runtime's keyboard would not know", () => {
     for (const ok of [

@@ -377,7 +377,10 @@ export const makeLiveView = (
             'x-content-type-options': 'nosniff',
             'x-frame-options': 'DENY',
             'referrer-policy': 'no-referrer',
-            'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self' ws://${ownHost} ws://localhost:${options.port}; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
+            'content-security-policy':
+              `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' ` +
+              `data: blob:; connect-src 'self' ws://${ownHost} ws://localhost:${options.port}; form-action 'none'; ` +
+              `frame-ancestors 'none'; base-uri 'none'`,
           })
           res.end(html)
         } else if (path === paths.script && method === 'GET') {

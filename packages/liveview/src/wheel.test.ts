@@ -67,28 +67,32 @@ describe('the wheel routes of the live view (P1, P2, P5)', () => {
     expect(Either.isRight(input) && input.right.answersState).toBe(false)
   })
 
-  it("with a wheel where the errand is (a cluster's, K4), take, hand back and input go to it, not to this host's sessions", async () => {
-    const calls: unknown[] = []
-    const wheel = {
-      takeWheel: (id: string) => Effect.sync(() => calls.push(['take', id])),
-      handBack: (id: string, note?: string) => Effect.sync(() => calls.push(['back', id, note])),
-      input: (id: string, events: ReadonlyArray<unknown>) =>
-        Effect.sync(() => (calls.push(['input', id, events.length]), { applied: events.length })),
-    }
-    const d = { ...deps, wheel }
-    for (const [path, body] of [
-      ['take-wheel', {}],
-      ['hand-back', { note: 'ok' }],
-      ['input', { events: [{ type: 'text', text: 'a' }] }],
-    ] as const) {
-      const route = wheelRoute(`/live/api/conversations/session%3Ak1/${path}`, body, d)!
-      expect(Either.isRight(route)).toBe(true)
-      if (Either.isRight(route)) await Effect.runPromise(route.right.effect)
-    }
-    expect(calls).toEqual([
-      ['take', 'session:k1'],
-      ['back', 'session:k1', 'ok'],
-      ['input', 'session:k1', 1],
-    ])
-  })
+  it(
+    "with a wheel where the errand is (a cluster's, K4), take, hand back and input go to it, not to this host's " +
+      'sessions',
+    async () => {
+      const calls: unknown[] = []
+      const wheel = {
+        takeWheel: (id: string) => Effect.sync(() => calls.push(['take', id])),
+        handBack: (id: string, note?: string) => Effect.sync(() => calls.push(['back', id, note])),
+        input: (id: string, events: ReadonlyArray<unknown>) =>
+          Effect.sync(() => (calls.push(['input', id, events.length]), { applied: events.length })),
+      }
+      const d = { ...deps, wheel }
+      for (const [path, body] of [
+        ['take-wheel', {}],
+        ['hand-back', { note: 'ok' }],
+        ['input', { events: [{ type: 'text', text: 'a' }] }],
+      ] as const) {
+        const route = wheelRoute(`/live/api/conversations/session%3Ak1/${path}`, body, d)!
+        expect(Either.isRight(route)).toBe(true)
+        if (Either.isRight(route)) await Effect.runPromise(route.right.effect)
+      }
+      expect(calls).toEqual([
+        ['take', 'session:k1'],
+        ['back', 'session:k1', 'ok'],
+        ['input', 'session:k1', 1],
+      ])
+    },
+  )
 })

@@ -130,7 +130,10 @@ export interface LiveWheel {
   readonly handBack: (conversationId: string, note?: string | undefined) => Effect.Effect<unknown, unknown>
   /** Whether a person drives an errand another host holds (asked of its owner); unset, this host's list says. */
   readonly driving?: ((conversationId: string) => Effect.Effect<boolean, unknown>) | undefined
-  /** An errand another host holds, as its owner has it: driving, waiting, its request for help (K4); unset, `driving` says. */
+  /**
+   * An errand another host holds, as its owner has it: driving, waiting, its request for help (K4); unset, `driving`
+   * says.
+   */
   readonly view?: ((conversationId: string) => Effect.Effect<PersonFields, unknown>) | undefined
   /** Unset: applied here ({@link applyWheelInput} on this host's sessions and runtime). */
   readonly input?:

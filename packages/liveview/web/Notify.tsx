@@ -130,7 +130,10 @@ export const NotifyButton = ({ notify }: { notify: Notify }) => {
           name="notify"
           data-testid="notify"
           data-notify="off"
-          title="Ask this browser to show a desktop notification when an errand asks for help or a sign-in while this page is in the background."
+          title={
+            'Ask this browser to show a desktop notification when an errand asks for help or a sign-in while ' +
+            'this page is in the background.'
+          }
           onClick={notify.enable}
         >
           Notify me

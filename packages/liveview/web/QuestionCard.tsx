@@ -5,7 +5,8 @@
  * stops waiting, or when its time runs out (the state push no longer lists it).
  *
  * @example
- * <Questions questions={state.questions ?? []} conversations={state.conversations} answer={(id, a) => act(paths.question(id), { answer: a })} busy={busy} />
+ * <Questions questions={state.questions ?? []} conversations={state.conversations} answer={(id, a) =>
+ * act(paths.question(id), { answer: a })} busy={busy} />
  */
 import type { LiveConversation, LiveQuestion } from '../src/protocol.ts'
 

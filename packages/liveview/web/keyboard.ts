@@ -86,7 +86,8 @@ export const attachKeyboard = (
     const text = (e.clipboardData?.getData('text/plain') ?? '').replace(/\r\n?/g, '\n')
     if (text.length > MAX_PASTE) {
       notice(
-        `That paste is ${text.length.toLocaleString('en')} characters; the wheel sends at most ${MAX_PASTE.toLocaleString('en')} at once, so nothing was sent.`,
+        `That paste is ${text.length.toLocaleString('en')} characters; the wheel sends at most ` +
+          `${MAX_PASTE.toLocaleString('en')} at once, so nothing was sent.`,
       )
       return
     }

@@ -33,16 +33,25 @@ import { PageLogs } from './pageLog.ts'
 import type { RefBook } from './refs.ts'
 import { makeErrandServer, type ErrandServerOptions } from './server.ts'
 
-/** The header that binds an MCP session to a backend's key (the host's session header). @example req.headers[KEY_HEADER] */
+/**
+ * The header that binds an MCP session to a backend's key (the host's session header). @example
+ * req.headers[KEY_HEADER]
+ */
 export const KEY_HEADER = 'x-browser-session'
 
 /** The largest JSON-RPC body read (bytes). @example MAX_MCP_BODY */
 export const MAX_MCP_BODY = 4 * 1024 * 1024
 
-/** A refusal as the host renders it (any tagged error with a message; `status` when it has one). @example const r: McpRefusal = new McpHttpRefused({ reason: 'unknown-session', status: 404, message: '…' }) */
+/**
+ * A refusal as the host renders it (any tagged error with a message; `status` when it has one). @example const r:
+ * McpRefusal = new McpHttpRefused({ reason: 'unknown-session', status: 404, message: '…' })
+ */
 export type McpRefusal = EngineFailure & { readonly status?: number }
 
-/** How the endpoint works. @example makeMcpHttp({ bind: (key) => Either.right(errandOf(key)), refs: new RefBook(), log, idleMs: 900_000 }) */
+/**
+ * How the endpoint works. @example makeMcpHttp({ bind: (key) => Either.right(errandOf(key)), refs: new RefBook(), log,
+ * idleMs: 900_000 })
+ */
 export interface McpHttpOptions {
   /** The errand for a key (the header's, checked by the host; `undefined`: a fresh random key), or why not. */
   readonly bind: (key: string | undefined) => Either.Either<ErrandBrowser, McpRefusal>
@@ -82,7 +91,10 @@ interface Session {
   ended: boolean
 }
 
-/** The JSON-RPC body, read by the edge's reader: past {@link MAX_MCP_BODY} it is `PayloadTooLarge` (413), unparsable `BadRequest` (400). */
+/**
+ * The JSON-RPC body, read by the edge's reader: past {@link MAX_MCP_BODY} it is `PayloadTooLarge` (413), unparsable
+ * `BadRequest` (400).
+ */
 const readJson = (req: http.IncomingMessage): Promise<Either.Either<unknown, McpRefusal>> =>
   Effect.runPromise(Effect.either(Effect.flatMap(readNodeBody(req, MAX_MCP_BODY), (bytes) => parseJson(utf8(bytes)))))
 
@@ -223,7 +235,8 @@ export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
         reason: 'key-mismatch',
         status: 400,
         message:
-          'This MCP session is bound to another X-Browser-Session key; a session keeps the key it was initialized with.',
+          'This MCP session is bound to another X-Browser-Session key; a session keeps the key it was initialized ' +
+          'with.',
       })
     }
     touch(id, session)

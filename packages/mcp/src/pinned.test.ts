@@ -131,12 +131,15 @@ describe(`the tools are Playwright MCP ${pinned.version}'s (pinned/playwright-mc
     expect(Object.keys(pinned.caps).sort()).toEqual(['pdf', 'vision'])
   })
 
-  it(`lists every default tool by its name, but ${LEFT_OUT.join(', ')}, and ours: ${ERRANDS_OWN.join(', ')}`, async () => {
-    const names = (await listed()).map((t) => t.name).sort()
-    expect(names).toEqual(
-      [...pinned.default.map((t) => t.name).filter((n) => !LEFT_OUT.includes(n)), ...ERRANDS_OWN].sort(),
-    )
-  })
+  it(
+    `lists every default tool by its name, but ${LEFT_OUT.join(', ')}, and ours: ` + `${ERRANDS_OWN.join(', ')}`,
+    async () => {
+      const names = (await listed()).map((t) => t.name).sort()
+      expect(names).toEqual(
+        [...pinned.default.map((t) => t.name).filter((n) => !LEFT_OUT.includes(n)), ...ERRANDS_OWN].sort(),
+      )
+    },
+  )
 
   it('offers the vision and pdf tools only with those capabilities, as --caps does', async () => {
     const base = new Set((await listed()).map((t) => t.name))
@@ -149,15 +152,19 @@ describe(`the tools are Playwright MCP ${pinned.version}'s (pinned/playwright-mc
     }
   })
 
-  it('every input schema has the same fields, types, enums and required fields (target may be given as the older ref)', async () => {
-    const tools = new Map((await listed(['vision', 'pdf'])).map((t) => [t.name, t.inputSchema as JsonSchema]))
-    for (const t of [...pinned.default, ...Object.values(pinned.caps).flat()]) {
-      if (LEFT_OUT.includes(t.name)) continue
-      expect(tools.has(t.name), t.name).toBe(true)
-      const [a, b] = compared(tools.get(t.name)!, t.inputSchema)
-      expect(a, t.name).toEqual(b)
-    }
-  })
+  it(
+    'every input schema has the same fields, types, enums and required fields (target may be given as the older ' +
+      'ref)',
+    async () => {
+      const tools = new Map((await listed(['vision', 'pdf'])).map((t) => [t.name, t.inputSchema as JsonSchema]))
+      for (const t of [...pinned.default, ...Object.values(pinned.caps).flat()]) {
+        if (LEFT_OUT.includes(t.name)) continue
+        expect(tools.has(t.name), t.name).toBe(true)
+        const [a, b] = compared(tools.get(t.name)!, t.inputSchema)
+        expect(a, t.name).toEqual(b)
+      }
+    },
+  )
 
   it('no schema leans on a JSON Schema $ref (some clients do not follow one)', async () => {
     for (const t of await listed(['vision', 'pdf'])) expect(JSON.stringify(t.inputSchema), t.name).not.toContain('$ref')

@@ -15,28 +15,33 @@ describe('refs of the latest snapshot (RefBook)', () => {
   it('reads every ref of a snapshot, frames included', () => {
     expect(
       refsOf(
-        '- generic [ref=e1]:\n  - button "Add" [ref=e3]\n  - iframe [ref=e4]:\n    - link "x" [ref=f1e2] [cursor=pointer]',
+        '- generic [ref=e1]:\n  - button "Add" [ref=e3]\n  - iframe [ref=e4]:\n    - link "x" [ref=f1e2] ' +
+          '[cursor=pointer]',
       ),
     ).toEqual(['e1', 'e3', 'e4', 'f1e2'])
   })
 
-  it('no snapshot of the page yet → take one; a ref the latest snapshot lacks → take a new one; an element gone → take a new one', async () => {
-    const book = new RefBook()
-    const page = pageWith('- button "Add" [ref=e3]', (r) => (r === 'e3' ? 1 : 0))
-    expect(await book.check(page, 'e3', 'Add')).toMatchObject({ _tag: 'StaleRef', reason: 'no-snapshot' })
-    await book.snapshot(page)
-    expect(await book.check(page, 'e3', 'Add')).toBeUndefined()
-    const old = await book.check(page, 'e2', 'Old button')
-    expect(old).toMatchObject({ reason: 'not-in-snapshot' })
-    expect(old!.message).toContain('"Old button" (ref e2) is not in the latest snapshot')
-    expect(old!.message).toContain('take a new snapshot with browser_snapshot')
-    const gone = pageWith('- button "Add" [ref=e3]', () => 0)
-    await book.snapshot(gone)
-    expect(await book.check(gone, 'e3', '')).toMatchObject({
-      reason: 'gone',
-      message: expect.stringContaining('ref e3 is no longer on the page'),
-    })
-  })
+  it(
+    'no snapshot of the page yet → take one; a ref the latest snapshot lacks → take a new one; an element gone → ' +
+      'take a new one',
+    async () => {
+      const book = new RefBook()
+      const page = pageWith('- button "Add" [ref=e3]', (r) => (r === 'e3' ? 1 : 0))
+      expect(await book.check(page, 'e3', 'Add')).toMatchObject({ _tag: 'StaleRef', reason: 'no-snapshot' })
+      await book.snapshot(page)
+      expect(await book.check(page, 'e3', 'Add')).toBeUndefined()
+      const old = await book.check(page, 'e2', 'Old button')
+      expect(old).toMatchObject({ reason: 'not-in-snapshot' })
+      expect(old!.message).toContain('"Old button" (ref e2) is not in the latest snapshot')
+      expect(old!.message).toContain('take a new snapshot with browser_snapshot')
+      const gone = pageWith('- button "Add" [ref=e3]', () => 0)
+      await book.snapshot(gone)
+      expect(await book.check(gone, 'e3', '')).toMatchObject({
+        reason: 'gone',
+        message: expect.stringContaining('ref e3 is no longer on the page'),
+      })
+    },
+  )
 
   it('a newer snapshot replaces the refs of the older one', async () => {
     const book = new RefBook()

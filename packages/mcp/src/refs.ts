@@ -67,19 +67,25 @@ export class RefBook {
     if (refs === undefined) {
       return new StaleRef({
         reason: 'no-snapshot',
-        message: `There is no snapshot of this tab yet (it is new, or its page was reopened), so ${what} cannot be found; take a snapshot with browser_snapshot and use a ref from it.`,
+        message:
+          `There is no snapshot of this tab yet (it is new, or its page was reopened), so ${what} cannot be ` +
+          `found; take a snapshot with browser_snapshot and use a ref from it.`,
       })
     }
     if (!refs.has(ref)) {
       return new StaleRef({
         reason: 'not-in-snapshot',
-        message: `${what} is not in the latest snapshot of this tab — it is from an older snapshot or mistyped; take a new snapshot with browser_snapshot and use a ref from it.`,
+        message:
+          `${what} is not in the latest snapshot of this tab — it is from an older snapshot or mistyped; take ` +
+          `a new snapshot with browser_snapshot and use a ref from it.`,
       })
     }
     if ((await this.locator(page, ref).count()) === 0) {
       return new StaleRef({
         reason: 'gone',
-        message: `${what} is no longer on the page: the page changed since the snapshot; take a new snapshot with browser_snapshot and use a ref from it.`,
+        message:
+          `${what} is no longer on the page: the page changed since the snapshot; take a new snapshot with ` +
+          `browser_snapshot and use a ref from it.`,
       })
     }
     return undefined

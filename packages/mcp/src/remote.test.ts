@@ -27,33 +27,37 @@ describe('a tool call run where the errand is (#24, A2 in a cluster)', () => {
     expect(Schema.decodeUnknownSync(ToolResult)(Schema.encodeSync(ToolResult)(result))).toEqual(result)
   })
 
-  it('answers an unknown tool, arguments that do not fit, and a failure of the engine as error results, never as a failed call', async () => {
-    const unknown = await Effect.runPromise(
-      runBrowserTool(
-        'browser_teleport',
-        ctx(() => Effect.succeed([])),
-        {},
-      ),
-    )
-    expect(unknown.isError).toBe(true)
-    expect(textOf(unknown)).toMatch(/no tool "browser_teleport"/)
-    const bad = await Effect.runPromise(
-      runBrowserTool(
-        'browser_tabs',
-        ctx(() => Effect.succeed([])),
-        { action: 'explode' },
-      ),
-    )
-    expect(bad.isError).toBe(true)
-    expect(textOf(bad)).toMatch(/do not fit its schema \(action\)/)
-    const busy = await Effect.runPromise(
-      runBrowserTool(
-        'browser_tabs',
-        ctx(() => Effect.fail({ _tag: 'AllBusy', message: 'All 4 browser slots are busy.' }) as never),
-        { action: 'list' },
-      ),
-    )
-    expect(busy.isError).toBe(true)
-    expect(textOf(busy)).toContain('All 4 browser slots are busy.')
-  })
+  it(
+    'answers an unknown tool, arguments that do not fit, and a failure of the engine as error results, never as a ' +
+      'failed call',
+    async () => {
+      const unknown = await Effect.runPromise(
+        runBrowserTool(
+          'browser_teleport',
+          ctx(() => Effect.succeed([])),
+          {},
+        ),
+      )
+      expect(unknown.isError).toBe(true)
+      expect(textOf(unknown)).toMatch(/no tool "browser_teleport"/)
+      const bad = await Effect.runPromise(
+        runBrowserTool(
+          'browser_tabs',
+          ctx(() => Effect.succeed([])),
+          { action: 'explode' },
+        ),
+      )
+      expect(bad.isError).toBe(true)
+      expect(textOf(bad)).toMatch(/do not fit its schema \(action\)/)
+      const busy = await Effect.runPromise(
+        runBrowserTool(
+          'browser_tabs',
+          ctx(() => Effect.fail({ _tag: 'AllBusy', message: 'All 4 browser slots are busy.' }) as never),
+          { action: 'list' },
+        ),
+      )
+      expect(busy.isError).toBe(true)
+      expect(textOf(busy)).toContain('All 4 browser slots are busy.')
+    },
+  )
 })

@@ -24,7 +24,10 @@ export const DOWNLOADS_URI = 'errands://downloads/'
 /** The resource URI of the download called `name`. @example downloadUri('report.pdf') */
 export const downloadUri = (name: string): string => `${DOWNLOADS_URI}${encodeURIComponent(name)}`
 
-/** Whether a media type is text (answered as `text`, not a base64 `blob`). @example isTextType('application/json') // true */
+/**
+ * Whether a media type is text (answered as `text`, not a base64 `blob`). @example isTextType('application/json') //
+ * true
+ */
 export const isTextType = (type: string): boolean => {
   const base = type.split(';')[0]!.trim().toLowerCase()
   return (
@@ -74,7 +77,8 @@ export const registerDownloads = (server: McpServer, errand: ErrandBrowser, runt
       if (listed === undefined || file === undefined) {
         throw new McpError(
           ErrorCode.InvalidParams,
-          `No download called ${JSON.stringify(name.slice(0, 200))} in this errand; resources/list (or browser_downloads) names its downloads.`,
+          `No download called ${JSON.stringify(name.slice(0, 200))} in this errand; resources/list (or ` +
+            `browser_downloads) names its downloads.`,
         )
       }
       const type = listed.type || file.type

@@ -59,7 +59,10 @@ export const browserTools: ReadonlyArray<Tool<any>> = [
   ...fileTools,
 ]
 
-/** The optional capabilities, as Playwright MCP's `--caps` names them. @example const caps: ReadonlyArray<Capability> = ['vision'] */
+/**
+ * The optional capabilities, as Playwright MCP's `--caps` names them. @example const caps: ReadonlyArray<Capability> =
+ * ['vision']
+ */
 export type Capability = 'vision' | 'pdf'
 
 /** The tools each capability adds. @example capabilityTools.vision.length // 6 */
@@ -98,7 +101,9 @@ export const toolsWith = (caps: ReadonlyArray<Capability> = []): ReadonlyArray<T
   ...caps.flatMap((c) => capabilityTools[c]),
 ]
 
-/** What a session's server needs. @example makeErrandServer({ errand, refs: new RefBook(), log: console.error, daily }) */
+/**
+ * What a session's server needs. @example makeErrandServer({ errand, refs: new RefBook(), log: console.error, daily })
+ */
 export interface ErrandServerOptions {
   readonly errand: ErrandBrowser
   /** The refs of snapshots, shared by every session of one engine (Playwright keeps them per page). */
@@ -119,8 +124,10 @@ const holdsLease = (view: LeaseView | undefined): boolean => view?.state === 'aw
 
 const INSTRUCTIONS =
   'This browser is an errand of its own: its cookies, storage and tabs belong to this session and no other. ' +
-  'Take a snapshot (browser_snapshot) and act on elements by the refs of the latest snapshot; every action returns a fresh one. ' +
-  'When the session ends, a browser bound to a session key (X-Browser-Session, --session) is parked and comes back as it was when that key connects again; ' +
+  'Take a snapshot (browser_snapshot) and act on elements by the refs of the latest snapshot; every action returns a ' +
+  'fresh one. ' +
+  'When the session ends, a browser bound to a session key (X-Browser-Session, --session) is parked and comes back ' +
+  'as it was when that key connects again; ' +
   'one without a key is forgotten. browser_close sets the browser aside the same way.'
 
 /** Tools that involve the person: never refused while a person has the wheel. */
@@ -170,7 +177,8 @@ export const makeErrandServer = (
         message: 'The call was cancelled (the client cancelled it or the server is stopping); call again.',
       })
     log(
-      `mcp: ${name} failed unexpectedly (${Cause.squash(exit.cause) instanceof Error ? (Cause.squash(exit.cause) as Error).name : 'defect'})`,
+      `mcp: ${name} failed unexpectedly ` +
+        `(${Cause.squash(exit.cause) instanceof Error ? (Cause.squash(exit.cause) as Error).name : 'defect'})`,
     )
     return failure({
       message: `${name} failed unexpectedly inside the server; try again, or take a new snapshot first.`,

@@ -12,7 +12,10 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Readable, Writable } from 'node:stream'
 import { makeErrandServer, type ErrandServerOptions } from './server.ts'
 
-/** What the stdio session needs: the server's options, and the streams (default the process's). @example serveStdio({ errand, refs, log, stdin: process.stdin, stdout: process.stdout }) */
+/**
+ * What the stdio session needs: the server's options, and the streams (default the process's). @example serveStdio({
+ * errand, refs, log, stdin: process.stdin, stdout: process.stdout })
+ */
 export interface StdioOptions extends ErrandServerOptions {
   readonly stdin?: Readable | undefined
   readonly stdout?: Writable | undefined

@@ -29,33 +29,37 @@ describe('an errand uploads only files of its own folder', () => {
     ])
   })
 
-  it('refuses, typed, any path — absolute, .., a separator, another errand — without asking the folder; a missing file is not-a-file', async () => {
-    asked.length = 0
-    for (const name of [
-      '/etc/passwd',
-      '../secret.txt',
-      '..',
-      '.',
-      'sub/note.txt',
-      '..\\other\\theirs.txt',
-      'nul\0.txt',
-    ]) {
-      expect(await upload([name]), name).toMatchObject({
+  it(
+    'refuses, typed, any path — absolute, .., a separator, another errand — without asking the folder; a missing ' +
+      'file is not-a-file',
+    async () => {
+      asked.length = 0
+      for (const name of [
+        '/etc/passwd',
+        '../secret.txt',
+        '..',
+        '.',
+        'sub/note.txt',
+        '..\\other\\theirs.txt',
+        'nul\0.txt',
+      ]) {
+        expect(await upload([name]), name).toMatchObject({
+          _tag: 'Left',
+          left: { _tag: 'UploadRefused', reason: 'outside-folder' },
+        })
+      }
+      expect(asked).toEqual([])
+      expect(await upload(['missing.txt'])).toMatchObject({
         _tag: 'Left',
-        left: { _tag: 'UploadRefused', reason: 'outside-folder' },
+        left: { _tag: 'UploadRefused', reason: 'not-a-file' },
       })
-    }
-    expect(asked).toEqual([])
-    expect(await upload(['missing.txt'])).toMatchObject({
-      _tag: 'Left',
-      left: { _tag: 'UploadRefused', reason: 'not-a-file' },
-    })
-    // One refused name refuses the whole call: the page gets no file.
-    expect(await upload(['note.txt', '/etc/passwd'])).toMatchObject({
-      _tag: 'Left',
-      left: { reason: 'outside-folder' },
-    })
-  })
+      // One refused name refuses the whole call: the page gets no file.
+      expect(await upload(['note.txt', '/etc/passwd'])).toMatchObject({
+        _tag: 'Left',
+        left: { reason: 'outside-folder' },
+      })
+    },
+  )
 
   it('an errand with no files folder uploads nothing; no names is no file (a cancelled chooser)', async () => {
     expect(await upload(['note.txt'], { key: 'k' } as unknown as ErrandBrowser)).toMatchObject({

@@ -28,7 +28,8 @@ const isPlainName = (name: string): boolean =>
   name.length > 0 && name.length <= 255 && name !== '.' && name !== '..' && !/[/\\\0]/.test(name)
 
 const HOW =
-  'stage files with POST /v1/session/files?name=… (same session key), or use what the errand downloaded (browser_downloads), then name them'
+  'stage files with POST /v1/session/files?name=… (same session key), or use what the errand downloaded ' +
+  '(browser_downloads), then name them'
 
 /**
  * The files `names` names, each a file of the errand's folder, read through the errand.
@@ -54,7 +55,10 @@ export const errandUploads = (
       if (!isPlainName(name)) {
         return yield* new UploadRefused({
           reason: 'outside-folder',
-          message: `${JSON.stringify(name.slice(0, 200))} is ${isAbsolute(name) ? 'a path' : 'not a plain file name'}: only files of this errand's own folder can be uploaded, by name; ${HOW}.`,
+          message:
+            `${JSON.stringify(name.slice(0, 200))} is ` +
+            `${isAbsolute(name) ? 'a path' : 'not a plain file name'}: only files of this errand's own folder can be ` +
+            `uploaded, by name; ${HOW}.`,
         })
       }
       const read = yield* Effect.mapError(

@@ -73,15 +73,19 @@ const route = await measure('context-route')
 console.log(`page with 100 sub-resources until load, median of ${rounds}; server hits for 3 fetches of a cacheable URL`)
 console.log(`  no interception:                   ${ms(none.time)}  1.00×  hits ${none.cacheHits}`)
 console.log(
-  `  guard, runtime default (patterns): ${ms(fetchMode.time)}  ${(fetchMode.time / none.time).toFixed(2)}×  hits ${fetchMode.cacheHits}`,
+  `  guard, runtime default (patterns): ${ms(fetchMode.time)}  ${(fetchMode.time / none.time).toFixed(2)}×  hits ` +
+    `${fetchMode.cacheHits}`,
 )
 console.log(
-  `  guard, browser Fetch pausing all:  ${ms(fetchAll.time)}  ${(fetchAll.time / none.time).toFixed(2)}×  hits ${fetchAll.cacheHits}`,
+  `  guard, browser Fetch pausing all:  ${ms(fetchAll.time)}  ${(fetchAll.time / none.time).toFixed(2)}×  hits ` +
+    `${fetchAll.cacheHits}`,
 )
 console.log(
-  `  guard via context.route('**/*'):   ${ms(route.time)}  ${(route.time / none.time).toFixed(2)}×  hits ${route.cacheHits}`,
+  `  guard via context.route('**/*'):   ${ms(route.time)}  ${(route.time / none.time).toFixed(2)}×  hits ` +
+    `${route.cacheHits}`,
 )
 console.log(
-  `  per paused request: Fetch +${((fetchAll.time - none.time) / 101).toFixed(2)} ms, route +${((route.time - none.time) / 101).toFixed(2)} ms`,
+  `  per paused request: Fetch +${((fetchAll.time - none.time) / 101).toFixed(2)} ms, route ` +
+    `+${((route.time - none.time) / 101).toFixed(2)} ms`,
 )
 await closeSites([site!])

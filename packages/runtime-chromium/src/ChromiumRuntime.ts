@@ -228,7 +228,10 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     return chosen === undefined ? undefined : Redacted.value(chosen)
   }
 
-  /** The egress every context leaves through (G3); `undefined` when switched off. @example runtime.egress?.stats().refused */
+  /**
+   * The egress every context leaves through (G3); `undefined` when switched off. @example
+   * runtime.egress?.stats().refused
+   */
   get egress(): EgressWiring['egress'] | undefined {
     return this.egressWiring?.egress
   }

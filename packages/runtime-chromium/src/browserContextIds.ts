@@ -17,7 +17,10 @@ import type { QuietPage } from './storage.ts'
 export class BrowserContextIds {
   private readonly contextIds = new WeakMap<BrowserContext, string>()
 
-  /** The context's id, read once through a page `quietPage` gives (inside the entry's `pageWork`). @example await ids.of(entry, quietPage) */
+  /**
+   * The context's id, read once through a page `quietPage` gives (inside the entry's `pageWork`). @example await
+   * ids.of(entry, quietPage)
+   */
   async of(entry: ContextEntry, quietPage: () => Promise<QuietPage>): Promise<string> {
     const known = this.contextIds.get(entry.context)
     if (known !== undefined) return known

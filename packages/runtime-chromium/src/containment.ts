@@ -135,7 +135,9 @@ export interface EgressWiring {
   readonly newContext: (browser: Browser) => Promise<BrowserContext>
   /** Says which errand a context's connections belong to (and its upstream proxy, a secret). */
   readonly assign: (context: BrowserContext, errand: string, upstream?: string | undefined) => void
-  /** Re-chains a context's lane through another upstream proxy (`undefined`: none); false when the context has no lane. */
+  /**
+   * Re-chains a context's lane through another upstream proxy (`undefined`: none); false when the context has no lane.
+   */
   readonly setUpstream: (context: BrowserContext, upstream: string | undefined) => boolean
   readonly close: () => Promise<void>
 }

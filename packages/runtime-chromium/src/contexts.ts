@@ -178,13 +178,19 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
       return this.tabInfo(entry, tabId, page)
     })
 
-  /** A tab's screencast (`tabScreencast.ts`). @example const cast = yield* runtime.screencast(id, 't1', { ack: 'auto', onFrame: keep }) */
+  /**
+   * A tab's screencast (`tabScreencast.ts`). @example const cast = yield* runtime.screencast(id, 't1', { ack: 'auto',
+   * onFrame: keep })
+   */
   readonly screencast = (contextId: ContextId, tabId: string, options: ScreencastOptions) =>
     tabScreencast(options, (cast) =>
       this.withEntry(contextId, 'start screencast', (entry) => cast.start(entry.context, this.pageIn(entry, tabId))),
     )
 
-  /** The page verbs (`pageVerbs.ts`); a tab that is gone is `target-closed`. @example yield* runtime.pages.text(id, 't1', 1_000_000) */
+  /**
+   * The page verbs (`pageVerbs.ts`); a tab that is gone is `target-closed`. @example yield* runtime.pages.text(id,
+   * 't1', 1_000_000)
+   */
   readonly pages = chromiumPages(
     this.deadlineMs,
     (contextId, tabId, what, deadlineMs, run) =>

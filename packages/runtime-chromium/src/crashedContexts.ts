@@ -42,7 +42,8 @@ export class CrashedContexts {
     const { deadlineMs, log, noun } = this.settings
     read.catch((e: unknown) =>
       log(
-        `${noun} ${entry.id}: its storage could not be read after the crash (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); it heals from its last snapshot`,
+        `${noun} ${entry.id}: its storage could not be read after the crash ` +
+          `(${e instanceof Error ? e.message.split('\n')[0] : String(e)}); it heals from its last snapshot`,
       ),
     )
     const words = within(Math.min(10_000, deadlineMs), read).then((storage) =>

@@ -170,7 +170,8 @@ export class Dialogs {
   private dismissedOne(contextId: ContextId, view: PendingDialog): void {
     this.dismissed++
     this.settings.log(
-      `context ${contextId}: a ${view.type} dialog nobody answered within ${this.settings.deadlineMs} ms was dismissed (answer dialogs with POST /v1/dialog or browser_handle_dialog)`,
+      `context ${contextId}: a ${view.type} dialog nobody answered within ${this.settings.deadlineMs} ms was ` +
+        `dismissed (answer dialogs with POST /v1/dialog or browser_handle_dialog)`,
     )
   }
 

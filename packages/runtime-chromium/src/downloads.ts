@@ -85,7 +85,9 @@ export class Downloads {
           : Effect.fail(
               new RuntimeError({
                 reason: 'invalid',
-                message: `${JSON.stringify(name.slice(0, 300))} is not a plain file name (no path separators, no . or ..)`,
+                message:
+                  `${JSON.stringify(name.slice(0, 300))} is not a plain file name (no path separators, no . ` +
+                  `or ..)`,
               }),
             ),
       ),
@@ -180,7 +182,8 @@ export class Downloads {
       if (over !== undefined) {
         await download.delete().catch(() => undefined)
         this.log(
-          `download in context ${contextId} refused: over the ${over === 'file' ? 'file cap (ERRANDS_FILES_MAX_FILE_BYTES)' : "errand's folder cap (ERRANDS_FILES_MAX_ERRAND_BYTES)"}; deleted, not listed`,
+          `download in context ${contextId} refused: over the ` +
+            `${over === 'file' ? 'file cap (ERRANDS_FILES_MAX_FILE_BYTES)' : "errand's folder cap (ERRANDS_FILES_MAX_ERRAND_BYTES)"}; deleted, not listed`,
         )
         return
       }
@@ -197,7 +200,8 @@ export class Downloads {
       this.log(`download saved in context ${contextId}: ${file.name} (${file.size} bytes)`)
     } catch (error) {
       this.log(
-        `download in context ${contextId} failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+        `download in context ${contextId} failed: ` +
+          `${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
       )
     }
   }

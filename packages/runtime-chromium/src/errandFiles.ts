@@ -49,7 +49,10 @@ export class ErrandFiles {
   /** @param owner the engine's data dir, written in the root's marker (none: an unmarked root) */
   constructor(private readonly owner?: string) {}
 
-  /** Says which errand a context is of (its folder is set aside for it on a crash). @example files.belongsTo(id, 'task-1') */
+  /**
+   * Says which errand a context is of (its folder is set aside for it on a crash). @example files.belongsTo(id,
+   * 'task-1')
+   */
   belongsTo(contextId: string, errandId: string): void {
     this.errandOf.set(contextId, errandId)
   }
@@ -69,14 +72,20 @@ export class ErrandFiles {
     return this.records.get(contextId)?.has(name) ?? false
   }
 
-  /** Holds a name while its file is written (so two downloads of one name never share it). @example files.reserve(id, 'a.pdf') */
+  /**
+   * Holds a name while its file is written (so two downloads of one name never share it). @example files.reserve(id,
+   * 'a.pdf')
+   */
   reserve(contextId: string, name: string): void {
     const book = this.records.get(contextId) ?? new Map<string, ErrandFile | 'pending'>()
     this.records.set(contextId, book)
     book.set(name, 'pending')
   }
 
-  /** The file is written (or, with undefined, was not: its name is free again). @example files.settle(id, 'a.pdf', file) */
+  /**
+   * The file is written (or, with undefined, was not: its name is free again). @example files.settle(id, 'a.pdf',
+   * file)
+   */
   settle(contextId: string, name: string, file: ErrandFile | undefined): void {
     const book = this.records.get(contextId)
     if (book === undefined || !this.dirs.has(contextId)) return // its context went meanwhile
@@ -142,7 +151,10 @@ export class ErrandFiles {
     return this.aside.get(errandId) ?? []
   }
 
-  /** The folders set aside for an errand, oldest first, no longer kept here (the caller moves their files, then removes them). @example files.takeAside('task-1') */
+  /**
+   * The folders set aside for an errand, oldest first, no longer kept here (the caller moves their files, then removes
+   * them). @example files.takeAside('task-1')
+   */
   takeAside(errandId: string): ReadonlyArray<AsideFolder> {
     const folders = this.aside.get(errandId) ?? []
     this.aside.delete(errandId)

@@ -19,7 +19,8 @@ describe('toRuntimeError', () => {
     const e = toRuntimeError(
       'navigate',
       new Error(
-        'page.goto: net::ERR_FAILED at https://u:p@a.example/p?token=S3CR3T#f\nCall log:\n  - navigating to "https://a.example/p?token=S3CR3T"',
+        'page.goto: net::ERR_FAILED at https://u:p@a.example/p?token=S3CR3T#f\nCall log:\n  - navigating to ' +
+          '"https://a.example/p?token=S3CR3T"',
       ),
     )
     expect(e.message).toBe('navigate: net::ERR_FAILED at https://a.example:443')

@@ -41,7 +41,10 @@ export interface LaunchSettings {
   readonly extraArgs: ReadonlyArray<string>
   /** The main context's proxy: its lane of the egress (G3); unset: none. */
   readonly mainProxy?: { readonly server: string; readonly bypass: string } | undefined
-  /** Makes each errand context (and the warm spare) with its own egress lane as its proxy (G3); unset: a plain `newContext()`. */
+  /**
+   * Makes each errand context (and the warm spare) with its own egress lane as its proxy (G3); unset: a plain
+   * `newContext()`.
+   */
   readonly newContext?: ((browser: Browser) => Promise<BrowserContext>) | undefined
 }
 

@@ -17,16 +17,19 @@ describe('LocalStorageBook', () => {
     expect(book.begin(new Set())).toEqual(['https://a.example'])
   })
 
-  it('an origin with a document open at a read is read again at the next one, even if the document left meanwhile', () => {
-    const book = new LocalStorageBook()
-    // The document may write after the read, then go away without another navigation.
-    expect(book.begin(new Set(['https://a.example/page']))).toEqual(['https://a.example'])
-    book.record('https://a.example', items('before'))
-    expect(book.begin(new Set())).toEqual(['https://a.example'])
-    book.record('https://a.example', items('after'))
-    expect(book.begin(new Set())).toEqual([])
-    expect(book.origins()[0]?.localStorage).toEqual(items('after'))
-  })
+  it(
+    'an origin with a document open at a read is read again at the next one, even if the document left ' + 'meanwhile',
+    () => {
+      const book = new LocalStorageBook()
+      // The document may write after the read, then go away without another navigation.
+      expect(book.begin(new Set(['https://a.example/page']))).toEqual(['https://a.example'])
+      book.record('https://a.example', items('before'))
+      expect(book.begin(new Set())).toEqual(['https://a.example'])
+      book.record('https://a.example', items('after'))
+      expect(book.begin(new Set())).toEqual([])
+      expect(book.origins()[0]?.localStorage).toEqual(items('after'))
+    },
+  )
 
   it('a failed read keeps the last value and reads again next time', () => {
     const book = new LocalStorageBook()

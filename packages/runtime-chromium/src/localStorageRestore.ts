@@ -51,7 +51,8 @@ export const restoreScript = (data: Readonly<Record<string, ReadonlyArray<readon
  * The localStorage still to be written into a context (see the module comment).
  *
  * @example
- * const pending = new PendingLocalStorage(context, [{ origin: 'https://a.example', localStorage: [{ name: 'k', value: 'v' }] }])
+ * const pending = new PendingLocalStorage(context, [{ origin: 'https://a.example', localStorage: [{ name: 'k', value:
+ * 'v' }] }])
  */
 export class PendingLocalStorage {
   private readonly pending = new Map<string, OriginStorage>()

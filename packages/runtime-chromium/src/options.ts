@@ -52,7 +52,10 @@ export interface ChromiumRuntimeOptions {
   readonly files?: FilesCaps | undefined
 }
 
-/** The default deadline of one browser call. @example ChromiumRuntime.make({ dataDir, deadlineMs: DEFAULT_DEADLINE_MS * 2 }) */
+/**
+ * The default deadline of one browser call. @example ChromiumRuntime.make({ dataDir, deadlineMs: DEFAULT_DEADLINE_MS *
+ * 2 })
+ */
 export const DEFAULT_DEADLINE_MS = 30_000
 
 /**
@@ -118,7 +121,8 @@ const featureSwitch = (name: 'disable' | 'enable') => `--${name}-features=`
  * leaves the on list.
  *
  * @example
- * chromiumArgs(['--disable-features=Foo']).at(-2) // "--disable-features=AvoidUnnecessaryBeforeUnloadCheckSync,…,SpareRendererForSitePerProcess,Foo"
+ * chromiumArgs(['--disable-features=Foo']).at(-2) //
+ * "--disable-features=AvoidUnnecessaryBeforeUnloadCheckSync,…,SpareRendererForSitePerProcess,Foo"
  * chromiumArgs(['--enable-features=SpareRendererForSitePerProcess']) // Chromium's spare renderer back on
  */
 export const chromiumArgs = (extra: ReadonlyArray<string> = []): string[] => {

@@ -5,7 +5,8 @@
  * selector that never appears is `timeout`, a tab or context that went is `target-closed`.
  *
  * @example
- * readonly pages = chromiumPages(this.deadlineMs, (id, tab, what, ms, run) => this.withEntry(id, what, (e) => run(pageOf(e, tab)), ms), side)
+ * readonly pages = chromiumPages(this.deadlineMs, (id, tab, what, ms, run) => this.withEntry(id, what, (e) =>
+ * run(pageOf(e, tab)), ms), side)
  */
 import {
   inputDeadline,
@@ -64,7 +65,8 @@ const whereOf = async (page: Page): Promise<PageWhere> => ({ url: page.url(), ti
  * next call.
  *
  * @example
- * await typeRuns(page, typedRuns([{ type: 'text', text: 'café 東京' }])[0]!, signal) // c, a, f as keys; "é" inserted; space; "東京" inserted
+ * await typeRuns(page, typedRuns([{ type: 'text', text: 'café 東京' }])[0]!, signal) // c, a, f as keys; "é" inserted;
+ * space; "東京" inserted
  */
 const typeRuns = async (page: Page, runs: ReadonlyArray<TextRun>, signal?: AbortSignal): Promise<void> => {
   for (const run of runs) {

@@ -9,7 +9,10 @@ import { join } from 'node:path'
 /** The environment variable that marks every Chromium we start with its owner (see `LaunchSettings.owner`). */
 export const OWNER_VARIABLE = 'ERRANDS_OWNER'
 
-/** The `--user-data-dir` a Chromium process was started with. @example profileOf(pid) // '/tmp/playwright_chromiumdev_profile-…' */
+/**
+ * The `--user-data-dir` a Chromium process was started with. @example profileOf(pid) //
+ * '/tmp/playwright_chromiumdev_profile-…'
+ */
 export const profileOf = (pid: number | undefined): string | undefined => {
   if (pid === undefined) return undefined
   try {

@@ -67,7 +67,8 @@ export const openTabs = async <E extends ContextEntry>(
         if (failure.reason === 'crashed' || failure.reason === 'target-closed') throw failure
         // The tab stays, without its page: said (the origin only, never a URL's path or query).
         hooks.log(
-          `${hooks.noun} ${entry.id}: a reopened tab of ${originOf(tab.url) ?? 'a page'} did not load (${failure.reason})`,
+          `${hooks.noun} ${entry.id}: a reopened tab of ${originOf(tab.url) ?? 'a page'} did not load ` +
+            `(${failure.reason})`,
         )
       })
     }),
@@ -106,18 +107,21 @@ const putBackStorage = async <E extends ContextEntry>(
       const page = pages.find((p) => !p.isClosed() && originOf(p.url()) === o.origin)
       if (page === undefined) {
         hooks.log(
-          `${hooks.noun} ${entry.id}: localStorage of ${o.origin} changed while its tabs reopened, and no tab of it is left to put it back`,
+          `${hooks.noun} ${entry.id}: localStorage of ${o.origin} changed while its tabs reopened, and no tab of it ` +
+            `is left to put it back`,
         )
         continue
       }
       await within(settleMs, page.evaluate(putBackScript(o.localStorage)))
     }
     hooks.log(
-      `${hooks.noun} ${entry.id}: put back what reopening its tabs changed (${drift.cookiesToAdd.length + drift.cookiesToRemove.length} cookies, ${drift.originsToReset.length} origins)`,
+      `${hooks.noun} ${entry.id}: put back what reopening its tabs changed ` +
+        `(${drift.cookiesToAdd.length + drift.cookiesToRemove.length} cookies, ${drift.originsToReset.length} origins)`,
     )
   } catch (e) {
     hooks.log(
-      `${hooks.noun} ${entry.id}: could not put back what reopening its tabs changed (${e instanceof Error ? e.message : String(e)})`,
+      `${hooks.noun} ${entry.id}: could not put back what reopening its tabs changed ` +
+        `(${e instanceof Error ? e.message : String(e)})`,
     )
   }
 }

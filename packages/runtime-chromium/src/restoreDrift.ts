@@ -40,7 +40,8 @@ const itemsOf = (o: OriginStorage | undefined) =>
  * Compares the live storage with the record's.
  *
  * @example
- * storageDrift({ cookies: [sid('new')], origins: [] }, { cookies: [sid('old')], origins: [] }, Date.now() / 1000).cookiesToAdd // [sid('new')]
+ * storageDrift({ cookies: [sid('new')], origins: [] }, { cookies: [sid('old')], origins: [] }, Date.now() /
+ * 1000).cookiesToAdd // [sid('new')]
  */
 export const storageDrift = (sealed: StorageState, live: StorageState, nowSeconds: number): StorageDrift => {
   // A cookie of the record that has expired since is not wanted back (Chromium would refuse it).

@@ -84,7 +84,10 @@ export interface StorageReading {
 /** Every request of a visit page gets this, from the engine: nothing reaches a network. */
 const EMPTY_DOCUMENT = { status: 200, contentType: 'text/html', body: '<html></html>' } as const
 
-/** An origin's first-party localStorage through a session of a page showing a document of it (CDP, out of the page's scripts' reach). */
+/**
+ * An origin's first-party localStorage through a session of a page showing a document of it (CDP, out of the page's
+ * scripts' reach).
+ */
 const itemsThrough = async (session: CDPSession, origin: string): Promise<OriginStorage['localStorage']> => {
   const { entries } = await session.send('DOMStorage.getDOMStorageItems', {
     storageId: { storageKey: `${origin}/`, isLocalStorage: true },

@@ -10,7 +10,8 @@
  *
  * @example
  * readonly screencast = (contextId, tabId, options) =>
- *   tabScreencast(options, (cast) => this.withEntry(contextId, 'start screencast', (entry) => cast.start(entry.context, page)))
+ *   tabScreencast(options, (cast) => this.withEntry(contextId, 'start screencast', (entry) =>
+ * cast.start(entry.context, page)))
  */
 import type { Screencast, ScreencastOptions } from '@errands/runtime'
 import { Effect, Exit } from 'effect'

@@ -26,46 +26,50 @@ const leftover = (root: string, name: string, marker: object | undefined, extra?
 }
 
 describe('sweepStaleTmpDirs (temp folders a killed engine left behind)', () => {
-  it('removes the folders of a dead engine of this owner and the profile its marker lists; keeps live, foreign and unmarked ones', () => {
-    const root = mkdtempSync(join(tmpdir(), 'errands-sweep-'))
-    roots.push(root)
-    const dead = leftover(
-      root,
-      'errands-chromium-dead',
-      { owner: '/data/a', pid: deadPid() },
-      'playwright_chromiumdev_profile-dead',
-    )
-    const live = leftover(
-      root,
-      'errands-chromium-live',
-      { owner: '/data/a', pid: process.ppid },
-      'playwright_chromiumdev_profile-live',
-    )
-    const foreign = leftover(root, 'errands-chromium-foreign', { owner: '/data/b', pid: deadPid() })
-    const unmarked = leftover(root, 'errands-chromium-unmarked', undefined)
-    // A listed folder outside the temp dir, or not a Playwright profile, is never removed.
-    const outside = mkdtempSync(join(tmpdir(), 'errands-sweep-outside-'))
-    roots.push(outside)
-    const odd = leftover(root, 'errands-chromium-odd', {
-      owner: '/data/a',
-      pid: deadPid(),
-      dirs: [outside, join(root, 'errands-chromium-live')],
-    })
-    // The errands' files folders (downloads, and a crashed context's folder kept aside) too.
-    const files = leftover(root, 'errands-files-dead', { owner: '/data/a', pid: deadPid() })
-    const liveFiles = leftover(root, 'errands-files-live', { owner: '/data/a', pid: process.ppid })
+  it(
+    'removes the folders of a dead engine of this owner and the profile its marker lists; keeps live, foreign and ' +
+      'unmarked ones',
+    () => {
+      const root = mkdtempSync(join(tmpdir(), 'errands-sweep-'))
+      roots.push(root)
+      const dead = leftover(
+        root,
+        'errands-chromium-dead',
+        { owner: '/data/a', pid: deadPid() },
+        'playwright_chromiumdev_profile-dead',
+      )
+      const live = leftover(
+        root,
+        'errands-chromium-live',
+        { owner: '/data/a', pid: process.ppid },
+        'playwright_chromiumdev_profile-live',
+      )
+      const foreign = leftover(root, 'errands-chromium-foreign', { owner: '/data/b', pid: deadPid() })
+      const unmarked = leftover(root, 'errands-chromium-unmarked', undefined)
+      // A listed folder outside the temp dir, or not a Playwright profile, is never removed.
+      const outside = mkdtempSync(join(tmpdir(), 'errands-sweep-outside-'))
+      roots.push(outside)
+      const odd = leftover(root, 'errands-chromium-odd', {
+        owner: '/data/a',
+        pid: deadPid(),
+        dirs: [outside, join(root, 'errands-chromium-live')],
+      })
+      // The errands' files folders (downloads, and a crashed context's folder kept aside) too.
+      const files = leftover(root, 'errands-files-dead', { owner: '/data/a', pid: deadPid() })
+      const liveFiles = leftover(root, 'errands-files-live', { owner: '/data/a', pid: process.ppid })
 
-    expect(sweepStaleTmpDirs('/data/a', root)).toBe(3)
-    expect(existsSync(files)).toBe(false)
-    expect(existsSync(liveFiles)).toBe(true)
-    expect(existsSync(dead)).toBe(false)
-    expect(existsSync(join(root, 'playwright_chromiumdev_profile-dead'))).toBe(false)
-    expect(existsSync(odd)).toBe(false)
-    expect(existsSync(outside)).toBe(true)
-    for (const kept of [live, join(root, 'playwright_chromiumdev_profile-live'), foreign, unmarked])
-      expect(existsSync(kept)).toBe(true)
-    expect(sweepStaleTmpDirs('/data/a', root)).toBe(0)
-  })
+      expect(sweepStaleTmpDirs('/data/a', root)).toBe(3)
+      expect(existsSync(files)).toBe(false)
+      expect(existsSync(liveFiles)).toBe(true)
+      expect(existsSync(dead)).toBe(false)
+      expect(existsSync(join(root, 'playwright_chromiumdev_profile-dead'))).toBe(false)
+      expect(existsSync(odd)).toBe(false)
+      expect(existsSync(outside)).toBe(true)
+      for (const kept of [live, join(root, 'playwright_chromiumdev_profile-live'), foreign, unmarked])
+        expect(existsSync(kept)).toBe(true)
+      expect(sweepStaleTmpDirs('/data/a', root)).toBe(0)
+    },
+  )
 })
 
 describe('tmpDirProblem (a temp dir too long for Chromium to start under)', () => {

@@ -68,7 +68,9 @@ export const tmpDirProblem = (root = tmpdir()): string | undefined => {
   const bytes = Buffer.byteLength(root)
   return bytes <= MAX_TMPDIR_BYTES
     ? undefined
-    : `the temp dir ${JSON.stringify(root)} is ${bytes} bytes long; Chromium's singleton socket under it would pass the 107-byte limit of a Unix socket path, so Chromium could not start. Set TMPDIR to a folder of at most ${MAX_TMPDIR_BYTES} bytes (e.g. /tmp).`
+    : `the temp dir ${JSON.stringify(root)} is ${bytes} bytes long; Chromium's singleton socket under it would pass ` +
+        `the 107-byte limit of a Unix socket path, so Chromium could not start. Set TMPDIR to a folder of at most ` +
+        `${MAX_TMPDIR_BYTES} bytes (e.g. /tmp).`
 }
 
 /**

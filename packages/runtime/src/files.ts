@@ -190,7 +190,10 @@ const TYPES: Readonly<Record<string, string>> = {
 export const mediaTypeOf = (name: string): string =>
   TYPES[name.slice(name.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream'
 
-/** A URL without its query and fragment (a download's `source`). @example sourceOf('https://a.example/f.pdf?t=1') // 'https://a.example/f.pdf' */
+/**
+ * A URL without its query and fragment (a download's `source`). @example sourceOf('https://a.example/f.pdf?t=1') //
+ * 'https://a.example/f.pdf'
+ */
 export const sourceOf = (url: string): string => {
   try {
     const u = new URL(url)

@@ -111,12 +111,17 @@ export class MemoryFiles implements FileVerbs {
 
   readonly dropAside = (errandId: string) => Effect.sync(() => void this.aside.delete(errandId))
 
-  /** Which errand a context is of (its folder is set aside for it when it crashes). @example files.belongsTo('ctx-1', 'e1') */
+  /**
+   * Which errand a context is of (its folder is set aside for it when it crashes). @example files.belongsTo('ctx-1',
+   * 'e1')
+   */
   belongsTo(contextId: ContextId, errandId: string): void {
     this.errandOf.set(contextId, errandId)
   }
 
-  /** A crashed context's folder is kept for its errand's heal (call before `forget`). @example files.setAside('ctx-1') */
+  /**
+   * A crashed context's folder is kept for its errand's heal (call before `forget`). @example files.setAside('ctx-1')
+   */
   setAside(contextId: ContextId): void {
     const folder = this.folders.get(contextId)
     const errandId = this.errandOf.get(contextId)
@@ -125,14 +130,20 @@ export class MemoryFiles implements FileVerbs {
     this.folders.delete(contextId)
   }
 
-  /** How many folders are set aside (for all errands, or one): what a test sees left behind. @example files.asideCount('e1') */
+  /**
+   * How many folders are set aside (for all errands, or one): what a test sees left behind. @example
+   * files.asideCount('e1')
+   */
   asideCount(errandId?: string): number {
     return errandId === undefined
       ? [...this.aside.values()].reduce((n, f) => n + f.length, 0)
       : (this.aside.get(errandId)?.length ?? 0)
   }
 
-  /** A page of the context downloads a file (a test's stand-in for the browser's download). @example memory.files.download(id, 'a.pdf', bytes, url) */
+  /**
+   * A page of the context downloads a file (a test's stand-in for the browser's download). @example
+   * memory.files.download(id, 'a.pdf', bytes, url)
+   */
   download(contextId: ContextId, suggested: string, bytes: Uint8Array, url: string): ErrandFile {
     return this.save(contextId, suggested, bytes, sourceOf(url))
   }

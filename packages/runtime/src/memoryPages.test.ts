@@ -53,22 +53,26 @@ describe('MemoryRuntime pages (the page capability, faked)', () => {
     expect(Either.isLeft(missing) && missing.left._tag === 'RuntimeError' && missing.left.reason).toBe('timeout')
   })
 
-  it('says the URL and the active tab, holds the dialogs a test opens until answered once, and hands out no raw page', () => {
-    const memory = MemoryRuntime.make()
-    const id = open(memory)
-    const tab = memory.visit(id, 'http://shop.test/')
-    expect(Effect.runSync(memory.pages.url(id, tab.id))).toBe('http://shop.test/')
-    expect(Effect.runSync(memory.pages.activeTab(id))).toBe(tab.id)
-    expect(Effect.runSync(memory.pages.dialog(id))).toBeUndefined()
-    const confirm = { type: 'confirm', message: 'Sure?', defaultPrompt: '', tabId: tab.id } as const
-    memory.pages.openDialog(id, confirm)
-    expect(Effect.runSync(memory.pages.dialog(id))).toEqual(confirm)
-    expect(Effect.runSync(memory.pages.answerDialog(id, { accept: false }))).toEqual(confirm)
-    expect(Effect.runSync(memory.pages.answerDialog(id, { accept: false }))).toBeUndefined()
-    expect(memory.pages.answered).toEqual([{ contextId: id, dialog: confirm, how: { accept: false } }])
-    const raw = Effect.runSync(Effect.either(memory.pages.raw(id, tab.id)))
-    expect(Either.isLeft(raw) && raw.left._tag === 'RuntimeError' && raw.left.reason).toBe('invalid')
-  })
+  it(
+    'says the URL and the active tab, holds the dialogs a test opens until answered once, and hands out no raw ' +
+      'page',
+    () => {
+      const memory = MemoryRuntime.make()
+      const id = open(memory)
+      const tab = memory.visit(id, 'http://shop.test/')
+      expect(Effect.runSync(memory.pages.url(id, tab.id))).toBe('http://shop.test/')
+      expect(Effect.runSync(memory.pages.activeTab(id))).toBe(tab.id)
+      expect(Effect.runSync(memory.pages.dialog(id))).toBeUndefined()
+      const confirm = { type: 'confirm', message: 'Sure?', defaultPrompt: '', tabId: tab.id } as const
+      memory.pages.openDialog(id, confirm)
+      expect(Effect.runSync(memory.pages.dialog(id))).toEqual(confirm)
+      expect(Effect.runSync(memory.pages.answerDialog(id, { accept: false }))).toEqual(confirm)
+      expect(Effect.runSync(memory.pages.answerDialog(id, { accept: false }))).toBeUndefined()
+      expect(memory.pages.answered).toEqual([{ contextId: id, dialog: confirm, how: { accept: false } }])
+      const raw = Effect.runSync(Effect.either(memory.pages.raw(id, tab.id)))
+      expect(Either.isLeft(raw) && raw.left._tag === 'RuntimeError' && raw.left.reason).toBe('invalid')
+    },
+  )
 
   it('a verb on a closed tab is target-closed, on a closed context the context is not found', () => {
     const memory = MemoryRuntime.make()

@@ -151,7 +151,10 @@ export class MemoryPages implements PageVerbs {
     return record
   }
 
-  /** Forgets the pages the predicate accepts (their tab or context closed), and a closed context's dialogs. @example pages.forget((key) => key.startsWith('c1/')) */
+  /**
+   * Forgets the pages the predicate accepts (their tab or context closed), and a closed context's dialogs. @example
+   * pages.forget((key) => key.startsWith('c1/'))
+   */
   forget(which: (key: string) => boolean): void {
     for (const key of [...this.records.keys()]) if (which(key)) this.records.delete(key)
     for (const contextId of [...this.dialogs.keys()]) if (which(`${contextId}/`)) this.dialogs.delete(contextId)

@@ -1,7 +1,8 @@
 /**
  * The page capability of the runtime contract (issue #24, "runtimes own pages"): what the
  * engine's verbs do to one tab — read it, act on it, move through its history, size it, answer
- * its JavaScript dialogs — with no browser types (one opaque escape hatch, `raw`, for MCP), so the host can drive a page without a browser library and a test can drive
+ * its JavaScript dialogs — with no browser types (one opaque escape hatch, `raw`, for MCP), so the host can drive a
+ * page without a browser library and a test can drive
  * the memory runtime's fake the same way. Failures are the runtime's few kinds (STYLE §6):
  * `RuntimeError` with `timeout`, `target-closed` (the tab or context went) or `crashed`.
  *
@@ -62,7 +63,10 @@ export type PageInput =
   | { readonly type: 'key'; readonly action: 'down' | 'up' | 'press'; readonly key: string }
   | { readonly type: 'text'; readonly text: string }
 
-/** A run of characters a keyboard types as key presses (the US layout Playwright and CDP know: printable ASCII, Enter, Tab), or a run of others. */
+/**
+ * A run of characters a keyboard types as key presses (the US layout Playwright and CDP know: printable ASCII, Enter,
+ * Tab), or a run of others.
+ */
 const KEYBOARD_RUN = /([\x20-\x7e\n\r\t]+)|[^\x20-\x7e\n\r\t]+/g
 
 /** A `text` event longer than this is a paste: inserted whole, with no key events, as a browser pastes. */

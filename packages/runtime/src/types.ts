@@ -167,7 +167,8 @@ export interface CdpChannel {
  * every context of that browser, so it is never handed to an agent.
  *
  * @example
- * const target: DevToolsTarget = { browserContextId: 'E711FD…', connect, attach: () => clients.attach(id), filesDir: '/tmp/errands-files-x/a1' }
+ * const target: DevToolsTarget = { browserContextId: 'E711FD…', connect, attach: () => clients.attach(id), filesDir:
+ * '/tmp/errands-files-x/a1' }
  */
 export interface DevToolsTarget {
   readonly browserContextId: string

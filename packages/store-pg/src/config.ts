@@ -69,7 +69,9 @@ export const tlsProblem = (text: string): string | undefined => {
   const asksTls = mode !== null ? TLS_MODES.includes(mode) : ssl === 'true' || ssl === '1'
   return asksTls
     ? undefined
-    : `names ${server}, which is not this machine, without TLS: add sslmode=verify-full (or sslmode=require, sslmode=verify-ca, ssl=true) so the sealed errands, the cluster's messages and the password do not cross the network in the clear`
+    : `names ${server}, which is not this machine, without TLS: add sslmode=verify-full (or sslmode=require, ` +
+        `sslmode=verify-ca, ssl=true) so the sealed errands, the cluster's messages and the password do not cross the ` +
+        `network in the clear`
 }
 
 /**

@@ -83,7 +83,10 @@ const checkKey = (
       return yield* Effect.fail(
         new StoreConfigError({
           reason: 'invalid-key',
-          message: `The sealed store's table ${table} holds ${n} parked errand(s) sealed under another device key, and none under this one: every host that shares the table needs the same key. Start with that key, or empty the table if those errands are to be given up.`,
+          message:
+            `The sealed store's table ${table} holds ${n} parked errand(s) sealed under another device key, ` +
+            `and none under this one: every host that shares the table needs the same key. Start with that key, or ` +
+            `empty the table if those errands are to be given up.`,
         }),
       )
     }

@@ -19,7 +19,10 @@ export const DEFAULT_TABLE = 'errands_sealed_records'
  */
 export interface PgStoreOptions {
   readonly key: Redacted.Redacted<Uint8Array>
-  /** The table's name (created if absent): lower-case letters, digits and `_`, at most 63. Default `errands_sealed_records`. */
+  /**
+   * The table's name (created if absent): lower-case letters, digits and `_`, at most 63. Default
+   * `errands_sealed_records`.
+   */
   readonly table?: string | undefined
   /** Default 40, accepted 1..100000. Counted over the whole table: every host sharing it shares the limit. */
   readonly maxRecords?: number | undefined
@@ -68,7 +71,8 @@ export const decodePgOptions = (options: PgStoreOptions): Either.Either<DecodedP
       new StoreConfigError({
         reason: 'invalid-options',
         message:
-          'Invalid sealed store options: table must be 1..63 lower-case letters, digits or _, not starting with a digit',
+          'Invalid sealed store options: table must be 1..63 lower-case letters, digits or _, not starting with a ' +
+          'digit',
       }),
     )
   }

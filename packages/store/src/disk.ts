@@ -69,7 +69,9 @@ const checkOwnDir = (fs: StoreFs, dir: string): Effect.Effect<void, StoreError |
         : Effect.fail(
             new StoreConfigError({
               reason: 'invalid-options',
-              message: `The sealed store's dir ${JSON.stringify(dir)} is not empty and is not a sealed store: give the store a directory of its own.`,
+              message:
+                `The sealed store's dir ${JSON.stringify(dir)} is not empty and is not a sealed store: give ` +
+                `the store a directory of its own.`,
             }),
           ),
     ),

@@ -56,7 +56,8 @@ describe('file-system failures', () => {
     ['EIO', 'io', ['writeNew']],
   ] as const) {
     it.scoped(
-      `a put failing in ${calls.join(',')} with ${code} is StoreError(${reason}); the old record stays, no temp file is left`,
+      `a put failing in ${calls.join(',')} with ${code} is StoreError(${reason}); the old record stays, no temp file ` +
+        `is left`,
       () =>
         Effect.gen(function* () {
           const dir = join(yield* tempDir, 'store')

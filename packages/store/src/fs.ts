@@ -9,7 +9,8 @@ import { StoreError } from './errors.ts'
  * failures (a full disk, a read-only directory) without touching the real disk's state.
  *
  * @example
- * const full: StoreFs = { ...nodeFs, writeNew: () => Promise.reject(Object.assign(new Error('full'), { code: 'ENOSPC' })) }
+ * const full: StoreFs = { ...nodeFs, writeNew: () => Promise.reject(Object.assign(new Error('full'), { code: 'ENOSPC'
+ * })) }
  */
 export interface StoreFs {
   /** Creates the directory and its parents; the mode applies to directories it creates. */

@@ -88,7 +88,8 @@ export const loadOrCreateKey = (fs: StoreFs, dir: string): Effect.Effect<DeviceK
       }
       if (Option.isSome(existing)) {
         yield* Effect.logWarning(
-          "The sealed store's device key file has the wrong length; a new key was made and the parked errands sealed under the old one cannot be resumed.",
+          "The sealed store's device key file has the wrong length; a new key was made and the parked errands sealed " +
+            'under the old one cannot be resumed.',
         )
       }
       const created = yield* createKey(fs, dir, Option.isSome(existing))

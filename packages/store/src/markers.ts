@@ -43,8 +43,12 @@ export const BACKUP_EXCLUDE = {
       derived: true,
       excludeFromBackup: true,
       safeToDelete: true,
-      what: 'Errands sealed store: parked browser sessions (cookies, localStorage, tabs) sealed with AES-256-GCM under a device key',
-      why: "Derived, device-bound state: unreadable without this device's key, dropped after 14 days; a backup would only copy sealed secrets around.",
+      what:
+        'Errands sealed store: parked browser sessions (cookies, localStorage, tabs) sealed with AES-256-GCM ' +
+        'under a device key',
+      why:
+        "Derived, device-bound state: unreadable without this device's key, dropped after 14 days; a backup would " +
+        'only copy sealed secrets around.',
       format: `errands-sealed-store/${FORMAT_VERSION}`,
       cachedirTag: 'CACHEDIR.TAG',
     },

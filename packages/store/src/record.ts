@@ -39,7 +39,8 @@ export interface ParkedRecord {
  * (the payload is JSON). Its size is its bytes' length.
  *
  * @example
- * const f: SealedFile = { name: 'a.pdf', type: 'application/pdf', at: 0, source: null, origin: 'staged', data: 'JVBERi0=' }
+ * const f: SealedFile = { name: 'a.pdf', type: 'application/pdf', at: 0, source: null, origin: 'staged', data:
+ * 'JVBERi0=' }
  */
 export interface SealedFile {
   readonly name: string

@@ -28,7 +28,9 @@ export const unreadable = (errandId: string, reason: UnreadableReason): RecordUn
   new RecordUnreadable({
     reason,
     errandId,
-    message: `The parked session of errand ${JSON.stringify(errandId)} cannot be resumed: ${describe[reason]} (${reason}). Remove it and start the errand afresh.`,
+    message:
+      `The parked session of errand ${JSON.stringify(errandId)} cannot be resumed: ${describe[reason]} ` +
+      `(${reason}). Remove it and start the errand afresh.`,
   })
 
 /**

@@ -320,7 +320,8 @@ describe('Supervisor', () => {
   )
 
   it.scoped(
-    'regression (issue 2, found by the property in CI): a watched errand whose heal backoff ends while the cap is full waits instead of exceeding it',
+    'regression (issue 2, found by the property in CI): a watched errand whose heal backoff ends while the cap is ' +
+      'full waits instead of exceeding it',
     () =>
       Effect.gen(function* () {
         const { supervisor, memory } = yield* services

@@ -118,7 +118,8 @@ export const makeSupervisor = (
  *   yield* supervisor.open({ id: 'task-1', kind: 'task' })
  *   yield* supervisor.taskChanged('task-1', 'interrupted') // parked, resumable
  * })
- * Effect.runPromise(program.pipe(Effect.provide(Supervisor.layer({ settings }).pipe(Layer.provide([memoryRuntimeLayer, SealedStore.layerMemory])))))
+ * Effect.runPromise(program.pipe(Effect.provide(Supervisor.layer({ settings }).pipe(Layer.provide([memoryRuntimeLayer,
+ * SealedStore.layerMemory])))))
  */
 export class Supervisor extends Context.Tag('@errands/supervisor/Supervisor')<Supervisor, SupervisorShape>() {
   /** The supervisor with explicit options. */

@@ -72,11 +72,15 @@ export const makeAdmission = (core: SupervisorCore, sessions: Sessions) => {
     return new ErrandUnavailable({
       reason,
       conversationId: entry.conversation.id,
-      message: `This conversation's browser could not be ${reason === 'open-failed' ? 'opened' : reason === 'resume-failed' ? 'resumed' : 'reopened'}${e ? ` (${e.reason})` : ''}; try again in a moment.`,
+      message:
+        `This conversation's browser could not be ` +
+        `${reason === 'open-failed' ? 'opened' : reason === 'resume-failed' ? 'resumed' : 'reopened'}${e ? ` (${e.reason})` : ''}; try again in a moment.`,
     })
   }
 
-  /** Brings the entry's errand to `active` (seed, resume or heal through admission) and attaches a driver when asked. */
+  /**
+   * Brings the entry's errand to `active` (seed, resume or heal through admission) and attaches a driver when asked.
+   */
   const ensureActive = (entry: Entry, drive: boolean): Effect.Effect<Binding, SupervisorError> =>
     Effect.gen(function* () {
       let spawned = false

@@ -70,7 +70,8 @@ describe('Supervisor.adopt (an errand sealed by a peer on the same store, issue 
   )
 
   it.scoped(
-    'with sealSnapshots, the debounced snapshot of an open errand is sealed, so a peer resumes it when its owner is gone (H1, K3)',
+    'with sealSnapshots, the debounced snapshot of an open errand is sealed, so a peer resumes it when its owner is ' +
+      'gone (H1, K3)',
     () =>
       Effect.gen(function* () {
         const { onA, onB } = yield* peers({ sealSnapshots: true })

@@ -23,7 +23,8 @@ import { Effect } from 'effect'
  * Rewrites one errand's snapshot; must be pure (it also runs on snapshots read later).
  *
  * @example
- * const dropShop: SnapshotAmendment = (_errandId, s) => ({ ...s, storage: { ...s.storage, cookies: s.storage.cookies.filter((c) => c.domain !== 'shop.example') } })
+ * const dropShop: SnapshotAmendment = (_errandId, s) => ({ ...s, storage: { ...s.storage, cookies:
+ * s.storage.cookies.filter((c) => c.domain !== 'shop.example') } })
  */
 export type SnapshotAmendment = (errandId: string, snapshot: Snapshot) => Snapshot
 

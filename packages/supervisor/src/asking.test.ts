@@ -71,7 +71,8 @@ describe('waiting for the person (P3, P4, issue #26)', () => {
   )
 
   it.scoped(
-    'a help request makes the errand wait; the hand-back ends it as handed-back, a timeout as timeout, a cancelled call as withdrawn',
+    'a help request makes the errand wait; the hand-back ends it as handed-back, a timeout as timeout, a cancelled ' +
+      'call as withdrawn',
     () =>
       Effect.gen(function* () {
         journaled.length = 0

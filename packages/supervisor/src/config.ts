@@ -21,7 +21,8 @@ export const errandLimit = (totalMemoryBytes: number = os.totalmem(), bounds = {
  * fraction, out of range — the message is `text`, by default the range in words. Never clamps.
  *
  * @example
- * Schema.Config('ERRANDS_CLUSTER_SHARDS', intBetween(1, 4096, 'must be a whole number from 1 to 4096 (the same on every runner)'))
+ * Schema.Config('ERRANDS_CLUSTER_SHARDS', intBetween(1, 4096, 'must be a whole number from 1 to 4096 (the same on
+ * every runner)'))
  * Schema.decodeUnknownEither(intBetween(1, 32))('33') // Left: "must be a whole number from 1 to 32"
  */
 export const intBetween = (
@@ -47,7 +48,9 @@ export interface SupervisorSettings {
   readonly snapshotDebounceMs: number
   /** Where the engine keeps its files. */
   readonly dataDir: string
-  /** How many parked errands the sealed store keeps, and for how long (S2): the file store's and the Postgres store's. */
+  /**
+   * How many parked errands the sealed store keeps, and for how long (S2): the file store's and the Postgres store's.
+   */
   readonly retention: Retention
 }
 
@@ -126,7 +129,8 @@ export const defaultSettings = (overrides: Partial<SupervisorSettings> = {}): Su
  * `ranges` adds the accepted-range words of variables other packages read (the host's).
  *
  * @example
- * Effect.catchAll((e) => Console.error(explainConfigError(e, { ERRANDS_PORT: 'must be a whole number from 1 to 65535' })))
+ * Effect.catchAll((e) => Console.error(explainConfigError(e, { ERRANDS_PORT: 'must be a whole number from 1 to 65535'
+ * })))
  */
 export const explainConfigError = (
   error: ConfigError.ConfigError,

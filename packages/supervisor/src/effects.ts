@@ -230,7 +230,8 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       ).pipe(Effect.catchAll((e) => Effect.sync(() => (lost(e.message), { files: undefined, left: [] }))))
       if (left.length > 0)
         lost(
-          `${left.length} of them did not fit the ${MAX_PARKED_FILES_BYTES / 1024 / 1024} MiB a set-aside task keeps: ${left.slice(0, 5).join(', ')}`,
+          `${left.length} of them did not fit the ${MAX_PARKED_FILES_BYTES / 1024 / 1024} MiB a set-aside task ` +
+            `keeps: ${left.slice(0, 5).join(', ')}`,
         )
       const record: ParkedRecord = {
         errandId: input.errandId,
@@ -243,20 +244,18 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         ...sealedProxy(input.errandId),
         ...(files === undefined ? {} : { files }),
       }
-      yield* store
-        .put(record)
-        .pipe(
-          Effect.tapError((e) =>
-            Effect.sync(() =>
-              health.add({
-                at: now,
-                level: 'warning',
-                text: words.parkFailed(e.reason),
-                conversationId: input.conversationId,
-              }),
-            ),
+      yield* store.put(record).pipe(
+        Effect.tapError((e) =>
+          Effect.sync(() =>
+            health.add({
+              at: now,
+              level: 'warning',
+              text: words.parkFailed(e.reason),
+              conversationId: input.conversationId,
+            }),
           ),
-        )
+        ),
+      )
       if (input.contextId !== null) yield* runtime.closeContext(input.contextId)
       // A parked errand holds no browser and no copy in memory: the sealed record is the truth.
       // Nor a crashed context's folder kept aside for a heal that will not come (K3): sealed above.

@@ -18,7 +18,9 @@ export class AllBusy extends Schema.TaggedError<AllBusy>()('AllBusy', {
     return new AllBusy({
       reason: 'all-busy',
       limit,
-      message: `All ${limit} browser slots are busy with errands that are being driven or watched; wait a minute and try again.`,
+      message:
+        `All ${limit} browser slots are busy with errands that are being driven or watched; wait a minute and ` +
+        `try again.`,
     })
   }
 }
@@ -71,7 +73,8 @@ export class PersonDriving extends Schema.TaggedError<PersonDriving>()('PersonDr
       reason: 'person-driving',
       conversationId,
       message:
-        'A person is using this browser; wait for them to hand it back (ask for help — POST /v1/session/help or browser_request_help — to wait for the hand-back), then try again.',
+        'A person is using this browser; wait for them to hand it back (ask for help — POST /v1/session/help or ' +
+        'browser_request_help — to wait for the hand-back), then try again.',
     })
   }
 }

@@ -11,7 +11,8 @@ const options = { maxHeals: 3, healBackoffMs: 1_000, healWindowMs: 60_000 }
 
 describe('bounded healing (issue #9)', () => {
   it.scoped(
-    'a browser that keeps crashing heals with a growing backoff, then is set aside and not reopened by itself; health says each step',
+    'a browser that keeps crashing heals with a growing backoff, then is set aside and not reopened by itself; ' +
+      'health says each step',
     () =>
       Effect.gen(function* () {
         const { supervisor, memory } = yield* services

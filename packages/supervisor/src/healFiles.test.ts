@@ -6,7 +6,8 @@ import { folderOf, services, testSupervisor } from './testing.ts'
 
 // K3 with F3 (issue #25): a crashed context's files folder is set aside by the runtime, claimed by
 // the errand's heal (its files move into the new context's folder), sealed in its record when it
-// parks instead (healing gives up, a shutdown), or dropped when the task ends. The real-Chromium side is test/files/heal.test.ts.
+// parks instead (healing gives up, a shutdown), or dropped when the task ends. The real-Chromium side is
+// test/files/heal.test.ts.
 const task = (id: string) => ({ id, kind: 'task' as const })
 const REPORT = new TextEncoder().encode('%PDF-1.4 a report')
 const NOTE = new TextEncoder().encode('a staged note')
@@ -84,7 +85,8 @@ describe("a crashed errand's files (K3, F3)", () => {
   )
 
   it.scoped(
-    'healing gives up (no heals left): the errand parks with the files aside sealed in its record, the folder is dropped, and a resume brings them back',
+    'healing gives up (no heals left): the errand parks with the files aside sealed in its record, the folder is ' +
+      'dropped, and a resume brings them back',
     () =>
       Effect.gen(function* () {
         const { supervisor, memory } = yield* services

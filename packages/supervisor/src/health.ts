@@ -57,11 +57,13 @@ export const words = {
   crashedAgain:
     "A task's browser crashed again soon after it was reopened; it waits a little longer before each new try",
   healGaveUp:
-    "A task's browser kept crashing, so it is no longer reopened by itself; it was set aside as it was — resume it to try again",
+    "A task's browser kept crashing, so it is no longer reopened by itself; it was set aside as it was — resume it " +
+    'to try again',
   parked: (cause: string) => `Set a task's browser aside (${cause})`,
   recordDropped: (reason: string) => `A set-aside task's browser could not be read (${reason}) and was dropped`,
   parkFailed: (reason: string) => `Could not set a task's browser aside (${reason}); it stays open`,
   filesLost: (why: string) => `A task's files could not be kept with its browser (${why}); download them again`,
   sealFailed: (reason: string) =>
-    `Could not seal a task's latest snapshot (${reason}); it stays open here, and another host would reopen it as last sealed`,
+    `Could not seal a task's latest snapshot (${reason}); it stays open here, and another host would reopen it as ` +
+    `last sealed`,
 } as const

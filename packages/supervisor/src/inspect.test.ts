@@ -39,7 +39,8 @@ describe('inspection (V3)', () => {
   )
 
   it.scoped(
-    'the inspector shows an errand driven by a person and one waiting for the person: the regions in the snapshots, the asks in the context (P1, P3, P4)',
+    'the inspector shows an errand driven by a person and one waiting for the person: the regions in the snapshots, ' +
+      'the asks in the context (P1, P3, P4)',
     () =>
       Effect.gen(function* () {
         const { supervisor } = yield* services

@@ -51,7 +51,8 @@ const recordingOutlet = () => {
 
 describe('the inspector switch (V3)', () => {
   it.scoped(
-    'forwards nothing while off; on, it shows the live errands as they are now and then every change; off again, nothing',
+    'forwards nothing while off; on, it shows the live errands as they are now and then every change; off again, ' +
+      'nothing',
     () =>
       Effect.gen(function* () {
         const out = recordingOutlet()
@@ -198,7 +199,8 @@ const raw = (port: number, headers: Record<string, string>, upgrade = false) =>
 
 describe('the inspector relay on 127.0.0.1 (a real Stately inspector client)', () => {
   it.scoped(
-    "a @statelyai/inspect WebSocket receiver gets a live errand's snapshots while on, and none of what happened while off",
+    "a @statelyai/inspect WebSocket receiver gets a live errand's snapshots while on, and none of what happened " +
+      'while off',
     () =>
       Effect.gen(function* () {
         const inspector = yield* makeInspectorSwitch({ open: () => openInspectorRelay({ port: 0 }) })

@@ -228,9 +228,14 @@ export const makeInspectorSwitch = (
         actors: actors.size,
         how:
           outlet !== undefined
-            ? `Open ${outlet.url} in a browser: the Stately inspector there shows every errand actor, its state, context and events, live. Any Stately inspector client can also read ${outlet.events}.`
-            : 'The inspector is off. Switch it on (ERRANDS_INSPECT=on at start, or PUT /v1/person/inspector with {"on":true} on the host), then open the page it names.',
-        network: `The page and the event stream are local (127.0.0.1 only, switched off by default). The viewer inside the page is the Stately inspector web app, loaded from ${outlet?.viewer ?? viewer}: it needs internet access, and the errands' states are handed to it inside your browser. Offline, the events still reach local WebSocket clients, but the page shows no chart.`,
+            ? `Open ${outlet.url} in a browser: the Stately inspector there shows every errand actor, its state, ` +
+              `context and events, live. Any Stately inspector client can also read ${outlet.events}.`
+            : 'The inspector is off. Switch it on (ERRANDS_INSPECT=on at start, or PUT /v1/person/inspector with ' +
+              '{"on":true} on the host), then open the page it names.',
+        network:
+          `The page and the event stream are local (127.0.0.1 only, switched off by default). The viewer ` +
+          `inside the page is the Stately inspector web app, loaded from ${outlet?.viewer ?? viewer}: it needs ` +
+          `internet access, and the errands' states are handed to it inside your browser. Offline, the events still reach local WebSocket clients, but the page shows no chart.`,
         error: lastError,
       }
     })

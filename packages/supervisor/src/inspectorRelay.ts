@@ -131,7 +131,10 @@ export const openInspectorRelay = async (options: InspectorRelayOptions): Promis
     res.writeHead(200, {
       ...base,
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; frame-src ${new URL(viewer).origin}; connect-src ws://${ownHost()} ws://localhost:${port}; frame-ancestors ${ancestors}`,
+      'content-security-policy':
+        `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; ` +
+        `frame-src ${new URL(viewer).origin}; connect-src ws://${ownHost()} ws://localhost:${port}; frame-ancestors ` +
+        `${ancestors}`,
     })
     res.end(req.method === 'HEAD' ? undefined : bridgePage(viewer, nonce))
   })
@@ -163,7 +166,8 @@ export const openInspectorRelay = async (options: InspectorRelayOptions): Promis
           reason: error.code === 'EADDRINUSE' ? 'port-in-use' : 'open-failed',
           message:
             error.code === 'EADDRINUSE'
-              ? `Port ${options.port} on 127.0.0.1 is in use; set ERRANDS_INSPECT_PORT to a free port (and restart), or stop what holds it.`
+              ? `Port ${options.port} on 127.0.0.1 is in use; set ERRANDS_INSPECT_PORT to a free port (and restart), ` +
+                `or stop what holds it.`
               : `The inspector could not listen on 127.0.0.1:${options.port} (${error.code ?? error.message}).`,
         }),
       )

@@ -7,7 +7,8 @@ import { testSupervisor } from './testing.ts'
 
 describe('Sessions.onHandBack (issue #26: a paused DevTools client hears the note)', () => {
   it.scoped(
-    'every Sessions over one supervisor hears each hand-back and its note, before the view changes; unsubscribing stops it',
+    'every Sessions over one supervisor hears each hand-back and its note, before the view changes; unsubscribing ' +
+      'stops it',
     () =>
       Effect.gen(function* () {
         const supervisor = yield* Supervisor

@@ -102,7 +102,10 @@ export const unpackFiles = (
         }),
       )
 
-/** Moves the folders a crashed context of the errand left aside into its healed context's folder; answers how many files moved. */
+/**
+ * Moves the folders a crashed context of the errand left aside into its healed context's folder; answers how many
+ * files moved.
+ */
 export const claimAsideFiles = (runtime: RuntimeShape, errandId: string, contextId: ContextId) =>
   runtime.files === undefined ? Effect.succeed(0) : runtime.files.claimAside(errandId, contextId)
 

@@ -19,7 +19,10 @@ export interface ErrandsOptions extends Omit<SupervisorOptions, 'settings'> {
   readonly store?: Layer.Layer<SealedStore, unknown> | undefined
 }
 
-/** A conversation to open, its upstream proxy as a plain URL allowed. @example const o: OpenOptions = { id: 't1', kind: 'task' } */
+/**
+ * A conversation to open, its upstream proxy as a plain URL allowed. @example const o: OpenOptions = { id: 't1', kind:
+ * 'task' }
+ */
 export type OpenOptions = Omit<Conversation, 'upstreamProxy'> & {
   readonly upstreamProxy?: string | UpstreamProxy | undefined
 }

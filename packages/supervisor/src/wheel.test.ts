@@ -37,7 +37,8 @@ describe('the wheel (P1–P3, issue #26)', () => {
   )
 
   it.scoped(
-    'askForHelp waits for the hand-back and gets its note; the request shows on the view while it waits; the note is not journaled (P5)',
+    'askForHelp waits for the hand-back and gets its note; the request shows on the view while it waits; the note is ' +
+      'not journaled (P5)',
     () =>
       Effect.gen(function* () {
         journaled.length = 0

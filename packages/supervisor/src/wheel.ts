@@ -27,7 +27,10 @@ import { isIsolated, isPersonDriving, viewOf, type Entry, type HelpAsked } from 
 
 /** The supervisor's wheel operations, and the asking every ask of a person goes through. */
 export interface WheelShape extends AskingShape {
-  /** A person takes the wheel (resuming a parked errand first); the agents' acting verbs are refused until the hand-back. */
+  /**
+   * A person takes the wheel (resuming a parked errand first); the agents' acting verbs are refused until the
+   * hand-back.
+   */
   readonly takeWheel: (conversationId: string) => Effect.Effect<import('./types.ts').ErrandView, SupervisorError>
   /** The person hands back, with an optional note for the agent; idempotent. */
   readonly handBack: (conversationId: string, note?: string | undefined) => Effect.Effect<void, UnknownConversation>
@@ -130,7 +133,8 @@ export const makeWheel = (core: SupervisorCore, sessions: Sessions, admission: A
             onSuccess: (note): HandBack => ({ handedBack: true, note }),
             onTimeout: (): HandBack => ({ handedBack: false, reason: 'timeout' }),
           }),
-        // Answered (the hand-back ended it), timed out or abandoned (the agent's call was cancelled): the request is gone.
+        // Answered (the hand-back ended it), timed out or abandoned (the agent's call was cancelled): the request is
+        // gone.
         ({ entry, asked }, exit) =>
           Effect.gen(function* () {
             if (entry.help === undefined || !entry.help.includes(asked)) return

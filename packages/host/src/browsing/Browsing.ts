@@ -132,7 +132,9 @@ export interface BrowsingShape {
   readonly network: (target: Target) => Effect.Effect<typeof NetworkAnswer.Type, BrowsingError>
   readonly fillForm: (target: Target, body: FillFormBody) => Effect.Effect<PageSummary, BrowsingError>
   readonly drag: (target: Target, body: DragBody) => Effect.Effect<PageSummary, BrowsingError>
-  /** Files of the errand's files folder into a file input (#25); a context without a folder is `PageError('invalid')`. */
+  /**
+   * Files of the errand's files folder into a file input (#25); a context without a folder is `PageError('invalid')`.
+   */
   readonly upload: (target: Target, body: UploadBody) => Effect.Effect<PageSummary, BrowsingError>
   /** The errand's downloads (#25, `files.ts`): name, size, type, when, from where. */
   readonly downloads: (target: Target) => Effect.Effect<ReadonlyArray<ErrandFileView>, BrowsingError>

@@ -46,4 +46,5 @@ export class NoDialog extends Schema.TaggedError<NoDialog>()('NoDialog', {
 
 /** The words of {@link NoDialog}. */
 export const NO_DIALOG_MESSAGE =
-  'No dialog is waiting in this session: it was answered already, dismissed after the page deadline, or a DevTools client attached to this errand answers its dialogs. Read GET /v1/state (its dialog field) before answering.'
+  'No dialog is waiting in this session: it was answered already, dismissed after the page deadline, or a DevTools ' +
+  'client attached to this errand answers its dialogs. Read GET /v1/state (its dialog field) before answering.'

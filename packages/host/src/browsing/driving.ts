@@ -37,7 +37,9 @@ export const makeDriving = (core: VerbCore) => {
               new BlockedByPolicy({
                 reason: 'blocked',
                 rule: d.rule,
-                message: `The containment policy refuses ${describeTarget(url)} (rule ${d.rule}: ${d.detail}); use another address.`,
+                message:
+                  `The containment policy refuses ${describeTarget(url)} (rule ${d.rule}: ${d.detail}); use ` +
+                  `another address.`,
               }),
             ),
     )

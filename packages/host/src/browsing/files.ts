@@ -57,7 +57,9 @@ export const makeFiles = (
           if (bytes === undefined) {
             return yield* new FileNotFound({
               reason: 'no-file',
-              message: `This session has no file ${JSON.stringify(name.slice(0, 200))}; GET /v1/session/downloads lists its files.`,
+              message:
+                `This session has no file ${JSON.stringify(name.slice(0, 200))}; GET /v1/session/downloads ` +
+                `lists its files.`,
             })
           }
           const listed = (yield* runtimeCall('download', core.deadline, f.list(contextId))).find(
@@ -72,7 +74,9 @@ export const makeFiles = (
           if (bytes.byteLength > caps.maxFileBytes) {
             return yield* new FileTooLarge({
               reason: 'file-too-large',
-              message: `A staged file is at most ${caps.maxFileBytes} bytes (ERRANDS_FILES_MAX_FILE_BYTES); this one is ${bytes.byteLength}.`,
+              message:
+                `A staged file is at most ${caps.maxFileBytes} bytes (ERRANDS_FILES_MAX_FILE_BYTES); this one ` +
+                `is ${bytes.byteLength}.`,
             })
           }
           const f = yield* files('stage file')
@@ -83,7 +87,9 @@ export const makeFiles = (
           if (held + bytes.byteLength > caps.maxErrandBytes) {
             return yield* new FileTooLarge({
               reason: 'errand-full',
-              message: `This errand's files folder holds ${held} bytes; with ${bytes.byteLength} more it would pass its cap of ${caps.maxErrandBytes} (ERRANDS_FILES_MAX_ERRAND_BYTES).`,
+              message:
+                `This errand's files folder holds ${held} bytes; with ${bytes.byteLength} more it would pass ` +
+                `its cap of ${caps.maxErrandBytes} (ERRANDS_FILES_MAX_ERRAND_BYTES).`,
             })
           }
           const file = yield* runtimeCall('stage file', core.deadline, f.stage(contextId, name, bytes))

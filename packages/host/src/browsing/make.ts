@@ -263,18 +263,16 @@ export const makeBrowsing = (
         Effect.flatMap(ownTab(target, publicId), (tabId) =>
           verb('activate tab', target, (scope) =>
             Effect.gen(function* () {
-              yield* runtime
-                .activateTab(scope.contextId, tabId)
-                .pipe(
-                  Effect.mapError((e) =>
-                    e._tag === 'RuntimeError' && e.reason === 'invalid'
-                      ? new TabNotFound({
-                          reason: 'unknown-tab',
-                          message: `This session has no tab ${publicId}; list its tabs with GET /v1/tabs.`,
-                        })
-                      : fromRuntime(e),
-                  ),
-                )
+              yield* runtime.activateTab(scope.contextId, tabId).pipe(
+                Effect.mapError((e) =>
+                  e._tag === 'RuntimeError' && e.reason === 'invalid'
+                    ? new TabNotFound({
+                        reason: 'unknown-tab',
+                        message: `This session has no tab ${publicId}; list its tabs with GET /v1/tabs.`,
+                      })
+                    : fromRuntime(e),
+                ),
+              )
               scope.session.active = undefined
               return yield* tabViews(scope)
             }),

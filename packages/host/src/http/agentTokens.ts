@@ -93,7 +93,9 @@ export const loadAgentTokens = (file: string): Effect.Effect<AgentTokens, HostSt
         return Effect.fail(
           new HostStartError({
             reason: 'agent-tokens',
-            message: `ERRANDS_AGENT_TOKENS_FILE: line ${parsed.badLine} of ${file} is not "<token of ${MIN_AGENT_TOKEN_LENGTH}+ characters> <key, key prefix ending in *, or *>".`,
+            message:
+              `ERRANDS_AGENT_TOKENS_FILE: line ${parsed.badLine} of ${file} is not "<token of ` +
+              `${MIN_AGENT_TOKEN_LENGTH}+ characters> <key, key prefix ending in *, or *>".`,
           }),
         )
       }
@@ -101,7 +103,9 @@ export const loadAgentTokens = (file: string): Effect.Effect<AgentTokens, HostSt
         return Effect.fail(
           new HostStartError({
             reason: 'agent-tokens',
-            message: `ERRANDS_AGENT_TOKENS_FILE: ${file} grants nothing; add "<token> <pattern>" lines or unset the variable.`,
+            message:
+              `ERRANDS_AGENT_TOKENS_FILE: ${file} grants nothing; add "<token> <pattern>" lines or unset the ` +
+              `variable.`,
           }),
         )
       }
@@ -122,7 +126,8 @@ export const checkAgentToken = (tokens: AgentTokens, headers: HeadersLike, key: 
     return new Unauthorized({
       reason: 'missing-token',
       message:
-        'This host requires an agent token for session calls: send Authorization: Bearer <token> (ask the host operator for one that covers your session keys).',
+        'This host requires an agent token for session calls: send Authorization: Bearer <token> (ask the host ' +
+        'operator for one that covers your session keys).',
     })
   }
   const token = bearerOf(auth)
@@ -137,6 +142,7 @@ export const checkAgentToken = (tokens: AgentTokens, headers: HeadersLike, key: 
   return new Unauthorized({
     reason: 'wrong-token',
     message:
-      'The agent token is not valid for this session key; use a key your token covers, or ask the host operator for a token that covers it.',
+      'The agent token is not valid for this session key; use a key your token covers, or ask the host operator for ' +
+      'a token that covers it.',
   })
 }

@@ -83,7 +83,10 @@ import {
 /** A tab's public id (`3fa9c1d2-t2`). @example Schema.is(TabId)('3fa9c1d2-t2') // true */
 export const TabId = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/))
 
-/** A chat id or a session key in a path (checked again by `parseSessionKey`). @example Schema.is(KeyParam)('agent-7') // true */
+/**
+ * A chat id or a session key in a path (checked again by `parseSessionKey`). @example Schema.is(KeyParam)('agent-7')
+ * // true
+ */
 export const KeyParam = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9._:-]{1,128}$/))
 
 /**
@@ -104,7 +107,10 @@ export const HandBackBody = Schema.Union(
   Schema.Struct({ ...WheelTarget.members[0].fields, note: HandBackNote }),
   Schema.Struct({ ...WheelTarget.members[1].fields, note: HandBackNote }),
 )
-/** `POST /v1/person/hand-back`: the errand's conversation, its wheel now the agents'. @example { conversationId: 'session:agent-7', handedBack: true } */
+/**
+ * `POST /v1/person/hand-back`: the errand's conversation, its wheel now the agents'. @example { conversationId:
+ * 'session:agent-7', handedBack: true }
+ */
 export const HandedBack = Schema.Struct({ conversationId: Schema.String, handedBack: Schema.Literal(true) })
 
 /** A site in a path (any host of it). @example Schema.is(SiteParam)('shop.example') // true */
@@ -240,7 +246,8 @@ export const pageVerbs = <const P extends string>(prefix: P, access: 'session' |
   // Issue #25: Playwright MCP's tools for agents that speak HTTP.
   evaluate: endpoint('POST', `${prefix}/evaluate`, access, {
     summary:
-      "Evaluate a JavaScript expression in the active tab's page: its JSON value (cut at 1,000,000 characters); what the page throws is a 422 with its message.",
+      "Evaluate a JavaScript expression in the active tab's page: its JSON value (cut at 1,000,000 characters); what " +
+      'the page throws is a 422 with its message.',
     body: EvaluateBody,
     answer: EvaluateAnswer,
     errors: PAGE,
@@ -363,14 +370,16 @@ const person = {
   // P1, P2 (issue #26): the wheel without the live view — what its Take the wheel and Hand back buttons do.
   takeWheel: endpoint('POST', '/v1/person/wheel', 'person', {
     summary:
-      "Take the wheel of an errand (resuming it if parked): the agents' acting verbs answer 409 PersonDriving and the cap never parks it until the hand-back.",
+      "Take the wheel of an errand (resuming it if parked): the agents' acting verbs answer 409 PersonDriving and " +
+      'the cap never parks it until the hand-back.',
     body: WheelTarget,
     answer: ErrandViewAnswer,
     errors: [400, 404, 501, 503],
   }),
   handBack: endpoint('POST', '/v1/person/hand-back', 'person', {
     summary:
-      'Hand the wheel back, with an optional note that answers every agent waiting on POST /v1/session/help (idempotent).',
+      'Hand the wheel back, with an optional note that answers every agent waiting on POST /v1/session/help ' +
+      '(idempotent).',
     body: HandBackBody,
     answer: HandedBack,
     errors: [404, 501, 503],
@@ -441,7 +450,8 @@ export const api = {
   }),
   stageFile: endpoint('POST', '/v1/session/files', 'session', {
     summary:
-      "Stage a file for /v1/upload: the raw body saved under ?name= (deduplicated: 'a (1).pdf'); 413 over the per-file or per-errand cap.",
+      "Stage a file for /v1/upload: the raw body saved under ?name= (deduplicated: 'a (1).pdf'); 413 over the " +
+      'per-file or per-errand cap.',
     query: StageQuery,
     rawBody: 'application/octet-stream',
     answer: StagedFile,
@@ -449,14 +459,16 @@ export const api = {
   }),
   signIn: endpoint('POST', '/v1/session/permission', 'session', {
     summary:
-      "Ask for a site's sign-in (P4): answers at once when already lent or when trust never lends, else waits for the person's Allow or Deny.",
+      "Ask for a site's sign-in (P4): answers at once when already lent or when trust never lends, else waits for " +
+      "the person's Allow or Deny.",
     body: SignInRequest,
     answer: SignInAnswer,
     errors: [404, 409, 503],
   }),
   help: endpoint('POST', '/v1/session/help', 'session', {
     summary:
-      'Ask a person for help (P3): waits until they take the wheel in the live view and hand it back (with their note), or the time runs out.',
+      'Ask a person for help (P3): waits until they take the wheel in the live view and hand it back (with their ' +
+      'note), or the time runs out.',
     body: HelpRequest,
     answer: HelpAnswer,
     errors: [404, 409, 503],

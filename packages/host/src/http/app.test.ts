@@ -76,16 +76,19 @@ const BAD_KEYS: ReadonlyArray<readonly [string, string | undefined]> = [
 
 describe('the session key (B1)', () => {
   for (const endpoint of SESSION_ENDPOINTS) {
-    it(`${endpoint[0]} ${endpoint[1]} refuses every malformed key with a JSON 400 before any service call`, async () => {
-      const { app, calls } = testApp()
-      for (const [, key] of BAD_KEYS) {
-        const res = await send(app, endpoint, key === undefined ? {} : { 'x-browser-session': key })
-        expect(res.status).toBe(400)
-        expect(res.headers.get('content-type')).toContain('application/json')
-        expect((await errorOf(res)).code).toBe('InvalidSessionKey')
-      }
-      expect(calls).toEqual([])
-    })
+    it(
+      `${endpoint[0]} ${endpoint[1]} refuses every malformed key with a JSON 400 before any service ` + `call`,
+      async () => {
+        const { app, calls } = testApp()
+        for (const [, key] of BAD_KEYS) {
+          const res = await send(app, endpoint, key === undefined ? {} : { 'x-browser-session': key })
+          expect(res.status).toBe(400)
+          expect(res.headers.get('content-type')).toContain('application/json')
+          expect((await errorOf(res)).code).toBe('InvalidSessionKey')
+        }
+        expect(calls).toEqual([])
+      },
+    )
   }
 
   it('says which rule a key broke, in words a model can act on', async () => {
@@ -188,21 +191,25 @@ const BAD_BODIES: ReadonlyArray<readonly [string, ReadonlyArray<unknown>]> = [
 
 describe('bodies (B3): JSON only, decoded strictly', () => {
   for (const [path, bodies] of BAD_BODIES) {
-    it(`POST ${path} refuses wrong types, missing and unknown fields with a 400 naming the field, and calls nothing`, async () => {
-      const { app, calls } = testApp()
-      for (const body of bodies) {
-        const res = await app.request(path, {
-          method: 'POST',
-          headers: { ...json, 'x-browser-session': 'k1' },
-          body: JSON.stringify(body),
-        })
-        expect(res.status, JSON.stringify(body)).toBe(400)
-        const error = await errorOf(res)
-        expect(error.code).toBe('BadRequest')
-        expect(error.message).toMatch(/body/)
-      }
-      expect(calls).toEqual([])
-    })
+    it(
+      `POST ${path} refuses wrong types, missing and unknown fields with a 400 naming the field, and calls ` +
+        `nothing`,
+      async () => {
+        const { app, calls } = testApp()
+        for (const body of bodies) {
+          const res = await app.request(path, {
+            method: 'POST',
+            headers: { ...json, 'x-browser-session': 'k1' },
+            body: JSON.stringify(body),
+          })
+          expect(res.status, JSON.stringify(body)).toBe(400)
+          const error = await errorOf(res)
+          expect(error.code).toBe('BadRequest')
+          expect(error.message).toMatch(/body/)
+        }
+        expect(calls).toEqual([])
+      },
+    )
   }
 
   it('refuses text that is not JSON', async () => {
@@ -463,28 +470,31 @@ describe("the XState inspector's switch (V3): GET and PUT /v1/person/inspector",
     expect(calls).toEqual([])
   })
 
-  it('refuses any body but {"on": boolean} with a 400 naming it, form bodies with 415, other methods with 405', async () => {
-    const { app, calls } = testApp()
-    for (const body of [{}, { on: 'yes' }, { on: 1 }, { on: null }, { on: true, port: 7778 }, [], 'on', null]) {
-      const res = await send(app, ['PUT', '/v1/person/inspector', body], auth)
-      expect(res.status, JSON.stringify(body)).toBe(400)
-      expect(await errorOf(res)).toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/body/) })
-    }
-    const empty = await app.request('/v1/person/inspector', { method: 'PUT', headers: auth })
-    expect(empty.status).toBe(400)
-    const form = await app.request('/v1/person/inspector', {
-      method: 'PUT',
-      headers: { ...auth, 'content-type': 'text/plain' },
-      body: '{"on":true}',
-    })
-    expect(form.status).toBe(415)
-    const getWithQuery = await app.request('/v1/person/inspector?on=true', { headers: auth })
-    expect(getWithQuery.status).toBe(400)
-    const del = await app.request('/v1/person/inspector', { method: 'DELETE', headers: auth })
-    expect(del.status).toBe(405)
-    expect(del.headers.get('allow')).toBe('GET, PUT')
-    expect(calls).toEqual([])
-  })
+  it(
+    'refuses any body but {"on": boolean} with a 400 naming it, form bodies with 415, other methods with ' + '405',
+    async () => {
+      const { app, calls } = testApp()
+      for (const body of [{}, { on: 'yes' }, { on: 1 }, { on: null }, { on: true, port: 7778 }, [], 'on', null]) {
+        const res = await send(app, ['PUT', '/v1/person/inspector', body], auth)
+        expect(res.status, JSON.stringify(body)).toBe(400)
+        expect(await errorOf(res)).toMatchObject({ code: 'BadRequest', message: expect.stringMatching(/body/) })
+      }
+      const empty = await app.request('/v1/person/inspector', { method: 'PUT', headers: auth })
+      expect(empty.status).toBe(400)
+      const form = await app.request('/v1/person/inspector', {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'text/plain' },
+        body: '{"on":true}',
+      })
+      expect(form.status).toBe(415)
+      const getWithQuery = await app.request('/v1/person/inspector?on=true', { headers: auth })
+      expect(getWithQuery.status).toBe(400)
+      const del = await app.request('/v1/person/inspector', { method: 'DELETE', headers: auth })
+      expect(del.status).toBe(405)
+      expect(del.headers.get('allow')).toBe('GET, PUT')
+      expect(calls).toEqual([])
+    },
+  )
 
   it('switches on and off through the person’s service and answers its status', async () => {
     const { app, calls } = testApp()
@@ -528,39 +538,42 @@ describe("the XState inspector's switch (V3): GET and PUT /v1/person/inspector",
     expect((await send(app, ['GET', '/v1/person/inspector'], auth)).status).toBe(501)
   })
 
-  it('over the real person service and switch: PUT on opens the inspector page on 127.0.0.1, PUT off closes it', async () => {
-    const program = Effect.gen(function* () {
-      const person = yield* makePerson
-      const { app } = testApp({ person })
-      const on = yield* Effect.promise(
-        async () =>
-          (await send(app, ['PUT', '/v1/person/inspector', { on: true }], auth)).json() as Promise<{
-            on: boolean
-            url: string
-          }>,
-      )
-      expect(on).toMatchObject({ on: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/$/) })
-      const page = yield* Effect.promise(() => fetch(on.url))
-      expect(page.status).toBe(200)
-      expect(yield* Effect.promise(() => page.text())).toContain('https://stately.ai/inspect')
-      const off = yield* Effect.promise(async () =>
-        (await send(app, ['PUT', '/v1/person/inspector', { on: false }], auth)).json(),
-      )
-      expect(off).toMatchObject({ on: false, url: null })
-      const closed = yield* Effect.promise(() =>
-        fetch(on.url).then(
-          () => false,
-          () => true,
+  it(
+    'over the real person service and switch: PUT on opens the inspector page on 127.0.0.1, PUT off closes ' + 'it',
+    async () => {
+      const program = Effect.gen(function* () {
+        const person = yield* makePerson
+        const { app } = testApp({ person })
+        const on = yield* Effect.promise(
+          async () =>
+            (await send(app, ['PUT', '/v1/person/inspector', { on: true }], auth)).json() as Promise<{
+              on: boolean
+              url: string
+            }>,
+        )
+        expect(on).toMatchObject({ on: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/$/) })
+        const page = yield* Effect.promise(() => fetch(on.url))
+        expect(page.status).toBe(200)
+        expect(yield* Effect.promise(() => page.text())).toContain('https://stately.ai/inspect')
+        const off = yield* Effect.promise(async () =>
+          (await send(app, ['PUT', '/v1/person/inspector', { on: false }], auth)).json(),
+        )
+        expect(off).toMatchObject({ on: false, url: null })
+        const closed = yield* Effect.promise(() =>
+          fetch(on.url).then(
+            () => false,
+            () => true,
+          ),
+        )
+        expect(closed).toBe(true)
+      })
+      const inspector = InspectorSwitch.layer({ open: () => openInspectorRelay({ port: 0 }) })
+      await Effect.runPromise(
+        program.pipe(
+          Effect.provide(Layer.merge(Sessions.layer.pipe(Layer.provideMerge(testSupervisor())), inspector)),
+          Effect.scoped,
         ),
       )
-      expect(closed).toBe(true)
-    })
-    const inspector = InspectorSwitch.layer({ open: () => openInspectorRelay({ port: 0 }) })
-    await Effect.runPromise(
-      program.pipe(
-        Effect.provide(Layer.merge(Sessions.layer.pipe(Layer.provideMerge(testSupervisor())), inspector)),
-        Effect.scoped,
-      ),
-    )
-  })
+    },
+  )
 })

@@ -130,7 +130,9 @@ export const makeApp = (
           case 'not-found':
             return yield* new NotFound({
               reason: 'no-route',
-              message: `There is no endpoint ${request.method} ${url.pathname.slice(0, 200)}; see docs/host.md for the list.`,
+              message:
+                `There is no endpoint ${request.method} ${url.pathname.slice(0, 200)}; see docs/host.md for ` +
+                `the list.`,
             })
           case 'method-not-allowed':
             return yield* checkMethod(request.method, match.allow, url.pathname)!
@@ -211,7 +213,8 @@ export const makeApp = (
         const response = errorResponse(failure.value)
         if (response.status >= 500)
           log(
-            `${request.method} ${new URL(request.url).pathname} → ${response.status} ${(failure.value as { _tag?: string })._tag ?? ''}`,
+            `${request.method} ${new URL(request.url).pathname} → ${response.status} ` +
+              `${(failure.value as { _tag?: string })._tag ?? ''}`,
           )
         return response
       }

@@ -120,15 +120,19 @@ describe('v1Client against the host on fakes', () => {
     await expect(call(BASE, api.url, {}, { key: 'k1', fetch: fake })).rejects.toBeInstanceOf(AnswerMismatch)
   })
 
-  it('answerMismatch says what a 200 body lacks or adds against its declaration, for clients with their own transport', () => {
-    expect(answerMismatch('GET', '/v1/url', { url: 'about:blank' })).toBeUndefined()
-    expect(answerMismatch('GET', '/v1/url', { url: 'about:blank', extra: 1 })).toMatch(
-      /^GET \/v1\/url: the answer does not fit/,
-    )
-    expect(answerMismatch('DELETE', '/v1/tabs/t1', { tabs: [{ id: 't1' }] })).toMatch(/url/)
-    expect(answerMismatch('GET', '/v1/screenshot', 'bytes')).toBeUndefined()
-    expect(answerMismatch('GET', '/v1/nothing', {})).toBeUndefined()
-  })
+  it(
+    'answerMismatch says what a 200 body lacks or adds against its declaration, for clients with their own ' +
+      'transport',
+    () => {
+      expect(answerMismatch('GET', '/v1/url', { url: 'about:blank' })).toBeUndefined()
+      expect(answerMismatch('GET', '/v1/url', { url: 'about:blank', extra: 1 })).toMatch(
+        /^GET \/v1\/url: the answer does not fit/,
+      )
+      expect(answerMismatch('DELETE', '/v1/tabs/t1', { tabs: [{ id: 't1' }] })).toMatch(/url/)
+      expect(answerMismatch('GET', '/v1/screenshot', 'bytes')).toBeUndefined()
+      expect(answerMismatch('GET', '/v1/nothing', {})).toBeUndefined()
+    },
+  )
 
   it('sends what it is given: the host judges a bad request (400), the client does not', async () => {
     const { app, calls } = testApp()

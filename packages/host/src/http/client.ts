@@ -170,7 +170,9 @@ const decodeAnswer = (endpoint: Endpoint, json: unknown): Either.Either<unknown,
     (e) =>
       new AnswerMismatch({
         reason: 'schema',
-        message: `${endpoint.method} ${endpoint.path}: the answer does not fit its declared Schema: ${ParseResult.TreeFormatter.formatErrorSync(e)}`,
+        message:
+          `${endpoint.method} ${endpoint.path}: the answer does not fit its declared Schema: ` +
+          `${ParseResult.TreeFormatter.formatErrorSync(e)}`,
       }),
   )
 

@@ -92,7 +92,8 @@ export interface Endpoint<
  * it sends.
  *
  * @example
- * endpoint('POST', '/v1/navigate', 'session', { summary: 'Go to a URL', body: NavigateBody, answer: PageSummary, errors: PAGE_ERRORS })
+ * endpoint('POST', '/v1/navigate', 'session', { summary: 'Go to a URL', body: NavigateBody, answer: PageSummary,
+ * errors: PAGE_ERRORS })
  */
 export const endpoint = <
   const P extends string,

@@ -214,7 +214,8 @@ export const onClientError = (error: NodeJS.ErrnoException, socket: Duplex): voi
           reason: 'malformed-request',
           message:
             error.code === 'HPE_INVALID_HEADER_TOKEN'
-              ? 'A request header has a character HTTP does not allow (a control character?); X-Browser-Session takes 1–128 of A–Z a–z 0–9 . _ : - only.'
+              ? 'A request header has a character HTTP does not allow (a control character?); X-Browser-Session ' +
+                'takes 1–128 of A–Z a–z 0–9 . _ : - only.'
               : 'The request is not valid HTTP/1.1.',
         })
   socket.end(rawErrorResponse(refusal))

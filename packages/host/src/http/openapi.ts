@@ -31,9 +31,13 @@ export const ErrorBody = Schema.Struct({
 
 /** What each status means here (docs/host.md's table, by status). */
 const STATUS: Readonly<Record<number, string>> = {
-  400: 'BadRequest (not JSON, a body or parameter that does not fit), InvalidSessionKey, InvalidUpstreamProxy, InvalidRequest.',
+  400:
+    'BadRequest (not JSON, a body or parameter that does not fit), InvalidSessionKey, InvalidUpstreamProxy, ' +
+    'InvalidRequest.',
   401: 'Unauthorized: no bearer token, or one that is not valid here.',
-  403: 'ForeignOrigin (a browser request from another origin or site) or BlockedByPolicy (the containment policy refused the URL).',
+  403:
+    'ForeignOrigin (a browser request from another origin or site) or BlockedByPolicy (the containment policy ' +
+    'refused the URL).',
   404: 'TabNotFound, UnknownConversation, or a conversation this host does not have.',
   405: 'MethodNotAllowed: the path takes other methods (see Allow).',
   409: 'A conflict: NoDialog, DevToolsUnavailable on the main context, a refused lend, the inspector’s port taken.',

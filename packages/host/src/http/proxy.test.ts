@@ -36,22 +36,26 @@ const call = (
   })
 
 describe('an upstream proxy named over HTTP (issue #21)', () => {
-  it('X-Browser-Proxy: a bad one is a 400 without its value and touches nothing; a good one opens the errand with it, redacted', async () => {
-    const { app, calls } = testApp()
-    for (const bad of BAD) {
-      const res = await call(app, 'POST', '/v1/navigate', { 'x-browser-proxy': bad }, { url: 'https://example.com/' })
-      const text = await res.text()
-      expect(res.status, bad).toBe(400)
-      expect(JSON.parse(text).error.code).toBe('InvalidUpstreamProxy')
-      expect(text).not.toContain('pw-9f2c')
-    }
-    expect(calls).toEqual([])
-    const ok = await call(app, 'POST', '/v1/navigate', { 'x-browser-proxy': SECRET }, { url: 'https://example.com/' })
-    expect(ok.status).toBe(200)
-    const target = calls[0]!.args[0] as Target & { upstreamProxy?: Redacted.Redacted<string> }
-    expect(target._tag === 'session' && Redacted.value(target.upstreamProxy!)).toBe(SECRET)
-    expect(JSON.stringify(calls)).not.toContain('pw-9f2c')
-  })
+  it(
+    'X-Browser-Proxy: a bad one is a 400 without its value and touches nothing; a good one opens the errand with ' +
+      'it, redacted',
+    async () => {
+      const { app, calls } = testApp()
+      for (const bad of BAD) {
+        const res = await call(app, 'POST', '/v1/navigate', { 'x-browser-proxy': bad }, { url: 'https://example.com/' })
+        const text = await res.text()
+        expect(res.status, bad).toBe(400)
+        expect(JSON.parse(text).error.code).toBe('InvalidUpstreamProxy')
+        expect(text).not.toContain('pw-9f2c')
+      }
+      expect(calls).toEqual([])
+      const ok = await call(app, 'POST', '/v1/navigate', { 'x-browser-proxy': SECRET }, { url: 'https://example.com/' })
+      expect(ok.status).toBe(200)
+      const target = calls[0]!.args[0] as Target & { upstreamProxy?: Redacted.Redacted<string> }
+      expect(target._tag === 'session' && Redacted.value(target.upstreamProxy!)).toBe(SECRET)
+      expect(JSON.stringify(calls)).not.toContain('pw-9f2c')
+    },
+  )
 
   it('PUT /v1/session/proxy: sets, clears with null, refuses bad values with a 400 that names no secret', async () => {
     const { app, calls } = testApp()
@@ -73,17 +77,21 @@ describe('an upstream proxy named over HTTP (issue #21)', () => {
 })
 
 describe('ERRANDS_UPSTREAM_PROXY (issue #21)', () => {
-  it('is decoded once, printed without its credentials, and a bad value stops start-up naming the variable, not the value', () => {
-    const settings = Effect.runSync(hostSettingsFrom({ ERRANDS_UPSTREAM_PROXY: SECRET }))
-    expect(Redacted.value(settings.upstreamProxy!)).toBe(SECRET)
-    expect(describeSettings(settings)).toContain('upstream proxy http://127.0.0.1:3128')
-    expect(describeSettings(settings)).not.toContain('pw-9f2c')
-    for (const bad of BAD) {
-      const failed = Effect.runSync(Effect.either(hostSettingsFrom({ ERRANDS_UPSTREAM_PROXY: bad })))
-      expect(Either.isLeft(failed), bad).toBe(true)
-      const explained = Either.isLeft(failed) ? explainHostConfigError(failed.left) : ''
-      expect(explained).toContain('ERRANDS_UPSTREAM_PROXY')
-      expect(explained).not.toContain('pw-9f2c')
-    }
-  })
+  it(
+    'is decoded once, printed without its credentials, and a bad value stops start-up naming the variable, not the ' +
+      'value',
+    () => {
+      const settings = Effect.runSync(hostSettingsFrom({ ERRANDS_UPSTREAM_PROXY: SECRET }))
+      expect(Redacted.value(settings.upstreamProxy!)).toBe(SECRET)
+      expect(describeSettings(settings)).toContain('upstream proxy http://127.0.0.1:3128')
+      expect(describeSettings(settings)).not.toContain('pw-9f2c')
+      for (const bad of BAD) {
+        const failed = Effect.runSync(Effect.either(hostSettingsFrom({ ERRANDS_UPSTREAM_PROXY: bad })))
+        expect(Either.isLeft(failed), bad).toBe(true)
+        const explained = Either.isLeft(failed) ? explainHostConfigError(failed.left) : ''
+        expect(explained).toContain('ERRANDS_UPSTREAM_PROXY')
+        expect(explained).not.toContain('pw-9f2c')
+      }
+    },
+  )
 })

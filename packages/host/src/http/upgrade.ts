@@ -5,7 +5,8 @@
  * instead of a silent reset.
  *
  * @example
- * server.on('upgrade', (req, socket, head) => devtools.upgrade(req, socket, head) || refuseOtherUpgrade(req, socket, { port }))
+ * server.on('upgrade', (req, socket, head) => devtools.upgrade(req, socket, head) || refuseOtherUpgrade(req, socket, {
+ * port }))
  */
 import { checkHost, checkOrigin, nodeHeaders, refuseUpgrade, UpgradeRefused, type Identity } from '@errands/edge'
 import type * as http from 'node:http'
@@ -25,7 +26,9 @@ export const refuseOtherUpgrade = (req: http.IncomingMessage, socket: Duplex, id
       checkOrigin(headers, identity) ??
       new UpgradeRefused({
         reason: 'no-websocket',
-        message: `${(req.url ?? '/').split('?')[0]!.slice(0, 200)} takes no WebSocket; the host's WebSockets are /devtools/<token> (GET /v1/session/devtools) and /live/socket.`,
+        message:
+          `${(req.url ?? '/').split('?')[0]!.slice(0, 200)} takes no WebSocket; the host's WebSockets are ` +
+          `/devtools/<token> (GET /v1/session/devtools) and /live/socket.`,
       }),
   )
 }

@@ -30,16 +30,19 @@ describe('POST /v1/session/help', () => {
     })
   })
 
-  it('asks for the session conversation with the default wait; bad input is a 400 before anything is asked', async () => {
-    const t = testApp()
-    await post(t.app, '/v1/session/help', { reason: 'stuck' })
-    expect(t.calls.find((c) => c.method === 'askForHelp')?.args).toEqual(['session:k1', 'stuck', 300_000])
-    for (const body of [{}, { reason: '' }, { reason: 'x', timeoutMs: 10_000_000 }, { reason: 'x', extra: 1 }]) {
-      const bad = testApp()
-      expect((await post(bad.app, '/v1/session/help', body)).status).toBe(400)
-      expect(bad.calls.some((c) => c.method === 'askForHelp')).toBe(false)
-    }
-  })
+  it(
+    'asks for the session conversation with the default wait; bad input is a 400 before anything is ' + 'asked',
+    async () => {
+      const t = testApp()
+      await post(t.app, '/v1/session/help', { reason: 'stuck' })
+      expect(t.calls.find((c) => c.method === 'askForHelp')?.args).toEqual(['session:k1', 'stuck', 300_000])
+      for (const body of [{}, { reason: '' }, { reason: 'x', timeoutMs: 10_000_000 }, { reason: 'x', extra: 1 }]) {
+        const bad = testApp()
+        expect((await post(bad.app, '/v1/session/help', body)).status).toBe(400)
+        expect(bad.calls.some((c) => c.method === 'askForHelp')).toBe(false)
+      }
+    },
+  )
 })
 
 describe('PersonDriving (P1)', () => {

@@ -29,7 +29,10 @@ export const HelpRequest = Schema.Struct({
 /** @see HelpRequest */
 export type HelpRequest = typeof HelpRequest.Type
 
-/** What the agent is told: handed back with the person's note (or null), or the time ran out. @example { handedBack: true, note: 'Solved the captcha' } */
+/**
+ * What the agent is told: handed back with the person's note (or null), or the time ran out. @example { handedBack:
+ * true, note: 'Solved the captcha' }
+ */
 export const HelpAnswer = Schema.Union(
   Schema.Struct({ handedBack: Schema.Literal(true), note: Schema.NullOr(Schema.String) }),
   Schema.Struct({ handedBack: Schema.Literal(false), reason: Schema.Literal('timeout') }),
@@ -47,7 +50,8 @@ export const requestHelp =
   (deps: { readonly browsing: BrowsingShape; readonly person: PersonShape }) =>
   (key: SessionKey, request: HelpRequest, upstreamProxy?: UpstreamProxy) =>
     Effect.gen(function* () {
-      // The person needs the errand to take its wheel: an agent may ask before its first page (a read, so allowed while a person drives).
+      // The person needs the errand to take its wheel: an agent may ask before its first page (a read, so allowed while
+      // a person drives).
       yield* deps.browsing.tabs(sessionTarget(key, upstreamProxy))
       return yield* deps.person.askForHelp(
         conversationIdOf(key),

@@ -17,7 +17,10 @@ import { Clock, Context, Deferred, Effect, Layer, Schema } from 'effect'
 import { randomBytes } from 'node:crypto'
 import { QuestionNotFound } from '../errors.ts'
 
-/** A pending question, as the person sees it. @example { id: 'q3fa9c1d2', kind: 'sign-in', conversationId: 'session:k1', site: 'shop.example', askedAt: 0, expiresAt: 60000 } */
+/**
+ * A pending question, as the person sees it. @example { id: 'q3fa9c1d2', kind: 'sign-in', conversationId:
+ * 'session:k1', site: 'shop.example', askedAt: 0, expiresAt: 60000 }
+ */
 export const Question = Schema.Struct({
   id: Schema.String,
   /** `sign-in`: "Allow lends your sign-in to this task". */
@@ -43,7 +46,8 @@ export type QuestionOutcome = QuestionAnswer | 'timeout' | 'withdrawn'
  * One journal line: a question asked, or how it ended. Never a cookie or page content (L7).
  *
  * @example
- * { t: 1700000000000, op: 'question.answered', id: 'q3fa9c1d2', conversationId: 'session:k1', site: 'shop.example', outcome: 'allow' }
+ * { t: 1700000000000, op: 'question.answered', id: 'q3fa9c1d2', conversationId: 'session:k1', site: 'shop.example',
+ * outcome: 'allow' }
  */
 export type QuestionJournalLine =
   | {
@@ -86,7 +90,9 @@ export interface QuestionsShape {
 /** How many journal lines the service keeps. */
 export const JOURNAL_LINES = 500
 
-/** A fresh question id: unguessable, so only the person's token can answer it. @example newQuestionId() // 'q3fa9c1d2…' */
+/**
+ * A fresh question id: unguessable, so only the person's token can answer it. @example newQuestionId() // 'q3fa9c1d2…'
+ */
 export const newQuestionId = (): string => `q${randomBytes(9).toString('base64url')}`
 
 const unknownQuestion = () =>

@@ -112,7 +112,8 @@ export const requestSignIn =
           site,
           false,
           'trust',
-          `The person's trust mode (${mode}) never lends a sign-in, so nobody was asked; carry on signed out, or ask the person to sign in inside this browser.`,
+          `The person's trust mode (${mode}) never lends a sign-in, so nobody was asked; carry on signed out, or ask ` +
+            `the person to sign in inside this browser.`,
         )
       }
       const id = newQuestionId()
@@ -130,7 +131,8 @@ export const requestSignIn =
             site,
             true,
             'allowed',
-            `The person pressed Allow: this browser is now signed in to ${site} as the person. Reload the page to use it.`,
+            `The person pressed Allow: this browser is now signed in to ${site} as the person. Reload the page to ` +
+              `use it.`,
           )
         }
         case 'deny':
@@ -138,14 +140,16 @@ export const requestSignIn =
             site,
             false,
             'denied',
-            `The person did not lend their sign-in for ${site}; nothing was lent. Carry on signed out, or ask them what to do.`,
+            `The person did not lend their sign-in for ${site}; nothing was lent. Carry on signed out, or ask them ` +
+              `what to do.`,
           )
         default:
           return said(
             site,
             false,
             'timeout',
-            `Nobody answered within ${Math.round((request.timeoutMs ?? SIGN_IN_DEFAULT_TIMEOUT_MS) / 1000)} s; nothing was lent. Ask again later, or carry on signed out.`,
+            `Nobody answered within ${Math.round((request.timeoutMs ?? SIGN_IN_DEFAULT_TIMEOUT_MS) / 1000)} s; ` +
+              `nothing was lent. Ask again later, or carry on signed out.`,
           )
       }
     })

@@ -164,7 +164,9 @@ export const guardedFetch = (
             ? e
             : new PageError({
                 reason: 'unavailable',
-                message: `Could not fetch ${describeTarget(target.href)}: ${(e as NodeJS.ErrnoException).code ?? 'failed'}; check that the site is up.`,
+                message:
+                  `Could not fetch ${describeTarget(target.href)}: ` +
+                  `${(e as NodeJS.ErrnoException).code ?? 'failed'}; check that the site is up.`,
               }),
       }).pipe(
         Effect.timeoutFail({

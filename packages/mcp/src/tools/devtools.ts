@@ -74,7 +74,10 @@ export const browserEvaluate = tool({
     }),
 })
 
-/** A console level as Playwright MCP names it, most severe first (each includes the more severe). @example LEVELS.indexOf('info') // 2 */
+/**
+ * A console level as Playwright MCP names it, most severe first (each includes the more severe). @example
+ * LEVELS.indexOf('info') // 2
+ */
 export const LEVELS = ['error', 'warning', 'info', 'debug'] as const
 
 /** The runtime's log of the page; a page without one (no Chromium runtime) fails loudly. */
@@ -95,13 +98,15 @@ export const browserConsoleMessages = tool({
       .enum(['error', 'warning', 'info', 'debug'])
       .default('info')
       .describe(
-        'Level of the console messages to return. Each level includes the messages of more severe levels. Defaults to "info".',
+        'Level of the console messages to return. Each level includes the messages of more severe levels. Defaults ' +
+          'to "info".',
       ),
     all: z
       .boolean()
       .optional()
       .describe(
-        'Return all console messages since the beginning of the session, not just since the last navigation. Defaults to false.',
+        'Return all console messages since the beginning of the session, not just since the last navigation. ' +
+          'Defaults to false.',
       ),
     filename: z
       .string()
@@ -126,7 +131,10 @@ export const browserConsoleMessages = tool({
                 '',
                 ...shown.map((m) => {
                   const at = m.location ?? ''
-                  return `[${m.type === 'pageerror' ? 'ERROR' : m.type.toUpperCase()}] ${m.text.slice(0, 2_000)}${at === '' ? '' : ` @ ${shownUrl(at.replace(/:\d+$/, ''))}:${/:(\d+)$/.exec(at)?.[1] ?? ''}`}`
+                  return (
+                    `[${m.type === 'pageerror' ? 'ERROR' : m.type.toUpperCase()}] ` +
+                    `${m.text.slice(0, 2_000)}${at === '' ? '' : ` @ ${shownUrl(at.replace(/:\d+$/, ''))}:${/:(\d+)$/.exec(at)?.[1] ?? ''}`}`
+                  )
                 }),
               ]),
         ].join('\n')
@@ -138,14 +146,16 @@ export const browserConsoleMessages = tool({
 const STATIC = new Set(['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'manifest', 'other'])
 const isStatic = (e: PageRequest) => STATIC.has(e.resourceType) && e.failure === null && (e.status ?? 0) < 400
 const line = (e: PageRequest, i: number) =>
-  `${i}. [${e.method}] ${shownUrl(e.url)} => ${e.failure !== null ? `[FAILED] ${e.failure}` : e.status === null ? '[pending]' : `[${e.status}] ${e.statusText ?? ''}`}`
+  `${i}. [${e.method}] ${shownUrl(e.url)} => ` +
+  `${e.failure !== null ? `[FAILED] ${e.failure}` : e.status === null ? '[pending]' : `[${e.status}] ${e.statusText ?? ''}`}`
 
 /** `browser_network_requests`. @example browserNetworkRequests.run(ctx, { static: false }) */
 export const browserNetworkRequests = tool({
   name: 'browser_network_requests',
   title: 'List network requests',
   description:
-    'Returns a numbered list of network requests since loading the page. Use browser_network_request with the number to get full details.',
+    'Returns a numbered list of network requests since loading the page. Use browser_network_request with the number ' +
+    'to get full details.',
   inputSchema: {
     static: z
       .boolean()
@@ -160,7 +170,8 @@ export const browserNetworkRequests = tool({
       .boolean()
       .optional()
       .describe(
-        'Return all network requests since the beginning of the session, not just since the last navigation. Defaults to false.',
+        'Return all network requests since the beginning of the session, not just since the last navigation. ' +
+          'Defaults to false.',
       ),
     filename: z
       .string()
@@ -197,7 +208,8 @@ export const browserNetworkRequests = tool({
           ...(hidden > 0
             ? [
                 '',
-                `Note: ${hidden} static request${hidden === 1 ? '' : 's'} not shown, run with "static" option to see ${hidden === 1 ? 'it' : 'them'}.`,
+                `Note: ${hidden} static request${hidden === 1 ? '' : 's'} not shown, run with "static" option to see ` +
+                  `${hidden === 1 ? 'it' : 'them'}.`,
               ]
             : []),
         ].join('\n')
@@ -227,7 +239,8 @@ export const browserNetworkRequest = tool({
   name: 'browser_network_request',
   title: 'Show network request details',
   description:
-    'Returns full details (headers and body) of a single network request, or a single part if `part` is set. Use the number from browser_network_requests.',
+    'Returns full details (headers and body) of a single network request, or a single part if `part` is set. Use the ' +
+    'number from browser_network_requests.',
   inputSchema: {
     index: z
       .number()

@@ -16,7 +16,8 @@ export const browserDownloads = tool({
   name: 'browser_downloads',
   title: 'List downloads',
   description:
-    "List the files this browser downloaded (name, size, type, from where). They stay in this errand's own files folder: upload one with browser_file_upload by its name.",
+    "List the files this browser downloaded (name, size, type, from where). They stay in this errand's own files " +
+    'folder: upload one with browser_file_upload by its name.',
   inputSchema: {},
   run: (ctx) =>
     Effect.gen(function* () {
@@ -28,7 +29,8 @@ export const browserDownloads = tool({
         return text('### Downloads\nNo downloads yet: click a download link, then call browser_downloads again.')
       const lines = list.map(
         (f) =>
-          `- ${JSON.stringify(f.name)} (${f.size} bytes, ${f.type}) from ${f.source || 'the page'} at ${new Date(f.at).toISOString()}`,
+          `- ${JSON.stringify(f.name)} (${f.size} bytes, ${f.type}) from ${f.source || 'the page'} at ` +
+          `${new Date(f.at).toISOString()}`,
       )
       return text(`### Downloads\n${lines.join('\n')}`)
     }),

@@ -7,7 +7,8 @@
  * the folder `/v1/upload` uses; anything else is refused with `UploadRefused` and the page gets no file.
  *
  * @example
- * await client.callTool({ name: 'browser_fill_form', arguments: { fields: [{ name: 'Name', type: 'textbox', target: 'e8', value: 'Ann' }] } })
+ * await client.callTool({ name: 'browser_fill_form', arguments: { fields: [{ name: 'Name', type: 'textbox', target:
+ * 'e8', value: 'Ann' }] } })
  */
 import { Effect } from 'effect'
 import { z } from 'zod'
@@ -33,7 +34,10 @@ const filesOf = (
   paths: ReadonlyArray<string>,
 ): Effect.Effect<ReadonlyArray<ErrandUpload>, UploadRefused> => errandUploads(ctx.errand, paths)
 
-/** `browser_fill_form`. @example browserFillForm.run(ctx, { fields: [{ name: 'Agree', type: 'checkbox', target: 'e10', value: 'true' }] }) */
+/**
+ * `browser_fill_form`. @example browserFillForm.run(ctx, { fields: [{ name: 'Agree', type: 'checkbox', target: 'e10',
+ * value: 'true' }] })
+ */
 export const browserFillForm = tool({
   name: 'browser_fill_form',
   title: 'Fill form',
@@ -51,7 +55,8 @@ export const browserFillForm = tool({
             .string()
             .max(100_000)
             .describe(
-              'Value to fill in the field. If the field is a checkbox, the value should be `true` or `false`. If the field is a combobox, the value should be the text of the option.',
+              'Value to fill in the field. If the field is a checkbox, the value should be `true` or `false`. If the ' +
+                'field is a combobox, the value should be the text of the option.',
             ),
         }),
       )
@@ -79,7 +84,8 @@ export const browserFillForm = tool({
       // Values are not repeated (a field may hold a password, L7); the snapshot shows the page.
       return yield* afterAction(
         ctx,
-        `Filled ${fields.length} field${fields.length === 1 ? '' : 's'}: ${fields.map((f) => JSON.stringify(f.name.slice(0, 80))).join(', ')}.`,
+        `Filled ${fields.length} field${fields.length === 1 ? '' : 's'}: ` +
+          `${fields.map((f) => JSON.stringify(f.name.slice(0, 80))).join(', ')}.`,
       )
     }),
 })
@@ -89,14 +95,16 @@ export const browserFileUpload = tool({
   name: 'browser_file_upload',
   title: 'Upload files',
   description:
-    "Upload one or multiple files. Only files of this errand's own files folder can be uploaded, by name: its downloads, or files staged with POST /v1/session/files.",
+    "Upload one or multiple files. Only files of this errand's own files folder can be uploaded, by name: its " +
+    'downloads, or files staged with POST /v1/session/files.',
   inputSchema: {
     paths: z
       .array(z.string().min(1).max(4_096))
       .max(100)
       .optional()
       .describe(
-        "The files to upload: names of files in this errand's files folder. Can be single file or multiple files. If omitted, file chooser is cancelled.",
+        "The files to upload: names of files in this errand's files folder. Can be single file or multiple files. If " +
+          'omitted, file chooser is cancelled.',
       ),
   },
   run: (ctx, { paths }) =>
@@ -117,7 +125,8 @@ export const browserFileUpload = tool({
         return yield* new ToolRefused({
           reason: 'no-modal',
           message:
-            'No file chooser is open: click the file input first (its click answers with "[File chooser]" under ### Modal state), then upload.',
+            'No file chooser is open: click the file input first (its click answers with "[File chooser]" under ### ' +
+            'Modal state), then upload.',
         })
       return yield* afterAction(
         ctx,
@@ -128,12 +137,16 @@ export const browserFileUpload = tool({
     }),
 })
 
-/** `browser_drop`. @example browserDrop.run(ctx, { element: 'Drop zone', target: 'e4', data: { 'text/plain': 'hello' } }) */
+/**
+ * `browser_drop`. @example browserDrop.run(ctx, { element: 'Drop zone', target: 'e4', data: { 'text/plain': 'hello' }
+ * })
+ */
 export const browserDrop = tool({
   name: 'browser_drop',
   title: 'Drop files or data onto an element',
   description:
-    'Drop files or MIME-typed data onto an element, as if dragged from outside the page. At least one of "paths" or "data" must be provided.',
+    'Drop files or MIME-typed data onto an element, as if dragged from outside the page. At least one of "paths" or ' +
+    '"data" must be provided.',
   inputSchema: {
     ...targetShape,
     paths: z
@@ -145,7 +158,8 @@ export const browserDrop = tool({
       .record(z.string(), z.string().max(1_000_000))
       .optional()
       .describe(
-        'Data to drop, as a map of MIME type to string value (e.g. {"text/plain": "hello", "text/uri-list": "https://example.com"}).',
+        'Data to drop, as a map of MIME type to string value (e.g. {"text/plain": "hello", "text/uri-list": ' +
+          '"https://example.com"}).',
       ),
   },
   run: (ctx, args) =>
@@ -174,7 +188,8 @@ export const browserDrop = tool({
       )
       return yield* afterAction(
         ctx,
-        `Dropped ${[...files.map((f) => JSON.stringify(f.name)), ...Object.keys(args.data ?? {})].join(', ')} onto ${describeNamed(n)}.`,
+        `Dropped ${[...files.map((f) => JSON.stringify(f.name)), ...Object.keys(args.data ?? {})].join(', ')} onto ` +
+          `${describeNamed(n)}.`,
       )
     }),
 })

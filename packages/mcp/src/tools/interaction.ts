@@ -63,7 +63,8 @@ export const browserType = tool({
       .boolean()
       .optional()
       .describe(
-        'Whether to type one character at a time. Useful for triggering key handlers in the page. By default entire text is filled in at once.',
+        'Whether to type one character at a time. Useful for triggering key handlers in the page. By default entire ' +
+          'text is filled in at once.',
       ),
   },
   run: (ctx, args) =>
@@ -77,7 +78,8 @@ export const browserType = tool({
       // What was typed is not repeated: it may be a password (L7); the page shows what it shows.
       return yield* afterAction(
         ctx,
-        `Typed ${args.text.length} characters into ${describeNamed(n)}${args.submit === true ? ' and pressed Enter' : ''}.`,
+        `Typed ${args.text.length} characters into ` +
+          `${describeNamed(n)}${args.submit === true ? ' and pressed Enter' : ''}.`,
       )
     }),
 })
@@ -139,7 +141,10 @@ export const browserHover = tool({
     }),
 })
 
-/** `browser_drag`. @example browserDrag.run(ctx, { startElement: 'Card', startTarget: 'e3', endElement: 'Done', endTarget: 'e9' }) */
+/**
+ * `browser_drag`. @example browserDrag.run(ctx, { startElement: 'Card', startTarget: 'e3', endElement: 'Done',
+ * endTarget: 'e9' })
+ */
 export const browserDrag = tool({
   name: 'browser_drag',
   title: 'Drag mouse',

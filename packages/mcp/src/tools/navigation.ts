@@ -44,7 +44,8 @@ export const browserWaitFor = tool({
   name: 'browser_wait_for',
   title: 'Wait for',
   description:
-    'Wait for text to appear or disappear or a specified time to pass. When both text and textGone are provided, waits for the first one to happen',
+    'Wait for text to appear or disappear or a specified time to pass. When both text and textGone are provided, ' +
+    'waits for the first one to happen',
   inputSchema: {
     time: z
       .number()
@@ -52,7 +53,8 @@ export const browserWaitFor = tool({
       .max(MAX_WAIT_MS / 1000)
       .optional()
       .describe(
-        'The time to wait in seconds, at most 30. When combined with text or textGone, serves as a timeout for them instead of the default action timeout',
+        'The time to wait in seconds, at most 30. When combined with text or textGone, serves as a timeout for them ' +
+          'instead of the default action timeout',
       ),
     text: z.string().min(1).max(1_000).optional().describe('The text to wait for'),
     textGone: z.string().min(1).max(1_000).optional().describe('The text to wait for to disappear'),

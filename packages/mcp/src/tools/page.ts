@@ -29,7 +29,8 @@ export const browserSnapshot = tool({
   description: 'Capture accessibility snapshot of the current page, this is better than screenshot',
   inputSchema: {
     target: targetField(
-      'Exact target element reference from the page snapshot, or a unique element selector: a snapshot of that element only',
+      'Exact target element reference from the page snapshot, or a unique element selector: a snapshot of that ' +
+        'element only',
     ),
     filename: filenameField('the snapshot'),
     depth: z.number().int().min(0).max(1_000).optional().describe('Limit the depth of the snapshot tree'),
@@ -91,7 +92,9 @@ export const browserFind = tool({
   name: 'browser_find',
   title: 'Find in page snapshot',
   description:
-    'Search the accessibility snapshot of the current page for text or a regular expression. Returns matching snapshot nodes with a few lines of surrounding context, each shown under its path from the root of the tree, which is cheaper than capturing the whole snapshot when you only need part of it.',
+    'Search the accessibility snapshot of the current page for text or a regular expression. Returns matching ' +
+    'snapshot nodes with a few lines of surrounding context, each shown under its path from the root of the tree, ' +
+    'which is cheaper than capturing the whole snapshot when you only need part of it.',
   inputSchema: {
     text: z
       .string()
@@ -99,7 +102,8 @@ export const browserFind = tool({
       .max(1_000)
       .optional()
       .describe(
-        'Plain text to search for in the page snapshot (case-insensitive substring match). Provide either text or regex, not both.',
+        'Plain text to search for in the page snapshot (case-insensitive substring match). Provide either text or ' +
+          'regex, not both.',
       ),
     regex: z
       .string()
@@ -107,7 +111,8 @@ export const browserFind = tool({
       .max(1_000)
       .optional()
       .describe(
-        'Regular expression to search for in the page snapshot. Matching is case-sensitive by default; wrap the pattern in slashes to add flags, e.g. "/error/i". Provide either text or regex, not both.',
+        'Regular expression to search for in the page snapshot. Matching is case-sensitive by default; wrap the ' +
+          'pattern in slashes to add flags, e.g. "/error/i". Provide either text or regex, not both.',
       ),
     maxResults: z
       .number()
@@ -155,7 +160,9 @@ export const browserTakeScreenshot = tool({
   name: 'browser_take_screenshot',
   title: 'Take a screenshot',
   description:
-    'Take a screenshot of the current page. Use browser_snapshot for actions by default. With the vision capability enabled, use screenshot coordinates with the coordinate-based mouse tools for elements not exposed in the accessibility snapshot.',
+    'Take a screenshot of the current page. Use browser_snapshot for actions by default. With the vision capability ' +
+    'enabled, use screenshot coordinates with the coordinate-based mouse tools for elements not exposed in the ' +
+    'accessibility snapshot.',
   inputSchema: {
     ...targetShape,
     type: z.enum(['png', 'jpeg', 'webp']).optional().describe('Image format for the screenshot. Default is png.'),
@@ -164,13 +171,15 @@ export const browserTakeScreenshot = tool({
       .boolean()
       .optional()
       .describe(
-        'When true, takes a screenshot of the full scrollable page, instead of the currently visible viewport. Cannot be used with element screenshots.',
+        'When true, takes a screenshot of the full scrollable page, instead of the currently visible viewport. ' +
+          'Cannot be used with element screenshots.',
       ),
     scale: z
       .enum(['css', 'device'])
       .default('css')
       .describe(
-        'Image resolution scale. "css" produces a screenshot sized in CSS pixels; "device" uses device pixels. Default is css.',
+        'Image resolution scale. "css" produces a screenshot sized in CSS pixels; "device" uses device pixels. ' +
+          'Default is css.',
       ),
   },
   run: (ctx, args) =>

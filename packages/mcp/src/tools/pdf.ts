@@ -37,7 +37,9 @@ export const browserPdfSave = tool({
           content: [
             {
               type: 'text' as const,
-              text: `### Result\nSaved ${shownUrl(url)} as a PDF of ${pdf.length} bytes (${name}), in this result; nothing was written to disk.`,
+              text:
+                `### Result\nSaved ${shownUrl(url)} as a PDF of ${pdf.length} bytes (${name}), in this result; ` +
+                `nothing was written to disk.`,
             },
             {
               type: 'resource' as const,

@@ -20,7 +20,8 @@ export const browserRequestSignIn = tool({
   name: 'browser_request_sign_in',
   title: 'Ask the person for a sign-in',
   description:
-    "Ask the person to lend this browser their sign-in for a site (they press Allow or Deny in their live view). Use it when a site needs the person's account; waits for the answer.",
+    'Ask the person to lend this browser their sign-in for a site (they press Allow or Deny in their live view). Use ' +
+    "it when a site needs the person's account; waits for the answer.",
   inputSchema: {
     site: z
       .string()
@@ -54,8 +55,10 @@ export const browserRequestHelp = tool({
   name: 'browser_request_help',
   title: 'Ask the person for help',
   description:
-    'Ask the person to take over this browser for a moment (a captcha, a choice only they can make, a step you are stuck on). ' +
-    'They see your reason in their live view, act on the page themselves and hand it back with an optional note; waits for the hand-back. ' +
+    'Ask the person to take over this browser for a moment (a captcha, a choice only they can make, a step you are ' +
+    'stuck on). ' +
+    'They see your reason in their live view, act on the page themselves and hand it back with an optional note; ' +
+    'waits for the hand-back. ' +
     'While they drive, acting tools are refused: wait for this answer.',
   inputSchema: {
     reason: z.string().min(1).max(500).describe('What you need the person to do, in a sentence they can act on.'),
@@ -79,7 +82,9 @@ export const browserRequestHelp = tool({
       const answer = yield* ask(reason, timeoutMs)
       return text(
         answer.handedBack
-          ? `The person handed the browser back${answer.note === null ? ' without a note' : ` with a note: ${answer.note}`}. Take a new snapshot before you act: the page may have changed.`
+          ? `The person handed the browser ` +
+              `back${answer.note === null ? ' without a note' : ` with a note: ${answer.note}`}. Take a new snapshot ` +
+              `before you act: the page may have changed.`
           : 'Nobody handed the browser back in time (timeout). Carry on as best you can, or ask again later.',
       )
     }),

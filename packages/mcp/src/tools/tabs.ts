@@ -19,7 +19,8 @@ import { onPlaywrightPage } from '../playwrightPage.ts'
  * The tab list as Playwright MCP (0.0.86) writes it: `- 1: (current) [Title](url)`.
  *
  * @example
- * listTabs([{ id: 'x-t1', url: 'http://a/', title: 'A', active: true }]) // '### Open tabs\n- 0: (current) [A](http://a/)'
+ * listTabs([{ id: 'x-t1', url: 'http://a/', title: 'A', active: true }]) // '### Open tabs\n- 0: (current)
+ * [A](http://a/)'
  */
 export const listTabs = (tabs: ReadonlyArray<TabAt>): string =>
   tabs.length === 0
@@ -37,7 +38,10 @@ const byIndex = (ctx: ToolContext, index: number | undefined): Effect.Effect<Tab
       : Effect.fail(
           new ToolRefused({
             reason: 'invalid-argument',
-            message: `There is no tab ${index ?? '(current)'}: this browser has ${tabs.length} tab${tabs.length === 1 ? '' : 's'} (indexes 0–${Math.max(0, tabs.length - 1)}); list them with browser_tabs action "list".`,
+            message:
+              `There is no tab ${index ?? '(current)'}: this browser has ${tabs.length} ` +
+              `tab${tabs.length === 1 ? '' : 's'} (indexes 0–${Math.max(0, tabs.length - 1)}); list them with ` +
+              `browser_tabs action "list".`,
           }),
         )
   })
@@ -62,7 +66,8 @@ export const browserTabs = tool({
       .max(256)
       .optional()
       .describe(
-        'Not offered here: this browser is one errand, one context of its own; only "default" (or omitted) is accepted.',
+        'Not offered here: this browser is one errand, one context of its own; only "default" (or omitted) is ' +
+          'accepted.',
       ),
   },
   run: (ctx, { action, index, url, isolatedContext }) =>
@@ -75,7 +80,8 @@ export const browserTabs = tool({
             return yield* new ToolRefused({
               reason: 'invalid-argument',
               message:
-                'This browser is one errand with one context of its own (E1): isolatedContext can only be "default"; open the tab without it.',
+                'This browser is one errand with one context of its own (E1): isolatedContext can only be "default"; ' +
+                'open the tab without it.',
             })
           }
           yield* ctx.errand.openTab('about:blank')
@@ -124,7 +130,8 @@ export const browserClose = tool({
     Effect.as(
       ctx.errand.park(),
       text(
-        'The browser is set aside (parked): its sign-ins and tabs are kept, sealed. The next browser_* call reopens it as it was.',
+        'The browser is set aside (parked): its sign-ins and tabs are kept, sealed. The next browser_* call reopens ' +
+          'it as it was.',
       ),
     ),
 })

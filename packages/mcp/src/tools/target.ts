@@ -61,7 +61,8 @@ export const pick = (
     ? Effect.fail(
         new ToolRefused({
           reason: 'invalid-argument',
-          message: `${field} is required: the ref of an element in the latest snapshot (like e5), or a unique selector.`,
+          message:
+            `${field} is required: the ref of an element in the latest snapshot (like e5), or a unique ` + `selector.`,
         }),
       )
     : Effect.succeed({ target, element: args.element ?? '' })
@@ -94,8 +95,10 @@ export const locate = async (ctx: ToolContext, page: Page, n: Named): Promise<Lo
     reason: 'invalid-argument',
     message:
       count < 0
-        ? `${describeNamed(n)} is neither a ref of the latest snapshot nor a valid selector; take a snapshot with browser_snapshot and use a ref from it.`
-        : `${describeNamed(n)} matches ${count} elements, not one; use a ref from the latest snapshot (browser_snapshot).`,
+        ? `${describeNamed(n)} is neither a ref of the latest snapshot nor a valid selector; take a snapshot with ` +
+          `browser_snapshot and use a ref from it.`
+        : `${describeNamed(n)} matches ${count} elements, not one; use a ref from the latest snapshot ` +
+          `(browser_snapshot).`,
   })
 }
 

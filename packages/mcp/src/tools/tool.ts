@@ -2,14 +2,16 @@
  * A tool as this package defines it: Playwright MCP's name and input shape (a zod raw shape, as
  * the SDK takes it), and a `run` that is an Effect over the session's errand. Results and
  * failures are rendered the way Playwright MCP renders them (`### Result`, `### Page` with the URL
- * and the title, `### Modal state`, `### Snapshot` with a fresh snapshot after an action; `### Error` with a message otherwise), so agents
+ * and the title, `### Modal state`, `### Snapshot` with a fresh snapshot after an action; `### Error` with a message
+ * otherwise), so agents
  * and prompts written for it carry over.
  *
  * URLs in what this package writes itself (page lines, tab lists) lose their query string and
  * fragment (L7: a query may carry a token); the page's own content is the page's.
  *
  * @example
- * const tool: Tool<{ url: z.ZodString }> = { name: 'browser_navigate', description: '…', inputSchema: { url: z.string() }, run }
+ * const tool: Tool<{ url: z.ZodString }> = { name: 'browser_navigate', description: '…', inputSchema: { url:
+ * z.string() }, run }
  */
 import { pageLogOf } from '@errands/runtime'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
@@ -21,17 +23,25 @@ import type { PageLogs } from '../pageLog.ts'
 import type { RefBook } from '../refs.ts'
 import { onPlaywrightPage } from '../playwrightPage.ts'
 
-/** What a tool works with: the session's errand and the refs of its pages' snapshots. @example browserSnapshot.run({ errand, refs: new RefBook() }, {}) */
+/**
+ * What a tool works with: the session's errand and the refs of its pages' snapshots. @example browserSnapshot.run({
+ * errand, refs: new RefBook() }, {})
+ */
 export interface ToolContext {
   readonly errand: ErrandBrowser
   readonly refs: RefBook
-  /** What each page waits on (modal state) and the downloads not shown yet; console and requests are the runtime's (`pageLogOf`). */
+  /**
+   * What each page waits on (modal state) and the downloads not shown yet; console and requests are the runtime's
+   * (`pageLogOf`).
+   */
   readonly logs: PageLogs
   /** Told when a download of a page this session saw has landed (its resource list changed). */
   readonly landed?: (() => void) | undefined
 }
 
-/** One tool. @example server.registerTool(t.name, { description: t.description, inputSchema: t.inputSchema }, handler) */
+/**
+ * One tool. @example server.registerTool(t.name, { description: t.description, inputSchema: t.inputSchema }, handler)
+ */
 export interface Tool<S extends z.ZodRawShape = z.ZodRawShape> {
   readonly name: string
   readonly title: string
@@ -129,7 +139,8 @@ const pageState = (ctx: ToolContext, page: Page): Promise<string> =>
         : [
             '### Modal state',
             modal.kind === 'dialog'
-              ? `- [${JSON.stringify(modal.type)} dialog with message ${JSON.stringify(modal.message.slice(0, 500))}]: can be handled by browser_handle_dialog`
+              ? `- [${JSON.stringify(modal.type)} dialog with message ` +
+                `${JSON.stringify(modal.message.slice(0, 500))}]: can be handled by browser_handle_dialog`
               : '- [File chooser]: can be handled by browser_file_upload',
           ]),
       ...(snap === undefined

@@ -34,7 +34,8 @@ export const browserEmulateMedia = tool({
   name: 'browser_emulate_media',
   title: 'Emulate media features',
   description:
-    'Emulate CSS media features for the page, for example switch between the light and dark color scheme. Omitted parameters are left unchanged; null clears an override.',
+    'Emulate CSS media features for the page, for example switch between the light and dark color scheme. Omitted ' +
+    'parameters are left unchanged; null clears an override.',
   inputSchema: {
     colorScheme: feature(['light', 'dark'], 'Emulates the prefers-color-scheme media feature'),
     reducedMotion: feature(['reduce', 'no-preference'], 'Emulates the prefers-reduced-motion media feature'),

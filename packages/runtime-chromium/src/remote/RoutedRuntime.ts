@@ -12,7 +12,8 @@
  *
  * @example
  * const routed = yield* makeRoutedRuntime(local, { cdpUrl, policy, log, deadlineMs: 30_000, notes })
- * routed.describe() // { kind: 'cdp', where: 'remote', remote: { endpoint: 'http://127.0.0.1:9222', state: 'connected' } }
+ * routed.describe() // { kind: 'cdp', where: 'remote', remote: { endpoint: 'http://127.0.0.1:9222', state: 'connected'
+ * } }
  */
 import { describeTarget, type GuardPolicy } from '@errands/guard'
 import {
@@ -87,7 +88,9 @@ export const makeRoutedRuntime = (
       Effect.gen(function* () {
         state = 'fallback'
         const at = yield* Clock.currentTimeMillis
-        const text = `The DevTools browser at ${endpoint} cannot make browser contexts (${reason}); errands run in our own browser here.`
+        const text =
+          `The DevTools browser at ${endpoint} cannot make browser contexts (${reason}); errands run in ` +
+          `our own browser here.`
         options.notes.add({ at, level: 'warning', text })
         options.log(text)
       })
@@ -173,7 +176,8 @@ export const makeRoutedRuntime = (
               new InvalidUpstreamProxy({
                 reason: 'unsupported',
                 message:
-                  'This errand runs in a remote DevTools browser, which cannot chain through a proxy; open a new session with X-Browser-Proxy instead.',
+                  'This errand runs in a remote DevTools browser, which cannot chain through a proxy; open a new ' +
+                  'session with X-Browser-Proxy instead.',
               }),
             )
           : local.setUpstreamProxy(id, proxy),
