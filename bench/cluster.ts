@@ -34,7 +34,7 @@ const LOCK_EXPIRY_MS = 4_000
 const ENV = {
   ERRANDS_MAX_SESSIONS: String(PARALLEL),
   ERRANDS_SNAPSHOT_DEBOUNCE_MS: '300',
-  CHROMIUM_PATH: process.env['CHROMIUM_PATH'] ?? '/usr/lib/chromium/chromium',
+  CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium',
 }
 
 type Call = ReturnType<typeof client>

@@ -154,23 +154,23 @@ export const benchDevtools = async (rounds: number): Promise<Row[]> => {
     await flooded.started
     const during = await latencies(host, flooded.done, 20)
     const outcome = await flooded.done
-    const base = median(times['direct']!)
-    const hopBase = median(hop['direct']!) / 50
+    const base = median(times.direct!)
+    const hopBase = median(hop.direct!) / 50
     const p50 = percentile(alone, 50)
     return [
       { section: SECTION, name: 'connectOverCDP straight to a plain Chromium', median: base, ratio: 1 },
       {
         section: SECTION,
         name: "through the errand's DevTools endpoint",
-        median: median(times['proxy']!),
-        ratio: median(times['proxy']!) / base,
+        median: median(times.proxy!),
+        ratio: median(times.proxy!) / base,
       },
       { section: HOP, name: 'straight to a plain Chromium', median: hopBase, ratio: 1 },
       {
         section: HOP,
         name: "through the errand's DevTools endpoint",
-        median: median(hop['proxy']!) / 50,
-        ratio: median(hop['proxy']!) / 50 / hopBase,
+        median: median(hop.proxy!) / 50,
+        ratio: median(hop.proxy!) / 50 / hopBase,
       },
       { section: FLOOD, name: `B alone: p50 (${alone.length} calls)`, median: p50, ratio: 1 },
       { section: FLOOD, name: 'B alone: p95', median: percentile(alone, 95), ratio: percentile(alone, 95) / p50 },

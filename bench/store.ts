@@ -72,7 +72,7 @@ export const benchStore = async (rounds: number): Promise<Row[]> => {
         ]),
       )
       const times = await interleave(sides, rounds, 5)
-      const base = median(times['file']!)
+      const base = median(times.file!)
       for (const name of Object.keys(stores)) {
         rows.push({
           section: `sealed store: ${call} (40 records of ~8 KB; Postgres on loopback)`,

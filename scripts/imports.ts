@@ -157,7 +157,7 @@ export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: R
           continue
         }
         const target = isBuiltin(specifier) ? specifier : packageOf(specifier)
-        if (forbidden !== undefined && forbidden.packages.includes(target)) {
+        if (forbidden?.packages.includes(target)) {
           report(
             'forbidden',
             file.path,

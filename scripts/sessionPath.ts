@@ -47,28 +47,28 @@ const isNode = (value: unknown): value is Node =>
   typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string'
 
 const identifier = (node: unknown): string | undefined =>
-  isNode(node) && node.type === 'Identifier' ? (node['name'] as string) : undefined
+  isNode(node) && node.type === 'Identifier' ? (node.name as string) : undefined
 
 // `yield* Supervisor` in a generator, or read as `yield * Supervisor` outside one.
 const isSupervisorTag = (node: unknown): boolean => {
   if (!isNode(node)) return false
   if (identifier(node) === 'Supervisor') return true
-  if (node.type === 'YieldExpression') return isSupervisorTag(node['argument'])
-  if (node.type === 'BinaryExpression' && identifier(node['left']) === 'yield') return isSupervisorTag(node['right'])
+  if (node.type === 'YieldExpression') return isSupervisorTag(node.argument)
+  if (node.type === 'BinaryExpression' && identifier(node.left) === 'yield') return isSupervisorTag(node.right)
   if (
     node.type === 'TSAsExpression' ||
     node.type === 'TSSatisfiesExpression' ||
     node.type === 'ParenthesizedExpression'
   )
-    return isSupervisorTag(node['expression'])
+    return isSupervisorTag(node.expression)
   return false
 }
 
 const typedSupervisor = (id: Node): boolean => {
-  const annotation = id['typeAnnotation']
+  const annotation = id.typeAnnotation
   if (!isNode(annotation)) return false
-  const type = annotation['typeAnnotation']
-  return isNode(type) && type.type === 'TSTypeReference' && identifier(type['typeName']) === 'SupervisorShape'
+  const type = annotation.typeAnnotation
+  return isNode(type) && type.type === 'TSTypeReference' && identifier(type.typeName) === 'SupervisorShape'
 }
 
 const walk = (node: Node, visit: (node: Node) => void): void => {
@@ -83,10 +83,10 @@ const walk = (node: Node, visit: (node: Node) => void): void => {
 }
 
 const propertyName = (node: Node): string | undefined => {
-  const property = node['property'] ?? node['key']
-  if (node['computed'] === true)
-    return isNode(property) && property.type === 'Literal' && typeof property['value'] === 'string'
-      ? property['value']
+  const property = node.property ?? node.key
+  if (node.computed === true)
+    return isNode(property) && property.type === 'Literal' && typeof property.value === 'string'
+      ? property.value
       : undefined
   return identifier(property)
 }
@@ -110,19 +110,19 @@ export const checkSessionPath = (
   const names = new Set<string>()
   walk(program, (node) => {
     if (node.type === 'VariableDeclarator') {
-      const name = identifier(node['id'])
-      if (name !== undefined && (isSupervisorTag(node['init']) || typedSupervisor(node['id'] as Node))) names.add(name)
+      const name = identifier(node.id)
+      if (name !== undefined && (isSupervisorTag(node.init) || typedSupervisor(node.id as Node))) names.add(name)
     }
-    if (node.type === 'Identifier' && typedSupervisor(node)) names.add(node['name'] as string)
+    if (node.type === 'Identifier' && typedSupervisor(node)) names.add(node.name as string)
     if (node.type === 'CallExpression') {
-      const args = node['arguments'] as Array<unknown>
+      const args = node.arguments as Array<unknown>
       const callback = args[1]
       if (
         isSupervisorTag(args[0]) &&
         isNode(callback) &&
         (callback.type === 'ArrowFunctionExpression' || callback.type === 'FunctionExpression')
       ) {
-        const param = identifier((callback['params'] as Array<unknown>)[0])
+        const param = identifier((callback.params as Array<unknown>)[0])
         if (param !== undefined) names.add(param)
       }
     }
@@ -149,14 +149,14 @@ export const checkSessionPath = (
     })
   walk(program, (node) => {
     if (node.type === 'MemberExpression') {
-      const name = isSupervisor(node['object'])
+      const name = isSupervisor(node.object)
       const verb = propertyName(node)
       if (name !== undefined && verb !== undefined && verbs.includes(verb)) add(node, name, verb)
     }
-    if (node.type === 'VariableDeclarator' && isNode(node['id']) && (node['id'] as Node).type === 'ObjectPattern') {
-      const name = isSupervisor(node['init'])
+    if (node.type === 'VariableDeclarator' && isNode(node.id) && (node.id as Node).type === 'ObjectPattern') {
+      const name = isSupervisor(node.init)
       if (name === undefined) return
-      for (const property of (node['id'] as Node)['properties'] as Array<Node>) {
+      for (const property of (node.id as Node).properties as Array<Node>) {
         const verb = property.type === 'Property' ? propertyName(property) : undefined
         if (verb !== undefined && verbs.includes(verb)) add(property, name, verb)
       }

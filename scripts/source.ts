@@ -45,10 +45,10 @@ const isNode = (value: unknown): value is Node =>
 
 const literal = (value: unknown): string | undefined => {
   if (!isNode(value)) return undefined
-  if (value.type === 'Literal' && typeof value['value'] === 'string') return value['value']
+  if (value.type === 'Literal' && typeof value.value === 'string') return value.value
   // `typeof import('x')` wraps its argument in a literal type.
-  if (value.type === 'TSLiteralType') return literal(value['literal'])
-  const quasis = value['quasis']
+  if (value.type === 'TSLiteralType') return literal(value.literal)
+  const quasis = value.quasis
   if (value.type === 'TemplateLiteral' && Array.isArray(quasis) && quasis.length === 1)
     return (quasis[0] as { value: { cooked: string } }).value.cooked
   return undefined
@@ -57,9 +57,9 @@ const literal = (value: unknown): string | undefined => {
 // The name a test call is rooted in: `it`, `it.each([...])`, `describe.skip`, `it.effect`.
 const calleeRoot = (callee: unknown): string | undefined => {
   if (!isNode(callee)) return undefined
-  if (callee.type === 'Identifier') return callee['name'] as string
-  if (callee.type === 'MemberExpression') return calleeRoot(callee['object'])
-  if (callee.type === 'CallExpression') return calleeRoot(callee['callee'])
+  if (callee.type === 'Identifier') return callee.name as string
+  if (callee.type === 'MemberExpression') return calleeRoot(callee.object)
+  if (callee.type === 'CallExpression') return calleeRoot(callee.callee)
   return undefined
 }
 const TEST_CALLS = new Set(['describe', 'it', 'test'])
@@ -96,17 +96,17 @@ export const scan = (path: string, text: string): Scanned => {
       case 'ExportNamedDeclaration':
       case 'ExportAllDeclaration':
       case 'ImportExpression':
-        add(node['source'], node)
+        add(node.source, node)
         break
       case 'TSImportType':
-        add(node['source'] ?? node['argument'], node)
+        add(node.source ?? node.argument, node)
         break
       case 'TSExternalModuleReference':
-        add(node['expression'], node)
+        add(node.expression, node)
         break
       case 'CallExpression': {
-        const root = calleeRoot(node['callee'])
-        const title = literal((node['arguments'] as Array<unknown>)[0])
+        const root = calleeRoot(node.callee)
+        const title = literal((node.arguments as Array<unknown>)[0])
         if (root !== undefined && TEST_CALLS.has(root) && title !== undefined)
           titles.push({ text: title, line: lineOf(node.start) })
         break

@@ -23,7 +23,7 @@ process.on('message', (message) => {
 // The channel must not keep the program alive after its shutdown.
 process.channel?.unref()
 
-const rules = process.env['ERRANDS_SOAK_RESOLVER_RULES']
+const rules = process.env.ERRANDS_SOAK_RESOLVER_RULES
 // The monitor counts the errands' browser's contexts by asking Chromium itself (never the engine's
 // bookkeeping). The engine's Chromiums have no debugging port (they speak CDP over Playwright's
 // pipe, issue #27), so the soak — and only the soak — opens one on a port Chromium picks and

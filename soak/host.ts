@@ -60,7 +60,7 @@ const request = (
       res.on('data', (c: Buffer) => chunks.push(c))
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8')
-        let parsed: unknown = undefined
+        let parsed: unknown
         try {
           parsed = JSON.parse(text)
         } catch {

@@ -32,7 +32,7 @@ export interface RunOptions {
  */
 export const openJournal = (path: string, options: RunOptions) => {
   const t0 = Date.now()
-  writeFileSync(path, JSON.stringify({ kind: 'run', at: new Date(t0).toISOString(), options }) + '\n')
+  writeFileSync(path, `${JSON.stringify({ kind: 'run', at: new Date(t0).toISOString(), options })}\n`)
   let buffer: string[] = []
   const flush = () => {
     if (buffer.length === 0) return
@@ -44,7 +44,7 @@ export const openJournal = (path: string, options: RunOptions) => {
   return {
     path,
     write: (entry: Record<string, unknown>) => {
-      buffer.push(JSON.stringify({ t: Date.now() - t0, ...entry }) + '\n')
+      buffer.push(`${JSON.stringify({ t: Date.now() - t0, ...entry })}\n`)
       if (buffer.length > 500) flush()
     },
     close: () => {
@@ -69,12 +69,12 @@ export const readJournal = (path: string) => {
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>)
   const head = lines[0]
-  if (head?.['kind'] !== 'run') throw new Error(`${path} is not a soak journal (no run line first)`)
+  if (head?.kind !== 'run') throw new Error(`${path} is not a soak journal (no run line first)`)
   const ops = new Map<string, string[]>()
   for (const l of lines) {
-    if (l['kind'] !== 'op') continue
-    const s = String(l['session'])
-    ops.set(s, [...(ops.get(s) ?? []), String(l['op'])])
+    if (l.kind !== 'op') continue
+    const s = String(l.session)
+    ops.set(s, [...(ops.get(s) ?? []), String(l.op)])
   }
-  return { options: head['options'] as RunOptions, ops }
+  return { options: head.options as RunOptions, ops }
 }

@@ -19,7 +19,7 @@ import { shortTmpDir, startHost, type SoakHost } from './host.ts'
 import { openJournal } from './journal.ts'
 import { parseShow } from './model.ts'
 import { osProbe } from './os.ts'
-import { serveSoakSites, type SoakSites } from './sites.ts'
+import { serveSoakSites } from './sites.ts'
 import { percentile } from './heal.ts'
 
 /** What the loop found. */
@@ -108,8 +108,8 @@ export const sealKillLoop = async (
     const text = await h.call(key, 'GET', '/v1/text')
     const shown = text.status === 200 ? parseShow(String(text.body.text)) : undefined
     if (shown === undefined) return `text ${text.status}`
-    const sid = shown.cookies['sid']
-    const local = shown.local['v']
+    const sid = shown.cookies.sid
+    const local = shown.local.v
     if (sid === undefined && local === undefined) return 'none'
     return sid === local && sid !== undefined ? sid : `mixed: cookie ${sid}, localStorage ${local}`
   }

@@ -10,7 +10,7 @@
  * await runSession(world, new SessionModel('s1'), prng(seed))
  */
 import type { Reply } from './host.ts'
-import { parseShow, SessionModel, type Held } from './model.ts'
+import { parseShow, type SessionModel, type Held } from './model.ts'
 import type { World } from './world.ts'
 
 /** The ops a session chooses from, with their weights. */
@@ -130,7 +130,7 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
     const parsed = parseShow(String(text.body.text))
     if (parsed === undefined) return `unreadable /show text`
     lastShown = String(text.body.text).slice(0, 400)
-    return { sid: parsed.cookies['sid'], basket: parsed.cookies['basket'], local: parsed.local, tabs: before }
+    return { sid: parsed.cookies.sid, basket: parsed.cookies.basket, local: parsed.local, tabs: before }
   }
 
   /** After an acknowledged park (exact) or a crash (its own history only). */

@@ -77,7 +77,7 @@ export interface PlainChromium {
 
 const launchPlain = async (): Promise<PlainChromium> => {
   const dir = mkdtempSync(join(tmpdir(), 'errands-plain-'))
-  const executable = process.env['CHROMIUM_PATH'] ?? '/usr/lib/chromium/chromium'
+  const executable = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium'
   const child: ChildProcess = spawn(
     executable,
     [...chromiumArgs(), '--remote-debugging-port=0', `--user-data-dir=${dir}`, 'about:blank'],
@@ -188,7 +188,7 @@ export const both = async (
  */
 export const compare = (plain: Outcome, errand: Outcome, expectedRefused: Partial<Record<Step, string>> = {}): void => {
   // MATRIX_LOG=1 prints both rows (what docs/devtools-endpoint.md's table is written from).
-  if (process.env['MATRIX_LOG'] === '1') console.log(JSON.stringify({ plain, errand }, null, 1))
+  if (process.env.MATRIX_LOG === '1') console.log(JSON.stringify({ plain, errand }, null, 1))
   const offered = (s: Step) => !plain[s].startsWith(NOT_OFFERED)
   expect(plain, 'the task against plain Chromium').toEqual(
     Object.fromEntries(STEPS.map((s) => [s, offered(s) ? 'ok' : plain[s]])),

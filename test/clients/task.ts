@@ -73,7 +73,7 @@ export const runTask = async (
     }
   }
   // MATRIX_LOG=1 also prints where the time went.
-  if (process.env['MATRIX_LOG'] === '1') console.log('step ms', JSON.stringify(took))
+  if (process.env.MATRIX_LOG === '1') console.log('step ms', JSON.stringify(took))
   return outcome
 }
 

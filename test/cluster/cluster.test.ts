@@ -238,7 +238,7 @@ describe('three hosts on one Postgres (K1)', () => {
         const made = await run(`SELECT c.relname, c.relkind, pg_get_userbyid(c.relowner) AS owner FROM pg_class c
         WHERE c.relnamespace = 'errands'::regnamespace AND c.relkind IN ('r', 'S') ORDER BY c.relname`)
         expect(made.ok).toBe(true)
-        expect(made.rows.map((r) => `${r['relkind']}:${r['relname']}`)).toEqual([
+        expect(made.rows.map((r) => `${r.relkind}:${r.relname}`)).toEqual([
           'r:cluster_messages',
           'S:cluster_messages_rowid_seq',
           'r:cluster_migrations',
@@ -250,7 +250,7 @@ describe('three hosts on one Postgres (K1)', () => {
           'r:errands_person_settings',
           'r:errands_sealed_records',
         ])
-        expect(new Set(made.rows.map((r) => r['owner']))).not.toContain(roles.host)
+        expect(new Set(made.rows.map((r) => r.owner))).not.toContain(roles.host)
         // The hosts' role reads and writes them (the cases above and below are the proof at scale)…
         expect((await run('SELECT count(*) FROM errands_sealed_records')).ok).toBe(true)
         // …and can do nothing else to them, nor anything to the server.
@@ -806,9 +806,9 @@ describe('three hosts on one Postgres (K1)', () => {
             await eventually(async () => [...(await holders()).values()].every((h) => h.length === 1), 15_000, 100),
           ).toBe(true)
         }),
-        process.env['CLUSTER_PROPERTY_RUNS'] === undefined
+        process.env.CLUSTER_PROPERTY_RUNS === undefined
           ? { numRuns: 1, seed: 1616, endOnFailure: true }
-          : { numRuns: Number(process.env['CLUSTER_PROPERTY_RUNS']), endOnFailure: true },
+          : { numRuns: Number(process.env.CLUSTER_PROPERTY_RUNS), endOnFailure: true },
       )
       // The next case wants two live runners.
       while (cluster.live().length < 2) await cluster.add()

@@ -187,7 +187,7 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
     ERRANDS_CLUSTER_KEY_FILE: keyFile,
     ERRANDS_CLUSTER_SHARDS: String(shards),
     ERRANDS_CLUSTER_LOCK_EXPIRY_MS: String(options.lockExpiryMs ?? 4_000),
-    CHROMIUM_PATH: process.env['CHROMIUM_PATH'] ?? '/usr/lib/chromium/chromium',
+    CHROMIUM_PATH: process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium',
     ...options.env,
   }
   const hosts: Array<ClusterHost> = []

@@ -214,7 +214,7 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
       })
     expect(await status({ origin: 'http://evil.example' })).toBe(403)
     expect(await status({ host: `evil.example:${host.port}` })).toBe(421)
-    expect(await status({}, '/devtools/' + 'x'.repeat(43))).toBe(404)
+    expect(await status({}, `/devtools/${'x'.repeat(43)}`)).toBe(404)
     expect(await status({})).toBe(101)
   })
 })

@@ -11,7 +11,7 @@ const env = useDevToolsHost(1, { ERRANDS_DEVTOOLS_MAX_CONNECTIONS: '2' })
 
 describe("the DevTools endpoint's limits come from the host's settings", () => {
   it('refuses the third connection of an errand when the settings say two', async () => {
-    expect(process.env['ERRANDS_DEVTOOLS_MAX_CONNECTIONS']).toBeUndefined()
+    expect(process.env.ERRANDS_DEVTOOLS_MAX_CONNECTIONS).toBeUndefined()
     const open: Array<RawCdp> = []
     try {
       for (let i = 0; i < 2; i++) open.push(await RawCdp.open(await env().endpoint('configured')))

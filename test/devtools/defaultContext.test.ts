@@ -43,7 +43,7 @@ describe("cookie and storage methods on any session are the errand's (#27)", () 
 
         // Reading without an id on A's session sees A's cookies only.
         const read = await a.send('Storage.getCookies', {}, sessionId)
-        const names = ((read.result?.['cookies'] ?? []) as Array<{ name: string }>).map((c) => c.name)
+        const names = ((read.result?.cookies ?? []) as Array<{ name: string }>).map((c) => c.name)
         expect(names).toContain('covert')
         expect(names).not.toContain('bOnly')
         // Naming another context on a session is refused.

@@ -58,10 +58,10 @@ describe("files of the engine's machine: only the errand's own folder (#27)", ()
         (
           await cdp.send(
             'DOM.querySelector',
-            { nodeId: (doc.result!['root'] as { nodeId: number }).nodeId, selector },
+            { nodeId: (doc.result!.root as { nodeId: number }).nodeId, selector },
             sessionId,
           )
-        ).result!['nodeId'] as number
+        ).result!.nodeId as number
       const [file, dir] = [await nodeOf('#f'), await nodeOf('#d')]
       const received = async (id: string): Promise<{ bytes: number; names: Array<string> }> => {
         const r = await cdp.send(
@@ -69,7 +69,7 @@ describe("files of the engine's machine: only the errand's own folder (#27)", ()
           { expression: `received(${JSON.stringify(id)})`, awaitPromise: true, returnByValue: true },
           sessionId,
         )
-        return JSON.parse((r.result!['result'] as { value: string }).value)
+        return JSON.parse((r.result!.result as { value: string }).value)
       }
 
       const attacks: Array<[string, number, Array<string>, RegExp]> = [
@@ -137,7 +137,7 @@ describe("files of the engine's machine: only the errand's own folder (#27)", ()
       expect(await eventually(() => existsSync(join(folder, 'got.txt')), 15_000)).toBe(true)
       expect(
         await eventually(
-          () => cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params['state'] === 'completed'),
+          () => cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params.state === 'completed'),
           15_000,
         ),
       ).toBe(true)

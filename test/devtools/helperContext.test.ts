@@ -52,8 +52,8 @@ describe('a second browser context through an errand is a helper errand (#22, E1
     const cdp = await RawCdp.open(await env().endpoint('hc2'))
     try {
       const created = await cdp.send('Target.createBrowserContext', {})
-      const helperId = created.result!['browserContextId'] as string
-      expect((await cdp.send('Target.getBrowserContexts')).result!['browserContextIds']).toEqual([helperId])
+      const helperId = created.result!.browserContextId as string
+      expect((await cdp.send('Target.getBrowserContexts')).result!.browserContextIds).toEqual([helperId])
       const helperConversation = [...Array(5).keys()]
         .map((i) => `session:hc2/devtools-${i + 1}`)
         .find((id) => host.supervisor.contextOf(id) !== undefined)
@@ -71,12 +71,12 @@ describe('a second browser context through an errand is a helper errand (#22, E1
         ).toMatch(/not this errand's/)
         expect((await cdp.send('Target.disposeBrowserContext', { browserContextId: id })).error?.code).toBe(-32000)
       }
-      const targets = (await cdp.send('Target.getTargets')).result!['targetInfos'] as Array<{ targetId: string }>
-      expect(targets.map((t) => t.targetId)).not.toContain(theirs.result!['targetId'])
+      const targets = (await cdp.send('Target.getTargets')).result!.targetInfos as Array<{ targetId: string }>
+      expect(targets.map((t) => t.targetId)).not.toContain(theirs.result!.targetId)
       cdp.close()
       expect(await eventually(() => host.supervisor.contextOf(helperConversation!) === undefined)).toBe(true)
       // The other errand's tab is still there.
-      expect((await other.send('Target.getTargetInfo', { targetId: theirs.result!['targetId'] })).error).toBeUndefined()
+      expect((await other.send('Target.getTargetInfo', { targetId: theirs.result!.targetId })).error).toBeUndefined()
     } finally {
       cdp.close()
       other.close()

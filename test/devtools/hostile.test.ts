@@ -220,7 +220,7 @@ describe("a hostile client on an errand's DevTools endpoint", () => {
     )
     const step = fc.record({ method, params, on: fc.constantFrom('browser', 'own', 'crafted') })
 
-    const runs = Number(process.env['DEVTOOLS_HOSTILE_RUNS'] ?? 6)
+    const runs = Number(process.env.DEVTOOLS_HOSTILE_RUNS ?? 6)
     let steps = 0
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (sequence) => {
@@ -260,7 +260,7 @@ describe("a hostile client on an errand's DevTools endpoint", () => {
           client.close()
         }
       }),
-      { numRuns: runs, seed: Number(process.env['FC_SEED'] ?? 1313), endOnFailure: true },
+      { numRuns: runs, seed: Number(process.env.FC_SEED ?? 1313), endOnFailure: true },
     )
     expect(steps).toBeGreaterThanOrEqual(runs)
     // And on the wire: the other errand still sends its own sign-in, and none of the client's.

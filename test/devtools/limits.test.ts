@@ -56,31 +56,28 @@ describe('limits of the DevTools endpoint (#27)', () => {
     cdp.close()
   })
 
-  it(
-    `refuses connection ${MAX_CONNECTIONS + 1} of one errand with 429, and another errand is not ` + `counted`,
-    async () => {
-      const open: Array<RawCdp> = []
-      try {
-        for (let i = 0; i < MAX_CONNECTIONS; i++) open.push(await RawCdp.open(await env().endpoint('lim-conn')))
-        await expect(RawCdp.open(await env().endpoint('lim-conn'))).rejects.toThrow(/HTTP 429/)
-        const other = await RawCdp.open(await env().endpoint('lim-other'))
-        open.push(other)
-        expect((await other.send('Browser.getVersion')).result).toBeDefined()
-        // One closed: room for one more.
-        open.shift()!.close()
-        await open[0]!.send('Browser.getVersion')
-        let again: RawCdp | undefined
-        for (let i = 0; i < 50 && again === undefined; i++) {
-          again = await RawCdp.open(await env().endpoint('lim-conn')).catch(() => undefined)
-          if (again === undefined) await new Promise((r) => setTimeout(r, 50))
-        }
-        expect(again).toBeDefined()
-        open.push(again!)
-      } finally {
-        for (const c of open) c.close()
+  it(`refuses connection ${MAX_CONNECTIONS + 1} of one errand with 429, and another errand is not counted`, async () => {
+    const open: Array<RawCdp> = []
+    try {
+      for (let i = 0; i < MAX_CONNECTIONS; i++) open.push(await RawCdp.open(await env().endpoint('lim-conn')))
+      await expect(RawCdp.open(await env().endpoint('lim-conn'))).rejects.toThrow(/HTTP 429/)
+      const other = await RawCdp.open(await env().endpoint('lim-other'))
+      open.push(other)
+      expect((await other.send('Browser.getVersion')).result).toBeDefined()
+      // One closed: room for one more.
+      open.shift()!.close()
+      await open[0]!.send('Browser.getVersion')
+      let again: RawCdp | undefined
+      for (let i = 0; i < 50 && again === undefined; i++) {
+        again = await RawCdp.open(await env().endpoint('lim-conn')).catch(() => undefined)
+        if (again === undefined) await new Promise((r) => setTimeout(r, 50))
       }
-    },
-  )
+      expect(again).toBeDefined()
+      open.push(again!)
+    } finally {
+      for (const c of open) c.close()
+    }
+  })
 
   it('refuses a flood past the in-flight limit command by command, and the connection goes on', async () => {
     const cdp = await RawCdp.open(await env().endpoint('lim-flood'))

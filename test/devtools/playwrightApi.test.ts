@@ -110,7 +110,7 @@ describe('Playwright and Puppeteer APIs beyond pages, through an errand (#22)', 
               { expression: '1' },
               (
                 await other.send('Target.attachToTarget', { targetId: foreign, flatten: true })
-              ).result!['sessionId'] as string,
+              ).result!.sessionId as string,
             )
           ).error,
         ).toBeUndefined()
@@ -130,30 +130,26 @@ describe('Playwright and Puppeteer APIs beyond pages, through an errand (#22)', 
       const cdp = await RawCdp.open(url)
       try {
         const attached = await cdp.send('Target.attachToBrowserTarget')
-        const bs = attached.result!['sessionId'] as string
+        const bs = attached.result!.sessionId as string
         expect(
           cdp.events.some(
             (e) =>
               e.method === 'Target.attachedToTarget' &&
-              e.params['sessionId'] === bs &&
-              (e.params['targetInfo'] as { type: string }).type === 'browser',
+              e.params.sessionId === bs &&
+              (e.params.targetInfo as { type: string }).type === 'browser',
           ),
         ).toBe(true)
-        const root = (await cdp.send('Target.getTargets')).result!['targetInfos'] as Array<{ targetId: string }>
-        const viaSession = (await cdp.send('Target.getTargets', {}, bs)).result!['targetInfos'] as Array<{
+        const root = (await cdp.send('Target.getTargets')).result!.targetInfos as Array<{ targetId: string }>
+        const viaSession = (await cdp.send('Target.getTargets', {}, bs)).result!.targetInfos as Array<{
           targetId: string
         }>
         expect(viaSession.map((t) => t.targetId).sort()).toEqual(root.map((t) => t.targetId).sort())
         // A tab opened through the browser session is the errand's and attaches on it.
         const created = await cdp.send('Target.createTarget', { url: 'about:blank' }, bs)
-        const page = await cdp.send(
-          'Target.attachToTarget',
-          { targetId: created.result!['targetId'], flatten: true },
-          bs,
-        )
-        const ps = page.result!['sessionId'] as string
+        const page = await cdp.send('Target.attachToTarget', { targetId: created.result!.targetId, flatten: true }, bs)
+        const ps = page.result!.sessionId as string
         expect(
-          (await cdp.send('Runtime.evaluate', { expression: '1 + 1', returnByValue: true }, ps)).result!['result'],
+          (await cdp.send('Runtime.evaluate', { expression: '1 + 1', returnByValue: true }, ps)).result!.result,
         ).toMatchObject({ value: 2 })
         const pages = (root as Array<{ type?: string }>).filter((t) => t.type === 'page').length
         expect(
@@ -182,9 +178,7 @@ describe('Playwright and Puppeteer APIs beyond pages, through an errand (#22)', 
 
         // Detaching the browser session ends it (Chromium's detachedFromTarget), the connection goes on.
         expect((await cdp.send('Target.detachFromTarget', { sessionId: bs })).error).toBeUndefined()
-        expect(cdp.events.some((e) => e.method === 'Target.detachedFromTarget' && e.params['sessionId'] === bs)).toBe(
-          true,
-        )
+        expect(cdp.events.some((e) => e.method === 'Target.detachedFromTarget' && e.params.sessionId === bs)).toBe(true)
         expect((await cdp.send('Target.getTargets', {}, bs)).error?.message).toMatch(/no session/)
         expect((await cdp.send('Browser.getVersion')).error).toBeUndefined()
       } finally {
@@ -212,7 +206,7 @@ describe('Playwright and Puppeteer APIs beyond pages, through an errand (#22)', 
 
         // The other errand's window, asked through its own endpoint, is not ours to move.
         const { sessionId } = await other.newPage()
-        const theirs = (await other.send('Browser.getWindowForTarget', {}, sessionId)).result!['windowId'] as number
+        const theirs = (await other.send('Browser.getWindowForTarget', {}, sessionId)).result!.windowId as number
         expect(theirs).not.toBe(windowId)
         await expect(
           cdp.send('Browser.setWindowBounds', { windowId: theirs, bounds: { width: 300, height: 300 } }),
@@ -223,12 +217,10 @@ describe('Playwright and Puppeteer APIs beyond pages, through an errand (#22)', 
         await expect(cdp.send('Browser.getWindowForTarget', { targetId: 'F'.repeat(32) })).rejects.toThrow(
           /targetId of this errand/,
         )
-        expect((await other.send('Browser.getWindowBounds', { windowId: theirs })).result!['bounds']).not.toMatchObject(
-          {
-            width: 300,
-            height: 300,
-          },
-        )
+        expect((await other.send('Browser.getWindowBounds', { windowId: theirs })).result!.bounds).not.toMatchObject({
+          width: 300,
+          height: 300,
+        })
       } finally {
         await browser.disconnect()
         other.close()

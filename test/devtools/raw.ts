@@ -79,10 +79,10 @@ export class RawCdp {
   async newPage(url = 'about:blank'): Promise<{ readonly targetId: string; readonly sessionId: string }> {
     const created = await this.send('Target.createTarget', { url })
     if (!created.result) throw new Error(`createTarget: ${created.error?.message}`)
-    const targetId = created.result['targetId'] as string
+    const targetId = created.result.targetId as string
     const attached = await this.send('Target.attachToTarget', { targetId, flatten: true })
     if (!attached.result) throw new Error(`attachToTarget: ${attached.error?.message}`)
-    return { targetId, sessionId: attached.result['sessionId'] as string }
+    return { targetId, sessionId: attached.result.sessionId as string }
   }
 
   /** Resolves when the connection has ended. @example await cdp.closed() */

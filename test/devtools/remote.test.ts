@@ -87,7 +87,7 @@ describe('a DevTools endpoint of an errand in a remote DevTools browser (R2)', (
         )
         expect(
           await eventually(() =>
-            cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params['state'] === 'canceled'),
+            cdp.events.some((e) => e.method === 'Browser.downloadProgress' && e.params.state === 'canceled'),
           ),
         ).toBe(true)
         expect(readdirSync(named)).toEqual([])

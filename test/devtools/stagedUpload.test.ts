@@ -111,7 +111,7 @@ describe('a staged file uploaded by a DevTools client (#25)', () => {
     ).toBe(true)
     const cdp = await RawCdp.open(await env().endpoint('up-pp'))
     try {
-      const targets = (await cdp.send('Target.getTargets')).result!['targetInfos'] as Array<{
+      const targets = (await cdp.send('Target.getTargets')).result!.targetInfos as Array<{
         targetId: string
         type: string
       }>
@@ -121,7 +121,7 @@ describe('a staged file uploaded by a DevTools client (#25)', () => {
           flatten: true,
         })
       ).result as { sessionId: string }
-      const root = (await cdp.send('DOM.getDocument', {}, sessionId)).result!['root'] as { nodeId: number }
+      const root = (await cdp.send('DOM.getDocument', {}, sessionId)).result!.root as { nodeId: number }
       const { nodeId } = (await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: '#file' }, sessionId))
         .result as { nodeId: number }
       expect(
@@ -136,7 +136,7 @@ describe('a staged file uploaded by a DevTools client (#25)', () => {
         { expression: 'document.getElementById("file").files[0].text()', awaitPromise: true, returnByValue: true },
         sessionId,
       )
-      expect((read.result!['result'] as { value: string }).value).toBe('a staged report for puppeteer')
+      expect((read.result!.result as { value: string }).value).toBe('a staged report for puppeteer')
     } finally {
       cdp.close()
     }

@@ -2,7 +2,6 @@ import { pidsWithEnv } from '@errands/runtime-chromium'
 import { SealedStore } from '@errands/store'
 import { Effect } from 'effect'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { chromiumProcesses, eventually } from '../fixtures/processes.ts'
@@ -86,7 +85,7 @@ describe('park, restart, resume (issue 4)', () => {
         Effect.scoped(
           Effect.gen(function* () {
             const store = yield* SealedStore
-            return (store.dir ? join(store.dir, 'errands') : '') + '/'
+            return `${store.dir ? join(store.dir, 'errands') : ''}/`
           }),
         ).pipe(Effect.provide(SealedStore.layer({ dir: join(dataDir, 'store') }))),
       )

@@ -49,7 +49,7 @@ export const serveCdpProxy = async (upstreamHttp: string): Promise<CdpProxy> => 
     }
     const version = (await (await fetch(`${upstreamHttp}/json/version`)).json()) as Record<string, string>
     const port = (server.address() as AddressInfo).port
-    const path = new URL(version['webSocketDebuggerUrl']!).pathname
+    const path = new URL(version.webSocketDebuggerUrl!).pathname
     res.writeHead(200, { 'content-type': 'application/json' })
     res.end(JSON.stringify({ ...version, webSocketDebuggerUrl: `ws://127.0.0.1:${port}${path}` }))
   })

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestHost, until, type TestHost } from '../host/harness.ts'
 import { serveFileSite, type FileSite } from '../fixtures/fileSite.ts'
-import { bytesOf, downloadsOf, type Agent } from './downloads.ts'
+import { bytesOf, downloadsOf } from './downloads.ts'
 
 const MARKER = 'HEALED-INVOICE-MARKER-7c2a'
 const REPORT = Buffer.from(`%PDF-1.4 ${MARKER} ${'x'.repeat(500)}`)

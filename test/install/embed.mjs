@@ -33,7 +33,7 @@ try {
   )
   await errands.taskChanged('packed-1', 'done')
   process.stdout.write(
-    JSON.stringify({
+    `${JSON.stringify({
       loaded: {
         supervisor: import.meta.resolve('@errands/supervisor'),
         runtimeChromium: import.meta.resolve('@errands/runtime-chromium'),
@@ -41,7 +41,7 @@ try {
       },
       tab: { url: tab.url, title: tab.title },
       states,
-    }) + '\n',
+    })}\n`,
   )
 } finally {
   await errands.close()

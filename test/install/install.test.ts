@@ -31,7 +31,7 @@ import { freePort } from '../fixtures/ports.ts'
  */
 
 const repo = resolve(import.meta.dirname, '../..')
-const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/lib/chromium/chromium'
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium'
 let project: string
 let packDir: string
 
@@ -98,7 +98,7 @@ describe('the packed packages, installed outside the monorepo (R4)', () => {
     const out = execFileSync(process.execPath, [join(project, 'node_modules/.bin/errands'), 'demo'], {
       cwd: project,
       encoding: 'utf8',
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
       timeout: 60_000,
     })
     for (const name of ['cap', 'heal', 'park']) {
@@ -117,8 +117,8 @@ describe('the packed packages, installed outside the monorepo (R4)', () => {
         cwd: project,
         encoding: 'utf8',
         env: {
-          PATH: process.env['PATH'] ?? '',
-          HOME: process.env['HOME'] ?? '',
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
           CHROMIUM_PATH: chromium,
           EMBED_DATA_DIR: dataDir,
         },
@@ -147,8 +147,8 @@ describe('the packed packages, installed outside the monorepo (R4)', () => {
     const child = spawn(process.execPath, [join(project, 'node_modules/.bin/errands'), 'host'], {
       cwd: project,
       env: {
-        PATH: process.env['PATH'] ?? '',
-        HOME: process.env['HOME'] ?? '',
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
         CHROMIUM_PATH: chromium,
         ERRANDS_PORT: String(port),
         ERRANDS_DATA_DIR: dataDir,

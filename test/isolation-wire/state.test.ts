@@ -9,7 +9,7 @@
  */
 import type { Cookie } from '@errands/runtime'
 import { describe, expect, it } from 'vitest'
-import { everyone, names, others, useWire, type Who } from './harness.ts'
+import { names, others, useWire, type Who } from './harness.ts'
 import { HOSTS } from './server.ts'
 
 const wire = useWire()

@@ -187,8 +187,8 @@ export const clickOnScreen = async (page: Page, at: { x: number; y: number }): P
   const canvas = page.locator('#screen')
   const box = (await canvas.boundingBox())!
   const size = await canvas.evaluate((c) => ({
-    w: Number((c as HTMLCanvasElement).dataset['pageWidth']),
-    h: Number((c as HTMLCanvasElement).dataset['pageHeight']),
+    w: Number((c as HTMLCanvasElement).dataset.pageWidth),
+    h: Number((c as HTMLCanvasElement).dataset.pageHeight),
   }))
   await page.mouse.click(box.x + (at.x / size.w) * box.width, box.y + (at.y / size.h) * box.height)
 }

@@ -106,7 +106,7 @@ describe('desktop notifications from the live view', () => {
         shown[shown.length - 1]!.dispatchEvent(new Event('click'))
       })
       await poll(() => page.locator('tr[data-conversation="session:k3"]').getAttribute('class')).toContain('selected')
-      const shot = process.env['ERRANDS_SCREENSHOT_DIR']
+      const shot = process.env.ERRANDS_SCREENSHOT_DIR
       if (shot !== undefined)
         await page.screenshot({
           path: join(shot, 'live-view-notify.png'),

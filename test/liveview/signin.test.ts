@@ -62,7 +62,7 @@ describe('asking the person for a sign-in', () => {
     expect(text).toContain('Allow lends your sign-in to this task')
     expect(text).toContain('session:k1')
     expect(await page.locator(`${card('127.0.0.2')} button`).allTextContents()).toEqual(['Allow', 'Deny'])
-    const shot = process.env['ERRANDS_SCREENSHOT_DIR']
+    const shot = process.env.ERRANDS_SCREENSHOT_DIR
     if (shot !== undefined) {
       const file = join(shot, 'live-view-sign-in-question.png')
       mkdirSync(dirname(file), { recursive: true })

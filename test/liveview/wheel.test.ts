@@ -72,7 +72,7 @@ describe('taking the wheel from the live view', () => {
       // The person clicks into the field on the picture and types, then presses Send on the picture.
       await clickOnScreen(page, input)
       await page.keyboard.type(TYPED, { delay: 20 })
-      const shot = process.env['ERRANDS_SCREENSHOT_DIR']
+      const shot = process.env.ERRANDS_SCREENSHOT_DIR
       if (shot !== undefined) {
         // Wait for a frame that shows what was typed before taking the picture.
         await page.waitForTimeout(800)

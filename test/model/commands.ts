@@ -10,7 +10,7 @@ import { Lending } from '@errands/lending'
 import { Effect } from 'effect'
 import { isDeepStrictEqual } from 'node:util'
 import { eventually } from '../fixtures/processes.ts'
-import fc from 'fast-check'
+import type fc from 'fast-check'
 import { verify, InvariantBroken } from './invariants.ts'
 import type { Progress } from './progress.ts'
 import {

@@ -19,15 +19,15 @@ afterAll(async () => {
 })
 
 const env = process.env
-const replay = env['MODEL_REPLAY']
-const soak = env['ERRANDS_SOAK'] === '1'
+const replay = env.MODEL_REPLAY
+const soak = env.ERRANDS_SOAK === '1'
 const budget = soak
   ? {
-      numRuns: Number(env['SOAK_RUNS'] ?? 40),
-      maxCommands: Number(env['SOAK_STEPS'] ?? 60),
-      seed: env['FC_SEED'] ? Number(env['FC_SEED']) : undefined,
+      numRuns: Number(env.SOAK_RUNS ?? 40),
+      maxCommands: Number(env.SOAK_STEPS ?? 60),
+      seed: env.FC_SEED ? Number(env.FC_SEED) : undefined,
     }
-  : { ...CI_BUDGET, seed: Number(env['FC_SEED'] ?? DEFAULT_SEED) }
+  : { ...CI_BUDGET, seed: Number(env.FC_SEED ?? DEFAULT_SEED) }
 
 describe('model-based suite on real Chromium (T3, T4)', () => {
   if (replay !== undefined) {

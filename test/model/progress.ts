@@ -27,7 +27,7 @@ export const DEFAULT_STEP_DEADLINE_MS = 60_000
  * stepDeadlineMs({ MODEL_STEP_DEADLINE_MS: '5000' }) // 5000
  */
 export const stepDeadlineMs = (env: NodeJS.ProcessEnv = process.env): number => {
-  const raw = env['MODEL_STEP_DEADLINE_MS']
+  const raw = env.MODEL_STEP_DEADLINE_MS
   if (raw === undefined || raw === '') return DEFAULT_STEP_DEADLINE_MS
   const ms = Number(raw)
   if (!Number.isInteger(ms) || ms < 1)
@@ -69,7 +69,7 @@ export class Progress {
   private steps = 0
 
   constructor(options: { readonly verbose?: boolean; readonly deadlineMs?: number } = {}) {
-    this.verbose = options.verbose ?? process.env['MODEL_VERBOSE'] === '1'
+    this.verbose = options.verbose ?? process.env.MODEL_VERBOSE === '1'
     this.deadlineMs = options.deadlineMs ?? stepDeadlineMs()
   }
 

@@ -137,7 +137,7 @@ export const replayJournal = (server: NamedSites, path: string, options: ModelRu
  * const path = writeJournal(steps, 'seed 42')
  */
 export const writeJournal = (steps: ReadonlyArray<Step>, note: string, at?: string): string => {
-  const dir = process.env['MODEL_JOURNAL_DIR'] ?? join(tmpdir(), 'errands-model-journals')
+  const dir = process.env.MODEL_JOURNAL_DIR ?? join(tmpdir(), 'errands-model-journals')
   mkdirSync(dir, { recursive: true })
   const path = at ?? join(dir, `failure-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}.jsonl`)
   writeFileSync(
@@ -191,7 +191,7 @@ export const checkModel = async (
   let journalPath: string | undefined
   let failures = 0
   const seed = budget.seed ?? Date.now() % 2 ** 31
-  const replayPath = process.env['FC_REPLAY_PATH']
+  const replayPath = process.env.FC_REPLAY_PATH
   const commands = fc.commands([stepArbitrary.map((step) => new StepCommand(step, recorder))], {
     maxCommands: budget.maxCommands,
     size: 'max',
@@ -246,7 +246,7 @@ export const checkModel = async (
     numRuns: budget.numRuns,
     seed,
     endOnFailure: budget.endOnFailure ?? false,
-    ...(process.env['FC_PATH'] ? { path: process.env['FC_PATH'] } : {}),
+    ...(process.env.FC_PATH ? { path: process.env.FC_PATH } : {}),
   })
   if (!result.failed)
     return {

@@ -125,4 +125,4 @@ export const decodeJournal = (text: string): Step[] =>
   })
 
 /** A whole journal. @example encodeJournal(steps) */
-export const encodeJournal = (steps: ReadonlyArray<Step>): string => steps.map(encodeStep).join('\n') + '\n'
+export const encodeJournal = (steps: ReadonlyArray<Step>): string => `${steps.map(encodeStep).join('\n')}\n`

@@ -6,11 +6,11 @@ import { afterEach, describe, expect, it } from 'vitest'
 // Issue #15 found it: under a TMPDIR longer than 38 bytes Chromium's singleton socket path passes
 // the 107-byte limit of a Unix socket, Chromium exits at once, and Playwright only says "Target
 // page, context or browser has been closed". The runtime now refuses first, in words naming the fix.
-const saved = process.env['TMPDIR']
+const saved = process.env.TMPDIR
 const made: Array<string> = []
 afterEach(() => {
-  if (saved === undefined) delete process.env['TMPDIR']
-  else process.env['TMPDIR'] = saved
+  if (saved === undefined) delete process.env.TMPDIR
+  else process.env.TMPDIR = saved
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
@@ -26,13 +26,13 @@ describe('the temp dir Chromium starts under', () => {
     'start', async () => {
     const dataDir = mkdtempSync('/tmp/errands-tmpdir-')
     made.push(dataDir)
-    process.env['TMPDIR'] = tmpOf(39)
+    process.env.TMPDIR = tmpOf(39)
     const refused = await Effect.runPromise(Effect.flip(ChromiumRuntime.make({ dataDir })))
     expect(refused._tag).toBe('RuntimeError')
     expect(refused.reason).toBe('invalid')
     expect(refused.message).toContain('Set TMPDIR to a folder of at most 38 bytes')
 
-    process.env['TMPDIR'] = tmpOf(38)
+    process.env.TMPDIR = tmpOf(38)
     const runtime = await Effect.runPromise(ChromiumRuntime.make({ dataDir }))
     try {
       const id = await Effect.runPromise(

@@ -19,7 +19,7 @@ const built = Symbol.for('errands.test.built')
 /** Builds once per vitest process, whichever tier's setup comes first. @example export default buildPackages */
 export default function buildPackages(): void {
   const g = globalThis as { [built]?: boolean }
-  if (g[built] === true || process.env['ERRANDS_BUILT'] === '1') return
+  if (g[built] === true || process.env.ERRANDS_BUILT === '1') return
   g[built] = true
   // The one build (scripts/build.sh): tsc -b, then the live view's front end into its dist/.
   const result = spawnSync('bash', [resolve(repo, 'scripts/build.sh')], { cwd: repo, encoding: 'utf8' })
@@ -30,5 +30,5 @@ export default function buildPackages(): void {
     )
   }
   // What this process starts (`npm start -- mcp`, scripts/start.sh) need not build again.
-  process.env['ERRANDS_BUILT'] = '1'
+  process.env.ERRANDS_BUILT = '1'
 }

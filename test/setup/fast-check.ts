@@ -5,5 +5,5 @@
  */
 import fc from 'fast-check'
 
-const seed = process.env['FC_SEED'] ?? (process.env['CI'] ? '20261202' : undefined)
+const seed = process.env.FC_SEED ?? (process.env.CI ? '20261202' : undefined)
 if (seed !== undefined) fc.configureGlobal({ seed: Number(seed) })

@@ -5,4 +5,4 @@
 import { inject } from 'vitest'
 
 const shared = inject('errandsPostgres')
-if (shared !== undefined) process.env['ERRANDS_TEST_POSTGRES'] = shared
+if (shared !== undefined) process.env.ERRANDS_TEST_POSTGRES = shared

@@ -16,7 +16,7 @@ import { sealKillLoop } from '../../soak/sealkill.ts'
  *
  * The long run is `npm run soak -- --minutes 60` (docs/reliability.md). SOAK_SEED replays a run.
  */
-const seed = Number(process.env['SOAK_SEED'] ?? 15)
+const seed = Number(process.env.SOAK_SEED ?? 15)
 const out = mkdtempSync(join(tmpdir(), 'errands-soak-ci-'))
 let result: SoakResult | undefined
 let passed = 0

@@ -62,7 +62,7 @@ describe('the throw-away Postgres', () => {
     async () => {
       // The system tier's globalSetup (test/setup/postgres.ts) started the server; a run without it
       // would start two servers here and fail the port check.
-      expect(process.env['ERRANDS_TEST_POSTGRES']).toBeDefined()
+      expect(process.env.ERRANDS_TEST_POSTGRES).toBeDefined()
       const [a, b] = await Promise.all([startPostgres(), startPostgres()])
       try {
         expect(a.port).toBe(b.port)

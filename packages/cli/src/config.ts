@@ -70,6 +70,6 @@ export const runConfig = async (env: Record<string, string | undefined>, io: Con
   const printableCluster = Option.isNone(cluster)
     ? null
     : (await import('@errands/cluster')).printableCluster(cluster.value)
-  io.stdout.write(JSON.stringify({ ...printableSettings(host), cluster: printableCluster }, null, 2) + '\n')
+  io.stdout.write(`${JSON.stringify({ ...printableSettings(host), cluster: printableCluster }, null, 2)}\n`)
   return 0
 }

@@ -17,7 +17,7 @@ import {
   retentionConfig,
   type SupervisorSettings,
 } from '@errands/supervisor'
-import { Config, ConfigError, Effect, Either, Option, Redacted, Schema } from 'effect'
+import { Config, ConfigError, type Effect, Either, Option, Redacted, Schema } from 'effect'
 
 /**
  * The variables the cluster reads, with their ranges (docs/cluster.md). @example

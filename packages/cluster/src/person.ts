@@ -17,7 +17,7 @@
  * @example
  * Layer.effect(Person, clusterPerson) // over the host's own Person
  */
-import { Person, sessionKeyOf, type PersonShape } from '@errands/host'
+import { Person, sessionKeyOf } from '@errands/host'
 import { Lending, LendFailed, type LendingError, type TakeBackReport } from '@errands/lending'
 import { ErrandUnavailable, type SupervisorError } from '@errands/supervisor'
 import { Effect } from 'effect'

@@ -44,13 +44,13 @@ const attachToBrowserTarget: Handler = (p, c) => {
 }
 
 const windowForTarget: Handler = (p, c) => {
-  if (!p.ours(c.params['targetId'])) return p.refuse(c, 'name a targetId of this errand')
+  if (!p.ours(c.params.targetId)) return p.refuse(c, 'name a targetId of this errand')
   p.forward(c, c.params, (r) => p.rememberWindow(r))
 }
 
 /** Methods on a window (bounds, contents size): only a window of the errand's targets. */
 const ownWindow: Handler = (p, c) => {
-  if (!p.connection.windows.has(c.params['windowId'] as number))
+  if (!p.connection.windows.has(c.params.windowId as number))
     return p.refuse(c, "that window is not one of this errand's (ask Browser.getWindowForTarget)")
   p.forward(c, c.params)
 }
@@ -67,15 +67,15 @@ const createBrowserContext: Handler = (p, c) => {
 }
 
 const disposeBrowserContext: Handler = (p, c) => {
-  if (p.connection.closeHelperContext(c.params['browserContextId'])) return p.reply(c, {})
+  if (p.connection.closeHelperContext(c.params.browserContextId)) return p.reply(c, {})
   p.refuse(c, "only a helper context this connection opened can be disposed of; the errand's own is the default one")
 }
 
 const getTargets: Handler = (p, c) => {
-  const filter = c.params['filter']
+  const filter = c.params.filter
   void p.internal('Target.getTargets', { filter: [{}] }).then(
     (r) => {
-      const all = Array.isArray(r['targetInfos']) ? (r['targetInfos'] as Array<TargetInfo>) : []
+      const all = Array.isArray(r.targetInfos) ? (r.targetInfos as Array<TargetInfo>) : []
       const mine = all.filter(
         (t) => t.type !== 'browser' && p.connection.owns(t.browserContextId) && matchesFilter(t.type, filter),
       )
@@ -86,22 +86,22 @@ const getTargets: Handler = (p, c) => {
 }
 
 const getTargetInfo: Handler = (p, c) => {
-  const targetId = c.params['targetId']
+  const targetId = c.params.targetId
   // Without a target: the browser's own info (no context in it).
   if (targetId !== undefined && !p.ours(targetId)) return p.refuse(c, 'no target with this id belongs to this errand')
   p.forward(c, c.params, (r) => p.hideResult(r))
 }
 
 const ownTarget: Handler = (p, c) => {
-  if (!p.ours(c.params['targetId'])) return p.refuse(c, 'no target with this id belongs to this errand')
-  if (c.method === 'Target.attachToTarget' && c.params['flatten'] !== true) {
+  if (!p.ours(c.params.targetId)) return p.refuse(c, 'no target with this id belongs to this errand')
+  if (c.method === 'Target.attachToTarget' && c.params.flatten !== true) {
     return p.refuse(c, 'only flatten sessions are offered (attachToTarget with flatten: true)')
   }
   p.forward(c, c.params)
 }
 
 const detach: Handler = (p, c) => {
-  const sessionId = c.params['sessionId']
+  const sessionId = c.params.sessionId
   if (typeof sessionId === 'string' && p.connection.closeBrowserSession(p, sessionId)) return p.reply(c, {})
   if (typeof sessionId !== 'string' || !p.sessions.has(sessionId))
     return p.refuse(c, 'no session with this id belongs to this errand')
@@ -110,7 +110,7 @@ const detach: Handler = (p, c) => {
 
 const createTarget: Handler = (p, c) => {
   const params = p.inContext(c)
-  if (params === undefined || !p.allowedUrl(c, params['url'])) return
+  if (params === undefined || !p.allowedUrl(c, params.url)) return
   // As in Chromium, the new target is attached (auto-attach) before the answer arrives.
   p.forward(c, params, async (r) => {
     await p.attachMatching()
@@ -119,11 +119,11 @@ const createTarget: Handler = (p, c) => {
 }
 
 const setDiscoverTargets: Handler = (p, c) => {
-  if (c.params['discover'] !== true) {
+  if (c.params.discover !== true) {
     p.discover = undefined
     return p.reply(c, {})
   }
-  const filter = c.params['filter']
+  const filter = c.params.filter
   p.discover = { filter }
   for (const info of p.targets.values())
     if (matchesFilter(info.type, filter)) p.emit('Target.targetCreated', { targetInfo: p.hide(info) })
@@ -131,13 +131,13 @@ const setDiscoverTargets: Handler = (p, c) => {
 }
 
 const setAutoAttach: Handler = (p, c) => {
-  if (c.params['autoAttach'] !== true) {
+  if (c.params.autoAttach !== true) {
     p.autoAttach = undefined
     return p.reply(c, {})
   }
-  if (c.params['flatten'] !== true)
+  if (c.params.flatten !== true)
     return p.refuse(c, 'only flatten sessions are offered (setAutoAttach with flatten: true)')
-  p.autoAttach = { filter: c.params['filter'] }
+  p.autoAttach = { filter: c.params.filter }
   void p.attachMatching().then(() => p.reply(c, {}))
 }
 

@@ -85,11 +85,11 @@ export const uploadParams = (
     const inFolder = (p: unknown) => (bareName(p) ? join(realOr(folder) ?? folder, p) : p)
     return Array.isArray(paths) ? paths.map(inFolder) : inFolder(paths)
   }
-  const data = params['data']
+  const data = params.data
   const dropped = typeof data === 'object' && data !== null ? (data as { files?: unknown }).files : undefined
   let out = params
-  if (params['files'] !== undefined) {
-    const files = named(params['files'])
+  if (params.files !== undefined) {
+    const files = named(params.files)
     const why = refusedUpload(files, folder)
     if (why !== undefined) return why
     out = { ...out, files }
@@ -118,7 +118,7 @@ export const downloadParams = (
   folder: string | undefined,
 ): Record<string, unknown> => {
   const { downloadPath: _named, ...rest } = params
-  const behavior = params['behavior']
+  const behavior = params.behavior
   if (behavior === 'deny' || folder === undefined) return { ...rest, behavior: 'deny' }
   return { ...rest, behavior: behavior === 'default' ? 'allow' : behavior, downloadPath: realOr(folder) ?? folder }
 }

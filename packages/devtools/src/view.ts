@@ -131,7 +131,7 @@ export class BrowserView {
     if (refusal !== undefined)
       return knownMethod(command.method) ? this.refuse(command, refusal) : this.unknown(command)
     const p = command.params
-    if (p['browserContextId'] !== undefined && !this.isErrandContext(p['browserContextId'])) {
+    if (p.browserContextId !== undefined && !this.isErrandContext(p.browserContextId)) {
       return this.refuse(command, "that browserContextId is not this errand's")
     }
     // #27: on a page session Chromium takes no browserContextId here and acts on its default
@@ -143,7 +143,7 @@ export class BrowserView {
         command,
       })
     }
-    if (URL_METHODS.has(command.method) && !this.allowedUrl(command, p['url'])) return
+    if (URL_METHODS.has(command.method) && !this.allowedUrl(command, p.url)) return
     // Paths of this machine: uploads (`DOM.setFileInputFiles`, `Page.handleFileChooser`), dropped
     // files (`Input.dispatchDragEvent`) — a bare name is the errand's staged file — and download
     // folders (`Page.setDownloadBehavior`).
@@ -152,15 +152,15 @@ export class BrowserView {
     if (command.method === 'Page.setDownloadBehavior') return this.forward(command, this.downloadTo(p))
     if (
       command.method === 'Target.detachFromTarget' &&
-      p['sessionId'] !== undefined &&
-      !this.sessions.has(String(p['sessionId']))
+      p.sessionId !== undefined &&
+      !this.sessions.has(String(p.sessionId))
     ) {
       return this.refuse(command, 'no session with this id belongs to this errand')
     }
     if (
       (command.method === 'Target.getTargetInfo' || command.method === 'Target.activateTarget') &&
-      p['targetId'] !== undefined &&
-      !this.ours(p['targetId'])
+      p.targetId !== undefined &&
+      !this.ours(p.targetId)
     ) {
       return this.refuse(command, 'no target with this id belongs to this errand')
     }
@@ -173,11 +173,11 @@ export class BrowserView {
     const p = command.params
     if (command.method === 'Browser.getWindowForTarget') {
       // Without a targetId Chromium answers the session's own target's window.
-      if (p['targetId'] !== undefined && !this.ours(p['targetId']))
+      if (p.targetId !== undefined && !this.ours(p.targetId))
         return this.refuse(command, 'name a targetId of this errand')
       return this.forward(command, p, (r) => this.rememberWindow(r))
     }
-    if (p['windowId'] !== undefined && !this.connection.windows.has(p['windowId'] as number)) {
+    if (p.windowId !== undefined && !this.connection.windows.has(p.windowId as number)) {
       return this.refuse(command, "that window is not one of this errand's (ask Browser.getWindowForTarget)")
     }
     this.forward(command, p)
@@ -207,7 +207,7 @@ export class BrowserView {
    * another.
    */
   inContext(command: Command): Params | undefined {
-    const given = command.params['browserContextId']
+    const given = command.params.browserContextId
     const context = given === undefined ? this.options.browserContextId : this.connection.realContext(given)
     if (context === undefined) {
       this.refuse(command, "that browserContextId is not this errand's (nor a helper context this connection opened)")
@@ -218,7 +218,7 @@ export class BrowserView {
 
   /** A window id of the errand's, from a `Browser.getWindowForTarget` answer. */
   rememberWindow(result: Params): Params {
-    if (typeof result['windowId'] === 'number') this.connection.windows.add(result['windowId'])
+    if (typeof result.windowId === 'number') this.connection.windows.add(result.windowId)
     return result
   }
 
@@ -249,7 +249,7 @@ export class BrowserView {
   }
 
   hideResult(result: Params): Params {
-    const info = result['targetInfo'] as TargetInfo | undefined
+    const info = result.targetInfo as TargetInfo | undefined
     return info && typeof info === 'object' ? { ...result, targetInfo: this.hide(info) } : result
   }
 
@@ -269,7 +269,7 @@ export class BrowserView {
 
   /** To the client; a message without a session is this view's (the root's, or the client's browser session). */
   private toClient(message: Params): void {
-    if (message['sessionId'] === undefined) message['sessionId'] = this.clientSession
+    if (message.sessionId === undefined) message.sessionId = this.clientSession
     this.connection.toClient(message)
   }
 
@@ -360,7 +360,7 @@ export class BrowserView {
     switch (method) {
       case 'Target.targetCreated':
       case 'Target.targetInfoChanged': {
-        const info = params['targetInfo'] as TargetInfo | undefined
+        const info = params.targetInfo as TargetInfo | undefined
         if (!info || (info.type !== 'browser' && !this.connection.owns(info.browserContextId))) return
         const known = this.targets.has(info.targetId)
         this.targets.set(info.targetId, info)
@@ -372,7 +372,7 @@ export class BrowserView {
       }
       case 'Target.targetDestroyed':
       case 'Target.targetCrashed': {
-        const targetId = String(params['targetId'])
+        const targetId = String(params.targetId)
         const info = this.targets.get(targetId)
         if (info === undefined) return
         if (method === 'Target.targetDestroyed') {
@@ -387,11 +387,11 @@ export class BrowserView {
       case 'Target.detachedFromTarget':
         return this.onDetached(undefined, params)
       case 'Browser.downloadWillBegin':
-        if (!this.ours(params['frameId'])) return
-        this.downloads.add(String(params['guid']))
+        if (!this.ours(params.frameId)) return
+        this.downloads.add(String(params.guid))
         return this.emit(method, params)
       case 'Browser.downloadProgress':
-        if (this.downloads.has(String(params['guid']))) this.emit(method, params)
+        if (this.downloads.has(String(params.guid))) this.emit(method, params)
         return
       default:
         // Nothing else at the browser level is the errand's alone.
@@ -404,7 +404,7 @@ export class BrowserView {
     if (method === 'Target.attachedToTarget') return this.onAttached(sessionId, params)
     if (method === 'Target.detachedFromTarget') return this.onDetached(sessionId, params)
     if (method === 'Target.targetCreated' || method === 'Target.targetInfoChanged') {
-      const info = params['targetInfo'] as TargetInfo | undefined
+      const info = params.targetInfo as TargetInfo | undefined
       return this.emit(method, info ? { ...params, targetInfo: this.hide(info) } : params, sessionId)
     }
     // The target's own event (most traffic: network, DOM, screencast frames) goes on as it came.
@@ -412,8 +412,8 @@ export class BrowserView {
   }
 
   private onAttached(parent: string | undefined, params: Params): void {
-    const info = params['targetInfo'] as TargetInfo | undefined
-    const sessionId = params['sessionId']
+    const info = params.targetInfo as TargetInfo | undefined
+    const sessionId = params.sessionId
     if (!info || typeof sessionId !== 'string') return
     // A child of one of the client's sessions is the errand's; at the browser level only the
     // errand's own targets are ever attached on this channel, and that is checked again.
@@ -424,7 +424,7 @@ export class BrowserView {
   }
 
   private onDetached(parent: string | undefined, params: Params): void {
-    const sessionId = params['sessionId']
+    const sessionId = params.sessionId
     if (typeof sessionId !== 'string' || !this.sessions.has(sessionId)) return
     this.sessions.delete(sessionId)
     this.emit('Target.detachedFromTarget', params, parent)

@@ -117,7 +117,7 @@ const EVALUATIONS: ReadonlySet<string> = new Set(['Runtime.evaluate', 'Runtime.c
  * actsOnPage('DOM.getDocument', {})                                          // false
  */
 export const actsOnPage = (method: string, params: Params): boolean => {
-  if (EVALUATIONS.has(method)) return params['throwOnSideEffect'] !== true
+  if (EVALUATIONS.has(method)) return params.throwOnSideEffect !== true
   return ACTING_METHODS.has(method) || ACTING_DOMAINS.has(method.slice(0, method.indexOf('.')))
 }
 

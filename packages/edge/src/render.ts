@@ -82,7 +82,7 @@ export const toFailure = (e: unknown, options: RenderOptions = {}): HttpFailure 
   const retryAfter = typeof e.retryAfterSeconds === 'number' ? e.retryAfterSeconds : options.retryAfterOf?.(e)
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter)
   else if (status === 503) headers['retry-after'] = '5'
-  if (status === 405 && typeof e.allow === 'string') headers['allow'] = e.allow
+  if (status === 405 && typeof e.allow === 'string') headers.allow = e.allow
   if (status === 401) headers['www-authenticate'] = 'Bearer realm="errands"'
   return {
     status,

@@ -104,7 +104,7 @@ const stats = (xs: number[]) => {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const t = await measureHostOverhead({ sessions: 8, rounds: Number(process.env['ROUNDS'] ?? 100) })
+  const t = await measureHostOverhead({ sessions: 8, rounds: Number(process.env.ROUNDS ?? 100) })
   console.log(`GET /v1/url via the host, 8 sessions in parallel:     ${stats(t.viaHost)}`)
   console.log(`  the same batch, per call (batch time / 8):         ${stats(t.viaHostPerCall)}`)
   console.log(`GET /v1/url, one session at a time:                  ${stats(t.single)}`)

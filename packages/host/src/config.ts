@@ -21,7 +21,7 @@ import {
   supervisorConfig,
   type SupervisorSettings,
 } from '@errands/supervisor'
-import { Config, ConfigError, Effect, Either, Option, ParseResult, Schema } from 'effect'
+import { Config, type ConfigError, Effect, Either, Option, ParseResult, Schema } from 'effect'
 
 /**
  * Common local dev-server ports `GET /v1/localhosts` looks at by default. @example

@@ -16,7 +16,6 @@
 import { serveStdio, endErrand, parseCaps, randomKey, RefBook } from '@errands/mcp'
 import { HealthLog } from '@errands/supervisor'
 import { Cause, Context, Effect, Either, Exit, Layer, Logger } from 'effect'
-import { join } from 'node:path'
 import { Browsing } from './browsing/Browsing.ts'
 import { explainHostConfigError, hostSettingsFrom } from './config.ts'
 import { hostEngineLayer, type HostEngineOptions } from './engine.ts'

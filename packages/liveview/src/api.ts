@@ -97,8 +97,8 @@ export const makeLiveApi = (deps: LiveApiDeps) => {
     if (path === paths.inspector) {
       if (!options.inspector)
         return void sendError(res, new NotFound({ reason: 'no-route', message: 'This host has no inspector switch.' }))
-      if (typeof fields['on'] !== 'boolean') return void sendError(res, onOff())
-      return action(res, options.inspector.set(fields['on']))
+      if (typeof fields.on !== 'boolean') return void sendError(res, onOff())
+      return action(res, options.inspector.set(fields.on))
     }
     const question = answerRoute(path, fields, options.questions)
     if (question !== undefined)
@@ -140,8 +140,8 @@ export const makeLiveApi = (deps: LiveApiDeps) => {
       case 'close':
         return action(res, options.release(id))
       default: {
-        if (typeof fields['on'] !== 'boolean') return void sendError(res, onOff())
-        return action(res, options.ownBrowser(id, fields['on']))
+        if (typeof fields.on !== 'boolean') return void sendError(res, onOff())
+        return action(res, options.ownBrowser(id, fields.on))
       }
     }
   }

@@ -18,11 +18,11 @@ import type { ClientMessage } from './protocol.ts'
 export const parseClient = (data: unknown): ClientMessage | undefined => {
   try {
     const m = JSON.parse(String(data)) as Record<string, unknown>
-    if (m['type'] === 'watch' && typeof m['conversationId'] === 'string' && CONVERSATION_ID.test(m['conversationId'])) {
-      return { type: 'watch', conversationId: m['conversationId'] }
+    if (m.type === 'watch' && typeof m.conversationId === 'string' && CONVERSATION_ID.test(m.conversationId)) {
+      return { type: 'watch', conversationId: m.conversationId }
     }
-    if (m['type'] === 'unwatch') return { type: 'unwatch' }
-    if (m['type'] === 'ack' && Number.isSafeInteger(m['seq'])) return { type: 'ack', seq: m['seq'] as number }
+    if (m.type === 'unwatch') return { type: 'unwatch' }
+    if (m.type === 'ack' && Number.isSafeInteger(m.seq)) return { type: 'ack', seq: m.seq as number }
   } catch {
     // falls through
   }

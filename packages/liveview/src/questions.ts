@@ -45,7 +45,7 @@ export const answerRoute = (
       }),
     )
   }
-  const answer = fields['answer']
+  const answer = fields.answer
   if (answer !== 'allow' && answer !== 'deny')
     return Either.left(
       new BadRequest({ reason: 'invalid-body', message: 'Send {"answer": "allow"} or {"answer": "deny"}.' }),

@@ -404,7 +404,7 @@ export const makeLiveView = (
           if (Either.isLeft(body)) return (sendError(res, body.left), true)
           const token =
             typeof body.right === 'object' && body.right !== null
-              ? (body.right as Record<string, unknown>)['token']
+              ? (body.right as Record<string, unknown>).token
               : undefined
           const id = typeof token === 'string' ? auth.signIn(token.trim()) : undefined
           if (id === undefined) {

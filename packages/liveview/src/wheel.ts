@@ -42,35 +42,35 @@ const BUTTONS = new Set(['left', 'right', 'middle'])
 const inputOf = (raw: unknown): PageInput | undefined => {
   if (typeof raw !== 'object' || raw === null) return undefined
   const e = raw as Record<string, unknown>
-  switch (e['type']) {
+  switch (e.type) {
     case 'mouse': {
-      const action = e['action']
+      const action = e.action
       if (action !== 'move' && action !== 'down' && action !== 'up' && action !== 'click' && action !== 'dblclick')
         return undefined
-      if (!finite(e['x']) || !finite(e['y'])) return undefined
-      const button = e['button']
+      if (!finite(e.x) || !finite(e.y)) return undefined
+      const button = e.button
       if (button !== undefined && !BUTTONS.has(button as string)) return undefined
       return {
         type: 'mouse',
         action,
-        x: e['x'],
-        y: e['y'],
+        x: e.x,
+        y: e.y,
         ...(button === undefined ? {} : { button: button as 'left' | 'right' | 'middle' }),
       }
     }
     case 'wheel':
-      if (!finite(e['dx']) || !finite(e['dy'])) return undefined
-      if ((e['x'] !== undefined && !finite(e['x'])) || (e['y'] !== undefined && !finite(e['y']))) return undefined
+      if (!finite(e.dx) || !finite(e.dy)) return undefined
+      if ((e.x !== undefined && !finite(e.x)) || (e.y !== undefined && !finite(e.y))) return undefined
       return {
         type: 'wheel',
-        dx: e['dx'],
-        dy: e['dy'],
-        ...(finite(e['x']) ? { x: e['x'] } : {}),
-        ...(finite(e['y']) ? { y: e['y'] } : {}),
+        dx: e.dx,
+        dy: e.dy,
+        ...(finite(e.x) ? { x: e.x } : {}),
+        ...(finite(e.y) ? { y: e.y } : {}),
       }
     case 'key': {
-      const action = e['action']
-      const key = e['key']
+      const action = e.action
+      const key = e.key
       if (action !== 'down' && action !== 'up' && action !== 'press') return undefined
       // A named key or an ASCII character with modifiers (keys.ts): what the runtime's keyboard knows.
       if (typeof key !== 'string' || key.length > 40 || !isKeyChord(key)) return undefined
@@ -79,7 +79,7 @@ const inputOf = (raw: unknown): PageInput | undefined => {
       return { type: 'key', action, key }
     }
     case 'text': {
-      const text = e['text']
+      const text = e.text
       if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT_EVENT) return undefined
       return { type: 'text', text }
     }
@@ -97,7 +97,7 @@ const inputOf = (raw: unknown): PageInput | undefined => {
 export const parseInput = (
   fields: Readonly<Record<string, unknown>>,
 ): Either.Either<ReadonlyArray<PageInput>, BadRequest> => {
-  const events = fields['events']
+  const events = fields.events
   if (!Array.isArray(events) || events.length === 0 || events.length > MAX_INPUT_EVENTS) {
     return Either.left(
       new BadRequest({
@@ -216,7 +216,7 @@ export const wheelRoute = (
     case 'take-wheel':
       return Either.right({ effect: (deps.wheel ?? deps.sessions).takeWheel(id), answersState: true })
     case 'hand-back': {
-      const note = fields['note']
+      const note = fields.note
       if (note !== undefined && note !== null && (typeof note !== 'string' || note.length > 2_000)) {
         return Either.left(
           new BadRequest({ reason: 'invalid-body', message: 'A note is text of at most 2,000 characters.' }),

@@ -123,8 +123,8 @@ export const useWheelInput = (
     // The frame's CSS size over the drawn size: where on the page the pointer is.
     const at = (e: MouseEvent) => {
       const r = c.getBoundingClientRect()
-      const w = Number(c.dataset['pageWidth'] ?? c.width)
-      const h = Number(c.dataset['pageHeight'] ?? c.height)
+      const w = Number(c.dataset.pageWidth ?? c.width)
+      const h = Number(c.dataset.pageHeight ?? c.height)
       return {
         x: Math.round(((e.clientX - r.left) / r.width) * w),
         y: Math.round(((e.clientY - r.top) / r.height) * h),

@@ -178,10 +178,10 @@ const Screen = ({
           c.width = bitmap.width
           c.height = bitmap.height
           c.getContext('2d')?.drawImage(bitmap, 0, 0)
-          c.dataset['conversation'] = m.conversationId
-          c.dataset['pageWidth'] = String(m.width)
-          c.dataset['pageHeight'] = String(m.height)
-          c.dataset['seq'] = String(m.seq)
+          c.dataset.conversation = m.conversationId
+          c.dataset.pageWidth = String(m.width)
+          c.dataset.pageHeight = String(m.height)
+          c.dataset.seq = String(m.seq)
           setSeq(m.seq)
         }
         bitmap.close()

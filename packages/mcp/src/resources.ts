@@ -69,7 +69,7 @@ export const registerDownloads = (server: McpServer, errand: ErrandBrowser, runt
     }),
     { title: 'Downloads', description: "A file this browser downloaded, from the errand's own files folder." },
     async (uri, variables) => {
-      const raw = variables['name']
+      const raw = variables.name
       const name = decodeURIComponent(Array.isArray(raw) ? raw.join('/') : (raw ?? ''))
       // Only a listed download: a staged file or an upload is not one of the errand's downloads.
       const listed = (await downloads()).find((f) => f.name === name)

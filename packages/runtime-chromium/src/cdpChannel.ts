@@ -107,7 +107,7 @@ class Router {
     if (typeof message.id === 'number') {
       const route = this.routes.get(message.id)
       this.routes.delete(message.id)
-      if (route !== undefined && route.channel.open) route.channel.deliver({ ...message, id: route.clientId })
+      if (route?.channel.open) route.channel.deliver({ ...message, id: route.clientId })
       return true
     }
     const params = (message.params ?? {}) as { sessionId?: unknown }

@@ -185,7 +185,7 @@ export abstract class ContextBook<E extends ContextEntry> {
       const entry = this.entries.get(contextId)
       const revived = entry ? undefined : this.revive(contextId)
       if (revived) return revived.pipe(Effect.flatMap((e) => call(what, deadlineMs, (signal) => run(e, signal))))
-      if (!entry || entry.state !== 'open') {
+      if (entry?.state !== 'open') {
         return Effect.fail(
           new ContextNotFound({ reason: 'unknown-context', contextId, message: `no open context ${contextId}` }),
         )

@@ -19,8 +19,8 @@ const fakeWindow = (origin: string, opts: { items?: Record<string, string>; top?
       return storage
     },
   })
-  w['self'] = w
-  w['top'] = opts.top ?? w
+  w.self = w
+  w.top = opts.top ?? w
   return { w, items }
 }
 const run = (script: string, w: unknown) => new Function('window', script)(w)

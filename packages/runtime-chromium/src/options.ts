@@ -200,7 +200,7 @@ export const CHROMIUM_ARGS: ReadonlyArray<string> = chromiumArgs()
  */
 export const resolveExecutable = (explicit?: string): string => {
   if (explicit) return explicit
-  const fromEnv = process.env['CHROMIUM_PATH']
+  const fromEnv = process.env.CHROMIUM_PATH
   if (fromEnv) return fromEnv
   for (const candidate of ['/usr/lib/chromium/chromium', '/usr/bin/chromium']) {
     if (existsSync(candidate)) return candidate

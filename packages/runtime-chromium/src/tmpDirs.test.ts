@@ -76,8 +76,8 @@ describe('tmpDirProblem (a temp dir too long for Chromium to start under)', () =
   it('allows up to 38 bytes, counts bytes not characters, and names the fix', () => {
     expect(MAX_TMPDIR_BYTES).toBe(38)
     expect(tmpDirProblem('/tmp')).toBeUndefined()
-    expect(tmpDirProblem('/' + 'x'.repeat(37))).toBeUndefined()
-    expect(tmpDirProblem('/' + 'x'.repeat(38))).toContain('39 bytes long')
-    expect(tmpDirProblem('/' + 'é'.repeat(19))).toContain('Set TMPDIR to a folder of at most 38 bytes')
+    expect(tmpDirProblem(`/${'x'.repeat(37)}`)).toBeUndefined()
+    expect(tmpDirProblem(`/${'x'.repeat(38)}`)).toContain('39 bytes long')
+    expect(tmpDirProblem(`/${'é'.repeat(19)}`)).toContain('Set TMPDIR to a folder of at most 38 bytes')
   })
 })

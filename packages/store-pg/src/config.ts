@@ -1,4 +1,4 @@
-import { Config, Option, Redacted, Schema } from 'effect'
+import { Config, type Option, Redacted, Schema } from 'effect'
 
 /**
  * The variable that picks the Postgres sealed store, and what it accepts (docs/sealed-store.md).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@effect/vitest'
-import { Effect, Exit, Layer, Option, TestClock } from 'effect'
+import { Effect, Exit, type Layer, Option, TestClock } from 'effect'
 import { sampleRecord } from './fixtures.ts'
 import type { ParkedRecord } from './record.ts'
 import { DAY_MS, type Retention } from './retention.ts'

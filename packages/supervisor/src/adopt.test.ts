@@ -1,6 +1,6 @@
 import { it } from '@effect/vitest'
 import { SealedStore } from '@errands/store'
-import { Context, Effect, Layer, TestClock } from 'effect'
+import { type Context, Effect, Layer, TestClock } from 'effect'
 import { describe, expect } from 'vitest'
 import { services, testSupervisor, visitAs } from './testing.ts'
 

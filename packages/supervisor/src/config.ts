@@ -1,5 +1,5 @@
 import { DAY_MS, DEFAULT_RETENTION, type Retention } from '@errands/store'
-import { Config, ConfigError, ConfigProvider, Effect, Schema } from 'effect'
+import { Config, type ConfigError, ConfigProvider, Effect, Schema } from 'effect'
 import * as os from 'node:os'
 import * as path from 'node:path'
 

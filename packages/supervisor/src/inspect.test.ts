@@ -59,7 +59,7 @@ describe('inspection (V3)', () => {
         yield* Effect.promise(async () => {
           for (
             const end = Date.now() + 10_000;
-            Date.now() < end && !snapshots().some((x) => x.value?.active?.['wheel'] === 'person');
+            Date.now() < end && !snapshots().some((x) => x.value?.active?.wheel === 'person');
           )
             await new Promise((r) => setTimeout(r, 10))
         })

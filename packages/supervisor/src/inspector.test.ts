@@ -156,7 +156,7 @@ describe('the inspector switch (V3)', () => {
       },
     } as unknown as StatelyInspectionEvent
     const cyclic: Record<string, unknown> = { type: 'loop' }
-    cyclic['self'] = cyclic
+    cyclic.self = cyclic
     const plain = redactInspection({
       ...event,
       event: { ...(event as { event: object }).event, cyclic },

@@ -140,8 +140,8 @@ const toPlain = (value: unknown, depth: number, ancestors: Set<object>): unknown
     const entries: Array<[string, unknown]> =
       value instanceof Map ? [...value.entries()].map(([k, v]) => [String(k), v]) : Object.entries(value)
     if (value instanceof Error) {
-      out['name'] = value.name
-      out['message'] = redactText(value.message)
+      out.name = value.name
+      out.message = redactText(value.message)
     }
     for (const [k, v] of entries) {
       if (SECRET_FIELDS.has(k)) out[k] = '[redacted]'

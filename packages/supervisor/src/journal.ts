@@ -157,13 +157,13 @@ export const journalRecorder = (settings: SupervisorSettings, startedAt: number)
   return {
     record: (entry: JournalEntry) => void lines.push(entry as JournalLine),
     lines: () => [...lines],
-    text: () => lines.map((l) => JSON.stringify(l)).join('\n') + '\n',
+    text: () => `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`,
   }
 }
 
 /** One trace line as text: `t conversation state`, the golden files' format. */
 export const formatTrace = (lines: ReadonlyArray<TraceLine>): string =>
-  lines.map((l) => `${l.t}\t${l.conversationId}\t${l.state}`).join('\n') + '\n'
+  `${lines.map((l) => `${l.t}\t${l.conversationId}\t${l.state}`).join('\n')}\n`
 
 const apply = (
   supervisor: SupervisorShape,

@@ -76,19 +76,16 @@ const BAD_KEYS: ReadonlyArray<readonly [string, string | undefined]> = [
 
 describe('the session key (B1)', () => {
   for (const endpoint of SESSION_ENDPOINTS) {
-    it(
-      `${endpoint[0]} ${endpoint[1]} refuses every malformed key with a JSON 400 before any service ` + `call`,
-      async () => {
-        const { app, calls } = testApp()
-        for (const [, key] of BAD_KEYS) {
-          const res = await send(app, endpoint, key === undefined ? {} : { 'x-browser-session': key })
-          expect(res.status).toBe(400)
-          expect(res.headers.get('content-type')).toContain('application/json')
-          expect((await errorOf(res)).code).toBe('InvalidSessionKey')
-        }
-        expect(calls).toEqual([])
-      },
-    )
+    it(`${endpoint[0]} ${endpoint[1]} refuses every malformed key with a JSON 400 before any service call`, async () => {
+      const { app, calls } = testApp()
+      for (const [, key] of BAD_KEYS) {
+        const res = await send(app, endpoint, key === undefined ? {} : { 'x-browser-session': key })
+        expect(res.status).toBe(400)
+        expect(res.headers.get('content-type')).toContain('application/json')
+        expect((await errorOf(res)).code).toBe('InvalidSessionKey')
+      }
+      expect(calls).toEqual([])
+    })
   }
 
   it('says which rule a key broke, in words a model can act on', async () => {

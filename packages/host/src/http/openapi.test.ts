@@ -105,23 +105,23 @@ describe('/v1/openapi.json', () => {
   it(
     'describes bodies and answers with the Schemas themselves (a field the host refuses is not in the ' + 'document)',
     () => {
-      const navigate = doc.paths['/v1/navigate']!['post']
+      const navigate = doc.paths['/v1/navigate']!.post
       expect(navigate.requestBody).toMatchObject({
         required: true,
         content: { 'application/json': { schema: { required: ['url'], additionalProperties: false } } },
       })
       expect(navigate.responses['200'].content['application/json'].schema.properties).toHaveProperty('dialog')
-      expect(doc.paths['/v1/back']!['post'].requestBody.required).toBe(false)
-      expect(doc.paths['/v1/screenshot']!['get'].parameters).toContainEqual({
+      expect(doc.paths['/v1/back']!.post.requestBody.required).toBe(false)
+      expect(doc.paths['/v1/screenshot']!.get.parameters).toContainEqual({
         name: 'fullPage',
         in: 'query',
         required: false,
         schema: { type: 'string', enum: ['true', 'false'] },
       })
-      expect(doc.paths['/v1/frame']!['get'].responses['200'].headers).toHaveProperty('X-Frame-Seq')
-      expect(doc.components.responses['Status405'].headers).toHaveProperty('Allow')
-      expect(doc.components.schemas['Error']).toMatchObject({ required: ['error'] })
-      expect(doc.components.securitySchemes['sessionKey']).toEqual(
+      expect(doc.paths['/v1/frame']!.get.responses['200'].headers).toHaveProperty('X-Frame-Seq')
+      expect(doc.components.responses.Status405.headers).toHaveProperty('Allow')
+      expect(doc.components.schemas.Error).toMatchObject({ required: ['error'] })
+      expect(doc.components.securitySchemes.sessionKey).toEqual(
         expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Browser-Session' }),
       )
     },

@@ -20,10 +20,10 @@ import type { QuestionsShape } from '../person/questions.ts'
 import { requestHelp } from '../person/help.ts'
 import { QuestionId, requestSignIn } from '../person/signIn.ts'
 import type { LendTarget } from '../schemas.ts'
-import { chatConversationId, conversationIdOf, parseSessionKey, SessionKey } from '../sessionKey.ts'
+import { chatConversationId, conversationIdOf, parseSessionKey, type SessionKey } from '../sessionKey.ts'
 import type { StatelessShape } from '../stateless/Stateless.ts'
 import { FileName } from '../schemas.ts'
-import { api, pageVerbs as declaredPageVerbs, SiteParam, TabId, type WheelTarget } from './api.ts'
+import { api, type pageVerbs as declaredPageVerbs, SiteParam, TabId, type WheelTarget } from './api.ts'
 import type { PersonWheelShape } from '../wheel.ts'
 import type { Access, BytesAnswer, Endpoint } from './endpoint.ts'
 import { openApiDocument } from './openapi.ts'
@@ -131,7 +131,7 @@ const pageRoutes = (
 ): Array<RouteDef<Route>> => {
   const t = (key: SessionKey, proxy: UpstreamProxy | undefined): Target =>
     access === 'session' ? sessionTarget(key, proxy) : mainTarget
-  const tab = (params: Readonly<Record<string, string>>) => param(TabId, 'id', params['id'])
+  const tab = (params: Readonly<Record<string, string>>) => param(TabId, 'id', params.id)
   return [
     implement(verbs.navigate, ({ key, upstreamProxy, body }) => b.navigate(t(key, upstreamProxy), body.url)),
     implement(verbs.url, ({ key, upstreamProxy }) => b.url(t(key, upstreamProxy))),
@@ -240,7 +240,7 @@ export const routes = (
       Effect.map(browsing.downloads(sessionTarget(key, upstreamProxy)), (downloads) => ({ downloads })),
     ),
     implement(api.download, ({ key, upstreamProxy, params }) =>
-      Effect.flatMap(param(FileName, 'name', params['name']), (name) =>
+      Effect.flatMap(param(FileName, 'name', params.name), (name) =>
         Effect.map(browsing.download(sessionTarget(key, upstreamProxy), name), (file) =>
           bytes(file.bytes, file.type, {
             'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
@@ -261,27 +261,27 @@ export const routes = (
     implement(p.health, () => health.report),
     implement(p.settings, () => person.settings),
     implement(p.allowAlways, ({ body }) => person.allowAlways(body.site)),
-    implement(p.revoke, ({ params }) => Effect.flatMap(param(SiteParam, 'site', params['site']), person.revoke)),
+    implement(p.revoke, ({ params }) => Effect.flatMap(param(SiteParam, 'site', params.site), person.revoke)),
     implement(p.setTrust, ({ body }) => person.setTrust(body.mode)),
     implement(p.signOutEverywhere, () => person.signOutEverywhere),
     implement(p.permission, ({ body }) => Effect.flatMap(lendConversation(body), (id) => person.ask(id, body.site))),
     implement(p.lend, ({ body }) => Effect.flatMap(lendConversation(body), (id) => person.allow(id, body.site))),
     implement(p.ownBrowser, ({ params, body }) =>
-      Effect.flatMap(chatParam(params['chat']), (chat) => person.ownBrowser(chatConversationId(chat), body.on)),
+      Effect.flatMap(chatParam(params.chat), (chat) => person.ownBrowser(chatConversationId(chat), body.on)),
     ),
     implement(p.deleteChat, ({ params }) =>
-      Effect.flatMap(chatParam(params['chat']), (chat) =>
+      Effect.flatMap(chatParam(params.chat), (chat) =>
         Effect.as(person.deleteChat(chatConversationId(chat)), { deleted: true as const }),
       ),
     ),
     implement(p.sessions, () => Effect.map(person.sessions, (sessions) => ({ sessions }))),
     // The host's own release: it also drops the session's host-side state (frames, viewport).
     implement(p.releaseSession, ({ params }) =>
-      Effect.flatMap(chatParam(params['key']), (key) => Effect.as(browsing.release(key), { released: true as const })),
+      Effect.flatMap(chatParam(params.key), (key) => Effect.as(browsing.release(key), { released: true as const })),
     ),
     implement(p.questions, () => Effect.map(questions.pending, (qs) => ({ questions: qs }))),
     implement(p.answerQuestion, ({ params, body }) =>
-      Effect.flatMap(param(QuestionId, 'id', params['id']), (id) =>
+      Effect.flatMap(param(QuestionId, 'id', params.id), (id) =>
         Effect.map(questions.answer(id, body.answer), (question) => ({ question, answer: body.answer })),
       ),
     ),

@@ -53,7 +53,7 @@ const probe = (port: number, timeoutMs: number): Promise<LocalService | undefine
         const report = () => {
           const html = Buffer.concat(chunks).toString('utf-8')
           const title = /<title[^>]*>([^<]{0,200})<\/title>/i.exec(html)?.[1]?.trim() ?? null
-          const server = response.headers['server']
+          const server = response.headers.server
           finish({
             port,
             url: `http://127.0.0.1:${port}/`,

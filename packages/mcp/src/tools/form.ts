@@ -12,7 +12,7 @@
  */
 import { Effect } from 'effect'
 import { z } from 'zod'
-import { ToolRefused, UploadRefused } from '../errors.ts'
+import { ToolRefused, type UploadRefused } from '../errors.ts'
 import { errandUploads, type ErrandUpload } from '../uploads.ts'
 import {
   ACTION_MS,
