@@ -399,9 +399,15 @@ export const makeLiveView = (
           res.end(assets.css)
         } else if (path === paths.signIn) {
           const wrong = checkMethod(method, ['POST'], path)
-          if (wrong) return (sendError(res, wrong), true)
+          if (wrong) {
+            sendError(res, wrong)
+            return true
+          }
           const body = await readJson(req)
-          if (Either.isLeft(body)) return (sendError(res, body.left), true)
+          if (Either.isLeft(body)) {
+            sendError(res, body.left)
+            return true
+          }
           const token =
             typeof body.right === 'object' && body.right !== null
               ? (body.right as Record<string, unknown>).token
@@ -421,7 +427,10 @@ export const makeLiveView = (
           }
         } else if (path === paths.signOut) {
           const wrong = checkMethod(method, ['POST'], path)
-          if (wrong) return (sendError(res, wrong), true)
+          if (wrong) {
+            sendError(res, wrong)
+            return true
+          }
           auth.signOut(liveIdOf(req.headers))
           sendJson(res, 200, { signedIn: false })
         } else if (path.startsWith('/live/api/')) {
