@@ -107,7 +107,7 @@ describe('browserPidOf reads each process whole, or not at all', () => {
     expect(browserPidOf(tmp, proc)).toBe(41)
   })
 
-  it('passes over a helper leaving between the reads: its command line reads empty (the CI failure, made certain)', () => {
+  it('passes over a helper leaving between the reads: its command line reads empty (the CI failure, certain)', () => {
     const proc = fakeProc({
       // environ still readable, then the kernel has dropped the process's memory: cmdline reads ''.
       50: { environ: [env], cmdline: [''], stat: [stat(50, 'S', process.pid, 800)] },

@@ -65,7 +65,8 @@ const statFields = (stat: string | undefined): ReadonlyArray<string> | undefined
 /**
  * One process as one reading: its state, parent and start time from `stat`, its command line and environment —
  * `undefined` unless every file read whole and `stat` shows the same start time before and after, the process not
- * a zombie (the same live process throughout, not one that left or whose pid was taken again in between). A command line read whole ends with its NUL; a
+ * a zombie (the same live process throughout, not one that left or whose pid was taken again in between). A
+ * command line read whole ends with its NUL; a
  * process on its way out reads as an empty one (the kernel has dropped its memory), which once made a leaving
  * helper pass for the browser (CI: `browserPidOf` found a pid whose argv was `['']`).
  */
