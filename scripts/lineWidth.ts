@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /*
- * The line width the tree keeps (docs/adr/0031-biome.md): 120 columns, counted in characters, in
+ * The line width the tree keeps (docs/adr/0039-biome.md): 120 columns, counted in characters, in
  * every source and style file, comments and strings included — Biome's formatter wraps code but
  * leaves a long comment or string literal alone, so this check holds the rest.
  */
