@@ -181,11 +181,16 @@ const EVALUATIONS: ReadonlySet<string> = new Set(['Runtime.evaluate', 'Runtime.c
  *
  * @example
  * acts('v1', 'navigate')                                              // true
+ * acts('v1', 'release')                                               // true: DELETE /v1/session
+ * acts('v1', 'task', { status: 'running' })                           // false; 'done', 'interrupted': true
  * acts('mcp', 'browser_request_help')                                 // false: it asks the person
  * acts('devtools', 'Debugger.setBreakpointByUrl', { lineNumber: 1 })  // true
  * acts('devtools', 'Page.captureScreenshot', { captureBeyondViewport: true }) // true
  */
 export const acts = (face: Face, call: string, params: Readonly<Record<string, unknown>> = {}): boolean => {
+  // The task's status is the agent's to tell, but an ending or a parking one closes or parks the
+  // errand under the person: only `running` goes on while a person drives (P2).
+  if (face === 'v1' && call === 'task') return params.status !== 'running'
   if (face === 'devtools') {
     if (EVALUATIONS.has(call)) return params.throwOnSideEffect !== true
     if (call === 'Page.captureScreenshot') return params.captureBeyondViewport === true
