@@ -217,10 +217,11 @@ export const routes = (
   // (acting.ts) like its page verbs: 409 while a person drives. The person's own park and release
   // (the live view, /v1/person/...) are not these routes.
   const agentsCall = <A, E>(key: SessionKey, call: string, params: Record<string, unknown>, run: Effect.Effect<A, E>) =>
-    Effect.suspend(() =>
-      acts('v1', call, params) && person.personDriving(conversationIdOf(key))
-        ? Effect.fail(PersonDriving.of(conversationIdOf(key)))
-        : run,
+    Effect.suspend(
+      (): Effect.Effect<A, E | PersonDriving> =>
+        acts('v1', call, params) && person.personDriving(conversationIdOf(key))
+          ? Effect.fail(PersonDriving.of(conversationIdOf(key)))
+          : run,
     )
   return [
     // X1: the open door answers liveness and counts; the whole report is the person's.
