@@ -14,12 +14,5 @@ export { knownMethod, PROTOCOL_VERSION } from './protocol.ts'
 export { CONTEXT_METHODS, matchesFilter, SESSION_METHODS, URL_METHODS } from './targets.ts'
 export { downloadParams, refusedUpload, uploadParams } from './files.ts'
 export { TokenBook } from './tokens.ts'
-export {
-  ACTING_METHODS,
-  actsOnPage,
-  HELP_DEFAULT_TIMEOUT_MS,
-  HELP_MAX_TIMEOUT_MS,
-  helpParams,
-  WheelGate,
-} from './wheel.ts'
+export { HELP_DEFAULT_TIMEOUT_MS, HELP_MAX_TIMEOUT_MS, helpParams, WheelGate } from './wheel.ts'
 export * from './server.ts'
