@@ -256,7 +256,7 @@ const serveBank = async () => {
   }
 }
 
-describe('a DevTools client cannot act under the person (P1, docs/adr/person-wheel-deny-by-default.md)', () => {
+describe('a DevTools client cannot act under the person (P1, docs/adr/0040-person-wheel-deny-by-default.md)', () => {
   let bank: Awaited<ReturnType<typeof serveBank>>
   beforeAll(async () => {
     bank = await serveBank()

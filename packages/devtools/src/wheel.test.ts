@@ -22,7 +22,7 @@ describe('what a DevTools client may do while a person drives (P1, deny by defau
       'Target.createTarget',
       'Target.closeTarget',
       'Runtime.callFunctionOn',
-      // What an attack got through the old list of acting methods (docs/adr/person-wheel-deny-by-default.md):
+      // What an attack got through the old list of acting methods (docs/adr/0040-person-wheel-deny-by-default.md):
       'Debugger.setBreakpointByUrl',
       'Page.addScriptToEvaluateOnNewDocument',
       'CSS.setStyleTexts',
