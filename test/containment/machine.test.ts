@@ -121,7 +121,7 @@ describe("the machine's own non-loopback addresses (G2)", () => {
     expect(service.seen.tcpBytes).toBe(0)
   })
 
-  it('are no upstream proxy, by address or by name, nor is an engine port by a loopback name (R4-6)', async () => {
+  it('are no upstream proxy, by address or by name, nor is an engine port by a loopback name (G2)', async () => {
     const page = `http://127.0.0.1:${site.port}/redirect?to=/worker.js`
     // The control: an upstream proxy on loopback, on a port not the engine's, carries the page.
     expect((await host.call('own-3', 'PUT', '/v1/session/proxy', { url: proxy.url })).status).toBe(200)
