@@ -58,7 +58,7 @@ export const openTabs = async <E extends ContextEntry>(
   } finally {
     entry.quietPages--
   }
-  pages.forEach((page, i) => hooks.register(entry, page, i === activeIndex, specs[i]!.id))
+  for (const [i, page] of pages.entries()) hooks.register(entry, page, i === activeIndex, specs[i]!.id)
   await Promise.all(
     specs.map(async (tab, i) => {
       if (tab.url === 'about:blank' || !hooks.checkNavigation(tab.url, entry.id).allow) return
