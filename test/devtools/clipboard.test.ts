@@ -32,51 +32,55 @@ const open = async (key: string): Promise<{ browser: Browser; page: Page }> => {
 }
 
 describe("a DevTools client's own worlds and grants (T5)", () => {
-  it("read nothing of another errand's clipboard: a clipboard-read grant is refused, an isolated world reads nothing", async () => {
-    const b = await open('clip-iso-b')
-    const copied = `b-copied-${Math.random().toString(36).slice(2)}`
-    await b.page.fill('#f', copied)
-    await b.page.focus('#f')
-    await b.page.keyboard.press('Control+A')
-    await b.page.keyboard.press('Control+C')
+  it(
+    "read nothing of another errand's clipboard: a clipboard-read grant is refused, an isolated world reads " +
+      'nothing',
+    async () => {
+      const b = await open('clip-iso-b')
+      const copied = `b-copied-${Math.random().toString(36).slice(2)}`
+      await b.page.fill('#f', copied)
+      await b.page.focus('#f')
+      await b.page.keyboard.press('Control+A')
+      await b.page.keyboard.press('Control+C')
 
-    const a = await open('clip-iso-a')
-    const browserSession = await a.browser.newBrowserCDPSession()
-    // Playwright's own spelling of the grant is refused, with its reason …
-    await expect(a.browser.contexts()[0]!.grantPermissions(['clipboard-read', 'clipboard-write'])).rejects.toThrow(
-      /clipboard/,
-    )
-    // … and so is the raw one, and a per-permission grant.
-    await expect(
-      browserSession.send('Browser.grantPermissions', { permissions: ['clipboardReadWrite'] }),
-    ).rejects.toThrow(/errands share one browser's clipboard/)
-    await expect(
-      browserSession.send('Browser.setPermission', { permission: { name: 'clipboard-read' }, setting: 'granted' }),
-    ).rejects.toThrow(/errands share one browser's clipboard/)
+      const a = await open('clip-iso-a')
+      const browserSession = await a.browser.newBrowserCDPSession()
+      // Playwright's own spelling of the grant is refused, with its reason …
+      await expect(a.browser.contexts()[0]!.grantPermissions(['clipboard-read', 'clipboard-write'])).rejects.toThrow(
+        /clipboard/,
+      )
+      // … and so is the raw one, and a per-permission grant.
+      await expect(
+        browserSession.send('Browser.grantPermissions', { permissions: ['clipboardReadWrite'] }),
+      ).rejects.toThrow(/errands share one browser's clipboard/)
+      await expect(
+        browserSession.send('Browser.setPermission', { permission: { name: 'clipboard-read' }, setting: 'granted' }),
+      ).rejects.toThrow(/errands share one browser's clipboard/)
 
-    const page = await a.browser.contexts()[0]!.newCDPSession(a.page)
-    const { frameTree } = await page.send('Page.getFrameTree')
-    const { executionContextId } = await page.send('Page.createIsolatedWorld', {
-      frameId: frameTree.frame.id,
-      worldName: 'reader',
-      grantUniveralAccess: true,
-    })
-    await a.page.bringToFront()
-    const read = await page.send('Runtime.evaluate', {
-      expression: "navigator.clipboard.readText().then((t) => 'read: ' + t, (e) => 'refused: ' + e.name)",
-      contextId: executionContextId,
-      awaitPromise: true,
-      userGesture: true,
-    })
-    expect(String(read.result.value)).not.toContain(copied)
-    expect(read.result.value).toMatch(/^refused: /)
+      const page = await a.browser.contexts()[0]!.newCDPSession(a.page)
+      const { frameTree } = await page.send('Page.getFrameTree')
+      const { executionContextId } = await page.send('Page.createIsolatedWorld', {
+        frameId: frameTree.frame.id,
+        worldName: 'reader',
+        grantUniveralAccess: true,
+      })
+      await a.page.bringToFront()
+      const read = await page.send('Runtime.evaluate', {
+        expression: "navigator.clipboard.readText().then((t) => 'read: ' + t, (e) => 'refused: ' + e.name)",
+        contextId: executionContextId,
+        awaitPromise: true,
+        userGesture: true,
+      })
+      expect(String(read.result.value)).not.toContain(copied)
+      expect(read.result.value).toMatch(/^refused: /)
 
-    // The copy happened: B pastes its own text back (so A's refusal means isolation).
-    await b.page.fill('#f', '')
-    await b.page.focus('#f')
-    await b.page.keyboard.press('Control+V')
-    expect(await b.page.inputValue('#f')).toBe(copied)
-  })
+      // The copy happened: B pastes its own text back (so A's refusal means isolation).
+      await b.page.fill('#f', '')
+      await b.page.focus('#f')
+      await b.page.keyboard.press('Control+V')
+      expect(await b.page.inputValue('#f')).toBe(copied)
+    },
+  )
 
   it('keeps the grants it allows inside the errand: a write-only clipboard grant and geolocation', async () => {
     const a = await open('clip-iso-c')
