@@ -377,7 +377,9 @@ export class Egress {
     }
     if (resolvedPort !== port)
       throw new RequestError('a resolver rule that changes the port is not supported by the egress', 502)
-    return canonicalAddress(addresses[0]!)!
+    const address = addresses[0] === undefined ? undefined : canonicalAddress(addresses[0])
+    if (address === undefined) throw new RequestError("the upstream proxy's name resolves to no address", 502)
+    return address
   }
 
   private record(errand: string, decision: Decision, target: string): void {
