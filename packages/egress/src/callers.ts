@@ -11,7 +11,7 @@
  * pausing every request and switching the HTTP cache off, and Chromium's own DevTools answers a
  * 407 only for requests it pauses (measured: a browser-level `Fetch.enable` with
  * `handleAuthRequests` and the guard's narrow patterns never saw the challenge, and the page got
- * `ERR_INVALID_AUTH_CREDENTIALS`). ADR: docs/adr/lanes-admit-the-engines-own-processes.md.
+ * `ERR_INVALID_AUTH_CREDENTIALS`). ADR: docs/adr/0042-lanes-admit-the-engines-own-processes.md.
  *
  * @example
  * const admit = admitOwnProcesses()
