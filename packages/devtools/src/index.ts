@@ -7,6 +7,7 @@
  * const { url } = yield* (yield* DevTools).endpoint('session:task-42')
  */
 export * from './DevTools.ts'
+export * from './limits.ts'
 export * from './errors.ts'
 export { BROWSER_METHODS } from './browserMethods.ts'
 export { ErrandProxy, MAX_BROWSER_SESSIONS, MAX_IN_FLIGHT, type CloseReason, type ProxyOptions } from './proxy.ts'
