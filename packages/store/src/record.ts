@@ -99,10 +99,32 @@ export const StorageStateSchema = Schema.Struct({
   ),
 })
 
+const OriginStorageSchema = Schema.Struct({
+  origin: Schema.String,
+  localStorage: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.String })),
+})
+
 const SnapshotSchema = Schema.Struct({
   storage: StorageStateSchema,
-  tabs: Schema.Array(Schema.Struct({ url: Schema.String, active: Schema.Boolean, id: Schema.optional(Schema.String) })),
+  tabs: Schema.Array(
+    Schema.Struct({
+      url: Schema.String,
+      active: Schema.Boolean,
+      id: Schema.optional(Schema.String),
+      // The tab's sessionStorage (E7); records sealed before it have none.
+      sessionStorage: Schema.optional(OriginStorageSchema),
+    }),
+  ),
   takenAt: Finite,
+  // The errand's own IndexedDB (E7), each database as the runtime's opaque clone encoding.
+  indexedDB: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        origin: Schema.String,
+        databases: Schema.Array(Schema.Struct({ name: Schema.String, version: Finite, data: Schema.String })),
+      }),
+    ),
+  ),
 })
 
 /**
