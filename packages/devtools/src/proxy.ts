@@ -460,7 +460,8 @@ export class ErrandProxy implements ViewConnection {
     if (this.client.bufferedAmount > MAX_BUFFERED) {
       return this.close({
         code: 1008,
-        reason: `The client did not read: over ${MAX_BUFFERED / 1024 / 1024} MiB waited for it (the send-buffer limit).`,
+        reason:
+          `The client did not read: over ${MAX_BUFFERED / 1024 / 1024} MiB waited for it ` + '(the send-buffer limit).',
       })
     }
     this.client.send(text.includes(this.binding) ? text.replaceAll(this.binding, PLAYWRIGHT_BINDING) : text)

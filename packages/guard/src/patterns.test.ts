@@ -82,7 +82,8 @@ describe('interceptPatterns', () => {
     })
     .map(
       ({ scheme, user, host, port, path, query }) =>
-        `${scheme}://${user ? `${user}@` : ''}${host}${port !== undefined ? `:${port}` : ''}${path || '/'}${query ? `?${query}` : ''}`,
+        `${scheme}://${user ? `${user}@` : ''}${host}${port !== undefined ? `:${port}` : ''}` +
+        `${path || '/'}${query ? `?${query}` : ''}`,
     )
 
   for (const [name, policy] of Object.entries(policies)) {

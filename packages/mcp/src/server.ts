@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: a list holds tools of every input shape (Tool<any>)
 /**
  * One MCP server per MCP session, over one errand (E1: the session's errand is a task's; the
  * agent cannot choose another context or leave it). The tools are registered with Playwright
@@ -212,7 +213,7 @@ export const makeErrandServer = (
     )
   }
 
-  let stopWatching = () => undefined as void
+  let stopWatching: () => void = () => undefined
   const daily = options.daily
   if (daily !== undefined) {
     const observe: RegisteredTool = server.registerTool(

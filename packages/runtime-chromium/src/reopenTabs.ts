@@ -59,7 +59,7 @@ export const openTabs = async <E extends ContextEntry>(
   } finally {
     entry.quietPages--
   }
-  pages.forEach((page, i) => hooks.register(entry, page, i === activeIndex, specs[i]!.id))
+  for (const [i, page] of pages.entries()) hooks.register(entry, page, i === activeIndex, specs[i]!.id)
   // Each tab's sessionStorage, into its first document of its origin before the page's scripts run (E7).
   await Promise.all(specs.map((tab, i) => restoreSessionStorage(pages[i]!, tab.sessionStorage)))
   await Promise.all(

@@ -243,7 +243,14 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         Option.isSome(fresh) && input.contextId !== null
           ? packFiles(runtime, input.contextId)
           : packAsideFiles(runtime, input.errandId)
-      ).pipe(Effect.catchAll((e) => Effect.sync(() => (lost(e.message), { files: undefined, left: [] }))))
+      ).pipe(
+        Effect.catchAll((e) =>
+          Effect.sync(() => {
+            lost(e.message)
+            return { files: undefined, left: [] }
+          }),
+        ),
+      )
       if (left.length > 0)
         lost(
           `${left.length} of them did not fit the ${MAX_PARKED_FILES_BYTES / 1024 / 1024} MiB a set-aside task ` +

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: type-level matching over Schemas and endpoints of any shape
 /**
  * The route table (B3): each endpoint `api.ts` declares, given its one service call. The
  * declaration holds who may call it and the Schemas of its body, query, parameters and answer;
