@@ -132,7 +132,10 @@ describe("an errand's own IndexedDB and sessionStorage (E7)", () => {
           r.onupgradeneeded = () => r.result.createObjectStore('junk'); r.onsuccess = () => ok(r.result); });
         const chunk = 'x'.repeat(1024 * 1024);
         for (let i = 0; i < 16; i++) await new Promise((ok) => {
-          const tx = db.transaction('junk', 'readwrite'); tx.objectStore('junk').put(chunk + i, i); tx.oncomplete = ok; });
+          const tx = db.transaction('junk', 'readwrite');
+          tx.objectStore('junk').put(chunk + i, i);
+          tx.oncomplete = ok;
+        });
         db.close();
         const keep = await new Promise((ok) => { const r = indexedDB.open('keep', 1);
           r.onupgradeneeded = () => r.result.createObjectStore('s'); r.onsuccess = () => ok(r.result); });

@@ -39,7 +39,8 @@ var encodeClone = function (value, blobs) {
   var next = 0;
   var b64 = function (bytes) {
     var out = '';
-    for (var i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    for (var i = 0; i < bytes.length; i += 0x8000)
+      out += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
     return btoa(out);
   };
   var tagOf = function (v) { return Object.prototype.toString.call(v).slice(8, -1); };
@@ -78,11 +79,21 @@ var encodeClone = function (value, blobs) {
       for (i = 0; i < v.length; i++) items.push(Object.prototype.hasOwnProperty.call(v, i) ? enc(v[i]) : { $: 'h' });
       var extra = [];
       keys = Object.keys(v);
-      for (i = 0; i < keys.length; i++) if (!/^(0|[1-9][0-9]*)$/.test(keys[i]) || Number(keys[i]) >= v.length) extra.push([keys[i], enc(v[keys[i]])]);
+      for (i = 0; i < keys.length; i++)
+        if (!/^(0|[1-9][0-9]*)$/.test(keys[i]) || Number(keys[i]) >= v.length)
+          extra.push([keys[i], enc(v[keys[i]])]);
       return { $: 'a', i: id, v: items, p: extra };
     }
-    if (tag === 'Map') { var pairs = []; v.forEach(function (val, key) { pairs.push([enc(key), enc(val)]); }); return { $: 'm', i: id, v: pairs }; }
-    if (tag === 'Set') { var members = []; v.forEach(function (val) { members.push(enc(val)); }); return { $: 's', i: id, v: members }; }
+    if (tag === 'Map') {
+      var pairs = [];
+      v.forEach(function (val, key) { pairs.push([enc(key), enc(val)]); });
+      return { $: 'm', i: id, v: pairs };
+    }
+    if (tag === 'Set') {
+      var members = [];
+      v.forEach(function (val) { members.push(enc(val)); });
+      return { $: 's', i: id, v: members };
+    }
     if (tag !== 'Object') throw new Error('unsupported ' + tag);
     var props = [];
     keys = Object.keys(v);
@@ -93,7 +104,12 @@ var encodeClone = function (value, blobs) {
 };
 var decodeClone = function (json, blobData) {
   var ids = new Map();
-  var bytes = function (b) { var s = atob(b); var out = new Uint8Array(s.length); for (var i = 0; i < s.length; i++) out[i] = s.charCodeAt(i); return out; };
+  var bytes = function (b) {
+    var s = atob(b);
+    var out = new Uint8Array(s.length);
+    for (var i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+    return out;
+  };
   var dec = function (e) {
     if (e === null || typeof e !== 'object') return e;
     var i, out;
@@ -114,10 +130,15 @@ var decodeClone = function (json, blobData) {
       }
       case 'bl': {
         var part = bytes(blobData[e.i]);
-        return e.n === undefined ? new Blob([part], { type: e.t }) : new File([part], e.n, { type: e.t, lastModified: e.m });
+        return e.n === undefined
+          ? new Blob([part], { type: e.t })
+          : new File([part], e.n, { type: e.t, lastModified: e.m });
       }
       case 'er': {
-        var Err = { EvalError: EvalError, RangeError: RangeError, ReferenceError: ReferenceError, SyntaxError: SyntaxError, TypeError: TypeError, URIError: URIError }[e.k] || Error;
+        var Err = {
+          EvalError: EvalError, RangeError: RangeError, ReferenceError: ReferenceError,
+          SyntaxError: SyntaxError, TypeError: TypeError, URIError: URIError,
+        }[e.k] || Error;
         var err = new Err(e.m);
         if (e.s !== null) err.stack = e.s;
         return err;
@@ -126,7 +147,8 @@ var decodeClone = function (json, blobData) {
       case 'a':
         out = new Array(e.v.length);
         ids.set(e.i, out);
-        for (i = 0; i < e.v.length; i++) if (!(e.v[i] !== null && typeof e.v[i] === 'object' && e.v[i].$ === 'h')) out[i] = dec(e.v[i]);
+        for (i = 0; i < e.v.length; i++)
+          if (!(e.v[i] !== null && typeof e.v[i] === 'object' && e.v[i].$ === 'h')) out[i] = dec(e.v[i]);
         for (i = 0; i < e.p.length; i++) out[e.p[i][0]] = dec(e.p[i][1]);
         return out;
       case 'm':
@@ -142,7 +164,10 @@ var decodeClone = function (json, blobData) {
       case 'o':
         out = {};
         ids.set(e.i, out);
-        for (i = 0; i < e.p.length; i++) Object.defineProperty(out, e.p[i][0], { value: dec(e.p[i][1]), enumerable: true, writable: true, configurable: true });
+        for (i = 0; i < e.p.length; i++)
+          Object.defineProperty(out, e.p[i][0], {
+            value: dec(e.p[i][1]), enumerable: true, writable: true, configurable: true,
+          });
         return out;
     }
     throw new Error('unknown clone tag');

@@ -140,7 +140,8 @@ export const readIndexedDb = async (
  * and the ones the reader already left out, are named by origin.
  *
  * @example
- * withinCap([['https://a.example', { databases: [big, small], leftOut: [] }]], 1024).leftOut // [{ origin, 'over-cap' }]
+ * withinCap([['https://a.example', { databases: [big, small], leftOut: [] }]], 1024).leftOut
+ * // [{ origin: 'https://a.example', reason: 'over-cap' }]
  */
 export const withinCap = (
   origins: ReadonlyArray<readonly [string, OriginDatabases]>,

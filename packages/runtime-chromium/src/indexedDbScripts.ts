@@ -42,14 +42,18 @@ export const readerScript = (maxBytes: number): string => `
 (async function () {
   ${CLONE_CODEC}
   var MAX = ${Math.max(0, Math.floor(maxBytes))};
-  var request = function (r) { return new Promise(function (ok, no) { r.onsuccess = function () { ok(r.result); }; r.onerror = function () { no(r.error); }; }); };
-  var keyPathOf = function (p) { return p === null || p === undefined ? null : typeof p === 'string' ? p : Array.prototype.slice.call(p); };
+  var keyPathOf = function (p) {
+    return p === null || p === undefined ? null : typeof p === 'string' ? p : Array.prototype.slice.call(p);
+  };
   var readOne = function (info) {
     return new Promise(function (done) {
       var opening = indexedDB.open(info.name);
       // Deleted since it was listed: opening it without a version would create it.
       opening.onupgradeneeded = function () { opening.transaction.abort(); };
-      opening.onerror = function (e) { if (e && e.preventDefault) e.preventDefault(); done({ name: info.name, reason: 'unreadable' }); };
+      opening.onerror = function (e) {
+        if (e && e.preventDefault) e.preventDefault();
+        done({ name: info.name, reason: 'unreadable' });
+      };
       opening.onsuccess = function () {
         var db = opening.result;
         var names = Array.prototype.slice.call(db.objectStoreNames);
@@ -69,7 +73,8 @@ export const readerScript = (maxBytes: number): string => `
             for (var j = 0; j < blobs.length; j++) {
               var bytes = new Uint8Array(await blobs[j].arrayBuffer());
               var text = '';
-              for (var k = 0; k < bytes.length; k += 0x8000) text += String.fromCharCode.apply(null, bytes.subarray(k, k + 0x8000));
+              for (var k = 0; k < bytes.length; k += 0x8000)
+                text += String.fromCharCode.apply(null, bytes.subarray(k, k + 0x8000));
               blobData.push(JSON.stringify(btoa(text)));
             }
             var data = '{"stores":[' + stores.join(',') + '],"blobs":[' + blobData.join(',') + ']}';
@@ -89,7 +94,9 @@ export const readerScript = (maxBytes: number): string => `
             var index = store.index(n);
             return { name: n, keyPath: keyPathOf(index.keyPath), unique: index.unique, multiEntry: index.multiEntry };
           });
-          var head = JSON.stringify({ name: storeName, keyPath: keyPathOf(store.keyPath), autoIncrement: store.autoIncrement, indexes: indexes });
+          var head = JSON.stringify({
+            name: storeName, keyPath: keyPathOf(store.keyPath), autoIncrement: store.autoIncrement, indexes: indexes,
+          });
           var cursor = store.openCursor();
           cursor.onsuccess = function () {
             var c = cursor.result;
@@ -99,7 +106,9 @@ export const readerScript = (maxBytes: number): string => `
               return;
             }
             var line;
-            try { line = JSON.stringify([inline ? null : encodeClone(c.primaryKey, blobs), encodeClone(c.value, blobs)]); }
+            try {
+              line = JSON.stringify([inline ? null : encodeClone(c.primaryKey, blobs), encodeClone(c.value, blobs)]);
+            }
             catch (e) { failed = 'unsupported'; tx.abort(); return; }
             size += line.length + 1;
             if (size > MAX) { failed = 'over-cap'; tx.abort(); return; }
@@ -153,7 +162,9 @@ export const restoreDatabasesScript = (databases: ReadonlyArray<readonly [string
             var options = { autoIncrement: s.autoIncrement };
             if (s.keyPath !== null) options.keyPath = s.keyPath;
             var store = db.createObjectStore(s.name, options);
-            s.indexes.forEach(function (i) { store.createIndex(i.name, i.keyPath, { unique: i.unique, multiEntry: i.multiEntry }); });
+            s.indexes.forEach(function (i) {
+              store.createIndex(i.name, i.keyPath, { unique: i.unique, multiEntry: i.multiEntry });
+            });
             s.records.forEach(function (r) {
               var value = decodeClone(r[1], saved.blobs);
               if (r[0] === null) store.put(value); else store.put(value, decodeClone(r[0], saved.blobs));

@@ -107,21 +107,24 @@ describe('withHeldOwnData (H2, E7)', () => {
     indexedDB,
   }
 
-  it('keeps the held sessionStorage of a tab still on its origin, and the held IndexedDB when the crash read none', () => {
-    const words: Snapshot = {
-      ...snap('x'),
-      tabs: [
-        { id: 't1', url: 'https://shop.example/b', active: true },
-        { id: 't2', url: 'https://elsewhere.example/', active: false },
-        { id: 't3', url: 'https://shop.example/', active: false },
-      ],
-      takenAt: 9,
-    }
-    const out = withHeldOwnData(words, held)
-    expect(out.tabs.map((t) => t.sessionStorage?.localStorage[0]?.value)).toEqual(['a', undefined, undefined])
-    expect(out.indexedDB).toEqual(indexedDB)
-    expect(out.takenAt).toBe(9)
-  })
+  it(
+    'keeps the held sessionStorage of a tab still on its origin, and the held IndexedDB when the crash read ' + 'none',
+    () => {
+      const words: Snapshot = {
+        ...snap('x'),
+        tabs: [
+          { id: 't1', url: 'https://shop.example/b', active: true },
+          { id: 't2', url: 'https://elsewhere.example/', active: false },
+          { id: 't3', url: 'https://shop.example/', active: false },
+        ],
+        takenAt: 9,
+      }
+      const out = withHeldOwnData(words, held)
+      expect(out.tabs.map((t) => t.sessionStorage?.localStorage[0]?.value)).toEqual(['a', undefined, undefined])
+      expect(out.indexedDB).toEqual(indexedDB)
+      expect(out.takenAt).toBe(9)
+    },
+  )
 
   it('never replaces what the crash read itself, and changes nothing without a held snapshot', () => {
     const fresh = [{ origin: 'https://shop.example', databases: [] }]
