@@ -186,6 +186,7 @@ const hostEngineOn = (options: HostEngineOptions) => {
       deadlineMs,
       upstreamProxy,
       files: settings.files,
+      indexedDbMaxBytes: settings.indexedDbMaxBytes,
     }),
   )
   const local: RuntimeReport = { kind: 'chromium', where: 'local' }
