@@ -3,7 +3,7 @@
  * Dates among the values, E7) against Playwright's own round trip: `storageState({ indexedDB:
  * true })` from a context, then `newContext({ storageState })` and a `goto`. Each side's row says
  * whether the page read its data back byte for byte (the digest of `DUMP_SCRIPT`), and which kinds
- * of value it lost (docs/adr/exact-resume-indexeddb.md).
+ * of value it lost (docs/adr/0043-exact-resume-indexeddb.md).
  *
  * @example
  * rows.push(...(await benchResumeIndexedDb(bench)))
