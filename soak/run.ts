@@ -124,11 +124,10 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
     let nextQuiet = Date.now() + Math.min(20_000, options.quietEveryMs / 2)
     const nextChaos = chaosSchedule(random, cannotMount === undefined)
     const hardEndAt = Date.now() + (options.atLeast?.maxMinutes ?? options.minutes) * 60_000
-    const done = (): Readonly<Record<string, number>> => ({
-      ...w.stats,
-      kills: w.stats.rendererKills + w.stats.browserKills,
-    })
-    const workDone = () => Object.entries(options.atLeast?.counts ?? {}).every(([k, n]) => (done()[k] ?? 0) >= n)
+    const workDone = () => {
+      const done: Readonly<Record<string, number>> = { ...w.stats, kills: w.stats.rendererKills + w.stats.browserKills }
+      return Object.entries(options.atLeast?.counts ?? {}).every(([k, n]) => (done[k] ?? 0) >= n)
+    }
     const going = () => Date.now() < endAt || (!workDone() && Date.now() < hardEndAt)
     let chaosAt = Date.now() + options.chaosEveryMs * (0.5 + random())
     while (going()) {

@@ -14,9 +14,6 @@ import { tabsOf } from './conversations.ts'
 import { REMOTE_FRAME_MS, RemoteCast, type RemoteErrand } from './remoteCast.ts'
 import type { ClientMessage, ServerMessage } from './protocol.ts'
 
-/** An error from a service, as a log line and the page are told it (the edge's reading of it). */
-const failure = (error: unknown) => toFailure(error)
-
 /** What a viewer needs from the live view that holds it. */
 export interface ViewerDeps {
   readonly sessions: SessionsShape
@@ -51,8 +48,8 @@ export class Viewer {
 
   enqueue(step: () => Promise<void>): void {
     this.queue = this.queue.then(step).catch((e) => {
-      this.deps.log(`live view: ${failure(e).code} while switching the stream`)
-      this.say({ type: 'error', message: failure(e).message })
+      this.deps.log(`live view: ${toFailure(e).code} while switching the stream`)
+      this.say({ type: 'error', message: toFailure(e).message })
     })
   }
 
