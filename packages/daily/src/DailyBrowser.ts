@@ -2,7 +2,7 @@ import { leaseMachine, type LeaseEmitted, type LeaseEvent } from '@errands/machi
 import { Clock, Context, Deferred, Duration, Effect, Exit, FiberId, Layer, Runtime, Schema, type Scope } from 'effect'
 import { createActor } from 'xstate'
 import type { Credentials, ObservationRequest, PairingCode, PollResult, Redeemed } from './api.ts'
-import { makeEffectClock } from '@errands/supervisor'
+import { makeEffectClock } from '@errands/sessions'
 import {
   BadRequest,
   DailyUnavailable,

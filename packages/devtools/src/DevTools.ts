@@ -21,7 +21,7 @@
 import type { GuardPolicy } from '@errands/guard'
 import { checkHost, checkOrigin, nodeHeaders, refuseUpgrade as refuseWith, WrongHost } from '@errands/edge'
 import { Runtime, type DevToolsTarget } from '@errands/runtime'
-import { Sessions, type SupervisorError } from '@errands/supervisor'
+import { Sessions, type SupervisorError } from '@errands/sessions'
 import { Cause, Context, Effect, Exit, Layer, Runtime as EffectRuntime, type Scope } from 'effect'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'

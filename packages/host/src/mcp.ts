@@ -40,7 +40,7 @@ import { Questions } from './person/questions.ts'
 import { requestHelp } from './person/help.ts'
 import { requestSignIn, type SignInDeps } from './person/signIn.ts'
 import { conversationIdOf } from './sessionKey.ts'
-import { PersonDriving } from '@errands/supervisor'
+import { PersonDriving } from '@errands/sessions'
 
 /** Where MCP is mounted. @example `${host.url}${MCP_PATH}` */
 export const MCP_PATH = '/mcp'

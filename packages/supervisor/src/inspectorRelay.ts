@@ -40,7 +40,7 @@ import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { WebSocket, WebSocketServer } from 'ws'
-import { InspectorUnavailable } from './errors.ts'
+import { InspectorUnavailable } from '@errands/sessions'
 import { STATELY_VIEWER, type InspectorAdapter, type InspectorOutlet } from './inspector.ts'
 
 /** How to open the relay. */

@@ -30,7 +30,7 @@ import {
   readWebBody,
   type Identity,
 } from '@errands/edge'
-import { Sessions } from '@errands/supervisor'
+import { Sessions } from '@errands/sessions'
 import { Cause, Effect, Either, Exit, Option, Redacted, Runtime, Schema } from 'effect'
 import { Browsing } from '../browsing/Browsing.ts'
 import { SessionProxy } from '../browsing/SessionProxy.ts'
