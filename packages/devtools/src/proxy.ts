@@ -33,6 +33,7 @@ import type { AnsweringView, CloseReason, Command, Params, ProxyOptions, ViewCon
 import { ErrandsDomain } from './errandsDomain.ts'
 import { HelperContexts } from './helperContexts.ts'
 import { Refusals } from './refusals.ts'
+import { onSessionCommand } from './sessionCommands.ts'
 import { BrowserView } from './view.ts'
 import { WheelGate } from './wheel.ts'
 
@@ -237,7 +238,7 @@ export class ErrandProxy implements ViewConnection {
     // As Chromium answers an unknown session: on the connection, without the id.
     if (view === undefined)
       return this.refused({ ...command, sessionId: undefined }, 'no session with this id belongs to this errand')
-    view.onSession(command)
+    onSessionCommand(view, command)
   }
 
   // ---- the Errands domain (#26, errandsDomain.ts, wheel.ts) ----
