@@ -198,7 +198,11 @@ export abstract class ContextPages<E extends ContextEntry> extends ContextBook<E
 
   /**
    * Waits until the crashed contexts being read are closed, so a new context never stands beside
-   * them: the open contexts stay within the cap (C1; seen over it in the 30-minute soak).
+   * them: the open contexts stay within the cap (C1; the 30-minute soak saw one over it while a
+   * crashed context's storage was read and a freed slot was already taken).
+   *
+   * @example
+   * await this.crashedClosed()
    */
   protected async crashedClosed(): Promise<void> {
     await this.crashed.closed()
