@@ -385,7 +385,8 @@ describe('import rules: the repo', () => {
               ...p.files,
               {
                 path: `${p.dir}/src/around.ts`,
-                imports: scan('around.ts', "import { Supervisor } from '@errands/supervisor'").imports,
+                imports: scan('around.ts', "import { Supervisor } from '@errands/supervisor'
+").imports,
               },
             ],
           }
