@@ -385,8 +385,7 @@ describe('import rules: the repo', () => {
               ...p.files,
               {
                 path: `${p.dir}/src/around.ts`,
-                imports: scan('around.ts', "import { Supervisor } from '@errands/supervisor'
-").imports,
+                imports: scan('around.ts', "import { Supervisor } from '@errands/supervisor'").imports,
               },
             ],
           }

@@ -1,5 +1,14 @@
 import { cookie } from '@errands/runtime'
-import { journalRecorder, parseJournal, replay, formatTrace, services, testSupervisor, defaultSettings, type TraceLine } from '@errands/supervisor'
+import {
+  journalRecorder,
+  parseJournal,
+  replay,
+  formatTrace,
+  services,
+  testSupervisor,
+  defaultSettings,
+  type TraceLine,
+} from '@errands/supervisor'
 import { Effect, Fiber, TestClock, TestContext } from 'effect'
 import { execFileSync } from 'node:child_process'
 import * as fs from 'node:fs'

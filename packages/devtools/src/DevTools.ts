@@ -19,7 +19,7 @@
  * const browser = await chromium.connectOverCDP(url)
  */
 import type { GuardPolicy } from '@errands/guard'
-import { checkHost, checkOrigin, nodeHeaders, refuseUpgrade as refuseWith, WrongHost } from '@errands/edge'
+import { admit, nodeHeaders, refuseUpgrade as refuseWith } from '@errands/edge'
 import { Runtime } from '@errands/runtime'
 import { Sessions, type SupervisorError } from '@errands/sessions'
 import { Cause, Context, Effect, Exit, Layer, Runtime as EffectRuntime, type Scope } from 'effect'
@@ -286,13 +286,10 @@ export const makeDevTools = (
       // B7: a web page may try to reach us; CDP clients send no Origin, and the Host is ours.
       const headers = nodeHeaders(req.headers)
       const identity = { port: port() }
-      const refusal =
-        checkOrigin(headers, identity, { own: false }) ??
-        (options.hosts
-          ? options.hosts().includes(req.headers.host ?? '')
-            ? undefined
-            : new WrongHost({ reason: 'foreign-host', message: 'Connect with the URL exactly as it was given.' })
-          : checkHost(headers, identity))
+      const refusal = admit(headers, identity, {
+        host: options.hosts ? { exactly: options.hosts } : 'own',
+        origin: { own: false },
+      })
       if (refusal) {
         refuseWith(socket, refusal)
         return true

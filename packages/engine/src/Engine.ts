@@ -4,7 +4,13 @@ import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-c
 import { SealedStore, type StoreConfigError, type StoreError, type StoreFs } from '@errands/store'
 import { databaseUrlConfig, PgSealedStore } from '@errands/store-pg'
 import type { Sessions } from '@errands/sessions'
-import { sessionsLayer, supervisorConfig, type Supervisor, type SupervisorOptions, type SupervisorSettings } from '@errands/supervisor'
+import {
+  sessionsLayer,
+  supervisorConfig,
+  type Supervisor,
+  type SupervisorOptions,
+  type SupervisorSettings,
+} from '@errands/supervisor'
 import { Config, Context, Effect, Layer, Option, type ConfigError, type Redacted } from 'effect'
 import * as path from 'node:path'
 

@@ -27,7 +27,7 @@ import {
   type TabAt,
   type ToolResult,
 } from '@errands/mcp'
-import { checkHost, checkMediaType, checkMethod, checkOrigin, nodeHeaders, sendError } from '@errands/edge'
+import { admit, checkMediaType, checkMethod, nodeHeaders, sendError } from '@errands/edge'
 import { Effect, Either, type Scope } from 'effect'
 import type * as http from 'node:http'
 import { Browsing, sessionTarget, type BrowsingShape, type TabView } from './browsing/Browsing.ts'
@@ -188,8 +188,7 @@ export const mountMcp = (
         const headers = nodeHeaders(req.headers)
         const method = req.method ?? 'GET'
         const refusal =
-          checkHost(headers, options) ??
-          checkOrigin(headers, options) ??
+          admit(headers, options) ??
           checkMethod(method, MCP_METHODS, MCP_PATH) ??
           checkMediaType(headers, method === 'POST')
         if (refusal) return void sendError(res, refusal, HOST_RENDER)

@@ -14,7 +14,13 @@
  */
 import { memoryRuntimeLayer, MemoryRuntimeTag, type Runtime } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
-import { defaultSettings, sessionsLayer, Supervisor, type SupervisorOptions, type SupervisorSettings } from '@errands/supervisor'
+import {
+  defaultSettings,
+  sessionsLayer,
+  Supervisor,
+  type SupervisorOptions,
+  type SupervisorSettings,
+} from '@errands/supervisor'
 import { Effect, Layer } from 'effect'
 import { Lending } from './Lending.ts'
 import { Settings, type BrowserSettingsSchema } from './Settings.ts'

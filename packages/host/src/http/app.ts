@@ -19,11 +19,10 @@
 import { DevTools } from '@errands/devtools'
 import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
 import {
+  admit,
   checkBearer,
-  checkHost,
   checkMediaType,
   checkMethod,
-  checkOrigin,
   digestOf,
   hasBody,
   ownHost,
@@ -122,7 +121,7 @@ export const makeApp = (
           })
         }
         const headers = request.headers
-        const refusal = checkHost(headers, options) ?? checkOrigin(headers, options)
+        const refusal = admit(headers, options)
         if (refusal) return yield* refusal
         const url = new URL(request.url)
         const match = router.match(request.method, url.pathname)
