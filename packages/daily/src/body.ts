@@ -2,20 +2,20 @@
  * JSON bodies at the door, through `@errands/edge`: `application/json` only (B7 — `text/plain`,
  * `multipart/form-data` and `application/x-www-form-urlencoded` are what a plain web form can send
  * cross-site without a preflight, so they are refused with 415), bounded in size by the edge's
- * reader (413), parsed, and decoded with a Schema.
+ * reader (413), parsed, and decoded strictly with a Schema by the edge's one decoder (`decodeBody`).
  */
 import {
-  BadRequest,
+  type BadRequest,
   checkMediaType,
   nodeHeaders,
-  parseJson,
+  decodeBody,
   readNodeBody,
   utf8,
   type PayloadTooLarge,
   type UnsupportedMediaType,
 } from '@errands/edge'
 import type { IncomingMessage } from 'node:http'
-import { Effect, ParseResult, Schema } from 'effect'
+import { Effect, type Schema } from 'effect'
 
 /**
  * Checks the media type, reads at most `maxBytes` of the body and decodes it with `schema`.
@@ -31,15 +31,5 @@ export const readJson = <A, I>(
   Effect.gen(function* () {
     const notJson = checkMediaType(nodeHeaders(req.headers), true)
     if (notJson) return yield* notJson
-    const json = yield* parseJson(utf8(yield* readNodeBody(req, maxBytes)))
-    return yield* Schema.decodeUnknown(schema)(json).pipe(
-      Effect.mapError((e) => {
-        const first = ParseResult.ArrayFormatter.formatErrorSync(e)[0]
-        const where = first && first.path.length > 0 ? `${first.path.join('.')}: ` : ''
-        return new BadRequest({
-          reason: 'invalid-body',
-          message: `Invalid body: ${where}${first?.message ?? 'unexpected shape'}`.slice(0, 300),
-        })
-      }),
-    )
+    return yield* decodeBody(schema, utf8(yield* readNodeBody(req, maxBytes)))
   })

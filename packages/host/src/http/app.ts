@@ -28,6 +28,8 @@ import {
   ownHost,
   readWebBody,
   type Identity,
+  decodeBody,
+  decodeQuery,
 } from '@errands/edge'
 import { Sessions } from '@errands/sessions'
 import { Cause, Effect, Either, Exit, Option, Redacted, Runtime, Schema } from 'effect'
@@ -41,7 +43,7 @@ import { parseSessionKey, SESSION_HEADER, type SessionKey } from '../sessionKey.
 import { Stateless } from '../stateless/Stateless.ts'
 import { PersonWheel } from '../wheel.ts'
 import { checkAgentToken, type AgentTokens } from './agentTokens.ts'
-import { decodeBody, decodeQuery, readText } from './body.ts'
+import { readText } from './body.ts'
 import { errorResponse, json } from './respond.ts'
 import { Router } from './router.ts'
 import { routes, type Route } from './routes.ts'
