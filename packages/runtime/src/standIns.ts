@@ -153,9 +153,11 @@ export const swapRequest = (request: OutgoingRequest, live: ReadonlyArray<LiveSt
   const swapped = new Set<LiveStandIn>()
   const unwritable = new Set<LiveStandIn>()
   const values = new Map<LiveStandIn, string>()
-  const valueOf = (s: LiveStandIn) => {
-    let v = values.get(s)
-    if (v === undefined) values.set(s, (v = s.reveal()))
+  const revealed = (s: LiveStandIn): string => {
+    const known = values.get(s)
+    if (known !== undefined) return known
+    const v = s.reveal()
+    values.set(s, v)
     return v
   }
 
@@ -165,7 +167,7 @@ export const swapRequest = (request: OutgoingRequest, live: ReadonlyArray<LiveSt
   for (const s of live) {
     const at = occurrences(newQuery, s.token, s.shape)
     if (at.length === 0) continue
-    newQuery = replaceAt(newQuery, at, Buffer.byteLength(s.token), Buffer.from(encodeURIComponent(valueOf(s))))
+    newQuery = replaceAt(newQuery, at, Buffer.byteLength(s.token), Buffer.from(encodeURIComponent(revealed(s))))
     swapped.add(s)
   }
   if (swapped.size > 0) url = head + newQuery.toString('utf8') + tail
@@ -182,7 +184,7 @@ export const swapRequest = (request: OutgoingRequest, live: ReadonlyArray<LiveSt
         unwritable.add(s)
         continue
       }
-      bytes = replaceAt(bytes, at, Buffer.byteLength(s.token), Buffer.from(encode(valueOf(s)), 'utf8'))
+      bytes = replaceAt(bytes, at, Buffer.byteLength(s.token), Buffer.from(encode(revealed(s)), 'utf8'))
       swapped.add(s)
       changed = true
     }
