@@ -27,6 +27,8 @@ export const DEPS: Rules['deps'] = {
   '@errands/runtime-chromium': ['@errands/egress', '@errands/guard', '@errands/runtime'],
   '@errands/supervisor': ['@errands/edge', '@errands/machines', '@errands/runtime', '@errands/store'],
   '@errands/lending': ['@errands/runtime', '@errands/store', '@errands/supervisor'],
+  // The person's passwords (W1–W4): lending's one site rule, the store's sealing, the runtime's fill.
+  '@errands/passwords': ['@errands/lending', '@errands/runtime', '@errands/store'],
   '@errands/daily': ['@errands/edge', '@errands/machines', '@errands/supervisor'],
   '@errands/devtools': ['@errands/edge', '@errands/guard', '@errands/runtime', '@errands/supervisor'],
   // The live view streams through the runtime's screencast: no browser library (issue #24).
