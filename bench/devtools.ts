@@ -73,7 +73,10 @@ const flood = (url: string): Flood => {
       const ws = new WebSocket(url, { perMessageDeflate: false })
       let answered = 0, refused = 0, closed
       const end = () => { process.stdout.write(JSON.stringify({ answered, refused, closed })); process.exit(0) }
-      ws.on('open', () => { process.stdout.write('sending\\n'); for (let id = 1; id <= count; id++) ws.send(JSON.stringify({ id, method: 'Browser.getVersion', params: {} })) })
+      ws.on('open', () => {
+        process.stdout.write('sending\\n')
+        for (let id = 1; id <= count; id++) ws.send(JSON.stringify({ id, method: 'Browser.getVersion', params: {} }))
+      })
       ws.on('message', (data) => {
         const m = JSON.parse(data.toString())
         if (m.id === undefined) return

@@ -39,7 +39,8 @@ const peakRss = async (f: () => Promise<unknown>): Promise<{ readonly ms: number
   const worker = new Worker(
     `const { workerData } = require('node:worker_threads')
      const s = new Int32Array(workerData)
-     const sample = () => Atomics.store(s, 1, Math.max(Atomics.load(s, 1), Math.round(process.memoryUsage.rss() / 1024)))
+     const rssKiB = () => Math.round(process.memoryUsage.rss() / 1024)
+     const sample = () => Atomics.store(s, 1, Math.max(Atomics.load(s, 1), rssKiB()))
      Atomics.store(s, 0, 1)
      const t = setInterval(() => { sample(); if (Atomics.load(s, 0) === 2) { clearInterval(t); process.exit(0) } }, 2)`,
     { eval: true, workerData: shared.buffer },

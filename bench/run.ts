@@ -24,6 +24,7 @@ import { benchMemory } from './memory.ts'
 import { benchOpen } from './open.ts'
 import { benchReads } from './reads.ts'
 import { benchResume } from './resume.ts'
+import { benchResumeIndexedDb } from './resumeIndexedDb.ts'
 import { benchSpare } from './spare.ts'
 import { benchStore } from './store.ts'
 import { benchSupervisor } from './supervisor.ts'
@@ -103,7 +104,7 @@ if (sections.some((s) => engineSections.includes(s))) {
         await direct.dispose()
       }
     })
-    await section('resume', () => benchResume(bench))
+    await section('resume', async () => [...(await benchResume(bench)), ...(await benchResumeIndexedDb(bench))])
     await section('heal', () => benchHeal(bench, fewer))
     await section('memory', () => benchMemory(bench, 3))
     await section('reads', () => withSites(20, (many) => benchReads(bench, many)))

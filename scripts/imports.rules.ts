@@ -21,7 +21,8 @@ export const DEPS: Rules['deps'] = {
   '@errands/guard': [],
   // The HTTP edge every front stands behind (issue #24, docs/edge.md): effect and node: only.
   '@errands/edge': [],
-  '@errands/egress': ['@errands/guard'],
+  // The egress asks the edge which local process holds a lane's caller (localPeer.ts).
+  '@errands/egress': ['@errands/edge', '@errands/guard'],
   '@errands/store': ['@errands/runtime'],
   '@errands/store-pg': ['@errands/store'],
   '@errands/runtime-chromium': ['@errands/egress', '@errands/guard', '@errands/runtime'],

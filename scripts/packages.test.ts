@@ -42,4 +42,24 @@ describe('workspace packages (R4)', () => {
     const build = (read('tsconfig.build.json').references as Array<{ path: string }>).map((r) => r.path)
     expect(build).toContain(dir)
   })
+
+  it.each(dirs)('%s: has the turbo tasks (build, typecheck of sources and tests, its unit tests; ADR 0038)', (dir) => {
+    const up = relative(join(root, dir), root)
+    const scripts = read(`${dir}/package.json`).scripts
+    expect(scripts.build).toMatch(/^tsc -p tsconfig\.json( && .+)?$/)
+    expect(scripts.typecheck).toBe('tsc -p tsconfig.check.json')
+    const sources = relative(root, join(root, dir, read(`${dir}/tsconfig.json`).compilerOptions.rootDir))
+    expect(scripts.test).toBe(`vitest run --passWithNoTests --project unit --root ${up} ${sources}/`)
+    const check = read(`${dir}/tsconfig.check.json`)
+    expect(check.extends).toBe(`${up}/tsconfig.base.json`)
+    expect(check.compilerOptions.noEmit).toBe(true)
+    expect(check.exclude ?? []).not.toContain('**/*.test.ts')
+  })
+
+  it('turbo.json declares the per-package tasks with build outputs cached and each after its dependencies', () => {
+    const tasks = read('turbo.json').tasks
+    expect(tasks.build).toMatchObject({ dependsOn: ['^build'], outputs: ['dist/**'] })
+    for (const task of ['typecheck', 'test']) expect(tasks[task].dependsOn).toEqual(['^build'])
+    expect(read('package.json').scripts['typecheck:tree']).toBe('tsc -p tsconfig.json --noEmit')
+  })
 })

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The test command (README, docs/testing.md): sets everything up, builds the packages (incremental),
-# type-checks, then runs the three vitest tiers — unit, browser, system. Arguments pass through to
-# vitest: `npm test -- --project unit`, `npm test -- test/host/process.test.ts`.
+# The test command (README, docs/testing.md): sets everything up, checks format and lint, builds the
+# packages (incremental), type-checks, then runs the three vitest tiers — unit, browser, system. Arguments pass
+# through to vitest: `npm test -- --project unit`, `npm test -- test/host/process.test.ts`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup.sh
@@ -10,7 +10,17 @@ echo "errands: Chromium at $CHROMIUM_PATH ($("$CHROMIUM_PATH" --version 2>/dev/n
 # missing and root — before vitest's globalSetup starts it).
 pg_bin=$(bash scripts/setup-postgres.sh)
 echo "errands: Postgres at $pg_bin ($("$pg_bin/postgres" --version 2>/dev/null | head -1))"
+# test/containment/machine.test.ts gives an interface it makes itself an address (`ip`, iproute2;
+# as root): installed here when missing and root, like Chromium and Postgres. Without it that test
+# uses an address the machine already has.
+find_ip() { command -v ip; }
+no_ip="no 'ip' (iproute2) found: test/containment/machine.test.ts uses an address the machine has."
+find_or_install find_ip iproute2 "$no_ip" >/dev/null || true
 started=$(date +%s)
+# Format and lint (Biome, line width 120; docs/adr/0039-biome.md): a formatting slip fails the run here, in a second,
+# not in review.
+echo "errands: checking format and lint (biome ci .)…"
+node_modules/.bin/biome ci --colors=off --diagnostic-level=warn --max-diagnostics=20 .
 echo "errands: building packages (tsc -b, incremental)…"
 source scripts/build.sh
 echo "errands: type-checking (tsc -p tsconfig.json)…"

@@ -22,6 +22,12 @@ export interface RunOptions {
   /** Heal rounds at the end (10 live errands, their browser SIGKILLed). */
   readonly healRounds: number
   readonly out: string
+  /**
+   * Work the run must have done before it ends: past `minutes` it goes on until every count (a
+   * `Stats` field, or `kills`: renderer and browser kills) is reached, or `maxMinutes` passed. A
+   * loaded machine then does the same work more slowly instead of less of it.
+   */
+  readonly atLeast?: { readonly counts: Readonly<Record<string, number>>; readonly maxMinutes: number }
 }
 
 /**

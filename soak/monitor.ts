@@ -175,7 +175,8 @@ export const quietPeriod = async (
         '-',
         `${last.chromium} Chromium processes after ${settleMs} ms quiet with ${quiet.open} errands open, baseline ` +
           `${base.chromium} with ${base.open} (more: ${kindsAbove(last.kinds, base.kinds)}; renderers of the ` +
-          `errands' browser ${last.errandRenderers}, baseline ${base.errandRenderers}; its pages ${JSON.stringify(await w.probe.contextDetail())})`,
+          `errands' browser ${last.errandRenderers}, baseline ${base.errandRenderers}; ` +
+          `its pages ${JSON.stringify(await w.probe.contextDetail())})`,
       )
     } else if (comparable(last) > comparable(base))
       w.journal.write({

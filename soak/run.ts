@@ -123,10 +123,19 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
     const random = prng(options.seed ^ 0x5eed)
     let nextQuiet = Date.now() + Math.min(20_000, options.quietEveryMs / 2)
     const nextChaos = chaosSchedule(random, cannotMount === undefined)
-    while (Date.now() < endAt) {
-      const chaosAt = Date.now() + options.chaosEveryMs * (0.5 + random())
-      await sleep(Math.max(0, Math.min(chaosAt, nextQuiet, endAt) - Date.now()))
-      if (Date.now() >= endAt) break
+    const hardEndAt = Date.now() + (options.atLeast?.maxMinutes ?? options.minutes) * 60_000
+    const workDone = () => {
+      const done: Readonly<Record<string, number>> = { ...w.stats, kills: w.stats.rendererKills + w.stats.browserKills }
+      return Object.entries(options.atLeast?.counts ?? {}).every(([k, n]) => (done[k] ?? 0) >= n)
+    }
+    const going = () => Date.now() < endAt || (!workDone() && Date.now() < hardEndAt)
+    let chaosAt = Date.now() + options.chaosEveryMs * (0.5 + random())
+    while (going()) {
+      // Past the planned end, the work still owed is looked at every second.
+      const wakeAt = Date.now() < endAt ? endAt : Date.now() + 1_000
+      await sleep(Math.max(0, Math.min(chaosAt, nextQuiet, wakeAt) - Date.now()))
+      if (!going()) break
+      if (Date.now() < Math.min(chaosAt, nextQuiet)) continue
       if (Date.now() >= nextQuiet) {
         const q = await quietPeriod(w, quiets, random)
         say(
@@ -136,6 +145,7 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
         nextQuiet = Date.now() + options.quietEveryMs
         continue
       }
+      chaosAt = Date.now() + options.chaosEveryMs * (0.5 + random())
       const what = await chaosOnce(w, nextChaos(), random, {
         diskFull: cannotMount === undefined,
         diskFullMs: Math.min(20_000, options.chaosEveryMs),
@@ -151,7 +161,9 @@ export const runSoak = async (options: RunOptions, say: (line: string) => void =
     // Every parked session resumes once more and is checked against its model before the end.
     w.reopen()
     await eventually(
-      () => w.sessions.every((s) => !s.parkedAcked) || w.elapsed() > options.minutes * 60_000 + 120_000,
+      () =>
+        w.sessions.every((s) => !s.parkedAcked) ||
+        w.elapsed() > (options.atLeast?.maxMinutes ?? options.minutes) * 60_000 + 120_000,
       120_000,
       100,
     )

@@ -111,7 +111,10 @@ export const serveSoakSites = async (): Promise<SoakSites> => {
             'show',
             `<p id="out">cookie=${esc(req.headers.cookie ?? '')} local=</p><script>
 const items = []
-for (let i = 0; i < localStorage.length; i++) { const k = localStorage.key(i); items.push(k + ':' + localStorage.getItem(k)) }
+for (let i = 0; i < localStorage.length; i++) {
+  const k = localStorage.key(i)
+  items.push(k + ':' + localStorage.getItem(k))
+}
 document.getElementById('out').textContent += items.sort().join(',')
 </script>`,
           ),

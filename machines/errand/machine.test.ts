@@ -118,11 +118,17 @@ describe('errand machine — pure stepping', () => {
       ] as const) {
         expect(step(taken, e).matches({ active: { wheel: 'person' } })).toBe(true)
       }
-      // Shutdown and an ending still win: the person's session ends with the host or the task.
+      // Nor does the agent's task end or park it under the person (P2): that waits for the hand-back.
+      for (const status of ['done', 'stopped', 'interrupted', 'failed'] as const) {
+        expect(step(taken, { type: 'task.changed', status, at: 2 }).matches({ active: { wheel: 'person' } })).toBe(true)
+      }
+      // Shutdown and the person's own close still win: the person's session ends with the host or the chat.
       expect(step(taken, { type: 'system.shutdown', at: 2 }).value).toBe('parking')
+      expect(step(taken, { type: 'chat.deleted', at: 2 }).value).toBe('closing')
       const back = step(taken, { type: 'wheel.handedBack', at: 3 })
       expect(back.matches({ active: { wheel: 'agents' } })).toBe(true)
       expect(back.context.lastUsedAt).toBe(3)
+      expect(step(back, { type: 'task.changed', status: 'done', at: 4 }).value).toBe('closing')
       expect(step(back, { type: 'errand.evict', cause: 'capacity', at: 4 }).value).toBe('parking')
     },
   )
@@ -357,6 +363,26 @@ describe('errand machine — simulated clock', () => {
     })
   const tick = () => new Promise((r) => setTimeout(r, 0))
 
+  it(
+    "the agent's task ending waits out the person's drive: still open after it, closed once handed back " + '(P2)',
+    async () => {
+      const clock = new SimulatedClock()
+      const actor = createActor(provided([]), { clock, input }).start()
+      await tick()
+      actor.send({ type: 'wheel.taken', at: 0 })
+      actor.send({ type: 'task.changed', status: 'done', at: 10 })
+      actor.send({ type: 'task.changed', status: 'interrupted', at: 20 })
+      clock.increment(60_000)
+      await tick()
+      expect(actor.getSnapshot().matches({ active: { wheel: 'person' } })).toBe(true)
+      actor.send({ type: 'wheel.handedBack', at: 60_000 })
+      actor.send({ type: 'task.changed', status: 'done', at: 60_001 })
+      await tick()
+      expect(actor.getSnapshot().value).toBe('closed')
+      actor.stop()
+    },
+  )
+
   it('takes one snapshot a few seconds after the last of a burst of loads (H1)', async () => {
     const clock = new SimulatedClock()
     const log: string[] = []
@@ -546,6 +572,14 @@ describe('errand machine — model-based paths', () => {
           s.context.wheel === 'person'
         )
           expect(next.matches('active')).toBe(true)
+        // Nor does the agent's task end or park it while a person drives (P2); it stays as it was.
+        if (
+          event.type === 'task.changed' &&
+          event.status !== 'running' &&
+          s.context.wheel === 'person' &&
+          s.status !== 'done'
+        )
+          expect([value(next), next.context.wheel]).toEqual([value(s), 'person'])
         // The region shows the wheel as the context holds it.
         if (next.matches('active')) expect(next.matches({ active: { wheel: next.context.wheel } })).toBe(true)
         // Idleness never parks an errand whose agent waits for the person (C2, P3, P4).

@@ -61,8 +61,12 @@ export const errandMachine = setup({
   },
   guards: {
     startsParked: ({ context }) => context.parkedAt !== null,
-    isEnding: ({ event }) => event.type === 'task.changed' && endingStatuses.includes(event.status),
-    isParkingStatus: ({ event }) => event.type === 'task.changed' && parkingStatuses.includes(event.status),
+    // The agent's task ending or parking the errand is no hand-back: while a person holds the wheel
+    // the change is not taken (the host answers 409 PersonDriving before it gets here) (P1, P2).
+    isEnding: ({ context, event }) =>
+      event.type === 'task.changed' && endingStatuses.includes(event.status) && context.wheel === 'agents',
+    isParkingStatus: ({ context, event }) =>
+      event.type === 'task.changed' && parkingStatuses.includes(event.status) && context.wheel === 'agents',
     isRunning: ({ event }) => event.type === 'task.changed' && event.status === 'running',
     isDriven: ({ context }) => context.drivers > 0,
     isWatched: ({ context }) => context.watchers > 0,

@@ -38,9 +38,11 @@ export interface TaskSite {
 
 const TASK = `<!doctype html><html><head><title>Task</title><link rel="icon" href="data:,"></head><body>
 <h1 id="h">Hello task</h1>
-<button id="b" style="position:absolute;left:20px;top:80px;width:120px;height:30px" onclick="document.getElementById('h').textContent='Clicked'">Click</button>
+<button id="b" style="position:absolute;left:20px;top:80px;width:120px;height:30px"
+  onclick="document.getElementById('h').textContent='Clicked'">Click</button>
 <input id="i" style="position:absolute;left:20px;top:130px;width:200px;height:30px">
-<button id="c" style="position:absolute;left:20px;top:180px;width:120px;height:30px" onclick="document.title='confirm:'+confirm('Sure?')">Confirm</button>
+<button id="c" style="position:absolute;left:20px;top:180px;width:120px;height:30px"
+  onclick="document.title='confirm:'+confirm('Sure?')">Confirm</button>
 <a id="n" href="/other" target="_blank" style="position:absolute;left:20px;top:230px">Open other</a>
 </body></html>`
 const OTHER =

@@ -204,7 +204,8 @@ export const startCluster = async (n: number, options: ClusterOptions = {}): Pro
           (sql) =>
             sql<{
               sealed: Uint8Array
-            }>`SELECT sealed FROM ${sql(table('errands_sealed_records'))} WHERE errand_hash = ${rowKeyFor(`session:${key}`)}`,
+            }>`SELECT sealed FROM ${sql(table('errands_sealed_records'))}
+              WHERE errand_hash = ${rowKeyFor(`session:${key}`)}`,
         ),
       )
       .then((rows) => (rows[0] === undefined ? undefined : Buffer.from(rows[0].sealed).toString('hex')))

@@ -155,6 +155,8 @@ export const startHostileHost = async (o: {
   readonly dataDir?: string | undefined
   /** More `ERRANDS_*` variables (e.g. ERRANDS_UPSTREAM_PROXY). */
   readonly env?: Readonly<Record<string, string>> | undefined
+  /** More `MAP name address` rules beside {@link RESOLVER_RULES}. */
+  readonly resolverRules?: string | undefined
 }) => {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'errands-containment-'))
   const logs: Array<string> = []
@@ -168,7 +170,11 @@ export const startHostileHost = async (o: {
       port: 0,
       log: (line) => logs.push(line),
       daily: false,
-      chromium: { warmSpare: false, egress: o.egress, extraArgs: [`--host-resolver-rules=${RESOLVER_RULES}`] },
+      chromium: {
+        warmSpare: false,
+        egress: o.egress,
+        extraArgs: [`--host-resolver-rules=${[RESOLVER_RULES, o.resolverRules].filter(Boolean).join(', ')}`],
+      },
     }).pipe(Scope.extend(scope)),
   )
   return {

@@ -40,13 +40,17 @@ const wsProbe = (targets) => Promise.all(targets.map((t) => new Promise((resolve
 export const WORKER_JS = `${WS_PROBE}
 onmessage = async (e) => {
   const ws = await wsProbe(e.data)
-  const fetched = await Promise.all(e.data.map((t) => fetch('http://' + t + '/worker-fetch').then((r) => r.text()).then((x) => x.slice(0, 40), () => 'error')))
+  const fetched = await Promise.all(e.data.map((t) =>
+    fetch('http://' + t + '/worker-fetch').then((r) => r.text()).then((x) => x.slice(0, 40), () => 'error')))
   postMessage({ ws, fetched })
 }`
 
 /** `/shared.js`: a shared worker's WebSockets. */
 export const SHARED_JS = `${WS_PROBE}
-onconnect = (c) => { const port = c.ports[0]; port.onmessage = async (e) => port.postMessage({ ws: await wsProbe(e.data) }) }`
+onconnect = (c) => {
+  const port = c.ports[0]
+  port.onmessage = async (e) => port.postMessage({ ws: await wsProbe(e.data) })
+}`
 
 /** `/sw.js`: a service worker's WebSockets and fetches. */
 export const SW_JS = `${WS_PROBE}
@@ -54,7 +58,8 @@ self.addEventListener('install', () => self.skipWaiting())
 self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()))
 self.addEventListener('message', (e) => e.waitUntil((async () => {
   const ws = await wsProbe(e.data)
-  const fetched = await Promise.all(e.data.map((t) => fetch('http://' + t + '/sw-fetch').then((r) => r.text()).then((x) => x.slice(0, 40), () => 'error')))
+  const fetched = await Promise.all(e.data.map((t) =>
+    fetch('http://' + t + '/sw-fetch').then((r) => r.text()).then((x) => x.slice(0, 40), () => 'error')))
   e.source.postMessage({ ws, fetched })
 })()))`
 
@@ -83,12 +88,14 @@ const frames = (make) => Promise.all(T.map((t) => new Promise((resolve) => {
 
 const channels = {
   fetch: () => Promise.all(T.map((t) => text(fetch('http://' + t + '/fetch')))),
-  fetchNoCors: () => Promise.all(T.map((t) => settle(fetch('http://' + t + '/no-cors', { mode: 'no-cors' }).then((r) => r.type, () => 'error')))),
+  fetchNoCors: () => Promise.all(T.map((t) =>
+    settle(fetch('http://' + t + '/no-cors', { mode: 'no-cors' }).then((r) => r.type, () => 'error')))),
   xhr: () => Promise.all(T.map((t) => settle(new Promise((resolve) => {
     const x = new XMLHttpRequest(); x.open('GET', 'http://' + t + '/xhr')
     x.onload = () => resolve(x.responseText.slice(0, 40)); x.onerror = () => resolve('error'); x.send()
   })))),
-  redirect: () => Promise.all(T.map((t) => text(fetch('/redirect?to=' + encodeURIComponent('http://' + t + '/redirected'))))),
+  redirect: () => Promise.all(T.map((t) =>
+    text(fetch('/redirect?to=' + encodeURIComponent('http://' + t + '/redirected'))))),
   beacon: async () => T.map((t) => navigator.sendBeacon('http://' + t + '/beacon', 'x')),
   eventSource: () => Promise.all(T.map((t) => settle(new Promise((resolve) => {
     const es = new EventSource('http://' + t + '/events')
@@ -96,14 +103,18 @@ const channels = {
     es.onerror = () => { es.close(); resolve('error') }
   })))),
   image: () => Promise.all(T.map((t) => settle(new Promise((resolve) => {
-    const i = new Image(); i.onload = () => resolve('loaded'); i.onerror = () => resolve('error'); i.src = 'http://' + t + '/img'
+    const i = new Image()
+    i.onload = () => resolve('loaded')
+    i.onerror = () => resolve('error')
+    i.src = 'http://' + t + '/img'
   })))),
   iframe: () => frames((t) => Object.assign(document.createElement('iframe'), { src: 'http://' + t + '/frame' })),
   form: () => frames((t) => {
     const name = 'form-' + t.replace(/[^a-z0-9]/gi, '')
     const f = Object.assign(document.createElement('iframe'), { name })
     queueMicrotask(() => {
-      const form = Object.assign(document.createElement('form'), { method: 'POST', action: 'http://' + t + '/form', target: name })
+      const action = 'http://' + t + '/form'
+      const form = Object.assign(document.createElement('form'), { method: 'POST', action, target: name })
       form.append(Object.assign(document.createElement('input'), { name: 'x', value: 'y' }))
       document.body.append(form); form.submit()
     })
@@ -113,7 +124,8 @@ const channels = {
   wsSandboxed: () => settle(new Promise((resolve) => {
     const f = document.createElement('iframe')
     f.sandbox = 'allow-scripts'
-    f.srcdoc = '<script>' + ${JSON.stringify(WS_PROBE)} + 'wsProbe(' + JSON.stringify(T) + ').then((r) => parent.postMessage({ sandboxed: r }, "*"))<' + '/script>'
+    f.srcdoc = '<script>' + ${JSON.stringify(WS_PROBE)} + 'wsProbe(' + JSON.stringify(T) +
+      ').then((r) => parent.postMessage({ sandboxed: r }, "*"))<' + '/script>'
     addEventListener('message', (e) => { if (e.data && e.data.sandboxed) resolve(e.data.sandboxed) })
     document.body.append(f)
   }), 8000),
@@ -121,12 +133,17 @@ const channels = {
     const w = new Worker('/worker.js'); w.onmessage = (e) => resolve(e.data); w.postMessage(T)
   }), 12000),
   sharedWorker: () => settle(new Promise((resolve) => {
-    const s = new SharedWorker('/shared.js'); s.port.onmessage = (e) => resolve(e.data); s.port.start(); s.port.postMessage(T)
+    const s = new SharedWorker('/shared.js')
+    s.port.onmessage = (e) => resolve(e.data)
+    s.port.start()
+    s.port.postMessage(T)
   }), 8000),
   serviceWorker: () => settle((async () => {
     const reg = await navigator.serviceWorker.register('/sw.js')
     const sw = reg.active || reg.installing || reg.waiting
-    if (sw.state !== 'activated') await new Promise((r) => sw.addEventListener('statechange', () => sw.state === 'activated' && r()))
+    if (sw.state !== 'activated') {
+      await new Promise((r) => sw.addEventListener('statechange', () => sw.state === 'activated' && r()))
+    }
     return new Promise((resolve) => {
       navigator.serviceWorker.addEventListener('message', (e) => resolve(e.data))
       sw.postMessage(T)
@@ -134,7 +151,12 @@ const channels = {
   })(), 12000),
   private: () => Promise.all(attack.privateTargets.map((t) => Promise.all([
     text(fetch('http://' + t + '/private')),
-    new Promise((resolve) => { const f = Object.assign(document.createElement('iframe'), { src: 'http://' + t + '/private-frame' }); f.onload = () => resolve('loaded'); document.body.append(f); setTimeout(() => resolve('timeout'), 4000) }),
+    new Promise((resolve) => {
+      const f = Object.assign(document.createElement('iframe'), { src: 'http://' + t + '/private-frame' })
+      f.onload = () => resolve('loaded')
+      document.body.append(f)
+      setTimeout(() => resolve('timeout'), 4000)
+    }),
     wsProbe([t]),
   ]))),
   webrtc: () => settle((async () => {
@@ -149,11 +171,16 @@ const channels = {
     pc.onicecandidate = (e) => e.candidate && candidates.push(e.candidate.type)
     pc.createDataChannel('x')
     await pc.setLocalDescription(await pc.createOffer())
-    await new Promise((r) => { if (pc.iceGatheringState === 'complete') r(); pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && r() })
+    await new Promise((r) => {
+      if (pc.iceGatheringState === 'complete') r()
+      pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && r()
+    })
     pc.close()
     return candidates
   })(), 10000),
-  webTransport: () => typeof WebTransport === 'undefined' ? Promise.resolve('absent') : Promise.all(attack.udpTargets.map((t) => settle((async () => {
+  webTransport: () => typeof WebTransport === 'undefined'
+    ? Promise.resolve('absent')
+    : Promise.all(attack.udpTargets.map((t) => settle((async () => {
     const wt = new WebTransport('https://' + t + '/wt')
     try { await wt.ready; return 'open' } catch { return 'error' }
   })()))),

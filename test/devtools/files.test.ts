@@ -27,7 +27,10 @@ const PAGE = `
   document.body.innerHTML = '<input type=file id=f multiple><input type=file id=d webkitdirectory>'
   window.received = async (id) => {
     let bytes = 0, names = []
-    for (const f of document.getElementById(id).files) { bytes += (await f.arrayBuffer()).byteLength; names.push(f.name) }
+    for (const f of document.getElementById(id).files) {
+      bytes += (await f.arrayBuffer()).byteLength
+      names.push(f.name)
+    }
     return JSON.stringify({ bytes, names })
   }
 `

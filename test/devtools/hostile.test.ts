@@ -164,7 +164,8 @@ describe("a hostile client on an errand's DevTools endpoint", () => {
       // Sent by hand (JSON.stringify never writes a key twice): JSON.parse keeps the last `params`,
       // another parser might keep the first. What goes on must be exactly what was checked.
       ;(client as unknown as { ws: WebSocket }).ws.send(
-        `{"id":9001,"method":"Page.navigate","sessionId":"${own}","params":{"url":"file:///etc/passwd"},"params":{"url":"about:blank"}}`,
+        `{"id":9001,"method":"Page.navigate","sessionId":"${own}",` +
+          `"params":{"url":"file:///etc/passwd"},"params":{"url":"about:blank"}}`,
       )
       await answered(9001)
       const where = (await client.send(

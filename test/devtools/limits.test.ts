@@ -18,7 +18,10 @@ const hugeFrameFrom = (url: string, bytes: number): Promise<{ code: number; reas
       const WebSocket = require('ws')
       const ws = new WebSocket(process.argv[1], { perMessageDeflate: false })
       ws.on('open', () => ws.send(Buffer.alloc(Number(process.argv[2]), 120)))
-      ws.on('close', (code, reason) => { process.stdout.write(JSON.stringify({ code, reason: reason.toString() })); process.exit(0) })
+      ws.on('close', (code, reason) => {
+        process.stdout.write(JSON.stringify({ code, reason: reason.toString() }))
+        process.exit(0)
+      })
       ws.on('error', () => undefined)
     `
     const child = spawn(process.execPath, ['-e', script, url, String(bytes)], {
@@ -56,7 +59,7 @@ describe('limits of the DevTools endpoint (#27)', () => {
     cdp.close()
   })
 
-  it(`refuses connection ${MAX_CONNECTIONS + 1} of one errand with 429, and another errand is not counted`, async () => {
+  it(`refuses connection ${MAX_CONNECTIONS + 1} of one errand with 429; another errand is not counted`, async () => {
     const open: Array<RawCdp> = []
     try {
       for (let i = 0; i < MAX_CONNECTIONS; i++) open.push(await RawCdp.open(await env().endpoint('lim-conn')))

@@ -15,7 +15,8 @@ import { serveFileSite, type FileSite } from '../fixtures/fileSite.ts'
 const env = useDevToolsHost(0)
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>upload</title></head><body>
-<form id="form" action="/upload" method="post" enctype="multipart/form-data"><input id="file" type="file" name="f"><button id="send">send</button></form>
+<form id="form" action="/upload" method="post" enctype="multipart/form-data">
+<input id="file" type="file" name="f"><button id="send">send</button></form>
 </body></html>`
 
 /** The bodies the fixture's /upload received, in order. */

@@ -10,7 +10,9 @@ import CDP from 'chrome-remote-interface'
 import { Context } from 'effect'
 import { chromium } from 'playwright-core'
 import puppeteer from 'puppeteer-core'
-import { describe, expect, it } from 'vitest'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as help from '../../packages/host/src/person/help.ts'
 import { useDevToolsHost } from './harness.ts'
 import { RawCdp } from './raw.ts'
@@ -209,6 +211,187 @@ describe('a person at the wheel pauses a DevTools client (#26)', () => {
         expect(await page.evaluate(() => 2 + 2)).toBe(4)
       } finally {
         await browser.disconnect()
+      }
+    },
+  )
+})
+
+/**
+ * A bank's sign-in page for the attack below: a button whose handler is in `/app.js` (line 1 is
+ * where a breakpoint goes), a link to `/account`, and `/ping` for a request of the page's own —
+ * each at a fixed place, so the person's clicks land without asking the page.
+ */
+const serveBank = async () => {
+  const log: Array<string> = []
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname
+    log.push(path)
+    const send = (type: string, body: string) => {
+      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' })
+      res.end(body)
+    }
+    if (path === '/app.js')
+      return send(
+        'text/javascript',
+        "function onGo() {\n  document.getElementById('out').textContent = 'the person clicked'\n}\n",
+      )
+    if (path === '/ping') return send('text/plain', 'pong')
+    if (path === '/account') return send('text/html', '<!doctype html><title>account</title><h1>Your real account</h1>')
+    send(
+      'text/html',
+      '<!doctype html><title>bank</title><script src="/app.js"></script><style>*{margin:0}</style>' +
+        '<button id="go" onclick="onGo()" ' +
+        'style="position:absolute;left:20px;top:20px;width:200px;height:60px">go</button>' +
+        '<a id="next" href="/account" ' +
+        'style="position:absolute;left:20px;top:120px;width:200px;height:60px;display:block">' +
+        'account</a><p id="out" style="position:absolute;left:20px;top:220px">ready</p>',
+    )
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    log,
+    url: (path: string) => `${origin}${path}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+describe('a DevTools client cannot act under the person (P1, docs/adr/0040-person-wheel-deny-by-default.md)', () => {
+  let bank: Awaited<ReturnType<typeof serveBank>>
+  beforeAll(async () => {
+    bank = await serveBank()
+  })
+  afterAll(() => bank.close())
+
+  /** The person's live view, signed in with the host's token as the person's browser does it. */
+  const liveView = async () => {
+    const { host } = env()
+    const post = (path: string, body: unknown, id?: string) =>
+      fetch(`${host.url}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          origin: host.url,
+          ...(id === undefined ? {} : { 'x-errands-live': id }),
+        },
+        body: JSON.stringify(body),
+      })
+    const signedIn = await post('/live/sign-in', { token: host.tokenText })
+    expect(signedIn.status).toBe(200)
+    const id = ((await signedIn.json()) as { id: string }).id
+    return {
+      click: async (key: string, x: number, y: number) => {
+        const r = await post(
+          `/live/api/conversations/${encodeURIComponent(`session:${key}`)}/input`,
+          { events: [{ type: 'mouse', action: 'click', x, y }] },
+          id,
+        )
+        expect(r.status).toBe(200)
+      },
+    }
+  }
+
+  it(
+    "a breakpoint, an interception and script of the agent's, set before and during the drive: the page shows " +
+      'only what the person did; after the hand-back every held command is answered, none dropped',
+    async () => {
+      const { host } = env()
+      const client = await CDP({ target: await env().endpoint('w6'), local: true })
+      const paused: Array<{ url: string; requestId: string }> = []
+      const phish = '<!doctype html><title>account</title><h1>Please re-enter your password</h1>'
+      client.on('event', (m: { method: string; params: any; sessionId?: string }) => {
+        if (m.method !== 'Fetch.requestPaused') return
+        paused.push({ url: m.params.request.url, requestId: m.params.requestId })
+        // The phishing: the person's own click on the account link answered with the agent's page.
+        if (String(m.params.request.url).endsWith('/account')) {
+          void client
+            .send(
+              'Fetch.fulfillRequest',
+              {
+                requestId: m.params.requestId,
+                responseCode: 200,
+                responseHeaders: [{ name: 'content-type', value: 'text/html' }],
+                body: Buffer.from(phish).toString('base64'),
+              },
+              m.sessionId,
+            )
+            .catch(() => undefined)
+        }
+      })
+      try {
+        const { targetId } = await client.send('Target.createTarget', { url: bank.url('/login') })
+        const { sessionId } = await client.send('Target.attachToTarget', { targetId, flatten: true })
+        const send = (method: string, params: object = {}) => client.send(method as never, params as never, sessionId)
+        await poll(async () => (await host.call('w6', 'GET', '/v1/url')).body.url).toBe(bank.url('/login'))
+        for (const domain of ['Page', 'DOM', 'CSS', 'Debugger']) await send(`${domain}.enable`)
+        // Before the take: a conditional breakpoint in the handler the person's click runs, an
+        // interception that answers the account page with the agent's, and a request of the page held paused.
+        await send('Debugger.setBreakpointByUrl', {
+          url: bank.url('/app.js'),
+          lineNumber: 1,
+          condition: "(document.title = 'PWNED by a breakpoint', false)",
+        })
+        await send('Fetch.enable', { patterns: [{ urlPattern: '*/account' }, { urlPattern: '*/ping' }] })
+        const ping = send('Runtime.evaluate', {
+          expression: "fetch('/ping').then((r) => r.text())",
+          awaitPromise: true,
+          returnByValue: true,
+        }) as Promise<{ result: { value: unknown } }>
+        await poll(() => paused.map((p) => p.url)).toEqual([bank.url('/ping')])
+        const { frameTree } = (await send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } }
+
+        // The person takes the wheel through the person's route.
+        expect((await host.call(undefined, 'POST', '/v1/person/wheel', { session: 'w6' })).status).toBe(200)
+        // The request paused at the take goes on as it came: the site answers the page, not the agent.
+        expect((await ping).result.value).toBe('pong')
+
+        // While the person drives, the agent tries again: every one of these is held.
+        const held = [
+          send('Runtime.evaluate', { expression: "document.getElementById('out').textContent = 'PWNED by evaluate'" }),
+          send('Page.addScriptToEvaluateOnNewDocument', { source: "document.title = 'PWNED by a script'" }),
+          send('Debugger.setBreakpointByUrl', {
+            url: bank.url('/app.js'),
+            lineNumber: 2,
+            condition: "(document.title = 'PWNED by a second breakpoint', false)",
+          }),
+          send('CSS.createStyleSheet', { frameId: frameTree.frame.id }),
+          send('Fetch.fulfillRequest', {
+            requestId: paused[0]!.requestId,
+            responseCode: 200,
+            body: Buffer.from('agent').toString('base64'),
+          }),
+          send('Fetch.enable', { patterns: [{ urlPattern: '*' }] }),
+        ].map(tracked)
+
+        const person = await liveView()
+        await person.click('w6', 120, 50)
+        await poll(async () => (await host.call('w6', 'GET', '/v1/text')).body.text).toContain('the person clicked')
+        await person.click('w6', 120, 150)
+        await poll(async () => (await host.call('w6', 'GET', '/v1/url')).body.url).toBe(bank.url('/account'))
+        const shown = await host.call('w6', 'GET', '/v1/html')
+        // What the person did, and nothing of the agent's: the real account page, from the real site.
+        expect(shown.body.html).toContain('Your real account')
+        expect(shown.body.html).not.toMatch(/PWNED|re-enter/)
+        expect(bank.log.filter((p) => p === '/account')).toHaveLength(1)
+        // The client's interception never saw the person's request.
+        expect(paused.map((p) => p.url)).toEqual([bank.url('/ping')])
+        expect(held.filter((h) => h.settled)).toEqual([])
+
+        expect((await host.call(undefined, 'POST', '/v1/person/hand-back', { session: 'w6' })).status).toBe(200)
+        // After the hand-back every held command is answered, in order: run, or refused by the
+        // browser (the request the agent meant to answer is no longer paused). None is dropped.
+        const answers = await Promise.allSettled(held.map((h) => h.promise))
+        expect(answers.map((a) => a.status)).toEqual([
+          'fulfilled',
+          'fulfilled',
+          'fulfilled',
+          'fulfilled',
+          'rejected',
+          'fulfilled',
+        ])
+        expect(String((answers[4] as PromiseRejectedResult).reason)).toMatch(/Invalid InterceptionId/i)
+      } finally {
+        await client.close()
       }
     },
   )

@@ -191,7 +191,13 @@ describe('one edge: the six fronts answer the same refusal alike (issue #24, B7)
         headers: { ...json, origin: EXTENSION },
         body: HUGE,
       }),
-      mcp: await ask(p, { method: 'POST', path: '/mcp', headers: json, body: HUGE }),
+      // With agent tokens set, /mcp takes one too, even without a session key (docs/secrets.md).
+      mcp: await ask(p, {
+        method: 'POST',
+        path: '/mcp',
+        headers: { ...json, authorization: agent.authorization },
+        body: HUGE,
+      }),
     }
     for (const [front, a] of Object.entries(answers)) expect(statusAndCode(a), front).toEqual([413, 'PayloadTooLarge'])
   })

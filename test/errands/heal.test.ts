@@ -2,6 +2,7 @@ import { defaultPolicy } from '@errands/guard'
 import { words } from '@errands/supervisor'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromiumProcesses, eventually } from '../fixtures/processes.ts'
+import { DUMP_SCRIPT, fillScript } from '../fixtures/indexedDbPages.ts'
 import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
 import { seen, startEngine, type Engine } from './harness.ts'
 
@@ -125,6 +126,50 @@ describe('healing on real Chromium', () => {
       expect(state.cookie).toContain('late=1')
       expect(state.localBasket).toBe('after-snapshot')
       await engine.run(supervisor.release('renderer'))
+    },
+  )
+
+  it(
+    "SIGKILL of the errands' Chromium: an errand heals with its 5 MB of IndexedDB (two databases, a Blob and a " +
+      "Date among the values) and each tab's sessionStorage as of the last snapshot, byte for byte (E7, H2)",
+    async () => {
+      const { supervisor, chromium } = engine
+      const { contextId } = await engine.run(supervisor.open({ id: 'heal-idb', kind: 'task' }))
+      const one = await engine.newPage(contextId, shopOf(0).url('/title?t=one'))
+      expect(await one.evaluate(fillScript({ mb: 5, seed: 11 }))).toBe('ok')
+      await one.evaluate(`sessionStorage.setItem('draft', 'one')`)
+      const two = await engine.newPage(contextId, shopOf(0).url('/title?t=two'))
+      await two.evaluate(`sessionStorage.setItem('draft', 'two')`)
+      const before = await one.evaluate(DUMP_SCRIPT)
+      // A page load after the writes: the snapshot it brings holds them all.
+      await engine.newPage(contextId, shopOf(1).url('/title?t=three'))
+      const tabs = (await engine.run(chromium.tabs(contextId))).map((t) => t.url)
+      expect(
+        await eventually(() => {
+          const s = supervisor.lastSnapshot('heal-idb')
+          return (
+            s !== undefined &&
+            s.tabs.length === tabs.length &&
+            s.tabs.filter((t) => t.sessionStorage !== undefined).length === 2 &&
+            s.indexedDB?.[0]?.databases.length === 2
+          )
+        }, 20_000),
+      ).toBe(true)
+
+      process.kill(chromium.errandsBrowserPid()!, 'SIGKILL')
+      expect(await eventually(() => supervisor.contextOf('heal-idb') === undefined, 10_000)).toBe(true)
+      const healed = await engine.run(supervisor.use('heal-idb', (b) => chromium.tabs(b.contextId)))
+      expect(healed.map((t) => t.url)).toEqual(tabs)
+      const pageOf = async (i: number) => {
+        const page = chromium.pageOf(supervisor.contextOf('heal-idb')!, healed[i]!.id)!
+        await page.waitForLoadState('load')
+        return page
+      }
+      expect(await (await pageOf(1)).evaluate(DUMP_SCRIPT)).toBe(before)
+      expect(await (await pageOf(1)).evaluate(`sessionStorage.getItem('draft')`)).toBe('one')
+      expect(await (await pageOf(2)).evaluate(`sessionStorage.getItem('draft')`)).toBe('two')
+      expect(await (await pageOf(3)).evaluate(`sessionStorage.length`)).toBe(0)
+      await engine.run(supervisor.release('heal-idb'))
     },
   )
 

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { chromiumProcesses, eventually } from '../fixtures/processes.ts'
 import { spawnEngine, type EngineProcess } from '../fixtures/engineProcess.ts'
+import { DUMP_SCRIPT, fillScript } from '../fixtures/indexedDbPages.ts'
 import { comparable, fillErrand, useSitesAndDirs, type ErrandState } from '../fixtures/parkedErrands.ts'
 
 // Issue 4 (E4, E5, S1, S4) with the real engine process, real Chromium and the real store on disk.
@@ -15,6 +16,7 @@ type State = ErrandState
 
 const SECRET = 'cookie-secret-7f3a'
 const LOCAL = 'local-secret-91bc'
+const SESSION = 'session-secret-4d2e'
 
 /** An errand with one tab per site (a cookie and a localStorage item on each), in the engine process. */
 const fill = (engine: EngineProcess, id: string) =>
@@ -23,12 +25,19 @@ const fill = (engine: EngineProcess, id: string) =>
 describe('park, restart, resume (issue 4)', () => {
   it(
     'an errand parked with 3 tabs on 3 sites comes back after the process restarts: same cookies, localStorage and ' +
-      'tab URLs, in order; the store holds no plaintext',
+      "tab URLs, in order, its 5 MB of IndexedDB (a Blob and a Date among the values) and two tabs' " +
+      'sessionStorage byte for byte (E7); the store holds no plaintext',
     async () => {
       const dataDir = freshDir()
       const first = await spawnEngine(dataDir)
       const before = await fill(first, 'trip')
       expect(before.tabs.filter((t) => t.url !== 'about:blank')).toHaveLength(3)
+      // Tabs 1 and 2 (after the blank one): IndexedDB in the first's origin, sessionStorage in both.
+      expect(await first.call({ op: 'eval', id: 'trip', tab: '1', script: fillScript({ mb: 5, seed: 5 }) })).toBe('ok')
+      const session = (tab: string) => `sessionStorage.setItem('draft', '${SESSION}-${tab}')`
+      const draft = `sessionStorage.getItem('draft')`
+      for (const tab of ['1', '2']) await first.call({ op: 'eval', id: 'trip', tab, script: session(tab) })
+      const dumped = await first.call<string>({ op: 'eval', id: 'trip', tab: '1', script: DUMP_SCRIPT })
       await first.call({ op: 'task', id: 'trip', status: 'interrupted' })
       expect(await first.exit()).toBe(0)
 
@@ -38,7 +47,7 @@ describe('park, restart, resume (issue 4)', () => {
       expect(files).toHaveLength(1)
       for (const f of files) {
         const bytes = readFileSync(f).toString('latin1')
-        for (const needle of [SECRET, LOCAL, fixture.sites()[0]!.origin, '127.0.0.', '/add?item'])
+        for (const needle of [SECRET, LOCAL, SESSION, fixture.sites()[0]!.origin, '127.0.0.', '/add?item', 'drafts'])
           expect(bytes).not.toContain(needle)
       }
       expect(statSync(join(storeDir, 'device.key')).mode & 0o777).toBe(0o600)
@@ -48,6 +57,10 @@ describe('park, restart, resume (issue 4)', () => {
       expect(list).toEqual([expect.objectContaining({ conversationId: 'trip', state: 'parked' })])
       const after = await second.call<State>({ op: 'resume', id: 'trip' })
       expect(comparable(after)).toEqual(comparable(before))
+      expect(await second.call({ op: 'eval', id: 'trip', tab: '1', script: DUMP_SCRIPT })).toBe(dumped)
+      expect(await second.call({ op: 'eval', id: 'trip', tab: '1', script: draft })).toBe(`${SESSION}-1`)
+      expect(await second.call({ op: 'eval', id: 'trip', tab: '2', script: draft })).toBe(`${SESSION}-2`)
+      expect(await second.call({ op: 'eval', id: 'trip', tab: '3', script: draft })).toBe(null)
       expect(await second.exit()).toBe(0)
     },
   )

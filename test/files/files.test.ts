@@ -124,6 +124,20 @@ describe('files per errand (issue #25)', () => {
     }
   })
 
+  it('8 parallel staged uploads never pass the errand cap: what was accepted fits, the rest is 413', async () => {
+    // The attack: 8 × 900 bytes at once into a 3,000-byte folder, each through the real route.
+    const agent = host.v1('files-race')
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => agent.stageFile({ query: { name: `r${i}.bin` }, raw: new Uint8Array(900) })),
+    )
+    const accepted = answers.filter((a) => a.ok)
+    expect(accepted).toHaveLength(3)
+    for (const a of answers) if (!a.ok) expect([a.status, a.body?.error.code]).toEqual([413, 'FileTooLarge'])
+    // The folder holds exactly what was accepted: 300 bytes more fill it, one more byte is refused.
+    expect((await agent.stageFile({ query: { name: 'fill.bin' }, raw: new Uint8Array(300) })).ok).toBe(true)
+    expect((await agent.stageFile({ query: { name: 'over.bin' }, raw: new Uint8Array(1) })).status).toBe(413)
+  })
+
   it('MCP lists the same downloads (browser_downloads); another session sees none there', async () => {
     const agent = await onPage('files-mcp')
     await agent.click({ body: { selector: '#dl' } })

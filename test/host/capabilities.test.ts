@@ -15,7 +15,8 @@ const submitted: Array<Record<string, string>> = []
 
 const TOOLS = `<!doctype html><html><head><meta charset="utf-8"><title>tools</title></head><body>
 <form id="form" method="post" action="/submit">
-  <input id="name" name="name"><select id="size" name="size"><option value="s">Small</option><option value="l">Large</option></select>
+  <input id="name" name="name">
+  <select id="size" name="size"><option value="s">Small</option><option value="l">Large</option></select>
   <input id="agree" name="agree" type="checkbox" value="yes"><button id="send">Send</button>
 </form>
 <div id="card" draggable="true" style="width:80px;height:40px;background:#fc0">card</div>
@@ -181,11 +182,7 @@ describe('Playwright MCP tools over /v1 (issue #25)', () => {
       const uploaded = await agent.upload({ body: { selector: '#file', names: ['note.txt'] } })
       expect(uploaded.ok).toBe(true)
       expect(
-        await valueOf(
-          agent,
-          'document.getElementById("file").files[0].text().then((t) => [document.getElementById("file").files[0].name, ' +
-            't])',
-        ),
+        await valueOf(agent, '((f) => f.text().then((t) => [f.name, t]))(document.getElementById("file").files[0])'),
       ).toEqual(['note.txt', 'a note for the form'])
 
       for (const name of ['../note.txt', '/etc/passwd', 'a/b.txt', '..', 'a\\b.txt']) {

@@ -37,7 +37,8 @@ export interface Fixture {
 
 const page = (title: string, body: string, bg = 'white') =>
   `<!doctype html><html><head><meta ` +
-  `charset="utf-8"><title>${title}</title><style>body{background:${bg};margin:0}</style></head><body>${body}</body></html>`
+  `charset="utf-8"><title>${title}</title><style>body{background:${bg};margin:0}</style></head>` +
+  `<body>${body}</body></html>`
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
@@ -124,7 +125,10 @@ q.addEventListener('input', () => { document.getElementById('out').textContent =
           page(
             'probe',
             `<p id="out">probe:pending</p><script>
-fetch(${JSON.stringify(q('to'))}).then((r) => { document.getElementById('out').textContent = 'probe:ok:' + r.status }, () => { document.getElementById('out').textContent = 'probe:failed' })
+const out = document.getElementById('out')
+fetch(${JSON.stringify(q('to'))}).then((r) => { out.textContent = 'probe:ok:' + r.status }, () => {
+  out.textContent = 'probe:failed'
+})
 </script>`,
           ),
         )

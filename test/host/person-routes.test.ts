@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { httpClient } from '../mcp/clients.ts'
 import { serveFixture, type Fixture } from './fixtures.ts'
 import { request, startTestHost, type TestHost } from './harness.ts'
 
@@ -86,6 +87,46 @@ describe('the wheel as /v1/person routes', () => {
       200,
     )
   })
+
+  it(
+    "the agent's park, task end, release and proxy change while a person drives: 409 PersonDriving, the errand " +
+      'stays open with the person; after the hand-back they work (P1, P2)',
+    async () => {
+      expect((await agentCall('k1', 'POST', '/v1/navigate', { url: site.url('/page?t=kept') })).status).toBe(200)
+      expect((await host.call(undefined, 'POST', '/v1/person/wheel', { session: 'k1' })).status).toBe(200)
+      const mcp = await httpClient(host.url, { key: 'k1', headers: asAgent })
+      try {
+        for (const [method, path, body] of [
+          ['POST', '/v1/session/task', { status: 'interrupted' }],
+          ['POST', '/v1/session/task', { status: 'failed' }],
+          ['POST', '/v1/session/task', { status: 'done' }],
+          ['POST', '/v1/session/task', { status: 'stopped' }],
+          ['DELETE', '/v1/session', undefined],
+          ['PUT', '/v1/session/proxy', { url: 'http://127.0.0.1:9' }],
+          ['PUT', '/v1/session/proxy', { url: null }],
+        ] as const) {
+          const r = await agentCall('k1', method, path, body)
+          expect([method, path, r.status, r.body.error?.code]).toEqual([method, path, 409, 'PersonDriving'])
+        }
+        // MCP's matching tool, through the SDK's client: browser_close (it parks) is refused the same way.
+        const closed = await mcp.call('browser_close', {})
+        expect(closed.isError).toBe(true)
+        expect(closed.text).toContain('A person is using this browser')
+        // The errand stayed as it was: open, with the person, on the page the agent left.
+        expect(await errand('k1')).toMatchObject({ state: 'active', personDriving: true })
+        expect((await agentCall('k1', 'GET', '/v1/url')).body.url).toBe(site.url('/page?t=kept'))
+        // A running status is no ending: it goes on.
+        expect((await agentCall('k1', 'POST', '/v1/session/task', { status: 'running' })).status).toBe(200)
+      } finally {
+        await mcp.end()
+      }
+      expect((await host.call(undefined, 'POST', '/v1/person/hand-back', { session: 'k1' })).status).toBe(200)
+      const parked = await agentCall('k1', 'POST', '/v1/session/task', { status: 'interrupted' })
+      expect(parked.status).toBe(200)
+      expect(parked.body).toEqual({ lifecycle: 'parked' })
+      expect((await agentCall('k1', 'DELETE', '/v1/session')).status).toBe(200)
+    },
+  )
 
   it(
     "answers bad input with a JSON 4xx: unknown session 404, a chat in the person's own browser 400, bad bodies " +

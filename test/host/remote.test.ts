@@ -199,7 +199,10 @@ describe.concurrent('an endpoint that cannot make contexts (R2 fallback)', () =>
       ).filter((m) => m.text.includes('cannot make browser contexts'))
       expect(messages).toHaveLength(1)
       expect(messages[0]!.text).toMatch(
-        /^The DevTools browser at ws:\/\/127\.0\.0\.1:\d+ cannot make browser contexts \(.*not allowed.*\); errands run in our own browser here\.$/,
+        new RegExp(
+          '^The DevTools browser at ws://127\\.0\\.0\\.1:\\d+ cannot make browser contexts \\(.*not allowed.*\\); ' +
+            'errands run in our own browser here\\.$',
+        ),
       )
       expect(messages[0]!.text).not.toContain('/devtools/browser/fake')
     } finally {

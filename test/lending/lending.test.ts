@@ -170,6 +170,52 @@ describe('never back (L4)', () => {
   })
 })
 
+describe('IndexedDB is never lent (L4, E7)', () => {
+  it(
+    "the person's main context holds IndexedDB for a lent site; the errand it is lent to never sees it, open or " +
+      'parked and resumed',
+    async () => {
+      const s = (stack = await startStack({ alwaysAllowed: ['shop.example'] }))
+      await signInEverywhere(s)
+      const { chromium } = s
+      const writeIn = async (contextId: string, host: string) => {
+        const tab = await Effect.runPromise(chromium.openTab(contextId, s.server.url(host, '/')))
+        const page = chromium.pageOf(contextId, tab.id)!
+        await page.evaluate(`new Promise((ok, no) => { const r = indexedDB.open('person-mail', 1);
+          r.onupgradeneeded = () => r.result.createObjectStore('m').put(new Blob(['private']), 'k');
+          r.onsuccess = () => { r.result.close(); ok(); }; r.onerror = () => no(r.error); })`)
+        await page.evaluate(`sessionStorage.setItem('person', 'private')`)
+      }
+      await writeIn(MAIN_CONTEXT, 'shop.example')
+      await writeIn(MAIN_CONTEXT, 'other.example')
+      const names = (contextId: string, host: string) =>
+        Effect.runPromise(chromium.openTab(contextId, s.server.url(host, '/'))).then((tab) =>
+          chromium
+            .pageOf(contextId, tab.id)!
+            .evaluate(
+              `indexedDB.databases().then((d) => d.map((x) => x.name).join(',') + '|' + sessionStorage.length)`,
+            ),
+        )
+      expect(await names(MAIN_CONTEXT, 'shop.example')).toBe('person-mail|0')
+
+      const { contextId } = await s.run(open('t1')) // shop.example is lent from the start
+      await s.run(Effect.flatMap(Lending, (l) => l.allow('t1', 'other.example'))) // and other.example later
+      expect(await s.probe('t1', 'shop.example')).toEqual(['sid'])
+      expect(await names(contextId, 'shop.example')).toBe('|0')
+      expect(await names(contextId, 'other.example')).toBe('|0')
+      const taken = await Effect.runPromise(chromium.snapshot(contextId))
+      expect(taken.indexedDB ?? []).toEqual([])
+
+      await s.run(Effect.flatMap(Supervisor, (sup) => sup.taskChanged('t1', 'interrupted')))
+      const resumed = await s.run(
+        Effect.flatMap(Supervisor, (sup) => sup.use('t1', (b) => Effect.succeed(b.contextId))),
+      )
+      expect(await names(resumed, 'shop.example')).toBe('|0')
+      expect(await names(resumed, 'other.example')).toBe('|0')
+    },
+  )
+})
+
 describe('secrets (L7)', () => {
   it('no log line, error, health message or inspector event of a full scenario holds a fixture secret', async () => {
     const s = (stack = await startStack({ alwaysAllowed: ['shop.example'] }))

@@ -51,7 +51,8 @@ const HOME = `<!doctype html><html><head><meta charset="utf-8"><title>Parity</ti
 <a href="/files/report.txt">Get report</a>
 <script>
   function show() {
-    document.getElementById('form').textContent = 'Form: ' + document.getElementById('name').value + '|' + document.getElementById('agree').checked + '|' + document.getElementById('size').value
+    const v = (id) => document.getElementById(id)
+    v('form').textContent = 'Form: ' + v('name').value + '|' + v('agree').checked + '|' + v('size').value
   }
   document.getElementById('file').addEventListener('change', async (e) => {
     const f = e.target.files[0]

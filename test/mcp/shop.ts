@@ -65,9 +65,12 @@ export const serveShop = async (host = '127.0.0.1'): Promise<Shop> => {
             'Shop',
             `<h1>Shop</h1>${items}
 <form action="/note" method="get"><input name="text" aria-label="Gift note"><button>Send note</button></form>
-<select aria-label="Size" onchange="document.getElementById('size').textContent = 'Size chosen: ' + this.value"><option>S</option><option>M</option><option>L</option></select>
+<select aria-label="Size" onchange="document.getElementById('size').textContent = 'Size chosen: ' + this.value">
+<option>S</option><option>M</option><option>L</option></select>
 <p id="size">Size chosen: none</p>
-<p><span role="button" tabindex="0" onmouseenter="document.getElementById('help').textContent = 'Hover help shown'">Help</span> <span id="help"></span></p>
+<p><span role="button" tabindex="0"
+  onmouseenter="document.getElementById('help').textContent = 'Hover help shown'">Help</span>
+  <span id="help"></span></p>
 <p><a href="/basket">Basket</a> <a href="/other">Other page</a></p>
 <button id="dismiss" onclick="this.remove()">Dismiss offer</button>`,
           ),

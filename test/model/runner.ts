@@ -203,7 +203,9 @@ export const checkModel = async (
     progress.run()
     progress.log(
       `${progress.where(0)}: seed ${seed}, ` +
-        `${failures > 0 ? `shrinking (${failures} failing so far, the smallest ${lastFailing?.length} steps)` : 'searching'}`,
+        (failures > 0
+          ? `shrinking (${failures} failing so far, the smallest ${lastFailing?.length} steps)`
+          : 'searching'),
     )
     const started: ModelSystem[] = []
     const setup = setupFor(server, options, started, progress)

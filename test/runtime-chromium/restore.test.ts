@@ -107,7 +107,7 @@ describe('restore (E4, H2)', () => {
     await h.run(h.runtime.closeContext(id))
   })
 
-  it('snapshots and restores losslessly (park → resume), without IndexedDB (L4)', async () => {
+  it('snapshots and restores losslessly; its IndexedDB beside the storage, never in it (L4, E7)', async () => {
     const [a, b] = sites as [Site, Site]
     const id = await h.run(h.runtime.openContext(spec('park', { tabs: [{ url: a.url('/signin'), active: true }] })))
     const page = h.runtime.pageOf(id, 't1')!
@@ -126,15 +126,20 @@ describe('restore (E4, H2)', () => {
     await h.run(h.runtime.navigate(id, 't1', a.url('/'))) // resuming must not sign in again
     await h.run(h.runtime.openTab(id, b.url('/title?t=second')))
     const snap = await h.run(h.runtime.snapshot(id))
-    expect(JSON.stringify(snap)).not.toMatch(/indexedDB|passkey-ish/)
+    // What lending moves holds no IndexedDB (L4); the errand's own is kept beside it (E7).
+    expect(JSON.stringify(snap.storage)).not.toMatch(/indexedDB|passkey-ish|secrets/)
+    expect(snap.indexedDB?.map((o) => [o.origin, o.databases.map((d) => d.name)])).toEqual([[a.origin, ['secrets']]])
     expect(snap.storage.origins).toEqual([{ origin: a.origin, localStorage: [{ name: 'basket', value: 'kept' }] }])
     expect(snap.storage.cookies.map((c) => c.name)).toEqual(['session'])
     await h.run(h.runtime.closeContext(id))
 
-    const resumed = await h.run(h.runtime.openContext(spec('park', { storage: snap.storage, tabs: snap.tabs })))
+    const resumed = await h.run(
+      h.runtime.openContext(spec('park', { storage: snap.storage, tabs: snap.tabs, indexedDB: snap.indexedDB })),
+    )
     const again = await h.run(h.runtime.snapshot(resumed))
     expect(again.tabs).toEqual(snap.tabs)
     expect(again.storage).toEqual(snap.storage)
+    expect(again.indexedDB).toEqual(snap.indexedDB)
     await h.run(h.runtime.closeContext(resumed))
   })
 

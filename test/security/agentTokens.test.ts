@@ -3,7 +3,8 @@
  * `ERRANDS_AGENT_TOKENS_FILE`, asked from a plain process. Every session call needs a bearer
  * token whose pattern covers its key — a missing one and one outside its prefix are 401 before
  * anything runs (no errand is opened), one inside is 200; the same for MCP's `initialize` with a
- * key and for `/v1/session/devtools`. The tokens never appear in the host's log.
+ * key and for `/v1/session/devtools`. An MCP `initialize` without a key needs a valid token too: it
+ * opens an errand, and without one a local process could take every slot. The tokens never appear in the host's log.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -66,7 +67,8 @@ describe('agent tokens (X2)', () => {
   })
 
   it(
-    'covers the DevTools URL and an MCP initialize that names a key; an anonymous MCP session needs ' + 'none',
+    'covers the DevTools URL and every MCP initialize: one that names a key, and an anonymous one ' +
+      '(any valid token)',
     async () => {
       expect((await host.call('team-a:dt', 'GET', '/v1/session/devtools')).status).toBe(401)
       expect((await host.call('team-b:dt', 'GET', '/v1/session/devtools', undefined, bearer(teamA))).status).toBe(401)
@@ -78,8 +80,9 @@ describe('agent tokens (X2)', () => {
       await expect(httpClient(host.url, { key: 'team-b:mcp', headers: bearer(teamA) })).rejects.toThrow(
         /401|Unauthorized/,
       )
+      await expect(httpClient(host.url)).rejects.toThrow(/401|Unauthorized/)
       const named = await httpClient(host.url, { key: 'team-a:mcp', headers: bearer(teamA) })
-      const anonymous = await httpClient(host.url)
+      const anonymous = await httpClient(host.url, { headers: bearer(exact) })
       try {
         expect((await named.call('browser_navigate', { url: site.url('/page?t=mcp') })).isError).toBe(false)
         expect((await anonymous.call('browser_tabs', { action: 'list' })).isError).toBe(false)
@@ -89,6 +92,41 @@ describe('agent tokens (X2)', () => {
       }
       // No token reached the log.
       for (const line of host.logs) for (const t of [teamA, exact]) expect(line).not.toContain(t)
+    },
+  )
+  it(
+    'an anonymous MCP initialize without a token is 401 and takes no slot: four of them leave the cap ' + 'free',
+    async () => {
+      const before = await opened()
+      // A plain local process, as the MCP spec's initialize, with no key and no token — more than the cap (3).
+      const initialize = () =>
+        fetch(`${host.url}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'squatter', version: '1' } },
+          }),
+        })
+      const answers = await Promise.all([initialize(), initialize(), initialize(), initialize()])
+      expect(answers.map((r) => r.status)).toEqual([401, 401, 401, 401])
+      expect(answers.map((r) => r.headers.get('mcp-session-id'))).toEqual([null, null, null, null])
+      expect(((await answers[0]!.json()) as { error: { code: string } }).error.code).toBe('Unauthorized')
+      expect(await opened()).toEqual(before)
+      // Every slot is still there for the token holders.
+      const held = await Promise.all(
+        ['team-a:s1', 'team-a:s2', 'team-a:s3'].map((key) => httpClient(host.url, { key, headers: bearer(teamA) })),
+      )
+      try {
+        for (const client of held) expect((await client.call('browser_tabs', { action: 'list' })).isError).toBe(false)
+        expect(await opened()).toEqual(
+          expect.arrayContaining(['session:team-a:s1', 'session:team-a:s2', 'session:team-a:s3']),
+        )
+      } finally {
+        for (const client of held) await client.end()
+      }
     },
   )
 })

@@ -4,9 +4,11 @@
  * person's tab — only the session holding the lease secret the person was given can; and 25
  * wrong codes from one source (another loopback address, the extension's Origin forged) leave
  * the person's real code working from the extension's own source, and so does a guess spread over
- * many sources, which the global limit holds back at those sources only.
+ * many sources, which the global limit holds back at those sources only; and 5 wrong codes from another
+ * process on the person's own address with the extension's Origin lock out that process, not the person.
  */
 import { dailyExtensionId } from '@errands/daily'
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import * as http from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -155,6 +157,32 @@ describe('the door limits failed codes per source (D1)', () => {
     // The person getting in lifted nothing for the guesser: its source is still held.
     expect((await door('/redeem', { code: 'AAAA-AAAA-9999' }, { origin: extension }, '127.0.0.2')).status).toBe(429)
   })
+
+  it(
+    "5 wrong codes from another process on 127.0.0.1 with the extension's Origin leave the person's code " +
+      'working (D1)',
+    async () => {
+      const { code } = (await door('/admin/pairings', { botId: 'local-bot' }, admin())).body as { code: string }
+      // Another local process, the person's own address and the extension's public Origin: only the
+      // process differs from the person's extension.
+      const script =
+        `const http = require('http'); const out = [];` +
+        `const one = (i) => new Promise((r) => { const q = http.request({ host: '127.0.0.1', port: ${host.port},` +
+        `method: 'POST', path: '/daily/redeem', agent: false, headers: { host: '127.0.0.1:${host.port}',` +
+        `'content-type': 'application/json', origin: '${extension}' } }, (res) => { res.resume();` +
+        `res.on('end', () => r(res.statusCode)) }); q.on('error', () => r(0));` +
+        `q.end(JSON.stringify({ code: 'DDDD-DDDD-000' + i })) });` +
+        `(async () => { for (let i = 0; i < 7; i++) out.push(await one(i)); console.log(JSON.stringify(out)) })()`
+      const guesser = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+      let printed = ''
+      guesser.stdout.on('data', (d: Buffer) => (printed += d.toString('utf8')))
+      await new Promise((r) => guesser.once('exit', r))
+      expect(JSON.parse(printed)).toEqual([403, 403, 403, 403, 403, 429, 429])
+      const person = await door('/redeem', { code }, { origin: extension })
+      expect(person.status, JSON.stringify(person.body)).toBe(200)
+      expect(person.body.botId).toBe('local-bot')
+    },
+  )
 
   it(
     "a guess spread over many sources is held back by the global limit, but only at those sources: the person's " +

@@ -39,6 +39,12 @@ describe('the soak, short and seeded (issue #15)', () => {
       quietEveryMs: 30_000,
       healRounds: 1,
       out,
+      // The work asserted below, done however loaded the machine is: the run goes on past its
+      // minute until it is (at most three), instead of doing less of it and failing (docs/testing.md).
+      atLeast: {
+        counts: { parksAcked: 1, lends: 1, revokes: 1, hostKills: 1, kills: 1, healChecks: 1, wireRequests: 21 },
+        maxMinutes: 3,
+      },
     })
     const s = result.stats
     type Violation = SoakResult['violations'][number]
@@ -67,7 +73,7 @@ describe('the soak, short and seeded (issue #15)', () => {
     expect(result.heal!.failed).toBe(0)
     expect(result.heal!.times).toHaveLength(10)
     passed++
-  }, 300_000)
+  }, 480_000)
 
   it('kill -9 of the host inside a seal write: every acknowledged park restores exactly, no torn or mixed record is ' +
     'ever accepted', async () => {

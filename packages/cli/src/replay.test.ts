@@ -193,17 +193,20 @@ describe('recording (T1)', () => {
     ],
     [
       'a question that carries its reason',
-      '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"question.asked","conversationId":"a","id":"h1","ask":"help","reason":"x"}',
+      '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n' +
+        '{"t":1,"op":"question.asked","conversationId":"a","id":"h1","ask":"help","reason":"x"}',
       'invalid-entry',
     ],
     [
       'an answer with a note',
-      '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"question.answered","conversationId":"a","id":"h1","outcome":"handed-back","note":"x"}',
+      '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n' +
+        '{"t":1,"op":"question.answered","conversationId":"a","id":"h1","outcome":"handed-back","note":"x"}',
       'invalid-entry',
     ],
     [
       'an unknown outcome',
-      '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n{"t":1,"op":"question.answered","conversationId":"a","id":"h1","outcome":"maybe"}',
+      '{"t":0,"op":"settings","maxErrands":2,"idleMs":60000,"snapshotDebounceMs":3000}\n' +
+        '{"t":1,"op":"question.answered","conversationId":"a","id":"h1","outcome":"maybe"}',
       'invalid-entry',
     ],
     [

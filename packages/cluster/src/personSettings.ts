@@ -93,7 +93,8 @@ export const makePgSettings: Effect.Effect<SettingsShape, SettingsError, SqlClie
       setTrust: (mode: TrustMode) =>
         write(
           'write',
-          sql`INSERT INTO ${table} (name, value) VALUES ('trust', ${mode}) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`,
+          sql`INSERT INTO ${table} (name, value) VALUES ('trust', ${mode})
+              ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`,
         ),
     } satisfies SettingsShape
   },

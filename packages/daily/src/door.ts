@@ -23,6 +23,7 @@ import {
   checkOrigin,
   digestOf,
   InternalError,
+  localPeerOf,
   nodeHeaders,
   NotFound,
   sendError,
@@ -195,7 +196,21 @@ export const makeDailyDoor = (options: DailyDoorOptions = {}): Effect.Effect<Dai
         const notAdmin = found.side === 'admin' ? isAdmin(req) : undefined
         if (notAdmin) return Effect.fail(notAdmin)
         const creds: Credentials = { token: bearerOf(req.headers.authorization), origin }
-        return found.handle(daily, { req, peer: peer!, origin, creds }, maxBytes)
+        const ctx: Context = { req, peer: peer!, origin, creds }
+        if (path !== '/redeem') return found.handle(daily, ctx, maxBytes)
+        // A redeem's failure budget is the calling process's (D1): every local process is
+        // 127.0.0.1 and may send the extension's public Origin, so address and Origin alone put a
+        // guesser in the person's own bucket. The kernel says which process holds the caller's
+        // socket (localPeerOf); where it cannot tell, the address and Origin are the source still.
+        return Effect.flatMap(
+          Effect.promise(() => localPeerOf(req.socket).catch(() => undefined)),
+          (caller) =>
+            found.handle(
+              daily,
+              caller === undefined ? ctx : { ...ctx, peer: `${peer} process ${caller.pid}@${caller.startTime}` },
+              maxBytes,
+            ),
+        )
       })
 
     return async (req, res) => {

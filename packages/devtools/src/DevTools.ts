@@ -21,13 +21,14 @@
 import type { GuardPolicy } from '@errands/guard'
 import { checkHost, checkOrigin, nodeHeaders, refuseUpgrade as refuseWith, WrongHost } from '@errands/edge'
 import { Runtime, type DevToolsTarget } from '@errands/runtime'
-import { intBetween, Sessions, type SupervisorError } from '@errands/supervisor'
-import { Cause, Config, Context, Effect, Exit, Layer, Runtime as EffectRuntime, Schema, type Scope } from 'effect'
+import { Sessions, type SupervisorError } from '@errands/supervisor'
+import { Cause, Context, Effect, Exit, Layer, Runtime as EffectRuntime, type Scope } from 'effect'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import { DevToolsUnavailable } from './errors.ts'
-import { ErrandProxy, MAX_IN_FLIGHT, type CloseReason } from './proxy.ts'
+import { ErrandProxy, type CloseReason } from './proxy.ts'
+import { CLOSE, MAX_CONNECTIONS, maxConnectionsConfig, maxFrameBytesConfig, maxInFlightConfig } from './limits.ts'
 import { TokenBook } from './tokens.ts'
 
 /** What `endpoint` answers. @example const { url } = yield* devtools.endpoint('task-1') */
@@ -77,48 +78,6 @@ export interface DevToolsOptions {
   readonly maxInFlight?: number | undefined
 }
 
-/**
- * Default of the frame limit (#27): 16 MiB. @example makeDevTools({ ...options, maxFrameBytes: MAX_FRAME_BYTES * 2 })
- */
-export const MAX_FRAME_BYTES = 16 * 1024 * 1024
-
-/**
- * Default of the connections per errand (#27). @example makeDevTools({ ...options, maxConnections: MAX_CONNECTIONS })
- */
-export const MAX_CONNECTIONS = 8
-
-/**
- * `ERRANDS_DEVTOOLS_MAX_FRAME_BYTES`: the frame limit, decoded at the edge (1 KiB .. 256 MiB).
- *
- * @example
- * const bytes = yield* maxFrameBytesConfig // 16777216 when unset
- */
-export const maxFrameBytesConfig = Schema.Config(
-  'ERRANDS_DEVTOOLS_MAX_FRAME_BYTES',
-  intBetween(1024, 256 * 1024 * 1024),
-).pipe(Config.withDefault(MAX_FRAME_BYTES))
-
-/**
- * `ERRANDS_DEVTOOLS_MAX_CONNECTIONS`: open connections per errand (1 .. 64; default 8).
- *
- * @example
- * const perErrand = yield* maxConnectionsConfig // 8 when unset
- */
-export const maxConnectionsConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_CONNECTIONS', intBetween(1, 64)).pipe(
-  Config.withDefault(MAX_CONNECTIONS),
-)
-
-/**
- * `ERRANDS_DEVTOOLS_MAX_IN_FLIGHT`: commands one connection may have waiting for the browser
- * (1 .. 4096; default 256).
- *
- * @example
- * const inFlight = yield* maxInFlightConfig // 256 when unset
- */
-export const maxInFlightConfig = Schema.Config('ERRANDS_DEVTOOLS_MAX_IN_FLIGHT', intBetween(1, 4096)).pipe(
-  Config.withDefault(MAX_IN_FLIGHT),
-)
-
 /** The service. @example if (!devtools.upgrade(req, socket, head)) socket.destroy() */
 export interface DevToolsShape {
   /** A fresh URL into the conversation's errand (opened, resumed or healed through the session service first). */
@@ -128,21 +87,6 @@ export interface DevToolsShape {
   /** Open client connections (of one conversation, or all). */
   readonly connections: (conversationId?: string) => number
 }
-
-/** The close frames a client receives, and why. @example ws.on('close', (code) => code === CLOSE.parked.code) */
-export const CLOSE = {
-  parked: {
-    code: 4001,
-    reason: 'The errand was parked; after it resumes, ask GET /v1/session/devtools for a new URL.',
-  },
-  released: { code: 4002, reason: 'The errand was released or has ended; this URL is revoked.' },
-  idle: { code: 4003, reason: 'Idle for longer than the idle limit; connect again to go on.' },
-  healing: {
-    code: 4004,
-    reason: "The errand's browser crashed and is being reopened; connect again with the same URL.",
-  },
-  shutdown: { code: 1001, reason: 'The engine is shutting down.' },
-} as const satisfies Record<string, CloseReason>
 
 const PATH = /^\/devtools\/([^/?#]*)$/
 

@@ -30,6 +30,30 @@ const inErrandContext: Handler = (p, c) => {
   if (params) p.forward(c, params)
 }
 
+/**
+ * Why clipboard reading is never granted to an errand: Chromium keeps one clipboard per browser
+ * process, the errands' clipboard script guards it in each page's main world only, and a client's
+ * own isolated world (`Page.createIsolatedWorld`) holding the grant read another errand's copy
+ * with the native `navigator.clipboard.readText()` (docs/devtools-endpoint.md, T5).
+ */
+const CLIPBOARD_READ_REFUSED =
+  "clipboard reading is not granted in an errand: the errands share one browser's clipboard " +
+  '(clipboardSanitizedWrite, writing, is granted; a paste of what this errand copied works without a grant)'
+
+/** `Browser.grantPermissions` in the errand's context, clipboard reading refused. */
+const grantPermissions: Handler = (p, c) => {
+  const permissions = Array.isArray(c.params.permissions) ? c.params.permissions : []
+  if (permissions.includes('clipboardReadWrite')) return p.refuse(c, CLIPBOARD_READ_REFUSED)
+  inErrandContext(p, c)
+}
+
+/** `Browser.setPermission` in the errand's context, a grant of clipboard reading refused. */
+const setPermission: Handler = (p, c) => {
+  const permission = c.params.permission as { name?: unknown } | undefined
+  if (permission?.name === 'clipboard-read' && c.params.setting !== 'denied') return p.refuse(c, CLIPBOARD_READ_REFUSED)
+  inErrandContext(p, c)
+}
+
 const downloadBehavior: Handler = (p, c) => {
   const params = p.inContext(c)
   if (params !== undefined) p.forward(c, p.downloadTo(params))
@@ -152,9 +176,9 @@ const setAutoAttach: Handler = (p, c) => {
 export const BROWSER_METHODS: Readonly<Record<string, Handler>> = {
   'Browser.getVersion': getVersion,
   'Browser.close': browserClose,
-  'Browser.grantPermissions': inErrandContext,
+  'Browser.grantPermissions': grantPermissions,
   'Browser.resetPermissions': inErrandContext,
-  'Browser.setPermission': inErrandContext,
+  'Browser.setPermission': setPermission,
   'Browser.setDownloadBehavior': downloadBehavior,
   'Browser.cancelDownload': inErrandContext,
   'Browser.getWindowForTarget': windowForTarget,

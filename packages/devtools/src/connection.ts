@@ -106,6 +106,8 @@ export interface ViewConnection {
   readonly windows: Set<number>
   /** The errand's browser context id as this client sees it. */
   readonly alias: string
+  /** Whether a person drives the errand now (the client's acting commands are held, wheel.ts). */
+  readonly personDriving: boolean
   close(why: CloseReason): void
   /** Whether `browserContextId` (as the browser names it) is the errand's or one of its helpers' here. */
   owns(browserContextId: unknown): boolean

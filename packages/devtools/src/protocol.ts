@@ -29,15 +29,22 @@ export const METHODS_BY_DOMAIN: Readonly<Record<string, string>> = {
   BluetoothEmulation:
     'addCharacteristic addDescriptor addService disable enable removeCharacteristic removeDescriptor removeService ' +
     'setSimulatedCentralState simulateAdvertisement simulateCharacteristicOperationResponse ' +
-    'simulateDescriptorOperationResponse simulateGATTDisconnection simulateGATTOperationResponse simulatePreconnectedPeripheral',
+    'simulateDescriptorOperationResponse simulateGATTDisconnection simulateGATTOperationResponse ' +
+    'simulatePreconnectedPeripheral',
   Browser:
     'addMockCamera addPrivacySandboxEnrollmentOverride cancelDownload close crash crashGpuProcess ' +
     'executeBrowserCommand getBrowserCommandLine getGlobalPrivacyControl getHistogram getHistograms getVersion ' +
-    'getWindowBounds getWindowForTarget grantPermissions resetPermissions setContentsSize setDockTile setDownloadBehavior setGlobalPrivacyControl setPermission setWindowBounds',
+    'getWindowBounds getWindowForTarget grantPermissions resetPermissions setContentsSize setDockTile ' +
+    'setDownloadBehavior setGlobalPrivacyControl setPermission setWindowBounds',
   CSS:
     'addRule collectClassNames createStyleSheet disable enable forcePseudoState forceStartingStyle ' +
     'getAnimatedStylesForNode getBackgroundColors getComputedStyleForNode getEnvironmentVariables ' +
-    'getInlineStylesForNode getLayersForNode getLocationForSelector getLonghandProperties getMatchedStylesForNode getMediaQueries getPlatformFontsForNode getStyleSheetText resolveValues setContainerQueryConditionText setContainerQueryText setEffectivePropertyValueForNode setKeyframeKey setLocalFontsEnabled setMediaText setNavigationText setPropertyRulePropertyName setRuleSelector setScopeText setStyleSheetText setStyleTexts setSupportsText startRuleUsageTracking stopRuleUsageTracking takeComputedStyleUpdates takeCoverageDelta trackComputedStyleUpdates trackComputedStyleUpdatesForNode',
+    'getInlineStylesForNode getLayersForNode getLocationForSelector getLonghandProperties getMatchedStylesForNode ' +
+    'getMediaQueries getPlatformFontsForNode getStyleSheetText resolveValues setContainerQueryConditionText ' +
+    'setContainerQueryText setEffectivePropertyValueForNode setKeyframeKey setLocalFontsEnabled setMediaText ' +
+    'setNavigationText setPropertyRulePropertyName setRuleSelector setScopeText setStyleSheetText setStyleTexts ' +
+    'setSupportsText startRuleUsageTracking stopRuleUsageTracking takeComputedStyleUpdates takeCoverageDelta ' +
+    'trackComputedStyleUpdates trackComputedStyleUpdatesForNode',
   CacheStorage: 'deleteCache deleteEntry requestCacheNames requestCachedResponse requestEntries',
   Cast: 'disable enable setSinkToUse startDesktopMirroring startTabMirroring stopCasting',
   Console: 'clearMessages disable enable',
@@ -45,7 +52,14 @@ export const METHODS_BY_DOMAIN: Readonly<Record<string, string>> = {
   DOM:
     'clearTextMarkers collectClassNamesFromSubtree copyTo describeNode disable discardSearchResults enable focus ' +
     'forceShowInterest forceShowPopover getAnchorElement getAttributes getBoxModel getContainerForNode ' +
-    'getContentQuads getDetachedDomNodes getDocument getElementByRelation getFileInfo getFlattenedDocument getFrameOwner getImplicitAnchorCandidates getNodeForLocation getNodeStackTraces getNodesForSubtreeByStyle getOuterHTML getQueryingDescendantsForContainer getRelayoutBoundary getSearchResults getTopLayerElements hideHighlight highlightNode highlightRect markUndoableState moveTo performSearch pushNodeByPathToFrontend pushNodesByBackendIdsToFrontend querySelector querySelectorAll redo removeAttribute removeNode requestChildNodes requestNode resolveNode scrollIntoViewIfNeeded setAttributeValue setAttributesAsText setFileInputFiles setInspectedNode setNodeName setNodeStackTracesEnabled setNodeValue setOuterHTML setTextMarker undo',
+    'getContentQuads getDetachedDomNodes getDocument getElementByRelation getFileInfo getFlattenedDocument ' +
+    'getFrameOwner getImplicitAnchorCandidates getNodeForLocation getNodeStackTraces getNodesForSubtreeByStyle ' +
+    'getOuterHTML getQueryingDescendantsForContainer getRelayoutBoundary getSearchResults getTopLayerElements ' +
+    'hideHighlight highlightNode highlightRect markUndoableState moveTo performSearch pushNodeByPathToFrontend ' +
+    'pushNodesByBackendIdsToFrontend querySelector querySelectorAll redo removeAttribute removeNode ' +
+    'requestChildNodes requestNode resolveNode scrollIntoViewIfNeeded setAttributeValue setAttributesAsText ' +
+    'setFileInputFiles setInspectedNode setNodeName setNodeStackTracesEnabled setNodeValue setOuterHTML ' +
+    'setTextMarker undo',
   DOMDebugger:
     'getEventListeners removeDOMBreakpoint removeEventListenerBreakpoint removeInstrumentationBreakpoint ' +
     'removeXHRBreakpoint setBreakOnCSPViolation setDOMBreakpoint setEventListenerBreakpoint ' +
@@ -54,15 +68,27 @@ export const METHODS_BY_DOMAIN: Readonly<Record<string, string>> = {
   DOMStorage: 'clear disable enable getDOMStorageItems removeDOMStorageItem setDOMStorageItem',
   Debugger:
     'continueToLocation disable disassembleWasmModule enable evaluateOnCallFrame getPossibleBreakpoints ' +
-    'getScriptSource getStackTrace getWasmBytecode nextWasmDisassemblyChunk pause pauseOnAsyncCall ' +
-    'removeBreakpoint restartFrame resume searchInContent setAsyncCallStackDepth setBlackboxExecutionContexts setBlackboxPatterns setBlackboxedRanges setBreakpoint setBreakpointByUrl setBreakpointOnFunctionCall setBreakpointsActive setInstrumentationBreakpoint setPauseOnExceptions setReturnValue setScriptSource setSkipAllPauses setVariableValue stepInto stepOut stepOver',
+    'getScriptSource getStackTrace getWasmBytecode nextWasmDisassemblyChunk pause pauseOnAsyncCall removeBreakpoint ' +
+    'restartFrame resume searchInContent setAsyncCallStackDepth setBlackboxExecutionContexts setBlackboxPatterns ' +
+    'setBlackboxedRanges setBreakpoint setBreakpointByUrl setBreakpointOnFunctionCall setBreakpointsActive ' +
+    'setInstrumentationBreakpoint setPauseOnExceptions setReturnValue setScriptSource setSkipAllPauses ' +
+    'setVariableValue stepInto stepOut stepOver',
   DeviceAccess: 'cancelPrompt disable enable selectPrompt',
   DeviceOrientation: 'clearDeviceOrientationOverride setDeviceOrientationOverride',
   DigitalCredentials: 'setVirtualWalletBehavior',
   Emulation:
     'addScreen canEmulate clearDeviceMetricsOverride clearDevicePostureOverride clearDisplayFeaturesOverride ' +
     'clearGeolocationOverride clearIdleOverride getOverriddenSensorInformation getScreenInfos removeScreen ' +
-    'resetPageScaleFactor setAutoDarkModeOverride setAutomationOverride setCPUPerformanceOverride setCPUThrottlingRate setDataSaverOverride setDefaultBackgroundColorOverride setDeviceMetricsOverride setDevicePostureOverride setDisabledImageTypes setDisplayFeaturesOverride setDocumentCookieDisabled setEmitTouchEventsForMouse setEmulatedMedia setEmulatedOSTextScale setEmulatedVisionDeficiency setFocusEmulationEnabled setGeolocationOverride setHardwareConcurrencyOverride setIdleOverride setLocaleOverride setNavigatorOverrides setPageScaleFactor setPressureSourceOverrideEnabled setPressureStateOverride setPrimaryScreen setSafeAreaInsetsOverride setScriptExecutionDisabled setScrollbarsHidden setSensorOverrideEnabled setSensorOverrideReadings setSmallViewportHeightDifferenceOverride setTimezoneOverride setTouchEmulationEnabled setUserAgentOverride setVirtualKeyboardGeometryOverride setVirtualTimePolicy setVisibleSize updateScreen',
+    'resetPageScaleFactor setAutoDarkModeOverride setAutomationOverride setCPUPerformanceOverride ' +
+    'setCPUThrottlingRate setDataSaverOverride setDefaultBackgroundColorOverride setDeviceMetricsOverride ' +
+    'setDevicePostureOverride setDisabledImageTypes setDisplayFeaturesOverride setDocumentCookieDisabled ' +
+    'setEmitTouchEventsForMouse setEmulatedMedia setEmulatedOSTextScale setEmulatedVisionDeficiency ' +
+    'setFocusEmulationEnabled setGeolocationOverride setHardwareConcurrencyOverride setIdleOverride ' +
+    'setLocaleOverride setNavigatorOverrides setPageScaleFactor setPressureSourceOverrideEnabled ' +
+    'setPressureStateOverride setPrimaryScreen setSafeAreaInsetsOverride setScriptExecutionDisabled ' +
+    'setScrollbarsHidden setSensorOverrideEnabled setSensorOverrideReadings setSmallViewportHeightDifferenceOverride ' +
+    'setTimezoneOverride setTouchEmulationEnabled setUserAgentOverride setVirtualKeyboardGeometryOverride ' +
+    'setVirtualTimePolicy setVisibleSize updateScreen',
   EventBreakpoints: 'disable removeInstrumentationBreakpoint setInstrumentationBreakpoint',
   Extensions:
     'clearStorageItems getExtensions getStorageItems loadUnpacked removeStorageItems setStorageItems triggerAction ' +
@@ -97,16 +123,34 @@ export const METHODS_BY_DOMAIN: Readonly<Record<string, string>> = {
   Network:
     'canClearBrowserCache canClearBrowserCookies canEmulateNetworkConditions clearBrowserCache clearBrowserCookies ' +
     'configureDurableMessages deleteCookies deleteDeviceBoundSession disable emulateNetworkConditions ' +
-    'emulateNetworkConditionsByRule enable enableDeviceBoundSessions enableReportingApi fetchSchemefulSite getAllCookies getCertificate getCookies getRequestPostData getResponseBody getSecurityIsolationStatus loadNetworkResource overrideNetworkState replayXHR searchInResponseBody setAttachDebugStack setBlockedURLs setBypassServiceWorker setCacheDisabled setCookie setCookieControls setCookies setExtraHTTPHeaders setUserAgentOverride streamResourceContent',
+    'emulateNetworkConditionsByRule enable enableDeviceBoundSessions enableReportingApi fetchSchemefulSite ' +
+    'getAllCookies getCertificate getCookies getRequestPostData getResponseBody getSecurityIsolationStatus ' +
+    'loadNetworkResource overrideNetworkState replayXHR searchInResponseBody setAttachDebugStack setBlockedURLs ' +
+    'setBypassServiceWorker setCacheDisabled setCookie setCookieControls setCookies setExtraHTTPHeaders ' +
+    'setUserAgentOverride streamResourceContent',
   Overlay:
     'disable enable getGridHighlightObjectsForTest getHighlightObjectForTest getSourceOrderHighlightObjectForTest ' +
     'hideHighlight highlightFrame highlightNode highlightQuad highlightRect highlightSourceOrder setInspectMode ' +
-    'setPausedInDebuggerMessage setShowAdHighlights setShowContainerQueryOverlays setShowDebugBorders setShowDisplayCutout setShowFPSCounter setShowFlexOverlays setShowGridOverlays setShowHinge setShowHitTestBorders setShowInspectedElementAnchor setShowIsolatedElements setShowLayoutShiftRegions setShowPaintRects setShowScrollBottleneckRects setShowScrollSnapOverlays setShowViewportSizeOnResize setShowWebVitals setShowWindowControlsOverlay',
+    'setPausedInDebuggerMessage setShowAdHighlights setShowContainerQueryOverlays setShowDebugBorders ' +
+    'setShowDisplayCutout setShowFPSCounter setShowFlexOverlays setShowGridOverlays setShowHinge ' +
+    'setShowHitTestBorders setShowInspectedElementAnchor setShowIsolatedElements setShowLayoutShiftRegions ' +
+    'setShowPaintRects setShowScrollBottleneckRects setShowScrollSnapOverlays setShowViewportSizeOnResize ' +
+    'setShowWebVitals setShowWindowControlsOverlay',
   PWA: 'changeAppUserSettings getOsAppState install launch launchFilesInApp openCurrentPageInApp uninstall',
   Page:
-    'addCompilationCache addScriptToEvaluateOnLoad addScriptToEvaluateOnNewDocument bringToFront ' +
-    'captureScreenshot captureSnapshot clearCompilationCache clearDeviceMetricsOverride ' +
-    'clearDeviceOrientationOverride clearGeolocationOverride close crash createIsolatedWorld deleteCookie disable enable generateTestReport getAdScriptAncestry getAnnotatedPageContent getAppId getAppManifest getFrameTree getInstallabilityErrors getLayoutMetrics getManifestIcons getNavigationHistory getOriginTrials getPermissionsPolicyState getResourceContent getResourceTree getSiblingSubApps getSubApps handleJavaScriptDialog navigate navigateToHistoryEntry printToPDF produceCompilationCache reload removeScriptToEvaluateOnLoad removeScriptToEvaluateOnNewDocument resetNavigationHistory screencastFrameAck searchInResource setAdBlockingEnabled setBypassCSP setDeviceMetricsOverride setDeviceOrientationOverride setDocumentContent setDownloadBehavior setFontFamilies setFontSizes setGeolocationOverride setInterceptFileChooserDialog setLifecycleEventsEnabled setPrerenderingAllowed setRPHRegistrationMode setSPCTransactionMode setTouchEmulationEnabled setWebLifecycleState startScreenRecording startScreencast stopLoading stopScreenRecording stopScreencast waitForDebugger',
+    'addCompilationCache addScriptToEvaluateOnLoad addScriptToEvaluateOnNewDocument bringToFront captureScreenshot ' +
+    'captureSnapshot clearCompilationCache clearDeviceMetricsOverride clearDeviceOrientationOverride ' +
+    'clearGeolocationOverride close crash createIsolatedWorld deleteCookie disable enable generateTestReport ' +
+    'getAdScriptAncestry getAnnotatedPageContent getAppId getAppManifest getFrameTree getInstallabilityErrors ' +
+    'getLayoutMetrics getManifestIcons getNavigationHistory getOriginTrials getPermissionsPolicyState ' +
+    'getResourceContent getResourceTree getSiblingSubApps getSubApps handleJavaScriptDialog navigate ' +
+    'navigateToHistoryEntry printToPDF produceCompilationCache reload removeScriptToEvaluateOnLoad ' +
+    'removeScriptToEvaluateOnNewDocument resetNavigationHistory screencastFrameAck searchInResource ' +
+    'setAdBlockingEnabled setBypassCSP setDeviceMetricsOverride setDeviceOrientationOverride setDocumentContent ' +
+    'setDownloadBehavior setFontFamilies setFontSizes setGeolocationOverride setInterceptFileChooserDialog ' +
+    'setLifecycleEventsEnabled setPrerenderingAllowed setRPHRegistrationMode setSPCTransactionMode ' +
+    'setTouchEmulationEnabled setWebLifecycleState startScreenRecording startScreencast stopLoading ' +
+    'stopScreenRecording stopScreencast waitForDebugger',
   Performance: 'disable enable getMetrics setTimeDomain',
   PerformanceTimeline: 'enable',
   Preload: 'disable enable',
@@ -115,8 +159,9 @@ export const METHODS_BY_DOMAIN: Readonly<Record<string, string>> = {
     'takePreciseCoverage',
   Runtime:
     'addBinding awaitPromise callFunctionOn compileScript disable discardConsoleEntries enable evaluate ' +
-    'getExceptionDetails getHeapUsage getIsolateId getProperties globalLexicalScopeNames queryObjects ' +
-    'releaseObject releaseObjectGroup removeBinding runIfWaitingForDebugger runScript setAsyncCallStackDepth setCustomObjectFormatterEnabled setMaxCallStackSizeToCapture terminateExecution',
+    'getExceptionDetails getHeapUsage getIsolateId getProperties globalLexicalScopeNames queryObjects releaseObject ' +
+    'releaseObjectGroup removeBinding runIfWaitingForDebugger runScript setAsyncCallStackDepth ' +
+    'setCustomObjectFormatterEnabled setMaxCallStackSizeToCapture terminateExecution',
   Schema: 'getDomains',
   Security: 'disable enable handleCertificateError setIgnoreCertificateErrors setOverrideCertificateErrors',
   ServiceWorker:
@@ -129,12 +174,16 @@ export const METHODS_BY_DOMAIN: Readonly<Record<string, string>> = {
   Storage:
     'clearCookies clearDataForOrigin clearDataForStorageKey clearPrivateVerificationTokens clearTrustTokens ' +
     'deletePrivateVerificationToken deleteStorageBucket getCookies getPrivateVerificationTokens ' +
-    'getPrivateVerificationTokensIssuerConfigs getStorageKey getStorageKeyForFrame getTrustTokens getUsageAndQuota overrideQuotaForOrigin runBounceTrackingMitigations setCookies setPrivateVerificationTokensTracking setStorageBucketTracking trackCacheStorageForOrigin trackCacheStorageForStorageKey trackIndexedDBForOrigin trackIndexedDBForStorageKey untrackCacheStorageForOrigin untrackCacheStorageForStorageKey untrackIndexedDBForOrigin untrackIndexedDBForStorageKey',
+    'getPrivateVerificationTokensIssuerConfigs getStorageKey getStorageKeyForFrame getTrustTokens getUsageAndQuota ' +
+    'overrideQuotaForOrigin runBounceTrackingMitigations setCookies setPrivateVerificationTokensTracking ' +
+    'setStorageBucketTracking trackCacheStorageForOrigin trackCacheStorageForStorageKey trackIndexedDBForOrigin ' +
+    'trackIndexedDBForStorageKey untrackCacheStorageForOrigin untrackCacheStorageForStorageKey ' +
+    'untrackIndexedDBForOrigin untrackIndexedDBForStorageKey',
   SystemInfo: 'getFeatureState getInfo getProcessInfo',
   Target:
     'activateTarget attachToBrowserTarget attachToTarget autoAttachRelated closeTarget createBrowserContext ' +
-    'createTarget detachFromTarget disposeBrowserContext exposeDevToolsProtocol getBrowserContexts ' +
-    'getDevToolsTarget getTargetInfo getTargets openDevTools sendMessageToTarget setAutoAttach setDiscoverTargets setRemoteLocations',
+    'createTarget detachFromTarget disposeBrowserContext exposeDevToolsProtocol getBrowserContexts getDevToolsTarget ' +
+    'getTargetInfo getTargets openDevTools sendMessageToTarget setAutoAttach setDiscoverTargets setRemoteLocations',
   Tethering: 'bind unbind',
   Tracing: 'end getCategories getTrackEventDescriptor recordClockSyncMarker requestMemoryDump start',
   WebAudio: 'disable enable getRealtimeData',

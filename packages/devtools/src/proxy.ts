@@ -124,10 +124,20 @@ export class ErrandProxy implements ViewConnection {
   /** Helper errands' contexts this client opened (`browser.newContext()`), by browser context id. */
   private readonly helpers = new Map<string, HelperContext>()
   private openingHelpers = 0
-  /** A person at the wheel (#26): this client's acting commands held meanwhile (wheel.ts). */
+  /**
+   * A person at the wheel (#26): this client's acting commands held meanwhile (wheel.ts), and what
+   * it set up before suspended for the drive on each of its views (drive.ts).
+   */
   readonly wheel = new WheelGate(
     (command) => this.route(command),
     (method, params) => this.announce(method, params),
+    (personDriving) => {
+      for (const view of [this.root, ...this.browserSessions.values()]) {
+        if (view === undefined) continue
+        if (personDriving) view.drive.take()
+        else view.drive.handBack()
+      }
+    },
   )
   /** `Errands.requestHelp` calls waiting for a hand-back, aborted when the client leaves. */
   private readonly helpAsked = new Set<AbortController>()
@@ -174,6 +184,11 @@ export class ErrandProxy implements ViewConnection {
    */
   get waiting(): boolean {
     return this.wheel.personDriving || this.wheel.heldCount > 0 || this.helpAsked.size > 0
+  }
+
+  /** Whether a person drives the errand now. @example if (proxy.personDriving) … */
+  get personDriving(): boolean {
+    return this.wheel.personDriving
   }
 
   /** Whether the connection is still up. @example if (proxy.open) … */
@@ -460,7 +475,8 @@ export class ErrandProxy implements ViewConnection {
     if (this.client.bufferedAmount > MAX_BUFFERED) {
       return this.close({
         code: 1008,
-        reason: `The client did not read: over ${MAX_BUFFERED / 1024 / 1024} MiB waited for it (the send-buffer limit).`,
+        reason:
+          `The client did not read: over ${MAX_BUFFERED / 1024 / 1024} MiB waited for it ` + '(the send-buffer limit).',
       })
     }
     this.client.send(text.includes(this.binding) ? text.replaceAll(this.binding, PLAYWRIGHT_BINDING) : text)

@@ -25,6 +25,7 @@
 import { decide, describeTarget } from '@errands/guard'
 import type { CdpChannel, CdpMessage } from '@errands/runtime'
 import type { Command, Params, ViewConnection } from './connection.ts'
+import { DriveSuspension } from './drive.ts'
 import { downloadParams, uploadParams } from './files.ts'
 import { knownMethod } from './protocol.ts'
 import { CONTEXT_METHODS, matchesFilter, refusedOnSession, URL_METHODS, type TargetInfo } from './targets.ts'
@@ -57,6 +58,8 @@ export class BrowserView {
   discover: { readonly filter: unknown } | undefined
   autoAttach: { readonly filter: unknown } | undefined
   private open = true
+  /** What the client set up on this view's sessions that a person's drive suspends (drive.ts). */
+  readonly drive = new DriveSuspension((method, params, sessionId) => this.internal(method, params, sessionId))
 
   private constructor(
     /** The client connection this view is part of. */
@@ -165,6 +168,7 @@ export class BrowserView {
       return this.refuse(command, 'no target with this id belongs to this errand')
     }
     if (command.method.startsWith('Browser.')) return this.onSessionWindow(command)
+    this.drive.sent(command)
     this.forward(command, params, (r) => this.hideResult(r))
   }
 
@@ -407,6 +411,8 @@ export class BrowserView {
       const info = params.targetInfo as TargetInfo | undefined
       return this.emit(method, info ? { ...params, targetInfo: this.hide(info) } : params, sessionId)
     }
+    // While a person drives, what the client's interception or debugger would stop is answered here (drive.ts).
+    if (this.drive.event(sessionId, method, params, this.connection.personDriving)) return
     // The target's own event (most traffic: network, DOM, screencast frames) goes on as it came.
     this.connection.sendToClient(JSON.stringify(raw))
   }
@@ -427,6 +433,7 @@ export class BrowserView {
     const sessionId = params.sessionId
     if (typeof sessionId !== 'string' || !this.sessions.has(sessionId)) return
     this.sessions.delete(sessionId)
+    this.drive.forget(sessionId)
     this.emit('Target.detachedFromTarget', params, parent)
   }
 

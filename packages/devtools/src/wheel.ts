@@ -1,26 +1,19 @@
 /**
- * A person at the wheel, on the DevTools face (P1–P3, issue #26). While a person drives an errand
- * from the live view, HTTP and MCP agents are refused their acting verbs (409 `PersonDriving`); a
- * DevTools client is **paused** instead: its commands that act on the errand's pages are held —
- * queued in the order they came — and sent on when the wheel is handed back. Its WebSocket stays
- * open and its reads still answer; how long it waits for a held answer is the client's business.
+ * A person at the wheel, on the DevTools face (P1–P3). While a person drives an errand from the
+ * live view, HTTP and MCP agents are refused their acting verbs (409 `PersonDriving`); a DevTools
+ * client is **paused** instead: its commands that act are held — queued in the order they came —
+ * and sent on when the wheel is handed back. Its WebSocket stays open and its reads still answer;
+ * how long it waits for a held answer is the client's business.
  *
- * **The rule** ({@link actsOnPage}), the host's acting verbs (packages/host/src/browsing/driving.ts:
- * navigate, input, evaluate, dialog, viewport, open / activate / close tab, upload) spelt in CDP:
- * - every `Input.*` command (mouse, keys, touch, drag, text, gestures);
- * - navigations and what changes the page's document: `Page.navigate`, `reload`,
- *   `navigateToHistoryEntry`, `stopLoading`, `setDocumentContent`, `close`, `bringToFront`,
- *   `handleJavaScriptDialog`, and the DOM's writes (`DOM.setFileInputFiles`, `setAttributeValue`,
- *   `setOuterHTML`, `removeNode`, `focus`, `scrollIntoViewIfNeeded` …);
- * - running the page's JavaScript: `Runtime.evaluate`, `callFunctionOn`, `runScript` — except an
- *   evaluation sent with `throwOnSideEffect: true`, which V8 itself stops at its first side effect:
- *   that one is a read and answers;
- * - tabs: `Target.createTarget`, `closeTarget`, `activateTarget`;
- * - the viewport and window size, cookies and DOM storage written.
- * Everything else passes: reads (`DOM.getDocument`, `Page.captureScreenshot`,
- * `Runtime.getProperties`, `Page.getNavigationHistory` …), enabling domains and events, attaching,
- * and the answers a page is waiting for from the client's own interception (`Fetch.continueRequest`
- * …: holding them would stall the person's own page loads).
+ * **The rule** is the one of every face, deny by default: `acts('devtools', method, params)` of
+ * `@errands/runtime` (acting.ts). Only the methods it names as reads pass — `DOM.getDocument`,
+ * `Page.captureScreenshot`, enabling domains, attaching — and so does an evaluation sent with
+ * `throwOnSideEffect: true`, which V8 itself stops at its first side effect. Everything else is
+ * held: input, navigations, script (`Runtime.evaluate`, `Page.addScriptToEvaluateOnNewDocument`,
+ * breakpoints), CSS and DOM writes, `Fetch.*` answers, and any method Chromium adds later.
+ * What the client set up **before** the take is the business of drive.ts: its interception is
+ * answered by the endpoint and its breakpoints are off for the drive (ADR "a person's wheel is
+ * deny by default").
  *
  * The `Errands.*` domain, on the browser session (no `sessionId`, or a browser session of
  * `Target.attachToBrowserTarget`): `Errands.requestHelp {reason, timeoutMs?}` (the host's
@@ -29,9 +22,11 @@
  * chrome-remote-interface let an event they do not know pass).
  *
  * @example
- * actsOnPage('Page.navigate', { url: 'https://example.com/' })             // true: held while a person drives
- * actsOnPage('Runtime.evaluate', { expression: 'document.title', throwOnSideEffect: true }) // false: a read
+ * const wheel = new WheelGate(route, announce, suspend)
+ * wheel.set(true)  // Errands.wheelTaken; what acts is held from now
+ * wheel.hold({ id: 1, method: 'Page.navigate', params: { url }, sessionId: 'S1' }) // true: held
  */
+import { acts } from '@errands/runtime'
 import type { Command, Params } from './connection.ts'
 
 /**
@@ -47,79 +42,6 @@ export const HELP_DEFAULT_TIMEOUT_MS = 300_000
 /** The shortest wait and the longest reason `POST /v1/session/help` takes. */
 const HELP_MIN_TIMEOUT_MS = 100
 const REASON_MAX = 500
-
-/** Domains every command of which acts. */
-const ACTING_DOMAINS: ReadonlySet<string> = new Set(['Input'])
-
-/**
- * Commands held while a person drives (with every `Input.*` one, and evaluations that may have
- * side effects). See the file's doc for the rule.
- *
- * @example
- * ACTING_METHODS.has('DOM.setFileInputFiles') // true
- */
-export const ACTING_METHODS: ReadonlySet<string> = new Set([
-  'Page.navigate',
-  'Page.reload',
-  'Page.navigateToHistoryEntry',
-  'Page.stopLoading',
-  'Page.setDocumentContent',
-  'Page.close',
-  'Page.bringToFront',
-  'Page.handleJavaScriptDialog',
-  'Page.resetNavigationHistory',
-  'Page.setWebLifecycleState',
-  'Page.crash',
-  'DOM.setFileInputFiles',
-  'DOM.setAttributeValue',
-  'DOM.setAttributesAsText',
-  'DOM.setNodeValue',
-  'DOM.setNodeName',
-  'DOM.setOuterHTML',
-  'DOM.removeNode',
-  'DOM.removeAttribute',
-  'DOM.moveTo',
-  'DOM.copyTo',
-  'DOM.undo',
-  'DOM.redo',
-  'DOM.focus',
-  'DOM.scrollIntoViewIfNeeded',
-  'Runtime.runScript',
-  'Debugger.evaluateOnCallFrame',
-  'Target.createTarget',
-  'Target.closeTarget',
-  'Target.activateTarget',
-  'Emulation.setDeviceMetricsOverride',
-  'Emulation.clearDeviceMetricsOverride',
-  'Emulation.setVisibleSize',
-  'Emulation.setPageScaleFactor',
-  'Browser.setWindowBounds',
-  'Browser.setContentsSize',
-  'Storage.setCookies',
-  'Storage.clearCookies',
-  'Network.setCookie',
-  'Network.setCookies',
-  'Network.deleteCookies',
-  'Network.clearBrowserCookies',
-  'DOMStorage.setDOMStorageItem',
-  'DOMStorage.removeDOMStorageItem',
-  'DOMStorage.clear',
-])
-
-/** Evaluations: held unless V8 is told to stop them at a side effect. */
-const EVALUATIONS: ReadonlySet<string> = new Set(['Runtime.evaluate', 'Runtime.callFunctionOn'])
-
-/**
- * Whether a client's command acts on the errand's pages (held while a person drives) or reads.
- *
- * @example
- * actsOnPage('Input.dispatchMouseEvent', { type: 'mousePressed', x: 1, y: 1 }) // true
- * actsOnPage('DOM.getDocument', {})                                          // false
- */
-export const actsOnPage = (method: string, params: Params): boolean => {
-  if (EVALUATIONS.has(method)) return params.throwOnSideEffect !== true
-  return ACTING_METHODS.has(method) || ACTING_DOMAINS.has(method.slice(0, method.indexOf('.')))
-}
 
 /** `Errands.requestHelp`'s params, checked. */
 export interface HelpParams {
@@ -162,7 +84,7 @@ export const helpParams = (params: Params): HelpParams | string => {
  * meanwhile, and the note of the hand-back to come.
  *
  * @example
- * const wheel = new WheelGate((c) => route(c), (method, params) => announce(method, params))
+ * const wheel = new WheelGate((c) => route(c), (method, params) => announce(method, params), (on) => suspend(on))
  * if (!wheel.hold(command)) route(command)
  * wheel.set(true) // Errands.wheelTaken
  */
@@ -176,6 +98,11 @@ export class WheelGate {
     private readonly route: (command: Command) => void,
     /** An event to the client's browser sessions. */
     private readonly announce: (method: string, params: Params) => void,
+    /**
+     * What the client set up before is suspended for the drive (`true`, before the client hears the
+     * take) or put back (`false`, before anything held is sent): drive.ts.
+     */
+    private readonly suspend: (personDriving: boolean) => void = () => undefined,
   ) {}
 
   /** Whether a person drives the errand now. */
@@ -190,7 +117,7 @@ export class WheelGate {
 
   /** Holds `command` when a person drives and it acts; false: send it on now. */
   hold(command: Command): boolean {
-    if (!this.driving || !actsOnPage(command.method, command.params)) return false
+    if (!this.driving || !acts('devtools', command.method, command.params)) return false
     this.held.push(command)
     return true
   }
@@ -201,13 +128,14 @@ export class WheelGate {
   }
 
   /**
-   * The errand's view says a person drives (`true`) or not: on a change, the client is told
-   * (`Errands.wheelTaken`, `Errands.handedBack {note}`) and, at the hand-back, what was held is
-   * sent on in the order it came.
+   * The errand's view says a person drives (`true`) or not: on a change, what the client set up
+   * is suspended or put back, the client is told (`Errands.wheelTaken`, `Errands.handedBack
+   * {note}`) and, at the hand-back, what was held is sent on in the order it came.
    */
   set(personDriving: boolean): void {
     if (personDriving === this.driving) return
     this.driving = personDriving
+    this.suspend(personDriving)
     if (personDriving) return this.announce('Errands.wheelTaken', {})
     const note = this.note
     this.note = null

@@ -59,7 +59,11 @@ beforeAll(async () => {
   egress = await Egress.start({
     policy: defaultPolicy([{ host: '127.0.0.1', port: engine.port }]),
     log: (line) => logs.push(line),
-    resolverRules: parseResolverRules('MAP intranet.test 10.0.0.1, MAP loop.test 127.0.0.1'),
+    resolverRules: parseResolverRules(
+      'MAP intranet.test 10.0.0.1, MAP loop.test 127.0.0.1, MAP nowhere.test ~NOTFOUND, MAP own.test 192.0.2.200',
+    ),
+    // The machine's own addresses as the test says (machine.test.ts reads the real interfaces).
+    machineAddresses: () => ['192.0.2.200'],
   })
   egress.observe((d) => {
     if (d.allow) dialled.push(d.target)
@@ -106,6 +110,33 @@ describe('the egress refuses the engine port on every spelling, before any conne
     chained.setUpstream(`http://user:pw@127.0.0.1:${engine.port}`)
     expect(await getThrough(chained, `http://127.0.0.1:${devServer.port}/`)).toBe(403)
     expect(engine.seen.bytes).toBe(0)
+    await chained.close()
+  })
+
+  it('resolves an upstream proxy named by a name: a loopback name on an engine port is refused (G2)', async () => {
+    const chained = await egress.openLane('e-up-name')
+    chained.setUpstream(`http://user:pw@loop.test:${engine.port}`)
+    expect(await getThrough(chained, `http://127.0.0.1:${devServer.port}/`)).toBe(403)
+    expect(engine.seen.bytes).toBe(0)
+    // A name that resolves to nothing is refused, and says so.
+    chained.setUpstream('http://nowhere.test:8080')
+    expect(await getThrough(chained, `http://127.0.0.1:${devServer.port}/`)).toBe(403)
+    expect(logs.some((l) => l.includes('upstream http://nowhere.test:8080') && l.includes('rule=invalid-url'))).toBe(
+      true,
+    )
+    await chained.close()
+  })
+
+  it("refuses the machine's own addresses, for pages and upstream proxies, by address and by name (G2)", async () => {
+    expect(await getThrough(lane, 'http://192.0.2.200:8080/')).toBe(403)
+    expect(await connectThrough(lane, '[::ffff:192.0.2.200]:443')).toBe(403)
+    expect(await connectThrough(lane, 'own.test:443')).toBe(403)
+    const chained = await egress.openLane('e-up-own')
+    for (const upstream of ['http://192.0.2.200:8080', 'http://own.test:8080']) {
+      chained.setUpstream(upstream)
+      expect(await getThrough(chained, `http://127.0.0.1:${devServer.port}/`), upstream).toBe(403)
+    }
+    expect(egress.stats().byRule['own-address']).toBeGreaterThanOrEqual(5)
     await chained.close()
   })
 

@@ -16,6 +16,18 @@
  * answers a proxy's 407 by pausing every request of every page through `Fetch` and switching the
  * HTTP cache off (ADR 0017), which costs every request and breaks T5's cache.
  *
+ * **Lanes are the engine's own.** Any local process can connect to a loopback port: a lane that
+ * took every caller would be an open proxy with the errand's upstream credentials attached. A
+ * lane hands a connection to the proxy only when the socket at its other end is held by this
+ * process or one it started — our Chromium's network service (`admitCaller`, callers.ts); any
+ * other caller gets a 403 and the lane closes (docs/containment.md, "Lanes are the engine's own").
+ *
+ * **The machine is every address of its own.** The policy is given the machine's interface
+ * addresses (`withMachineAddresses`, machine.ts), read again as they change; the guard's
+ * `own-address` rule refuses them, in every spelling, for pages and for upstream proxies alike.
+ * An upstream proxy's name is resolved and decided like a page's (`own-port`, `own-address`), and
+ * the connection to it is pinned to the address that was decided.
+ *
  * Every decision is logged once (`egress: allowed|refused <scheme>://<host>:<port> for <errand>
  * rule=<rule> (<why>)`, never a path or query, never an upstream's credentials) and counted.
  *
@@ -30,7 +42,6 @@ import type { lookup as dnsLookup } from 'node:dns'
 import { createServer, type Server as NetServer, type Socket } from 'node:net'
 import {
   canonicalAddress,
-  decide,
   decideResolved,
   describeConnection,
   type Decision,
@@ -43,6 +54,8 @@ import {
   type PrepareRequestFunctionOpts,
   type PrepareRequestFunctionResult,
 } from 'proxy-chain'
+import { admitOwnProcesses, canTellCallers, type Admission } from './callers.ts'
+import { changedPolicy, withMachineAddresses } from './machine.ts'
 import { makeResolver, type Resolver, type ResolverRule } from './resolve.ts'
 
 /**
@@ -52,6 +65,8 @@ import { makeResolver, type Resolver, type ResolverRule } from './resolve.ts'
  * - `log`: one line per decision; never a path, query or credential.
  * - `resolverRules`: Chromium's `--host-resolver-rules`, so names resolve here as the browser was told.
  * - `resolve`: replaces the resolver altogether (tests).
+ * - `admit`: who may use a lane (default: sockets held by this process or one it started, callers.ts).
+ * - `machineAddresses`: reads the machine's own addresses (default: its interfaces, machine.ts).
  *
  * @example
  * const options: EgressOptions = { policy, log: console.error, resolverRules: resolverRulesIn(extraArgs) }
@@ -61,6 +76,8 @@ export interface EgressOptions {
   readonly log: (line: string) => void
   readonly resolverRules?: ReadonlyArray<ResolverRule> | undefined
   readonly resolve?: Resolver | undefined
+  readonly admit?: Admission | undefined
+  readonly machineAddresses?: (() => ReadonlyArray<string>) | undefined
 }
 
 /**
@@ -90,6 +107,8 @@ export interface EgressStats {
   readonly byRule: Readonly<Partial<Record<Rule, number>>>
   readonly lastRefusal: EgressDecision | undefined
   readonly lanes: number
+  /** Connections to a lane refused because no process of the engine's held their other end. */
+  readonly strangers: number
 }
 
 /**
@@ -147,15 +166,22 @@ export class Egress {
   private readonly lanes = new Set<LaneState>()
   private readonly proxy: ProxyServer
   private readonly resolve: Resolver
+  private readonly admit: Admission
+  /** The operator's policy with the machine's own addresses, read as they change. */
+  private readonly base: GuardPolicy
   private policyWithLanes: GuardPolicy
-  private counts = { allowed: 0, refused: 0, byRule: {} as Partial<Record<Rule, number>> }
+  private counts = { allowed: 0, refused: 0, strangers: 0, byRule: {} as Partial<Record<Rule, number>> }
   private lastRefusal: EgressDecision | undefined
   private readonly observers = new Set<(d: EgressDecision) => void>()
   private closed = false
 
   private constructor(private readonly options: EgressOptions) {
     this.resolve = options.resolve ?? makeResolver(options.resolverRules ?? [])
-    this.policyWithLanes = options.policy
+    this.admit = options.admit ?? admitOwnProcesses()
+    if (options.admit === undefined && !canTellCallers())
+      options.log("egress: no /proc here, so lanes cannot tell the engine's browser from other local processes")
+    this.base = withMachineAddresses(options.policy, options.machineAddresses)
+    this.policyWithLanes = this.base
     this.proxy = new ProxyServer({
       port: 0,
       host: '127.0.0.1',
@@ -183,7 +209,12 @@ export class Egress {
 
   /** Counts so far. @example egress.stats().byRule['own-port'] */
   stats(): EgressStats {
-    return { ...this.counts, byRule: { ...this.counts.byRule }, lastRefusal: this.lastRefusal, lanes: this.lanes.size }
+    return {
+      ...this.counts,
+      byRule: { ...this.counts.byRule },
+      lastRefusal: this.lastRefusal,
+      lanes: this.lanes.size,
+    }
   }
 
   /**
@@ -208,11 +239,15 @@ export class Egress {
     const sockets = new Set<Socket>()
     let owner = errand
     const lane = {} as LaneState
-    const listener = createServer({ noDelay: true }, (socket) => {
-      ;(socket as Socket & { [LANE]?: LaneState })[LANE] = lane
+    // Paused until the caller is known: nothing it sends is read before it is admitted.
+    const listener = createServer({ noDelay: true, pauseOnConnect: true }, (socket) => {
       sockets.add(socket)
       socket.on('close', () => sockets.delete(socket))
-      this.proxy.server.emit('connection', socket)
+      socket.on('error', () => socket.destroy())
+      void this.admit(socket).then(
+        (admitted) => this.handOver(lane, socket, admitted),
+        () => this.handOver(lane, socket, false),
+      )
     })
     await new Promise<void>((resolve, reject) => {
       listener.once('error', reject)
@@ -259,6 +294,27 @@ export class Egress {
     this.proxy.closeConnections()
   }
 
+  /** An admitted caller's connection goes to the proxy; any other gets a 403 and is closed. */
+  private handOver(lane: LaneState, socket: Socket, admitted: boolean): void {
+    if (socket.destroyed) return
+    if (!admitted || !this.lanes.has(lane)) {
+      this.counts.strangers++
+      this.options.log(
+        `egress: refused a connection to the lane of ${lane.errand()}: ` +
+          'its other end is no process of the engine (lanes carry only its own browser)',
+      )
+      const body = "refused: this proxy carries only the engine's own browser\n"
+      socket.end(
+        'HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-type: text/plain\r\n' +
+          `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      )
+      return
+    }
+    ;(socket as Socket & { [LANE]?: LaneState })[LANE] = lane
+    this.proxy.server.emit('connection', socket)
+    socket.resume()
+  }
+
   private async closeLane(lane: LaneState): Promise<void> {
     if (!this.lanes.delete(lane)) return
     this.refreshPolicy()
@@ -270,11 +326,10 @@ export class Egress {
 
   // The lanes are engine ports too: a page that asks its own proxy to reach a lane is refused.
   private refreshPolicy(): void {
-    const base = this.options.policy
-    this.policyWithLanes = {
-      ...base,
+    const base = this.base
+    this.policyWithLanes = changedPolicy(base, {
       ownPorts: [...base.ownPorts, ...[...this.lanes].map((l) => ({ host: '127.0.0.1', port: l.port }))],
-    }
+    })
   }
 
   private async prepare(o: PrepareRequestFunctionOpts): Promise<PrepareRequestFunctionResult> {
@@ -288,22 +343,43 @@ export class Egress {
     if (!decision.allow) throw refusal(decision)
     const address = canonicalAddress(addresses[0]!)!
     if (lane.upstream !== undefined) {
-      // An upstream on one of the engine's own ports would carry the page's bytes there (G2).
-      const up = new URL(lane.upstream)
-      const upstreamDecision = decide(
-        `http://${up.hostname}:${up.port || (up.protocol === 'https:' ? 443 : 80)}/`,
-        this.policyWithLanes,
-      )
-      if (upstreamDecision.rule === 'own-port') {
-        this.record(lane.errand(), upstreamDecision, `upstream ${up.protocol}//${up.host}`)
-        throw refusal(upstreamDecision)
-      }
       // The upstream resolves and connects on its side of the world; ours only reaches the upstream.
-      return { upstreamProxyUrl: lane.upstream, httpAgent: lane.httpAgent, httpsAgent: lane.httpsAgent }
+      const upstreamAddress = await this.upstreamAddress(lane)
+      return {
+        upstreamProxyUrl: lane.upstream,
+        dnsLookup: pinned(upstreamAddress),
+        httpAgent: lane.httpAgent,
+        httpsAgent: lane.httpsAgent,
+      }
     }
     if (port !== o.port)
       throw new RequestError('a resolver rule that changes the port is not supported by the egress', 502)
     return { dnsLookup: pinned(address), httpAgent: lane.httpAgent, httpsAgent: lane.httpsAgent }
+  }
+
+  /**
+   * The address to reach the lane's upstream proxy at: its name resolved as a page's is (G2), and
+   * refused when that is the machine itself — one of the engine's own ports on loopback (`own-port`:
+   * `http://vm:7070` where `vm` is 127.0.0.1) or an address of the machine's own interfaces
+   * (`own-address`). Other addresses are the operator's or the agent's choice (a proxy on loopback
+   * or in a private network is allowed). The connection is pinned to the address decided here.
+   */
+  private async upstreamAddress(lane: LaneState): Promise<string> {
+    const up = new URL(lane.upstream!)
+    const port = Number(up.port || (up.protocol === 'https:' ? 443 : 80))
+    const host = up.hostname.replace(/^\[|\]$/g, '')
+    const described = `upstream ${up.protocol}//${up.host}`
+    const { addresses, port: resolvedPort } = await this.resolve(host, port)
+    const decision = decideResolved({ scheme: 'http', host, port, addresses }, this.policyWithLanes)
+    if (decision.rule === 'own-port' || decision.rule === 'own-address' || decision.rule === 'invalid-url') {
+      this.record(lane.errand(), decision, described)
+      throw refusal(decision)
+    }
+    if (resolvedPort !== port)
+      throw new RequestError('a resolver rule that changes the port is not supported by the egress', 502)
+    const address = addresses[0] === undefined ? undefined : canonicalAddress(addresses[0])
+    if (address === undefined) throw new RequestError("the upstream proxy's name resolves to no address", 502)
+    return address
   }
 
   private record(errand: string, decision: Decision, target: string): void {

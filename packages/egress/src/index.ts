@@ -10,3 +10,5 @@
 export * from './Egress.ts'
 export * from './resolve.ts'
 export * from './decideUrl.ts'
+export * from './callers.ts'
+export * from './machine.ts'

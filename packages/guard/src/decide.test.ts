@@ -138,6 +138,46 @@ describe('private ranges', () => {
   })
 })
 
+describe("the machine's own addresses (G2)", () => {
+  const machine = withPolicy({ ownAddresses: ['192.0.2.2', 'fd00::2', 'fe80::fc:ff:fe00:1', '::ffff:198.51.100.9'] })
+  it.each([
+    'http://192.0.2.2:8080/',
+    'http://3221225986:8080/',
+    'http://0xc0.0.2.2:8080/',
+    'http://192.0.2.2./',
+    'http://[::ffff:192.0.2.2]:8080/',
+    'http://[::ffff:c000:202]/',
+    'https://[fd00::2]/',
+    'ws://[fe80::fc:ff:fe00:1]:9/',
+    'http://198.51.100.9/',
+  ])('blocks %s by rule own-address, whatever its spelling', (url) => {
+    expect(decide(url, machine)).toMatchObject({ allow: false, rule: 'own-address' })
+  })
+  it('names the address in the detail, and wins over an allowed private range', () => {
+    expect(decide('http://192.0.2.2:8080/x?secret=1', machine).detail).toBe(
+      "http://192.0.2.2:8080: 192.0.2.2 is an address of this machine's own interfaces",
+    )
+    const lab = { ...machine, ownAddresses: ['192.168.1.5'], allowPrivate: ['192.168.1.0/24'] }
+    expect(decide('http://192.168.1.5/', lab).rule).toBe('own-address')
+    expect(decide('http://192.168.1.6/', lab).rule).toBe('private-allowed')
+  })
+  it('leaves loopback to its own rules, and other public addresses public', () => {
+    const withLoopback = { ...machine, ownAddresses: ['127.0.0.1', '192.0.2.2'] }
+    expect(decide('http://127.0.0.1:3000/', withLoopback).rule).toBe('loopback')
+    expect(decide('http://127.0.0.1:7070/', withLoopback).rule).toBe('own-port')
+    expect(decide('http://192.0.2.3/', machine).rule).toBe('public')
+    expect(decide('http://192.0.2.2/', policy).rule).toBe('public')
+  })
+  it('reads a changed list: a list is compiled by itself, not with the policy', () => {
+    let list: ReadonlyArray<string> = []
+    const live = { ...policy }
+    Object.defineProperty(live, 'ownAddresses', { get: () => list })
+    expect(decide('http://192.0.2.77/', live).rule).toBe('public')
+    list = ['192.0.2.77']
+    expect(decide('http://192.0.2.77/', live).rule).toBe('own-address')
+  })
+})
+
 describe('blocked hosts', () => {
   const p = withPolicy({ blockedHosts: ['tracker.example', '*.ads.example', '10.9.9.9', 'BÜCHER.example'] })
   it.each([

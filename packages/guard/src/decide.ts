@@ -12,9 +12,11 @@
  * 4. `blocked-host` — host matches `blockedHosts`: blocked.
  * 5. `own-port` — a loopback (or unspecified) address on one of the engine's own ports: blocked.
  * 6. `loopback` — 127.0.0.0/8, ::1, `localhost`, `*.localhost`: allowed unless `allowLoopback` is false.
- * 7. `private-allowed` — a private address inside `allowPrivate`: allowed.
- * 8. `private` — any other private/local address: blocked.
- * 9. `public` — everything else: allowed.
+ * 7. `own-address` — an address of one of this machine's own interfaces (`ownAddresses`), which
+ *    is the machine as much as loopback is, but no dev server's door (G2): blocked.
+ * 8. `private-allowed` — a private address inside `allowPrivate`: allowed.
+ * 9. `private` — any other private/local address: blocked.
+ * 10. `public` — everything else: allowed.
  *
  * The `detail` names scheme, host and port only — never a path, query, fragment or user info (L7).
  *
@@ -44,6 +46,7 @@ export type Rule =
   | 'blocked-host'
   | 'own-port'
   | 'loopback'
+  | 'own-address'
   | 'private-allowed'
   | 'private'
   | 'public'
@@ -149,6 +152,23 @@ export const describeTarget = (url: string): string => {
 const matchesInRanges = (ranges: ReadonlyArray<Cidr>, ip: IpAddress): Cidr | undefined =>
   ranges.find((range) => cidrContains(range, ip))
 
+// The machine's addresses change (read again by their holder, egress's machine.ts): compiled per
+// list, not per policy, so a policy whose list is live is never judged on an old one.
+const ownAddressSets = new WeakMap<ReadonlyArray<string>, ReadonlySet<string>>()
+
+/** `ownAddresses` as canonical text (IPv4-mapped IPv6 unmapped); entries that are no address are left out. */
+const ownAddressSet = (list: ReadonlyArray<string>): ReadonlySet<string> => {
+  const cached = ownAddressSets.get(list)
+  if (cached) return cached
+  const set = new Set<string>()
+  for (const entry of list) {
+    const ip = parseIp(entry.trim())
+    if (ip) set.add(formatIp(unmapIpv4(ip) ?? ip))
+  }
+  ownAddressSets.set(list, set)
+  return set
+}
+
 /**
  * Decides whether a URL may be requested, navigated to or connected to (G1, G2).
  *
@@ -209,6 +229,14 @@ export const decide = (url: string, policy: GuardPolicy): Decision => {
       : { allow: false, rule: 'loopback', detail: `${target}: loopback is not allowed by this policy` }
   }
   if (ip) {
+    const canonical = formatIp(ip)
+    if (ownAddressSet(policy.ownAddresses).has(canonical)) {
+      return {
+        allow: false,
+        rule: 'own-address',
+        detail: `${target}: ${canonical} is an address of this machine's own interfaces`,
+      }
+    }
     const privateRange = matchesInRanges(PRIVATE_RANGES, ip)
     if (privateRange) {
       const allowed = matchesInRanges(c.allowPrivate, ip)

@@ -15,6 +15,8 @@ const policies: Record<string, GuardPolicy> = {
     blockedHosts: ['tracker.example', '*.ads.example', '2130706433', '8.8.8.8', 'BÜCHER.example'],
   },
   'private allowed': { ...base, allowPrivate: ['10.0.0.0/8'] },
+  // G2: the machine's own addresses, IPv4 and IPv6, in every spelling the generator makes.
+  'own addresses': { ...base, ownAddresses: ['192.0.2.2', '198.51.100.7', 'fd00::2', '2001:db8::7'] },
 }
 
 const covered = (url: string, patterns: ReadonlyArray<string>) => patterns.some((p) => matchesPattern(url, p))
@@ -69,6 +71,12 @@ describe('interceptPatterns', () => {
       '[::]',
       '[::1]',
       '0x7f.1',
+      '192.0.2.2',
+      '3221225986',
+      '[::ffff:192.0.2.2]',
+      '198.51.100.7',
+      '[2001:db8::7]',
+      '[fd00::2]',
     ),
   )
   const url = fc
@@ -82,7 +90,8 @@ describe('interceptPatterns', () => {
     })
     .map(
       ({ scheme, user, host, port, path, query }) =>
-        `${scheme}://${user ? `${user}@` : ''}${host}${port !== undefined ? `:${port}` : ''}${path || '/'}${query ? `?${query}` : ''}`,
+        `${scheme}://${user ? `${user}@` : ''}${host}${port !== undefined ? `:${port}` : ''}` +
+        `${path || '/'}${query ? `?${query}` : ''}`,
     )
 
   for (const [name, policy] of Object.entries(policies)) {

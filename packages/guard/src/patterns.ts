@@ -61,8 +61,14 @@ export const interceptPatterns = (policy: GuardPolicy): ReadonlyArray<string> =>
     if (!/^[a-z0-9.-]+$/.test(host) && !/^[0-9a-f:.]+$/.test(host)) return ['*']
   }
 
-  // Every IPv6 literal (mapped IPv4, loopback, private, unspecified) is judged by decide().
+  // Every IPv6 literal (mapped IPv4, loopback, private, unspecified, the machine's own) is judged by decide().
   for (const p of hostStarts('[*')) patterns.add(p)
+  // The machine's own IPv4 addresses as the policy names them now (the egress reads them again as
+  // they change; this second line pauses those known when interception starts).
+  for (const address of policy.ownAddresses) {
+    const host = normaliseHost(address)
+    if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) for (const p of hostPatterns(host)) patterns.add(p)
+  }
   for (const prefix of PRIVATE_V4_PREFIXES) for (const p of hostStarts(`${prefix}*`)) patterns.add(p)
 
   const loopbackHosts = ['127.*', 'localhost*']

@@ -76,6 +76,10 @@ export const DEFAULT_ALLOWED_SCHEMES: ReadonlyArray<string> = [
  * - `allowPrivate`: private ranges (CIDR) that may be reached anyway, e.g. a lab network.
  * - `allowLoopback`: loopback (127.0.0.0/8, ::1, localhost) is allowed by default — agents test local dev servers.
  * - `ownPorts`: the engine's own ports; no context may reach them on any loopback address.
+ * - `ownAddresses`: the addresses of this machine's own interfaces besides loopback (G2: the
+ *   machine is every one of them). `withMachineAddresses` (`@errands/egress`) reads them from the
+ *   interfaces and keeps them current; addresses given here (one a NAT forwards to this machine)
+ *   are kept beside them.
  *
  * @example
  * const policy: GuardPolicy = defaultPolicy([{ host: '127.0.0.1', port: 7070 }])
@@ -86,6 +90,7 @@ export const GuardPolicy = Schema.Struct({
   allowPrivate: Schema.optionalWith(Schema.Array(CidrText), { default: () => [] }),
   allowLoopback: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   ownPorts: Schema.Array(OwnPort),
+  ownAddresses: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
 })
 /** @see GuardPolicy @example const p: GuardPolicy = defaultPolicy([]) */
 export type GuardPolicy = typeof GuardPolicy.Type
@@ -107,6 +112,7 @@ export const defaultPolicy = (ownPorts: ReadonlyArray<OwnPort> = []): GuardPolic
   allowPrivate: [],
   allowLoopback: true,
   ownPorts,
+  ownAddresses: [],
 })
 
 /**

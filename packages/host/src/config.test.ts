@@ -82,6 +82,20 @@ describe('host configuration (B4)', () => {
     },
   )
 
+  it(
+    "caps an errand's own IndexedDB at 64 MiB by default; `errands config` decodes it with the rest, out of range " +
+      'stops start-up naming the variable (E7)',
+    () => {
+      expect(Effect.runSync(hostSettingsFrom({})).indexedDbMaxBytes).toBe(64 * 1024 * 1024)
+      expect(Effect.runSync(hostSettingsFrom({ ERRANDS_INDEXEDDB_MAX_ERRAND_BYTES: '5000' })).indexedDbMaxBytes).toBe(
+        5000,
+      )
+      expect(refused({ ERRANDS_INDEXEDDB_MAX_ERRAND_BYTES: '0' })).toContain(
+        'ERRANDS_INDEXEDDB_MAX_ERRAND_BYTES: invalid value — must be a whole number of bytes from 1 to 1073741824',
+      )
+    },
+  )
+
   it('reports every invalid variable at once', () => {
     expect(
       refused({ ERRANDS_PORT: '0', ERRANDS_MAX_SESSIONS: '33', ERRANDS_SESSION_IDLE_MS: '1' }).split('\n'),

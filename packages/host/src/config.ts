@@ -62,6 +62,12 @@ export const hostVariables = {
     default: 104_857_600,
     text: 'must be a whole number of bytes from 1 to 8589934592 (8 GiB)',
   },
+  ERRANDS_INDEXEDDB_MAX_ERRAND_BYTES: {
+    min: 1,
+    max: 1_073_741_824,
+    default: 67_108_864,
+    text: 'must be a whole number of bytes from 1 to 1073741824 (1 GiB)',
+  },
   ERRANDS_UPSTREAM_PROXY: {
     text: 'must be an http:// or https:// proxy address (http://user:pass@host:port), with no path',
   },
@@ -93,6 +99,8 @@ export interface HostSettings {
   readonly devtools: { readonly maxFrameBytes: number; readonly maxConnections: number; readonly maxInFlight: number }
   /** The caps on an errand's files folder (#25): one staged file, and the whole folder. */
   readonly files: FilesCaps
+  /** The cap on each errand's own IndexedDB (E7): a database past it is left out of its snapshots, by origin. */
+  readonly indexedDbMaxBytes: number
   /** Optional MCP capabilities every `/mcp` session is offered (Playwright MCP's `--caps`: vision, pdf). */
   readonly mcpCaps: ReadonlyArray<Capability>
 }
@@ -232,6 +240,7 @@ export const hostConfig: Config.Config<HostSettings> = Config.all({
     maxFileBytes: ranged('ERRANDS_FILES_MAX_FILE_BYTES'),
     maxErrandBytes: ranged('ERRANDS_FILES_MAX_ERRAND_BYTES'),
   }),
+  indexedDbMaxBytes: ranged('ERRANDS_INDEXEDDB_MAX_ERRAND_BYTES'),
   mcpCaps: Schema.Config('ERRANDS_MCP_CAPS', McpCaps).pipe(Config.withDefault([] as ReadonlyArray<Capability>)),
   devtools: Config.all({
     // @errands/devtools' own configs (ranges and defaults in one place), read here with the rest.

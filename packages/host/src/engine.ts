@@ -15,7 +15,7 @@
  * const layer = hostEngineLayer({ settings, port: 7777, log: console.error, notes: new HealthLog(50) })
  */
 import { DevTools } from '@errands/devtools'
-import { makeResolver, resolverRulesIn } from '@errands/egress'
+import { makeResolver, resolverRulesIn, withMachineAddresses } from '@errands/egress'
 import { Chromium, engineOver } from '@errands/engine'
 import { defaultPolicy, type GuardPolicy } from '@errands/guard'
 import type { Lending, Settings, SettingsError } from '@errands/lending'
@@ -114,13 +114,15 @@ export type HostServices =
   | Questions
 
 /**
- * The containment policy of a host on `port` (plus other ports of its own).
+ * The containment policy of a host on `port` (plus other ports of its own), with the machine's
+ * own interface addresses kept current (G2: pages, `/v1/fetch`, `/v1/navigate` and the egress
+ * all judge by this one policy).
  *
  * @example
  * hostPolicy(7777).ownPorts // [{ host: '127.0.0.1', port: 7777 }]
  */
 export const hostPolicy = (port: number, extra: ReadonlyArray<number> = []): GuardPolicy =>
-  defaultPolicy([port, ...extra].map((p) => ({ host: '127.0.0.1', port: p })))
+  withMachineAddresses(defaultPolicy([port, ...extra].map((p) => ({ host: '127.0.0.1', port: p }))))
 
 /** A runtime report with the egress's (issue #21) and the dialogs' (issue #22) counts: counts only, X1. */
 const withCounts = (report: RuntimeReport, chromium: ChromiumRuntime, deadlineMs: number): RuntimeReport => {
@@ -184,6 +186,7 @@ const hostEngineOn = (options: HostEngineOptions) => {
       deadlineMs,
       upstreamProxy,
       files: settings.files,
+      indexedDbMaxBytes: settings.indexedDbMaxBytes,
     }),
   )
   const local: RuntimeReport = { kind: 'chromium', where: 'local' }

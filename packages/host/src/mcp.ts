@@ -145,7 +145,7 @@ export interface McpMountOptions {
   readonly daily?: DailyBrowserShape | undefined
   /** Optional MCP capabilities (Playwright MCP's `--caps`: `vision`, `pdf`). */
   readonly caps?: ReadonlyArray<Capability> | undefined
-  /** Agent credentials (X2): set, an `initialize` that names a key needs a token covering it. */
+  /** Agent credentials (X2): set, an `initialize` needs a token (covering its key, when it names one). */
   readonly agentTokens?: AgentTokens | undefined
 }
 
@@ -194,10 +194,11 @@ export const mountMcp = (
           checkMediaType(headers, method === 'POST')
         if (refusal) return void sendError(res, refusal, HOST_RENDER)
         // X2: binding an MCP session to a named key is a session call like any other. Later
-        // requests are bound by their Mcp-Session-Id; an anonymous session names no key.
+        // requests are bound by their Mcp-Session-Id; an anonymous session names no key, but it
+        // opens an errand (a slot) all the same: with tokens set it needs one too, before it runs.
         const named = headers.get('x-browser-session')
-        if (options.agentTokens && named !== null && headers.get('mcp-session-id') === null) {
-          const denied = checkAgentToken(options.agentTokens, headers, named)
+        if (options.agentTokens && headers.get('mcp-session-id') === null) {
+          const denied = checkAgentToken(options.agentTokens, headers, named ?? undefined)
           if (denied) return void sendError(res, denied, HOST_RENDER)
         }
         const refused = await mcp.handle(req, res)

@@ -46,7 +46,13 @@ const signalled = (): { readonly promise: Promise<NodeJS.Signals>; readonly disp
     process.once('SIGTERM', on)
     process.once('SIGINT', on)
   })
-  return { promise, dispose: () => (process.off('SIGTERM', on), process.off('SIGINT', on)) }
+  return {
+    promise,
+    dispose: () => {
+      process.off('SIGTERM', on)
+      process.off('SIGINT', on)
+    },
+  }
 }
 
 /**

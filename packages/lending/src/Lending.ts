@@ -290,7 +290,8 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
           Effect.tap((r) =>
             Effect.logInfo(
               `lent sign-in for ${site} to errand ${conversationId} (${r.where}): cookies ` +
-                `${r.cookies.join(', ') || '(none)'}${r.origins.length > 0 ? `; localStorage of ${r.origins.join(', ')}` : ''}`,
+                (r.cookies.join(', ') || '(none)') +
+                (r.origins.length > 0 ? `; localStorage of ${r.origins.join(', ')}` : ''),
             ),
           ),
         )

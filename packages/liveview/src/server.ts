@@ -38,23 +38,15 @@ import { WebSocketServer, type WebSocket } from 'ws'
 import { makeLiveApi, readJson } from './api.ts'
 import { LiveAuth, liveIdOf } from './auth.ts'
 import { parseClient } from './clientMessages.ts'
+import { Viewer, type ViewerDeps } from './viewer.ts'
 import { bundleAssets, type Assets } from './bundle.ts'
-import { LiveCast } from './cast.ts'
 import { heldAt, holdsTabs, markDriving, tabsOf, unknownHere } from './conversations.ts'
-import { REMOTE_FRAME_MS, RemoteCast, type RemoteErrand } from './remoteCast.ts'
+import type { RemoteErrand } from './remoteCast.ts'
 import { requestRefusal, signInRefusal, upgradeRefusal } from './gate.ts'
 import { pageHtml } from './html.ts'
 import type { LiveQuestions } from './questions.ts'
 import type { LiveWheel } from './wheel.ts'
-import {
-  LIVE_PROTOCOL,
-  paths,
-  type ClientMessage,
-  type LiveConversation,
-  type LiveInspector,
-  type LiveState,
-  type ServerMessage,
-} from './protocol.ts'
+import { LIVE_PROTOCOL, paths, type LiveConversation, type LiveInspector, type LiveState } from './protocol.ts'
 
 /** The inspector's switch, when the host has one (V3). */
 export interface LiveInspectorSwitch {
@@ -190,152 +182,9 @@ export const makeLiveView = (
     const tick = setInterval(pushState, 2_000)
     tick.unref()
 
-    /** One open page: its socket and what it watches. */
-    class Viewer {
-      watching: string | undefined
-      cast: LiveCast | RemoteCast | undefined
-      castKey = ''
-      /** The tab's URL and title last told to the page. */
-      told = ''
-      follow: NodeJS.Timeout | undefined
-      /** Serialises watch / unwatch / follow steps. */
-      queue: Promise<void> = Promise.resolve()
-
-      constructor(readonly socket: WebSocket) {}
-
-      say(message: ServerMessage): void {
-        if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(message))
-      }
-
-      enqueue(step: () => Promise<void>): void {
-        this.queue = this.queue.then(step).catch((e) => {
-          log(`live view: ${failure(e).code} while switching the stream`)
-          this.say({ type: 'error', message: failure(e).message })
-        })
-      }
-
-      async stopCast(): Promise<void> {
-        const cast = this.cast
-        this.cast = undefined
-        this.castKey = ''
-        if (cast) await cast.stop()
-      }
-
-      async unwatch(): Promise<void> {
-        if (this.follow) clearInterval(this.follow)
-        this.follow = undefined
-        await this.stopCast()
-        const old = this.watching
-        this.watching = undefined
-        if (old !== undefined) await run(sessions.unwatch(old))
-      }
-
-      async watch(conversationId: string): Promise<void> {
-        // The old stream ends before the new one begins: no frame of the old one after this.
-        await this.unwatch()
-        // An errand held by another host of a cluster may be unknown to this supervisor: it is
-        // streamed from its owner (syncCast), and its owner counts the frame calls as use.
-        await run(
-          Effect.catchTag(sessions.watch(conversationId), 'UnknownConversation', (e) =>
-            options.remote ? Effect.void : Effect.fail(e),
-          ),
-        )
-        this.watching = conversationId
-        await this.syncCast()
-        this.follow = setInterval(() => this.enqueue(() => this.syncCast()), followMs)
-        this.follow.unref()
-      }
-
-      /** Points the stream at the watched conversation's active tab, wherever that is now. */
-      async syncCast(): Promise<void> {
-        const id = this.watching
-        if (id === undefined) return
-        const view = await run(Effect.option(sessions.view(id)))
-        const contextId =
-          view._tag === 'Some' && (view.value.state === 'active' || view.value.state === 'main')
-            ? view.value.contextId
-            : null
-        const tabs = contextId === null ? [] : await run(tabsOf(runtime, contextId))
-        const active = tabs.find((t) => t.active) ?? tabs[0]
-        const key = contextId !== null && active ? `${contextId}/${active.id}` : ''
-        if (key === '' && this.castKey === `remote:${id}` && this.cast?.running) return
-        const remote =
-          key === '' && options.remote
-            ? await run(Effect.orElseSucceed(options.remote(id), () => undefined))
-            : undefined
-        if (remote !== undefined) return this.castRemote(id, remote)
-        if (key === this.castKey && (this.cast?.running ?? key === '')) {
-          // Same tab, maybe a new page in it: the caption follows.
-          if (active && this.cast && this.told !== `${active.url}\n${active.title}`) {
-            this.told = `${active.url}\n${active.title}`
-            this.say({ type: 'watching', conversationId: id, tab: { url: active.url, title: active.title } })
-          }
-          return
-        }
-        await this.stopCast()
-        if (this.watching !== id) return
-        const screencast = runtime.screencast
-        if (contextId === null || !active || screencast === undefined) {
-          const note =
-            screencast === undefined
-              ? `This browser (${runtime.kind}) cannot show its pages.`
-              : view._tag === 'Some' && view.value.state === 'parked'
-                ? 'Set aside: resume it to see it.'
-                : 'No page to show yet.'
-          this.say({ type: 'watching', conversationId: id, tab: null, note })
-          return
-        }
-        // Only the stream of what is watched now reaches the page — including frames that come
-        // before `start` answers: the cast is `this.cast` from the start, so acks reach it too.
-        const cast = LiveCast.create((frame) => {
-          if (this.cast !== cast || this.watching !== id) return
-          this.say({ type: 'frame', conversationId: id, ...frame })
-        })
-        this.cast = cast
-        await cast.start((settings) => run(screencast(contextId, active.id, settings)))
-        if (this.watching !== id) {
-          await this.stopCast()
-          return
-        }
-        this.castKey = key
-        this.told = `${active.url}\n${active.title}`
-        this.say({ type: 'watching', conversationId: id, tab: { url: active.url, title: active.title } })
-      }
-
-      /** Streams an errand held by another host from its owner (remoteCast.ts). */
-      async castRemote(id: string, remote: RemoteErrand): Promise<void> {
-        await this.stopCast()
-        if (this.watching !== id) return
-        const cast = new RemoteCast(
-          remote.frame,
-          (frame) => {
-            if (this.cast === cast && this.watching === id) this.say({ type: 'frame', conversationId: id, ...frame })
-          },
-          REMOTE_FRAME_MS,
-        )
-        this.cast = cast
-        this.castKey = `remote:${id}`
-        cast.start()
-        this.say({ type: 'watching', conversationId: id, tab: remote.tab })
-      }
-
-      receive(message: ClientMessage): void {
-        switch (message.type) {
-          case 'watch':
-            return this.enqueue(() => this.watch(message.conversationId))
-          case 'unwatch':
-            return this.enqueue(async () => {
-              await this.unwatch()
-              this.say({ type: 'watching', conversationId: null, tab: null })
-            })
-          case 'ack':
-            this.cast?.ack(message.seq)
-        }
-      }
-    }
-
+    const viewerDeps: ViewerDeps = { sessions, runtime, run, log, followMs, remote: options.remote }
     wss.on('connection', (socket: WebSocket) => {
-      const viewer = new Viewer(socket)
+      const viewer = new Viewer(socket, viewerDeps)
       viewers.add(viewer)
       socket.on('message', (data) => {
         const message = parseClient(data)
@@ -399,9 +248,15 @@ export const makeLiveView = (
           res.end(assets.css)
         } else if (path === paths.signIn) {
           const wrong = checkMethod(method, ['POST'], path)
-          if (wrong) return (sendError(res, wrong), true)
+          if (wrong) {
+            sendError(res, wrong)
+            return true
+          }
           const body = await readJson(req)
-          if (Either.isLeft(body)) return (sendError(res, body.left), true)
+          if (Either.isLeft(body)) {
+            sendError(res, body.left)
+            return true
+          }
           const token =
             typeof body.right === 'object' && body.right !== null
               ? (body.right as Record<string, unknown>).token
@@ -421,7 +276,10 @@ export const makeLiveView = (
           }
         } else if (path === paths.signOut) {
           const wrong = checkMethod(method, ['POST'], path)
-          if (wrong) return (sendError(res, wrong), true)
+          if (wrong) {
+            sendError(res, wrong)
+            return true
+          }
           auth.signOut(liveIdOf(req.headers))
           sendJson(res, 200, { signedIn: false })
         } else if (path.startsWith('/live/api/')) {

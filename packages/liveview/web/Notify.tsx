@@ -126,6 +126,7 @@ export const NotifyButton = ({ notify }: { notify: Notify }) => {
     default:
       return (
         <button
+          type="button"
           class="link notify"
           name="notify"
           data-testid="notify"

@@ -50,10 +50,10 @@ export const QuestionCard = ({
       nothing.
     </p>
     <div class="actions">
-      <button class="allow" name="allow" disabled={busy} onClick={() => answer(q.id, 'allow')}>
+      <button type="button" class="allow" name="allow" disabled={busy} onClick={() => answer(q.id, 'allow')}>
         Allow
       </button>
-      <button class="deny" name="deny" disabled={busy} onClick={() => answer(q.id, 'deny')}>
+      <button type="button" class="deny" name="deny" disabled={busy} onClick={() => answer(q.id, 'deny')}>
         Deny
       </button>
       <span class="muted">waits {Math.max(0, Math.round((q.expiresAt - now) / 1000))} s more</span>
@@ -76,7 +76,7 @@ export const Questions = ({
   now: number
 }) =>
   questions.length === 0 ? null : (
-    <div class="questions" aria-label="Questions">
+    <section class="questions" aria-label="Questions">
       {questions.map((q) => (
         <QuestionCard
           key={q.id}
@@ -87,5 +87,5 @@ export const Questions = ({
           now={now}
         />
       ))}
-    </div>
+    </section>
   )

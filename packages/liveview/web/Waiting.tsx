@@ -55,6 +55,7 @@ export const WaitingCount = ({
   const first = [...waiting].sort((a, b) => (a.help?.askedAt ?? Infinity) - (b.help?.askedAt ?? Infinity))[0]!
   return (
     <button
+      type="button"
       class="badge waiting"
       name="waiting-count"
       data-testid="waiting-count"

@@ -27,7 +27,7 @@ export const HelpRequests = ({
 }) => {
   const asking = conversations.filter((c) => c.help !== undefined).sort((a, b) => a.help!.askedAt - b.help!.askedAt)
   return asking.length === 0 ? null : (
-    <div class="questions" aria-label="Requests for help">
+    <section class="questions" aria-label="Requests for help">
       {asking.map((c) => (
         <section key={c.conversationId} class="question help" role="alert" data-help={c.conversationId}>
           <h2>
@@ -35,7 +35,7 @@ export const HelpRequests = ({
           </h2>
           <p class="reason">“{c.help!.reason}”</p>
           <div class="actions">
-            <button name="help-watch" onClick={() => pick(c.conversationId)}>
+            <button type="button" name="help-watch" onClick={() => pick(c.conversationId)}>
               Watch it
             </button>
             <span class="muted">
@@ -45,7 +45,7 @@ export const HelpRequests = ({
           </div>
         </section>
       ))}
-    </div>
+    </section>
   )
 }
 
@@ -64,7 +64,7 @@ export const WheelControls = ({
   if (c.reason === 'main' || (c.state !== 'active' && c.state !== 'parked')) return null
   if (c.personDriving !== true) {
     return (
-      <button class="wheel" name="take-wheel" disabled={busy} onClick={() => act(`${base}/take-wheel`)}>
+      <button type="button" class="wheel" name="take-wheel" disabled={busy} onClick={() => act(`${base}/take-wheel`)}>
         Take the wheel
       </button>
     )
@@ -82,6 +82,7 @@ export const WheelControls = ({
           onInput={(e) => setNote((e.target as HTMLInputElement).value)}
         />
         <button
+          type="button"
           class="wheel"
           name="hand-back"
           disabled={busy}

@@ -21,7 +21,7 @@ import type { PageInput } from '@errands/runtime'
 import { keyChord, MAX_PASTE, textPieces } from '../src/keys.ts'
 
 /** One listener: the event's name, its handler, and its options. */
-type Listener = readonly [string, (e: any) => void, AddEventListenerOptions?]
+type Listener = readonly [string, (e: never) => void, AddEventListenerOptions?]
 
 /**
  * Adds the listeners to `target`; the answer removes them all.
@@ -30,9 +30,9 @@ type Listener = readonly [string, (e: any) => void, AddEventListenerOptions?]
  * const off = listen(canvas, [['mousedown', onDown], ['wheel', onWheel, { passive: false }]])
  */
 export const listen = (target: EventTarget, listeners: ReadonlyArray<Listener>): (() => void) => {
-  for (const [type, handler, options] of listeners) target.addEventListener(type, handler, options)
+  for (const [type, handler, options] of listeners) target.addEventListener(type, handler as EventListener, options)
   return () => {
-    for (const [type, handler] of listeners) target.removeEventListener(type, handler)
+    for (const [type, handler] of listeners) target.removeEventListener(type, handler as EventListener)
   }
 }
 

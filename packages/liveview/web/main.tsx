@@ -37,6 +37,7 @@ const call = async (
   path: string,
   method: string,
   body?: unknown,
+  // biome-ignore lint/suspicious/noExplicitAny: each caller reads the answer's fields it expects
 ): Promise<{ ok: boolean; status: number; json: any }> => {
   const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' }
   if (liveId !== undefined) headers[LIVE_HEADER] = liveId
@@ -269,17 +270,17 @@ const Detail = ({
           </label>
         )}
         {isolated && c.state === 'active' && c.personDriving !== true && (
-          <button disabled={busy} onClick={() => act(`${base}/park`)}>
+          <button type="button" disabled={busy} onClick={() => act(`${base}/park`)}>
             Set aside (park)
           </button>
         )}
         {isolated && c.state === 'parked' && (
-          <button disabled={busy} onClick={() => act(`${base}/resume`)}>
+          <button type="button" disabled={busy} onClick={() => act(`${base}/resume`)}>
             Resume
           </button>
         )}
         {c.state !== 'closed' && (c.kind === 'task' || isolated) && (
-          <button class="danger" disabled={busy} onClick={() => act(`${base}/close`)}>
+          <button type="button" class="danger" disabled={busy} onClick={() => act(`${base}/close`)}>
             Close
           </button>
         )}
@@ -390,6 +391,7 @@ const App = () => {
           </label>
         )}
         <button
+          type="button"
           class="link"
           onClick={() =>
             void call(paths.signOut, 'POST').then(() => {
@@ -452,11 +454,18 @@ const App = () => {
               >
                 <td style={depth > 0 ? { paddingLeft: `${4 + depth * 16}px` } : undefined}>
                   {depth > 0 && (
-                    <span class="child-mark" title={`A helper of ${c.parent}`} aria-label={`helper of ${c.parent}`}>
+                    <span
+                      class="child-mark"
+                      role="img"
+                      title={`A helper of ${c.parent}`}
+                      aria-label={`helper of ${c.parent}`}
+                    >
                       ↳{' '}
                     </span>
                   )}
-                  <button class="link">{c.conversationId}</button>
+                  <button type="button" class="link">
+                    {c.conversationId}
+                  </button>
                 </td>
                 <td>
                   <ReasonBadge c={c} />

@@ -99,7 +99,7 @@ export class PageLog {
    * await log.until(() => target.click())
    */
   async until(action: () => Promise<unknown>): Promise<void> {
-    let wake = () => undefined as void
+    let wake: () => void = () => undefined
     const opened = new Promise<void>((resolve) => {
       wake = resolve
       this.waiters.add(resolve)

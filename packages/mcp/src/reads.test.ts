@@ -1,12 +1,13 @@
-import { onlyReads, PAGE_READS } from '@errands/runtime'
+import { ASKS_THE_PERSON, acts, onlyReads, PAGE_READS } from '@errands/runtime'
 import { Effect } from 'effect'
 import { afterEach, describe, expect, it } from 'vitest'
 import { toolsWith } from './server.ts'
+import { personTools } from './tools/person.ts'
 import { errandTest, linkedClient } from './testing.ts'
 
-// One list of the calls that only read (@errands/runtime reads.ts), for the host's verbs and the
-// MCP tools: what it names are real tools, the listed readOnlyHint follows it, and while a person
-// drives exactly the tools it does not name are refused.
+// One decision of what acts (@errands/runtime acting.ts), for the host's verbs, the MCP tools and
+// the DevTools methods: what it names are real tools, the listed readOnlyHint follows it, and while
+// a person drives exactly the tools it does not name are refused.
 const closing: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const c of closing.splice(0)) await c()
@@ -22,6 +23,12 @@ describe('the one list of read-only calls (P1)', () => {
       if (t.name === 'browser_observe') continue
       expect([t.name, t.annotations?.readOnlyHint]).toEqual([t.name, onlyReads(t.name)])
     }
+  })
+
+  it('names the tools that ask the person as they are, and counts them neither as reads nor as acting', () => {
+    expect(personTools.map((t) => t.name).sort()).toEqual([...ASKS_THE_PERSON.mcp].sort())
+    for (const name of ASKS_THE_PERSON.mcp)
+      expect([name, onlyReads(name), acts('mcp', name)]).toEqual([name, false, false])
   })
 
   it('while a person drives, a tool it does not name is refused and one it names runs', async () => {

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: a list holds tools of every input shape (Tool<any>)
 /**
  * One MCP server per MCP session, over one errand (E1: the session's errand is a task's; the
  * agent cannot choose another context or leave it). The tools are registered with Playwright
@@ -13,7 +14,7 @@
  * await server.connect(new StdioServerTransport())
  */
 import { browserObserveTool, observeForModel, type DailyBrowserShape, type LeaseView } from '@errands/daily'
-import { onlyReads } from '@errands/runtime'
+import { acts, onlyReads } from '@errands/runtime'
 import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Cause, Effect, Exit, Runtime } from 'effect'
@@ -130,18 +131,16 @@ const INSTRUCTIONS =
   'as it was when that key connects again; ' +
   'one without a key is forgotten. browser_close sets the browser aside the same way.'
 
-/** Tools that involve the person: never refused while a person has the wheel. */
-const ASKS_THE_PERSON: ReadonlySet<string> = new Set(personTools.map((t) => t.name))
-
 /**
- * Whether a tool is refused while a person has the wheel (P1): it acts on the page, and it is not
- * one of the tools that ask the person. The owner of a cluster errand asks the same (host mcp.ts).
+ * Whether a tool is refused while a person has the wheel (P1): it acts, by the one decision of
+ * every face (`acts` of `@errands/runtime`: not a read, not one of the tools that ask the person).
+ * The owner of a cluster errand asks the same (host mcp.ts).
  *
  * @example
  * refusedWhilePersonDrives('browser_click') // true
  * refusedWhilePersonDrives('browser_snapshot') // false
  */
-export const refusedWhilePersonDrives = (tool: string): boolean => !onlyReads(tool) && !ASKS_THE_PERSON.has(tool)
+export const refusedWhilePersonDrives = (tool: string): boolean => acts('mcp', tool)
 
 /**
  * Builds the MCP server of one session. The returned `close` stops listening for lease changes.
@@ -212,7 +211,7 @@ export const makeErrandServer = (
     )
   }
 
-  let stopWatching = () => undefined as void
+  let stopWatching: () => void = () => undefined
   const daily = options.daily
   if (daily !== undefined) {
     const observe: RegisteredTool = server.registerTool(

@@ -21,9 +21,11 @@ import {
   type ContextId,
   type Cookie,
   type OpenContextSpec,
+  type OriginStorage,
   type RuntimeShape,
   type SessionLabel,
   type SecretVerbs,
+  type Snapshot,
   type StorageState,
   type UpstreamProxy,
 } from '@errands/runtime'
@@ -35,13 +37,21 @@ import { isolateClipboard } from './clipboard.ts'
 import { checkNavigation, guardContextWebSockets, wireEgress, type EgressWiring } from './containment.ts'
 import { ContextRuntime, type ContextEntry } from './contexts.ts'
 import { call, closeWithin, within } from './failures.ts'
+import { readIndexedDb, restoreIndexedDb, type OriginDatabases } from './indexedDb.ts'
 import { LocalStorageBook } from './localStorageBook.ts'
+import { OriginBook } from './originBook.ts'
 import { PendingLocalStorage } from './localStorageRestore.ts'
 import { PageWork } from './pageWork.ts'
 import { goto, tabUrl } from './navigation.ts'
 import { fillSecrets } from './secretFill.ts'
 import { StandInSwap } from './standInSwap.ts'
-import { DEFAULT_DEADLINE_MS, resolveExecutable, type ChromiumRuntimeOptions } from './options.ts'
+import {
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_INDEXEDDB_MAX_BYTES,
+  resolveExecutable,
+  type ChromiumRuntimeOptions,
+} from './options.ts'
+import { readSessionStorage } from './sessionStorage.ts'
 import { clearOriginsIn, readStorage, removeCookiesFrom, toPlaywrightCookies } from './storage.ts'
 
 /** One open context and what this runtime keeps about it beyond the shared part. */
@@ -52,6 +62,8 @@ interface Entry extends ContextEntry {
   readonly storage: PendingLocalStorage
   /** Which origins' localStorage a read must fetch, and what the rest held (localStorageBook.ts). */
   readonly book: LocalStorageBook
+  /** Which origins' IndexedDB a read must fetch, and what the rest held (E7, `indexedDb.ts`). */
+  readonly idb: OriginBook<OriginDatabases>
   /** Storage reads and clears, one at a time (each trusts what the one before recorded). */
   readonly reads: PageWork
 }
@@ -82,6 +94,8 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   private closing: Promise<void> | undefined
 
   private readonly defaultUpstream: UpstreamProxy | undefined
+  /** The cap on each errand's IndexedDB, in bytes of its sealed encoding (E7). */
+  private readonly indexedDbMaxBytes: number
 
   private constructor(
     private readonly settings: LaunchSettings,
@@ -97,6 +111,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
       owner: settings.owner,
     })
     this.defaultUpstream = options.upstreamProxy
+    this.indexedDbMaxBytes = options.indexedDbMaxBytes ?? DEFAULT_INDEXEDDB_MAX_BYTES
     this.profileDir = join(options.dataDir, 'profile')
     this.swap = new StandInSwap(settings.log)
     this.errands = new ErrandsBrowser(
@@ -340,9 +355,31 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     )
   }
 
+  protected override readIndexedDb(entry: Entry): Promise<Pick<Snapshot, 'indexedDB' | 'leftOut'>> {
+    // The person's main context is never snapshotted for an errand: its IndexedDB is never read (L4).
+    if (entry.kind === 'main') return Promise.resolve({})
+    if (this.devtoolsClients.has(entry.id)) entry.idb.distrust()
+    return entry.reads.run(() =>
+      readIndexedDb(entry.context, {
+        book: entry.idb,
+        perOriginMs: Math.min(10_000, this.deadlineMs),
+        visitPage: () => entry.pageWork.run(() => this.newQuietPage(entry)),
+        answers: (page) => !this.ownPages.has(page) && !this.crashedPages.has(page) && !this.dialogs.blocks(page),
+        maxBytes: this.indexedDbMaxBytes,
+        log: (line) => this.log(`context ${entry.id}: ${line}`),
+      }),
+    )
+  }
+
+  protected override async readSessionStorage(entry: Entry, page: Page): Promise<OriginStorage | undefined> {
+    if (entry.kind === 'main' || page.isClosed() || this.crashedPages.has(page)) return undefined
+    return within(Math.min(10_000, this.deadlineMs), readSessionStorage(entry.context, page))
+  }
+
   // A client's page sessions reach Storage.clearDataForOrigin for origins no document shows.
   protected override devtoolsClientChanged(entry: Entry): void {
     entry.book.distrust()
+    entry.idb.distrust()
   }
 
   // The person's context lives as long as the runtime: only `shutdown` closes it, and a renderer
@@ -398,11 +435,19 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     origins: StorageState['origins'],
   ): Entry {
     const book = new LocalStorageBook()
+    const idb = new OriginBook<OriginDatabases>()
     // Every document of every page (tabs, popups, a DevTools client's pages), except the runtime's
     // own pages (the reads visit origins in theirs: what they show is not the errand's).
     const watch = (page: Page) => {
-      for (const frame of page.frames()) book.saw(frame.url())
-      page.on('framenavigated', (frame) => this.ownPages.has(page) || book.saw(frame.url()))
+      for (const frame of page.frames()) {
+        book.saw(frame.url())
+        idb.saw(frame.url())
+      }
+      page.on('framenavigated', (frame) => {
+        if (this.ownPages.has(page)) return
+        book.saw(frame.url())
+        idb.saw(frame.url())
+      })
       page.on('crash', () => this.crashedPages.add(page))
     }
     context.pages().forEach(watch)
@@ -415,6 +460,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
       label,
       storage: new PendingLocalStorage(context, origins),
       book,
+      idb,
       reads: new PageWork(),
     })
   }
@@ -447,6 +493,13 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
           : Promise.resolve(),
         entry.storage.install(),
       ])
+      // The errand's own IndexedDB, in pages of the runtime's own, before any tab loads (E7).
+      await restoreIndexedDb(spec.indexedDB ?? [], {
+        book: entry.idb,
+        perOriginMs: Math.min(10_000, this.deadlineMs),
+        visitPage: () => entry.pageWork.run(() => this.newQuietPage(entry)),
+        log: (line) => this.log(`context ${id}: ${line}`),
+      })
       await this.openTabs(entry, spec.tabs, spec.storage, warmPages)
       if (entry.state !== 'open' || !this.holds(entry)) {
         throw new RuntimeError({ reason: 'crashed', message: `context ${id} died while it was opened` })

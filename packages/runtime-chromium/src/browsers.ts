@@ -26,7 +26,8 @@ import { guardBrowserRequests } from './containment.ts'
 import { within } from './failures.ts'
 import { artifactsIn, launchTimeoutMs, NO_SIGNAL_HANDLERS, removeDir, type LaunchSettings } from './launchSettings.ts'
 import { chromiumArgs } from './options.ts'
-import { killAll, OWNER_VARIABLE, pidsWithCmdline } from './processes.ts'
+import { browserEnv } from './browserEnv.ts'
+import { killAll, pidsWithCmdline } from './processes.ts'
 import { freshTmpDir } from './tmpDirs.ts'
 
 // The errands' browser, the launch settings and the process helpers live in files of their own.
@@ -51,7 +52,7 @@ export const launchMain = async (
       args: chromiumArgs(settings.extraArgs),
       headless: true,
       timeout: launchTimeoutMs(settings),
-      env: { ...process.env, TMPDIR: tmpDir, [OWNER_VARIABLE]: settings.owner },
+      env: browserEnv(process.env, tmpDir, settings.owner),
       ...(settings.mainProxy ? { proxy: settings.mainProxy } : {}),
       ...NO_SIGNAL_HANDLERS,
       ...artifactsIn(tmpDir),

@@ -46,7 +46,8 @@ export const clipboardScript = (token: string, type: string): string => `
   if (window[installed]) return;
   Object.defineProperty(window, installed, { value: true });
   var refuse = function () {
-    return Promise.reject(new DOMException('Reading the clipboard is not allowed in an errand: the errands share one browser process (Errands)', 'NotAllowedError'));
+    var why = 'Reading the clipboard is not allowed in an errand: the errands share one browser process (Errands)';
+    return Promise.reject(new DOMException(why, 'NotAllowedError'));
   };
   // What navigator.clipboard.write* asked for, while its copy event runs.
   var pending;
@@ -56,7 +57,8 @@ export const clipboardScript = (token: string, type: string): string => `
     // A password field copies nothing in Chromium; so it stays.
     if (el instanceof HTMLInputElement && el.type === 'password') return { text: '' };
     if ((el instanceof HTMLTextAreaElement || el instanceof HTMLInputElement) && el.selectionStart !== null) {
-      return { text: el.value.slice(el.selectionStart, el.selectionEnd === null ? el.selectionStart : el.selectionEnd) };
+      var end = el.selectionEnd === null ? el.selectionStart : el.selectionEnd;
+      return { text: el.value.slice(el.selectionStart, end) };
     }
     var selection = getSelection();
     if (!selection || selection.rangeCount === 0) return { text: '' };
@@ -116,10 +118,12 @@ export const clipboardScript = (token: string, type: string): string => `
       var self = this;
       var item = items[0];
       var textOf = function (mime) {
-        return item && item.types.includes(mime) ? item.getType(mime).then(function (b) { return b.text(); }) : Promise.resolve(undefined);
+        if (!item || !item.types.includes(mime)) return Promise.resolve(undefined);
+        return item.getType(mime).then(function (b) { return b.text(); });
       };
       return Promise.all([textOf('text/plain'), textOf('text/html')]).then(function (got) {
-        var onlyText = items.length === 1 && item.types.every(function (t) { return t === 'text/plain' || t === 'text/html'; });
+        var onlyText = items.length === 1 &&
+          item.types.every(function (t) { return t === 'text/plain' || t === 'text/html'; });
         if (onlyText && got[0] !== undefined && copyMarked({ text: got[0], html: got[1] })) return;
         return write.call(self, items);
       });

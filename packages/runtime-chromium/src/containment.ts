@@ -56,9 +56,8 @@ export const guardBrowserRequests = async (
     if (decision.allow) {
       session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(ignoreGone)
     } else {
-      log(
-        `${formatDecision(event.request.url, decision, `${(event.resourceType ?? 'request').toLowerCase()} in ${which} browser`)}`,
-      )
+      const what = `${(event.resourceType ?? 'request').toLowerCase()} in ${which} browser`
+      log(formatDecision(event.request.url, decision, what))
       session
         .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
         .catch(ignoreGone)

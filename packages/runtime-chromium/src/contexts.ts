@@ -21,6 +21,7 @@ import {
   type ContextId,
   type ContextNotFound,
   type DevToolsTarget,
+  type OriginStorage,
   type ScreencastOptions,
   type SessionLabel,
   type Snapshot,
@@ -71,6 +72,19 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
    * an agent's new tab.
    */
   protected abstract readStorage(entry: E): Promise<StorageState>
+
+  /**
+   * The errand's own IndexedDB, every origin it used, and what was left out of it (E7); none in a
+   * runtime that does not read it. Never part of {@link readStorage}: lending never moves it (L4).
+   */
+  protected async readIndexedDb(_entry: E): Promise<Pick<Snapshot, 'indexedDB' | 'leftOut'>> {
+    return {}
+  }
+
+  /** A tab's sessionStorage for the origin it shows (E7); none in a runtime that does not read it. */
+  protected async readSessionStorage(_entry: E, _page: Page): Promise<OriginStorage | undefined> {
+    return undefined
+  }
 
   /** A DevTools client of `entry` attached or left (it may have changed storage out of sight). */
   protected devtoolsClientChanged(_entry: E): void {}
@@ -226,8 +240,15 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
   /** @example yield* runtime.snapshot(id) */
   readonly snapshot = (contextId: ContextId) =>
     this.withEntry(contextId, 'snapshot', async (entry): Promise<Omit<Snapshot, 'takenAt'>> => {
-      const tabs = this.tabSpecsOf(entry)
-      return { storage: await this.readStorage(entry), tabs }
+      const handles = entry.tabs.list().map((t) => t.handle)
+      const tabs = await Promise.all(
+        this.tabSpecsOf(entry).map(async (spec, i) => {
+          const sessionStorage = await this.readSessionStorage(entry, handles[i]!)
+          return sessionStorage === undefined ? spec : { ...spec, sessionStorage }
+        }),
+      )
+      const storage = await this.readStorage(entry)
+      return { storage, tabs, ...(await this.readIndexedDb(entry)) }
     })
 
   /**
@@ -443,7 +464,8 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
       this.forget(entry, 'crashed')
       const tabs = this.tabSpecsOf(entry)
       const read = this.readStorage(entry)
-      this.crashed.hold(entry, tabs, read)
+      // IndexedDB lives in the browser, not in the dead renderer: read with the storage (E7).
+      this.crashed.hold(entry, tabs, read, this.readIndexedDb(entry))
     }
     this.emit({ _tag: 'ContextCrashed', contextId: entry.id })
   }

@@ -38,7 +38,12 @@ export class CrashedContexts {
    * @example
    * crashed.hold(entry, this.tabSpecsOf(entry), this.readStorage(entry))
    */
-  hold(entry: ContextEntry, tabs: Array<TabSpec>, read: Promise<StorageState>): void {
+  hold(
+    entry: ContextEntry,
+    tabs: Array<TabSpec>,
+    read: Promise<StorageState>,
+    own: Promise<Pick<Snapshot, 'indexedDB' | 'leftOut'>> = Promise.resolve({}),
+  ): void {
     const { deadlineMs, log, noun } = this.settings
     read.catch((e: unknown) =>
       log(
@@ -46,8 +51,9 @@ export class CrashedContexts {
           `(${e instanceof Error ? e.message.split('\n')[0] : String(e)}); it heals from its last snapshot`,
       ),
     )
-    const words = within(Math.min(10_000, deadlineMs), read).then((storage) =>
-      storage === undefined ? undefined : { storage, tabs },
+    const both = Promise.all([read, own.catch(() => ({}))])
+    const words = within(Math.min(10_000, deadlineMs), both).then((got) =>
+      got === undefined ? undefined : { storage: got[0], tabs, ...got[1] },
     )
     this.lastWordsOf.set(entry.id, words)
     const closed = words.finally(() => closeWithin(deadlineMs, entry.context, log, `crashed ${noun} ${entry.id}`))

@@ -181,10 +181,11 @@ export class Downloads {
       const over = overCap(this.caps, this.files.heldBytes(contextId), (await stat(done)).size)
       if (over !== undefined) {
         await download.delete().catch(() => undefined)
-        this.log(
-          `download in context ${contextId} refused: over the ` +
-            `${over === 'file' ? 'file cap (ERRANDS_FILES_MAX_FILE_BYTES)' : "errand's folder cap (ERRANDS_FILES_MAX_ERRAND_BYTES)"}; deleted, not listed`,
-        )
+        const cap =
+          over === 'file'
+            ? 'file cap (ERRANDS_FILES_MAX_FILE_BYTES)'
+            : "errand's folder cap (ERRANDS_FILES_MAX_ERRAND_BYTES)"
+        this.log(`download in context ${contextId} refused: over the ${cap}; deleted, not listed`)
         return
       }
       const file = await this.write(

@@ -10,7 +10,8 @@ import { guardBrowserRequests } from './containment.ts'
 import { bounded, closeWithin, within } from './failures.ts'
 import { artifactsIn, launchTimeoutMs, NO_SIGNAL_HANDLERS, removeDir, type LaunchSettings } from './launchSettings.ts'
 import { chromiumArgs } from './options.ts'
-import { alive, browserPidOf, killAll, OWNER_VARIABLE, profileOf, untilGone } from './processes.ts'
+import { browserEnv } from './browserEnv.ts'
+import { alive, browserPidOf, killAll, profileOf, untilGone } from './processes.ts'
 import { freshTmpDir, noteDir } from './tmpDirs.ts'
 
 /**
@@ -179,7 +180,7 @@ export class ErrandsBrowser {
         args: chromiumArgs(this.settings.extraArgs),
         headless: true,
         timeout: launchTimeoutMs(this.settings),
-        env: { ...process.env, TMPDIR: tmpDir, [OWNER_VARIABLE]: this.settings.owner },
+        env: browserEnv(process.env, tmpDir, this.settings.owner),
         ...NO_SIGNAL_HANDLERS,
         ...artifactsIn(tmpDir),
       })

@@ -62,7 +62,7 @@ export const NO_SIGNAL_HANDLERS = { handleSIGTERM: false, handleSIGINT: false, h
  * that one, and nothing would ever know it was ours (the soak counted one per host kill).
  * `artifactsDir` is a launch parameter of Playwright's protocol, not of its typed options.
  */
-export const artifactsIn = (tmpDir: string): {} => {
+export const artifactsIn = (tmpDir: string): object => {
   const artifactsDir = join(tmpDir, 'artifacts')
   mkdirSync(artifactsDir)
   return { artifactsDir }

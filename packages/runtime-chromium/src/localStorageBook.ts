@@ -24,78 +24,15 @@
  * book.begin(new Set())                   // [] — nothing showed it since
  */
 import type { OriginStorage } from '@errands/runtime'
+import { OriginBook } from './originBook.ts'
 
 type Items = OriginStorage['localStorage']
 
-/** The origin of a URL that can have localStorage (http and https), or undefined. */
-const storageOrigin = (url: string): string | undefined => {
-  if (!url.startsWith('http://') && !url.startsWith('https://')) return undefined
-  try {
-    return new URL(url).origin
-  } catch {
-    return undefined
-  }
-}
-
-export class LocalStorageBook {
-  /** Every origin read at least once, with its items then (empty ones too). */
-  private readonly known = new Map<string, Items>()
-  private dirty = new Set<string>()
-
-  /**
-   * A document of `url`'s origin exists (a frame committed it): read that origin next time.
-   *
-   * @example
-   * book.saw(frame.url())
-   */
-  saw(url: string): void {
-    const origin = storageOrigin(url)
-    if (origin !== undefined) this.dirty.add(origin)
-  }
-
-  /**
-   * Starts a read: returns the origins to fetch (dirty, and `live` — the origins of every
-   * document open now, as URLs or origins). `live` stays dirty for the next read.
-   *
-   * @example
-   * const stale = book.begin(new Set(context.pages().flatMap((p) => p.frames().map((f) => f.url()))))
-   */
-  begin(live: ReadonlySet<string>): ReadonlyArray<string> {
-    const liveOrigins = new Set([...live].flatMap((url) => storageOrigin(url) ?? []))
-    const stale = [...new Set([...this.dirty, ...liveOrigins])]
-    this.dirty = liveOrigins
-    return stale
-  }
-
-  /** What an origin holds, as just read. @example book.record('https://a.example', items) */
-  record(origin: string, items: Items): void {
-    this.known.set(origin, items)
-  }
-
-  /** Reading an origin failed: its last value stands, and it is read again next time. @example book.failed(origin) */
-  failed(origin: string): void {
-    this.dirty.add(origin)
-  }
-
-  /**
-   * The origins `which` accepts that may hold something: known ones and dirty ones. Once they
-   * are cleared, {@link record} them empty.
-   *
-   * @example
-   * book.clearable((o) => o === 'https://a.example') // ['https://a.example']
-   */
-  clearable(which: (origin: string) => boolean): ReadonlyArray<string> {
-    return [...new Set([...this.known.keys(), ...this.dirty])].filter(which)
-  }
-
-  /** Trusts nothing read so far: every known origin is read again. @example book.distrust() */
-  distrust(): void {
-    for (const origin of this.known.keys()) this.dirty.add(origin)
-  }
-
+/** The book of a context's localStorage (see the module comment). @example new LocalStorageBook() */
+export class LocalStorageBook extends OriginBook<Items> {
   /** The origins holding items, as last read. @example book.origins() */
   origins(): Array<OriginStorage> {
-    return [...this.known]
+    return this.entries()
       .filter(([, items]) => items.length > 0)
       .map(([origin, items]) => ({ origin, localStorage: [...items] }))
   }

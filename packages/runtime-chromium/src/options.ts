@@ -50,7 +50,16 @@ export interface ChromiumRuntimeOptions {
    * a download that would pass one is deleted and never listed. None: downloads are not capped.
    */
   readonly files?: FilesCaps | undefined
+  /**
+   * The cap on each errand's own IndexedDB, in bytes of its sealed encoding
+   * (`ERRANDS_INDEXEDDB_MAX_ERRAND_BYTES`, E7): a database past it is left out of the snapshot,
+   * by origin, and the rest kept. Default {@link DEFAULT_INDEXEDDB_MAX_BYTES}.
+   */
+  readonly indexedDbMaxBytes?: number | undefined
 }
+
+/** The default cap on an errand's own IndexedDB: 64 MiB. @example DEFAULT_INDEXEDDB_MAX_BYTES // 67108864 */
+export const DEFAULT_INDEXEDDB_MAX_BYTES = 64 * 1024 * 1024
 
 /**
  * The default deadline of one browser call. @example ChromiumRuntime.make({ dataDir, deadlineMs: DEFAULT_DEADLINE_MS *

@@ -25,14 +25,66 @@ export const profileOf = (pid: number | undefined): string | undefined => {
   }
 }
 
-/** The parent pid of a process, from `/proc/<pid>/stat` (its command may hold spaces and parentheses). */
-const parentOf = (pid: number): number | undefined => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-  } catch {
-    return undefined
-  }
+/**
+ * What Linux `/proc` says of processes: the pids listed, and one file of one process, read whole (`undefined` when
+ * it cannot be read — the process left, or it is not ours to read). {@link liveProc} reads the real one; a test
+ * gives one whose process leaves or changes between two reads, which load alone brings out only now and then.
+ */
+export interface Proc {
+  readonly pids: () => ReadonlyArray<number>
+  readonly read: (pid: number, file: 'cmdline' | 'environ' | 'stat') => string | undefined
+}
+
+/** The real `/proc`. @example browserPidOf(tmpDir, liveProc) */
+export const liveProc: Proc = {
+  pids: () => {
+    try {
+      return readdirSync('/proc')
+        .filter((name) => /^\d+$/.test(name))
+        .map(Number)
+    } catch {
+      return []
+    }
+  },
+  read: (pid, file) => {
+    try {
+      return readFileSync(`/proc/${pid}/${file}`, 'latin1')
+    } catch {
+      return undefined
+    }
+  },
+}
+
+/** The fields of `/proc/<pid>/stat` after the command (which may hold spaces and parentheses). */
+const statFields = (stat: string | undefined): ReadonlyArray<string> | undefined => {
+  if (stat === undefined) return undefined
+  const close = stat.lastIndexOf(')')
+  return close < 0 ? undefined : stat.slice(close + 2).split(' ')
+}
+
+/**
+ * One process as one reading: its state, parent and start time from `stat`, its command line and environment —
+ * `undefined` unless every file read whole and `stat` shows the same start time before and after, the process not
+ * a zombie (the same live process throughout, not one that left or whose pid was taken again in between). A
+ * command line read whole ends with its NUL; a
+ * process on its way out reads as an empty one (the kernel has dropped its memory), which once made a leaving
+ * helper pass for the browser (CI: `browserPidOf` found a pid whose argv was `['']`).
+ */
+const snapshotOf = (
+  proc: Proc,
+  pid: number,
+): { readonly parent: number; readonly argv: ReadonlyArray<string>; readonly environ: string } | undefined => {
+  const before = proc.read(pid, 'stat')
+  const fields = statFields(before)
+  if (fields === undefined || fields[0] === 'Z' || fields[0] === 'X') return undefined
+  const environ = proc.read(pid, 'environ')
+  const cmdline = proc.read(pid, 'cmdline')
+  if (environ === undefined || cmdline === undefined || cmdline === '' || !cmdline.endsWith('\0')) return undefined
+  // Field 22 of stat (index 19 here) is the start time: a pid taken again by another process reads another one.
+  // The rest of stat (the state, the CPU times) changes from one read to the next in a live process.
+  const after = statFields(proc.read(pid, 'stat'))
+  if (after === undefined || after[0] === 'Z' || after[0] === 'X' || after[19] !== fields[19]) return undefined
+  return { parent: Number(fields[1]), argv: cmdline.slice(0, -1).split('\0'), environ }
 }
 
 /**
@@ -40,21 +92,25 @@ const parentOf = (pid: number): number | undefined => {
  * `--type=` helpers nor its crashpad handlers (which carry the same TMPDIR), and our own child
  * when one is (a wrapper script that does not `exec` makes it a grandchild). Taking the first
  * match in `/proc` order was wrong once pids wrapped: Linux starts again at 300, a crashpad
- * handler got a lower pid than its browser, and a test's SIGKILL hit the handler.
+ * handler got a lower pid than its browser, and a test's SIGKILL hit the handler. A process that
+ * cannot be read whole, or that changed between the reads, is never taken for the browser: the
+ * heal SIGKILLs what this returns.
  *
  * @example
  * browserPidOf(tmpDir)
  */
-export const browserPidOf = (tmpDir: string): number | undefined => {
-  const browsers = pidsWithEnv(`TMPDIR=${tmpDir}`).filter((pid) => {
-    try {
-      const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')
-      return !argv[0]!.includes('crashpad') && !argv.some((a) => a.startsWith('--type='))
-    } catch {
-      return false
-    }
-  })
-  return browsers.find((pid) => parentOf(pid) === process.pid) ?? browsers[0]
+export const browserPidOf = (tmpDir: string, proc: Proc = liveProc): number | undefined => {
+  const entry = `TMPDIR=${tmpDir}`
+  const browsers: Array<{ readonly pid: number; readonly parent: number }> = []
+  for (const pid of proc.pids()) {
+    if (pid === process.pid) continue
+    const seen = snapshotOf(proc, pid)
+    if (seen === undefined || !seen.environ.split('\0').includes(entry)) continue
+    const [argv0 = ''] = seen.argv
+    if (argv0 === '' || argv0.includes('crashpad') || seen.argv.some((a) => a.startsWith('--type='))) continue
+    browsers.push({ pid, parent: seen.parent })
+  }
+  return (browsers.find((b) => b.parent === process.pid) ?? browsers[0])?.pid
 }
 
 /** Whether the process runs (not a zombie). @example if (alive(pid)) killAll([pid]) */

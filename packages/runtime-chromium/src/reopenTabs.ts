@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core'
 import type { ContextEntry } from './contextEntry.ts'
 import { toRuntimeError, within } from './failures.ts'
 import { putBackScript, storageDrift } from './restoreDrift.ts'
+import { restoreSessionStorage } from './sessionStorage.ts'
 import { originOf, toPlaywrightCookies } from './storage.ts'
 
 /**
@@ -58,7 +59,9 @@ export const openTabs = async <E extends ContextEntry>(
   } finally {
     entry.quietPages--
   }
-  pages.forEach((page, i) => hooks.register(entry, page, i === activeIndex, specs[i]!.id))
+  for (const [i, page] of pages.entries()) hooks.register(entry, page, i === activeIndex, specs[i]!.id)
+  // Each tab's sessionStorage, into its first document of its origin before the page's scripts run (E7).
+  await Promise.all(specs.map((tab, i) => restoreSessionStorage(pages[i]!, tab.sessionStorage)))
   await Promise.all(
     specs.map(async (tab, i) => {
       if (tab.url === 'about:blank' || !hooks.checkNavigation(tab.url, entry.id).allow) return

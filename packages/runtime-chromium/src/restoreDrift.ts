@@ -84,7 +84,11 @@ export const putBackScript = (items: OriginStorage['localStorage']): string => {
   const want = JSON.stringify(Object.fromEntries(items.map((i) => [i.name, i.value]))).replace(/</g, '\\u003c')
   return `(() => {
   const want = ${want};
-  for (const key of Object.keys(localStorage)) if (!Object.prototype.hasOwnProperty.call(want, key)) localStorage.removeItem(key);
-  for (const [key, value] of Object.entries(want)) if (localStorage.getItem(key) !== value) localStorage.setItem(key, value);
+  for (const key of Object.keys(localStorage)) {
+    if (!Object.prototype.hasOwnProperty.call(want, key)) localStorage.removeItem(key);
+  }
+  for (const [key, value] of Object.entries(want)) {
+    if (localStorage.getItem(key) !== value) localStorage.setItem(key, value);
+  }
 })()`
 }

@@ -217,12 +217,12 @@ export const clearOriginsIn = async (
     })
     // Documents of those origins that are open right now drop their copy too.
     await Promise.all(
-      context.pages().flatMap(
-        (p) =>
-          p
-            .frames()
-            .filter((f) => origins.includes(originOf(f.url()) ?? ''))
-            .map((f) => f.evaluate('localStorage.clear()').catch(() => undefined)), // a string: no transform reaches it (#22)
+      context.pages().flatMap((p) =>
+        p
+          .frames()
+          .filter((f) => origins.includes(originOf(f.url()) ?? ''))
+          // A string: no transform reaches it (ADR 0018: a transform's helpers do not exist in a page).
+          .map((f) => f.evaluate('localStorage.clear()').catch(() => undefined)),
       ),
     )
     for (const origin of origins) book.record(origin, [])

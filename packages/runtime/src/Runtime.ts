@@ -27,7 +27,8 @@ export type ContextError = RuntimeError | ContextNotFound
  * Contract every implementation keeps (tested in each runtime's suite):
  * - `openContext` returns a context that shares nothing with any other context.
  * - `closeContext` is idempotent: closing a closed or unknown context succeeds.
- * - `snapshot` never includes IndexedDB or passkeys.
+ * - a snapshot's `storage` (what lending moves) never includes IndexedDB or passkeys (L4); the
+ *   errand's own IndexedDB, when the runtime reads it, is beside it (E7).
  * - Events are delivered to every subscriber in the order they happened.
  */
 export interface RuntimeShape {
@@ -53,7 +54,10 @@ export interface RuntimeShape {
   readonly closeTab: (contextId: ContextId, tabId: string) => Effect.Effect<void, ContextError>
   readonly navigate: (contextId: ContextId, tabId: string, url: string) => Effect.Effect<TabInfo, ContextError>
   readonly setLabel: (contextId: ContextId, label: SessionLabel) => Effect.Effect<void, ContextError>
-  /** Storage (no IndexedDB) and the tabs' URLs in order; `takenAt` is filled in by the caller's clock. */
+  /**
+   * Storage (cookies, localStorage), the tabs' URLs in order with their sessionStorage, and the
+   * errand's own IndexedDB where the runtime reads it (E7); `takenAt` is filled in by the caller's clock.
+   */
   readonly snapshot: (contextId: ContextId) => Effect.Effect<Omit<Snapshot, 'takenAt'>, ContextError>
   /**
    * What a context that crashed on its own held at that moment — its storage and its tabs' URLs —

@@ -10,7 +10,7 @@ export { MEMORY_FRAMES_IN_FLIGHT, type MemoryPaint } from './memoryScreencast.ts
 export * from './origins.ts'
 export * from './files.ts'
 export { MemoryFiles } from './memoryFiles.ts'
-export * from './reads.ts'
+export * from './acting.ts'
 export * from './pageLogView.ts'
 export * from './secrets.ts'
 export * from './standIns.ts'

@@ -12,7 +12,10 @@ import {
   tabIdFor,
   type ContextId,
   type Cookie,
+  type IndexedDbDatabase,
+  type IndexedDbLeftOut,
   type OpenContextSpec,
+  type OriginIndexedDb,
   type RuntimeEvent,
   type SessionLabel,
   type Snapshot,
@@ -33,6 +36,9 @@ interface MemoryContext {
   tabs: MemoryTab[]
   activeTab: string | undefined
   nextTab: number
+  /** The errand's own IndexedDB by origin (E7), and the origins a read would leave out. */
+  readonly indexedDB: Map<string, ReadonlyArray<IndexedDbDatabase>>
+  readonly leftOut: Map<string, IndexedDbLeftOut['reason']>
 }
 
 /** What a simulated site does to a context when a tab visits it (see {@link MemoryRuntime.visit}). */
@@ -40,6 +46,10 @@ export interface VisitEffects {
   readonly setCookies?: ReadonlyArray<Cookie>
   readonly clearCookies?: ReadonlyArray<string>
   readonly localStorage?: Readonly<Record<string, string>>
+  /** The origin's IndexedDB databases from now on (E7). */
+  readonly indexedDB?: ReadonlyArray<IndexedDbDatabase>
+  /** A snapshot would leave the origin's IndexedDB out, for this reason (E7: over the errand's cap …). */
+  readonly indexedDbLeftOut?: IndexedDbLeftOut['reason']
 }
 
 const cookieKey = (c: Pick<Cookie, 'name' | 'domain' | 'path'>) => `${c.name}\u0000${c.domain}\u0000${c.path}`
@@ -105,6 +115,7 @@ export class MemoryRuntime implements RuntimeShape {
       const id = `ctx-${this.nextContext++}`
       const ctx = this.blank(spec.label)
       this.restoreInto(ctx, spec.storage, spec.tabs)
+      for (const o of spec.indexedDB ?? []) ctx.indexedDB.set(o.origin, o.databases)
       this.contexts.set(id, ctx)
       this.files.belongsTo(id, spec.errandId)
       this.upstreamProxies.set(id, spec.upstreamProxy)
@@ -222,6 +233,8 @@ export class MemoryRuntime implements RuntimeShape {
       for (const [k, v] of Object.entries(effects.localStorage)) items.set(k, v)
       ctx.origins.set(origin, items)
     }
+    if (origin !== undefined && effects.indexedDB) ctx.indexedDB.set(origin, effects.indexedDB)
+    if (origin !== undefined && effects.indexedDbLeftOut) ctx.leftOut.set(origin, effects.indexedDbLeftOut)
     this.emit({ _tag: 'PageLoaded', contextId, tabId: tab.id })
     this.paint(contextId, tab.id)
     return this.tabInfo(ctx, tab)
@@ -284,14 +297,29 @@ export class MemoryRuntime implements RuntimeShape {
   }
 
   private snapshotOf(ctx: MemoryContext): Omit<Snapshot, 'takenAt'> {
+    const indexedDB: Array<OriginIndexedDb> = [...ctx.indexedDB]
+      .filter(([origin]) => !ctx.leftOut.has(origin))
+      .map(([origin, databases]) => ({ origin, databases }))
+    const leftOut = [...ctx.leftOut].map(([origin, reason]) => ({ origin, reason }))
     return {
       storage: this.storageOf(ctx),
       tabs: ctx.tabs.map((t): TabSpec => ({ id: t.id, url: t.url, active: t.id === ctx.activeTab })),
+      ...(indexedDB.length === 0 ? {} : { indexedDB }),
+      ...(leftOut.length === 0 ? {} : { leftOut }),
     }
   }
 
   private blank(label: SessionLabel): MemoryContext {
-    return { label, cookies: [], origins: new Map(), tabs: [], activeTab: undefined, nextTab: 1 }
+    return {
+      label,
+      cookies: [],
+      origins: new Map(),
+      tabs: [],
+      activeTab: undefined,
+      nextTab: 1,
+      indexedDB: new Map(),
+      leftOut: new Map(),
+    }
   }
 
   private restoreInto(ctx: MemoryContext, storage: StorageState | undefined, tabs: ReadonlyArray<TabSpec> | undefined) {

@@ -20,13 +20,16 @@ export interface Cookie {
   readonly sameSite: 'Strict' | 'Lax' | 'None'
 }
 
-/** One origin's localStorage. IndexedDB is never carried (L4). */
+/** One origin's localStorage (or one tab's sessionStorage of an origin). IndexedDB is never in it (L4). */
 export interface OriginStorage {
   readonly origin: string
   readonly localStorage: ReadonlyArray<{ readonly name: string; readonly value: string }>
 }
 
-/** Cookies and localStorage of a context, without IndexedDB and without passkeys (L4). */
+/**
+ * Cookies and localStorage of a context, without IndexedDB and without passkeys: what lending
+ * copies and takes back (L4). An errand's own IndexedDB travels beside it in its {@link Snapshot}.
+ */
 export interface StorageState {
   readonly cookies: ReadonlyArray<Cookie>
   readonly origins: ReadonlyArray<OriginStorage>
@@ -70,6 +73,38 @@ export interface TabSpec {
    * records sealed before ids were kept have none (the tabs are numbered afresh).
    */
   readonly id?: string
+  /**
+   * The tab's sessionStorage for the origin it shows (E7), written into its first document of
+   * that origin before the page's scripts run. Other origins of the tab's history are not kept.
+   */
+  readonly sessionStorage?: OriginStorage | undefined
+}
+
+/**
+ * One IndexedDB database of an origin, as a snapshot keeps it (E7): its stores, indexes, keys and
+ * values as one JSON text in the runtime's clone encoding — opaque above the runtime, and its
+ * length is what the per-errand cap counts.
+ */
+export interface IndexedDbDatabase {
+  readonly name: string
+  readonly version: number
+  readonly data: string
+}
+
+/** An origin's IndexedDB databases (E7). */
+export interface OriginIndexedDb {
+  readonly origin: string
+  readonly databases: ReadonlyArray<IndexedDbDatabase>
+}
+
+/**
+ * A database a snapshot left out, by its origin only (its name may say too much, L7): over the
+ * errand's cap (`over-cap`), holding a value no script can read back (`unsupported`: a
+ * non-extractable CryptoKey …), or not readable at all (`unreadable`).
+ */
+export interface IndexedDbLeftOut {
+  readonly origin: string
+  readonly reason: 'over-cap' | 'unsupported' | 'unreadable'
 }
 
 /**
@@ -99,6 +134,10 @@ export interface Snapshot {
   readonly storage: StorageState
   readonly tabs: ReadonlyArray<TabSpec>
   readonly takenAt: number
+  /** The errand's own IndexedDB (E7), every origin it used: never lent, so never in `storage` (L4). */
+  readonly indexedDB?: ReadonlyArray<OriginIndexedDb> | undefined
+  /** Databases this read left out (said in health; not sealed: the next snapshot says again). */
+  readonly leftOut?: ReadonlyArray<IndexedDbLeftOut> | undefined
 }
 
 /** What `openContext` needs: who it is for, its label and, for resume/heal/seed, what to restore. */
@@ -107,7 +146,9 @@ export interface OpenContextSpec {
   readonly label: SessionLabel
   /** Storage to put into the fresh context before any page runs (seed, resume, heal). */
   readonly storage?: StorageState | undefined
-  /** Tabs to reopen, in order. With none, the context starts with one blank tab. */
+  /** The errand's own IndexedDB to put back before any page of it runs (resume, heal; E7). */
+  readonly indexedDB?: ReadonlyArray<OriginIndexedDb> | undefined
+  /** Tabs to reopen, in order (with their sessionStorage). With none, the context starts with one blank tab. */
   readonly tabs?: ReadonlyArray<TabSpec> | undefined
   /**
    * The errand's own upstream proxy (issue #21), a secret: its connections leave through it from

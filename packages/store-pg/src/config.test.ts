@@ -60,7 +60,10 @@ describe('ERRANDS_DATABASE_URL off this machine needs TLS (issue #23, L7)', () =
           const text = yield* explain(url)
           expect(text, url).toContain('ERRANDS_DATABASE_URL')
           expect(text, url).toMatch(
-            /names (10\.0\.0\.5|db\.internal|\[2001:db8::5\]), which is not this machine, without TLS: add sslmode=verify-full/,
+            new RegExp(
+              'names (10\\.0\\.0\\.5|db\\.internal|\\[2001:db8::5\\]), which is not this machine, without TLS: ' +
+                'add sslmode=verify-full',
+            ),
           )
           expect(text, url).not.toContain('s3cret')
         }

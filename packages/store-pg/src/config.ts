@@ -70,8 +70,8 @@ export const tlsProblem = (text: string): string | undefined => {
   return asksTls
     ? undefined
     : `names ${server}, which is not this machine, without TLS: add sslmode=verify-full (or sslmode=require, ` +
-        `sslmode=verify-ca, ssl=true) so the sealed errands, the cluster's messages and the password do not cross the ` +
-        `network in the clear`
+        "sslmode=verify-ca, ssl=true) so the sealed errands, the cluster's messages and the password do not cross " +
+        'the network in the clear'
 }
 
 /**

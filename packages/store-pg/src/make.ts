@@ -125,21 +125,21 @@ export const makePg = (
           ),
         )
 
-    const scan =
-      sql<HeadRow>`SELECT errand_hash, substring(sealed FROM 1 FOR ${HEADER_READ_BYTES}) AS head, octet_length(sealed) AS size FROM ${t}`.pipe(
-        Effect.map((rows) => {
-          const entries: Array<ParkedEntry> = []
-          const problems: Array<StoreProblem> = []
-          for (const row of rows) {
-            const item = classify(row)
-            if ('entry' in item) entries.push(item.entry)
-            else problems.push(item.problem)
-          }
-          entries.sort(byAge)
-          problems.sort((a, b) => (a.file < b.file ? -1 : 1))
-          return { entries, problems }
-        }),
-      )
+    const scan = sql<HeadRow>`SELECT errand_hash, substring(sealed FROM 1 FOR ${HEADER_READ_BYTES}) AS head,
+                          octet_length(sealed) AS size FROM ${t}`.pipe(
+      Effect.map((rows) => {
+        const entries: Array<ParkedEntry> = []
+        const problems: Array<StoreProblem> = []
+        for (const row of rows) {
+          const item = classify(row)
+          if ('entry' in item) entries.push(item.entry)
+          else problems.push(item.problem)
+        }
+        entries.sort(byAge)
+        problems.sort((a, b) => (a.file < b.file ? -1 : 1))
+        return { entries, problems }
+      }),
+    )
 
     const readRow = (errandId: string) =>
       Effect.map(
@@ -189,7 +189,8 @@ export const makePg = (
         ROW_KEY.test(file)
           ? transaction(
               'discard an unreadable parked errand',
-              sql<HeadRow>`SELECT errand_hash, substring(sealed FROM 1 FOR ${HEADER_READ_BYTES}) AS head, octet_length(sealed) AS size FROM ${t} WHERE errand_hash = ${file}`.pipe(
+              sql<HeadRow>`SELECT errand_hash, substring(sealed FROM 1 FOR ${HEADER_READ_BYTES}) AS head,
+                                  octet_length(sealed) AS size FROM ${t} WHERE errand_hash = ${file}`.pipe(
                 // A put may have replaced the damaged row since problems() ran: keep the good one.
                 Effect.flatMap((rows) =>
                   rows[0] !== undefined && 'problem' in classify(rows[0]) ? deleteRows([file]) : Effect.void,

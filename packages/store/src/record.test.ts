@@ -33,6 +33,22 @@ describe('ParkedRecord', () => {
     expect(json).toContain(SECRETS.cookie)
   })
 
+  it("seals an errand's own IndexedDB and its tabs' sessionStorage, never what a read left out (E7)", () => {
+    const base = sampleRecord('e1', 0)
+    const indexedDB = [{ origin: 'https://a.example', databases: [{ name: 'mail', version: 3, data: '{"s":1}' }] }]
+    const sessionStorage = { origin: 'https://a.example', localStorage: [{ name: 'draft', value: 'x' }] }
+    const snapshot = {
+      ...base.snapshot,
+      tabs: [{ url: 'https://a.example/', active: true, sessionStorage }],
+      indexedDB,
+      leftOut: [{ origin: 'https://b.example', reason: 'over-cap' as const }],
+    }
+    const back = Either.getOrThrow(recordFromBytes(Either.getOrThrow(recordToBytes({ ...base, snapshot }))))
+    expect(back.snapshot.indexedDB).toEqual(indexedDB)
+    expect(back.snapshot.tabs[0]!.sessionStorage).toEqual(sessionStorage)
+    expect(back.snapshot.leftOut).toBeUndefined()
+  })
+
   it('reports an invalid record by path, never by value', () => {
     const bad = sampleRecord('e1', -5)
     const cookies = [{ ...bad.snapshot.storage.cookies[0]!, expires: Number.NaN }]

@@ -99,10 +99,32 @@ export const StorageStateSchema = Schema.Struct({
   ),
 })
 
+const OriginStorageSchema = Schema.Struct({
+  origin: Schema.String,
+  localStorage: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.String })),
+})
+
 const SnapshotSchema = Schema.Struct({
   storage: StorageStateSchema,
-  tabs: Schema.Array(Schema.Struct({ url: Schema.String, active: Schema.Boolean, id: Schema.optional(Schema.String) })),
+  tabs: Schema.Array(
+    Schema.Struct({
+      url: Schema.String,
+      active: Schema.Boolean,
+      id: Schema.optional(Schema.String),
+      // The tab's sessionStorage (E7); records sealed before it have none.
+      sessionStorage: Schema.optional(OriginStorageSchema),
+    }),
+  ),
   takenAt: Finite,
+  // The errand's own IndexedDB (E7), each database as the runtime's opaque clone encoding.
+  indexedDB: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        origin: Schema.String,
+        databases: Schema.Array(Schema.Struct({ name: Schema.String, version: Finite, data: Schema.String })),
+      }),
+    ),
+  ),
 })
 
 /**
@@ -201,10 +223,29 @@ const pick = (r: ParkedRecord): ParkedRecord => ({
         localStorage: o.localStorage.map((e) => ({ name: e.name, value: e.value })),
       })),
     },
-    tabs: r.snapshot.tabs.map((t) =>
-      t.id === undefined ? { url: t.url, active: t.active } : { url: t.url, active: t.active, id: t.id },
-    ),
+    tabs: r.snapshot.tabs.map((t) => ({
+      url: t.url,
+      active: t.active,
+      ...(t.id === undefined ? {} : { id: t.id }),
+      ...(t.sessionStorage === undefined
+        ? {}
+        : {
+            sessionStorage: {
+              origin: t.sessionStorage.origin,
+              localStorage: t.sessionStorage.localStorage.map((e) => ({ name: e.name, value: e.value })),
+            },
+          }),
+    })),
     takenAt: r.snapshot.takenAt,
+    // What a read left out is said in health, never sealed: the next snapshot says it again.
+    ...(r.snapshot.indexedDB === undefined
+      ? {}
+      : {
+          indexedDB: r.snapshot.indexedDB.map((o) => ({
+            origin: o.origin,
+            databases: o.databases.map((d) => ({ name: d.name, version: d.version, data: d.data })),
+          })),
+        }),
   },
   parkedAt: r.parkedAt,
   ...(r.upstreamProxy === undefined ? {} : { upstreamProxy: r.upstreamProxy }),

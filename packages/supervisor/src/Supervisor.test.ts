@@ -128,6 +128,32 @@ describe('Supervisor', () => {
     }).pipe(Effect.provide(testSupervisor())),
   )
 
+  it.scoped(
+    "park then resume gives back the errand's own IndexedDB; a database left out of it is said in health once, " +
+      'by origin (E7)',
+    () =>
+      Effect.gen(function* () {
+        const { supervisor, memory } = yield* services
+        const { contextId } = yield* supervisor.open(task('a'))
+        const databases = [{ name: 'mail', version: 2, data: '{"stores":[],"blobs":[]}' }]
+        memory.visit(contextId, 'https://shop.test/', { indexedDB: databases })
+        memory.visit(contextId, 'https://flood.test/', { indexedDB: databases, indexedDbLeftOut: 'over-cap' })
+        yield* TestClock.adjust(3_000)
+        yield* supervisor.settle
+        memory.visit(contextId, 'https://shop.test/again') // a second snapshot: health is not said again
+        yield* TestClock.adjust(3_000)
+        yield* supervisor.settle
+        yield* supervisor.taskChanged('a', 'interrupted')
+        const back = yield* supervisor.resume('a')
+        expect((yield* Effect.orDie(memory.snapshot(back.contextId))).indexedDB).toEqual([
+          { origin: 'https://shop.test', databases },
+        ])
+        const said = (yield* supervisor.health).filter((m) => m.text.includes('IndexedDB'))
+        expect(said.map((m) => m.text)).toEqual([words.indexedDbLeftOut('https://flood.test', 'over-cap')])
+        expect(said[0]!.text).toContain('ERRANDS_INDEXEDDB_MAX_ERRAND_BYTES')
+      }).pipe(Effect.provide(testSupervisor())),
+  )
+
   it.scoped('a crash heals from the last snapshot, on next use, and health says so (H1–H3)', () =>
     Effect.gen(function* () {
       const { supervisor, memory } = yield* services

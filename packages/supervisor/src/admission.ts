@@ -69,12 +69,11 @@ export const makeAdmission = (core: SupervisorCore, sessions: Sessions) => {
 
   const unavailable = (entry: Entry, reason: ErrandUnavailable['reason']) => {
     const e = entry.actor?.getSnapshot().context.lastError
+    const done = reason === 'open-failed' ? 'opened' : reason === 'resume-failed' ? 'resumed' : 'reopened'
     return new ErrandUnavailable({
       reason,
       conversationId: entry.conversation.id,
-      message:
-        `This conversation's browser could not be ` +
-        `${reason === 'open-failed' ? 'opened' : reason === 'resume-failed' ? 'resumed' : 'reopened'}${e ? ` (${e.reason})` : ''}; try again in a moment.`,
+      message: `This conversation's browser could not be ${done}${e ? ` (${e.reason})` : ''}; try again in a moment.`,
     })
   }
 

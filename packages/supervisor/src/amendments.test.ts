@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@effect/vitest'
 import type { Snapshot } from '@errands/runtime'
 import { Deferred, Effect, Exit, Fiber } from 'effect'
-import { SnapshotBook, type SnapshotAmendment } from './amendments.ts'
+import { SnapshotBook, type SnapshotAmendment, withHeldOwnData } from './amendments.ts'
 
 const snap = (url: string, cookie = 'sid'): Snapshot => ({
   storage: {
@@ -93,4 +93,54 @@ describe('SnapshotBook: amendments reach held snapshots and reads in flight', ()
       ])
     }),
   )
+})
+
+describe('withHeldOwnData (H2, E7)', () => {
+  const session = (origin: string, value: string) => ({ origin, localStorage: [{ name: 'draft', value }] })
+  const indexedDB = [{ origin: 'https://shop.example', databases: [{ name: 'mail', version: 1, data: '{}' }] }]
+  const held: Snapshot = {
+    ...snap('https://shop.example/a'),
+    tabs: [
+      { id: 't1', url: 'https://shop.example/a', active: true, sessionStorage: session('https://shop.example', 'a') },
+      { id: 't2', url: 'https://mail.example/', active: false, sessionStorage: session('https://mail.example', 'b') },
+    ],
+    indexedDB,
+  }
+
+  it(
+    'keeps the held sessionStorage of a tab still on its origin, and the held IndexedDB when the crash read ' + 'none',
+    () => {
+      const words: Snapshot = {
+        ...snap('x'),
+        tabs: [
+          { id: 't1', url: 'https://shop.example/b', active: true },
+          { id: 't2', url: 'https://elsewhere.example/', active: false },
+          { id: 't3', url: 'https://shop.example/', active: false },
+        ],
+        takenAt: 9,
+      }
+      const out = withHeldOwnData(words, held)
+      expect(out.tabs.map((t) => t.sessionStorage?.localStorage[0]?.value)).toEqual(['a', undefined, undefined])
+      expect(out.indexedDB).toEqual(indexedDB)
+      expect(out.takenAt).toBe(9)
+    },
+  )
+
+  it('never replaces what the crash read itself, and changes nothing without a held snapshot', () => {
+    const fresh = [{ origin: 'https://shop.example', databases: [] }]
+    const words: Snapshot = {
+      ...snap('x'),
+      tabs: [
+        {
+          id: 't1',
+          url: 'https://shop.example/',
+          active: true,
+          sessionStorage: session('https://shop.example', 'new'),
+        },
+      ],
+      indexedDB: fresh,
+    }
+    expect(withHeldOwnData(words, held)).toEqual(words)
+    expect(withHeldOwnData(words, undefined)).toBe(words)
+  })
 })

@@ -16,7 +16,7 @@
  * book.amend((id, s) => ({ ...s, storage: withoutShop(s.storage) }))
  * const snapshot = yield* book.read('t1', readFromChromium)
  */
-import type { Snapshot } from '@errands/runtime'
+import { originOf, type Snapshot } from '@errands/runtime'
 import { Effect } from 'effect'
 
 /**
@@ -129,4 +129,27 @@ export class SnapshotBook {
         }),
     )
   }
+}
+
+/**
+ * A crashed context's last words, completed from the snapshot held before the crash (H2, E7):
+ * a dead renderer's tabs can no longer tell their sessionStorage, and an IndexedDB read that
+ * failed after the crash leaves none — the held snapshot's is then the freshest there is. A tab
+ * is matched by its id and kept only while it shows the same origin.
+ *
+ * @example
+ * withHeldOwnData(lastWords, book.get('t1')) // lastWords, with the held sessionStorage and IndexedDB
+ */
+export const withHeldOwnData = (words: Snapshot, held: Snapshot | undefined): Snapshot => {
+  if (held === undefined) return words
+  const heldTabs = new Map(held.tabs.flatMap((t) => (t.id === undefined ? [] : [[t.id, t] as const])))
+  const tabs = words.tabs.map((tab) => {
+    const before = tab.id === undefined ? undefined : heldTabs.get(tab.id)
+    const kept = before?.sessionStorage
+    return tab.sessionStorage !== undefined || kept === undefined || originOf(tab.url) !== kept.origin
+      ? tab
+      : { ...tab, sessionStorage: kept }
+  })
+  const indexedDB = words.indexedDB ?? held.indexedDB
+  return { ...words, tabs, ...(indexedDB === undefined ? {} : { indexedDB }) }
 }

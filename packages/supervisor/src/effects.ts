@@ -122,6 +122,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
           label: label(input, lentSites),
           storage: snapshot.storage,
           tabs: snapshot.tabs,
+          indexedDB: snapshot.indexedDB,
           upstreamProxy,
         })
         .pipe(
@@ -160,21 +161,36 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       return { contextId: contextId!, lentSites: [...lentSites].sort() } satisfies OpenedContext
     })
 
+  /** What each errand's snapshots left out of its IndexedDB and health has said already (E7). */
+  const leftOutSaid = new Map<string, ReadonlySet<string>>()
+  /** Says, once per errand, each origin whose IndexedDB a snapshot left out (the origin only, L7). */
+  const sayLeftOut = (errandId: string, conversationId: string, at: number, snapshot: Snapshot) => {
+    const now = new Set((snapshot.leftOut ?? []).map((l) => `${l.reason} ${l.origin}`))
+    const said = leftOutSaid.get(errandId) ?? new Set<string>()
+    for (const l of snapshot.leftOut ?? [])
+      if (!said.has(`${l.reason} ${l.origin}`))
+        health.add({ at, level: 'warning', text: words.indexedDbLeftOut(l.origin, l.reason), conversationId })
+    if (now.size === 0) leftOutSaid.delete(errandId)
+    else leftOutSaid.set(errandId, now)
+  }
+
   /** A fresh snapshot of the context, with what was amended while it was read. */
-  const readSnapshot = (errandId: string, contextId: ContextId) =>
-    snapshots.read(
-      errandId,
-      Effect.zipWith(
-        runtime.snapshot(contextId),
-        Clock.currentTimeMillis,
-        (taken, takenAt): Snapshot => ({ ...taken, takenAt }),
-      ),
-    )
+  const readSnapshot = (input: EffectInput, contextId: ContextId) =>
+    snapshots
+      .read(
+        input.errandId,
+        Effect.zipWith(
+          runtime.snapshot(contextId),
+          Clock.currentTimeMillis,
+          (taken, takenAt): Snapshot => ({ ...taken, takenAt }),
+        ),
+      )
+      .pipe(Effect.tap((s) => Effect.sync(() => sayLeftOut(input.errandId, input.conversationId, s.takenAt, s))))
 
   const takeSnapshot = (input: EffectInput) =>
     Effect.gen(function* () {
       if (input.contextId === null) return { takenAt: yield* Clock.currentTimeMillis } satisfies SnapshotTaken
-      const snapshot = yield* readSnapshot(input.errandId, input.contextId)
+      const snapshot = yield* readSnapshot(input, input.contextId)
       snapshots.set(input.errandId, snapshot)
       if (deps.sealSnapshots) {
         // Durable for a peer that heals it after this process dies (issue #16). A failed seal
@@ -214,7 +230,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       const now = yield* Clock.currentTimeMillis
       // A fresh snapshot when the context is alive; the last one when it crashed meanwhile.
       const fresh =
-        input.contextId === null ? Option.none() : yield* Effect.option(readSnapshot(input.errandId, input.contextId))
+        input.contextId === null ? Option.none() : yield* Effect.option(readSnapshot(input, input.contextId))
       if (Option.isNone(fresh)) yield* snapshots.arrived(input.errandId)
       const snapshot: Snapshot = Option.isSome(fresh)
         ? { ...fresh.value, takenAt: now }
@@ -227,7 +243,14 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         Option.isSome(fresh) && input.contextId !== null
           ? packFiles(runtime, input.contextId)
           : packAsideFiles(runtime, input.errandId)
-      ).pipe(Effect.catchAll((e) => Effect.sync(() => (lost(e.message), { files: undefined, left: [] }))))
+      ).pipe(
+        Effect.catchAll((e) =>
+          Effect.sync(() => {
+            lost(e.message)
+            return { files: undefined, left: [] }
+          }),
+        ),
+      )
       if (left.length > 0)
         lost(
           `${left.length} of them did not fit the ${MAX_PARKED_FILES_BYTES / 1024 / 1024} MiB a set-aside task ` +

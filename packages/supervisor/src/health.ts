@@ -63,6 +63,14 @@ export const words = {
   recordDropped: (reason: string) => `A set-aside task's browser could not be read (${reason}) and was dropped`,
   parkFailed: (reason: string) => `Could not set a task's browser aside (${reason}); it stays open`,
   filesLost: (why: string) => `A task's files could not be kept with its browser (${why}); download them again`,
+  indexedDbLeftOut: (origin: string, reason: string) =>
+    `A task's IndexedDB of ${origin} is not kept with its browser (${
+      reason === 'over-cap'
+        ? 'it is over the cap, ERRANDS_INDEXEDDB_MAX_ERRAND_BYTES'
+        : reason === 'unsupported'
+          ? 'it holds a value no script can read back'
+          : 'it could not be read'
+    }); the rest is kept`,
   sealFailed: (reason: string) =>
     `Could not seal a task's latest snapshot (${reason}); it stays open here, and another host would reopen it as ` +
     `last sealed`,

@@ -235,7 +235,8 @@ export const makeInspectorSwitch = (
         network:
           `The page and the event stream are local (127.0.0.1 only, switched off by default). The viewer ` +
           `inside the page is the Stately inspector web app, loaded from ${outlet?.viewer ?? viewer}: it needs ` +
-          `internet access, and the errands' states are handed to it inside your browser. Offline, the events still reach local WebSocket clients, but the page shows no chart.`,
+          "internet access, and the errands' states are handed to it inside your browser. Offline, the events still " +
+          'reach local WebSocket clients, but the page shows no chart.',
         error: lastError,
       }
     })

@@ -62,7 +62,10 @@ const bridgePage = (viewer: string, nonce: string) => {
 <head>
 <meta charset="utf-8">
 <title>Errands — XState inspector</title>
-<style>html,body{height:100%;margin:0}iframe{width:100%;height:100%;border:0}#off{display:none;font:14px system-ui;padding:1em}</style>
+<style>
+html,body{height:100%;margin:0}iframe{width:100%;height:100%;border:0}
+#off{display:none;font:14px system-ui;padding:1em}
+</style>
 </head>
 <body>
 <p id="off">The inspector was switched off (or the errands host stopped). Switch it on again and reload.</p>

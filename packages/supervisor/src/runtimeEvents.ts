@@ -4,6 +4,7 @@
  */
 import type { RuntimeEvent } from '@errands/runtime'
 import { Effect, Option, Runtime as EffectRuntime } from 'effect'
+import { withHeldOwnData } from './amendments.ts'
 import type { SupervisorCore } from './core.ts'
 import { words } from './health.ts'
 import type { Sessions } from './sessions.ts'
@@ -41,7 +42,9 @@ export const makeRuntimeEvents = (core: SupervisorCore, sessions: Sessions) => {
         const lastWords = snapshots.read(
           errandId,
           Effect.flatMap(runtime.lastWords(event.contextId), (w) =>
-            Option.isSome(w) ? Effect.succeed({ ...w.value, takenAt: t }) : Effect.fail('none' as const),
+            Option.isSome(w)
+              ? Effect.succeed(withHeldOwnData({ ...w.value, takenAt: t }, snapshots.get(errandId)))
+              : Effect.fail('none' as const),
           ),
         )
         snapshots.expect(

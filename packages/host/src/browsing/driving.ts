@@ -5,7 +5,7 @@
  */
 import { decideUrl, makeResolver } from '@errands/egress'
 import { describeTarget } from '@errands/guard'
-import { onlyReads, type UpstreamProxy } from '@errands/runtime'
+import { acts, type UpstreamProxy } from '@errands/runtime'
 import { PersonDriving, type Binding } from '@errands/supervisor'
 import { Duration, Effect } from 'effect'
 import { BlockedByPolicy, PageError } from '../errors.ts'
@@ -92,7 +92,7 @@ export const makeDriving = (core: VerbCore) => {
    */
   const verb = <A, E>(what: string, target: Target, f: (scope: VerbScope) => Effect.Effect<A, E>, checkWheel = true) =>
     Effect.suspend(() =>
-      checkWheel && target._tag !== 'main' && !onlyReads(what) && sessions.personDriving(conversationIdOf(target.key))
+      checkWheel && target._tag !== 'main' && acts('v1', what) && sessions.personDriving(conversationIdOf(target.key))
         ? Effect.fail(PersonDriving.of(conversationIdOf(target.key)))
         : withTarget(target, f),
     ).pipe(

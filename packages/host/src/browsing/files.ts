@@ -31,6 +31,24 @@ export const makeFiles = (
   driving: ReturnType<typeof makeDriving>,
 ): Pick<BrowsingShape, 'downloads' | 'download' | 'stageFile'> => {
   const caps = core.options.files ?? DEFAULT_FILES_CAPS
+  // One staging at a time per errand's folder: its size is read, checked and the file written as
+  // one step, so parallel uploads cannot each see room that only one of them has (F1).
+  const staging = new Map<string, { readonly lock: Effect.Semaphore; users: number }>()
+  const oneAtATime = <A, E, R>(contextId: string, run: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.suspend(() => {
+      const slot = staging.get(contextId) ?? { lock: Effect.unsafeMakeSemaphore(1), users: 0 }
+      slot.users++
+      staging.set(contextId, slot)
+      return slot.lock
+        .withPermits(1)(run)
+        .pipe(
+          Effect.ensuring(
+            Effect.sync(() => {
+              if (--slot.users === 0) staging.delete(contextId)
+            }),
+          ),
+        )
+    })
   const files = (what: string): Effect.Effect<FileVerbs, PageError> =>
     core.runtime.files === undefined
       ? Effect.fail(new PageError({ reason: 'invalid', message: `${what}: this browser keeps no files for errands.` }))
@@ -80,20 +98,25 @@ export const makeFiles = (
             })
           }
           const f = yield* files('stage file')
-          const held = (yield* runtimeCall('stage file', core.deadline, f.list(contextId))).reduce(
-            (sum, file) => sum + file.size,
-            0,
+          return yield* oneAtATime(
+            contextId,
+            Effect.gen(function* () {
+              const held = (yield* runtimeCall('stage file', core.deadline, f.list(contextId))).reduce(
+                (sum, file) => sum + file.size,
+                0,
+              )
+              if (held + bytes.byteLength > caps.maxErrandBytes) {
+                return yield* new FileTooLarge({
+                  reason: 'errand-full',
+                  message:
+                    `This errand's files folder holds ${held} bytes; with ${bytes.byteLength} more it would pass ` +
+                    `its cap of ${caps.maxErrandBytes} (ERRANDS_FILES_MAX_ERRAND_BYTES).`,
+                })
+              }
+              const file = yield* runtimeCall('stage file', core.deadline, f.stage(contextId, name, bytes))
+              return { name: file.name, size: file.size }
+            }),
           )
-          if (held + bytes.byteLength > caps.maxErrandBytes) {
-            return yield* new FileTooLarge({
-              reason: 'errand-full',
-              message:
-                `This errand's files folder holds ${held} bytes; with ${bytes.byteLength} more it would pass ` +
-                `its cap of ${caps.maxErrandBytes} (ERRANDS_FILES_MAX_ERRAND_BYTES).`,
-            })
-          }
-          const file = yield* runtimeCall('stage file', core.deadline, f.stage(contextId, name, bytes))
-          return { name: file.name, size: file.size }
         }),
       ),
   }

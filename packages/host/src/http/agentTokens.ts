@@ -2,7 +2,8 @@
  * Optional agent credentials (X2, B1): with `ERRANDS_AGENT_TOKENS_FILE` set, every session call —
  * the `session` routes of `/v1`, `/v1/session/devtools`, and MCP's `initialize` with an
  * `X-Browser-Session` key — needs `Authorization: Bearer <token>`, and the token must cover the
- * key. A session key stays an isolation key; the token is the authority to use it, scoped like a
+ * key. An MCP `initialize` without a key opens an errand too: it needs a valid token (any). A
+ * session key stays an isolation key; the token is the authority to use it, scoped like a
  * hosted browser's restricted API keys. Unset: today's local behaviour (the key alone).
  *
  * The file, one grant per line (`#` starts a comment, blank lines are skipped):
@@ -115,12 +116,20 @@ export const loadAgentTokens = (file: string): Effect.Effect<AgentTokens, HostSt
 
 /**
  * Checks the `Authorization` header of a session call against the grants: `undefined` when a
- * presented token covers `key`, else the 401 to answer — before anything runs.
+ * presented token covers `key`, else the 401 to answer — before anything runs. `key` undefined is
+ * an MCP session that names no key (its errand's key is made up, `mcp~…`, and no pattern names
+ * it): any valid token opens one. Without a token it opens none, so an anonymous session cannot
+ * take a slot from the token holders (X2).
  *
  * @example
  * checkAgentToken(tokens, new Headers({ authorization: 'Bearer …' }), 'team-a:k1')
+ * checkAgentToken(tokens, new Headers({ authorization: 'Bearer …' }), undefined) // any valid token
  */
-export const checkAgentToken = (tokens: AgentTokens, headers: HeadersLike, key: string): Unauthorized | undefined => {
+export const checkAgentToken = (
+  tokens: AgentTokens,
+  headers: HeadersLike,
+  key: string | undefined,
+): Unauthorized | undefined => {
   const auth = headers.get('authorization')
   if (auth === null) {
     return new Unauthorized({
@@ -136,7 +145,7 @@ export const checkAgentToken = (tokens: AgentTokens, headers: HeadersLike, key: 
   // Every grant is compared, whatever matched earlier: the time does not depend on the token.
   for (const grant of tokens.grants) {
     const same = timingSafeEqual(given, grant.digest)
-    allowed = (same && covers(grant.pattern, key)) || allowed
+    allowed = (same && (key === undefined || covers(grant.pattern, key))) || allowed
   }
   if (token !== undefined && allowed) return undefined
   return new Unauthorized({

@@ -418,11 +418,13 @@ export const api = {
     summary: "Tell the errand the task's status (E3/E4).",
     body: TaskBody,
     answer: TaskAnswer,
-    errors: [404],
+    // 409 PersonDriving: an ending or parking status while a person drives (P2).
+    errors: [404, 409],
   }),
   release: endpoint('DELETE', '/v1/session', 'session', {
-    summary: "Close and forget the session's errand (idempotent).",
+    summary: "Close and forget the session's errand (idempotent); 409 PersonDriving while a person drives.",
     answer: Released,
+    errors: [409],
   }),
   devtools: endpoint('GET', '/v1/session/devtools', 'session', {
     summary: 'A DevTools WebSocket URL for the errand (docs/devtools-endpoint.md).',
@@ -430,9 +432,10 @@ export const api = {
     errors: [409, 501],
   }),
   proxy: endpoint('PUT', '/v1/session/proxy', 'session', {
-    summary: "The errand's upstream proxy from now on; null for none.",
+    summary: "The errand's upstream proxy from now on; null for none; 409 PersonDriving while a person drives.",
     body: ProxyBody,
     answer: SessionProxyAnswer,
+    errors: [409],
   }),
   // Issue #25: the errand's own files folder (docs/files.md): its downloads, and files staged for /v1/upload.
   downloads: endpoint('GET', '/v1/session/downloads', 'session', {

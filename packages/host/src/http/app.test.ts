@@ -76,7 +76,8 @@ const BAD_KEYS: ReadonlyArray<readonly [string, string | undefined]> = [
 
 describe('the session key (B1)', () => {
   for (const endpoint of SESSION_ENDPOINTS) {
-    it(`${endpoint[0]} ${endpoint[1]} refuses every malformed key with a JSON 400 before any service call`, async () => {
+    const title = `${endpoint[0]} ${endpoint[1]} refuses every malformed key with a JSON 400 before any service call`
+    it(title, async () => {
       const { app, calls } = testApp()
       for (const [, key] of BAD_KEYS) {
         const res = await send(app, endpoint, key === undefined ? {} : { 'x-browser-session': key })

@@ -1,3 +1,5 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: type-level matching over Schemas and endpoints of any shape
+// biome-ignore-all lint/complexity/noBannedTypes: `{}` is the empty input in the conditional types of a call's input
 /**
  * A typed client of the host, derived from the declaration (`api.ts`): one method per endpoint,
  * its input typed by the endpoint's body, query and path parameters, its answer decoded with the

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: type-level matching over Schemas and endpoints of any shape
 /**
  * One endpoint as declared (issue #24's declared `/v1`, docs/adr/0025): method, path, who may
  * call it, and the Schemas of its path parameters, query, body and answer. Nothing here runs: the

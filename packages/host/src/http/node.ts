@@ -162,7 +162,9 @@ export const nodeHandler =
         } as RequestInit)
         const response = await current().fetch(request)
         const out: Record<string, string> = {}
-        response.headers.forEach((v, k) => (out[k] = v))
+        response.headers.forEach((v, k) => {
+          out[k] = v
+        })
         const payload = Buffer.from(await response.arrayBuffer())
         out['content-length'] = String(payload.length)
         res.writeHead(response.status, out)

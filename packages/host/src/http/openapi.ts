@@ -74,7 +74,7 @@ const hostVersion = (): string =>
     .version)
 
 const operationId = (e: Endpoint): string =>
-  `${e.method.toLowerCase()}${e.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`
+  e.method.toLowerCase() + e.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())
 
 /**
  * The OpenAPI 3.1 document of every endpoint in `declaration`, served at `http://127.0.0.1:<port>`.

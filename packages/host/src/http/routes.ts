@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: type-level matching over Schemas and endpoints of any shape
 /**
  * The route table (B3): each endpoint `api.ts` declares, given its one service call. The
  * declaration holds who may call it and the Schemas of its body, query, parameters and answer;
@@ -9,7 +10,8 @@
  * const router = new Router(routes({ browsing, person, health, stateless, devtools, sessionProxy }, { port: 7777 }))
  */
 import type { DevToolsShape } from '@errands/devtools'
-import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
+import { acts, parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
+import { PersonDriving } from '@errands/supervisor'
 import { Effect, Either, Schema } from 'effect'
 import { BadRequest, HostUnavailable } from '../errors.ts'
 import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../browsing/Browsing.ts'
@@ -211,6 +213,16 @@ export const routes = (
 ): ReadonlyArray<RouteDef<Route>> => {
   const p = api.person
   let document: Readonly<Record<string, unknown>> | undefined
+  // P1, P2: the agent's task ending or parking, its release and its proxy change act on the errand
+  // (acting.ts) like its page verbs: 409 while a person drives. The person's own park and release
+  // (the live view, /v1/person/...) are not these routes.
+  const agentsCall = <A, E>(key: SessionKey, call: string, params: Record<string, unknown>, run: Effect.Effect<A, E>) =>
+    Effect.suspend(
+      (): Effect.Effect<A, E | PersonDriving> =>
+        acts('v1', call, params) && person.personDriving(conversationIdOf(key))
+          ? Effect.fail(PersonDriving.of(conversationIdOf(key)))
+          : run,
+    )
   return [
     // X1: the open door answers liveness and counts; the whole report is the person's.
     implement(api.health, () => Effect.map(health.report, publicHealth)),
@@ -220,19 +232,28 @@ export const routes = (
     implement(api.localhosts, () => Effect.map(stateless.localhosts, (services) => ({ services }))),
 
     ...pageRoutes(api, 'session', browsing),
-    implement(api.task, ({ key, body }) => browsing.task(key, body.status)),
-    implement(api.release, ({ key }) => Effect.as(browsing.release(key), { released: true as const })),
+    implement(api.task, ({ key, body }) =>
+      agentsCall(key, 'task', { status: body.status }, browsing.task(key, body.status)),
+    ),
+    implement(api.release, ({ key }) =>
+      agentsCall(key, 'release', {}, Effect.as(browsing.release(key), { released: true as const })),
+    ),
     // A1: brought up like every verb (opened, resumed or healed), then a fresh URL into it.
     implement(api.devtools, ({ key, upstreamProxy }) =>
       Effect.zipRight(browsing.tabs(sessionTarget(key, upstreamProxy)), devtools.endpoint(conversationIdOf(key))),
     ),
     // Issue #21: the session's upstream proxy from now on; `null` for none (the host's default).
     implement(api.proxy, ({ key, body }) =>
-      Effect.flatMap(
-        body.url === null
-          ? Effect.succeed(undefined)
-          : Either.match(parseUpstreamProxy(body.url), { onLeft: Effect.fail, onRight: Effect.succeed }),
-        (proxy) => sessionProxy.set(key, proxy),
+      agentsCall(
+        key,
+        'proxy',
+        {},
+        Effect.flatMap(
+          body.url === null
+            ? Effect.succeed(undefined)
+            : Either.match(parseUpstreamProxy(body.url), { onLeft: Effect.fail, onRight: Effect.succeed }),
+          (proxy) => sessionProxy.set(key, proxy),
+        ),
       ),
     ),
     // Issue #25: the errand's own files folder (docs/files.md).

@@ -131,10 +131,10 @@ export const browserConsoleMessages = tool({
                 '',
                 ...shown.map((m) => {
                   const at = m.location ?? ''
-                  return (
-                    `[${m.type === 'pageerror' ? 'ERROR' : m.type.toUpperCase()}] ` +
-                    `${m.text.slice(0, 2_000)}${at === '' ? '' : ` @ ${shownUrl(at.replace(/:\d+$/, ''))}:${/:(\d+)$/.exec(at)?.[1] ?? ''}`}`
-                  )
+                  const where =
+                    at === '' ? '' : ` @ ${shownUrl(at.replace(/:\d+$/, ''))}:${/:(\d+)$/.exec(at)?.[1] ?? ''}`
+                  const kind = m.type === 'pageerror' ? 'ERROR' : m.type.toUpperCase()
+                  return `[${kind}] ${m.text.slice(0, 2_000)}${where}`
                 }),
               ]),
         ].join('\n')
@@ -145,9 +145,9 @@ export const browserConsoleMessages = tool({
 
 const STATIC = new Set(['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'manifest', 'other'])
 const isStatic = (e: PageRequest) => STATIC.has(e.resourceType) && e.failure === null && (e.status ?? 0) < 400
-const line = (e: PageRequest, i: number) =>
-  `${i}. [${e.method}] ${shownUrl(e.url)} => ` +
-  `${e.failure !== null ? `[FAILED] ${e.failure}` : e.status === null ? '[pending]' : `[${e.status}] ${e.statusText ?? ''}`}`
+const outcome = (e: PageRequest) =>
+  e.failure !== null ? `[FAILED] ${e.failure}` : e.status === null ? '[pending]' : `[${e.status}] ${e.statusText ?? ''}`
+const line = (e: PageRequest, i: number) => `${i}. [${e.method}] ${shownUrl(e.url)} => ${outcome(e)}`
 
 /** `browser_network_requests`. @example browserNetworkRequests.run(ctx, { static: false }) */
 export const browserNetworkRequests = tool({

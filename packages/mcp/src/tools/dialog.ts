@@ -37,9 +37,9 @@ export const browserHandleDialog = tool({
         const log = ctx.logs.watch(page)
         if (log.modal?.kind === 'dialog') log.modal = undefined
       })
-      const done =
-        `${accept ? 'Accepted' : 'Dismissed'} the ${d.type} dialog ` +
-        `${JSON.stringify(d.message.slice(0, 200))}${accept && promptText !== undefined ? ` with ${JSON.stringify(promptText.slice(0, 80))}` : ''}.`
+      const typed = accept && promptText !== undefined ? ` with ${JSON.stringify(promptText.slice(0, 80))}` : ''
+      const said = JSON.stringify(d.message.slice(0, 200))
+      const done = `${accept ? 'Accepted' : 'Dismissed'} the ${d.type} dialog ${said}${typed}.`
       return yield* afterAction(ctx, done)
     }),
 })

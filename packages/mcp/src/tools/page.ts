@@ -149,9 +149,11 @@ export const browserFind = tool({
       const yaml = yield* onPlaywrightPage(ctx.errand, 'find', async (page) => (await ctx.refs.snapshot(page)).yaml)
       const found = findIn(yaml, test, maxResults)
       const what = JSON.stringify(needle ?? regex)
-      return text(
-        `### Result\n${found.length === 0 ? `No match for ${what}.` : `Found ${found.length} match${found.length === 1 ? '' : 'es'} for ${what}:\n\n${found.join('\n\n')}`}${noFile(filename)}`,
-      )
+      const result =
+        found.length === 0
+          ? `No match for ${what}.`
+          : `Found ${found.length} match${found.length === 1 ? '' : 'es'} for ${what}:\n\n${found.join('\n\n')}`
+      return text(`### Result\n${result}${noFile(filename)}`)
     }),
 })
 

@@ -61,7 +61,8 @@ export const pick = (
     ? Effect.fail(
         new ToolRefused({
           reason: 'invalid-argument',
-          message: `${field} is required: the ref of an element in the latest snapshot (like e5), or a unique selector.`,
+          message:
+            `${field} is required: the ref of an element in the latest snapshot (like e5), ` + 'or a unique selector.',
         }),
       )
     : Effect.succeed({ target, element: args.element ?? '' })
