@@ -54,6 +54,7 @@ export const DEPS: Rules['deps'] = {
     '@errands/lending',
     '@errands/liveview',
     '@errands/mcp',
+    '@errands/passwords',
     '@errands/runtime',
     '@errands/runtime-chromium',
     '@errands/store',

@@ -29,6 +29,8 @@ import {
   type Sessions,
   type Supervisor,
 } from '@errands/supervisor'
+import { join } from 'node:path'
+import { Vault } from '@errands/passwords'
 import { Context, Effect, Layer } from 'effect'
 import { Browsing } from './browsing/Browsing.ts'
 import { makeBrowsing } from './browsing/make.ts'
@@ -248,6 +250,8 @@ const hostEngineOn = (options: HostEngineOptions) => {
       }),
     ),
     Layer.effect(Person, makePerson),
+    // W1: the person's passwords, sealed beside the errands under the store's device key.
+    Vault.layerFile({ dir: join(dataDir, 'store') }),
     // What errands ask the person (issue #26): one service, seen by the routes, MCP and the live view.
     Questions.layer,
     Layer.effect(

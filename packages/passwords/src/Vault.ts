@@ -178,7 +178,7 @@ export const makeVault = (storage: VaultStorage, key: DeviceKey): Effect.Effect<
           }),
         ),
       update: (id, patch) =>
-        change((c, now) => {
+        change<EntryView, InvalidPasswordEntry | NoSuchPassword>((c, now) => {
           const old = c.entries.find((e) => e.id === id)
           if (old === undefined) return Either.left(unknownId(id))
           const merged = {
@@ -236,7 +236,7 @@ export const makeVault = (storage: VaultStorage, key: DeviceKey): Effect.Effect<
           ] as const)
         }),
       forFill: (url, pick) =>
-        Effect.flatMap(load, (c) => {
+        Effect.flatMap(load, (c): Effect.Effect<FillEntry, NoSuchPassword | WrongSite | SeveralPasswords> => {
           const here = pageSite(url)
           let candidates = c.entries.filter((e) => siteAllows(parseSite(e.site)!, url))
           if (pick.site !== undefined) {

@@ -22,6 +22,7 @@
 import { describeTarget } from '@errands/guard'
 import {
   findStandIns,
+  findValues,
   swapRequest,
   type ContextId,
   type LiveStandIn,
@@ -140,12 +141,43 @@ export class StandInSwap {
   private async onPaused(session: CDPSession, event: PausedRequest): Promise<void> {
     let params: { requestId: string } & Record<string, unknown> = { requestId: event.requestId }
     try {
+      if (this.carriesValue(event)) {
+        await session
+          .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
+          .catch(() => undefined)
+        return
+      }
       params = { ...params, ...(await this.rewrite(session, event)) }
     } catch {
       // Whatever failed, the request leaves as the page made it: with its stand-ins.
     }
     await session.send('Fetch.continueRequest', params).catch(() => undefined)
     if (this.live.size === 0 && this.widened) void this.patterns().catch(() => undefined)
+  }
+
+  /**
+   * Whether a request to a destination a secret may not reach carries the secret's value itself:
+   * its own site reflected it (an open redirect's `Location`, a page that echoes the form), and it
+   * would leave for another site as it is. Such a request is stopped, logged and counted.
+   */
+  private carriesValue(event: PausedRequest): boolean {
+    this.prune()
+    const { url, headers = {} } = event.request
+    const others = [...this.live.values()].filter((s) => !s.destination.allows(url))
+    if (others.length === 0) return false
+    const body = bodyOf(event.request) ?? textBody(event.request)
+    const leaked = findValues(
+      { url, body, headers: Object.entries(headers).map(([k, v]) => `${k}: ${v}`) },
+      others,
+    ) as ReadonlyArray<Live>
+    for (const s of leaked) {
+      this.withheld++
+      this.log(
+        `passwords: a request to ${describeTarget(url)} from context ${s.contextId} carried the value for ` +
+          `${s.destination.label} itself (its site reflected it): stopped before the wire`,
+      )
+    }
+    return leaked.length > 0
   }
 
   /** What to change in a paused request (nothing, usually). */

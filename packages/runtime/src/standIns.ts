@@ -192,3 +192,33 @@ export const swapRequest = (request: OutgoingRequest, live: ReadonlyArray<LiveSt
   }
   return { url, body, swapped: [...swapped], unwritable: [...unwritable] }
 }
+
+/** The shortest value {@link findValues} looks for: a shorter one turns up in requests by chance. */
+export const MIN_VALUE_SEARCH = 6
+
+/**
+ * The live secrets whose **value** `request` carries — as it is, percent-encoded, form-encoded
+ * or inside a JSON string — for a runtime to stop a request to another destination that carries
+ * it (a site that reflects what it received into a redirect, W3). Token secrets only: a one-time
+ * code's digits turn up anywhere.
+ *
+ * @example
+ * findValues({ url: 'https://evil.test/?pw=p%40ss-word' }, live).length // 1, for the value 'p@ss-word'
+ */
+export const findValues = (
+  request: OutgoingRequest & { readonly headers?: ReadonlyArray<string> | undefined },
+  live: ReadonlyArray<LiveStandIn>,
+): ReadonlyArray<LiveStandIn> => {
+  const hay = [
+    Buffer.from(request.url, 'utf8'),
+    Buffer.from((request.headers ?? []).join('\n'), 'utf8'),
+    ...(request.body === undefined ? [] : [Buffer.from(request.body)]),
+  ]
+  return live.filter((s) => {
+    if (s.shape !== 'token') return false
+    const v = s.reveal()
+    if (v.length < MIN_VALUE_SEARCH) return false
+    const forms = new Set([v, encodeURIComponent(v), encodeURIComponent(v).replace(/%20/g, '+'), jsonInside(v)])
+    return hay.some((h) => [...forms].some((f) => h.includes(Buffer.from(f, 'utf8'))))
+  })
+}

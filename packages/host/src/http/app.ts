@@ -31,6 +31,7 @@ import {
   type Identity,
 } from '@errands/edge'
 import { Sessions } from '@errands/supervisor'
+import { Vault } from '@errands/passwords'
 import { Cause, Effect, Either, Exit, Option, Redacted, Runtime, Schema } from 'effect'
 import { Browsing } from '../browsing/Browsing.ts'
 import { SessionProxy } from '../browsing/SessionProxy.ts'
@@ -104,6 +105,8 @@ export const makeApp = (
           questions: yield* Questions,
           // P1, P2 (issue #26): the wheel routes; a cluster's PersonWheel reaches the errand's owner.
           wheel: Option.getOrUndefined(Option.orElse(clusterWheel, () => sessions)),
+          // W1: the person's passwords, when the host keeps a vault.
+          vault: Option.getOrUndefined(yield* Effect.serviceOption(Vault)),
         },
         { port: options.port },
       ),
