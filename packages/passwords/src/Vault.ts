@@ -274,7 +274,8 @@ export const makeVault = (storage: VaultStorage, key: DeviceKey): Effect.Effect<
             return Effect.fail(
               new SeveralPasswords({
                 reason: 'several-entries',
-                message: `${candidates.length} sign-ins are saved for ${here}; name one with "user" (GET /v1/passwords).`,
+                message:
+                  `${candidates.length} sign-ins are saved for ${here}; ` + 'name one with "user" (GET /v1/passwords).',
               }),
             )
           const e = candidates[0]!

@@ -58,7 +58,9 @@ export const NewEntry = Schema.Struct({
   // A refusal's message is its own: Schema's default quotes the value it refused (W4).
   password: Schema.String.pipe(Schema.maxLength(4096, { message: () => 'a password of at most 4,096 characters' })),
   totp: Schema.optional(
-    Schema.NullOr(Schema.String.pipe(Schema.maxLength(2048, { message: () => 'a TOTP secret of at most 2,048 characters' }))),
+    Schema.NullOr(
+      Schema.String.pipe(Schema.maxLength(2048, { message: () => 'a TOTP secret of at most 2,048 characters' })),
+    ),
   ),
 })
 /** A new entry from the person. */

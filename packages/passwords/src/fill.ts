@@ -48,7 +48,9 @@ export const fillPlan = (
       return Either.left(
         new NoSuchPassword({
           reason: 'no-totp',
-          message: `The sign-in saved for ${siteText(entry.site)} keeps no TOTP secret; leave "totp" out or ask the person.`,
+          message:
+            `The sign-in saved for ${siteText(entry.site)} keeps no TOTP secret; ` +
+            'leave "totp" out or ask the person.',
         }),
       )
     fields.push({

@@ -62,7 +62,7 @@ export type SecretFillOutcome =
   | { readonly _tag: 'filled'; readonly fields: number }
   | { readonly _tag: 'wrong-frame'; readonly selector: string }
 
-/** The counts a runtime keeps (health): stand-ins swapped into requests, and stand-ins withheld from a wrong destination. */
+/** The counts a runtime keeps: stand-ins swapped into requests, and stand-ins withheld from another destination. */
 export interface SecretCounts {
   readonly live: number
   readonly swapped: number

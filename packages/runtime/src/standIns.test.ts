@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { findStandIns, mintStandIn, STAND_IN_PREFIX, swapRequest, type LiveStandIn } from './standIns.ts'
+import { findStandIns, findValues, mintStandIn, STAND_IN_PREFIX, swapRequest, type LiveStandIn } from './standIns.ts'
 
 const token = mintStandIn('token')!
 const code = '402913'
@@ -80,5 +80,28 @@ describe('stand-ins (W3)', () => {
     expect(findStandIns({ url: 'https://evil.test/', headers: [`x-a: ${token}`] }, [pw])).toEqual([pw])
     expect(findStandIns({ url: 'https://evil.test/', body: bytes(`c=${code}`) }, [pw, totp])).toEqual([totp])
     expect(findStandIns({ url: 'https://evil.test/', body: bytes(`c=1${code}`) }, [totp])).toEqual([])
+  })
+})
+
+describe('findValues (W3): the value itself, however a URL or a body spells it', () => {
+  const value = 'Pw&"+ é-9f2a'
+  const live = [{ token: 'StandinAAAAAAAAAAAAAAAAAAAAAA', shape: 'token' as const, reveal: () => value }]
+  it('finds it raw, percent-encoded, as a browser normalises a Location, form-encoded and in JSON', () => {
+    for (const url of [
+      `https://evil.test/?pw=${value}`,
+      `https://evil.test/?pw=${encodeURIComponent(value)}`,
+      'https://evil.test/?pw=Pw&%22+%20%C3%A9-9f2a',
+      'https://evil.test/?pw=Pw&%22+%20%E9-9f2a',
+    ])
+      expect(findValues({ url }, live), url).toHaveLength(1)
+    const form = new TextEncoder().encode(new URLSearchParams({ pw: value }).toString())
+    expect(findValues({ url: 'https://evil.test/', body: form }, live)).toHaveLength(1)
+    const json = new TextEncoder().encode(JSON.stringify({ pw: value }))
+    expect(findValues({ url: 'https://evil.test/', body: json }, live)).toHaveLength(1)
+  })
+  it('finds nothing in a request without it, nor for a one-time code', () => {
+    expect(findValues({ url: 'https://evil.test/?pw=Pw-9f2a' }, live)).toHaveLength(0)
+    const code = [{ token: '123456', shape: 'digits' as const, reveal: () => '654321' }]
+    expect(findValues({ url: 'https://evil.test/?c=654321' }, code)).toHaveLength(0)
   })
 })

@@ -197,10 +197,28 @@ export const swapRequest = (request: OutgoingRequest, live: ReadonlyArray<LiveSt
 export const MIN_VALUE_SEARCH = 6
 
 /**
- * The live secrets whose **value** `request` carries — as it is, percent-encoded, form-encoded
- * or inside a JSON string — for a runtime to stop a request to another destination that carries
- * it (a site that reflects what it received into a redirect, W3). Token secrets only: a one-time
- * code's digits turn up anywhere.
+ * `bytes` with every `%XX` turned into its byte (a lone `%` stays), and with `plus` each `+` into a
+ * space first: how a value looks once a URL or a form body is read back, whatever spelled it.
+ */
+const percentDecoded = (bytes: Buffer, plus: boolean): Buffer => {
+  const out = Buffer.alloc(bytes.length)
+  let n = 0
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!
+    const hex = b === 0x25 && i + 2 < bytes.length ? bytes.subarray(i + 1, i + 3).toString('latin1') : ''
+    if (/^[0-9A-Fa-f]{2}$/.test(hex)) {
+      out[n++] = Number.parseInt(hex, 16)
+      i += 2
+    } else out[n++] = plus && b === 0x2b ? 0x20 : b
+  }
+  return out.subarray(0, n)
+}
+
+/**
+ * The live secrets whose **value** `request` carries — as it is, inside a JSON string, or in any
+ * percent-encoding (a URL a browser normalised, a form body) — for a runtime to stop a request to
+ * another destination that carries it (a site that reflects what it received into a redirect,
+ * W3). Token secrets only: a one-time code's digits turn up anywhere.
  *
  * @example
  * findValues({ url: 'https://evil.test/?pw=p%40ss-word' }, live).length // 1, for the value 'p@ss-word'
@@ -209,16 +227,18 @@ export const findValues = (
   request: OutgoingRequest & { readonly headers?: ReadonlyArray<string> | undefined },
   live: ReadonlyArray<LiveStandIn>,
 ): ReadonlyArray<LiveStandIn> => {
-  const hay = [
+  const raw = [
     Buffer.from(request.url, 'utf8'),
     Buffer.from((request.headers ?? []).join('\n'), 'utf8'),
     ...(request.body === undefined ? [] : [Buffer.from(request.body)]),
   ]
+  const hay = raw.flatMap((b) => [b, percentDecoded(b, false), percentDecoded(b, true)])
   return live.filter((s) => {
     if (s.shape !== 'token') return false
     const v = s.reveal()
     if (v.length < MIN_VALUE_SEARCH) return false
-    const forms = new Set([v, encodeURIComponent(v), encodeURIComponent(v).replace(/%20/g, '+'), jsonInside(v)])
-    return hay.some((h) => [...forms].some((f) => h.includes(Buffer.from(f, 'utf8'))))
+    // A Location header is Latin-1 on the wire: a site that reflects `é` sends byte E9, not C3 A9.
+    const forms = [...[v, jsonInside(v)].map((f) => Buffer.from(f, 'utf8')), Buffer.from(v, 'latin1')]
+    return hay.some((h) => forms.some((f) => h.includes(f)))
   })
 }

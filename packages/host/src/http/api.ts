@@ -72,13 +72,7 @@ import { bytesAnswer, endpoint } from './endpoint.ts'
 import { DownloadsAnswer, StagedFile, StageQuery } from '../filesAnswers.ts'
 import { HelpAnswer, HelpRequest } from '../person/help.ts'
 import { EntryPatch, EntryView, ImportReport, NewEntry } from '@errands/passwords'
-import {
-  FillPasswordAnswer,
-  FillPasswordBody,
-  ImportBody,
-  PasswordId,
-  SignInsAnswer,
-} from '../person/passwords.ts'
+import { FillPasswordAnswer, FillPasswordBody, ImportBody, PasswordId, SignInsAnswer } from '../person/passwords.ts'
 import {
   AnswerBody,
   AnsweredQuestion,
@@ -418,7 +412,7 @@ const person = {
     errors: [404, 501, 503],
   }),
   importPasswords: endpoint('POST', '/v1/person/passwords/import', 'person', {
-    summary: "Import a Chrome, Firefox or Bitwarden CSV export (a sign-in already saved is updated).",
+    summary: 'Import a Chrome, Firefox or Bitwarden CSV export (a sign-in already saved is updated).',
     body: ImportBody,
     answer: ImportReport,
     errors: [501, 503],

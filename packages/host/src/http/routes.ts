@@ -285,9 +285,7 @@ export const routes = (
     implement(api.help, ({ key, upstreamProxy, body }) => requestHelp({ browsing, person })(key, body, upstreamProxy)),
 
     // W1–W3 (docs/passwords.md): the vault's agent side; filling acts (acting.ts), so not while a person drives.
-    implement(api.passwords, () =>
-      Effect.flatMap(passwords, (v) => Effect.map(v.signIns, (signIns) => ({ signIns }))),
-    ),
+    implement(api.passwords, () => Effect.flatMap(passwords, (v) => Effect.map(v.signIns, (signIns) => ({ signIns })))),
     implement(api.fillPassword, ({ key, upstreamProxy, body }) =>
       Effect.flatMap(passwords, (v) => fillPassword({ browsing, vault: v })(key, body, upstreamProxy)),
     ),
