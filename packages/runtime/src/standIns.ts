@@ -237,7 +237,7 @@ export const findValues = (
     if (s.shape !== 'token') return false
     const v = s.reveal()
     if (v.length < MIN_VALUE_SEARCH) return false
-    // A Location header is Latin-1 on the wire: a site that reflects `é` sends byte E9, not C3 A9.
+    // A Location header is Latin-1 on the wire: a site that reflects `é` sends the byte 0xe9, not 0xc3 0xa9.
     const forms = [...[v, jsonInside(v)].map((f) => Buffer.from(f, 'utf8')), Buffer.from(v, 'latin1')]
     return hay.some((h) => forms.some((f) => h.includes(f)))
   })

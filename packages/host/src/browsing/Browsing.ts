@@ -263,7 +263,12 @@ export class Browsing extends Context.Tag('@errands/host/Browsing')<Browsing, Br
       download: () => Effect.succeed({ bytes: new Uint8Array([0x25, 0x50]), type: 'application/pdf' }),
       stageFile: (_t, name, bytes) => Effect.succeed({ name, size: bytes.byteLength }),
       onPage: () => Effect.dieMessage('Browsing fake: onPage needs a real page'),
-      fillSecrets: () => Effect.dieMessage('Browsing fake: fillSecrets needs a real browser'),
+      // The plan is judged on a page of shop.example; nothing is filled.
+      fillSecrets: (_t, plan) =>
+        Effect.map(plan('https://shop.example/login'), (fill) => ({
+          outcome: { _tag: 'filled' as const, fields: fill.fields.length },
+          page: { ...summary, url: 'https://shop.example/login' },
+        })),
       task: (_k, status) => Effect.succeed({ lifecycle: status === 'running' ? 'active' : 'closed' }),
       release: () => Effect.void,
       park: () => Effect.void,
