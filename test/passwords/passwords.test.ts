@@ -139,6 +139,39 @@ describe('filling a saved password (W2, W3)', () => {
     expect((await evaluate(key, passValue)).value).toMatch(/^Standin/)
   })
 
+  it('MCP browser_fill_password fills by snapshot refs: the form-post gets the value, the result no secret', async () => {
+    const key = 'pw:mcp'
+    const mcp = await httpClient(base, { key, headers: agent })
+    try {
+      await mcp.call('browser_navigate', { url: site.url('shop.example', '/login?via=mcp') })
+      const snap = await mcp.call('browser_snapshot')
+      const r = await mcp.call('browser_fill_password', {
+        username: mcp.refOf(snap.text, /textbox "User"/),
+        password: mcp.refOf(snap.text, /textbox "Password"/),
+      })
+      answers.push(r.text)
+      expect(r.isError, r.text).toBe(false)
+      expect(r.text).toContain('shop.example')
+      const read = await mcp.call('browser_evaluate', { function: `() => ${passValue}` })
+      answers.push(read.text)
+      expect(read.text).toMatch(/Standin[A-Za-z0-9]{22}/)
+      const before = site.at('shop.example').filter((h) => h.path === '/session').length
+      await mcp.call('browser_click', { element: 'Sign in', ref: mcp.refOf(snap.text, /button "Sign in"/) })
+      expect(await eventually(() => site.at('shop.example').filter((h) => h.path === '/session').length > before)).toBe(
+        true,
+      )
+      const posted = new URLSearchParams(
+        site
+          .at('shop.example')
+          .filter((h) => h.path === '/session')
+          .at(-1)!.body,
+      )
+      expect(posted.get('pass')).toBe(PASSWORD)
+    } finally {
+      await mcp.end()
+    }
+  })
+
   it('a TOTP login: the code computed as the request leaves is accepted by otpauth', async () => {
     const key = 'pw:totp'
     await v1(key, 'POST', '/v1/navigate', { url: site.url('shop.example', '/totp') })

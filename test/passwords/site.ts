@@ -28,8 +28,8 @@ export interface Hit {
 
 const form = (action: string, fields: string, script = '') => `<!doctype html><title>Sign in</title>
 <form id="f" method="post" action="${action}">
-  <input id="user" name="user" autocomplete="username">
-  <input id="pass" name="pass" type="password" autocomplete="current-password">
+  <input id="user" name="user" autocomplete="username" aria-label="User">
+  <input id="pass" name="pass" type="password" autocomplete="current-password" aria-label="Password">
   ${fields}
   <button id="go" type="submit">Sign in</button>
 </form><p id="out"></p>${script}`
