@@ -109,7 +109,11 @@ describe('filling a saved password (W2, W3)', () => {
       .pages()
       .find((p) => p.url().includes('/login'))!
     expect(await page.evaluate(passValue)).toBe(viaV1)
-    await browser.close()
+    // The DevTools client watches the sign-in's request: it sees the page's own body, the stand-in.
+    const watched: Array<string> = []
+    page.on('request', (req) => {
+      if (req.url().includes('/session')) watched.push(req.postData() ?? '')
+    })
 
     // The MCP session stays open until the end: a client that leaves parks the errand (its tabs reload).
     const mcp = await httpClient(base, { key, headers: agent })
@@ -125,6 +129,11 @@ describe('filling a saved password (W2, W3)', () => {
     expect(posted).toHaveLength(1)
     expect(new URLSearchParams(posted[0]!.body).get('pass')).toBe(PASSWORD)
     expect(new URLSearchParams(posted[0]!.body).get('user')).toBe('ann')
+    expect(await eventually(() => watched.length > 0)).toBe(true)
+    expect(new URLSearchParams(watched[0]).get('pass')).toBe(viaV1)
+    await browser.close()
+    // The host's own network log of the tab (its answer joins the W4 scan).
+    expect((await v1(key, 'GET', '/v1/network')).status).toBe(200)
     await mcp.end()
   })
 
@@ -139,7 +148,7 @@ describe('filling a saved password (W2, W3)', () => {
     expect((await evaluate(key, passValue)).value).toMatch(/^Standin/)
   })
 
-  it('MCP browser_fill_password fills by snapshot refs: the form-post gets the value, the result no secret', async () => {
+  it('MCP browser_fill_password fills by snapshot refs: the form-post gets the value, no secret answered', async () => {
     const key = 'pw:mcp'
     const mcp = await httpClient(base, { key, headers: agent })
     try {
