@@ -274,6 +274,12 @@ describe('attacks: the wrong site, a hostile page (W2, W3)', () => {
     // Each was logged as an attempted exfiltration, naming the site, never the stand-in's value.
     expect(logs.filter((l) => l.includes('attempted exfiltration')).length).toBeGreaterThanOrEqual(4)
     expect(logs.join('\n')).not.toContain(standIn)
+    // The person's health counts them (never which errand, never a value).
+    const health = await call(undefined, 'GET', '/v1/person/health')
+    answers.push(health.bytes.toString('utf8'))
+    expect(health.body.runtime.passwords.withheld).toBeGreaterThanOrEqual(5)
+    expect(health.body.runtime.passwords.swapped).toBeGreaterThanOrEqual(4)
+    expect((await fetch(`${base}/health`).then((r) => r.json())).runtime.passwords).toBeUndefined()
   })
 })
 

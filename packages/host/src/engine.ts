@@ -132,6 +132,7 @@ const withCounts = (report: RuntimeReport, chromium: ChromiumRuntime, deadlineMs
   return {
     ...report,
     dialogs: { dismissedUnanswered: chromium.dialogs.dismissedUnanswered, deadlineMs },
+    passwords: chromium.secrets.counts(),
     egress: {
       on: stats !== undefined,
       remoteBypasses: report.remote?.state === 'connected',
