@@ -26,20 +26,31 @@ export const DEPS: Rules['deps'] = {
   '@errands/store': ['@errands/runtime'],
   '@errands/store-pg': ['@errands/store'],
   '@errands/runtime-chromium': ['@errands/egress', '@errands/guard', '@errands/runtime'],
-  '@errands/supervisor': ['@errands/edge', '@errands/machines', '@errands/runtime', '@errands/store'],
-  '@errands/lending': ['@errands/runtime', '@errands/store', '@errands/supervisor'],
+  // The session boundary (docs/architecture.md, "The seam"): the words and the one service faces act through.
+  '@errands/sessions': ['@errands/machines', '@errands/runtime', '@errands/store'],
+  '@errands/supervisor': [
+    '@errands/edge',
+    '@errands/machines',
+    '@errands/runtime',
+    '@errands/sessions',
+    '@errands/store',
+  ],
+  // Lending acts on errands through the boundary; it builds its test supervisor from @errands/supervisor.
+  '@errands/lending': ['@errands/runtime', '@errands/sessions', '@errands/store', '@errands/supervisor'],
   // The person's passwords (W1–W4): lending's one site rule, the store's sealing, the runtime's fill.
   '@errands/passwords': ['@errands/lending', '@errands/runtime', '@errands/store'],
-  '@errands/daily': ['@errands/edge', '@errands/machines', '@errands/supervisor'],
-  '@errands/devtools': ['@errands/edge', '@errands/guard', '@errands/runtime', '@errands/supervisor'],
+  // The faces: the boundary, never the supervisor (ADR 0044).
+  '@errands/daily': ['@errands/edge', '@errands/machines', '@errands/sessions'],
+  '@errands/devtools': ['@errands/edge', '@errands/guard', '@errands/runtime', '@errands/sessions'],
   // The live view streams through the runtime's screencast: no browser library (issue #24).
-  '@errands/liveview': ['@errands/edge', '@errands/runtime', '@errands/supervisor'],
+  '@errands/liveview': ['@errands/edge', '@errands/runtime', '@errands/sessions'],
   // MCP narrows the runtime's opaque page (RawPage) to Playwright's for its locator tools (#24).
   '@errands/mcp': ['@errands/daily', '@errands/edge', '@errands/runtime'],
   '@errands/engine': [
     '@errands/lending',
     '@errands/runtime',
     '@errands/runtime-chromium',
+    '@errands/sessions',
     '@errands/store',
     '@errands/store-pg',
     '@errands/supervisor',
@@ -57,18 +68,21 @@ export const DEPS: Rules['deps'] = {
     '@errands/passwords',
     '@errands/runtime',
     '@errands/runtime-chromium',
+    '@errands/sessions',
     '@errands/store',
     '@errands/supervisor',
   ],
   '@errands/cluster': [
     '@errands/devtools',
+    '@errands/edge',
     '@errands/host',
     '@errands/lending',
+    '@errands/sessions',
     '@errands/store-pg',
     '@errands/supervisor',
   ],
   // The CLI's tests drive it with the memory runtime (a devDependency).
-  '@errands/cli': ['@errands/cluster', '@errands/host', '@errands/runtime', '@errands/supervisor'],
+  '@errands/cli': ['@errands/cluster', '@errands/host', '@errands/runtime', '@errands/sessions', '@errands/supervisor'],
 }
 
 /**
@@ -95,6 +109,18 @@ export const FORBIDDEN: Rules['forbidden'] = {
   '@errands/liveview': {
     packages: ['playwright-core', 'playwright'],
     why: "the live view streams through the runtime's screencast; a runtime owns its browser library (ADR 0028)",
+  },
+}
+
+/**
+ * The session boundary inside the host (ADR 0044): its faces — HTTP, MCP, the person's routes, health — act on
+ * errands through `Sessions` of @errands/sessions; only the files that compose the engine build the supervisor.
+ */
+export const BOUNDARY: Rules['boundary'] = {
+  '@errands/host': {
+    package: '@errands/supervisor',
+    only: ['packages/host/src/engine.ts', 'packages/host/src/config.ts', 'packages/host/src/person/make.ts'],
+    why: 'a face acts on errands through the session boundary (@errands/sessions), never on the supervisor',
   },
 }
 
@@ -149,4 +175,10 @@ export const EXCEPTIONS: ReadonlyArray<Exception> = [
 ]
 
 /** The rules `imports.test.ts` holds the repo to. */
-export const RULES: Rules = { deps: DEPS, pure: PURE, forbidden: FORBIDDEN, exceptions: EXCEPTIONS }
+export const RULES: Rules = {
+  deps: DEPS,
+  pure: PURE,
+  forbidden: FORBIDDEN,
+  boundary: BOUNDARY,
+  exceptions: EXCEPTIONS,
+}

@@ -29,6 +29,9 @@ const rules: Rules = {
   deps: { '@errands/machines': [], '@errands/runtime': [], '@errands/host': ['@errands/runtime'] },
   pure: { '@errands/machines': { source: ['xstate'], test: ['xstate', 'vitest'] } },
   forbidden: { '@errands/host': { packages: ['playwright-core', 'playwright'], why: 'no browser library' } },
+  boundary: {
+    '@errands/host': { package: '@errands/runtime', only: ['packages/host/src/index.ts'], why: 'through the seam' },
+  },
   exceptions: [],
 }
 
@@ -259,6 +262,29 @@ describe('import rules: the checker fails on each kind of break', () => {
     ).toEqual([])
   })
 
+  it('a shipped file of the host importing the bounded package outside its composition files (boundary)', () => {
+    const faced = pkg(
+      'packages/host',
+      { name: '@errands/host', dependencies: { '@errands/runtime': '*', '@modelcontextprotocol/sdk': '1' } },
+      {
+        'src/index.ts':
+          "import type { Runtime } from '@errands/runtime'\nexport { McpServer } from " +
+          "'@modelcontextprotocol/sdk/server/mcp.js'",
+        'src/face.ts': "import { memoryRuntime } from '@errands/runtime'",
+        // A test may build what it needs: the boundary holds shipped sources.
+        'src/face.test.ts': "import { memoryRuntime } from '@errands/runtime'",
+      },
+    )
+    const v = only(checkImports([machines(), runtime(), faced], rules))
+    expect(v).toMatchObject({
+      rule: 'boundary',
+      file: 'packages/host/src/face.ts',
+      line: 1,
+      import: '@errands/runtime',
+    })
+    expect(v.message).toContain('only packages/host/src/index.ts may import @errands/runtime in @errands/host')
+  })
+
   it('a package without a row in DEPS (table)', () => {
     const v = only(
       checkImports(
@@ -346,6 +372,40 @@ describe('import rules: the repo', () => {
       ['forbidden', 'packages/liveview/src/page.ts', 'playwright-core'],
     ])
     expect(found[0]!.message).toContain('ADR 0028')
+  })
+
+  it('fails the repo the moment a face imports the supervisor instead of the session boundary (ADR 0044)', () => {
+    // The real tree and the real rules, with one file added to each face as a regression would add it.
+    const faces = ['@errands/devtools', '@errands/liveview', '@errands/daily', '@errands/mcp', '@errands/host']
+    const broken = packages.map((p) =>
+      faces.includes(p.manifest.name)
+        ? {
+            ...p,
+            files: [
+              ...p.files,
+              {
+                path: `${p.dir}/src/around.ts`,
+                imports: scan('around.ts', "import { Supervisor } from '@errands/supervisor'").imports,
+              },
+            ],
+          }
+        : p,
+    )
+    const found = checkImports(broken, RULES)
+    // The faces do not even declare it; the host declares it for its composition files alone.
+    expect(found.map((v) => [v.rule, v.file])).toEqual([
+      ['direction', 'packages/daily/src/around.ts'],
+      ['undeclared', 'packages/daily/src/around.ts'],
+      ['direction', 'packages/devtools/src/around.ts'],
+      ['undeclared', 'packages/devtools/src/around.ts'],
+      ['boundary', 'packages/host/src/around.ts'],
+      ['direction', 'packages/liveview/src/around.ts'],
+      ['undeclared', 'packages/liveview/src/around.ts'],
+      ['direction', 'packages/mcp/src/around.ts'],
+      ['undeclared', 'packages/mcp/src/around.ts'],
+    ])
+    // The host's composition files may: the engine is built there.
+    expect(RULES.boundary['@errands/host']!.only).toContain('packages/host/src/engine.ts')
   })
 
   it('the DEPS table names only workspace packages and has no cycle', () => {

@@ -17,7 +17,7 @@ import { join, posix } from 'node:path'
 import { scan, sourcesUnder, type Import } from './source.ts'
 
 /** The rules a violation can break. */
-export type Rule = 'pure' | 'direction' | 'forbidden' | 'undeclared' | 'unused' | 'escapes' | 'table'
+export type Rule = 'pure' | 'direction' | 'boundary' | 'forbidden' | 'undeclared' | 'unused' | 'escapes' | 'table'
 
 /** One broken rule: where, what, which rule, and a message that says all three. */
 export interface Violation {
@@ -75,6 +75,14 @@ export interface Rules {
    * runtime's page verbs and never a browser library (#24).
    */
   readonly forbidden: Readonly<Record<string, { readonly packages: ReadonlyArray<string>; readonly why: string }>>
+  /**
+   * Per package, an `@errands/*` package its shipped sources may import only in the files named (the ones that
+   * compose the engine), with why: the host's faces reach errands through the session boundary, and only its
+   * composition files build the supervisor under it (ADR 0044).
+   */
+  readonly boundary: Readonly<
+    Record<string, { readonly package: string; readonly only: ReadonlyArray<string>; readonly why: string }>
+  >
   readonly exceptions: ReadonlyArray<Exception>
 }
 
@@ -134,6 +142,7 @@ export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: R
     }
     const pure = rules.pure[name]
     const forbidden = rules.forbidden[name]
+    const boundary = rules.boundary[name]
     const declared = new Set([
       ...Object.keys(pkg.manifest.dependencies ?? {}),
       ...Object.keys(pkg.manifest.peerDependencies ?? {}),
@@ -189,6 +198,16 @@ export const checkImports = (packages: ReadonlyArray<WorkspacePackage>, rules: R
             line,
             specifier,
             `${name} may import only ${allowed.length === 0 ? 'no @errands/* package' : allowed.join(', ')} (DEPS in ` +
+              `scripts/imports.rules.ts)`,
+          )
+        }
+        if (kind === 'source' && target === boundary?.package && !boundary.only.includes(file.path)) {
+          report(
+            'boundary',
+            file.path,
+            line,
+            specifier,
+            `only ${boundary.only.join(', ')} may import ${target} in ${name}: ${boundary.why} (BOUNDARY in ` +
               `scripts/imports.rules.ts)`,
           )
         }

@@ -5,7 +5,7 @@
 // is POST /v1/session/help over CDP. The wheel is taken and handed back through the host's own
 // session service, as the live view's buttons do (test/liveview/wheel.test.ts drives those).
 import { HELP_DEFAULT_TIMEOUT_MS, HELP_MAX_TIMEOUT_MS } from '@errands/devtools'
-import { Sessions } from '@errands/supervisor'
+import { Sessions } from '@errands/sessions'
 import CDP from 'chrome-remote-interface'
 import { Context } from 'effect'
 import { chromium } from 'playwright-core'

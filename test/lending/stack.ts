@@ -20,7 +20,7 @@ import { Lending, Settings } from '@errands/lending'
 import { MAIN_CONTEXT, Runtime } from '@errands/runtime'
 import { ChromiumRuntime } from '@errands/runtime-chromium'
 import { SealedStore } from '@errands/store'
-import { defaultSettings, Supervisor } from '@errands/supervisor'
+import { defaultSettings, sessionsLayer, Supervisor } from '@errands/supervisor'
 import { createInspector, type StatelyInspectionEvent } from '@statelyai/inspect'
 import { Effect, Layer, Logger, ManagedRuntime } from 'effect'
 import { serveNamedSites, type NamedSites } from './server.ts'
@@ -106,6 +106,7 @@ export const startStack = async (
     sweep: false,
   })
   const app = Lending.layer.pipe(
+    Layer.provideMerge(sessionsLayer),
     Layer.provideMerge(supervisor),
     Layer.provideMerge(base),
     Layer.provide(logger),

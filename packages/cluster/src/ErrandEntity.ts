@@ -64,7 +64,7 @@ import {
   type BrowsingShape,
 } from '@errands/host'
 import { DevToolsUnavailable } from '@errands/devtools'
-import { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/supervisor'
+import { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/sessions'
 import { Schema } from 'effect'
 import { Allow, Ask } from './lendRpcs.ts'
 import { Driving, HandBack, TakeWheel, WheelInput } from './wheelRpcs.ts'

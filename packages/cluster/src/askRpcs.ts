@@ -21,7 +21,7 @@
  */
 import { Rpc } from '@effect/rpc'
 import { ErrandViewAnswer } from '@errands/host'
-import { UnknownConversation } from '@errands/supervisor'
+import { UnknownConversation } from '@errands/sessions'
 import { Schema } from 'effect'
 
 /**

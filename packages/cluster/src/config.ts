@@ -10,13 +10,8 @@
  */
 import { hostConfig, hostVariables, type HostSettings } from '@errands/host'
 import { databaseUrlConfig, databaseVariables } from '@errands/store-pg'
-import {
-  configFrom,
-  explainConfigError,
-  intBetween,
-  retentionConfig,
-  type SupervisorSettings,
-} from '@errands/supervisor'
+import { intBetween } from '@errands/edge'
+import { configFrom, explainConfigError, retentionConfig, type SupervisorSettings } from '@errands/supervisor'
 import { Config, ConfigError, type Effect, Either, Option, Redacted, Schema } from 'effect'
 
 /**

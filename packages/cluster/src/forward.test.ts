@@ -1,5 +1,5 @@
 import { LendReport } from '@errands/lending'
-import { AllBusy } from '@errands/supervisor'
+import { AllBusy } from '@errands/sessions'
 import {
   Browsing,
   mainTarget,

@@ -10,7 +10,7 @@
  */
 import type { BrowsingError, BrowsingShape, Target } from '@errands/host'
 import { PageError, sessionTarget, type SessionKey } from '@errands/host'
-import { InvalidRequest } from '@errands/supervisor'
+import { InvalidRequest } from '@errands/sessions'
 import { Effect } from 'effect'
 import type { Errand } from './ErrandEntity.ts'
 

@@ -39,7 +39,7 @@ import {
 } from '@errands/host'
 import { PgSealedStore } from '@errands/store-pg'
 import { DevTools } from '@errands/devtools'
-import { Sessions } from '@errands/supervisor'
+import { Sessions } from '@errands/sessions'
 import { Duration, Effect, Layer, Option, type Redacted, Schedule } from 'effect'
 import type { ClusterSettings } from './config.ts'
 import { clusterDevTools } from './devtools.ts'

@@ -28,7 +28,8 @@ import {
   toolRunner,
 } from '@errands/host'
 import { Lending } from '@errands/lending'
-import { Sessions, words } from '@errands/supervisor'
+import { Sessions } from '@errands/sessions'
+import { words } from '@errands/supervisor'
 import { Duration, Effect, Option } from 'effect'
 import { Errand } from './ErrandEntity.ts'
 import { ownerHandlers } from './forward.ts'

@@ -15,7 +15,7 @@
  */
 import { SqlClient } from '@effect/sql'
 import { sessionKeyOf } from '@errands/host'
-import type { ErrandView, SessionsShape } from '@errands/supervisor'
+import type { ErrandView, SessionsShape } from '@errands/sessions'
 import { Context, Effect, Queue, type Scope } from 'effect'
 
 /** The owners table's name. @example OWNERS_TABLE // 'errands_cluster_owners' */

@@ -19,7 +19,7 @@
  */
 import { Person, sessionKeyOf } from '@errands/host'
 import { Lending, LendFailed, type LendingError, type TakeBackReport } from '@errands/lending'
-import { ErrandUnavailable, type SupervisorError } from '@errands/supervisor'
+import { ErrandUnavailable, type SupervisorError } from '@errands/sessions'
 import { Effect } from 'effect'
 import { Errand } from './ErrandEntity.ts'
 import { Owners } from './owners.ts'

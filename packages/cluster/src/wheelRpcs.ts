@@ -14,7 +14,7 @@
  */
 import { Rpc } from '@effect/rpc'
 import { ErrandViewAnswer, InputAnswer, InputEvent, NotAtTheWheel, PageError } from '@errands/host'
-import { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/supervisor'
+import { AllBusy, ErrandUnavailable, InvalidRequest, UnknownConversation } from '@errands/sessions'
 import { Schema } from 'effect'
 
 /** What taking the wheel can fail with on the owner (resuming the errand, a chat in the person's browser). */

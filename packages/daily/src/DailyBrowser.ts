@@ -1,34 +1,23 @@
 import { leaseMachine, type LeaseEmitted, type LeaseEvent } from '@errands/machines'
 import { Clock, Context, Deferred, Duration, Effect, Exit, FiberId, Layer, Runtime, Schema, type Scope } from 'effect'
 import { createActor } from 'xstate'
-import type { Credentials, ObservationRequest, PairingCode, PollResult, Redeemed } from './api.ts'
-import { makeEffectClock } from '@errands/supervisor'
-import {
-  BadRequest,
-  DailyUnavailable,
-  Forbidden,
-  LeaseConflict,
-  LeaseEnded,
-  ObservationFailed,
-  PairingRefused,
-  RateLimited,
-  Unauthorized,
-  UnknownObservation,
-  type DailyConfigError,
-} from './errors.ts'
-import { BotId, isEnded, stateOf, viewOf, type LeaseRecord, type LeaseView, type SharedTab } from './leases.ts'
-import { toResult, type ObservationAnswer, type ObservationLimits, type ObservationResult } from './observation.ts'
+import type { PairingCode } from './api.ts'
+import { makeEffectClock } from '@errands/sessions'
+import { BadRequest, DailyUnavailable, LeaseConflict, ObservationFailed, type DailyConfigError } from './errors.ts'
+import { isPending, makeExtensionCalls, type ExtensionCalls } from './extensionCalls.ts'
+import { BotId, isEnded, stateOf, viewOf, type LeaseRecord, type LeaseView } from './leases.ts'
+import { toResult, type ObservationLimits, type ObservationResult } from './observation.ts'
 import { decodeOptions, type DailyBrowserOptions, type DailyBrowserOptionsInput } from './options.ts'
-import { allowedExtensionOrigin } from './peer.ts'
-import { FailureLimiter } from './rateLimit.ts'
-import { digest, fenceOf, findByDigest, newId, newPairingCode, newToken, normalizeCode } from './secrets.ts'
+import { digest, findByDigest, newId, newPairingCode, newToken, normalizeCode } from './secrets.ts'
+
+export type { ExtensionError } from './extensionCalls.ts'
 
 /**
  * What the Daily Browser does (D1–D6). Three parties call it: the person (through the host's
  * authenticated API or the door's admin routes), the extension (through the door, with its token
  * and Origin) and the bot (through the Tool Provider's `browser_observe`).
  */
-export interface DailyBrowserShape {
+export interface DailyBrowserShape extends ExtensionCalls {
   readonly options: DailyBrowserOptions
   // — the person —
   /** A one-use, five-minute code for one bot (D1). A newer code for the same bot replaces its lease. */
@@ -46,45 +35,13 @@ export interface DailyBrowserShape {
   // — the bot —
   /** `browser_observe`: the shared tab's bounded text and control labels, fenced and untrusted (D4). */
   readonly observe: (botId: string) => Effect.Effect<ObservationResult, ObservationFailed>
-  // — the extension (the door authenticates the peer; these check code, token and Origin) —
-  readonly redeem: (input: {
-    readonly code: string
-    readonly origin: string | undefined
-    readonly peer: string
-  }) => Effect.Effect<Redeemed, PairingRefused | RateLimited | Forbidden>
-  readonly leaseStatus: (creds: Credentials) => Effect.Effect<LeaseView, ExtensionError>
-  readonly share: (creds: Credentials, tab: SharedTab) => Effect.Effect<LeaseView, ExtensionError | LeaseConflict>
-  readonly poll: (
-    creds: Credentials,
-    input: { readonly waitMs: number; readonly inFlight: ReadonlyArray<string> },
-  ) => Effect.Effect<PollResult, ExtensionError>
-  readonly answer: (
-    creds: Credentials,
-    answer: ObservationAnswer,
-  ) => Effect.Effect<{ readonly accepted: true }, ExtensionError | UnknownObservation>
-  readonly failObservation: (
-    creds: Credentials,
-    input: { readonly id: string; readonly message: string },
-  ) => Effect.Effect<{ readonly accepted: true }, ExtensionError | UnknownObservation>
-  readonly report: (
-    creds: Credentials,
-    event: 'navigated' | 'reloaded' | 'tab-closed',
-  ) => Effect.Effect<LeaseView, ExtensionError>
-  readonly giveBack: (creds: Credentials) => Effect.Effect<LeaseView, ExtensionError>
+  // — the extension: ExtensionCalls (extensionCalls.ts) —
   // — everyone —
   /** Calls `listener` with a lease's view whenever it changes; returns the unsubscribe. */
   readonly onChange: (listener: (view: LeaseView) => void) => () => void
   /** Host disposal: revokes every lease (rejecting pending observations) and refuses new pairings. Idempotent. */
   readonly dispose: Effect.Effect<void>
 }
-
-/**
- * Errors of an authenticated extension call: no/unknown token, wrong Origin, or a lease that ended.
- *
- * @example
- * daily.poll(creds, input).pipe(Effect.catchTag('LeaseEnded', (e) => Effect.succeed(e.reason)))
- */
-export type ExtensionError = Unauthorized | Forbidden | LeaseEnded
 
 /**
  * Builds the Daily Browser. Everything it holds is process-local and gone on restart (D6); closing
@@ -105,11 +62,6 @@ export const makeDailyBrowser = (
     const records = new Map<string, LeaseRecord>()
     const latestByBot = new Map<string, LeaseRecord>()
     const listeners = new Set<(view: LeaseView) => void>()
-    const limiter = new FailureLimiter({
-      perPeer: options.redeemFailuresPerPeer,
-      global: options.redeemFailuresGlobal,
-      windowMs: options.redeemWindowMs,
-    })
     const limits: ObservationLimits = {
       maxTextChars: options.maxTextChars,
       maxControls: options.maxControls,
@@ -173,44 +125,6 @@ export const makeDailyBrowser = (
       return record !== undefined && !isEnded(record) ? record : undefined
     }
 
-    const authenticate = (creds: Credentials): Effect.Effect<LeaseRecord, ExtensionError> =>
-      Effect.suspend((): Effect.Effect<LeaseRecord, ExtensionError> => {
-        if (creds.token === undefined || creds.token.length === 0) {
-          return Effect.fail(
-            new Unauthorized({
-              reason: 'missing-token',
-              message: 'Send the lease token as "Authorization: Bearer <token>".',
-            }),
-          )
-        }
-        const record = findByDigest(records.values(), (r) => r.tokenDigest, digest(creds.token))
-        if (record === undefined)
-          return Effect.fail(
-            new Unauthorized({ reason: 'wrong-token', message: 'Unknown lease token; pair the extension again.' }),
-          )
-        // The token is bound to the Origin that redeemed the code (D2): a copy used elsewhere fails.
-        if (creds.origin !== record.origin) {
-          return Effect.fail(
-            new Forbidden({ reason: 'origin-mismatch', message: 'This token belongs to another extension Origin.' }),
-          )
-        }
-        const s = record.actor.getSnapshot()
-        if (s.status !== 'active') return Effect.fail(LeaseEnded.of(s.context.endCause ?? 'return'))
-        // Any authenticated call shows the extension is alive, as a poll does.
-        send(record, { type: 'extension.polled', at: now() })
-        return Effect.succeed(record)
-      })
-
-    const requestsFor = (record: LeaseRecord, inFlight: ReadonlyArray<string>): ReadonlyArray<ObservationRequest> =>
-      record.actor
-        .getSnapshot()
-        .context.pending.filter((p) => !inFlight.includes(p.id))
-        .map((p) => ({ id: p.id, kind: 'observe' as const, limits }))
-
-    const isPending = (record: LeaseRecord, id: string) =>
-      record.actor.getSnapshot().context.pending.some((p) => p.id === id)
-    const endedError = (record: LeaseRecord) => LeaseEnded.of(record.actor.getSnapshot().context.endCause ?? 'return')
-
     const endFor = (
       botId: string,
       event: LeaseEvent['type'] & ('lease.return' | 'access.removed' | 'target.changed'),
@@ -224,6 +138,7 @@ export const makeDailyBrowser = (
 
     const shape: DailyBrowserShape = {
       options,
+      ...makeExtensionCalls({ options, records, limits, now, send }),
 
       createPairing: (botId) =>
         Effect.suspend((): Effect.Effect<PairingCode, DailyUnavailable | BadRequest> => {
@@ -347,128 +262,6 @@ export const makeDailyBrowser = (
               }),
             ),
           )
-        }),
-
-      redeem: ({ code, origin, peer }) =>
-        Effect.suspend((): Effect.Effect<Redeemed, PairingRefused | RateLimited | Forbidden> => {
-          if (allowedExtensionOrigin(origin, options.extensionIds) === undefined) {
-            return Effect.fail(
-              new Forbidden({
-                reason: 'bad-origin',
-                message: 'Only the Errands Daily Browser extension may redeem a pairing code.',
-              }),
-            )
-          }
-          const at = now()
-          // A source is the peer address and the Origin (D1): one guesser cannot lock out the extension.
-          const source = `${peer} ${origin ?? ''}`
-          const wait = limiter.retryAfterMs(source, at)
-          if (wait > 0) return Effect.fail(RateLimited.of(Math.ceil(wait / 1000)))
-          const canonical = normalizeCode(code)
-          // An impossible code is still hashed and compared, so it costs what a plausible one does.
-          const candidate = digest(canonical ?? `invalid:${code}`)
-          const record = findByDigest(records.values(), (r) => r.codeDigest, candidate)
-          const snapshot = record?.actor.getSnapshot()
-          if (
-            record === undefined ||
-            canonical === undefined ||
-            !snapshot?.hasTag('redeemable') ||
-            at >= snapshot.context.createdAt + snapshot.context.pairingExpiryMs
-          ) {
-            limiter.failed(source, at)
-            return Effect.fail(PairingRefused.of())
-          }
-          const token = newToken()
-          record.codeDigest = null
-          record.tokenDigest = digest(token)
-          record.origin = origin!
-          send(record, { type: 'pairing.redeemed', at })
-          return Effect.succeed({
-            token,
-            botId: record.botId,
-            leaseId: record.leaseId,
-            expiresAt: at + options.leaseLimitMs,
-            pollTimeoutMs: options.pollTimeoutMs,
-            pollWaitMs: options.pollWaitMs,
-          })
-        }),
-
-      leaseStatus: (creds) => Effect.map(authenticate(creds), viewOf),
-
-      share: (creds, tab) =>
-        Effect.flatMap(authenticate(creds), (record): Effect.Effect<LeaseView, LeaseConflict> => {
-          if (stateOf(record.actor.getSnapshot()) !== 'awaiting') {
-            return Effect.fail(
-              new LeaseConflict({
-                reason: 'already-shared',
-                message: 'A tab is already shared on this lease; return it and pair again to share another.',
-              }),
-            )
-          }
-          record.share = tab
-          send(record, { type: 'lease.shared', fence: fenceOf(tab.url, tab.documentId), at: now() })
-          return Effect.succeed(viewOf(record))
-        }),
-
-      poll: (creds, input) =>
-        Effect.gen(function* () {
-          const record = yield* authenticate(creds)
-          const waitMs = Math.min(input.waitMs, options.pollWaitMs)
-          if (requestsFor(record, input.inFlight).length === 0 && waitMs > 0) {
-            yield* Effect.raceFirst(Deferred.await(record.wake), Effect.sleep(Duration.millis(waitMs)))
-          }
-          if (isEnded(record)) return yield* Effect.fail(endedError(record))
-          return { lease: viewOf(record), requests: requestsFor(record, input.inFlight) }
-        }),
-
-      answer: (creds, answer) =>
-        Effect.flatMap(
-          authenticate(creds),
-          (record): Effect.Effect<{ readonly accepted: true }, LeaseEnded | UnknownObservation> => {
-            if (!isPending(record, answer.id)) {
-              return Effect.fail(
-                new UnknownObservation({
-                  reason: 'not-pending',
-                  message: 'No such observation is pending (answered already, cancelled, or never asked).',
-                }),
-              )
-            }
-            record.answers.set(answer.id, answer)
-            send(record, {
-              type: 'observation.answered',
-              id: answer.id,
-              fence: fenceOf(answer.url, answer.documentId),
-              at: now(),
-            })
-            record.answers.delete(answer.id)
-            return isEnded(record) ? Effect.fail(endedError(record)) : Effect.succeed({ accepted: true as const })
-          },
-        ),
-
-      failObservation: (creds, { id, message }) =>
-        Effect.flatMap(
-          authenticate(creds),
-          (record): Effect.Effect<{ readonly accepted: true }, UnknownObservation> => {
-            if (!isPending(record, id))
-              return Effect.fail(
-                new UnknownObservation({ reason: 'not-pending', message: 'No such observation is pending.' }),
-              )
-            record.failures.set(id, message.replace(/[^\x20-\x7e]/g, '').slice(0, 200))
-            send(record, { type: 'observation.failed', id, at: now() })
-            return Effect.succeed({ accepted: true as const })
-          },
-        ),
-
-      report: (creds, event) =>
-        Effect.map(authenticate(creds), (record) => {
-          send(record, { type: event === 'tab-closed' ? 'tab.closed' : 'tab.navigated', at: now() })
-          return viewOf(record)
-        }),
-
-      giveBack: (creds) =>
-        Effect.map(authenticate(creds), (record) => {
-          send(record, { type: 'lease.return', at: now() })
-          return viewOf(record)
         }),
 
       onChange: (listener) => {

@@ -337,7 +337,8 @@ describe('the door — what it accepts (B7)', () => {
           'access-control-request-headers': 'content-type',
         },
       })
-      expect(preflight.status).toBe(405)
+      // A page's preflight is refused for its Origin, checked before the method as on every front (docs/edge.md).
+      expect([preflight.status, errorOf(preflight)?.code]).toEqual([403, 'ForeignOrigin'])
       const get = yield* call('/daily/lease/status', { method: 'GET', headers: { origin: ORIGIN } })
       expect(get.status).toBe(405)
       const answered = yield* ext('/redeem', { code: 'AAAA-AAAA-AAAA' }, undefined)

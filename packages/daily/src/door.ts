@@ -16,11 +16,11 @@
  * Chromium 156); a web page gets no permission to read anything.
  */
 import {
+  type Access,
+  admit,
   bearerOf,
   checkBearer,
-  checkHost,
   checkMethod,
-  checkOrigin,
   digestOf,
   InternalError,
   localPeerOf,
@@ -162,6 +162,16 @@ export const makeDailyDoor = (options: DailyDoorOptions = {}): Effect.Effect<Dai
     const isAdmin = adminCheck(options)
     const adminOrigins = options.adminOrigins ?? []
     const log = options.log ?? (() => {})
+    // The host's own pages are no caller of the door: admin routes take a process (no Origin) or a named UI origin,
+    // extension routes the paired extension only.
+    const adminAccess: Access = { origin: { own: false, others: (o) => adminOrigins.includes(o) } }
+    const extensionAccess: Access = {
+      origin: {
+        own: false,
+        others: (o) => allowedExtensionOrigin(o, daily.options.extensionIds) !== undefined,
+        required: true,
+      },
+    }
 
     const handle = (req: IncomingMessage, path: string): Effect.Effect<unknown, DoorError> =>
       Effect.suspend(() => {
@@ -173,26 +183,15 @@ export const makeDailyDoor = (options: DailyDoorOptions = {}): Effect.Effect<Dai
           )
         const headers = nodeHeaders(req.headers)
         const identity = { port: req.socket.localPort ?? 0 }
-        const wrongHost = checkHost(headers, identity)
-        if (wrongHost) return Effect.fail(wrongHost)
         const found = routes[path]
         if (found === undefined)
           return Effect.fail(new NotFound({ reason: 'no-route', message: `No route ${path} under ${prefix}.` }))
+        const refusal = admit(headers, identity, found.side === 'admin' ? adminAccess : extensionAccess)
+        if (refusal) return Effect.fail(refusal)
         // POST only: an extension's GET carries no Origin, and OPTIONS gets no CORS grant (none is needed).
         const wrongMethod = checkMethod(req.method ?? 'GET', ['POST'], `${prefix}${path}`)
         if (wrongMethod) return Effect.fail(wrongMethod)
         const origin = req.headers.origin
-        // The host's own pages are no caller of the door: admin routes take a process (no Origin)
-        // or a named UI origin, extension routes the paired extension only.
-        const foreign =
-          found.side === 'admin'
-            ? checkOrigin(headers, identity, { own: false, others: (o) => adminOrigins.includes(o) })
-            : checkOrigin(headers, identity, {
-                own: false,
-                others: (o) => allowedExtensionOrigin(o, daily.options.extensionIds) !== undefined,
-                required: true,
-              })
-        if (foreign) return Effect.fail(foreign)
         const notAdmin = found.side === 'admin' ? isAdmin(req) : undefined
         if (notAdmin) return Effect.fail(notAdmin)
         const creds: Credentials = { token: bearerOf(req.headers.authorization), origin }

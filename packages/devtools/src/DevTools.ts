@@ -19,14 +19,15 @@
  * const browser = await chromium.connectOverCDP(url)
  */
 import type { GuardPolicy } from '@errands/guard'
-import { checkHost, checkOrigin, nodeHeaders, refuseUpgrade as refuseWith, WrongHost } from '@errands/edge'
-import { Runtime, type DevToolsTarget } from '@errands/runtime'
-import { Sessions, type SupervisorError } from '@errands/supervisor'
+import { admit, nodeHeaders, refuseUpgrade as refuseWith } from '@errands/edge'
+import { Runtime } from '@errands/runtime'
+import { Sessions, type SupervisorError } from '@errands/sessions'
 import { Cause, Context, Effect, Exit, Layer, Runtime as EffectRuntime, type Scope } from 'effect'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
-import { DevToolsUnavailable } from './errors.ts'
+import { makeErrandTargets } from './errandTargets.ts'
+import type { DevToolsUnavailable } from './errors.ts'
 import { ErrandProxy, type CloseReason } from './proxy.ts'
 import { CLOSE, MAX_CONNECTIONS, maxConnectionsConfig, maxFrameBytesConfig, maxInFlightConfig } from './limits.ts'
 import { TokenBook } from './tokens.ts'
@@ -108,7 +109,9 @@ export const makeDevTools = (
   Effect.gen(function* () {
     const sessions = yield* Sessions
     const runtime = yield* Runtime
-    const run = EffectRuntime.runPromiseExit(yield* Effect.runtime<never>())
+    const effects = yield* Effect.runtime<never>()
+    const run = EffectRuntime.runPromiseExit(effects)
+    const { target, openHelper } = makeErrandTargets({ sessions, runtime, effects, log: options.log })
     const tokens = new TokenBook()
     const open = new Map<string, Set<ErrandProxy>>()
     const idleMs = options.idleMs ?? 900_000
@@ -180,35 +183,6 @@ export const makeDevTools = (
       }),
     )
 
-    /** The errand's browser endpoint, while driving it; fails when it has none. */
-    const target = (conversationId: string): Effect.Effect<DevToolsTarget, DevToolsUnavailable | SupervisorError> =>
-      Effect.gen(function* () {
-        const binding = yield* sessions.drive(conversationId)
-        if (!binding.isolated) {
-          return yield* new DevToolsUnavailable({
-            reason: 'not-an-errand',
-            message:
-              "This conversation browses in the person's main context; a DevTools endpoint is only given for an " +
-              'errand (a task, or a chat with a browser of its own).',
-          })
-        }
-        const devtools = runtime.devtools
-        if (devtools === undefined) {
-          return yield* new DevToolsUnavailable({
-            reason: 'unsupported',
-            message: `The ${runtime.kind} runtime has no real browser behind it, so it has no DevTools endpoint.`,
-          })
-        }
-        return yield* Effect.mapError(
-          devtools(binding.contextId),
-          (e) =>
-            new DevToolsUnavailable({
-              reason: 'browser-unreachable',
-              message: `The errand's browser cannot be reached for DevTools now (${e.message}); try again.`,
-            }),
-        )
-      }).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : sessions.undrive(conversationId))))
-
     const endpoint = (conversationId: string) =>
       Effect.gen(function* () {
         // Proves the errand can be reached (opening, resuming or healing it), then lets it go.
@@ -217,42 +191,6 @@ export const makeDevTools = (
         const token = tokens.mint(conversationId)
         return { url: `${options.baseUrl()}/devtools/${token}` } satisfies DevToolsEndpoint
       })
-
-    /**
-     * A helper errand of `conversationId` for a client's `browser.newContext()` (#22, E1): a task
-     * of its own (`<id>/devtools-<n>`), counted against the cap like every errand, driven while
-     * the client holds it (never parked under it) and released when the client disposes of the
-     * context or disconnects.
-     */
-    let helperSeq = 0
-    const openHelper = async (conversationId: string) => {
-      const id = `${conversationId}/devtools-${++helperSeq}`
-      const opened = await run(
-        Effect.gen(function* () {
-          yield* sessions.open({ id, kind: 'task', helper: true, parent: conversationId })
-          return yield* target(id)
-        }),
-      )
-      if (Exit.isFailure(opened)) {
-        await run(sessions.release(id))
-        const error = Cause.squash(opened.cause)
-        throw new Error(error instanceof Error ? error.message : 'the helper errand could not be opened')
-      }
-      // The engine leaves the helper's dialogs to the client, as the errand's.
-      const detach = opened.value.attach()
-      options.log(`devtools: a client of ${conversationId} opened helper ${id}`)
-      let closed = false
-      return {
-        browserContextId: opened.value.browserContextId,
-        close: () => {
-          if (closed) return
-          closed = true
-          detach()
-          void run(Effect.andThen(sessions.undrive(id), sessions.release(id)))
-          options.log(`devtools: helper ${id} released`)
-        },
-      }
-    }
 
     const connect = async (
       conversationId: string,
@@ -348,13 +286,10 @@ export const makeDevTools = (
       // B7: a web page may try to reach us; CDP clients send no Origin, and the Host is ours.
       const headers = nodeHeaders(req.headers)
       const identity = { port: port() }
-      const refusal =
-        checkOrigin(headers, identity, { own: false }) ??
-        (options.hosts
-          ? options.hosts().includes(req.headers.host ?? '')
-            ? undefined
-            : new WrongHost({ reason: 'foreign-host', message: 'Connect with the URL exactly as it was given.' })
-          : checkHost(headers, identity))
+      const refusal = admit(headers, identity, {
+        host: options.hosts ? { exactly: options.hosts } : 'own',
+        origin: { own: false },
+      })
       if (refusal) {
         refuseWith(socket, refusal)
         return true

@@ -6,7 +6,7 @@
  */
 import type { GuardPolicy } from '@errands/guard'
 import type { CdpChannel } from '@errands/runtime'
-import type { HandBack } from '@errands/supervisor'
+import type { HandBack } from '@errands/sessions'
 import type { TargetInfo } from './targets.ts'
 
 /** A command's params or an answer's result. @example const p: Params = { targetId: 'T1' } */

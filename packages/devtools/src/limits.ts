@@ -3,7 +3,7 @@
  * connections one errand may have open, the commands one connection may have waiting — each with
  * its default and its variable, decoded at the edge — and the close frames a client receives.
  */
-import { intBetween } from '@errands/supervisor'
+import { intBetween } from '@errands/edge'
 import { Config, Schema } from 'effect'
 import { MAX_IN_FLIGHT, type CloseReason } from './proxy.ts'
 

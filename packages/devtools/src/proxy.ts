@@ -8,9 +8,10 @@
  *
  * The connection itself keeps what is per client, whichever view a message is for:
  * - **limits** (#27): commands in flight, browser sessions, bytes the client left unread;
- * - **refusals** (#22): -32000 with the reason for a policy refusal, -32601 "wasn't found" as
- *   Chromium answers a method it does not know; each logged once per connection and method
- *   (the errand's name, the method, the reason — never a token, never a URL's query);
+ * - **refusals** (#22, refusals.ts): -32000 with the reason for a policy refusal, -32601 "wasn't
+ *   found" as Chromium answers a method it does not know; each logged once per connection and method;
+ * - **helper contexts** (#22, helperContexts.ts) the client opened, and its `Errands.*` commands
+ *   (#26, errandsDomain.ts);
  * - **Playwright's binding names** (#22): the engine's own Playwright connection drives every
  *   page of the errand too, and both install the same `__playwright__binding__` global with
  *   `Runtime.addBinding`; V8 gives a page's calls to whichever session installed the global last,
@@ -27,33 +28,16 @@
 import { randomBytes } from 'node:crypto'
 import WebSocket from 'ws'
 import { onBrowserCommand } from './browserMethods.ts'
-import type {
-  AnsweringView,
-  CloseReason,
-  Command,
-  HelperContext,
-  Params,
-  ProxyOptions,
-  ViewConnection,
-} from './connection.ts'
+import { readCommand } from './clientMessage.ts'
+import type { AnsweringView, CloseReason, Command, Params, ProxyOptions, ViewConnection } from './connection.ts'
+import { ErrandsDomain } from './errandsDomain.ts'
+import { HelperContexts } from './helperContexts.ts'
+import { Refusals } from './refusals.ts'
+import { onSessionCommand } from './sessionCommands.ts'
 import { BrowserView } from './view.ts'
-import { helpParams, WheelGate } from './wheel.ts'
+import { WheelGate } from './wheel.ts'
 
 export type { CloseReason, Command, HelperContext, Params, ProxyOptions } from './connection.ts'
-
-/** A CDP message, either way. */
-interface Message {
-  readonly id?: unknown
-  readonly method?: unknown
-  readonly params?: unknown
-  readonly sessionId?: unknown
-  readonly result?: unknown
-  readonly error?: unknown
-}
-
-const REFUSED = -32000
-/** Chromium's code for a method it does not know. */
-const NOT_FOUND = -32601
 
 /**
  * Commands one client may have waiting for the browser at once (#27): every client shares the
@@ -76,18 +60,6 @@ const MAX_BUFFERED = 64 * 1024 * 1024
  * ErrandProxy.connect({ ...options, maxBrowserSessions: MAX_BROWSER_SESSIONS })
  */
 export const MAX_BROWSER_SESSIONS = 8
-
-/**
- * Helper contexts (`browser.newContext()`) one client may hold at once; each is an errand, counted against the cap
- * too.
- */
-const MAX_HELPERS = 4
-
-/**
- * Distinct refusals logged per connection; past it one line says the rest are not (a client sending made-up names must
- * not flood the log).
- */
-const MAX_LOGGED_REFUSALS = 64
 
 /** The global Playwright's injected scripts bind to; the client's copy is renamed (see the file's doc). */
 const PLAYWRIGHT_BINDING = '__playwright__binding__'
@@ -120,10 +92,9 @@ export class ErrandProxy implements ViewConnection {
   lastActivity = Date.now()
   /** The client's commands waiting for the browser (the in-flight limit reads it). */
   private inFlight = 0
-  private readonly logged = new Set<string>()
+  private readonly refusals: Refusals
   /** Helper errands' contexts this client opened (`browser.newContext()`), by browser context id. */
-  private readonly helpers = new Map<string, HelperContext>()
-  private openingHelpers = 0
+  private readonly helpers: HelperContexts
   /**
    * A person at the wheel (#26): this client's acting commands held meanwhile (wheel.ts), and what
    * it set up before suspended for the drive on each of its views (drive.ts).
@@ -139,10 +110,21 @@ export class ErrandProxy implements ViewConnection {
       }
     },
   )
-  /** `Errands.requestHelp` calls waiting for a hand-back, aborted when the client leaves. */
-  private readonly helpAsked = new Set<AbortController>()
+  /** The client's `Errands.*` commands, and its requests for help waiting for a hand-back. */
+  private readonly domain: ErrandsDomain
 
-  private constructor(/** @internal */ readonly options: ProxyOptions) {}
+  private constructor(/** @internal */ readonly options: ProxyOptions) {
+    this.refusals = new Refusals(options)
+    this.helpers = new HelperContexts(options.openHelper, () => this.state === 'open')
+    this.domain = new ErrandsDomain({
+      options,
+      toClient: (message) => this.toClient(message),
+      refused: (command, why) => this.refused(command, why),
+      touched: () => {
+        this.lastActivity = Date.now()
+      },
+    })
+  }
 
   /**
    * Connects to the browser and learns the errand's targets; the client is attached after.
@@ -183,7 +165,7 @@ export class ErrandProxy implements ViewConnection {
    * are held) or it asked for help. The idle limit does not close it then.
    */
   get waiting(): boolean {
-    return this.wheel.personDriving || this.wheel.heldCount > 0 || this.helpAsked.size > 0
+    return this.wheel.personDriving || this.wheel.heldCount > 0 || this.domain.asking
   }
 
   /** Whether a person drives the errand now. @example if (proxy.personDriving) … */
@@ -212,13 +194,10 @@ export class ErrandProxy implements ViewConnection {
     for (const view of this.browserSessions.values()) view.close()
     this.browserSessions.clear()
     this.root?.close()
-    // The client's helper errands end with it (E1: closed when the client disconnects).
-    for (const helper of this.helpers.values()) helper.close()
-    this.helpers.clear()
+    this.helpers.closeAll()
     // Held commands are not sent; a request for help leaves the live view.
     this.wheel.drop()
-    for (const asked of this.helpAsked) asked.abort()
-    this.helpAsked.clear()
+    this.domain.drop()
     this.state = 'closed'
     for (const listener of this.closeListeners.splice(0)) listener(why)
   }
@@ -228,34 +207,9 @@ export class ErrandProxy implements ViewConnection {
   private fromClient(data: WebSocket.RawData): void {
     let text = data.toString()
     if (text.includes(PLAYWRIGHT_BINDING)) text = text.replaceAll(PLAYWRIGHT_BINDING, this.binding)
-    let message: Message
-    try {
-      message = JSON.parse(text) as Message
-    } catch {
-      return this.toClient({ error: { code: -32700, message: 'Message must be JSON.' } })
-    }
-    if (typeof message !== 'object' || message === null)
-      return this.toClient({ error: { code: -32600, message: 'Message must be an object.' } })
-    const sessionId = typeof message.sessionId === 'string' ? message.sessionId : undefined
-    if (!Number.isSafeInteger(message.id) || typeof message.method !== 'string') {
-      return this.toClient({
-        id: message.id,
-        sessionId,
-        error: { code: -32600, message: 'Message must have an integer id and a method.' },
-      })
-    }
-    if (
-      message.params !== undefined &&
-      (typeof message.params !== 'object' || message.params === null || Array.isArray(message.params))
-    ) {
-      return this.toClient({ id: message.id, sessionId, error: { code: -32602, message: 'params must be an object.' } })
-    }
-    const command: Command = {
-      id: message.id as number,
-      method: message.method,
-      params: (message.params ?? {}) as Params,
-      sessionId,
-    }
+    const read = readCommand(text)
+    if ('answer' in read) return this.toClient(read.answer)
+    const command = read.command
     const limit = this.options.maxInFlight ?? MAX_IN_FLIGHT
     // Held commands (#26) wait for the browser too.
     if (this.inFlight + this.wheel.heldCount >= limit) {
@@ -265,7 +219,10 @@ export class ErrandProxy implements ViewConnection {
           `answers first`,
       )
     }
-    if (command.method.startsWith('Errands.')) return this.errands(command)
+    if (command.method.startsWith('Errands.')) {
+      const onBrowser = command.sessionId === undefined || this.browserSessions.has(command.sessionId)
+      return this.domain.handle(command, onBrowser)
+    }
     if (!this.wheel.hold(command)) this.route(command)
   }
 
@@ -281,53 +238,10 @@ export class ErrandProxy implements ViewConnection {
     // As Chromium answers an unknown session: on the connection, without the id.
     if (view === undefined)
       return this.refused({ ...command, sessionId: undefined }, 'no session with this id belongs to this errand')
-    view.onSession(command)
+    onSessionCommand(view, command)
   }
 
-  // ---- the Errands domain (#26, wheel.ts) ----
-
-  /**
-   * `Errands.*` on a browser session (the root one or a client's): -32601 elsewhere and for a name not of the domain.
-   */
-  private errands(command: Command): void {
-    const onBrowser = command.sessionId === undefined || this.browserSessions.has(command.sessionId)
-    if (onBrowser && command.method === 'Errands.requestHelp') return this.requestHelp(command)
-    if (onBrowser && command.method === 'Errands.getFilesFolder') {
-      const path = this.options.filesDir
-      if (path === undefined)
-        return this.refused(command, "this errand has no files folder on the engine's machine (a remote browser's)")
-      return this.toClient({ id: command.id, sessionId: command.sessionId, result: { path } })
-    }
-    this.refused(command, undefined)
-  }
-
-  private requestHelp(command: Command): void {
-    const ask = this.options.requestHelp
-    if (ask === undefined) return this.refused(command, 'no person can be asked for help through this endpoint')
-    const params = helpParams(command.params)
-    if (typeof params === 'string') {
-      return this.toClient({
-        id: command.id,
-        sessionId: command.sessionId,
-        error: { code: -32602, message: `Errands.requestHelp: ${params}.` },
-      })
-    }
-    const asked = new AbortController()
-    this.helpAsked.add(asked)
-    void ask(params.reason, params.timeoutMs, asked.signal)
-      .then(
-        (result) => this.toClient({ id: command.id, sessionId: command.sessionId, result }),
-        (error: unknown) =>
-          this.refused(
-            command,
-            `the request for help failed (${error instanceof Error ? error.message : String(error)})`,
-          ),
-      )
-      .finally(() => {
-        this.helpAsked.delete(asked)
-        this.lastActivity = Date.now()
-      })
-  }
+  // ---- the Errands domain (#26, errandsDomain.ts, wheel.ts) ----
 
   /** An `Errands.*` event to the client, on the connection and on each of its browser sessions. */
   private announce(method: string, params: Params): void {
@@ -378,60 +292,28 @@ export class ErrandProxy implements ViewConnection {
 
   /** Whether `browserContextId` (as the browser names it) is the errand's or one of its helpers' here. */
   /** @internal */ owns(browserContextId: unknown): boolean {
-    return (
-      browserContextId === this.options.browserContextId ||
-      (typeof browserContextId === 'string' && this.helpers.has(browserContextId))
-    )
+    return browserContextId === this.options.browserContextId || this.helpers.has(browserContextId)
   }
 
   /** The browser's id of a context the client named (the alias or a helper's id); undefined: not one of ours. */
   /** @internal */ realContext(named: unknown): string | undefined {
     if (named === this.alias || named === this.options.browserContextId) return this.options.browserContextId
-    return typeof named === 'string' && this.helpers.has(named) ? named : undefined
+    return this.helpers.has(named) ? named : undefined
   }
 
   /** Helper contexts' ids, as `Target.getBrowserContexts` lists them. */
   /** @internal */ helperIds(): Array<string> {
-    return [...this.helpers.keys()]
+    return this.helpers.ids()
   }
 
   /** `Target.createBrowserContext`: a helper errand of this errand, or refused when there is none to open. */
   /** @internal */ openHelperContext(from: AnsweringView, command: Command): void {
-    const open = this.options.openHelper
-    if (open === undefined)
-      return from.refuse(command, `${command.method}: an errand's endpoint has one browser context, the default one`)
-    if (this.helpers.size + this.openingHelpers >= MAX_HELPERS) {
-      return from.refuse(
-        command,
-        `this connection holds ${MAX_HELPERS} helper contexts, the limit; dispose of one first`,
-      )
-    }
-    this.openingHelpers++
-    void open().then(
-      (helper) => {
-        this.openingHelpers--
-        if (this.state !== 'open') return helper.close()
-        this.helpers.set(helper.browserContextId, helper)
-        from.reply(command, { browserContextId: helper.browserContextId })
-      },
-      (error: unknown) => {
-        this.openingHelpers--
-        from.refuse(
-          command,
-          `no helper errand could be opened for a new context ` +
-            `(${error instanceof Error ? error.message : String(error)})`,
-        )
-      },
-    )
+    this.helpers.open(from, command)
   }
 
   /** `Target.disposeBrowserContext` of a helper: released. False when the id is not a helper of this client. */
   /** @internal */ closeHelperContext(browserContextId: unknown): boolean {
-    const helper = typeof browserContextId === 'string' ? this.helpers.get(browserContextId) : undefined
-    if (helper === undefined) return false
-    this.helpers.delete(browserContextId as string)
-    helper.close()
-    return true
+    return this.helpers.close(browserContextId)
   }
 
   // ---- to the client ----
@@ -441,27 +323,7 @@ export class ErrandProxy implements ViewConnection {
    * it does not know. Logged once per connection and method.
    */
   /** @internal */ refused(command: Command, why: string | undefined, viewSession?: string): void {
-    const message =
-      why === undefined ? `'${command.method}' wasn't found` : `Refused by the errand's DevTools endpoint: ${why}.`
-    this.logRefusal(command.method, why ?? 'not a method of the DevTools protocol (-32601)')
-    this.toClient({
-      id: command.id,
-      sessionId: command.sessionId ?? viewSession,
-      error: { code: why === undefined ? NOT_FOUND : REFUSED, message },
-    })
-  }
-
-  private logRefusal(method: string, why: string): void {
-    if (this.logged.has(method) || this.logged.size > MAX_LOGGED_REFUSALS) return
-    this.logged.add(method)
-    // A method name is the client's text: kept short and printable in the log.
-    const name = method.slice(0, 80).replace(/[^\x20-\x7e]/g, '?')
-    if (this.logged.size > MAX_LOGGED_REFUSALS)
-      return this.options.log(
-        `devtools: ${this.options.name}: more than ${MAX_LOGGED_REFUSALS} kinds of refusal on one connection; the ` +
-          `rest are not logged`,
-      )
-    this.options.log(`devtools: ${name} refused for ${this.options.name}: ${why}`)
+    this.toClient(this.refusals.answer(command, why, viewSession))
   }
 
   /** @internal */ toClient(message: Params): void {

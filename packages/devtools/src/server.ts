@@ -16,7 +16,7 @@
  */
 import { defaultPolicy, type GuardPolicy } from '@errands/guard'
 import type { Runtime } from '@errands/runtime'
-import { Sessions, type Errands, type SupervisorError } from '@errands/supervisor'
+import type { Sessions, SupervisorError } from '@errands/sessions'
 import { Effect, Exit, Scope } from 'effect'
 import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -98,6 +98,14 @@ export const serveDevTools = (
   })
 
 /**
+ * What runs the endpoint's effects with the session boundary and the runtime in context: the Promise API's
+ * `Errands` (of @errands/supervisor), which a face does not import.
+ */
+export interface SessionsRunner {
+  readonly runWith: <A, E>(effect: Effect.Effect<A, E, Sessions | Runtime>) => Promise<A>
+}
+
+/**
  * The DevTools endpoint for the Promise API's `Errands`.
  *
  * @example
@@ -107,18 +115,16 @@ export const serveDevTools = (
  */
 export class DevToolsServer {
   private constructor(
-    private readonly errands: Errands,
+    private readonly errands: SessionsRunner,
     private readonly serving: DevToolsServing,
     private readonly scope: Scope.CloseableScope,
   ) {}
 
   /** Starts serving errands' DevTools endpoints. @example await DevToolsServer.start(errands, { port: 0 }) */
-  static async start(errands: Errands, options: DevToolsServerOptions = {}): Promise<DevToolsServer> {
+  static async start(errands: SessionsRunner, options: DevToolsServerOptions = {}): Promise<DevToolsServer> {
     const scope = Effect.runSync(Scope.make())
-    // The Promise API holds a supervisor; the session service is built over it the one way there is.
-    const serving = await errands.runWith(
-      Scope.extend(serveDevTools(options).pipe(Effect.provide(Sessions.layer)), scope),
-    )
+    // The Promise API holds the session boundary over its supervisor: the endpoint acts through it.
+    const serving = await errands.runWith(Scope.extend(serveDevTools(options), scope))
     return new DevToolsServer(errands, serving, scope)
   }
 

@@ -15,7 +15,7 @@
  *   (a browser-level `waitForDebuggerOnStart` would pause every context's new targets);
  * - a message with a `sessionId` passes only on a session of this view, in the domains that act
  *   on the whole browser only the methods of `SESSION_METHODS`; navigations, URL rewrites and paths
- *   of this machine are decided first.
+ *   of this machine are decided first (sessionCommands.ts, which the connection applies to the view).
  *
  * @example
  * const view = await BrowserView.open(connection, undefined) // the root view
@@ -26,9 +26,8 @@ import { decide, describeTarget } from '@errands/guard'
 import type { CdpChannel, CdpMessage } from '@errands/runtime'
 import type { Command, Params, ViewConnection } from './connection.ts'
 import { DriveSuspension } from './drive.ts'
-import { downloadParams, uploadParams } from './files.ts'
-import { knownMethod } from './protocol.ts'
-import { CONTEXT_METHODS, matchesFilter, refusedOnSession, URL_METHODS, type TargetInfo } from './targets.ts'
+import { downloadParams } from './files.ts'
+import { matchesFilter, type TargetInfo } from './targets.ts'
 
 /** What to do with an upstream answer. */
 type Pending =
@@ -126,84 +125,12 @@ export class BrowserView {
     this.upstream.close()
   }
 
-  // ---- from the client ----
-
-  /** A command on one of this view's sessions (a tab, page, frame or worker of the errand). */
-  onSession(command: Command): void {
-    const refusal = refusedOnSession(command.method)
-    if (refusal !== undefined)
-      return knownMethod(command.method) ? this.refuse(command, refusal) : this.unknown(command)
-    const p = command.params
-    if (p.browserContextId !== undefined && !this.isErrandContext(p.browserContextId)) {
-      return this.refuse(command, "that browserContextId is not this errand's")
-    }
-    // #27: on a page session Chromium takes no browserContextId here and acts on its default
-    // context, which no errand owns: sent at the browser level, with the errand's own id.
-    if (CONTEXT_METHODS.has(command.method)) {
-      const context = this.contextOfSession(command.sessionId)
-      return this.toUpstream(command.method, { ...p, browserContextId: context }, undefined, {
-        kind: 'client',
-        command,
-      })
-    }
-    if (URL_METHODS.has(command.method) && !this.allowedUrl(command, p.url)) return
-    // Paths of this machine: uploads (`DOM.setFileInputFiles`, `Page.handleFileChooser`), dropped
-    // files (`Input.dispatchDragEvent`) — a bare name is the errand's staged file — and download
-    // folders (`Page.setDownloadBehavior`).
-    const params = uploadParams(p, this.options.filesDir)
-    if (typeof params === 'string') return this.refuse(command, params)
-    if (command.method === 'Page.setDownloadBehavior') return this.forward(command, this.downloadTo(p))
-    if (
-      command.method === 'Target.detachFromTarget' &&
-      p.sessionId !== undefined &&
-      !this.sessions.has(String(p.sessionId))
-    ) {
-      return this.refuse(command, 'no session with this id belongs to this errand')
-    }
-    if (
-      (command.method === 'Target.getTargetInfo' || command.method === 'Target.activateTarget') &&
-      p.targetId !== undefined &&
-      !this.ours(p.targetId)
-    ) {
-      return this.refuse(command, 'no target with this id belongs to this errand')
-    }
-    if (command.method.startsWith('Browser.')) return this.onSessionWindow(command)
-    this.drive.sent(command)
-    this.forward(command, params, (r) => this.hideResult(r))
-  }
-
-  /** `Browser.*` window methods on a page session (Puppeteer's `page.windowId()` / `resize()`). */
-  private onSessionWindow(command: Command): void {
-    const p = command.params
-    if (command.method === 'Browser.getWindowForTarget') {
-      // Without a targetId Chromium answers the session's own target's window.
-      if (p.targetId !== undefined && !this.ours(p.targetId))
-        return this.refuse(command, 'name a targetId of this errand')
-      return this.forward(command, p, (r) => this.rememberWindow(r))
-    }
-    if (p.windowId !== undefined && !this.connection.windows.has(p.windowId as number)) {
-      return this.refuse(command, "that window is not one of this errand's (ask Browser.getWindowForTarget)")
-    }
-    this.forward(command, p)
-  }
-
   // ---- helpers the handlers use ----
 
   /** A target of the errand (never the browser target). */
   ours(targetId: unknown): boolean {
     const info = typeof targetId === 'string' ? this.targets.get(targetId) : undefined
     return info !== undefined && info.type !== 'browser'
-  }
-
-  private isErrandContext(id: unknown): boolean {
-    return this.connection.realContext(id) !== undefined
-  }
-
-  /** The context of a session's target: the errand's, or a helper's this client opened. */
-  private contextOfSession(sessionId: string | undefined): string {
-    const targetId = sessionId === undefined ? undefined : this.sessions.get(sessionId)
-    const context = targetId === undefined ? undefined : this.targets.get(targetId)?.browserContextId
-    return context !== undefined && this.connection.owns(context) ? context : this.options.browserContextId
   }
 
   /**
@@ -292,6 +219,11 @@ export class BrowserView {
   forward(command: Command, params: Params, after?: (result: Params) => Params | Promise<Params>): void {
     const upstreamSession = command.sessionId === this.clientSession ? undefined : command.sessionId
     this.toUpstream(command.method, params, upstreamSession, { kind: 'client', command, after })
+  }
+
+  /** Sends the client's command at this view's browser level, whichever of its sessions it came on. */
+  forwardToBrowser(command: Command, params: Params): void {
+    this.toUpstream(command.method, params, undefined, { kind: 'client', command })
   }
 
   internal(method: string, params: Params, sessionId?: string): Promise<Params> {

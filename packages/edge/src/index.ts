@@ -5,12 +5,25 @@
  * web responses, Node responses and raw sockets (WebSocket upgrades). See docs/edge.md.
  *
  * @example
- * const refusal = checkHost(headers, { port }) ?? checkOrigin(headers, { port })
+ * const refusal = admit(headers, { port })
  * if (refusal) return errorResponse(refusal)
  */
+export * from './access.ts'
 export * from './bearer.ts'
 export * from './body.ts'
-export * from './checks.ts'
+export {
+  checkMediaType,
+  checkMethod,
+  hasBody,
+  type HeadersLike,
+  type Identity,
+  isOwnHost,
+  nodeHeaders,
+  type OriginRule,
+  ownHost,
+  ownOrigin,
+} from './checks.ts'
 export * from './errors.ts'
 export * from './render.ts'
 export * from './localPeer.ts'
+export * from './config.ts'

@@ -3,8 +3,9 @@ import { Runtime, type RuntimeError } from '@errands/runtime'
 import { ChromiumRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import { SealedStore, type StoreConfigError, type StoreError, type StoreFs } from '@errands/store'
 import { databaseUrlConfig, PgSealedStore } from '@errands/store-pg'
+import type { Sessions } from '@errands/sessions'
 import {
-  Sessions,
+  sessionsLayer,
   supervisorConfig,
   type Supervisor,
   type SupervisorOptions,
@@ -101,9 +102,9 @@ export const engineOver = <ROut, E, RIn>(
     )
   const base = Layer.mergeAll(runtime, store, options.personSettings ?? Settings.layer(settings.dataDir))
   const supervisor = Lending.supervisorLayer({ ...options.supervisor, settings }).pipe(Layer.provideMerge(base))
-  // The one session service every face goes through (ADR 0027), over this engine's supervisor:
+  // The one session boundary every face and lending go through (ADR 0044), over this engine's supervisor:
   // fresh, so two engines built in one process never share one.
-  return Layer.merge(Lending.layer, Layer.fresh(Sessions.layer)).pipe(Layer.provideMerge(supervisor))
+  return Lending.layer.pipe(Layer.provideMerge(Layer.fresh(sessionsLayer)), Layer.provideMerge(supervisor))
 }
 
 /**

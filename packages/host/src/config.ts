@@ -14,13 +14,8 @@ import { maxConnectionsConfig, maxFrameBytesConfig, maxInFlightConfig } from '@e
 import { describeTarget } from '@errands/guard'
 import { describeUpstreamProxy, parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
 import { capabilityTools, parseCaps, type Capability } from '@errands/mcp'
-import {
-  configFrom,
-  explainConfigError,
-  intBetween,
-  supervisorConfig,
-  type SupervisorSettings,
-} from '@errands/supervisor'
+import { intBetween } from '@errands/edge'
+import { configFrom, explainConfigError, supervisorConfig, type SupervisorSettings } from '@errands/supervisor'
 import { Config, type ConfigError, Effect, Either, Option, ParseResult, Schema } from 'effect'
 
 /**

@@ -22,13 +22,8 @@ import type { Lending, Settings, SettingsError } from '@errands/lending'
 import { Runtime, type RuntimeShape } from '@errands/runtime'
 import { ChromiumRuntime, makeRoutedRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import type { SealedStore, StoreConfigError, StoreError } from '@errands/store'
-import {
-  type HealthLog,
-  InspectorSwitch,
-  openInspectorRelay,
-  type Sessions,
-  type Supervisor,
-} from '@errands/supervisor'
+import type { HealthLog, Sessions } from '@errands/sessions'
+import { InspectorSwitch, openInspectorRelay, type Supervisor } from '@errands/supervisor'
 import { join } from 'node:path'
 import { Vault } from '@errands/passwords'
 import { Context, Effect, Layer } from 'effect'

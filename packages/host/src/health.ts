@@ -12,7 +12,7 @@
  * const health = yield* HostHealth
  * yield* health.note('warning', 'The DevTools browser at ws://10.0.0.5:9222 cannot make browser contexts …')
  */
-import { HealthLog, Sessions, Supervisor, type HealthMessage } from '@errands/supervisor'
+import { HealthLog, Sessions, type HealthMessage } from '@errands/sessions'
 import { Clock, Context, Effect, Layer } from 'effect'
 
 /** Where errands run right now. */
@@ -170,7 +170,7 @@ export class HostHealth extends Context.Tag('@errands/host/HostHealth')<HostHeal
   static layer(
     describe: () => RuntimeReport,
     notes: HealthLog = new HealthLog(50),
-  ): Layer.Layer<HostHealth, never, Supervisor | Sessions> {
+  ): Layer.Layer<HostHealth, never, Sessions> {
     return Layer.effect(HostHealth, makeHostHealth(describe, notes))
   }
 
@@ -195,16 +195,14 @@ export class HostHealth extends Context.Tag('@errands/host/HostHealth')<HostHeal
 export const makeHostHealth = (
   describe: () => RuntimeReport,
   notes: HealthLog,
-): Effect.Effect<HostHealthShape, never, Supervisor | Sessions> =>
+): Effect.Effect<HostHealthShape, never, Sessions> =>
   Effect.gen(function* () {
-    // Capacity and health span errands (the supervisor's); the sessions are the session service's.
-    const supervisor = yield* Supervisor
     const sessions = yield* Sessions
     return {
       report: Effect.gen(function* () {
-        const capacity = yield* supervisor.capacity
+        const capacity = yield* sessions.capacity
         const views = yield* sessions.list
-        const messages = [...(yield* supervisor.health), ...notes.recent()].sort((a, b) => a.at - b.at).slice(-50)
+        const messages = [...(yield* sessions.health), ...notes.recent()].sort((a, b) => a.at - b.at).slice(-50)
         return {
           ok: true,
           runtime: describe(),

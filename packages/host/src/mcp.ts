@@ -27,7 +27,7 @@ import {
   type TabAt,
   type ToolResult,
 } from '@errands/mcp'
-import { checkHost, checkMediaType, checkMethod, checkOrigin, nodeHeaders, sendError } from '@errands/edge'
+import { admit, checkMediaType, checkMethod, nodeHeaders, sendError } from '@errands/edge'
 import { Effect, Either, Option, type Scope } from 'effect'
 import { Vault, type VaultShape } from '@errands/passwords'
 import { fillPassword } from './person/passwords.ts'
@@ -42,7 +42,7 @@ import { Questions } from './person/questions.ts'
 import { requestHelp } from './person/help.ts'
 import { requestSignIn, type SignInDeps } from './person/signIn.ts'
 import { conversationIdOf } from './sessionKey.ts'
-import { PersonDriving } from '@errands/supervisor'
+import { PersonDriving } from '@errands/sessions'
 
 /** Where MCP is mounted. @example `${host.url}${MCP_PATH}` */
 export const MCP_PATH = '/mcp'
@@ -198,8 +198,7 @@ export const mountMcp = (
         const headers = nodeHeaders(req.headers)
         const method = req.method ?? 'GET'
         const refusal =
-          checkHost(headers, options) ??
-          checkOrigin(headers, options) ??
+          admit(headers, options) ??
           checkMethod(method, MCP_METHODS, MCP_PATH) ??
           checkMediaType(headers, method === 'POST')
         if (refusal) return void sendError(res, refusal, HOST_RENDER)

@@ -14,7 +14,7 @@
  * process.exitCode = await runMcpStdio({ session: 'task-42' })
  */
 import { serveStdio, endErrand, parseCaps, randomKey, RefBook } from '@errands/mcp'
-import { HealthLog } from '@errands/supervisor'
+import { HealthLog } from '@errands/sessions'
 import { Cause, Context, Effect, Either, Exit, Layer, Logger } from 'effect'
 import { Browsing } from './browsing/Browsing.ts'
 import { explainHostConfigError, hostSettingsFrom } from './config.ts'

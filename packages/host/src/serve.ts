@@ -14,7 +14,7 @@
 import { DevTools, type DevToolsShape } from '@errands/devtools'
 import { DailyBrowser, makeDailyDoor, type DailyBrowserShape } from '@errands/daily'
 import { makeLiveView, type LiveInspector, type LiveView } from '@errands/liveview'
-import { HealthLog, Sessions, type InspectorStatus } from '@errands/supervisor'
+import { HealthLog, Sessions, type InspectorStatus } from '@errands/sessions'
 import { InternalError, rawErrorResponse } from '@errands/edge'
 import { Context, Effect, Layer, Logger, Option, Redacted, type Scope } from 'effect'
 import * as http from 'node:http'

@@ -8,7 +8,7 @@
  */
 import { applyWheelInput } from '@errands/liveview'
 import { Runtime, type PageInput } from '@errands/runtime'
-import { Sessions } from '@errands/supervisor'
+import { Sessions } from '@errands/sessions'
 import { Context, Effect } from 'effect'
 import type { ErrandViewAnswer } from './routeAnswers.ts'
 

@@ -14,14 +14,8 @@
  */
 import { Runtime, type StorageState } from '@errands/runtime'
 import { SealedStore, type StoreError } from '@errands/store'
-import {
-  Supervisor,
-  type Conversation,
-  type ErrandView,
-  type Seed,
-  type SupervisorError,
-  type SupervisorOptions,
-} from '@errands/supervisor'
+import { type Conversation, type ErrandView, Sessions, type SupervisorError } from '@errands/sessions'
+import { Supervisor, type Seed, type SupervisorOptions } from '@errands/supervisor'
 import { Context, Effect, Layer } from 'effect'
 import { LendFailed, LendRefused, type LendingError, type SettingsError } from './errors.ts'
 import {
@@ -123,9 +117,12 @@ const fromSupervisor =
  * @example
  * const lending = yield* makeLending
  */
-export const makeLending: Effect.Effect<LendingShape, never, Runtime | Supervisor | SealedStore | Settings> =
+export const makeLending: Effect.Effect<LendingShape, never, Runtime | Sessions | Supervisor | SealedStore | Settings> =
   Effect.gen(function* () {
     const runtime = yield* Runtime
+    // The errands' verbs through the session boundary (ADR 0044); the supervisor only for what no face may do:
+    // amending snapshots, recording lent sites, settling.
+    const sessions = yield* Sessions
     const supervisor = yield* Supervisor
     const store = yield* SealedStore
     const settings = yield* Settings
@@ -135,7 +132,7 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
 
     /** The conversation's errand view, refusing unknown conversations and chats on main. */
     const errandView = (conversationId: string, site: string): Effect.Effect<ErrandView, LendRefused> =>
-      supervisor.view(conversationId).pipe(
+      sessions.view(conversationId).pipe(
         Effect.mapError((e) => refuse(e.reason, conversationId, site)),
         Effect.filterOrFail(
           (view) => view.reason !== 'main' && view.contextId !== runtime.mainContext,
@@ -178,10 +175,10 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
           else if (r.right === 'dropped') dropped.push(entry.errandId)
           else if (r.right !== undefined) moved.push(r.right)
         }
-        for (const view of yield* supervisor.list) {
+        for (const view of yield* sessions.list) {
           if (view.reason === 'main' || view.state === 'closed' || view.state === 'main') continue
           const id = view.conversationId
-          const contextId = supervisor.contextOf(id)
+          const contextId = sessions.contextOf(id)
           const open = contextId !== undefined && contextId !== runtime.mainContext ? contextId : undefined
           if (open !== undefined) {
             const r = yield* Effect.either(takeFromContext(deps, id, open, reach))
@@ -234,7 +231,7 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
     /** Lends `lent` into the conversation's open errand (or one healing: driving it heals it first). */
     const lendOpen = (conversationId: string, site: string, view: ErrandView, lent: StorageState) =>
       // Driving it keeps it from being parked while the cookies go in, and heals a crashed one first.
-      supervisor.use(conversationId, (binding) =>
+      sessions.use(conversationId, (binding) =>
         Effect.gen(function* () {
           if (!binding.isolated || binding.contextId === runtime.mainContext) {
             return yield* refuse('main-context', conversationId, site)
@@ -253,7 +250,7 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Superviso
               ? { ...snapshot, storage: mergeStorage(snapshot.storage, { cookies: lent.cookies, origins: [] }) }
               : snapshot,
           )
-          const current = yield* supervisor.view(conversationId).pipe(Effect.orElseSucceed(() => view))
+          const current = yield* sessions.view(conversationId).pipe(Effect.orElseSucceed(() => view))
           yield* supervisor.setLentSites(conversationId, [...current.lentSites, site])
           return m
         }),
@@ -347,10 +344,8 @@ export class Lending extends Context.Tag('@errands/lending/Lending')<Lending, Le
    * Effect.provide(program, Lending.layer.pipe(Layer.provideMerge(Lending.supervisorLayer({ settings })),
    * Layer.provideMerge(base)))
    */
-  static readonly layer: Layer.Layer<Lending, never, Runtime | Supervisor | SealedStore | Settings> = Layer.effect(
-    Lending,
-    makeLending,
-  )
+  static readonly layer: Layer.Layer<Lending, never, Runtime | Sessions | Supervisor | SealedStore | Settings> =
+    Layer.effect(Lending, makeLending)
 
   /**
    * The supervisor with lending's seed wired in (L1): the way out of the chicken-and-egg (the

@@ -11,7 +11,8 @@
  * const supervisor = yield* makeSupervisor({ settings: supervisorSettings, seed })
  */
 import { emptyStorage, Runtime, type RuntimeShape } from '@errands/runtime'
-import type { Conversation, Seed } from '@errands/supervisor'
+import type { Conversation } from '@errands/sessions'
+import type { Seed } from '@errands/supervisor'
 import { Effect } from 'effect'
 import { mainStorageFor } from './moves.ts'
 import { originSites, redactedCookieList } from './redact.ts'

@@ -14,7 +14,13 @@
  */
 import { memoryRuntimeLayer, MemoryRuntimeTag, type Runtime } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
-import { defaultSettings, Supervisor, type SupervisorOptions, type SupervisorSettings } from '@errands/supervisor'
+import {
+  defaultSettings,
+  sessionsLayer,
+  Supervisor,
+  type SupervisorOptions,
+  type SupervisorSettings,
+} from '@errands/supervisor'
 import { Effect, Layer } from 'effect'
 import { Lending } from './Lending.ts'
 import { Settings, type BrowserSettingsSchema } from './Settings.ts'
@@ -54,7 +60,12 @@ export const testLending = (
     ...o.options,
     settings: defaultSettings({ maxErrands: 2, dataDir: '/nonexistent', ...o.supervisor }),
   })
-  return Lending.layer.pipe(Layer.provideMerge(supervisor), Layer.provideMerge(base), Layer.orDie)
+  return Lending.layer.pipe(
+    Layer.provideMerge(sessionsLayer),
+    Layer.provideMerge(supervisor),
+    Layer.provideMerge(base),
+    Layer.orDie,
+  )
 }
 
 /**

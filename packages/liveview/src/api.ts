@@ -19,7 +19,7 @@ import {
   utf8,
   type EdgeError,
 } from '@errands/edge'
-import type { SessionsShape } from '@errands/supervisor'
+import type { SessionsShape } from '@errands/sessions'
 import { Effect, Either } from 'effect'
 import type * as http from 'node:http'
 import { paths, type LiveState } from './protocol.ts'

@@ -8,7 +8,7 @@
  * conversations.push({ ...seen, tabs, ...heldAt(elsewhere, view.conversationId) })
  */
 import type { ContextId, RuntimeShape } from '@errands/runtime'
-import type { ErrandView } from '@errands/supervisor'
+import type { ErrandView } from '@errands/sessions'
 import { Effect } from 'effect'
 import type { LiveConversation, LiveTab } from './protocol.ts'
 

@@ -9,16 +9,7 @@
  * const refusal = requestRefusal(req, { port })
  * if (refusal) return sendError(res, refusal)
  */
-import {
-  checkHost,
-  checkMediaType,
-  checkOrigin,
-  hasBody,
-  nodeHeaders,
-  Unauthorized,
-  type EdgeError,
-  type Identity,
-} from '@errands/edge'
+import { admit, checkMediaType, hasBody, nodeHeaders, Unauthorized, type EdgeError, type Identity } from '@errands/edge'
 import type * as http from 'node:http'
 import { socketIdOf, type LiveAuth } from './auth.ts'
 
@@ -34,8 +25,7 @@ export const requestRefusal = (req: http.IncomingMessage, identity: Identity): E
   const changes = method !== 'GET' && method !== 'HEAD'
   const withBody = hasBody(headers)
   return (
-    checkHost(headers, identity) ??
-    checkOrigin(headers, identity, { required: changes }) ??
+    admit(headers, identity, { origin: { required: changes } }) ??
     (changes && (withBody || headers.get('content-type') !== null) ? checkMediaType(headers, withBody) : undefined)
   )
 }
@@ -52,7 +42,7 @@ export const upgradeRefusal = (
   auth: LiveAuth,
 ): EdgeError | undefined => {
   const headers = nodeHeaders(req.headers)
-  const refusal = checkHost(headers, identity) ?? checkOrigin(headers, identity, { required: true })
+  const refusal = admit(headers, identity, { origin: { required: true } })
   if (refusal) return refusal
   const id = socketIdOf(req.headers)
   if (auth.isSignedIn(id)) return undefined

@@ -6,7 +6,7 @@
  * @example
  * const hello: ClientMessage = { type: 'watch', conversationId: 'session:k1' }
  */
-import type { Capacity, ErrandView, HealthMessage } from '@errands/supervisor'
+import type { Capacity, ErrandView, HealthMessage } from '@errands/sessions'
 
 /** One tab of a context, as the person sees it. */
 export interface LiveTab {

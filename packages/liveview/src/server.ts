@@ -20,7 +20,7 @@
  * server.on('upgrade', (req, socket, head) => live.upgrade(req, socket, head) || socket.destroy())
  */
 import { Runtime as RuntimeTag, type RuntimeShape } from '@errands/runtime'
-import { Sessions, Supervisor, type HealthMessage, type SessionsShape, type SupervisorShape } from '@errands/supervisor'
+import { Sessions, type HealthMessage, type SessionsShape } from '@errands/sessions'
 import {
   checkMethod,
   InternalError,
@@ -108,18 +108,17 @@ const failure = (error: unknown) => toFailure(error)
 const isOurs = (url: string): boolean => url === '/' || LIVE_PREFIXES.some((p) => url.startsWith(p))
 
 /**
- * Builds the live view over the session service (every conversation verb, ADR 0027), the
- * supervisor (capacity and health only) and the runtime in context.
+ * Builds the live view over the session boundary (every conversation verb, capacity and health; ADR 0044) and
+ * the runtime in context.
  *
  * @example
  * const live = yield* makeLiveView(options)
  */
 export const makeLiveView = (
   options: LiveViewOptions,
-): Effect.Effect<LiveView, unknown, Sessions | Supervisor | RuntimeTag | Scope.Scope> =>
+): Effect.Effect<LiveView, unknown, Sessions | RuntimeTag | Scope.Scope> =>
   Effect.gen(function* () {
     const sessions: SessionsShape = yield* Sessions
-    const supervisor: SupervisorShape = yield* Supervisor
     const runtime: RuntimeShape = yield* RuntimeTag
     const run = Runtime.runPromise(yield* Effect.runtime<never>())
     const assets: Assets = yield* Effect.tryPromise(() => bundleAssets())
@@ -149,7 +148,7 @@ export const makeLiveView = (
       conversations.sort((a, b) => b.lastUsedAt - a.lastUsedAt || a.conversationId.localeCompare(b.conversationId))
       return {
         at: Date.now(),
-        capacity: yield* supervisor.capacity,
+        capacity: yield* sessions.capacity,
         conversations,
         main: { tabs: yield* tabsOf(runtime, runtime.mainContext) },
         health: [...(yield* options.health)].sort((a, b) => b.at - a.at).slice(0, 20),
@@ -175,7 +174,7 @@ export const makeLiveView = (
     }
     const unsubscribe = [
       sessions.onChange(() => pushState()),
-      supervisor.onHealth(() => pushState()),
+      sessions.onHealth(() => pushState()),
       yield* runtime.subscribe(() => pushState()),
       options.questions?.onChange(() => pushState()) ?? (() => undefined),
     ]

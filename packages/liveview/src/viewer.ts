@@ -5,7 +5,7 @@
  * one at a time, so the old stream always ends before the new one begins.
  */
 import type { RuntimeShape } from '@errands/runtime'
-import type { SessionsShape } from '@errands/supervisor'
+import type { SessionsShape } from '@errands/sessions'
 import { toFailure } from '@errands/edge'
 import { Effect } from 'effect'
 import type { WebSocket } from 'ws'

@@ -1,4 +1,4 @@
-import type { SessionsShape } from '@errands/supervisor'
+import type { SessionsShape } from '@errands/sessions'
 import { Effect, Either } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { parseInput, wheelRoute, MAX_INPUT_EVENTS } from './wheel.ts'

@@ -12,7 +12,7 @@
  */
 import { BadRequest, NotFound, type EdgeError } from '@errands/edge'
 import type { PageInput, RuntimeShape } from '@errands/runtime'
-import type { SessionsShape } from '@errands/supervisor'
+import type { SessionsShape } from '@errands/sessions'
 import { Effect, Either, Schema } from 'effect'
 import { isKeyChord, MAX_TEXT_EVENT } from './keys.ts'
 import type { PersonFields } from './conversations.ts'

@@ -10,16 +10,16 @@
  * }).pipe(Effect.provide(ChromiumRuntime.layer({ dataDir: '/tmp/errands' })))
  */
 import { mkdirSync } from 'node:fs'
-import { join, resolve as resolvePath } from 'node:path'
-import { defaultPolicy, type Decision } from '@errands/guard'
+import { join } from 'node:path'
+import type { Decision } from '@errands/guard'
 import {
-  ContextNotFound,
-  InvalidUpstreamProxy,
   MAIN_CONTEXT,
   Runtime,
   RuntimeError,
   type ContextId,
+  type ContextNotFound,
   type Cookie,
+  type InvalidUpstreamProxy,
   type OpenContextSpec,
   type OriginStorage,
   type RuntimeShape,
@@ -29,43 +29,29 @@ import {
   type StorageState,
   type UpstreamProxy,
 } from '@errands/runtime'
-import { Effect, Layer, Redacted, type Scope } from 'effect'
+import { Effect, Layer, type Scope } from 'effect'
 import type { BrowserContext, Page } from 'playwright-core'
 import { closeMain, ErrandsBrowser, launchMain, launchTimeoutMs, reapOrphans, type LaunchSettings } from './browsers.ts'
-import { sweepStaleTmpDirs, tmpDirProblem } from './tmpDirs.ts'
+import { sweepStaleTmpDirs } from './tmpDirs.ts'
 import { isolateClipboard } from './clipboard.ts'
 import { checkNavigation, guardContextWebSockets, wireEgress, type EgressWiring } from './containment.ts'
+import { StorageReads, type KeptStorage } from './contextStorage.ts'
+import { UpstreamChaining } from './upstreamChaining.ts'
 import { ContextRuntime, type ContextEntry } from './contexts.ts'
 import { call, closeWithin, within } from './failures.ts'
-import { readIndexedDb, restoreIndexedDb, type OriginDatabases } from './indexedDb.ts'
-import { LocalStorageBook } from './localStorageBook.ts'
-import { OriginBook } from './originBook.ts'
-import { PendingLocalStorage } from './localStorageRestore.ts'
-import { PageWork } from './pageWork.ts'
+import { restoreIndexedDb } from './indexedDb.ts'
+import { launchSettingsOf } from './launchSettings.ts'
 import { goto, tabUrl } from './navigation.ts'
 import { fillSecrets } from './secretFill.ts'
 import { StandInSwap } from './standInSwap.ts'
-import {
-  DEFAULT_DEADLINE_MS,
-  DEFAULT_INDEXEDDB_MAX_BYTES,
-  resolveExecutable,
-  type ChromiumRuntimeOptions,
-} from './options.ts'
-import { readSessionStorage } from './sessionStorage.ts'
-import { clearOriginsIn, readStorage, removeCookiesFrom, toPlaywrightCookies } from './storage.ts'
+import { DEFAULT_INDEXEDDB_MAX_BYTES, type ChromiumRuntimeOptions } from './options.ts'
+import { clearOriginsIn, removeCookiesFrom, toPlaywrightCookies } from './storage.ts'
 
-/** One open context and what this runtime keeps about it beyond the shared part. */
-interface Entry extends ContextEntry {
+/** One open context and what this runtime keeps about it beyond the shared part (its storage: KeptStorage). */
+interface Entry extends ContextEntry, KeptStorage {
   readonly kind: 'main' | 'errand'
   /** The errands' browser generation it lives in (main: 0). */
   readonly generation: number
-  readonly storage: PendingLocalStorage
-  /** Which origins' localStorage a read must fetch, and what the rest held (localStorageBook.ts). */
-  readonly book: LocalStorageBook
-  /** Which origins' IndexedDB a read must fetch, and what the rest held (E7, `indexedDb.ts`). */
-  readonly idb: OriginBook<OriginDatabases>
-  /** Storage reads and clears, one at a time (each trusts what the one before recorded). */
-  readonly reads: PageWork
 }
 
 const MAIN_LABEL: SessionLabel = { reason: 'main', lentSites: [] }
@@ -93,9 +79,10 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   private state: 'open' | 'closing' | 'closed' = 'open'
   private closing: Promise<void> | undefined
 
-  private readonly defaultUpstream: UpstreamProxy | undefined
-  /** The cap on each errand's IndexedDB, in bytes of its sealed encoding (E7). */
-  private readonly indexedDbMaxBytes: number
+  /** Errands' upstream proxies behind the egress (upstreamChaining.ts). */
+  private readonly upstream: UpstreamChaining
+  /** Each context's storage reads (contextStorage.ts). */
+  private readonly storageReads: StorageReads
 
   private constructor(
     private readonly settings: LaunchSettings,
@@ -110,8 +97,15 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
       files: options.files,
       owner: settings.owner,
     })
-    this.defaultUpstream = options.upstreamProxy
-    this.indexedDbMaxBytes = options.indexedDbMaxBytes ?? DEFAULT_INDEXEDDB_MAX_BYTES
+    this.upstream = new UpstreamChaining(egressWiring, options.upstreamProxy)
+    this.storageReads = new StorageReads({
+      deadlineMs: settings.deadlineMs,
+      log: settings.log,
+      maxBytes: options.indexedDbMaxBytes ?? DEFAULT_INDEXEDDB_MAX_BYTES,
+      ownPages: this.ownPages,
+      attached: (id) => this.devtoolsClients.has(id),
+      blocks: (page) => this.dialogs.blocks(page),
+    })
     this.profileDir = join(options.dataDir, 'profile')
     this.swap = new StandInSwap(settings.log)
     this.errands = new ErrandsBrowser(
@@ -129,35 +123,8 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
    */
   static make(options: ChromiumRuntimeOptions): Effect.Effect<ChromiumRuntime, RuntimeError> {
     return Effect.gen(function* () {
-      if (options.headless !== undefined && options.headless !== true) {
-        return yield* new RuntimeError({ reason: 'invalid', message: 'only headless Chromium is supported here' })
-      }
-      if (options.egress === false && options.upstreamProxy !== undefined) {
-        return yield* new RuntimeError({
-          reason: 'invalid',
-          message: 'an upstream proxy needs the egress (egress: false was given)',
-        })
-      }
-      const tmpProblem = tmpDirProblem()
-      if (tmpProblem !== undefined)
-        return yield* new RuntimeError({ reason: 'invalid', message: `cannot start Chromium: ${tmpProblem}` })
-      const log = options.log ?? (() => undefined)
-      const policy = options.policy ?? defaultPolicy([])
-      const settings: LaunchSettings = {
-        executablePath: resolveExecutable(options.executablePath),
-        policy,
-        log,
-        deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
-        warmSpare: options.warmSpare ?? true,
-        owner: resolvePath(options.dataDir),
-        extraArgs: options.extraArgs ?? [],
-      }
-      if (options.mode === 'your-chrome') {
-        // R3/L6: nothing is read from the person's own Chrome; errands run in our browser, signed in nowhere.
-        log(
-          'mode your-chrome: errands run in our own Chromium, signed in nowhere; no cookie is copied from your Chrome',
-        )
-      }
+      const settings = yield* launchSettingsOf(options)
+      const log = settings.log
       // Every context leaves through the egress (G3): it starts before any browser does.
       const egress =
         options.egress === false
@@ -218,39 +185,8 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   readonly setUpstreamProxy = (
     contextId: ContextId,
     proxy: UpstreamProxy | undefined,
-  ): Effect.Effect<void, RuntimeError | ContextNotFound | InvalidUpstreamProxy> => {
-    const wiring = this.egressWiring
-    if (wiring === undefined) {
-      return Effect.fail(
-        new InvalidUpstreamProxy({
-          reason: 'unsupported',
-          message: 'This browser runs without the egress, so it cannot chain an errand through a proxy.',
-        }),
-      )
-    }
-    return Effect.suspend((): Effect.Effect<void, ContextNotFound | InvalidUpstreamProxy> => {
-      const entry = this.entryOf(contextId)
-      if (entry === undefined || entry.state !== 'open') {
-        return Effect.fail(
-          new ContextNotFound({ reason: 'unknown-context', contextId, message: `no open context ${contextId}` }),
-        )
-      }
-      if (entry.kind === 'main' || !wiring.setUpstream(entry.context, this.upstreamText(proxy))) {
-        return Effect.fail(
-          new InvalidUpstreamProxy({
-            reason: 'unsupported',
-            message: "The person's main context never leaves through an errand's upstream proxy.",
-          }),
-        )
-      }
-      return Effect.void
-    })
-  }
-
-  private upstreamText(proxy: UpstreamProxy | undefined): string | undefined {
-    const chosen = proxy ?? this.defaultUpstream
-    return chosen === undefined ? undefined : Redacted.value(chosen)
-  }
+  ): Effect.Effect<void, RuntimeError | ContextNotFound | InvalidUpstreamProxy> =>
+    this.upstream.set(contextId, () => this.entryOf(contextId), proxy)
 
   /**
    * The egress every context leaves through (G3); `undefined` when switched off. @example
@@ -343,37 +279,18 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   }
 
   protected override readStorage(entry: Entry): Promise<StorageState> {
-    if (this.devtoolsClients.has(entry.id)) entry.book.distrust()
-    return entry.reads.run(() =>
-      readStorage(entry.context, {
-        book: entry.book,
-        pending: entry.storage,
-        perOriginMs: Math.min(10_000, this.deadlineMs),
-        visitPage: () => entry.pageWork.run(() => this.newQuietPage(entry)),
-        answers: (page) => !this.ownPages.has(page) && !this.crashedPages.has(page),
-      }),
-    )
+    return this.storageReads.storage(entry, () => entry.pageWork.run(() => this.newQuietPage(entry)))
   }
 
   protected override readIndexedDb(entry: Entry): Promise<Pick<Snapshot, 'indexedDB' | 'leftOut'>> {
     // The person's main context is never snapshotted for an errand: its IndexedDB is never read (L4).
     if (entry.kind === 'main') return Promise.resolve({})
-    if (this.devtoolsClients.has(entry.id)) entry.idb.distrust()
-    return entry.reads.run(() =>
-      readIndexedDb(entry.context, {
-        book: entry.idb,
-        perOriginMs: Math.min(10_000, this.deadlineMs),
-        visitPage: () => entry.pageWork.run(() => this.newQuietPage(entry)),
-        answers: (page) => !this.ownPages.has(page) && !this.crashedPages.has(page) && !this.dialogs.blocks(page),
-        maxBytes: this.indexedDbMaxBytes,
-        log: (line) => this.log(`context ${entry.id}: ${line}`),
-      }),
-    )
+    return this.storageReads.indexedDb(entry, () => entry.pageWork.run(() => this.newQuietPage(entry)))
   }
 
   protected override async readSessionStorage(entry: Entry, page: Page): Promise<OriginStorage | undefined> {
-    if (entry.kind === 'main' || page.isClosed() || this.crashedPages.has(page)) return undefined
-    return within(Math.min(10_000, this.deadlineMs), readSessionStorage(entry.context, page))
+    if (entry.kind === 'main') return undefined
+    return this.storageReads.sessionStorage(entry, page)
   }
 
   // A client's page sessions reach Storage.clearDataForOrigin for origins no document shows.
@@ -434,39 +351,15 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     label: SessionLabel,
     origins: StorageState['origins'],
   ): Entry {
-    const book = new LocalStorageBook()
-    const idb = new OriginBook<OriginDatabases>()
-    // Every document of every page (tabs, popups, a DevTools client's pages), except the runtime's
-    // own pages (the reads visit origins in theirs: what they show is not the errand's).
-    const watch = (page: Page) => {
-      for (const frame of page.frames()) {
-        book.saw(frame.url())
-        idb.saw(frame.url())
-      }
-      page.on('framenavigated', (frame) => {
-        if (this.ownPages.has(page)) return
-        book.saw(frame.url())
-        idb.saw(frame.url())
-      })
-      page.on('crash', () => this.crashedPages.add(page))
-    }
-    context.pages().forEach(watch)
-    context.on('page', watch)
     return this.track({
       id,
       kind,
       context,
       generation,
       label,
-      storage: new PendingLocalStorage(context, origins),
-      book,
-      idb,
-      reads: new PageWork(),
+      ...this.storageReads.keep(context, origins),
     })
   }
-
-  /** Pages whose renderer died: their documents are gone, their origins are read by a visit. */
-  private readonly crashedPages = new WeakSet<Page>()
 
   private async doOpenContext(spec: OpenContextSpec): Promise<ContextId> {
     if (spec.upstreamProxy !== undefined && this.egressWiring === undefined) {
@@ -480,7 +373,7 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     const { context, generation } = await this.errands.newContext()
     const warmPages = context.pages()
     const id = `${spec.errandId}.${++this.counter}`
-    this.egressWiring?.assign(context, spec.errandId, this.upstreamText(spec.upstreamProxy))
+    this.egressWiring?.assign(context, spec.errandId, this.upstream.textOf(spec.upstreamProxy))
     const entry = this.trackContext(id, 'errand', context, generation, spec.label, spec.storage?.origins ?? [])
     this.errandFiles.belongsTo(id, spec.errandId)
     try {

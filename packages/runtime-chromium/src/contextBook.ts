@@ -1,7 +1,8 @@
 /**
  * The book of a runtime's open Playwright contexts: keeping an entry per context, finding the
  * open one under the runtime's deadline, forgetting it, and telling listeners what happens.
- * `ContextRuntime` (contexts.ts) builds the per-context `RuntimeShape` operations on it.
+ * `ContextPages` (contextPages.ts) and `ContextRuntime` (contexts.ts) build the per-context
+ * `RuntimeShape` operations on it.
  */
 import type { GuardPolicy } from '@errands/guard'
 import { ContextNotFound, type ContextId, type FilesCaps, type RuntimeError, type RuntimeEvent } from '@errands/runtime'
@@ -57,7 +58,7 @@ export abstract class ContextBook<E extends ContextEntry> {
   }
 
   /**
-   * Makes `page` a tab of `entry` and follows it (see `ContextRuntime.register`); `track` makes
+   * Makes `page` a tab of `entry` and follows it (see `ContextPages.register`); `track` makes
    * the pages a context opens itself tabs through it.
    */
   protected abstract register(entry: E, page: Page, activate: boolean, id?: string): string

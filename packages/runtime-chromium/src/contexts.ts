@@ -2,12 +2,13 @@
  * The per-context half of a `RuntimeShape` over Playwright browser contexts, written once for
  * every runtime that holds such contexts (our own Chromium and the host's remote DevTools
  * browser): the open contexts and their tabs, the tab operations, labels, snapshots, events, and
- * what happens to a page — loads, renderer crashes, popups, and a WebSocket that escaped routing.
- * Playwright-style, the abstract class owns the entries' lifecycle and a runtime fills in hooks
- * for what really differs (how it navigates, the URL a tab reports, how storage is read); opening
- * and restoring contexts, storage writes and shutdown stay the runtime's own. Beside it: the book
- * of entries and listeners it extends (`contextBook.ts`), reopening tabs (`reopenTabs.ts`) and
- * crashed contexts' last words (`crashedContexts.ts`).
+ * (in `contextPages.ts`, which it extends) what happens to a page — loads, renderer crashes,
+ * popups, and a WebSocket that escaped routing. Playwright-style, the abstract class owns the
+ * entries' lifecycle and a runtime fills in hooks for what really differs (how it navigates, the
+ * URL a tab reports, how storage is read); opening and restoring contexts, storage writes and
+ * shutdown stay the runtime's own. Beside it: the book of entries and listeners under the pages
+ * (`contextBook.ts`), reopening tabs (`reopenTabs.ts`) and crashed contexts' last words
+ * (`crashedContexts.ts`).
  *
  * @example
  * class MyRuntime extends ContextRuntime<ContextEntry> implements RuntimeShape {
@@ -15,7 +16,6 @@
  *   // and the hooks checkNavigation, goto, urlOf, readStorage
  * }
  */
-import { decide, formatDecision, type Decision } from '@errands/guard'
 import {
   RuntimeError,
   type ContextId,
@@ -27,21 +27,17 @@ import {
   type Snapshot,
   type StorageState,
   type TabInfo,
-  type TabSpec,
 } from '@errands/runtime'
 import { Effect, Option } from 'effect'
 import type { Browser, Page } from 'playwright-core'
 import { BrowserContextIds } from './browserContextIds.ts'
 import { openCdpChannel } from './cdpChannel.ts'
-import { ContextBook } from './contextBook.ts'
 import { keptLabel, type ContextEntry } from './contextEntry.ts'
-import { CrashedContexts } from './crashedContexts.ts'
+import { ContextPages } from './contextPages.ts'
 import { Downloads } from './downloads.ts'
 import { closeWithin, within } from './failures.ts'
 import { parsed } from './navigation.ts'
 import { chromiumPages, closedTab } from './pageVerbs.ts'
-import { openTabs, type ReopenHooks } from './reopenTabs.ts'
-import type { QuietPage } from './storage.ts'
 import { tabScreencast } from './tabScreencast.ts'
 
 export type { ContextEntry, ContextSettings } from './contextEntry.ts'
@@ -54,32 +50,8 @@ export type { ContextEntry, ContextSettings } from './contextEntry.ts'
  * @example
  * export class RemoteRuntime extends ContextRuntime<ContextEntry> implements RuntimeShape { … }
  */
-export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook<E> {
+export abstract class ContextRuntime<E extends ContextEntry> extends ContextPages<E> {
   // ---- hooks ----
-
-  /** Decides a navigation the runtime is asked to start; logs it when blocked. */
-  protected abstract checkNavigation(url: string, contextId: ContextId): Decision
-
-  /** Navigates a tab until its new document commits. */
-  protected abstract goto(page: Page, url: string): Promise<void>
-
-  /** The URL a tab reports (and a snapshot reopens). */
-  protected abstract urlOf(page: Page): string
-
-  /**
-   * The context's cookies and localStorage. Called outside its `pageWork`: a runtime runs only
-   * the page making that must not interleave with others' through it, so a read never holds up
-   * an agent's new tab.
-   */
-  protected abstract readStorage(entry: E): Promise<StorageState>
-
-  /**
-   * The errand's own IndexedDB, every origin it used, and what was left out of it (E7); none in a
-   * runtime that does not read it. Never part of {@link readStorage}: lending never moves it (L4).
-   */
-  protected async readIndexedDb(_entry: E): Promise<Pick<Snapshot, 'indexedDB' | 'leftOut'>> {
-    return {}
-  }
 
   /** A tab's sessionStorage for the origin it shows (E7); none in a runtime that does not read it. */
   protected async readSessionStorage(_entry: E, _page: Page): Promise<OriginStorage | undefined> {
@@ -90,38 +62,12 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
   protected devtoolsClientChanged(_entry: E): void {}
 
   /**
-   * Whether the context lives as long as the runtime (the person's main context): `closeContext`
-   * leaves it open, and a renderer crash closes only the crashed tab instead of the context.
-   */
-  protected isLifelong(_entry: E): boolean {
-    return false
-  }
-
-  /** Listens to more of a page once it is a tab. */
-  protected watchPage(_entry: E, _page: Page): void {}
-
-  /**
    * The browser a DevTools client of `entry` reaches through a channel of the engine's own
    * connection (A1, ADR 0016), or undefined when this runtime has none to offer.
    */
   protected devtoolsBrowser(entry: E): Browser | undefined {
     return entry.context.browser() ?? undefined
   }
-
-  /**
-   * Pages the runtime made for its own work (a storage read's visits, a clear with no tab open):
-   * never tabs, closed when that work ends. They are pages of the context while they live, so
-   * whoever lists a context's pages (tests, adapters) tells them apart with this.
-   *
-   * @example
-   * context.pages().filter((p) => !runtime.isOwnPage(p))
-   */
-  isOwnPage(page: Page): boolean {
-    return this.ownPages.has(page)
-  }
-
-  /** See {@link isOwnPage}; a runtime adds the pages it makes for itself. */
-  protected readonly ownPages = new WeakSet<Page>()
 
   // ---- RuntimeShape, per context ----
 
@@ -223,17 +169,6 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
       entry.label = keptLabel(label)
     })
 
-  /** Crashed contexts' last words, and their closing (see `crashedContexts.ts`). */
-  private readonly crashed = new CrashedContexts({ deadlineMs: this.deadlineMs, log: this.log, noun: this.noun })
-
-  /**
-   * Waits until the crashed contexts being read are closed, so a new context never stands beside
-   * them: the open contexts stay within the cap (C1; seen over it in the 30-minute soak).
-   */
-  protected async crashedClosed(): Promise<void> {
-    await this.crashed.closed()
-  }
-
   /** @example yield* runtime.lastWords(crashedId) */
   readonly lastWords = (contextId: ContextId): Effect.Effect<Option.Option<Omit<Snapshot, 'takenAt'>>> =>
     Effect.promise(async () => Option.fromNullable(await this.crashed.take(contextId)))
@@ -296,7 +231,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
     })
 
   /** Downloads into the errands' folders, and the file verbs (`downloads.ts`, #25). */
-  private readonly downloads = new Downloads(
+  protected readonly downloads = new Downloads(
     this.errandFiles,
     (id) => this.filesDir(id),
     this.deadlineMs,
@@ -310,121 +245,11 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
     return true
   }
 
-  // ---- pages ----
-
-  /**
-   * Makes `page` a tab of `entry` and follows it: loads become `PageLoaded`, a renderer crash
-   * `ContextCrashed`, a closed page leaves the tabs, and a WebSocket the guard blocks closes it.
-   *
-   * @example
-   * const tabId = this.register(entry, page, true)
-   */
-  protected register(entry: E, page: Page, activate: boolean, id?: string): string {
-    const tabId = entry.tabs.add(page, { activate, ...(id === undefined ? {} : { id }) })
-    page.on('load', () => {
-      if (entry.tabs.idOf(page) === tabId && this.holds(entry))
-        this.emit({ _tag: 'PageLoaded', contextId: entry.id, tabId })
-    })
-    page.on('crash', () => this.onPageCrash(entry, page))
-    // Always a listener: without one Playwright dismisses every dialog at once (#22).
-    this.dialogs.watch(entry.id, () => entry.tabs.idOf(page), page)
-    this.pageLogs.watch(page)
-    this.downloads.watch(entry.id, page)
-    page.on('close', () => {
-      entry.tabs.remove(tabId)
-    })
-    page.on('websocket', (ws) => {
-      // Routed sockets that the guard blocks never open; one that shows up here anyway escaped
-      // routing (a worker's — Playwright routes WebSockets with a script workers do not get): its
-      // tab is closed (G1).
-      const decision = decide(ws.url(), this.policy)
-      if (!decision.allow) {
-        this.log(
-          formatDecision(
-            ws.url(),
-            decision,
-            `websocket in ${this.noun} ${entry.id} (escaped routing: tab ${tabId} closed)`,
-          ),
-        )
-        entry.tabs.remove(tabId)
-        void within(5_000, page.close())
-      }
-    })
-    this.watchPage(entry, page)
-    return tabId
-  }
-
-  /**
-   * Opens a context's tabs as `tabs` lists them (one blank tab when none): pages made in
-   * parallel (reusing `ready` ones, e.g. a warm spare's), registered in the given order, loaded
-   * in parallel through the guard, the active one in front. A tab whose site is down still
-   * exists (it shows Chromium's error page); a crash while loading fails the open.
-   *
-   * With `sealed` (the storage the context was opened with), the reloads' own writes are put
-   * back once the tabs have loaded (see `restoreDrift.ts`).
-   *
-   * @example
-   * await this.openTabs(entry, spec.tabs, spec.storage, context.pages())
-   */
-  protected openTabs(
-    entry: E,
-    tabs: ReadonlyArray<TabSpec> | undefined,
-    sealed?: StorageState,
-    ready: ReadonlyArray<Page> = [],
-  ): Promise<void> {
-    return openTabs(entry, tabs, sealed, ready, this.reopenHooks)
-  }
-
-  /** What reopening tabs uses of this runtime. */
-  private get reopenHooks(): ReopenHooks<E> {
-    return {
-      deadlineMs: this.deadlineMs,
-      log: this.log,
-      noun: this.noun,
-      register: (entry, page, activate, id) => this.register(entry, page, activate, id),
-      checkNavigation: (url, contextId) => this.checkNavigation(url, contextId),
-      goto: (page, url) => this.goto(page, url),
-      readStorage: (entry) => this.readStorage(entry),
-    }
-  }
-
-  /**
-   * A page of the context for the runtime's own work: its first tab, or a new page that never
-   * becomes a tab (closed by `done`).
-   *
-   * @example
-   * const { page, done } = await this.quietPage(entry)
-   */
-  protected async quietPage(entry: E): Promise<QuietPage> {
-    const existing = entry.tabs.list()[0]?.handle
-    return existing ? { page: existing, done: async () => undefined } : this.newQuietPage(entry)
-  }
-
-  /**
-   * A new page of the context for the runtime's own work: never a tab, one of its own pages
-   * ({@link isOwnPage}), closed by `done`. Make it inside the entry's `pageWork`.
-   */
-  protected async newQuietPage(entry: E): Promise<QuietPage> {
-    entry.quietPages++
-    try {
-      const page = await entry.context.newPage()
-      this.ownPages.add(page)
-      return { page, done: () => page.close() }
-    } finally {
-      entry.quietPages--
-    }
-  }
-
   /** Each context's CDP id (see `browserContextIds.ts`). */
   private readonly contextIds = new BrowserContextIds()
 
   private browserContextIdOf(entry: E): Promise<string> {
     return this.contextIds.of(entry, () => this.quietPage(entry))
-  }
-
-  /** The tabs as a snapshot keeps them: id, URL, active, in order. */
-  private tabSpecsOf(entry: E): Array<TabSpec> {
-    return entry.tabs.list().map((t) => ({ id: t.id, url: this.urlOf(t.handle), active: t.active }))
   }
 
   private pageIn(entry: E, tabId: string): Page {
@@ -447,26 +272,5 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextBook
     // A held dialog blocks the page's scripts: its title would wait for the answer.
     const title = this.dialogs.blocks(page) ? '' : await within(this.deadlineMs, page.title())
     return { id, url: this.urlOf(page), title: title ?? '', active: entry.tabs.active() === id, session: entry.label }
-  }
-
-  private onPageCrash(entry: E, page: Page): void {
-    if (!this.holds(entry)) return
-    this.log(`renderer crashed in ${this.noun} ${entry.id}`)
-    if (this.isLifelong(entry)) {
-      const tabId = entry.tabs.idOf(page)
-      if (tabId) entry.tabs.remove(tabId)
-      void within(5_000, page.close())
-    } else {
-      // A crashed context is forgotten at once (calls see it gone) and the supervisor heals it.
-      // Its storage lives in the browser, not in the dead renderer: it is read, with the tabs'
-      // URLs, before the context closes — the heal's last words (lossless, not the last
-      // debounced snapshot; found by the soak, issue #15). Its files folder is set aside for the heal.
-      this.forget(entry, 'crashed')
-      const tabs = this.tabSpecsOf(entry)
-      const read = this.readStorage(entry)
-      // IndexedDB lives in the browser, not in the dead renderer: read with the storage (E7).
-      this.crashed.hold(entry, tabs, read, this.readIndexedDb(entry))
-    }
-    this.emit({ _tag: 'ContextCrashed', contextId: entry.id })
   }
 }

@@ -3,10 +3,14 @@
  * handlers of Playwright's, its artifacts inside our own TMPDIR, a launch deadline of its own.
  */
 import { mkdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
-import type { GuardPolicy } from '@errands/guard'
+import { join, resolve as resolvePath } from 'node:path'
+import { defaultPolicy, type GuardPolicy } from '@errands/guard'
+import { RuntimeError } from '@errands/runtime'
+import { Effect } from 'effect'
 import type { Browser, BrowserContext } from 'playwright-core'
 import type { Log } from './containment.ts'
+import { DEFAULT_DEADLINE_MS, resolveExecutable, type ChromiumRuntimeOptions } from './options.ts'
+import { tmpDirProblem } from './tmpDirs.ts'
 
 /**
  * How long a browser may take to start: the page deadline, but never under 30 s — a launch on a
@@ -52,6 +56,46 @@ export interface LaunchSettings {
    */
   readonly interceptFirst?: ((browser: Browser) => Promise<void>) | undefined
 }
+
+/**
+ * The runtime's options as launch settings, or why Chromium cannot start with them (a headful
+ * browser, an upstream proxy without the egress, a TMPDIR Chromium cannot use). The egress's
+ * proxies are added once it runs.
+ *
+ * @example
+ * const settings = yield* launchSettingsOf({ dataDir: '/var/lib/errands' })
+ */
+export const launchSettingsOf = (options: ChromiumRuntimeOptions): Effect.Effect<LaunchSettings, RuntimeError> =>
+  Effect.gen(function* () {
+    if (options.headless !== undefined && options.headless !== true) {
+      return yield* new RuntimeError({ reason: 'invalid', message: 'only headless Chromium is supported here' })
+    }
+    if (options.egress === false && options.upstreamProxy !== undefined) {
+      return yield* new RuntimeError({
+        reason: 'invalid',
+        message: 'an upstream proxy needs the egress (egress: false was given)',
+      })
+    }
+    const tmpProblem = tmpDirProblem()
+    if (tmpProblem !== undefined)
+      return yield* new RuntimeError({ reason: 'invalid', message: `cannot start Chromium: ${tmpProblem}` })
+    const log = options.log ?? (() => undefined)
+    const policy = options.policy ?? defaultPolicy([])
+    const settings: LaunchSettings = {
+      executablePath: resolveExecutable(options.executablePath),
+      policy,
+      log,
+      deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
+      warmSpare: options.warmSpare ?? true,
+      owner: resolvePath(options.dataDir),
+      extraArgs: options.extraArgs ?? [],
+    }
+    if (options.mode === 'your-chrome') {
+      // R3/L6: nothing is read from the person's own Chrome; errands run in our browser, signed in nowhere.
+      log('mode your-chrome: errands run in our own Chromium, signed in nowhere; no cookie is copied from your Chrome')
+    }
+    return settings
+  })
 
 /** Playwright installs no signal handlers: the engine decides how it shuts down. */
 export const NO_SIGNAL_HANDLERS = { handleSIGTERM: false, handleSIGINT: false, handleSIGHUP: false } as const

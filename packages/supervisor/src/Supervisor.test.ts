@@ -3,7 +3,7 @@ import { MAIN_CONTEXT } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
 import { Effect, Either, Exit, Layer, TestClock } from 'effect'
 import { describe, expect } from 'vitest'
-import { AllBusy } from './errors.ts'
+import { AllBusy } from '@errands/sessions'
 import { words } from './health.ts'
 import { services, testSupervisor, visitAs } from './testing.ts'
 

@@ -1,7 +1,7 @@
 /**
  * The supervisor service: `makeSupervisor` wires one supervisor's parts together on a runtime and
  * a sealed store, and `Supervisor` is its Effect service with `layer`, `layerConfig` and
- * `layerTest`. The parts live beside it: sessions, admission, driving, settling, runtime events,
+ * `layerTest`. The parts live beside it: actors, admission, driving, settling, runtime events,
  * adoption and the operations.
  */
 import { errandMachine } from '@errands/machines'
@@ -11,15 +11,15 @@ import { Clock, Context, Effect, Layer, Runtime as EffectRuntime, type Scope } f
 import { makeAdmission } from './admission.ts'
 import { makeAdoption } from './adoption.ts'
 import { SnapshotBook } from './amendments.ts'
-import { makeEffectClock } from './clock.ts'
+import { makeEffectClock } from '@errands/sessions'
 import { supervisorConfig } from './config.ts'
 import type { SupervisorCore } from './core.ts'
 import { makeDriving } from './driving.ts'
 import { makeErrandEffects } from './effects.ts'
-import { HealthLog } from './health.ts'
+import { HealthLog } from '@errands/sessions'
 import { makeOperations } from './operations.ts'
 import { makeRuntimeEvents } from './runtimeEvents.ts'
-import { makeSessions } from './sessions.ts'
+import { makeActors } from './actors.ts'
 import { makeSettling } from './settling.ts'
 import { makeWheel } from './wheel.ts'
 import type { SupervisorShape } from './shape.ts'
@@ -81,17 +81,17 @@ export const makeSupervisor = (
       }),
     })
 
-    // A watched errand's heal goes through admission, which spawns through the sessions.
-    const sessions = makeSessions(core, machine, clock, (entry, actor) => admission.healWatched(entry, actor))
-    const admission = makeAdmission(core, sessions)
-    const driving = makeDriving(core, sessions, admission)
-    const settling = makeSettling(core, sessions)
-    const adoption = makeAdoption(core, sessions)
+    // A watched errand's heal goes through admission, which spawns through the actors.
+    const actors = makeActors(core, machine, clock, (entry, actor) => admission.healWatched(entry, actor))
+    const admission = makeAdmission(core, actors)
+    const driving = makeDriving(core, actors, admission)
+    const settling = makeSettling(core, actors)
+    const adoption = makeAdoption(core, actors)
     const { shutdown } = settling
 
     yield* adoption.adoptAll
 
-    const unsubscribe = yield* runtime.subscribe(makeRuntimeEvents(core, sessions))
+    const unsubscribe = yield* runtime.subscribe(makeRuntimeEvents(core, actors))
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         yield* shutdown
@@ -105,8 +105,8 @@ export const makeSupervisor = (
       )
     }
 
-    const wheel = makeWheel(core, sessions, admission)
-    return makeOperations(core, { sessions, admission, driving, settling, adoption, wheel })
+    const wheel = makeWheel(core, actors, admission)
+    return makeOperations(core, { actors, admission, driving, settling, adoption, wheel })
   })
 
 /**

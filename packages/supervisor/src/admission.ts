@@ -4,9 +4,9 @@
  */
 import { Effect, Runtime as EffectRuntime } from 'effect'
 import type { SupervisorCore } from './core.ts'
-import { AllBusy, ErrandUnavailable, type SupervisorError } from './errors.ts'
-import type { Sessions } from './sessions.ts'
-import type { Binding } from './types.ts'
+import { AllBusy, ErrandUnavailable, type SupervisorError } from '@errands/sessions'
+import type { Actors } from './actors.ts'
+import type { Binding } from '@errands/sessions'
 import { holdsContext, isEvictable, type Entry, type ErrandActor } from './views.ts'
 import { notBusy, waitUntil } from './waiting.ts'
 
@@ -18,12 +18,12 @@ export type Admission = ReturnType<typeof makeAdmission>
  * crashed errand at once) and `ensureActive` (what `open`, `drive` and `resume` wait on).
  *
  * @example
- * const admission = makeAdmission(core, sessions)
+ * const admission = makeAdmission(core, actors)
  * const binding = yield* admission.ensureActive(entry, false)
  */
-export const makeAdmission = (core: SupervisorCore, sessions: Sessions) => {
+export const makeAdmission = (core: SupervisorCore, actors: Actors) => {
   const { effectRuntime, settings, entries, admission, pendingHeals, now } = core
-  const { spawn } = sessions
+  const { spawn } = actors
 
   /** Makes room for one more context (parking the LRU idle errand, C2) and runs `trigger` while holding the slot. */
   const admit = (entry: Entry, trigger: () => void): Effect.Effect<void, AllBusy> =>

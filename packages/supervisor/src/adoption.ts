@@ -7,18 +7,18 @@ import type { StoreError } from '@errands/store'
 import { Effect, Option } from 'effect'
 import type { SupervisorCore } from './core.ts'
 import { words } from './health.ts'
-import type { Sessions } from './sessions.ts'
+import type { Actors } from './actors.ts'
 
 /**
  * `adoptRecord` for one errand, and `adoptAll`, which start-up runs once.
  *
  * @example
- * const { adoptAll } = makeAdoption(core, sessions)
+ * const { adoptAll } = makeAdoption(core, actors)
  * yield* adoptAll // parked errands from an earlier run are back
  */
-export const makeAdoption = (core: SupervisorCore, sessions: Sessions) => {
+export const makeAdoption = (core: SupervisorCore, actors: Actors) => {
   const { store, health, now } = core
-  const { register, spawn } = sessions
+  const { register, spawn } = actors
 
   /** A sealed record comes in as a parked actor; an unreadable one is dropped, said in health. */
   const adoptRecord = (errandId: string): Effect.Effect<boolean, StoreError> =>

@@ -1,13 +1,14 @@
 import { it } from '@effect/vitest'
 import { Effect, Fiber, Layer, TestClock } from 'effect'
 import { describe, expect } from 'vitest'
-import { Sessions } from './SessionsService.ts'
+import { Sessions } from '@errands/sessions'
+import { sessionsLayer } from './SessionsService.ts'
 import { services, testSupervisor } from './testing.ts'
 import type { JournalEntry } from './types.ts'
 
 const journaled: JournalEntry[] = []
 const withSessions = (maxErrands = 2) =>
-  Sessions.layer.pipe(
+  sessionsLayer.pipe(
     Layer.provideMerge(testSupervisor({ maxErrands, idleMs: 60_000 }, { journal: (e) => void journaled.push(e) })),
   )
 

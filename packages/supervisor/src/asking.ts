@@ -8,50 +8,29 @@
  * agent's reason, the person's note, a cookie or anything typed (P5, L7).
  *
  * @example
- * const { asked, answered } = makeAsking(core, sessions)
+ * const { asked, answered } = makeAsking(core, actors)
  * yield* asked('session:k1', { id: 'q1', ask: 'sign-in', site: 'shop.example' })
  * yield* answered('session:k1', 'q1', 'allow')
  */
-import type { AskKind, AskOutcome } from '@errands/machines'
 import { Effect } from 'effect'
 import type { SupervisorCore } from './core.ts'
-import type { UnknownConversation } from './errors.ts'
-import type { Sessions } from './sessions.ts'
+import type { SessionsShape } from '@errands/sessions'
+import type { Actors } from './actors.ts'
 
-export type { AskKind, AskOutcome }
-
-/** One ask of a person: its id (unique while it waits), its kind and, for a sign-in, the site. */
-export interface Ask {
-  readonly id: string
-  readonly ask: AskKind
-  readonly site?: string | undefined
-}
-
-/** The asking operations of one supervisor. */
-export interface AskingShape {
-  /**
-   * An agent of the conversation asked a person (`ask`) and waits: the errand shows waiting for
-   * the person, and idleness does not park it, until `answered` with the same id.
-   */
-  readonly asked: (conversationId: string, ask: Ask) => Effect.Effect<void, UnknownConversation>
-  /**
-   * How an ask ended (`allow`, `deny`, `handed-back`, `timeout`, `withdrawn`); call it once for every
-   * `asked`, whatever happened to the errand meanwhile. An errand gone by then changes nothing.
-   */
-  readonly answered: (conversationId: string, id: string, outcome: AskOutcome) => Effect.Effect<void>
-}
+/** The asking operations of one supervisor (their words: @errands/sessions). */
+export type AskingShape = Pick<SessionsShape, 'asked' | 'answered'>
 
 /**
- * The asking operations over one supervisor's sessions.
+ * The asking operations over one supervisor's actors.
  *
  * @example
- * const asking = makeAsking(core, sessions)
+ * const asking = makeAsking(core, actors)
  */
-export const makeAsking = (core: SupervisorCore, sessions: Sessions): AskingShape => {
+export const makeAsking = (core: SupervisorCore, actors: Actors): AskingShape => {
   const { entries, now, journal } = core
   return {
     asked: (conversationId, ask) =>
-      Effect.map(sessions.entryOf(conversationId), (entry) => {
+      Effect.map(actors.entryOf(conversationId), (entry) => {
         const t = now()
         journal({
           t,
@@ -61,14 +40,14 @@ export const makeAsking = (core: SupervisorCore, sessions: Sessions): AskingShap
           ask: ask.ask,
           ...(ask.site === undefined ? {} : { site: ask.site }),
         })
-        sessions.send(entry, { type: 'person.asked', id: ask.id, ask: ask.ask, at: t })
+        actors.send(entry, { type: 'person.asked', id: ask.id, ask: ask.ask, at: t })
       }),
     answered: (conversationId, id, outcome) =>
       Effect.sync(() => {
         const t = now()
         journal({ t, op: 'question.answered', conversationId, id, outcome })
         const entry = entries.get(conversationId)
-        if (entry !== undefined) sessions.send(entry, { type: 'person.answered', id, outcome, at: t })
+        if (entry !== undefined) actors.send(entry, { type: 'person.answered', id, outcome, at: t })
       }),
   }
 }

@@ -1,12 +1,11 @@
 import { DAY_MS, DEFAULT_RETENTION } from '@errands/store'
-import { Effect, Either, Schema } from 'effect'
+import { Effect, Either } from 'effect'
 import { describe, expect, it } from 'vitest'
 import {
   configFrom,
   defaultSettings,
   errandLimit,
   explainConfigError,
-  intBetween,
   retentionConfig,
   settingsFrom,
 } from './config.ts'
@@ -73,28 +72,6 @@ describe('configuration from ERRANDS_* variables', () => {
 
   it('derives the sweep interval from the idle limit', () => {
     expect(Effect.runSync(settingsFrom({ ERRANDS_SESSION_IDLE_MS: '60000' })).sweepEveryMs).toBe(15_000)
-  })
-})
-
-describe('intBetween: the one whole-number decoder of every ERRANDS_* number (ADR 0022)', () => {
-  const decode = (schema: Schema.Schema<number, string>, text: string) =>
-    Either.mapLeft(Schema.decodeUnknownEither(schema)(text), (e) => e.message.split('\n').pop()!.replace(/^\W+/, ''))
-
-  it('takes both bounds and whole numbers between them', () => {
-    expect(['1', '32', '7'].map((t) => decode(intBetween(1, 32), t))).toEqual([
-      Either.right(1),
-      Either.right(32),
-      Either.right(7),
-    ])
-  })
-
-  it("says the same words for every way a value is wrong: the range by default, or the caller's text", () => {
-    for (const bad of ['0', '33', '2.5', 'many', '', '1e9'])
-      expect(decode(intBetween(1, 32), bad)).toEqual(Either.left('must be a whole number from 1 to 32'))
-    for (const bad of ['0', 'x'])
-      expect(decode(intBetween(1, 4096, 'must be 1 to 4096 (the same on every runner)'), bad)).toEqual(
-        Either.left('must be 1 to 4096 (the same on every runner)'),
-      )
   })
 })
 

@@ -1,4 +1,5 @@
 import { DAY_MS, DEFAULT_RETENTION, type Retention } from '@errands/store'
+import { intBetween } from '@errands/edge'
 import { Config, type ConfigError, ConfigProvider, Effect, Schema } from 'effect'
 import * as os from 'node:os'
 import * as path from 'node:path'
@@ -14,27 +15,6 @@ const GiB = 1024 ** 3
  */
 export const errandLimit = (totalMemoryBytes: number = os.totalmem(), bounds = { min: 2, max: 6 }): number =>
   Math.min(bounds.max, Math.max(bounds.min, Math.floor(totalMemoryBytes / (2 * GiB))))
-
-/**
- * A whole number from a string, within `[min, max]`: the decoder of every `ERRANDS_*` number
- * (the supervisor's, the host's, the cluster's; ADR 0022). Whatever is wrong — not a number, a
- * fraction, out of range — the message is `text`, by default the range in words. Never clamps.
- *
- * @example
- * Schema.Config('ERRANDS_CLUSTER_SHARDS', intBetween(1, 4096, 'must be a whole number from 1 to 4096 (the same on
- * every runner)'))
- * Schema.decodeUnknownEither(intBetween(1, 32))('33') // Left: "must be a whole number from 1 to 32"
- */
-export const intBetween = (
-  min: number,
-  max: number,
-  text = `must be a whole number from ${min} to ${max}`,
-): Schema.Schema<number, string> =>
-  Schema.NumberFromString.pipe(
-    Schema.annotations({ message: () => text }),
-    Schema.int({ message: () => text }),
-    Schema.between(min, max, { message: () => text }),
-  )
 
 /** The supervisor's settings. */
 export interface SupervisorSettings {

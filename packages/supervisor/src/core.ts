@@ -1,5 +1,5 @@
 /**
- * What the parts of one supervisor share (sessions, admission, driving, settling, runtime events,
+ * What the parts of one supervisor share (actors, admission, driving, settling, runtime events,
  * adoption and the operations): its services, its settings, the book of conversations and the
  * clock. Built once by `makeSupervisor`; every part reads the same maps.
  */
@@ -8,8 +8,9 @@ import type { SealedStoreShape } from '@errands/store'
 import type { Effect, Fiber, Runtime as EffectRuntime } from 'effect'
 import type { SnapshotBook } from './amendments.ts'
 import type { SupervisorSettings } from './config.ts'
-import type { HealthLog } from './health.ts'
-import type { ErrandView, JournalEntry, SupervisorOptions } from './types.ts'
+import type { HealthLog } from '@errands/sessions'
+import type { ErrandView } from '@errands/sessions'
+import type { JournalEntry, SupervisorOptions } from './types.ts'
 import type { UpstreamBook } from './upstream.ts'
 import type { Entry } from './views.ts'
 

@@ -6,8 +6,8 @@
 import { Effect } from 'effect'
 import type { Admission } from './admission.ts'
 import type { SupervisorCore } from './core.ts'
-import type { Sessions } from './sessions.ts'
-import type { Binding } from './types.ts'
+import type { Actors } from './actors.ts'
+import type { Binding } from '@errands/sessions'
 import { isIsolated, type Entry } from './views.ts'
 import { waitUntil } from './waiting.ts'
 
@@ -18,12 +18,12 @@ export type Driving = ReturnType<typeof makeDriving>
  * `drive` / `undrive` pairs and `closeEntry` for one supervisor.
  *
  * @example
- * const driving = makeDriving(core, sessions, admission)
+ * const driving = makeDriving(core, actors, admission)
  * Effect.acquireUseRelease(driving.drive('task-1'), work, () => driving.undrive('task-1'))
  */
-export const makeDriving = (core: SupervisorCore, sessions: Sessions, admission: Admission) => {
+export const makeDriving = (core: SupervisorCore, actors: Actors, admission: Admission) => {
   const { runtime, entries, now, journal } = core
-  const { entryOf, send } = sessions
+  const { entryOf, send } = actors
   const { ensureActive } = admission
 
   const mainBinding = (conversationId: string): Binding => ({

@@ -5,7 +5,8 @@ import { Cause, Clock, Effect, Exit, Option, Runtime as EffectRuntime } from 'ef
 import { fromPromise } from 'xstate'
 import type { SnapshotBook } from './amendments.ts'
 import type { UpstreamBook } from './upstream.ts'
-import { words, type HealthLog } from './health.ts'
+import type { HealthLog } from '@errands/sessions'
+import { words } from './health.ts'
 import {
   claimAsideFiles,
   dropAsideFiles,
@@ -14,7 +15,8 @@ import {
   packFiles,
   unpackFiles,
 } from './parkedFiles.ts'
-import type { Conversation, Seed } from './types.ts'
+import type { Conversation } from '@errands/sessions'
+import type { Seed } from './types.ts'
 
 /** What the errand machine's effects need from the supervisor. */
 export interface EffectDeps {

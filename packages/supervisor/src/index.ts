@@ -1,7 +1,5 @@
 export { SnapshotBook, type SnapshotAmendment } from './amendments.ts'
-export * from './clock.ts'
 export * from './config.ts'
-export * from './errors.ts'
 export * from './health.ts'
 export * from './types.ts'
 export * from './views.ts'

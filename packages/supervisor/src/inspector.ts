@@ -20,7 +20,7 @@
 import { createInspector, type StatelyInspectionEvent } from '@statelyai/inspect'
 import { Context, Effect, Layer, type Scope } from 'effect'
 import type { ActorRefLike, InspectionEvent, Observer } from 'xstate'
-import { InspectorUnavailable } from './errors.ts'
+import { type InspectorStatus, InspectorUnavailable } from '@errands/sessions'
 
 /** What a `@statelyai/inspect` inspector sends to (the package does not export its `Adapter` type). */
 export type InspectorAdapter = Parameters<typeof createInspector>[0]
@@ -37,25 +37,6 @@ export interface InspectorOutlet {
   readonly viewer: string
   /** Stops the outlet (closes its port and its viewers' connections). Idempotent. */
   readonly close: () => Promise<void>
-}
-
-/** What the inspector switch says about itself. */
-export interface InspectorStatus {
-  readonly on: boolean
-  /** The page to open while on (`http://127.0.0.1:<port>/`); `null` while off. */
-  readonly url: string | null
-  /** The event stream while on (`ws://127.0.0.1:<port>/`); `null` while off. */
-  readonly events: string | null
-  /** Where the viewer loads from: the Stately inspector, a web app (needs internet access). */
-  readonly viewer: string
-  /** Errand actors (and the effects they run) alive now: what the inspector shows when opened. */
-  readonly actors: number
-  /** How to open it, in words. */
-  readonly how: string
-  /** What needs the network and what stays local, in words. */
-  readonly network: string
-  /** Why the last attempt to switch on failed, if it did. */
-  readonly error: string | null
 }
 
 /** How to build the switch. */

@@ -25,9 +25,9 @@
  * outlet.url // 'http://127.0.0.1:7778/'
  */
 import {
-  checkHost,
+  type Access,
+  admit,
   checkMethod,
-  checkOrigin,
   nodeHeaders,
   NotFound,
   refuseUpgrade,
@@ -40,8 +40,11 @@ import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { WebSocket, WebSocketServer } from 'ws'
-import { InspectorUnavailable } from './errors.ts'
+import { InspectorUnavailable } from '@errands/sessions'
 import { STATELY_VIEWER, type InspectorAdapter, type InspectorOutlet } from './inspector.ts'
+
+/** The relay's page: the live view (another port, same site) frames it, so a same-site Sec-Fetch-Site passes. */
+const RELAY_PAGE: Access = { origin: { fetchSite: false } }
 
 /** How to open the relay. */
 export interface InspectorRelayOptions {
@@ -119,8 +122,7 @@ export const openInspectorRelay = async (options: InspectorRelayOptions): Promis
     const headers = nodeHeaders(req.headers)
     const path = req.url ?? '/'
     const refusal =
-      checkHost(headers, { port }) ??
-      checkOrigin(headers, { port }, { fetchSite: false }) ??
+      admit(headers, { port }, RELAY_PAGE) ??
       (path !== '/'
         ? new NotFound({ reason: 'no-route', message: 'The inspector relay serves its page at / only.' })
         : undefined) ??
@@ -146,8 +148,7 @@ export const openInspectorRelay = async (options: InspectorRelayOptions): Promis
     const headers = nodeHeaders(req.headers)
     // A browser sends an Origin with every WebSocket: only the relay's own page may read.
     const refusal =
-      checkHost(headers, { port }) ??
-      checkOrigin(headers, { port }) ??
+      admit(headers, { port }) ??
       ((req.url ?? '/') !== '/'
         ? new UpgradeRefused({ reason: 'no-websocket', message: "The inspector relay's WebSocket is at / only." })
         : undefined)

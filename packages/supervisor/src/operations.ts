@@ -1,6 +1,6 @@
 /**
  * The supervisor's operations — the {@link SupervisorShape} every caller goes through — built on
- * its parts: sessions, admission, driving, settling and adoption.
+ * its parts: actors, admission, driving, settling and adoption.
  */
 import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
 import { Effect, Either, Option, Redacted } from 'effect'
@@ -8,8 +8,8 @@ import type { Admission } from './admission.ts'
 import type { makeAdoption } from './adoption.ts'
 import type { SupervisorCore } from './core.ts'
 import type { Driving } from './driving.ts'
-import { InvalidRequest } from './errors.ts'
-import type { Sessions } from './sessions.ts'
+import { InvalidRequest } from '@errands/sessions'
+import type { Actors } from './actors.ts'
 import type { makeSettling } from './settling.ts'
 import type { SupervisorShape } from './shape.ts'
 import { holdsContext, isIsolated, isPersonDriving, isWaitingForPerson, viewOf } from './views.ts'
@@ -25,7 +25,7 @@ const checkedProxy = (proxy: UpstreamProxy): Effect.Effect<UpstreamProxy, Invali
 
 /** The parts of one supervisor its operations are built on. */
 export interface SupervisorParts {
-  readonly sessions: Sessions
+  readonly actors: Actors
   readonly admission: Admission
   readonly driving: Driving
   readonly settling: ReturnType<typeof makeSettling>
@@ -37,12 +37,12 @@ export interface SupervisorParts {
  * The operations of one supervisor.
  *
  * @example
- * const supervisor = makeOperations(core, { sessions, admission, driving, settling, adoption })
+ * const supervisor = makeOperations(core, { actors, admission, driving, settling, adoption })
  * yield* supervisor.open({ id: 'task-1', kind: 'task' })
  */
 export const makeOperations = (core: SupervisorCore, parts: SupervisorParts): SupervisorShape => {
   const { runtime, store, settings, health, entries, snapshots, proxies, changeListeners, now, journal } = core
-  const { register, entryOf, send } = parts.sessions
+  const { register, entryOf, send } = parts.actors
   const { admit, healWatched, ensureActive } = parts.admission
   const { mainBinding, drive, undrive, closeEntry } = parts.driving
   const { sweep, settle, shutdown } = parts.settling

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Errands } from './promise.ts'
-import type { ErrandView } from './types.ts'
+import type { ErrandView } from '@errands/sessions'
 
 describe('the Promise API', () => {
   it('opens, drives, parks, resumes and closes without Effect; errors reject with the typed error', async () => {

@@ -4,9 +4,10 @@ import { SealedStore } from '@errands/store'
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from 'effect'
 import { EventEmitter } from 'node:events'
 import { defaultSettings, type SupervisorSettings } from './config.ts'
-import type { Capacity, HealthMessage } from './health.ts'
 import { Supervisor } from './Supervisor.ts'
-import type { Binding, Conversation, ErrandView, SupervisorOptions } from './types.ts'
+import type { Binding, Capacity, Conversation, ErrandView, HealthMessage, Sessions } from '@errands/sessions'
+import { sessionsLayer } from './SessionsService.ts'
+import type { SupervisorOptions } from './types.ts'
 
 /** How to build an {@link Errands} engine without touching Effect. */
 export interface ErrandsOptions extends Omit<SupervisorOptions, 'settings'> {
@@ -47,7 +48,7 @@ export interface ErrandsEvents {
  */
 export class Errands extends EventEmitter<ErrandsEvents> {
   private constructor(
-    private readonly managed: ManagedRuntime.ManagedRuntime<Supervisor | Runtime, unknown>,
+    private readonly managed: ManagedRuntime.ManagedRuntime<Supervisor | Sessions | Runtime, unknown>,
     private readonly supervisor: Supervisor['Type'],
   ) {
     super()
@@ -56,10 +57,12 @@ export class Errands extends EventEmitter<ErrandsEvents> {
   static async create(options: ErrandsOptions = {}): Promise<Errands> {
     const { runtime, store, settings, ...rest } = options
     // The runtime stays in reach too: adapters (`runWith`) need it beside the supervisor.
-    const layer = Supervisor.layer({ ...rest, settings: defaultSettings(settings) }).pipe(
+    // The session boundary too: adapters over the Promise API (the DevTools server) are faces and act through it.
+    const layer = sessionsLayer.pipe(
+      Layer.provideMerge(Supervisor.layer({ ...rest, settings: defaultSettings(settings) })),
       Layer.provideMerge(Layer.merge(runtime ?? memoryRuntimeLayer, store ?? SealedStore.layerMemory)),
     )
-    const managed = ManagedRuntime.make(layer as Layer.Layer<Supervisor | Runtime, unknown>)
+    const managed = ManagedRuntime.make(layer as Layer.Layer<Supervisor | Sessions | Runtime, unknown>)
     const supervisor = await managed.runPromise(Supervisor)
     const errands = new Errands(managed, supervisor)
     supervisor.onChange((view) => errands.emit('change', view))
@@ -75,11 +78,11 @@ export class Errands extends EventEmitter<ErrandsEvents> {
    * @example
    * const capacity = await errands.runWith(Effect.flatMap(Supervisor, (s) => s.capacity))
    */
-  runWith<A, E>(effect: Effect.Effect<A, E, Supervisor | Runtime>): Promise<A> {
+  runWith<A, E>(effect: Effect.Effect<A, E, Supervisor | Sessions | Runtime>): Promise<A> {
     return this.run(effect)
   }
 
-  private run<A, E>(effect: Effect.Effect<A, E, Supervisor | Runtime>): Promise<A> {
+  private run<A, E>(effect: Effect.Effect<A, E, Supervisor | Sessions | Runtime>): Promise<A> {
     return this.managed
       .runPromiseExit(effect)
       .then((exit) => (Exit.isSuccess(exit) ? exit.value : Promise.reject(Cause.squash(exit.cause))))

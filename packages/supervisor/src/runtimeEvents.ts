@@ -7,18 +7,18 @@ import { Effect, Option, Runtime as EffectRuntime } from 'effect'
 import { withHeldOwnData } from './amendments.ts'
 import type { SupervisorCore } from './core.ts'
 import { words } from './health.ts'
-import type { Sessions } from './sessions.ts'
+import type { Actors } from './actors.ts'
 import type { Entry } from './views.ts'
 
 /**
  * The listener one supervisor subscribes to its runtime's events.
  *
  * @example
- * const unsubscribe = yield* runtime.subscribe(makeRuntimeEvents(core, sessions))
+ * const unsubscribe = yield* runtime.subscribe(makeRuntimeEvents(core, actors))
  */
-export const makeRuntimeEvents = (core: SupervisorCore, sessions: Sessions) => {
+export const makeRuntimeEvents = (core: SupervisorCore, actors: Actors) => {
   const { runtime, effectRuntime, health, entries, byContext, snapshots, now, journal } = core
-  const { send } = sessions
+  const { send } = actors
 
   const onRuntimeEvent = (event: RuntimeEvent) => {
     const t = now()

@@ -4,7 +4,7 @@
  */
 import { Effect, Fiber } from 'effect'
 import type { SupervisorCore } from './core.ts'
-import type { Sessions } from './sessions.ts'
+import type { Actors } from './actors.ts'
 import { isEvictable } from './views.ts'
 import { notBusy, quiet, waitUntil } from './waiting.ts'
 
@@ -12,12 +12,12 @@ import { notBusy, quiet, waitUntil } from './waiting.ts'
  * The sweep, settle and shutdown of one supervisor.
  *
  * @example
- * const { sweep } = makeSettling(core, sessions)
+ * const { sweep } = makeSettling(core, actors)
  * yield* sweep // the conversation ids it parked
  */
-export const makeSettling = (core: SupervisorCore, sessions: Sessions) => {
+export const makeSettling = (core: SupervisorCore, actors: Actors) => {
   const { settings, entries, pendingHeals, now, journal } = core
-  const { send } = sessions
+  const { send } = actors
 
   const sweep = Effect.gen(function* () {
     const t = now()

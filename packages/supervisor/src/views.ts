@@ -1,7 +1,7 @@
 import { askKinds, mayEvict, type errandMachine } from '@errands/machines'
 import type { Deferred } from 'effect'
 import type { Actor, SnapshotFrom, StateValue } from 'xstate'
-import type { Conversation, ErrandView } from './types.ts'
+import type { Conversation, ErrandView } from '@errands/sessions'
 
 /** A running errand actor. */
 export type ErrandActor = Actor<typeof errandMachine>

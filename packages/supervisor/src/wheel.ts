@@ -11,59 +11,35 @@
  * end, never the reason, the note nor anything the person typed (P5, L7).
  *
  * @example
- * const wheel = makeWheel(core, sessions, admission)
+ * const wheel = makeWheel(core, actors, admission)
  * const answer = yield* wheel.askForHelp('session:k1', 'a captcha', 60_000) // waits
  * yield* wheel.takeWheel('session:k1') // the live view's button
  * yield* wheel.handBack('session:k1', 'solved it') // → answer: { handedBack: true, note: 'solved it' }
  */
 import { Deferred, Effect } from 'effect'
 import type { Admission } from './admission.ts'
-import { makeAsking, type AskingShape } from './asking.ts'
+import { makeAsking } from './asking.ts'
 import type { SupervisorCore } from './core.ts'
-import { InvalidRequest, type SupervisorError, type UnknownConversation } from './errors.ts'
-import type { Sessions } from './sessions.ts'
-import type { HandBack } from './types.ts'
+import { type HandBack, InvalidRequest, type SessionsShape } from '@errands/sessions'
+import type { Actors } from './actors.ts'
 import { isIsolated, isPersonDriving, viewOf, type Entry, type HelpAsked } from './views.ts'
 
-/** The supervisor's wheel operations, and the asking every ask of a person goes through. */
-export interface WheelShape extends AskingShape {
-  /**
-   * A person takes the wheel (resuming a parked errand first); the agents' acting verbs are refused until the
-   * hand-back.
-   */
-  readonly takeWheel: (conversationId: string) => Effect.Effect<import('./types.ts').ErrandView, SupervisorError>
-  /** The person hands back, with an optional note for the agent; idempotent. */
-  readonly handBack: (conversationId: string, note?: string | undefined) => Effect.Effect<void, UnknownConversation>
-  /** Whether a person has the wheel of the conversation's errand now. */
-  readonly personDriving: (conversationId: string) => boolean
-  /**
-   * An agent asks for help with a reason and waits, at most `timeoutMs`, for a person to hand the
-   * wheel back; the request shows in the live view while it waits, and is gone however it ends.
-   */
-  readonly askForHelp: (
-    conversationId: string,
-    reason: string,
-    timeoutMs: number,
-  ) => Effect.Effect<HandBack, UnknownConversation>
-  /**
-   * Hears each hand-back of a known conversation with the person's note (null without one),
-   * before the view changes: a face that holds an agent's calls while a person drives — the
-   * DevTools endpoint — tells its agent the note even when that agent did not ask for help.
-   * Returns the unsubscribe.
-   */
-  readonly onHandBack: (listener: (conversationId: string, note: string | null) => void) => () => void
-}
+/** The supervisor's wheel operations, and the asking every ask of a person goes through (words: @errands/sessions). */
+export type WheelShape = Pick<
+  SessionsShape,
+  'takeWheel' | 'handBack' | 'personDriving' | 'askForHelp' | 'onHandBack' | 'asked' | 'answered'
+>
 
 /**
  * The wheel operations of one supervisor.
  *
  * @example
- * const { takeWheel, handBack } = makeWheel(core, sessions, admission)
+ * const { takeWheel, handBack } = makeWheel(core, actors, admission)
  */
-export const makeWheel = (core: SupervisorCore, sessions: Sessions, admission: Admission): WheelShape => {
+export const makeWheel = (core: SupervisorCore, actors: Actors, admission: Admission): WheelShape => {
   const { runtime, entries, changeListeners, handBackListeners, now, journal } = core
-  const { entryOf, send } = sessions
-  const asking = makeAsking(core, sessions)
+  const { entryOf, send } = actors
+  const asking = makeAsking(core, actors)
   // Help asks' ids: unique within this supervisor, and the same on every replay.
   let helpAsks = 0
   const changed = (entry: Entry) => {

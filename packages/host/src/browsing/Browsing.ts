@@ -11,13 +11,7 @@
  * yield* browsing.navigate(sessionTarget(key), 'https://example.com/')
  */
 import type { RawPage, SecretFill, SecretFillOutcome, UpstreamProxy } from '@errands/runtime'
-import type {
-  AllBusy,
-  ErrandUnavailable,
-  InvalidRequest,
-  PersonDriving,
-  UnknownConversation,
-} from '@errands/supervisor'
+import type { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/sessions'
 import { Context, Effect, Layer } from 'effect'
 import type { BlockedByPolicy, FileNotFound, FileTooLarge, PageError, TabNotFound } from '../errors.ts'
 import type { ErrandFileView } from '../filesAnswers.ts'

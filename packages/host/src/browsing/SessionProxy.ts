@@ -9,7 +9,7 @@
  * yield* sessionProxy.set(key, Redacted.make('http://user:pass@proxy.example:3128')) // { upstreamProxy: 'set' }
  */
 import type { UpstreamProxy } from '@errands/runtime'
-import { Sessions } from '@errands/supervisor'
+import { Sessions } from '@errands/sessions'
 import { Context, Effect, Layer } from 'effect'
 import { PageError } from '../errors.ts'
 import { conversationIdOf, type SessionKey } from '../sessionKey.ts'

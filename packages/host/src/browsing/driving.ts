@@ -6,7 +6,7 @@
 import { decideUrl, makeResolver } from '@errands/egress'
 import { describeTarget } from '@errands/guard'
 import { acts, type UpstreamProxy } from '@errands/runtime'
-import { PersonDriving, type Binding } from '@errands/supervisor'
+import { PersonDriving, type Binding } from '@errands/sessions'
 import { Duration, Effect } from 'effect'
 import { BlockedByPolicy, PageError } from '../errors.ts'
 import { conversationIdOf } from '../sessionKey.ts'

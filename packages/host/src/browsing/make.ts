@@ -22,7 +22,7 @@ import {
   type RuntimeError,
 } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
-import { Sessions } from '@errands/supervisor'
+import { Sessions } from '@errands/sessions'
 import { Effect, type Scope } from 'effect'
 import { BlockedByPolicy, PageError, TabNotFound } from '../errors.ts'
 import { conversationIdOf, type SessionKey } from '../sessionKey.ts'

@@ -6,7 +6,7 @@ import type { Resolver } from '@errands/egress'
 import type { GuardPolicy } from '@errands/guard'
 import type { ContextId, RuntimeShape } from '@errands/runtime'
 import type { SealedStoreShape } from '@errands/store'
-import type { SessionsShape } from '@errands/supervisor'
+import type { SessionsShape } from '@errands/sessions'
 import type { HostSession, SessionBook } from './sessions.ts'
 
 /** How the verbs behave. */

@@ -1,12 +1,5 @@
-import {
-  AllBusy,
-  InspectorSwitch,
-  InspectorUnavailable,
-  openInspectorRelay,
-  Sessions,
-  testSupervisor,
-  UnknownConversation,
-} from '@errands/supervisor'
+import { AllBusy, InspectorUnavailable, UnknownConversation } from '@errands/sessions'
+import { InspectorSwitch, openInspectorRelay, sessionsLayer, testSupervisor } from '@errands/supervisor'
 import { Effect, Layer } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { HostUnavailable, PageError } from '../errors.ts'
@@ -568,7 +561,7 @@ describe("the XState inspector's switch (V3): GET and PUT /v1/person/inspector",
       const inspector = InspectorSwitch.layer({ open: () => openInspectorRelay({ port: 0 }) })
       await Effect.runPromise(
         program.pipe(
-          Effect.provide(Layer.merge(Sessions.layer.pipe(Layer.provideMerge(testSupervisor())), inspector)),
+          Effect.provide(Layer.merge(sessionsLayer.pipe(Layer.provideMerge(testSupervisor())), inspector)),
           Effect.scoped,
         ),
       )

@@ -19,18 +19,17 @@
 import { DevTools } from '@errands/devtools'
 import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
 import {
+  admit,
   checkBearer,
-  checkHost,
   checkMediaType,
   checkMethod,
-  checkOrigin,
   digestOf,
   hasBody,
   ownHost,
   readWebBody,
   type Identity,
 } from '@errands/edge'
-import { Sessions } from '@errands/supervisor'
+import { Sessions } from '@errands/sessions'
 import { Vault } from '@errands/passwords'
 import { Cause, Effect, Either, Exit, Option, Redacted, Runtime, Schema } from 'effect'
 import { Browsing } from '../browsing/Browsing.ts'
@@ -125,7 +124,7 @@ export const makeApp = (
           })
         }
         const headers = request.headers
-        const refusal = checkHost(headers, options) ?? checkOrigin(headers, options)
+        const refusal = admit(headers, options)
         if (refusal) return yield* refusal
         const url = new URL(request.url)
         const match = router.match(request.method, url.pathname)

@@ -11,7 +11,7 @@
  */
 import type { DevToolsShape } from '@errands/devtools'
 import { acts, parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
-import { PersonDriving } from '@errands/supervisor'
+import { PersonDriving } from '@errands/sessions'
 import { Effect, Either, Option, Schema } from 'effect'
 import { BadRequest, HostUnavailable } from '../errors.ts'
 import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../browsing/Browsing.ts'

@@ -8,7 +8,7 @@
  * server.on('upgrade', (req, socket, head) => devtools.upgrade(req, socket, head) || refuseOtherUpgrade(req, socket, {
  * port }))
  */
-import { checkHost, checkOrigin, nodeHeaders, refuseUpgrade, UpgradeRefused, type Identity } from '@errands/edge'
+import { admit, nodeHeaders, refuseUpgrade, UpgradeRefused, type Identity } from '@errands/edge'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
 
@@ -22,8 +22,7 @@ export const refuseOtherUpgrade = (req: http.IncomingMessage, socket: Duplex, id
   const headers = nodeHeaders(req.headers)
   refuseUpgrade(
     socket,
-    checkHost(headers, identity) ??
-      checkOrigin(headers, identity) ??
+    admit(headers, identity) ??
       new UpgradeRefused({
         reason: 'no-websocket',
         message:

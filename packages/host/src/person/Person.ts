@@ -21,7 +21,7 @@ import type {
   InspectorStatus,
   InspectorUnavailable,
   SupervisorError,
-} from '@errands/supervisor'
+} from '@errands/sessions'
 import { Context, Effect, Layer } from 'effect'
 import type { HostUnavailable } from '../errors.ts'
 

@@ -1,4 +1,4 @@
-import { PersonDriving } from '@errands/supervisor'
+import { PersonDriving } from '@errands/sessions'
 import { Effect } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { testApp } from '../http/testing.ts'

@@ -5,7 +5,8 @@
  * Layer.effect(Person, makePerson) // needs Sessions; uses Lending, Settings and InspectorSwitch when present
  */
 import { Lending, Settings } from '@errands/lending'
-import { InspectorSwitch, Sessions } from '@errands/supervisor'
+import { Sessions } from '@errands/sessions'
+import { InspectorSwitch } from '@errands/supervisor'
 import { Effect, Option } from 'effect'
 import { HostUnavailable } from '../errors.ts'
 import type { PersonShape } from './Person.ts'

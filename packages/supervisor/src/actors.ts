@@ -1,15 +1,15 @@
 /**
- * The supervisor's sessions: registering a conversation, spawning its errand actor and following
+ * The supervisor's actors: registering a conversation, spawning its errand actor and following
  * the actor's states (the context index, crash warnings, traces and change listeners).
  */
 import type { errandMachine, ErrandEvent } from '@errands/machines'
 import { Effect } from 'effect'
 import { createActor } from 'xstate'
-import type { XStateClock } from './clock.ts'
+import type { XStateClock } from '@errands/sessions'
 import type { SupervisorCore } from './core.ts'
-import { UnknownConversation } from './errors.ts'
+import { UnknownConversation } from '@errands/sessions'
 import { words } from './health.ts'
-import type { Conversation } from './types.ts'
+import type { Conversation } from '@errands/sessions'
 import { stateString, viewOf, type Entry, type ErrandActor, type ErrandSnapshot } from './views.ts'
 
 /** What a parked errand's actor starts from when it comes back from the store (E5). */
@@ -18,18 +18,18 @@ export interface ParkedStart {
   readonly lentSites: ReadonlyArray<string>
 }
 
-/** The supervisor's sessions: see {@link makeSessions}. */
-export type Sessions = ReturnType<typeof makeSessions>
+/** The supervisor's actors: see {@link makeActors}. */
+export type Actors = ReturnType<typeof makeActors>
 
 /**
- * The sessions of one supervisor, spawning actors of `machine` on `clock`. `healWatched` is called
+ * The actors of one supervisor, spawning actors of `machine` on `clock`. `healWatched` is called
  * when a watched errand's actor enters `healing.waiting` (H2).
  *
  * @example
- * const sessions = makeSessions(core, machine, clock, (entry, actor) => admission.healWatched(entry, actor))
- * sessions.spawn(sessions.register({ id: 'task-1', kind: 'task' }))
+ * const actors = makeActors(core, machine, clock, (entry, actor) => admission.healWatched(entry, actor))
+ * actors.spawn(actors.register({ id: 'task-1', kind: 'task' }))
  */
-export const makeSessions = (
+export const makeActors = (
   core: SupervisorCore,
   machine: typeof errandMachine,
   clock: XStateClock,

@@ -1,0 +1,6 @@
+export * from './clock.ts'
+export * from './errors.ts'
+export * from './health.ts'
+export * from './inspector.ts'
+export * from './Sessions.ts'
+export * from './vocabulary.ts'
