@@ -45,7 +45,7 @@ export const DEPS: Rules['deps'] = {
   // The live view streams through the runtime's screencast: no browser library (issue #24).
   '@errands/liveview': ['@errands/edge', '@errands/runtime', '@errands/sessions'],
   // MCP narrows the runtime's opaque page (RawPage) to Playwright's for its locator tools (#24).
-  '@errands/mcp': ['@errands/daily', '@errands/edge', '@errands/runtime'],
+  '@errands/mcp': ['@errands/daily', '@errands/edge', '@errands/runtime', '@errands/sessions'],
   '@errands/engine': [
     '@errands/lending',
     '@errands/runtime',

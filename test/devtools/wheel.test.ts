@@ -4,7 +4,6 @@
 // hand-back sends what was held, in order, after `Errands.handedBack {note}`. `Errands.requestHelp`
 // is POST /v1/session/help over CDP. The wheel is taken and handed back through the host's own
 // session service, as the live view's buttons do (test/liveview/wheel.test.ts drives those).
-import { HELP_DEFAULT_TIMEOUT_MS, HELP_MAX_TIMEOUT_MS } from '@errands/devtools'
 import { Sessions } from '@errands/sessions'
 import CDP from 'chrome-remote-interface'
 import { Context } from 'effect'
@@ -13,7 +12,6 @@ import puppeteer from 'puppeteer-core'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import * as help from '../../packages/host/src/person/help.ts'
 import { useDevToolsHost } from './harness.ts'
 import { RawCdp } from './raw.ts'
 
@@ -96,13 +94,6 @@ describe('a person at the wheel pauses a DevTools client (#26)', () => {
       }
     },
   )
-
-  it('Errands.requestHelp takes the limits and default of POST /v1/session/help', () => {
-    expect([HELP_DEFAULT_TIMEOUT_MS, HELP_MAX_TIMEOUT_MS]).toEqual([
-      help.HELP_DEFAULT_TIMEOUT_MS,
-      help.HELP_MAX_TIMEOUT_MS,
-    ])
-  })
 
   it(
     'Errands.requestHelp is answered by the hand-back with its note, or by its timeout; bad params are -32602, ' +

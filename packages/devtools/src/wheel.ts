@@ -27,21 +27,15 @@
  * wheel.hold({ id: 1, method: 'Page.navigate', params: { url }, sessionId: 'S1' }) // true: held
  */
 import { acts } from '@errands/runtime'
+import {
+  HELP_DEFAULT_TIMEOUT_MS,
+  HELP_MAX_TIMEOUT_MS,
+  HELP_MIN_TIMEOUT_MS,
+  HELP_REASON_MAX as REASON_MAX,
+} from '@errands/sessions'
 import type { Command, Params } from './connection.ts'
 
-/**
- * The longest `Errands.requestHelp` may wait (10 minutes), as `POST /v1/session/help`. @example HELP_MAX_TIMEOUT_MS //
- * 600000
- */
-export const HELP_MAX_TIMEOUT_MS = 600_000
-/**
- * How long `Errands.requestHelp` waits when it does not say (5 minutes), as `POST /v1/session/help`. @example
- * HELP_DEFAULT_TIMEOUT_MS // 300000
- */
-export const HELP_DEFAULT_TIMEOUT_MS = 300_000
-/** The shortest wait and the longest reason `POST /v1/session/help` takes. */
-const HELP_MIN_TIMEOUT_MS = 100
-const REASON_MAX = 500
+export { HELP_DEFAULT_TIMEOUT_MS, HELP_MAX_TIMEOUT_MS } from '@errands/sessions'
 
 /** `Errands.requestHelp`'s params, checked. */
 export interface HelpParams {

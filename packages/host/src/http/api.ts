@@ -9,6 +9,7 @@
  * api.navigate.path            // '/v1/navigate'
  * api.person.main.tabs.path    // '/v1/person/main/tabs'
  */
+import { HelpRequest } from '@errands/sessions'
 import { Schema } from 'effect'
 import {
   ConsoleAnswer,
@@ -70,7 +71,7 @@ import {
 } from '../schemas.ts'
 import { bytesAnswer, endpoint } from './endpoint.ts'
 import { DownloadsAnswer, StagedFile, StageQuery } from '../filesAnswers.ts'
-import { HelpAnswer, HelpRequest } from '../person/help.ts'
+import { HelpAnswer } from '../person/help.ts'
 import { EntryPatch, EntryView, ImportReport, NewEntry } from '@errands/passwords'
 import { FillPasswordAnswer, FillPasswordBody, ImportBody, PasswordId, SignInsAnswer } from '../person/passwords.ts'
 import {

@@ -9,25 +9,11 @@
  * // { handedBack: true, note: 'solved it' } or { handedBack: false, reason: 'timeout' }
  */
 import type { UpstreamProxy } from '@errands/runtime'
+import { HELP_DEFAULT_TIMEOUT_MS, type HelpRequest } from '@errands/sessions'
 import { Effect, Schema } from 'effect'
 import { sessionTarget, type BrowsingShape } from '../browsing/Browsing.ts'
 import { conversationIdOf, type SessionKey } from '../sessionKey.ts'
 import type { PersonShape } from './Person.ts'
-
-/** The longest an agent may wait for a hand-back (10 minutes). */
-export const HELP_MAX_TIMEOUT_MS = 600_000
-/** How long an agent waits when it does not say (5 minutes). */
-export const HELP_DEFAULT_TIMEOUT_MS = 300_000
-
-/** `POST /v1/session/help`. @example { reason: 'A captcha I cannot solve', timeoutMs: 60000 } */
-export const HelpRequest = Schema.Struct({
-  /** Why the agent needs a person, shown to them in the live view. */
-  reason: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500)),
-  /** How long to wait for the hand-back (ms); default 300000. */
-  timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(100, HELP_MAX_TIMEOUT_MS))),
-})
-/** @see HelpRequest */
-export type HelpRequest = typeof HelpRequest.Type
 
 /**
  * What the agent is told: handed back with the person's note (or null), or the time ran out. @example { handedBack:

@@ -10,6 +10,7 @@
  * @example
  * await client.callTool({ name: 'browser_request_sign_in', arguments: { site: 'shop.example' } })
  */
+import { HELP_DEFAULT_TIMEOUT_MS, HELP_MAX_TIMEOUT_MS, HELP_MIN_TIMEOUT_MS, HELP_REASON_MAX } from '@errands/sessions'
 import { Effect } from 'effect'
 import { z } from 'zod'
 import { ToolRefused } from '../errors.ts'
@@ -61,14 +62,18 @@ export const browserRequestHelp = tool({
     'waits for the hand-back. ' +
     'While they drive, acting tools are refused: wait for this answer.',
   inputSchema: {
-    reason: z.string().min(1).max(500).describe('What you need the person to do, in a sentence they can act on.'),
+    reason: z
+      .string()
+      .min(1)
+      .max(HELP_REASON_MAX)
+      .describe('What you need the person to do, in a sentence they can act on.'),
     timeoutMs: z
       .number()
       .int()
-      .min(100)
-      .max(600_000)
+      .min(HELP_MIN_TIMEOUT_MS)
+      .max(HELP_MAX_TIMEOUT_MS)
       .optional()
-      .describe('How long to wait for the hand-back (ms); default 300000.'),
+      .describe(`How long to wait for the hand-back (ms); default ${HELP_DEFAULT_TIMEOUT_MS}.`),
   },
   run: (ctx, { reason, timeoutMs }) =>
     Effect.gen(function* () {
