@@ -20,7 +20,6 @@ import {
   PageLogs,
   randomKey,
   RefBook,
-  refusedWhilePersonDrives,
   runBrowserTool,
   type Capability,
   type ErrandBrowser,
@@ -42,7 +41,7 @@ import { Questions } from './person/questions.ts'
 import { requestHelp } from './person/help.ts'
 import { requestSignIn, type SignInDeps } from './person/signIn.ts'
 import { conversationIdOf } from './sessionKey.ts'
-import { PersonDriving } from '@errands/sessions'
+import { PersonDriving, wheelRefusal } from '@errands/sessions'
 
 /** Where MCP is mounted. @example `${host.url}${MCP_PATH}` */
 export const MCP_PATH = '/mcp'
@@ -234,12 +233,9 @@ export const toolRunner = (browsing: BrowsingShape, personDriving?: (conversatio
   return (key: SessionKey, tool: string, args: unknown): Effect.Effect<ToolResult> => {
     // P1 in a cluster (K4): the asking host's server could not know; the owner refuses an acting
     // tool while a person drives, in the words the MCP server uses.
-    if (refusedWhilePersonDrives(tool) && personDriving?.(conversationIdOf(key)) === true) {
-      return Effect.succeed({
-        content: [{ type: 'text', text: PersonDriving.of(conversationIdOf(key)).message }],
-        isError: true,
-      })
-    }
+    const refusal =
+      personDriving === undefined ? undefined : wheelRefusal(personDriving, conversationIdOf(key), 'mcp', tool)
+    if (refusal) return Effect.succeed({ content: [{ type: 'text', text: refusal.message }], isError: true })
     return runBrowserTool(tool, { errand: errandBrowserOf(browsing, key), refs, logs }, args)
   }
 }

@@ -5,8 +5,8 @@
  */
 import { decideUrl, makeResolver } from '@errands/egress'
 import { describeTarget } from '@errands/guard'
-import { acts, type UpstreamProxy } from '@errands/runtime'
-import { PersonDriving, type Binding } from '@errands/sessions'
+import type { UpstreamProxy } from '@errands/runtime'
+import { type Binding, wheelRefusal } from '@errands/sessions'
 import { Duration, Effect } from 'effect'
 import { BlockedByPolicy, PageError } from '../errors.ts'
 import { conversationIdOf } from '../sessionKey.ts'
@@ -91,10 +91,11 @@ export const makeDriving = (core: VerbCore) => {
    * hatch, whose server refuses acting tools itself.
    */
   const verb = <A, E>(what: string, target: Target, f: (scope: VerbScope) => Effect.Effect<A, E>, checkWheel = true) =>
-    Effect.suspend(() =>
-      checkWheel && target._tag !== 'main' && acts('v1', what) && sessions.personDriving(conversationIdOf(target.key))
-        ? Effect.fail(PersonDriving.of(conversationIdOf(target.key)))
-        : withTarget(target, f),
+    Effect.suspend(
+      () =>
+        (checkWheel && target._tag !== 'main'
+          ? wheelRefusal(sessions.personDriving, conversationIdOf(target.key), 'v1', what)
+          : undefined) ?? withTarget(target, f),
     ).pipe(
       Effect.timeoutFail({
         duration: Duration.millis(deadline * 3),

@@ -10,8 +10,8 @@
  * const router = new Router(routes({ browsing, person, health, stateless, devtools, sessionProxy }, { port: 7777 }))
  */
 import type { DevToolsShape } from '@errands/devtools'
-import { acts, parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
-import { PersonDriving } from '@errands/sessions'
+import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
+import { type PersonDriving, wheelRefusal } from '@errands/sessions'
 import { Effect, Either, Option, Schema } from 'effect'
 import { BadRequest, HostUnavailable } from '../errors.ts'
 import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../browsing/Browsing.ts'
@@ -224,9 +224,7 @@ export const routes = (
   const agentsCall = <A, E>(key: SessionKey, call: string, params: Record<string, unknown>, run: Effect.Effect<A, E>) =>
     Effect.suspend(
       (): Effect.Effect<A, E | PersonDriving> =>
-        acts('v1', call, params) && person.personDriving(conversationIdOf(key))
-          ? Effect.fail(PersonDriving.of(conversationIdOf(key)))
-          : run,
+        wheelRefusal(person.personDriving, conversationIdOf(key), 'v1', call, params) ?? run,
     )
   return [
     // X1: the open door answers liveness and counts; the whole report is the person's.
