@@ -194,8 +194,9 @@ describe('the largest input a client may send (attack, the shipped host)', () =>
 
 describe('the wheel on the shipped host, asked from other processes (P1, X2, X3)', () => {
   it(
-    "only the person's token takes and hands back the wheel; the agent meanwhile gets 409; a foreign page's request " +
-      'and /health give nothing away',
+    "only the person's token takes and hands back the wheel; the agent meanwhile gets 409 for acting, ending, " +
+      "releasing and re-routing the errand; /mcp opens nothing without a token; a foreign page's request and " +
+      '/health give nothing away',
     async () => {
       const dir = dataDir()
       const agentToken = 'process-test-agent-token-0123456789abcdef'
@@ -247,6 +248,32 @@ describe('the wheel on the shipped host, asked from other processes (P1, X2, X3)
           )
           expect(refused.status).toBe(409)
           expect(refused.body).toMatchObject({ error: { code: 'PersonDriving' } })
+          // Nor may the agent end, park, release or re-route the errand under the person (P2): 409 each, and the
+          // errand is still open and driven by the person afterwards.
+          for (const [method, path, body] of [
+            ['POST', '/v1/session/task', { status: 'done' }],
+            ['POST', '/v1/session/task', { status: 'interrupted' }],
+            ['DELETE', '/v1/session', undefined],
+            ['PUT', '/v1/session/proxy', { url: null }],
+          ] as const) {
+            const r = await agent('secret-key-1', method, path, body, asAgent)
+            expect([method, path, r.status, r.body?.error?.code]).toEqual([method, path, 409, 'PersonDriving'])
+          }
+          const sessions = await person(undefined, 'GET', '/v1/person/sessions')
+          expect(JSON.stringify(sessions.body)).toContain('"personDriving":true')
+          // /mcp with agent tokens set: no token, no session and no slot (X2).
+          const mcp = await fetch(new URL('/mcp', url), {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'initialize',
+              params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '0' } },
+            }),
+          })
+          expect(mcp.status).toBe(401)
+          expect((await person(undefined, 'GET', '/v1/person/sessions')).body).toEqual(sessions.body)
           expect(
             (await agent(undefined, 'POST', '/v1/person/hand-back', { session: 'secret-key-1' }, asAgent)).status,
           ).toBe(401)
