@@ -37,6 +37,8 @@ export const DEPS: Rules['deps'] = {
   ],
   // Lending acts on errands through the boundary; it builds its test supervisor from @errands/supervisor.
   '@errands/lending': ['@errands/runtime', '@errands/sessions', '@errands/store', '@errands/supervisor'],
+  // The person's passwords (W1–W4): lending's one site rule, the store's sealing, the runtime's fill.
+  '@errands/passwords': ['@errands/lending', '@errands/runtime', '@errands/store'],
   // The faces: the boundary, never the supervisor (ADR 0044).
   '@errands/daily': ['@errands/edge', '@errands/machines', '@errands/sessions'],
   '@errands/devtools': ['@errands/edge', '@errands/guard', '@errands/runtime', '@errands/sessions'],
@@ -63,6 +65,7 @@ export const DEPS: Rules['deps'] = {
     '@errands/lending',
     '@errands/liveview',
     '@errands/mcp',
+    '@errands/passwords',
     '@errands/runtime',
     '@errands/runtime-chromium',
     '@errands/sessions',

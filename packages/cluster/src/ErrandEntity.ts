@@ -116,9 +116,9 @@ export const Verb = Schema.Literal(
 export type Verb = typeof Verb.Type
 
 // Compile-time check: the list above is exactly the host's verbs.
-// `onPage` takes a function, which no message can carry: it runs only where the key is owned.
+// `onPage` and `fillSecrets` take a function, which no message can carry: they run only where the key is owned.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never
-const _everyVerb: Same<Verb, Exclude<keyof BrowsingShape, 'onPage'>> = true
+const _everyVerb: Same<Verb, Exclude<keyof BrowsingShape, 'onPage' | 'fillSecrets'>> = true
 void _everyVerb
 
 /**

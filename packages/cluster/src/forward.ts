@@ -67,7 +67,10 @@ const session = (proxy: UpstreamProxy | undefined) => (proxy === undefined ? {} 
  * @example
  * Layer.succeed(Browsing, forwardingBrowsing(local, client))
  */
-export const forwardingBrowsing = (local: BrowsingShape, client: ErrandClient): Omit<BrowsingShape, 'onPage'> => {
+export const forwardingBrowsing = (
+  local: BrowsingShape,
+  client: ErrandClient,
+): Omit<BrowsingShape, 'onPage' | 'fillSecrets'> => {
   /** A verb on a target: the main context here, a session at its owner, with its typed request. */
   const on = <A, E>(
     target: Target,
@@ -213,7 +216,7 @@ export const forwardingBrowsing = (local: BrowsingShape, client: ErrandClient): 
  * @example
  * Errand.toLayer(Effect.succeed(ownerHandlers(local, key)))
  */
-export const ownerHandlers = (local: Omit<BrowsingShape, 'onPage'>, key: SessionKey) => {
+export const ownerHandlers = (local: Omit<BrowsingShape, 'onPage' | 'fillSecrets'>, key: SessionKey) => {
   const t = (p: { readonly upstreamProxy?: UpstreamProxy | undefined }) => sessionTarget(key, p.upstreamProxy)
   type Req<P> = { readonly payload: P & { readonly upstreamProxy?: UpstreamProxy | undefined } }
   return {

@@ -24,6 +24,8 @@ import { ChromiumRuntime, makeRoutedRuntime, type ChromiumRuntimeOptions } from 
 import type { SealedStore, StoreConfigError, StoreError } from '@errands/store'
 import type { HealthLog, Sessions } from '@errands/sessions'
 import { InspectorSwitch, openInspectorRelay, type Supervisor } from '@errands/supervisor'
+import { join } from 'node:path'
+import { Vault } from '@errands/passwords'
 import { Context, Effect, Layer } from 'effect'
 import { Browsing } from './browsing/Browsing.ts'
 import { makeBrowsing } from './browsing/make.ts'
@@ -125,6 +127,7 @@ const withCounts = (report: RuntimeReport, chromium: ChromiumRuntime, deadlineMs
   return {
     ...report,
     dialogs: { dismissedUnanswered: chromium.dialogs.dismissedUnanswered, deadlineMs },
+    passwords: chromium.secrets.counts(),
     egress: {
       on: stats !== undefined,
       remoteBypasses: report.remote?.state === 'connected',
@@ -243,6 +246,8 @@ const hostEngineOn = (options: HostEngineOptions) => {
       }),
     ),
     Layer.effect(Person, makePerson),
+    // W1: the person's passwords, sealed beside the errands under the store's device key.
+    Vault.layerFile({ dir: join(dataDir, 'store') }),
     // What errands ask the person (issue #26): one service, seen by the routes, MCP and the live view.
     Questions.layer,
     Layer.effect(

@@ -26,6 +26,11 @@ export interface RuntimeReport {
   readonly egress?: EgressReport | undefined
   /** JavaScript dialogs (issue #22): counts only. */
   readonly dialogs?: DialogReport | undefined
+  /**
+   * Password stand-ins (W3, docs/passwords.md): live now, swapped into requests to their site, and
+   * withheld (sent elsewhere: attempted exfiltrations). Counts only; the person's report alone.
+   */
+  readonly passwords?: { readonly live: number; readonly swapped: number; readonly withheld: number } | undefined
 }
 
 /**

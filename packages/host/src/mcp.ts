@@ -27,7 +27,9 @@ import {
   type ToolResult,
 } from '@errands/mcp'
 import { admit, checkMediaType, checkMethod, nodeHeaders, sendError } from '@errands/edge'
-import { Effect, Either, type Scope } from 'effect'
+import { Effect, Either, Option, type Scope } from 'effect'
+import { Vault, type VaultShape } from '@errands/passwords'
+import { fillPassword } from './person/passwords.ts'
 import type * as http from 'node:http'
 import { Browsing, sessionTarget, type BrowsingShape, type TabView } from './browsing/Browsing.ts'
 import { checkAgentToken, type AgentTokens } from './http/agentTokens.ts'
@@ -70,10 +72,15 @@ export const errandBrowserOf = (
   key: SessionKey,
   placement?: PlacementShape,
   signIn?: SignInDeps,
+  vault?: VaultShape,
 ): ErrandBrowser => {
   const target = sessionTarget(key)
   return {
     key,
+    // W2, W3: the same fill as POST /v1/fill-password.
+    ...(vault === undefined
+      ? {}
+      : { fillPassword: (targets) => fillPassword({ browsing, vault })(key, { ...targets }) }),
     // P4 (issue #26): the same asking as POST /v1/session/permission.
     ...(signIn === undefined
       ? {}
@@ -124,10 +131,11 @@ export const bindErrand = (
   raw: string | undefined,
   placement?: PlacementShape,
   signIn?: SignInDeps,
+  vault?: VaultShape,
 ) =>
   raw === undefined
-    ? Either.right(errandBrowserOf(browsing, randomKey() as SessionKey, placement, signIn))
-    : Either.map(parseSessionKey(raw), (key) => errandBrowserOf(browsing, key, placement, signIn))
+    ? Either.right(errandBrowserOf(browsing, randomKey() as SessionKey, placement, signIn, vault))
+    : Either.map(parseSessionKey(raw), (key) => errandBrowserOf(browsing, key, placement, signIn, vault))
 
 /** The methods of MCP's Streamable HTTP: messages, the event stream, the session's end. */
 const MCP_METHODS = ['DELETE', 'GET', 'POST']
@@ -170,9 +178,11 @@ export const mountMcp = (
     const browsing = yield* Browsing
     const placement = yield* Placement
     const signIn: SignInDeps = { browsing, person: yield* Person, questions: yield* Questions }
+    // W1: the person's passwords, when the host keeps a vault.
+    const vault = Option.getOrUndefined(yield* Effect.serviceOption(Vault))
     const runtime = yield* Effect.runtime<never>()
     const mcp = makeMcpHttp({
-      bind: (raw) => bindErrand(browsing, raw, placement, signIn),
+      bind: (raw) => bindErrand(browsing, raw, placement, signIn, vault),
       refs: new RefBook(),
       log: options.log,
       daily: options.daily,

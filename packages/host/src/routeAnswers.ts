@@ -129,6 +129,8 @@ export const HealthAnswer = Schema.Struct({
     remote: Schema.optional(Schema.Struct({ endpoint: Schema.String, state: RemoteState })),
     egress: Schema.optional(EgressReport),
     dialogs: Schema.optional(DialogReport),
+    // W3: stand-ins live, swapped and withheld (attempted exfiltrations), counts only.
+    passwords: Schema.optional(Schema.Struct({ live: Schema.Number, swapped: Schema.Number, withheld: Schema.Number })),
   }),
   messages: Schema.Array(
     Schema.Struct({

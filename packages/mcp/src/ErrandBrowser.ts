@@ -123,6 +123,19 @@ export interface ErrandBrowser {
       >)
     | undefined
   /**
+   * Fills the person's saved sign-in for the active tab's site with stand-ins (W2, W3;
+   * docs/passwords.md); targets are selectors. Absent where the engine keeps no passwords.
+   */
+  readonly fillPassword?:
+    | ((targets: {
+        readonly password: string
+        readonly username?: string | undefined
+        readonly totp?: string | undefined
+        readonly site?: string | undefined
+        readonly user?: string | undefined
+      }) => Effect.Effect<{ readonly site: string; readonly user: string; readonly filled: number }, EngineFailure>)
+    | undefined
+  /**
    * A tool call for an errand held by another host (a cluster's, #24): runs it there and answers
    * with its result; `undefined` while the errand is held here. Absent on a single host.
    */

@@ -22,7 +22,7 @@ const pinned = JSON.parse(readFileSync(join(import.meta.dirname, 'pinned/playwri
 /** Left out on purpose (docs/mcp.md): it runs code in the server process, outside any errand. */
 const LEFT_OUT = ['browser_run_code_unsafe']
 /** Ours beside Playwright's: asking the person for a sign-in (P4, issue #26). */
-const ERRANDS_OWN = ['browser_request_sign_in', 'browser_downloads', 'browser_request_help']
+const ERRANDS_OWN = ['browser_request_sign_in', 'browser_downloads', 'browser_request_help', 'browser_fill_password']
 /** Our extra fields: the older names Playwright MCP used before `target`, accepted in its place. */
 const ALIASES: Record<string, string> = { ref: 'target', startRef: 'startTarget', endRef: 'endTarget' }
 

@@ -31,6 +31,7 @@ import { pageTools } from './tools/page.ts'
 import { pdfTools } from './tools/pdf.ts'
 import { tabTools } from './tools/tabs.ts'
 import { personTools } from './tools/person.ts'
+import { passwordTools } from './tools/passwords.ts'
 import { fileTools } from './tools/files.ts'
 import { failure, text, type Tool, type ToolContext } from './tools/tool.ts'
 import { viewTools } from './tools/view.ts'
@@ -57,6 +58,7 @@ export const browserTools: ReadonlyArray<Tool<any>> = [
   ...tabTools,
   ...dialogTools,
   ...personTools,
+  ...passwordTools,
   ...fileTools,
 ]
 

@@ -24,6 +24,7 @@ import {
   type OriginStorage,
   type RuntimeShape,
   type SessionLabel,
+  type SecretVerbs,
   type Snapshot,
   type StorageState,
   type UpstreamProxy,
@@ -41,6 +42,8 @@ import { call, closeWithin, within } from './failures.ts'
 import { restoreIndexedDb } from './indexedDb.ts'
 import { launchSettingsOf } from './launchSettings.ts'
 import { goto, tabUrl } from './navigation.ts'
+import { fillSecrets } from './secretFill.ts'
+import { StandInSwap } from './standInSwap.ts'
 import { DEFAULT_INDEXEDDB_MAX_BYTES, type ChromiumRuntimeOptions } from './options.ts'
 import { clearOriginsIn, removeCookiesFrom, toPlaywrightCookies } from './storage.ts'
 
@@ -67,6 +70,8 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   readonly mainContext: ContextId = MAIN_CONTEXT
 
   private readonly errands: ErrandsBrowser
+  /** The errands' browser's stand-in swap (W3): passwords go into requests, never into pages. */
+  private readonly swap: StandInSwap
   private readonly profileDir: string
   private mainTmpDir: string | undefined
   private mainStarting: Promise<Entry> | undefined
@@ -102,7 +107,11 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
       blocks: (page) => this.dialogs.blocks(page),
     })
     this.profileDir = join(options.dataDir, 'profile')
-    this.errands = new ErrandsBrowser(settings, (generation) => this.onErrandsBrowserCrash(generation))
+    this.swap = new StandInSwap(settings.log)
+    this.errands = new ErrandsBrowser(
+      { ...settings, interceptFirst: (browser) => this.swap.attach(browser) },
+      (generation) => this.onErrandsBrowserCrash(generation),
+    )
   }
 
   /**
@@ -196,6 +205,36 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
   warmSparePage(): Page | undefined {
     return this.errands.sparePage()
   }
+
+  /**
+   * Filling secrets with stand-ins the errands' browser swaps before the wire (W3,
+   * docs/passwords.md). An errand's tabs only: the person's main context never gets a stand-in.
+   *
+   * @example
+   * yield* runtime.secrets.fill(contextId, 't1', { fields, destination, timeoutMs: 10_000 })
+   */
+  readonly secrets: SecretVerbs = {
+    fill: (contextId, tabId, fill) =>
+      this.withEntry(
+        contextId,
+        'fill password',
+        async (entry, signal) => {
+          if (entry.kind === 'main')
+            throw new RuntimeError({ reason: 'invalid', message: "the person's main context is never filled" })
+          const page = entry.tabs.get(tabId)
+          if (page === undefined) throw new RuntimeError({ reason: 'target-closed', message: `tab ${tabId} is closed` })
+          if (!this.swapping.has(entry.context)) {
+            this.swapping.add(entry.context)
+            entry.context.once('close', () => this.swap.dropContext(contextId))
+          }
+          return fillSecrets(page, fill, this.swap, contextId, signal)
+        },
+        Math.max(this.deadlineMs, fill.timeoutMs * fill.fields.length + 1_000),
+      ),
+    counts: () => this.swap.counts(),
+  }
+
+  private readonly swapping = new WeakSet<BrowserContext>()
 
   // ---- RuntimeShape ----
 

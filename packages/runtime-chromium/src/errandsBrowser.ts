@@ -192,6 +192,8 @@ export class ErrandsBrowser {
       if (userDataDir !== undefined) noteDir(tmpDir, userDataDir)
       const running: Running = { browser, pid, generation: ++this.generations, tmpDir, expectedClose: false }
       browser.on('disconnected', () => this.onDisconnected(running))
+      // Enabled first, Chromium's Fetch hands it each request last: after the guard, before the wire.
+      await this.settings.interceptFirst?.(browser)
       await guardBrowserRequests(browser, this.settings.policy, this.settings.log, 'errands')
       this.running = running
       this.settings.log(`errands browser started (pid ${running.pid}, generation ${running.generation})`)

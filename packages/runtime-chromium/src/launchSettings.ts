@@ -50,6 +50,11 @@ export interface LaunchSettings {
    * `newContext()`.
    */
   readonly newContext?: ((browser: Browser) => Promise<BrowserContext>) | undefined
+  /**
+   * Wires an interception of the errands' browser before the guard's, so it sees each request
+   * after the guard did, last before the wire (the stand-in swap, standInSwap.ts).
+   */
+  readonly interceptFirst?: ((browser: Browser) => Promise<void>) | undefined
 }
 
 /**

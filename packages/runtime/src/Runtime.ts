@@ -3,6 +3,7 @@ import type { ContextNotFound, RuntimeError } from './errors.ts'
 import type { FileVerbs } from './files.ts'
 import type { PageVerbs } from './pages.ts'
 import type { Screencast, ScreencastOptions } from './screencast.ts'
+import type { SecretVerbs } from './secrets.ts'
 import type { InvalidUpstreamProxy, UpstreamProxy } from './upstream.ts'
 import type {
   ContextId,
@@ -103,6 +104,12 @@ export interface RuntimeShape {
    * there for uploads. Absent in runtimes without folders; the person's main context has none.
    */
   readonly files?: FileVerbs | undefined
+  /**
+   * Filling secrets with stand-ins that its request interception swaps for the value before the
+   * wire (`secrets.ts`, W3). Absent in runtimes that cannot rewrite a request (the memory runtime,
+   * a remote DevTools browser): the host then refuses to fill a password.
+   */
+  readonly secrets?: SecretVerbs | undefined
   /** Closes every context and the browsers behind them. Idempotent. */
   readonly shutdown: Effect.Effect<void>
 }

@@ -22,6 +22,8 @@ export {
   HEADER_READ_BYTES,
   KEY_BYTES,
   parseHeader,
+  seal,
+  unseal,
   type DeviceKey,
   type Header,
 } from './format.ts'

@@ -10,7 +10,7 @@
  * const browsing = yield* Browsing
  * yield* browsing.navigate(sessionTarget(key), 'https://example.com/')
  */
-import type { RawPage, UpstreamProxy } from '@errands/runtime'
+import type { RawPage, SecretFill, SecretFillOutcome, UpstreamProxy } from '@errands/runtime'
 import type { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/sessions'
 import { Context, Effect, Layer } from 'effect'
 import type { BlockedByPolicy, FileNotFound, FileTooLarge, PageError, TabNotFound } from '../errors.ts'
@@ -154,6 +154,15 @@ export interface BrowsingShape {
     what: string,
     run: (page: RawPage, tab: string) => Promise<A>,
   ) => Effect.Effect<A, BrowsingError>
+  /**
+   * Fills secrets with stand-ins on the active tab (W2, W3; docs/passwords.md): `plan` gets the
+   * tab's URL and answers the fill (or refuses: a wrong site fills nothing), the runtime puts
+   * stand-ins into the page and their values into the requests `plan`'s destination allows.
+   */
+  readonly fillSecrets: <E>(
+    target: Target,
+    plan: (url: string) => Effect.Effect<SecretFill, E>,
+  ) => Effect.Effect<{ readonly outcome: SecretFillOutcome; readonly page: PageSummary }, BrowsingError | E>
   /** The task's status changed (E3/E4): done/unverified/stopped forget it, interrupted/failed park it. */
   readonly task: (
     key: SessionKey,
@@ -248,6 +257,12 @@ export class Browsing extends Context.Tag('@errands/host/Browsing')<Browsing, Br
       download: () => Effect.succeed({ bytes: new Uint8Array([0x25, 0x50]), type: 'application/pdf' }),
       stageFile: (_t, name, bytes) => Effect.succeed({ name, size: bytes.byteLength }),
       onPage: () => Effect.dieMessage('Browsing fake: onPage needs a real page'),
+      // The plan is judged on a page of shop.example; nothing is filled.
+      fillSecrets: (_t, plan) =>
+        Effect.map(plan('https://shop.example/login'), (fill) => ({
+          outcome: { _tag: 'filled' as const, fields: fill.fields.length },
+          page: { ...summary, url: 'https://shop.example/login' },
+        })),
       task: (_k, status) => Effect.succeed({ lifecycle: status === 'running' ? 'active' : 'closed' }),
       release: () => Effect.void,
       park: () => Effect.void,

@@ -301,6 +301,26 @@ export const makeBrowsing = (
                 : Effect.succeed({ answered: dialogView(d, (id) => publicTabId(scope.session, id)) }),
           ),
         ),
+      // W2, W3: the plan is judged on the tab's URL as the fill starts; the runtime judges each field's frame.
+      fillSecrets: (target, plan) =>
+        verb('fill-password', target, (scope) =>
+          Effect.gen(function* () {
+            const secrets = runtime.secrets
+            if (secrets === undefined)
+              return yield* new PageError({
+                reason: 'invalid',
+                message:
+                  'This browser cannot rewrite its requests before the wire, so it fills no password; ask the ' +
+                  'person to sign in (POST /v1/session/help).',
+              })
+            const { tabId } = yield* activePage(scope)
+            const verbs = yield* verbsFor('fill-password')
+            const fill = yield* plan(yield* runtimeCall('url', deadline, verbs.url(scope.contextId, tabId)))
+            const budget = Math.max(deadline, fill.timeoutMs * fill.fields.length + 1_000)
+            const outcome = yield* runtimeCall('fill-password', budget, secrets.fill(scope.contextId, tabId, fill))
+            return { outcome, page: yield* summary(scope.session, scope.contextId, tabId) }
+          }),
+        ),
       // The escape hatch for MCP's locator tools: the runtime's opaque page, handed on untouched.
       onPage: (target, what, run) =>
         verb(

@@ -72,6 +72,8 @@ import {
 import { bytesAnswer, endpoint } from './endpoint.ts'
 import { DownloadsAnswer, StagedFile, StageQuery } from '../filesAnswers.ts'
 import { HelpAnswer } from '../person/help.ts'
+import { EntryPatch, EntryView, ImportReport, NewEntry } from '@errands/passwords'
+import { FillPasswordAnswer, FillPasswordBody, ImportBody, PasswordId, SignInsAnswer } from '../person/passwords.ts'
 import {
   AnswerBody,
   AnsweredQuestion,
@@ -385,6 +387,37 @@ const person = {
     answer: HandedBack,
     errors: [404, 501, 503],
   }),
+  // W1 (docs/passwords.md): the person's vault; no answer carries a password or a TOTP secret.
+  passwords: endpoint('GET', '/v1/person/passwords', 'person', {
+    summary: 'The saved sign-ins: site, user name, whether a TOTP secret is kept (never a secret).',
+    answer: Schema.Struct({ passwords: Schema.Array(EntryView) }),
+    errors: [501, 503],
+  }),
+  addPassword: endpoint('POST', '/v1/person/passwords', 'person', {
+    summary: 'Save a sign-in: site (a registrable domain or an exact origin), user name, password, TOTP secret.',
+    body: NewEntry,
+    answer: EntryView,
+    errors: [501, 503],
+  }),
+  changePassword: endpoint('PUT', '/v1/person/passwords/:id', 'person', {
+    summary: 'Change a saved sign-in: the fields named change (totp: null forgets the TOTP secret).',
+    params: { id: PasswordId },
+    body: EntryPatch,
+    answer: EntryView,
+    errors: [404, 501, 503],
+  }),
+  removePassword: endpoint('DELETE', '/v1/person/passwords/:id', 'person', {
+    summary: 'Remove a saved sign-in.',
+    params: { id: PasswordId },
+    answer: Deleted,
+    errors: [404, 501, 503],
+  }),
+  importPasswords: endpoint('POST', '/v1/person/passwords/import', 'person', {
+    summary: 'Import a Chrome, Firefox or Bitwarden CSV export (a sign-in already saved is updated).',
+    body: ImportBody,
+    answer: ImportReport,
+    errors: [501, 503],
+  }),
   /** The page verbs on the person's main context (signing in). */
   main: pageVerbs('/v1/person/main', 'person'),
 }
@@ -476,6 +509,20 @@ export const api = {
     body: HelpRequest,
     answer: HelpAnswer,
     errors: [404, 409, 503],
+  }),
+  // W1–W3 (docs/passwords.md): an agent learns which sign-ins exist and fills one with stand-ins.
+  passwords: endpoint('GET', '/v1/passwords', 'session', {
+    summary: 'The saved sign-ins an errand may fill: site and user name (never a password or a TOTP secret).',
+    answer: SignInsAnswer,
+    errors: [501, 503],
+  }),
+  fillPassword: endpoint('POST', '/v1/fill-password', 'session', {
+    summary:
+      "Fill the saved sign-in for the active tab's site: the page gets stand-ins, the site's requests the values " +
+      '(403 WrongSite on another site, a look-alike or a foreign frame: nothing filled).',
+    body: FillPasswordBody,
+    answer: FillPasswordAnswer,
+    errors: [...PAGE, 501, 503],
   }),
   person,
 }

@@ -32,6 +32,7 @@ import {
   decodeQuery,
 } from '@errands/edge'
 import { Sessions } from '@errands/sessions'
+import { Vault } from '@errands/passwords'
 import { Cause, Effect, Either, Exit, Option, Redacted, Runtime, Schema } from 'effect'
 import { Browsing } from '../browsing/Browsing.ts'
 import { SessionProxy } from '../browsing/SessionProxy.ts'
@@ -105,6 +106,8 @@ export const makeApp = (
           questions: yield* Questions,
           // P1, P2 (issue #26): the wheel routes; a cluster's PersonWheel reaches the errand's owner.
           wheel: Option.getOrUndefined(Option.orElse(clusterWheel, () => sessions)),
+          // W1: the person's passwords, when the host keeps a vault.
+          vault: Option.getOrUndefined(yield* Effect.serviceOption(Vault)),
         },
         { port: options.port },
       ),

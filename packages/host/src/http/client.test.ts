@@ -27,6 +27,24 @@ const askAndAnswer = async (session: ReturnType<typeof v1Client>, person: Return
   return [listed, answered, await asking]
 }
 
+/** The password routes (W1, W2): the person saves, changes, imports and removes; an agent lists and fills. */
+const passwords = async (session: ReturnType<typeof v1Client>, person: ReturnType<typeof v1Client>) => {
+  const added = await person.person.addPassword({
+    body: { site: 'shop.example', username: 'ann', password: 'pw-9f2a', totp: 'JBSWY3DPEHPK3PXP' },
+  })
+  if (!added.ok) throw new Error('expected the sign-in saved')
+  const id = added.body.id
+  return [
+    added,
+    await person.person.passwords(),
+    await person.person.changePassword({ params: { id }, body: { username: 'anna' } }),
+    await person.person.importPasswords({ body: { csv: 'name,url,username,password\nB,https://b.example/,bo,pw\n' } }),
+    await session.passwords(),
+    await session.fillPassword({ body: { site: 'shop.example', username: '#u', password: '#p', totp: '#t' } }),
+    await person.person.removePassword({ params: { id } }),
+  ]
+}
+
 describe('v1Client against the host on fakes', () => {
   it('every endpoint answers what it declares (decoded strictly, a field more would throw)', async () => {
     const { app } = testApp()
@@ -88,6 +106,7 @@ describe('v1Client against the host on fakes', () => {
       await person.person.setInspector({ body: { on: false } }),
       await person.person.takeWheel({ body: { session: 'k1' } }),
       await person.person.handBack({ body: { conversationId: 'session:k1', note: 'done' } }),
+      ...(await passwords(session, person)),
       await person.person.main.navigate({ body: { url } }),
       await person.person.main.tabs(),
       ...(await askAndAnswer(session, person)),

@@ -12,7 +12,7 @@
 import type { DevToolsShape } from '@errands/devtools'
 import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
 import { type PersonDriving, wheelRefusal } from '@errands/sessions'
-import { Effect, Either, Schema } from 'effect'
+import { Effect, Either, Option, Schema } from 'effect'
 import { BadRequest, HostUnavailable } from '../errors.ts'
 import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../browsing/Browsing.ts'
 import type { SessionProxyShape } from '../browsing/SessionProxy.ts'
@@ -20,6 +20,8 @@ import { publicHealth, type HostHealthShape } from '../health.ts'
 import type { PersonShape } from '../person/Person.ts'
 import type { QuestionsShape } from '../person/questions.ts'
 import { requestHelp } from '../person/help.ts'
+import { fillPassword, PasswordId, withVault } from '../person/passwords.ts'
+import type { VaultShape } from '@errands/passwords'
 import { QuestionId, requestSignIn } from '../person/signIn.ts'
 import type { LendTarget } from '../schemas.ts'
 import { chatConversationId, conversationIdOf, parseSessionKey, type SessionKey } from '../sessionKey.ts'
@@ -72,6 +74,8 @@ export interface RouteServices {
   readonly questions: QuestionsShape
   /** The wheel (P1, P2, issue #26): the host's sessions; absent, the wheel routes answer 501. */
   readonly wheel?: PersonWheelShape | undefined
+  /** The person's passwords (W1); absent, the password routes answer 501. */
+  readonly vault?: VaultShape | undefined
 }
 
 type Decoded<S> = S extends Schema.Schema<infer A, any, any> ? A : Record<string, never>
@@ -208,10 +212,11 @@ const withWheel = (wheel: PersonWheelShape | undefined): Effect.Effect<PersonWhe
  * new Router(routes(services, { port: 7777 }))
  */
 export const routes = (
-  { browsing, person, health, stateless, devtools, sessionProxy, questions, wheel }: RouteServices,
+  { browsing, person, health, stateless, devtools, sessionProxy, questions, wheel, vault }: RouteServices,
   options: { readonly port: number },
 ): ReadonlyArray<RouteDef<Route>> => {
   const p = api.person
+  const passwords = withVault(Option.fromNullable(vault))
   let document: Readonly<Record<string, unknown>> | undefined
   // P1, P2: the agent's task ending or parking, its release and its proxy change act on the errand
   // (acting.ts) like its page verbs: 409 while a person drives. The person's own park and release
@@ -277,6 +282,22 @@ export const routes = (
     // P3 (issue #26): waits for a person's hand-back from the live view.
     implement(api.help, ({ key, upstreamProxy, body }) => requestHelp({ browsing, person })(key, body, upstreamProxy)),
 
+    // W1–W3 (docs/passwords.md): the vault's agent side; filling acts (acting.ts), so not while a person drives.
+    implement(api.passwords, () => Effect.flatMap(passwords, (v) => Effect.map(v.signIns, (signIns) => ({ signIns })))),
+    implement(api.fillPassword, ({ key, upstreamProxy, body }) =>
+      Effect.flatMap(passwords, (v) => fillPassword({ browsing, vault: v })(key, body, upstreamProxy)),
+    ),
+    implement(p.passwords, () => Effect.flatMap(passwords, (v) => Effect.map(v.list, (list) => ({ passwords: list })))),
+    implement(p.addPassword, ({ body }) => Effect.flatMap(passwords, (v) => v.add(body))),
+    implement(p.changePassword, ({ params, body }) =>
+      Effect.flatMap(param(PasswordId, 'id', params.id), (id) => Effect.flatMap(passwords, (v) => v.update(id, body))),
+    ),
+    implement(p.removePassword, ({ params }) =>
+      Effect.flatMap(param(PasswordId, 'id', params.id), (id) =>
+        Effect.flatMap(passwords, (v) => Effect.as(v.remove(id), { deleted: true as const })),
+      ),
+    ),
+    implement(p.importPasswords, ({ body }) => Effect.flatMap(passwords, (v) => v.importCsv(body.csv))),
     implement(p.health, () => health.report),
     implement(p.settings, () => person.settings),
     implement(p.allowAlways, ({ body }) => person.allowAlways(body.site)),

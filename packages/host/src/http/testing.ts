@@ -8,7 +8,10 @@
  * const res = await t.app.request('/v1/url', { headers: { 'x-browser-session': 'k1' } })
  * expect(t.calls).toHaveLength(1)
  */
+import { randomBytes } from 'node:crypto'
 import { DevTools } from '@errands/devtools'
+import { makeVault, memoryStorage, Vault } from '@errands/passwords'
+import { deviceKey } from '@errands/store'
 import { Effect, Layer, Redacted } from 'effect'
 import { Browsing, type BrowsingShape, type RecordedCall } from '../browsing/Browsing.ts'
 import { SessionProxy } from '../browsing/SessionProxy.ts'
@@ -156,6 +159,8 @@ export const testApp = (
       handBack: (id, note) => Effect.sync(() => record('handBack')(id, note)),
     }),
     Browsing.layerRecording(calls as Array<RecordedCall>, overrides.browsing),
+    // W1: a real vault, kept in memory under a fresh key.
+    Layer.effect(Vault, makeVault(memoryStorage(), deviceKey(randomBytes(32)))),
     Layer.succeed(Person, person),
     Questions.layer,
     HostHealth.layerTest({

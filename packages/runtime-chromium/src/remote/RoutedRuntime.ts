@@ -18,6 +18,7 @@
 import { describeTarget, type GuardPolicy } from '@errands/guard'
 import {
   InvalidUpstreamProxy,
+  RuntimeError,
   routeFiles,
   routePages,
   type ContextId,
@@ -170,6 +171,19 @@ export const makeRoutedRuntime = (
       // The page verbs, JavaScript dialogs included (#22), go to whichever browser holds the errand.
       pages: routePages((id) => (remote?.owns(id) ? remote.pages : local.pages)),
       files: routeFiles((id) => (remote?.owns(id) ? remote.files : local.files), local.files),
+      // A remote browser's requests are not ours to rewrite: a password is filled in our own browser only (W3).
+      secrets: {
+        fill: (id, tab, fill) =>
+          remote?.owns(id)
+            ? Effect.fail(
+                new RuntimeError({
+                  reason: 'unavailable',
+                  message: 'This errand runs in a remote DevTools browser, whose requests the engine cannot rewrite.',
+                }),
+              )
+            : local.secrets.fill(id, tab, fill),
+        counts: () => local.secrets.counts(),
+      },
       setUpstreamProxy: (id, proxy) =>
         remote?.owns(id)
           ? Effect.fail(

@@ -1,0 +1,8 @@
+export * from './errors.ts'
+export * from './entries.ts'
+export { parseSite, pageSite, siteAllows, siteText, type EntrySite } from './site.ts'
+export { parseTotp, totpCode, totpDigits } from './totp.ts'
+export { parseCsv, readExport, type ExportedSignIn } from './csv.ts'
+export { fileStorage, memoryStorage, VAULT_FILE, type VaultStorage } from './storage.ts'
+export { makeVault, MAX_ENTRIES, Vault, VAULT_ID, type FillEntry, type FillPick, type VaultShape } from './Vault.ts'
+export { fillPlan, type FillTargets } from './fill.ts'
