@@ -1,5 +1,5 @@
 /**
- * The stand-in swap (W3, docs/passwords.md, ADR "passwords: stand-ins swapped before the wire"):
+ * The stand-in swap (W3, docs/passwords.md, ADR 0045):
  * a browser-level CDP `Fetch` session of the errands' browser that writes a secret's value into
  * the requests carrying its stand-in — only those leaving for the destination the fill named,
  * from the context that filled it — and leaves the stand-in in every other request, logged and
