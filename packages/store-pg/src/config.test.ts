@@ -85,6 +85,23 @@ describe('ERRANDS_DATABASE_URL off this machine needs TLS (issue #23, L7)', () =
     }),
   )
 
+  it.effect('a setting given twice is refused, whatever its values and host (attack: the first passes the check)', () =>
+    Effect.gen(function* () {
+      for (const q of [
+        'sslmode=verify-full&sslmode=disable',
+        'sslmode=disable&sslmode=verify-full',
+        'ssl=true&ssl=0',
+        'sslmode=verify-full&host=127.0.0.1&host=10.0.0.9',
+      ]) {
+        for (const host of ['db.internal:5432', '127.0.0.1:5432']) {
+          const text = yield* explain(`postgres://errands:s3cret@${host}/errands?${q}`)
+          expect(text, q).toMatch(/gives (sslmode|ssl|host) more than once/)
+          expect(text, q).not.toContain('s3cret')
+        }
+      }
+    }),
+  )
+
   it.effect('this machine keeps working plainly: 127.0.0.0/8, ::1, localhost, a Unix socket', () =>
     Effect.gen(function* () {
       for (const url of [

@@ -61,6 +61,15 @@ export const tlsProblem = (text: string): string | undefined => {
   } catch {
     return undefined // not a URL at all: isPostgresUrl says so
   }
+  // The check reads a setting's first value and the driver its last: a setting given twice
+  // (sslmode=verify-full&sslmode=disable, two host=) would pass here and connect in the clear there.
+  const names = [...url.searchParams.keys()]
+  const twice = names.find((name, i) => names.indexOf(name) !== i)
+  if (twice !== undefined)
+    return (
+      `gives ${twice.slice(0, 40)} more than once: give each connection setting once, so what is checked is ` +
+      'what connects'
+    )
   const server = serverOf(url)
   if (isLoopbackHost(server)) return undefined
   const mode = url.searchParams.get('sslmode')
