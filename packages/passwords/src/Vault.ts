@@ -9,7 +9,7 @@
  * const entry = yield* vault.forFill('https://shop.example/login', {}) // the secret stays Redacted
  */
 import { randomUUID } from 'node:crypto'
-import { loadOrCreateKey, nodeFs, seal, unseal, type DeviceKey } from '@errands/store'
+import { seal, storeDirKey, unseal, type DeviceKey } from '@errands/store'
 import { Clock, Context, Effect, Either, Layer, Option, Redacted, Schema } from 'effect'
 import { readExport } from './csv.ts'
 import {
@@ -316,7 +316,9 @@ export class Vault extends Context.Tag('@errands/passwords/Vault')<Vault, VaultS
         const key =
           o.key ??
           (yield* Effect.mapError(
-            loadOrCreateKey(nodeFs, o.dir),
+            // Made as the file store makes it, the folder included: a cluster's host stores its errands in
+            // Postgres and has no store folder until the vault needs one.
+            storeDirKey(o.dir),
             () =>
               new VaultUnavailable({
                 reason: 'io',
