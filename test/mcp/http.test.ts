@@ -50,7 +50,7 @@ const PLAYWRIGHT_CORE = [
   'browser_emulate_media',
 ]
 /** Ours beside Playwright's: asking the person for a sign-in (P4, issue #26). */
-const ERRANDS_OWN = ['browser_request_sign_in', 'browser_downloads', 'browser_request_help']
+const ERRANDS_OWN = ['browser_request_sign_in', 'browser_downloads', 'browser_request_help', 'browser_fill_password']
 const stateOf = async (key: string) => (await host.call(key, 'GET', '/v1/state')).body.lifecycle as string
 
 describe('an agent drives the fixture shop through MCP (A2)', () => {

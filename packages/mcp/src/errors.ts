@@ -41,8 +41,15 @@ export class ToolRefused extends Schema.TaggedError<ToolRefused>('@errands/mcp/T
 export class McpHttpRefused extends Schema.TaggedError<McpHttpRefused>('@errands/mcp/McpHttpRefused')(
   'McpHttpRefused',
   {
-    reason: Schema.Literal('unknown-session', 'not-initialize', 'key-mismatch', 'too-many-sessions', 'shutting-down'),
-    status: Schema.Literal(400, 404, 503),
+    reason: Schema.Literal(
+      'unknown-session',
+      'not-initialize',
+      'key-mismatch',
+      'too-many-sessions',
+      'too-many-anonymous',
+      'shutting-down',
+    ),
+    status: Schema.Literal(400, 404, 429, 503),
     message: Schema.String,
   },
 ) {}

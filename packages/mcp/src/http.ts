@@ -20,7 +20,7 @@
  * const refusal = await mcp.handle(req, res) // undefined: answered
  */
 import { heldLease, LEASE_HEADER } from '@errands/daily'
-import { parseJson, readNodeBody, utf8 } from '@errands/edge'
+import { localPeerOf, parseJson, readNodeBody, utf8 } from '@errands/edge'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import { Effect, Either, Runtime } from 'effect'
@@ -69,7 +69,19 @@ export interface McpHttpOptions {
   readonly lingerMs?: number | undefined
   /** Open MCP sessions at most (default 256); more is 503. */
   readonly maxSessions?: number | undefined
+  /**
+   * Anonymous sessions (no session key: each opens an errand of a fresh key) one calling process may hold at once
+   * (default {@link MAX_ANONYMOUS_PER_CALLER}); more is 429.
+   */
+  readonly maxAnonymousPerCaller?: number | undefined
 }
+
+/**
+ * Anonymous sessions one local process may hold at once. Every local process is 127.0.0.1, so the calling process
+ * (the kernel's owner of its socket, `localPeerOf`) is the source: one process cannot take every slot of the cap
+ * with errands nobody named (docs/mcp.md, "Anonymous sessions").
+ */
+export const MAX_ANONYMOUS_PER_CALLER = 2
 
 /** The running endpoint. @example const refusal = await mcp.handle(req, res); await mcp.close() */
 export interface McpHttp {
@@ -85,6 +97,8 @@ interface Session {
   readonly transport: StreamableHTTPServerTransport
   readonly errand: ErrandBrowser
   readonly anonymous: boolean
+  /** The calling process of an anonymous session (`pid@start`, or its address when the kernel cannot tell). */
+  readonly caller: string | undefined
   readonly stopServer: () => void
   idle: NodeJS.Timeout | undefined
   linger: NodeJS.Timeout | undefined
@@ -98,6 +112,12 @@ interface Session {
 const readJson = (req: http.IncomingMessage): Promise<Either.Either<unknown, McpRefusal>> =>
   Effect.runPromise(Effect.either(Effect.flatMap(readNodeBody(req, MAX_MCP_BODY), (bytes) => parseJson(utf8(bytes)))))
 
+/** Who calls: the local process holding the caller's socket, or its address when the kernel cannot tell. */
+const callerOf = async (req: http.IncomingMessage): Promise<string> => {
+  const peer = await localPeerOf(req.socket).catch(() => undefined)
+  return peer === undefined ? `address ${req.socket.remoteAddress ?? '?'}` : `process ${peer.pid}@${peer.startTime}`
+}
+
 /**
  * Builds the endpoint.
  *
@@ -110,6 +130,8 @@ export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
   const sessions = new Map<string, Session>()
   const lingerMs = options.lingerMs ?? 30_000
   const maxSessions = options.maxSessions ?? 256
+  const maxAnonymous = options.maxAnonymousPerCaller ?? MAX_ANONYMOUS_PER_CALLER
+  const opening = new Map<string, number>()
   let closed = false
 
   const end = async (id: string | undefined, session: Session): Promise<void> => {
@@ -152,54 +174,83 @@ export const makeMcpHttp = (options: McpHttpOptions): McpHttp => {
     }
     const header = req.headers[KEY_HEADER]
     const given = Array.isArray(header) ? header[0] : header
-    const bound = options.bind(given)
-    if (Either.isLeft(bound)) return bound.left
-    const errand = bound.right
-    // X3: the lease belongs to the session holding its secret; naming the bot id gives nothing.
-    const leaseHeader = req.headers[LEASE_HEADER]
-    const secret = Array.isArray(leaseHeader) ? leaseHeader[0] : leaseHeader
-    const daily =
-      options.daily !== undefined && secret !== undefined && secret !== ''
-        ? heldLease(options.daily, secret)
-        : undefined
-    const { server, close: stopServer } = makeErrandServer({
-      errand,
-      refs: options.refs,
-      logs,
-      caps: options.caps,
-      log: options.log,
-      daily,
-      runtime,
-    })
-    let session: Session | undefined
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, session!)
-        touch(id, session!)
-      },
-      onsessionclosed: (id) => {
-        const s = sessions.get(id)
-        if (s) void end(id, s)
-      },
-    })
-    session = {
-      transport,
-      errand,
-      anonymous: given === undefined,
-      stopServer,
-      idle: undefined,
-      linger: undefined,
-      ended: false,
+    const caller = given === undefined ? await callerOf(req) : undefined
+    if (caller !== undefined) {
+      let held = opening.get(caller) ?? 0
+      for (const s of sessions.values()) if (s.anonymous && !s.ended && s.caller === caller) held++
+      if (held >= maxAnonymous) {
+        return new McpHttpRefused({
+          reason: 'too-many-anonymous',
+          status: 429,
+          message:
+            `This process already holds ${held} MCP sessions without a session key, each a browser of its own; ` +
+            `end one (DELETE /mcp), or name your errand with the ${KEY_HEADER} header.`,
+        })
+      }
     }
-    await server.connect(transport)
-    await transport.handleRequest(req, res, body)
-    if (transport.sessionId === undefined) {
-      // The SDK refused the initialize itself (it answered): nothing was opened.
-      stopServer()
-      await transport.close().catch(() => undefined)
+    // Counted from here until the session is in the book (or refused), so parallel initializes of one process
+    // cannot each see the room only one of them has.
+    if (caller !== undefined) opening.set(caller, (opening.get(caller) ?? 0) + 1)
+    const proceed = async (): Promise<McpRefusal | undefined> => {
+      const bound = options.bind(given)
+      if (Either.isLeft(bound)) return bound.left
+      const errand = bound.right
+      // X3: the lease belongs to the session holding its secret; naming the bot id gives nothing.
+      const leaseHeader = req.headers[LEASE_HEADER]
+      const secret = Array.isArray(leaseHeader) ? leaseHeader[0] : leaseHeader
+      const daily =
+        options.daily !== undefined && secret !== undefined && secret !== ''
+          ? heldLease(options.daily, secret)
+          : undefined
+      const { server, close: stopServer } = makeErrandServer({
+        errand,
+        refs: options.refs,
+        logs,
+        caps: options.caps,
+        log: options.log,
+        daily,
+        runtime,
+      })
+      let session: Session | undefined
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, session!)
+          touch(id, session!)
+        },
+        onsessionclosed: (id) => {
+          const s = sessions.get(id)
+          if (s) void end(id, s)
+        },
+      })
+      session = {
+        transport,
+        errand,
+        anonymous: given === undefined,
+        caller,
+        stopServer,
+        idle: undefined,
+        linger: undefined,
+        ended: false,
+      }
+      await server.connect(transport)
+      await transport.handleRequest(req, res, body)
+      if (transport.sessionId === undefined) {
+        // The SDK refused the initialize itself (it answered): nothing was opened.
+        stopServer()
+        await transport.close().catch(() => undefined)
+      }
+      return undefined
     }
-    return undefined
+    try {
+      return await proceed()
+    } finally {
+      if (caller !== undefined) {
+        const left = (opening.get(caller) ?? 1) - 1
+        if (left === 0) opening.delete(caller)
+        else opening.set(caller, left)
+      }
+    }
   }
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<McpRefusal | undefined> => {
