@@ -33,7 +33,7 @@ afterAll(async () => {
   await h?.stop()
 })
 
-const vault = () => Context.get(h.host.services as Context.Context<Vault>, Vault)
+const vault = () => Context.get(h.host.services as unknown as Context.Context<Vault>, Vault)
 
 /** The panel's rows as the person sees them: site, user name, TOTP. */
 const rows = (page: Page) =>
@@ -184,7 +184,7 @@ describe('attacks on the Passwords routes', () => {
     expect(await h.host.run(vault().list)).toEqual(before)
   })
 
-  it('reads 16 KiB for an entry and 1 MiB for an import (413 past them), and never quotes a refused value', async () => {
+  it('reads 16 KiB for an entry and 1 MiB for an import (413 past them), never quoting a refused value', async () => {
     const port = h.host.port
     const big = await request(port, {
       method: 'POST',

@@ -1,8 +1,9 @@
 /**
  * The live view's JSON API for the person's buttons (V1, V3, E2): the state, park / resume /
- * close / own-browser per conversation, the inspector switch, and the Passwords page (W1, `passwords.ts`). Called once the request passed
- * the gate (`gate.ts`) and the sign-in; bodies are read by the edge's reader (16 KiB at most) and
- * every refusal is an `@errands/edge` error, answered by its renderer.
+ * close / own-browser per conversation, the inspector switch, and the Passwords page (W1,
+ * `passwords.ts`). Called once the request passed the gate (`gate.ts`) and the sign-in; bodies are
+ * read by the edge's reader (16 KiB at most; a passwords import 1 MiB) and every refusal is an
+ * `@errands/edge` error, answered by its renderer.
  *
  * @example
  * const api = makeLiveApi({ sessions, options, run, readState, pushState, log })

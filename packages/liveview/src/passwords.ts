@@ -30,7 +30,7 @@ export interface LivePasswordEntry {
   readonly updatedAt: number
 }
 
-/** One row of an import the vault did not take: its number (1: the first after the header) and why, never its values. */
+/** A row of an import the vault did not take: its number (1: the first after the header) and why, never its values. */
 export interface LiveRefusedRow {
   readonly row: number
   /** Which field was missing or wrong (`no-url`, `no-password`, `site`, `username`, `password`, `totp`). */
