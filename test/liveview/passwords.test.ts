@@ -7,8 +7,8 @@
  */
 import { Vault } from '@errands/passwords'
 import { Context, Redacted } from 'effect'
-import { lstatSync, readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { lstatSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from '../host/harness.ts'
@@ -137,6 +137,12 @@ describe('the Passwords panel', () => {
         ['mail.example', 'bob', '—'],
       ])
     expectNoSecret(await pageText(page))
+    const shot = process.env.ERRANDS_SCREENSHOT_DIR
+    if (shot !== undefined) {
+      const file = join(shot, 'live-view-passwords.png')
+      mkdirSync(dirname(file), { recursive: true })
+      await page.locator('section.passwords').screenshot({ path: file })
+    }
     // The vault on disk is sealed: no password of this run is in the data dir in plain.
     expectNoSecret(dataDirText(h.host.dataDir))
   })
