@@ -27,6 +27,7 @@ import { makeApp, type App } from './http/app.ts'
 import { InFlight, nodeHandler, onClientError, type Fetcher } from './http/node.ts'
 import { errorResponse } from './http/respond.ts'
 import { refuseOtherUpgrade } from './http/upgrade.ts'
+import { Vault } from '@errands/passwords'
 import { Browsing, sessionTarget } from './browsing/Browsing.ts'
 import { Placement } from './placement.ts'
 import { PersonWheel } from './wheel.ts'
@@ -297,6 +298,8 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
         questions: { pending: questions.pending, answer: questions.answer, onChange: questions.onChange },
         // K4: in a cluster, the wheel of a session's errand is taken and driven on its owner.
         wheel: Option.getOrUndefined(yield* Effect.serviceOption(PersonWheel)),
+        // W1: the Passwords page over this host's sealed vault (docs/passwords.md).
+        passwords: Option.getOrUndefined(yield* Effect.serviceOption(Vault)),
       })
     }).pipe(Effect.provide(services), Effect.mapError(engineFailed))
     // MCP at /mcp (A2): its sessions end, parking their errands, before the engine shuts down.

@@ -1,8 +1,9 @@
 /**
  * The live view's JSON API for the person's buttons (V1, V3, E2): the state, park / resume /
- * close / own-browser per conversation, and the inspector switch. Called once the request passed
- * the gate (`gate.ts`) and the sign-in; bodies are read by the edge's reader (16 KiB at most) and
- * every refusal is an `@errands/edge` error, answered by its renderer.
+ * close / own-browser per conversation, the inspector switch, and the Passwords page (W1,
+ * `passwords.ts`). Called once the request passed the gate (`gate.ts`) and the sign-in; bodies are
+ * read by the edge's reader (16 KiB at most; a passwords import 1 MiB) and every refusal is an
+ * `@errands/edge` error, answered by its renderer.
  *
  * @example
  * const api = makeLiveApi({ sessions, options, run, readState, pushState, log })
@@ -25,6 +26,7 @@ import type * as http from 'node:http'
 import { paths, type LiveState } from './protocol.ts'
 import { answerRoute } from './questions.ts'
 import { wheelRoute } from './wheel.ts'
+import { passwordsRoute } from './passwords.ts'
 import type { RuntimeShape } from '@errands/runtime'
 import type { LiveViewOptions } from './server.ts'
 
@@ -49,7 +51,7 @@ export interface LiveApiDeps {
   readonly runtime: RuntimeShape
   readonly options: Pick<
     LiveViewOptions,
-    'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume' | 'questions' | 'wheel'
+    'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume' | 'questions' | 'wheel' | 'passwords'
   >
   readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
   readonly readState: Effect.Effect<LiveState>
@@ -85,6 +87,16 @@ export const makeLiveApi = (deps: LiveApiDeps) => {
       const wrong = checkMethod(method, ['GET'], path)
       if (wrong) return void sendError(res, wrong)
       return sendJson(res, 200, await run(deps.readState))
+    }
+    // W1: the person's saved sign-ins; the import reads its own, larger limit (passwords.ts).
+    const passwords = passwordsRoute(req, path, options.passwords)
+    if (passwords !== undefined) {
+      if (!Effect.isEffect(passwords)) return void sendError(res, passwords)
+      const done = await run(Effect.either(passwords))
+      if (Either.isRight(done)) return sendJson(res, 200, done.right)
+      const f = sendError(res, done.left)
+      if (f.status >= 500) deps.log(`live view: a passwords call failed with ${f.code}`)
+      return
     }
     const wrong = checkMethod(method, ['POST', 'PUT'], path)
     if (wrong) return void sendError(res, wrong)

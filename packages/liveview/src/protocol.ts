@@ -105,6 +105,12 @@ export const paths = {
   state: '/live/api/state',
   socket: '/live/socket',
   inspector: '/live/api/inspector',
+  /** GET the saved sign-ins, POST a new one (W1, `passwords.ts`). */
+  passwords: '/live/api/passwords',
+  /** POST `{"csv": …}`: a Chrome or Firefox export. */
+  passwordsImport: '/live/api/passwords/import',
+  /** PUT a change, DELETE. */
+  password: (id: string) => `/live/api/passwords/${encodeURIComponent(id)}`,
   /** POST `{"answer":"allow"|"deny"}` (issue #26). */
   question: (id: string) => `/live/api/questions/${encodeURIComponent(id)}`,
   /** `${paths.conversation(id)}/park` … */

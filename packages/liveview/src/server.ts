@@ -46,6 +46,7 @@ import { requestRefusal, signInRefusal, upgradeRefusal } from './gate.ts'
 import { pageHtml } from './html.ts'
 import type { LiveQuestions } from './questions.ts'
 import type { LiveWheel } from './wheel.ts'
+import type { LivePasswords } from './passwords.ts'
 import { LIVE_PROTOCOL, paths, type LiveConversation, type LiveInspector, type LiveState } from './protocol.ts'
 
 /** The inspector's switch, when the host has one (V3). */
@@ -82,6 +83,8 @@ export interface LiveViewOptions {
   readonly questions?: LiveQuestions | undefined
   /** Where the wheel is taken and driven (K4: a cluster's owner); unset, this host's sessions. */
   readonly wheel?: LiveWheel | undefined
+  /** The person's saved sign-ins (W1, the Passwords page); unset, the page says the host keeps none. */
+  readonly passwords?: LivePasswords | undefined
   /** One line per refused socket or failed action; never tokens, cookies or page content. */
   readonly log?: ((line: string) => void) | undefined
   /** How often a watched conversation's active tab is re-checked (ms; default 500). */

@@ -1,6 +1,7 @@
 /**
  * The live view's page (V1–V2): sign in once with the host's token, then the conversations with
- * their errands, the watched one's tabs and live screencast, the person's buttons, and health.
+ * their errands, the watched one's tabs and live screencast, the person's buttons, health, and the
+ * person's saved passwords (W1, `Passwords.tsx`).
  * Everything comes from the host that serves this script (no CDN); the state arrives over one
  * WebSocket, the buttons are JSON calls.
  *
@@ -11,6 +12,7 @@ import { render } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { nested } from '../src/nesting.ts'
 import { NotifyButton, useDesktopNotifications } from './Notify.tsx'
+import { PasswordsPanel } from './Passwords.tsx'
 import { Questions } from './QuestionCard.tsx'
 import { WaitingCount, Who } from './Waiting.tsx'
 import { HelpRequests, useWheelInput, WheelControls } from './Wheel.tsx'
@@ -299,6 +301,7 @@ const App = () => {
   const [socket, setSocket] = useState<WebSocket | null>(null)
   const [notice, setNotice] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
+  const [passwordsOpen, setPasswordsOpen] = useState(false)
   const frameRef = useRef<((m: Extract<ServerMessage, { type: 'frame' }>) => void) | null>(null)
 
   const load = async () => {
@@ -390,6 +393,14 @@ const App = () => {
             ) : null}
           </label>
         )}
+        <button
+          type="button"
+          class="passwords-toggle"
+          aria-expanded={passwordsOpen}
+          onClick={() => setPasswordsOpen(!passwordsOpen)}
+        >
+          Passwords
+        </button>
         <button
           type="button"
           class="link"
@@ -503,6 +514,7 @@ const App = () => {
           driving={current?.personDriving === true ? current.conversationId : null}
         />
       </main>
+      {passwordsOpen && <PasswordsPanel call={call} />}
       <aside aria-label="Health">
         <h2>Health</h2>
         {state.health.length === 0 ? (

@@ -49,7 +49,7 @@ describe('the vault (W1)', () => {
         'name,url,username,password\nx,https://www.shop.example/,anna,new\ny,https://b.example/,bo,pw\nz,,q,r\n',
       ),
     )
-    expect(report).toEqual({ added: 1, updated: 1, skipped: 1 })
+    expect(report).toEqual({ added: 1, updated: 1, skipped: 1, refused: [{ row: 3, reason: 'no-url' }] })
     await run(vault.remove(a.id))
     expect((await run(vault.list)).map((e) => e.site)).toEqual(['b.example'])
     const gone = await run(Effect.either(vault.remove(a.id)))

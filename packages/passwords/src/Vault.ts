@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto'
 import { seal, storeDirKey, unseal, type DeviceKey } from '@errands/store'
 import { Clock, Context, Effect, Either, Layer, Option, Redacted, Schema } from 'effect'
-import { readExport } from './csv.ts'
+import { readExport, type RefusedRow } from './csv.ts'
 import {
   entryView,
   VaultContents,
@@ -212,12 +212,13 @@ export const makeVault = (storage: VaultStorage, key: DeviceKey): Effect.Effect<
           const entries = [...c.entries]
           let added = 0
           let updated = 0
-          let skipped = read.skipped
+          const refused: Array<RefusedRow> = [...read.refused]
           for (const row of read.rows) {
             const site = /^https?:\/\//i.test(row.url) ? parseSite(new URL(row.url).hostname) : undefined
             const fields = site === undefined ? undefined : checkFields({ ...row, site: siteText(site) })
             if (fields === undefined || Either.isLeft(fields)) {
-              skipped++
+              const why = fields === undefined ? 'site' : fields.left.reason
+              refused.push({ row: row.row, reason: why === 'csv' || why === 'too-many' ? 'site' : why })
               continue
             }
             const f = fields.right
@@ -232,7 +233,7 @@ export const makeVault = (storage: VaultStorage, key: DeviceKey): Effect.Effect<
           }
           return Either.right([
             { ...c, entries },
-            { added, updated, skipped },
+            { added, updated, skipped: refused.length, refused: refused.sort((a, b) => a.row - b.row) },
           ] as const)
         }),
       forFill: (url, pick) =>

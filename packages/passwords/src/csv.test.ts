@@ -5,8 +5,9 @@ describe('password exports', () => {
   it("reads Chrome's export", () => {
     const chrome = 'name,url,username,password,note\nshop.example,https://shop.example/login,ann,"p,w ""1""",\n'
     expect(readExport(chrome)).toEqual({
-      rows: [{ url: 'https://shop.example/login', username: 'ann', password: 'p,w "1"', totp: undefined }],
+      rows: [{ row: 1, url: 'https://shop.example/login', username: 'ann', password: 'p,w "1"', totp: undefined }],
       skipped: 0,
+      refused: [],
     })
   })
 
@@ -16,8 +17,9 @@ describe('password exports', () => {
       '"timePasswordChanged"\r\n"https://a.example","bob","x\ny","","https://a.example","{1}","1","1","1"\r\n' +
       '"https://b.example","carl","","","","{2}","1","1","1"\r\n'
     expect(readExport(firefox)).toEqual({
-      rows: [{ url: 'https://a.example', username: 'bob', password: 'x\ny', totp: undefined }],
+      rows: [{ row: 1, url: 'https://a.example', username: 'bob', password: 'x\ny', totp: undefined }],
       skipped: 1,
+      refused: [{ row: 2, reason: 'no-password' }],
     })
   })
 

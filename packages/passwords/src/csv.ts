@@ -12,6 +12,8 @@
 
 /** One sign-in read from an export (not yet checked). */
 export interface ExportedSignIn {
+  /** Which row of the export it is (1: the first after the header). */
+  readonly row: number
   readonly url: string
   readonly username: string
   readonly password: string
@@ -61,15 +63,30 @@ const COLUMNS = {
 } as const
 
 /**
- * The sign-ins of an export, and how many of its rows had no URL or no password. Undefined when
- * the text is no CSV or its header names no URL or password column.
+ * A row of an export that was not taken, and why: its number (1: the first after the header) and
+ * a reason that never quotes its values (W4).
+ */
+export interface RefusedRow {
+  readonly row: number
+  readonly reason: 'no-url' | 'no-password' | 'site' | 'username' | 'password' | 'totp'
+}
+
+/**
+ * The sign-ins of an export, and how many of its rows had no URL or no password (and which).
+ * Undefined when the text is no CSV or its header names no URL or password column.
  *
  * @example
  * readExport('"url","username","password"\n"https://shop.example","ann","pw"')!.rows.length // 1
  */
 export const readExport = (
   text: string,
-): { readonly rows: ReadonlyArray<ExportedSignIn>; readonly skipped: number } | undefined => {
+):
+  | {
+      readonly rows: ReadonlyArray<ExportedSignIn>
+      readonly skipped: number
+      readonly refused: ReadonlyArray<RefusedRow>
+    }
+  | undefined => {
   const records = parseCsv(text)
   if (records === undefined || records.length === 0) return undefined
   const header = records[0]!.map((h) => h.trim().toLowerCase())
@@ -82,16 +99,17 @@ export const readExport = (
   }
   if (at.url < 0 || at.password < 0) return undefined
   const rows: Array<ExportedSignIn> = []
-  let skipped = 0
-  for (const r of records.slice(1)) {
+  const refused: Array<RefusedRow> = []
+  for (const [i, r] of records.slice(1).entries()) {
     const url = (r[at.url] ?? '').trim()
     const password = r[at.password] ?? ''
     if (url === '' || password === '') {
-      skipped++
+      refused.push({ row: i + 1, reason: url === '' ? 'no-url' : 'no-password' })
       continue
     }
     const totp = at.totp >= 0 ? (r[at.totp] ?? '').trim() : ''
-    rows.push({ url, username: at.username >= 0 ? (r[at.username] ?? '') : '', password, totp: totp || undefined })
+    const username = at.username >= 0 ? (r[at.username] ?? '') : ''
+    rows.push({ row: i + 1, url, username, password, totp: totp || undefined })
   }
-  return { rows, skipped }
+  return { rows, skipped: refused.length, refused }
 }

@@ -81,8 +81,24 @@ export const EntryPatch = Schema.Struct({
 /** A change to an entry. */
 export type EntryPatch = typeof EntryPatch.Type
 
-/** What an import did. @example { added: 3, updated: 1, skipped: 2 } */
-export const ImportReport = Schema.Struct({ added: Schema.Number, updated: Schema.Number, skipped: Schema.Number })
+/**
+ * What an import did: `refused` names each row not taken (1: the first after the header) and why
+ * — which field was missing or wrong — never its values (W4).
+ *
+ * @example
+ * { added: 3, updated: 1, skipped: 1, refused: [{ row: 4, reason: 'no-password' }] }
+ */
+export const ImportReport = Schema.Struct({
+  added: Schema.Number,
+  updated: Schema.Number,
+  skipped: Schema.Number,
+  refused: Schema.Array(
+    Schema.Struct({
+      row: Schema.Number,
+      reason: Schema.Literal('no-url', 'no-password', 'site', 'username', 'password', 'totp'),
+    }),
+  ),
+})
 /** What an import did. */
 export type ImportReport = typeof ImportReport.Type
 
