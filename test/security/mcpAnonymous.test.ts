@@ -47,7 +47,7 @@ const strangerInitializes = async (): Promise<number> => {
 }
 
 describe('anonymous MCP sessions: a budget per calling process (attack: one process takes every slot)', () => {
-  it('five parallel initializes without a key: two open, three are 429; a stranger and a named session still open', async () => {
+  it('five parallel keyless initializes: two open, three are 429; a stranger and a named session open', async () => {
     const tried = await Promise.all([1, 2, 3, 4, 5].map(() => initialize()))
     const opened = tried.filter((t) => t.status === 200)
     expect(opened).toHaveLength(2)
