@@ -163,6 +163,14 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
     this.contextSide((id) => this.filesDir(id)),
   )
 
+  /** Freezes every page of the context, and those it opens later (`lifecycle.ts`). @example yield* runtime.freeze(id) */
+  readonly freeze = (contextId: ContextId) =>
+    this.withEntry(contextId, 'freeze', (entry) => this.frozenContexts.set(entry.context, 'frozen'))
+
+  /** Sets the context's pages active again (`lifecycle.ts`). @example yield* runtime.thaw(id) */
+  readonly thaw = (contextId: ContextId) =>
+    this.withEntry(contextId, 'thaw', (entry) => this.frozenContexts.set(entry.context, 'active'))
+
   /** @example yield* runtime.setLabel(id, { reason: 'task', lentSites: [] }) */
   readonly setLabel = (contextId: ContextId, label: SessionLabel) =>
     this.withEntry(contextId, 'set label', async (entry) => {
