@@ -89,6 +89,9 @@ describe('freeze and thaw on real Chromium', () => {
     const witnessAt = await ticks(witness.page)
     expect(await until(async () => (await ticks(witness.page)) >= witnessAt + 30)).toBe(true)
     expect(await ticks(frozen.page)).toBe(atFreeze)
+    // Listing the tabs reads no frozen page (its title comes from the browser's side).
+    const [listed] = await h.run(h.runtime.tabs(frozen.id))
+    expect(listed).toMatchObject({ url: sites[0]!.url('/'), title: 'shop' })
     // Freezing twice is freezing once.
     await h.run(h.runtime.freeze(frozen.id))
     expect(await ticks(frozen.page)).toBe(atFreeze)

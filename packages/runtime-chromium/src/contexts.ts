@@ -277,8 +277,11 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
   }
 
   private async tabInfo(entry: E, id: string, page: Page): Promise<TabInfo> {
-    // A held dialog blocks the page's scripts: its title would wait for the answer.
-    const title = this.dialogs.blocks(page) ? '' : await within(this.deadlineMs, page.title())
+    // A held dialog blocks the page's scripts: its title would wait for the answer. So does a
+    // frozen page's, until the thaw: the browser says it instead (lifecycle.ts).
+    const title = this.dialogs.blocks(page)
+      ? ''
+      : ((await this.frozenContexts.title(page)) ?? (await within(this.deadlineMs, page.title())))
     return { id, url: this.urlOf(page), title: title ?? '', active: entry.tabs.active() === id, session: entry.label }
   }
 }

@@ -113,4 +113,20 @@ describe('frozen errands in the supervisor', () => {
       expect(yield* Effect.orDie(memory.snapshot(back.contextId))).toEqual(before)
     }).pipe(Effect.provide(testSupervisor(settings))),
   )
+
+  it.scoped('an errand whose snapshot is due is not frozen until it is taken: freezing would drop it (H1)', () =>
+    Effect.gen(function* () {
+      const { supervisor, memory } = yield* services
+      const { contextId } = yield* supervisor.open(task('a'))
+      yield* TestClock.adjust(59_000)
+      visitAs(memory, contextId, 'a') // a load: the snapshot is due 30 s later
+      yield* TestClock.adjust(16_000)
+      yield* supervisor.settle
+      expect((yield* supervisor.view('a')).detail).toContain('snapshot=due')
+      yield* TestClock.adjust(15_000) // 90 s: taken at 89 s, then the sweep freezes it
+      yield* supervisor.settle
+      expect((yield* supervisor.view('a')).state).toBe('frozen')
+      expect(supervisor.lastSnapshot('a')?.takenAt).toBe(89_000)
+    }).pipe(Effect.provide(testSupervisor({ ...settings, snapshotDebounceMs: 30_000 }))),
+  )
 })

@@ -20,13 +20,18 @@ export const makeSettling = (core: SupervisorCore, actors: Actors) => {
   const { send } = actors
 
   // Idle past idleMs, an open errand is frozen; idle past parkIdleMs, a frozen one is sealed (C4, docs/parking.md).
+  // Not while its snapshot is due or being taken: freezing would drop it, and a heal or a read of
+  // where it is would go by an older one (H1); the next sweep looks again.
   const sweep = Effect.gen(function* () {
     const t = now()
-    const idle = [...entries.values()].filter(
-      (e) =>
+    const idle = [...entries.values()].filter((e) => {
+      const s = e.actor?.getSnapshot()
+      return (
         isEvictable(e, 'idle') &&
-        t - e.actor!.getSnapshot().context.lastUsedAt >= (isFrozen(e) ? settings.parkIdleMs : settings.idleMs),
-    )
+        (isFrozen(e) || s?.matches({ active: { snapshot: 'clean' } }) === true) &&
+        t - s!.context.lastUsedAt >= (isFrozen(e) ? settings.parkIdleMs : settings.idleMs)
+      )
+    })
     for (const e of idle) e.actor!.send({ type: 'errand.evict', cause: 'idle', at: t })
     for (const e of idle) yield* waitUntil(e.actor!, notBusy)
     return idle.map((e) => e.conversation.id)
