@@ -88,7 +88,7 @@ describe('errand machine — the frozen step, stepping (C4, C2)', () => {
     expect(thawFailed.context.lastError?.reason).toBe('x')
   })
 
-  it('an ending closes a frozen errand; a crash heals it from the last snapshot; shutdown seals it (E3, H2, E5)', () => {
+  it('an ending closes a frozen errand; a crash heals it from the last snapshot; shutdown seals it (E3, H2)', () => {
     expect(step(frozen(), { type: 'task.changed', status: 'done', at: 20 }).value).toBe('closing')
     expect(step(frozen(), { type: 'chat.deleted', at: 20 }).value).toBe('closing')
     const healing = step(frozen(), { type: 'browser.crashed', at: 20 })

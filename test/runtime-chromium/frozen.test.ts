@@ -61,7 +61,7 @@ const storageOf = (page: Page) =>
   })
 
 describe('freeze and thaw on real Chromium', () => {
-  it("a frozen page's timers stop while another context's run; thawed, they resume; its storage is untouched", async () => {
+  it("a frozen page's timers stop while another context's run; thawed, they resume; storage untouched", async () => {
     const frozen = await counting('fz', sites[0]!)
     const witness = await counting('fz-witness', sites[1]!)
     await frozen.page.evaluate(async () => {

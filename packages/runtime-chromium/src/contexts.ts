@@ -163,7 +163,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
     this.contextSide((id) => this.filesDir(id)),
   )
 
-  /** Freezes every page of the context, and those it opens later (`lifecycle.ts`). @example yield* runtime.freeze(id) */
+  /** Freezes every page of the context and those it opens later (`lifecycle.ts`). @example runtime.freeze(id) */
   readonly freeze = (contextId: ContextId) =>
     this.withEntry(contextId, 'freeze', (entry) => this.frozenContexts.set(entry.context, 'frozen'))
 

@@ -65,7 +65,7 @@ describe('configuration from ERRANDS_* variables', () => {
     expect(explained({ [name]: value })).toBe(`${name}: invalid value — must be a whole number from ${range}`)
   })
 
-  it('takes the second idle (C4) from ERRANDS_SESSION_PARK_IDLE_MS; unset, the default or the first idle if longer', () => {
+  it('takes the second idle (C4) from ERRANDS_SESSION_PARK_IDLE_MS; unset, the default or a longer first', () => {
     expect(Effect.runSync(settingsFrom({})).parkIdleMs).toBe(3_600_000)
     expect(Effect.runSync(settingsFrom({ ERRANDS_SESSION_IDLE_MS: '86400000' })).parkIdleMs).toBe(86_400_000)
     expect(Effect.runSync(settingsFrom({ ERRANDS_SESSION_PARK_IDLE_MS: '604800000' })).parkIdleMs).toBe(604_800_000)
