@@ -43,20 +43,26 @@ export const benchFrozen = async (sites: ReadonlyArray<Site>, rounds: number): P
       if (tabs.length !== 3 || tabs.some((t) => t.title === '')) throw new Error('3 tabs with their titles')
     })
   try {
+    // Driven while it is set up: the setup calls the pages directly, which a frozen page would not answer.
+    await run(supervisor.open({ id: ID, kind: 'task' }))
+    await run(supervisor.drive(ID))
     await errandWithTabs(bench, ID, sites, storageFor(sites, 'frozen'))
+    await run(supervisor.undrive(ID))
     const frozen: number[] = []
     const sealed: number[] = []
     for (let i = 0; i < rounds; i++) {
       await untilFrozen()
       frozen.push(await timed(nextVerb))
       await run(supervisor.park(ID))
+      // Driven while it comes back, so the millisecond idle limit cannot freeze it mid-resume.
       sealed.push(
         await timed(async () => {
-          const b = await run(supervisor.resume(ID))
+          const b = await run(supervisor.drive(ID))
           if ((await allTabsLoaded(bench, b.contextId)) !== 3) throw new Error('3 tabs after the resume')
           await nextVerb()
         }),
       )
+      await run(supervisor.undrive(ID))
     }
     const base = median(frozen)
     const row = (name: string, xs: ReadonlyArray<number>, p: number) => {

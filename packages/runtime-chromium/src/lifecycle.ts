@@ -3,25 +3,11 @@
  * Each page is told CDP `Page.setWebLifecycleState` `frozen` — which Chromium honours only for a
  * hidden page, and headless pages are never hidden — and its main thread is held by a CDP session
  * of the runtime's own with `Debugger.pause`: no script or timer of the page runs until the thaw
- * resumes it and sets its lifecycle `active` again. Its window is minimised too, which stops its
- * rendering (CSS animations) where the pause does not (docs/adr/0045-frozen-errands.md). The page keeps
+ * lets go of it and sets its lifecycle `active` again (docs/adr/0045-frozen-errands.md). The page keeps
  * its document, its storage and its place in the tabs; a page the context opens while frozen (a
  * popup, a reopened tab) is frozen as it is registered.
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core'
-
-/**
- * Minimises (or restores) the page's window: best effort, as a browser elsewhere may have no
- * window to minimise; the pause holds the page either way.
- */
-const minimised = async (session: CDPSession, windowState: 'minimized' | 'normal'): Promise<void> => {
-  try {
-    const { windowId } = await session.send('Browser.getWindowForTarget')
-    await session.send('Browser.setWindowBounds', { windowId, bounds: { windowState } })
-  } catch {
-    // No window here (a remote browser that does not say): the pause alone holds the page.
-  }
-}
 
 /** A page's web lifecycle state as CDP sets it. */
 export type LifecycleState = 'frozen' | 'active'
@@ -81,7 +67,6 @@ export class FrozenContexts {
       await session.send('Debugger.enable')
       await session.send('Debugger.pause')
       await session.send('Page.setWebLifecycleState', { state: 'frozen' })
-      await minimised(session, 'minimized')
       return session
     })().catch((error: unknown) => {
       this.holds.delete(page)
@@ -98,9 +83,10 @@ export class FrozenContexts {
     const session = await hold?.catch(() => undefined)
     if (session === undefined) return
     try {
-      await minimised(session, 'normal')
       await session.send('Page.setWebLifecycleState', { state: 'active' })
-      await session.send('Debugger.resume')
+      // Disable, not resume: it lets go of a paused page and cancels the pause an idle page has
+      // pending (`Debugger.resume` refuses a page that is not paused yet).
+      await session.send('Debugger.disable')
     } catch (error) {
       if (!page.isClosed()) throw error
     } finally {
