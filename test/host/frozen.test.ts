@@ -43,6 +43,7 @@ describe('a frozen session through the host (C4)', () => {
     const state = (await host.call('fz', 'GET', '/v1/state')).body
     expect(state).toMatchObject({ lifecycle: 'frozen', url: site.url('/show') })
     expect(await lifecycle('fz')).toBe('frozen')
+    expect((await host.call(undefined, 'GET', '/health')).body).toMatchObject({ open: 1, frozen: 1 })
 
     const started = performance.now()
     const url = await host.call('fz', 'GET', '/v1/url')

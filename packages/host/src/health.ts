@@ -63,6 +63,8 @@ export interface HealthReport {
   readonly runtime: RuntimeReport
   readonly open: number
   readonly parked: number
+  /** Open errands frozen by idleness (C4, docs/parking.md): a count. */
+  readonly frozen: number
   readonly cap: number
   readonly sessions: number
   /** Errands a person drives from the live view now (P1): a count, never which (X1). */
@@ -96,6 +98,8 @@ export interface PublicHealthReport {
   }
   readonly open: number
   readonly parked: number
+  /** Open errands frozen by idleness (C4, docs/parking.md): a count. */
+  readonly frozen: number
   readonly cap: number
   readonly sessions: number
   readonly personDriving: number
@@ -133,6 +137,7 @@ export const publicHealth = (report: HealthReport): PublicHealthReport => ({
   },
   open: report.open,
   parked: report.parked,
+  frozen: report.frozen,
   cap: report.cap,
   sessions: report.sessions,
   // Counts over every errand: they name no conversation, so they go out open like `open` (X1).
@@ -203,6 +208,7 @@ export const makeHostHealth = (
           runtime: describe(),
           open: capacity.open,
           parked: capacity.parked,
+          frozen: capacity.frozen,
           cap: capacity.limit,
           sessions: views.filter((v) => v.conversationId.startsWith('session:') && v.state !== 'closed').length,
           personDriving: capacity.personDriving,

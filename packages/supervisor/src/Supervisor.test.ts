@@ -56,6 +56,7 @@ describe('Supervisor', () => {
       expect(yield* supervisor.capacity).toEqual({
         open: 2,
         parked: 1,
+        frozen: 0,
         limit: 2,
         personDriving: 0,
         waitingForPerson: 0,

@@ -48,7 +48,7 @@ describe('frozen errands in the supervisor', () => {
       const { contextId } = yield* frozenErrand('a')
       expect(yield* memory.isOpen(contextId)).toBe(true)
       expect(memory.frozen.has(contextId)).toBe(true)
-      expect((yield* supervisor.capacity).open).toBe(1)
+      expect(yield* supervisor.capacity).toMatchObject({ open: 1, frozen: 1, parked: 0 })
       expect((yield* supervisor.view('a')).contextId).toBe(contextId)
     }).pipe(Effect.provide(testSupervisor(settings))),
   )
