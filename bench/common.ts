@@ -11,7 +11,7 @@ import { Lending } from '@errands/lending'
 import { Runtime } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
 import { CHROMIUM_ARGS, resolveExecutable } from '@errands/runtime-chromium'
-import { defaultSettings, Supervisor, type SupervisorShape } from '@errands/supervisor'
+import { defaultSettings, Supervisor, type SupervisorSettings, type SupervisorShape } from '@errands/supervisor'
 import CDP from 'chrome-remote-interface'
 import { Effect, ManagedRuntime } from 'effect'
 import { spawn } from 'node:child_process'
@@ -48,11 +48,13 @@ export const startBench = async (
   warmSpare = true,
   extraArgs: ReadonlyArray<string> = [],
   egress = true,
+  /** Supervisor settings of the section's own (the frozen section's idle limits of milliseconds). */
+  supervisor: Partial<SupervisorSettings> = {},
 ) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'errands-bench-'))
   const managed = ManagedRuntime.make(
     engineLayer({
-      settings: defaultSettings({ dataDir, maxErrands: 6, snapshotDebounceMs: 3_000 }),
+      settings: defaultSettings({ dataDir, maxErrands: 6, snapshotDebounceMs: 3_000, ...supervisor }),
       chromium: {
         warmSpare,
         extraArgs,

@@ -2,7 +2,8 @@
  * `npm run bench [-- sections…] [--rounds N]` — side-by-side measurements, printed as a table of
  * medians and ratios. Each comparison runs its sides interleaved in one process, on one machine,
  * so the ratio holds even when the machine is noisy. Sections: open, forty, resume, heal, memory, reads,
- * spare, supervisor, host, devtools, store, files (all by default), and breakdown (the open path step by step, on
+ * spare, supervisor, host, devtools, store, files, frozen (all by default), and breakdown (the open path step
+ * by step, on
  * request).
  * `--large` adds the 50 MiB case to files.
  *
@@ -18,6 +19,7 @@ import { benchDevtools } from './devtools.ts'
 import { benchFiles } from './files.ts'
 import { loadNow, startBench } from './common.ts'
 import { benchForty } from './forty.ts'
+import { benchFrozen } from './frozen.ts'
 import { benchHeal } from './heal.ts'
 import { benchHost } from './host.ts'
 import { benchMemory } from './memory.ts'
@@ -43,6 +45,7 @@ const ALL = [
   'devtools',
   'store',
   'files',
+  'frozen',
 ]
 const args = process.argv.slice(2)
 const roundsAt = args.indexOf('--rounds')
@@ -115,6 +118,8 @@ if (sections.some((s) => engineSections.includes(s))) {
   }
 }
 // Two engines of its own (the spare renderer off and on), so no shared engine idles beside them.
+// An engine of its own whose idle limits are milliseconds, so errands freeze between rounds.
+await section('frozen', () => withSites(3, (sites) => benchFrozen(sites, rounds * 3)))
 await section('spare', () => withSites(3, (sites) => benchSpare(sites, fewer)))
 await section('supervisor', () => benchSupervisor())
 await section('host', () => benchHost(100))

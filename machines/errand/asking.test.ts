@@ -53,8 +53,8 @@ describe('errand machine — waiting for the person (P3, P4)', () => {
     expect(step(s, { type: 'errand.evict', cause: 'idle', at: 2 }).matches('active')).toBe(true)
     expect(step(s, { type: 'errand.evict', cause: 'capacity', at: 2 }).value).toBe('parking')
     expect(step(s, { type: 'errand.park', at: 2 }).value).toBe('parking')
-    // Once answered, idleness parks it again like any unwatched errand.
-    expect(step(s, answered('q1', 3, 'allow'), { type: 'errand.evict', cause: 'idle', at: 4 }).value).toBe('parking')
+    // Once answered, idleness sets it aside again like any unwatched errand: frozen first (frozen.ts).
+    expect(step(s, answered('q1', 3, 'allow'), { type: 'errand.evict', cause: 'idle', at: 4 }).value).toBe('freezing')
   })
 
   it('a person at the wheel while an agent waits: both regions show it, and nothing parks it', () => {

@@ -22,6 +22,7 @@ export const initialContext = (input: ErrandInput): ErrandContext => ({
   snapshotAt: null,
   parkedAt: input.parkedAt ?? null,
   parkCause: input.parkedAt === undefined ? null : 'shutdown',
+  frozenAt: null,
   heals: 0,
   lastCrashAt: null,
   lentSites: [...(input.lentSites ?? [])],

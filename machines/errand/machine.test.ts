@@ -100,9 +100,14 @@ describe('errand machine — pure stepping', () => {
     const watched = step(active(), { type: 'watcher.attached', at: 1 })
     expect(step(watched, { type: 'errand.evict', cause: 'capacity', at: 2 }).matches('active')).toBe(true)
     const idle = step(driven, { type: 'driver.detached', at: 3 })
-    const evicted = step(idle, { type: 'errand.evict', cause: 'idle', at: 4 })
+    const evicted = step(idle, { type: 'errand.evict', cause: 'capacity', at: 4 })
     expect(evicted.value).toBe('parking')
-    expect(step(evicted, done('sealAndPark', { parkedAt: 4 })).context.parkCause).toBe('idle')
+    expect(step(evicted, done('sealAndPark', { parkedAt: 4 })).context.parkCause).toBe('capacity')
+    // Idleness freezes first (frozen.test.ts); idleness again, once frozen, seals.
+    const frozen = step(idle, { type: 'errand.evict', cause: 'idle', at: 4 }, done('freezeContext'))
+    expect(frozen.value).toBe('frozen')
+    const sealed = step(frozen, { type: 'errand.evict', cause: 'idle', at: 5 }, done('sealAndPark', { parkedAt: 5 }))
+    expect(sealed.context.parkCause).toBe('idle')
   })
 
   it(
@@ -516,6 +521,10 @@ describe('errand machine — model-based paths', () => {
       done('sealAndPark', { parkedAt: 1 }),
       fail('sealAndPark'),
       done('closeContext'),
+      done('freezeContext'),
+      fail('freezeContext'),
+      done('thawContext'),
+      fail('thawContext'),
       { type: 'xstate.after.snapshotDebounce.errand.active.snapshot.due' },
       { type: 'xstate.after.healBackoff.errand.healing.cooling' },
     ]
@@ -589,8 +598,22 @@ describe('errand machine — model-based paths', () => {
         if (next.matches('active'))
           expect(next.matches({ active: { asking: next.context.asks.length > 0 ? 'waiting' : 'none' } })).toBe(true)
         expect(new Set(next.context.asks.map((a) => a.id)).size).toBe(next.context.asks.length)
+        // A frozen errand is one nobody uses, with its context kept, and only idleness freezes (C4).
+        if (next.matches('frozen')) {
+          expect(next.context).toMatchObject({ drivers: 0, watchers: 0, wheel: 'agents', asks: [] })
+          expect([next.context.contextId, next.context.frozenAt].includes(null)).toBe(false)
+        }
+        if (next.matches('freezing') && !s.matches('freezing'))
+          expect([event.type, (event as { cause?: string }).cause]).toEqual(['errand.evict', 'idle'])
+        // Nothing frozen outlives leaving the step: active, parked and healing errands are not frozen.
+        if (next.matches('active') || next.matches('parked') || next.matches('healing'))
+          expect(next.context.frozenAt).toBeNull()
+        // The cap seals a frozen errand (C2); any use thaws it, never skipping the thaw.
+        if (s.matches('frozen') && event.type === 'errand.evict') expect(next.value).toBe('parking')
+        if (s.matches('frozen') && next.matches('active')) throw new Error('a frozen errand skipped its thaw')
       }
     }
     expect(checked).toBeGreaterThan(1000)
-  }, 60_000)
+    // Generous for a loaded machine: the frozen step (frozen.ts) grew the walk by a third.
+  }, 150_000)
 })

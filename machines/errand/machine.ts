@@ -9,6 +9,7 @@ import { parkCauseOf } from './events.ts'
 import { endOrParkNow, requestsWhileOpening, wheelRegion } from './transitions.ts'
 import { answersLastAsk, askingRegion, isWaiting, mayEvict, withAsk, withoutAsk } from './asking.ts'
 import { at } from '../timed.ts'
+import { freezingState, frozenState, thawingState } from './frozen.ts'
 import {
   endingStatuses,
   parkingStatuses,
@@ -30,7 +31,8 @@ export { toFailure } from './effects.ts'
  *
  * `seeding` opens a fresh context (seeded with the always-allowed sites by the supervisor);
  * `active` tracks, in parallel regions, who drives it, who watches it, whether a person has the
- * wheel, whether an agent waits for the person and whether a snapshot is due; `parked` holds no context (its state is
+ * wheel, whether an agent waits for the person and whether a snapshot is due; idleness first makes it `frozen`
+ * (its context kept, its pages frozen: frozen.ts); `parked` holds no context (its state is
  * sealed at rest); `healing` brings a crashed
  * context back from its last snapshot; `closed` is final and means forgotten.
  *
@@ -54,6 +56,8 @@ export const errandMachine = setup({
     takeSnapshot: notProvided<EffectInput, SnapshotTaken>('takeSnapshot'),
     sealAndPark: notProvided<ParkInput, Parked>('sealAndPark'),
     closeContext: notProvided<EffectInput, void>('closeContext'),
+    freezeContext: notProvided<EffectInput, void>('freezeContext'),
+    thawContext: notProvided<EffectInput, void>('thawContext'),
   },
   delays: {
     snapshotDebounce: ({ context }) => context.snapshotDebounceMs,
@@ -75,6 +79,10 @@ export const errandMachine = setup({
     // A person at the wheel counts as driving: never parked to make room, for idleness or on request (C2, P1).
     // Nor is one whose agent waits for the person parked for idleness (asking.ts).
     isIdle: ({ context, event }) => mayEvict(context, event),
+    // Idleness freezes first; only the cap, or idleness again once frozen, seals (frozen.ts, C2, C4).
+    freezesFirst: ({ context, event }) =>
+      event.type === 'errand.evict' && event.cause === 'idle' && mayEvict(context, event),
+    isInUse: ({ context }) => !mayEvict(context, { type: 'errand.evict', cause: 'idle', at: 0 }),
     isUndriven: ({ context }) => context.drivers === 0 && context.wheel === 'agents',
     isPersonDriving: ({ context }) => context.wheel === 'person',
     isWaitingForPerson: ({ context }) => isWaiting(context),
@@ -100,7 +108,8 @@ export const errandMachine = setup({
     setSites: assign({
       lentSites: ({ context, event }) => (event.type === 'sites.changed' ? [...event.lentSites] : context.lentSites),
     }),
-    forgetContext: assign({ contextId: null }),
+    forgetContext: assign({ contextId: null, frozenAt: null }),
+    noteFrozen: assign({ frozenAt: ({ context, event }) => at(event) ?? context.lastUsedAt }),
     requestClose: assign({ pending: { kind: 'close' } as const }),
     requestPark: assign({
       pending: ({ context, event }) =>
@@ -126,6 +135,7 @@ export const errandMachine = setup({
     noteError: assign({ lastError: ({ event }) => toFailure(errorOf(event)) }),
     noteParkCause: assign({ parkCause: ({ event }) => parkCauseOf(event) }),
     noteShutdown: assign({ parkCause: 'shutdown' }),
+    noteParkRequested: assign({ parkCause: 'requested' }),
   },
 }).createMachine({
   id: 'errand',
@@ -170,16 +180,15 @@ export const errandMachine = setup({
     active: {
       type: 'parallel',
       tags: ['holds-context'],
-      entry: assign({ parkedAt: null, parkCause: null }),
+      entry: assign({ parkedAt: null, parkCause: null, frozenAt: null }),
       on: {
         ...endOrParkNow,
         'errand.used': { actions: 'touch' },
-        'errand.park': { guard: 'isUndriven', target: 'parking', actions: assign({ parkCause: 'requested' }) },
-        'errand.evict': {
-          guard: 'isIdle',
-          target: 'parking',
-          actions: 'noteParkCause',
-        },
+        'errand.park': { guard: 'isUndriven', target: 'parking', actions: 'noteParkRequested' },
+        'errand.evict': [
+          { guard: 'freezesFirst', target: 'freezing', actions: ['noteParkCause', 'noteFrozen'] },
+          { guard: 'isIdle', target: 'parking', actions: 'noteParkCause' },
+        ],
         'system.shutdown': { target: 'parking', actions: 'noteShutdown' },
         'context.crashed': { target: 'healing', actions: ['forgetContext', 'noteCrash'] },
         'browser.crashed': { target: 'healing', actions: ['forgetContext', 'noteCrash'] },
@@ -249,6 +258,10 @@ export const errandMachine = setup({
       },
     },
 
+    freezing: freezingState,
+    frozen: frozenState,
+    thawing: thawingState,
+
     parking: {
       tags: ['holds-context', 'busy'],
       invoke: {
@@ -257,6 +270,7 @@ export const errandMachine = setup({
         input: ({ context }): ParkInput => ({
           ...effectInput(context),
           cause: context.pending?.kind === 'park' ? context.pending.cause : (context.parkCause ?? 'requested'),
+          frozen: context.frozenAt !== null,
         }),
         onDone: [
           { guard: 'closeRequested', target: 'closing', actions: ['forgetContext', 'clearPending'] },
@@ -266,6 +280,7 @@ export const errandMachine = setup({
               'forgetContext',
               assign({
                 parkedAt: ({ event }) => event.output.parkedAt,
+                frozenAt: null,
                 parkCause: ({ context }) =>
                   context.pending?.kind === 'park' ? context.pending.cause : context.parkCause,
                 lastError: null,

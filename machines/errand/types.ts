@@ -86,6 +86,11 @@ export interface ErrandContext {
   readonly snapshotAt: number | null
   readonly parkedAt: number | null
   readonly parkCause: ParkCause | null
+  /**
+   * When idleness froze the errand (the first of setting aside's two steps, C4): its context is kept,
+   * its pages' lifecycle frozen; null while active, parked or anything else (docs/parking.md).
+   */
+  readonly frozenAt: number | null
   /** Heals started in the current crash streak (see `healWindowMs`). */
   readonly heals: number
   /** The `at` of the last crash, which decides whether the next one continues the streak. */
@@ -141,6 +146,8 @@ export interface RestoreInput extends EffectInput {
 /** `sealAndPark` input: seals a fresh snapshot of `contextId`, or the last snapshot when it is null. */
 export interface ParkInput extends EffectInput {
   readonly cause: ParkCause
+  /** Whether the context's pages may be frozen (parked from `frozen`): the effect thaws them before reading. */
+  readonly frozen: boolean
 }
 
 /** What `openContext` and `restoreSnapshot` return. */

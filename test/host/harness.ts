@@ -15,6 +15,7 @@ import {
   hostSettingsFrom,
   startHost,
   v1Client,
+  type HostSettings,
   type RunningHost,
   type StartOptions,
 } from '@errands/host'
@@ -163,10 +164,12 @@ export const startTestHost = async (
   dataDir = mkdtempSync(join(tmpdir(), 'errands-host-')),
   port = 0,
   start: Pick<StartOptions, 'mcpLingerMs'> = {},
+  /** Settings no variable may set (an idle limit of milliseconds, for a test that waits on the sweep). */
+  tweak: (settings: HostSettings) => HostSettings = (s) => s,
 ) => {
   const logs: string[] = []
-  const settings = Effect.runSync(
-    hostSettingsFrom({ ERRANDS_DATA_DIR: dataDir, ERRANDS_SNAPSHOT_DEBOUNCE_MS: '300', ...env }),
+  const settings = tweak(
+    Effect.runSync(hostSettingsFrom({ ERRANDS_DATA_DIR: dataDir, ERRANDS_SNAPSHOT_DEBOUNCE_MS: '300', ...env })),
   )
   const scope = Effect.runSync(Scope.make())
   const host: RunningHost = await Effect.runPromise(

@@ -27,7 +27,9 @@ const help = `errands host — the local browser host: one isolated browser cont
     ERRANDS_PORT              1..65535, default 7777
     ERRANDS_DATA_DIR          where sessions, the profile and the host token live
     ERRANDS_MAX_SESSIONS      1..32, default about one per 2 GB of memory (2..6)
-    ERRANDS_SESSION_IDLE_MS   60000..86400000, default 900000
+    ERRANDS_SESSION_IDLE_MS   60000..86400000, default 900000 (idle this long, a session is frozen)
+    ERRANDS_SESSION_PARK_IDLE_MS 60000..604800000, default 3600000 or the idle above if longer
+                              (idle this long, a frozen session is sealed and closed)
     ERRANDS_PAGE_DEADLINE_MS  1000..300000, default 30000
     ERRANDS_CDP_URL           a DevTools browser elsewhere for errand contexts (optional)
     ERRANDS_LOCALHOST_PORTS   ports GET /v1/localhosts looks at (comma-separated)

@@ -23,9 +23,22 @@ const journals = fs
   .sort()
 
 describe('golden journals (T1)', () => {
-  it('has journals that cover park, heal, the cap, a person at the wheel and waiting for the person', () => {
-    expect(journals).toEqual(['asking.jsonl', 'cap.jsonl', 'heal.jsonl', 'park.jsonl', 'wheel.jsonl'])
+  it('has journals that cover park, heal, the cap, a person at the wheel, waiting for the person and freezing', () => {
+    expect(journals).toEqual(['asking.jsonl', 'cap.jsonl', 'frozen.jsonl', 'heal.jsonl', 'park.jsonl', 'wheel.jsonl'])
   })
+
+  it(
+    'frozen.jsonl: idleness freezes an errand and a drive thaws it on the same context; the cap seals a frozen ' +
+      'errand; the second idle seals the others (C2, C4)',
+    () => {
+      const trace = fs.readFileSync(path.join(root, 'journals/frozen.trace'), 'utf8')
+      expect(trace).toContain('60000\ta\tfreezing\n60000\ta\tfrozen\n90000\ta\tthawing\n')
+      expect(trace).toMatch(/^90000\ta\tactive\(asking=none,driver=driven,/m)
+      expect(trace.match(/^([0-9]+)\tb\tfreezing$/m)?.[1]).toBe('165000') // not while driven, till 92 s
+      expect(trace).toContain('200000\ta\tparking\n200000\ta\tparked\n200000\tc\tseeding\n')
+      expect(trace).toContain('405000\tb\tparked\n') // 300 s after its last use, at the next sweep
+    },
+  )
 
   it(
     'asking.jsonl: an errand waiting for the person is not parked for idleness, the cap may park it, the ask waits ' +
@@ -38,7 +51,7 @@ describe('golden journals (T1)', () => {
       expect(trace).toContain('101000\ta\tparked\n')
       expect(trace).toMatch(/^103000\ta\tactive\(asking=waiting,/m)
       expect(trace).toMatch(/^105000\ta\tactive\(asking=none,.*wheel=agents\)\n/m)
-      expect(trace).toContain('165000\ta\tparked\n')
+      expect(trace).toContain('165000\ta\tfrozen\n') // idle again after the answer: frozen first (C4)
       expect(journal).not.toMatch(/reason|note|cookie/)
     },
   )
@@ -51,7 +64,7 @@ describe('golden journals (T1)', () => {
       expect(trace).toContain('2000\tb\trefused(AllBusy)\n')
       expect(trace).not.toMatch(/^(2500|200000)\ta\tparking/m)
       expect(trace).toMatch(/^201000\ta\tactive\(.*wheel=agents\)\n/m)
-      expect(trace).toMatch(/^2[0-9]{5}\ta\tparked\n/m)
+      expect(trace).toMatch(/^270000\ta\tfrozen\n/m)
     },
   )
 
@@ -73,7 +86,7 @@ describe('golden journals (T1)', () => {
     expect(out).toBe(fs.readFileSync(path.join(root, 'journals/heal.trace'), 'utf8'))
   }, 30_000)
 
-  it('covers what it claims: parking, healing with backoff and giving up, all-busy refusal, idle parking', () => {
+  it('covers what it claims: parking, healing with backoff and giving up, all-busy refusal, idle freezing', () => {
     const all = journals
       .map((j) => fs.readFileSync(path.join(root, 'journals', j.replace('.jsonl', '.trace')), 'utf8'))
       .join('')
@@ -85,6 +98,8 @@ describe('golden journals (T1)', () => {
       'healing.cooling',
       'refused(AllBusy)',
       'closed',
+      'frozen',
+      'thawing',
     ]) {
       expect(all).toContain(`\t${state}\n`)
     }

@@ -27,6 +27,7 @@ describe('host configuration (B4)', () => {
       localhostPorts: DEFAULT_LOCALHOST_PORTS,
     })
     expect(s.supervisor.idleMs).toBe(900_000)
+    expect(s.supervisor.parkIdleMs).toBe(3_600_000)
   })
 
   it.each([

@@ -269,13 +269,13 @@ export const explainHostConfigError = (error: ConfigError.ConfigError): string =
  * The settings as one log line (no secrets; the DevTools address as scheme/host/port only).
  *
  * @example
- * describeSettings(settings) // "port 7777, 4 sessions at most, idle 900000 ms, …"
+ * describeSettings(settings) // "port 7777, 4 sessions at most, idle 900000 ms, then set aside 3600000 ms, …"
  */
 export const describeSettings = (s: HostSettings): string =>
   [
     `port ${s.port}`,
     `${s.supervisor.maxErrands} sessions at most`,
-    `idle ${s.supervisor.idleMs} ms`,
+    `idle ${s.supervisor.idleMs} ms, then set aside ${s.supervisor.parkIdleMs} ms`,
     `page deadline ${s.pageDeadlineMs} ms`,
     `data in ${s.supervisor.dataDir}`,
     `keeps ${s.supervisor.retention.maxRecords} parked sessions for ${s.supervisor.retention.maxAgeMs / DAY_MS} days`,

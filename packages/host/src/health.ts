@@ -68,6 +68,8 @@ export interface HealthReport {
   readonly runtime: RuntimeReport
   readonly open: number
   readonly parked: number
+  /** Open errands frozen by idleness (C4, docs/parking.md): a count. */
+  readonly frozen: number
   readonly cap: number
   readonly sessions: number
   /** Errands a person drives from the live view now (P1): a count, never which (X1). */
@@ -101,6 +103,8 @@ export interface PublicHealthReport {
   }
   readonly open: number
   readonly parked: number
+  /** Open errands frozen by idleness (C4, docs/parking.md): a count. */
+  readonly frozen: number
   readonly cap: number
   readonly sessions: number
   readonly personDriving: number
@@ -138,6 +142,7 @@ export const publicHealth = (report: HealthReport): PublicHealthReport => ({
   },
   open: report.open,
   parked: report.parked,
+  frozen: report.frozen,
   cap: report.cap,
   sessions: report.sessions,
   // Counts over every errand: they name no conversation, so they go out open like `open` (X1).
@@ -208,6 +213,7 @@ export const makeHostHealth = (
           runtime: describe(),
           open: capacity.open,
           parked: capacity.parked,
+          frozen: capacity.frozen,
           cap: capacity.limit,
           sessions: views.filter((v) => v.conversationId.startsWith('session:') && v.state !== 'closed').length,
           personDriving: capacity.personDriving,

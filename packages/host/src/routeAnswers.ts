@@ -94,6 +94,8 @@ const counts = {
   ok: Schema.Boolean,
   open: Schema.Number,
   parked: Schema.Number,
+  /** Open errands frozen by idleness (C4). */
+  frozen: Schema.Number,
   cap: Schema.Number,
   sessions: Schema.Number,
   /** Errands a person drives from the live view now (P1). */

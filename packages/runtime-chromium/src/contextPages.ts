@@ -18,6 +18,7 @@ import { CrashedContexts } from './crashedContexts.ts'
 import type { Downloads } from './downloads.ts'
 import { within } from './failures.ts'
 import { openTabs, type ReopenHooks } from './reopenTabs.ts'
+import { FrozenContexts } from './lifecycle.ts'
 import type { QuietPage } from './storage.ts'
 
 /**
@@ -82,6 +83,8 @@ export abstract class ContextPages<E extends ContextEntry> extends ContextBook<E
 
   /** See {@link isOwnPage}; a runtime adds the pages it makes for itself. */
   protected readonly ownPages = new WeakSet<Page>()
+  /** The contexts whose pages are frozen (`lifecycle.ts`); a page registered in one is frozen too. */
+  protected readonly frozenContexts = new FrozenContexts()
 
   // ---- pages ----
 
@@ -124,6 +127,7 @@ export abstract class ContextPages<E extends ContextEntry> extends ContextBook<E
       }
     })
     this.watchPage(entry, page)
+    this.frozenContexts.adopt(entry.context, page)
     return tabId
   }
 

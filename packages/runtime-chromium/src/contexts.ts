@@ -163,6 +163,14 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
     this.contextSide((id) => this.filesDir(id)),
   )
 
+  /** Freezes every page of the context and those it opens later (`lifecycle.ts`). @example runtime.freeze(id) */
+  readonly freeze = (contextId: ContextId) =>
+    this.withEntry(contextId, 'freeze', (entry) => this.frozenContexts.set(entry.context, 'frozen'))
+
+  /** Sets the context's pages active again (`lifecycle.ts`). @example yield* runtime.thaw(id) */
+  readonly thaw = (contextId: ContextId) =>
+    this.withEntry(contextId, 'thaw', (entry) => this.frozenContexts.set(entry.context, 'active'))
+
   /** @example yield* runtime.setLabel(id, { reason: 'task', lentSites: [] }) */
   readonly setLabel = (contextId: ContextId, label: SessionLabel) =>
     this.withEntry(contextId, 'set label', async (entry) => {
@@ -269,8 +277,11 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
   }
 
   private async tabInfo(entry: E, id: string, page: Page): Promise<TabInfo> {
-    // A held dialog blocks the page's scripts: its title would wait for the answer.
-    const title = this.dialogs.blocks(page) ? '' : await within(this.deadlineMs, page.title())
+    // A held dialog blocks the page's scripts: its title would wait for the answer. So does a
+    // frozen page's, until the thaw: the browser says it instead (lifecycle.ts).
+    const title = this.dialogs.blocks(page)
+      ? ''
+      : ((await this.frozenContexts.title(page)) ?? (await within(this.deadlineMs, page.title())))
     return { id, url: this.urlOf(page), title: title ?? '', active: entry.tabs.active() === id, session: entry.label }
   }
 }

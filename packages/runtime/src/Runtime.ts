@@ -67,6 +67,14 @@ export interface RuntimeShape {
    * died, or the read failed or was already taken).
    */
   readonly lastWords: (contextId: ContextId) => Effect.Effect<Option.Option<Omit<Snapshot, 'takenAt'>>>
+  /**
+   * Freezes every page of an errand context and every page it opens until {@link thaw}: their
+   * lifecycle frozen (no task, timer or frame runs), their storage and tabs untouched — the first
+   * step of setting an errand aside (docs/parking.md). Idempotent.
+   */
+  readonly freeze: (contextId: ContextId) => Effect.Effect<void, ContextError>
+  /** Sets the pages of a frozen context active again, as they were. Idempotent. */
+  readonly thaw: (contextId: ContextId) => Effect.Effect<void, ContextError>
   /** Listens to runtime events; returns the way to stop listening. */
   readonly subscribe: (listener: (event: RuntimeEvent) => void) => Effect.Effect<() => void>
   /**

@@ -196,6 +196,13 @@ export class MemoryRuntime implements RuntimeShape {
       return Option.fromNullable(words)
     })
 
+  /** The errand contexts frozen now (docs/parking.md): tests read it, a frozen context's pages are not painted. */
+  readonly frozen = new Set<ContextId>()
+
+  readonly freeze = (contextId: ContextId) => this.withContext(contextId, () => void this.frozen.add(contextId))
+
+  readonly thaw = (contextId: ContextId) => this.withContext(contextId, () => void this.frozen.delete(contextId))
+
   readonly screencast = (contextId: ContextId, tabId: string, options: ScreencastOptions) =>
     this.withTab(contextId, tabId, () => this.screencasts.start(`${contextId}/${tabId}`, options))
 
@@ -248,6 +255,7 @@ export class MemoryRuntime implements RuntimeShape {
    * memory.paint(id, 't1', { width: 800, height: 600 }) // 1
    */
   paint(contextId: ContextId, tabId?: string, paint?: MemoryPaint): number {
+    if (this.frozen.has(contextId)) return 0
     const tab = tabId ?? this.contexts.get(contextId)?.activeTab
     return tab === undefined ? 0 : this.screencasts.paint(`${contextId}/${tab}`, paint)
   }
@@ -291,6 +299,7 @@ export class MemoryRuntime implements RuntimeShape {
   /** A context goes, and the screencasts of its tabs stop with it. */
   private dropContext(contextId: ContextId) {
     this.contexts.delete(contextId)
+    this.frozen.delete(contextId)
     this.screencasts.stopWhere((key) => key.startsWith(`${contextId}/`))
     this.pages.forget((key) => key.startsWith(`${contextId}/`))
     this.files.forget((id) => id === contextId)

@@ -15,6 +15,8 @@ export interface HealthMessage {
 export interface Capacity {
   readonly open: number
   readonly parked: number
+  /** Open errands frozen by idleness (C4): counted in `open`, their pages held until the next use. */
+  readonly frozen: number
   readonly limit: number
   /** Errands a person drives from the live view now (P1): never parked for room or idleness. */
   readonly personDriving: number

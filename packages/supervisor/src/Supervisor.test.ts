@@ -56,6 +56,7 @@ describe('Supervisor', () => {
       expect(yield* supervisor.capacity).toEqual({
         open: 2,
         parked: 1,
+        frozen: 0,
         limit: 2,
         personDriving: 0,
         waitingForPerson: 0,
@@ -97,20 +98,29 @@ describe('Supervisor', () => {
     }).pipe(Effect.provide(testSupervisor({ maxErrands: 1 }))),
   )
 
-  it.scoped('the idle sweep parks errands idle past the limit, on the clock (C4)', () =>
-    Effect.gen(function* () {
-      const { supervisor } = yield* services
-      yield* supervisor.open(task('idle'))
-      yield* supervisor.open(task('busy'))
-      yield* supervisor.drive('busy')
-      yield* TestClock.adjust(59_999)
-      expect((yield* supervisor.view('idle')).state).toBe('active')
-      yield* TestClock.adjust(15_001) // the next sweep after the limit
-      yield* supervisor.settle
-      expect((yield* supervisor.view('idle')).state).toBe('parked')
-      expect((yield* supervisor.view('busy')).state).toBe('active')
-      expect((yield* supervisor.health).map((m) => m.text)).toContain(words.parked('idle'))
-    }).pipe(Effect.provide(testSupervisor({ maxErrands: 4, idleMs: 60_000, sweepEveryMs: 15_000 }))),
+  it.scoped(
+    'the idle sweep freezes errands idle past the limit, then parks them past the second, on the clock (C4)',
+    () =>
+      Effect.gen(function* () {
+        const { supervisor, memory } = yield* services
+        const { contextId } = yield* supervisor.open(task('idle'))
+        yield* supervisor.open(task('busy'))
+        yield* supervisor.drive('busy')
+        yield* TestClock.adjust(59_999)
+        expect((yield* supervisor.view('idle')).state).toBe('active')
+        yield* TestClock.adjust(15_001) // the next sweep after the limit
+        yield* supervisor.settle
+        expect((yield* supervisor.view('idle')).state).toBe('frozen')
+        expect(memory.frozen.has(contextId)).toBe(true)
+        yield* TestClock.adjust(45_000) // 120 s idle: the next sweep after the second limit
+        yield* supervisor.settle
+        expect((yield* supervisor.view('idle')).state).toBe('parked')
+        expect(yield* memory.isOpen(contextId)).toBe(false)
+        expect((yield* supervisor.view('busy')).state).toBe('active')
+        expect((yield* supervisor.health).map((m) => m.text)).toContain(words.parked('idle'))
+      }).pipe(
+        Effect.provide(testSupervisor({ maxErrands: 4, idleMs: 60_000, parkIdleMs: 120_000, sweepEveryMs: 15_000 })),
+      ),
   )
 
   it.scoped('park then resume gives back exactly what was parked (E4)', () =>

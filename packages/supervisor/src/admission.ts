@@ -7,7 +7,7 @@ import type { SupervisorCore } from './core.ts'
 import { AllBusy, ErrandUnavailable, type SupervisorError } from '@errands/sessions'
 import type { Actors } from './actors.ts'
 import type { Binding } from '@errands/sessions'
-import { holdsContext, isEvictable, type Entry, type ErrandActor } from './views.ts'
+import { holdsContext, isEvictable, isFrozen, type Entry, type ErrandActor } from './views.ts'
 import { notBusy, waitUntil } from './waiting.ts'
 
 /** The supervisor's admission: see {@link makeAdmission}. */
@@ -33,8 +33,10 @@ export const makeAdmission = (core: SupervisorCore, actors: Actors) => {
         if (holding >= settings.maxErrands) {
           const victim = [...entries.values()]
             .filter((e) => e !== entry && isEvictable(e))
+            // A frozen errand is sealed before an active idle one: it was set aside already (C2, C4).
             .sort(
               (a, b) =>
+                Number(isFrozen(b)) - Number(isFrozen(a)) ||
                 a.actor!.getSnapshot().context.lastUsedAt - b.actor!.getSnapshot().context.lastUsedAt ||
                 (a.conversation.id < b.conversation.id ? -1 : 1),
             )[0]
@@ -85,6 +87,7 @@ export const makeAdmission = (core: SupervisorCore, actors: Actors) => {
       let spawned = false
       let resumed = false
       let healed = false
+      let thawed = false
       const attach = (actor: ErrandActor) => {
         if (!drive) return
         actor.send({ type: 'driver.attached', at: now() })
@@ -115,6 +118,11 @@ export const makeAdmission = (core: SupervisorCore, actors: Actors) => {
           if (resumed) return yield* unavailable(entry, 'resume-failed')
           yield* admit(entry, () => actor.send({ type: 'errand.used', at: now() }))
           resumed = true
+        } else if (snapshot.matches('frozen')) {
+          // Its context is kept, so it holds its slot already: thawed, not admitted (C4).
+          if (thawed) return yield* unavailable(entry, 'resume-failed')
+          actor.send({ type: 'errand.used', at: now() })
+          thawed = true
         } else if (snapshot.matches({ healing: 'waiting' })) {
           if (healed) return yield* unavailable(entry, 'heal-failed')
           yield* admit(entry, () => actor.send({ type: 'errand.used', at: now() }))

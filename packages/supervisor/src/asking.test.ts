@@ -39,7 +39,8 @@ describe('waiting for the person (P3, P4, issue #26)', () => {
         yield* TestClock.adjust('61 seconds')
         yield* supervisor.sweep
         yield* supervisor.settle
-        expect((yield* sessions.view('session:a')).state).toBe('parked')
+        // Idle again: frozen, the first step of setting it aside (C4).
+        expect((yield* sessions.view('session:a')).state).toBe('frozen')
         expect(journaled.filter((e) => e.op.startsWith('question.'))).toEqual([
           {
             t: expect.any(Number),

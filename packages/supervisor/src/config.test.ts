@@ -65,6 +65,26 @@ describe('configuration from ERRANDS_* variables', () => {
     expect(explained({ [name]: value })).toBe(`${name}: invalid value — must be a whole number from ${range}`)
   })
 
+  it('takes the second idle (C4) from ERRANDS_SESSION_PARK_IDLE_MS; unset, the default or a longer first', () => {
+    expect(Effect.runSync(settingsFrom({})).parkIdleMs).toBe(3_600_000)
+    expect(Effect.runSync(settingsFrom({ ERRANDS_SESSION_IDLE_MS: '86400000' })).parkIdleMs).toBe(86_400_000)
+    expect(Effect.runSync(settingsFrom({ ERRANDS_SESSION_PARK_IDLE_MS: '604800000' })).parkIdleMs).toBe(604_800_000)
+    const both = { ERRANDS_SESSION_IDLE_MS: '60000', ERRANDS_SESSION_PARK_IDLE_MS: '60000' }
+    expect(Effect.runSync(settingsFrom(both)).parkIdleMs).toBe(60_000)
+  })
+
+  it.each([
+    [{ ERRANDS_SESSION_PARK_IDLE_MS: '59999' }, 'must be a whole number from 60000 to 604800000'],
+    [{ ERRANDS_SESSION_PARK_IDLE_MS: '604800001' }, 'must be a whole number from 60000 to 604800000'],
+    [{ ERRANDS_SESSION_PARK_IDLE_MS: 'soon' }, 'must be a whole number from 60000 to 604800000'],
+    [
+      { ERRANDS_SESSION_IDLE_MS: '120000', ERRANDS_SESSION_PARK_IDLE_MS: '60000' },
+      'must be at least ' + 'ERRANDS_SESSION_IDLE_MS (120000)',
+    ],
+  ])('refuses the second idle %o, saying why', (env, why) => {
+    expect(explained(env)).toBe(`ERRANDS_SESSION_PARK_IDLE_MS: invalid value — ${why}`)
+  })
+
   it('reports every invalid variable at once', () => {
     const text = explained({ ERRANDS_MAX_SESSIONS: '0', ERRANDS_SESSION_IDLE_MS: '5' })
     expect(text.split('\n')).toHaveLength(2)

@@ -1,6 +1,6 @@
 import { DAY_MS, DEFAULT_RETENTION, type Retention } from '@errands/store'
 import { intBetween } from '@errands/edge'
-import { Config, type ConfigError, ConfigProvider, Effect, Schema } from 'effect'
+import { Config, ConfigError, ConfigProvider, Effect, Either, Option, Schema } from 'effect'
 import * as os from 'node:os'
 import * as path from 'node:path'
 
@@ -20,8 +20,13 @@ export const errandLimit = (totalMemoryBytes: number = os.totalmem(), bounds = {
 export interface SupervisorSettings {
   /** Open errand contexts at most (C1, B4). */
   readonly maxErrands: number
-  /** Idle time after which the sweep parks an errand (C4, B4). */
+  /** Idle time after which the sweep freezes an open errand: context kept, pages frozen (C4, B4). */
   readonly idleMs: number
+  /**
+   * Idle time (since its last use) after which the sweep seals and closes a frozen errand — the
+   * second step of setting it aside (C4, docs/parking.md). At least `idleMs`.
+   */
+  readonly parkIdleMs: number
   /** How often the idle sweep looks. */
   readonly sweepEveryMs: number
   /** H1's debounce after a page load. */
@@ -38,6 +43,7 @@ export interface SupervisorSettings {
 export const variables = {
   ERRANDS_MAX_SESSIONS: { min: 1, max: 32, default: 'about one per 2 GB of memory, 2..6' },
   ERRANDS_SESSION_IDLE_MS: { min: 60_000, max: 86_400_000, default: 900_000 },
+  ERRANDS_SESSION_PARK_IDLE_MS: { min: 60_000, max: 604_800_000, default: 3_600_000 },
   ERRANDS_SNAPSHOT_DEBOUNCE_MS: { min: 100, max: 60_000, default: 3_000 },
   ERRANDS_STORE_MAX_RECORDS: { min: 1, max: 100_000, default: DEFAULT_RETENTION.maxRecords },
   ERRANDS_STORE_MAX_DAYS: { min: 1, max: 3650, default: DEFAULT_RETENTION.maxAgeMs / DAY_MS },
@@ -78,12 +84,32 @@ export const supervisorConfig: Config.Config<SupervisorSettings> = Config.all({
   idleMs: Schema.Config('ERRANDS_SESSION_IDLE_MS', between('ERRANDS_SESSION_IDLE_MS')).pipe(
     Config.withDefault(variables.ERRANDS_SESSION_IDLE_MS.default),
   ),
+  parkIdleMs: Config.option(Schema.Config('ERRANDS_SESSION_PARK_IDLE_MS', between('ERRANDS_SESSION_PARK_IDLE_MS'))),
   snapshotDebounceMs: Schema.Config('ERRANDS_SNAPSHOT_DEBOUNCE_MS', between('ERRANDS_SNAPSHOT_DEBOUNCE_MS')).pipe(
     Config.withDefault(variables.ERRANDS_SNAPSHOT_DEBOUNCE_MS.default),
   ),
   dataDir: Config.string('ERRANDS_DATA_DIR').pipe(Config.withDefault(defaultDataDir())),
   retention: retentionConfig,
-}).pipe(Config.map((s) => ({ ...s, sweepEveryMs: Math.min(60_000, Math.floor(s.idleMs / 4)) })))
+}).pipe(
+  // Sealing before freezing would skip the first step: a second idle shorter than the first is refused, not clamped.
+  // Unset, it is the default or the first idle when that is longer.
+  Config.mapOrFail(({ parkIdleMs, ...s }) =>
+    Option.isSome(parkIdleMs) && parkIdleMs.value < s.idleMs
+      ? Either.left(
+          ConfigError.InvalidData(
+            ['ERRANDS_SESSION_PARK_IDLE_MS'],
+            `must be at least ERRANDS_SESSION_IDLE_MS (${s.idleMs})`,
+          ),
+        )
+      : Either.right({
+          ...s,
+          parkIdleMs: Option.getOrElse(parkIdleMs, () =>
+            Math.max(s.idleMs, variables.ERRANDS_SESSION_PARK_IDLE_MS.default),
+          ),
+          sweepEveryMs: Math.min(60_000, Math.floor(s.idleMs / 4)),
+        }),
+  ),
+)
 
 /**
  * Settings for tests and embedders who configure in code: the same defaults, no environment.
@@ -96,6 +122,7 @@ export const defaultSettings = (overrides: Partial<SupervisorSettings> = {}): Su
   return {
     maxErrands: errandLimit(),
     idleMs,
+    parkIdleMs: Math.max(idleMs, variables.ERRANDS_SESSION_PARK_IDLE_MS.default),
     sweepEveryMs: Math.min(60_000, Math.floor(idleMs / 4)),
     snapshotDebounceMs: 3_000,
     dataDir: defaultDataDir(),
@@ -139,7 +166,10 @@ export const explainConfigError = (
             .pop()
             ?.trim() ?? e.message
         ).replace(/^[└├]─ /, '')
-        lines.push(`${name}: invalid value — ${known[name] ?? detail}`)
+        // A rule between two variables says itself; a range is said the same way for every variable.
+        lines.push(
+          `${name}: invalid value — ${detail.startsWith('must be at least') ? detail : (known[name] ?? detail)}`,
+        )
         return
       }
     }

@@ -230,6 +230,9 @@ export const makeErrandEffects = (deps: EffectDeps) => {
   const sealAndPark = (input: ParkInput) =>
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
+      // A frozen page runs nothing, so nothing could be read of it: thawed first. A thaw that
+      // fails leaves the read to fail too, and the last snapshot is sealed (C4, docs/parking.md).
+      if (input.frozen && input.contextId !== null) yield* Effect.ignore(runtime.thaw(input.contextId))
       // A fresh snapshot when the context is alive; the last one when it crashed meanwhile.
       const fresh =
         input.contextId === null ? Option.none() : yield* Effect.option(readSnapshot(input, input.contextId))
@@ -302,6 +305,11 @@ export const makeErrandEffects = (deps: EffectDeps) => {
       yield* store.remove(input.errandId)
     })
 
+  // The first step of setting an errand aside and its undoing (C4, docs/parking.md).
+  const freezeContext = (input: EffectInput) =>
+    input.contextId === null ? Effect.void : runtime.freeze(input.contextId)
+  const thawContext = (input: EffectInput) => (input.contextId === null ? Effect.void : runtime.thaw(input.contextId))
+
   const rt = deps.effectRuntime
   return {
     openContext: fromPromise<OpenedContext, EffectInput>(({ input, signal }) => runFor(rt, openContext(input), signal)),
@@ -313,5 +321,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
     ),
     sealAndPark: fromPromise<Parked, ParkInput>(({ input, signal }) => runFor(rt, sealAndPark(input), signal)),
     closeContext: fromPromise<void, EffectInput>(({ input, signal }) => runFor(rt, closeContext(input), signal)),
+    freezeContext: fromPromise<void, EffectInput>(({ input, signal }) => runFor(rt, freezeContext(input), signal)),
+    thawContext: fromPromise<void, EffectInput>(({ input, signal }) => runFor(rt, thawContext(input), signal)),
   }
 }

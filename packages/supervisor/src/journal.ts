@@ -17,6 +17,8 @@ export const JournalSettings = Schema.Struct({
   op: Schema.Literal('settings'),
   maxErrands: Schema.Int.pipe(Schema.between(1, 32)),
   idleMs: Schema.Int.pipe(Schema.positive()),
+  /** The second idle, after which a frozen errand is sealed (C4); older journals have none: the default. */
+  parkIdleMs: Schema.optional(Schema.Int.pipe(Schema.positive())),
   snapshotDebounceMs: Schema.Int.pipe(Schema.positive()),
 })
 export type JournalSettings = typeof JournalSettings.Type
@@ -151,6 +153,7 @@ export const journalRecorder = (settings: SupervisorSettings, startedAt: number)
       op: 'settings',
       maxErrands: settings.maxErrands,
       idleMs: settings.idleMs,
+      parkIdleMs: settings.parkIdleMs,
       snapshotDebounceMs: settings.snapshotDebounceMs,
     },
   ]
@@ -233,6 +236,7 @@ export const replay = (journal: ReadonlyArray<JournalLine>): Effect.Effect<Reado
     const settings = defaultSettings({
       maxErrands: header.maxErrands,
       idleMs: header.idleMs,
+      ...(header.parkIdleMs === undefined ? {} : { parkIdleMs: header.parkIdleMs }),
       snapshotDebounceMs: header.snapshotDebounceMs,
       dataDir: '/nonexistent',
     })

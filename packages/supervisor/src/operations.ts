@@ -12,7 +12,7 @@ import { InvalidRequest } from '@errands/sessions'
 import type { Actors } from './actors.ts'
 import type { makeSettling } from './settling.ts'
 import type { SupervisorShape } from './shape.ts'
-import { holdsContext, isIsolated, isPersonDriving, isWaitingForPerson, viewOf } from './views.ts'
+import { holdsContext, isIsolated, isPersonDriving, isWaitingForPerson, viewOf, isFrozen } from './views.ts'
 import type { WheelShape } from './wheel.ts'
 import { notBusy, waitUntil } from './waiting.ts'
 
@@ -184,6 +184,7 @@ export const makeOperations = (core: SupervisorCore, parts: SupervisorParts): Su
       return {
         open: all.filter(holdsContext).length,
         parked: all.filter((e) => e.actor?.getSnapshot().matches('parked') === true).length,
+        frozen: all.filter(isFrozen).length,
         limit: settings.maxErrands,
         personDriving: all.filter(isPersonDriving).length,
         waitingForPerson: all.filter(isWaitingForPerson).length,

@@ -12,7 +12,14 @@ describe('the Promise API', () => {
     const inside = await errands.use('task-1', async (b) => b.contextId)
     expect(inside).toBe(binding.contextId)
     await errands.taskChanged('task-1', 'interrupted')
-    expect(await errands.capacity()).toEqual({ open: 0, parked: 1, limit: 1, personDriving: 0, waitingForPerson: 0 })
+    expect(await errands.capacity()).toEqual({
+      open: 0,
+      parked: 1,
+      frozen: 0,
+      limit: 1,
+      personDriving: 0,
+      waitingForPerson: 0,
+    })
     await errands.resume('task-1')
     let release!: () => void
     const driving = errands.use('task-1', () => new Promise<void>((r) => (release = r)))

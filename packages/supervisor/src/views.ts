@@ -81,9 +81,15 @@ export const isEvictable = (entry: Entry, cause: 'capacity' | 'idle' = 'capacity
   return (
     snapshot !== undefined &&
     snapshot.status === 'active' &&
-    snapshot.matches('active') &&
+    (snapshot.matches('active') || snapshot.matches('frozen')) &&
     mayEvict(snapshot.context, { type: 'errand.evict', cause, at: 0 })
   )
+}
+
+/** Whether the entry's errand is frozen: context kept, pages frozen, the first step of setting it aside (C4). */
+export const isFrozen = (entry: Entry): boolean => {
+  const snapshot = entry.actor?.getSnapshot()
+  return snapshot !== undefined && snapshot.status === 'active' && snapshot.matches('frozen')
 }
 
 /** Whether a person has the wheel of the entry's live errand (P1). */

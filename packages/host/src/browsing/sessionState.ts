@@ -55,8 +55,9 @@ export const makeSessionState = (
       if (conversationId !== undefined && view === undefined) return empty
       const contextId = conversationId === undefined ? runtime.mainContext : sessions.contextOf(conversationId)
       if (contextId === undefined) {
-        if (view?.state !== 'parked') return empty
-        // Parked: where it will come back to, from the sealed record (read, never resumed).
+        if (view?.state !== 'parked' && view?.state !== 'frozen') return empty
+        // Parked: where it will come back to, from the sealed record (read, never resumed). Frozen:
+        // from its last snapshot, its pages untouched (a read is no use and does not thaw it, C4).
         const record = yield* Effect.option(Effect.flatten(store.get(conversationId!)))
         const snapshot: Snapshot | undefined = Option.isSome(record)
           ? record.value.snapshot

@@ -168,6 +168,7 @@ export const testApp = (
       runtime: { kind: 'memory', where: 'local' },
       open: 0,
       parked: 0,
+      frozen: 0,
       cap: 2,
       sessions: 0,
       personDriving: 0,

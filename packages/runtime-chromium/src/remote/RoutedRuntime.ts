@@ -158,6 +158,8 @@ export const makeRoutedRuntime = (
       closeTab: (id, tab) => on(id).closeTab(id, tab),
       navigate: (id, tab, url) => on(id).navigate(id, tab, url),
       setLabel: (id, label: SessionLabel) => on(id).setLabel(id, label),
+      freeze: (id) => on(id).freeze(id),
+      thaw: (id) => on(id).thaw(id),
       snapshot: (id) => on(id).snapshot(id),
       // A crashed context is no longer held by either: ask both (ids never collide).
       lastWords: (id) =>

@@ -1,0 +1,97 @@
+/**
+ * Freezing an errand context's pages (the first step of setting an errand aside, docs/parking.md).
+ * Each page is told CDP `Page.setWebLifecycleState` `frozen` — which Chromium honours only for a
+ * hidden page, and headless pages are never hidden — and its main thread is held by a CDP session
+ * of the runtime's own with `Debugger.pause`: no script or timer of the page runs until the thaw
+ * lets go of it and sets its lifecycle `active` again (docs/adr/0045-frozen-errands.md). The page keeps
+ * its document, its storage and its place in the tabs; a page the context opens while frozen (a
+ * popup, a reopened tab) is frozen as it is registered.
+ */
+import type { BrowserContext, CDPSession, Page } from 'playwright-core'
+
+/** A page's web lifecycle state as CDP sets it. */
+export type LifecycleState = 'frozen' | 'active'
+
+/**
+ * Which errand contexts are frozen, the sessions holding their pages, and the one way their pages
+ * are frozen or thawed.
+ *
+ * @example
+ * const frozen = new FrozenContexts()
+ * await frozen.set(entry.context, 'frozen')
+ * frozen.adopt(entry.context, newPage) // frozen too while its context is
+ */
+export class FrozenContexts {
+  // Weak: a context or page closed while frozen leaves nothing behind.
+  private readonly contexts = new WeakSet<BrowserContext>()
+  private readonly holds = new WeakMap<Page, Promise<CDPSession | undefined>>()
+
+  /** Whether the context is frozen now. */
+  has(context: BrowserContext): boolean {
+    return this.contexts.has(context)
+  }
+
+  /**
+   * Sets every page of the context to `state`, and remembers it so pages opened later follow.
+   * Frozen is remembered before the pages are told, so a page opened meanwhile is frozen too.
+   */
+  async set(context: BrowserContext, state: LifecycleState): Promise<void> {
+    if (state === 'frozen') this.contexts.add(context)
+    else this.contexts.delete(context)
+    await Promise.all(
+      context.pages().map((page) => (state === 'frozen' ? this.freeze(context, page) : this.thaw(page))),
+    )
+  }
+
+  /**
+   * A frozen page's title, from the browser's side (`Target.getTargetInfo` on the session holding
+   * it): the page's own `document.title` would wait for the thaw. Undefined when the page is not held.
+   */
+  async title(page: Page): Promise<string | undefined> {
+    const session = await this.holds.get(page)?.catch(() => undefined)
+    if (session === undefined) return undefined
+    const { targetInfo } = await session.send('Target.getTargetInfo')
+    return targetInfo.title
+  }
+
+  /** A page the context opens: frozen when its context is (best effort: a failure is the page's own). */
+  adopt(context: BrowserContext, page: Page): void {
+    if (this.contexts.has(context)) void this.freeze(context, page).catch(() => undefined)
+  }
+
+  private async freeze(context: BrowserContext, page: Page): Promise<void> {
+    if (page.isClosed() || this.holds.has(page)) return
+    const hold = (async () => {
+      const session = await context.newCDPSession(page)
+      // The pause takes effect at the page's next statement; a page with nothing to run is idle already.
+      await session.send('Debugger.enable')
+      await session.send('Debugger.pause')
+      await session.send('Page.setWebLifecycleState', { state: 'frozen' })
+      return session
+    })().catch((error: unknown) => {
+      this.holds.delete(page)
+      if (!page.isClosed()) throw error
+      return undefined
+    })
+    this.holds.set(page, hold)
+    await hold
+  }
+
+  private async thaw(page: Page): Promise<void> {
+    const hold = this.holds.get(page)
+    this.holds.delete(page)
+    const session = await hold?.catch(() => undefined)
+    if (session === undefined) return
+    try {
+      await session.send('Page.setWebLifecycleState', { state: 'active' })
+      // Disable, not resume: it lets go of a paused page and cancels the pause an idle page has
+      // pending (`Debugger.resume` refuses a page that is not paused yet).
+      await session.send('Debugger.disable')
+    } catch (error) {
+      if (!page.isClosed()) throw error
+    } finally {
+      // Detaching the session lets go of the page for good, paused or not.
+      await session.detach().catch(() => undefined)
+    }
+  }
+}

@@ -1,0 +1,140 @@
+import type { ContextId } from '@errands/runtime'
+import type { CDPSession, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
+import { failureOf, type Harness, spec, startRuntime, until } from './harness.ts'
+
+// The first step of setting an errand aside (C4, docs/parking.md) on real Chromium: `freeze` stops
+// every page of the context (lifecycle.ts) and `thaw` starts them again, the context, its tabs and
+// all its storage untouched. A frozen page's main thread is held, so the test reads it through a
+// CDP session of its own (Runtime.evaluate answers while a page is paused).
+
+let h: Harness
+let sites: Array<Site>
+
+beforeAll(async () => {
+  sites = await serveSites(2)
+  h = await startRuntime()
+})
+afterAll(async () => {
+  await h?.stop()
+  await closeSites(sites ?? [])
+})
+
+/** Opens a context on `site` whose page counts on a 10 ms timer into `window.ticks`. */
+const counting = async (errandId: string, site: Site): Promise<{ id: ContextId; page: Page }> => {
+  const id = await h.run(h.runtime.openContext(spec(errandId, { tabs: [{ url: site.url('/'), active: true }] })))
+  const [tab] = await h.run(h.runtime.tabs(id))
+  const page = h.runtime.pageOf(id, tab!.id)!
+  await page.waitForLoadState('load')
+  await page.evaluate(() => {
+    const w = window as unknown as { ticks: number }
+    w.ticks = 0
+    setInterval(() => w.ticks++, 10)
+  })
+  return { id, page }
+}
+
+const readers = new WeakMap<Page, Promise<CDPSession>>()
+const ticks = async (page: Page): Promise<number> => {
+  if (!readers.has(page)) readers.set(page, page.context().newCDPSession(page))
+  const session = await readers.get(page)!
+  const { result } = await session.send('Runtime.evaluate', { expression: 'window.ticks', returnByValue: true })
+  return result.value as number
+}
+
+/** What the page's storage holds: its cookie, localStorage and an IndexedDB record, read by the page itself. */
+const storageOf = (page: Page) =>
+  page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((ok, no) => {
+      const r = indexedDB.open('frozen', 1)
+      r.onupgradeneeded = () => r.result.createObjectStore('s')
+      r.onsuccess = () => ok(r.result)
+      r.onerror = () => no(r.error)
+    })
+    const value = await new Promise((ok) => {
+      const r = db.transaction('s').objectStore('s').get('k')
+      r.onsuccess = () => ok(r.result)
+    })
+    db.close()
+    return { cookie: document.cookie, local: localStorage.getItem('draft'), idb: value }
+  })
+
+describe('freeze and thaw on real Chromium', () => {
+  it("a frozen page's timers stop while another context's run; thawed, they resume; storage untouched", async () => {
+    const frozen = await counting('fz', sites[0]!)
+    const witness = await counting('fz-witness', sites[1]!)
+    await frozen.page.evaluate(async () => {
+      document.cookie = 'basket=apple; path=/'
+      localStorage.setItem('draft', 'a letter')
+      const db = await new Promise<IDBDatabase>((ok, no) => {
+        const r = indexedDB.open('frozen', 1)
+        r.onupgradeneeded = () => r.result.createObjectStore('s')
+        r.onsuccess = () => ok(r.result)
+        r.onerror = () => no(r.error)
+      })
+      await new Promise((ok) => {
+        const tx = db.transaction('s', 'readwrite')
+        tx.objectStore('s').put({ when: new Date(5), blob: 'b'.repeat(1000) }, 'k')
+        tx.oncomplete = ok
+      })
+      db.close()
+    })
+    expect(await until(async () => (await ticks(frozen.page)) > 5)).toBe(true)
+    const before = await h.run(h.runtime.storageState(frozen.id))
+
+    await h.run(h.runtime.freeze(frozen.id))
+    const atFreeze = await ticks(frozen.page)
+    // The witness's timer, in the same browser, runs 30 more times: the frozen one's does not run once.
+    const witnessAt = await ticks(witness.page)
+    expect(await until(async () => (await ticks(witness.page)) >= witnessAt + 30)).toBe(true)
+    expect(await ticks(frozen.page)).toBe(atFreeze)
+    // Listing the tabs reads no frozen page (its title comes from the browser's side).
+    const [listed] = await h.run(h.runtime.tabs(frozen.id))
+    expect(listed).toMatchObject({ url: sites[0]!.url('/'), title: 'shop' })
+    // Freezing twice is freezing once.
+    await h.run(h.runtime.freeze(frozen.id))
+    expect(await ticks(frozen.page)).toBe(atFreeze)
+
+    await h.run(h.runtime.thaw(frozen.id))
+    expect(await until(async () => (await ticks(frozen.page)) > atFreeze + 5)).toBe(true)
+    expect(await h.run(h.runtime.storageState(frozen.id))).toEqual(before)
+    expect(await storageOf(frozen.page)).toEqual({
+      cookie: 'basket=apple',
+      local: 'a letter',
+      idb: { when: new Date(5), blob: 'b'.repeat(1000) },
+    })
+    expect((await h.run(h.runtime.tabs(frozen.id))).map((t) => t.url)).toEqual([sites[0]!.url('/')])
+    await h.run(h.runtime.closeContext(frozen.id))
+    await h.run(h.runtime.closeContext(witness.id))
+  })
+
+  it('a page the frozen context opens is frozen too, and thawed with the others', async () => {
+    const { id, page } = await counting('fz-new', sites[0]!)
+    await h.run(h.runtime.freeze(id))
+    // The page itself cannot open one while frozen: another client of the context does.
+    const second = await page.context().newPage()
+    const reader = await page.context().newCDPSession(second)
+    await reader.send('Runtime.evaluate', { expression: 'window.ticks = 0; setInterval(() => window.ticks++, 10)' })
+    readers.set(second, Promise.resolve(reader))
+    const witness = await counting('fz-new-witness', sites[1]!)
+    // Its freeze is on its way as it is registered: once it holds, two witness windows see no tick.
+    const steady = async () => {
+      const from = await ticks(second)
+      const w = await ticks(witness.page)
+      await until(async () => (await ticks(witness.page)) >= w + 30)
+      return (await ticks(second)) === from
+    }
+    expect(await until(steady, 15_000, 0)).toBe(true)
+    const held = await ticks(second)
+    await h.run(h.runtime.thaw(id))
+    expect(await until(async () => (await ticks(second)) > held + 5)).toBe(true)
+    await h.run(h.runtime.closeContext(id))
+    await h.run(h.runtime.closeContext(witness.id))
+  })
+
+  it('an unknown context is ContextNotFound, for both', async () => {
+    expect((await failureOf(h.runtime.freeze('nope')))._tag).toBe('ContextNotFound')
+    expect((await failureOf(h.runtime.thaw('nope')))._tag).toBe('ContextNotFound')
+  })
+})
