@@ -3,7 +3,7 @@
  * Each page is told CDP `Page.setWebLifecycleState` `frozen` — which Chromium honours only for a
  * hidden page, and headless pages are never hidden — and its main thread is held by a CDP session
  * of the runtime's own with `Debugger.pause`: no script or timer of the page runs until the thaw
- * lets go of it and sets its lifecycle `active` again (docs/adr/0045-frozen-errands.md). The page keeps
+ * lets go of it and sets its lifecycle `active` again (docs/adr/0047-frozen-errands.md). The page keeps
  * its document, its storage and its place in the tabs; a page the context opens while frozen (a
  * popup, a reopened tab) is frozen as it is registered.
  */
