@@ -49,8 +49,11 @@ describe('a DevTools browser elsewhere (R2)', () => {
   })
 
   it('gives each session a new, real browser context there; ours stays unstarted', async () => {
-    const { egress, dialogs, ...runtime } = (await host.call(undefined, 'GET', '/v1/person/health')).body.runtime
+    const { egress, dialogs, passwords, ...runtime } = (await host.call(undefined, 'GET', '/v1/person/health')).body
+      .runtime
     expect(dialogs).toEqual({ dismissedUnanswered: 0, deadlineMs: 30_000 })
+    // A remote browser fills no password (docs/passwords.md): nothing lives, nothing is swapped there.
+    expect(passwords).toEqual({ live: 0, swapped: 0, withheld: 0 })
     expect(runtime).toEqual({
       kind: 'cdp',
       where: 'remote',
