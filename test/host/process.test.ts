@@ -3,6 +3,7 @@ import * as http from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MCP_HEADERS, mcpInitialize } from '../fixtures/mcpInitialize.ts'
 import { chromiumProcesses, eventually, processes } from '../fixtures/processes.ts'
 import { serveFixture, type Fixture } from './fixtures.ts'
 import { client, freePort, spawnHost, type HostProcess } from './harness.ts'
@@ -262,16 +263,7 @@ describe('the wheel on the shipped host, asked from other processes (P1, X2, X3)
           const sessions = await person(undefined, 'GET', '/v1/person/sessions')
           expect(JSON.stringify(sessions.body)).toContain('"personDriving":true')
           // /mcp with agent tokens set: no token, no session and no slot (X2).
-          const mcp = await fetch(new URL('/mcp', url), {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-            body: JSON.stringify({
-              jsonrpc: '2.0',
-              id: 1,
-              method: 'initialize',
-              params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '0' } },
-            }),
-          })
+          const mcp = await fetch(new URL('/mcp', url), { method: 'POST', headers: MCP_HEADERS, body: mcpInitialize() })
           expect(mcp.status).toBe(401)
           expect((await person(undefined, 'GET', '/v1/person/sessions')).body).toEqual(sessions.body)
           expect(

@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestHost, type TestHost } from '../host/harness.ts'
+import { MCP_HEADERS, mcpInitialize } from '../fixtures/mcpInitialize.ts'
 
 let host: TestHost
 
@@ -18,17 +19,11 @@ afterAll(async () => {
   await host?.stop()
 })
 
-const INIT = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'anon', version: '0' } },
-})
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+const INIT = mcpInitialize('anon')
 
 /** One initialize from this process: the status, the session id, and the refusal's reason. */
 const initialize = async (extra: Record<string, string> = {}) => {
-  const r = await fetch(`${host.url}/mcp`, { method: 'POST', headers: { ...HEADERS, ...extra }, body: INIT })
+  const r = await fetch(`${host.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...extra }, body: INIT })
   const text = await r.text()
   const reason = r.status === 429 ? (JSON.parse(text) as { error: { reason: string } }).error.reason : undefined
   return { status: r.status, id: r.headers.get('mcp-session-id'), reason }
@@ -37,7 +32,7 @@ const initialize = async (extra: Record<string, string> = {}) => {
 /** The status another process (none of ours: its parent shell exits at once) gets for an initialize. */
 const strangerInitializes = async (): Promise<number> => {
   const script =
-    `fetch(${JSON.stringify(`${host.url}/mcp`)}, { method: 'POST', headers: ${JSON.stringify(HEADERS)}, ` +
+    `fetch(${JSON.stringify(`${host.url}/mcp`)}, { method: 'POST', headers: ${JSON.stringify(MCP_HEADERS)}, ` +
     `body: ${JSON.stringify(INIT)} }).then(async (r) => { await r.text(); process.stdout.write(String(r.status)) })`
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
   let out = ''
