@@ -77,6 +77,7 @@ export const DEPS: Rules['deps'] = {
     '@errands/edge',
     '@errands/host',
     '@errands/lending',
+    '@errands/passwords',
     '@errands/sessions',
     '@errands/store-pg',
     '@errands/supervisor',

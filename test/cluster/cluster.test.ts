@@ -1047,6 +1047,30 @@ describe('files of an errand through a host that does not own it (#25)', () => {
 
 // Issue #26 (K4) across hosts: the person in the loop. Self-contained: its own keys, released at
 // the end; it needs one live host that is not the owner.
+describe("the person's passwords through any host (W1)", () => {
+  it('a password the person saves through one host is listed by every host and by none in words', async () => {
+    while (cluster.live().length < 2) await cluster.add()
+    const [one, two] = cluster.live() as [ClusterHost, ClusterHost]
+    const saved = await one.call(undefined, 'POST', '/v1/person/passwords', {
+      site: 'vault.example',
+      username: 'ann',
+      password: 'shared-through-the-row',
+    })
+    expect(saved.status).toBe(200)
+    try {
+      for (const host of [one, two]) {
+        const listed = await host.call(undefined, 'GET', '/v1/person/passwords')
+        expect(listed.status).toBe(200)
+        expect(JSON.stringify(listed.body)).toContain('vault.example')
+        expect(JSON.stringify(listed.body)).not.toContain('shared-through-the-row')
+      }
+    } finally {
+      await one.call(undefined, 'DELETE', `/v1/person/passwords/${(saved.body as { id: string }).id}`)
+    }
+    expect(JSON.stringify((await two.call(undefined, 'GET', '/v1/person/passwords')).body)).not.toContain('vault')
+  })
+})
+
 describe('the person in the loop through a host that does not own the errand (#26, K4)', () => {
   it(
     "a help request made through the asked host waits on the owner's errand and is answered by a hand-back on the " +

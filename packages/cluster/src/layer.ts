@@ -52,6 +52,7 @@ import { clusterPerson } from './person.ts'
 import { clusterWheel } from './wheel.ts'
 import { makeOwnerBook, Owners } from './owners.ts'
 import { PgSettings } from './personSettings.ts'
+import { PgVault } from './vault.ts'
 import { runnerPsk, tlsClusterSocket } from './transport.ts'
 
 /** What else the cluster needs. */
@@ -217,6 +218,8 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
     // One always-allowed list and trust mode for every host (issue #24): each host's own file, an
     // "allow always" reached only the host that got it.
     settings: PgSettings.layer({ url: s.databaseUrl }),
+    // One vault for every host (W1): a password saved through any host fills on the errand's owner.
+    vault: PgVault.layer({ url: s.databaseUrl, key: options.key }),
     overlay: overlay as unknown as HostCluster['overlay'],
     // Loopback is open to contexts except the engine's own ports (G2): the runner socket is one.
     ownPorts: [s.port],

@@ -25,7 +25,7 @@ import type { SealedStore, StoreConfigError, StoreError } from '@errands/store'
 import type { HealthLog, Sessions } from '@errands/sessions'
 import { InspectorSwitch, openInspectorRelay, type Supervisor } from '@errands/supervisor'
 import { join } from 'node:path'
-import { Vault } from '@errands/passwords'
+import { Vault, type VaultUnavailable } from '@errands/passwords'
 import { Context, Effect, Layer } from 'effect'
 import { Browsing } from './browsing/Browsing.ts'
 import { makeBrowsing } from './browsing/make.ts'
@@ -85,6 +85,8 @@ export interface HostCluster {
   readonly store: Layer.Layer<SealedStore, StoreError | StoreConfigError>
   /** The person's settings every host shares (issue #24), instead of this host's settings.json. */
   readonly settings: Layer.Layer<Settings, SettingsError>
+  /** The person's passwords every host shares (W1), instead of this host's `passwords.sealed`. */
+  readonly vault: Layer.Layer<Vault, VaultUnavailable>
   readonly overlay: Layer.Layer<Browsing | HostHealth | Person | DevTools | Placement, unknown, HostServices>
   /** The runner's own port on this machine: no context may reach it (G2). */
   readonly ownPorts: ReadonlyArray<number>
@@ -246,8 +248,9 @@ const hostEngineOn = (options: HostEngineOptions) => {
       }),
     ),
     Layer.effect(Person, makePerson),
-    // W1: the person's passwords, sealed beside the errands under the store's device key.
-    Vault.layerFile({ dir: join(dataDir, 'store') }),
+    // W1: the person's passwords, sealed beside the errands under the store's device key (a
+    // cluster's: one row every host shares).
+    options.cluster?.vault ?? Vault.layerFile({ dir: join(dataDir, 'store') }),
     // What errands ask the person (issue #26): one service, seen by the routes, MCP and the live view.
     Questions.layer,
     Layer.effect(

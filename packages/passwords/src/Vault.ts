@@ -9,7 +9,7 @@
  * const entry = yield* vault.forFill('https://shop.example/login', {}) // the secret stays Redacted
  */
 import { randomUUID } from 'node:crypto'
-import { seal, storeDirKey, unseal, type DeviceKey } from '@errands/store'
+import { seal, storeDirKey, suppliedKey, unseal, type DeviceKey } from '@errands/store'
 import { Clock, Context, Effect, Either, Layer, Option, Redacted, Schema } from 'effect'
 import { readExport, type RefusedRow } from './csv.ts'
 import {
@@ -142,21 +142,26 @@ export const makeVault = (storage: VaultStorage, key: DeviceKey): Effect.Effect<
         storage.write(seal(key, VAULT_ID, now, new TextEncoder().encode(JSON.stringify(contents)))),
       )
 
-    /** Reads, changes and saves under the lock; `f` answers what the call answers. */
+    /**
+     * Reads, changes and saves under the lock (and the storage's own, where hosts share it); `f`
+     * answers what the call answers.
+     */
     const change = <A, E>(f: (contents: VaultContents, now: number) => Either.Either<readonly [VaultContents, A], E>) =>
       lock.withPermits(1)(
-        Effect.gen(function* () {
-          const contents = yield* load
-          const now = yield* Clock.currentTimeMillis
-          const [next, answer] = yield* Either.match(f(contents, now), {
-            onLeft: (e) => Effect.fail(e),
-            onRight: (r) => Effect.succeed(r),
-          })
-          if (next.entries.length > MAX_ENTRIES)
-            return yield* invalid('too-many', `The vault keeps at most ${MAX_ENTRIES} passwords; remove some first.`)
-          yield* save(next)
-          return answer
-        }),
+        storage.exclusive(
+          Effect.gen(function* () {
+            const contents = yield* load
+            const now = yield* Clock.currentTimeMillis
+            const [next, answer] = yield* Either.match(f(contents, now), {
+              onLeft: (e) => Effect.fail(e),
+              onRight: (r) => Effect.succeed(r),
+            })
+            if (next.entries.length > MAX_ENTRIES)
+              return yield* invalid('too-many', `The vault keeps at most ${MAX_ENTRIES} passwords; remove some first.`)
+            yield* save(next)
+            return answer
+          }),
+        ),
       )
 
     const unknownId = (id: string) =>
@@ -299,6 +304,29 @@ export const makeVault = (storage: VaultStorage, key: DeviceKey): Effect.Effect<
  * Effect.provide(program, Vault.layerFile({ dir: join(dataDir, 'store') }))
  */
 export class Vault extends Context.Tag('@errands/passwords/Vault')<Vault, VaultShape>() {
+  /**
+   * The vault in storage of the embedder's (a cluster's shared row), sealed under a key given as
+   * 32 raw bytes (the key a cluster's hosts share, so what one host seals another opens).
+   *
+   * @example
+   * Vault.layer({ key, storage: pgVaultStorage }).pipe(Layer.provide(PgClient.layer({ url })))
+   */
+  static layer<R>(o: {
+    readonly key: Redacted.Redacted<Uint8Array>
+    readonly storage: Effect.Effect<VaultStorage, VaultUnavailable, R>
+  }): Layer.Layer<Vault, VaultUnavailable, R> {
+    return Layer.effect(
+      Vault,
+      Effect.gen(function* () {
+        const key = yield* Effect.mapError(
+          suppliedKey(o.key),
+          (e) => new VaultUnavailable({ reason: 'io', message: `The password vault has no usable key: ${e.message}` }),
+        )
+        return yield* makeVault(yield* o.storage, key)
+      }),
+    )
+  }
+
   /**
    * The vault in `<dir>/passwords.sealed`, sealed under `<dir>/device.key` (the sealed store's
    * key; made on first use) or the embedder's key.

@@ -3,7 +3,8 @@
  * sealed store's errands under `<dataDir>/store` — the folder marked as derived data that
  * backups skip and the agents' file tools never reach — sealed by the store's own format
  * (AES-256-GCM under the device key, the vault's id as the authenticated header). A cluster keeps
- * the same bytes in a Postgres row instead (`VaultStorage` is the seam).
+ * the same bytes in a Postgres row instead (`@errands/cluster`'s `PgVault`; `VaultStorage` is the
+ * seam), sealed under the key its hosts share.
  *
  * @example
  * const storage = fileStorage('/var/lib/errands/store')
@@ -24,7 +25,17 @@ export interface VaultStorage {
   readonly read: Effect.Effect<Option.Option<Uint8Array>, VaultUnavailable>
   /** Replaces the sealed bytes; a crash leaves the old bytes or the new ones (S4). */
   readonly write: (bytes: Uint8Array) => Effect.Effect<void, VaultUnavailable>
+  /**
+   * Runs a read-change-write so no other writer of the same bytes runs between its read and its
+   * write. One process needs nothing more than the vault's own lock (`alone`); storage that hosts
+   * share (a cluster's row) holds its own lock across them, or two hosts adding a password at
+   * once would each write over the other's.
+   */
+  readonly exclusive: <A, E>(work: Effect.Effect<A, E>) => Effect.Effect<A, E | VaultUnavailable>
 }
+
+/** `exclusive` for storage only this process writes: the vault's own lock is enough. */
+export const alone = <A, E>(work: Effect.Effect<A, E>): Effect.Effect<A, E | VaultUnavailable> => work
 
 const io = (what: string) => () =>
   new VaultUnavailable({ reason: 'io', message: `Could not ${what} the password vault; check the data folder's disk.` })
@@ -39,6 +50,7 @@ const io = (what: string) => () =>
 export const fileStorage = (dir: string): VaultStorage => {
   const path = join(dir, VAULT_FILE)
   return {
+    exclusive: alone,
     read: Effect.tryPromise({
       try: async () => {
         try {
@@ -85,6 +97,7 @@ export const fileStorage = (dir: string): VaultStorage => {
 export const memoryStorage = (): VaultStorage & { readonly bytes: () => Uint8Array | undefined } => {
   let held: Uint8Array | undefined
   return {
+    exclusive: alone,
     read: Effect.sync(() => Option.fromNullable(held)),
     write: (bytes) =>
       Effect.sync(() => {
