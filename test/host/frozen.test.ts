@@ -1,5 +1,6 @@
 import type { ChromiumRuntime } from '@errands/runtime-chromium'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beats, beatsHeld, closeSites, serveSites, type Site } from '../fixtures/sites.ts'
 import { serveFixture, type Fixture } from './fixtures.ts'
 import { startTestHost, type TestHost, until } from './harness.ts'
 
@@ -10,9 +11,12 @@ import { startTestHost, type TestHost, until } from './harness.ts'
 
 let site: Fixture
 let host: TestHost
+/** Sites whose `/worker-page` starts a worker that beacons every 10 ms (counted in `hits`). */
+let beating: Array<Site>
 
 beforeAll(async () => {
   site = await serveFixture('127.0.0.1')
+  beating = await serveSites(2)
   host = await startTestHost({ ERRANDS_MAX_SESSIONS: '2' }, undefined, 0, {}, (s) => ({
     ...s,
     supervisor: { ...s.supervisor, idleMs: 500, parkIdleMs: 3_600_000, sweepEveryMs: 100 },
@@ -21,6 +25,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await host?.stop()
   await site?.close()
+  await closeSites(beating ?? [])
 })
 
 const lifecycle = async (key: string) => (await host.call(key, 'GET', '/v1/state')).body.lifecycle as string
@@ -65,5 +70,19 @@ describe('a frozen session through the host (C4)', () => {
     await host.call('fz-b', 'POST', '/v1/navigate', { url: site.url('/page?t=b') })
     expect(await lifecycle('fz-a')).toBe('parked')
     expect(await lifecycle('fz-b')).toBe('active')
+  })
+
+  it("a hostile page's worker cannot work on while its errand is frozen: its beacons stop until the next verb", async () => {
+    const [hostile, witness] = [beating[0]!, beating[1]!]
+    expect((await host.call('fzw', 'POST', '/v1/navigate', { url: hostile.url('/worker-page') })).status).toBe(200)
+    // The witness beats in the person's own browser of the same Chromium, which is never frozen.
+    await host.run(host.runtime.openTab(host.runtime.mainContext, witness.url('/worker-page')))
+    expect(await until(async () => beats(hostile) > 5 && beats(witness) > 5)).toBe(true)
+    expect(await until(async () => (await lifecycle('fzw')) === 'frozen', 20_000)).toBe(true)
+    const held = await beatsHeld(hostile, witness)
+    expect(held).toBeDefined()
+    // The next verb thaws it: the page and its worker run again, on the same context.
+    expect((await host.call('fzw', 'GET', '/v1/url')).body.url).toBe(hostile.url('/worker-page'))
+    expect(await until(async () => beats(hostile) > held! + 5)).toBe(true)
   })
 })

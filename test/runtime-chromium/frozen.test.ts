@@ -1,7 +1,7 @@
 import type { ContextId } from '@errands/runtime'
 import type { CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { closeSites, serveSites, type Site } from '../fixtures/sites.ts'
+import { beats, beatsHeld, closeSites, serveSites, type Site } from '../fixtures/sites.ts'
 import { failureOf, type Harness, spec, startRuntime, until } from './harness.ts'
 
 // The first step of setting an errand aside (C4, docs/parking.md) on real Chromium: `freeze` stops
@@ -131,6 +131,27 @@ describe('freeze and thaw on real Chromium', () => {
     expect(await until(async () => (await ticks(second)) > held + 5)).toBe(true)
     await h.run(h.runtime.closeContext(id))
     await h.run(h.runtime.closeContext(witness.id))
+  })
+
+  it("a hostile page's worker is held with it: its beacons stop while frozen and start again after the thaw", async () => {
+    /** A context on `site` whose page's worker beacons to the site, beating already. */
+    const beating = async (errandId: string, site: Site) => {
+      const id = await h.run(
+        h.runtime.openContext(spec(errandId, { tabs: [{ url: site.url('/worker-page'), active: true }] })),
+      )
+      expect(await until(async () => beats(site) > 5)).toBe(true)
+      return id
+    }
+    const [hostile, other] = [sites[0]!, sites[1]!]
+    const frozen = await beating('fz-worker', hostile)
+    const witness = await beating('fz-worker-witness', other)
+    await h.run(h.runtime.freeze(frozen))
+    const held = await beatsHeld(hostile, other)
+    expect(held).toBeDefined()
+    await h.run(h.runtime.thaw(frozen))
+    expect(await until(async () => beats(hostile) > held! + 5)).toBe(true)
+    await h.run(h.runtime.closeContext(frozen))
+    await h.run(h.runtime.closeContext(witness))
   })
 
   it('an unknown context is ContextNotFound, for both', async () => {

@@ -6,8 +6,14 @@
  * lets go of it and sets its lifecycle `active` again (docs/adr/0047-frozen-errands.md). The page keeps
  * its document, its storage and its place in the tabs; a page the context opens while frozen (a
  * popup, a reopened tab) is frozen as it is registered.
+ *
+ * A page's workers (dedicated, shared and service workers of the errand's browser context) are
+ * threads of their own that a page's pause does not stop: a hostile page would keep computing and
+ * sending from them while its errand is set aside. Each is held the same way, through a browser
+ * session of the runtime's own attached to it (`workerHolds.ts`).
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core'
+import { holdWorkers, type WorkerHold } from './workerHolds.ts'
 
 /** A page's web lifecycle state as CDP sets it. */
 export type LifecycleState = 'frozen' | 'active'
@@ -25,6 +31,7 @@ export class FrozenContexts {
   // Weak: a context or page closed while frozen leaves nothing behind.
   private readonly contexts = new WeakSet<BrowserContext>()
   private readonly holds = new WeakMap<Page, Promise<CDPSession | undefined>>()
+  private readonly workers = new WeakMap<BrowserContext, Promise<WorkerHold | undefined>>()
 
   /** Whether the context is frozen now. */
   has(context: BrowserContext): boolean {
@@ -41,6 +48,9 @@ export class FrozenContexts {
     await Promise.all(
       context.pages().map((page) => (state === 'frozen' ? this.freeze(context, page) : this.thaw(page))),
     )
+    // After the pages: a held page starts no new worker, so the list read now is the whole of it.
+    if (state === 'frozen') await this.freezeWorkers(context)
+    else await this.thawWorkers(context)
   }
 
   /**
@@ -75,6 +85,26 @@ export class FrozenContexts {
     })
     this.holds.set(page, hold)
     await hold
+  }
+
+  private async freezeWorkers(context: BrowserContext): Promise<void> {
+    if (this.workers.has(context)) return
+    const page = context.pages().find((p) => this.holds.has(p))
+    const session = page === undefined ? undefined : await this.holds.get(page)?.catch(() => undefined)
+    const browser = context.browser()
+    if (session === undefined || browser === null) return
+    const hold = (async () => {
+      const { targetInfo } = await session.send('Target.getTargetInfo')
+      return targetInfo.browserContextId === undefined ? undefined : holdWorkers(browser, targetInfo.browserContextId)
+    })()
+    this.workers.set(context, hold)
+    await hold
+  }
+
+  private async thawWorkers(context: BrowserContext): Promise<void> {
+    const hold = this.workers.get(context)
+    this.workers.delete(context)
+    await (await hold?.catch(() => undefined))?.release()
   }
 
   private async thaw(page: Page): Promise<void> {
