@@ -72,7 +72,7 @@ describe('a frozen session through the host (C4)', () => {
     expect(await lifecycle('fz-b')).toBe('active')
   })
 
-  it("a hostile page's worker cannot work on while its errand is frozen: its beacons stop until the next verb", async () => {
+  it("a hostile page's worker cannot work on while its errand is frozen: no beacon until the next verb", async () => {
     const [hostile, witness] = [beating[0]!, beating[1]!]
     expect((await host.call('fzw', 'POST', '/v1/navigate', { url: hostile.url('/worker-page') })).status).toBe(200)
     // The witness beats in the person's own browser of the same Chromium, which is never frozen.

@@ -133,7 +133,7 @@ describe('freeze and thaw on real Chromium', () => {
     await h.run(h.runtime.closeContext(witness.id))
   })
 
-  it("a hostile page's worker is held with it: its beacons stop while frozen and start again after the thaw", async () => {
+  it("a hostile page's worker is held with it: no beacon while frozen, beacons again after the thaw", async () => {
     /** A context on `site` whose page's worker beacons to the site, beating already. */
     const beating = async (errandId: string, site: Site) => {
       const id = await h.run(
