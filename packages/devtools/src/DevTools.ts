@@ -89,6 +89,8 @@ export interface DevToolsShape {
   readonly connections: (conversationId?: string) => number
 }
 
+/** The path prefix the endpoint owns on the host's port (its front in the host's table, docs/edge.md). */
+export const DEVTOOLS_PREFIX = '/devtools/'
 const PATH = /^\/devtools\/([^/?#]*)$/
 
 /** The endpoint's own refusals, answered by the edge's renderer like every other front's. */

@@ -11,14 +11,15 @@
  * const host = yield* startHost({ settings, port: 0 }) // any free port (tests)
  * host.url // 'http://127.0.0.1:41234'
  */
-import { DevTools, type DevToolsShape } from '@errands/devtools'
+import { DEVTOOLS_PREFIX, DevTools } from '@errands/devtools'
 import { DailyBrowser, makeDailyDoor, type DailyBrowserShape } from '@errands/daily'
-import { makeLiveView, type LiveInspector, type LiveView } from '@errands/liveview'
+import { LIVE_PATHS, makeLiveView, type LiveInspector } from '@errands/liveview'
 import { HealthLog, Sessions, type InspectorStatus } from '@errands/sessions'
-import { InternalError, rawErrorResponse } from '@errands/edge'
+import { dispatch, frontTable, InternalError, rawErrorResponse, type FrontTable } from '@errands/edge'
 import { Context, Effect, Layer, Logger, Option, Redacted, type Scope } from 'effect'
 import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import type { HostSettings } from './config.ts'
 import { hostEngineLayer, type HostEngineOptions, type HostServices } from './engine.ts'
 import { HostStartError, HostUnavailable } from './errors.ts'
@@ -34,7 +35,7 @@ import { PersonWheel } from './wheel.ts'
 import { HostHealth } from './health.ts'
 import { Person } from './person/Person.ts'
 import { Questions } from './person/questions.ts'
-import { isMcpPath, mountMcp, type McpMount } from './mcp.ts'
+import { MCP_PATH, mountMcp } from './mcp.ts'
 import { sessionKeyOf } from './sessionKey.ts'
 import { loadToken } from './token.ts'
 
@@ -154,60 +155,31 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
     const inFlight = new InFlight()
     let current: Fetcher = starting
     let door: NodeRoute | undefined
-    let live: LiveView | undefined
-    let devtools: DevToolsShape | undefined
-    let mcp: McpMount | undefined
     let port = 0
     const handler = nodeHandler(
       () => current,
       inFlight,
       () => port,
     )
+    // Every front of this port in one table (docs/edge.md): set once the engine is up; until then
+    // every request is the /v1 app's (503 starting) and every upgrade is refused.
+    let fronts: FrontTable | undefined
+    const { request, upgrade } = dispatch(() => fronts, {
+      request: handler,
+      upgrade: (req, socket) => refuseOtherUpgrade(req, socket, { port }),
+      failed: (front, error, left) => {
+        log(`${front.name} failed: ${error instanceof Error ? error.message : String(error)}`)
+        if (left._tag === 'upgrade') left.socket.destroy()
+        else if (!left.res.headersSent)
+          left.res.socket?.end(rawErrorResponse(InternalError.of(`The ${front.name} failed.`)))
+      },
+    })
     const server = http.createServer(
       { requestTimeout: 300_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 },
-      (req, res) => {
-        const view = live
-        if (view) {
-          void view.handle(req, res).then(
-            (handled) => {
-              if (!handled) route(req, res)
-            },
-            () => {
-              if (!res.headersSent) res.socket?.end(rawErrorResponse(InternalError.of('The live view failed.')))
-            },
-          )
-          return
-        }
-        route(req, res)
-      },
+      request,
     )
-    const route = (req: http.IncomingMessage, res: http.ServerResponse) => {
-      // MCP's Streamable HTTP (docs/mcp.md) streams its answers: served on the socket, not buffered.
-      const face = mcp
-      if (face && isMcpPath(req.url)) {
-        void face.route(req, res)
-        return
-      }
-      const daily = door
-      if (daily && (req.url ?? '').startsWith(DAILY_PREFIX)) {
-        void daily(req, res).then(
-          (handled) => {
-            if (!handled) handler(req, res)
-          },
-          () => {
-            if (!res.headersSent) res.socket?.end(rawErrorResponse(InternalError.of('The Daily Browser door failed.')))
-          },
-        )
-        return
-      }
-      handler(req, res)
-    }
     server.on('clientError', onClientError)
-    // The host takes two upgrades: the DevTools endpoint's (/devtools/<token>, A1) and the live view's.
-    server.on('upgrade', (req, socket, head) => {
-      if (!devtools?.upgrade(req, socket, head) && !live?.upgrade(req, socket, head))
-        refuseOtherUpgrade(req, socket, { port })
-    })
+    server.on('upgrade', upgrade)
     port = yield* Effect.acquireRelease(listen(server, options.port ?? settings.port), () =>
       Effect.async<void>((resume) => {
         server.closeAllConnections()
@@ -222,7 +194,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
     const app = yield* makeApp({ port, token, agentTokens, log, maxRawBodyBytes: settings.files.maxFileBytes }).pipe(
       Effect.provide(services),
     )
-    devtools = Context.get(services, DevTools)
+    const endpoint = Context.get(services, DevTools)
     let dailyBrowser: DailyBrowserShape | undefined
     if (options.daily === undefined) {
       // The Daily Browser lives as long as the host; its leases vanish with it (D6).
@@ -233,7 +205,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       )
     } else if (options.daily !== false) door = options.daily
     // The live view at `/` (V1): closed before the engine, so its watchers are let go first.
-    live = yield* Effect.gen(function* () {
+    const view = yield* Effect.gen(function* () {
       const person = yield* Person
       const browsing = yield* Browsing
       const health = yield* HostHealth
@@ -303,7 +275,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       })
     }).pipe(Effect.provide(services), Effect.mapError(engineFailed))
     // MCP at /mcp (A2): its sessions end, parking their errands, before the engine shuts down.
-    mcp = yield* mountMcp({
+    const mcp = yield* mountMcp({
       port,
       log,
       idleMs: settings.supervisor.idleMs,
@@ -313,6 +285,39 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       caps: settings.mcpCaps,
     }).pipe(Effect.provide(services))
     current = app
+    /** A front's path it does not take after all: the /v1 app's 404, or the edge's refusal of an upgrade. */
+    const orRequest = (req: http.IncomingMessage, res: http.ServerResponse) => (mine: boolean) => {
+      if (!mine) handler(req, res)
+    }
+    const orUpgrade = (taken: boolean, req: http.IncomingMessage, socket: Duplex) => {
+      if (!taken) refuseOtherUpgrade(req, socket, { port })
+    }
+    const daily = door
+    fronts = frontTable([
+      {
+        name: 'live view',
+        paths: LIVE_PATHS,
+        request: (req, res) => view.handle(req, res).then(orRequest(req, res)),
+        upgrade: (req, socket, head) => orUpgrade(view.upgrade(req, socket, head), req, socket),
+      },
+      // MCP's Streamable HTTP (docs/mcp.md) streams its answers: served on the socket, not buffered.
+      { name: 'MCP endpoint', paths: [MCP_PATH], request: (req, res) => mcp.route(req, res) },
+      ...(daily === undefined
+        ? []
+        : [
+            {
+              name: 'Daily Browser door',
+              paths: [DAILY_PREFIX, `${DAILY_PREFIX}/`],
+              request: (req: http.IncomingMessage, res: http.ServerResponse) =>
+                daily(req, res).then(orRequest(req, res)),
+            },
+          ]),
+      {
+        name: 'DevTools endpoint',
+        paths: [DEVTOOLS_PREFIX],
+        upgrade: (req, socket, head) => orUpgrade(endpoint.upgrade(req, socket, head), req, socket),
+      },
+    ])
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
         app.close()

@@ -105,6 +105,9 @@ export interface LiveView {
 
 const LIVE_PREFIXES = ['/ui/', '/live/']
 
+/** The paths the live view owns on the host's port (its front in the host's table, docs/edge.md). */
+export const LIVE_PATHS: ReadonlyArray<string> = ['/', ...LIVE_PREFIXES]
+
 /** An error from a service, as a log line and the page are told it (the edge's reading of it). */
 const failure = (error: unknown) => toFailure(error)
 
