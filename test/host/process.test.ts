@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import * as http from 'node:http'
+import * as net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MCP_HEADERS, mcpInitialize } from '../fixtures/mcpInitialize.ts'
-import { chromiumProcesses, eventually, processes } from '../fixtures/processes.ts'
+import { chromiumProcesses, eventually, listeningPortsOf, processes } from '../fixtures/processes.ts'
 import { serveFixture, type Fixture } from './fixtures.ts'
 import { client, freePort, spawnHost, type HostProcess } from './harness.ts'
 
@@ -284,6 +285,88 @@ describe('the wheel on the shipped host, asked from other processes (P1, X2, X3)
           ).toBe('ac')
         },
       )
+    },
+  )
+})
+
+describe("the shipped host's other doors, tried from another local process (G3, X2, W1)", () => {
+  it(
+    'no port of the host is an open proxy, anonymous MCP sessions stop at their budget, and a saved password is ' +
+      'never shown nor filled on another site',
+    async () => {
+      // A site the test counts: anything an engine port relayed to it would land here.
+      let relayed = 0
+      const probe = http.createServer((_req, res) => {
+        relayed++
+        res.end('reached')
+      })
+      await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
+      const probePort = (probe.address() as { port: number }).port
+      const dir = dataDir()
+      const port = await freePort()
+      const p = spawnTracked({ ERRANDS_DATA_DIR: dir, ERRANDS_PORT: String(port) })
+      try {
+        const url = await p.ready
+        const person = client(url, readFileSync(join(dir, 'host-token'), 'utf8').trim())
+        const agent = client(url)
+        // An open errand has its egress lane.
+        expect((await agent('doors-key', 'POST', '/v1/navigate', { url: site.url('/input') })).status).toBe(200)
+
+        // G3: every port the host process listens on, tried as a proxy from this process (none of the engine's).
+        const ports = listeningPortsOf(p.child.pid!).filter((x) => x !== port)
+        expect(ports.length).toBeGreaterThan(0)
+        const asProxy = async (to: number, request: string) => {
+          const socket = net.connect(to, '127.0.0.1')
+          let got = ''
+          socket.on('data', (d: Buffer) => (got += d.toString('latin1')))
+          socket.on('error', () => undefined)
+          socket.write(request)
+          await new Promise((r) => socket.once('close', r))
+          return got.split('\r\n')[0] ?? ''
+        }
+        for (const to of ports) {
+          const target = `127.0.0.1:${probePort}`
+          const plain = await asProxy(
+            to,
+            `GET http://${target}/ HTTP/1.1\r\nHost: ${target}\r\nConnection: close\r\n\r\n`,
+          )
+          const tunnel = await asProxy(to, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`)
+          for (const answer of [plain, tunnel]) expect(answer, `port ${to}`).not.toMatch(/^HTTP\/1\.[01] 2/)
+        }
+        expect(relayed).toBe(0)
+
+        // X2: anonymous MCP sessions from one process stop at its budget of two.
+        const opened = await Promise.all(
+          Array.from({ length: 5 }, () =>
+            fetch(new URL('/mcp', url), { method: 'POST', headers: MCP_HEADERS, body: mcpInitialize() }),
+          ),
+        )
+        const statuses = opened.map((r) => r.status).sort()
+        expect(statuses).toEqual([200, 200, 429, 429, 429])
+
+        // W1, W4: a saved sign-in is listed to the agent without its password, and filling it on a page of
+        // another site (the fixture is 127.0.0.1, the entry shop.example) is refused with nothing filled.
+        const secret = 'never-shown-9f3c2a'
+        const saved = await person(undefined, 'POST', '/v1/person/passwords', {
+          site: 'shop.example',
+          username: 'ann',
+          password: secret,
+        })
+        expect(saved.status).toBe(200)
+        const listed = await agent('doors-key', 'GET', '/v1/passwords')
+        expect(listed.body).toMatchObject({ signIns: [{ site: 'shop.example', username: 'ann', totp: false }] })
+        const fill = await agent('doors-key', 'POST', '/v1/fill-password', { site: 'shop.example', password: '#q' })
+        expect(fill.status).toBe(403)
+        expect(fill.body).toMatchObject({ error: { code: 'WrongSite' } })
+        expect((await agent('doors-key', 'POST', '/v1/evaluate', { expression: 'q.value' })).body.value).toBe('')
+        for (const r of [listed, fill, await person(undefined, 'GET', '/v1/person/passwords')])
+          expect(JSON.stringify(r.body)).not.toContain(secret)
+        expect(p.stdout() + p.stderr()).not.toContain(secret)
+      } finally {
+        p.child.kill('SIGTERM')
+        expect(await p.exited).toBe(0)
+        await new Promise((r) => probe.close(r))
+      }
     },
   )
 })
