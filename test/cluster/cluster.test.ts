@@ -247,6 +247,7 @@ describe('three hosts on one Postgres (K1)', () => {
           'r:cluster_runners',
           'S:cluster_runners_machine_id_seq',
           'r:errands_cluster_owners',
+          'r:errands_passwords',
           'r:errands_person_settings',
           'r:errands_sealed_records',
         ])
