@@ -67,6 +67,11 @@ export interface HostEngineOptions {
   readonly chromium?: Partial<Omit<ChromiumRuntimeOptions, 'dataDir' | 'policy'>> | undefined
   /** Several hosts as one (issue #16): set by `@errands/cluster` when `ERRANDS_DATABASE_URL` is. */
   readonly cluster?: HostCluster | undefined
+  /**
+   * Wraps the runtime every part of the host uses, to watch its seam (tests count the calls a verb
+   * makes: docs/adr/runtime-owns-the-page.md). Unset: the runtime as it is.
+   */
+  readonly observeRuntime?: ((runtime: RuntimeShape) => RuntimeShape) | undefined
 }
 
 /**
@@ -212,7 +217,7 @@ const hostEngineOn = (options: HostEngineOptions) => {
         )
   const runtime = Layer.effect(
     Runtime,
-    Effect.map(HostBrowser, (b) => b.runtime),
+    Effect.map(HostBrowser, (b) => options.observeRuntime?.(b.runtime) ?? b.runtime),
   ).pipe(Layer.provideMerge(browser), Layer.provideMerge(chromium))
 
   // The XState inspector switch (V3, docs/inspector.md) sees every errand actor; it outlives the

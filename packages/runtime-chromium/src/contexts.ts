@@ -17,11 +17,13 @@
  * }
  */
 import {
+  PageOwner,
   RuntimeError,
   type ContextId,
   type ContextNotFound,
   type DevToolsTarget,
   type OriginStorage,
+  type PageVerbs,
   type ScreencastOptions,
   type SessionLabel,
   type Snapshot,
@@ -147,11 +149,8 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
       this.withEntry(contextId, 'start screencast', (entry) => cast.start(entry.context, this.pageIn(entry, tabId))),
     )
 
-  /**
-   * The page verbs (`pageVerbs.ts`); a tab that is gone is `target-closed`. @example yield* runtime.pages.text(id,
-   * 't1', 1_000_000)
-   */
-  readonly pages = chromiumPages(
+  /** The tab verbs (`pageVerbs.ts`); a tab that is gone is `target-closed`. */
+  private readonly tabPages = chromiumPages(
     this.deadlineMs,
     (contextId, tabId, what, deadlineMs, run) =>
       this.withEntry(
@@ -162,6 +161,25 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
       ),
     this.contextSide((id) => this.filesDir(id)),
   )
+
+  /** Each context's page state: the driven tab, its viewport, its input and cast locks (`pageOwner.ts`). */
+  private readonly pageOwner = new PageOwner(this.tabPages, {
+    tabs: (id) => this.tabs(id),
+    openTab: (id, url) => this.openTab(id, url),
+    navigate: (id, tabId, url) => this.navigate(id, tabId, url),
+  })
+
+  /**
+   * The page verbs: the tab verbs and the whole-verb calls of the page the runtime owns. @example yield*
+   * runtime.pages.go(id, 'https://shop.example/', 30_000)
+   */
+  readonly pages: PageVerbs = { ...this.tabPages, ...this.pageOwner.verbs }
+
+  /** A context's page state goes with it. */
+  protected override forget(entry: E, crashed?: 'crashed'): void {
+    super.forget(entry, crashed)
+    this.pageOwner.forget(entry.id)
+  }
 
   /** Freezes every page of the context and those it opens later (`lifecycle.ts`). @example runtime.freeze(id) */
   readonly freeze = (contextId: ContextId) =>

@@ -104,9 +104,10 @@ export interface RuntimeShape {
     | undefined
   /**
    * The page verbs (`pages.ts`): read, act, history and viewport per tab, with failures in the
-   * few kinds. Absent in runtimes that cannot drive a page.
+   * few kinds; and the whole-verb calls of the page the runtime owns (`pageOwner.ts`: the active
+   * tab, the viewport, the input and cast locks), one runtime call per verb of a face.
    */
-  readonly pages?: PageVerbs | undefined
+  readonly pages: PageVerbs
   /**
    * The errands' files folders (`files.ts`, issue #25): downloads land there, clients stage files
    * there for uploads. Absent in runtimes without folders; the person's main context has none.

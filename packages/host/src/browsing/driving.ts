@@ -11,6 +11,7 @@ import { Duration, Effect } from 'effect'
 import { BlockedByPolicy, PageError } from '../errors.ts'
 import { conversationIdOf } from '../sessionKey.ts'
 import type { BrowsingError, Target } from './Browsing.ts'
+import { drive } from './pageCalls.ts'
 import type { HostSession } from './sessions.ts'
 import type { VerbCore, VerbScope } from './verbCore.ts'
 
@@ -73,12 +74,14 @@ export const makeDriving = (core: VerbCore) => {
     return Effect.acquireUseRelease(
       bringUp(session, conversationId, target.upstreamProxy),
       (binding) => {
-        if (session.contextId !== binding.contextId) {
-          // Parked and resumed, or healed: a new context; what was cached about the old one goes.
-          session.contextId = binding.contextId
-          session.active = undefined
-        }
-        return f({ session, contextId: binding.contextId })
+        const scope = { session, contextId: binding.contextId }
+        if (session.contextId === binding.contextId) return f(scope)
+        // Parked and resumed, or healed: a new context, fitted to the viewport the session asked for.
+        session.contextId = binding.contextId
+        const { viewport } = session
+        return viewport === undefined
+          ? f(scope)
+          : Effect.zipRight(drive(runtime.pages.fit(binding.contextId, viewport)), f(scope))
       },
       () => sessions.undrive(conversationId),
     )

@@ -3,38 +3,33 @@
  * current size, or a screenshot when none is painted — with the session's frame sequence.
  */
 import { Clock, Effect } from 'effect'
-import type { makeActivePage } from './activePage.ts'
 import type { BrowsingError, Frame, Target } from './Browsing.ts'
 import type { makeDriving } from './driving.ts'
-import { fromRuntime, runtimeCall } from './pageCalls.ts'
+import { drive, fromRuntime, runtimeCall } from './pageCalls.ts'
 import { Screencast } from './screencast.ts'
 import type { VerbCore } from './verbCore.ts'
 
 /**
- * The `frame` verb over the driving and active-page helpers.
+ * The `frame` verb over the driving helpers; the runtime picks the tab and keeps two first frames to one cast.
  *
  * @example
- * const frame = makeFrame(core, driving, activePage)
+ * const frame = makeFrame(core, driving)
  * const { data, source } = yield* frame(sessionTarget(key))
  */
-export const makeFrame = (
-  core: VerbCore,
-  driving: ReturnType<typeof makeDriving>,
-  active: ReturnType<typeof makeActivePage>,
-) => {
+export const makeFrame = (core: VerbCore, driving: ReturnType<typeof makeDriving>) => {
   const { options, runtime, deadline } = core
   const { verb } = driving
-  const { activePage, verbsFor } = active
+  const verbs = runtime.pages
 
   const frame = (target: Target): Effect.Effect<Frame, BrowsingError> =>
     verb('frame', target, (scope) =>
       Effect.gen(function* () {
         const { session } = scope
-        const { tabId } = yield* activePage(scope)
-        const verbs = yield* verbsFor('frame')
+        const tabId = yield* drive(verbs.active(scope.contextId))
         const tab = { contextId: scope.contextId, tabId }
         const screencast = runtime.screencast
-        const cast = yield* session.castLock.withPermits(1)(
+        const cast = yield* verbs.castAlone(
+          scope.contextId,
           Effect.gen(function* () {
             const current = session.screencast
             if (current?.running && current.shows(tab)) return current

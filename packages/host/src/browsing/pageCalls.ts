@@ -49,12 +49,7 @@ export const runtimeCall = <A>(
   run: Effect.Effect<A, RuntimeError | ContextNotFound>,
   navigation = false,
 ): Effect.Effect<A, PageError> =>
-  run.pipe(
-    Effect.mapError((e) =>
-      e._tag === 'RuntimeError' && e.reason === 'unavailable' && !navigation
-        ? new PageError({ reason: 'invalid', message: e.message })
-        : fromRuntime(e),
-    ),
+  drive(run, navigation).pipe(
     Effect.timeoutFail({
       duration: Duration.millis(deadlineMs),
       onTimeout: () =>
@@ -63,6 +58,24 @@ export const runtimeCall = <A>(
           message: `${what}: no answer within ${deadlineMs} ms; try again or give the page more time.`,
         }),
     }),
+  )
+
+/**
+ * One whole-verb call of the runtime's page (`runtime.pages.go`, `perform` …), its failures as
+ * `PageError`s, with no deadline of its own: the verb's is the one (`driving.ts`), and the runtime
+ * waits on the page within the one it is given. `navigation` as for {@link runtimeCall}.
+ *
+ * @example
+ * const page = yield* drive(runtime.pages.go(contextId, url, deadlineMs), true)
+ */
+export const drive = <A>(
+  run: Effect.Effect<A, RuntimeError | ContextNotFound>,
+  navigation = false,
+): Effect.Effect<A, PageError> =>
+  Effect.mapError(run, (e) =>
+    e._tag === 'RuntimeError' && e.reason === 'unavailable' && !navigation
+      ? new PageError({ reason: 'invalid', message: e.message })
+      : fromRuntime(e),
   )
 
 /**

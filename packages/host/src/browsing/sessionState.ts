@@ -70,10 +70,9 @@ export const makeSessionState = (
         const tabs = yield* Effect.mapError(runtime.tabs(contextId), fromRuntime)
         const active = tabs.find((t) => t.active) ?? tabs[0]
         // The viewport is the runtime's bookkeeping (no page is asked): it never waits on a busy page.
-        const size =
-          active && runtime.pages
-            ? yield* Effect.orElseSucceed(runtime.pages.viewport(contextId, active.id), () => undefined)
-            : undefined
+        const size = active
+          ? yield* Effect.orElseSucceed(runtime.pages.viewport(contextId, active.id), () => undefined)
+          : undefined
         return {
           ...empty,
           lifecycle: view?.state ?? 'main',
