@@ -15,7 +15,7 @@
  * const layer = hostEngineLayer({ settings, port: 7777, log: console.error, notes: new HealthLog(50) })
  */
 import { DevTools } from '@errands/devtools'
-import { makeResolver, resolverRulesIn, withMachineAddresses } from '@errands/egress'
+import { withMachineAddresses } from '@errands/egress'
 import { Chromium, engineOver } from '@errands/engine'
 import { defaultPolicy, type GuardPolicy } from '@errands/guard'
 import type { Lending, Settings, SettingsError } from '@errands/lending'
@@ -240,16 +240,7 @@ const hostEngineOn = (options: HostEngineOptions) => {
   ).pipe(Layer.provideMerge(inspector))
 
   const services = Layer.mergeAll(
-    // Names resolve as the browser's egress resolves them (its --host-resolver-rules too).
-    Layer.scoped(
-      Browsing,
-      makeBrowsing({
-        policy,
-        deadlineMs,
-        files: settings.files,
-        resolve: makeResolver(resolverRulesIn(options.chromium?.extraArgs ?? [])),
-      }),
-    ),
+    Layer.scoped(Browsing, makeBrowsing({ deadlineMs, files: settings.files })),
     Layer.effect(Person, makePerson),
     // W1: the person's passwords, sealed beside the errands under the store's device key.
     Vault.layerFile({ dir: join(dataDir, 'store') }),

@@ -30,6 +30,7 @@ import {
   type StorageState,
   type TabInfo,
 } from '@errands/runtime'
+import { describeTarget } from '@errands/guard'
 import { Effect, Option } from 'effect'
 import type { Browser, Page } from 'playwright-core'
 import { BrowserContextIds } from './browserContextIds.ts'
@@ -105,7 +106,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
   /** @example yield* runtime.openTab(id, 'https://shop.example/') */
   readonly openTab = (contextId: ContextId, url: string) =>
     this.withEntry(contextId, 'open tab', async (entry) => {
-      this.assertAllowed(entry, url)
+      await this.assertAllowed(entry, url)
       const page = await entry.pageWork.run(() => entry.context.newPage())
       // Usually the context's `page` event has made it a tab already.
       const tabId = entry.tabs.idOf(page) ?? this.register(entry, page, true)
@@ -135,7 +136,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
   readonly navigate = (contextId: ContextId, tabId: string, url: string) =>
     this.withEntry(contextId, 'navigate', async (entry) => {
       const page = this.pageIn(entry, tabId)
-      this.assertAllowed(entry, url)
+      await this.assertAllowed(entry, url)
       await this.goto(page, url).then(() => parsed(page))
       return this.tabInfo(entry, tabId, page)
     })
@@ -284,12 +285,15 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
     return page
   }
 
-  private assertAllowed(entry: E, url: string): void {
-    const decision = this.checkNavigation(url, entry.id)
+  private async assertAllowed(entry: E, url: string): Promise<void> {
+    const decision = await this.checkNavigation(url, entry.id)
     if (!decision.allow) {
       throw new RuntimeError({
         reason: 'invalid',
-        message: `blocked by policy (rule ${decision.rule}): ${decision.detail}`,
+        rule: decision.rule,
+        message:
+          `The containment policy refuses ${describeTarget(url)} (rule ${decision.rule}: ${decision.detail}); use ` +
+          'another address.',
       })
     }
   }

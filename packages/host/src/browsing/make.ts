@@ -9,14 +9,14 @@
  * `activePage.ts`, `tabViews.ts`, `frame.ts`, `sessionState.ts`, and `verbCore.ts` (what they share).
  *
  * @example
- * const browsing = yield* makeBrowsing({ policy, deadlineMs: 30_000 })
+ * const browsing = yield* makeBrowsing({ deadlineMs: 30_000 })
  * yield* browsing.navigate(sessionTarget(key), 'http://127.0.0.1:3000/')
  */
 import { Runtime, type PageAction, type PageHistoryStep, type PageRead } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
 import { Sessions } from '@errands/sessions'
 import { Effect, type Scope } from 'effect'
-import { BlockedByPolicy, PageError, TabNotFound } from '../errors.ts'
+import { PageError, TabNotFound } from '../errors.ts'
 import { conversationIdOf, type SessionKey } from '../sessionKey.ts'
 import { makeActivePage } from './activePage.ts'
 import type { BrowsingShape, Target } from './Browsing.ts'
@@ -24,7 +24,7 @@ import { dialogView, NO_DIALOG_MESSAGE, NoDialog } from './dialog.ts'
 import { makeDriving } from './driving.ts'
 import { makeFiles } from './files.ts'
 import { makeFrame } from './frame.ts'
-import { drive, fromRuntime, MAX_EVALUATE, MAX_HTML, MAX_TEXT, pageCall, runtimeCall } from './pageCalls.ts'
+import { drive, fromRuntime, MAX_EVALUATE, MAX_HTML, MAX_TEXT, navigation, pageCall, runtimeCall } from './pageCalls.ts'
 import { makeSessionState } from './sessionState.ts'
 import { publicTabId, SessionBook } from './sessions.ts'
 import { makeTabViews } from './tabViews.ts'
@@ -39,7 +39,7 @@ const DEFAULT_ACTION_TIMEOUT = 10_000
  * Builds the verbs; the scope stops every screencast when it closes.
  *
  * @example
- * const browsing = yield* makeBrowsing({ policy: defaultPolicy([{ port: 7777 }]), deadlineMs: 30_000 })
+ * const browsing = yield* makeBrowsing({ deadlineMs: 30_000 })
  */
 export const makeBrowsing = (
   options: BrowsingOptions,
@@ -60,7 +60,7 @@ export const makeBrowsing = (
     const driving = makeDriving(core)
     const active = makeActivePage(core)
     const views = makeTabViews(core)
-    const { allowed, verb } = driving
+    const { verb } = driving
     const { summaryView } = active
     const pages = runtime.pages
     const { tabView, tabViews, ownTab } = views
@@ -82,36 +82,19 @@ export const makeBrowsing = (
 
     /** Back, forward or reload until the new document commits, then where the page is: one runtime call. */
     const step = (target: Target, what: PageHistoryStep) =>
-      Effect.mapError(
-        verb(what, target, (scope) =>
-          Effect.map(drive(pages.travel(scope.contextId, what, deadline), true), (s) => summaryView(scope.session, s)),
-        ),
-        (e) => (e._tag === 'PageError' ? navigationRefused(e) : e),
+      verb(what, target, (scope) =>
+        Effect.map(navigation(pages.travel(scope.contextId, what, deadline)), (s) => summaryView(scope.session, s)),
       )
 
     const actionTimeout = (timeoutMs: number | undefined) => Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline)
 
-    const navigationRefused = (e: PageError): PageError | BlockedByPolicy =>
-      /ERR_BLOCKED_BY_CLIENT|blocked by policy/.test(e.message)
-        ? new BlockedByPolicy({
-            reason: 'blocked',
-            rule: 'guard',
-            message: `The containment policy refused this navigation (${e.message}); use another address.`,
-          })
-        : e
-
     const browsing: BrowsingShape & { readonly book: SessionBook } = {
       book,
+      // One runtime call: the runtime judges the URL (its one rule), picks and fits the tab,
+      // navigates, waits and says where the page is.
       navigate: (target, url) =>
-        Effect.zipRight(
-          allowed(url),
-          // One runtime call: the runtime picks the tab, fits it, navigates, waits and says where it is.
-          verb('navigate', target, (scope) =>
-            drive(pages.go(scope.contextId, url, deadline), true).pipe(
-              Effect.mapError(navigationRefused),
-              Effect.map((s) => summaryView(scope.session, s)),
-            ),
-          ),
+        verb('navigate', target, (scope) =>
+          Effect.map(navigation(pages.go(scope.contextId, url, deadline)), (s) => summaryView(scope.session, s)),
         ),
       url: (target) => Effect.map(read(target, { type: 'url' }), ({ url }) => ({ url })),
       text: (target) =>
@@ -183,14 +166,8 @@ export const makeBrowsing = (
         ),
       tabs: (target) => verb('tabs', target, tabViews),
       openTab: (target, url) =>
-        Effect.zipRight(
-          allowed(url),
-          verb('open tab', target, (scope) =>
-            Effect.gen(function* () {
-              const tab = yield* drive(pages.open(scope.contextId, url), true).pipe(Effect.mapError(navigationRefused))
-              return tabView(scope.session, tab)
-            }),
-          ),
+        verb('open tab', target, (scope) =>
+          Effect.map(navigation(pages.open(scope.contextId, url)), (tab) => tabView(scope.session, tab)),
         ),
       activateTab: (target, publicId) =>
         Effect.flatMap(ownTab(target, publicId), (tabId) =>

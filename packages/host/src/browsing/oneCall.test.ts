@@ -5,7 +5,6 @@
  * through the HTTP route (test/host/oneCall.test.ts).
  */
 import { engineOver } from '@errands/engine'
-import { defaultPolicy } from '@errands/guard'
 import { countingRuntime, MemoryRuntime, Runtime } from '@errands/runtime'
 import { Sessions, type SessionsShape } from '@errands/sessions'
 import { settingsFrom } from '@errands/supervisor'
@@ -34,7 +33,7 @@ beforeAll(async () => {
   const engine = engineOver(Layer.succeed(Runtime, counted), { settings })
   const services = await Effect.runPromise(Layer.buildWithScope(engine, scope))
   ;({ browsing, sessions } = await Effect.runPromise(
-    Effect.all({ browsing: makeBrowsing({ policy: defaultPolicy(), deadlineMs: 5_000 }), sessions: Sessions }).pipe(
+    Effect.all({ browsing: makeBrowsing({ deadlineMs: 5_000 }), sessions: Sessions }).pipe(
       Effect.provide(services),
       Scope.extend(scope),
     ),
