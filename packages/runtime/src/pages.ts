@@ -7,7 +7,7 @@
  * `RuntimeError` with `timeout`, `target-closed` (the tab or context went) or `crashed`.
  *
  * @example
- * const pages = runtime.pages!
+ * const pages = runtime.pages
  * yield* pages.act(contextId, 't1', { type: 'click', selector: '#go', timeoutMs: 5_000 })
  * const { text, truncated } = yield* pages.text(contextId, 't1', 1_000_000)
  */

@@ -27,17 +27,14 @@ export const makeFrame = (core: VerbCore, driving: ReturnType<typeof makeDriving
         const { session } = scope
         const tabId = yield* drive(verbs.active(scope.contextId))
         const tab = { contextId: scope.contextId, tabId }
-        const screencast = runtime.screencast
         const cast = yield* verbs.castAlone(
           scope.contextId,
           Effect.gen(function* () {
             const current = session.screencast
             if (current?.running && current.shows(tab)) return current
             if (current) yield* Effect.promise(() => current.stop())
-            // A runtime that cannot paint its pages: the screenshot below stands in for every frame.
-            if (screencast === undefined) return undefined
             const started = yield* Effect.mapError(
-              Screencast.start(tab, (o) => screencast(tab.contextId, tab.tabId, o), {
+              Screencast.start(tab, (o) => runtime.screencast(tab.contextId, tab.tabId, o), {
                 idleMs: options.screencastIdleMs ?? 30_000,
                 onFrame: (f) => {
                   session.frameSeq++

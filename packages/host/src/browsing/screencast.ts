@@ -5,7 +5,7 @@
  * itself after `idleMs` without a reader, so an unwatched session costs no encoding.
  *
  * @example
- * const cast = yield* Screencast.start({ contextId, tabId }, (o) => runtime.screencast!(contextId, tabId, o), {
+ * const cast = yield* Screencast.start({ contextId, tabId }, (o) => runtime.screencast(contextId, tabId, o), {
  * idleMs: 30_000 })
  * const frame = cast.latest ?? (yield* Effect.promise(() => cast.next(1_500)))
  * yield* Effect.promise(() => cast.stop())
@@ -54,7 +54,7 @@ export class Screencast {
    * about every frame (the session counts them).
    *
    * @example
-   * const cast = yield* Screencast.start(tab, (o) => runtime.screencast!(tab.contextId, tab.tabId, o), { idleMs:
+   * const cast = yield* Screencast.start(tab, (o) => runtime.screencast(tab.contextId, tab.tabId, o), { idleMs:
    * 30_000, onFrame: () => seq++ })
    */
   static start<E>(
