@@ -163,11 +163,12 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
     this.contextSide((id) => this.filesDir(id)),
   )
 
-  /** Each context's page state: the driven tab, its viewport, its input and cast locks (`pageOwner.ts`). */
+  /** Each context's page state: the driven tab, its viewport, its input lock, its cast (`pageOwner.ts`). */
   private readonly pageOwner = new PageOwner(this.tabPages, {
     tabs: (id) => this.tabs(id),
     openTab: (id, url) => this.openTab(id, url),
     navigate: (id, tabId, url) => this.navigate(id, tabId, url),
+    screencast: (id, tabId, options) => this.screencast(id, tabId, options),
   })
 
   /**

@@ -88,6 +88,7 @@ export class MemoryRuntime implements RuntimeShape {
       tabs: (contextId) => this.tabs(contextId),
       openTab: (contextId, url) => this.openTab(contextId, url),
       navigate: (contextId, tabId, url) => this.navigate(contextId, tabId, url),
+      screencast: (contextId, tabId, options) => this.screencast(contextId, tabId, options),
     },
   )
   /** The files folders, faked (`memoryFiles.ts`): `download` stands in for a page's download. */

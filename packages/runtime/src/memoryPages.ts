@@ -83,7 +83,8 @@ export class MemoryPages implements PageVerbs {
   declare readonly open: DriveVerbs['open']
   declare readonly fit: DriveVerbs['fit']
   declare readonly fitted: DriveVerbs['fitted']
-  declare readonly castAlone: DriveVerbs['castAlone']
+  declare readonly frame: DriveVerbs['frame']
+  declare readonly frames: DriveVerbs['frames']
   private readonly owner: PageOwner
   private readonly records = new Map<string, MemoryPageRecord>()
   private readonly dialogs = new Map<ContextId, Array<PageDialog>>()

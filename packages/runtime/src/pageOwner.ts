@@ -12,7 +12,8 @@
  * const pages = ownPages(tabLevelVerbs, { tabs: (id) => runtime.tabs(id), openTab, navigate })
  * const { url, title, tabId } = yield* pages.go(id, 'https://shop.example/', 30_000)
  */
-import { Effect } from 'effect'
+import { Clock, Effect } from 'effect'
+import { LatestCast } from './latestCast.ts'
 import type {
   PageAction,
   PageConsoleMessage,
@@ -30,7 +31,7 @@ import type {
   RawPage,
   TabPageVerbs,
 } from './pages.ts'
-import type { ContextError } from './Runtime.ts'
+import type { ContextError, RuntimeShape } from './Runtime.ts'
 import type { ContextId, TabInfo } from './types.ts'
 
 /**
@@ -86,6 +87,25 @@ export interface PageReading<K extends PageRead['type']> {
   readonly tabId: string
 }
 
+/**
+ * A picture of a context's driven tab (B3's `GET /v1/frame`): the latest screencast frame of the
+ * page's current size, or a screenshot when none is painted; `seq` counts the frames the context's
+ * cast has received.
+ */
+export interface PageFrame {
+  readonly data: Uint8Array
+  /** When it was painted (or taken), ms since the epoch. */
+  readonly at: number
+  readonly source: 'screencast' | 'screenshot'
+  readonly seq: number
+}
+
+/** How `frame` works: a cast nobody reads for `idleMs` stops; the first frame is waited for `firstFrameMs`. */
+export interface FrameOptions {
+  readonly idleMs: number
+  readonly firstFrameMs: number
+}
+
 /** What a whole-verb call that moves or acts on the page answers: where the page is then. */
 type Summarised = Effect.Effect<PageSummary, ContextError>
 
@@ -129,8 +149,14 @@ export interface DriveVerbs {
   readonly fit: (contextId: ContextId, size: PageSize) => Effect.Effect<PageSize, ContextError>
   /** The context's viewport as set by `fit` (none until then). */
   readonly fitted: (contextId: ContextId) => Effect.Effect<PageSize | undefined>
-  /** Runs `effect` alone among the context's screencast starts (two first frames start one). */
-  readonly castAlone: <A, E>(contextId: ContextId, effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
+  /**
+   * A picture of the driven tab: the context's cast (started on first use, one at a time, moved to
+   * the driven tab when it changes), a fresh frame of the page's current size waited for a moment,
+   * else a screenshot.
+   */
+  readonly frame: (contextId: ContextId, options: FrameOptions) => Effect.Effect<PageFrame, ContextError>
+  /** The frames the context's cast has received so far, and when the last was painted (no page is asked). */
+  readonly frames: (contextId: ContextId) => Effect.Effect<{ readonly seq: number; readonly at: number | null }>
 }
 
 /** What the owner drives with: the runtime's own tab verbs, never a face's wrapper of them. */
@@ -138,6 +164,7 @@ export interface OwnerParts {
   readonly tabs: (contextId: ContextId) => Effect.Effect<ReadonlyArray<TabInfo>, ContextError>
   readonly openTab: (contextId: ContextId, url: string) => Effect.Effect<TabInfo, ContextError>
   readonly navigate: (contextId: ContextId, tabId: string, url: string) => Effect.Effect<TabInfo, ContextError>
+  readonly screencast: RuntimeShape['screencast']
 }
 
 /** One context's page state. */
@@ -146,7 +173,11 @@ interface Owned {
   driven: string | undefined
   viewport: PageSize | undefined
   readonly inputLock: Effect.Semaphore
+  /** One cast start at a time: two first frames start one. */
   readonly castLock: Effect.Semaphore
+  cast: LatestCast | undefined
+  frames: number
+  lastFrameAt: number | null
 }
 
 /**
@@ -168,8 +199,9 @@ export class PageOwner {
     this.verbs = this.makeVerbs()
   }
 
-  /** Forgets a closed context's page state. @example owner.forget(id) */
+  /** Forgets a closed context's page state; its cast stops. @example owner.forget(id) */
   forget(contextId: ContextId): void {
+    void this.owned.get(contextId)?.cast?.stop()
     this.owned.delete(contextId)
   }
 
@@ -181,6 +213,9 @@ export class PageOwner {
         viewport: undefined,
         inputLock: Effect.unsafeMakeSemaphore(1),
         castLock: Effect.unsafeMakeSemaphore(1),
+        cast: undefined,
+        frames: 0,
+        lastFrameAt: null,
       }
       this.owned.set(contextId, s)
     }
@@ -244,6 +279,52 @@ export class PageOwner {
     }
   }
 
+  /** The cast of the context on `tabId` (started or moved there, one start at a time). */
+  private castOn(contextId: ContextId, tabId: string, idleMs: number): Effect.Effect<LatestCast, ContextError> {
+    const s = this.stateOf(contextId)
+    const { parts } = this
+    const tab = { contextId, tabId }
+    return s.castLock.withPermits(1)(
+      Effect.gen(function* () {
+        const current = s.cast
+        if (current?.running && current.shows(tab)) return current
+        if (current) yield* Effect.promise(() => current.stop())
+        s.cast = yield* LatestCast.start(tab, (o) => parts.screencast(contextId, tabId, o), {
+          idleMs,
+          onFrame: (f) => {
+            s.frames++
+            s.lastFrameAt = f.at
+          },
+        })
+        return s.cast
+      }),
+    )
+  }
+
+  private frameOf(contextId: ContextId, tabId: string, options: FrameOptions): Effect.Effect<PageFrame, ContextError> {
+    const { tab } = this
+    const s = this.stateOf(contextId)
+    const castOn = this.castOn(contextId, tabId, options.idleMs)
+    return Effect.gen(function* () {
+      const cast = yield* castOn
+      // A frame painted before a viewport change is stale: the screencast only sends a new one
+      // when the page repaints, which a still page may never do. Wait a moment for a fresh
+      // frame of the current size; otherwise a screenshot (always the current size) stands in.
+      const size = yield* tab.viewport(contextId, tabId)
+      const fits = (f: { width: number; height: number }) =>
+        size === undefined || (f.width === size.width && f.height === size.height)
+      let painted = cast.latest
+      if (painted === undefined || !fits(painted)) {
+        const next = yield* Effect.promise(() => cast.next(options.firstFrameMs))
+        painted = next !== undefined && fits(next) ? next : undefined
+      }
+      if (painted) return { data: painted.data, at: painted.at, source: 'screencast', seq: s.frames } as const
+      // Nothing painted yet (a page that never changes may send no frame): a screenshot stands in.
+      const data = yield* tab.screenshot(contextId, tabId, { fullPage: false, type: 'jpeg', quality: 70 })
+      return { data, at: yield* Clock.currentTimeMillis, source: 'screenshot', seq: s.frames } as const
+    })
+  }
+
   private makeVerbs(): DriveVerbs {
     const { tab, parts } = this
     const active = (id: ContextId) => this.activeOf(id)
@@ -305,7 +386,12 @@ export class PageOwner {
           return s.viewport
         }),
       fitted: (id) => Effect.sync(() => this.owned.get(id)?.viewport),
-      castAlone: (id, effect) => state(id).castLock.withPermits(1)(effect),
+      frame: (id, options) => Effect.flatMap(active(id), (tabId) => this.frameOf(id, tabId, options)),
+      frames: (id) =>
+        Effect.sync(() => {
+          const s = this.owned.get(id)
+          return { seq: s?.frames ?? 0, at: s?.lastFrameAt ?? null }
+        }),
     }
   }
 }

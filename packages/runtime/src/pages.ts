@@ -396,5 +396,6 @@ export const routePages = (pick: (contextId: ContextId) => PageVerbs): PageVerbs
   open: (id, url) => pick(id).open(id, url),
   fit: (id, size) => pick(id).fit(id, size),
   fitted: (id) => pick(id).fitted(id),
-  castAlone: (id, effect) => pick(id).castAlone(id, effect),
+  frame: (id, options) => pick(id).frame(id, options),
+  frames: (id) => pick(id).frames(id),
 })

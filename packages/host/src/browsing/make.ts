@@ -36,7 +36,7 @@ const ENDING = new Set(['done', 'unverified', 'stopped'])
 const DEFAULT_ACTION_TIMEOUT = 10_000
 
 /**
- * Builds the verbs; the scope stops every screencast when it closes.
+ * Builds the verbs (each context's cast is the runtime's, and stops with its context).
  *
  * @example
  * const browsing = yield* makeBrowsing({ deadlineMs: 30_000 })
@@ -54,7 +54,6 @@ export const makeBrowsing = (
     const store = yield* SealedStore
     const book = new SessionBook()
     const deadline = options.deadlineMs
-    yield* Effect.addFinalizer(() => Effect.promise(() => book.stopAll()))
 
     const core: VerbCore = { options, sessions, runtime, store, book, deadline }
     const driving = makeDriving(core)

@@ -33,7 +33,7 @@ beforeAll(async () => {
   const engine = engineOver(Layer.succeed(Runtime, counted), { settings })
   const services = await Effect.runPromise(Layer.buildWithScope(engine, scope))
   ;({ browsing, sessions } = await Effect.runPromise(
-    Effect.all({ browsing: makeBrowsing({ deadlineMs: 5_000 }), sessions: Sessions }).pipe(
+    Effect.all({ browsing: makeBrowsing({ deadlineMs: 5_000, firstFrameMs: 50 }), sessions: Sessions }).pipe(
       Effect.provide(services),
       Scope.extend(scope),
     ),
@@ -78,6 +78,12 @@ describe('a verb of the host is one runtime call (docs/adr/runtime-owns-the-page
     expect((await countOf(browsing.text(target))).calls).toEqual(['pages.read'])
     expect((await countOf(browsing.input(target, [{ type: 'text', text: 'hi' }]))).calls).toEqual(['pages.inputActive'])
     expect((await countOf(browsing.viewport(target, { width: 500, height: 400 }))).calls).toEqual(['pages.fit'])
+    // The frame verb: the runtime's cast of the driven tab (nothing painted yet: a screenshot stands in).
+    const frame = await countOf(browsing.frame(target))
+    expect(frame.calls).toEqual(['pages.frame'])
+    expect(frame.answer).toMatchObject({ source: 'screenshot', seq: 0 })
+    memory.paint(contextOf(), undefined, { width: 500, height: 400 })
+    expect((await countOf(browsing.frame(target))).answer).toMatchObject({ source: 'screencast', seq: 1 })
     // A new tab is fitted by the runtime when it comes to be driven: still one call.
     const fresh = await Effect.runPromise(memory.openTab(context, at('/fresh')))
     expect((await countOf(browsing.navigate(target, at('/fitted')))).calls).toEqual(['pages.go'])

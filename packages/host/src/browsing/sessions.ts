@@ -1,8 +1,8 @@
 /**
  * The host's per-session state (B2, B6): for each key, and only for it — its drive lock
- * (creation coalesced per key), the viewport it asked for, its live-view screencast and
- * frame count, the context it last worked in, and the nonce that makes its tab ids its own. The
- * page itself (the driven tab, the fitted viewport, the input lock) is the runtime's. There is
+ * (creation coalesced per key), the viewport it asked for, its input count, the context it last
+ * worked in, and the nonce that makes its tab ids its own. The page itself (the driven tab, the
+ * fitted viewport, the input lock, the cast and its frames) is the runtime's. There is
  * no process-global page, tab or fallback URL: everything page-related hangs off a record here,
  * found by the key.
  *
@@ -21,7 +21,6 @@ import { randomBytes } from 'node:crypto'
 import type { ContextId } from '@errands/runtime'
 import { Effect } from 'effect'
 import type { SessionKey } from '../sessionKey.ts'
-import type { Screencast } from './screencast.ts'
 
 /** One session's host-side state. */
 export interface HostSession {
@@ -38,10 +37,6 @@ export interface HostSession {
   viewport: { readonly width: number; readonly height: number } | undefined
   /** The context the session last worked in (changes after a park/resume or a heal). */
   contextId: ContextId | undefined
-  screencast: Screencast | undefined
-  /** Frames this session's live view has received. */
-  frameSeq: number
-  lastFrameAt: number | null
   /** Input events applied. */
   inputEvents: number
 }
@@ -52,9 +47,6 @@ const newSession = (key: SessionKey | 'main', nonce: string): HostSession => ({
   driveLock: Effect.unsafeMakeSemaphore(1),
   viewport: undefined,
   contextId: undefined,
-  screencast: undefined,
-  frameSeq: 0,
-  lastFrameAt: null,
   inputEvents: 0,
 })
 
@@ -90,22 +82,14 @@ export class SessionBook {
   }
 
   /**
-   * Forgets a session (release, task done): stops its screencast. The nonce is never reused,
-   * so tab ids handed out before stay refused.
+   * Forgets a session (release, task done); its cast stops with its context, in the runtime. The
+   * nonce is never reused, so tab ids handed out before stay refused.
    *
    * @example
    * await book.drop(key)
    */
   async drop(key: SessionKey): Promise<void> {
-    const record = this.records.get(key)
-    if (record === undefined) return
     this.records.delete(key)
-    await record.screencast?.stop()
-  }
-
-  /** Stops every screencast (shutdown). @example await book.stopAll() */
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.records.values(), this.main].map((r) => r.screencast?.stop()))
   }
 
   /** How many sessions have a record. @example book.size */
