@@ -65,26 +65,19 @@ const cut = (s: string, limit: number): PageText => ({ text: s.slice(0, limit), 
 /** A one-pixel PNG's signature and header: enough for a caller that checks it is a PNG. */
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
 
+/** The whole-verb calls: the shared owner's (`pageOwner.ts`) over these tab verbs, put on by the constructor. */
+export interface MemoryPages extends DriveVerbs {}
+
 /**
  * The fake pages of one memory runtime, keyed by context and tab.
  *
  * @example
- * const pages = new MemoryPages((id, tab) => memory.whereOf(id, tab), (id) => memory.activeOf(id))
+ * const pages = new MemoryPages((id, tab) => memory.whereOf(id, tab), (id) => memory.activeOf(id), {
+ *   tabs: (id) => memory.tabs(id), openTab: memory.openTab, navigate: memory.navigate, screencast: memory.screencast,
+ * })
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every member of the interface.
 export class MemoryPages implements PageVerbs {
-  // The whole-verb calls are the shared owner's (`pageOwner.ts`), over this fake's tab verbs.
-  declare readonly active: DriveVerbs['active']
-  declare readonly go: DriveVerbs['go']
-  declare readonly travel: DriveVerbs['travel']
-  declare readonly perform: DriveVerbs['perform']
-  declare readonly inputActive: DriveVerbs['inputActive']
-  declare readonly read: DriveVerbs['read']
-  declare readonly summary: DriveVerbs['summary']
-  declare readonly open: DriveVerbs['open']
-  declare readonly fit: DriveVerbs['fit']
-  declare readonly fitted: DriveVerbs['fitted']
-  declare readonly frame: DriveVerbs['frame']
-  declare readonly frames: DriveVerbs['frames']
   private readonly owner: PageOwner
   private readonly records = new Map<string, MemoryPageRecord>()
   private readonly dialogs = new Map<ContextId, Array<PageDialog>>()

@@ -1,6 +1,7 @@
 /**
- * How a verb reaches its target: the errand opened, resumed or healed and driven for the call (never parked while it runs, B5) — or the person's main
- * context directly — under a safety-net deadline.
+ * How a verb reaches its target: the errand opened, resumed or healed and driven for the call
+ * (never parked while it runs, B5) — or the person's main context directly — under the verb's one
+ * deadline.
  */
 import type { UpstreamProxy } from '@errands/runtime'
 import { type Binding, wheelRefusal } from '@errands/sessions'
