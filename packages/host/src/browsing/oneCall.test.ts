@@ -52,6 +52,17 @@ const countOf = async <A>(verb: Effect.Effect<A, unknown>) => {
 }
 
 describe('a verb of the host is one runtime call (docs/adr/runtime-owns-the-page.md)', () => {
+  it('the count can fail: every call at the seam is counted, those of the page and files parts too', async () => {
+    await Effect.runPromise(browsing.navigate(target, at('/counted'))) // opens the errand
+    calls.length = 0
+    const context = contextOf()
+    const tabId = await Effect.runPromise(counted.pages.active(context))
+    await Effect.runPromise(counted.pages.where(context, tabId))
+    await Effect.runPromise(counted.tabs(context))
+    expect(calls).toEqual(['pages.active', 'pages.where', 'tabs'])
+    expect((await countOf(browsing.downloads(target))).calls).toEqual(['files.list'])
+  })
+
   it('navigate: one call (pages.go), with the active tab known, and after it changed', async () => {
     await Effect.runPromise(browsing.navigate(target, at('/first'))) // opens the errand
     const known = await countOf(browsing.navigate(target, at('/second')))
