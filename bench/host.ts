@@ -1,6 +1,7 @@
 /**
  * The host's overhead in the bench's table: `GET /v1/url` through the host against the same
- * question asked of Playwright directly (`page.url()`), 8 sessions in parallel
+ * question asked of Playwright directly (`page.url()`), 8 sessions in parallel; and
+ * `POST /v1/navigate` for the 8 at once from a client process of their own, as agents call
  * (`packages/host/bench/overhead.ts` measures; this only tabulates).
  *
  * @example
@@ -27,5 +28,7 @@ export const benchHost = async (rounds: number): Promise<Row[]> => {
     row(`  the same batch per call (batch time / ${SESSIONS})`, t.viaHostPerCall),
     row('GET /v1/url, one session at a time', t.single),
     row('GET /health (HTTP and checks only)', t.health),
+    row(`POST /v1/navigate, ${SESSIONS} at once from another process (each call's latency)`, t.navigate),
+    row('POST /v1/navigate, one session at a time from another process', t.navigateSingle),
   ]
 }

@@ -163,7 +163,7 @@ export const startTestHost = async (
   env: Record<string, string> = {},
   dataDir = mkdtempSync(join(tmpdir(), 'errands-host-')),
   port = 0,
-  start: Pick<StartOptions, 'mcpLingerMs'> = {},
+  start: Pick<StartOptions, 'mcpLingerMs' | 'observeRuntime'> = {},
   /** Settings no variable may set (an idle limit of milliseconds, for a test that waits on the sweep). */
   tweak: (settings: HostSettings) => HostSettings = (s) => s,
 ) => {

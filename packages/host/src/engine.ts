@@ -15,7 +15,7 @@
  * const layer = hostEngineLayer({ settings, port: 7777, log: console.error, notes: new HealthLog(50) })
  */
 import { DevTools } from '@errands/devtools'
-import { makeResolver, resolverRulesIn, withMachineAddresses } from '@errands/egress'
+import { withMachineAddresses } from '@errands/egress'
 import { Chromium, engineOver } from '@errands/engine'
 import { defaultPolicy, type GuardPolicy } from '@errands/guard'
 import type { Lending, Settings, SettingsError } from '@errands/lending'
@@ -67,6 +67,11 @@ export interface HostEngineOptions {
   readonly chromium?: Partial<Omit<ChromiumRuntimeOptions, 'dataDir' | 'policy'>> | undefined
   /** Several hosts as one (issue #16): set by `@errands/cluster` when `ERRANDS_DATABASE_URL` is. */
   readonly cluster?: HostCluster | undefined
+  /**
+   * Wraps the runtime every part of the host uses, to watch its seam (tests count the calls a verb
+   * makes: docs/adr/runtime-owns-the-page.md). Unset: the runtime as it is.
+   */
+  readonly observeRuntime?: ((runtime: RuntimeShape) => RuntimeShape) | undefined
 }
 
 /**
@@ -214,7 +219,7 @@ const hostEngineOn = (options: HostEngineOptions) => {
         )
   const runtime = Layer.effect(
     Runtime,
-    Effect.map(HostBrowser, (b) => b.runtime),
+    Effect.map(HostBrowser, (b) => options.observeRuntime?.(b.runtime) ?? b.runtime),
   ).pipe(Layer.provideMerge(browser), Layer.provideMerge(chromium))
 
   // The XState inspector switch (V3, docs/inspector.md) sees every errand actor; it outlives the
@@ -237,16 +242,7 @@ const hostEngineOn = (options: HostEngineOptions) => {
   ).pipe(Layer.provideMerge(inspector))
 
   const services = Layer.mergeAll(
-    // Names resolve as the browser's egress resolves them (its --host-resolver-rules too).
-    Layer.scoped(
-      Browsing,
-      makeBrowsing({
-        policy,
-        deadlineMs,
-        files: settings.files,
-        resolve: makeResolver(resolverRulesIn(options.chromium?.extraArgs ?? [])),
-      }),
-    ),
+    Layer.scoped(Browsing, makeBrowsing({ deadlineMs, files: settings.files })),
     Layer.effect(Person, makePerson),
     // W1: the person's passwords, sealed beside the errands under the store's device key (a
     // cluster's: one row every host shares).

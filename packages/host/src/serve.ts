@@ -76,6 +76,8 @@ export interface StartOptions {
   readonly daily?: NodeRoute | false | undefined
   /** How long an MCP session whose client's event stream closed waits for it before it ends (default 30 s). */
   readonly mcpLingerMs?: number | undefined
+  /** Wraps the runtime the host uses (tests count its calls). */
+  readonly observeRuntime?: HostEngineOptions['observeRuntime']
 }
 
 /** A running host. */
@@ -189,7 +191,15 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
 
     const notes = new HealthLog(50)
     const services = yield* Layer.build(
-      hostEngineLayer({ settings, port, log, notes, chromium: options.chromium, cluster: options.cluster }),
+      hostEngineLayer({
+        settings,
+        port,
+        log,
+        notes,
+        chromium: options.chromium,
+        cluster: options.cluster,
+        observeRuntime: options.observeRuntime,
+      }),
     ).pipe(Effect.mapError(engineFailed))
     const app = yield* makeApp({ port, token, agentTokens, log, maxRawBodyBytes: settings.files.maxFileBytes }).pipe(
       Effect.provide(services),

@@ -11,7 +11,7 @@
  *
  * @example
  * const cast = LiveCast.create((frame) => socket.send(JSON.stringify(frame)))
- * await cast.start((options) => run(runtime.screencast!(contextId, tabId, options)))
+ * await cast.start((options) => run(runtime.screencast(contextId, tabId, options)))
  * cast.ack(frame.seq) // when the viewer has drawn it
  * await cast.stop()
  */
@@ -63,7 +63,7 @@ export class LiveCast {
    * `onFrame` until `stop()`.
    *
    * @example
-   * await cast.start((options) => run(runtime.screencast!(contextId, 't1', options)))
+   * await cast.start((options) => run(runtime.screencast(contextId, 't1', options)))
    */
   async start(open: (options: ScreencastOptions) => Promise<Screencast>): Promise<void> {
     this.screencast = await open({ ...LIVE_SETTINGS, onFrame: (frame) => this.receive(frame) })

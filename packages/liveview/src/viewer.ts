@@ -114,13 +114,11 @@ export class Viewer {
     await this.stopCast()
     if (this.watching !== id) return
     const screencast = this.deps.runtime.screencast
-    if (contextId === null || !active || screencast === undefined) {
+    if (contextId === null || !active) {
       const note =
-        screencast === undefined
-          ? `This browser (${this.deps.runtime.kind}) cannot show its pages.`
-          : view._tag === 'Some' && view.value.state === 'parked'
-            ? 'Set aside: resume it to see it.'
-            : 'No page to show yet.'
+        view._tag === 'Some' && view.value.state === 'parked'
+          ? 'Set aside: resume it to see it.'
+          : 'No page to show yet.'
       this.say({ type: 'watching', conversationId: id, tab: null, note })
       return
     }

@@ -172,15 +172,15 @@ export const applyWheelInput = (
       })
     }
     const contextId = deps.sessions.contextOf(conversationId)
-    const pages = deps.runtime.pages
-    if (contextId === undefined || pages === undefined) {
+    if (contextId === undefined) {
       return yield* new NotAtTheWheel({ reason: 'no-page', message: 'This errand has no page to drive right now.' })
     }
     const tabs = yield* deps.runtime.tabs(contextId)
     const active = tabs.find((t) => t.active) ?? tabs[0]
     if (active === undefined)
       return yield* new NotAtTheWheel({ reason: 'no-page', message: 'This errand has no page to drive right now.' })
-    return { applied: yield* pages.input(contextId, active.id, events) }
+    // Under the context's input lock, which the runtime keeps (docs/adr/runtime-owns-the-page.md).
+    return { applied: (yield* deps.runtime.pages.inputActive(contextId, events)).applied }
   })
 
 /**

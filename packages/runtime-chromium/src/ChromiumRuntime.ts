@@ -11,6 +11,7 @@
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { makeResolver, resolverRulesIn, type Resolver } from '@errands/egress'
 import type { Decision } from '@errands/guard'
 import {
   MAIN_CONTEXT,
@@ -266,9 +267,13 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
 
   // ---- hooks (see ContextRuntime) ----
 
-  protected override checkNavigation(url: string, contextId: ContextId): Decision {
-    return checkNavigation(url, this.policy, this.log, contextId)
+  protected override checkNavigation(url: string, contextId: ContextId): Promise<Decision> {
+    // Names resolve here as the egress resolves them (its --host-resolver-rules, then the system).
+    this.resolveNames ??= makeResolver(resolverRulesIn(this.settings.extraArgs))
+    return checkNavigation(url, this.policy, this.resolveNames, this.log, contextId)
   }
+
+  private resolveNames: Resolver | undefined
 
   protected override goto(page: Page, url: string): Promise<void> {
     return goto(page, this.deadlineMs, url)

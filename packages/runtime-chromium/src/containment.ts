@@ -22,7 +22,7 @@
  * @example
  * const session = await guardBrowserRequests(browser, policy, log, 'errands')
  */
-import { Egress, resolverRulesIn, type Lane } from '@errands/egress'
+import { decideUrl, Egress, resolverRulesIn, type Lane, type Resolver } from '@errands/egress'
 import { decide, formatDecision, interceptPatterns, type Decision, type GuardPolicy } from '@errands/guard'
 import type { Browser, BrowserContext, CDPSession } from 'playwright-core'
 
@@ -99,19 +99,24 @@ export const guardContextWebSockets = async (
 }
 
 /**
- * Decides a navigation the runtime is asked to start; logs it when blocked (`noun` as above).
+ * Decides a navigation the runtime is asked to start — the one URL rule of every navigation an
+ * agent, a restore or a tab asks for (docs/adr/runtime-owns-the-page.md): the egress's
+ * resolve-then-decide (`decideUrl`, G2, G3), with the resolver the egress connects with, so
+ * `http://vm:7070/` (/etc/hosts: 127.0.0.1) is refused like `http://127.0.0.1:7070/`. Logs it when
+ * blocked (`noun` as above).
  *
  * @example
- * if (!checkNavigation(url, policy, log, id).allow) return yield* new RuntimeError({ reason: 'invalid', message })
+ * if (!(await checkNavigation(url, policy, resolve, log, id)).allow) throw refusal
  */
-export const checkNavigation = (
+export const checkNavigation = async (
   url: string,
   policy: GuardPolicy,
+  resolve: Resolver,
   log: Log,
   contextId: string,
   noun = 'context',
-): Decision => {
-  const decision = decide(url, policy)
+): Promise<Decision> => {
+  const decision = await decideUrl(url, policy, resolve)
   if (!decision.allow) log(formatDecision(url, decision, `navigation in ${noun} ${contextId}`))
   return decision
 }

@@ -32,7 +32,7 @@ export abstract class ContextPages<E extends ContextEntry> extends ContextBook<E
   // ---- hooks ----
 
   /** Decides a navigation the runtime is asked to start; logs it when blocked. */
-  protected abstract checkNavigation(url: string, contextId: ContextId): Decision
+  protected abstract checkNavigation(url: string, contextId: ContextId): Promise<Decision>
 
   /** Navigates a tab until its new document commits. */
   protected abstract goto(page: Page, url: string): Promise<void>

@@ -17,17 +17,20 @@
  * }
  */
 import {
+  PageOwner,
   RuntimeError,
   type ContextId,
   type ContextNotFound,
   type DevToolsTarget,
   type OriginStorage,
+  type PageVerbs,
   type ScreencastOptions,
   type SessionLabel,
   type Snapshot,
   type StorageState,
   type TabInfo,
 } from '@errands/runtime'
+import { describeTarget } from '@errands/guard'
 import { Effect, Option } from 'effect'
 import type { Browser, Page } from 'playwright-core'
 import { BrowserContextIds } from './browserContextIds.ts'
@@ -103,7 +106,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
   /** @example yield* runtime.openTab(id, 'https://shop.example/') */
   readonly openTab = (contextId: ContextId, url: string) =>
     this.withEntry(contextId, 'open tab', async (entry) => {
-      this.assertAllowed(entry, url)
+      await this.assertAllowed(entry, url)
       const page = await entry.pageWork.run(() => entry.context.newPage())
       // Usually the context's `page` event has made it a tab already.
       const tabId = entry.tabs.idOf(page) ?? this.register(entry, page, true)
@@ -133,7 +136,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
   readonly navigate = (contextId: ContextId, tabId: string, url: string) =>
     this.withEntry(contextId, 'navigate', async (entry) => {
       const page = this.pageIn(entry, tabId)
-      this.assertAllowed(entry, url)
+      await this.assertAllowed(entry, url)
       await this.goto(page, url).then(() => parsed(page))
       return this.tabInfo(entry, tabId, page)
     })
@@ -147,11 +150,8 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
       this.withEntry(contextId, 'start screencast', (entry) => cast.start(entry.context, this.pageIn(entry, tabId))),
     )
 
-  /**
-   * The page verbs (`pageVerbs.ts`); a tab that is gone is `target-closed`. @example yield* runtime.pages.text(id,
-   * 't1', 1_000_000)
-   */
-  readonly pages = chromiumPages(
+  /** The tab verbs (`pageVerbs.ts`); a tab that is gone is `target-closed`. */
+  private readonly tabPages = chromiumPages(
     this.deadlineMs,
     (contextId, tabId, what, deadlineMs, run) =>
       this.withEntry(
@@ -162,6 +162,26 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
       ),
     this.contextSide((id) => this.filesDir(id)),
   )
+
+  /** Each context's page state: the driven tab, its viewport, its input lock, its cast (`pageOwner.ts`). */
+  private readonly pageOwner = new PageOwner(this.tabPages, {
+    tabs: (id) => this.tabs(id),
+    openTab: (id, url) => this.openTab(id, url),
+    navigate: (id, tabId, url) => this.navigate(id, tabId, url),
+    screencast: (id, tabId, options) => this.screencast(id, tabId, options),
+  })
+
+  /**
+   * The page verbs: the tab verbs and the whole-verb calls of the page the runtime owns. @example yield*
+   * runtime.pages.go(id, 'https://shop.example/', 30_000)
+   */
+  readonly pages: PageVerbs = { ...this.tabPages, ...this.pageOwner.verbs }
+
+  /** A context's page state goes with it. */
+  protected override forget(entry: E, crashed?: 'crashed'): void {
+    super.forget(entry, crashed)
+    this.pageOwner.forget(entry.id)
+  }
 
   /** Freezes every page of the context and those it opens later (`lifecycle.ts`). @example runtime.freeze(id) */
   readonly freeze = (contextId: ContextId) =>
@@ -266,12 +286,15 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
     return page
   }
 
-  private assertAllowed(entry: E, url: string): void {
-    const decision = this.checkNavigation(url, entry.id)
+  private async assertAllowed(entry: E, url: string): Promise<void> {
+    const decision = await this.checkNavigation(url, entry.id)
     if (!decision.allow) {
       throw new RuntimeError({
         reason: 'invalid',
-        message: `blocked by policy (rule ${decision.rule}): ${decision.detail}`,
+        rule: decision.rule,
+        message:
+          `The containment policy refuses ${describeTarget(url)} (rule ${decision.rule}: ${decision.detail}); use ` +
+          'another address.',
       })
     }
   }

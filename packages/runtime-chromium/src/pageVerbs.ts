@@ -20,7 +20,7 @@ import {
   type PageDialogAnswer,
   type PageInput,
   type PageOutcome,
-  type PageVerbs,
+  type TabPageVerbs,
   type PageWhere,
   type RawPage,
 } from '@errands/runtime'
@@ -183,7 +183,7 @@ const dialogOf = (d: PageDialog | undefined): PageDialog | undefined =>
  * const pages = chromiumPages(30_000, onPage)
  * yield* pages.act(id, 't1', { type: 'click', selector: '#go', timeoutMs: 5_000 })
  */
-export const chromiumPages = (deadlineMs: number, onPage: OnPage, side: ContextSide): PageVerbs => {
+export const chromiumPages = (deadlineMs: number, onPage: OnPage, side: ContextSide): TabPageVerbs => {
   const past = (timeoutMs: number) => Math.max(deadlineMs, timeoutMs + 1_000)
   return {
     where: (id, tab) => onPage(id, tab, 'where', deadlineMs, whereOf),

@@ -25,7 +25,7 @@ export interface ReopenHooks<E extends ContextEntry> {
   /** How log lines name the context: `context`, `remote context`. */
   readonly noun: string
   readonly register: (entry: E, page: Page, activate: boolean, id?: string) => string
-  readonly checkNavigation: (url: string, contextId: ContextId) => Decision
+  readonly checkNavigation: (url: string, contextId: ContextId) => Promise<Decision>
   readonly goto: (page: Page, url: string) => Promise<void>
   readonly readStorage: (entry: E) => Promise<StorageState>
 }
@@ -64,7 +64,7 @@ export const openTabs = async <E extends ContextEntry>(
   await Promise.all(specs.map((tab, i) => restoreSessionStorage(pages[i]!, tab.sessionStorage)))
   await Promise.all(
     specs.map(async (tab, i) => {
-      if (tab.url === 'about:blank' || !hooks.checkNavigation(tab.url, entry.id).allow) return
+      if (tab.url === 'about:blank' || !(await hooks.checkNavigation(tab.url, entry.id)).allow) return
       await hooks.goto(pages[i]!, tab.url).catch((e: unknown) => {
         const failure = toRuntimeError('restore tab', e)
         if (failure.reason === 'crashed' || failure.reason === 'target-closed') throw failure

@@ -96,22 +96,26 @@ export interface RuntimeShape {
     | undefined
   /**
    * Starts a screencast of a tab (`screencast.ts`): frames may reach `onFrame` before the effect
-   * succeeds. Absent in runtimes that cannot paint a page; callers say so instead of streaming.
-   * The screencast stops by itself when its tab or context closes.
+   * succeeds. Every runtime has one (the memory runtime paints when a test says so). The
+   * screencast stops by itself when its tab or context closes.
    */
-  readonly screencast?:
-    | ((contextId: ContextId, tabId: string, options: ScreencastOptions) => Effect.Effect<Screencast, ContextError>)
-    | undefined
+  readonly screencast: (
+    contextId: ContextId,
+    tabId: string,
+    options: ScreencastOptions,
+  ) => Effect.Effect<Screencast, ContextError>
   /**
    * The page verbs (`pages.ts`): read, act, history and viewport per tab, with failures in the
-   * few kinds. Absent in runtimes that cannot drive a page.
+   * few kinds; and the whole-verb calls of the page the runtime owns (`pageOwner.ts`: the active
+   * tab, the viewport, the input and cast locks), one runtime call per verb of a face.
    */
-  readonly pages?: PageVerbs | undefined
+  readonly pages: PageVerbs
   /**
    * The errands' files folders (`files.ts`, issue #25): downloads land there, clients stage files
-   * there for uploads. Absent in runtimes without folders; the person's main context has none.
+   * there for uploads. Every runtime has them (the memory runtime fakes them); a context without a
+   * folder (the person's main context, a remote browser's) fails `invalid`.
    */
-  readonly files?: FileVerbs | undefined
+  readonly files: FileVerbs
   /**
    * Filling secrets with stand-ins that its request interception swaps for the value before the
    * wire (`secrets.ts`, W3). Absent in runtimes that cannot rewrite a request (the memory runtime,

@@ -10,6 +10,8 @@ import { Schema } from 'effect'
 export class RuntimeError extends Schema.TaggedError<RuntimeError>()('RuntimeError', {
   reason: Schema.Literal('timeout', 'target-closed', 'crashed', 'unavailable', 'invalid'),
   message: Schema.String,
+  /** A navigation the containment policy refused (`invalid`): the guard's rule that refused it (G2). */
+  rule: Schema.optional(Schema.String),
 }) {}
 
 /** The context id is not known to this runtime (closed, or never opened). */

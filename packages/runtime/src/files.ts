@@ -6,7 +6,7 @@
  * `report (1).pdf` ({@link dedupeName}). The folder goes with its context.
  *
  * @example
- * const files = runtime.files!
+ * const files = runtime.files
  * const staged = yield* files.stage(contextId, 'receipt.pdf', bytes) // { name: 'receipt.pdf', … }
  * const list = yield* files.list(contextId)
  */

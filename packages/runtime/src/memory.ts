@@ -84,6 +84,12 @@ export class MemoryRuntime implements RuntimeShape {
   readonly pages = new MemoryPages(
     (contextId, tabId) => this.withTab(contextId, tabId, (_ctx, tab) => ({ url: tab.url, title: tab.url })),
     (contextId) => this.withContext(contextId, (ctx) => ctx.activeTab),
+    {
+      tabs: (contextId) => this.tabs(contextId),
+      openTab: (contextId, url) => this.openTab(contextId, url),
+      navigate: (contextId, tabId, url) => this.navigate(contextId, tabId, url),
+      screencast: (contextId, tabId, options) => this.screencast(contextId, tabId, options),
+    },
   )
   /** The files folders, faked (`memoryFiles.ts`): `download` stands in for a page's download. */
   readonly files = new MemoryFiles(
@@ -301,7 +307,7 @@ export class MemoryRuntime implements RuntimeShape {
     this.contexts.delete(contextId)
     this.frozen.delete(contextId)
     this.screencasts.stopWhere((key) => key.startsWith(`${contextId}/`))
-    this.pages.forget((key) => key.startsWith(`${contextId}/`))
+    this.pages.forget((key) => key.startsWith(`${contextId}/`), contextId)
     this.files.forget((id) => id === contextId)
   }
 

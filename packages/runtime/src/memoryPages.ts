@@ -15,6 +15,7 @@
  */
 import { Effect } from 'effect'
 import { RuntimeError } from './errors.ts'
+import { type DriveVerbs, type OwnerParts, PageOwner } from './pageOwner.ts'
 import {
   isPlainFileName,
   type PageAction,
@@ -64,13 +65,20 @@ const cut = (s: string, limit: number): PageText => ({ text: s.slice(0, limit), 
 /** A one-pixel PNG's signature and header: enough for a caller that checks it is a PNG. */
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
 
+/** The whole-verb calls: the shared owner's (`pageOwner.ts`) over these tab verbs, put on by the constructor. */
+export interface MemoryPages extends DriveVerbs {}
+
 /**
  * The fake pages of one memory runtime, keyed by context and tab.
  *
  * @example
- * const pages = new MemoryPages((id, tab) => memory.whereOf(id, tab), (id) => memory.activeOf(id))
+ * const pages = new MemoryPages((id, tab) => memory.whereOf(id, tab), (id) => memory.activeOf(id), {
+ *   tabs: (id) => memory.tabs(id), openTab: memory.openTab, navigate: memory.navigate, screencast: memory.screencast,
+ * })
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every member of the interface.
 export class MemoryPages implements PageVerbs {
+  private readonly owner: PageOwner
   private readonly records = new Map<string, MemoryPageRecord>()
   private readonly dialogs = new Map<ContextId, Array<PageDialog>>()
   private readonly files = new Map<ContextId, Set<string>>()
@@ -83,8 +91,12 @@ export class MemoryPages implements PageVerbs {
 
   constructor(
     private readonly lookup: MemoryTabLookup,
-    private readonly active: MemoryActiveTab,
-  ) {}
+    private readonly activeOf: MemoryActiveTab,
+    parts: OwnerParts,
+  ) {
+    this.owner = new PageOwner(this, parts)
+    Object.assign(this, this.owner.verbs)
+  }
 
   /**
    * A page opens a JavaScript dialog: it waits for `answerDialog`, oldest first.
@@ -155,7 +167,8 @@ export class MemoryPages implements PageVerbs {
    * Forgets the pages the predicate accepts (their tab or context closed), and a closed context's dialogs. @example
    * pages.forget((key) => key.startsWith('c1/'))
    */
-  forget(which: (key: string) => boolean): void {
+  forget(which: (key: string) => boolean, contextId?: ContextId): void {
+    if (contextId !== undefined) this.owner.forget(contextId)
     for (const key of [...this.records.keys()]) if (which(key)) this.records.delete(key)
     for (const contextId of [...this.dialogs.keys()]) if (which(`${contextId}/`)) this.dialogs.delete(contextId)
     for (const contextId of [...this.files.keys()]) if (which(`${contextId}/`)) this.files.delete(contextId)
@@ -261,7 +274,7 @@ export class MemoryPages implements PageVerbs {
 
   readonly viewport = (contextId: ContextId, tabId: string) => this.on(contextId, tabId, (r) => r.viewport)
 
-  readonly activeTab = (contextId: ContextId) => this.active(contextId)
+  readonly activeTab = (contextId: ContextId) => this.activeOf(contextId)
 
   readonly dialog = (contextId: ContextId) => Effect.sync(() => this.dialogs.get(contextId)?.[0])
 

@@ -7,11 +7,12 @@
  * `RuntimeError` with `timeout`, `target-closed` (the tab or context went) or `crashed`.
  *
  * @example
- * const pages = runtime.pages!
+ * const pages = runtime.pages
  * yield* pages.act(contextId, 't1', { type: 'click', selector: '#go', timeoutMs: 5_000 })
  * const { text, truncated } = yield* pages.text(contextId, 't1', 1_000_000)
  */
 import type { Effect } from 'effect'
+import type { DriveVerbs } from './pageOwner.ts'
 import type { ContextError } from './Runtime.ts'
 import type { ContextId } from './types.ts'
 
@@ -265,13 +266,14 @@ export interface RawPage {
 }
 
 /**
- * The page verbs of a runtime, per (context, tab). Absent in a runtime that cannot drive pages.
+ * The page verbs of a runtime per (context, tab): what one tab's page does. A face drives a
+ * context's page through {@link PageVerbs}' whole-verb calls (`pageOwner.ts`), built on these.
  *
  * @example
- * const png = yield* runtime.pages!.screenshot(id, 't1', { fullPage: true })
- * const where = yield* runtime.pages!.history(id, 't1', 'back')
+ * const png = yield* runtime.pages.screenshot(id, 't1', { fullPage: true })
+ * const where = yield* runtime.pages.history(id, 't1', 'back')
  */
-export interface PageVerbs {
+export interface TabPageVerbs {
   /** The tab's URL and title. */
   readonly where: (contextId: ContextId, tabId: string) => Effect.Effect<PageWhere, ContextError>
   /** The visible text (`innerText` of the body), cut at `limit` characters. */
@@ -349,6 +351,15 @@ export interface PageVerbs {
 }
 
 /**
+ * The page capability of a runtime: the tab verbs, and the whole-verb calls per context that own
+ * its page (the active tab, the viewport, the input lock: `pageOwner.ts`), one runtime call each.
+ *
+ * @example
+ * const { url, title } = yield* runtime.pages.go(id, 'https://shop.example/', 30_000)
+ */
+export interface PageVerbs extends TabPageVerbs, DriveVerbs {}
+
+/**
  * Page verbs that each go to the runtime `pick` names for their context: for a runtime that
  * holds errands in more than one browser (the host's routed runtime, local and remote).
  *
@@ -375,4 +386,16 @@ export const routePages = (pick: (contextId: ContextId) => PageVerbs): PageVerbs
   console: (id, tab) => pick(id).console(id, tab),
   network: (id, tab) => pick(id).network(id, tab),
   raw: (id, tab) => pick(id).raw(id, tab),
+  active: (id) => pick(id).active(id),
+  go: (id, url, deadlineMs) => pick(id).go(id, url, deadlineMs),
+  travel: (id, step, deadlineMs) => pick(id).travel(id, step, deadlineMs),
+  perform: (id, action) => pick(id).perform(id, action),
+  inputActive: (id, events) => pick(id).inputActive(id, events),
+  read: (id, request) => pick(id).read(id, request),
+  summary: (id) => pick(id).summary(id),
+  open: (id, url) => pick(id).open(id, url),
+  fit: (id, size) => pick(id).fit(id, size),
+  fitted: (id) => pick(id).fitted(id),
+  frame: (id, options) => pick(id).frame(id, options),
+  frames: (id) => pick(id).frames(id),
 })

@@ -9,7 +9,7 @@
  * of piling frames up; with `ack: 'auto'` every frame is acknowledged as it comes.
  *
  * @example
- * const cast = yield* runtime.screencast!(contextId, 't1', {
+ * const cast = yield* runtime.screencast(contextId, 't1', {
  *   ack: 'deferred', quality: 60, maxWidth: 1280, maxHeight: 1280,
  *   onFrame: (frame) => show(frame, () => cast.ack(frame.seq)),
  * })

@@ -29,13 +29,13 @@ export const MAX_PARKED_FILES_BYTES = 256 * 1024 * 1024
 
 /**
  * The folder's files for a parked record (none when empty, or when the runtime keeps no folder
- * for the context), and the names left out for want of room.
+ * for the context: it says `invalid`), and the names left out for want of room.
  *
  * @example
  * const { files, left } = yield* packFiles(runtime, contextId)
  */
 export const packFiles = (runtime: RuntimeShape, contextId: ContextId, maxBytes = MAX_PARKED_FILES_BYTES) =>
-  runtime.files === undefined ? Effect.succeed(none) : sealedForm(runtime.files.pack(contextId, maxBytes))
+  sealedForm(runtime.files.pack(contextId, maxBytes))
 
 /**
  * The files of the folders a crashed context of the errand left aside, for its parked record
@@ -46,7 +46,7 @@ export const packFiles = (runtime: RuntimeShape, contextId: ContextId, maxBytes 
  * const { files, left } = yield* packAsideFiles(runtime, errandId)
  */
 export const packAsideFiles = (runtime: RuntimeShape, errandId: string, maxBytes = MAX_PARKED_FILES_BYTES) =>
-  runtime.files === undefined ? Effect.succeed(none) : sealedForm(runtime.files.packAside(errandId, maxBytes))
+  sealedForm(runtime.files.packAside(errandId, maxBytes))
 
 const sealedForm = (read: Effect.Effect<PackedFolder, ContextError>) =>
   read.pipe(
@@ -84,7 +84,7 @@ export const unpackFiles = (
   contextId: ContextId,
   files: ReadonlyArray<SealedFile> | undefined,
 ) =>
-  runtime.files === undefined || files === undefined || files.length === 0
+  files === undefined || files.length === 0
     ? Effect.void
     : runtime.files.unpack(
         contextId,
@@ -107,8 +107,7 @@ export const unpackFiles = (
  * files moved.
  */
 export const claimAsideFiles = (runtime: RuntimeShape, errandId: string, contextId: ContextId) =>
-  runtime.files === undefined ? Effect.succeed(0) : runtime.files.claimAside(errandId, contextId)
+  runtime.files.claimAside(errandId, contextId)
 
 /** Removes the folders a crashed context of the errand left aside (its heal will not come). */
-export const dropAsideFiles = (runtime: RuntimeShape, errandId: string) =>
-  runtime.files === undefined ? Effect.void : runtime.files.dropAside(errandId)
+export const dropAsideFiles = (runtime: RuntimeShape, errandId: string) => runtime.files.dropAside(errandId)

@@ -1,48 +1,28 @@
 /**
- * How a verb reaches its target: the URL it names judged first, then the errand opened, resumed
- * or healed and driven for the call (never parked while it runs, B5) — or the person's main
- * context directly — under a safety-net deadline.
+ * How a verb reaches its target: the errand opened, resumed or healed and driven for the call
+ * (never parked while it runs, B5) — or the person's main context directly — under the verb's one
+ * deadline.
  */
-import { decideUrl, makeResolver } from '@errands/egress'
-import { describeTarget } from '@errands/guard'
 import type { UpstreamProxy } from '@errands/runtime'
 import { type Binding, wheelRefusal } from '@errands/sessions'
 import { Duration, Effect } from 'effect'
-import { BlockedByPolicy, PageError } from '../errors.ts'
+import { PageError } from '../errors.ts'
 import { conversationIdOf } from '../sessionKey.ts'
 import type { BrowsingError, Target } from './Browsing.ts'
+import { drive } from './pageCalls.ts'
 import type { HostSession } from './sessions.ts'
 import type { VerbCore, VerbScope } from './verbCore.ts'
 
 /**
- * `allowed` (the policy on a URL, by what its name resolves to) and `verb` (a call on a target).
+ * `verb` (a call on a target). The URL a verb names is the runtime's to judge (its one rule,
+ * docs/adr/runtime-owns-the-page.md).
  *
  * @example
  * const { allowed, verb } = makeDriving(core)
  * yield* verb('tabs', target, (scope) => runtime.tabs(scope.contextId))
  */
 export const makeDriving = (core: VerbCore) => {
-  const { options, sessions, runtime, book, deadline } = core
-
-  const resolve = options.resolve ?? makeResolver([])
-  // Judged on what the name resolves to, like /v1/fetch and the egress: `http://vm:7070/`
-  // (/etc/hosts: 127.0.0.1) is refused like `http://127.0.0.1:7070/` (issue #21).
-  const allowed = (url: string): Effect.Effect<void, BlockedByPolicy> =>
-    Effect.flatMap(
-      Effect.promise(() => decideUrl(url, options.policy, resolve)),
-      (d) =>
-        d.allow
-          ? Effect.void
-          : Effect.fail(
-              new BlockedByPolicy({
-                reason: 'blocked',
-                rule: d.rule,
-                message:
-                  `The containment policy refuses ${describeTarget(url)} (rule ${d.rule}: ${d.detail}); use ` +
-                  `another address.`,
-              }),
-            ),
-    )
+  const { sessions, runtime, book, deadline } = core
 
   /**
    * Opens (first call), resumes (parked) or heals (crashed) the errand, and starts driving it.
@@ -73,12 +53,14 @@ export const makeDriving = (core: VerbCore) => {
     return Effect.acquireUseRelease(
       bringUp(session, conversationId, target.upstreamProxy),
       (binding) => {
-        if (session.contextId !== binding.contextId) {
-          // Parked and resumed, or healed: a new context; what was cached about the old one goes.
-          session.contextId = binding.contextId
-          session.active = undefined
-        }
-        return f({ session, contextId: binding.contextId })
+        const scope = { session, contextId: binding.contextId }
+        if (session.contextId === binding.contextId) return f(scope)
+        // Parked and resumed, or healed: a new context, fitted to the viewport the session asked for.
+        session.contextId = binding.contextId
+        const { viewport } = session
+        return viewport === undefined
+          ? f(scope)
+          : Effect.zipRight(drive(runtime.pages.fit(binding.contextId, viewport)), f(scope))
       },
       () => sessions.undrive(conversationId),
     )
@@ -104,5 +86,5 @@ export const makeDriving = (core: VerbCore) => {
       }),
     )
 
-  return { allowed, verb }
+  return { verb }
 }

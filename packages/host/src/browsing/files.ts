@@ -8,9 +8,8 @@
  * const files = makeFiles(core, driving)
  * yield* files.stageFile(sessionTarget(key), 'receipt.pdf', bytes) // { name: 'receipt.pdf', size: 1234 }
  */
-import type { FileVerbs } from '@errands/runtime'
 import { Effect } from 'effect'
-import { FileNotFound, FileTooLarge, PageError } from '../errors.ts'
+import { FileNotFound, FileTooLarge } from '../errors.ts'
 import type { ErrandFileView } from '../filesAnswers.ts'
 import type { BrowsingShape } from './Browsing.ts'
 import type { makeDriving } from './driving.ts'
@@ -49,28 +48,22 @@ export const makeFiles = (
           ),
         )
     })
-  const files = (what: string): Effect.Effect<FileVerbs, PageError> =>
-    core.runtime.files === undefined
-      ? Effect.fail(new PageError({ reason: 'invalid', message: `${what}: this browser keeps no files for errands.` }))
-      : Effect.succeed(core.runtime.files)
+  const f = core.runtime.files
   return {
     downloads: (target) =>
       driving.verb('downloads', target, ({ contextId }) =>
-        Effect.flatMap(files('downloads'), (f) =>
-          Effect.map(runtimeCall('downloads', core.deadline, f.list(contextId)), (list) =>
-            list.flatMap(
-              (file): Array<ErrandFileView> =>
-                file.origin === 'download'
-                  ? [{ name: file.name, size: file.size, type: file.type, at: file.at, source: file.source ?? '' }]
-                  : [],
-            ),
+        Effect.map(runtimeCall('downloads', core.deadline, f.list(contextId)), (list) =>
+          list.flatMap(
+            (file): Array<ErrandFileView> =>
+              file.origin === 'download'
+                ? [{ name: file.name, size: file.size, type: file.type, at: file.at, source: file.source ?? '' }]
+                : [],
           ),
         ),
       ),
     download: (target, name) =>
       driving.verb('download', target, ({ contextId }) =>
         Effect.gen(function* () {
-          const f = yield* files('download')
           const bytes = yield* runtimeCall('download', core.deadline, f.read(contextId, name))
           if (bytes === undefined) {
             return yield* new FileNotFound({
@@ -97,7 +90,6 @@ export const makeFiles = (
                 `is ${bytes.byteLength}.`,
             })
           }
-          const f = yield* files('stage file')
           return yield* oneAtATime(
             contextId,
             Effect.gen(function* () {

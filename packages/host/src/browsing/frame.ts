@@ -1,88 +1,31 @@
 /**
- * The `frame` verb: the active page as a picture — the latest screencast frame of the page's
- * current size, or a screenshot when none is painted — with the session's frame sequence.
+ * The `frame` verb: the active page as a picture, in one runtime call (`pages.frame`): the runtime
+ * keeps the context's cast and answers the latest frame of the page's current size, or a
+ * screenshot when none is painted (docs/adr/runtime-owns-the-page.md).
  */
-import { Clock, Effect } from 'effect'
-import type { makeActivePage } from './activePage.ts'
+import { Effect } from 'effect'
 import type { BrowsingError, Frame, Target } from './Browsing.ts'
 import type { makeDriving } from './driving.ts'
-import { fromRuntime, runtimeCall } from './pageCalls.ts'
-import { Screencast } from './screencast.ts'
+import { drive } from './pageCalls.ts'
 import type { VerbCore } from './verbCore.ts'
 
 /**
- * The `frame` verb over the driving and active-page helpers.
+ * The `frame` verb over the driving helpers.
  *
  * @example
- * const frame = makeFrame(core, driving, activePage)
+ * const frame = makeFrame(core, driving)
  * const { data, source } = yield* frame(sessionTarget(key))
  */
-export const makeFrame = (
-  core: VerbCore,
-  driving: ReturnType<typeof makeDriving>,
-  active: ReturnType<typeof makeActivePage>,
-) => {
-  const { options, runtime, deadline } = core
-  const { verb } = driving
-  const { activePage, verbsFor } = active
+export const makeFrame = (core: VerbCore, driving: ReturnType<typeof makeDriving>) => {
+  const { options, runtime } = core
+  const settings = { idleMs: options.screencastIdleMs ?? 30_000, firstFrameMs: options.firstFrameMs ?? 1_500 }
 
   const frame = (target: Target): Effect.Effect<Frame, BrowsingError> =>
-    verb('frame', target, (scope) =>
-      Effect.gen(function* () {
-        const { session } = scope
-        const { tabId } = yield* activePage(scope)
-        const verbs = yield* verbsFor('frame')
-        const tab = { contextId: scope.contextId, tabId }
-        const screencast = runtime.screencast
-        const cast = yield* session.castLock.withPermits(1)(
-          Effect.gen(function* () {
-            const current = session.screencast
-            if (current?.running && current.shows(tab)) return current
-            if (current) yield* Effect.promise(() => current.stop())
-            // A runtime that cannot paint its pages: the screenshot below stands in for every frame.
-            if (screencast === undefined) return undefined
-            const started = yield* Effect.mapError(
-              Screencast.start(tab, (o) => screencast(tab.contextId, tab.tabId, o), {
-                idleMs: options.screencastIdleMs ?? 30_000,
-                onFrame: (f) => {
-                  session.frameSeq++
-                  session.lastFrameAt = f.at
-                },
-              }),
-              fromRuntime,
-            )
-            session.screencast = started
-            return started
-          }),
-        )
-        // A frame painted before a viewport change is stale: the screencast only sends a new one
-        // when the page repaints, which a still page may never do. Wait a moment for a fresh
-        // frame of the current size; otherwise a screenshot (always the current size) stands in.
-        const size = yield* runtimeCall('viewport', deadline, verbs.viewport(scope.contextId, tabId))
-        const fits = (f: { width: number; height: number }) =>
-          size === undefined || (f.width === size.width && f.height === size.height)
-        let painted = cast?.latest
-        if (cast && (painted === undefined || !fits(painted))) {
-          const next = yield* Effect.promise(() => cast.next(options.firstFrameMs ?? 1_500))
-          painted = next !== undefined && fits(next) ? next : undefined
-        }
-        if (painted)
-          return {
-            data: painted.data,
-            mime: 'image/jpeg',
-            seq: session.frameSeq,
-            at: painted.at,
-            source: 'screencast',
-          } satisfies Frame
-        // Nothing painted yet (a page that never changes may send no frame): a screenshot stands in.
-        const shot = yield* runtimeCall(
-          'screenshot',
-          deadline,
-          verbs.screenshot(scope.contextId, tabId, { fullPage: false, type: 'jpeg', quality: 70 }),
-        )
-        const at = yield* Clock.currentTimeMillis
-        return { data: shot, mime: 'image/jpeg', seq: session.frameSeq, at, source: 'screenshot' } satisfies Frame
-      }),
+    driving.verb('frame', target, (scope) =>
+      Effect.map(
+        drive(runtime.pages.frame(scope.contextId, settings)),
+        (f): Frame => ({ data: f.data, mime: 'image/jpeg', seq: f.seq, at: f.at, source: f.source }),
+      ),
     )
 
   return frame

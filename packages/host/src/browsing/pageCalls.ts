@@ -10,7 +10,7 @@
 import type { ContextNotFound, RuntimeError } from '@errands/runtime'
 import { toRuntimeError } from '@errands/runtime-chromium'
 import { Duration, Effect } from 'effect'
-import { PageError } from '../errors.ts'
+import { BlockedByPolicy, PageError } from '../errors.ts'
 
 /** Longest text returned (characters); longer is cut and flagged `truncated`. @example text.slice(0, MAX_TEXT) */
 export const MAX_TEXT = 1_000_000
@@ -49,12 +49,7 @@ export const runtimeCall = <A>(
   run: Effect.Effect<A, RuntimeError | ContextNotFound>,
   navigation = false,
 ): Effect.Effect<A, PageError> =>
-  run.pipe(
-    Effect.mapError((e) =>
-      e._tag === 'RuntimeError' && e.reason === 'unavailable' && !navigation
-        ? new PageError({ reason: 'invalid', message: e.message })
-        : fromRuntime(e),
-    ),
+  drive(run, navigation).pipe(
     Effect.timeoutFail({
       duration: Duration.millis(deadlineMs),
       onTimeout: () =>
@@ -64,6 +59,49 @@ export const runtimeCall = <A>(
         }),
     }),
   )
+
+/**
+ * One whole-verb call of the runtime's page (`runtime.pages.go`, `perform` …), its failures as
+ * `PageError`s, with no deadline of its own: the verb's is the one (`driving.ts`), and the runtime
+ * waits on the page within the one it is given. `navigation` as for {@link runtimeCall}.
+ *
+ * @example
+ * const page = yield* drive(runtime.pages.go(contextId, url, deadlineMs), true)
+ */
+export const drive = <A>(
+  run: Effect.Effect<A, RuntimeError | ContextNotFound>,
+  navigation = false,
+): Effect.Effect<A, PageError> =>
+  Effect.mapError(run, (e) =>
+    e._tag === 'RuntimeError' && e.reason === 'unavailable' && !navigation
+      ? new PageError({ reason: 'invalid', message: e.message })
+      : fromRuntime(e),
+  )
+
+/**
+ * A whole-verb call that navigates (go, a history step, a new tab), as {@link drive} with an
+ * unreachable site as the likely failure; a navigation the runtime's containment refused (its one
+ * URL rule, docs/adr/runtime-owns-the-page.md) is `BlockedByPolicy` naming the rule, and so is
+ * one the browser's own interception blocked on the way (a redirect).
+ *
+ * @example
+ * const page = yield* navigation(runtime.pages.go(contextId, url, deadlineMs))
+ */
+export const navigation = <A>(
+  run: Effect.Effect<A, RuntimeError | ContextNotFound>,
+): Effect.Effect<A, PageError | BlockedByPolicy> =>
+  Effect.mapError(run, (e) => {
+    if (e._tag === 'RuntimeError' && e.rule !== undefined)
+      return new BlockedByPolicy({ reason: 'blocked', rule: e.rule, message: e.message })
+    const failure = fromRuntime(e)
+    return /ERR_BLOCKED_BY_CLIENT|blocked by policy/.test(failure.message)
+      ? new BlockedByPolicy({
+          reason: 'blocked',
+          rule: 'guard',
+          message: `The containment policy refused this navigation (${failure.message}); use another address.`,
+        })
+      : failure
+  })
 
 /**
  * Runs one call of the caller's on a raw page (MCP's tools, through `onPage`) with a deadline,

@@ -34,7 +34,7 @@ export const makeSessionState = (
       const session = target._tag === 'main' ? book.main : book.peek(target.key)
       const base = {
         input: { events: session?.inputEvents ?? 0 },
-        frame: { seq: session?.frameSeq ?? 0, at: session?.lastFrameAt ?? null },
+        frame: { seq: 0, at: null as number | null },
       }
       const conversationId = target._tag === 'session' ? conversationIdOf(target.key) : undefined
       const view =
@@ -70,10 +70,9 @@ export const makeSessionState = (
         const tabs = yield* Effect.mapError(runtime.tabs(contextId), fromRuntime)
         const active = tabs.find((t) => t.active) ?? tabs[0]
         // The viewport is the runtime's bookkeeping (no page is asked): it never waits on a busy page.
-        const size =
-          active && runtime.pages
-            ? yield* Effect.orElseSucceed(runtime.pages.viewport(contextId, active.id), () => undefined)
-            : undefined
+        const size = active
+          ? yield* Effect.orElseSucceed(runtime.pages.viewport(contextId, active.id), () => undefined)
+          : undefined
         return {
           ...empty,
           lifecycle: view?.state ?? 'main',
@@ -81,6 +80,8 @@ export const makeSessionState = (
           title: active?.title ?? null,
           tabs: tabs.map((t) => tabView(record, t)),
           viewport: size ?? session?.viewport ?? null,
+          // The cast and its frames are the runtime's (no page is asked).
+          frame: yield* runtime.pages.frames(contextId),
           dialog,
         } satisfies SessionState
       })

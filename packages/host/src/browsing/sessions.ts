@@ -1,13 +1,14 @@
 /**
  * The host's per-session state (B2, B6): for each key, and only for it — its drive lock
- * (creation coalesced per key), its input stream, its viewport, its live-view screencast and
- * frame count, the tab it last worked in, and the nonce that makes its tab ids its own. There is
+ * (creation coalesced per key), the viewport it asked for, its input count, the context it last
+ * worked in, and the nonce that makes its tab ids its own. The page itself (the driven tab, the
+ * fitted viewport, the input lock, the cast and its frames) is the runtime's. There is
  * no process-global page, tab or fallback URL: everything page-related hangs off a record here,
  * found by the key.
  *
  * A record holds no browser: the supervisor owns the errand (open, park, resume, close) and the
  * runtime owns the context. A record can therefore outlive a park and find its new context on
- * the next call (`contextId` changes; the cache below is dropped).
+ * the next call (`contextId` changes; the new context is fitted to the session's viewport).
  *
  * @example
  * const book = new SessionBook()
@@ -20,7 +21,6 @@ import { randomBytes } from 'node:crypto'
 import type { ContextId } from '@errands/runtime'
 import { Effect } from 'effect'
 import type { SessionKey } from '../sessionKey.ts'
-import type { Screencast } from './screencast.ts'
 
 /** One session's host-side state. */
 export interface HostSession {
@@ -30,19 +30,13 @@ export interface HostSession {
   readonly nonce: string
   /** Serialises bringing the errand up (open, resume, heal), so N first calls make one context. */
   readonly driveLock: Effect.Semaphore
-  /** One input stream: events of two calls never interleave. */
-  readonly inputLock: Effect.Semaphore
-  /** One screencast at a time: two first frame calls start one. */
-  readonly castLock: Effect.Semaphore
+  /**
+   * The viewport the session asked for: the runtime fits its context (docs/adr/runtime-owns-the-page.md); kept
+   * here for the context a resume or heal brings, which starts unfitted.
+   */
   viewport: { readonly width: number; readonly height: number } | undefined
   /** The context the session last worked in (changes after a park/resume or a heal). */
   contextId: ContextId | undefined
-  /** The tab the verbs last drove (fitted to `viewport`); the runtime says which is active now. */
-  active: { readonly contextId: ContextId; readonly tabId: string } | undefined
-  screencast: Screencast | undefined
-  /** Frames this session's live view has received. */
-  frameSeq: number
-  lastFrameAt: number | null
   /** Input events applied. */
   inputEvents: number
 }
@@ -51,14 +45,8 @@ const newSession = (key: SessionKey | 'main', nonce: string): HostSession => ({
   key,
   nonce,
   driveLock: Effect.unsafeMakeSemaphore(1),
-  inputLock: Effect.unsafeMakeSemaphore(1),
-  castLock: Effect.unsafeMakeSemaphore(1),
   viewport: undefined,
   contextId: undefined,
-  active: undefined,
-  screencast: undefined,
-  frameSeq: 0,
-  lastFrameAt: null,
   inputEvents: 0,
 })
 
@@ -94,22 +82,14 @@ export class SessionBook {
   }
 
   /**
-   * Forgets a session (release, task done): stops its screencast. The nonce is never reused,
-   * so tab ids handed out before stay refused.
+   * Forgets a session (release, task done); its cast stops with its context, in the runtime. The
+   * nonce is never reused, so tab ids handed out before stay refused.
    *
    * @example
    * await book.drop(key)
    */
   async drop(key: SessionKey): Promise<void> {
-    const record = this.records.get(key)
-    if (record === undefined) return
     this.records.delete(key)
-    await record.screencast?.stop()
-  }
-
-  /** Stops every screencast (shutdown). @example await book.stopAll() */
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.records.values(), this.main].map((r) => r.screencast?.stop()))
   }
 
   /** How many sessions have a record. @example book.size */

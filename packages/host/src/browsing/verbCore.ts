@@ -2,23 +2,16 @@
  * What the host's page verbs share: how they behave (`BrowsingOptions`), the services they work
  * on, the session book, and what one verb works with (`VerbScope`).
  */
-import type { Resolver } from '@errands/egress'
-import type { GuardPolicy } from '@errands/guard'
 import type { ContextId, RuntimeShape } from '@errands/runtime'
 import type { SealedStoreShape } from '@errands/store'
 import type { SessionsShape } from '@errands/sessions'
 import type { HostSession, SessionBook } from './sessions.ts'
 
-/** How the verbs behave. */
+/**
+ * How the verbs behave. No containment policy here: a navigation's URL is judged by the runtime
+ * (its one rule, the egress's resolve-then-decide: docs/adr/runtime-owns-the-page.md).
+ */
 export interface BrowsingOptions {
-  /** The containment policy (decided before any page call, so a refused URL touches nothing). */
-  readonly policy: GuardPolicy
-  /**
-   * Resolves the names of URLs an agent navigates to, as the egress does (Chromium's
-   * `--host-resolver-rules`, then the system): a name is judged by its addresses (G2, G3).
-   * Default: the system resolver alone.
-   */
-  readonly resolve?: Resolver | undefined
   /** Deadline of one page call. */
   readonly deadlineMs: number
   /** A screencast nobody reads for this long stops (default 30 s). */

@@ -18,6 +18,7 @@
  * const remote = await RemoteRuntime.connect('http://10.0.0.5:9222', { policy, log, deadlineMs: 30_000 })
  * const id = await Effect.runPromise(remote.openContext({ errandId: 'e1', label: { reason: 'task', lentSites: [] } }))
  */
+import { makeResolver } from '@errands/egress'
 import type { Decision, GuardPolicy } from '@errands/guard'
 import {
   MAIN_CONTEXT,
@@ -202,9 +203,12 @@ export class RemoteRuntime extends ContextRuntime<ContextEntry> implements Runti
     return false
   }
 
-  protected override checkNavigation(url: string, contextId: ContextId): Decision {
-    return checkNavigation(url, this.options.policy, this.options.log, contextId, 'remote context')
+  protected override checkNavigation(url: string, contextId: ContextId): Promise<Decision> {
+    return checkNavigation(url, this.options.policy, this.resolveNames, this.options.log, contextId, 'remote context')
   }
+
+  /** The remote browser's names, judged as this machine's system resolver answers for them. */
+  private readonly resolveNames = makeResolver([])
 
   protected override async goto(page: Page, url: string): Promise<void> {
     this.intended.set(page, url)

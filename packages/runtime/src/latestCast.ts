@@ -1,21 +1,23 @@
 /**
- * The frames of B3 `GET /v1/frame` (and of the live view of an errand another host holds): the
- * runtime's `screencast` of a session's active tab, keeping only the latest frame. Every frame is
- * acknowledged as it comes (`ack: 'auto'`), or the browser stops sending. A screencast stops by
- * itself after `idleMs` without a reader, so an unwatched session costs no encoding.
+ * The frames of B3 `GET /v1/frame`, kept by the runtime that owns the page
+ * (docs/adr/runtime-owns-the-page.md): its `screencast` of a context's driven tab, keeping only the
+ * latest frame. Every frame is acknowledged as it comes (`ack: 'auto'`), or the browser stops
+ * sending. A cast stops by itself after `idleMs` without a reader, so an unwatched page costs no
+ * encoding. `pageOwner.ts`'s `frame` holds one per context.
  *
  * @example
- * const cast = yield* Screencast.start({ contextId, tabId }, (o) => runtime.screencast!(contextId, tabId, o), {
+ * const cast = yield* LatestCast.start({ contextId, tabId }, (o) => runtime.screencast(contextId, tabId, o), {
  * idleMs: 30_000 })
  * const frame = cast.latest ?? (yield* Effect.promise(() => cast.next(1_500)))
  * yield* Effect.promise(() => cast.stop())
  */
-import type { ContextId, Screencast as TabScreencast, ScreencastFrame, ScreencastOptions } from '@errands/runtime'
 import { Effect } from 'effect'
+import type { Screencast as TabScreencast, ScreencastFrame, ScreencastOptions } from './screencast.ts'
+import type { ContextId } from './types.ts'
 
 /** One frame as Chromium painted it. */
 export interface CastFrame {
-  readonly data: Buffer
+  readonly data: Uint8Array
   /** Paint time, ms since the epoch. */
   readonly at: number
   readonly width: number
@@ -29,12 +31,12 @@ export interface CastTab {
 }
 
 /**
- * A running screencast of one tab.
+ * A running screencast of one tab, keeping its latest frame.
  *
  * @example
  * cast.shows({ contextId, tabId }) // whether it is that tab's
  */
-export class Screencast {
+export class LatestCast {
   latest: CastFrame | undefined
   frames = 0
   private state: 'running' | 'stopped' = 'running'
@@ -51,19 +53,19 @@ export class Screencast {
 
   /**
    * Starts a screencast of `tab` through `open` (the runtime's `screencast`); `onFrame` is told
-   * about every frame (the session counts them).
+   * about every frame (the owner counts them).
    *
    * @example
-   * const cast = yield* Screencast.start(tab, (o) => runtime.screencast!(tab.contextId, tab.tabId, o), { idleMs:
+   * const cast = yield* LatestCast.start(tab, (o) => runtime.screencast(tab.contextId, tab.tabId, o), { idleMs:
    * 30_000, onFrame: () => seq++ })
    */
   static start<E>(
     tab: CastTab,
     open: (options: ScreencastOptions) => Effect.Effect<TabScreencast, E>,
     options: { readonly idleMs: number; readonly onFrame?: ((frame: CastFrame) => void) | undefined },
-  ): Effect.Effect<Screencast, E> {
+  ): Effect.Effect<LatestCast, E> {
     return Effect.suspend(() => {
-      const cast = new Screencast(tab, options.idleMs, options.onFrame ?? (() => undefined))
+      const cast = new LatestCast(tab, options.idleMs, options.onFrame ?? (() => undefined))
       const started = open({
         quality: 70,
         maxWidth: 1920,
