@@ -1,5 +1,5 @@
 /**
- * The runtime owns the page (docs/adr/runtime-owns-the-page.md), on real Chromium through the real
+ * The runtime owns the page (docs/adr/0049-runtime-owns-the-page.md), on real Chromium through the real
  * host's HTTP route: `POST /v1/navigate` makes exactly ONE call at the runtime's seam (a counting
  * wrapper around the host's real runtime), whether the tab the verbs drive is the one of the last
  * call or another one became active meanwhile (a tab opened behind the verbs' back) —
@@ -44,7 +44,7 @@ const counted = async (key: string, method: string, path: string, body?: unknown
   return { body: reply.body, calls: [...calls] }
 }
 
-describe('POST /v1/navigate is one runtime call (docs/adr/runtime-owns-the-page.md)', () => {
+describe('POST /v1/navigate is one runtime call (docs/adr/0049-runtime-owns-the-page.md)', () => {
   it('with the active tab known, and after another tab became active; it drives the new one', async () => {
     const key = 'one-call'
     await counted(key, 'POST', '/v1/navigate', { url: site.url('/title?t=opened') }) // opens the errand

@@ -69,7 +69,7 @@ export interface HostEngineOptions {
   readonly cluster?: HostCluster | undefined
   /**
    * Wraps the runtime every part of the host uses, to watch its seam (tests count the calls a verb
-   * makes: docs/adr/runtime-owns-the-page.md). Unset: the runtime as it is.
+   * makes: docs/adr/0049-runtime-owns-the-page.md). Unset: the runtime as it is.
    */
   readonly observeRuntime?: ((runtime: RuntimeShape) => RuntimeShape) | undefined
 }

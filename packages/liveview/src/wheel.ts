@@ -179,7 +179,7 @@ export const applyWheelInput = (
     const active = tabs.find((t) => t.active) ?? tabs[0]
     if (active === undefined)
       return yield* new NotAtTheWheel({ reason: 'no-page', message: 'This errand has no page to drive right now.' })
-    // Under the context's input lock, which the runtime keeps (docs/adr/runtime-owns-the-page.md).
+    // Under the context's input lock, which the runtime keeps (docs/adr/0049-runtime-owns-the-page.md).
     return { applied: (yield* deps.runtime.pages.inputActive(contextId, events)).applied }
   })
 

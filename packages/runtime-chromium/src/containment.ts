@@ -100,7 +100,7 @@ export const guardContextWebSockets = async (
 
 /**
  * Decides a navigation the runtime is asked to start — the one URL rule of every navigation an
- * agent, a restore or a tab asks for (docs/adr/runtime-owns-the-page.md): the egress's
+ * agent, a restore or a tab asks for (docs/adr/0049-runtime-owns-the-page.md): the egress's
  * resolve-then-decide (`decideUrl`, G2, G3), with the resolver the egress connects with, so
  * `http://vm:7070/` (/etc/hosts: 127.0.0.1) is refused like `http://127.0.0.1:7070/`. Logs it when
  * blocked (`noun` as above).

@@ -3,7 +3,7 @@
  * its `pages`, `files` and `secrets`, is named in `calls` (`'pages.go'`, `'tabs'` …) before the
  * real runtime answers. What the runtime does inside (its page owner over its own verbs) is not a
  * call at the seam. Tests prove with it that a host verb is one runtime call
- * (docs/adr/runtime-owns-the-page.md).
+ * (docs/adr/0049-runtime-owns-the-page.md).
  *
  * @example
  * const { runtime, calls } = countingRuntime(MemoryRuntime.make())

@@ -1,6 +1,6 @@
 /**
  * The frames of B3 `GET /v1/frame`, kept by the runtime that owns the page
- * (docs/adr/runtime-owns-the-page.md): its `screencast` of a context's driven tab, keeping only the
+ * (docs/adr/0049-runtime-owns-the-page.md): its `screencast` of a context's driven tab, keeping only the
  * latest frame. Every frame is acknowledged as it comes (`ack: 'auto'`), or the browser stops
  * sending. A cast stops by itself after `idleMs` without a reader, so an unwatched page costs no
  * encoding. `pageOwner.ts`'s `frame` holds one per context.

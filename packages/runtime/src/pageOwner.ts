@@ -1,5 +1,5 @@
 /**
- * The runtime owns the page (docs/adr/runtime-owns-the-page.md): which tab a context's verbs
+ * The runtime owns the page (docs/adr/0049-runtime-owns-the-page.md): which tab a context's verbs
  * drive (the active one; a blank tab opened when none is left), the context's viewport (every tab
  * the verbs come to drive is fitted to it once, when it becomes the active one), and the
  * context's input lock (events of two calls never interleave). On top of a runtime's tab-level

@@ -1,5 +1,5 @@
 /**
- * The runtime owns the page (docs/adr/runtime-owns-the-page.md): which tab the verbs drive, its
+ * The runtime owns the page (docs/adr/0049-runtime-owns-the-page.md): which tab the verbs drive, its
  * viewport and input lock live there, and each page verb is one runtime call answering the page
  * summary. What is left here is the host's view of that answer (public tab ids, the held dialog
  * as the API shows it).

@@ -15,7 +15,7 @@ import type { VerbCore, VerbScope } from './verbCore.ts'
 
 /**
  * `verb` (a call on a target). The URL a verb names is the runtime's to judge (its one rule,
- * docs/adr/runtime-owns-the-page.md).
+ * docs/adr/0049-runtime-owns-the-page.md).
  *
  * @example
  * const { allowed, verb } = makeDriving(core)

@@ -1,7 +1,7 @@
 /**
  * The `frame` verb: the active page as a picture, in one runtime call (`pages.frame`): the runtime
  * keeps the context's cast and answers the latest frame of the page's current size, or a
- * screenshot when none is painted (docs/adr/runtime-owns-the-page.md).
+ * screenshot when none is painted (docs/adr/0049-runtime-owns-the-page.md).
  */
 import { Effect } from 'effect'
 import type { BrowsingError, Frame, Target } from './Browsing.ts'

@@ -66,7 +66,7 @@ export const makeBrowsing = (
     const frame = makeFrame(core, driving)
     const state = makeSessionState(core, active, views)
 
-    /** A read of the active tab with where it is: one runtime call (docs/adr/runtime-owns-the-page.md). */
+    /** A read of the active tab with where it is: one runtime call (docs/adr/0049-runtime-owns-the-page.md). */
     const read = <R extends PageRead>(target: Target, request: R) =>
       verb(request.type, target, (scope) => drive(pages.read(scope.contextId, request)))
 

@@ -1,5 +1,5 @@
 /**
- * The runtime owns the page (docs/adr/runtime-owns-the-page.md): a verb of the host is one call
+ * The runtime owns the page (docs/adr/0049-runtime-owns-the-page.md): a verb of the host is one call
  * at the runtime's seam, counted by a wrapper around the real memory runtime, whether or not the
  * tab the verbs drive changed since the last call. The browser tier proves the same of Chromium
  * through the HTTP route (test/host/oneCall.test.ts).
@@ -51,7 +51,7 @@ const countOf = async <A>(verb: Effect.Effect<A, unknown>) => {
   return { answer, calls: [...calls] }
 }
 
-describe('a verb of the host is one runtime call (docs/adr/runtime-owns-the-page.md)', () => {
+describe('a verb of the host is one runtime call (docs/adr/0049-runtime-owns-the-page.md)', () => {
   it('the count can fail: every call at the seam is counted, those of the page and files parts too', async () => {
     await Effect.runPromise(browsing.navigate(target, at('/counted'))) // opens the errand
     calls.length = 0

@@ -81,7 +81,7 @@ export const drive = <A>(
 /**
  * A whole-verb call that navigates (go, a history step, a new tab), as {@link drive} with an
  * unreachable site as the likely failure; a navigation the runtime's containment refused (its one
- * URL rule, docs/adr/runtime-owns-the-page.md) is `BlockedByPolicy` naming the rule, and so is
+ * URL rule, docs/adr/0049-runtime-owns-the-page.md) is `BlockedByPolicy` naming the rule, and so is
  * one the browser's own interception blocked on the way (a redirect).
  *
  * @example

@@ -31,7 +31,7 @@ export interface HostSession {
   /** Serialises bringing the errand up (open, resume, heal), so N first calls make one context. */
   readonly driveLock: Effect.Semaphore
   /**
-   * The viewport the session asked for: the runtime fits its context (docs/adr/runtime-owns-the-page.md); kept
+   * The viewport the session asked for: the runtime fits its context (docs/adr/0049-runtime-owns-the-page.md); kept
    * here for the context a resume or heal brings, which starts unfitted.
    */
   viewport: { readonly width: number; readonly height: number } | undefined

@@ -9,7 +9,7 @@ import type { HostSession, SessionBook } from './sessions.ts'
 
 /**
  * How the verbs behave. No containment policy here: a navigation's URL is judged by the runtime
- * (its one rule, the egress's resolve-then-decide: docs/adr/runtime-owns-the-page.md).
+ * (its one rule, the egress's resolve-then-decide: docs/adr/0049-runtime-owns-the-page.md).
  */
 export interface BrowsingOptions {
   /** Deadline of one page call. */
