@@ -1070,53 +1070,52 @@ describe('three hosts on one Postgres (K1)', () => {
   )
 
   it(
-    'a key released through one host is listed as parked by no host: the others forget it, its owner says closed ' +
-      '(K2)',
+    'a key released through one host is listed as parked by no host: those that listed its sealed copy forget it, ' +
+      'its owner says closed (K2)',
     async () => {
-      const live = cluster.live()
-      expect(live.length).toBeGreaterThanOrEqual(2)
-      // The hosts list every sealed errand of the cluster as parked (the host started last adopted them all at
-      // start-up): a key one host lists as parked while another holds it open is the case the release must reach.
       const listed = async (h: ClusterHost) =>
         (
           (await h.call(undefined, 'GET', '/v1/person/sessions')).body.sessions as Array<{
             conversationId: string
             state: string
           }>
-        ).filter((s) => s.conversationId.startsWith('session:'))
-      const lists = await Promise.all(live.map(async (h) => ({ h, sessions: await listed(h) })))
-      const held = await holders()
-      const pick = keys
-        .map((key) => ({
-          key,
-          owner: held.get(key)?.[0],
-          parkedOn: lists.filter((l) =>
-            l.sessions.some((s) => s.conversationId === `session:${key}` && s.state === 'parked'),
-          ),
-        }))
-        .find((c) => c.owner !== undefined && c.parkedOn.some((l) => l.h.index !== c.owner))
-      expect(pick, 'a key open on one host and listed as parked on another').toBeDefined()
-      const { key, owner } = pick!
-      const through = live.find((h) => h.index !== owner)!
-      expect((await through.call(key, 'DELETE', '/v1/session')).status).toBe(200)
+        ).filter((s) => s.conversationId === `session:${key}`)
+      /** What each live host lists for the key: its states there (none: not listed). */
+      const states = async () => Promise.all(cluster.live().map(async (h) => (await listed(h)).map((s) => s.state)))
+      // A key sealed in the shared store that another host lists as parked: a host that started after it was
+      // sealed adopted it at start-up (E5), and one its shard left parked it there. When the cases above left none,
+      // one is made so: a fresh key sealed, then a host started.
+      let key = ''
+      for (const k of keys) {
+        key = k
+        if ((await cluster.sealed(k)) !== undefined && (await states()).some((s) => s.includes('parked'))) break
+        key = ''
+      }
+      if (key === '') {
+        key = 'released'
+        const first = cluster.live()[0]!
+        expect((await first.call(key, 'POST', '/v1/navigate', { url: bank.url(`/store?v=${key}`) })).status).toBe(200)
+        expect(await eventually(async () => (await cluster.sealed(key)) !== undefined, 15_000, 100)).toBe(true)
+        await cluster.add()
+        expect(await cluster.settled(60_000)).toBe(true)
+      }
+      const before = await states()
+      expect(
+        before.some((s) => s.includes('parked')),
+        `${key}: ${JSON.stringify(before)}`,
+      ).toBe(true)
+
+      expect((await cluster.live()[0]!.call(key, 'DELETE', '/v1/session')).status).toBe(200)
       expect(await cluster.sealed(key)).toBeUndefined()
-      // No host lists it as parked (or open) any more: the owner says closed, as a single host does after a release;
-      // the others forget it as they notice its record is gone.
-      const states = async () =>
-        (await Promise.all(live.map(listed))).map((l) =>
-          l.filter((s) => s.conversationId === `session:${key}`).map((s) => s.state),
-        )
+      // No host lists it as parked (or open) any more: the others forget it as they notice its record is gone, and
+      // its owner says closed, as a single host does after a release.
       const settled = await eventually(
-        async () => (await states()).every((l) => l.every((state) => state === 'closed')),
+        async () => (await states()).every((s) => s.every((state) => state === 'closed')),
         LOCK_EXPIRY_MS * 2,
         200,
       )
-      expect(settled, `${key}'s states on ${live.map((h) => h.index)}: ${JSON.stringify(await states())}`).toBe(true)
-      // Only its owner still knows it (closed); every other host forgot it.
-      const after = await states()
-      live.forEach((h, i) => {
-        if (h.index !== owner) expect(after[i], `host ${h.index}`).toEqual([])
-      })
+      expect(settled, `${key}: ${JSON.stringify(await states())}`).toBe(true)
+      expect((await states()).filter((s) => s.length > 0).length).toBeLessThanOrEqual(1)
     },
   )
 })
