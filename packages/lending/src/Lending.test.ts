@@ -166,8 +166,8 @@ describe('Allow (L2)', () => {
   )
 
   it.scoped(
-    "a lend into an open errand is in its sealed record before Allow answers, where snapshots are sealed (a cluster's " +
-      'owner killed right after the answer heals with it, K3); a single host writes no record',
+    'a lend into an open errand is in its sealed record before Allow answers, where snapshots are sealed (an owner ' +
+      'killed right after the answer heals with it, K3); a single host writes no record',
     () =>
       Effect.gen(function* () {
         for (const sealSnapshots of [true, false]) {
