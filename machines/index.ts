@@ -1,5 +1,6 @@
 export * from './errand/types.ts'
 export * from './errand/machine.ts'
+export { effectInput } from './errand/effects.ts'
 export { askKinds, isWaiting, mayEvict } from './errand/asking.ts'
 export * from './lease/types.ts'
 export * from './lease/machine.ts'

@@ -79,6 +79,7 @@ export const DEPS: Rules['deps'] = {
     '@errands/lending',
     '@errands/passwords',
     '@errands/sessions',
+    '@errands/store',
     '@errands/store-pg',
     '@errands/supervisor',
   ],

@@ -7,6 +7,7 @@
  * in order and each leaves the cluster as the next expects it.
  */
 import { randomBytes } from 'node:crypto'
+import * as Net from 'node:net'
 import fc from 'fast-check'
 import { loadClusterKey, runnerPsk } from '@errands/cluster'
 import { SqlClient } from '@effect/sql'
@@ -18,11 +19,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { loggingProxy } from '../fixtures/proxies.ts'
 import { httpClient } from '../mcp/clients.ts'
 import { eventually } from '../fixtures/processes.ts'
+import { freePort } from '../fixtures/ports.ts'
 import { serveFixture, type Fixture } from '../host/fixtures.ts'
 import { startCluster, type ClusterHost, type TestCluster } from './harness.ts'
 import { speakRpc } from './wire.ts'
 
 let cluster: TestCluster
+// The runner's listen address (K1): @effect/cluster's own undocumented variables, set on every host as a stray
+// environment would. Read, they moved the runner socket to 0.0.0.0 (here: every host onto one port, so the cluster
+// could not even start).
+let strayListenPort = 0
 let shop: Fixture // 127.0.0.1: the site whose sign-in is taken back
 let bank: Fixture // 127.0.0.2: a site that stays
 // The default. A third of it is how long a host's shard-lock call may take before it drops every
@@ -34,10 +40,16 @@ const LOCK_EXPIRY_MS = 12_000
 
 beforeAll(async () => {
   ;[shop, bank] = await Promise.all([serveFixture('127.0.0.1'), serveFixture('127.0.0.2')])
+  strayListenPort = await freePort()
   cluster = await startCluster(3, {
     lockExpiryMs: LOCK_EXPIRY_MS,
     leastPrivilege: true,
-    env: { ERRANDS_MAX_SESSIONS: '8', ERRANDS_SNAPSHOT_DEBOUNCE_MS: '200' },
+    env: {
+      ERRANDS_MAX_SESSIONS: '8',
+      ERRANDS_SNAPSHOT_DEBOUNCE_MS: '200',
+      LISTEN_HOST: '0.0.0.0',
+      LISTEN_PORT: String(strayListenPort),
+    },
   })
 }, 180_000)
 
@@ -185,8 +197,25 @@ describe('three hosts on one Postgres (K1)', () => {
 
   it(
     'the runner sockets are TLS-PSK (issue #23): a plain TCP peer speaking the RPC gets nothing, nor one with ' +
-      "another key; the hosts' own calls above went over them",
+      'another key, and one that sends nothing is closed at the handshake deadline; each listens where ' +
+      "ERRANDS_CLUSTER_HOST:PORT say and its log says so; the hosts' own calls above went over them",
     async () => {
+      // A plain TCP peer that connects and stays silent, on every runner; its close is awaited at the end.
+      const silentFrom = Date.now()
+      const silent = cluster.hosts.map((h) => {
+        const conn = Net.connect({ host: '127.0.0.1', port: Number(h.runner.split(':')[1]) })
+        conn.on('error', () => {})
+        return new Promise<number>((resolve) => conn.on('close', () => resolve(Date.now() - silentFrom)))
+      })
+      // Where each really listens, in its log, and nothing on the stray variables' address.
+      for (const h of cluster.hosts)
+        expect(h.stderr()).toContain(`cluster runner socket listening on ${h.runner} (TLS-PSK)`)
+      const stray = await new Promise<string>((resolve) => {
+        const conn = Net.connect({ host: '127.0.0.1', port: strayListenPort })
+        conn.on('connect', () => (conn.destroy(), resolve('connected')))
+        conn.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'))
+      })
+      expect(stray).toBe('ECONNREFUSED')
       const psk = runnerPsk(await loadClusterKey(cluster.keyFile))
       const stranger = runnerPsk(Redacted.make(new Uint8Array(randomBytes(32))))
       for (const h of cluster.hosts) {
@@ -219,6 +248,9 @@ describe('three hosts on one Postgres (K1)', () => {
             .sort(),
         ).toEqual(cluster.hosts.map((h) => h.runner).sort())
       }
+      // The silent peers: closed by the runners once the handshake deadline (ERRANDS_CLUSTER_HANDSHAKE_MS, 5 s by
+      // default) passed, not held.
+      for (const closedAfterMs of await Promise.all(silent)) expect(closedAfterMs).toBeGreaterThanOrEqual(4_900)
     },
   )
 
@@ -308,6 +340,66 @@ describe('three hosts on one Postgres (K1)', () => {
         // A later call through the owner itself goes out the same way: the proxy is the errand's.
         expect((await owner.call(key, 'POST', '/v1/navigate', { url: bank.url(`/again/${key}`) })).status).toBe(200)
         await proxy.reached(`/again/${key}`)
+        for (const h of cluster.live()) expect(h.stderr()).not.toContain(password)
+      } finally {
+        for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
+        await proxy.close()
+      }
+    },
+  )
+
+  it(
+    "PUT /v1/session/proxy through a host that does not own the errand re-routes the owner's errand, and no host " +
+      "but the owner opens a context for it; the live view's own-browser action there is refused with 400 and opens " +
+      'nothing (K1, L7)',
+    async () => {
+      const password = 'pw-cluster-set-9c2d'
+      const proxy = await loggingProxy('S', 'set', password)
+      const asked = cluster.hosts[2]!
+      const tried: Array<string> = []
+      /** Open errands on every host, each counted by its own supervisor (`/health`'s `open`). */
+      const openCounts = async () => Promise.all(cluster.live().map(async (h) => (await h.health()).open))
+      try {
+        // Signed in on the owner, without a proxy: the cookie says it is the same errand afterwards.
+        const { key, owner } = await openElsewhere(asked, 'sp', (k) => bank.url(`/store?v=${k}`), tried)
+        const before = await openCounts()
+        // Through a non-owner (the attack: with only the session key), then through the third host too.
+        const others = cluster.live().filter((h) => h !== owner)
+        for (const via of others) {
+          const set = await via.call(key, 'PUT', '/v1/session/proxy', { url: proxy.url })
+          expect(set.status, JSON.stringify(set.body)).toBe(200)
+          expect(set.body).toEqual({ upstreamProxy: 'set' })
+          expect(JSON.stringify(set.body)).not.toContain(password)
+        }
+        // The owner's errand now leaves through the proxy, with the cookie it had: the same errand.
+        const seen = await show(asked, bank, key)
+        expect(seen.text).toBe(`cookie=basket=${key} storage=${key}`)
+        expectWire(seen.wire, `basket=${key}`)
+        await proxy.reached('/show')
+        // One context, the owner's: no other host's supervisor opened one, by key and by count.
+        expect((await holders()).get(key)).toEqual([owner.index])
+        expect(await openCounts()).toEqual(before)
+
+        // The live view's own-browser action for the session, on a host that does not own it: a task is always
+        // isolated, so 400 — and nothing named after the session opens there.
+        const post = livePost(asked)
+        const signIn = await post('/live/sign-in', { token: asked.token })
+        expect(signIn.status).toBe(200)
+        const { id } = (await signIn.json()) as { id: string }
+        for (const on of [true, false]) {
+          const toggled = await post(
+            `/live/api/conversations/${encodeURIComponent(`session:${key}`)}/own-browser`,
+            { on },
+            id,
+          )
+          expect(toggled.status, await toggled.clone().text()).toBe(400)
+          expect(((await toggled.json()) as { error: unknown }).error).toMatchObject({
+            code: 'InvalidRequest',
+            reason: 'tasks-always-isolated',
+          })
+        }
+        expect((await holders()).get(key)).toEqual([owner.index])
+        expect(await openCounts()).toEqual(before)
         for (const h of cluster.live()) expect(h.stderr()).not.toContain(password)
       } finally {
         for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
@@ -592,8 +684,25 @@ describe('three hosts on one Postgres (K1)', () => {
         ).toBe(200)
         expect(await eventually(async () => (await cluster.sealed(key)) !== before, 15_000, 100)).toBe(true)
       }
-      // Down: frozen first (it can neither answer nor clean anything), until the others see it gone.
+      // A lend answered `where: open` right before the owner goes (K3, L2): sealed before it was answered, so it
+      // comes back with the heal. The person is signed in to the bank in a survivor's main browser.
+      const lentKey = victimKeys[0]!
+      expect(
+        (await survivors[0]!.call(undefined, 'POST', '/v1/person/main/navigate', { url: bank.url('/store?v=lent') }))
+          .status,
+      ).toBe(200)
+      const sealedBeforeLend = await cluster.sealed(lentKey)
+      const lent = await survivors[0]!.call(undefined, 'POST', '/v1/person/lend', {
+        session: lentKey,
+        site: '127.0.0.2',
+      })
+      expect(lent.status, JSON.stringify(lent.body)).toBe(200)
+      expect(lent.body).toMatchObject({ conversationId: `session:${lentKey}`, where: 'open' })
+      // Down the moment the 200 is in: frozen (it can neither answer, seal nor clean anything from here on, as
+      // killed), until the others see it gone; killed below.
       victim.child.kill('SIGSTOP')
+      // The seal landed before the answer: its row changed, with no page load since the lend.
+      expect(await cluster.sealed(lentKey)).not.toBe(sealedBeforeLend)
       expect(
         await eventually(
           async () =>
@@ -644,7 +753,12 @@ describe('three hosts on one Postgres (K1)', () => {
         ).toBe(200)
         const tabs = listed.body.tabs as Array<{ url: string }>
         expect(tabs.map((t) => t.url).sort()).toEqual([bank.url(`/store?v=${key}-bank`), shop.url('/show')].sort())
-        expect((await show(reader, bank, key)).text).toBe(`cookie=basket=${key}-bank storage=${key}-bank`)
+        const bankSeen = await show(reader, bank, key)
+        if (key === lentKey) {
+          // The lent sign-in is on the wire after the heal: the survivor's main-browser cookie, not the errand's own.
+          expectWire(bankSeen.wire, 'basket=lent')
+          expect(bankSeen.text).toMatch(/^cookie=basket=lent /)
+        } else expect(bankSeen.text).toBe(`cookie=basket=${key}-bank storage=${key}-bank`)
         const shopSeen = await show(reader, shop, key)
         expectWire(shopSeen.wire, '')
         // Health on the new owner says so, in words (H3).
@@ -953,6 +1067,56 @@ describe('three hosts on one Postgres (K1)', () => {
         await mcp?.end()
         for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
       }
+    },
+  )
+
+  it(
+    'a key released through one host is listed as parked by no host: those that listed its sealed copy forget it, ' +
+      'its owner says closed (K2)',
+    async () => {
+      const listed = async (h: ClusterHost) =>
+        (
+          (await h.call(undefined, 'GET', '/v1/person/sessions')).body.sessions as Array<{
+            conversationId: string
+            state: string
+          }>
+        ).filter((s) => s.conversationId === `session:${key}`)
+      /** What each live host lists for the key: its states there (none: not listed). */
+      const states = async () => Promise.all(cluster.live().map(async (h) => (await listed(h)).map((s) => s.state)))
+      // A key sealed in the shared store that another host lists as parked: a host that started after it was
+      // sealed adopted it at start-up (E5), and one its shard left parked it there. When the cases above left none,
+      // one is made so: a fresh key sealed, then a host started.
+      let key = ''
+      for (const k of keys) {
+        key = k
+        if ((await cluster.sealed(k)) !== undefined && (await states()).some((s) => s.includes('parked'))) break
+        key = ''
+      }
+      if (key === '') {
+        key = 'released'
+        const first = cluster.live()[0]!
+        expect((await first.call(key, 'POST', '/v1/navigate', { url: bank.url(`/store?v=${key}`) })).status).toBe(200)
+        expect(await eventually(async () => (await cluster.sealed(key)) !== undefined, 15_000, 100)).toBe(true)
+        await cluster.add()
+        expect(await cluster.settled(60_000)).toBe(true)
+      }
+      const before = await states()
+      expect(
+        before.some((s) => s.includes('parked')),
+        `${key}: ${JSON.stringify(before)}`,
+      ).toBe(true)
+
+      expect((await cluster.live()[0]!.call(key, 'DELETE', '/v1/session')).status).toBe(200)
+      expect(await cluster.sealed(key)).toBeUndefined()
+      // No host lists it as parked (or open) any more: the others forget it as they notice its record is gone, and
+      // its owner says closed, as a single host does after a release.
+      const settled = await eventually(
+        async () => (await states()).every((s) => s.every((state) => state === 'closed')),
+        LOCK_EXPIRY_MS * 2,
+        200,
+      )
+      expect(settled, `${key}: ${JSON.stringify(await states())}`).toBe(true)
+      expect((await states()).filter((s) => s.length > 0).length).toBeLessThanOrEqual(1)
     },
   )
 })

@@ -46,7 +46,22 @@ describe('errands host joins a cluster only when ERRANDS_DATABASE_URL is set (is
     expect(
       await clusterFromEnv({ ERRANDS_DATABASE_URL: 'http://x', ERRANDS_CLUSTER_KEY_FILE: 'k' }, (l) => said.push(l)),
     ).toBe(2)
+    // TLS words the driver would read otherwise than the check (K2, L7): a repeated sslmode, one libpq does not know.
+    for (const query of ['sslmode=verify-full&sslmode=disable', 'sslmode=no-verify', 'sslmode=verify-ca'])
+      expect(
+        await clusterFromEnv(
+          {
+            ERRANDS_DATABASE_URL: `postgres://errands:hunter2@10.0.0.5/errands?${query}`,
+            ERRANDS_CLUSTER_KEY_FILE: 'k',
+          },
+          (l) => said.push(l),
+        ),
+        query,
+      ).toBe(2)
     const text = said.join('')
+    expect(text).toContain('ERRANDS_DATABASE_URL: invalid value — gives sslmode more than once')
+    expect(text).toContain("ERRANDS_DATABASE_URL: invalid value — gives sslmode=no-verify, which is not one of libpq's")
+    expect(text).toContain('ERRANDS_DATABASE_URL: invalid value — gives sslmode=verify-ca without sslrootcert')
     expect(text).toContain('ERRANDS_CLUSTER_KEY_FILE: invalid value — must name the file of 32 random bytes')
     expect(text).toContain(`ERRANDS_CLUSTER_KEY_FILE: The cluster key file ${join(dir, 'absent.key')} does not exist`)
     expect(text).toContain('ERRANDS_DATABASE_URL: invalid value — must be a postgres:// or postgresql:// address')

@@ -46,6 +46,7 @@ import {
   ScrollAnswer,
   ToolResult,
   ScrollBody,
+  SessionProxyAnswer,
   SessionState,
   TabNotFound,
   Tabs,
@@ -211,6 +212,16 @@ export const Errand = Entity.make('Errand', [
     success: Schema.Struct({ url: Schema.String }),
     error: Schema.Union(CallError, DevToolsUnavailable),
   }),
+  /**
+   * `PUT /v1/session/proxy` (L7, K1): the errand's upstream proxy from now on (absent: none), set by
+   * its owner — brought up there like every verb and re-chained at once. The proxy is a secret: only
+   * on the runners' TLS socket, never logged. The answer says whether one is set, never which.
+   */
+  Rpc.make('setProxy', {
+    payload: { proxy: Schema.optional(Schema.Redacted(Schema.String)) },
+    success: SessionProxyAnswer,
+    error: CallError,
+  }),
   Rpc.make('release', { payload: {} }),
   Rpc.make('park', { payload: {}, error: CallError }),
   /**
@@ -256,8 +267,8 @@ export const Errand = Entity.make('Errand', [
   }),
 ])
 
-// Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools', the person's, the
-// wheel's and the asks'.
+// Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools', the session proxy's,
+// the person's, the wheel's and the asks'.
 type Tags = typeof Errand extends Entity.Entity<'Errand', infer R> ? Rpc.Tag<R> : never
 const _oneRpcPerVerb: Same<
   Exclude<
@@ -265,6 +276,7 @@ const _oneRpcPerVerb: Same<
     | 'Heal'
     | 'TakeBack'
     | 'devtools'
+    | 'setProxy'
     | 'mcpTool'
     | 'Ask'
     | 'Allow'

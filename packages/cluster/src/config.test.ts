@@ -30,6 +30,7 @@ describe('cluster settings', () => {
       port: 7787,
       shards: 300,
       lockExpiryMs: 12_000,
+      handshakeMs: 5_000,
       keyFile: '/etc/errands/cluster.key',
       retention: { maxRecords: 40, maxAgeMs: 14 * DAY_MS },
     })
@@ -51,12 +52,15 @@ describe('cluster settings', () => {
       ERRANDS_DATABASE_URL: 'mysql://x',
       ERRANDS_CLUSTER_PORT: '70000',
       ERRANDS_CLUSTER_LOCK_EXPIRY_MS: '10',
+      ERRANDS_CLUSTER_HANDSHAKE_MS: '0',
     })
     expect(Either.isLeft(s)).toBe(true)
     const text = explainClusterConfigError(Either.getLeft(s).pipe(Option.getOrThrow))
     expect(text).toContain('ERRANDS_DATABASE_URL: invalid value — must be a postgres:// or postgresql:// address')
     expect(text).toContain('ERRANDS_CLUSTER_PORT: invalid value — must be a whole number from 1 to 65535')
     expect(text).toContain('ERRANDS_CLUSTER_LOCK_EXPIRY_MS: invalid value — must be a whole number from 2000 to 600000')
+    // The runner socket's handshake deadline (K1), checked like every other setting.
+    expect(text).toContain('ERRANDS_CLUSTER_HANDSHAKE_MS: invalid value — must be a whole number from 500 to 60000')
   })
 
   it('a database off this machine without TLS stops start-up saying why, without the password (issue #23, L7)', () => {

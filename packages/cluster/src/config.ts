@@ -37,6 +37,12 @@ export const clusterVariables = {
     default: 12_000,
     text: 'must be a whole number from 2000 to 600000',
   },
+  ERRANDS_CLUSTER_HANDSHAKE_MS: {
+    min: 500,
+    max: 60_000,
+    default: 5_000,
+    text: 'must be a whole number from 500 to 60000 (how long a connection to the runner socket has to finish TLS)',
+  },
   ERRANDS_CLUSTER_KEY_FILE: {
     text:
       'must name the file of 32 random bytes every host of the cluster shares (head -c 32 /dev/urandom > ' +
@@ -59,6 +65,11 @@ export interface ClusterSettings {
    * and a runner whose lock refresh takes longer than that gives its shards up.
    */
   readonly lockExpiryMs: number
+  /**
+   * How long a connection to the runner socket has to finish its TLS-PSK handshake before it is
+   * closed (K1): a peer that connects and sends nothing, or trickles a hello, holds nothing for long.
+   */
+  readonly handshakeMs: number
   /** The device key every host shares (S1): one host seals, another opens. Required with a database. */
   readonly keyFile: string
   /** The shared Postgres store's retention (S2, `ERRANDS_STORE_MAX_RECORDS`/`_DAYS`), counted over the whole table. */
@@ -117,6 +128,14 @@ export const clusterConfig: Config.Config<Option.Option<ClusterSettings>> = Conf
       v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.text,
     ),
   ).pipe(Config.withDefault(v.ERRANDS_CLUSTER_LOCK_EXPIRY_MS.default)),
+  handshakeMs: Schema.Config(
+    'ERRANDS_CLUSTER_HANDSHAKE_MS',
+    intBetween(
+      v.ERRANDS_CLUSTER_HANDSHAKE_MS.min,
+      v.ERRANDS_CLUSTER_HANDSHAKE_MS.max,
+      v.ERRANDS_CLUSTER_HANDSHAKE_MS.text,
+    ),
+  ).pipe(Config.withDefault(v.ERRANDS_CLUSTER_HANDSHAKE_MS.default)),
   retention: retentionConfig,
 }).pipe(
   Config.map(({ url, keyFile, ...rest }) =>

@@ -138,8 +138,8 @@ describe("the entity's RPCs are the host's verbs, typed with its Schemas (#24)",
   const rpcs = Errand.protocol.requests
 
   it(
-    "has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, mcpTool, the person's Ask and Allow, the " +
-      "wheel's and the asks' (View, Help, Asked, Answered)",
+    "has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, setProxy, mcpTool, the person's Ask and " +
+      "Allow, the wheel's and the asks' (View, Help, Asked, Answered)",
     () => {
       expect([...rpcs.keys()].sort()).toEqual([
         'Allow',
@@ -181,6 +181,7 @@ describe("the entity's RPCs are the host's verbs, typed with its Schemas (#24)",
         'resume',
         'screenshot',
         'scroll',
+        'setProxy',
         'stageFile',
         'state',
         'tabs',

@@ -50,8 +50,13 @@ const BROWSING_ERRORS = new Set([
   'PersonDriving',
 ])
 
-/** What every failure of a forwarded call becomes: the owner's typed error as it is, or words. */
-const asBrowsingError = (e: { readonly _tag: string; readonly message?: string }): BrowsingError =>
+/**
+ * What every failure of a forwarded call becomes: the owner's typed error as it is, or words.
+ *
+ * @example
+ * Effect.mapError(client(key).url({}), asBrowsingError)
+ */
+export const asBrowsingError = (e: { readonly _tag: string; readonly message?: string }): BrowsingError =>
   BROWSING_ERRORS.has(e._tag)
     ? (e as BrowsingError)
     : e._tag === 'ParseError'

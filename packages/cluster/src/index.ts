@@ -10,6 +10,8 @@ export { Allow, Ask } from './lendRpcs.ts'
 export { hostCluster, selfAddress, type HostClusterOptions } from './layer.ts'
 export { loadClusterKey } from './key.ts'
 export {
+  HANDSHAKE_DEADLINE_MS,
+  makeTlsSocketServer,
   PSK_IDENTITY,
   RUNNER_TLS,
   runnerPsk,

@@ -33,17 +33,21 @@ import {
   PersonWheel,
   Placement,
   Person,
+  SessionProxy,
   type BrowsingShape,
   type ClusterReport,
   type HostCluster,
 } from '@errands/host'
-import { PgSealedStore } from '@errands/store-pg'
+import { driverUrl, PgSealedStore, toStoreError } from '@errands/store-pg'
 import { DevTools } from '@errands/devtools'
 import { Sessions } from '@errands/sessions'
 import { Duration, Effect, Layer, Option, type Redacted, Schedule } from 'effect'
 import type { ClusterSettings } from './config.ts'
 import { clusterDevTools } from './devtools.ts'
 import { clusterPlacement } from './placement.ts'
+import { makeHolding } from './holding.ts'
+import { forgetReleased } from './released.ts'
+import { clusterSessionProxy } from './sessionProxy.ts'
 import { Errand } from './ErrandEntity.ts'
 import { ownedHere } from './ownedHere.ts'
 import { forwardingBrowsing, type ErrandClient } from './forward.ts'
@@ -72,6 +76,8 @@ const shardingConfig = (s: ClusterSettings) => {
   const quarter = Math.max(500, Math.floor(s.lockExpiryMs / 4))
   return {
     runnerAddress: Option.some(RunnerAddress.make(s.host, s.port)),
+    // One setting for where other runners reach this one and where it listens (K1): ERRANDS_CLUSTER_HOST:PORT.
+    runnerListenAddress: Option.some(RunnerAddress.make(s.host, s.port)),
     shardsPerGroup: s.shards,
     shardLockExpiration: Duration.millis(s.lockExpiryMs),
     // The refresh interval is also @effect/cluster's deadline for every shard-lock call
@@ -122,6 +128,9 @@ const clusterHealth = (s: ClusterSettings) =>
     })
   })
 
+/** How often the cluster's own loops run (the healer, forgetting released keys): a quarter of the lock expiry. */
+const loopMs = (s: ClusterSettings) => Math.max(500, Math.floor(s.lockExpiryMs / 4))
+
 /** Orphans are asked to heal this often; the answer comes from whoever owns them now. */
 const healer = (s: ClusterSettings) =>
   Effect.gen(function* () {
@@ -143,12 +152,7 @@ const healer = (s: ClusterSettings) =>
         { concurrency: 'unbounded', discard: true },
       ),
     )
-    yield* Effect.forkScoped(
-      Effect.repeat(
-        Effect.ignore(tick),
-        Schedule.spaced(Duration.millis(Math.max(500, Math.floor(s.lockExpiryMs / 4)))),
-      ),
-    )
+    yield* Effect.forkScoped(Effect.repeat(Effect.ignore(tick), Schedule.spaced(Duration.millis(loopMs(s)))))
   })
 
 /** The page verbs in cluster mode; `onPage` (a function: no message carries it) runs only where the key is owned. */
@@ -190,18 +194,29 @@ const clusterBrowsing = Effect.gen(function* () {
  * startHost({ settings, cluster: hostCluster(clusterSettings, { key }) })
  */
 export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): HostCluster => {
-  const sql = PgClient.layer({ url: s.databaseUrl, applicationName: 'errands-cluster' })
+  // sslmode as libpq reads it, and a connection that fails says what failed (K2, L7), not only "SqlError".
+  const sql = PgClient.layer({ url: driverUrl(s.databaseUrl), applicationName: 'errands-cluster' }).pipe(
+    Layer.catchAll((e) => Layer.fail(toStoreError("connect to the cluster's tables")(e))),
+  )
   const owners = Layer.effect(Owners, makeOwnerBook({ self: selfAddress(s), expiryMs: s.lockExpiryMs }))
   // Released first: a host leaving gracefully takes its rows out before it leaves the cluster,
   // so no peer mistakes the errands it is parking for orphans of a dead runner.
   const follow = Layer.scopedDiscard(
     Effect.flatMap(Effect.zip(Owners, Sessions), ([book, sessions]) => book.follow(sessions)),
   )
-  const sharding = tlsClusterSocket({ psk: runnerPsk(options.key), shardingConfig: shardingConfig(s) })
+  const sharding = tlsClusterSocket({
+    psk: runnerPsk(options.key),
+    shardingConfig: shardingConfig(s),
+    handshakeDeadlineMs: s.handshakeMs,
+  })
+  // The supervisor's guard, bound to the sharding as soon as it is built: before any entity runs here.
+  const holding = makeHolding()
   // Built bottom-up, released top-down: the follower stops first, entities park before the shards go.
-  const lower = sharding.pipe(Layer.provideMerge(owners), Layer.provideMerge(sql))
+  const lower = holding.bind.pipe(Layer.provideMerge(sharding), Layer.provideMerge(owners), Layer.provideMerge(sql))
   const overlay = Layer.mergeAll(
     Layer.effect(Browsing, clusterBrowsing),
+    // L7, K1: a session's upstream proxy is set by its owner, like every verb.
+    Layer.effect(SessionProxy, clusterSessionProxy),
     Layer.effect(DevTools, clusterDevTools),
     Layer.effect(Placement, clusterPlacement),
     Layer.effect(HostHealth, clusterHealth(s)),
@@ -210,6 +225,8 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
     Layer.effect(PersonWheel, clusterWheel),
     errandOwnerLayer,
     Layer.scopedDiscard(healer(s)),
+    // K2: a key released on its owner leaves this host's listings too.
+    Layer.scopedDiscard(forgetReleased(loopMs(s))),
     follow,
   ).pipe(Layer.provide(lower))
   return {
@@ -223,5 +240,6 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
     overlay: overlay as unknown as HostCluster['overlay'],
     // Loopback is open to contexts except the engine's own ports (G2): the runner socket is one.
     ownPorts: [s.port],
+    holds: holding.holds,
   }
 }

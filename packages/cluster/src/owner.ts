@@ -24,6 +24,7 @@ import {
   PageError,
   parseSessionKey,
   Person,
+  SessionProxy,
   sessionTarget,
   toolRunner,
 } from '@errands/host'
@@ -56,6 +57,8 @@ export const errandOwnerLayer = Errand.toLayer(
     const health = yield* HostHealth
     const person = yield* Person
     const lending = yield* Lending
+    // This host's own: the session's proxy is set where its context is (L7).
+    const sessionProxy = yield* SessionProxy
     const owners = yield* Owners
     const address = yield* Entity.CurrentAddress
     const runner = yield* Entity.CurrentRunnerAddress
@@ -112,6 +115,7 @@ export const errandOwnerLayer = Errand.toLayer(
       // Brought up here like every verb (opened, resumed or healed), then a URL on this host's port.
       devtools: ({ payload }) =>
         Effect.zipRight(local.tabs(sessionTarget(key, payload.upstreamProxy)), devtools.endpoint(conversationId)),
+      setProxy: ({ payload }) => sessionProxy.set(key, payload.proxy),
       mcpTool: ({ payload }) => runTool(key, payload.tool, payload.args),
       // The arrival above did the healing; the healer's message only makes the entity arrive.
       Heal: () =>

@@ -24,6 +24,7 @@ import {
   type SettingsShape,
   type TrustMode,
 } from '@errands/lending'
+import { driverUrl, pgFailure } from '@errands/store-pg'
 import { Effect, Layer, type Redacted } from 'effect'
 
 /** The table's name. @example PERSON_SETTINGS_TABLE // 'errands_person_settings' */
@@ -32,10 +33,13 @@ export const PERSON_SETTINGS_TABLE = 'errands_person_settings'
 const SITE = 'always-allowed:'
 
 /** A failed query in words (its kind only: a driver message may quote a value). */
-const unavailable = (what: string) => (e: { readonly _tag: string }) =>
+// What failed, by code (and for TLS in words, K2): the tag alone ("SqlError") said nothing a person could act on.
+const unavailable = (what: string) => (e: { readonly _tag: string; readonly cause?: unknown }) =>
   new SettingsError({
     reason: 'database',
-    message: `could not ${what} the person's settings in the cluster's database (${e._tag}); try again in a moment`,
+    message:
+      `could not ${what} the person's settings in the cluster's database (${pgFailure(e.cause) ?? e._tag}); try ` +
+      'again in a moment',
   })
 
 /**
@@ -119,7 +123,8 @@ export const PgSettings = {
     PgSettings.layerClient.pipe(
       Layer.provide(
         PgClient.layer({
-          url: options.url,
+          // sslmode as libpq reads it (K2, L7).
+          url: driverUrl(options.url),
           connectTimeout: '10 seconds',
           applicationName: 'errands-person-settings',
         }).pipe(Layer.catchAll((e) => Layer.fail(unavailable('connect to')(e)))),

@@ -125,4 +125,60 @@ describe('the runner socket is TLS-PSK (K1, L7)', () => {
     for (const connect of attempts) expect(await talk(connect, frame)).toEqual({ bytes: 0, secure: false, echo: '' })
     expect(handled).toBe(before)
   })
+
+  it(
+    'closes a peer that does not finish the handshake in time — silent, or trickling a hello byte by byte — and ' +
+      'keeps a member that finished it, idle, open past that time (K1)',
+    async () => {
+      const deadlineMs = 400
+      const scoped = Effect.runSync(Scope.make())
+      try {
+        const server = await Effect.runPromise(
+          Scope.extend(
+            makeTlsSocketServer({ host: '127.0.0.1', port: 0 }, psk, { handshakeDeadlineMs: deadlineMs }),
+            scoped,
+          ),
+        )
+        const at = (server.address as { port: number }).port
+        Effect.runFork(
+          Scope.extend(
+            server.run((socket) =>
+              Effect.gen(function* () {
+                const write = yield* socket.writer
+                yield* socket.run((chunk) => write(chunk))
+              }).pipe(Effect.scoped),
+            ),
+            scoped,
+          ),
+        )
+        const started = Date.now()
+        /** Resolves with the ms from the start to the runner closing `conn`. */
+        const closed = (conn: Net.Socket) =>
+          new Promise<number>((resolve) => {
+            conn.on('error', () => {})
+            conn.on('close', () => resolve(Date.now() - started))
+          })
+        const member = Tls.connect({ host: '127.0.0.1', port: at, ...runnerTlsClientOptions(psk) })
+        const memberClosed = closed(member)
+        await new Promise((resolve) => member.once('secureConnect', resolve))
+        const silent = Net.connect({ host: '127.0.0.1', port: at })
+        const trickling = Net.connect({ host: '127.0.0.1', port: at })
+        // A TLS record header announcing a long hello, then one byte of it every 50 ms: never a whole hello.
+        trickling.write(Buffer.from([0x16, 0x03, 0x01, 0x3f, 0xff]))
+        const drip = setInterval(() => trickling.writable && trickling.write(Buffer.from([0x01])), 50)
+        const [silentMs, tricklingMs] = await Promise.all([closed(silent), closed(trickling)])
+        clearInterval(drip)
+        expect(silentMs).toBeGreaterThanOrEqual(deadlineMs - 50)
+        expect(tricklingMs).toBeGreaterThanOrEqual(deadlineMs - 50)
+        // Past the deadline the member's connection still carries its frames.
+        const echoed = new Promise<string>((resolve) => member.once('data', (d: Buffer) => resolve(d.toString('hex'))))
+        member.write(frame)
+        expect(await echoed).toBe(frame.toString('hex'))
+        member.end()
+        expect(await memberClosed).toBeGreaterThan(Math.max(silentMs, tricklingMs))
+      } finally {
+        await Effect.runPromise(Scope.close(scoped, Exit.void))
+      }
+    },
+  )
 })

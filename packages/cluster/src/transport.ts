@@ -84,9 +84,17 @@ export const runnerTlsServerOptions = (psk: Redacted.Redacted<Buffer>): Tls.TlsO
 })
 
 /**
+ * How long a connection to the runner socket has to finish the TLS-PSK handshake, from its first
+ * byte of TCP, when `ERRANDS_CLUSTER_HANDSHAKE_MS` does not say (K1). A member's client gives up
+ * after 2 s (`tlsClientProtocol`); a peer still silent, or still trickling a hello, after this is
+ * closed rather than held.
+ */
+export const HANDSHAKE_DEADLINE_MS = 5_000
+
+/**
  * A `SocketServer` over `tls.createServer` (after `NodeSocketServer.make`): only connections that
- * finished the PSK handshake reach the handler; the others are destroyed by Node and counted in
- * `refused`.
+ * finished the PSK handshake reach the handler; the others — a wrong key, plain TCP, or no finished
+ * handshake within `handshakeDeadlineMs` — are closed. Says where it really listens, once bound.
  *
  * @example
  * const server = yield* makeTlsSocketServer({ host: '127.0.0.1', port: 7787 }, psk)
@@ -94,15 +102,21 @@ export const runnerTlsServerOptions = (psk: Redacted.Redacted<Buffer>): Tls.TlsO
 export const makeTlsSocketServer = (
   listen: { readonly host: string; readonly port: number },
   psk: Redacted.Redacted<Buffer>,
+  options: { readonly handshakeDeadlineMs?: number | undefined } = {},
 ) =>
   Effect.gen(function* () {
     const failed = yield* Deferred.make<never, Error>()
     const pending: Array<Tls.TLSSocket> = []
     let onConnection = (conn: Tls.TLSSocket): void => void pending.push(conn)
-    const server = Tls.createServer(runnerTlsServerOptions(psk), (conn) => onConnection(conn))
-    // A refused peer (plain TCP, no key, wrong key): Node destroys its socket; nothing else to do,
-    // and the error names no key.
-    server.on('tlsClientError', () => {})
+    const server = Tls.createServer(
+      // Node counts this from the connection, not from the last byte: a peer trickling a hello is cut too.
+      { ...runnerTlsServerOptions(psk), handshakeTimeout: options.handshakeDeadlineMs ?? HANDSHAKE_DEADLINE_MS },
+      (conn) => onConnection(conn),
+    )
+    // A refused peer (plain TCP, no key, wrong key, out of time): closed here, and the error names no
+    // key. A listener of this event takes Node's own destroy away: the no-op that stood here kept
+    // every silent peer's socket open for good (300 still open after 135 s).
+    server.on('tlsClientError', (_error, socket) => socket.destroy())
     server.on('error', (cause) => Deferred.unsafeDone(failed, Exit.fail(cause)))
     yield* Effect.addFinalizer(() => Effect.async<void>((resume) => void server.close(() => resume(Effect.void))))
     yield* Effect.async<void>(
@@ -160,6 +174,12 @@ export const makeTlsSocketServer = (
         )
       })
     const address = server.address()
+    // Where it really listens (the one setting is ERRANDS_CLUSTER_HOST:PORT, K1), not where it was asked to.
+    yield* Effect.logInfo(
+      typeof address === 'string' || address === null
+        ? `cluster runner socket listening on ${String(address)} (TLS-PSK)`
+        : `cluster runner socket listening on ${address.address}:${address.port} (TLS-PSK)`,
+    )
     return SocketServer.SocketServer.of({
       address:
         typeof address === 'string' || address === null
@@ -177,6 +197,7 @@ export const makeTlsSocketServer = (
  */
 export const tlsSocketServer = (
   psk: Redacted.Redacted<Buffer>,
+  handshakeDeadlineMs?: number,
 ): Layer.Layer<SocketServer.SocketServer, SocketServer.SocketServerError, ShardingConfig.ShardingConfig> =>
   Layer.scoped(
     SocketServer.SocketServer,
@@ -184,7 +205,7 @@ export const tlsSocketServer = (
       const config = yield* ShardingConfig.ShardingConfig
       const listen = Option.orElse(config.runnerListenAddress, () => config.runnerAddress)
       if (Option.isNone(listen)) return yield* Effect.die('tlsSocketServer: the runner has no address to listen on')
-      return yield* makeTlsSocketServer(listen.value, psk)
+      return yield* makeTlsSocketServer(listen.value, psk, { handshakeDeadlineMs })
     }),
   )
 
@@ -245,14 +266,18 @@ export const tlsClientProtocol = (
 export const tlsClusterSocket = (options: {
   readonly psk: Redacted.Redacted<Buffer>
   readonly shardingConfig: Partial<ShardingConfig.ShardingConfig['Type']>
+  /** How long a connection has to finish the handshake (K1); {@link HANDSHAKE_DEADLINE_MS} when unset. */
+  readonly handshakeDeadlineMs?: number | undefined
 }) => {
   const client = tlsClientProtocol(options.psk)
   const health = RunnerHealth.layerPing.pipe(Layer.provide(Runners.layerRpc), Layer.provide(client))
-  return Layer.provide(SocketRunner.layer, [tlsSocketServer(options.psk), client]).pipe(
+  return Layer.provide(SocketRunner.layer, [tlsSocketServer(options.psk, options.handshakeDeadlineMs), client]).pipe(
     Layer.provide(health),
     Layer.provideMerge(Layer.orDie(SqlMessageStorage.layer)),
     Layer.provide(Layer.orDie(SqlRunnerStorage.layer)),
-    Layer.provide(ShardingConfig.layerFromEnv(options.shardingConfig)),
+    // Only what we set, over the library's defaults: `layerFromEnv` also read undocumented variables
+    // (LISTEN_HOST and LISTEN_PORT moved the runner socket to 0.0.0.0 while the log named another address, K1).
+    Layer.provide(ShardingConfig.layer(options.shardingConfig)),
     Layer.provide(RpcSerialization.layerMsgPack),
   )
 }

@@ -79,9 +79,10 @@ export interface HostEngineOptions {
  * it): the sealed store and the person's settings the peers share instead of the data dir's
  * files, every debounced snapshot
  * sealed there too (H1, so a peer heals this host's errands when it dies), and an overlay built
- * over the single host's services whose `Browsing`, `HostHealth` and `Person` replace theirs —
- * session calls reach the key's owner, health lists runners and shards, take-backs reach every
- * runner.
+ * over the single host's services whose `Browsing`, `HostHealth`, `Person`, `DevTools`, `Placement` and
+ * `SessionProxy` replace theirs — session calls reach the key's owner, health lists runners and
+ * shards, take-backs reach every runner — and the guard (`holds`) that keeps the supervisor from
+ * opening an errand another runner owns.
  *
  * @example
  * hostEngineLayer({ ...options, cluster: { store, overlay } })
@@ -92,9 +93,19 @@ export interface HostCluster {
   readonly settings: Layer.Layer<Settings, SettingsError>
   /** The person's passwords every host shares (W1), instead of this host's `passwords.sealed`. */
   readonly vault: Layer.Layer<Vault, VaultUnavailable>
-  readonly overlay: Layer.Layer<Browsing | HostHealth | Person | DevTools | Placement, unknown, HostServices>
+  readonly overlay: Layer.Layer<
+    Browsing | HostHealth | Person | DevTools | Placement | SessionProxy,
+    unknown,
+    HostServices
+  >
   /** The runner's own port on this machine: no context may reach it (G2). */
   readonly ownPorts: ReadonlyArray<number>
+  /**
+   * Whether this runner may hold a conversation's errand open now (its shard is here, K1): the
+   * supervisor asks it before it opens, resumes or heals anything, so no face can open a second
+   * context beside the owner's.
+   */
+  readonly holds: (conversationId: string) => boolean
 }
 
 /** Everything the host's engine provides. */
@@ -234,7 +245,7 @@ const hostEngineOn = (options: HostEngineOptions) => {
     Effect.map(InspectorSwitch, (i) =>
       engineOver(runtime, {
         settings: settings.supervisor,
-        supervisor: { inspect: i.inspect, sealSnapshots: options.cluster !== undefined },
+        supervisor: { inspect: i.inspect, sealSnapshots: options.cluster !== undefined, holds: options.cluster?.holds },
         store: options.cluster?.store,
         personSettings: options.cluster?.settings,
       }),

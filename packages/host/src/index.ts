@@ -15,6 +15,8 @@ export * from './answers.ts'
 export * from './filesAnswers.ts'
 export * from './browsing/Browsing.ts'
 export { NoDialog, type DialogView } from './browsing/dialog.ts'
+// PUT /v1/session/proxy's service: a cluster sends it to the errand's owner (K1).
+export { SessionProxy, type SessionProxyShape, type SessionProxyView } from './browsing/SessionProxy.ts'
 export { makeBrowsing, type BrowsingOptions } from './browsing/make.ts'
 export * from './person/Person.ts'
 export { makePerson } from './person/make.ts'

@@ -113,6 +113,16 @@ export const conversationIdOf = (key: SessionKey): string => `session:${key}`
 export const chatConversationId = (chatId: SessionKey): string => `chat:${chatId}`
 
 /**
+ * Whether a conversation id is in the sessions' namespace (`session:…`, a well-formed key or not):
+ * a task's, never a chat's.
+ *
+ * @example
+ * isSessionConversation('session:k1') // true
+ * isSessionConversation('chat:c1')    // false
+ */
+export const isSessionConversation = (conversationId: string): boolean => conversationId.startsWith('session:')
+
+/**
  * The session key back from a conversation id, when it is one of the host's sessions.
  *
  * @example
@@ -120,6 +130,6 @@ export const chatConversationId = (chatId: SessionKey): string => `chat:${chatId
  * sessionKeyOf('chat:c1')    // undefined
  */
 export const sessionKeyOf = (conversationId: string): SessionKey | undefined => {
-  if (!conversationId.startsWith('session:')) return undefined
+  if (!isSessionConversation(conversationId)) return undefined
   return Either.getOrUndefined(parseSessionKey(conversationId.slice('session:'.length)))
 }

@@ -165,6 +165,28 @@ describe('Allow (L2)', () => {
       }).pipe(Effect.provide(testLending())),
   )
 
+  it.scoped(
+    'a lend into an open errand is in its sealed record before Allow answers, where snapshots are sealed (an owner ' +
+      'killed right after the answer heals with it, K3); a single host writes no record',
+    () =>
+      Effect.gen(function* () {
+        for (const sealSnapshots of [true, false]) {
+          const lent = yield* Effect.gen(function* () {
+            const { lending, supervisor, memory, store } = yield* lendingServices
+            signInMain(memory)
+            yield* supervisor.open(task('t1'))
+            // No page loads after the lend: only the lend itself could have written the record.
+            expect((yield* lending.allow('t1', 'shop.example')).where).toBe('open')
+            const sealed = yield* store.get('t1')
+            return Option.map(sealed, (r) => names(r.snapshot.storage))
+          }).pipe(Effect.provide(testLending({ options: { sealSnapshots } })))
+          expect(lent, `sealSnapshots: ${sealSnapshots}`).toEqual(
+            sealSnapshots ? Option.some(['pref@a.shop.example', 'sid@.shop.example']) : Option.none(),
+          )
+        }
+      }),
+  )
+
   it.scoped('a parked errand gets the sign-in in its sealed record, and has it when resumed', () =>
     Effect.gen(function* () {
       const { lending, supervisor, memory, store } = yield* lendingServices

@@ -252,6 +252,19 @@ export const makeLending: Effect.Effect<LendingShape, never, Runtime | Sessions 
           )
           const current = yield* sessions.view(conversationId).pipe(Effect.orElseSucceed(() => view))
           yield* supervisor.setLentSites(conversationId, [...current.lentSites, site])
+          // Sealed before it is answered (a cluster, K3): an owner killed right after the person's Allow
+          // brought the errand back from its last snapshot, without the sign-in it had just been lent.
+          yield* supervisor.sealNow(conversationId).pipe(
+            Effect.mapError(
+              (e) =>
+                new LendFailed({
+                  reason: e._tag === 'StoreError' ? 'store' : 'browser',
+                  message:
+                    `${site} was lent into the open errand, but its sealed copy could not be written (${e.reason}): ` +
+                    `should its host stop without a goodbye, it would come back without it; press Allow again`,
+                }),
+            ),
+          )
           return m
         }),
       )

@@ -34,9 +34,12 @@ export class UnknownConversation extends Schema.TaggedError<UnknownConversation>
   readonly status = 404
 }
 
-/** The errand's browser could not be opened, resumed or healed this time. */
+/**
+ * The errand's browser could not be opened, resumed or healed this time — or not by this process:
+ * `held-elsewhere` when another process sharing the store holds it (a cluster's other runner, K1).
+ */
 export class ErrandUnavailable extends Schema.TaggedError<ErrandUnavailable>()('ErrandUnavailable', {
-  reason: Schema.Literal('open-failed', 'resume-failed', 'heal-failed', 'shutting-down'),
+  reason: Schema.Literal('open-failed', 'resume-failed', 'heal-failed', 'shutting-down', 'held-elsewhere'),
   conversationId: Schema.String,
   message: Schema.String,
 }) {

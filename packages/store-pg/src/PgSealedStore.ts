@@ -2,6 +2,7 @@ import { PgClient } from '@effect/sql-pg'
 import type { SqlClient } from '@effect/sql'
 import { SealedStore, storeDirKey, type StoreConfigError, type StoreError } from '@errands/store'
 import { Effect, Layer, Redacted } from 'effect'
+import { driverUrl } from './config.ts'
 import { makePg } from './make.ts'
 import type { PgSealedStoreOptions, PgStoreOptions } from './options.ts'
 import { toStoreError } from './sql.ts'
@@ -31,7 +32,8 @@ export const PgSealedStore = {
     PgSealedStore.layerClient(options).pipe(
       Layer.provide(
         PgClient.layer({
-          url: options.url,
+          // sslmode as libpq reads it (K2, L7).
+          url: driverUrl(options.url),
           connectTimeout: '10 seconds',
           applicationName: 'errands-sealed-store',
         }).pipe(Layer.catchAll((e) => Layer.fail(toStoreError('connect to the sealed store')(e)))),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@effect/vitest'
 import { ConfigProvider, Effect, Either, Option, Redacted } from 'effect'
-import { databaseUrlConfig, describeDatabase, isLoopbackHost, tlsProblem } from './config.ts'
+import { databaseUrlConfig, describeDatabase, driverUrl, isLoopbackHost, tlsProblem } from './config.ts'
 
 const decode = (env: Record<string, string>) =>
   Effect.withConfigProvider(Effect.either(databaseUrlConfig), ConfigProvider.fromMap(new Map(Object.entries(env))))
@@ -74,7 +74,7 @@ describe('ERRANDS_DATABASE_URL off this machine needs TLS (issue #23, L7)', () =
     Effect.gen(function* () {
       for (const q of [
         'sslmode=verify-full',
-        'sslmode=verify-ca',
+        'sslmode=verify-ca&sslrootcert=/etc/errands/db-ca.pem',
         'sslmode=require',
         'ssl=true',
         'ssl=1',
@@ -118,4 +118,45 @@ describe('ERRANDS_DATABASE_URL off this machine needs TLS (issue #23, L7)', () =
       expect(isLoopbackHost('127.evil.example')).toBe(false)
     }),
   )
+})
+
+describe('sslmode means what libpq says (K2, L7)', () => {
+  const explain = (url: string) =>
+    Effect.gen(function* () {
+      const decoded = yield* decode({ ERRANDS_DATABASE_URL: url })
+      return Either.isLeft(decoded) ? String(decoded.left) : undefined
+    })
+
+  it.effect('a word libpq does not know, or verify-ca with no CA to check against, stops start-up saying so', () =>
+    Effect.gen(function* () {
+      for (const host of ['db.internal', '127.0.0.1']) {
+        // node-postgres's own word, and a typo: neither is libpq's, and neither is taken as something else.
+        for (const mode of ['no-verify', 'verify_full', 'REQUIRE']) {
+          const text = yield* explain(`postgres://u:s3cret@${host}/errands?sslmode=${mode}`)
+          expect(text, mode).toContain(`gives sslmode=${mode}, which is not one of libpq's: disable, allow, prefer`)
+          expect(text, mode).not.toContain('s3cret')
+        }
+        expect(yield* explain(`postgres://u:s3cret@${host}/errands?sslmode=verify-ca`)).toContain(
+          'gives sslmode=verify-ca without sslrootcert',
+        )
+      }
+    }),
+  )
+
+  it('the driver is told to read sslmode as libpq does; the URL is otherwise as given, and stays redacted', () => {
+    const url = 'postgres://errands:s3cret@db.internal:5432/errands?sslmode=require&application_name=x'
+    const told = driverUrl(Redacted.make(url))
+    expect(String(told)).not.toContain('s3cret')
+    const parsed = new URL(Redacted.value(told))
+    expect(parsed.password).toBe('s3cret')
+    expect(parsed.host).toBe('db.internal:5432')
+    expect(Object.fromEntries(parsed.searchParams)).toEqual({
+      sslmode: 'require',
+      application_name: 'x',
+      uselibpqcompat: 'true',
+    })
+    // No sslmode: nothing to read, nothing changed (a loopback URL; or ssl=true, which checks the certificate).
+    for (const plain of ['postgres://u:pw@127.0.0.1/x', 'postgres://u:pw@db.internal/x?ssl=true'])
+      expect(Redacted.value(driverUrl(Redacted.make(plain)))).toBe(plain)
+  })
 })

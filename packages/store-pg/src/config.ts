@@ -44,6 +44,27 @@ export const isLoopbackHost = (host: string): boolean => {
 /** The `sslmode`s that refuse a connection without TLS (`prefer`, `allow`, `disable` do not). */
 const TLS_MODES = ['require', 'verify-ca', 'verify-full']
 
+/** libpq's `sslmode` words (https://www.postgresql.org/docs/current/libpq-ssl.html); no other is taken. */
+const SSL_MODES = ['disable', 'allow', 'prefer', ...TLS_MODES]
+
+/**
+ * What an `sslmode` word asks of the server's certificate, or why the URL cannot ask it: a word
+ * libpq does not know (node-postgres's own `no-verify`, a typo), or `verify-ca` with no CA named.
+ */
+const sslModeProblem = (url: URL): string | undefined => {
+  const mode = url.searchParams.get('sslmode')
+  if (mode === null) return undefined
+  if (!SSL_MODES.includes(mode))
+    return `gives sslmode=${mode.slice(0, 40)}, which is not one of libpq's: ${SSL_MODES.join(', ')}`
+  // libpq would read ~/.postgresql/root.crt; the driver has no such default and would refuse at the first connection.
+  if (mode === 'verify-ca' && url.searchParams.get('sslrootcert') === null)
+    return (
+      "gives sslmode=verify-ca without sslrootcert: name the CA the server's certificate must be signed by " +
+      '(sslrootcert=/path/to/ca.pem), or use sslmode=verify-full'
+    )
+  return undefined
+}
+
 /**
  * Why a Postgres URL may not be used as it is — it reaches a host off this machine without
  * asking for TLS (issue #23, L7: the sealed errands, the cluster's messages and the password
@@ -70,6 +91,8 @@ export const tlsProblem = (text: string): string | undefined => {
       `gives ${twice.slice(0, 40)} more than once: give each connection setting once, so what is checked is ` +
       'what connects'
     )
+  const word = sslModeProblem(url)
+  if (word !== undefined) return word
   const server = serverOf(url)
   if (isLoopbackHost(server)) return undefined
   const mode = url.searchParams.get('sslmode')
@@ -81,6 +104,29 @@ export const tlsProblem = (text: string): string | undefined => {
     : `names ${server}, which is not this machine, without TLS: add sslmode=verify-full (or sslmode=require, ` +
         "sslmode=verify-ca, ssl=true) so the sealed errands, the cluster's messages and the password do not cross " +
         'the network in the clear'
+}
+
+/**
+ * The URL as the driver is to be given it: `sslmode` read as libpq reads it (K2, L7). node-postgres
+ * on its own treats `require` and `verify-ca` as `verify-full` — a server with a self-signed
+ * certificate refused under `require` — unless told `uselibpqcompat=true`; then `require`
+ * encrypts without checking the certificate (with `sslrootcert`, as `verify-ca`), `verify-ca`
+ * checks it against that CA but not its name, `verify-full` checks both, as docs/sealed-store.md
+ * says. Every Postgres client of the engine is built from this.
+ *
+ * @example
+ * PgClient.layer({ url: driverUrl(url) })
+ */
+export const driverUrl = (url: Redacted.Redacted<string>): Redacted.Redacted<string> => {
+  let parsed: URL
+  try {
+    parsed = new URL(Redacted.value(url))
+  } catch {
+    return url // not a URL: the driver says so, as it would have
+  }
+  if (parsed.searchParams.get('sslmode') === null) return url
+  parsed.searchParams.set('uselibpqcompat', 'true')
+  return Redacted.make(parsed.toString())
 }
 
 /**

@@ -7,5 +7,5 @@ export {
   type PgSealedStoreOptions,
   type PgStoreOptions,
 } from './options.ts'
-export { lockTable, migrate, toStoreError } from './sql.ts'
-export { databaseUrlConfig, databaseVariables, DatabaseUrl, describeDatabase } from './config.ts'
+export { lockTable, migrate, pgFailure, toStoreError } from './sql.ts'
+export { databaseUrlConfig, databaseVariables, DatabaseUrl, describeDatabase, driverUrl } from './config.ts'

@@ -22,6 +22,45 @@ const codeOf = (cause: unknown): string | undefined => {
   return typeof code === 'string' && /^[A-Z0-9_]{1,40}$/.test(code) ? code : undefined
 }
 
+/** The driver's own words when the URL asks for TLS and the server has none (it carries no code). */
+const NO_TLS_SERVER = 'The server does not support SSL connections'
+
+const UNTRUSTED =
+  "the server's TLS certificate is not signed by a CA this host trusts: name its CA with sslrootcert=, or use " +
+  'sslmode=require to encrypt without checking the certificate'
+
+/** What failed in a TLS connection to Postgres, by Node's code, in words a person can act on (K2). */
+const TLS_WORDS: Readonly<Record<string, string>> = {
+  SELF_SIGNED_CERT_IN_CHAIN: UNTRUSTED,
+  DEPTH_ZERO_SELF_SIGNED_CERT: UNTRUSTED,
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: UNTRUSTED,
+  UNABLE_TO_GET_ISSUER_CERT: UNTRUSTED,
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: UNTRUSTED,
+  ERR_TLS_CERT_ALTNAME_INVALID:
+    "the server's TLS certificate does not name the host in the URL (sslmode=verify-full checks the name): " +
+    'connect by a name the certificate holds, or use sslmode=verify-ca',
+  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
+  CERT_NOT_YET_VALID: "the server's TLS certificate is not valid yet",
+  CERT_REVOKED: "the server's TLS certificate is revoked",
+  EPROTO: 'the TLS handshake with the server failed',
+  NO_TLS: "the URL asks for TLS and the server does not offer it: turn on ssl in the server's postgresql.conf",
+}
+
+/**
+ * A failed connection or call, as a code and — for TLS — what failed: the SQLSTATE or socket code,
+ * `NO_TLS` for a server without TLS. Never the driver's text otherwise: it may quote parameters.
+ *
+ * @example
+ * pgFailure({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' })
+ * // "DEPTH_ZERO_SELF_SIGNED_CERT: the server's TLS certificate is not signed by a CA this host trusts: …"
+ */
+export const pgFailure = (cause: unknown): string | undefined => {
+  const code = codeOf(cause) ?? (cause instanceof Error && cause.message === NO_TLS_SERVER ? 'NO_TLS' : undefined)
+  if (code === undefined) return undefined
+  const words = TLS_WORDS[code] ?? (code.startsWith('ERR_SSL_') ? TLS_WORDS.EPROTO : undefined)
+  return words === undefined ? code : `${code}: ${words}`
+}
+
 /**
  * A failed database call as the store's error. The message names the operation and the code
  * only: a driver's text may quote parameters, and the parameters are sealed bytes or ids.
@@ -32,10 +71,10 @@ const codeOf = (cause: unknown): string | undefined => {
 export const toStoreError =
   (op: string) =>
   (error: SqlError.SqlError): StoreError => {
-    const code = codeOf(error.cause)
+    const failure = pgFailure(error.cause)
     return new StoreError({
-      reason: reasonOf(code),
-      message: `Could not ${op} in Postgres${code === undefined ? '' : ` (${code})`}.`,
+      reason: reasonOf(codeOf(error.cause)),
+      message: `Could not ${op} in Postgres${failure === undefined ? '' : ` (${failure})`}.`,
     })
   }
 

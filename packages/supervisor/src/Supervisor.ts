@@ -67,19 +67,18 @@ export const makeSupervisor = (
     const seed = options.seed ?? (() => Effect.succeed({ storage: emptyStorage, lentSites: [] }))
 
     const { entries, snapshots, health, proxies } = core
-    const machine = errandMachine.provide({
-      actors: makeErrandEffects({
-        runtime,
-        store,
-        snapshots,
-        health,
-        seed,
-        effectRuntime,
-        proxies,
-        sealSnapshots: options.sealSnapshots === true,
-        conversationOf: (id) => entries.get(id)?.conversation ?? { id, kind: 'task' },
-      }),
+    const effects = makeErrandEffects({
+      runtime,
+      store,
+      snapshots,
+      health,
+      seed,
+      effectRuntime,
+      proxies,
+      sealSnapshots: options.sealSnapshots === true,
+      conversationOf: (id) => entries.get(id)?.conversation ?? { id, kind: 'task' },
     })
+    const machine = errandMachine.provide({ actors: effects.actors })
 
     // A watched errand's heal goes through admission, which spawns through the actors.
     const actors = makeActors(core, machine, clock, (entry, actor) => admission.healWatched(entry, actor))
@@ -106,7 +105,7 @@ export const makeSupervisor = (
     }
 
     const wheel = makeWheel(core, actors, admission)
-    return makeOperations(core, { actors, admission, driving, settling, adoption, wheel })
+    return makeOperations(core, { actors, admission, driving, settling, adoption, wheel, sealOpen: effects.sealOpen })
   })
 
 /**

@@ -25,10 +25,25 @@ export const makeAdmission = (core: SupervisorCore, actors: Actors) => {
   const { effectRuntime, settings, entries, admission, pendingHeals, now } = core
   const { spawn } = actors
 
-  /** Makes room for one more context (parking the LRU idle errand, C2) and runs `trigger` while holding the slot. */
-  const admit = (entry: Entry, trigger: () => void): Effect.Effect<void, AllBusy> =>
+  /** Another process holds this errand (a cluster's other runner): nothing opens here. */
+  const heldElsewhere = (entry: Entry) =>
+    new ErrandUnavailable({
+      reason: 'held-elsewhere',
+      conversationId: entry.conversation.id,
+      message:
+        "This conversation's browser is held by another host of the cluster, which answers for it; ask again " +
+        '(any host reaches it) in a few seconds.',
+    })
+
+  /**
+   * Makes room for one more context (parking the LRU idle errand, C2) and runs `trigger` while holding the slot.
+   * Every open, resume and heal passes here, so here is where a process that may not hold the errand
+   * (`options.holds`: another cluster runner owns it) refuses before anything opens.
+   */
+  const admit = (entry: Entry, trigger: () => void): Effect.Effect<void, AllBusy | ErrandUnavailable> =>
     admission.withPermits(1)(
       Effect.gen(function* () {
+        if (core.options.holds?.(entry.conversation.id) === false) return yield* heldElsewhere(entry)
         const holding = [...entries.values()].filter((e) => e !== entry && holdsContext(e)).length
         if (holding >= settings.maxErrands) {
           const victim = [...entries.values()]

@@ -1,6 +1,13 @@
 import type { EffectInput, OpenedContext, ParkInput, Parked, RestoreInput, SnapshotTaken } from '@errands/machines'
-import { emptyStorage, type ContextId, type RuntimeShape, type SessionLabel, type Snapshot } from '@errands/runtime'
-import { unreadable, type ParkedRecord, type SealedStoreShape } from '@errands/store'
+import {
+  emptyStorage,
+  type ContextError,
+  type ContextId,
+  type RuntimeShape,
+  type SessionLabel,
+  type Snapshot,
+} from '@errands/runtime'
+import { unreadable, type ParkedRecord, type SealedStoreShape, type StoreError } from '@errands/store'
 import { Cause, Clock, Effect, Exit, Option, Runtime as EffectRuntime } from 'effect'
 import { fromPromise } from 'xstate'
 import type { SnapshotBook } from './amendments.ts'
@@ -49,10 +56,12 @@ const runFor = <A, E>(rt: EffectRuntime.Runtime<never>, effect: Effect.Effect<A,
   )
 
 /**
- * The five effects the errand machine names, implemented on a runtime and the sealed store.
+ * The effects the errand machine names (`actors`), implemented on a runtime and the sealed store, and
+ * `sealOpen`, the supervisor's own use of the same sealing (a lend made durable before it is answered).
  *
  * @example
- * const machine = errandMachine.provide({ actors: makeErrandEffects(deps) })
+ * const effects = makeErrandEffects(deps)
+ * const machine = errandMachine.provide({ actors: effects.actors })
  */
 export const makeErrandEffects = (deps: EffectDeps) => {
   const { runtime, store, snapshots, health, proxies } = deps
@@ -60,6 +69,19 @@ export const makeErrandEffects = (deps: EffectDeps) => {
     const upstreamProxy = proxies.sealed(errandId)
     return upstreamProxy === undefined ? {} : { upstreamProxy }
   }
+
+  /** An open errand's snapshot as its sealed record (sealSnapshots): what a peer heals it from. */
+  const sealOpenRecord = (input: EffectInput, snapshot: Snapshot) =>
+    store.put({
+      errandId: input.errandId,
+      conversationId: input.conversationId,
+      kind: input.kind,
+      reason: input.reason,
+      lentSites: input.lentSites,
+      snapshot,
+      parkedAt: snapshot.takenAt,
+      ...sealedProxy(input.errandId),
+    })
 
   const openContext = (input: EffectInput) =>
     Effect.gen(function* () {
@@ -199,32 +221,34 @@ export const makeErrandEffects = (deps: EffectDeps) => {
         // keeps the errand open (the in-memory snapshot still heals a crash here), and health
         // says so: a peer would reopen it as last sealed.
         const now = yield* Clock.currentTimeMillis
-        yield* store
-          .put({
-            errandId: input.errandId,
-            conversationId: input.conversationId,
-            kind: input.kind,
-            reason: input.reason,
-            lentSites: input.lentSites,
-            snapshot,
-            parkedAt: snapshot.takenAt,
-            ...sealedProxy(input.errandId),
-          })
-          .pipe(
-            Effect.tapError((e) =>
-              Effect.sync(() =>
-                health.add({
-                  at: now,
-                  level: 'warning',
-                  text: words.sealFailed(e.reason),
-                  conversationId: input.conversationId,
-                }),
-              ),
+        yield* sealOpenRecord(input, snapshot).pipe(
+          Effect.tapError((e) =>
+            Effect.sync(() =>
+              health.add({
+                at: now,
+                level: 'warning',
+                text: words.sealFailed(e.reason),
+                conversationId: input.conversationId,
+              }),
             ),
-            Effect.ignore,
-          )
+          ),
+          Effect.ignore,
+        )
       }
       return { takenAt: snapshot.takenAt } satisfies SnapshotTaken
+    })
+
+  /**
+   * An open errand's sealed record, written now from a fresh snapshot (cluster mode, issue #16): what
+   * was just put into its context — a lent sign-in (L2) — survives this process's death without a
+   * goodbye. Fails with the store's or the runtime's error, for the caller to say.
+   */
+  const sealOpen = (input: EffectInput): Effect.Effect<void, StoreError | ContextError> =>
+    Effect.gen(function* () {
+      if (input.contextId === null) return
+      const snapshot = yield* readSnapshot(input, input.contextId)
+      snapshots.set(input.errandId, snapshot)
+      yield* sealOpenRecord(input, snapshot)
     })
 
   const sealAndPark = (input: ParkInput) =>
@@ -312,16 +336,21 @@ export const makeErrandEffects = (deps: EffectDeps) => {
 
   const rt = deps.effectRuntime
   return {
-    openContext: fromPromise<OpenedContext, EffectInput>(({ input, signal }) => runFor(rt, openContext(input), signal)),
-    restoreSnapshot: fromPromise<OpenedContext, RestoreInput>(({ input, signal }) =>
-      runFor(rt, restoreSnapshot(input), signal),
-    ),
-    takeSnapshot: fromPromise<SnapshotTaken, EffectInput>(({ input, signal }) =>
-      runFor(rt, takeSnapshot(input), signal),
-    ),
-    sealAndPark: fromPromise<Parked, ParkInput>(({ input, signal }) => runFor(rt, sealAndPark(input), signal)),
-    closeContext: fromPromise<void, EffectInput>(({ input, signal }) => runFor(rt, closeContext(input), signal)),
-    freezeContext: fromPromise<void, EffectInput>(({ input, signal }) => runFor(rt, freezeContext(input), signal)),
-    thawContext: fromPromise<void, EffectInput>(({ input, signal }) => runFor(rt, thawContext(input), signal)),
+    sealOpen,
+    actors: {
+      openContext: fromPromise<OpenedContext, EffectInput>(({ input, signal }) =>
+        runFor(rt, openContext(input), signal),
+      ),
+      restoreSnapshot: fromPromise<OpenedContext, RestoreInput>(({ input, signal }) =>
+        runFor(rt, restoreSnapshot(input), signal),
+      ),
+      takeSnapshot: fromPromise<SnapshotTaken, EffectInput>(({ input, signal }) =>
+        runFor(rt, takeSnapshot(input), signal),
+      ),
+      sealAndPark: fromPromise<Parked, ParkInput>(({ input, signal }) => runFor(rt, sealAndPark(input), signal)),
+      closeContext: fromPromise<void, EffectInput>(({ input, signal }) => runFor(rt, closeContext(input), signal)),
+      freezeContext: fromPromise<void, EffectInput>(({ input, signal }) => runFor(rt, freezeContext(input), signal)),
+      thawContext: fromPromise<void, EffectInput>(({ input, signal }) => runFor(rt, thawContext(input), signal)),
+    },
   }
 }

@@ -2,7 +2,9 @@
  * The supervisor's operations — the {@link SupervisorShape} every caller goes through — built on
  * its parts: actors, admission, driving, settling and adoption.
  */
-import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
+import { effectInput, type EffectInput } from '@errands/machines'
+import { parseUpstreamProxy, type ContextError, type UpstreamProxy } from '@errands/runtime'
+import type { StoreError } from '@errands/store'
 import { Effect, Either, Option, Redacted } from 'effect'
 import type { Admission } from './admission.ts'
 import type { makeAdoption } from './adoption.ts'
@@ -31,6 +33,8 @@ export interface SupervisorParts {
   readonly settling: ReturnType<typeof makeSettling>
   readonly adoption: ReturnType<typeof makeAdoption>
   readonly wheel: WheelShape
+  /** Seals an open errand's fresh snapshot as its record now (the effects' own sealing). */
+  readonly sealOpen: (input: EffectInput) => Effect.Effect<void, StoreError | ContextError>
 }
 
 /**
@@ -63,8 +67,22 @@ export const makeOperations = (core: SupervisorCore, parts: SupervisorParts): Su
           if (!proxies.has(conversation.id) && (live === undefined || !holdsContext(live)))
             proxies.set(conversation.id, proxy)
         }
+        const fresh = !entries.has(conversation.id)
         const entry = register(plain)
-        return isIsolated(entry) ? yield* ensureActive(entry, false) : mainBinding(conversation.id)
+        if (!isIsolated(entry)) return mainBinding(conversation.id)
+        return yield* ensureActive(entry, false).pipe(
+          // Another process holds it (a cluster's owner): a conversation first seen by this refused open leaves
+          // nothing behind here — no entry listed, no proxy kept.
+          Effect.tapError((e) =>
+            Effect.sync(() => {
+              if (!fresh || e._tag !== 'ErrandUnavailable' || e.reason !== 'held-elsewhere') return
+              if (entries.get(conversation.id) === entry && entry.actor === undefined) {
+                entries.delete(conversation.id)
+                proxies.delete(conversation.id)
+              }
+            }),
+          ),
+        )
       }),
     use: (conversationId, f) => Effect.acquireUseRelease(drive(conversationId), f, () => undrive(conversationId)),
     drive,
@@ -243,6 +261,14 @@ export const makeOperations = (core: SupervisorCore, parts: SupervisorParts): Su
       }),
     lastSnapshot: (conversationId) => snapshots.get(conversationId),
     amendSnapshots: (amend) => Effect.sync(() => snapshots.amend(amend)),
+    sealNow: (conversationId) =>
+      Effect.suspend(() => {
+        // Only where snapshots are sealed at all (a cluster, K3): a single host's open errand has no record to keep.
+        if (core.options.sealSnapshots !== true) return Effect.void
+        const snapshot = entries.get(conversationId)?.actor?.getSnapshot()
+        if (snapshot?.status !== 'active' || !snapshot.matches('active')) return Effect.void
+        return parts.sealOpen(effectInput(snapshot.context))
+      }),
   }
   return supervisor
 }

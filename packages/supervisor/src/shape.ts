@@ -4,6 +4,8 @@
  * snapshot amendments and lent sites, the runtime's page loads, the sweep, settle and shutdown.
  */
 import type { SessionsShape } from '@errands/sessions'
+import type { ContextError } from '@errands/runtime'
+import type { StoreError } from '@errands/store'
 import type { Effect } from 'effect'
 import type { SnapshotAmendment } from './amendments.ts'
 
@@ -30,4 +32,12 @@ export interface SupervisorShape extends Omit<SessionsShape, 'resolve'> {
    * 9001) and puts a site it lends into an open errand in (L2). Parked records are the store's.
    */
   readonly amendSnapshots: (amend: SnapshotAmendment) => Effect.Effect<void>
+  /**
+   * Seals the conversation's open errand as it is now, as its record in the store, when the
+   * supervisor seals snapshots (`sealSnapshots`, a cluster): what was just put into it — a sign-in
+   * lent by the person's Allow (L2) — then survives this process dying without a goodbye, where the
+   * debounced snapshot (H1) would come only after its next page load. Otherwise, or when the errand
+   * is not open, nothing. Fails with the store's or the browser's error.
+   */
+  readonly sealNow: (conversationId: string) => Effect.Effect<void, StoreError | ContextError>
 }

@@ -73,4 +73,12 @@ export interface SupervisorOptions {
    * dies without a goodbye. Default false: snapshots stay in memory.
    */
   readonly sealSnapshots?: boolean | undefined
+  /**
+   * Whether this process may hold the conversation's errand open now (default: every one). A
+   * cluster answers from its shard locks (K1): a runner that does not own a session's shard opens,
+   * resumes and heals nothing for it — its one context is its owner's — and says
+   * `ErrandUnavailable('held-elsewhere')` instead. Asked before every admission, so no face that
+   * forgot to route a call to the owner can open a second context beside the owner's.
+   */
+  readonly holds?: ((conversationId: string) => boolean) | undefined
 }

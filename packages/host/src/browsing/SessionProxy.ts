@@ -26,8 +26,10 @@ export interface SessionProxyShape {
 }
 
 /**
- * The session proxy service (`@errands/host/SessionProxy`). In a cluster it reaches only sessions
- * this runner owns (the forwarding `Browsing` carries no proxy yet).
+ * The session proxy service (`@errands/host/SessionProxy`), over this host's own verbs and session
+ * service. A cluster replaces it with one that sends the change to the errand's owner (K1), which
+ * runs this one there: built on a runner that does not own the key, it opened a second context for
+ * the errand beside the owner's.
  *
  * @example
  * SessionProxy.layer // needs Browsing and Sessions

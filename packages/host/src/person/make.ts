@@ -5,10 +5,11 @@
  * Layer.effect(Person, makePerson) // needs Sessions; uses Lending, Settings and InspectorSwitch when present
  */
 import { Lending, Settings } from '@errands/lending'
-import { Sessions } from '@errands/sessions'
+import { InvalidRequest, Sessions } from '@errands/sessions'
 import { InspectorSwitch } from '@errands/supervisor'
 import { Effect, Option } from 'effect'
 import { HostUnavailable } from '../errors.ts'
+import { isSessionConversation } from '../sessionKey.ts'
 import type { PersonShape } from './Person.ts'
 
 const notWired = (what: string) =>
@@ -54,8 +55,22 @@ export const makePerson: Effect.Effect<PersonShape, never, Sessions> = Effect.ge
     ask: (conversationId, site) => withLending('The permission card', (l) => l.ask(conversationId, site)),
     allow: (conversationId, site) => withLending('Lending a sign-in', (l) => l.allow(conversationId, site)),
     ownBrowser: (conversationId, on) =>
-      // A chat the host has not seen yet is registered (on the main context) before the toggle.
-      Effect.zipRight(sessions.open({ id: conversationId, kind: 'chat' }), sessions.setOwnBrowser(conversationId, on)),
+      // A session's conversation is a task, always in a context of its own: refused before anything is
+      // registered or opened — the answer its owner gives, given here without reaching for the errand. Registered
+      // as a chat, a non-owner of a cluster opened a context named after the session (and resumed a parked one
+      // here) before it answered 400.
+      isSessionConversation(conversationId)
+        ? Effect.fail(
+            new InvalidRequest({
+              reason: 'tasks-always-isolated',
+              message: 'Tasks and helpers always browse in a context of their own; only a chat can be toggled.',
+            }),
+          )
+        : // A chat the host has not seen yet is registered (on the main context) before the toggle.
+          Effect.zipRight(
+            sessions.open({ id: conversationId, kind: 'chat' }),
+            sessions.setOwnBrowser(conversationId, on),
+          ),
     deleteChat: (conversationId) => sessions.chatDeleted(conversationId),
     sessions: sessions.list,
     view: (conversationId) => sessions.view(conversationId),
