@@ -7,10 +7,10 @@
  */
 import { describe, it } from 'vitest'
 import { client as agentBrowser } from './agent-browser.ts'
-import { client as chromeDevtoolsMcp } from './chrome-devtools-mcp.ts'
+import { browserUrlClient as chromeDevtoolsMcpHttp, client as chromeDevtoolsMcp } from './chrome-devtools-mcp.ts'
 import { client as chromeRemoteInterface } from './chrome-remote-interface.ts'
 import { both, compare, useMatrix } from './matrix.ts'
-import { client as playwrightCore } from './playwright-core.ts'
+import { httpClient as playwrightCoreHttp, client as playwrightCore } from './playwright-core.ts'
 import { client as playwrightMcp } from './playwright-mcp.ts'
 import { client as puppeteerCore } from './puppeteer-core.ts'
 import { client as stagehand } from './stagehand.ts'
@@ -20,10 +20,12 @@ const env = useMatrix()
 describe('compatibility matrix', () => {
   for (const client of [
     playwrightCore,
+    playwrightCoreHttp,
     puppeteerCore,
     chromeRemoteInterface,
     playwrightMcp,
     chromeDevtoolsMcp,
+    chromeDevtoolsMcpHttp,
     agentBrowser,
     stagehand,
   ]) {

@@ -110,6 +110,19 @@ const launchPlain = async (): Promise<PlainChromium> => {
   }
 }
 
+/**
+ * The `http://` endpoint of a DevTools URL, as a client given a browser URL uses it: plain
+ * Chromium's port (`ws://…/devtools/browser/<id>` → `http://host:port`), an errand's own URL
+ * (`ws://…/devtools/<token>` → `http://…/devtools/<token>`, discovery under it).
+ *
+ * @example
+ * httpEndpoint('ws://127.0.0.1:9222/devtools/browser/ab') // 'http://127.0.0.1:9222'
+ */
+export const httpEndpoint = (wsUrl: string): string => {
+  const http = wsUrl.replace(/^ws:/, 'http:')
+  return /\/devtools\/browser\//.test(http) ? http.replace(/\/devtools\/browser\/.*$/, '') : http
+}
+
 /** What a client's test gets. */
 export interface MatrixEnv {
   readonly host: ShippedHost

@@ -166,6 +166,8 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
     const server = http.createServer(
       { requestTimeout: 300_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 },
       (req, res) => {
+        // HTTP discovery under an errand's DevTools URL (`/devtools/<token>/json/…`, A1).
+        if (devtools?.discovery(req, res)) return
         const view = live
         if (view) {
           void view.handle(req, res).then(
