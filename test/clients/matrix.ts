@@ -49,7 +49,13 @@ const OTHER =
   `<!doctype html><html><head><title>Other</title><link rel="icon" href="data:,"></head><body><p>Other ` +
   `page</p></body></html>`
 
-const serveTaskSite = async (): Promise<TaskSite> => {
+/**
+ * Serves the task site on a free loopback port.
+ *
+ * @example
+ * const site = await serveTaskSite()
+ */
+export const serveTaskSite = async (): Promise<TaskSite> => {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname
     const body = path === '/task' ? TASK : path === '/other' ? OTHER : undefined

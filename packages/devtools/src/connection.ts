@@ -118,8 +118,8 @@ export interface ViewConnection {
   closeBrowserSession(from: AnsweringView, sessionId: string): boolean
   openHelperContext(from: AnsweringView, command: Command): void
   closeHelperContext(browserContextId: unknown): boolean
-  /** Refuses `command` (-32000 with `why`; -32601 without). */
-  refused(command: Command, why: string | undefined, viewSession?: string): void
+  /** Refuses `command` (-32000 with `why`; -32601 without, not logged when `logged` is false). */
+  refused(command: Command, why: string | undefined, viewSession?: string, logged?: boolean): void
   toClient(message: Params): void
   sendToClient(text: string): void
   /** A client command went to the browser (the in-flight limit). */

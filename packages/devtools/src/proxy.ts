@@ -322,8 +322,8 @@ export class ErrandProxy implements ViewConnection {
    * Refuses `command`: -32000 with `why`, or, without a `why`, -32601 as Chromium answers a method
    * it does not know. Logged once per connection and method.
    */
-  /** @internal */ refused(command: Command, why: string | undefined, viewSession?: string): void {
-    this.toClient(this.refusals.answer(command, why, viewSession))
+  /** @internal */ refused(command: Command, why: string | undefined, viewSession?: string, logged = true): void {
+    this.toClient(this.refusals.answer(command, why, viewSession, logged))
   }
 
   /** @internal */ toClient(message: Params): void {

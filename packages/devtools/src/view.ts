@@ -189,9 +189,25 @@ export class BrowserView {
     this.connection.refused(command, why, this.clientSession)
   }
 
-  /** As Chromium answers a method it does not know: -32601. */
-  unknown(command: Command): void {
-    this.connection.refused(command, undefined, this.clientSession)
+  /**
+   * As Chromium answers a method it does not know: -32601. `logged: false` when Chromium would
+   * answer so too for a method it knows elsewhere (a page's domain at the browser level): an
+   * answer, not a refusal of ours.
+   */
+  unknown(command: Command, logged = true): void {
+    this.connection.refused(command, undefined, this.clientSession, logged)
+  }
+
+  /**
+   * As Chromium answers a target id it does not have (-32602): another errand's targets do not
+   * exist for this client, so that is no refusal of ours either.
+   */
+  noSuchTarget(command: Command): void {
+    this.toClient({
+      id: command.id,
+      sessionId: command.sessionId,
+      error: { code: -32602, message: 'No target with given id found' },
+    })
   }
 
   reply(command: Command, result: Params): void {
