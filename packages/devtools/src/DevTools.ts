@@ -225,6 +225,7 @@ export const makeDevTools = (
           log: options.log,
           name: conversationId,
           filesDir: found.value.filesDir,
+          download: found.value.download,
           openHelper: () => openHelper(conversationId),
           // P3: what POST /v1/session/help asks, for Errands.requestHelp.
           requestHelp: (reason, timeoutMs, signal) =>

@@ -54,9 +54,12 @@ const setPermission: Handler = (p, c) => {
   inErrandContext(p, c)
 }
 
+/** The client's download behaviour: its view, never the errand's (clientDownloads.ts); forwarded only without a folder. */
 const downloadBehavior: Handler = (p, c) => {
   const params = p.inContext(c)
-  if (params !== undefined) p.forward(c, p.downloadTo(params))
+  if (params === undefined) return
+  if (p.connection.downloads.emulated) return p.setDownloads(c, params)
+  p.forward(c, p.downloadTo(params))
 }
 
 /**
