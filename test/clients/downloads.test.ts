@@ -71,7 +71,7 @@ const hostDownloadStillLands = async (key: string, before: number) => {
 }
 
 describe("a client's downloads: its view, the errand's file (A1, F1)", () => {
-  it("Playwright's connectOverCDP: saveAs gives the bytes, the host lists the file, later downloads still land", async () => {
+  it("Playwright's connectOverCDP: saveAs gives the bytes, the host lists it, later downloads still land", async () => {
     const key = 'dl-playwright'
     const browser = await chromium.connectOverCDP(await devtoolsUrl(key))
     const out = mkdtempSync(join(tmpdir(), 'errands-dl-test-'))
@@ -104,7 +104,7 @@ describe("a client's downloads: its view, the errand's file (A1, F1)", () => {
     await hostDownloadStillLands(key, 0)
   })
 
-  it("Puppeteer's downloadBehavior: the file in its folder and in the errand's, later downloads still land", async () => {
+  it("Puppeteer's downloadBehavior: the file in its folder and the errand's, later downloads land", async () => {
     const key = 'dl-puppeteer'
     const folder = mkdtempSync(join(tmpdir(), 'errands-dl-puppeteer-'))
     const browser = await puppeteer.connect({
@@ -177,7 +177,7 @@ describe("a client's downloads: its view, the errand's file (A1, F1)", () => {
     }
   })
 
-  it("attack: a client's download over the errand's cap is not listed and reaches the client canceled (R4-8)", async () => {
+  it("attack: a client's download over the errand's cap is not listed, the client sees it canceled (R4-8)", async () => {
     const key = 'dl-cap'
     const browser = await chromium.connectOverCDP(await devtoolsUrl(key))
     try {

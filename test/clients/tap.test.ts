@@ -42,7 +42,7 @@ describe('a tap on the wire: no refusal in an ordinary run (A1)', () => {
     })
   }
 
-  it("Playwright's browser session: a page's domain answers -32601 as Chromium, its detach refuses nothing", async () => {
+  it("Playwright's browser session: a page's domain is -32601 as in Chromium, its detach refuses nothing", async () => {
     const before = refusals().length
     const browser = await chromium.connectOverCDP(await devtoolsUrl('tap-browser-session'))
     try {
@@ -74,7 +74,7 @@ describe('a tap on the wire: no refusal in an ordinary run (A1)', () => {
     }
   })
 
-  it("attack: the browser target's session is confined like the connection; other errands' ids do not exist", async () => {
+  it("attack: the browser target's session is confined as the connection; other errands' ids don't exist", async () => {
     const mine = await RawCdp.open(await devtoolsUrl('tap-attack-a'))
     const theirs = await RawCdp.open(await devtoolsUrl('tap-attack-b'))
     try {
@@ -84,7 +84,8 @@ describe('a tap on the wire: no refusal in an ordinary run (A1)', () => {
       const browserTarget = mine.events.find(
         (e) => e.method === 'Target.targetCreated' && (e.params.targetInfo as { type: string }).type === 'browser',
       )
-      const browserId = (browserTarget?.params.targetInfo as { targetId: string }).targetId
+      expect(browserTarget).toBeDefined()
+      const browserId = (browserTarget!.params.targetInfo as { targetId: string }).targetId
       expect((await mine.send('Target.attachToTarget', { targetId: browserId })).error?.message).toMatch(/flatten/)
       const attached = await mine.send('Target.attachToTarget', { targetId: browserId, flatten: true })
       const session = attached.result!.sessionId as string

@@ -54,7 +54,10 @@ const setPermission: Handler = (p, c) => {
   inErrandContext(p, c)
 }
 
-/** The client's download behaviour: its view, never the errand's (clientDownloads.ts); forwarded only without a folder. */
+/**
+ * The client's download behaviour: its view, never the errand's (clientDownloads.ts); forwarded only when the
+ * errand has no folder.
+ */
 const downloadBehavior: Handler = (p, c) => {
   const params = p.inContext(c)
   if (params === undefined) return
