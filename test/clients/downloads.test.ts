@@ -177,7 +177,7 @@ describe("a client's downloads: its view, the errand's file (A1, F1)", () => {
     }
   })
 
-  it("attack: a client's download over the errand's cap is not listed, the client sees it canceled (R4-8)", async () => {
+  it("attack: over the errand's cap a client's download is not listed, and it sees it canceled (R4-8)", async () => {
     const key = 'dl-cap'
     const browser = await chromium.connectOverCDP(await devtoolsUrl(key))
     try {
