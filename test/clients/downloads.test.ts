@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serveFileSite, type FileSite } from '../fixtures/fileSite.ts'
 import { eventually } from '../fixtures/processes.ts'
 import { RawCdp } from '../devtools/raw.ts'
-import { downloadsOf } from '../files/downloads.ts'
+import { bytesOf, downloadsOf } from '../files/downloads.ts'
 import { startTestHost } from '../host/harness.ts'
 
 const REPORT = Buffer.from(`%PDF-1.4 report of the errand ${'x'.repeat(200)}`)
@@ -85,9 +85,7 @@ describe("a client's downloads: its view, the errand's file (A1, F1)", () => {
       expect(readFileSync(join(out, 'saved.pdf')).equals(REPORT)).toBe(true)
       expect(await download.failure()).toBeNull()
       await until(async () => (await listed(key)).includes('report.pdf'), 'the download to be listed')
-      expect(Buffer.from((await host.v1(key).download({ params: { name: 'report.pdf' } })).body).equals(REPORT)).toBe(
-        true,
-      )
+      expect((await bytesOf(host.v1(key), 'report.pdf'))?.equals(REPORT)).toBe(true)
     } finally {
       await browser.close()
       rmSync(out, { recursive: true, force: true })
