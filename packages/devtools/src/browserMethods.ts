@@ -255,6 +255,16 @@ export const BROWSER_TARGET_DOMAINS: ReadonlySet<string> = new Set([
 ])
 
 /**
+ * Why the `Extensions` domain stays refused (Stagehand 4 asks it first): Chromium installs an
+ * extension in the browser's profile, not in one context, and what it is allowed (`debugger`,
+ * `tabs`, content scripts on every URL) reaches every errand of the browser
+ * (docs/adr/0049-stagehand-4-extension-not-confined.md).
+ */
+const EXTENSIONS_REFUSED =
+  "extensions belong to the whole browser, every errand's context, never to one errand; an errand's endpoint " +
+  'neither lists nor loads them (Stagehand 4 needs its runtime extension: see the DevTools guide)'
+
+/**
  * A browser-level command on a view (the root one or a client's browser session): the allowlist
  * decides. A method Chromium does not know gets its "wasn't found"; a known one off the list is
  * refused with the reason.
@@ -268,8 +278,9 @@ export const onBrowserCommand = (view: BrowserView, command: Command): void => {
   if (!knownMethod(command.method)) return view.unknown(command)
   // A page's domain sent to the browser (`Page.enable`, Playwright's `Runtime.runIfWaitingForDebugger`
   // when it detaches a browser session): Chromium has no such handler there and answers -32601.
-  if (!BROWSER_TARGET_DOMAINS.has(command.method.slice(0, command.method.indexOf('.'))))
-    return view.unknown(command, false)
+  const domain = command.method.slice(0, command.method.indexOf('.'))
+  if (!BROWSER_TARGET_DOMAINS.has(domain)) return view.unknown(command, false)
+  if (domain === 'Extensions') return view.refuse(command, EXTENSIONS_REFUSED)
   view.refuse(
     command,
     `${command.method} is not on the allowlist of browser-level methods of an errand's DevTools endpoint`,
