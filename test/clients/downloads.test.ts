@@ -16,8 +16,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { execFile } from 'node:child_process'
+import { arch, homedir, platform, tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { promisify } from 'node:util'
 import { chromium } from 'playwright-core'
 import puppeteer from 'puppeteer-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -26,6 +28,14 @@ import { eventually } from '../fixtures/processes.ts'
 import { RawCdp } from '../devtools/raw.ts'
 import { bytesOf, downloadsOf } from '../files/downloads.ts'
 import { startTestHost } from '../host/harness.ts'
+import { installed } from './matrix.ts'
+
+/** The native binary agent-browser's npm package ships (what its bin script execs here). */
+const agentBrowser = join(
+  dirname(installed('agent-browser', 'agent-browser').bin),
+  `agent-browser-${platform()}-${arch()}`,
+)
+const run = promisify(execFile)
 
 const REPORT = Buffer.from(`%PDF-1.4 report of the errand ${'x'.repeat(200)}`)
 const BIG = Buffer.alloc(6_000, 7)
@@ -60,6 +70,19 @@ const devtoolsUrl = async (key: string): Promise<string> => {
 const until = async (check: () => boolean | Promise<boolean>, what: string): Promise<void> => {
   if (!(await eventually(check))) throw new Error(`waited 15 s for ${what}`)
 }
+
+/**
+ * The engine saves a tab's downloads from when it has taken the tab in (its `page` event): a raw
+ * client's brand-new tab is clicked only once the host lists it.
+ */
+const engineKnowsTab = (key: string) =>
+  until(
+    async () =>
+      ((await host.call(key, 'GET', '/v1/tabs')).body.tabs as Array<{ url: string }>).some((t) =>
+        t.url.startsWith(site.origin),
+      ),
+    "the engine to list the client's tab",
+  )
 
 const listed = async (key: string) => (await downloadsOf(host.v1(key))).map((f) => f.name).sort()
 
@@ -140,6 +163,7 @@ describe("a client's downloads: its view, the errand's file (A1, F1)", () => {
     const homeBefore = readdirSync(home)
     try {
       const { sessionId } = await cdp.newPage(`${site.origin}/`)
+      await engineKnowsTab(key)
       await cdp.send('Page.enable', {}, sessionId)
       let n = 0
       for (const folder of [home, link, shared, otherFolder, '/etc', 'relative/dir']) {
@@ -202,6 +226,7 @@ describe('Browser.setDownloadBehavior on a page session (agent-browser)', () => 
     const folder = mkdtempSync(join(tmpdir(), 'errands-dl-page-'))
     try {
       const { sessionId } = await cdp.newPage(`${site.origin}/`)
+      await engineKnowsTab(key)
       await cdp.send('Page.enable', {}, sessionId)
       const set = await cdp.send(
         'Browser.setDownloadBehavior',
@@ -223,5 +248,33 @@ describe('Browser.setDownloadBehavior on a page session (agent-browser)', () => 
       cdp.close()
       rmSync(folder, { recursive: true, force: true })
     }
+  })
+
+  it("agent-browser's download command saves the file where asked, and the errand lists it", async () => {
+    const key = 'dl-agent-browser'
+    const url = await devtoolsUrl(key)
+    const home = mkdtempSync(join(tmpdir(), 'errands-agent-browser-dl-'))
+    const ab = (...args: Array<string>) =>
+      run(agentBrowser, ['--cdp', url, ...args], {
+        env: {
+          ...process.env,
+          HOME: home,
+          AGENT_BROWSER_NAMESPACE: 'downloads',
+          AGENT_BROWSER_SESSION: 'downloads',
+          AGENT_BROWSER_NO_VERSION_CHECK: '1',
+        },
+        timeout: 60_000,
+      })
+    try {
+      await ab('open', `${site.origin}/`)
+      const saved = join(home, 'report.pdf')
+      await ab('download', '#dl', saved)
+      expect(readFileSync(saved).equals(REPORT)).toBe(true)
+      await until(async () => (await listed(key)).includes('report.pdf'), 'the download to be listed')
+      await ab('close').catch(() => undefined)
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
+    expect(host.logs.filter((l) => /devtools: .* refused for session:dl-agent-browser/.test(l))).toEqual([])
   })
 })
