@@ -93,7 +93,12 @@ const task = async (wsUrl: string, side: Side, site: TaskSite): Promise<Outcome>
       },
       switch: async () => {
         await ab('tab', otherTab)
-        const title = (await ab('get', 'title')).trim()
+        // The tab is listed at its URL before its document has loaded: ask, as an agent would, until it has.
+        let title = (await ab('get', 'title')).trim()
+        for (let i = 0; i < 50 && title === ''; i++) {
+          await new Promise((r) => setTimeout(r, 100))
+          title = (await ab('get', 'title')).trim()
+        }
         must(title === 'Other', `not the other tab: ${title}`)
       },
       close: async () => {

@@ -9,6 +9,7 @@
  * task's `cdp` step is not offered.
  */
 import {
+  httpEndpoint,
   installed,
   type MatrixClient,
   must,
@@ -38,8 +39,8 @@ const pagesOf = (text: string) =>
     return m === null ? [] : [{ id: Number(m[1]), line: m[2]! }]
   })
 
-const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome> => {
-  const mcp = await startMcpServer(cli, ['--wsEndpoint', wsUrl, '--usageStatistics=false', '--performanceCrux=false'], {
+const task = async (connect: ReadonlyArray<string>, site: TaskSite): Promise<Outcome> => {
+  const mcp = await startMcpServer(cli, [...connect, '--usageStatistics=false', '--performanceCrux=false'], {
     CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1',
     CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS: '1',
   })
@@ -120,5 +121,12 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
 export const client: MatrixClient = {
   name: 'chrome-devtools-mcp (--wsEndpoint)',
   key: 'matrix-chrome-devtools-mcp',
-  task,
+  task: (wsUrl: string, _side: Side, site: TaskSite) => task(['--wsEndpoint', wsUrl], site),
+}
+
+/** The same server given `--browserUrl http://…`: Puppeteer reads `webSocketDebuggerUrl` from `/json/version`. */
+export const browserUrlClient: MatrixClient = {
+  name: 'chrome-devtools-mcp (--browserUrl)',
+  key: 'matrix-chrome-devtools-mcp-http',
+  task: (wsUrl: string, _side: Side, site: TaskSite) => task(['--browserUrl', httpEndpoint(wsUrl)], site),
 }

@@ -49,7 +49,13 @@ const OTHER =
   `<!doctype html><html><head><title>Other</title><link rel="icon" href="data:,"></head><body><p>Other ` +
   `page</p></body></html>`
 
-const serveTaskSite = async (): Promise<TaskSite> => {
+/**
+ * Serves the task site on a free loopback port.
+ *
+ * @example
+ * const site = await serveTaskSite()
+ */
+export const serveTaskSite = async (): Promise<TaskSite> => {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname
     const body = path === '/task' ? TASK : path === '/other' ? OTHER : undefined
@@ -108,6 +114,19 @@ const launchPlain = async (): Promise<PlainChromium> => {
       } catch {}
     },
   }
+}
+
+/**
+ * The `http://` endpoint of a DevTools URL, as a client given a browser URL uses it: plain
+ * Chromium's port (`ws://…/devtools/browser/<id>` → `http://host:port`), an errand's own URL
+ * (`ws://…/devtools/<token>` → `http://…/devtools/<token>`, discovery under it).
+ *
+ * @example
+ * httpEndpoint('ws://127.0.0.1:9222/devtools/browser/ab') // 'http://127.0.0.1:9222'
+ */
+export const httpEndpoint = (wsUrl: string): string => {
+  const http = wsUrl.replace(/^ws:/, 'http:')
+  return /\/devtools\/browser\//.test(http) ? http.replace(/\/devtools\/browser\/.*$/, '') : http
 }
 
 /** What a client's test gets. */

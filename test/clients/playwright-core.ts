@@ -3,10 +3,10 @@
  * errand's DevTools URL and against plain Chromium; the errand must behave the same.
  */
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { type MatrixClient, must, type Outcome, runTask, type Side, type TaskSite } from './matrix.ts'
+import { httpEndpoint, type MatrixClient, must, type Outcome, runTask, type Side, type TaskSite } from './matrix.ts'
 
-const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome> => {
-  const browser: Browser = await chromium.connectOverCDP(wsUrl)
+const task = async (endpoint: string, site: TaskSite): Promise<Outcome> => {
+  const browser: Browser = await chromium.connectOverCDP(endpoint)
   try {
     const context = browser.contexts()[0]!
     const page: Page = context.pages()[0] ?? (await context.newPage())
@@ -59,4 +59,15 @@ const task = async (wsUrl: string, _side: Side, site: TaskSite): Promise<Outcome
 }
 
 /** The client, for matrix.test.ts. */
-export const client: MatrixClient = { name: 'playwright-core (connectOverCDP)', key: 'matrix-playwright', task }
+export const client: MatrixClient = {
+  name: 'playwright-core (connectOverCDP)',
+  key: 'matrix-playwright',
+  task: (wsUrl: string, _side: Side, site: TaskSite) => task(wsUrl, site),
+}
+
+/** The same client given the `http://` endpoint: it reads `webSocketDebuggerUrl` from `/json/version/` first. */
+export const httpClient: MatrixClient = {
+  name: "playwright-core (connectOverCDP('http://…'))",
+  key: 'matrix-playwright-http',
+  task: (wsUrl: string, _side: Side, site: TaskSite) => task(httpEndpoint(wsUrl), site),
+}

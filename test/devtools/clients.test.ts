@@ -165,8 +165,9 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
           sessionId,
         ),
       ).rejects.toThrow(/files folder/)
-      // A download folder of its own choosing is not refused but replaced (Playwright names one as it
-      // connects): what the page downloads lands in the errand's folder, never in the one named.
+      // A download folder of its own choosing is the client's view, not the errand's (Playwright names
+      // one as it connects): what the page downloads lands in the errand's folder, and the client's own
+      // temp folder gets its copy (test/clients/downloads.test.ts has the folders that get none).
       const named = mkdtempSync(join(tmpdir(), 'errands-named-'))
       await client.send('Page.setDownloadBehavior', { behavior: 'allow', downloadPath: named }, sessionId)
       await client.send(
@@ -180,7 +181,7 @@ describe('a DevTools endpoint per errand, with real clients (A1)', () => {
       )
       const folder = await host.run(host.chromium.filesDir(host.supervisor.contextOf('session:cri')!))
       expect(await eventually(() => existsSync(join(folder, 'cri.txt')))).toBe(true)
-      expect(readdirSync(named)).toEqual([])
+      expect(await eventually(() => readdirSync(named).includes('cri.txt'))).toBe(true)
 
       await client.send('Target.closeTarget', { targetId })
       expect(await eventually(async () => !(await tabUrls('cri')).includes(site.url('/echo')))).toBe(true)

@@ -188,6 +188,8 @@ describe(`one Playwright MCP session script passes on Errands and on @playwright
         )
         expect(asked).toContain('### Modal state')
         expect(asked).toContain('["confirm" dialog with message "Proceed?"]: can be handled by browser_handle_dialog')
+        // The page's script is blocked, yet the answer has its snapshot section (empty), as Playwright MCP's has.
+        expect(asked).toContain('### Snapshot')
         ok(await s.call('browser_handle_dialog', { accept: true }), 'handle dialog')
         expect(await evaluate("() => document.getElementById('answer').textContent")).toContain('"Answer: true"')
 
@@ -248,6 +250,9 @@ describe(`one Playwright MCP session script passes on Errands and on @playwright
         expect(await evaluate('() => document.title')).toContain('"Other"')
         const listed = ok(await s.call('browser_tabs', { action: 'list' }), 'tabs list')
         expect(listed).toMatch(/- 0: \[Parity\]\(http:\/\/127\.0\.0\.1:\d+\/\)/)
+
+        // Closing answers with a ### section like every tool (ours parks the errand, theirs closes the browser).
+        expect(ok(await s.call('browser_close', {}), 'close')).toMatch(/^### Result\n/)
       } finally {
         await s.end()
       }

@@ -82,4 +82,28 @@ describe('errands mcp on stdio', () => {
       expect(again.stderr()).toContain('parking its errand')
     },
   )
+
+  it('an anonymous session never shows its key: not on stderr, not in any answer (X2)', async () => {
+    const mcp = await stdioClient({ ...env, ERRANDS_DATA_DIR: mkdtempSync(join(tmpdir(), 'errands-mcp-anon-')) })
+    const answers: Array<string> = []
+    try {
+      for (const [name, args] of [
+        ['browser_navigate', { url: shop.url('/') }],
+        ['browser_snapshot', {}],
+        ['browser_navigate', { url: 'file:///etc/hostname' }],
+        ['browser_tabs', { action: 'list' }],
+        ['browser_close', {}],
+        ['browser_snapshot', {}],
+      ] as const)
+        answers.push((await mcp.call(name, args)).text)
+    } finally {
+      await mcp.end()
+    }
+    // The engine logs the errand by its conversation (`session:<key>`): its lines are there, the key is not.
+    expect(mcp.stderr()).toContain('errands mcp: serving one MCP session on stdio (errand with a random key')
+    expect(mcp.stderr()).toMatch(/egress: allowed/)
+    const KEY = /mcp~[0-9a-f]{8}-/
+    expect(mcp.stderr()).not.toMatch(KEY)
+    for (const answer of answers) expect(answer).not.toMatch(KEY)
+  })
 })

@@ -19,13 +19,14 @@
  * const browser = await chromium.connectOverCDP(url)
  */
 import type { GuardPolicy } from '@errands/guard'
-import { admit, nodeHeaders, refuseUpgrade as refuseWith } from '@errands/edge'
+import { admit, nodeHeaders, refuseUpgrade as refuseWith, sendError, sendJson } from '@errands/edge'
 import { Runtime } from '@errands/runtime'
 import { Sessions, type SupervisorError } from '@errands/sessions'
 import { Cause, Context, Effect, Exit, Layer, Runtime as EffectRuntime, type Scope } from 'effect'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
+import { discover, DISCOVERY_PATH } from './discovery.ts'
 import { makeErrandTargets } from './errandTargets.ts'
 import type { DevToolsUnavailable } from './errors.ts'
 import { ErrandProxy, type CloseReason } from './proxy.ts'
@@ -85,6 +86,11 @@ export interface DevToolsShape {
   readonly endpoint: (conversationId: string) => Effect.Effect<DevToolsEndpoint, DevToolsUnavailable | SupervisorError>
   /** Takes an HTTP upgrade when its path is `/devtools/…` (`true`); anything else is not its own. */
   readonly upgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean
+  /**
+   * Answers an HTTP request for `/devtools/<token>/json/…` (discovery.ts: `version`, `list`, `protocol`) and answers
+   * `true`; anything else is not its own (`false`).
+   */
+  readonly discovery: (req: http.IncomingMessage, res: http.ServerResponse) => boolean
   /** Open client connections (of one conversation, or all). */
   readonly connections: (conversationId?: string) => number
 }
@@ -221,6 +227,7 @@ export const makeDevTools = (
           log: options.log,
           name: conversationId,
           filesDir: found.value.filesDir,
+          download: found.value.download,
           openHelper: () => openHelper(conversationId),
           // P3: what POST /v1/session/help asks, for Errands.requestHelp.
           requestHelp: (reason, timeoutMs, signal) =>
@@ -282,16 +289,65 @@ export const makeDevTools = (
       })
     }
 
+    // B7: a web page may try to reach us; CDP clients send no Origin, and the Host is ours.
+    const admitted = (req: http.IncomingMessage) =>
+      admit(
+        nodeHeaders(req.headers),
+        { port: port() },
+        { host: options.hosts ? { exactly: options.hosts } : 'own', origin: { own: false } },
+      )
+
+    const unknownToken =
+      'This DevTools URL is unknown or was revoked (park, release); ask GET /v1/session/devtools for a new one.'
+
+    const discovery = (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
+      const match = DISCOVERY_PATH.exec(req.url ?? '')
+      if (match === null) return false
+      const refusal = admitted(req)
+      if (refusal) {
+        sendError(res, refusal)
+        return true
+      }
+      const fail = (status: number, code: string, message: string) => sendError(res, { _tag: code, status, message })
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        // Chromium's PUT /json/new opens a tab; a client opens one over the WebSocket (Target.createTarget).
+        fail(405, 'MethodNotAllowed', "Only GET is answered under an errand's DevTools URL.")
+        return true
+      }
+      const token = match[1]!
+      const conversationId = closed ? undefined : tokens.conversationOf(token)
+      if (conversationId === undefined) {
+        fail(404, 'UnknownDevToolsToken', unknownToken)
+        return true
+      }
+      void run(target(conversationId))
+        .then(async (found) => {
+          if (Exit.isFailure(found)) {
+            const error = Cause.squash(found.cause)
+            return fail(503, 'DevToolsUnavailable', error instanceof Error ? error.message : 'try again.')
+          }
+          try {
+            const answer = await discover(match[2], { target: found.value, baseUrl: options.baseUrl(), token })
+            sendJson(res, answer.status, answer.body)
+          } finally {
+            await run(sessions.undrive(conversationId))
+          }
+        })
+        .catch((error: unknown) =>
+          fail(
+            503,
+            'DevToolsUnavailable',
+            `The errand's browser did not answer (${error instanceof Error ? error.message : String(error)}); ` +
+              'try again.',
+          ),
+        )
+      return true
+    }
+
     const upgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean => {
       const match = PATH.exec(req.url ?? '')
       if (match === null) return false
-      // B7: a web page may try to reach us; CDP clients send no Origin, and the Host is ours.
-      const headers = nodeHeaders(req.headers)
-      const identity = { port: port() }
-      const refusal = admit(headers, identity, {
-        host: options.hosts ? { exactly: options.hosts } : 'own',
-        origin: { own: false },
-      })
+      const refusal = admitted(req)
       if (refusal) {
         refuseWith(socket, refusal)
         return true
@@ -299,12 +355,7 @@ export const makeDevTools = (
       const token = match[1]!
       const conversationId = closed ? undefined : tokens.conversationOf(token)
       if (conversationId === undefined) {
-        refuseUpgrade(
-          socket,
-          404,
-          'UnknownDevToolsToken',
-          'This DevTools URL is unknown or was revoked (park, release); ask GET /v1/session/devtools for a new one.',
-        )
+        refuseUpgrade(socket, 404, 'UnknownDevToolsToken', unknownToken)
         return true
       }
       const busy = (open.get(conversationId)?.size ?? 0) + (connecting.get(conversationId) ?? 0)
@@ -337,6 +388,7 @@ export const makeDevTools = (
     return {
       endpoint,
       upgrade,
+      discovery,
       connections: (conversationId) =>
         conversationId === undefined
           ? [...open.values()].reduce((n, s) => n + s.size, 0)
@@ -366,6 +418,7 @@ export class DevTools extends Context.Tag('@errands/devtools/DevTools')<DevTools
     return Layer.succeed(DevTools, {
       endpoint: () => Effect.dieMessage('DevTools fake: endpoint is not provided'),
       upgrade: () => false,
+      discovery: () => false,
       connections: () => 0,
       ...methods,
     })

@@ -54,9 +54,15 @@ const setPermission: Handler = (p, c) => {
   inErrandContext(p, c)
 }
 
+/**
+ * The client's download behaviour: its view, never the errand's (clientDownloads.ts); forwarded only when the
+ * errand has no folder.
+ */
 const downloadBehavior: Handler = (p, c) => {
   const params = p.inContext(c)
-  if (params !== undefined) p.forward(c, p.downloadTo(params))
+  if (params === undefined) return
+  if (p.connection.downloads.emulated) return p.setDownloads(c, params)
+  p.forward(c, p.downloadTo(params))
 }
 
 /**
@@ -117,11 +123,33 @@ const getTargetInfo: Handler = (p, c) => {
 }
 
 const ownTarget: Handler = (p, c) => {
+  // Puppeteer's `browser.target().createCDPSession()`: the browser target, as a browser session
+  // confined like the connection (the same as `Target.attachToBrowserTarget`).
+  if (c.method === 'Target.attachToTarget' && isBrowserTarget(p, c.params.targetId)) {
+    if (c.params.flatten !== true)
+      return p.refuse(c, 'only flatten sessions are offered (attachToTarget with flatten: true)')
+    return p.connection.openBrowserSession(p, c)
+  }
   if (!p.ours(c.params.targetId)) return p.refuse(c, 'no target with this id belongs to this errand')
   if (c.method === 'Target.attachToTarget' && c.params.flatten !== true) {
     return p.refuse(c, 'only flatten sessions are offered (attachToTarget with flatten: true)')
   }
   p.forward(c, c.params)
+}
+
+/** Whether `targetId` is the browser's own target (as the view's discovery lists it). */
+const isBrowserTarget = (p: BrowserView, targetId: unknown): boolean =>
+  typeof targetId === 'string' && p.targets.get(targetId)?.type === 'browser'
+
+/**
+ * `Target.getDevToolsTarget`: the DevTools window opened for a target — never one for an
+ * errand's (`Target.openDevTools` is refused), so `{}` as Chromium answers a target without one
+ * (chrome-devtools-mcp asks for every page it lists).
+ */
+const getDevToolsTarget: Handler = (p, c) => {
+  // It asks of pages it saw closed too: Chromium's answer for a target that is gone.
+  if (!p.ours(c.params.targetId)) return p.noSuchTarget(c)
+  p.reply(c, {})
 }
 
 const detach: Handler = (p, c) => {
@@ -193,6 +221,7 @@ export const BROWSER_METHODS: Readonly<Record<string, Handler>> = {
   'Target.disposeBrowserContext': disposeBrowserContext,
   'Target.getTargets': getTargets,
   'Target.getTargetInfo': getTargetInfo,
+  'Target.getDevToolsTarget': getDevToolsTarget,
   'Target.attachToTarget': ownTarget,
   'Target.attachToBrowserTarget': attachToBrowserTarget,
   'Target.activateTarget': ownTarget,
@@ -202,6 +231,38 @@ export const BROWSER_METHODS: Readonly<Record<string, Handler>> = {
   'Target.setDiscoverTargets': setDiscoverTargets,
   'Target.setAutoAttach': setAutoAttach,
 }
+
+/**
+ * The domains Chromium's browser target serves (measured on Chromium 156 with headless=new: every
+ * other domain's method answers -32601 "wasn't found" at the browser level).
+ *
+ * @example
+ * BROWSER_TARGET_DOMAINS.has('Page') // false
+ */
+export const BROWSER_TARGET_DOMAINS: ReadonlySet<string> = new Set([
+  'Browser',
+  'BluetoothEmulation',
+  'Extensions',
+  'Fetch',
+  'IO',
+  'Memory',
+  'Security',
+  'Storage',
+  'SystemInfo',
+  'Target',
+  'Tethering',
+  'Tracing',
+])
+
+/**
+ * Why the `Extensions` domain stays refused (Stagehand 4 asks it first): Chromium installs an
+ * extension in the browser's profile, not in one context, and what it is allowed (`debugger`,
+ * `tabs`, content scripts on every URL) reaches every errand of the browser
+ * (docs/adr/0052-stagehand-4-extension-not-confined.md).
+ */
+const EXTENSIONS_REFUSED =
+  "extensions belong to the whole browser, every errand's context, never to one errand; an errand's endpoint " +
+  'neither lists nor loads them (Stagehand 4 needs its runtime extension: see the DevTools guide)'
 
 /**
  * A browser-level command on a view (the root one or a client's browser session): the allowlist
@@ -215,6 +276,11 @@ export const onBrowserCommand = (view: BrowserView, command: Command): void => {
   const handler = Object.hasOwn(BROWSER_METHODS, command.method) ? BROWSER_METHODS[command.method] : undefined
   if (handler !== undefined) return handler(view, command)
   if (!knownMethod(command.method)) return view.unknown(command)
+  // A page's domain sent to the browser (`Page.enable`, Playwright's `Runtime.runIfWaitingForDebugger`
+  // when it detaches a browser session): Chromium has no such handler there and answers -32601.
+  const domain = command.method.slice(0, command.method.indexOf('.'))
+  if (!BROWSER_TARGET_DOMAINS.has(domain)) return view.unknown(command, false)
+  if (domain === 'Extensions') return view.refuse(command, EXTENSIONS_REFUSED)
   view.refuse(
     command,
     `${command.method} is not on the allowlist of browser-level methods of an errand's DevTools endpoint`,

@@ -7,6 +7,7 @@
 import type { GuardPolicy } from '@errands/guard'
 import type { CdpChannel } from '@errands/runtime'
 import type { HandBack } from '@errands/sessions'
+import type { ClientDownloads } from './clientDownloads.ts'
 import type { TargetInfo } from './targets.ts'
 
 /** A command's params or an answer's result. @example const p: Params = { targetId: 'T1' } */
@@ -40,6 +41,8 @@ export interface ProxyOptions {
   readonly deadlineMs?: number | undefined
   /** The errand's own files folder: the only place a client may name files (#27); none: no paths at all. */
   readonly filesDir?: string | undefined
+  /** Where the engine kept a download, by Chromium's guid (`DevToolsTarget.download`, clientDownloads.ts). */
+  readonly download?: ((guid: string) => Promise<string | undefined>) | undefined
   /** Commands of this client waiting for the browser at once; more are refused (#27, default `MAX_IN_FLIGHT`). */
   readonly maxInFlight?: number | undefined
   /** Browser sessions of this client at once (`Target.attachToBrowserTarget`, default `MAX_BROWSER_SESSIONS`). */
@@ -106,6 +109,8 @@ export interface ViewConnection {
   readonly windows: Set<number>
   /** The errand's browser context id as this client sees it. */
   readonly alias: string
+  /** The client's download behaviours and copies (clientDownloads.ts). */
+  readonly downloads: ClientDownloads
   /** Whether a person drives the errand now (the client's acting commands are held, wheel.ts). */
   readonly personDriving: boolean
   close(why: CloseReason): void
@@ -118,8 +123,8 @@ export interface ViewConnection {
   closeBrowserSession(from: AnsweringView, sessionId: string): boolean
   openHelperContext(from: AnsweringView, command: Command): void
   closeHelperContext(browserContextId: unknown): boolean
-  /** Refuses `command` (-32000 with `why`; -32601 without). */
-  refused(command: Command, why: string | undefined, viewSession?: string): void
+  /** Refuses `command` (-32000 with `why`; -32601 without, not logged when `logged` is false). */
+  refused(command: Command, why: string | undefined, viewSession?: string, logged?: boolean): void
   toClient(message: Params): void
   sendToClient(text: string): void
   /** A client command went to the browser (the in-flight limit). */

@@ -28,6 +28,7 @@
 import { randomBytes } from 'node:crypto'
 import WebSocket from 'ws'
 import { onBrowserCommand } from './browserMethods.ts'
+import { ClientDownloads } from './clientDownloads.ts'
 import { readCommand } from './clientMessage.ts'
 import type { AnsweringView, CloseReason, Command, Params, ProxyOptions, ViewConnection } from './connection.ts'
 import { ErrandsDomain } from './errandsDomain.ts'
@@ -86,6 +87,8 @@ export class ErrandProxy implements ViewConnection {
   private readonly closeListeners: Array<(why: CloseReason) => void> = []
   /** The errand's browser context id as this client sees it. */
   readonly alias = randomBytes(16).toString('hex').toUpperCase()
+  /** The client's download behaviours, its view and not the errand's (clientDownloads.ts). */
+  readonly downloads: ClientDownloads
   /** This client's name for Playwright's binding global (see the file's doc). */
   private readonly binding = `${PLAYWRIGHT_BINDING}c${randomBytes(6).toString('hex')}_`
   /** When the client last sent anything (the idle limit reads it). */
@@ -115,6 +118,7 @@ export class ErrandProxy implements ViewConnection {
 
   private constructor(/** @internal */ readonly options: ProxyOptions) {
     this.refusals = new Refusals(options)
+    this.downloads = new ClientDownloads(options)
     this.helpers = new HelperContexts(options.openHelper, () => this.state === 'open')
     this.domain = new ErrandsDomain({
       options,
@@ -322,8 +326,8 @@ export class ErrandProxy implements ViewConnection {
    * Refuses `command`: -32000 with `why`, or, without a `why`, -32601 as Chromium answers a method
    * it does not know. Logged once per connection and method.
    */
-  /** @internal */ refused(command: Command, why: string | undefined, viewSession?: string): void {
-    this.toClient(this.refusals.answer(command, why, viewSession))
+  /** @internal */ refused(command: Command, why: string | undefined, viewSession?: string, logged = true): void {
+    this.toClient(this.refusals.answer(command, why, viewSession, logged))
   }
 
   /** @internal */ toClient(message: Params): void {

@@ -30,15 +30,16 @@ export class Refusals {
 
   /**
    * The answer refusing `command`: -32000 with `why`, or, without a `why`, -32601 as Chromium
-   * answers a method it does not know. Logged once per connection and method.
+   * answers a method it does not know. Logged once per connection and method (unless `logged` is false: a -32601
+   * Chromium itself would answer, not a refusal).
    *
    * @example
    * refusals.answer(command, undefined) // { id, error: { code: -32601, message: "'X.y' wasn't found" } }
    */
-  answer(command: Command, why: string | undefined, viewSession?: string): Params {
+  answer(command: Command, why: string | undefined, viewSession?: string, logged = true): Params {
     const message =
       why === undefined ? `'${command.method}' wasn't found` : `Refused by the errand's DevTools endpoint: ${why}.`
-    this.log(command.method, why ?? 'not a method of the DevTools protocol (-32601)')
+    if (logged) this.log(command.method, why ?? 'not a method of the DevTools protocol (-32601)')
     return {
       id: command.id,
       sessionId: command.sessionId ?? viewSession,

@@ -50,7 +50,10 @@ export interface DevToolsServing extends DevToolsShape {
 
 const notFound = (res: http.ServerResponse) => {
   const body = JSON.stringify({
-    error: { code: 'NotFound', message: 'This server only takes DevTools WebSockets at /devtools/<token>.' },
+    error: {
+      code: 'NotFound',
+      message: 'This server only takes DevTools WebSockets at /devtools/<token> (and discovery under /json/).',
+    },
   })
   res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
   res.end(body)
@@ -68,7 +71,10 @@ export const serveDevTools = (
   options: DevToolsServerOptions = {},
 ): Effect.Effect<DevToolsServing, never, Sessions | Runtime | Scope.Scope> =>
   Effect.gen(function* () {
-    const server = http.createServer((_req, res) => notFound(res))
+    let discovery: DevToolsShape['discovery'] = () => false
+    const server = http.createServer((req, res) => {
+      if (!discovery(req, res)) notFound(res)
+    })
     const port = yield* Effect.acquireRelease(
       Effect.async<number>((resume) => {
         server.listen(options.port ?? 0, '127.0.0.1', () =>
@@ -91,6 +97,7 @@ export const serveDevTools = (
       maxConnections: options.maxConnections,
       maxInFlight: options.maxInFlight,
     })
+    discovery = devtools.discovery
     server.on('upgrade', (req, socket, head) => {
       if (!devtools.upgrade(req, socket, head)) socket.destroy()
     })

@@ -22,6 +22,17 @@ import type { BrowserView } from './view.ts'
  * if (view.sessions.has(command.sessionId)) onSessionCommand(view, command)
  */
 export const onSessionCommand = (view: BrowserView, command: Command): void => {
+  // A download behaviour on a page session (agent-browser's `download`; the deprecated Page one):
+  // the client's view of the session's context, never the errand's (clientDownloads.ts).
+  if (command.method === 'Browser.setDownloadBehavior' || command.method === 'Page.setDownloadBehavior') {
+    const { browserContextId: named, ...rest } = command.params
+    if (named !== undefined && view.connection.realContext(named) === undefined)
+      return view.refuse(command, "that browserContextId is not this errand's")
+    const params = { ...rest, browserContextId: contextOfSession(view, command.sessionId) }
+    if (view.connection.downloads.emulated) return view.setDownloads(command, params)
+    if (command.method === 'Page.setDownloadBehavior') return view.forward(command, view.downloadTo(rest))
+    return view.forwardToBrowser(command, view.downloadTo(params))
+  }
   const refusal = refusedOnSession(command.method)
   if (refusal !== undefined) return knownMethod(command.method) ? view.refuse(command, refusal) : view.unknown(command)
   const p = command.params
@@ -35,11 +46,9 @@ export const onSessionCommand = (view: BrowserView, command: Command): void => {
   }
   if (URL_METHODS.has(command.method) && !view.allowedUrl(command, p.url)) return
   // Paths of this machine: uploads (`DOM.setFileInputFiles`, `Page.handleFileChooser`), dropped
-  // files (`Input.dispatchDragEvent`) — a bare name is the errand's staged file — and download
-  // folders (`Page.setDownloadBehavior`).
+  // files (`Input.dispatchDragEvent`) — a bare name is the errand's staged file.
   const params = uploadParams(p, view.options.filesDir)
   if (typeof params === 'string') return view.refuse(command, params)
-  if (command.method === 'Page.setDownloadBehavior') return view.forward(command, view.downloadTo(p))
   if (
     command.method === 'Target.detachFromTarget' &&
     p.sessionId !== undefined &&

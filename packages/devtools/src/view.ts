@@ -54,6 +54,10 @@ export class BrowserView {
   /** Sessions the view attached for the client's auto-attach, by target. */
   private readonly autoAttached = new Map<string, Promise<void>>()
   private readonly downloads = new Set<string>()
+  /** Whether the client asked for Chromium's download events on this view (`eventsEnabled`). */
+  private downloadEvents = false
+  /** This view's channel has Chromium's download events on (clientDownloads.ts). */
+  private downloadEventsOn: Promise<unknown> | undefined
   discover: { readonly filter: unknown } | undefined
   autoAttach: { readonly filter: unknown } | undefined
   private open = true
@@ -173,6 +177,27 @@ export class BrowserView {
     return downloadParams(params, this.options.filesDir)
   }
 
+  /**
+   * A client's download behaviour (`params` naming the real context): remembered, never sent
+   * (clientDownloads.ts). Its events come on this view's channel through a behaviour of the
+   * browser's default context, which no errand uses: the errand's own is never touched.
+   */
+  setDownloads(command: Command, params: Params): void {
+    this.connection.downloads.set(String(params.browserContextId), params)
+    if (params.eventsEnabled !== true) {
+      this.downloadEvents = false
+      return this.reply(command, {})
+    }
+    this.downloadEventsOn ??= this.internal('Browser.setDownloadBehavior', { behavior: 'deny', eventsEnabled: true })
+    this.downloadEventsOn.then(
+      () => {
+        this.downloadEvents = true
+        this.reply(command, {})
+      },
+      (error: Error) => this.refuse(command, error.message),
+    )
+  }
+
   hide(info: TargetInfo): TargetInfo {
     return info.browserContextId === this.options.browserContextId
       ? { ...info, browserContextId: this.connection.alias }
@@ -189,9 +214,25 @@ export class BrowserView {
     this.connection.refused(command, why, this.clientSession)
   }
 
-  /** As Chromium answers a method it does not know: -32601. */
-  unknown(command: Command): void {
-    this.connection.refused(command, undefined, this.clientSession)
+  /**
+   * As Chromium answers a method it does not know: -32601. `logged: false` when Chromium would
+   * answer so too for a method it knows elsewhere (a page's domain at the browser level): an
+   * answer, not a refusal of ours.
+   */
+  unknown(command: Command, logged = true): void {
+    this.connection.refused(command, undefined, this.clientSession, logged)
+  }
+
+  /**
+   * As Chromium answers a target id it does not have (-32602): another errand's targets do not
+   * exist for this client, so that is no refusal of ours either.
+   */
+  noSuchTarget(command: Command): void {
+    this.toClient({
+      id: command.id,
+      sessionId: command.sessionId,
+      error: { code: -32602, message: 'No target with given id found' },
+    })
   }
 
   reply(command: Command, result: Params): void {
@@ -322,12 +363,21 @@ export class BrowserView {
         return this.onAttached(undefined, params)
       case 'Target.detachedFromTarget':
         return this.onDetached(undefined, params)
-      case 'Browser.downloadWillBegin':
+      case 'Browser.downloadWillBegin': {
         if (!this.ours(params.frameId)) return
-        this.downloads.add(String(params.guid))
+        const guid = String(params.guid)
+        this.downloads.add(guid)
+        this.connection.downloads.began(guid, this.targets.get(String(params.frameId))?.browserContextId)
+        if (this.connection.downloads.emulated && !this.downloadEvents) return
         return this.emit(method, params)
+      }
       case 'Browser.downloadProgress':
-        if (this.downloads.has(String(params.guid))) this.emit(method, params)
+        if (!this.downloads.has(String(params.guid))) return
+        if (!this.connection.downloads.emulated) return this.emit(method, params)
+        if (!this.downloadEvents) return
+        // A finished download reaches the client once its copy is in place (clientDownloads.ts).
+        if (params.state !== 'completed') return this.emit(method, params)
+        void this.connection.downloads.finished(params).then((p) => this.emit(method, p))
         return
       default:
         // Nothing else at the browser level is the errand's alone.
@@ -342,6 +392,17 @@ export class BrowserView {
     if (method === 'Target.targetCreated' || method === 'Target.targetInfoChanged') {
       const info = params.targetInfo as TargetInfo | undefined
       return this.emit(method, info ? { ...params, targetInfo: this.hide(info) } : params, sessionId)
+    }
+    if (method === 'Page.downloadWillBegin' && typeof params.guid === 'string') {
+      const target = this.targets.get(this.sessions.get(sessionId) ?? '')
+      this.connection.downloads.began(params.guid, target?.browserContextId)
+    }
+    // A finished download reaches the client once its copy is in place (clientDownloads.ts).
+    if (method === 'Page.downloadProgress' && params.state === 'completed' && this.connection.downloads.emulated) {
+      void this.connection.downloads
+        .finished(params)
+        .then((p) => this.connection.sendToClient(JSON.stringify({ ...raw, params: p })))
+      return
     }
     // While a person drives, what the client's interception or debugger would stop is answered here (drive.ts).
     if (this.drive.event(sessionId, method, params, this.connection.personDriving)) return

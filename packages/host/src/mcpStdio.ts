@@ -16,6 +16,7 @@
 import { serveStdio, endErrand, parseCaps, randomKey, RefBook } from '@errands/mcp'
 import { HealthLog } from '@errands/sessions'
 import { Cause, Context, Effect, Either, Exit, Layer, Logger } from 'effect'
+import { Writable } from 'node:stream'
 import { Browsing } from './browsing/Browsing.ts'
 import { explainHostConfigError, hostSettingsFrom } from './config.ts'
 import { hostEngineLayer, type HostEngineOptions } from './engine.ts'
@@ -38,6 +39,31 @@ export interface McpStdioOptions {
   /** Extra options for our own Chromium (tests). */
   readonly chromium?: HostEngineOptions['chromium']
 }
+
+/** What stands for an anonymous session's key wherever a line would name it. */
+const ANONYMOUS = 'mcp~(anonymous)'
+
+/**
+ * X2: the anonymous session's key is a credential of its errand (any face given it drives the
+ * errand), and the engine names an errand by its conversation (`session:<key>`) in its log lines
+ * (the egress, the guard, downloads). Every line and every answer of this process is written
+ * through this: the key is replaced wherever it would appear.
+ */
+const hidden =
+  (key: string) =>
+  (text: string): string =>
+    text.includes(key) ? text.replaceAll(key, ANONYMOUS) : text
+
+/**
+ * `stream` with every write passed through `hide` (the protocol's JSON-RPC messages: one write
+ * each, so a key never straddles two writes; the stand-in holds nothing JSON escapes).
+ */
+const hiddenOn = (stream: NodeJS.WritableStream, hide: (text: string) => string): NodeJS.WritableStream =>
+  new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      stream.write(hide(typeof chunk === 'string' ? chunk : chunk.toString('utf8')), done)
+    },
+  })
 
 const signalled = (): { readonly promise: Promise<NodeJS.Signals>; readonly dispose: () => void } => {
   let on: (signal: NodeJS.Signals) => void = () => undefined
@@ -64,7 +90,9 @@ const signalled = (): { readonly promise: Promise<NodeJS.Signals>; readonly disp
  */
 export const runMcpStdio = async (options: McpStdioOptions = {}): Promise<number> => {
   const stderr = options.stderr ?? process.stderr
-  const log = (line: string) => void stderr.write(`${line}\n`)
+  // X2: an anonymous session's key is never shown; set once the key is made (see `hidden`).
+  let hide: (text: string) => string = (text) => text
+  const log = (line: string) => void stderr.write(`${hide(line)}\n`)
   const decoded = Effect.runSync(Effect.either(hostSettingsFrom(options.env ?? process.env)))
   if (Either.isLeft(decoded)) {
     log(`errands mcp: invalid configuration, not started:\n${explainHostConfigError(decoded.left)}`)
@@ -88,6 +116,7 @@ export const runMcpStdio = async (options: McpStdioOptions = {}): Promise<number
     return 2
   }
   const anonymous = options.session === undefined
+  if (anonymous) hide = hidden(key)
   const stop = signalled()
   // Effect's own logger writes to stdout, which is the protocol here.
   const logger = Logger.replace(
@@ -113,7 +142,7 @@ export const runMcpStdio = async (options: McpStdioOptions = {}): Promise<number
           log,
           runtime,
           stdin: options.stdin as never,
-          stdout: options.stdout as never,
+          stdout: (anonymous ? hiddenOn(options.stdout ?? process.stdout, hide) : options.stdout) as never,
           stop: stop.promise,
         }),
       )

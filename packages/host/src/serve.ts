@@ -325,6 +325,10 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       {
         name: 'DevTools endpoint',
         paths: [DEVTOOLS_PREFIX],
+        // HTTP discovery under an errand's DevTools URL (`/devtools/<token>/json/…`, A1); else the /v1 app's 404.
+        request: (req, res) => {
+          if (!endpoint.discovery(req, res)) handler(req, res)
+        },
         upgrade: (req, socket, head) => orUpgrade(endpoint.upgrade(req, socket, head), req, socket),
       },
     ])

@@ -49,7 +49,6 @@ const shape = (s: JsonSchema): unknown => {
   }
   if (type === 'object') {
     const props = (s.properties ?? {}) as Record<string, JsonSchema>
-    const withDefault = new Set(Object.keys(props).filter((k) => props[k]!.default !== undefined))
     return {
       type,
       properties: Object.fromEntries(
@@ -57,8 +56,8 @@ const shape = (s: JsonSchema): unknown => {
           .sort()
           .map((k) => [k, shape(props[k]!)]),
       ),
-      // zod 4 marks a field with a default required; a client may leave it out all the same.
-      required: ((s.required ?? []) as ReadonlyArray<string>).filter((k) => !withDefault.has(k)).sort(),
+      // A field with a default is required in both lists (listing.ts); a client may leave it out all the same.
+      required: [...((s.required ?? []) as ReadonlyArray<string>)].sort(),
       ...nullable,
     }
   }
@@ -98,7 +97,6 @@ const compared = (ours: JsonSchema, theirs: JsonSchema): [unknown, unknown] => {
       : [k in props ? shape(props[k]!) : undefined, k in theirProps ? shape(theirProps[k]!) : undefined],
   )
   const required = (s: JsonSchema) => (shape({ ...s, properties: {} }) as { required: Array<string> }).required
-  const withDefault = new Set(Object.keys(theirProps).filter((k) => theirProps[k]!.default !== undefined))
   return [
     {
       properties: Object.fromEntries(keys.map((k, i) => [k, pairs[i]![0]])),
@@ -109,7 +107,7 @@ const compared = (ours: JsonSchema, theirs: JsonSchema): [unknown, unknown] => {
     {
       properties: Object.fromEntries(keys.map((k, i) => [k, pairs[i]![1]])),
       required: required(theirs)
-        .filter((k) => !stoodIn.has(k) && !withDefault.has(k))
+        .filter((k) => !stoodIn.has(k))
         .sort(),
     },
   ]

@@ -19,6 +19,7 @@ import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Cause, Effect, Exit, Runtime } from 'effect'
 import type { ErrandBrowser } from './ErrandBrowser.ts'
+import { listLikePlaywrightMcp } from './listing.ts'
 import { PageLogs } from './pageLog.ts'
 import type { RefBook } from './refs.ts'
 import { registerDownloads } from './resources.ts'
@@ -238,6 +239,8 @@ export const makeErrandServer = (
       if (view.botId === errand.key) offer(holdsLease(view))
     }) as () => void
   }
+  // Playwright MCP's pinned list requires its defaulted fields (listing.ts).
+  listLikePlaywrightMcp(server)
   return {
     server,
     close: () => {

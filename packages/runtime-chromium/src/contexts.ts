@@ -240,6 +240,7 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
           }
         },
         filesDir: this.localFiles ? this.errandFiles.dirFor(contextId) : undefined,
+        download: this.localFiles ? (guid: string) => this.downloads.savedAs(guid) : undefined,
       }
     })
 

@@ -22,7 +22,7 @@
  */
 import { existsSync } from 'node:fs'
 import { lstat, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import {
   dedupeName,
   fitting,
@@ -48,8 +48,20 @@ import { call } from './failures.ts'
 /** A context's files folder, or why it has none (the main context, a remote browser, gone). */
 export type FilesDirOf = (contextId: ContextId) => Effect.Effect<string, ContextError>
 
+/** How long a DevTools client's wait for a download's saved file may last (docs/devtools-endpoint.md). */
+const SAVED_WAIT_MS = 60_000
+
+/** A download's saved file by Chromium's guid: waited for by the DevTools proxy, settled by `save`. */
+interface Saved {
+  readonly done: Promise<string | undefined>
+  readonly settle: (path: string | undefined) => void
+}
+
 /** The downloads and file verbs of one runtime's errand folders. */
 export class Downloads {
+  /** Downloads by Chromium's guid (the name Playwright's artifact has), until a client asked or a minute passed. */
+  private readonly saved = new Map<string, Saved>()
+
   constructor(
     private readonly files: ErrandFiles,
     private readonly dirOf: FilesDirOf,
@@ -61,6 +73,37 @@ export class Downloads {
   /** Saves every download of `page` into its context's folder. @example downloads.watch(id, page) */
   watch(contextId: ContextId, page: Page): void {
     page.on('download', (download) => void this.save(contextId, download))
+  }
+
+  /**
+   * The errand file the download `guid` was saved as, once saved; undefined when it was not kept
+   * (caps, failure) or nothing was heard of it within a minute. `DevToolsTarget.download`.
+   *
+   * @example
+   * const path = await downloads.savedAs('85c5fa45-…') // '/tmp/errands-files-x/ab12/report.pdf'
+   */
+  savedAs(guid: string): Promise<string | undefined> {
+    return this.entry(guid).done
+  }
+
+  private entry(guid: string): Saved {
+    let entry = this.saved.get(guid)
+    if (entry === undefined) {
+      let settle!: (path: string | undefined) => void
+      const done = new Promise<string | undefined>((resolve) => {
+        settle = resolve
+      })
+      const timer = setTimeout(() => settle(undefined), SAVED_WAIT_MS)
+      timer.unref()
+      void done.then(() => {
+        clearTimeout(timer)
+        // Kept a while for a client that asks after it was saved, then forgotten.
+        setTimeout(() => this.saved.delete(guid), SAVED_WAIT_MS).unref()
+      })
+      entry = { done, settle }
+      this.saved.set(guid, entry)
+    }
+    return entry
   }
 
   /** The capability of the runtime contract (`FileVerbs`). */
@@ -175,11 +218,15 @@ export class Downloads {
       await download.cancel().catch(() => undefined)
       return
     }
+    let guid: string | undefined
     try {
       // Finished (in Playwright's artifacts folder) before it is judged: its size is known only then.
       const done = await download.path()
+      // Playwright's artifact is named by Chromium's guid, which a DevTools client's events carry.
+      guid = basename(done)
       const over = overCap(this.caps, this.files.heldBytes(contextId), (await stat(done)).size)
       if (over !== undefined) {
+        this.entry(guid).settle(undefined)
         await download.delete().catch(() => undefined)
         const cap =
           over === 'file'
@@ -197,9 +244,11 @@ export class Downloads {
         'download',
         true,
       )
+      this.entry(guid).settle(join(dir.right, file.name))
       await download.delete().catch(() => undefined)
       this.log(`download saved in context ${contextId}: ${file.name} (${file.size} bytes)`)
     } catch (error) {
+      if (guid !== undefined) this.entry(guid).settle(undefined)
       this.log(
         `download in context ${contextId} failed: ` +
           `${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,

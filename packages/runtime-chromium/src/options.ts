@@ -111,8 +111,12 @@ export const PLAYWRIGHT_ENABLED_FEATURES: ReadonlyArray<string> = [
  *   away unused (129 renderer starts instead of 72 in the same run), and whether it is alive at a
  *   given moment depends on which context moved last, so the process count stops saying what is
  *   open (ADR 0015, `npm run bench -- spare`).
+ * - `AutofillServerCommunication`: a page with a form made Chromium ask
+ *   `content-autofill.googleapis.com` for field types and vote on each submit (A5: no Google
+ *   service; the egress refused it, every form, for nothing).
  */
 export const ERRANDS_DISABLED_FEATURES: ReadonlyArray<string> = [
+  'AutofillServerCommunication',
   'WebUIOmniboxPopup',
   'WebUIOmniboxAimPopup',
   'WebUIOmniboxFullPopup',
@@ -174,6 +178,14 @@ export const chromiumArgs = (extra: ReadonlyArray<string> = []): string[] => {
  *   is silently ignored (measured: host candidates and STUN packets with it, none with this).
  *   WebTransport needs no switch: behind a proxy Chromium refuses it before any QUIC packet
  *   (measured, and proven by test/containment; `--disable-quic` alone did not stop it).
+ * - `--gaia-url` and `--component-updater=url-source=` at port 1 of loopback: no Google service
+ *   is called (A5). A persistent profile (the person's main browser) still asked
+ *   `accounts.google.com/ListAccounts` at start (Playwright's `SkipListAccountsWithoutGaiaCookies`
+ *   is not in Chromium 156) and `update.googleapis.com` for an on-demand component (a foreground
+ *   check `--disable-component-update` does not stop). Port 1 is one of Chromium's unsafe ports:
+ *   the request fails inside Chromium (`ERR_UNSAFE_PORT`) before any connection or proxy
+ *   (measured with a net log: no connect, nothing reaches the egress). Side effect, wanted: no
+ *   site is Chromium's own sign-in origin, `accounts.google.com` is a site like any other.
  * The feature lists come after these, from {@link chromiumArgs}.
  */
 export const CHROMIUM_SWITCHES: ReadonlyArray<string> = [
@@ -187,6 +199,9 @@ export const CHROMIUM_SWITCHES: ReadonlyArray<string> = [
   '--disable-sync',
   // G4: what cannot pass the egress is off (docs/runtime-chromium.md, the flag table; ADR 0017).
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  // A5: no Google service (see above; test/clients/noGoogle.test.ts reads the egress log).
+  '--gaia-url=http://127.0.0.1:1/',
+  '--component-updater=url-source=http://127.0.0.1:1/',
 ]
 
 /**

@@ -222,4 +222,11 @@ export interface DevToolsTarget {
   readonly attach: () => () => void
   /** The errand's own folder: the only place a client may name files of the engine's machine (A1). */
   readonly filesDir?: string | undefined
+  /**
+   * Where the engine kept the download Chromium names `guid` (a file of its errand's folder, listed
+   * like every download), once it has finished and been saved; undefined when it was not kept (over
+   * the files caps, failed, or not a download of this runtime's errands within the deadline). The
+   * DevTools proxy hands the client its copy from it (docs/devtools-endpoint.md).
+   */
+  readonly download?: ((guid: string) => Promise<string | undefined>) | undefined
 }

@@ -129,9 +129,10 @@ export const browserClose = tool({
   run: (ctx) =>
     Effect.as(
       ctx.errand.park(),
+      // A `###` section, as Playwright MCP answers every tool.
       text(
-        'The browser is set aside (parked): its sign-ins and tabs are kept, sealed. The next browser_* call reopens ' +
-          'it as it was.',
+        '### Result\nThe browser is set aside (parked): its sign-ins and tabs are kept, sealed. The next browser_* ' +
+          'call reopens it as it was.',
       ),
     ),
 })

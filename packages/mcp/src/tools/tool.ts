@@ -143,8 +143,10 @@ const pageState = (ctx: ToolContext, page: Page): Promise<string> =>
                 `${JSON.stringify(modal.message.slice(0, 500))}]: can be handled by browser_handle_dialog`
               : '- [File chooser]: can be handled by browser_file_upload',
           ]),
+      // While a dialog blocks the page there is no snapshot to take: Playwright MCP still answers
+      // its `### Snapshot` section, empty.
       ...(snap === undefined
-        ? []
+        ? ['### Snapshot', '```yaml', '', '```']
         : [
             '### Snapshot',
             '```yaml',
