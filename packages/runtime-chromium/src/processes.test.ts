@@ -47,7 +47,18 @@ describe('browserPidOf', () => {
         pid === undefined ? undefined : readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0')
       await expect.poll(() => argv(helper.pid)).toContain('--type=renderer')
       const found = browserPidOf(tmp)
-      expect({ found, argv: argv(found) }).toEqual({ found: undefined, argv: undefined })
+      // What was taken, read again for the failure's words (it failed once under a loaded machine, unexplained).
+      const seen = (file: string) => {
+        try {
+          return found === undefined ? undefined : readFileSync(`/proc/${found}/${file}`, 'latin1')
+        } catch (e) {
+          return String(e)
+        }
+      }
+      expect(
+        { found, argv: argv(found) },
+        `helper ${helper.pid}, test ${process.pid}; stat ${seen('stat')}; cmdline ${JSON.stringify(seen('cmdline'))}`,
+      ).toEqual({ found: undefined, argv: undefined })
     } finally {
       rmSync(tmp, { recursive: true, force: true })
     }
