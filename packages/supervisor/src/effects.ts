@@ -70,18 +70,21 @@ export const makeErrandEffects = (deps: EffectDeps) => {
     return upstreamProxy === undefined ? {} : { upstreamProxy }
   }
 
+  /** The sealed record of an errand as `input` describes it, with its snapshot (a park's and an open errand's). */
+  const recordOf = (input: EffectInput, snapshot: Snapshot, parkedAt: number): ParkedRecord => ({
+    errandId: input.errandId,
+    conversationId: input.conversationId,
+    kind: input.kind,
+    reason: input.reason,
+    lentSites: input.lentSites,
+    snapshot,
+    parkedAt,
+    ...sealedProxy(input.errandId),
+  })
+
   /** An open errand's snapshot as its sealed record (sealSnapshots): what a peer heals it from. */
   const sealOpenRecord = (input: EffectInput, snapshot: Snapshot) =>
-    store.put({
-      errandId: input.errandId,
-      conversationId: input.conversationId,
-      kind: input.kind,
-      reason: input.reason,
-      lentSites: input.lentSites,
-      snapshot,
-      parkedAt: snapshot.takenAt,
-      ...sealedProxy(input.errandId),
-    })
+    store.put(recordOf(input, snapshot, snapshot.takenAt))
 
   const openContext = (input: EffectInput) =>
     Effect.gen(function* () {
@@ -285,17 +288,7 @@ export const makeErrandEffects = (deps: EffectDeps) => {
           `${left.length} of them did not fit the ${MAX_PARKED_FILES_BYTES / 1024 / 1024} MiB a set-aside task ` +
             `keeps: ${left.slice(0, 5).join(', ')}`,
         )
-      const record: ParkedRecord = {
-        errandId: input.errandId,
-        conversationId: input.conversationId,
-        kind: input.kind,
-        reason: input.reason,
-        lentSites: input.lentSites,
-        snapshot,
-        parkedAt: now,
-        ...sealedProxy(input.errandId),
-        ...(files === undefined ? {} : { files }),
-      }
+      const record: ParkedRecord = { ...recordOf(input, snapshot, now), ...(files === undefined ? {} : { files }) }
       yield* store.put(record).pipe(
         Effect.tapError((e) =>
           Effect.sync(() =>
