@@ -49,7 +49,9 @@ export const enginePortListener = async () => {
       sockets.add(socket)
       socket.on('data', (d: Buffer) => {
         seen.tcpBytes += d.length
-        seen.lines.push(d.toString('latin1').split('\r\n')[0]!.slice(0, 80))
+        // Where it came from and to which address: a failure says whether the page or a stray client reached it.
+        const where = `${socket.remoteAddress} → ${socket.localAddress}`
+        seen.lines.push(`${where}: ${d.toString('latin1').split('\r\n')[0]!.slice(0, 80)}`)
         socket.end(
           `HTTP/1.1 200 OK\r\naccess-control-allow-origin: *\r\ncontent-type: text/event-stream\r\ncontent-length: ` +
             `${ENGINE_SECRET.length + 7}\r\n\r\ndata: ${ENGINE_SECRET}\n\n`,
