@@ -40,6 +40,17 @@ const pick = (random: () => number): string => {
   return 'text'
 }
 
+/** A URL as the journal keeps it: its host and path (the fixture sites' tags ride in the query). */
+const placeOf = (url: unknown): string | undefined => {
+  if (typeof url !== 'string') return undefined
+  try {
+    const u = new URL(url)
+    return `${u.host}${u.pathname}`
+  } catch {
+    return url.slice(0, 80)
+  }
+}
+
 /** Statuses that mean "nothing happened, try later" (the host is down, starting or full). */
 const refused = (r: Reply) =>
   r.status === 0 ||
@@ -79,6 +90,10 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
       status: r.status,
       code: r.body?.error?.code,
       lifecycle: r.body?.lifecycle,
+      // Which tab a verb drove and where it was (a page verb's summary, a read's URL): a read of another tab
+      // than the one just navigated shows in the journal as such.
+      tab: r.body?.tab,
+      at: placeOf(r.body?.url),
       ms: Math.round(r.ms),
     })
     return r
@@ -126,6 +141,15 @@ export const runSession = async (w: World, s: SessionModel, random: () => number
     const text = await call('look', 'GET', '/v1/text')
     if (refused(text)) return 'refused'
     if (text.status !== 200) return `GET /v1/text ${text.status} ${text.body?.error?.code}`
+    // The read must be of the page just navigated: the engine never moves an agent's active tab between two of its
+    // verbs by itself (not when it parks and resumes the errand between them, either).
+    if (placeOf(text.body.url) !== placeOf(shown.body.url))
+      w.violation(
+        'read-other-tab',
+        s.key,
+        `navigated tab ${shown.body.tab} to ${placeOf(shown.body.url)}; the next read answered from ` +
+          `${placeOf(text.body.url)}`,
+      )
     w.latency('/v1/text', text.ms)
     const parsed = parseShow(String(text.body.text))
     if (parsed === undefined) return `unreadable /show text`
