@@ -2,9 +2,8 @@
  * `npm run bench [-- sections…] [--rounds N]` — side-by-side measurements, printed as a table of
  * medians and ratios. Each comparison runs its sides interleaved in one process, on one machine,
  * so the ratio holds even when the machine is noisy. Sections: open, forty, resume, heal, memory, reads,
- * spare, supervisor, host, devtools, store, files, frozen (all by default), and breakdown (the open path step
- * by step, on
- * request).
+ * spare, supervisor, host, devtools, store, files, frozen, passwords (all by default), and breakdown (the open
+ * path step by step, on request).
  * `--large` adds the 50 MiB case to files.
  *
  * @example
@@ -24,6 +23,7 @@ import { benchHeal } from './heal.ts'
 import { benchHost } from './host.ts'
 import { benchMemory } from './memory.ts'
 import { benchOpen } from './open.ts'
+import { benchPasswords } from './passwords.ts'
 import { benchReads } from './reads.ts'
 import { benchResume } from './resume.ts'
 import { benchResumeIndexedDb } from './resumeIndexedDb.ts'
@@ -46,6 +46,7 @@ const ALL = [
   'store',
   'files',
   'frozen',
+  'passwords',
 ]
 const args = process.argv.slice(2)
 const roundsAt = args.indexOf('--rounds')
@@ -120,6 +121,7 @@ if (sections.some((s) => engineSections.includes(s))) {
 // Two engines of its own (the spare renderer off and on), so no shared engine idles beside them.
 // An engine of its own whose idle limits are milliseconds, so errands freeze between rounds.
 await section('frozen', () => withSites(3, (sites) => benchFrozen(sites, rounds * 3)))
+await section('passwords', () => benchPasswords(rounds * 3))
 await section('spare', () => withSites(3, (sites) => benchSpare(sites, fewer)))
 await section('supervisor', () => benchSupervisor())
 await section('host', () => benchHost(100))
