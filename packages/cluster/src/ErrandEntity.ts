@@ -61,10 +61,14 @@ import {
   ErrandFileView,
   FileNotFound,
   FileTooLarge,
+  FillPasswordAnswer,
+  FillPasswordBody,
+  HostUnavailable,
   StagedFile,
   type BrowsingShape,
 } from '@errands/host'
 import { DevToolsUnavailable } from '@errands/devtools'
+import { InvalidPasswordEntry, NoSuchPassword, SeveralPasswords, VaultUnavailable, WrongSite } from '@errands/passwords'
 import { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/sessions'
 import { Schema } from 'effect'
 import { Allow, Ask } from './lendRpcs.ts'
@@ -111,15 +115,16 @@ export const Verb = Schema.Literal(
   'downloads',
   'download',
   'stageFile',
+  'fillPassword',
 )
 
 /** A verb's name. @example const v: Verb = 'tabs' */
 export type Verb = typeof Verb.Type
 
 // Compile-time check: the list above is exactly the host's verbs.
-// `onPage` and `fillSecrets` take a function, which no message can carry: they run only where the key is owned.
+// `onPage` takes a function, which no message can carry: it runs only where the key is owned.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never
-const _everyVerb: Same<Verb, Exclude<keyof BrowsingShape, 'onPage' | 'fillSecrets'>> = true
+const _everyVerb: Same<Verb, Exclude<keyof BrowsingShape, 'onPage'>> = true
 void _everyVerb
 
 /**
@@ -201,6 +206,24 @@ export const Errand = Entity.make('Errand', [
     payload: { ...Session, name: Schema.String, bytes: Schema.Uint8ArrayFromSelf },
     success: StagedFile,
     error: Schema.Union(CallError, FileTooLarge),
+  }),
+  /**
+   * W2, W3, K1: a fill of the person's saved sign-in, its body as data
+   * (docs/adr/0053-data-only-verbs-cross-the-cluster.md). The owner reads the vault every host shares and fills its
+   * own page; only the answer comes back, and the page holds stand-ins.
+   */
+  Rpc.make('fillPassword', {
+    payload: { ...Session, body: FillPasswordBody },
+    success: FillPasswordAnswer,
+    error: Schema.Union(
+      CallError,
+      WrongSite,
+      NoSuchPassword,
+      SeveralPasswords,
+      VaultUnavailable,
+      InvalidPasswordEntry,
+      HostUnavailable,
+    ),
   }),
   Rpc.make('task', { payload: { status: TaskStatus }, success: TaskAnswer, error: UnknownConversation }),
   /**

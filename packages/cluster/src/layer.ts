@@ -173,18 +173,7 @@ const clusterBrowsing = Effect.gen(function* () {
               `/health) or use the HTTP verbs, which reach it from here.`,
           }),
         )
-  // W3: a fill's plan is a function too, and the swap lives in the browser that holds the errand.
-  const fillSecrets: BrowsingShape['fillSecrets'] = (target, plan) =>
-    target._tag === 'main' || here(target.key)
-      ? local.fillSecrets(target, plan)
-      : Effect.fail(
-          new PageError({
-            reason: 'unavailable',
-            message:
-              'fill-password: this session is held by another host of the cluster; call that host (see GET /health).',
-          }),
-        )
-  return Browsing.of({ ...forwarding, onPage, fillSecrets })
+  return Browsing.of({ ...forwarding, onPage })
 })
 
 /**

@@ -252,12 +252,12 @@ const hostEngineOn = (options: HostEngineOptions) => {
     ),
   ).pipe(Layer.provideMerge(inspector))
 
+  // W1: the person's passwords, sealed beside the errands under the store's device key (a
+  // cluster's: one row every host shares). The page verbs read it where the errand is (a fill).
+  const vault = options.cluster?.vault ?? Vault.layerFile({ dir: join(dataDir, 'store') })
   const services = Layer.mergeAll(
     Layer.scoped(Browsing, makeBrowsing({ deadlineMs, files: settings.files })),
     Layer.effect(Person, makePerson),
-    // W1: the person's passwords, sealed beside the errands under the store's device key (a
-    // cluster's: one row every host shares).
-    options.cluster?.vault ?? Vault.layerFile({ dir: join(dataDir, 'store') }),
     // What errands ask the person (issue #26): one service, seen by the routes, MCP and the live view.
     Questions.layer,
     Layer.effect(
@@ -277,7 +277,7 @@ const hostEngineOn = (options: HostEngineOptions) => {
       idleMs: settings.supervisor.idleMs,
       ...settings.devtools,
     }),
-  )
+  ).pipe(Layer.provideMerge(vault))
   // PUT /v1/session/proxy over the host's own verbs and supervisor (issue #21).
   const single = Layer.merge(services, SessionProxy.layer.pipe(Layer.provide(services))).pipe(
     Layer.provideMerge(engine),
