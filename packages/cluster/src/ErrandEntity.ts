@@ -46,7 +46,6 @@ import {
   ScrollAnswer,
   ToolResult,
   ScrollBody,
-  SessionProxyAnswer,
   SessionState,
   TabNotFound,
   Tabs,
@@ -68,6 +67,7 @@ import {
   type BrowsingShape,
 } from '@errands/host'
 import { DevToolsUnavailable } from '@errands/devtools'
+import { ContextNotFound, RuntimeError } from '@errands/runtime'
 import { InvalidPasswordEntry, NoSuchPassword, SeveralPasswords, VaultUnavailable, WrongSite } from '@errands/passwords'
 import { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/sessions'
 import { Schema } from 'effect'
@@ -236,14 +236,13 @@ export const Errand = Entity.make('Errand', [
     error: Schema.Union(CallError, DevToolsUnavailable),
   }),
   /**
-   * `PUT /v1/session/proxy` (L7, K1): the errand's upstream proxy from now on (absent: none), set by
-   * its owner — brought up there like every verb and re-chained at once. The proxy is a secret: only
-   * on the runners' TLS socket, never logged. The answer says whether one is set, never which.
+   * The session boundary's `setUpstreamProxy` on the owner (L7, K1; the cluster's `Sessions` overlay, sessions.ts):
+   * the errand's upstream proxy from now on (absent: none), re-chained at once where its context is. The proxy is
+   * a secret: only on the runners' TLS socket, never logged.
    */
-  Rpc.make('setProxy', {
+  Rpc.make('setUpstreamProxy', {
     payload: { proxy: Schema.optional(Schema.Redacted(Schema.String)) },
-    success: SessionProxyAnswer,
-    error: CallError,
+    error: Schema.Union(CallError, ContextNotFound, RuntimeError),
   }),
   Rpc.make('release', { payload: {} }),
   Rpc.make('park', { payload: {}, error: CallError }),
@@ -290,7 +289,7 @@ export const Errand = Entity.make('Errand', [
   }),
 ])
 
-// Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools', the session proxy's,
+// Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools', the boundary's,
 // the person's, the wheel's and the asks'.
 type Tags = typeof Errand extends Entity.Entity<'Errand', infer R> ? Rpc.Tag<R> : never
 const _oneRpcPerVerb: Same<
@@ -299,7 +298,7 @@ const _oneRpcPerVerb: Same<
     | 'Heal'
     | 'TakeBack'
     | 'devtools'
-    | 'setProxy'
+    | 'setUpstreamProxy'
     | 'mcpTool'
     | 'Ask'
     | 'Allow'

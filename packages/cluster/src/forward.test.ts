@@ -163,8 +163,8 @@ describe("the entity's RPCs are the host's verbs, typed with its Schemas (#24)",
   const rpcs = Errand.protocol.requests
 
   it(
-    "has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, setProxy, mcpTool, the person's Ask and " +
-      "Allow, the wheel's and the asks' (View, Help, Asked, Answered)",
+    'has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, setUpstreamProxy, mcpTool, the ' +
+      "person's Ask and Allow, the wheel's and the asks' (View, Help, Asked, Answered)",
     () => {
       expect([...rpcs.keys()].sort()).toEqual([
         'Allow',
@@ -207,7 +207,7 @@ describe("the entity's RPCs are the host's verbs, typed with its Schemas (#24)",
         'resume',
         'screenshot',
         'scroll',
-        'setProxy',
+        'setUpstreamProxy',
         'stageFile',
         'state',
         'tabs',
