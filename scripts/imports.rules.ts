@@ -78,6 +78,7 @@ export const DEPS: Rules['deps'] = {
     '@errands/host',
     '@errands/lending',
     '@errands/passwords',
+    '@errands/runtime',
     '@errands/sessions',
     '@errands/store',
     '@errands/store-pg',

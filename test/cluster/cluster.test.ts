@@ -23,6 +23,7 @@ import { freePort } from '../fixtures/ports.ts'
 import { serveFixture, type Fixture } from '../host/fixtures.ts'
 import { startCluster, type ClusterHost, type TestCluster } from './harness.ts'
 import { speakRpc } from './wire.ts'
+import { serveSignInSites } from '../passwords/site.ts'
 
 let cluster: TestCluster
 // The runner's listen address (K1): @effect/cluster's own undocumented variables, set on every host as a stray
@@ -1234,6 +1235,80 @@ describe("the person's passwords through any host (W1)", () => {
     }
     expect(JSON.stringify((await two.call(undefined, 'GET', '/v1/person/passwords')).body)).not.toContain('vault')
   })
+})
+
+describe('a password fill through a host that does not own the errand (W2, W3, K1)', () => {
+  it(
+    'a password saved through host A fills the errand host B owns when asked through A: the site gets the value on ' +
+      "the wire, the agent's answer and the page's input only the stand-in; a look-alike page is refused with 403 " +
+      'and fills nothing',
+    async () => {
+      while (cluster.live().length < 2) await cluster.add()
+      // Characters each encoding must get right: a form's `+` and `&`, a non-ASCII letter.
+      const password = `Pw&+ é-${randomBytes(6).toString('hex')}`
+      const site = await serveSignInSites({ password, totp: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP' })
+      const origin = `http://127.0.0.1:${site.port}`
+      const asked = cluster.live()[0]!
+      const tried: Array<string> = []
+      const saved = await asked.call(undefined, 'POST', '/v1/person/passwords', {
+        site: origin,
+        username: 'ann',
+        password,
+      })
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200)
+      const answers: Array<string> = [JSON.stringify(saved.body)]
+      try {
+        const { key, owner } = await openElsewhere(asked, 'pwf', () => `${origin}/login`, tried)
+
+        // The attack: the errand on another origin (a look-alike of the entry's), the fill asked through A.
+        expect((await asked.call(key, 'POST', '/v1/navigate', { url: shop.url(`/store?v=${key}`) })).status).toBe(200)
+        const lookalike = await asked.call(key, 'POST', '/v1/fill-password', {
+          site: origin,
+          username: '#user',
+          password: '#pass',
+        })
+        answers.push(JSON.stringify(lookalike.body))
+        expect(lookalike.status, JSON.stringify(lookalike.body)).toBe(403)
+        expect(lookalike.body).toMatchObject({ error: { code: 'WrongSite', reason: 'wrong-site' } })
+
+        expect((await asked.call(key, 'POST', '/v1/navigate', { url: `${origin}/login` })).status).toBe(200)
+        const filled = await asked.call(key, 'POST', '/v1/fill-password', { username: '#user', password: '#pass' })
+        answers.push(JSON.stringify(filled.body))
+        expect(filled.status, JSON.stringify(filled.body)).toBe(200)
+        expect(filled.body).toMatchObject({ site: origin, user: 'ann', filled: 2 })
+        // Filled on the owner's page (one context, B's), read back through A and through B: the stand-in.
+        expect((await holders()).get(key)).toEqual([owner.index])
+        const passValue = "document.querySelector('input[type=password]').value"
+        const read = async (via: ClusterHost) => {
+          const r = await via.call(key, 'POST', '/v1/evaluate', { expression: passValue })
+          answers.push(JSON.stringify(r.body))
+          return r.body.value as string
+        }
+        const standIn = await read(asked)
+        expect(standIn).toMatch(/^Standin[A-Za-z0-9]{22}$/)
+        expect(await read(owner)).toBe(standIn)
+
+        // The sign-in leaves the owner's browser with the value swapped in before the wire.
+        const from = site.hits.length
+        expect((await asked.call(key, 'POST', '/v1/click', { selector: '#go' })).status).toBe(200)
+        expect(await eventually(() => site.hits.slice(from).some((h) => h.path === '/session'), 20_000, 100)).toBe(true)
+        const posted = site.hits.slice(from).filter((h) => h.path === '/session')
+        expect(posted.map((h) => new URLSearchParams(h.body).get('pass'))).toEqual([password])
+        expect(posted.map((h) => new URLSearchParams(h.body).get('user'))).toEqual(['ann'])
+        expect(
+          await eventually(async () =>
+            ((await asked.call(key, 'GET', '/v1/text')).body.text as string).includes('welcome'),
+          ),
+        ).toBe(true)
+        for (const text of answers) expect(text).not.toContain(password)
+        for (const h of cluster.live()) expect(h.stderr()).not.toContain(password)
+      } finally {
+        for (const key of tried) await asked.call(key, 'DELETE', '/v1/session')
+        await asked.call(undefined, 'DELETE', `/v1/person/passwords/${(saved.body as { id: string }).id}`)
+        await site.close()
+      }
+    },
+  )
 })
 
 describe('the person in the loop through a host that does not own the errand (#26, K4)', () => {

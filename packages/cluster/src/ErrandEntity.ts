@@ -46,7 +46,6 @@ import {
   ScrollAnswer,
   ToolResult,
   ScrollBody,
-  SessionProxyAnswer,
   SessionState,
   TabNotFound,
   Tabs,
@@ -61,10 +60,15 @@ import {
   ErrandFileView,
   FileNotFound,
   FileTooLarge,
+  FillPasswordAnswer,
+  FillPasswordBody,
+  HostUnavailable,
   StagedFile,
   type BrowsingShape,
 } from '@errands/host'
 import { DevToolsUnavailable } from '@errands/devtools'
+import { ContextNotFound, RuntimeError } from '@errands/runtime'
+import { InvalidPasswordEntry, NoSuchPassword, SeveralPasswords, VaultUnavailable, WrongSite } from '@errands/passwords'
 import { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/sessions'
 import { Schema } from 'effect'
 import { Allow, Ask } from './lendRpcs.ts'
@@ -111,15 +115,16 @@ export const Verb = Schema.Literal(
   'downloads',
   'download',
   'stageFile',
+  'fillPassword',
 )
 
 /** A verb's name. @example const v: Verb = 'tabs' */
 export type Verb = typeof Verb.Type
 
 // Compile-time check: the list above is exactly the host's verbs.
-// `onPage` and `fillSecrets` take a function, which no message can carry: they run only where the key is owned.
+// `onPage` takes a function, which no message can carry: it runs only where the key is owned.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never
-const _everyVerb: Same<Verb, Exclude<keyof BrowsingShape, 'onPage' | 'fillSecrets'>> = true
+const _everyVerb: Same<Verb, Exclude<keyof BrowsingShape, 'onPage'>> = true
 void _everyVerb
 
 /**
@@ -202,6 +207,24 @@ export const Errand = Entity.make('Errand', [
     success: StagedFile,
     error: Schema.Union(CallError, FileTooLarge),
   }),
+  /**
+   * W2, W3, K1: a fill of the person's saved sign-in, its body as data
+   * (docs/adr/0053-data-only-verbs-cross-the-cluster.md). The owner reads the vault every host shares and fills its
+   * own page; only the answer comes back, and the page holds stand-ins.
+   */
+  Rpc.make('fillPassword', {
+    payload: { ...Session, body: FillPasswordBody },
+    success: FillPasswordAnswer,
+    error: Schema.Union(
+      CallError,
+      WrongSite,
+      NoSuchPassword,
+      SeveralPasswords,
+      VaultUnavailable,
+      InvalidPasswordEntry,
+      HostUnavailable,
+    ),
+  }),
   Rpc.make('task', { payload: { status: TaskStatus }, success: TaskAnswer, error: UnknownConversation }),
   /**
    * A DevTools URL into the errand, minted by its owner (A1, #24): the owner brings the errand up
@@ -213,14 +236,13 @@ export const Errand = Entity.make('Errand', [
     error: Schema.Union(CallError, DevToolsUnavailable),
   }),
   /**
-   * `PUT /v1/session/proxy` (L7, K1): the errand's upstream proxy from now on (absent: none), set by
-   * its owner — brought up there like every verb and re-chained at once. The proxy is a secret: only
-   * on the runners' TLS socket, never logged. The answer says whether one is set, never which.
+   * The session boundary's `setUpstreamProxy` on the owner (L7, K1; the cluster's `Sessions` overlay, sessions.ts):
+   * the errand's upstream proxy from now on (absent: none), re-chained at once where its context is. The proxy is
+   * a secret: only on the runners' TLS socket, never logged.
    */
-  Rpc.make('setProxy', {
+  Rpc.make('setUpstreamProxy', {
     payload: { proxy: Schema.optional(Schema.Redacted(Schema.String)) },
-    success: SessionProxyAnswer,
-    error: CallError,
+    error: Schema.Union(CallError, ContextNotFound, RuntimeError),
   }),
   Rpc.make('release', { payload: {} }),
   Rpc.make('park', { payload: {}, error: CallError }),
@@ -267,7 +289,7 @@ export const Errand = Entity.make('Errand', [
   }),
 ])
 
-// Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools', the session proxy's,
+// Compile-time check: one RPC for every verb, and no other besides the entity's own, DevTools', the boundary's,
 // the person's, the wheel's and the asks'.
 type Tags = typeof Errand extends Entity.Entity<'Errand', infer R> ? Rpc.Tag<R> : never
 const _oneRpcPerVerb: Same<
@@ -276,7 +298,7 @@ const _oneRpcPerVerb: Same<
     | 'Heal'
     | 'TakeBack'
     | 'devtools'
-    | 'setProxy'
+    | 'setUpstreamProxy'
     | 'mcpTool'
     | 'Ask'
     | 'Allow'

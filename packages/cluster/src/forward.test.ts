@@ -1,4 +1,5 @@
 import { LendReport } from '@errands/lending'
+import { WrongSite } from '@errands/passwords'
 import { AllBusy } from '@errands/sessions'
 import {
   Browsing,
@@ -82,6 +83,30 @@ describe("forwarding the page verbs to a key's owner", () => {
     ])
   })
 
+  it(
+    "sends a password fill as data to the owner, which fills on its own Browsing; the owner's WrongSite comes " +
+      'back as it is (W2, W3)',
+    async () => {
+      const { sent, forwarding, browsing, local } = setup((verb) =>
+        verb === 'fillPassword'
+          ? Effect.fail(new WrongSite({ reason: 'wrong-site', message: 'a look-alike' }))
+          : Effect.succeed({}),
+      )
+      const body = { site: 'shop.example', username: '#user', password: '#pass' }
+      const refused = await Effect.runPromise(Effect.either(forwarding.fillPassword(sessionTarget(key, proxy), body)))
+      expect(Either.isLeft(refused) && refused.left).toBeInstanceOf(WrongSite)
+      expect(sent).toEqual([{ key, verb: 'fillPassword', payload: { upstreamProxy: proxy, body } }])
+      // Only selectors and the entry's name cross: the request has no place for a password.
+      const wire = Schema.encodeSync(rpcPayload('fillPassword'))({ body }) as object
+      expect(wire).toEqual({ body })
+      expect(Either.isLeft(Schema.decodeUnknownEither(rpcPayload('fillPassword'))({ body: { username: '#u' } }))).toBe(
+        true,
+      )
+      await Effect.runPromise(ownerHandlers(browsing, key).fillPassword({ payload: { body } }))
+      expect(local).toEqual([{ method: 'fillPassword', args: [sessionTarget(key), body] }])
+    },
+  )
+
   it("an upload's names are checked by the RPC's own Schema: a path never reaches the owner", () => {
     const payload = Schema.decodeUnknownEither(rpcPayload('upload'))
     expect(Either.isRight(payload({ body: { selector: '#f', names: ['a.pdf'] } }))).toBe(true)
@@ -138,8 +163,8 @@ describe("the entity's RPCs are the host's verbs, typed with its Schemas (#24)",
   const rpcs = Errand.protocol.requests
 
   it(
-    "has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, setProxy, mcpTool, the person's Ask and " +
-      "Allow, the wheel's and the asks' (View, Help, Asked, Answered)",
+    'has one RPC per verb of Browsing, besides Heal, TakeBack, devtools, setUpstreamProxy, mcpTool, the ' +
+      "person's Ask and Allow, the wheel's and the asks' (View, Help, Asked, Answered)",
     () => {
       expect([...rpcs.keys()].sort()).toEqual([
         'Allow',
@@ -167,6 +192,7 @@ describe("the entity's RPCs are the host's verbs, typed with its Schemas (#24)",
         'evaluate',
         'fill',
         'fillForm',
+        'fillPassword',
         'forward',
         'frame',
         'html',
@@ -181,7 +207,7 @@ describe("the entity's RPCs are the host's verbs, typed with its Schemas (#24)",
         'resume',
         'screenshot',
         'scroll',
-        'setProxy',
+        'setUpstreamProxy',
         'stageFile',
         'state',
         'tabs',

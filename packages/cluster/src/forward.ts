@@ -8,7 +8,7 @@
  * const browsing = forwardingBrowsing(local, yield* Errand.client)
  * yield* browsing.url(sessionTarget(key)) // answered by the key's owner
  */
-import type { BrowsingError, BrowsingShape, Target } from '@errands/host'
+import type { BrowsingError, BrowsingShape, FillPasswordError, Target } from '@errands/host'
 import { PageError, sessionTarget, type SessionKey } from '@errands/host'
 import { InvalidRequest } from '@errands/sessions'
 import { Effect } from 'effect'
@@ -63,6 +63,28 @@ export const asBrowsingError = (e: { readonly _tag: string; readonly message?: s
       ? refused(e.message ?? '')
       : unreachable(e)
 
+/** The vault's and the sign-in's refusals a fill adds (W2, W3): the owner's, as they are. */
+const FILL_ERRORS = new Set([
+  'WrongSite',
+  'NoSuchPassword',
+  'SeveralPasswords',
+  'VaultUnavailable',
+  'InvalidPasswordEntry',
+  'HostUnavailable',
+])
+
+/**
+ * What every failure of a forwarded fill becomes: the owner's typed error as it is (a page verb's, or the
+ * vault's and the site's), or words.
+ *
+ * @example
+ * Effect.mapError(client(key).fillPassword({ body }), asFillError)
+ */
+export const asFillError = (e: {
+  readonly _tag: string
+  readonly message?: string
+}): BrowsingError | FillPasswordError => (FILL_ERRORS.has(e._tag) ? (e as FillPasswordError) : asBrowsingError(e))
+
 /** The session fields of a request: the upstream proxy, when the call names one. */
 const session = (proxy: UpstreamProxy | undefined) => (proxy === undefined ? {} : { upstreamProxy: proxy })
 
@@ -72,10 +94,7 @@ const session = (proxy: UpstreamProxy | undefined) => (proxy === undefined ? {} 
  * @example
  * Layer.succeed(Browsing, forwardingBrowsing(local, client))
  */
-export const forwardingBrowsing = (
-  local: BrowsingShape,
-  client: ErrandClient,
-): Omit<BrowsingShape, 'onPage' | 'fillSecrets'> => {
+export const forwardingBrowsing = (local: BrowsingShape, client: ErrandClient): Omit<BrowsingShape, 'onPage'> => {
   /** A verb on a target: the main context here, a session at its owner, with its typed request. */
   const on = <A, E>(
     target: Target,
@@ -204,6 +223,11 @@ export const forwardingBrowsing = (
         (x) => local.stageFile(x, name, bytes),
         (o, s) => o.stageFile({ ...s, name, bytes }),
       ),
+    // W2, W3: the fill's body is data; the owner reads the shared vault and fills its own page.
+    fillPassword: (t, body) =>
+      t._tag === 'main'
+        ? local.fillPassword(t, body)
+        : Effect.mapError(client(t.key).fillPassword({ ...session(t.upstreamProxy), body }), asFillError),
     task: (key, status) =>
       Effect.catchAll(client(key).task({ status }), (e) =>
         e._tag === 'UnknownConversation' ? Effect.fail(e) : Effect.die(e),
@@ -221,7 +245,7 @@ export const forwardingBrowsing = (
  * @example
  * Errand.toLayer(Effect.succeed(ownerHandlers(local, key)))
  */
-export const ownerHandlers = (local: Omit<BrowsingShape, 'onPage' | 'fillSecrets'>, key: SessionKey) => {
+export const ownerHandlers = (local: Omit<BrowsingShape, 'onPage'>, key: SessionKey) => {
   const t = (p: { readonly upstreamProxy?: UpstreamProxy | undefined }) => sessionTarget(key, p.upstreamProxy)
   type Req<P> = { readonly payload: P & { readonly upstreamProxy?: UpstreamProxy | undefined } }
   return {
@@ -263,6 +287,8 @@ export const ownerHandlers = (local: Omit<BrowsingShape, 'onPage' | 'fillSecrets
     download: ({ payload: p }: Req<{ readonly name: string }>) => local.download(t(p), p.name),
     stageFile: ({ payload: p }: Req<{ readonly name: string; readonly bytes: Uint8Array }>) =>
       local.stageFile(t(p), p.name, p.bytes),
+    fillPassword: ({ payload: p }: Req<{ readonly body: Parameters<BrowsingShape['fillPassword']>[1] }>) =>
+      local.fillPassword(t(p), p.body),
     task: ({ payload: p }: { readonly payload: { readonly status: Parameters<BrowsingShape['task']>[1] } }) =>
       local.task(key, p.status),
     release: () => local.release(key),

@@ -7,6 +7,9 @@
  *   locks): this host is a runner at `ERRANDS_CLUSTER_HOST:PORT`, its socket TLS-PSK under a key
  *   derived from the shared key file (transport.ts, ADR 0019);
  * - the `Errand` entity's handlers (owner.ts) registered with it;
+ * - `Sessions` overlaid (sessions.ts): the boundary's verbs that must run on a session's owner go
+ *   there, so the faces the host builds after the overlay (`SessionProxy`) reach the owner through it
+ *   (docs/adr/0053-data-only-verbs-cross-the-cluster.md);
  * - `Browsing` replaced by the forwarder: every session call goes to its key's owner;
  * - the owners book and its healer: an open errand of a runner that died is asked to heal, so
  *   it comes back on its shard's new owner from its last sealed snapshot;
@@ -33,7 +36,6 @@ import {
   PersonWheel,
   Placement,
   Person,
-  SessionProxy,
   type BrowsingShape,
   type ClusterReport,
   type HostCluster,
@@ -47,7 +49,7 @@ import { clusterDevTools } from './devtools.ts'
 import { clusterPlacement } from './placement.ts'
 import { makeHolding } from './holding.ts'
 import { forgetReleased } from './released.ts'
-import { clusterSessionProxy } from './sessionProxy.ts'
+import { clusterSessions } from './sessions.ts'
 import { Errand } from './ErrandEntity.ts'
 import { ownedHere } from './ownedHere.ts'
 import { forwardingBrowsing, type ErrandClient } from './forward.ts'
@@ -173,18 +175,7 @@ const clusterBrowsing = Effect.gen(function* () {
               `/health) or use the HTTP verbs, which reach it from here.`,
           }),
         )
-  // W3: a fill's plan is a function too, and the swap lives in the browser that holds the errand.
-  const fillSecrets: BrowsingShape['fillSecrets'] = (target, plan) =>
-    target._tag === 'main' || here(target.key)
-      ? local.fillSecrets(target, plan)
-      : Effect.fail(
-          new PageError({
-            reason: 'unavailable',
-            message:
-              'fill-password: this session is held by another host of the cluster; call that host (see GET /health).',
-          }),
-        )
-  return Browsing.of({ ...forwarding, onPage, fillSecrets })
+  return Browsing.of({ ...forwarding, onPage })
 })
 
 /**
@@ -215,8 +206,9 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
   const lower = holding.bind.pipe(Layer.provideMerge(sharding), Layer.provideMerge(owners), Layer.provideMerge(sql))
   const overlay = Layer.mergeAll(
     Layer.effect(Browsing, clusterBrowsing),
-    // L7, K1: a session's upstream proxy is set by its owner, like every verb.
-    Layer.effect(SessionProxy, clusterSessionProxy),
+    // The session boundary, its owner's verbs sent to the owner (docs/adr/0053-data-only-verbs-cross-the-cluster.md):
+    // the faces built after the overlay (SessionProxy) reach the owner through it (L7, K1).
+    Layer.effect(Sessions, clusterSessions),
     Layer.effect(DevTools, clusterDevTools),
     Layer.effect(Placement, clusterPlacement),
     Layer.effect(HostHealth, clusterHealth(s)),

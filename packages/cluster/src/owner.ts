@@ -24,7 +24,6 @@ import {
   PageError,
   parseSessionKey,
   Person,
-  SessionProxy,
   sessionTarget,
   toolRunner,
 } from '@errands/host'
@@ -57,8 +56,6 @@ export const errandOwnerLayer = Errand.toLayer(
     const health = yield* HostHealth
     const person = yield* Person
     const lending = yield* Lending
-    // This host's own: the session's proxy is set where its context is (L7).
-    const sessionProxy = yield* SessionProxy
     const owners = yield* Owners
     const address = yield* Entity.CurrentAddress
     const runner = yield* Entity.CurrentRunnerAddress
@@ -115,7 +112,8 @@ export const errandOwnerLayer = Errand.toLayer(
       // Brought up here like every verb (opened, resumed or healed), then a URL on this host's port.
       devtools: ({ payload }) =>
         Effect.zipRight(local.tabs(sessionTarget(key, payload.upstreamProxy)), devtools.endpoint(conversationId)),
-      setProxy: ({ payload }) => sessionProxy.set(key, payload.proxy),
+      // The boundary's verb on the owner (L7): the session's proxy is set where its context is.
+      setUpstreamProxy: ({ payload }) => sessions.setUpstreamProxy(conversationId, payload.proxy),
       mcpTool: ({ payload }) => runTool(key, payload.tool, payload.args),
       // The arrival above did the healing; the healer's message only makes the entity arrive.
       Heal: () =>

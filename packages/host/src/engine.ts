@@ -80,9 +80,10 @@ export interface HostEngineOptions {
  * files, every debounced snapshot
  * sealed there too (H1, so a peer heals this host's errands when it dies), and an overlay built
  * over the single host's services whose `Browsing`, `HostHealth`, `Person`, `DevTools`, `Placement` and
- * `SessionProxy` replace theirs — session calls reach the key's owner, health lists runners and
- * shards, take-backs reach every runner — and the guard (`holds`) that keeps the supervisor from
- * opening an errand another runner owns.
+ * `Sessions` replace theirs — session calls reach the key's owner, health lists runners and
+ * shards, take-backs reach every runner; the faces built after it (`SessionProxy`) act through its
+ * `Sessions` (docs/adr/0053-data-only-verbs-cross-the-cluster.md) — and the guard (`holds`) that
+ * keeps the supervisor from opening an errand another runner owns.
  *
  * @example
  * hostEngineLayer({ ...options, cluster: { store, overlay } })
@@ -94,9 +95,9 @@ export interface HostCluster {
   /** The person's passwords every host shares (W1), instead of this host's `passwords.sealed`. */
   readonly vault: Layer.Layer<Vault, VaultUnavailable>
   readonly overlay: Layer.Layer<
-    Browsing | HostHealth | Person | DevTools | Placement | SessionProxy,
+    Browsing | HostHealth | Person | DevTools | Placement | Sessions,
     unknown,
-    HostServices
+    Exclude<HostServices, SessionProxy>
   >
   /** The runner's own port on this machine: no context may reach it (G2). */
   readonly ownPorts: ReadonlyArray<number>
@@ -252,12 +253,12 @@ const hostEngineOn = (options: HostEngineOptions) => {
     ),
   ).pipe(Layer.provideMerge(inspector))
 
+  // W1: the person's passwords, sealed beside the errands under the store's device key (a
+  // cluster's: one row every host shares). The page verbs read it where the errand is (a fill).
+  const vault = options.cluster?.vault ?? Vault.layerFile({ dir: join(dataDir, 'store') })
   const services = Layer.mergeAll(
     Layer.scoped(Browsing, makeBrowsing({ deadlineMs, files: settings.files })),
     Layer.effect(Person, makePerson),
-    // W1: the person's passwords, sealed beside the errands under the store's device key (a
-    // cluster's: one row every host shares).
-    options.cluster?.vault ?? Vault.layerFile({ dir: join(dataDir, 'store') }),
     // What errands ask the person (issue #26): one service, seen by the routes, MCP and the live view.
     Questions.layer,
     Layer.effect(
@@ -277,10 +278,11 @@ const hostEngineOn = (options: HostEngineOptions) => {
       idleMs: settings.supervisor.idleMs,
       ...settings.devtools,
     }),
-  )
-  // PUT /v1/session/proxy over the host's own verbs and supervisor (issue #21).
-  const single = Layer.merge(services, SessionProxy.layer.pipe(Layer.provide(services))).pipe(
-    Layer.provideMerge(engine),
-  )
-  return options.cluster === undefined ? single : options.cluster.overlay.pipe(Layer.provideMerge(single))
+  ).pipe(Layer.provideMerge(vault))
+  const single = services.pipe(Layer.provideMerge(engine))
+  const below = options.cluster === undefined ? single : options.cluster.overlay.pipe(Layer.provideMerge(single))
+  // PUT /v1/session/proxy (issue #21): a face built after the overlay, over the page verbs and the session boundary —
+  // in a cluster, the overlaid ones, so the errand is brought up and re-chained on its owner
+  // (docs/adr/0053-data-only-verbs-cross-the-cluster.md).
+  return SessionProxy.layer.pipe(Layer.provideMerge(below))
 }

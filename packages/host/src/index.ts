@@ -18,6 +18,13 @@ export { NoDialog, type DialogView } from './browsing/dialog.ts'
 // PUT /v1/session/proxy's service: a cluster sends it to the errand's owner (K1).
 export { SessionProxy, type SessionProxyShape, type SessionProxyView } from './browsing/SessionProxy.ts'
 export { makeBrowsing, type BrowsingOptions } from './browsing/make.ts'
+// A fill's body and answer: data, so a cluster carries the fill to the errand's owner (W2, K1).
+export {
+  FillPasswordAnswer,
+  FillPasswordBody,
+  type FillPasswordError,
+  type FillSecrets,
+} from './person/passwords.ts'
 export * from './person/Person.ts'
 export { makePerson } from './person/make.ts'
 export * from './health.ts'

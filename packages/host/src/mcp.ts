@@ -29,7 +29,6 @@ import {
 import { admit, checkMediaType, checkMethod, nodeHeaders, sendError } from '@errands/edge'
 import { Effect, Either, Option, type Scope } from 'effect'
 import { Vault, type VaultShape } from '@errands/passwords'
-import { fillPassword } from './person/passwords.ts'
 import type * as http from 'node:http'
 import { Browsing, sessionTarget, type BrowsingShape, type TabView } from './browsing/Browsing.ts'
 import { checkAgentToken, type AgentTokens } from './http/agentTokens.ts'
@@ -78,9 +77,7 @@ export const errandBrowserOf = (
   return {
     key,
     // W2, W3: the same fill as POST /v1/fill-password.
-    ...(vault === undefined
-      ? {}
-      : { fillPassword: (targets) => fillPassword({ browsing, vault })(key, { ...targets }) }),
+    ...(vault === undefined ? {} : { fillPassword: (targets) => browsing.fillPassword(target, { ...targets }) }),
     // P4 (issue #26): the same asking as POST /v1/session/permission.
     ...(signIn === undefined
       ? {}

@@ -10,7 +10,7 @@
  * const browsing = yield* Browsing
  * yield* browsing.navigate(sessionTarget(key), 'https://example.com/')
  */
-import type { RawPage, SecretFill, SecretFillOutcome, UpstreamProxy } from '@errands/runtime'
+import type { RawPage, UpstreamProxy } from '@errands/runtime'
 import type { AllBusy, ErrandUnavailable, InvalidRequest, PersonDriving, UnknownConversation } from '@errands/sessions'
 import { Context, Effect, Layer } from 'effect'
 import type { BlockedByPolicy, FileNotFound, FileTooLarge, PageError, TabNotFound } from '../errors.ts'
@@ -47,6 +47,7 @@ import type {
   ViewportBody,
 } from '../schemas.ts'
 import type { SessionKey } from '../sessionKey.ts'
+import type { FillPasswordAnswer, FillPasswordBody, FillPasswordError } from '../person/passwords.ts'
 
 /**
  * Whose page a call drives: one host session, or the person's main (signed-in) context. A
@@ -155,14 +156,15 @@ export interface BrowsingShape {
     run: (page: RawPage, tab: string) => Promise<A>,
   ) => Effect.Effect<A, BrowsingError>
   /**
-   * Fills secrets with stand-ins on the active tab (W2, W3; docs/passwords.md): `plan` gets the
-   * tab's URL and answers the fill (or refuses: a wrong site fills nothing), the runtime puts
-   * stand-ins into the page and their values into the requests `plan`'s destination allows.
+   * Fills the person's saved sign-in for the active tab's site with stand-ins (W2, W3; docs/passwords.md): the
+   * vault picks the entry for the tab's URL (a wrong site fills nothing), the runtime puts stand-ins into the page
+   * and their values into the requests to the entry's site. Data only, so a cluster carries it to the errand's
+   * owner like every verb (docs/adr/0053-data-only-verbs-cross-the-cluster.md).
    */
-  readonly fillSecrets: <E>(
+  readonly fillPassword: (
     target: Target,
-    plan: (url: string) => Effect.Effect<SecretFill, E>,
-  ) => Effect.Effect<{ readonly outcome: SecretFillOutcome; readonly page: PageSummary }, BrowsingError | E>
+    body: FillPasswordBody,
+  ) => Effect.Effect<typeof FillPasswordAnswer.Type, BrowsingError | FillPasswordError>
   /** The task's status changed (E3/E4): done/unverified/stopped forget it, interrupted/failed park it. */
   readonly task: (
     key: SessionKey,
@@ -257,12 +259,15 @@ export class Browsing extends Context.Tag('@errands/host/Browsing')<Browsing, Br
       download: () => Effect.succeed({ bytes: new Uint8Array([0x25, 0x50]), type: 'application/pdf' }),
       stageFile: (_t, name, bytes) => Effect.succeed({ name, size: bytes.byteLength }),
       onPage: () => Effect.dieMessage('Browsing fake: onPage needs a real page'),
-      // The plan is judged on a page of shop.example; nothing is filled.
-      fillSecrets: (_t, plan) =>
-        Effect.map(plan('https://shop.example/login'), (fill) => ({
-          outcome: { _tag: 'filled' as const, fields: fill.fields.length },
-          page: { ...summary, url: 'https://shop.example/login' },
-        })),
+      // Filled on a page of shop.example; nothing is filled.
+      fillPassword: (_t, body) =>
+        Effect.succeed({
+          ...summary,
+          url: 'https://shop.example/login',
+          site: body.site ?? 'shop.example',
+          user: body.user ?? 'ann',
+          filled: body.username === undefined ? 1 : 2,
+        }),
       task: (_k, status) => Effect.succeed({ lifecycle: status === 'running' ? 'active' : 'closed' }),
       release: () => Effect.void,
       park: () => Effect.void,

@@ -26,10 +26,10 @@ export interface SessionProxyShape {
 }
 
 /**
- * The session proxy service (`@errands/host/SessionProxy`), over this host's own verbs and session
- * service. A cluster replaces it with one that sends the change to the errand's owner (K1), which
- * runs this one there: built on a runner that does not own the key, it opened a second context for
- * the errand beside the owner's.
+ * The session proxy service (`@errands/host/SessionProxy`), over the page verbs and the session
+ * service. The engine builds it after a cluster's overlay, so in a cluster both are the overlaid ones
+ * and the change runs on the errand's owner (K1; docs/adr/0053-data-only-verbs-cross-the-cluster.md):
+ * built over a non-owner's own services, it once opened a second context beside the owner's.
  *
  * @example
  * SessionProxy.layer // needs Browsing and Sessions

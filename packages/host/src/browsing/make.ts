@@ -15,9 +15,11 @@
 import { Runtime, type PageAction, type PageHistoryStep, type PageRead } from '@errands/runtime'
 import { SealedStore } from '@errands/store'
 import { Sessions } from '@errands/sessions'
+import { Vault } from '@errands/passwords'
 import { Effect, type Scope } from 'effect'
 import { PageError, TabNotFound } from '../errors.ts'
 import { conversationIdOf, type SessionKey } from '../sessionKey.ts'
+import { fillPassword, type FillSecrets } from '../person/passwords.ts'
 import { makeActivePage } from './activePage.ts'
 import type { BrowsingShape, Target } from './Browsing.ts'
 import { dialogView, NO_DIALOG_MESSAGE, NoDialog } from './dialog.ts'
@@ -53,6 +55,8 @@ export const makeBrowsing = (
     const runtime = yield* Runtime
     const store = yield* SealedStore
     const book = new SessionBook()
+    // W1: the person's vault, when this host keeps one (a fill without it is a 501).
+    const vault = yield* Effect.serviceOption(Vault)
     const deadline = options.deadlineMs
 
     const core: VerbCore = { options, sessions, runtime, store, book, deadline }
@@ -86,6 +90,29 @@ export const makeBrowsing = (
       )
 
     const actionTimeout = (timeoutMs: number | undefined) => Math.min(timeoutMs ?? DEFAULT_ACTION_TIMEOUT, deadline)
+
+    /**
+     * W2, W3: the plan is judged on the tab's URL as the fill starts; the runtime judges each field's frame. Local:
+     * the plan is a function, so only the body of a fill crosses a process.
+     */
+    const fillSecrets: FillSecrets = (target, plan) =>
+      verb('fill-password', target, (scope) =>
+        Effect.gen(function* () {
+          const secrets = runtime.secrets
+          if (secrets === undefined)
+            return yield* new PageError({
+              reason: 'invalid',
+              message:
+                'This browser cannot rewrite its requests before the wire, so it fills no password; ask the ' +
+                'person to sign in (POST /v1/session/help).',
+            })
+          const { value: url, tabId } = yield* drive(pages.read(scope.contextId, { type: 'url' }))
+          const fill = yield* plan(url)
+          const budget = Math.max(deadline, fill.timeoutMs * fill.fields.length + 1_000)
+          const outcome = yield* runtimeCall('fill-password', budget, secrets.fill(scope.contextId, tabId, fill))
+          return { outcome, page: summaryView(scope.session, yield* drive(pages.summary(scope.contextId))) }
+        }),
+      )
 
     const browsing: BrowsingShape & { readonly book: SessionBook } = {
       book,
@@ -204,25 +231,8 @@ export const makeBrowsing = (
               : Effect.succeed({ answered: dialogView(d, (id) => publicTabId(scope.session, id)) }),
           ),
         ),
-      // W2, W3: the plan is judged on the tab's URL as the fill starts; the runtime judges each field's frame.
-      fillSecrets: (target, plan) =>
-        verb('fill-password', target, (scope) =>
-          Effect.gen(function* () {
-            const secrets = runtime.secrets
-            if (secrets === undefined)
-              return yield* new PageError({
-                reason: 'invalid',
-                message:
-                  'This browser cannot rewrite its requests before the wire, so it fills no password; ask the ' +
-                  'person to sign in (POST /v1/session/help).',
-              })
-            const { value: url, tabId } = yield* drive(pages.read(scope.contextId, { type: 'url' }))
-            const fill = yield* plan(url)
-            const budget = Math.max(deadline, fill.timeoutMs * fill.fields.length + 1_000)
-            const outcome = yield* runtimeCall('fill-password', budget, secrets.fill(scope.contextId, tabId, fill))
-            return { outcome, page: summaryView(scope.session, yield* drive(pages.summary(scope.contextId))) }
-          }),
-        ),
+      // W2, W3: the vault picks the entry on this host, where the page is; the fill's body is data.
+      fillPassword: fillPassword({ fillSecrets, vault }),
       // The escape hatch for MCP's locator tools: the runtime's opaque page, handed on untouched.
       onPage: (target, what, run) =>
         verb(

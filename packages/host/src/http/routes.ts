@@ -20,7 +20,7 @@ import { publicHealth, type HostHealthShape } from '../health.ts'
 import type { PersonShape } from '../person/Person.ts'
 import type { QuestionsShape } from '../person/questions.ts'
 import { requestHelp } from '../person/help.ts'
-import { fillPassword, PasswordId, withVault } from '../person/passwords.ts'
+import { PasswordId, withVault } from '../person/passwords.ts'
 import type { VaultShape } from '@errands/passwords'
 import { QuestionId, requestSignIn } from '../person/signIn.ts'
 import type { LendTarget } from '../schemas.ts'
@@ -285,7 +285,7 @@ export const routes = (
     // W1–W3 (docs/passwords.md): the vault's agent side; filling acts (acting.ts), so not while a person drives.
     implement(api.passwords, () => Effect.flatMap(passwords, (v) => Effect.map(v.signIns, (signIns) => ({ signIns })))),
     implement(api.fillPassword, ({ key, upstreamProxy, body }) =>
-      Effect.flatMap(passwords, (v) => fillPassword({ browsing, vault: v })(key, body, upstreamProxy)),
+      browsing.fillPassword(sessionTarget(key, upstreamProxy), body),
     ),
     implement(p.passwords, () => Effect.flatMap(passwords, (v) => Effect.map(v.list, (list) => ({ passwords: list })))),
     implement(p.addPassword, ({ body }) => Effect.flatMap(passwords, (v) => v.add(body))),

@@ -6,17 +6,34 @@
  * and the runtime fills stand-ins — no answer carries a password or a TOTP secret.
  *
  * @example
- * const answer = yield* fillPassword({ browsing, vault })(key, { password: '#pass', username: '#user' })
+ * const answer = yield* browsing.fillPassword(sessionTarget(key), { password: '#pass', username: '#user' })
  * // { url, title, tab, site: 'shop.example', user: 'ann', filled: 2 }
  */
-import { fillPlan, WrongSite, siteText, type FillEntry, type VaultShape } from '@errands/passwords'
-import type { UpstreamProxy } from '@errands/runtime'
+import {
+  fillPlan,
+  siteText,
+  WrongSite,
+  type FillEntry,
+  type NoSuchPassword,
+  type SeveralPasswords,
+  type VaultError,
+  type VaultShape,
+} from '@errands/passwords'
+import type { SecretFill, SecretFillOutcome } from '@errands/runtime'
 import { Effect, Either, Option, Schema } from 'effect'
 import { PageSummary } from '../answers.ts'
-import { sessionTarget, type BrowsingShape } from '../browsing/Browsing.ts'
+import type { BrowsingError, Target } from '../browsing/Browsing.ts'
 import { HostUnavailable } from '../errors.ts'
 import { Selector } from '../schemas.ts'
-import type { SessionKey } from '../sessionKey.ts'
+
+/**
+ * A host's own fill of secrets with stand-ins on a target's active tab (`makeBrowsing`'s): `plan` gets the tab's
+ * URL and answers the fill. A function, so it never crosses a process; the fill's body does.
+ */
+export type FillSecrets = <E>(
+  target: Target,
+  plan: (url: string) => Effect.Effect<SecretFill, E>,
+) => Effect.Effect<{ readonly outcome: SecretFillOutcome; readonly page: typeof PageSummary.Type }, BrowsingError | E>
 
 /** How long each field is waited for when the call does not say (ms). */
 export const FILL_DEFAULT_TIMEOUT_MS = 10_000
@@ -80,21 +97,27 @@ export const withVault = (vault: Option.Option<VaultShape>): Effect.Effect<Vault
     onSome: Effect.succeed,
   })
 
+/** Every way a fill can fail besides the page verbs' own: the vault's, the sign-in's site, no vault here. */
+export type FillPasswordError = WrongSite | NoSuchPassword | SeveralPasswords | VaultError | HostUnavailable
+
 /**
  * Fills the saved sign-in for the active tab's site (W2, W3): the vault judges the tab's URL,
- * the runtime each field's frame; either refusal is a 403 `WrongSite` and nothing is filled.
+ * the runtime each field's frame; either refusal is a 403 `WrongSite` and nothing is filled. It runs
+ * where the errand's page is (the browsing verb `fillPassword` calls it there; a cluster carries the body to
+ * the owner as data, docs/adr/0053-data-only-verbs-cross-the-cluster.md); `fillSecrets` is that host's own.
  *
  * @example
- * fillPassword({ browsing, vault })(key, { password: '#pass' })
+ * fillPassword({ fillSecrets, vault })(target, { password: '#pass' })
  */
 export const fillPassword =
-  (deps: { readonly browsing: BrowsingShape; readonly vault: VaultShape }) =>
-  (key: SessionKey, body: FillPasswordBody, upstreamProxy?: UpstreamProxy) =>
+  (deps: { readonly fillSecrets: FillSecrets; readonly vault: Option.Option<VaultShape> }) =>
+  (target: Target, body: FillPasswordBody) =>
     Effect.gen(function* () {
+      const vault = yield* withVault(deps.vault)
       let chosen: FillEntry | undefined
       const targets = { username: body.username, password: body.password, totp: body.totp }
-      const { outcome, page } = yield* deps.browsing.fillSecrets(sessionTarget(key, upstreamProxy), (url) =>
-        Effect.flatMap(deps.vault.forFill(url, { site: body.site, username: body.user }), (entry) => {
+      const { outcome, page } = yield* deps.fillSecrets(target, (url) =>
+        Effect.flatMap(vault.forFill(url, { site: body.site, username: body.user }), (entry) => {
           chosen = entry
           return Either.match(fillPlan(entry, targets, body.timeoutMs ?? FILL_DEFAULT_TIMEOUT_MS), {
             onLeft: Effect.fail,
