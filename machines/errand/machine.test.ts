@@ -592,7 +592,7 @@ describe('errand machine — model-based paths', () => {
         // A task's park while an agent's verb is in flight waits for the verb: open until the last driver leaves (C2).
         if (
           event.type === 'task.changed' &&
-          parkingStatuses.includes(event.status) &&
+          parkingStatuses.some((status) => status === event.status) &&
           s.matches('active') &&
           s.context.drivers > 0
         )
