@@ -8,8 +8,7 @@
  * @example
  * makeLiveView({ ...options, questions: { pending, answer, onChange } })
  */
-import { BadRequest, NotFound, type EdgeError } from '@errands/edge'
-import { Either, type Effect } from 'effect'
+import type { Effect } from 'effect'
 import type { LiveQuestion } from './protocol.ts'
 
 /** What the host gives the live view. */
@@ -19,36 +18,4 @@ export interface LiveQuestions {
   readonly answer: (id: string, answer: 'allow' | 'deny') => Effect.Effect<unknown, unknown>
   /** Calls `listener` when a question comes or goes; returns the unsubscribe. */
   readonly onChange: (listener: () => void) => () => void
-}
-
-const QUESTION_PATH = /^\/live\/api\/questions\/([A-Za-z0-9_-]{1,64})$/
-
-/**
- * The answer a request to `/live/api/questions/:id` asks for, as the action to run, or the
- * refusal; `undefined` when the path is not a question's.
- *
- * @example
- * answerRoute('/live/api/questions/q1', { answer: 'deny' }, questions) // Right(questions.answer('q1', 'deny'))
- */
-export const answerRoute = (
-  path: string,
-  fields: Readonly<Record<string, unknown>>,
-  questions: LiveQuestions | undefined,
-): Either.Either<Effect.Effect<unknown, unknown>, EdgeError> | undefined => {
-  if (!path.startsWith('/live/api/questions/')) return undefined
-  const match = QUESTION_PATH.exec(path)
-  if (match === null || questions === undefined) {
-    return Either.left(
-      new NotFound({
-        reason: 'no-route',
-        message: 'No such question: it was answered, its time ran out, or the errand stopped waiting.',
-      }),
-    )
-  }
-  const answer = fields.answer
-  if (answer !== 'allow' && answer !== 'deny')
-    return Either.left(
-      new BadRequest({ reason: 'invalid-body', message: 'Send {"answer": "allow"} or {"answer": "deny"}.' }),
-    )
-  return Either.right(questions.answer(match[1]!, answer))
 }

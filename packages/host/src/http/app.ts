@@ -30,6 +30,7 @@ import {
   type Identity,
   decodeBody,
   decodeQuery,
+  Router,
 } from '@errands/edge'
 import { Sessions } from '@errands/sessions'
 import { Vault } from '@errands/passwords'
@@ -46,7 +47,6 @@ import { PersonWheel } from '../wheel.ts'
 import { checkAgentToken, type AgentTokens } from './agentTokens.ts'
 import { readText } from './body.ts'
 import { errorResponse, json } from './respond.ts'
-import { Router } from './router.ts'
 import { routes, type Route } from './routes.ts'
 
 /** The header naming a session's upstream proxy when its first call opens it (issue #21). */

@@ -29,12 +29,12 @@ import type { StatelessShape } from '../stateless/Stateless.ts'
 import { FileName } from '../schemas.ts'
 import { api, type pageVerbs as declaredPageVerbs, SiteParam, TabId, type WheelTarget } from './api.ts'
 import type { PersonWheelShape } from '../wheel.ts'
-import type { Access, BytesAnswer, Endpoint } from './endpoint.ts'
-import { openApiDocument } from './openapi.ts'
+import type { BytesAnswer, Endpoint, RouteDef } from '@errands/edge'
+import { hostOpenApi } from './openapi.ts'
 import { bytes } from './respond.ts'
-import type { RouteDef } from './router.ts'
 
-export type { Access } from './endpoint.ts'
+/** Who may call a `/v1` route: a `session` key, the `person`'s token, or anyone (`open`). */
+export type Access = 'session' | 'person' | 'open'
 
 /** What a route's handler receives (after every check passed). */
 export interface RouteInput<B, Q> {
@@ -95,7 +95,7 @@ const implement = <
   path: endpoint.path,
   value: {
     endpoint: endpoint as Endpoint,
-    access: endpoint.access,
+    access: endpoint.access as Access,
     body: endpoint.body as Route['body'],
     query: endpoint.query as Route['query'],
     answer: endpoint.answer as Route['answer'],
@@ -230,7 +230,7 @@ export const routes = (
     // X1: the open door answers liveness and counts; the whole report is the person's.
     implement(api.health, () => Effect.map(health.report, publicHealth)),
     // Built on first ask: the declaration does not change while the host runs.
-    implement(api.openapi, () => Effect.sync(() => (document ??= openApiDocument(api, { port: options.port })))),
+    implement(api.openapi, () => Effect.sync(() => (document ??= hostOpenApi({ port: options.port })))),
     implement(api.fetch, ({ body }) => stateless.fetch(body.url)),
     implement(api.localhosts, () => Effect.map(stateless.localhosts, (services) => ({ services }))),
 
