@@ -64,7 +64,7 @@ describe("the live view's API, declared", () => {
     expect(paths['/v1/navigate']!.post).toBeDefined()
   })
 
-  it("a body that does not fit any live-view route is the edge's 400, in the edge's words, before any call", async () => {
+  it("a body that does not fit a live-view route is the edge's 400, in the edge's words, before any call", async () => {
     const secret = 'typed-by-the-person-7f3a'
     const cases: Array<[string, string, string, string]> = [
       ['POST', '/live/api/conversations/chat%3Ax/own-browser', '{"on":"yes"}', 'invalid-body'],
@@ -116,7 +116,7 @@ describe("the live view's API, declared", () => {
     expect(await host.run(host.supervisor.list)).toEqual([])
   })
 
-  it('a path parameter that is no id, a method a route does not take, and no sign-in are refused as declared', async () => {
+  it('a parameter that is no id, a method a route does not take, and no sign-in are refused as declared', async () => {
     const badId = await live('POST', `/live/api/conversations/${'x'.repeat(201)}/park`, '{}')
     expect(badId.status).toBe(400)
     expect(badId.body.error).toMatchObject({ code: 'BadRequest', reason: 'invalid-parameter' })
