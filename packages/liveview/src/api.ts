@@ -48,7 +48,7 @@ export interface LiveApiDeps {
   readonly auth: LiveAuth
   readonly options: Pick<
     LiveViewOptions,
-    'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume' | 'questions' | 'wheel' | 'passwords'
+    'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume' | 'wheel' | 'passwords'
   >
   readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
   readonly readState: Effect.Effect<LiveState>
@@ -85,11 +85,6 @@ const implement = <E extends Endpoint<string, any, any, Schema.Schema<any, any, 
 })
 
 const noSwitch = () => new NotFound({ reason: 'no-route', message: 'This host has no inspector switch.' })
-const noQuestions = () =>
-  new NotFound({
-    reason: 'no-route',
-    message: 'No such question: it was answered, its time ran out, or the errand stopped waiting.',
-  })
 const noVault = () =>
   new NotFound({ reason: 'no-route', message: 'This host keeps no passwords (no vault is wired in).' })
 
@@ -133,11 +128,8 @@ export const liveRoutes = (deps: LiveApiDeps): ReadonlyArray<RouteDef<LiveRoute>
     implement(liveApi.inspector, ({ body }) =>
       deps.options.inspector ? action(deps.options.inspector.set(body.on)) : Effect.fail(noSwitch()),
     ),
-    implement(liveApi.question, ({ params, body }) =>
-      deps.options.questions
-        ? action(deps.options.questions.answer(params.id, body.answer))
-        : Effect.fail(noQuestions()),
-    ),
+    // P4: the same answer as the person's POST /v1/person/questions/:id, to the boundary's one book.
+    implement(liveApi.question, ({ params, body }) => action(deps.sessions.answerQuestion(params.id, body.answer))),
     implement(liveApi.park, ({ params }) => action((deps.options.park ?? deps.sessions.park)(params.id))),
     implement(liveApi.resume, ({ params }) => action((deps.options.resume ?? deps.sessions.resume)(params.id))),
     implement(liveApi.close, ({ params }) => action(deps.options.release(params.id))),

@@ -35,7 +35,6 @@ import { heldAt, holdsTabs, markDriving, tabsOf, unknownHere } from './conversat
 import type { RemoteErrand } from './remoteCast.ts'
 import { requestRefusal, upgradeRefusal } from './gate.ts'
 import { pageHtml } from './html.ts'
-import type { LiveQuestions } from './questions.ts'
 import type { LiveWheel } from './wheel.ts'
 import type { LivePasswords } from './passwords.ts'
 import { LIVE_PROTOCOL, paths, type LiveConversation, type LiveInspector, type LiveState } from './protocol.ts'
@@ -70,8 +69,6 @@ export interface LiveViewOptions {
   /** Recent health messages, the supervisor's and the host's own (H3). */
   readonly health: Effect.Effect<ReadonlyArray<HealthMessage>>
   readonly inspector?: LiveInspectorSwitch | undefined
-  /** Questions errands wait on (issue #26, `questions.ts`): pushed with the state, answered by the card. */
-  readonly questions?: LiveQuestions | undefined
   /** Where the wheel is taken and driven (K4: a cluster's owner); unset, this host's sessions. */
   readonly wheel?: LiveWheel | undefined
   /** The person's saved sign-ins (W1, the Passwords page); unset, the page says the host keeps none. */
@@ -150,7 +147,8 @@ export const makeLiveView = (
         main: { tabs: yield* tabsOf(runtime, runtime.mainContext) },
         health: [...(yield* options.health)].sort((a, b) => b.at - a.at).slice(0, 20),
         inspector: options.inspector ? yield* options.inspector.status : null,
-        questions: options.questions ? yield* options.questions.pending : undefined,
+        // P4: the boundary's one book of questions, pushed with the state and answered by the card.
+        questions: yield* sessions.questions,
       }
     })
 
@@ -173,7 +171,7 @@ export const makeLiveView = (
       sessions.onChange(() => pushState()),
       sessions.onHealth(() => pushState()),
       yield* runtime.subscribe(() => pushState()),
-      options.questions?.onChange(() => pushState()) ?? (() => undefined),
+      sessions.onQuestions(() => pushState()),
     ]
     const tick = setInterval(pushState, 2_000)
     tick.unref()

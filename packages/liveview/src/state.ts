@@ -7,7 +7,7 @@
  * @example
  * Schema.encodeUnknownSync(LiveStateSchema)(state)
  */
-import { CapacitySchema, ErrandViewSchema, HealthMessageSchema } from '@errands/sessions'
+import { CapacitySchema, ErrandViewSchema, HealthMessageSchema, Question } from '@errands/sessions'
 import { Schema } from 'effect'
 
 /** One tab of a context, as the person sees it. */
@@ -41,16 +41,9 @@ export const LiveInspectorSchema = Schema.Struct({
 
 /**
  * A question an errand is waiting on (P4): the card "Allow lends your sign-in to this task" with Allow and
- * Deny; `expiresAt` is when the errand stops waiting (ms since the epoch).
+ * Deny — the boundary's `Question`, as `/v1/person/questions` lists it.
  */
-export const LiveQuestionSchema = Schema.Struct({
-  id: Schema.String,
-  kind: Schema.Literal('sign-in'),
-  conversationId: Schema.String,
-  site: Schema.String,
-  askedAt: Schema.Number,
-  expiresAt: Schema.Number,
-}).annotations({ identifier: 'LiveQuestion' })
+export const LiveQuestionSchema = Question
 
 /** Everything the page shows. */
 export const LiveStateSchema = Schema.Struct({
