@@ -3,8 +3,8 @@
  * MCP's `browser_request_sign_in`. It answers at once when the errand already holds the site's
  * sign-in or when the trust mode never lends (auto, full); otherwise it puts the question "Allow
  * lends your sign-in to this task" in front of the person (the boundary's `question`: the live view's
- * card, `/v1/person/questions`) and waits — at most `timeoutMs`. Allow lends through lending's one path (`Person.allow`, the
- * same as the permission card's button); Deny and a timeout lend nothing. While it waits, the
+ * card, `/v1/person/questions`) and waits — at most `timeoutMs`. Allow lends through lending's one
+ * path (`Person.allow`, the same as the permission card's button); Deny and a timeout lend nothing. While it waits, the
  * errand waits for the person (`Person.asked`, shown in health, the sessions' views and the
  * inspector); its end — allow, deny, timeout, or withdrawn when the agent's call goes away — is
  * `Person.answered` with the question's id.
