@@ -41,7 +41,7 @@ import { Person } from './person/Person.ts'
 import { requestHelp } from './person/help.ts'
 import { requestSignIn, type SignInDeps } from './person/signIn.ts'
 import { conversationIdOf } from './sessionKey.ts'
-import { PersonDriving, wheelRefusal } from '@errands/sessions'
+import { wheelRefusal } from '@errands/sessions'
 
 /** Where MCP is mounted. @example `${host.url}${MCP_PATH}` */
 export const MCP_PATH = '/mcp'
@@ -90,10 +90,8 @@ export const errandBrowserOf = (
       : {
           // P1, P3 (issue #26): refused in PersonDriving's words while a person drives; the same waiting as POST
           // /v1/session/help.
-          personDriving: () =>
-            signIn.person.personDriving(conversationIdOf(key))
-              ? PersonDriving.of(conversationIdOf(key)).message
-              : undefined,
+          wheelRefusal: (tool: string) =>
+            wheelRefusal(signIn.person.personDriving, conversationIdOf(key), 'mcp', tool)?.message,
           requestHelp: (reason: string, timeoutMs?: number) => requestHelp(signIn)(key, { reason, timeoutMs }),
         }),
     ...(placement === undefined ? {} : { elsewhere: (tool: string, args: unknown) => placement.tool(key, tool, args) }),

@@ -4,6 +4,9 @@
  * asker stops waiting (the agent's call was cancelled) — so the person never answers a question nobody is
  * waiting on.
  *
+ * How long an agent may wait for the answer is written here once, for every face that asks (`/v1/session/permission`,
+ * MCP's `browser_request_sign_in`), as help's is in `help.ts`.
+ *
  * One book of them per engine, held by the supervisor and reached through the boundary's verbs (`question`,
  * `questions`, `answerQuestion`, `onQuestions`): the live view, `/v1/person/questions` and MCP read and answer
  * the same questions. The book keeps no journal: the ask and its end are the supervisor's journal lines
@@ -43,6 +46,15 @@ export type QuestionAnswer = typeof QuestionAnswer.Type
 
 /** How a question ended: the person's answer, its time ran out, or the asker stopped waiting. */
 export type QuestionOutcome = QuestionAnswer | 'timeout' | 'withdrawn'
+
+/** The shortest wait for the person's answer to a sign-in question (ms). */
+export const SIGN_IN_MIN_TIMEOUT_MS = 100
+/** The longest (ms): under the host's 300 s request timeout. */
+export const SIGN_IN_MAX_TIMEOUT_MS = 240_000
+/** The wait when the agent does not say (ms). */
+export const SIGN_IN_DEFAULT_TIMEOUT_MS = 120_000
+/** The longest site an agent may name (a host name's 253 characters). */
+export const SIGN_IN_SITE_MAX = 253
 
 /** What a question asks about: its id (shared with the errand's `asked`) and the site. */
 export interface QuestionAbout {

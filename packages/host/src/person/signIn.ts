@@ -22,18 +22,22 @@ import { sessionTarget, type BrowsingShape } from '../browsing/Browsing.ts'
 import { BadRequest } from '../errors.ts'
 import { conversationIdOf, type SessionKey } from '../sessionKey.ts'
 import type { PersonShape } from './Person.ts'
-import { newQuestionId, Question, QuestionAnswer, type SessionsShape } from '@errands/sessions'
-
-/** How long an errand waits for the person by default (ms). */
-export const SIGN_IN_DEFAULT_TIMEOUT_MS = 120_000
-/** The longest an errand may wait (ms): under the host's 300 s request timeout. */
-export const SIGN_IN_MAX_TIMEOUT_MS = 240_000
+import {
+  newQuestionId,
+  Question,
+  QuestionAnswer,
+  type SessionsShape,
+  SIGN_IN_DEFAULT_TIMEOUT_MS,
+  SIGN_IN_MAX_TIMEOUT_MS,
+  SIGN_IN_MIN_TIMEOUT_MS,
+  SIGN_IN_SITE_MAX,
+} from '@errands/sessions'
 
 /** `POST /v1/session/permission`. @example { site: 'shop.example', timeoutMs: 60000 } */
 export const SignInRequest = Schema.Struct({
-  site: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(253)),
+  site: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(SIGN_IN_SITE_MAX)),
   /** How long to wait for the person (ms); default 120000. */
-  timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(100, SIGN_IN_MAX_TIMEOUT_MS))),
+  timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(SIGN_IN_MIN_TIMEOUT_MS, SIGN_IN_MAX_TIMEOUT_MS))),
 })
 /** @see SignInRequest */
 export type SignInRequest = typeof SignInRequest.Type
