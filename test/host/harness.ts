@@ -20,7 +20,7 @@ import {
   type StartOptions,
 } from '@errands/host'
 import { Runtime } from '@errands/runtime'
-import { Supervisor } from '@errands/supervisor'
+import { type JournalEntry, Supervisor } from '@errands/supervisor'
 import { Context, Effect, Exit, Redacted, Scope } from 'effect'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -168,14 +168,21 @@ export const startTestHost = async (
   tweak: (settings: HostSettings) => HostSettings = (s) => s,
 ) => {
   const logs: string[] = []
+  // The supervisor's journal, the one record of its inputs (the asks of a person and their ends among them).
+  const journal: JournalEntry[] = []
   const settings = tweak(
     Effect.runSync(hostSettingsFrom({ ERRANDS_DATA_DIR: dataDir, ERRANDS_SNAPSHOT_DEBOUNCE_MS: '300', ...env })),
   )
   const scope = Effect.runSync(Scope.make())
   const host: RunningHost = await Effect.runPromise(
-    startHost({ settings, port, log: (line) => logs.push(line), chromium: { warmSpare: false }, ...start }).pipe(
-      Scope.extend(scope),
-    ),
+    startHost({
+      settings,
+      port,
+      log: (line) => logs.push(line),
+      journal: (entry) => journal.push(entry),
+      chromium: { warmSpare: false },
+      ...start,
+    }).pipe(Scope.extend(scope)),
   )
   const token = Redacted.value(host.token)
   const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
@@ -183,6 +190,7 @@ export const startTestHost = async (
     ...host,
     dataDir,
     logs,
+    journal,
     tokenText: token,
     supervisor: Context.get(host.services, Supervisor),
     chromium: Context.get(host.services, Chromium),

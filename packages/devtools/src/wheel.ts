@@ -32,7 +32,9 @@ import {
   HELP_MAX_TIMEOUT_MS,
   HELP_MIN_TIMEOUT_MS,
   HELP_REASON_MAX as REASON_MAX,
+  HelpRequest,
 } from '@errands/sessions'
+import { Either, ParseResult, Schema } from 'effect'
 import type { Command, Params } from './connection.ts'
 
 export { HELP_DEFAULT_TIMEOUT_MS, HELP_MAX_TIMEOUT_MS } from '@errands/sessions'
@@ -52,25 +54,15 @@ export interface HelpParams {
  * helpParams({ reason: '', timeoutMs: 5 })         // 'reason must be a string of 1–500 characters'
  */
 export const helpParams = (params: Params): HelpParams | string => {
-  const { reason, timeoutMs } = params
-  if (typeof reason !== 'string' || reason.length < 1 || reason.length > REASON_MAX) {
-    return (
-      `reason must be a string of 1–${REASON_MAX} characters (why the agent needs a person, shown in the live ` +
-      `view)`
-    )
-  }
-  if (
-    timeoutMs !== undefined &&
-    (!Number.isSafeInteger(timeoutMs) ||
-      (timeoutMs as number) < HELP_MIN_TIMEOUT_MS ||
-      (timeoutMs as number) > HELP_MAX_TIMEOUT_MS)
-  ) {
-    return (
-      `timeoutMs must be a whole number of milliseconds from ${HELP_MIN_TIMEOUT_MS} to ${HELP_MAX_TIMEOUT_MS} ` +
-      `(default ${HELP_DEFAULT_TIMEOUT_MS})`
-    )
-  }
-  return { reason, timeoutMs: (timeoutMs as number | undefined) ?? HELP_DEFAULT_TIMEOUT_MS }
+  // The one rule of a request for help (HelpRequest of @errands/sessions), in this protocol's words.
+  const decoded = Schema.decodeUnknownEither(HelpRequest)({ reason: params.reason, timeoutMs: params.timeoutMs })
+  if (Either.isRight(decoded))
+    return { reason: decoded.right.reason, timeoutMs: decoded.right.timeoutMs ?? HELP_DEFAULT_TIMEOUT_MS }
+  const [first] = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
+  return first?.path[0] === 'timeoutMs'
+    ? `timeoutMs must be a whole number of milliseconds from ${HELP_MIN_TIMEOUT_MS} to ${HELP_MAX_TIMEOUT_MS} ` +
+        `(default ${HELP_DEFAULT_TIMEOUT_MS})`
+    : `reason must be a string of 1–${REASON_MAX} characters (why the agent needs a person, shown in the live view)`
 }
 
 /**

@@ -1,18 +1,32 @@
 /**
- * Decoding what a front was sent — a JSON body or a query — strictly with Effect Schema, in one wording for every
- * front (docs/edge.md): unknown fields and wrong types are refused, every problem (up to eight) named by its path.
+ * Decoding what a front was sent — a JSON body, a query or path parameters — strictly with Effect Schema, in one
+ * wording for every front (docs/edge.md): unknown fields and wrong types are refused, every problem (up to eight)
+ * named by its path, never by the value that was refused.
  *
  * @example
  * const body = yield* decodeBody(NavigateBody, text) // BadRequest 'invalid-body' when it does not fit
  */
 import { Effect, ParseResult, Schema } from 'effect'
 import { parseJson } from './body.ts'
+import type { Endpoint } from './endpoint.ts'
 import { BadRequest } from './errors.ts'
+
+/**
+ * No body, or `{}` (a struct without fields would let any field through: every field is refused).
+ *
+ * @example
+ * Schema.decodeUnknownSync(EmptyBody)({}) // {}
+ */
+export const EmptyBody = Schema.Record({ key: Schema.String, value: Schema.Never }).annotations({
+  message: () => 'this endpoint takes no fields; send {} or nothing',
+})
 
 const formatIssues = (error: ParseResult.ParseError): string =>
   ParseResult.ArrayFormatter.formatErrorSync(error)
     .slice(0, 8)
-    .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(body)'}: ${i.message}`)
+    // A refusal names the field and what it takes, never the value it got: a body carries what a person typed,
+    // a password, a token (P5, W4), and Schema's default words end in `, actual <the value>`.
+    .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(body)'}: ${i.message.replace(/, actual [\s\S]*$/, '')}`)
     .join('; ')
 
 /**
@@ -65,4 +79,27 @@ export const decodeQuery = <A, I>(schema: Schema.Schema<A, I>, query: URLSearchP
           }),
       ),
     )
+  })
+
+/**
+ * Decodes a route's path parameters (percent-decoded by the router) with the Schemas its endpoint declares; a
+ * parameter that does not fit is named, never quoted.
+ *
+ * @example
+ * yield* decodeParams({ id: TabId }, { id: 't2' }) // { id: 't2' }
+ */
+export const decodeParams = (
+  schemas: Endpoint['params'],
+  raw: Readonly<Record<string, string>>,
+): Effect.Effect<Readonly<Record<string, unknown>>, BadRequest> =>
+  Effect.gen(function* () {
+    const out: Record<string, unknown> = {}
+    for (const [name, schema] of Object.entries(schemas)) {
+      out[name] = yield* Schema.decodeUnknown(schema as Schema.Schema<unknown, string>)(raw[name]).pipe(
+        Effect.mapError(
+          () => new BadRequest({ reason: 'invalid-parameter', message: `The path parameter ${name} is not valid.` }),
+        ),
+      )
+    }
+    return out
   })

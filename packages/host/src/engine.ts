@@ -23,7 +23,7 @@ import { Runtime, type RuntimeShape } from '@errands/runtime'
 import { ChromiumRuntime, makeRoutedRuntime, type ChromiumRuntimeOptions } from '@errands/runtime-chromium'
 import type { SealedStore, StoreConfigError, StoreError } from '@errands/store'
 import type { HealthLog, Sessions } from '@errands/sessions'
-import { InspectorSwitch, openInspectorRelay, type Supervisor } from '@errands/supervisor'
+import { InspectorSwitch, openInspectorRelay, type Supervisor, type SupervisorOptions } from '@errands/supervisor'
 import { join } from 'node:path'
 import { Vault, type VaultUnavailable } from '@errands/passwords'
 import { Context, Effect, Layer } from 'effect'
@@ -35,7 +35,6 @@ import { HostHealth, makeHostHealth, type RuntimeReport } from './health.ts'
 import { Placement } from './placement.ts'
 import { makePerson } from './person/make.ts'
 import { Person } from './person/Person.ts'
-import { Questions } from './person/questions.ts'
 import { Stateless } from './stateless/Stateless.ts'
 
 /** The runtime errands use (its pages are its page verbs, `runtime.pages`) and where it runs. */
@@ -72,6 +71,11 @@ export interface HostEngineOptions {
    * makes: docs/adr/0049-runtime-owns-the-page.md). Unset: the runtime as it is.
    */
   readonly observeRuntime?: ((runtime: RuntimeShape) => RuntimeShape) | undefined
+  /**
+   * Hears every line of the supervisor's journal (its inputs: the asks of a person and their ends among them, with
+   * names, sites and times only, L7). Unset: the host keeps no journal.
+   */
+  readonly journal?: SupervisorOptions['journal']
 }
 
 /**
@@ -127,7 +131,6 @@ export type HostServices =
   | DevTools
   | SessionProxy
   | Placement
-  | Questions
 
 /**
  * The containment policy of a host on `port` (plus other ports of its own), with the machine's
@@ -246,7 +249,12 @@ const hostEngineOn = (options: HostEngineOptions) => {
     Effect.map(InspectorSwitch, (i) =>
       engineOver(runtime, {
         settings: settings.supervisor,
-        supervisor: { inspect: i.inspect, sealSnapshots: options.cluster !== undefined, holds: options.cluster?.holds },
+        supervisor: {
+          inspect: i.inspect,
+          sealSnapshots: options.cluster !== undefined,
+          holds: options.cluster?.holds,
+          journal: options.journal,
+        },
         store: options.cluster?.store,
         personSettings: options.cluster?.settings,
       }),
@@ -259,8 +267,6 @@ const hostEngineOn = (options: HostEngineOptions) => {
   const services = Layer.mergeAll(
     Layer.scoped(Browsing, makeBrowsing({ deadlineMs, files: settings.files })),
     Layer.effect(Person, makePerson),
-    // What errands ask the person (issue #26): one service, seen by the routes, MCP and the live view.
-    Questions.layer,
     Layer.effect(
       HostHealth,
       Effect.flatMap(HostBrowser, (b) => makeHostHealth(b.describe, notes)),

@@ -156,20 +156,6 @@ export class HostStartError extends Schema.TaggedError<HostStartError>()('HostSt
   message: Schema.String,
 }) {}
 
-/**
- * A question for the person (issue #26, `person/questions.ts`) that is no longer waiting: it was
- * answered, its time ran out, or the errand that asked stopped waiting.
- *
- * @example
- * new QuestionNotFound({ reason: 'not-waiting', message: '…' }).status // 404
- */
-export class QuestionNotFound extends Schema.TaggedError<QuestionNotFound>()('QuestionNotFound', {
-  reason: Schema.Literal('not-waiting'),
-  message: Schema.String,
-}) {
-  readonly status = 404
-}
-
 /** Every error the host's own edge produces (the rest come from the supervisor, runtime and lending). */
 export type HostError =
   | InvalidSessionKey

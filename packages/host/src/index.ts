@@ -34,8 +34,8 @@ export type { LocalService } from './stateless/localhosts.ts'
 export { makeApp, type App, type AppOptions } from './http/app.ts'
 // The declared API (issue #24): its endpoints, its OpenAPI 3.1 document and a typed client of it.
 export { api, type Api } from './http/api.ts'
-export { endpointsOf, type Endpoint } from './http/endpoint.ts'
-export { openApiDocument } from './http/openapi.ts'
+export { endpointsOf, type Endpoint } from '@errands/edge'
+export { hostOpenApi } from './http/openapi.ts'
 export {
   AnswerMismatch,
   answerMismatch,

@@ -14,6 +14,7 @@
  * const mcp = yield* mountMcp({ port, log, idleMs: 900_000 })
  * if (isMcpPath(req.url)) void mcp.route(req, res)
  */
+import { Sessions } from '@errands/sessions'
 import type { DailyBrowserShape } from '@errands/daily'
 import {
   makeMcpHttp,
@@ -36,11 +37,10 @@ import { HOST_RENDER } from './http/respond.ts'
 import { Placement, type PlacementShape } from './placement.ts'
 import { parseSessionKey, type SessionKey } from './sessionKey.ts'
 import { Person } from './person/Person.ts'
-import { Questions } from './person/questions.ts'
 import { requestHelp } from './person/help.ts'
 import { requestSignIn, type SignInDeps } from './person/signIn.ts'
 import { conversationIdOf } from './sessionKey.ts'
-import { PersonDriving, wheelRefusal } from '@errands/sessions'
+import { wheelRefusal } from '@errands/sessions'
 
 /** Where MCP is mounted. @example `${host.url}${MCP_PATH}` */
 export const MCP_PATH = '/mcp'
@@ -87,10 +87,8 @@ export const errandBrowserOf = (
       : {
           // P1, P3 (issue #26): refused in PersonDriving's words while a person drives; the same waiting as POST
           // /v1/session/help.
-          personDriving: () =>
-            signIn.person.personDriving(conversationIdOf(key))
-              ? PersonDriving.of(conversationIdOf(key)).message
-              : undefined,
+          wheelRefusal: (tool: string) =>
+            wheelRefusal(signIn.person.personDriving, conversationIdOf(key), 'mcp', tool)?.message,
           requestHelp: (reason: string, timeoutMs?: number) => requestHelp(signIn)(key, { reason, timeoutMs }),
         }),
     ...(placement === undefined ? {} : { elsewhere: (tool: string, args: unknown) => placement.tool(key, tool, args) }),
@@ -170,11 +168,11 @@ export interface McpMount {
  */
 export const mountMcp = (
   options: McpMountOptions,
-): Effect.Effect<McpMount, never, Browsing | Placement | Person | Questions | Scope.Scope> =>
+): Effect.Effect<McpMount, never, Browsing | Placement | Person | Sessions | Scope.Scope> =>
   Effect.gen(function* () {
     const browsing = yield* Browsing
     const placement = yield* Placement
-    const signIn: SignInDeps = { browsing, person: yield* Person, questions: yield* Questions }
+    const signIn: SignInDeps = { browsing, person: yield* Person, questions: yield* Sessions }
     // W1: the person's passwords, when the host keeps a vault.
     const vault = Option.getOrUndefined(yield* Effect.serviceOption(Vault))
     const runtime = yield* Effect.runtime<never>()

@@ -10,6 +10,7 @@
  * Schema.decodeUnknownSync(Released)({ released: true })
  */
 import { LendReport, Permission } from '@errands/lending'
+import { ErrandViewSchema } from '@errands/sessions'
 import { Schema } from 'effect'
 import { TabView, Tabs, ViewportSize } from './answers.ts'
 
@@ -176,28 +177,8 @@ export const PermissionAnswer = Permission
 /** `POST /v1/person/lend`: what the Allow moved into which errand. */
 export const LendAnswer = LendReport
 
-/** One conversation's errand as the supervisor shows it (no secrets: names, ids, times). */
-export const ErrandViewAnswer = Schema.Struct({
-  conversationId: Schema.String,
-  kind: Schema.Literal('task', 'chat'),
-  reason: Schema.Literal('task', 'helper', 'own-browser', 'main'),
-  state: Schema.String,
-  detail: Schema.String,
-  driven: Schema.Boolean,
-  watched: Schema.Boolean,
-  lastUsedAt: Schema.Number,
-  parkedAt: Schema.NullOr(Schema.Number),
-  lentSites: Schema.Array(Schema.String),
-  contextId: Schema.NullOr(Schema.String),
-  lastError: Schema.NullOr(Schema.String),
-  parent: Schema.optional(Schema.String),
-  /** Present (true) while a person has the wheel (P1). */
-  personDriving: Schema.optional(Schema.Literal(true)),
-  /** The oldest pending request for help (P3), while an agent waits. */
-  help: Schema.optional(Schema.Struct({ reason: Schema.String, askedAt: Schema.Number, expiresAt: Schema.Number })),
-  /** Present while an agent waits for the person (P3, P4): the kinds of its open asks, oldest first. */
-  waiting: Schema.optional(Schema.Array(Schema.Literal('help', 'sign-in'))),
-})
+/** One conversation's errand as the supervisor shows it (the boundary's Schema, one for every face). */
+export const ErrandViewAnswer = ErrandViewSchema
 
 /** `GET /v1/person/sessions`. @example { sessions: [] } */
 export const SessionsAnswer = Schema.Struct({ sessions: Schema.Array(ErrandViewAnswer) })

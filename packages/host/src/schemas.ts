@@ -8,15 +8,8 @@
 import { isPlainFileName } from '@errands/runtime'
 import { Schema } from 'effect'
 
-/**
- * No body, or `{}` (a struct without fields would let any field through: every field is refused).
- *
- * @example
- * Schema.decodeUnknownSync(EmptyBody)({}) // {}
- */
-export const EmptyBody = Schema.Record({ key: Schema.String, value: Schema.Never }).annotations({
-  message: () => 'this endpoint takes no fields; send {} or nothing',
-})
+/** No body, or `{}`: the edge's (`EmptyBody` of @errands/edge). */
+export { EmptyBody } from '@errands/edge'
 
 /**
  * A URL string as given (the guard decides it later; here only its shape). @example

@@ -34,7 +34,6 @@ import { Placement } from './placement.ts'
 import { PersonWheel } from './wheel.ts'
 import { HostHealth } from './health.ts'
 import { Person } from './person/Person.ts'
-import { Questions } from './person/questions.ts'
 import { MCP_PATH, mountMcp } from './mcp.ts'
 import { sessionKeyOf } from './sessionKey.ts'
 import { loadToken } from './token.ts'
@@ -78,6 +77,8 @@ export interface StartOptions {
   readonly mcpLingerMs?: number | undefined
   /** Wraps the runtime the host uses (tests count its calls). */
   readonly observeRuntime?: HostEngineOptions['observeRuntime']
+  /** Hears the supervisor's journal (tests read the asks of a person and their ends from it). */
+  readonly journal?: HostEngineOptions['journal']
 }
 
 /** A running host. */
@@ -199,6 +200,7 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
         chromium: options.chromium,
         cluster: options.cluster,
         observeRuntime: options.observeRuntime,
+        journal: options.journal,
       }),
     ).pipe(Effect.mapError(engineFailed))
     const app = yield* makeApp({ port, token, agentTokens, log, maxRawBodyBytes: settings.files.maxFileBytes }).pipe(
@@ -221,7 +223,6 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
       const health = yield* HostHealth
       const sessions = yield* Sessions
       const placement = yield* Placement
-      const questions = yield* Questions
       return yield* makeLiveView({
         port,
         token,
@@ -276,8 +277,6 @@ export const startHost = (options: StartOptions): Effect.Effect<RunningHost, Hos
           ),
           set: (on) => Effect.map(person.setInspector(on), liveInspector),
         },
-        // Issue #26: the sign-in questions errands wait on, as cards with Allow and Deny.
-        questions: { pending: questions.pending, answer: questions.answer, onChange: questions.onChange },
         // K4: in a cluster, the wheel of a session's errand is taken and driven on its owner.
         wheel: Option.getOrUndefined(yield* Effect.serviceOption(PersonWheel)),
         // W1: the Passwords page over this host's sealed vault (docs/passwords.md).

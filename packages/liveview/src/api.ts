@@ -1,57 +1,54 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: type-level matching over Schemas and endpoints of any shape
 /**
- * The live view's JSON API for the person's buttons (V1, V3, E2): the state, park / resume /
- * close / own-browser per conversation, the inspector switch, and the Passwords page (W1,
- * `passwords.ts`). Called once the request passed the gate (`gate.ts`) and the sign-in; bodies are
- * read by the edge's reader (16 KiB at most; a passwords import 1 MiB) and every refusal is an
- * `@errands/edge` error, answered by its renderer.
+ * The live view's JSON API, served (V1, V3, E2, P1–P4, W1): each route `endpoints.ts` declares, given its one
+ * call, and the one order every call goes through once the gate (`gate.ts`: Host, Origin, media type) let
+ * it in — the route and method (404, 405 with `Allow`), the sign-in (401, X4), the body read up to the
+ * route's limit (413) and decoded by the edge's one decoder with its words (400), the path parameters
+ * decoded with their Schemas (400), the call, and its answer encoded with the declared Schema. Every
+ * refusal and failure is an `@errands/edge` error, answered by its renderer.
  *
  * @example
- * const api = makeLiveApi({ sessions, options, run, readState, pushState, log })
+ * const api = makeLiveApi({ sessions, runtime, auth, options, run, readState, pushState, log })
  * await api(req, res, '/live/api/conversations/session%3Ak1/park')
  */
 import {
   BadRequest,
   checkMethod,
+  decodeBody,
+  decodeParams,
+  type Endpoint,
   NotFound,
-  parseJson,
   readNodeBody,
+  type RouteDef,
+  Router,
   sendError,
   sendJson,
+  Unauthorized,
   utf8,
-  type EdgeError,
 } from '@errands/edge'
+import type { PageInput, RuntimeShape } from '@errands/runtime'
 import type { SessionsShape } from '@errands/sessions'
-import { Effect, Either } from 'effect'
+import { Effect, Either, Schema } from 'effect'
 import type * as http from 'node:http'
-import { paths, type LiveState } from './protocol.ts'
-import { answerRoute } from './questions.ts'
-import { wheelRoute } from './wheel.ts'
-import { passwordsRoute } from './passwords.ts'
-import type { RuntimeShape } from '@errands/runtime'
+import { type LiveAuth, liveIdOf } from './auth.ts'
+import { liveApi } from './endpoints.ts'
+import { signInRefusal } from './gate.ts'
+import { MAX_IMPORT_BODY, shown, shownReport } from './passwords.ts'
+import type { LiveState } from './protocol.ts'
 import type { LiveViewOptions } from './server.ts'
+import { applyWheelInput } from './wheel.ts'
 
 /** The largest body the live view reads (bytes). */
 export const MAX_LIVE_BODY = 16 * 1024
-
-/** A conversation id as the live view takes it: 1–200 printable ASCII characters. */
-export const CONVERSATION_ID = /^[\x21-\x7e]{1,200}$/
-
-/**
- * A request's JSON body (16 KiB at most; blank is `{}`), or the edge's refusal.
- *
- * @example
- * const body = await readJson(req) // Either<unknown, PayloadTooLarge | BadRequest>
- */
-export const readJson = (req: http.IncomingMessage): Promise<Either.Either<unknown, EdgeError>> =>
-  Effect.runPromise(Effect.either(Effect.flatMap(readNodeBody(req, MAX_LIVE_BODY), (bytes) => parseJson(utf8(bytes)))))
 
 /** What the API works with. */
 export interface LiveApiDeps {
   readonly sessions: SessionsShape
   readonly runtime: RuntimeShape
+  readonly auth: LiveAuth
   readonly options: Pick<
     LiveViewOptions,
-    'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume' | 'questions' | 'wheel' | 'passwords'
+    'inspector' | 'release' | 'ownBrowser' | 'park' | 'resume' | 'wheel' | 'passwords'
   >
   readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
   readonly readState: Effect.Effect<LiveState>
@@ -59,102 +56,159 @@ export interface LiveApiDeps {
   readonly log: (line: string) => void
 }
 
-const onOff = () => new BadRequest({ reason: 'invalid-body', message: 'Send {"on": true} or {"on": false}.' })
+/** What a route's call receives, decoded. */
+export interface LiveRouteInput<B, P> {
+  readonly params: P
+  readonly body: B
+  readonly headers: http.IncomingHttpHeaders
+}
+
+/** A route as the API runs it: its declaration, the body it reads at most, and its one call. */
+export interface LiveRoute {
+  readonly endpoint: Endpoint
+  readonly limit: number
+  readonly run: (input: LiveRouteInput<any, any>) => Effect.Effect<unknown, unknown>
+}
+
+type Decoded<S> = S extends Schema.Schema<infer A, any, any> ? A : Record<string, never>
+type Params<E extends Endpoint> = { readonly [K in keyof E['params']]: Decoded<E['params'][K]> }
+
+/** Gives a declared endpoint its call, typed by its Schemas. */
+const implement = <E extends Endpoint<string, any, any, Schema.Schema<any, any, never>>>(
+  endpoint: E,
+  run: (input: LiveRouteInput<Decoded<E['body']>, Params<E>>) => Effect.Effect<Decoded<E['answer']>, unknown>,
+  limit = MAX_LIVE_BODY,
+): RouteDef<LiveRoute> => ({
+  method: endpoint.method,
+  path: endpoint.path,
+  value: { endpoint: endpoint as Endpoint, limit, run },
+})
+
+const noSwitch = () => new NotFound({ reason: 'no-route', message: 'This host has no inspector switch.' })
+const noVault = () =>
+  new NotFound({ reason: 'no-route', message: 'This host keeps no passwords (no vault is wired in).' })
 
 /**
- * The API handler for paths under `/live/api/`.
+ * The live view's route table: every endpoint of {@link liveApi}, each with its call.
  *
  * @example
- * await makeLiveApi(deps)(req, res, paths.state)
+ * new Router(liveRoutes(deps)).match('POST', '/live/api/conversations/c1/park')
+ */
+export const liveRoutes = (deps: LiveApiDeps): ReadonlyArray<RouteDef<LiveRoute>> => {
+  // `deps` is read at each call, never here: the table is built (and its declaration read) before anything runs.
+  // An action answers the state after it, and pushes it to every open page.
+  const action = (effect: Effect.Effect<unknown, unknown>) =>
+    Effect.map(Effect.zipRight(effect, deps.readState), (state) => {
+      deps.pushState()
+      return { state }
+    })
+  const wheel = () => deps.options.wheel ?? deps.sessions
+  const vault = <A>(f: (passwords: NonNullable<LiveViewOptions['passwords']>) => Effect.Effect<A, unknown>) =>
+    deps.options.passwords === undefined ? Effect.fail(noVault()) : f(deps.options.passwords)
+  return [
+    implement(liveApi.signIn, ({ body }) => {
+      const token = body.token
+      const id = typeof token === 'string' ? deps.auth.signIn(token.trim()) : undefined
+      // X4: the id goes to the page's script, which holds it in memory; no cookie is set.
+      if (id !== undefined) return Effect.succeed({ signedIn: true as const, id })
+      return Effect.fail(
+        new Unauthorized({
+          reason: typeof token === 'string' && token !== '' ? 'wrong-token' : 'missing-token',
+          message: "That is not this host's token; copy it from the host-token file in the data directory.",
+        }),
+      )
+    }),
+    implement(liveApi.signOut, ({ headers }) =>
+      Effect.sync(() => {
+        deps.auth.signOut(liveIdOf(headers))
+        return { signedIn: false as const }
+      }),
+    ),
+    implement(liveApi.state, () => deps.readState),
+    implement(liveApi.inspector, ({ body }) =>
+      deps.options.inspector ? action(deps.options.inspector.set(body.on)) : Effect.fail(noSwitch()),
+    ),
+    // P4: the same answer as the person's POST /v1/person/questions/:id, to the boundary's one book.
+    implement(liveApi.question, ({ params, body }) => action(deps.sessions.answerQuestion(params.id, body.answer))),
+    implement(liveApi.park, ({ params }) => action((deps.options.park ?? deps.sessions.park)(params.id))),
+    implement(liveApi.resume, ({ params }) => action((deps.options.resume ?? deps.sessions.resume)(params.id))),
+    implement(liveApi.close, ({ params }) => action(deps.options.release(params.id))),
+    implement(liveApi.ownBrowser, ({ params, body }) => action(deps.options.ownBrowser(params.id, body.on))),
+    // P1, P2: take the wheel, hand back, and the person's input while they drive — where the errand is (K4).
+    implement(liveApi.takeWheel, ({ params }) => action(wheel().takeWheel(params.id))),
+    implement(liveApi.handBack, ({ params, body }) => {
+      const note = typeof body.note === 'string' && body.note.trim() !== '' ? body.note.trim() : undefined
+      return action(wheel().handBack(params.id, note))
+    }),
+    implement(liveApi.input, ({ params, body }) => {
+      const events = body.events as ReadonlyArray<PageInput>
+      return deps.options.wheel?.input
+        ? deps.options.wheel.input(params.id, events)
+        : applyWheelInput({ sessions: deps.sessions, runtime: deps.runtime }, params.id, events)
+    }),
+    // W1: the person's saved sign-ins; the import reads its own, larger limit.
+    implement(liveApi.passwords, () => vault((p) => Effect.map(p.list, (list) => ({ passwords: list.map(shown) })))),
+    implement(liveApi.addPassword, ({ body }) => vault((p) => Effect.map(p.add(body), shown))),
+    implement(
+      liveApi.importPasswords,
+      ({ body }) => vault((p) => Effect.map(p.importCsv(body.csv), shownReport)),
+      MAX_IMPORT_BODY,
+    ),
+    implement(liveApi.updatePassword, ({ params, body }) => vault((p) => Effect.map(p.update(params.id, body), shown))),
+    implement(liveApi.removePassword, ({ params }) =>
+      vault((p) => Effect.as(p.remove(params.id), { deleted: true as const })),
+    ),
+  ]
+}
+
+/**
+ * The API handler for the live view's declared paths (`/live/sign-in`, `/live/sign-out`, `/live/api/…`).
+ *
+ * @example
+ * await makeLiveApi(deps)(req, res, '/live/api/state')
  */
 export const makeLiveApi = (deps: LiveApiDeps) => {
-  const { sessions, options, run } = deps
+  const router = new Router<LiveRoute>(liveRoutes(deps))
 
-  const action = async (res: http.ServerResponse, effect: Effect.Effect<unknown, unknown>): Promise<void> => {
-    const outcome = await run(Effect.either(effect))
-    if (Either.isLeft(outcome)) {
-      const f = sendError(res, outcome.left)
-      if (f.status >= 500) deps.log(`live view: action failed with ${f.code}`)
-      return
-    }
-    sendJson(res, 200, { state: await run(deps.readState) })
-    deps.pushState()
-  }
+  const answer = (req: http.IncomingMessage, path: string): Effect.Effect<unknown, unknown> =>
+    Effect.gen(function* () {
+      const method = req.method ?? 'GET'
+      const match = router.match(method, path)
+      switch (match._tag) {
+        case 'not-found':
+          return yield* new NotFound({
+            reason: 'no-route',
+            message: `There is no live-view endpoint ${path.slice(0, 200)}.`,
+          })
+        case 'method-not-allowed':
+          return yield* checkMethod(method, match.allow, path)!
+        case 'bad-path':
+          return yield* new BadRequest({
+            reason: 'invalid-parameter',
+            message: 'A path parameter is not valid percent-encoding.',
+          })
+      }
+      const { endpoint, limit, run } = match.value
+      if (endpoint.access === 'live') {
+        const unsigned = signInRefusal(deps.auth, liveIdOf(req.headers))
+        if (unsigned) return yield* unsigned
+      }
+      const text = utf8(yield* readNodeBody(req, limit))
+      const body = endpoint.body
+        ? yield* decodeBody(endpoint.body, text)
+        : text.trim() === ''
+          ? {}
+          : yield* new BadRequest({ reason: 'invalid-body', message: `${method} ${path.slice(0, 200)} takes no body.` })
+      const params = yield* decodeParams(endpoint.params, match.params)
+      const result = yield* run({ params, body, headers: req.headers })
+      // The answer goes out through its declared Schema, so the wire is what /v1/openapi.json says.
+      return yield* Effect.orDie(Schema.encodeUnknown(endpoint.answer as Schema.Schema<unknown, unknown>)(result))
+    })
 
   return async (req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> => {
-    const method = req.method ?? 'GET'
-    if (path === paths.state) {
-      const wrong = checkMethod(method, ['GET'], path)
-      if (wrong) return void sendError(res, wrong)
-      return sendJson(res, 200, await run(deps.readState))
-    }
-    // W1: the person's saved sign-ins; the import reads its own, larger limit (passwords.ts).
-    const passwords = passwordsRoute(req, path, options.passwords)
-    if (passwords !== undefined) {
-      if (!Effect.isEffect(passwords)) return void sendError(res, passwords)
-      const done = await run(Effect.either(passwords))
-      if (Either.isRight(done)) return sendJson(res, 200, done.right)
-      const f = sendError(res, done.left)
-      if (f.status >= 500) deps.log(`live view: a passwords call failed with ${f.code}`)
-      return
-    }
-    const wrong = checkMethod(method, ['POST', 'PUT'], path)
-    if (wrong) return void sendError(res, wrong)
-    const body = await readJson(req)
-    if (Either.isLeft(body)) return void sendError(res, body.left)
-    if (typeof body.right !== 'object' || body.right === null) {
-      return void sendError(res, new BadRequest({ reason: 'invalid-body', message: 'The body is not a JSON object.' }))
-    }
-    const fields = body.right as Record<string, unknown>
-    if (path === paths.inspector) {
-      if (!options.inspector)
-        return void sendError(res, new NotFound({ reason: 'no-route', message: 'This host has no inspector switch.' }))
-      if (typeof fields.on !== 'boolean') return void sendError(res, onOff())
-      return action(res, options.inspector.set(fields.on))
-    }
-    const question = answerRoute(path, fields, options.questions)
-    if (question !== undefined)
-      return Either.isLeft(question) ? void sendError(res, question.left) : action(res, question.right)
-    // P1, P2 (issue #26): take the wheel, hand back, and the person's input while they drive.
-    const wheel = wheelRoute(path, fields, { sessions, runtime: deps.runtime, wheel: options.wheel })
-    if (wheel !== undefined) {
-      if (Either.isLeft(wheel)) return void sendError(res, wheel.left)
-      if (wheel.right.answersState) return action(res, wheel.right.effect)
-      const applied = await run(Effect.either(wheel.right.effect))
-      return Either.isLeft(applied) ? void sendError(res, applied.left) : sendJson(res, 200, applied.right)
-    }
-    const match = /^\/live\/api\/conversations\/([^/]+)\/(park|resume|close|own-browser)$/.exec(path)
-    if (!match)
-      return void sendError(
-        res,
-        new NotFound({ reason: 'no-route', message: `There is no live-view endpoint ${path.slice(0, 200)}.` }),
-      )
-    let id: string
-    try {
-      id = decodeURIComponent(match[1]!)
-    } catch {
-      return void sendError(
-        res,
-        new BadRequest({ reason: 'invalid-parameter', message: 'The conversation id is not valid percent-encoding.' }),
-      )
-    }
-    if (!CONVERSATION_ID.test(id)) {
-      return void sendError(
-        res,
-        new BadRequest({ reason: 'invalid-parameter', message: 'A conversation id is 1–200 printable characters.' }),
-      )
-    }
-    switch (match[2]) {
-      case 'park':
-        return action(res, (options.park ?? sessions.park)(id))
-      case 'resume':
-        return action(res, (options.resume ?? sessions.resume)(id))
-      case 'close':
-        return action(res, options.release(id))
-      default: {
-        if (typeof fields.on !== 'boolean') return void sendError(res, onOff())
-        return action(res, options.ownBrowser(id, fields.on))
-      }
-    }
+    const outcome = await deps.run(Effect.either(answer(req, path)))
+    if (Either.isRight(outcome)) return sendJson(res, 200, outcome.right)
+    const f = sendError(res, outcome.left)
+    if (f.status >= 500) deps.log(`live view: ${req.method ?? 'GET'} ${path.slice(0, 100)} failed with ${f.code}`)
   }
 }

@@ -6,7 +6,8 @@
  * @example
  * parseClient('{"type":"ack","seq":3}') // { type: 'ack', seq: 3 }
  */
-import { CONVERSATION_ID } from './api.ts'
+import { Schema } from 'effect'
+import { ConversationIdParam } from './endpoints.ts'
 import type { ClientMessage } from './protocol.ts'
 
 /**
@@ -18,7 +19,11 @@ import type { ClientMessage } from './protocol.ts'
 export const parseClient = (data: unknown): ClientMessage | undefined => {
   try {
     const m = JSON.parse(String(data)) as Record<string, unknown>
-    if (m.type === 'watch' && typeof m.conversationId === 'string' && CONVERSATION_ID.test(m.conversationId)) {
+    if (
+      m.type === 'watch' &&
+      typeof m.conversationId === 'string' &&
+      Schema.is(ConversationIdParam)(m.conversationId)
+    ) {
       return { type: 'watch', conversationId: m.conversationId }
     }
     if (m.type === 'unwatch') return { type: 'unwatch' }

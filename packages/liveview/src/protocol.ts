@@ -6,60 +6,29 @@
  * @example
  * const hello: ClientMessage = { type: 'watch', conversationId: 'session:k1' }
  */
-import type { Capacity, ErrandView, HealthMessage } from '@errands/sessions'
 
-/** One tab of a context, as the person sees it. */
-export interface LiveTab {
-  readonly id: string
-  readonly url: string
-  readonly title: string
-  readonly active: boolean
-}
+import type {
+  LiveConversationSchema,
+  LiveInspectorSchema,
+  LiveQuestionSchema,
+  LiveStateSchema,
+  LiveTabSchema,
+} from './state.ts'
 
-/** One conversation in the list: the supervisor's view of it (reason, state, who, last use, lent
- * sites for E6's tooltip) and its context's tabs (empty when it holds no context; a chat on main
- * shows main's under `LiveState.main`). */
-export interface LiveConversation extends Omit<ErrandView, 'contextId'> {
-  readonly tabs: ReadonlyArray<LiveTab>
-  /** In a cluster, the host (runner address) that holds this errand open, when it is another one. */
-  readonly heldBy?: string | undefined
-}
+/** One tab of a context, as the person sees it (`state.ts`). */
+export type LiveTab = typeof LiveTabSchema.Type
 
-/** The inspector's switch (V3), when the host has one. */
-export interface LiveInspector {
-  readonly on: boolean
-  /** How to open it, in words (and a URL when there is one). */
-  readonly howToOpen: string
-  readonly url?: string | undefined
-}
+/** One conversation in the list: its errand's view and its tabs (`state.ts`). */
+export type LiveConversation = typeof LiveConversationSchema.Type
 
-/**
- * A question an errand is waiting on (P4, issue #26): the card "Allow lends your sign-in to this
- * task" with Allow and Deny.
- */
-export interface LiveQuestion {
-  readonly id: string
-  readonly kind: 'sign-in'
-  readonly conversationId: string
-  readonly site: string
-  readonly askedAt: number
-  /** When the errand stops waiting (ms since the epoch). */
-  readonly expiresAt: number
-}
+/** The inspector's switch (V3), when the host has one (`state.ts`). */
+export type LiveInspector = typeof LiveInspectorSchema.Type
 
-/** Everything the page shows. */
-export interface LiveState {
-  /** ms since the epoch, when this state was read. */
-  readonly at: number
-  readonly capacity: Capacity
-  readonly conversations: ReadonlyArray<LiveConversation>
-  /** The person's own browser (main context): its tabs. */
-  readonly main: { readonly tabs: ReadonlyArray<LiveTab> }
-  readonly health: ReadonlyArray<HealthMessage>
-  readonly inspector: LiveInspector | null
-  /** Questions errands are waiting on, oldest first (absent: the host asks none). */
-  readonly questions?: ReadonlyArray<LiveQuestion> | undefined
-}
+/** A question an errand is waiting on (P4, `state.ts`). */
+export type LiveQuestion = typeof LiveQuestionSchema.Type
+
+/** Everything the page shows (`state.ts`). */
+export type LiveState = typeof LiveStateSchema.Type
 
 /** Server → page. */
 export type ServerMessage =

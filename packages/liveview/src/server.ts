@@ -21,30 +21,20 @@
  */
 import { Runtime as RuntimeTag, type RuntimeShape } from '@errands/runtime'
 import { Sessions, type HealthMessage, type SessionsShape } from '@errands/sessions'
-import {
-  checkMethod,
-  InternalError,
-  NotFound,
-  refuseUpgrade,
-  sendError,
-  sendJson,
-  toFailure,
-  Unauthorized,
-} from '@errands/edge'
-import { Effect, Either, Runtime, type Redacted, type Scope } from 'effect'
+import { InternalError, NotFound, refuseUpgrade, sendError, toFailure } from '@errands/edge'
+import { Effect, Runtime, type Redacted, type Scope } from 'effect'
 import type * as http from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { makeLiveApi, readJson } from './api.ts'
-import { LiveAuth, liveIdOf } from './auth.ts'
+import { makeLiveApi } from './api.ts'
+import { LiveAuth } from './auth.ts'
 import { parseClient } from './clientMessages.ts'
 import { Viewer, type ViewerDeps } from './viewer.ts'
 import { bundleAssets, type Assets } from './bundle.ts'
 import { heldAt, holdsTabs, markDriving, tabsOf, unknownHere } from './conversations.ts'
 import type { RemoteErrand } from './remoteCast.ts'
-import { requestRefusal, signInRefusal, upgradeRefusal } from './gate.ts'
+import { requestRefusal, upgradeRefusal } from './gate.ts'
 import { pageHtml } from './html.ts'
-import type { LiveQuestions } from './questions.ts'
 import type { LiveWheel } from './wheel.ts'
 import type { LivePasswords } from './passwords.ts'
 import { LIVE_PROTOCOL, paths, type LiveConversation, type LiveInspector, type LiveState } from './protocol.ts'
@@ -79,8 +69,6 @@ export interface LiveViewOptions {
   /** Recent health messages, the supervisor's and the host's own (H3). */
   readonly health: Effect.Effect<ReadonlyArray<HealthMessage>>
   readonly inspector?: LiveInspectorSwitch | undefined
-  /** Questions errands wait on (issue #26, `questions.ts`): pushed with the state, answered by the card. */
-  readonly questions?: LiveQuestions | undefined
   /** Where the wheel is taken and driven (K4: a cluster's owner); unset, this host's sessions. */
   readonly wheel?: LiveWheel | undefined
   /** The person's saved sign-ins (W1, the Passwords page); unset, the page says the host keeps none. */
@@ -159,7 +147,8 @@ export const makeLiveView = (
         main: { tabs: yield* tabsOf(runtime, runtime.mainContext) },
         health: [...(yield* options.health)].sort((a, b) => b.at - a.at).slice(0, 20),
         inspector: options.inspector ? yield* options.inspector.status : null,
-        questions: options.questions ? yield* options.questions.pending : undefined,
+        // P4: the boundary's one book of questions, pushed with the state and answered by the card.
+        questions: yield* sessions.questions,
       }
     })
 
@@ -182,7 +171,7 @@ export const makeLiveView = (
       sessions.onChange(() => pushState()),
       sessions.onHealth(() => pushState()),
       yield* runtime.subscribe(() => pushState()),
-      options.questions?.onChange(() => pushState()) ?? (() => undefined),
+      sessions.onQuestions(() => pushState()),
     ]
     const tick = setInterval(pushState, 2_000)
     tick.unref()
@@ -210,7 +199,7 @@ export const makeLiveView = (
       )
     })
 
-    const api = makeLiveApi({ sessions, runtime, options, run, readState, pushState, log })
+    const api = makeLiveApi({ sessions, runtime, auth, options, run, readState, pushState, log })
 
     const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> => {
       const url = req.url ?? ''
@@ -251,46 +240,9 @@ export const makeLiveView = (
             'x-content-type-options': 'nosniff',
           })
           res.end(assets.css)
-        } else if (path === paths.signIn) {
-          const wrong = checkMethod(method, ['POST'], path)
-          if (wrong) {
-            sendError(res, wrong)
-            return true
-          }
-          const body = await readJson(req)
-          if (Either.isLeft(body)) {
-            sendError(res, body.left)
-            return true
-          }
-          const token =
-            typeof body.right === 'object' && body.right !== null
-              ? (body.right as Record<string, unknown>).token
-              : undefined
-          const id = typeof token === 'string' ? auth.signIn(token.trim()) : undefined
-          if (id === undefined) {
-            sendError(
-              res,
-              new Unauthorized({
-                reason: typeof token === 'string' && token !== '' ? 'wrong-token' : 'missing-token',
-                message: "That is not this host's token; copy it from the host-token file in the data directory.",
-              }),
-            )
-          } else {
-            // X4: the id goes to the page's script, which holds it in memory; no cookie is set.
-            sendJson(res, 200, { signedIn: true, id })
-          }
-        } else if (path === paths.signOut) {
-          const wrong = checkMethod(method, ['POST'], path)
-          if (wrong) {
-            sendError(res, wrong)
-            return true
-          }
-          auth.signOut(liveIdOf(req.headers))
-          sendJson(res, 200, { signedIn: false })
-        } else if (path.startsWith('/live/api/')) {
-          const unsigned = signInRefusal(auth, liveIdOf(req.headers))
-          if (unsigned) sendError(res, unsigned)
-          else await api(req, res, path)
+        } else if (path === paths.signIn || path === paths.signOut || path.startsWith('/live/api/')) {
+          // The declared API (endpoints.ts): route, sign-in, body, call and answer in the edge's one order.
+          await api(req, res, path)
         } else {
           sendError(
             res,

@@ -1,9 +1,34 @@
+import { decodeBody, Router } from '@errands/edge'
 import type { SessionsShape } from '@errands/sessions'
 import { Effect, Either } from 'effect'
 import { describe, expect, it } from 'vitest'
-import { parseInput, wheelRoute, MAX_INPUT_EVENTS } from './wheel.ts'
+import { type LiveApiDeps, type LiveRoute, liveRoutes } from './api.ts'
+import type { LiveAuth } from './auth.ts'
+import { LiveInputBody, MAX_INPUT_EVENTS } from './wheel.ts'
 
-const deps = { sessions: {} as SessionsShape, runtime: {} as never }
+const decode = (body: unknown) => Effect.runSync(Effect.either(decodeBody(LiveInputBody, JSON.stringify(body))))
+
+/** The route table over the given verbs; the state an action answers is empty here. */
+const routesOver = (parts: Partial<LiveApiDeps>) =>
+  new Router<LiveRoute>(
+    liveRoutes({
+      sessions: {} as SessionsShape,
+      runtime: {} as never,
+      auth: {} as LiveAuth,
+      options: { release: () => Effect.void, ownBrowser: () => Effect.void },
+      run: Effect.runPromise,
+      readState: Effect.succeed({} as never),
+      pushState: () => undefined,
+      log: () => undefined,
+      ...parts,
+    }),
+  )
+
+const call = (router: Router<LiveRoute>, path: string, body: unknown) => {
+  const match = router.match('POST', path)
+  if (match._tag !== 'found') throw new Error(`no route ${path}`)
+  return Effect.runPromise(match.value.run({ params: { id: 'session:k1' }, body, headers: {} }))
+}
 
 describe('the wheel routes of the live view (P1, P2, P5)', () => {
   it("takes mouse, wheel, key and text events in the runtime's shapes, and nothing else", () => {
@@ -14,7 +39,7 @@ describe('the wheel routes of the live view (P1, P2, P5)', () => {
       { type: 'key', action: 'press', key: 'Control+Shift+Z' },
       { type: 'text', text: 'hi' },
     ]
-    expect(parseInput({ events })).toEqual(Either.right(events))
+    expect(decode({ events })).toEqual(Either.right({ events }))
     for (const bad of [
       [],
       Array(MAX_INPUT_EVENTS + 1).fill({ type: 'text', text: 'a' }),
@@ -24,47 +49,57 @@ describe('the wheel routes of the live view (P1, P2, P5)', () => {
       [{ type: 'key', action: 'press', key: 'Control+é' }],
       [{ type: 'key', action: 'down', key: 'Control+a' }],
       [{ type: 'key', action: 'press', key: 'Process' }],
+      [{ type: 'text', text: 'a', extra: 1 }],
     ]) {
-      expect(Either.isLeft(parseInput({ events: bad }))).toBe(true)
+      expect(Either.isLeft(decode({ events: bad })), JSON.stringify(bad).slice(0, 80)).toBe(true)
     }
   })
 
-  it('a refusal names the event, never what was typed (P5)', () => {
+  it("a refusal is the edge's 400 and names the event, never what was typed (P5)", () => {
     const secret = 'hunter2-typed'
-    const refused = parseInput({
+    for (const events of [
+      [
+        { type: 'text', text: secret },
+        { type: 'text', text: 42 },
+      ],
+      [{ type: 'text', text: secret.repeat(200) }],
+      [{ type: 'key', action: 'down', key: secret }],
+      Array(MAX_INPUT_EVENTS + 1).fill({ type: 'text', text: secret }),
+      secret,
+    ]) {
+      const refused = decode({ events })
+      expect(Either.isLeft(refused)).toBe(true)
+      if (Either.isRight(refused)) continue
+      expect(refused.left).toMatchObject({ _tag: 'BadRequest', reason: 'invalid-body', status: 400 })
+      expect(refused.left.message).toMatch(/^The body does not fit this endpoint — events/)
+      expect(JSON.stringify(refused.left)).not.toContain(secret)
+    }
+    const second = decode({
       events: [
         { type: 'text', text: secret },
-        { type: 'text', text: secret, extra: { type: 'nope' } },
         { type: 'text', text: 42 },
       ],
     })
-    expect(Either.isLeft(refused) && refused.left.message).toBe(
-      'events[2] is not a mouse, wheel, key or text event this page can send.',
+    expect(Either.isLeft(second) && second.left.message).toBe(
+      'The body does not fit this endpoint — events.1: not a mouse, wheel, key or text event this page can send.',
     )
-    expect(JSON.stringify(refused)).not.toContain(secret)
   })
 
-  it("routes take-wheel, hand-back (with a trimmed note, or none) and input; other paths are not the wheel's", () => {
+  it('take-wheel and hand-back (with a trimmed note, or none) go to this host’s sessions without a wheel', async () => {
     const calls: unknown[] = []
     const sessions = {
-      takeWheel: (id: string) => (calls.push(['take', id]), null),
-      handBack: (id: string, note?: string) => (calls.push(['back', id, note]), null),
+      takeWheel: (id: string) => Effect.sync(() => calls.push(['take', id])),
+      handBack: (id: string, note?: string) => Effect.sync(() => calls.push(['back', id, note])),
     } as unknown as SessionsShape
-    const d = { ...deps, sessions }
-    expect(Either.isRight(wheelRoute('/live/api/conversations/session%3Ak1/take-wheel', {}, d)!)).toBe(true)
-    wheelRoute('/live/api/conversations/session%3Ak1/hand-back', { note: '  done  ' }, d)
-    wheelRoute('/live/api/conversations/session%3Ak1/hand-back', { note: '   ' }, d)
+    const router = routesOver({ sessions })
+    await call(router, '/live/api/conversations/x/take-wheel', {})
+    await call(router, '/live/api/conversations/x/hand-back', { note: '  done  ' })
+    await call(router, '/live/api/conversations/x/hand-back', { note: '   ' })
     expect(calls).toEqual([
       ['take', 'session:k1'],
       ['back', 'session:k1', 'done'],
       ['back', 'session:k1', undefined],
     ])
-    expect(Either.isLeft(wheelRoute('/live/api/conversations/c1/hand-back', { note: 'x'.repeat(2_001) }, d)!)).toBe(
-      true,
-    )
-    expect(wheelRoute('/live/api/conversations/c1/park', {}, d)).toBeUndefined()
-    const input = wheelRoute('/live/api/conversations/c1/input', { events: [{ type: 'text', text: 'a' }] }, d)!
-    expect(Either.isRight(input) && input.right.answersState).toBe(false)
   })
 
   it(
@@ -78,16 +113,14 @@ describe('the wheel routes of the live view (P1, P2, P5)', () => {
         input: (id: string, events: ReadonlyArray<unknown>) =>
           Effect.sync(() => (calls.push(['input', id, events.length]), { applied: events.length })),
       }
-      const d = { ...deps, wheel }
-      for (const [path, body] of [
-        ['take-wheel', {}],
-        ['hand-back', { note: 'ok' }],
-        ['input', { events: [{ type: 'text', text: 'a' }] }],
-      ] as const) {
-        const route = wheelRoute(`/live/api/conversations/session%3Ak1/${path}`, body, d)!
-        expect(Either.isRight(route)).toBe(true)
-        if (Either.isRight(route)) await Effect.runPromise(route.right.effect)
-      }
+      const router = routesOver({
+        options: { release: () => Effect.void, ownBrowser: () => Effect.void, wheel },
+      })
+      await call(router, '/live/api/conversations/x/take-wheel', {})
+      await call(router, '/live/api/conversations/x/hand-back', { note: 'ok' })
+      expect(await call(router, '/live/api/conversations/x/input', { events: [{ type: 'text', text: 'a' }] })).toEqual({
+        applied: 1,
+      })
       expect(calls).toEqual([
         ['take', 'session:k1'],
         ['back', 'session:k1', 'ok'],

@@ -4,16 +4,15 @@
  * keyboard events sent to `POST /live/api/conversations/:id/input` and applied to the errand's
  * active tab through the runtime's page input verbs, as trusted input.
  *
- * What the person types is never logged or journaled (P5, L7): events are checked, applied and
- * forgotten; a refusal names the field that was wrong, never its value.
+ * What the person types is never logged or journaled (P5, L7): events are checked (`LiveInputBody`, by the
+ * edge's one decoder), applied and forgotten; a refusal names the event that was wrong, never its value.
  *
  * @example
- * const route = wheelRoute('/live/api/conversations/session%3Ak1/input', { events }, deps)
+ * yield* applyWheelInput({ sessions, runtime }, 'session:k1', [{ type: 'text', text: 'hi' }])
  */
-import { BadRequest, NotFound, type EdgeError } from '@errands/edge'
 import type { PageInput, RuntimeShape } from '@errands/runtime'
 import type { SessionsShape } from '@errands/sessions'
-import { Effect, Either, Schema } from 'effect'
+import { Effect, Schema } from 'effect'
 import { isKeyChord, MAX_TEXT_EVENT } from './keys.ts'
 import type { PersonFields } from './conversations.ts'
 
@@ -33,93 +32,52 @@ export class NotAtTheWheel extends Schema.TaggedError<NotAtTheWheel>()('NotAtThe
   readonly status = 409
 }
 
-const WHEEL_PATH = /^\/live\/api\/conversations\/([^/]+)\/(take-wheel|hand-back|input)$/
+// Every refusal of the person's input says which event and what kind, never what was typed (P5): each part's
+// message is its own, so Schema's default (which quotes the value) never reaches the answer.
+const NOT_AN_EVENT = 'not a mouse, wheel, key or text event this page can send'
+const Coord = Schema.Number.pipe(Schema.finite(), Schema.between(-100_000, 100_000))
+const LiveMouse = Schema.Struct({
+  type: Schema.Literal('mouse'),
+  action: Schema.Literal('move', 'down', 'up', 'click', 'dblclick'),
+  x: Coord,
+  y: Coord,
+  button: Schema.optional(Schema.Literal('left', 'right', 'middle')),
+})
+const LiveWheelTurn = Schema.Struct({
+  type: Schema.Literal('wheel'),
+  dx: Coord,
+  dy: Coord,
+  x: Schema.optional(Coord),
+  y: Schema.optional(Coord),
+})
+const LiveKey = Schema.Struct({
+  type: Schema.Literal('key'),
+  action: Schema.Literal('down', 'up', 'press'),
+  // A named key or an ASCII character with modifiers (keys.ts): what the runtime's keyboard knows.
+  key: Schema.String.pipe(Schema.maxLength(40), Schema.filter(isKeyChord)),
+}).pipe(
+  // Only a press takes a chord: the runtime's keyboard holds one key down at a time.
+  Schema.filter((e) => e.action === 'press' || !/.\+./.test(e.key)),
+)
+const LiveText = Schema.Struct({
+  type: Schema.Literal('text'),
+  text: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(MAX_TEXT_EVENT)),
+})
 
-const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= 100_000
-const BUTTONS = new Set(['left', 'right', 'middle'])
+/** One event of the person's input: the shapes of the runtime's `PageInput` the page sends. */
+export const LiveInputEvent = Schema.Union(LiveMouse, LiveWheelTurn, LiveKey, LiveText).annotations({
+  identifier: 'LiveInputEvent',
+  message: () => ({ message: NOT_AN_EVENT, override: true }),
+})
 
-/** One checked event, or `undefined`. Only the shapes of the runtime's `PageInput`. */
-const inputOf = (raw: unknown): PageInput | undefined => {
-  if (typeof raw !== 'object' || raw === null) return undefined
-  const e = raw as Record<string, unknown>
-  switch (e.type) {
-    case 'mouse': {
-      const action = e.action
-      if (action !== 'move' && action !== 'down' && action !== 'up' && action !== 'click' && action !== 'dblclick')
-        return undefined
-      if (!finite(e.x) || !finite(e.y)) return undefined
-      const button = e.button
-      if (button !== undefined && !BUTTONS.has(button as string)) return undefined
-      return {
-        type: 'mouse',
-        action,
-        x: e.x,
-        y: e.y,
-        ...(button === undefined ? {} : { button: button as 'left' | 'right' | 'middle' }),
-      }
-    }
-    case 'wheel':
-      if (!finite(e.dx) || !finite(e.dy)) return undefined
-      if ((e.x !== undefined && !finite(e.x)) || (e.y !== undefined && !finite(e.y))) return undefined
-      return {
-        type: 'wheel',
-        dx: e.dx,
-        dy: e.dy,
-        ...(finite(e.x) ? { x: e.x } : {}),
-        ...(finite(e.y) ? { y: e.y } : {}),
-      }
-    case 'key': {
-      const action = e.action
-      const key = e.key
-      if (action !== 'down' && action !== 'up' && action !== 'press') return undefined
-      // A named key or an ASCII character with modifiers (keys.ts): what the runtime's keyboard knows.
-      if (typeof key !== 'string' || key.length > 40 || !isKeyChord(key)) return undefined
-      // Only a press takes a chord: the runtime's keyboard holds one key down at a time.
-      if (action !== 'press' && /.\+./.test(key)) return undefined
-      return { type: 'key', action, key }
-    }
-    case 'text': {
-      const text = e.text
-      if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT_EVENT) return undefined
-      return { type: 'text', text }
-    }
-    default:
-      return undefined
-  }
-}
+const EVENTS = `send 1–${MAX_INPUT_EVENTS} mouse, wheel, key or text events`
 
-/**
- * The events of an input body, or the refusal (which never quotes what was typed).
- *
- * @example
- * parseInput({ events: [{ type: 'text', text: 'hi' }] }) // Right([{ type: 'text', text: 'hi' }])
- */
-export const parseInput = (
-  fields: Readonly<Record<string, unknown>>,
-): Either.Either<ReadonlyArray<PageInput>, BadRequest> => {
-  const events = fields.events
-  if (!Array.isArray(events) || events.length === 0 || events.length > MAX_INPUT_EVENTS) {
-    return Either.left(
-      new BadRequest({
-        reason: 'invalid-body',
-        message: `Send {"events": [...]} with 1–${MAX_INPUT_EVENTS} mouse, wheel, key or text events.`,
-      }),
-    )
-  }
-  const out: PageInput[] = []
-  for (let i = 0; i < events.length; i++) {
-    const e = inputOf(events[i])
-    if (e === undefined)
-      return Either.left(
-        new BadRequest({
-          reason: 'invalid-body',
-          message: `events[${i}] is not a mouse, wheel, key or text event this page can send.`,
-        }),
-      )
-    out.push(e)
-  }
-  return Either.right(out)
-}
+/** `POST /live/api/conversations/:id/input`. @example { events: [{ type: 'text', text: 'hi' }] } */
+export const LiveInputBody = Schema.Struct({
+  events: Schema.Array(LiveInputEvent)
+    .annotations({ message: () => EVENTS })
+    .pipe(Schema.minItems(1, { message: () => EVENTS }), Schema.maxItems(MAX_INPUT_EVENTS, { message: () => EVENTS })),
+})
 
 /**
  * The wheel where the errand is (K4): a cluster's host takes, hands back and applies input on the
@@ -182,55 +140,3 @@ export const applyWheelInput = (
     // Under the context's input lock, which the runtime keeps (docs/adr/0049-runtime-owns-the-page.md).
     return { applied: (yield* deps.runtime.pages.inputActive(contextId, events)).applied }
   })
-
-/**
- * What a request under `/live/api/conversations/:id/` for the wheel asks for: the action and
- * whether it answers with the state (`take-wheel`, `hand-back`) or by itself (`input`); the
- * refusal; or `undefined` when the path is not the wheel's.
- *
- * @example
- * wheelRoute('/live/api/conversations/c1/hand-back', { note: 'done' }, deps) // Right({ effect, answersState: true })
- */
-export const wheelRoute = (
-  path: string,
-  fields: Readonly<Record<string, unknown>>,
-  deps: WheelDeps,
-):
-  | Either.Either<{ readonly effect: Effect.Effect<unknown, unknown>; readonly answersState: boolean }, EdgeError>
-  | undefined => {
-  const match = WHEEL_PATH.exec(path)
-  if (match === null) return undefined
-  let id: string
-  try {
-    id = decodeURIComponent(match[1]!)
-  } catch {
-    return Either.left(
-      new BadRequest({ reason: 'invalid-parameter', message: 'The conversation id is not valid percent-encoding.' }),
-    )
-  }
-  if (!/^[\x21-\x7e]{1,200}$/.test(id))
-    return Either.left(
-      new NotFound({ reason: 'no-route', message: 'A conversation id is 1–200 printable characters.' }),
-    )
-  switch (match[2]) {
-    case 'take-wheel':
-      return Either.right({ effect: (deps.wheel ?? deps.sessions).takeWheel(id), answersState: true })
-    case 'hand-back': {
-      const note = fields.note
-      if (note !== undefined && note !== null && (typeof note !== 'string' || note.length > 2_000)) {
-        return Either.left(
-          new BadRequest({ reason: 'invalid-body', message: 'A note is text of at most 2,000 characters.' }),
-        )
-      }
-      const text = typeof note === 'string' && note.trim() !== '' ? note.trim() : undefined
-      return Either.right({ effect: (deps.wheel ?? deps.sessions).handBack(id, text), answersState: true })
-    }
-    default: {
-      const input = deps.wheel?.input
-      return Either.map(parseInput(fields), (events) => ({
-        effect: input ? input(id, events) : applyWheelInput(deps, id, events),
-        answersState: false,
-      }))
-    }
-  }
-}

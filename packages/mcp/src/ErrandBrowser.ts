@@ -103,11 +103,11 @@ export interface ErrandBrowser {
       >)
     | undefined
   /**
-   * Whether a person has the wheel from the live view (P1): the words to refuse an acting tool
-   * with (the host's `PersonDriving` message), or `undefined` while the agents drive. Absent
-   * where nobody can take the wheel.
+   * The wheel check for a tool (P1): the words to refuse it with while a person has the wheel and
+   * it acts (the boundary's `wheelRefusal`, `PersonDriving`'s message), or `undefined` to run it.
+   * Absent where nobody can take the wheel.
    */
-  readonly personDriving?: (() => string | undefined) | undefined
+  readonly wheelRefusal?: ((tool: string) => string | undefined) | undefined
   /**
    * Asks a person for help and waits for their hand-back (P3, issue #26): handed back with their
    * note, or the time ran out. Absent where the engine has nobody to ask.

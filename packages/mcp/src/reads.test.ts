@@ -1,4 +1,5 @@
 import { ASKS_THE_PERSON, acts, onlyReads, PAGE_READS } from '@errands/runtime'
+import { wheelRefusal } from '@errands/sessions'
 import { Effect } from 'effect'
 import { afterEach, describe, expect, it } from 'vitest'
 import { toolsWith } from './server.ts'
@@ -34,15 +35,16 @@ describe('the one list of read-only calls (P1)', () => {
   it('while a person drives, a tool it does not name is refused and one it names runs', async () => {
     const linked = await linkedClient({
       errand: errandTest({
-        personDriving: () => 'A person is using this browser.',
+        // The boundary's one wheel check, with a person at the wheel.
+        wheelRefusal: (tool) => wheelRefusal(() => true, 'session:test-key', 'mcp', tool)?.message,
         onPage: () => Effect.succeed('x' as never),
       }),
     })
     closing.push(linked.close)
     const acted = await linked.client.callTool({ name: 'browser_navigate', arguments: { url: 'http://127.0.0.1:1/' } })
     expect(acted.isError).toBe(true)
-    expect(JSON.stringify(acted.content)).toContain('A person is using this browser.')
+    expect(JSON.stringify(acted.content)).toContain('A person is using this browser;')
     const read = await linked.client.callTool({ name: 'browser_find', arguments: { text: 'x' } })
-    expect(JSON.stringify(read.content)).not.toContain('A person is using this browser.')
+    expect(JSON.stringify(read.content)).not.toContain('A person is using this browser;')
   })
 })

@@ -1,5 +1,6 @@
 import { dailyExtensionId, makeDailyBrowser } from '@errands/daily'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { acts } from '@errands/runtime'
 import { Effect, Exit, Scope } from 'effect'
 import { afterEach, describe, expect, it } from 'vitest'
 import { browserTools } from './server.ts'
@@ -103,7 +104,7 @@ describe('while a person has the wheel (P1, issue #26)', () => {
       let touched = 0
       let driving: string | undefined = 'A person is using this browser; wait for them to hand it back, then try again.'
       const errand = errandTest({
-        personDriving: () => driving,
+        wheelRefusal: (tool) => (acts('mcp', tool) ? driving : undefined),
         navigate: () => Effect.sync(() => (touched++, { url: 'https://a.example/', title: 'A', tab: 't1' })),
         tabs: () => Effect.succeed([{ id: 't1', url: 'https://a.example/', title: 'A', active: true }]),
         requestHelp: () =>

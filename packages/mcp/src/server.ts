@@ -14,7 +14,7 @@
  * await server.connect(new StdioServerTransport())
  */
 import { browserObserveTool, observeForModel, type DailyBrowserShape, type LeaseView } from '@errands/daily'
-import { acts, onlyReads } from '@errands/runtime'
+import { onlyReads } from '@errands/runtime'
 import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Cause, Effect, Exit, Runtime } from 'effect'
@@ -135,17 +135,6 @@ const INSTRUCTIONS =
   'one without a key is forgotten. browser_close sets the browser aside the same way.'
 
 /**
- * Whether a tool is refused while a person has the wheel (P1): it acts, by the one decision of
- * every face (`acts` of `@errands/runtime`: not a read, not one of the tools that ask the person).
- * The owner of a cluster errand asks the same (host mcp.ts).
- *
- * @example
- * refusedWhilePersonDrives('browser_click') // true
- * refusedWhilePersonDrives('browser_snapshot') // false
- */
-export const refusedWhilePersonDrives = (tool: string): boolean => acts('mcp', tool)
-
-/**
  * Builds the MCP server of one session. The returned `close` stops listening for lease changes.
  *
  * @example
@@ -202,7 +191,7 @@ export const makeErrandServer = (
       (args: unknown, extra: { signal: AbortSignal }) => {
         // P1: while a person has the wheel, the tools that act are refused in the host's words;
         // reads and the tools that ask the person still answer.
-        const driving = refusedWhilePersonDrives(t.name) ? errand.personDriving?.() : undefined
+        const driving = errand.wheelRefusal?.(t.name)
         if (driving !== undefined) return Promise.resolve(failure({ message: driving }))
         const away = errand.elsewhere?.(t.name, args)
         return settle(

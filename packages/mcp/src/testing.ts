@@ -26,7 +26,7 @@ export const errandTest = (partial: Partial<ErrandBrowser> & { readonly key?: st
       name in target
         ? target[name as keyof ErrandBrowser]
         : // Absent, a tool call runs here (a single host's errand) and nobody has the wheel, as on a real one.
-          name === 'elsewhere' || name === 'personDriving'
+          name === 'elsewhere' || name === 'wheelRefusal'
           ? undefined
           : () => Effect.dieMessage(`errandTest: "${name}" was not provided`),
   })

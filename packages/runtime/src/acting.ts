@@ -9,9 +9,11 @@
  * until someone names it a read here, never let through by being missing from a list of acting
  * ones (ADR "a person's wheel is deny by default").
  *
- * Who asks: the host's wheel check (`@errands/host` browsing/driving.ts), the MCP server's
- * pre-check and its `readOnlyHint` (`@errands/mcp` server.ts), the owner of a cluster errand
- * (host mcp.ts `toolRunner`), and the DevTools endpoint's wheel (`@errands/devtools` wheel.ts).
+ * Who asks: the wheel check, written once (`wheelRefusal` of `@errands/sessions`), which the host's
+ * verbs and routes, the MCP server's pre-check (through `ErrandBrowser.wheelRefusal`, host mcp.ts) and
+ * the owner of a cluster errand (host mcp.ts `toolRunner`) refuse by; MCP's `readOnlyHint`
+ * (`@errands/mcp` server.ts); and the DevTools endpoint's wheel, which holds instead (`@errands/devtools`
+ * wheel.ts).
  * The module is pure and imports nothing, so it can move to the session boundary unchanged.
  *
  * @example

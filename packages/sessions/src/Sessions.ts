@@ -21,8 +21,9 @@ import type { TaskStatus } from '@errands/machines'
 import type { ContextError, ContextId, Snapshot, UpstreamProxy } from '@errands/runtime'
 import type { StoreError } from '@errands/store'
 import { Context, Effect, Layer } from 'effect'
-import type { SupervisorError, UnknownConversation } from './errors.ts'
+import type { QuestionNotFound, SupervisorError, UnknownConversation } from './errors.ts'
 import type { Capacity, HealthMessage } from './health.ts'
+import type { Question, QuestionAbout, QuestionAnswer, QuestionOutcome } from './questions.ts'
 import type { Ask, AskOutcome, Binding, Conversation, ErrandView, HandBack } from './vocabulary.ts'
 
 /**
@@ -105,6 +106,18 @@ export interface SessionsShape {
   readonly asked: (conversationId: string, ask: Ask) => Effect.Effect<void, UnknownConversation>
   /** How an ask ended; called once for every `asked`, whatever happened to the errand meanwhile. */
   readonly answered: (conversationId: string, id: string, outcome: AskOutcome) => Effect.Effect<void>
+  /**
+   * Puts a sign-in question before the person (P4) and waits, at most `timeoutMs`, for their Allow or Deny: listed
+   * by `questions` while it waits, gone however it ends. One book per engine (`questions.ts`); the errand's own
+   * waiting and the journal are `asked` / `answered`, which the asker brackets it with under the same id.
+   */
+  readonly question: (conversationId: string, about: QuestionAbout, timeoutMs: number) => Effect.Effect<QuestionOutcome>
+  /** The questions waiting for the person, oldest first. */
+  readonly questions: Effect.Effect<ReadonlyArray<Question>>
+  /** The person's answer: its asker gets it. A question no longer waiting is `QuestionNotFound` (404). */
+  readonly answerQuestion: (id: string, answer: QuestionAnswer) => Effect.Effect<Question, QuestionNotFound>
+  /** Calls `listener` whenever a question is put or ends; returns the unsubscribe. */
+  readonly onQuestions: (listener: () => void) => () => void
   /** Open, parked and limit of the engine's errands, and how many a person drives or waits on (H3). */
   readonly capacity: Effect.Effect<Capacity>
   /** The recent health messages, in words (H3). */
@@ -154,6 +167,10 @@ export const ACCESS = {
   onHandBack: 'reads',
   asked: 'acts',
   answered: 'acts',
+  question: 'acts',
+  questions: 'reads',
+  answerQuestion: 'acts',
+  onQuestions: 'reads',
   capacity: 'reads',
   health: 'reads',
   onHealth: 'reads',

@@ -98,3 +98,17 @@ export class InspectorUnavailable extends Schema.TaggedError<InspectorUnavailabl
 }) {
   readonly status = 503
 }
+
+/**
+ * A question for the person (P4, `questions.ts`) that is no longer waiting: it was answered, its time ran out,
+ * or the errand that asked stopped waiting.
+ *
+ * @example
+ * new QuestionNotFound({ reason: 'not-waiting', message: '…' }).status // 404
+ */
+export class QuestionNotFound extends Schema.TaggedError<QuestionNotFound>()('QuestionNotFound', {
+  reason: Schema.Literal('not-waiting'),
+  message: Schema.String,
+}) {
+  readonly status = 404
+}

@@ -16,7 +16,7 @@ import { supervisorConfig } from './config.ts'
 import type { SupervisorCore } from './core.ts'
 import { makeDriving } from './driving.ts'
 import { makeErrandEffects } from './effects.ts'
-import { HealthLog } from '@errands/sessions'
+import { HealthLog, QuestionBook } from '@errands/sessions'
 import { makeOperations } from './operations.ts'
 import { makeRuntimeEvents } from './runtimeEvents.ts'
 import { makeActors } from './actors.ts'
@@ -52,6 +52,7 @@ export const makeSupervisor = (
       options,
       settings: options.settings,
       health: new HealthLog(100),
+      questions: new QuestionBook(),
       entries: new Map(),
       byContext: new Map(),
       snapshots: new SnapshotBook(),

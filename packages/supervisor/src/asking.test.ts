@@ -114,4 +114,43 @@ describe('waiting for the person (P3, P4, issue #26)', () => {
       expect(refused._tag).toBe('UnknownConversation')
     }).pipe(Effect.provide(withSessions())),
   )
+
+  it.scoped(
+    "a sign-in question is one state: the boundary's book lists it, the person's answer reaches the asker, and " +
+      'the journal holds only the ask and its end',
+    () =>
+      Effect.gen(function* () {
+        journaled.length = 0
+        const sessions = yield* Sessions
+        yield* sessions.resolve({ id: 'session:q', kind: 'task' })
+        yield* sessions.undrive('session:q')
+        let heard = 0
+        const stop = sessions.onQuestions(() => void heard++)
+        // The asker brackets the question with the errand's waiting, under the question's id (signIn.ts).
+        const asking = yield* Effect.fork(
+          Effect.acquireUseRelease(
+            sessions.asked('session:q', { id: 'q7', ask: 'sign-in', site: 'shop.example' }),
+            () => sessions.question('session:q', { id: 'q7', site: 'shop.example' }, 60_000),
+            (_, exit) => sessions.answered('session:q', 'q7', exit._tag === 'Success' ? exit.value : 'withdrawn'),
+          ),
+        )
+        yield* TestClock.adjust(10)
+        expect((yield* sessions.questions).map((q) => [q.id, q.conversationId, q.site])).toEqual([
+          ['q7', 'session:q', 'shop.example'],
+        ])
+        expect((yield* sessions.view('session:q')).waiting).toEqual(['sign-in'])
+        expect((yield* sessions.answerQuestion('q7', 'deny')).id).toBe('q7')
+        expect(yield* Fiber.join(asking)).toBe('deny')
+        expect(yield* sessions.questions).toEqual([])
+        expect((yield* sessions.view('session:q')).waiting).toBeUndefined()
+        expect((yield* Effect.flip(sessions.answerQuestion('q7', 'allow')))._tag).toBe('QuestionNotFound')
+        expect(heard).toBe(2)
+        stop()
+        expect(
+          journaled
+            .filter((e) => e.op.startsWith('question.'))
+            .map((e) => (e.op === 'question.answered' ? e.outcome : e.op)),
+        ).toEqual(['question.asked', 'deny'])
+      }).pipe(Effect.provide(withSessions())),
+  )
 })

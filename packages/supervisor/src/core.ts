@@ -8,7 +8,7 @@ import type { SealedStoreShape } from '@errands/store'
 import type { Effect, Fiber, Runtime as EffectRuntime } from 'effect'
 import type { SnapshotBook } from './amendments.ts'
 import type { SupervisorSettings } from './config.ts'
-import type { HealthLog } from '@errands/sessions'
+import type { HealthLog, QuestionBook } from '@errands/sessions'
 import type { ErrandView } from '@errands/sessions'
 import type { JournalEntry, SupervisorOptions } from './types.ts'
 import type { UpstreamBook } from './upstream.ts'
@@ -22,6 +22,8 @@ export interface SupervisorCore {
   readonly options: SupervisorOptions
   readonly settings: SupervisorSettings
   readonly health: HealthLog
+  /** The questions waiting for the person (P4): the one book the boundary's question verbs read and answer. */
+  readonly questions: QuestionBook
   /** Every known conversation, by id. */
   readonly entries: Map<string, Entry>
   /** The entry whose errand holds each context, for runtime events. */

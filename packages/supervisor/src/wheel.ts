@@ -18,7 +18,7 @@
  */
 import { Deferred, Effect } from 'effect'
 import type { Admission } from './admission.ts'
-import { makeAsking } from './asking.ts'
+import { type AskingShape, makeAsking } from './asking.ts'
 import type { SupervisorCore } from './core.ts'
 import { type HandBack, InvalidRequest, type SessionsShape } from '@errands/sessions'
 import type { Actors } from './actors.ts'
@@ -27,7 +27,7 @@ import { isIsolated, isPersonDriving, viewOf, type Entry, type HelpAsked } from 
 /** The supervisor's wheel operations, and the asking every ask of a person goes through (words: @errands/sessions). */
 export type WheelShape = Pick<
   SessionsShape,
-  'takeWheel' | 'handBack' | 'personDriving' | 'askForHelp' | 'onHandBack' | 'asked' | 'answered'
+  'takeWheel' | 'handBack' | 'personDriving' | 'askForHelp' | 'onHandBack' | keyof AskingShape
 >
 
 /**

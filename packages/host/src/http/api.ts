@@ -69,7 +69,7 @@ import {
   TrustBody,
   ViewportBody,
 } from '../schemas.ts'
-import { bytesAnswer, endpoint } from './endpoint.ts'
+import { bytesAnswer, endpoint } from '@errands/edge'
 import { DownloadsAnswer, StagedFile, StageQuery } from '../filesAnswers.ts'
 import { HelpAnswer } from '../person/help.ts'
 import { EntryPatch, EntryView, ImportReport, NewEntry } from '@errands/passwords'

@@ -30,6 +30,7 @@ import {
   type Identity,
   decodeBody,
   decodeQuery,
+  Router,
 } from '@errands/edge'
 import { Sessions } from '@errands/sessions'
 import { Vault } from '@errands/passwords'
@@ -39,14 +40,12 @@ import { SessionProxy } from '../browsing/SessionProxy.ts'
 import { BadRequest, HostUnavailable, NotFound } from '../errors.ts'
 import { HostHealth } from '../health.ts'
 import { Person } from '../person/Person.ts'
-import { Questions } from '../person/questions.ts'
 import { parseSessionKey, SESSION_HEADER, type SessionKey } from '../sessionKey.ts'
 import { Stateless } from '../stateless/Stateless.ts'
 import { PersonWheel } from '../wheel.ts'
 import { checkAgentToken, type AgentTokens } from './agentTokens.ts'
 import { readText } from './body.ts'
 import { errorResponse, json } from './respond.ts'
-import { Router } from './router.ts'
 import { routes, type Route } from './routes.ts'
 
 /** The header naming a session's upstream proxy when its first call opens it (issue #21). */
@@ -90,9 +89,9 @@ const TOKEN_WORDS = {
  */
 export const makeApp = (
   options: AppOptions,
-): Effect.Effect<App, never, Browsing | Person | HostHealth | Stateless | DevTools | SessionProxy | Questions> =>
+): Effect.Effect<App, never, Browsing | Person | HostHealth | Stateless | DevTools | SessionProxy | Sessions> =>
   Effect.gen(function* () {
-    const sessions = yield* Effect.serviceOption(Sessions)
+    const sessions = yield* Sessions
     const clusterWheel = yield* Effect.serviceOption(PersonWheel)
     const router = new Router<Route>(
       routes(
@@ -103,9 +102,9 @@ export const makeApp = (
           stateless: yield* Stateless,
           devtools: yield* DevTools,
           sessionProxy: yield* SessionProxy,
-          questions: yield* Questions,
+          questions: sessions,
           // P1, P2 (issue #26): the wheel routes; a cluster's PersonWheel reaches the errand's owner.
-          wheel: Option.getOrUndefined(Option.orElse(clusterWheel, () => sessions)),
+          wheel: Option.getOrElse(clusterWheel, () => sessions),
           // W1: the person's passwords, when the host keeps a vault.
           vault: Option.getOrUndefined(yield* Effect.serviceOption(Vault)),
         },

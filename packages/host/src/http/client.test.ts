@@ -2,7 +2,7 @@ import { Effect } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { api } from './api.ts'
 import { AnswerMismatch, answerMismatch, call, v1Client, type ClientOptions } from './client.ts'
-import { endpointsOf } from './endpoint.ts'
+import { endpointsOf } from '@errands/edge'
 import { TEST_TOKEN, testApp } from './testing.ts'
 
 // The typed client (issue #24) against the host in-process: every answer the host sends decodes

@@ -15,9 +15,7 @@
  */
 import { Either, ParseResult, Schema } from 'effect'
 import { api, type Api } from './api.ts'
-import type { BytesAnswer, Endpoint, ParamNames } from './endpoint.ts'
-import { endpointsOf, isEndpoint } from './endpoint.ts'
-import { Router } from './router.ts'
+import { type BytesAnswer, type Endpoint, endpointsOf, isEndpoint, type ParamNames, Router } from '@errands/edge'
 
 /**
  * A 200 whose body the endpoint's answer Schema does not decode: the host and its declaration

@@ -1,20 +1,23 @@
+import { endpointsOf, Router } from '@errands/edge'
+import { liveApi, liveRoutes } from '@errands/liveview'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { Schema } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { api } from './api.ts'
-import { endpointsOf } from './endpoint.ts'
-import { openApiDocument } from './openapi.ts'
-import { Router } from './router.ts'
+import { hostOpenApi } from './openapi.ts'
 import { routes, type Route } from './routes.ts'
 import { testApp } from './testing.ts'
 
-// Issue #24's declared /v1 (docs/adr/0025): /v1/openapi.json is OpenAPI 3.1, names every route of
-// the table with the Schemas the host decodes and encodes with, and a route cannot be added to the
-// table without being declared with its answer.
+// Issue #24's declared /v1 (docs/adr/0025) and the live view's API beside it (docs/edge.md, "Declared
+// routes"): /v1/openapi.json is OpenAPI 3.1, names every route of both tables with the Schemas the host
+// and the live view decode and encode with, and a route cannot be added to either table without being
+// declared with its answer.
 
 /** The route table as the app builds it (the services are never called here). */
 const table = routes({} as Parameters<typeof routes>[0], { port: 7777 })
-const doc = openApiDocument(api, { port: 7777 }) as {
+/** The live view's route table as it builds it (nothing is called here either). */
+const liveTable = liveRoutes({} as Parameters<typeof liveRoutes>[0])
+const doc = hostOpenApi({ port: 7777 }) as {
   openapi: string
   info: { version: string }
   servers: Array<{ url: string }>
@@ -97,9 +100,9 @@ describe('/v1/openapi.json', () => {
       )
     }
     const operations = Object.values(doc.paths).flatMap((ops) => Object.values(ops))
-    expect(operations).toHaveLength(table.length)
+    expect(operations).toHaveLength(table.length + liveTable.length)
     // A client generator names its methods by operationId: one per operation.
-    expect(new Set(operations.map((op) => op.operationId)).size).toBe(table.length)
+    expect(new Set(operations.map((op) => op.operationId)).size).toBe(table.length + liveTable.length)
   })
 
   it(
@@ -124,6 +127,43 @@ describe('/v1/openapi.json', () => {
       expect(doc.components.securitySchemes.sessionKey).toEqual(
         expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Browser-Session' }),
       )
+    },
+  )
+
+  it(
+    "lists every route of the live view's table with its parameters, body, answer, refusals and sign-in, and " +
+      'the table implements exactly what is declared',
+    () => {
+      const declared = endpointsOf(liveApi).map((e) => `${e.method} ${e.path}`)
+      expect([...liveTable.map((r) => `${r.method} ${r.path}`)].sort()).toEqual([...declared].sort())
+      for (const { method, path, value } of liveTable) {
+        const where = `${method} ${path}`
+        expect(endpointsOf(liveApi), where).toContain(value.endpoint)
+        const op = doc.paths[docPath(path)]?.[method.toLowerCase()]
+        expect(op, where).toBeDefined()
+        if (value.endpoint.body)
+          expect(op.requestBody.content['application/json'].schema, `${where} body`).toBeDefined()
+        else expect(op.requestBody, where).toBeUndefined()
+        expect(op.responses['200'].content['application/json'].schema, `${where} answer`).toBeDefined()
+        for (const status of ['400', '403', '405', '413', '415', '421', '500'])
+          expect(op.responses[status], `${where} ${status}`).toBeDefined()
+        const pathParams = (op.parameters ?? []).filter((p: { in: string }) => p.in === 'path')
+        expect(pathParams.map((p: { name: string }) => p.name)).toEqual(Object.keys(value.endpoint.params))
+        if (value.endpoint.access === 'live') {
+          expect(op.responses['401'], where).toBeDefined()
+          expect(op.security, where).toEqual([{ liveSignIn: [] }])
+        } else expect(op.security, where).toEqual([])
+      }
+      // The state the page shows is described part by part, with the Schemas the API encodes it with.
+      expect(doc.components.schemas).toHaveProperty('LiveState')
+      expect(doc.components.schemas).toHaveProperty('LiveConversation')
+      expect(doc.components.schemas).toHaveProperty('ErrandView')
+      expect(doc.components.securitySchemes.liveSignIn).toEqual(
+        expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-errands-live' }),
+      )
+      const input = doc.paths['/live/api/conversations/{id}/input']!.post
+      expect(input.requestBody).toMatchObject({ required: true })
+      expect(input.responses['409']).toBeDefined()
     },
   )
 

@@ -1,33 +1,17 @@
 /**
- * `GET /v1/openapi.json`: the declaration (`api.ts`) as an OpenAPI 3.1 document. Request and
- * answer bodies, query and path parameters are `JSONSchema` of the very Schemas the host decodes
- * and encodes with, so the document describes the wire and nothing else. Every operation lists
- * the edge's refusals that can reach it (the order of checks in `app.ts`) with the one error body
- * `{"error":{"code","reason","message"}}`, plus the statuses its endpoint declares.
+ * `GET /v1/openapi.json`: the host's declared routes — `/v1` (`api.ts`) and the live view's JSON API
+ * (`liveApi` of @errands/liveview) — as one OpenAPI 3.1 document, by the edge's generator
+ * (`openApiDocument` of @errands/edge). What is the host's here: what each status means, who may call
+ * (`session`, `person`, `live`, `open`) and the security schemes that say how.
  *
  * @example
- * const doc = openApiDocument(api, { port: 7777 })
+ * const doc = hostOpenApi({ port: 7777 })
  * doc.paths['/v1/navigate'].post.requestBody
  */
-import { JSONSchema, Schema } from 'effect'
+import { type Endpoint, openApiDocument } from '@errands/edge'
+import { liveApi, LIVE_HEADER } from '@errands/liveview'
 import { readFileSync } from 'node:fs'
-import { EmptyBody } from '../schemas.ts'
-import { endpointsOf, type Endpoint } from './endpoint.ts'
-
-/** The error body every refusal and failure of the host is sent as (`@errands/edge`'s renderer). */
-export const ErrorBody = Schema.Struct({
-  error: Schema.Struct({
-    /** The error's tag: `BadRequest`, `AllBusy`, `PageError` … (docs/host.md's table). */
-    code: Schema.String,
-    /** Which case of it, when the error has cases: `invalid-body`, `missing-token` … */
-    reason: Schema.optional(Schema.String),
-    /** What was wrong and what to do instead, in words for a model or a person. */
-    message: Schema.String,
-  }),
-}).annotations({
-  identifier: 'Error',
-  description: 'Every failure: its code, its reason and a message saying what to do.',
-})
+import { api } from './api.ts'
 
 /** What each status means here (docs/host.md's table, by status). */
 const STATUS: Readonly<Record<number, string>> = {
@@ -38,10 +22,14 @@ const STATUS: Readonly<Record<number, string>> = {
   403:
     'ForeignOrigin (a browser request from another origin or site) or BlockedByPolicy (the containment policy ' +
     'refused the URL).',
-  404: 'TabNotFound, UnknownConversation, or a conversation this host does not have.',
+  404:
+    'TabNotFound, UnknownConversation, QuestionNotFound, or a conversation this host does not have (or the ' +
+    'host has no such switch or vault).',
   405: 'MethodNotAllowed: the path takes other methods (see Allow).',
-  409: 'A conflict: NoDialog, DevToolsUnavailable on the main context, a refused lend, the inspector’s port taken.',
-  413: 'PayloadTooLarge: the body is over 1 MiB.',
+  409:
+    'A conflict: NotAtTheWheel, PersonDriving, NoDialog, DevToolsUnavailable on the main context, a refused ' +
+    'lend, the inspector’s port taken.',
+  413: 'PayloadTooLarge: the body is over the limit (1 MiB on /v1, 16 KiB on the live view, 1 MiB for an import).',
   415: 'UnsupportedMediaType: a body that is not application/json.',
   421: 'WrongHost: the Host header is not 127.0.0.1:<port> or localhost:<port>.',
   422: 'PageError: the page refused the action.',
@@ -55,15 +43,10 @@ const STATUS: Readonly<Record<number, string>> = {
 /** Statuses every route can answer: the edge's refusals and the host's own failures. */
 const EVERY_ROUTE = [400, 403, 405, 413, 415, 421, 500, 503]
 
-const ERROR_HEADERS: Readonly<Record<number, Record<string, { description: string; schema: { type: 'string' } }>>> = {
-  401: { 'WWW-Authenticate': { description: 'Bearer.', schema: { type: 'string' } } },
-  405: { Allow: { description: 'The methods this path takes.', schema: { type: 'string' } } },
-  503: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'string' } } },
-}
-
 const SECURITY = {
   session: [{ sessionKey: [] }, { sessionKey: [], agentToken: [] }],
   person: [{ personToken: [] }],
+  live: [{ liveSignIn: [] }],
   open: [],
 } as const
 
@@ -73,45 +56,25 @@ const hostVersion = (): string =>
   (version ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
     .version)
 
-const operationId = (e: Endpoint): string =>
-  e.method.toLowerCase() + e.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())
-
 /**
- * The OpenAPI 3.1 document of every endpoint in `declaration`, served at `http://127.0.0.1:<port>`.
+ * The OpenAPI 3.1 document of every route the host declares, served at `http://127.0.0.1:<port>`.
  *
  * @example
- * openApiDocument(api, { port: 7777 }).openapi // '3.1.0'
+ * hostOpenApi({ port: 7777 }).openapi // '3.1.0'
  */
-export const openApiDocument = (
-  declaration: object,
-  options: { readonly port: number },
-): Readonly<Record<string, unknown>> => {
-  const definitions: Record<string, JSONSchema.JsonSchema7> = {}
-  const json = (schema: Schema.Schema.Any): JSONSchema.JsonSchema7 =>
-    JSONSchema.fromAST(schema.ast, { definitions, definitionPath: '#/components/schemas/', target: 'openApi3.1' })
-  const errorRef = json(ErrorBody)
-
-  const operation = (e: Endpoint) => {
-    const statuses = [...new Set([...EVERY_ROUTE, ...(e.access === 'open' ? [] : [401]), ...e.errors])].sort(
-      (a, b) => a - b,
-    )
-    const query = e.query
-      ? (json(e.query) as { properties?: Record<string, JSONSchema.JsonSchema7>; required?: Array<string> })
-      : undefined
-    const parameters = [
-      ...Object.entries(e.params as Record<string, Schema.Schema.Any>).map(([name, schema]) => ({
-        name,
-        in: 'path',
-        required: true,
-        schema: json(schema),
-      })),
-      ...Object.entries(query?.properties ?? {}).map(([name, schema]) => ({
-        name,
-        in: 'query',
-        required: query?.required?.includes(name) ?? false,
-        schema,
-      })),
-      ...(e.access === 'session'
+export const hostOpenApi = (options: { readonly port: number }): Readonly<Record<string, unknown>> =>
+  openApiDocument([api, liveApi], {
+    port: options.port,
+    title: 'Errands host',
+    version: hostVersion(),
+    description:
+      "The browser host for AI agents (docs/host.md) and the live view's JSON API (docs/live-view.md). Every " +
+      'failure is JSON: {"error":{"code","reason","message"}}.',
+    statuses: STATUS,
+    statusesOf: (e: Endpoint) => [...EVERY_ROUTE, ...(e.access === 'open' ? [] : [401])],
+    security: SECURITY,
+    headersOf: (e: Endpoint) =>
+      e.access === 'session'
         ? [
             {
               name: 'X-Browser-Proxy',
@@ -121,103 +84,25 @@ export const openApiDocument = (
               schema: { type: 'string' },
             },
           ]
-        : []),
-    ]
-    const answer = e.answer
-    const ok =
-      '_tag' in answer && answer._tag === 'BytesAnswer'
-        ? {
-            description: answer.description,
-            headers: Object.fromEntries(
-              Object.entries(answer.headers).map(([name, description]) => [
-                name,
-                { description, schema: { type: 'string' } },
-              ]),
-            ),
-            content: Object.fromEntries(
-              answer.media.map((media) => [media, { schema: { type: 'string', contentMediaType: media } }]),
-            ),
-          }
-        : { description: 'OK', content: { 'application/json': { schema: json(answer as Schema.Schema.Any) } } }
-    return {
-      operationId: operationId(e),
-      summary: e.summary,
-      tags: [e.access],
-      security: SECURITY[e.access],
-      ...(parameters.length > 0 ? { parameters } : {}),
-      ...(e.body
-        ? {
-            requestBody: {
-              // A body of no fields may be left out: nothing and `{}` are the same call.
-              required: e.body !== EmptyBody,
-              content: { 'application/json': { schema: json(e.body) } },
-            },
-          }
-        : e.rawBody
-          ? {
-              requestBody: {
-                required: true,
-                content: { [e.rawBody]: { schema: { type: 'string', format: 'binary' } } },
-              },
-            }
-          : {}),
-      responses: {
-        '200': ok,
-        ...Object.fromEntries(
-          statuses.map((status) => [String(status), { $ref: `#/components/responses/Status${status}` }]),
-        ),
+        : [],
+    securitySchemes: {
+      sessionKey: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-Browser-Session',
+        description: 'Separates one errand from another; not authority (B1).',
       },
-    }
-  }
-
-  const paths: Record<string, Record<string, unknown>> = {}
-  for (const e of endpointsOf(declaration)) {
-    const path = e.path.replace(/:([A-Za-z]+)/g, '{$1}')
-    ;(paths[path] ??= {})[e.method.toLowerCase()] = operation(e)
-  }
-  const used = new Set(
-    Object.values(paths).flatMap((ops) =>
-      Object.values(ops).flatMap((op) => Object.keys((op as { responses: object }).responses)),
-    ),
-  )
-  return {
-    openapi: '3.1.0',
-    info: {
-      title: 'Errands host',
-      version: hostVersion(),
-      description:
-        'The browser host for AI agents (docs/host.md). Every failure is JSON: {"error":{"code","reason","message"}}.',
-    },
-    servers: [{ url: `http://127.0.0.1:${options.port}` }],
-    paths,
-    components: {
-      schemas: definitions,
-      responses: Object.fromEntries(
-        Object.entries(STATUS)
-          .filter(([status]) => used.has(status))
-          .map(([status, description]) => [
-            `Status${status}`,
-            {
-              description,
-              ...(ERROR_HEADERS[Number(status)] ? { headers: ERROR_HEADERS[Number(status)] } : {}),
-              content: { 'application/json': { schema: errorRef } },
-            },
-          ]),
-      ),
-      securitySchemes: {
-        sessionKey: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-Browser-Session',
-          description: 'Separates one errand from another; not authority (B1).',
-        },
-        agentToken: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'With ERRANDS_AGENT_TOKENS_FILE set: a token whose line covers the session key (X2).',
-        },
-        personToken: { type: 'http', scheme: 'bearer', description: 'The host-token file in the data directory.' },
+      agentToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'With ERRANDS_AGENT_TOKENS_FILE set: a token whose line covers the session key (X2).',
+      },
+      personToken: { type: 'http', scheme: 'bearer', description: 'The host-token file in the data directory.' },
+      liveSignIn: {
+        type: 'apiKey',
+        in: 'header',
+        name: LIVE_HEADER,
+        description: "The live view's sign-in id (POST /live/sign-in with the host's token; X4): held by the page.",
       },
     },
-  }
-}
+  })

@@ -11,14 +11,13 @@
  */
 import type { DevToolsShape } from '@errands/devtools'
 import { parseUpstreamProxy, type UpstreamProxy } from '@errands/runtime'
-import { type PersonDriving, wheelRefusal } from '@errands/sessions'
+import { type PersonDriving, type SessionsShape, wheelRefusal } from '@errands/sessions'
 import { Effect, Either, Option, Schema } from 'effect'
 import { BadRequest, HostUnavailable } from '../errors.ts'
 import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../browsing/Browsing.ts'
 import type { SessionProxyShape } from '../browsing/SessionProxy.ts'
 import { publicHealth, type HostHealthShape } from '../health.ts'
 import type { PersonShape } from '../person/Person.ts'
-import type { QuestionsShape } from '../person/questions.ts'
 import { requestHelp } from '../person/help.ts'
 import { PasswordId, withVault } from '../person/passwords.ts'
 import type { VaultShape } from '@errands/passwords'
@@ -29,12 +28,12 @@ import type { StatelessShape } from '../stateless/Stateless.ts'
 import { FileName } from '../schemas.ts'
 import { api, type pageVerbs as declaredPageVerbs, SiteParam, TabId, type WheelTarget } from './api.ts'
 import type { PersonWheelShape } from '../wheel.ts'
-import type { Access, BytesAnswer, Endpoint } from './endpoint.ts'
-import { openApiDocument } from './openapi.ts'
+import type { BytesAnswer, Endpoint, RouteDef } from '@errands/edge'
+import { hostOpenApi } from './openapi.ts'
 import { bytes } from './respond.ts'
-import type { RouteDef } from './router.ts'
 
-export type { Access } from './endpoint.ts'
+/** Who may call a `/v1` route: a `session` key, the `person`'s token, or anyone (`open`). */
+export type Access = 'session' | 'person' | 'open'
 
 /** What a route's handler receives (after every check passed). */
 export interface RouteInput<B, Q> {
@@ -70,8 +69,8 @@ export interface RouteServices {
   readonly stateless: StatelessShape
   readonly devtools: DevToolsShape
   readonly sessionProxy: SessionProxyShape
-  /** What errands ask the person (issue #26). */
-  readonly questions: QuestionsShape
+  /** What errands ask the person (P4): the boundary's one book of questions. */
+  readonly questions: Pick<SessionsShape, 'question' | 'questions' | 'answerQuestion'>
   /** The wheel (P1, P2, issue #26): the host's sessions; absent, the wheel routes answer 501. */
   readonly wheel?: PersonWheelShape | undefined
   /** The person's passwords (W1); absent, the password routes answer 501. */
@@ -95,7 +94,7 @@ const implement = <
   path: endpoint.path,
   value: {
     endpoint: endpoint as Endpoint,
-    access: endpoint.access,
+    access: endpoint.access as Access,
     body: endpoint.body as Route['body'],
     query: endpoint.query as Route['query'],
     answer: endpoint.answer as Route['answer'],
@@ -230,7 +229,7 @@ export const routes = (
     // X1: the open door answers liveness and counts; the whole report is the person's.
     implement(api.health, () => Effect.map(health.report, publicHealth)),
     // Built on first ask: the declaration does not change while the host runs.
-    implement(api.openapi, () => Effect.sync(() => (document ??= openApiDocument(api, { port: options.port })))),
+    implement(api.openapi, () => Effect.sync(() => (document ??= hostOpenApi({ port: options.port })))),
     implement(api.fetch, ({ body }) => stateless.fetch(body.url)),
     implement(api.localhosts, () => Effect.map(stateless.localhosts, (services) => ({ services }))),
 
@@ -319,10 +318,10 @@ export const routes = (
     implement(p.releaseSession, ({ params }) =>
       Effect.flatMap(chatParam(params.key), (key) => Effect.as(browsing.release(key), { released: true as const })),
     ),
-    implement(p.questions, () => Effect.map(questions.pending, (qs) => ({ questions: qs }))),
+    implement(p.questions, () => Effect.map(questions.questions, (qs) => ({ questions: qs }))),
     implement(p.answerQuestion, ({ params, body }) =>
       Effect.flatMap(param(QuestionId, 'id', params.id), (id) =>
-        Effect.map(questions.answer(id, body.answer), (question) => ({ question, answer: body.answer })),
+        Effect.map(questions.answerQuestion(id, body.answer), (question) => ({ question, answer: body.answer })),
       ),
     ),
     ...pageRoutes(p.main, 'person', browsing),

@@ -11,13 +11,13 @@
 import { randomBytes } from 'node:crypto'
 import { DevTools } from '@errands/devtools'
 import { makeVault, memoryStorage, Vault } from '@errands/passwords'
+import { QuestionBook, Sessions } from '@errands/sessions'
 import { deviceKey } from '@errands/store'
 import { Effect, Layer, Redacted } from 'effect'
 import { Browsing, type BrowsingShape, type RecordedCall } from '../browsing/Browsing.ts'
 import { SessionProxy } from '../browsing/SessionProxy.ts'
 import { HostHealth } from '../health.ts'
 import { Person, type PersonShape } from '../person/Person.ts'
-import { Questions } from '../person/questions.ts'
 import { Stateless } from '../stateless/Stateless.ts'
 import { PersonWheel } from '../wheel.ts'
 import { makeApp, type App } from './app.ts'
@@ -162,7 +162,18 @@ export const testApp = (
     // W1: a real vault, kept in memory under a fresh key.
     Layer.effect(Vault, makeVault(memoryStorage(), deviceKey(randomBytes(32)))),
     Layer.succeed(Person, person),
-    Questions.layer,
+    // P4: the boundary's book of questions; every other verb of the boundary dies loudly (the routes use Browsing).
+    Layer.unwrapEffect(
+      Effect.sync(() => {
+        const book = new QuestionBook()
+        return Sessions.layerTest({
+          question: (id, about, timeoutMs) => book.ask(id, about, timeoutMs),
+          questions: book.pending,
+          answerQuestion: (id, answer) => book.answer(id, answer),
+          onQuestions: (listener) => book.onChange(listener),
+        })
+      }),
+    ),
     HostHealth.layerTest({
       ok: true,
       runtime: { kind: 'memory', where: 'local' },

@@ -2,9 +2,9 @@
  * An errand asks for a site's sign-in (P4, L2, L3; issue #26): `POST /v1/session/permission` and
  * MCP's `browser_request_sign_in`. It answers at once when the errand already holds the site's
  * sign-in or when the trust mode never lends (auto, full); otherwise it puts the question "Allow
- * lends your sign-in to this task" in front of the person (the live view's card, `questions.ts`)
- * and waits — at most `timeoutMs`. Allow lends through lending's one path (`Person.allow`, the
- * same as the permission card's button); Deny and a timeout lend nothing. While it waits, the
+ * lends your sign-in to this task" in front of the person (the boundary's `question`: the live view's
+ * card, `/v1/person/questions`) and waits — at most `timeoutMs`. Allow lends through lending's one
+ * path (`Person.allow`, the same as the permission card's button); Deny and a timeout lend nothing. While it waits, the
  * errand waits for the person (`Person.asked`, shown in health, the sessions' views and the
  * inspector); its end — allow, deny, timeout, or withdrawn when the agent's call goes away — is
  * `Person.answered` with the question's id.
@@ -22,18 +22,22 @@ import { sessionTarget, type BrowsingShape } from '../browsing/Browsing.ts'
 import { BadRequest } from '../errors.ts'
 import { conversationIdOf, type SessionKey } from '../sessionKey.ts'
 import type { PersonShape } from './Person.ts'
-import { newQuestionId, Question, QuestionAnswer, type QuestionsShape } from './questions.ts'
-
-/** How long an errand waits for the person by default (ms). */
-export const SIGN_IN_DEFAULT_TIMEOUT_MS = 120_000
-/** The longest an errand may wait (ms): under the host's 300 s request timeout. */
-export const SIGN_IN_MAX_TIMEOUT_MS = 240_000
+import {
+  newQuestionId,
+  Question,
+  QuestionAnswer,
+  type SessionsShape,
+  SIGN_IN_DEFAULT_TIMEOUT_MS,
+  SIGN_IN_MAX_TIMEOUT_MS,
+  SIGN_IN_MIN_TIMEOUT_MS,
+  SIGN_IN_SITE_MAX,
+} from '@errands/sessions'
 
 /** `POST /v1/session/permission`. @example { site: 'shop.example', timeoutMs: 60000 } */
 export const SignInRequest = Schema.Struct({
-  site: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(253)),
+  site: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(SIGN_IN_SITE_MAX)),
   /** How long to wait for the person (ms); default 120000. */
-  timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(100, SIGN_IN_MAX_TIMEOUT_MS))),
+  timeoutMs: Schema.optional(Schema.Int.pipe(Schema.between(SIGN_IN_MIN_TIMEOUT_MS, SIGN_IN_MAX_TIMEOUT_MS))),
 })
 /** @see SignInRequest */
 export type SignInRequest = typeof SignInRequest.Type
@@ -67,11 +71,12 @@ export const AnsweredQuestion = Schema.Struct({ question: Question, answer: Ques
 /** A question's id in a path. @example Schema.is(QuestionId)('q3fa9c1d2') // true */
 export const QuestionId = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/))
 
-/** What asking needs: the page verbs (to bring the errand up), the person's service and the questions. */
+/** What asking needs: the page verbs (to bring the errand up), the person's service and the book of questions. */
 export interface SignInDeps {
   readonly browsing: BrowsingShape
   readonly person: PersonShape
-  readonly questions: QuestionsShape
+  /** The boundary's one book of questions (`question` of @errands/sessions). */
+  readonly questions: Pick<SessionsShape, 'question'>
 }
 
 const said = (site: string, lent: boolean, why: SignInAnswer['why'], message: string): SignInAnswer => ({
@@ -120,7 +125,7 @@ export const requestSignIn =
       // The errand waits for the person from the question to its end, however it ends (withdrawn: the call went away).
       const outcome = yield* Effect.acquireUseRelease(
         deps.person.asked(conversationId, { id, ask: 'sign-in', site }),
-        () => deps.questions.ask({ conversationId, site, id }, request.timeoutMs ?? SIGN_IN_DEFAULT_TIMEOUT_MS),
+        () => deps.questions.question(conversationId, { id, site }, request.timeoutMs ?? SIGN_IN_DEFAULT_TIMEOUT_MS),
         (_, exit) => deps.person.answered(conversationId, id, exit._tag === 'Success' ? exit.value : 'withdrawn'),
       )
       switch (outcome) {

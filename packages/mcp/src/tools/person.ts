@@ -10,7 +10,16 @@
  * @example
  * await client.callTool({ name: 'browser_request_sign_in', arguments: { site: 'shop.example' } })
  */
-import { HELP_DEFAULT_TIMEOUT_MS, HELP_MAX_TIMEOUT_MS, HELP_MIN_TIMEOUT_MS, HELP_REASON_MAX } from '@errands/sessions'
+import {
+  HELP_DEFAULT_TIMEOUT_MS,
+  HELP_MAX_TIMEOUT_MS,
+  HELP_MIN_TIMEOUT_MS,
+  HELP_REASON_MAX,
+  SIGN_IN_DEFAULT_TIMEOUT_MS,
+  SIGN_IN_MAX_TIMEOUT_MS,
+  SIGN_IN_MIN_TIMEOUT_MS,
+  SIGN_IN_SITE_MAX,
+} from '@errands/sessions'
 import { Effect } from 'effect'
 import { z } from 'zod'
 import { ToolRefused } from '../errors.ts'
@@ -27,15 +36,15 @@ export const browserRequestSignIn = tool({
     site: z
       .string()
       .min(1)
-      .max(253)
+      .max(SIGN_IN_SITE_MAX)
       .describe('The site, as a host name or registrable domain (e.g. shop.example), not a URL.'),
     timeoutMs: z
       .number()
       .int()
-      .min(100)
-      .max(240_000)
+      .min(SIGN_IN_MIN_TIMEOUT_MS)
+      .max(SIGN_IN_MAX_TIMEOUT_MS)
       .optional()
-      .describe('How long to wait for the person (ms); default 120000.'),
+      .describe(`How long to wait for the person (ms); default ${SIGN_IN_DEFAULT_TIMEOUT_MS}.`),
   },
   run: (ctx, { site, timeoutMs }) =>
     Effect.gen(function* () {

@@ -1,20 +1,24 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: type-level matching over Schemas and endpoints of any shape
 /**
- * One endpoint as declared (issue #24's declared `/v1`, docs/adr/0025): method, path, who may
- * call it, and the Schemas of its path parameters, query, body and answer. Nothing here runs: the
- * route table (`routes.ts`) gives each endpoint its one service call, `openapi.ts` turns the
- * declarations into the OpenAPI document, and `client.ts` into a typed client — one declaration,
- * three readers, so none of them can say something the others do not.
+ * One endpoint as declared, on any front (docs/edge.md, "Declared routes"; docs/adr/0025 and the ADR
+ * "the declaration lives in the edge"): method, path, who may call it, and the Schemas of its path
+ * parameters, query, body and answer. Nothing here runs: a front's route table gives each endpoint its
+ * one call (the host's `routes.ts`, the live view's `routes.ts`), `openapi.ts` turns the declarations
+ * into the OpenAPI document, and the host's `client.ts` into a typed client — one declaration, several
+ * readers, so none of them can say something the others do not.
  *
  * @example
  * const url = endpoint('GET', '/v1/url', 'session', { summary: 'The active tab’s URL', answer: UrlAnswer })
  */
 import type { Schema } from 'effect'
 
-/** Who may call an endpoint: a `session` key, the `person`'s token, or anyone (`open`). */
-export type Access = 'session' | 'person' | 'open'
+/**
+ * Who may call an endpoint, in the words of its front (the host's `session`, `person`, `open`; the live
+ * view's `live` sign-in): the front checks it, the document names its security scheme.
+ */
+export type Caller = string
 
-/** The methods the host answers (HEAD is a GET without its body). */
+/** The methods a declared route answers (HEAD is a GET without its body). */
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
 /**
@@ -68,11 +72,12 @@ export interface Endpoint<
   B extends AnySchema | undefined = AnySchema | undefined,
   Q extends AnySchema | undefined = AnySchema | undefined,
   A extends AnySchema | BytesAnswer = AnySchema | BytesAnswer,
+  W extends Caller = Caller,
 > {
   readonly _tag: 'Endpoint'
   readonly method: Method
   readonly path: P
-  readonly access: Access
+  readonly access: W
   /** One line for the document. */
   readonly summary: string
   /** Path parameters' Schemas, by name (they arrive as strings). */
@@ -84,7 +89,7 @@ export interface Endpoint<
   readonly answer: A
   /** The media type of a body of raw bytes (a staged file, #25) instead of JSON; `undefined` for JSON or none. */
   readonly rawBody: string | undefined
-  /** Statuses this endpoint answers besides the ones every route of its access can (`openapi.ts`). */
+  /** Statuses this endpoint answers besides the ones every route of its front and access can (`openapi.ts`). */
   readonly errors: ReadonlyArray<number>
 }
 
@@ -101,10 +106,11 @@ export const endpoint = <
   A extends AnySchema | BytesAnswer,
   B extends AnySchema | undefined = undefined,
   Q extends AnySchema | undefined = undefined,
+  const W extends Caller = Caller,
 >(
   method: Method,
   path: P,
-  access: Access,
+  access: W,
   spec: {
     readonly summary: string
     readonly answer: A
@@ -113,16 +119,16 @@ export const endpoint = <
     readonly errors?: ReadonlyArray<number>
     /** The body is raw bytes of this media type, read up to the app's byte cap (no JSON Schema). */
     readonly rawBody?: string
-    /** One Schema per `:name` of the path (`api.test.ts` holds every path to it). */
+    /** One Schema per `:name` of the path (`decodeParams` decodes with them; the fronts' tests hold every path). */
     readonly params?: Readonly<Record<string, Schema.Schema<any, string, never>>>
   },
-): Endpoint<P, B, Q, A> => ({
+): Endpoint<P, B, Q, A, W> => ({
   _tag: 'Endpoint',
   method,
   path,
   access,
   summary: spec.summary,
-  params: (spec.params ?? {}) as Endpoint<P, B, Q, A>['params'],
+  params: (spec.params ?? {}) as Endpoint<P, B, Q, A, W>['params'],
   body: spec.body as B,
   query: spec.query as Q,
   answer: spec.answer,

@@ -1,6 +1,7 @@
 /**
- * A tiny router: method + path pattern (`/v1/tabs/:id/activate`) → route. The host has ~40
- * fixed routes, so a linear scan of pre-split patterns is all it needs (docs/adr/0006).
+ * The one router of the declared fronts: method + path pattern (`/v1/tabs/:id/activate`) → route.
+ * The host has ~40 fixed routes and the live view ~20, so a linear scan of pre-split patterns is all
+ * it needs (docs/adr/0006).
  *
  * @example
  * const router = new Router([{ method: 'GET', path: '/v1/tabs/:id', value: 'tab' }])
