@@ -203,6 +203,49 @@ describe('freeze and thaw on real Chromium', () => {
     await h.run(h.runtime.closeContext(witness.id))
   })
 
+  it("a frozen page's compositor animation stands still, its picture too; thawed, it goes on from there", async () => {
+    const { id, page } = await counting('fz-anim', sites[0]!)
+    const witness = await counting('fz-anim-witness', sites[1]!)
+    // A transform animation runs on the compositor's thread, which the page's pause does not reach.
+    await page.evaluate(() => {
+      const style = document.createElement('style')
+      style.textContent =
+        '@keyframes slide { from { transform: translateX(0) } to { transform: translateX(600px) } }' +
+        '#slider { position: fixed; top: 0; left: 0; width: 40px; height: 40px; background: red;' +
+        ' animation: slide 4s linear infinite }'
+      document.head.append(style)
+      const slider = document.createElement('div')
+      slider.id = 'slider'
+      document.body.append(slider)
+    })
+    await ticks(page)
+    const session = await readers.get(page)!
+    const progress = async () => {
+      const expression = 'document.getAnimations()[0].currentTime'
+      const { result } = await session.send('Runtime.evaluate', { expression, returnByValue: true })
+      return result.value as number
+    }
+    const clip = { x: 0, y: 0, width: 700, height: 40, scale: 1 }
+    const picture = async () => (await session.send('Page.captureScreenshot', { clip })).data
+    expect(await until(async () => (await progress()) > 100)).toBe(true)
+    const [before, startedAt] = [await progress(), Date.now()]
+
+    await h.run(h.runtime.freeze(id))
+    const frozenPicture = await picture()
+    // At least a second passes (100 of the witness's 10 ms ticks): the frozen page's picture stays.
+    const w = await ticks(witness.page)
+    expect(await until(async () => (await ticks(witness.page)) >= w + 100)).toBe(true)
+    expect(await picture()).toBe(frozenPicture)
+    await h.run(h.runtime.thaw(id))
+    const [after, endedAt] = [await progress(), Date.now()]
+
+    // The animation moved by the time it was not frozen only: the frozen second is missing from it.
+    expect(endedAt - startedAt - (after - before)).toBeGreaterThan(900)
+    expect(await until(async () => (await progress()) > after + 100)).toBe(true)
+    await h.run(h.runtime.closeContext(id))
+    await h.run(h.runtime.closeContext(witness.id))
+  })
+
   it('an unknown context is ContextNotFound, for both', async () => {
     expect((await failureOf(h.runtime.freeze('nope')))._tag).toBe('ContextNotFound')
     expect((await failureOf(h.runtime.thaw('nope')))._tag).toBe('ContextNotFound')
