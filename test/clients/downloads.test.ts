@@ -42,6 +42,7 @@ const run = promisify(execFile)
 
 const REPORT = Buffer.from(`%PDF-1.4 report of the errand ${'x'.repeat(200)}`)
 const BIG = Buffer.alloc(6_000, 7)
+const EARLY = Buffer.from(`an attachment at once ${'y'.repeat(300)}`)
 const PAGE = `<!doctype html><title>files</title>
 <a id="dl" href="/files/report.pdf" download="report.pdf">report</a>
 <a id="big" href="/files/big.bin" download="big.bin">big</a>`
@@ -56,6 +57,7 @@ beforeAll(async () => {
     serveFileSite(PAGE, {
       '/files/report.pdf': ['application/pdf', REPORT],
       '/files/big.bin': ['application/octet-stream', BIG],
+      '/files/early.bin': ['application/octet-stream', EARLY],
     }),
   ])
 })
@@ -68,20 +70,13 @@ const until = async (check: () => boolean | Promise<boolean>, what: string): Pro
   if (!(await eventually(check))) throw new Error(`waited 15 s for ${what}`)
 }
 
-/**
- * The engine saves a tab's downloads from when it has taken the tab in (its `page` event): a raw
- * client's brand-new tab is clicked only once the host lists it.
- */
-const engineKnowsTab = (key: string) =>
-  until(
-    async () =>
-      ((await host.call(key, 'GET', '/v1/tabs')).body.tabs as Array<{ url: string }>).some((t) =>
-        t.url.startsWith(site.origin),
-      ),
-    "the engine to list the client's tab",
-  )
-
 const listed = async (key: string) => (await downloadsOf(host.v1(key))).map((f) => f.name).sort()
+
+/** The host opens `url`, then its own click downloads: it lands and is listed. */
+const hostDownloadStillLandsOn = async (key: string, url: string, before: number) => {
+  expect((await host.call(key, 'POST', '/v1/navigate', { url })).status).toBe(200)
+  await hostDownloadStillLands(key, before)
+}
 
 /** The host's own click downloads once more: it lands and is listed (the errand's handling is intact). */
 const hostDownloadStillLands = async (key: string, before: number) => {
@@ -114,7 +109,7 @@ describe("a client's downloads: its view, the errand's file (A1, F1)", () => {
     await hostDownloadStillLands(key, 1)
   })
 
-  it("Python Playwright's connect_over_cdp: save_as gives the bytes, the host lists it, later downloads land", async () => {
+  it("Python Playwright's connect_over_cdp: save_as gives the bytes, the host lists it, later ones land", async () => {
     const python = await pythonPlaywright()
     const key = 'dl-python'
     const out = mkdtempSync(join(tmpdir(), 'errands-dl-python-'))
@@ -183,7 +178,6 @@ describe("a client's downloads: its view, the errand's file (A1, F1)", () => {
     const homeBefore = readdirSync(home)
     try {
       const { sessionId } = await cdp.newPage(`${site.origin}/`)
-      await engineKnowsTab(key)
       await cdp.send('Page.enable', {}, sessionId)
       let n = 0
       for (const folder of [home, link, shared, otherFolder, '/etc', 'relative/dir']) {
@@ -238,6 +232,41 @@ describe("a client's downloads: its view, the errand's file (A1, F1)", () => {
   })
 })
 
+// A download before the engine's Playwright has taken the page in (it drops those: a page whose
+// first navigation is a download never commits, so it never is) is saved all the same, from
+// Chromium's own download events (downloadWitness.ts). A raw client's tab opened straight at an
+// attachment makes that race certain.
+describe("a download before the engine has taken the client's tab in (F1)", () => {
+  it("a tab opened at an attachment: the engine saves and lists it, the client's copy and event arrive", async () => {
+    const key = 'dl-early'
+    const cdp = await RawCdp.open(await host.devtoolsUrl(key))
+    const folder = mkdtempSync(join(tmpdir(), 'errands-dl-early-'))
+    try {
+      const set = await cdp.send('Browser.setDownloadBehavior', {
+        behavior: 'allowAndName',
+        downloadPath: folder,
+        eventsEnabled: true,
+      })
+      expect(set.error).toBeUndefined()
+      const created = await cdp.send('Target.createTarget', { url: `${site.origin}/files/early.bin` })
+      expect(created.error).toBeUndefined()
+      await until(async () => (await listed(key)).includes('early.bin'), 'the download to be listed')
+      expect((await bytesOf(host.v1(key), 'early.bin'))?.equals(EARLY)).toBe(true)
+      // It used to arrive `canceled`, a minute later: now `completed`, once the copy is in place.
+      const done = () =>
+        cdp.events.find((e) => e.method === 'Browser.downloadProgress' && e.params.state !== 'inProgress')
+      await until(() => done() !== undefined, "the client's download event")
+      expect(done()!.params.state).toBe('completed')
+      expect(readFileSync(join(folder, String(done()!.params.guid))).equals(EARLY)).toBe(true)
+      expect(host.logs.join('\n')).not.toMatch(/download in context session:dl-early.* failed/)
+    } finally {
+      cdp.close()
+      rmSync(folder, { recursive: true, force: true })
+    }
+    await hostDownloadStillLandsOn(key, `${site.origin}/`, 1)
+  })
+})
+
 // The page-session form agent-browser's `download` sends is replaced as documented, not refused.
 describe('Browser.setDownloadBehavior on a page session (agent-browser)', () => {
   it('is answered, its folder gets the copy, and the errand lists the file', async () => {
@@ -246,7 +275,6 @@ describe('Browser.setDownloadBehavior on a page session (agent-browser)', () => 
     const folder = mkdtempSync(join(tmpdir(), 'errands-dl-page-'))
     try {
       const { sessionId } = await cdp.newPage(`${site.origin}/`)
-      await engineKnowsTab(key)
       await cdp.send('Page.enable', {}, sessionId)
       const set = await cdp.send(
         'Browser.setDownloadBehavior',

@@ -284,6 +284,19 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
     return this.contextIds.of(entry, () => this.quietPage(entry))
   }
 
+  /**
+   * The errand context of this runtime whose CDP browser context is `browserContextId` (the person's
+   * main context is never one); undefined when none is. @example await this.contextOfBrowserContext(id)
+   */
+  protected async contextOfBrowserContext(browserContextId: string): Promise<ContextId | undefined> {
+    for (const entry of this.kept()) {
+      if (entry.state !== 'open' || this.isLifelong(entry)) continue
+      const id = await this.browserContextIdOf(entry).catch(() => undefined)
+      if (id === browserContextId) return entry.id
+    }
+    return undefined
+  }
+
   private pageIn(entry: E, tabId: string): Page {
     const page = entry.tabs.get(tabId)
     if (!page) throw new RuntimeError({ reason: 'invalid', message: `no tab ${tabId} in context ${entry.id}` })

@@ -50,7 +50,7 @@ describe('VerbGate: freezing waits for the page verbs in flight', () => {
       }),
     ))
 
-  it('a verb arriving while the freeze waits is waited for too; one arriving on the frozen context thaws it first', () =>
+  it('a verb arriving while the freeze waits is waited for too; one on the frozen context thaws it first', () =>
     Effect.runPromise(
       Effect.gen(function* () {
         const { gate, log, freeze } = recorded()
