@@ -154,7 +154,7 @@ describe('freeze and thaw on real Chromium', () => {
     await h.run(h.runtime.closeContext(witness))
   })
 
-  it('a freeze asked while a page verb waits on the page lands after the verb has answered, never under it', async () => {
+  it('a freeze asked while a page verb waits on the page lands after the verb answered, never under it', async () => {
     // The race of the idle sweep with a verb in flight, made deterministic: the verb's page waits on
     // a request the test answers when it says. Paused under the verb, the page would never run the
     // answer's callback and the verb would wait out its deadline with nothing.
