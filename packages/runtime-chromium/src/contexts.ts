@@ -289,10 +289,13 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
    * main context is never one); undefined when none is. @example await this.contextOfBrowserContext(id)
    */
   protected async contextOfBrowserContext(browserContextId: string): Promise<ContextId | undefined> {
-    for (const entry of this.kept()) {
-      if (entry.state !== 'open' || this.isLifelong(entry)) continue
-      const id = await this.browserContextIdOf(entry).catch(() => undefined)
-      if (id === browserContextId) return entry.id
+    const errands = this.kept().filter((e) => e.state === 'open' && !this.isLifelong(e))
+    const known = errands.find((e) => this.contextIds.known(e) === browserContextId)
+    if (known !== undefined) return known.id
+    // Read only where unknown, through a tab it has (the download came from one): never a page of our own opened.
+    for (const entry of errands) {
+      if (this.contextIds.known(entry) !== undefined || entry.tabs.list().length === 0) continue
+      if ((await this.browserContextIdOf(entry).catch(() => undefined)) === browserContextId) return entry.id
     }
     return undefined
   }

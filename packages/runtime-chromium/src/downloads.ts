@@ -239,6 +239,8 @@ export class Downloads {
     contextOf: (browserContextId: string) => Promise<ContextId | undefined>,
   ): Promise<void> {
     if (download.state !== 'completed' || download.browserContextId === undefined) return
+    // Playwright's report came first (the usual case): nothing to look up.
+    if (this.claimed.has(download.guid)) return
     const contextId = await contextOf(download.browserContextId)
     if (contextId === undefined || !this.claim(download.guid)) return
     const dir = await Effect.runPromise(Effect.either(this.dirOf(contextId)))
