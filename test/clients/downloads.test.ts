@@ -70,6 +70,16 @@ const until = async (check: () => boolean | Promise<boolean>, what: string): Pro
   if (!(await eventually(check))) throw new Error(`waited 15 s for ${what}`)
 }
 
+/**
+ * A raw client's new tab shows the site's link: asked on the client's own session, as a client
+ * would (the engine is not waited for — it saves a download however early, downloadWitness.ts).
+ */
+const linkShown = (cdp: RawCdp, sessionId: string) =>
+  until(async () => {
+    const answer = await cdp.send('Runtime.evaluate', { expression: "!!document.getElementById('dl')" }, sessionId)
+    return (answer.result as { result?: { value?: unknown } } | undefined)?.result?.value === true
+  }, 'the new tab to show the link')
+
 const listed = async (key: string) => (await downloadsOf(host.v1(key))).map((f) => f.name).sort()
 
 /** The host opens `url`, then its own click downloads: it lands and is listed. */
@@ -178,6 +188,7 @@ describe("a client's downloads: its view, the errand's file (A1, F1)", () => {
     const homeBefore = readdirSync(home)
     try {
       const { sessionId } = await cdp.newPage(`${site.origin}/`)
+      await linkShown(cdp, sessionId)
       await cdp.send('Page.enable', {}, sessionId)
       let n = 0
       for (const folder of [home, link, shared, otherFolder, '/etc', 'relative/dir']) {
@@ -275,6 +286,7 @@ describe('Browser.setDownloadBehavior on a page session (agent-browser)', () => 
     const folder = mkdtempSync(join(tmpdir(), 'errands-dl-page-'))
     try {
       const { sessionId } = await cdp.newPage(`${site.origin}/`)
+      await linkShown(cdp, sessionId)
       await cdp.send('Page.enable', {}, sessionId)
       const set = await cdp.send(
         'Browser.setDownloadBehavior',

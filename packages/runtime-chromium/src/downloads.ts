@@ -293,13 +293,14 @@ export class Downloads {
     try {
       const over = overCap(this.caps, this.files.heldBytes(contextId), (await stat(finished.path)).size)
       if (over !== undefined) {
-        this.entry(guid).settle(undefined)
-        await finished.drop()
         const cap =
           over === 'file'
             ? 'file cap (ERRANDS_FILES_MAX_FILE_BYTES)'
             : "errand's folder cap (ERRANDS_FILES_MAX_ERRAND_BYTES)"
+        // Said before a waiting client hears of it (the settle), so the log never lags the answer.
         this.log(`download in context ${contextId} refused: over the ${cap}; deleted, not listed`)
+        this.entry(guid).settle(undefined)
+        await finished.drop()
         return
       }
       const file = await this.write(
