@@ -24,19 +24,13 @@ afterAll(async () => {
   await Promise.all([host?.stop(), site?.close()])
 })
 
-const devtoolsUrl = async (key: string): Promise<string> => {
-  const reply = await host.call(key, 'GET', '/v1/session/devtools')
-  expect(reply.status).toBe(200)
-  return reply.body.url as string
-}
-
 const refusals = () => host.logs.filter((l) => /devtools: .* refused for /.test(l))
 
 describe('a tap on the wire: no refusal in an ordinary run (A1)', () => {
   for (const client of [playwrightCore, puppeteerCore, chromeDevtoolsMcp]) {
     it(`${client.name}: the task works and the endpoint refused nothing`, async () => {
       const before = refusals().length
-      const outcome = await client.task(await devtoolsUrl(`tap-${client.key}`), 'errand', site)
+      const outcome = await client.task(await host.devtoolsUrl(`tap-${client.key}`), 'errand', site)
       for (const step of STEPS) if (!outcome[step].startsWith(NOT_OFFERED)) expect(outcome[step], step).toBe('ok')
       expect(refusals().slice(before)).toEqual([])
     })
@@ -44,7 +38,7 @@ describe('a tap on the wire: no refusal in an ordinary run (A1)', () => {
 
   it("Playwright's browser session: a page's domain is -32601 as in Chromium, its detach refuses nothing", async () => {
     const before = refusals().length
-    const browser = await chromium.connectOverCDP(await devtoolsUrl('tap-browser-session'))
+    const browser = await chromium.connectOverCDP(await host.devtoolsUrl('tap-browser-session'))
     try {
       const session = await browser.newBrowserCDPSession()
       await expect(session.send('Page.enable')).rejects.toThrow("'Page.enable' wasn't found")
@@ -61,7 +55,7 @@ describe('a tap on the wire: no refusal in an ordinary run (A1)', () => {
   })
 
   it("Puppeteer's browser-target session attaches and answers Errands.getFilesFolder", async () => {
-    const browser = await puppeteer.connect({ browserWSEndpoint: await devtoolsUrl('tap-browser-target') })
+    const browser = await puppeteer.connect({ browserWSEndpoint: await host.devtoolsUrl('tap-browser-target') })
     try {
       const session = await browser.target().createCDPSession()
       const { path } = (await session.send('Errands.getFilesFolder' as never)) as { path: string }
@@ -75,8 +69,8 @@ describe('a tap on the wire: no refusal in an ordinary run (A1)', () => {
   })
 
   it("attack: the browser target's session is confined as the connection; other errands' ids don't exist", async () => {
-    const mine = await RawCdp.open(await devtoolsUrl('tap-attack-a'))
-    const theirs = await RawCdp.open(await devtoolsUrl('tap-attack-b'))
+    const mine = await RawCdp.open(await host.devtoolsUrl('tap-attack-a'))
+    const theirs = await RawCdp.open(await host.devtoolsUrl('tap-attack-b'))
     try {
       const { targetId: theirTab } = await theirs.newPage()
       await mine.newPage()

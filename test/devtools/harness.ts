@@ -35,12 +35,7 @@ export const useDevToolsHost = (siteCount = 2, env: Record<string, string> = {})
   let value: DevToolsEnv | undefined
   beforeAll(async () => {
     const [host, sites] = await Promise.all([startTestHost(env), serveSites(siteCount)])
-    const endpoint = async (key: string) => {
-      const reply = await host.call(key, 'GET', '/v1/session/devtools')
-      if (reply.status !== 200)
-        throw new Error(`GET /v1/session/devtools → ${reply.status} ${JSON.stringify(reply.body)}`)
-      return reply.body.url as string
-    }
+    const endpoint = host.devtoolsUrl
     const cookieSeenBy = async (who: Other, i: number) => {
       const site = sites[i]!
       const before = site.log.length

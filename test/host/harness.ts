@@ -186,6 +186,7 @@ export const startTestHost = async (
   )
   const token = Redacted.value(host.token)
   const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
+  const call = client(host.url, token)
   return {
     ...host,
     dataDir,
@@ -195,7 +196,14 @@ export const startTestHost = async (
     supervisor: Context.get(host.services, Supervisor),
     chromium: Context.get(host.services, Chromium),
     runtime: Context.get(host.services, Runtime),
-    call: client(host.url, token),
+    call,
+    /** The session `key`'s DevTools URL (`GET /v1/session/devtools`); anything but 200 throws with the answer. */
+    devtoolsUrl: async (key: string): Promise<string> => {
+      const reply = await call(key, 'GET', '/v1/session/devtools')
+      if (reply.status !== 200)
+        throw new Error(`GET /v1/session/devtools → ${reply.status} ${JSON.stringify(reply.body)}`)
+      return reply.body.url as string
+    },
     /** The typed client (issue #24) as the session `key` (and the person, with the host's token). */
     v1: (key?: string) => v1Client(host.url, { key, token }),
     run: <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect),

@@ -154,6 +154,98 @@ describe('freeze and thaw on real Chromium', () => {
     await h.run(h.runtime.closeContext(witness))
   })
 
+  it('a freeze asked while a page verb waits on the page lands after the verb answered, never under it', async () => {
+    // The race of the idle sweep with a verb in flight, made deterministic: the verb's page waits on
+    // a request the test answers when it says. Paused under the verb, the page would never run the
+    // answer's callback and the verb would wait out its deadline with nothing.
+    const site = sites[0]!
+    const { id, page } = await counting('fz-race', site)
+    const witness = await counting('fz-race-witness', sites[1]!)
+    const answer = site.hold('/echo')
+    const asked = site.hits.get('/echo') ?? 0
+    const order: Array<string> = []
+    const verb = h
+      .run(
+        h.runtime.pages.read(id, {
+          type: 'evaluate',
+          expression: "fetch('/echo').then((r) => r.json()).then((j) => j.path + ' at ' + window.ticks)",
+          limit: 1000,
+        }),
+      )
+      .then((r) => {
+        order.push('verb answered')
+        return r
+      })
+    expect(await until(() => (site.hits.get('/echo') ?? 0) > asked)).toBe(true)
+    const freezing = h.run(h.runtime.freeze(id)).then(() => order.push('frozen'))
+    // The freeze waits: the page keeps running (30 more ticks of its own timer) while the verb is in flight.
+    const from = await ticks(page)
+    expect(await until(async () => (await ticks(page)) >= from + 30)).toBe(true)
+    expect(order).toEqual([])
+    answer()
+    const { value, url } = await verb
+    expect(value.value).toMatch(/^\/echo at \d+$/)
+    expect(url).toBe(site.url('/'))
+    await freezing
+    expect(order).toEqual(['verb answered', 'frozen'])
+    // Frozen after it: the page's timer stands while the witness's runs 30 times.
+    const atFreeze = await ticks(page)
+    const w = await ticks(witness.page)
+    expect(await until(async () => (await ticks(witness.page)) >= w + 30)).toBe(true)
+    expect(await ticks(page)).toBe(atFreeze)
+    // A verb reaching the frozen context thaws it first and answers (no deadline waited out).
+    const { value: now } = await h.run(
+      h.runtime.pages.read(id, { type: 'evaluate', expression: 'window.ticks', limit: 100 }),
+    )
+    expect(now.value as number).toBeGreaterThanOrEqual(atFreeze)
+    expect(await until(async () => (await ticks(page)) > atFreeze + 5)).toBe(true)
+    await h.run(h.runtime.closeContext(id))
+    await h.run(h.runtime.closeContext(witness.id))
+  })
+
+  it("a frozen page's compositor animation stands still, its picture too; thawed, it goes on from there", async () => {
+    const { id, page } = await counting('fz-anim', sites[0]!)
+    const witness = await counting('fz-anim-witness', sites[1]!)
+    // A transform animation runs on the compositor's thread, which the page's pause does not reach.
+    await page.evaluate(() => {
+      const style = document.createElement('style')
+      style.textContent =
+        '@keyframes slide { from { transform: translateX(0) } to { transform: translateX(600px) } }' +
+        '#slider { position: fixed; top: 0; left: 0; width: 40px; height: 40px; background: red;' +
+        ' animation: slide 4s linear infinite }'
+      document.head.append(style)
+      const slider = document.createElement('div')
+      slider.id = 'slider'
+      document.body.append(slider)
+    })
+    await ticks(page)
+    const session = await readers.get(page)!
+    const progress = async () => {
+      const expression = 'document.getAnimations()[0].currentTime'
+      const { result } = await session.send('Runtime.evaluate', { expression, returnByValue: true })
+      return result.value as number
+    }
+    const clip = { x: 0, y: 0, width: 700, height: 40, scale: 1 }
+    const picture = async () => (await session.send('Page.captureScreenshot', { clip })).data
+    expect(await until(async () => (await progress()) > 100)).toBe(true)
+    const [before, startedAt] = [await progress(), Date.now()]
+
+    await h.run(h.runtime.freeze(id))
+    const frozenPicture = await picture()
+    // At least a second passes (100 of the witness's 10 ms ticks): the frozen page's picture stays.
+    const w = await ticks(witness.page)
+    expect(await until(async () => (await ticks(witness.page)) >= w + 100)).toBe(true)
+    expect(await picture()).toBe(frozenPicture)
+    await h.run(h.runtime.thaw(id))
+    const [after, endedAt] = [await progress(), Date.now()]
+
+    // The animation moved by the time it was not frozen only: the frozen second is missing from it.
+    expect(endedAt - startedAt - (after - before)).toBeGreaterThan(900)
+    expect(await until(async () => (await progress()) > after + 100)).toBe(true)
+    await h.run(h.runtime.closeContext(id))
+    await h.run(h.runtime.closeContext(witness.id))
+  })
+
   it('an unknown context is ContextNotFound, for both', async () => {
     expect((await failureOf(h.runtime.freeze('nope')))._tag).toBe('ContextNotFound')
     expect((await failureOf(h.runtime.thaw('nope')))._tag).toBe('ContextNotFound')

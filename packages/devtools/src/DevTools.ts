@@ -11,7 +11,7 @@
  *   not pin its errand forever; the sweep may park it then (C4);
  * - **park** closes every connection of the errand (4001) and revokes its tokens; **release** and
  *   the errand's end do too (4002); a **heal** closes connections (4004) but keeps the token, so a
- *   client reconnects with the same URL and finds the tabs back.
+ *   client reconnects with the same URL and finds the tabs back (`openProxies.ts`).
  *
  * @example
  * const devtools = yield* DevTools
@@ -29,7 +29,8 @@ import { WebSocketServer } from 'ws'
 import { discover, DISCOVERY_PATH } from './discovery.ts'
 import { makeErrandTargets } from './errandTargets.ts'
 import type { DevToolsUnavailable } from './errors.ts'
-import { ErrandProxy, type CloseReason } from './proxy.ts'
+import { OpenProxies } from './openProxies.ts'
+import { ErrandProxy } from './proxy.ts'
 import { CLOSE, MAX_CONNECTIONS, maxConnectionsConfig, maxFrameBytesConfig, maxInFlightConfig } from './limits.ts'
 import { TokenBook } from './tokens.ts'
 
@@ -103,8 +104,6 @@ const PATH = /^\/devtools\/([^/?#]*)$/
 const refuseUpgrade = (socket: Duplex, status: number, code: string, message: string): void =>
   refuseWith(socket, { _tag: code, message, status })
 
-const ENDED = new Set(['closing', 'closed'])
-
 /**
  * Builds the service; closing the scope closes every connection and revokes every token.
  *
@@ -121,8 +120,7 @@ export const makeDevTools = (
     const run = EffectRuntime.runPromiseExit(effects)
     const { target, openHelper } = makeErrandTargets({ sessions, runtime, effects, log: options.log })
     const tokens = new TokenBook()
-    const open = new Map<string, Set<ErrandProxy>>()
-    const idleMs = options.idleMs ?? 900_000
+    const proxies = new OpenProxies(tokens, options.idleMs ?? 900_000)
     const port = () => Number(new URL(options.baseUrl().replace(/^ws/, 'http')).port || 80)
     // A bad value of the variable is the operator's to see, not a silent default.
     const maxFrameBytes = options.maxFrameBytes ?? (yield* Effect.orDie(maxFrameBytesConfig))
@@ -145,48 +143,13 @@ export const makeDevTools = (
     const connecting = new Map<string, number>()
     let closed = false
 
-    const closeAll = (conversationId: string, why: CloseReason) => {
-      for (const proxy of [...(open.get(conversationId) ?? [])]) proxy.close(why)
-    }
-
-    const stopWatching = sessions.onChange((view) => {
-      if (view.state === 'parking' || view.state === 'parked') {
-        tokens.revoke(view.conversationId)
-        closeAll(view.conversationId, CLOSE.parked)
-      } else if (ENDED.has(view.state)) {
-        tokens.revoke(view.conversationId)
-        closeAll(view.conversationId, CLOSE.released)
-      } else if (view.state === 'healing') {
-        closeAll(view.conversationId, CLOSE.healing)
-      } else {
-        // A person took the wheel or handed it back (#26): the errand's clients pause or go on.
-        for (const proxy of open.get(view.conversationId) ?? []) proxy.wheel.set(view.personDriving === true)
-      }
-    })
-    // The note comes just before the hand-back's change (Sessions.onHandBack).
-    const stopHearing = sessions.onHandBack((conversationId, note) => {
-      for (const proxy of open.get(conversationId) ?? []) proxy.wheel.noteOf(note)
-    })
-
-    const idleCheck = setInterval(
-      () => {
-        const now = Date.now()
-        for (const proxies of open.values())
-          for (const proxy of [...proxies])
-            if (now - proxy.lastActivity >= idleMs && !proxy.waiting) proxy.close(CLOSE.idle)
-      },
-      Math.max(50, Math.min(30_000, Math.floor(idleMs / 4))),
-    )
-    idleCheck.unref()
-
+    const stopFollowing = proxies.follow(sessions)
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
         closed = true
-        stopWatching()
-        stopHearing()
-        clearInterval(idleCheck)
+        stopFollowing()
         tokens.clear()
-        for (const id of [...open.keys()]) closeAll(id, CLOSE.shutdown)
+        proxies.closeEvery(CLOSE.shutdown)
         wss.close()
       }),
     )
@@ -246,15 +209,11 @@ export const makeDevTools = (
           `${error instanceof Error ? error.message : "the errand's browser cannot be reached"}; try again.`,
         )
       }
-      const set = open.get(conversationId) ?? new Set<ErrandProxy>()
-      open.set(conversationId, set)
-      set.add(proxy)
+      proxies.add(conversationId, proxy)
       // A4: while this client is connected, the engine leaves the errand's dialogs to it.
       const detach = found.value.attach()
       proxy.onClose((why) => {
         detach()
-        set.delete(proxy)
-        if (set.size === 0 && open.get(conversationId) === set) open.delete(conversationId)
         options.log(`devtools: a client of ${conversationId} disconnected (${why.code})`)
         void run(sessions.undrive(conversationId))
       })
@@ -358,7 +317,7 @@ export const makeDevTools = (
         refuseUpgrade(socket, 404, 'UnknownDevToolsToken', unknownToken)
         return true
       }
-      const busy = (open.get(conversationId)?.size ?? 0) + (connecting.get(conversationId) ?? 0)
+      const busy = proxies.count(conversationId) + (connecting.get(conversationId) ?? 0)
       if (busy >= maxConnections) {
         options.log(
           `devtools: a connection to ${conversationId} refused: ${maxConnections} are open (the per-errand limit)`,
@@ -389,10 +348,7 @@ export const makeDevTools = (
       endpoint,
       upgrade,
       discovery,
-      connections: (conversationId) =>
-        conversationId === undefined
-          ? [...open.values()].reduce((n, s) => n + s.size, 0)
-          : (open.get(conversationId)?.size ?? 0),
+      connections: (conversationId) => proxies.count(conversationId),
     } satisfies DevToolsShape
   })
 

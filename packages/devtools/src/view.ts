@@ -28,6 +28,7 @@ import type { Command, Params, ViewConnection } from './connection.ts'
 import { DriveSuspension } from './drive.ts'
 import { downloadParams } from './files.ts'
 import { matchesFilter, type TargetInfo } from './targets.ts'
+import { ViewDownloads } from './viewDownloads.ts'
 
 /** What to do with an upstream answer. */
 type Pending =
@@ -53,11 +54,8 @@ export class BrowserView {
   readonly sessions = new Map<string, string>()
   /** Sessions the view attached for the client's auto-attach, by target. */
   private readonly autoAttached = new Map<string, Promise<void>>()
-  private readonly downloads = new Set<string>()
-  /** Whether the client asked for Chromium's download events on this view (`eventsEnabled`). */
-  private downloadEvents = false
-  /** This view's channel has Chromium's download events on (clientDownloads.ts). */
-  private downloadEventsOn: Promise<unknown> | undefined
+  /** The client's downloads on this view (viewDownloads.ts). */
+  private readonly downloads = new ViewDownloads(this)
   discover: { readonly filter: unknown } | undefined
   autoAttach: { readonly filter: unknown } | undefined
   private open = true
@@ -177,25 +175,9 @@ export class BrowserView {
     return downloadParams(params, this.options.filesDir)
   }
 
-  /**
-   * A client's download behaviour (`params` naming the real context): remembered, never sent
-   * (clientDownloads.ts). Its events come on this view's channel through a behaviour of the
-   * browser's default context, which no errand uses: the errand's own is never touched.
-   */
+  /** A client's download behaviour (`params` naming the real context): remembered, never sent (viewDownloads.ts). */
   setDownloads(command: Command, params: Params): void {
-    this.connection.downloads.set(String(params.browserContextId), params)
-    if (params.eventsEnabled !== true) {
-      this.downloadEvents = false
-      return this.reply(command, {})
-    }
-    this.downloadEventsOn ??= this.internal('Browser.setDownloadBehavior', { behavior: 'deny', eventsEnabled: true })
-    this.downloadEventsOn.then(
-      () => {
-        this.downloadEvents = true
-        this.reply(command, {})
-      },
-      (error: Error) => this.refuse(command, error.message),
-    )
+    this.downloads.set(command, params)
   }
 
   hide(info: TargetInfo): TargetInfo {
@@ -334,6 +316,7 @@ export class BrowserView {
   }
 
   private onBrowserEvent(method: string, params: Params): void {
+    if (this.downloads.onBrowserEvent(method, params)) return
     switch (method) {
       case 'Target.targetCreated':
       case 'Target.targetInfoChanged': {
@@ -363,22 +346,6 @@ export class BrowserView {
         return this.onAttached(undefined, params)
       case 'Target.detachedFromTarget':
         return this.onDetached(undefined, params)
-      case 'Browser.downloadWillBegin': {
-        if (!this.ours(params.frameId)) return
-        const guid = String(params.guid)
-        this.downloads.add(guid)
-        this.connection.downloads.began(guid, this.targets.get(String(params.frameId))?.browserContextId)
-        if (this.connection.downloads.emulated && !this.downloadEvents) return
-        return this.emit(method, params)
-      }
-      case 'Browser.downloadProgress':
-        if (!this.downloads.has(String(params.guid))) return
-        if (!this.connection.downloads.emulated) return this.emit(method, params)
-        if (!this.downloadEvents) return
-        // A finished download reaches the client once its copy is in place (clientDownloads.ts).
-        if (params.state !== 'completed') return this.emit(method, params)
-        void this.connection.downloads.finished(params).then((p) => this.emit(method, p))
-        return
       default:
         // Nothing else at the browser level is the errand's alone.
         return
@@ -393,17 +360,7 @@ export class BrowserView {
       const info = params.targetInfo as TargetInfo | undefined
       return this.emit(method, info ? { ...params, targetInfo: this.hide(info) } : params, sessionId)
     }
-    if (method === 'Page.downloadWillBegin' && typeof params.guid === 'string') {
-      const target = this.targets.get(this.sessions.get(sessionId) ?? '')
-      this.connection.downloads.began(params.guid, target?.browserContextId)
-    }
-    // A finished download reaches the client once its copy is in place (clientDownloads.ts).
-    if (method === 'Page.downloadProgress' && params.state === 'completed' && this.connection.downloads.emulated) {
-      void this.connection.downloads
-        .finished(params)
-        .then((p) => this.connection.sendToClient(JSON.stringify({ ...raw, params: p })))
-      return
-    }
+    if (this.downloads.onSessionEvent(sessionId, method, params, raw as Params)) return
     // While a person drives, what the client's interception or debugger would stop is answered here (drive.ts).
     if (this.drive.event(sessionId, method, params, this.connection.personDriving)) return
     // The target's own event (most traffic: network, DOM, screencast frames) goes on as it came.

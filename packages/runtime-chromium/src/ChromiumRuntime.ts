@@ -45,6 +45,7 @@ import { launchSettingsOf } from './launchSettings.ts'
 import { goto, tabUrl } from './navigation.ts'
 import { fillSecrets } from './secretFill.ts'
 import { StandInSwap } from './standInSwap.ts'
+import { witnessDownloads } from './downloadWitness.ts'
 import { DEFAULT_INDEXEDDB_MAX_BYTES, type ChromiumRuntimeOptions } from './options.ts'
 import { clearOriginsIn, removeCookiesFrom, toPlaywrightCookies } from './storage.ts'
 
@@ -110,7 +111,17 @@ export class ChromiumRuntime extends ContextRuntime<Entry> implements RuntimeSha
     this.profileDir = join(options.dataDir, 'profile')
     this.swap = new StandInSwap(settings.log)
     this.errands = new ErrandsBrowser(
-      { ...settings, interceptFirst: (browser) => this.swap.attach(browser) },
+      {
+        ...settings,
+        interceptFirst: (browser) => this.swap.attach(browser),
+        // Downloads Playwright never reports (a page it has not taken in yet) are saved too (downloadWitness.ts).
+        launched: (browser, artifactsDir) =>
+          witnessDownloads(
+            browser,
+            artifactsDir,
+            (d) => void this.downloads.witnessed(d, (id) => this.contextOfBrowserContext(id)),
+          ),
+      },
       (generation) => this.onErrandsBrowserCrash(generation),
     )
   }

@@ -21,6 +21,11 @@ export class BrowserContextIds {
    * The context's id, read once through a page `quietPage` gives (inside the entry's `pageWork`). @example await
    * ids.of(entry, quietPage)
    */
+  /** The context's id when it was read already (no page is asked). @example ids.known(entry) */
+  known(entry: ContextEntry): string | undefined {
+    return this.contextIds.get(entry.context)
+  }
+
   async of(entry: ContextEntry, quietPage: () => Promise<QuietPage>): Promise<string> {
     const known = this.contextIds.get(entry.context)
     if (known !== undefined) return known

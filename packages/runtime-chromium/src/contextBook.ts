@@ -135,6 +135,11 @@ export abstract class ContextBook<E extends ContextEntry> {
     return this.entries.get(contextId)
   }
 
+  /** The entries kept now, open or closing. @example for (const entry of this.kept()) … */
+  protected kept(): ReadonlyArray<E> {
+    return [...this.entries.values()]
+  }
+
   /** Whether `entry` is still the one kept under its id. @example if (!this.holds(entry)) return */
   protected holds(entry: E): boolean {
     return this.entries.get(entry.id) === entry

@@ -169,13 +169,15 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
     openTab: (id, url) => this.openTab(id, url),
     navigate: (id, tabId, url) => this.navigate(id, tabId, url),
     screencast: (id, tabId, options) => this.screencast(id, tabId, options),
+    freeze: (id) => this.withEntry(id, 'freeze', (entry) => this.frozenContexts.set(entry.context, 'frozen')),
+    thaw: (id) => this.withEntry(id, 'thaw', (entry) => this.frozenContexts.set(entry.context, 'active')),
   })
 
   /**
-   * The page verbs: the tab verbs and the whole-verb calls of the page the runtime owns. @example yield*
-   * runtime.pages.go(id, 'https://shop.example/', 30_000)
+   * The page verbs: the tab verbs and the whole-verb calls of the page the runtime owns, each counted while it works
+   * on a page (a freeze waits for them). @example yield* runtime.pages.go(id, 'https://shop.example/', 30_000)
    */
-  readonly pages: PageVerbs = { ...this.tabPages, ...this.pageOwner.verbs }
+  readonly pages: PageVerbs = { ...this.pageOwner.tabVerbs, ...this.pageOwner.verbs }
 
   /** A context's page state goes with it. */
   protected override forget(entry: E, crashed?: 'crashed'): void {
@@ -183,13 +185,14 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
     this.pageOwner.forget(entry.id)
   }
 
-  /** Freezes every page of the context and those it opens later (`lifecycle.ts`). @example runtime.freeze(id) */
-  readonly freeze = (contextId: ContextId) =>
-    this.withEntry(contextId, 'freeze', (entry) => this.frozenContexts.set(entry.context, 'frozen'))
+  /**
+   * Freezes every page of the context and those it opens later (`lifecycle.ts`), once none of its page verbs is in
+   * flight (`pageOwner.ts`). @example yield* runtime.freeze(id)
+   */
+  readonly freeze = (contextId: ContextId) => this.pageOwner.freeze(contextId)
 
   /** Sets the context's pages active again (`lifecycle.ts`). @example yield* runtime.thaw(id) */
-  readonly thaw = (contextId: ContextId) =>
-    this.withEntry(contextId, 'thaw', (entry) => this.frozenContexts.set(entry.context, 'active'))
+  readonly thaw = (contextId: ContextId) => this.pageOwner.thaw(contextId)
 
   /** @example yield* runtime.setLabel(id, { reason: 'task', lentSites: [] }) */
   readonly setLabel = (contextId: ContextId, label: SessionLabel) =>
@@ -279,6 +282,22 @@ export abstract class ContextRuntime<E extends ContextEntry> extends ContextPage
 
   private browserContextIdOf(entry: E): Promise<string> {
     return this.contextIds.of(entry, () => this.quietPage(entry))
+  }
+
+  /**
+   * The errand context of this runtime whose CDP browser context is `browserContextId` (the person's
+   * main context is never one); undefined when none is. @example await this.contextOfBrowserContext(id)
+   */
+  protected async contextOfBrowserContext(browserContextId: string): Promise<ContextId | undefined> {
+    const errands = this.kept().filter((e) => e.state === 'open' && !this.isLifelong(e))
+    const known = errands.find((e) => this.contextIds.known(e) === browserContextId)
+    if (known !== undefined) return known.id
+    // Read only where unknown, through a tab it has (the download came from one): never a page of our own opened.
+    for (const entry of errands) {
+      if (this.contextIds.known(entry) !== undefined || entry.tabs.list().length === 0) continue
+      if ((await this.browserContextIdOf(entry).catch(() => undefined)) === browserContextId) return entry.id
+    }
+    return undefined
   }
 
   private pageIn(entry: E, tabId: string): Page {

@@ -21,7 +21,7 @@
  * yield* downloads.verbs.list(contextId)
  */
 import { existsSync } from 'node:fs'
-import { lstat, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { copyFile, lstat, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import {
   dedupeName,
@@ -42,6 +42,7 @@ import {
 } from '@errands/runtime'
 import { Effect, Either } from 'effect'
 import type { Download, Page } from 'playwright-core'
+import type { WitnessedDownload } from './downloadWitness.ts'
 import type { AsideFolder, ErrandFiles } from './errandFiles.ts'
 import { call } from './failures.ts'
 
@@ -57,10 +58,23 @@ interface Saved {
   readonly settle: (path: string | undefined) => void
 }
 
+/** A finished download's file and how to keep it: Playwright's `Download`, or the witness's artifact. */
+interface Finished {
+  readonly path: string
+  readonly name: string
+  readonly url: string
+  readonly copy: (to: string) => Promise<void>
+  readonly drop: () => Promise<void>
+}
+
+const firstLine = (error: unknown): string => (error instanceof Error ? error.message.split('\n')[0]! : String(error))
+
 /** The downloads and file verbs of one runtime's errand folders. */
 export class Downloads {
   /** Downloads by Chromium's guid (the name Playwright's artifact has), until a client asked or a minute passed. */
   private readonly saved = new Map<string, Saved>()
+  /** By guid, downloads being saved: Playwright's report and the witness each claim one; the first keeps it. */
+  private readonly claimed = new Set<string>()
 
   constructor(
     private readonly files: ErrandFiles,
@@ -212,47 +226,98 @@ export class Downloads {
     })
   }
 
+  /**
+   * A download Chromium finished (downloadWitness.ts): saved here when Playwright did not report it
+   * (a page it had not taken in yet), and only in a context of this runtime with a folder —
+   * `contextOf` answers which. Whichever of the two hears of a download's end first saves it.
+   *
+   * @example
+   * await witnessDownloads(browser, artifactsDir, (d) => downloads.witnessed(d, contextOfBrowserContext))
+   */
+  async witnessed(
+    download: WitnessedDownload,
+    contextOf: (browserContextId: string) => Promise<ContextId | undefined>,
+  ): Promise<void> {
+    if (download.state !== 'completed' || download.browserContextId === undefined) return
+    // Playwright's report came first (the usual case): nothing to look up.
+    if (this.claimed.has(download.guid)) return
+    const contextId = await contextOf(download.browserContextId)
+    if (contextId === undefined || !this.claim(download.guid)) return
+    const dir = await Effect.runPromise(Effect.either(this.dirOf(contextId)))
+    if (Either.isLeft(dir)) return void (await rm(download.path, { force: true }))
+    await this.keep(contextId, dir.right, download.guid, {
+      path: download.path,
+      name: download.suggestedFilename,
+      url: download.url,
+      copy: (to) => copyFile(download.path, to),
+      drop: () => rm(download.path, { force: true }),
+    })
+  }
+
+  /** The first to hear of a download's end saves it; the other leaves it be. */
+  private claim(guid: string): boolean {
+    if (this.claimed.has(guid)) return false
+    this.claimed.add(guid)
+    setTimeout(() => this.claimed.delete(guid), SAVED_WAIT_MS).unref()
+    return true
+  }
+
   private async save(contextId: ContextId, download: Download): Promise<void> {
     const dir = await Effect.runPromise(Effect.either(this.dirOf(contextId)))
     if (Either.isLeft(dir)) {
       await download.cancel().catch(() => undefined)
       return
     }
-    let guid: string | undefined
+    let done: string
     try {
       // Finished (in Playwright's artifacts folder) before it is judged: its size is known only then.
-      const done = await download.path()
-      // Playwright's artifact is named by Chromium's guid, which a DevTools client's events carry.
-      guid = basename(done)
-      const over = overCap(this.caps, this.files.heldBytes(contextId), (await stat(done)).size)
+      done = await download.path()
+    } catch (error) {
+      return this.log(`download in context ${contextId} failed: ${firstLine(error)}`)
+    }
+    // Playwright's artifact is named by Chromium's guid, which a DevTools client's events carry.
+    const guid = basename(done)
+    // The witness saved it already (and removes the artifact itself).
+    if (!this.claim(guid)) return
+    await this.keep(contextId, dir.right, guid, {
+      path: done,
+      name: download.suggestedFilename(),
+      url: download.url(),
+      copy: (to) => download.saveAs(to),
+      drop: () => download.delete().catch(() => undefined),
+    })
+  }
+
+  /** Keeps a finished download's file in the errand's folder, within its caps; settles its guid either way. */
+  private async keep(contextId: ContextId, dir: string, guid: string, finished: Finished): Promise<void> {
+    try {
+      const over = overCap(this.caps, this.files.heldBytes(contextId), (await stat(finished.path)).size)
       if (over !== undefined) {
-        this.entry(guid).settle(undefined)
-        await download.delete().catch(() => undefined)
         const cap =
           over === 'file'
             ? 'file cap (ERRANDS_FILES_MAX_FILE_BYTES)'
             : "errand's folder cap (ERRANDS_FILES_MAX_ERRAND_BYTES)"
+        // Said before a waiting client hears of it (the settle), so the log never lags the answer.
         this.log(`download in context ${contextId} refused: over the ${cap}; deleted, not listed`)
+        this.entry(guid).settle(undefined)
+        await finished.drop()
         return
       }
       const file = await this.write(
         contextId,
-        dir.right,
-        download.suggestedFilename(),
-        sourceOf(download.url()),
-        (path) => download.saveAs(path),
+        dir,
+        finished.name,
+        sourceOf(finished.url),
+        finished.copy,
         'download',
         true,
       )
-      this.entry(guid).settle(join(dir.right, file.name))
-      await download.delete().catch(() => undefined)
+      this.entry(guid).settle(join(dir, file.name))
+      await finished.drop()
       this.log(`download saved in context ${contextId}: ${file.name} (${file.size} bytes)`)
     } catch (error) {
-      if (guid !== undefined) this.entry(guid).settle(undefined)
-      this.log(
-        `download in context ${contextId} failed: ` +
-          `${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
-      )
+      this.entry(guid).settle(undefined)
+      this.log(`download in context ${contextId} failed: ${firstLine(error)}`)
     }
   }
 

@@ -175,6 +175,7 @@ export class ErrandsBrowser {
     const tmpDir = freshTmpDir(this.settings.owner)
     let browser: Browser | undefined
     try {
+      const artifacts = artifactsIn(tmpDir)
       browser = await chromium.launch({
         executablePath: this.settings.executablePath,
         args: chromiumArgs(this.settings.extraArgs),
@@ -182,7 +183,7 @@ export class ErrandsBrowser {
         timeout: launchTimeoutMs(this.settings),
         env: browserEnv(process.env, tmpDir, this.settings.owner),
         ...NO_SIGNAL_HANDLERS,
-        ...artifactsIn(tmpDir),
+        ...artifacts,
       })
       // No launch server and no debugging port (A1, A4): the pid is the one process with our
       // fresh TMPDIR that is not one of Chromium's helpers (`--type=…`).
@@ -195,6 +196,7 @@ export class ErrandsBrowser {
       // Enabled first, Chromium's Fetch hands it each request last: after the guard, before the wire.
       await this.settings.interceptFirst?.(browser)
       await guardBrowserRequests(browser, this.settings.policy, this.settings.log, 'errands')
+      await this.settings.launched?.(browser, artifacts.artifactsDir)
       this.running = running
       this.settings.log(`errands browser started (pid ${running.pid}, generation ${running.generation})`)
       return running

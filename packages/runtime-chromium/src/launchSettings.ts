@@ -55,6 +55,8 @@ export interface LaunchSettings {
    * after the guard did, last before the wire (the stand-in swap, standInSwap.ts).
    */
   readonly interceptFirst?: ((browser: Browser) => Promise<void>) | undefined
+  /** Told of each errands' browser once it is launched and guarded, with Playwright's artifacts folder of it. */
+  readonly launched?: ((browser: Browser, artifactsDir: string) => Promise<void>) | undefined
 }
 
 /**
@@ -106,7 +108,7 @@ export const NO_SIGNAL_HANDLERS = { handleSIGTERM: false, handleSIGINT: false, h
  * that one, and nothing would ever know it was ours (the soak counted one per host kill).
  * `artifactsDir` is a launch parameter of Playwright's protocol, not of its typed options.
  */
-export const artifactsIn = (tmpDir: string): object => {
+export const artifactsIn = (tmpDir: string): { readonly artifactsDir: string } => {
   const artifactsDir = join(tmpDir, 'artifacts')
   mkdirSync(artifactsDir)
   return { artifactsDir }

@@ -7,6 +7,11 @@
  * its document, its storage and its place in the tabs; a page the context opens while frozen (a
  * popup, a reopened tab) is frozen as it is registered.
  *
+ * The compositor runs a page's CSS animations and transitions on a thread of its own, which the
+ * pause does not reach: they would go on painting. Before the pause the page's document timeline
+ * is set to playback rate 0 (CDP `Animation.setPlaybackRate`), and the rate it had is put back at
+ * the thaw, so an animation goes on from where it stood.
+ *
  * A page's workers (dedicated, shared and service workers of the errand's browser context) are
  * threads of their own that a page's pause does not stop: a hostile page would keep computing and
  * sending from them while its errand is set aside. Each is held the same way, through a browser
@@ -17,6 +22,12 @@ import { holdWorkers, type WorkerHold } from './workerHolds.ts'
 
 /** A page's web lifecycle state as CDP sets it. */
 export type LifecycleState = 'frozen' | 'active'
+
+/** The runtime's session holding a frozen page, and the animation rate its timeline had before. */
+interface PageHold {
+  readonly session: CDPSession
+  readonly playbackRate: number
+}
 
 /**
  * Which errand contexts are frozen, the sessions holding their pages, and the one way their pages
@@ -30,7 +41,7 @@ export type LifecycleState = 'frozen' | 'active'
 export class FrozenContexts {
   // Weak: a context or page closed while frozen leaves nothing behind.
   private readonly contexts = new WeakSet<BrowserContext>()
-  private readonly holds = new WeakMap<Page, Promise<CDPSession | undefined>>()
+  private readonly holds = new WeakMap<Page, Promise<PageHold | undefined>>()
   private readonly workers = new WeakMap<BrowserContext, Promise<WorkerHold | undefined>>()
 
   /** Whether the context is frozen now. */
@@ -58,9 +69,9 @@ export class FrozenContexts {
    * it): the page's own `document.title` would wait for the thaw. Undefined when the page is not held.
    */
   async title(page: Page): Promise<string | undefined> {
-    const session = await this.holds.get(page)?.catch(() => undefined)
-    if (session === undefined) return undefined
-    const { targetInfo } = await session.send('Target.getTargetInfo')
+    const hold = await this.holds.get(page)?.catch(() => undefined)
+    if (hold === undefined) return undefined
+    const { targetInfo } = await hold.session.send('Target.getTargetInfo')
     return targetInfo.title
   }
 
@@ -73,11 +84,16 @@ export class FrozenContexts {
     if (page.isClosed() || this.holds.has(page)) return
     const hold = (async () => {
       const session = await context.newCDPSession(page)
+      // Before the pause: the main thread pushes the stopped timeline to the compositor. Measured on
+      // Chromium 156: with the pause alone a transform animation's picture kept moving and its
+      // currentTime jumped by the frozen time at the thaw; with rate 0 first, neither.
+      const { playbackRate } = await session.send('Animation.getPlaybackRate')
+      await session.send('Animation.setPlaybackRate', { playbackRate: 0 })
       // The pause takes effect at the page's next statement; a page with nothing to run is idle already.
       await session.send('Debugger.enable')
       await session.send('Debugger.pause')
       await session.send('Page.setWebLifecycleState', { state: 'frozen' })
-      return session
+      return { session, playbackRate }
     })().catch((error: unknown) => {
       this.holds.delete(page)
       if (!page.isClosed()) throw error
@@ -90,7 +106,7 @@ export class FrozenContexts {
   private async freezeWorkers(context: BrowserContext): Promise<void> {
     if (this.workers.has(context)) return
     const page = context.pages().find((p) => this.holds.has(p))
-    const session = page === undefined ? undefined : await this.holds.get(page)?.catch(() => undefined)
+    const session = page === undefined ? undefined : (await this.holds.get(page)?.catch(() => undefined))?.session
     const browser = context.browser()
     if (session === undefined || browser === null) return
     const hold = (async () => {
@@ -110,13 +126,15 @@ export class FrozenContexts {
   private async thaw(page: Page): Promise<void> {
     const hold = this.holds.get(page)
     this.holds.delete(page)
-    const session = await hold?.catch(() => undefined)
-    if (session === undefined) return
+    const held = await hold?.catch(() => undefined)
+    if (held === undefined) return
+    const { session, playbackRate } = held
     try {
       await session.send('Page.setWebLifecycleState', { state: 'active' })
       // Disable, not resume: it lets go of a paused page and cancels the pause an idle page has
       // pending (`Debugger.resume` refuses a page that is not paused yet).
       await session.send('Debugger.disable')
+      await session.send('Animation.setPlaybackRate', { playbackRate })
     } catch (error) {
       if (!page.isClosed()) throw error
     } finally {

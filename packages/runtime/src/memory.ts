@@ -89,6 +89,8 @@ export class MemoryRuntime implements RuntimeShape {
       openTab: (contextId, url) => this.openTab(contextId, url),
       navigate: (contextId, tabId, url) => this.navigate(contextId, tabId, url),
       screencast: (contextId, tabId, options) => this.screencast(contextId, tabId, options),
+      freeze: (contextId) => this.withContext(contextId, () => void this.frozen.add(contextId)),
+      thaw: (contextId) => this.withContext(contextId, () => void this.frozen.delete(contextId)),
     },
   )
   /** The files folders, faked (`memoryFiles.ts`): `download` stands in for a page's download. */
@@ -205,9 +207,10 @@ export class MemoryRuntime implements RuntimeShape {
   /** The errand contexts frozen now (docs/parking.md): tests read it, a frozen context's pages are not painted. */
   readonly frozen = new Set<ContextId>()
 
-  readonly freeze = (contextId: ContextId) => this.withContext(contextId, () => void this.frozen.add(contextId))
+  /** Once none of the context's page verbs is in flight (`verbGate.ts`). */
+  readonly freeze = (contextId: ContextId) => this.pages.freeze(contextId)
 
-  readonly thaw = (contextId: ContextId) => this.withContext(contextId, () => void this.frozen.delete(contextId))
+  readonly thaw = (contextId: ContextId) => this.pages.thaw(contextId)
 
   readonly screencast = (contextId: ContextId, tabId: string, options: ScreencastOptions) =>
     this.withTab(contextId, tabId, () => this.screencasts.start(`${contextId}/${tabId}`, options))

@@ -15,7 +15,8 @@
  */
 import { Effect } from 'effect'
 import { RuntimeError } from './errors.ts'
-import { type DriveVerbs, type OwnerParts, PageOwner } from './pageOwner.ts'
+import type { DriveVerbs } from './driveVerbs.ts'
+import { type OwnerParts, PageOwner } from './pageOwner.ts'
 import {
   isPlainFileName,
   type PageAction,
@@ -95,7 +96,23 @@ export class MemoryPages implements PageVerbs {
     parts: OwnerParts,
   ) {
     this.owner = new PageOwner(this, parts)
-    Object.assign(this, this.owner.verbs)
+    // The owner took these tab verbs as they are; the instance hands out the counted ones.
+    Object.assign(this, this.owner.tabVerbs, this.owner.verbs)
+  }
+
+  /** Freezes a context once none of its page verbs is in flight (`verbGate.ts`). @example yield* pages.freeze(id) */
+  freeze(contextId: ContextId): Effect.Effect<void, ContextError> {
+    return this.owner.freeze(contextId)
+  }
+
+  /** Thaws a context. @example yield* pages.thaw(id) */
+  thaw(contextId: ContextId): Effect.Effect<void, ContextError> {
+    return this.owner.thaw(contextId)
+  }
+
+  /** A context's page verbs in flight now. @example memory.pages.inFlight(id) // 1 */
+  inFlight(contextId: ContextId): number {
+    return this.owner.inFlight(contextId)
   }
 
   /**

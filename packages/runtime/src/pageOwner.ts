@@ -14,150 +14,11 @@
  */
 import { Clock, Effect } from 'effect'
 import { LatestCast } from './latestCast.ts'
-import type {
-  PageAction,
-  PageConsoleMessage,
-  PageDialog,
-  PageEvaluation,
-  PageHistoryStep,
-  PageInput,
-  PageLog,
-  PageRequest,
-  PageScroll,
-  PageShotOptions,
-  PageSize,
-  PageText,
-  PageWhere,
-  RawPage,
-  TabPageVerbs,
-} from './pages.ts'
+import type { DriveVerbs, FrameOptions, PageFrame, PageRead, PageReadValues, PageSummary } from './driveVerbs.ts'
+import type { PageSize, PageWhere, TabPageVerbs } from './pages.ts'
 import type { ContextError, RuntimeShape } from './Runtime.ts'
 import type { ContextId, TabInfo } from './types.ts'
-
-/**
- * Where a context's active tab is after a verb: its URL and title, the runtime's tab id, and the
- * dialog the runtime holds on that tab (#22; the title is then `''`, the dialog blocks it).
- *
- * @example
- * { url: 'https://shop.example/', title: 'Shop', tabId: 't1', dialog: undefined }
- */
-export interface PageSummary {
-  readonly url: string
-  readonly title: string
-  readonly tabId: string
-  readonly dialog: PageDialog | undefined
-}
-
-/**
- * A read of the active tab, answered with its URL in the same call.
- *
- * @example
- * { type: 'text', limit: 1_000_000 }
- */
-export type PageRead =
-  | { readonly type: 'url' }
-  | { readonly type: 'text'; readonly limit: number }
-  | { readonly type: 'html'; readonly limit: number }
-  | { readonly type: 'evaluate'; readonly expression: string; readonly limit: number }
-  | { readonly type: 'console' }
-  | { readonly type: 'network' }
-  | { readonly type: 'screenshot'; readonly options: PageShotOptions }
-  | { readonly type: 'scroll'; readonly dx: number; readonly dy: number }
-  | { readonly type: 'viewport' }
-  | { readonly type: 'raw' }
-
-/** What each read answers. */
-export interface PageReadValues {
-  readonly url: string
-  readonly text: PageText
-  readonly html: PageText
-  readonly evaluate: PageEvaluation
-  readonly console: PageLog<PageConsoleMessage>
-  readonly network: PageLog<PageRequest>
-  readonly screenshot: Uint8Array
-  readonly scroll: PageScroll
-  readonly viewport: PageSize | undefined
-  readonly raw: RawPage
-}
-
-/** A read's answer: its value, where the tab is, and which tab it was. */
-export interface PageReading<K extends PageRead['type']> {
-  readonly value: PageReadValues[K]
-  readonly url: string
-  readonly tabId: string
-}
-
-/**
- * A picture of a context's driven tab (B3's `GET /v1/frame`): the latest screencast frame of the
- * page's current size, or a screenshot when none is painted; `seq` counts the frames the context's
- * cast has received.
- */
-export interface PageFrame {
-  readonly data: Uint8Array
-  /** When it was painted (or taken), ms since the epoch. */
-  readonly at: number
-  readonly source: 'screencast' | 'screenshot'
-  readonly seq: number
-}
-
-/** How `frame` works: a cast nobody reads for `idleMs` stops; the first frame is waited for `firstFrameMs`. */
-export interface FrameOptions {
-  readonly idleMs: number
-  readonly firstFrameMs: number
-}
-
-/** What a whole-verb call that moves or acts on the page answers: where the page is then. */
-type Summarised = Effect.Effect<PageSummary, ContextError>
-
-/**
- * The whole-verb calls of a runtime's page capability, per context: each is one call at the
- * runtime's seam, waits on the page at most `deadlineMs` where it takes one (the face's one
- * deadline for the verb), and drives the context's active tab.
- *
- * @example
- * yield* pages.go(id, 'https://shop.example/', 30_000)
- * yield* pages.perform(id, { type: 'click', selector: '#buy', timeoutMs: 10_000 })
- */
-export interface DriveVerbs {
-  /** The active tab (picked, or a blank one opened when none is left, and fitted to the viewport). */
-  readonly active: (contextId: ContextId) => Effect.Effect<string, ContextError>
-  /**
-   * Navigates the active tab to `url` (judged first, by the runtime's containment), waits until its document is
-   * parsed (at most `deadlineMs`, never failing for a slow one), and answers where it is — without the held dialog,
-   * as a navigation's summary always was.
-   */
-  readonly go: (contextId: ContextId, url: string, deadlineMs: number) => Summarised
-  /** Back, forward or reload on the active tab, waited on until the new document commits. */
-  readonly travel: (contextId: ContextId, step: PageHistoryStep, deadlineMs: number) => Summarised
-  /** An action by selector on the active tab (it answers as soon as the page opens a dialog). */
-  readonly perform: (contextId: ContextId, action: PageAction) => Summarised
-  /** Input events on the active tab, never interleaved with another call's; answers how many were applied. */
-  readonly inputActive: (
-    contextId: ContextId,
-    events: ReadonlyArray<PageInput>,
-  ) => Effect.Effect<{ readonly applied: number; readonly tabId: string }, ContextError>
-  /** A read of the active tab with its URL. */
-  readonly read: <R extends PageRead>(
-    contextId: ContextId,
-    request: R,
-  ) => Effect.Effect<PageReading<R['type']>, ContextError>
-  /** Where the active tab is (a held dialog said instead of the title it blocks). */
-  readonly summary: (contextId: ContextId) => Summarised
-  /** Opens a tab at `url` (judged first); it becomes the active one, fitted to the viewport. */
-  readonly open: (contextId: ContextId, url: string) => Effect.Effect<TabInfo, ContextError>
-  /** Sets the context's viewport and fits every tab to it; the tabs it opens later are fitted when driven. */
-  readonly fit: (contextId: ContextId, size: PageSize) => Effect.Effect<PageSize, ContextError>
-  /** The context's viewport as set by `fit` (none until then). */
-  readonly fitted: (contextId: ContextId) => Effect.Effect<PageSize | undefined>
-  /**
-   * A picture of the driven tab: the context's cast (started on first use, one at a time, moved to
-   * the driven tab when it changes), a fresh frame of the page's current size waited for a moment,
-   * else a screenshot.
-   */
-  readonly frame: (contextId: ContextId, options: FrameOptions) => Effect.Effect<PageFrame, ContextError>
-  /** The frames the context's cast has received so far, and when the last was painted (no page is asked). */
-  readonly frames: (contextId: ContextId) => Effect.Effect<{ readonly seq: number; readonly at: number | null }>
-}
+import { gatedTabVerbs, pickTabVerbs, VerbGate } from './verbGate.ts'
 
 /** What the owner drives with: the runtime's own tab verbs, never a face's wrapper of them. */
 export interface OwnerParts {
@@ -165,6 +26,10 @@ export interface OwnerParts {
   readonly openTab: (contextId: ContextId, url: string) => Effect.Effect<TabInfo, ContextError>
   readonly navigate: (contextId: ContextId, tabId: string, url: string) => Effect.Effect<TabInfo, ContextError>
   readonly screencast: RuntimeShape['screencast']
+  /** Freezes the context's pages (`RuntimeShape.freeze` without the wait for verbs in flight). */
+  readonly freeze: (contextId: ContextId) => Effect.Effect<void, ContextError>
+  /** Thaws them (`RuntimeShape.thaw`'s work). */
+  readonly thaw: (contextId: ContextId) => Effect.Effect<void, ContextError>
 }
 
 /** One context's page state. */
@@ -190,19 +55,50 @@ interface Owned {
  */
 export class PageOwner {
   private readonly owned = new Map<ContextId, Owned>()
+  /** The page verbs in flight per context, and the freezes that wait for them (`verbGate.ts`). */
+  private readonly gate = new VerbGate()
+  /** The runtime's own tab verbs, taken when the owner is made: what the owner drives with. */
+  private readonly tab: TabPageVerbs
+  /** The whole-verb calls, each counted while it runs. */
   readonly verbs: DriveVerbs
+  /** The runtime's tab verbs, each that works on a page counted while it runs: what the runtime hands out. */
+  readonly tabVerbs: TabPageVerbs
 
   constructor(
-    private readonly tab: TabPageVerbs,
+    tab: TabPageVerbs,
     private readonly parts: OwnerParts,
   ) {
+    this.tab = pickTabVerbs(tab)
     this.verbs = this.makeVerbs()
+    this.tabVerbs = gatedTabVerbs(this.gate, this.tab)
   }
 
   /** Forgets a closed context's page state; its cast stops. @example owner.forget(id) */
   forget(contextId: ContextId): void {
     void this.owned.get(contextId)?.cast?.stop()
     this.owned.delete(contextId)
+    this.gate.forget(contextId)
+  }
+
+  /**
+   * Freezes the context once none of its page verbs is in flight (each answers first, never paused
+   * midway); a verb arriving later thaws it first. What `RuntimeShape.freeze` is, on every runtime.
+   *
+   * @example
+   * yield* owner.freeze(id) // after the read still waiting on the page has answered
+   */
+  freeze(contextId: ContextId): Effect.Effect<void, ContextError> {
+    return this.gate.freeze(contextId, this.parts.freeze(contextId), this.parts.thaw(contextId))
+  }
+
+  /** Thaws the context (idempotent): `RuntimeShape.thaw`, on every runtime. @example yield* owner.thaw(id) */
+  thaw(contextId: ContextId): Effect.Effect<void, ContextError> {
+    return this.gate.thaw(contextId, this.parts.thaw(contextId))
+  }
+
+  /** The context's page verbs in flight now (tests read it). @example owner.inFlight(id) // 1 */
+  inFlight(contextId: ContextId): number {
+    return this.gate.inFlight(contextId)
   }
 
   private stateOf(contextId: ContextId): Owned {
@@ -326,13 +222,13 @@ export class PageOwner {
   }
 
   private makeVerbs(): DriveVerbs {
-    const { tab, parts } = this
+    const { tab, parts, gate } = this
     const active = (id: ContextId) => this.activeOf(id)
     const summary = (id: ContextId, tabId: string, where?: PageWhere) => this.summaryOf(id, tabId, where)
     const state = (id: ContextId) => this.stateOf(id)
     const fitTab = (s: Owned, id: ContextId, tabId: string) => this.fitTab(s, id, tabId)
     const readValue = (id: ContextId, tabId: string, r: PageRead) => this.readValue(id, tabId, r)
-    return {
+    const verbs: DriveVerbs = {
       active,
       go: (id, url, deadlineMs) =>
         Effect.gen(function* () {
@@ -392,6 +288,20 @@ export class PageOwner {
           const s = this.owned.get(id)
           return { seq: s?.frames ?? 0, at: s?.lastFrameAt ?? null }
         }),
+    }
+    // Every call that works on a page is counted; `fitted` and `frames` are bookkeeping (no page is asked).
+    return {
+      ...verbs,
+      active: (id) => gate.verb(id, verbs.active(id)),
+      go: (id, url, deadlineMs) => gate.verb(id, verbs.go(id, url, deadlineMs)),
+      travel: (id, step, deadlineMs) => gate.verb(id, verbs.travel(id, step, deadlineMs)),
+      perform: (id, action) => gate.verb(id, verbs.perform(id, action)),
+      inputActive: (id, events) => gate.verb(id, verbs.inputActive(id, events)),
+      read: (id, request) => gate.verb(id, verbs.read(id, request)),
+      summary: (id) => gate.verb(id, verbs.summary(id)),
+      open: (id, url) => gate.verb(id, verbs.open(id, url)),
+      fit: (id, size) => gate.verb(id, verbs.fit(id, size)),
+      frame: (id, options) => gate.verb(id, verbs.frame(id, options)),
     }
   }
 }

@@ -12,7 +12,7 @@
  * const { text, truncated } = yield* pages.text(contextId, 't1', 1_000_000)
  */
 import type { Effect } from 'effect'
-import type { DriveVerbs } from './pageOwner.ts'
+import type { DriveVerbs } from './driveVerbs.ts'
 import type { ContextError } from './Runtime.ts'
 import type { ContextId } from './types.ts'
 
