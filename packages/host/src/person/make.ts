@@ -1,5 +1,6 @@
 /**
- * The person's service over the one session service (ADR 0027) and, when they are provided, lending and settings.
+ * The person's service over the one session service (ADR 0027) and, when they are provided, lending and settings;
+ * its take-backs reach the other hosts of a cluster through {@link Placement} when one is provided.
  *
  * @example
  * Layer.effect(Person, makePerson) // needs Sessions; uses Lending, Settings and InspectorSwitch when present
@@ -9,6 +10,7 @@ import { InvalidRequest, Sessions } from '@errands/sessions'
 import { InspectorSwitch } from '@errands/supervisor'
 import { Effect, Option } from 'effect'
 import { HostUnavailable } from '../errors.ts'
+import { everywhere, Placement } from '../placement.ts'
 import { isSessionConversation } from '../sessionKey.ts'
 import type { PersonShape } from './Person.ts'
 
@@ -31,6 +33,7 @@ export const makePerson: Effect.Effect<PersonShape, never, Sessions> = Effect.ge
   const lending = yield* Effect.serviceOption(Lending)
   const settings = yield* Effect.serviceOption(Settings)
   const inspector = yield* Effect.serviceOption(InspectorSwitch)
+  const placement = Option.getOrElse(yield* Effect.serviceOption(Placement), () => Placement.here)
   const withInspector = <A, E>(f: (i: InspectorSwitch['Type']) => Effect.Effect<A, E>) =>
     Option.match(inspector, {
       onNone: () =>
@@ -49,9 +52,9 @@ export const makePerson: Effect.Effect<PersonShape, never, Sessions> = Effect.ge
   return {
     settings: withSettings('Browser settings', (s) => s.get),
     allowAlways: (site) => withSettings('Always-allowed sites', (s) => s.allowAlways(site)),
-    revoke: (site) => withLending('Revoking a site', (l) => l.revoke(site)),
+    revoke: (site) => withLending('Revoking a site', (l) => everywhere(placement, site, l.revoke(site))),
     setTrust: (mode) => withSettings('The trust mode', (s) => s.setTrust(mode)),
-    signOutEverywhere: withLending('Signing out everywhere', (l) => l.signOutEverywhere),
+    signOutEverywhere: withLending('Signing out everywhere', (l) => everywhere(placement, null, l.signOutEverywhere)),
     ask: (conversationId, site) => withLending('The permission card', (l) => l.ask(conversationId, site)),
     allow: (conversationId, site) => withLending('Lending a sign-in', (l) => l.allow(conversationId, site)),
     ownBrowser: (conversationId, on) =>
