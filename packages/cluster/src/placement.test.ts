@@ -56,7 +56,7 @@ describe("the cluster's take-back on every runner (L5, docs/adr/0053-data-only-v
     expect(there.dropped).toEqual(['x.example', 'y.example'])
   })
 
-  it('asks a runner again through another errand when the one it asked through moved, and not one reached', async () => {
+  it('asks a runner again through another errand when the one it asked through moved; not one it reached', async () => {
     const { asked, takeBack } = setup(
       [
         new Map([
