@@ -6,10 +6,9 @@
  * while nobody runs them) — then the cluster-wide verb of its placement (placement.ts) has every
  * other live runner clean what it has open.
  *
- * A session's permission card and Allow go to its errand's entity, on whichever runner holds it
- * (issue #24): the Allow carries this host's main-context sign-in for the site — the browser the
- * person pressed Allow in — and the owner lends it into the errand it has open. A chat's
- * conversation is this host's own and stays here. What an agent asks of the person waits on the
+ * A session's permission card and Allow go to its errand's entity through the placement
+ * (placement.ts), as the single host's Person asks them (issue #24). A chat's conversation is
+ * this host's own and stays here. What an agent asks of the person waits on the
  * errand's owner (askRpcs.ts, K4): a request for help whole, a sign-in question's waiting (its
  * card stays on this host, where the agent's call waits). The settings themselves need nothing here:
  * in a cluster they are one Postgres table (personSettings.ts).
@@ -18,23 +17,9 @@
  * Layer.effect(Person, clusterPerson) // over the host's own Person
  */
 import { everywhere, Person, Placement, sessionKeyOf } from '@errands/host'
-import { Lending, LendFailed, type LendingError } from '@errands/lending'
 import { ErrandUnavailable, type SupervisorError } from '@errands/sessions'
 import { Effect } from 'effect'
 import { Errand } from './ErrandEntity.ts'
-
-const LENDING_ERRORS = new Set(['LendRefused', 'LendFailed', 'SettingsError'])
-
-/** The owner's lending error as it is; the cluster's own failures (runner moving, mailbox) in words. */
-const asLendingError = (e: { readonly _tag: string }): LendingError =>
-  LENDING_ERRORS.has(e._tag)
-    ? (e as LendingError)
-    : new LendFailed({
-        reason: 'unavailable',
-        message:
-          `The host that holds this session could not be reached (${e._tag}); it may be moving to another ` +
-          `host — nothing was lent, try again in a few seconds.`,
-      })
 
 /** The owner's supervisor error as it is; the cluster's own failures in words. */
 const asSupervisorError =
@@ -60,18 +45,16 @@ export const clusterPerson = Effect.gen(function* () {
   const local = yield* Person
   const placement = yield* Placement
   const client = yield* Errand.client
-  const lending = yield* Lending
 
   return Person.of({
     ...local,
     // The take-backs reach every runner through the cluster's placement (placement.ts): the cluster-wide verb.
     revoke: (site) => everywhere(placement, site, local.revoke(site)),
     signOutEverywhere: everywhere(placement, null, local.signOutEverywhere),
+    // The card and Allow where the errand is (placement.ts), as the single host's Person asks them.
     ask: (conversationId, site) => {
       const key = sessionKeyOf(conversationId)
-      return key === undefined
-        ? local.ask(conversationId, site)
-        : Effect.mapError(client(key).Ask({ site }), asLendingError)
+      return (key === undefined ? undefined : placement.ask(key, site)) ?? local.ask(conversationId, site)
     },
     // The person in the loop across hosts (K4, askRpcs.ts): a session's errand is read where it is
     // (a sign-in question reads its lent sites), and what an agent asks of the person waits there.
@@ -113,11 +96,7 @@ export const clusterPerson = Effect.gen(function* () {
     },
     allow: (conversationId, site) => {
       const key = sessionKeyOf(conversationId)
-      return key === undefined
-        ? local.allow(conversationId, site)
-        : Effect.flatMap(lending.mainSignIn(site), (signIn) =>
-            Effect.mapError(client(key).Allow({ site, signIn }), asLendingError),
-          )
+      return (key === undefined ? undefined : placement.allow(key, site)) ?? local.allow(conversationId, site)
     },
   })
 })

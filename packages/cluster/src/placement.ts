@@ -8,11 +8,14 @@
  * - a DevTools URL (`devtools`), minted by the owner (A1): a client's WebSocket must reach the port of the host whose
  *   Chromium holds the context, and the token is that host's listener's. Minted by a host that does not own the
  *   errand, the URL would have that host open a second context for it beside the owner's;
+ * - the person's permission card and Allow (`Ask`, `Allow`: lendRpcs.ts), the Allow carrying this host's
+ *   main-context sign-in for the site — the browser the person pressed Allow in — to lend where the errand is;
  * - the take-backs on every runner (`TakeBack`, L5): each other live runner, asked through one of its errands'
  *   entities, cleans what it has open; a runner that holds no errand has nothing open to clean;
  * - health's cluster part: the runners and this runner's shards.
  *
- * The faces (DevTools' route, MCP, Person's take-backs, health) are the single host's code over this service.
+ * The faces (DevTools' route, MCP, Person's card, Allow and take-backs, health) are the single host's code over
+ * this service.
  *
  * @example
  * Layer.effect(Placement, clusterPlacement(settings))
@@ -21,7 +24,7 @@ import { ShardId, Sharding } from '@effect/cluster'
 import { SqlClient } from '@effect/sql'
 import { DevToolsUnavailable } from '@errands/devtools'
 import { Placement, type ClusterReport, type TakenElsewhere } from '@errands/host'
-import { LendFailed, type TakeBackReport } from '@errands/lending'
+import { Lending, LendFailed, type LendingError, type TakeBackReport } from '@errands/lending'
 import { Effect } from 'effect'
 import type { ClusterSettings } from './config.ts'
 import { Errand } from './ErrandEntity.ts'
@@ -52,6 +55,19 @@ const asEndpointError = (e: { readonly _tag: string; readonly message?: string }
         message:
           `The host that holds this session could not mint a DevTools URL ` +
           `(${e._tag}${e.message === undefined ? '' : `: ${e.message.slice(0, 200)}`}); try again in a few seconds.`,
+      })
+
+const LENDING_ERRORS = new Set(['LendRefused', 'LendFailed', 'SettingsError'])
+
+/** The owner's lending error as it is; the cluster's own failures (runner moving, mailbox) in words. */
+const asLendingError = (e: { readonly _tag: string }): LendingError =>
+  LENDING_ERRORS.has(e._tag)
+    ? (e as LendingError)
+    : new LendFailed({
+        reason: 'unavailable',
+        message:
+          `The host that holds this session could not be reached (${e._tag}); it may be moving to another ` +
+          `host — nothing was lent, try again in a few seconds.`,
       })
 
 /**
@@ -111,6 +127,7 @@ export const clusterPlacement = (s: ClusterSettings) =>
     const client: ErrandClient = yield* Errand.client
     const owners = yield* Owners
     const sql = yield* SqlClient.SqlClient
+    const lending = yield* Lending
     const here = ownedHere(sharding)
     const self = selfAddress(s)
     const cluster: Effect.Effect<ClusterReport> = Effect.gen(function* () {
@@ -135,6 +152,12 @@ export const clusterPlacement = (s: ClusterSettings) =>
       tool: (key, tool, args) =>
         here(key) ? undefined : Effect.mapError(client(key).mcpTool({ tool, args }), unreachable),
       devtools: (key) => (here(key) ? undefined : Effect.mapError(client(key).devtools({}), asEndpointError)),
+      // The card and Allow of every session go to its entity, which the cluster delivers here when it is owned here.
+      ask: (key, site) => Effect.mapError(client(key).Ask({ site }), asLendingError),
+      allow: (key, site) =>
+        Effect.flatMap(lending.mainSignIn(site), (signIn) =>
+          Effect.mapError(client(key).Allow({ site, signIn }), asLendingError),
+        ),
       heldElsewhere: owners.heldElsewhere,
       takeBack: takeBackElsewhere(owners, client, self),
       cluster,

@@ -3,6 +3,7 @@ import { HealthLog, Sessions } from '@errands/sessions'
 import { Effect, Either, Layer } from 'effect'
 import { describe, expect, it } from 'vitest'
 import { makeHostHealth, type ClusterReport } from './health.ts'
+import { makePerson } from './person/make.ts'
 import { everywhere, Placement, type PlacementShape } from './placement.ts'
 
 const moved = (conversationId: string) => ({ conversationId, where: 'open' as const, cookies: [], origins: [] })
@@ -20,7 +21,7 @@ const cluster: ClusterReport = {
   shards: { total: 8, here: 8 },
 }
 
-describe("placement: what a face sends to an errand's holder (docs/adr/0053-data-only-verbs-cross-the-cluster.md)", () => {
+describe("placement: a face's calls to an errand's holder (docs/adr/0053-data-only-verbs-cross-the-cluster.md)", () => {
   it('a take-back everywhere is this host’s report with what the other hosts took back added (L5)', async () => {
     const placement: PlacementShape = {
       ...Placement.here,
@@ -67,5 +68,29 @@ describe("placement: what a face sends to an errand's holder (docs/adr/0053-data
       Layer.succeed(Placement, { ...Placement.here, cluster: Effect.succeed(cluster) }),
     )
     expect(await report(clustered)).toMatchObject({ open: 1, cap: 4, cluster })
+  })
+
+  it("a session's card and Allow go where its errand is; a chat's stay with this host's lending (L2)", async () => {
+    const sent: Array<[string, string, string]> = []
+    const card = { site: 'shop.example' } as never
+    const lent = { where: 'open' } as never
+    const placement: PlacementShape = {
+      ...Placement.here,
+      ask: (key, site) => Effect.sync(() => (sent.push(['ask', key, site]), card)),
+      allow: (key, site) => Effect.sync(() => (sent.push(['allow', key, site]), lent)),
+    }
+    const person = await Effect.runPromise(
+      makePerson.pipe(Effect.provide(Layer.merge(sessions, Layer.succeed(Placement, placement)))),
+    )
+    expect(await Effect.runPromise(person.ask('session:task-42', 'shop.example'))).toBe(card)
+    expect(await Effect.runPromise(person.allow('session:task-42', 'shop.example'))).toBe(lent)
+    expect(sent).toEqual([
+      ['ask', 'task-42', 'shop.example'],
+      ['allow', 'task-42', 'shop.example'],
+    ])
+    // No lending in this host: a chat's card is this host's, so it says so and nothing was sent anywhere.
+    const chat = await Effect.runPromise(Effect.either(person.allow('chat:c1', 'shop.example')))
+    expect(Either.isLeft(chat) && chat.left._tag).toBe('HostUnavailable')
+    expect(sent).toHaveLength(2)
   })
 })

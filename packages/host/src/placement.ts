@@ -9,6 +9,8 @@
  *   snapshots', so the call crosses, not the page;
  * - a DevTools URL, minted by the owner: a client's WebSocket must reach the port of the host whose Chromium holds
  *   the context, and the URL's token is that host's listener's (`GET /v1/session/devtools`, routes.ts);
+ * - the person's permission card and Allow for a session's errand (L2), read and lent where the errand is, an
+ *   Allow carrying this host's main-context sign-in (the browser the person pressed Allow in);
  * - the take-backs on every runner (revoke a site, sign out everywhere: L5), a verb of the whole cluster;
  * - the cluster's part of health (its runners, this runner's shards), merged into this host's report (health.ts).
  *
@@ -17,7 +19,7 @@
  * placement.tool(key, 'browser_snapshot', {}) // undefined: run it here
  */
 import type { DevToolsEndpoint, DevToolsUnavailable } from '@errands/devtools'
-import type { LendFailed, TakeBackReport } from '@errands/lending'
+import type { LendFailed, LendingError, LendReport, Permission, TakeBackReport } from '@errands/lending'
 import type { EngineFailure, ToolResult } from '@errands/mcp'
 import type { SupervisorError } from '@errands/sessions'
 import { Context, Effect, Layer } from 'effect'
@@ -38,6 +40,13 @@ export interface PlacementShape {
   readonly devtools: (
     key: SessionKey,
   ) => Effect.Effect<DevToolsEndpoint, DevToolsUnavailable | SupervisorError> | undefined
+  /** The permission card for `site` in `key`'s errand, read where the errand is, or `undefined` to read it here. */
+  readonly ask: (key: SessionKey, site: string) => Effect.Effect<Permission, LendingError> | undefined
+  /**
+   * The person's Allow of `site` for `key`'s errand: this host's main-context sign-in for it lent into the errand
+   * where it is, or `undefined` to lend it here.
+   */
+  readonly allow: (key: SessionKey, site: string) => Effect.Effect<LendReport, LendingError> | undefined
   /** Errands open on other hosts now: conversation id → the host (runner address) that holds it. */
   readonly heldElsewhere: Effect.Effect<ReadonlyMap<string, string>>
   /**
@@ -56,6 +65,8 @@ export class Placement extends Context.Tag('@errands/host/Placement')<Placement,
   static readonly here: PlacementShape = {
     tool: () => undefined,
     devtools: () => undefined,
+    ask: () => undefined,
+    allow: () => undefined,
     heldElsewhere: Effect.succeed(new Map()),
     takeBack: () => Effect.succeed({ errands: [], dropped: [] }),
     cluster: Effect.succeed(undefined),

@@ -11,7 +11,7 @@ import { InspectorSwitch } from '@errands/supervisor'
 import { Effect, Option } from 'effect'
 import { HostUnavailable } from '../errors.ts'
 import { everywhere, Placement } from '../placement.ts'
-import { isSessionConversation } from '../sessionKey.ts'
+import { isSessionConversation, sessionKeyOf, type SessionKey } from '../sessionKey.ts'
 import type { PersonShape } from './Person.ts'
 
 const notWired = (what: string) =>
@@ -34,6 +34,10 @@ export const makePerson: Effect.Effect<PersonShape, never, Sessions> = Effect.ge
   const settings = yield* Effect.serviceOption(Settings)
   const inspector = yield* Effect.serviceOption(InspectorSwitch)
   const placement = Option.getOrElse(yield* Effect.serviceOption(Placement), () => Placement.here)
+  const elsewhere = <A>(conversationId: string, there: (key: SessionKey) => A | undefined): A | undefined => {
+    const key = sessionKeyOf(conversationId)
+    return key === undefined ? undefined : there(key)
+  }
   const withInspector = <A, E>(f: (i: InspectorSwitch['Type']) => Effect.Effect<A, E>) =>
     Option.match(inspector, {
       onNone: () =>
@@ -55,8 +59,13 @@ export const makePerson: Effect.Effect<PersonShape, never, Sessions> = Effect.ge
     revoke: (site) => withLending('Revoking a site', (l) => everywhere(placement, site, l.revoke(site))),
     setTrust: (mode) => withSettings('The trust mode', (s) => s.setTrust(mode)),
     signOutEverywhere: withLending('Signing out everywhere', (l) => everywhere(placement, null, l.signOutEverywhere)),
-    ask: (conversationId, site) => withLending('The permission card', (l) => l.ask(conversationId, site)),
-    allow: (conversationId, site) => withLending('Lending a sign-in', (l) => l.allow(conversationId, site)),
+    // A session's errand may be held by another host of a cluster: its card is read and its Allow lent there.
+    ask: (conversationId, site) =>
+      elsewhere(conversationId, (key) => placement.ask(key, site)) ??
+      withLending('The permission card', (l) => l.ask(conversationId, site)),
+    allow: (conversationId, site) =>
+      elsewhere(conversationId, (key) => placement.allow(key, site)) ??
+      withLending('Lending a sign-in', (l) => l.allow(conversationId, site)),
     ownBrowser: (conversationId, on) =>
       // A session's conversation is a task, always in a context of its own: refused before anything is
       // registered or opened — the answer its owner gives, given here without reaching for the errand. Registered
