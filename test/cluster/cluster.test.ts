@@ -151,6 +151,21 @@ const openElsewhere = async (
   throw new Error('no key of twelve landed on another host')
 }
 
+/** The HTTP status a DevTools upgrade to `url` is refused with (0: it was taken). */
+const upgradeStatus = (url: string) =>
+  new Promise<number>((resolve, reject) => {
+    const ws = new WebSocket(url)
+    ws.on('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0)
+      ws.terminate()
+    })
+    ws.on('open', () => {
+      resolve(0)
+      ws.close()
+    })
+    ws.on('error', (e) => reject(e))
+  })
+
 describe('three hosts on one Postgres (K1)', () => {
   it(
     'spreads 12 session keys over the runners; each key reaches the same errand through any host; isolation holds ' +
@@ -423,6 +438,11 @@ describe('three hosts on one Postgres (K1)', () => {
         expect(reply.status, JSON.stringify(reply.body)).toBe(200)
         expect(reply.body.url).toMatch(new RegExp(`^${owner.url.replace('http://', 'ws://')}/devtools/`))
         // Still one context, on the owner: the asked host opened none of its own.
+        expect((await holders()).get(key)).toEqual([owner.index])
+        // A client that takes the owner's token to the host it asked gets no way in there: the token is the owner's
+        // listener's (docs/adr/0053-data-only-verbs-cross-the-cluster.md), and the asked host opens nothing for it.
+        const token = (reply.body.url as string).slice((reply.body.url as string).lastIndexOf('/devtools/'))
+        expect(await upgradeStatus(`${asked.url.replace('http://', 'ws://')}${token}`)).toBe(404)
         expect((await holders()).get(key)).toEqual([owner.index])
 
         browser = await chromium.connectOverCDP(reply.body.url as string)

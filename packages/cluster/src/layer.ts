@@ -13,10 +13,13 @@
  * - `Browsing` replaced by the forwarder: every session call goes to its key's owner;
  * - the owners book and its healer: an open errand of a runner that died is asked to heal, so
  *   it comes back on its shard's new owner from its last sealed snapshot;
- * - `HostHealth` with the runners and this runner's shards;
- * - `Person` whose take-backs (revoke, sign out everywhere) reach every runner, and whose card
- *   and Allow for a session run on its errand's owner, and whose asks of the person (help, a
- *   sign-in question's waiting) wait on that owner's errand machine (person.ts, askRpcs.ts);
+ * - `Placement` (placement.ts): which host holds each open errand, and what a face sends to that host
+ *   that is not a session verb — an MCP tool call, a DevTools URL — the take-backs (revoke, sign out
+ *   everywhere) on every runner, and health's cluster part (the runners, this runner's shards); the
+ *   host builds its DevTools route and health over it, not replaced;
+ * - `Person` whose card and Allow for a session run on its errand's owner, and whose asks of the
+ *   person (help, a sign-in question's waiting) wait on that owner's errand machine (person.ts,
+ *   askRpcs.ts), its take-backs through `Placement`;
  * - the person's settings in a table every host shares (personSettings.ts).
  *
  * Release order: the entities park their errands before the shards are let go, then the
@@ -26,27 +29,22 @@
  * const cluster = hostCluster(settings, { key })
  * startHost({ settings: hostSettings, cluster })
  */
-import { RunnerAddress, ShardId, Sharding } from '@effect/cluster'
-import { SqlClient } from '@effect/sql'
+import { RunnerAddress, Sharding } from '@effect/cluster'
 import { PgClient } from '@effect/sql-pg'
 import {
   Browsing,
-  HostHealth,
   PageError,
   PersonWheel,
   Placement,
   Person,
   type BrowsingShape,
-  type ClusterReport,
   type HostCluster,
 } from '@errands/host'
 import { driverUrl, PgSealedStore, toStoreError } from '@errands/store-pg'
-import { DevTools } from '@errands/devtools'
 import { Sessions } from '@errands/sessions'
 import { Duration, Effect, Layer, Option, type Redacted, Schedule } from 'effect'
 import type { ClusterSettings } from './config.ts'
-import { clusterDevTools } from './devtools.ts'
-import { clusterPlacement } from './placement.ts'
+import { clusterPlacement, selfAddress } from './placement.ts'
 import { makeHolding } from './holding.ts'
 import { forgetReleased } from './released.ts'
 import { clusterSessions } from './sessions.ts'
@@ -70,8 +68,7 @@ export interface HostClusterOptions {
   readonly key: Redacted.Redacted<Uint8Array>
 }
 
-/** `host:port` of this runner. @example selfAddress(settings) // '127.0.0.1:7787' */
-export const selfAddress = (s: ClusterSettings): string => `${s.host}:${s.port}`
+export { selfAddress } from './placement.ts'
 
 /** The sharding settings: the rebalance time follows `lockExpiryMs`. */
 const shardingConfig = (s: ClusterSettings) => {
@@ -97,38 +94,6 @@ const shardingConfig = (s: ClusterSettings) => {
     entityTerminationTimeout: Duration.seconds(30),
   }
 }
-
-/** Health with the cluster in it. */
-const clusterHealth = (s: ClusterSettings) =>
-  Effect.gen(function* () {
-    const local = yield* HostHealth
-    const sharding = yield* Sharding.Sharding
-    const sql = yield* SqlClient.SqlClient
-    const book = yield* Owners
-    const self = selfAddress(s)
-    const cluster: Effect.Effect<ClusterReport> = Effect.gen(function* () {
-      const rows = yield* sql<{
-        address: string
-        healthy: boolean
-      }>`SELECT address, healthy FROM cluster_runners ORDER BY address`.pipe(Effect.orElseSucceed(() => []))
-      const live = yield* book.liveRunners
-      let here = 0
-      for (let i = 1; i <= s.shards; i++) if (sharding.hasShardId(ShardId.make('default', i))) here++
-      return {
-        runner: self,
-        runners: rows.map((r) => ({
-          address: r.address,
-          healthy: Boolean(r.healthy),
-          alive: live.includes(r.address),
-        })),
-        shards: { total: s.shards, here },
-      }
-    })
-    return HostHealth.of({
-      note: local.note,
-      report: Effect.zipWith(local.report, cluster, (report, c) => ({ ...report, cluster: c })),
-    })
-  })
 
 /** How often the cluster's own loops run (the healer, forgetting released keys): a quarter of the lock expiry. */
 const loopMs = (s: ClusterSettings) => Math.max(500, Math.floor(s.lockExpiryMs / 4))
@@ -204,15 +169,17 @@ export const hostCluster = (s: ClusterSettings, options: HostClusterOptions): Ho
   const holding = makeHolding()
   // Built bottom-up, released top-down: the follower stops first, entities park before the shards go.
   const lower = holding.bind.pipe(Layer.provideMerge(sharding), Layer.provideMerge(owners), Layer.provideMerge(sql))
+  // Where errands are held and what a face sends to their holder that is not a session verb (an MCP tool call, a
+  // DevTools URL), the take-backs on every runner and health's cluster part: the faces built after the overlay
+  // (DevTools' route, health) read it, and so does Person's take-back until Person is built after it too.
+  const placement = Layer.effect(Placement, clusterPlacement(s))
   const overlay = Layer.mergeAll(
     Layer.effect(Browsing, clusterBrowsing),
     // The session boundary, its owner's verbs sent to the owner (docs/adr/0053-data-only-verbs-cross-the-cluster.md):
     // the faces built after the overlay (SessionProxy) reach the owner through it (L7, K1).
     Layer.effect(Sessions, clusterSessions),
-    Layer.effect(DevTools, clusterDevTools),
-    Layer.effect(Placement, clusterPlacement),
-    Layer.effect(HostHealth, clusterHealth(s)),
-    Layer.effect(Person, clusterPerson),
+    placement,
+    Layer.effect(Person, clusterPerson).pipe(Layer.provide(placement)),
     // K4: the person's wheel of a session's errand is taken and driven on its owner.
     Layer.effect(PersonWheel, clusterWheel),
     errandOwnerLayer,

@@ -23,7 +23,6 @@ import {
   NotAtTheWheel,
   PageError,
   parseSessionKey,
-  Person,
   sessionTarget,
   toolRunner,
 } from '@errands/host'
@@ -54,7 +53,6 @@ export const errandOwnerLayer = Errand.toLayer(
     const runTool = toolRunner(local, sessions.personDriving)
     const wheel = yield* localWheel
     const health = yield* HostHealth
-    const person = yield* Person
     const lending = yield* Lending
     const owners = yield* Owners
     const address = yield* Entity.CurrentAddress
@@ -144,7 +142,8 @@ export const errandOwnerLayer = Errand.toLayer(
           ),
         ),
       TakeBack: ({ payload }) =>
-        (payload.site === null ? person.signOutEverywhere : person.revoke(payload.site)).pipe(
+        // Lending's own take-back, this runner's only: the asking host reaches the others (placement.ts).
+        (payload.site === null ? lending.signOutEverywhere : lending.revoke(payload.site)).pipe(
           Effect.map((report) => ({ runner: `${runner.host}:${runner.port}`, report, failed: null })),
           Effect.catchAll((e) =>
             Effect.succeed({ runner: `${runner.host}:${runner.port}`, report: null, failed: e.message }),

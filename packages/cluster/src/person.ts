@@ -3,13 +3,12 @@
  * out everywhere on any host reaches every errand of every runner. The host that gets the call
  * cleans its own open errands and every sealed record in the shared store — which includes the
  * last snapshots of errands open elsewhere and of a runner that is down (their rows are cleaned
- * while nobody runs them) — then asks each other live runner, through one of its errands'
- * entities, to clean what it has open. A runner that holds no errand has nothing open to clean.
+ * while nobody runs them) — then the cluster-wide verb of its placement (placement.ts) has every
+ * other live runner clean what it has open.
  *
- * A session's permission card and Allow go to its errand's entity, on whichever runner holds it
- * (issue #24): the Allow carries this host's main-context sign-in for the site — the browser the
- * person pressed Allow in — and the owner lends it into the errand it has open. A chat's
- * conversation is this host's own and stays here. What an agent asks of the person waits on the
+ * A session's permission card and Allow go to its errand's entity through the placement
+ * (placement.ts), as the single host's Person asks them (issue #24). A chat's conversation is
+ * this host's own and stays here. What an agent asks of the person waits on the
  * errand's owner (askRpcs.ts, K4): a request for help whole, a sign-in question's waiting (its
  * card stays on this host, where the agent's call waits). The settings themselves need nothing here:
  * in a cluster they are one Postgres table (personSettings.ts).
@@ -17,28 +16,10 @@
  * @example
  * Layer.effect(Person, clusterPerson) // over the host's own Person
  */
-import { Person, sessionKeyOf } from '@errands/host'
-import { Lending, LendFailed, type LendingError, type TakeBackReport } from '@errands/lending'
+import { everywhere, Person, Placement, sessionKeyOf } from '@errands/host'
 import { ErrandUnavailable, type SupervisorError } from '@errands/sessions'
 import { Effect } from 'effect'
 import { Errand } from './ErrandEntity.ts'
-import { Owners } from './owners.ts'
-
-/** Rounds of asking: an errand that moved between the look-up and the call lands elsewhere once. */
-const ROUNDS = 3
-
-const LENDING_ERRORS = new Set(['LendRefused', 'LendFailed', 'SettingsError'])
-
-/** The owner's lending error as it is; the cluster's own failures (runner moving, mailbox) in words. */
-const asLendingError = (e: { readonly _tag: string }): LendingError =>
-  LENDING_ERRORS.has(e._tag)
-    ? (e as LendingError)
-    : new LendFailed({
-        reason: 'unavailable',
-        message:
-          `The host that holds this session could not be reached (${e._tag}); it may be moving to another ` +
-          `host — nothing was lent, try again in a few seconds.`,
-      })
 
 /** The owner's supervisor error as it is; the cluster's own failures in words. */
 const asSupervisorError =
@@ -62,55 +43,18 @@ const asSupervisorError =
  */
 export const clusterPerson = Effect.gen(function* () {
   const local = yield* Person
-  const owners = yield* Owners
+  const placement = yield* Placement
   const client = yield* Errand.client
-  const lending = yield* Lending
-
-  const everywhere = (site: string | null, here: TakeBackReport): Effect.Effect<TakeBackReport, LendFailed> =>
-    Effect.gen(function* () {
-      const reached = new Set<string>()
-      const errands = [...here.errands]
-      const dropped = [...here.dropped]
-      for (let round = 0; round < ROUNDS; round++) {
-        const targets = [...(yield* owners.keyPerRunner)].filter(([runner]) => !reached.has(runner))
-        if (targets.length === 0) break
-        for (const [runner, key] of targets) {
-          const answer = yield* Effect.either(client(key).TakeBack({ site }).pipe(Effect.timeout('30 seconds')))
-          if (answer._tag === 'Left') {
-            if (round === ROUNDS - 1) {
-              return yield* new LendFailed({
-                reason: 'unavailable',
-                message:
-                  `took it back here and from every set-aside errand, but the host ${runner} could not be ` +
-                  `reached; try again in a few seconds`,
-              })
-            }
-            continue
-          }
-          if (answer.right.failed !== null) {
-            return yield* new LendFailed({
-              reason: 'unavailable',
-              message: `took it back here, but the host ${answer.right.runner} said: ${answer.right.failed}`,
-            })
-          }
-          reached.add(answer.right.runner)
-          const report = answer.right.report as TakeBackReport
-          errands.push(...report.errands)
-          dropped.push(...report.dropped)
-        }
-      }
-      return { sites: here.sites, errands, dropped: [...new Set(dropped)].sort() }
-    })
 
   return Person.of({
     ...local,
-    revoke: (site) => Effect.flatMap(local.revoke(site), (here) => everywhere(site, here)),
-    signOutEverywhere: Effect.flatMap(local.signOutEverywhere, (here) => everywhere(null, here)),
+    // The take-backs reach every runner through the cluster's placement (placement.ts): the cluster-wide verb.
+    revoke: (site) => everywhere(placement, site, local.revoke(site)),
+    signOutEverywhere: everywhere(placement, null, local.signOutEverywhere),
+    // The card and Allow where the errand is (placement.ts), as the single host's Person asks them.
     ask: (conversationId, site) => {
       const key = sessionKeyOf(conversationId)
-      return key === undefined
-        ? local.ask(conversationId, site)
-        : Effect.mapError(client(key).Ask({ site }), asLendingError)
+      return (key === undefined ? undefined : placement.ask(key, site)) ?? local.ask(conversationId, site)
     },
     // The person in the loop across hosts (K4, askRpcs.ts): a session's errand is read where it is
     // (a sign-in question reads its lent sites), and what an agent asks of the person waits there.
@@ -152,11 +96,7 @@ export const clusterPerson = Effect.gen(function* () {
     },
     allow: (conversationId, site) => {
       const key = sessionKeyOf(conversationId)
-      return key === undefined
-        ? local.allow(conversationId, site)
-        : Effect.flatMap(lending.mainSignIn(site), (signIn) =>
-            Effect.mapError(client(key).Allow({ site, signIn }), asLendingError),
-          )
+      return (key === undefined ? undefined : placement.allow(key, site)) ?? local.allow(conversationId, site)
     },
   })
 })

@@ -83,10 +83,11 @@ export interface HostEngineOptions {
  * it): the sealed store and the person's settings the peers share instead of the data dir's
  * files, every debounced snapshot
  * sealed there too (H1, so a peer heals this host's errands when it dies), and an overlay built
- * over the single host's services whose `Browsing`, `HostHealth`, `Person`, `DevTools`, `Placement` and
- * `Sessions` replace theirs — session calls reach the key's owner, health lists runners and
- * shards, take-backs reach every runner; the faces built after it (`SessionProxy`) act through its
- * `Sessions` (docs/adr/0053-data-only-verbs-cross-the-cluster.md) — and the guard (`holds`) that
+ * over the single host's services whose `Browsing`, `Person`, `Placement` and `Sessions` replace theirs — session
+ * calls reach the key's owner; a DevTools URL and an MCP tool call of an errand held elsewhere, the take-backs on
+ * every runner and health's cluster part go through its `Placement`; the faces built after it (`SessionProxy`,
+ * `HostHealth`) act through its `Sessions` and `Placement` (docs/adr/0053-data-only-verbs-cross-the-cluster.md) — and
+ * the guard (`holds`) that
  * keeps the supervisor from opening an errand another runner owns.
  *
  * @example
@@ -98,11 +99,7 @@ export interface HostCluster {
   readonly settings: Layer.Layer<Settings, SettingsError>
   /** The person's passwords every host shares (W1), instead of this host's `passwords.sealed`. */
   readonly vault: Layer.Layer<Vault, VaultUnavailable>
-  readonly overlay: Layer.Layer<
-    Browsing | HostHealth | Person | DevTools | Placement | Sessions,
-    unknown,
-    Exclude<HostServices, SessionProxy>
-  >
+  readonly overlay: Layer.Layer<Browsing | Person | Placement | Sessions, unknown, Exclude<HostServices, SessionProxy>>
   /** The runner's own port on this machine: no context may reach it (G2). */
   readonly ownPorts: ReadonlyArray<number>
   /**
@@ -287,8 +284,17 @@ const hostEngineOn = (options: HostEngineOptions) => {
   ).pipe(Layer.provideMerge(vault))
   const single = services.pipe(Layer.provideMerge(engine))
   const below = options.cluster === undefined ? single : options.cluster.overlay.pipe(Layer.provideMerge(single))
-  // PUT /v1/session/proxy (issue #21): a face built after the overlay, over the page verbs and the session boundary —
-  // in a cluster, the overlaid ones, so the errand is brought up and re-chained on its owner
-  // (docs/adr/0053-data-only-verbs-cross-the-cluster.md).
-  return SessionProxy.layer.pipe(Layer.provideMerge(below))
+  // The faces built after the overlay, over the page verbs, the session boundary and the placement — in a cluster, the
+  // overlaid ones (docs/adr/0053-data-only-verbs-cross-the-cluster.md): PUT /v1/session/proxy (issue #21) brings the
+  // errand up and re-chains it on its owner; health merges the cluster's part (its runners, this runner's shards)
+  // into this host's report. The health below the overlay, over the same notes, is the one the cluster's own parts
+  // write to (an errand healed here, one that could not be read).
+  const after = Layer.mergeAll(
+    SessionProxy.layer,
+    Layer.effect(
+      HostHealth,
+      Effect.flatMap(HostBrowser, (b) => makeHostHealth(b.describe, notes)),
+    ),
+  )
+  return after.pipe(Layer.provideMerge(below))
 }

@@ -13,7 +13,8 @@
  * yield* health.note('warning', 'The DevTools browser at ws://10.0.0.5:9222 cannot make browser contexts …')
  */
 import { HealthLog, Sessions, type HealthMessage } from '@errands/sessions'
-import { Clock, Context, Effect, Layer } from 'effect'
+import { Clock, Context, Effect, Layer, Option } from 'effect'
+import { Placement } from './placement.ts'
 
 /** Where errands run right now. */
 export interface RuntimeReport {
@@ -192,7 +193,8 @@ export class HostHealth extends Context.Tag('@errands/host/HostHealth')<HostHeal
 }
 
 /**
- * Builds the health service.
+ * Builds the health service: the session boundary's counts and messages, this host's notes, and the cluster's part
+ * when a cluster's {@link Placement} is provided (the engine builds it after the cluster's overlay).
  *
  * @example
  * const health = yield* makeHostHealth(() => ({ kind: 'chromium', where: 'local' }), new HealthLog(50))
@@ -203,8 +205,11 @@ export const makeHostHealth = (
 ): Effect.Effect<HostHealthShape, never, Sessions> =>
   Effect.gen(function* () {
     const sessions = yield* Sessions
+    // A cluster's part (its runners, this runner's shards) is merged in when one is provided (placement.ts).
+    const placement = Option.getOrElse(yield* Effect.serviceOption(Placement), () => Placement.here)
     return {
       report: Effect.gen(function* () {
+        const cluster = yield* placement.cluster
         const capacity = yield* sessions.capacity
         const views = yield* sessions.list
         const messages = [...(yield* sessions.health), ...notes.recent()].sort((a, b) => a.at - b.at).slice(-50)
@@ -219,6 +224,7 @@ export const makeHostHealth = (
           personDriving: capacity.personDriving,
           waitingForPerson: capacity.waitingForPerson,
           messages,
+          ...(cluster === undefined ? {} : { cluster }),
         }
       }),
       note: (level, text) => Effect.map(Clock.currentTimeMillis, (at) => notes.add({ at, level, text })),

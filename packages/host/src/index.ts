@@ -62,7 +62,7 @@ export {
   type McpMountOptions,
 } from './mcp.ts'
 export { runMcpStdio, type McpStdioOptions } from './mcpStdio.ts'
-export { Placement, type PlacementShape } from './placement.ts'
+export { everywhere, Placement, type PlacementShape, type TakenElsewhere } from './placement.ts'
 export { localWheel, PersonWheel, type PersonWheelShape } from './wheel.ts'
 // The live view's refusal of input without the wheel: a cluster's owner answers it for the others (K4).
 export { NotAtTheWheel } from '@errands/liveview'

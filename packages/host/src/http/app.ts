@@ -40,6 +40,7 @@ import { SessionProxy } from '../browsing/SessionProxy.ts'
 import { BadRequest, HostUnavailable, NotFound } from '../errors.ts'
 import { HostHealth } from '../health.ts'
 import { Person } from '../person/Person.ts'
+import { Placement } from '../placement.ts'
 import { parseSessionKey, SESSION_HEADER, type SessionKey } from '../sessionKey.ts'
 import { Stateless } from '../stateless/Stateless.ts'
 import { PersonWheel } from '../wheel.ts'
@@ -101,6 +102,8 @@ export const makeApp = (
           health: yield* HostHealth,
           stateless: yield* Stateless,
           devtools: yield* DevTools,
+          // A DevTools URL of an errand another host of a cluster holds is minted there (placement.ts).
+          placement: Option.getOrUndefined(yield* Effect.serviceOption(Placement)),
           sessionProxy: yield* SessionProxy,
           questions: sessions,
           // P1, P2 (issue #26): the wheel routes; a cluster's PersonWheel reaches the errand's owner.

@@ -18,6 +18,7 @@ import { mainTarget, sessionTarget, type BrowsingShape, type Target } from '../b
 import type { SessionProxyShape } from '../browsing/SessionProxy.ts'
 import { publicHealth, type HostHealthShape } from '../health.ts'
 import type { PersonShape } from '../person/Person.ts'
+import { Placement, type PlacementShape } from '../placement.ts'
 import { requestHelp } from '../person/help.ts'
 import { PasswordId, withVault } from '../person/passwords.ts'
 import type { VaultShape } from '@errands/passwords'
@@ -68,6 +69,8 @@ export interface RouteServices {
   readonly health: HostHealthShape
   readonly stateless: StatelessShape
   readonly devtools: DevToolsShape
+  /** Where errands are held (a cluster's other hosts); absent, everything is here. */
+  readonly placement?: PlacementShape | undefined
   readonly sessionProxy: SessionProxyShape
   /** What errands ask the person (P4): the boundary's one book of questions. */
   readonly questions: Pick<SessionsShape, 'question' | 'questions' | 'answerQuestion'>
@@ -211,7 +214,18 @@ const withWheel = (wheel: PersonWheelShape | undefined): Effect.Effect<PersonWhe
  * new Router(routes(services, { port: 7777 }))
  */
 export const routes = (
-  { browsing, person, health, stateless, devtools, sessionProxy, questions, wheel, vault }: RouteServices,
+  {
+    browsing,
+    person,
+    health,
+    stateless,
+    devtools,
+    placement = Placement.here,
+    sessionProxy,
+    questions,
+    wheel,
+    vault,
+  }: RouteServices,
   options: { readonly port: number },
 ): ReadonlyArray<RouteDef<Route>> => {
   const p = api.person
@@ -240,9 +254,13 @@ export const routes = (
     implement(api.release, ({ key }) =>
       agentsCall(key, 'release', {}, Effect.as(browsing.release(key), { released: true as const })),
     ),
-    // A1: brought up like every verb (opened, resumed or healed), then a fresh URL into it.
+    // A1: brought up like every verb (opened, resumed or healed), then a fresh URL into it — minted by the host that
+    // holds the errand (placement.ts): a client's WebSocket must reach the Chromium that holds its context.
     implement(api.devtools, ({ key, upstreamProxy }) =>
-      Effect.zipRight(browsing.tabs(sessionTarget(key, upstreamProxy)), devtools.endpoint(conversationIdOf(key))),
+      Effect.zipRight(
+        browsing.tabs(sessionTarget(key, upstreamProxy)),
+        Effect.suspend(() => placement.devtools(key) ?? devtools.endpoint(conversationIdOf(key))),
+      ),
     ),
     // Issue #21: the session's upstream proxy from now on; `null` for none (the host's default).
     implement(api.proxy, ({ key, body }) =>

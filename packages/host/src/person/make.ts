@@ -1,5 +1,6 @@
 /**
- * The person's service over the one session service (ADR 0027) and, when they are provided, lending and settings.
+ * The person's service over the one session service (ADR 0027) and, when they are provided, lending and settings;
+ * its take-backs reach the other hosts of a cluster through {@link Placement} when one is provided.
  *
  * @example
  * Layer.effect(Person, makePerson) // needs Sessions; uses Lending, Settings and InspectorSwitch when present
@@ -9,7 +10,8 @@ import { InvalidRequest, Sessions } from '@errands/sessions'
 import { InspectorSwitch } from '@errands/supervisor'
 import { Effect, Option } from 'effect'
 import { HostUnavailable } from '../errors.ts'
-import { isSessionConversation } from '../sessionKey.ts'
+import { everywhere, Placement } from '../placement.ts'
+import { isSessionConversation, sessionKeyOf, type SessionKey } from '../sessionKey.ts'
 import type { PersonShape } from './Person.ts'
 
 const notWired = (what: string) =>
@@ -31,6 +33,11 @@ export const makePerson: Effect.Effect<PersonShape, never, Sessions> = Effect.ge
   const lending = yield* Effect.serviceOption(Lending)
   const settings = yield* Effect.serviceOption(Settings)
   const inspector = yield* Effect.serviceOption(InspectorSwitch)
+  const placement = Option.getOrElse(yield* Effect.serviceOption(Placement), () => Placement.here)
+  const elsewhere = <A>(conversationId: string, there: (key: SessionKey) => A | undefined): A | undefined => {
+    const key = sessionKeyOf(conversationId)
+    return key === undefined ? undefined : there(key)
+  }
   const withInspector = <A, E>(f: (i: InspectorSwitch['Type']) => Effect.Effect<A, E>) =>
     Option.match(inspector, {
       onNone: () =>
@@ -49,11 +56,16 @@ export const makePerson: Effect.Effect<PersonShape, never, Sessions> = Effect.ge
   return {
     settings: withSettings('Browser settings', (s) => s.get),
     allowAlways: (site) => withSettings('Always-allowed sites', (s) => s.allowAlways(site)),
-    revoke: (site) => withLending('Revoking a site', (l) => l.revoke(site)),
+    revoke: (site) => withLending('Revoking a site', (l) => everywhere(placement, site, l.revoke(site))),
     setTrust: (mode) => withSettings('The trust mode', (s) => s.setTrust(mode)),
-    signOutEverywhere: withLending('Signing out everywhere', (l) => l.signOutEverywhere),
-    ask: (conversationId, site) => withLending('The permission card', (l) => l.ask(conversationId, site)),
-    allow: (conversationId, site) => withLending('Lending a sign-in', (l) => l.allow(conversationId, site)),
+    signOutEverywhere: withLending('Signing out everywhere', (l) => everywhere(placement, null, l.signOutEverywhere)),
+    // A session's errand may be held by another host of a cluster: its card is read and its Allow lent there.
+    ask: (conversationId, site) =>
+      elsewhere(conversationId, (key) => placement.ask(key, site)) ??
+      withLending('The permission card', (l) => l.ask(conversationId, site)),
+    allow: (conversationId, site) =>
+      elsewhere(conversationId, (key) => placement.allow(key, site)) ??
+      withLending('Lending a sign-in', (l) => l.allow(conversationId, site)),
     ownBrowser: (conversationId, on) =>
       // A session's conversation is a task, always in a context of its own: refused before anything is
       // registered or opened — the answer its owner gives, given here without reaching for the errand. Registered
