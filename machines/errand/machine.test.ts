@@ -2,7 +2,7 @@ import { getShortestPaths, getStateNodes } from '@xstate/graph'
 import { describe, expect, it } from 'vitest'
 import { createActor, fromPromise, initialTransition, SimulatedClock, transition, type SnapshotFrom } from 'xstate'
 import { errandMachine } from './machine.ts'
-import { type EffectInput, type ErrandEvent, type ErrandInput, parkingStatuses } from './types.ts'
+import type { EffectInput, ErrandEvent, ErrandInput } from './types.ts'
 
 type Snap = SnapshotFrom<typeof errandMachine>
 type AnyEvent = ErrandEvent | { type: string; [k: string]: unknown }
@@ -589,17 +589,6 @@ describe('errand machine — model-based paths', () => {
           s.status !== 'done'
         )
           expect([value(next), next.context.wheel]).toEqual([value(s), 'person'])
-        // A task's park while an agent's verb is in flight waits for the verb: open until the last driver leaves (C2).
-        if (
-          event.type === 'task.changed' &&
-          parkingStatuses.some((status) => status === event.status) &&
-          s.matches('active') &&
-          s.context.drivers > 0
-        )
-          expect(next.matches('active')).toBe(true)
-        // And the last driver leaving parks it then.
-        if (event.type === 'driver.detached' && s.matches('active') && s.context.drivers === 1)
-          expect(next.matches('parking')).toBe(s.context.pending?.kind === 'park')
         // The region shows the wheel as the context holds it.
         if (next.matches('active')) expect(next.matches({ active: { wheel: next.context.wheel } })).toBe(true)
         // Idleness never parks an errand whose agent waits for the person (C2, P3, P4).

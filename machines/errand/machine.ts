@@ -2,7 +2,7 @@
  * The errand machine: its states, guards, delays and named actions. The effects it invokes are
  * named here and provided from outside (`effects.ts`); what it reads from events is `events.ts`.
  */
-import { and, assign, setup } from 'xstate'
+import { assign, setup } from 'xstate'
 import { initialContext } from './context.ts'
 import { effectInput, errorOf, notProvided, outputOf, toFailure } from './effects.ts'
 import { parkCauseOf } from './events.ts'
@@ -183,16 +183,6 @@ export const errandMachine = setup({
       entry: assign({ parkedAt: null, parkCause: null, frozenAt: null }),
       on: {
         ...endOrParkNow,
-        'task.changed': [
-          { guard: 'isEnding', target: 'closing' },
-          // A parking status while an agent's verb is in flight parks when the last one ends (C2: it comes back as it
-          // was): parked now, the record missed what the verb did and the agent was told (soak, read-other-tab).
-          { guard: and(['isParkingStatus', 'isDriven']), actions: 'requestPark' },
-          { guard: 'isParkingStatus', target: 'parking', actions: 'noteParkCause' },
-          // Running again before the verbs ended: the task goes on, nothing is parked.
-          { guard: and(['isRunning', 'parkRequested']), actions: ['clearPending', 'touch'] },
-          { actions: 'touch' },
-        ],
         'errand.used': { actions: 'touch' },
         'errand.park': { guard: 'isUndriven', target: 'parking', actions: 'noteParkRequested' },
         'errand.evict': [
@@ -213,12 +203,6 @@ export const errandMachine = setup({
               on: {
                 'driver.attached': { actions: ['addDriver', 'touch'] },
                 'driver.detached': [
-                  // The park a task's status asked for while this verb was in flight (above).
-                  {
-                    guard: and(['isLastDriver', 'parkRequested']),
-                    target: '#errand.parking',
-                    actions: ['dropDriver', 'touch'],
-                  },
                   { guard: 'isLastDriver', target: 'free', actions: ['dropDriver', 'touch'] },
                   { actions: ['dropDriver', 'touch'] },
                 ],

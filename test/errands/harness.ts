@@ -32,8 +32,6 @@ export const startEngine = async (
   )
   const { supervisor, chromium } = await managed.runPromise(Effect.all({ supervisor: Supervisor, chromium: Chromium }))
   const run = <A, E>(effect: Effect.Effect<A, E>) => managed.runPromise(effect)
-  /** Starts `effect` and returns its fiber: it runs up to its first wait before this returns. */
-  const fork = <A, E>(effect: Effect.Effect<A, E>) => managed.runFork(effect)
   /** Opens a tab in the context and loads `url`; returns its Playwright page. */
   const newPage = async (contextId: ContextId, url: string): Promise<Page> => {
     const tab = await run(chromium.openTab(contextId, url))
@@ -45,7 +43,6 @@ export const startEngine = async (
     dataDir,
     logs,
     run,
-    fork,
     newPage,
     /** Closes the engine (parks every open errand) and keeps the data dir. */
     close: () => managed.dispose(),

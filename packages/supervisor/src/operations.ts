@@ -16,7 +16,7 @@ import type { makeSettling } from './settling.ts'
 import type { SupervisorShape } from './shape.ts'
 import { holdsContext, isIsolated, isPersonDriving, isWaitingForPerson, viewOf, isFrozen } from './views.ts'
 import type { WheelShape } from './wheel.ts'
-import { notBusy, parkWaitsForVerbs, waitUntil } from './waiting.ts'
+import { notBusy, waitUntil } from './waiting.ts'
 
 /** A proxy made elsewhere (an embedder's `Redacted.make`) is checked like one from HTTP. */
 const checkedProxy = (proxy: UpstreamProxy): Effect.Effect<UpstreamProxy, InvalidRequest> =>
@@ -97,8 +97,7 @@ export const makeOperations = (core: SupervisorCore, parts: SupervisorParts): Su
           // any other resume. When every slot is busy it stays parked until its next use.
           yield* Effect.ignore(admit(entry, () => send(entry, event)))
         } else send(entry, event)
-        // A park asked while a verb is in flight happens when the verb ends (C2): answered once it has.
-        if (entry.actor) yield* waitUntil(entry.actor, (s) => notBusy(s) && !parkWaitsForVerbs(s))
+        if (entry.actor) yield* waitUntil(entry.actor, notBusy)
         return viewOf(entry, runtime.mainContext)
       }),
     chatDeleted: (conversationId) =>

@@ -10,10 +10,6 @@ export const quiet = (s: ErrandSnapshot) => s.status !== 'active' || (!s.hasTag(
 /** Whether the errand is done or not busy (opening, parking, closing, healing). */
 export const notBusy = (s: ErrandSnapshot) => s.status !== 'active' || !s.hasTag('busy')
 
-/** An open errand whose task asked to park while a verb was in flight: it parks when the last verb ends. */
-export const parkWaitsForVerbs = (s: ErrandSnapshot) =>
-  s.status === 'active' && s.matches('active') && s.context.pending?.kind === 'park'
-
 /** Waits (interruptibly) until the actor's snapshot satisfies `predicate`. */
 export const waitUntil = (
   actor: ErrandActor,
